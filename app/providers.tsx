@@ -1,0 +1,11 @@
+'use client';
+
+import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
+import { useState, type ReactNode } from 'react';
+
+export function Providers({ children }: { children: ReactNode }) {
+  const [client] = useState(
+    () => new QueryClient({ defaultOptions: { queries: { staleTime: 500, retry: 1, refetchOnWindowFocus: true } } }),
+  );
+  return <QueryClientProvider client={client}>{children}</QueryClientProvider>;
+}

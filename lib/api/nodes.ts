@@ -1,0 +1,29 @@
+import { z } from 'zod';
+
+/** GET /api/nodes — one entry per configured master, in configuration order. */
+export const nodeViewSchema = z.object({
+  id: z.number().int(),
+  /** host:port clients use (never carries credentials). */
+  label: z.string(),
+  port: z.number().int(),
+  /** Is it answering PING through the same path the lock clients use? */
+  up: z.boolean(),
+  /** Supervisor's view of the process (sandbox only): up, paused, down, starting, stopping. */
+  process: z.enum(['starting', 'up', 'paused', 'stopping', 'down']).nullable(),
+  rttMs: z.number().nullable(),
+  persistence: z.string().nullable(),
+  uptimeMs: z.number().nullable(),
+  /** Fault proxy mode in the sandbox (pass, blackhole, reset, latency), else null. */
+  fault: z.string().nullable(),
+  restartAt: z.number().nullable(),
+  error: z.string().nullable(),
+});
+export type NodeView = z.infer<typeof nodeViewSchema>;
+
+export const nodesResponseSchema = z.object({
+  mode: z.enum(['sandbox', 'external', 'unconfigured']),
+  readAt: z.number(),
+  quorum: z.number().int(),
+  nodes: z.array(nodeViewSchema),
+});
+export type NodesResponse = z.infer<typeof nodesResponseSchema>;

@@ -1,0 +1,44 @@
+import { readFileSync } from 'node:fs';
+import type { NodeAction } from './actions';
+import { CONTROL_ENV, type ControlErrorBody } from './control-protocol';
+import { NodeActionError } from './errors';
+import type { NodeStatus } from './supervisor';
+
+/** The console server's handle on the supervisor, over the local control channel. */
+export class ControlClient {
+  constructor(private readonly url: string, private readonly secret: string, private readonly timeoutMs = 30_000) {}
+
+  /** From REDLOCK_CONTROL_URL and REDLOCK_CONTROL_SECRET_FILE; null when the console does not run the cluster. */
+  static fromEnv(env: NodeJS.ProcessEnv = process.env): ControlClient | null {
+    const url = env[CONTROL_ENV.url];
+    const file = env[CONTROL_ENV.secretFile];
+    if (!url || !file) return null;
+    return new ControlClient(url, readFileSync(file, 'utf8').trim());
+  }
+
+  async nodes(): Promise<NodeStatus[]> {
+    const body = await this.request<{ nodes: NodeStatus[] }>('GET', '/v1/nodes');
+    return body.nodes;
+  }
+
+  async act(id: number, action: NodeAction): Promise<NodeStatus> {
+    const body = await this.request<{ node: NodeStatus }>('POST', `/v1/nodes/${id}/actions`, action);
+    return body.node;
+  }
+
+  private async request<T>(method: string, path: string, body?: unknown): Promise<T> {
+    const res = await fetch(`${this.url}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${this.secret}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+      signal: AbortSignal.timeout(this.timeoutMs),
+    });
+    const json = (await res.json()) as T | ControlErrorBody;
+    if (!res.ok) {
+      const { code, message } = (json as ControlErrorBody).error;
+      const known = ['NOT_FOUND', 'BAD_STATE', 'BAD_ACTION', 'NO_PROXY'] as const;
+      throw new NodeActionError(message, (known as readonly string[]).includes(code) ? (code as (typeof known)[number]) : 'BAD_ACTION');
+    }
+    return json as T;
+  }
+}

@@ -1,0 +1,18 @@
+/**
+ * A configuration or environment problem the operator must fix. `message` is one line that says
+ * what is wrong and how to fix it; entry points print it without a stack trace.
+ */
+export class ClusterConfigError extends Error {
+  override readonly name = 'ClusterConfigError' as const;
+  constructor(message: string, readonly code: 'REDIS_MISSING' | 'PORT_IN_USE' | 'BAD_CONFIG' | 'START_FAILED') {
+    super(message);
+  }
+}
+
+/** An action that does not fit the node's current state (e.g. resume a node that is not paused). */
+export class NodeActionError extends Error {
+  override readonly name = 'NodeActionError' as const;
+  constructor(message: string, readonly code: 'NOT_FOUND' | 'BAD_STATE' | 'BAD_ACTION' | 'NO_PROXY') {
+    super(message);
+  }
+}

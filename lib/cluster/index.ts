@@ -1,0 +1,11 @@
+export { ClusterSupervisor, type ClusterOptions, type NodeStatus } from './supervisor';
+export { nodeActionSchema, NODE_ACTION_NAMES, type NodeAction, type NodeActionName } from './actions';
+export { ClusterConfigError, NodeActionError } from './errors';
+export { PERSISTENCE_MODES, isPersistence, persistenceArgs, type Persistence } from './persistence';
+export { findRedisServer, redisServerVersion, REDIS_MISSING_HINT } from './redis-binary';
+export { freePort, isPortFree } from './ports';
+export type { NodeState, NodeExit } from './node-process';
+export { startControlServer, type ControlServer } from './control-server';
+export { ControlClient } from './control-client';
+export { CONTROL_ENV } from './control-protocol';
+export { ensureSecretFile } from './secret';

@@ -1,0 +1,94 @@
+import { resolve } from 'node:path';
+import { isPersistence, type Persistence } from '../cluster/persistence';
+import { ConfigError } from './errors';
+import { parseNodeUrls, type NodeEndpoint } from './node-urls';
+
+/**
+ * Every setting of redlock-console, read from the environment. Each entry documents its variable
+ * and default; README.md's configuration table is written from this list.
+ */
+export interface Config {
+  /** PORT: HTTP port of the console. @default 3000 */
+  port: number;
+  /** HOST: interface the console listens on. @default 127.0.0.1 (use 0.0.0.0 in containers) */
+  host: string;
+  /** REDLOCK_DATA_DIR: local state (cluster data, secrets, credentials). @default ./.data */
+  dataDir: string;
+  /** REDLOCK_NODES: external masters; when set, no local cluster is started. @default unset */
+  nodes: NodeEndpoint[] | null;
+  /** REDLOCK_CLUSTER_SIZE: number of local masters. @default 5 */
+  clusterSize: number;
+  /** REDLOCK_PORT_BASE: first client-facing port (each local node's fault proxy). @default 6381 */
+  portBase: number;
+  /** REDLOCK_SERVER_PORT_BASE: first redis-server port behind the proxies. @default 16381 */
+  serverPortBase: number;
+  /** REDLOCK_PERSISTENCE: none | aof-everysec | aof-always for local masters. @default aof-always */
+  persistence: Persistence;
+  /** REDLOCK_KEY_PREFIX: prefix of every key the lock core writes. @default rl: */
+  keyPrefix: string;
+  /** REDLOCK_MAX_TTL_MS: lease ceiling, also the quarantine length. @default 60000 */
+  maxTtlMs: number;
+  /** REDLOCK_ADMIN_USER / REDLOCK_ADMIN_PASSWORD: the operator login; generated on first run when unset. */
+  adminUser: string | null;
+  adminPassword: string | null;
+  /** LOG_LEVEL: pino level. @default info */
+  logLevel: string;
+}
+
+export const CONFIG_DEFAULTS = Object.freeze({
+  port: 3000,
+  host: '127.0.0.1',
+  dataDir: '.data',
+  clusterSize: 5,
+  portBase: 6381,
+  serverPortBase: 16381,
+  persistence: 'aof-always' as Persistence,
+  keyPrefix: 'rl:',
+  maxTtlMs: 60_000,
+  logLevel: 'info',
+});
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): Config {
+  const persistence = env.REDLOCK_PERSISTENCE?.trim() || CONFIG_DEFAULTS.persistence;
+  if (!isPersistence(persistence)) {
+    throw new ConfigError(`REDLOCK_PERSISTENCE must be none, aof-everysec or aof-always, got "${persistence}"`);
+  }
+  const keyPrefix = env.REDLOCK_KEY_PREFIX ?? CONFIG_DEFAULTS.keyPrefix;
+  if (!/^[\w:.\-{}]{1,64}$/.test(keyPrefix)) {
+    throw new ConfigError(`REDLOCK_KEY_PREFIX must be 1–64 characters of letters, digits and : . - _ { }, got "${keyPrefix}"`);
+  }
+  const adminUser = env.REDLOCK_ADMIN_USER?.trim() || null;
+  const adminPassword = env.REDLOCK_ADMIN_PASSWORD || null;
+  if ((adminUser === null) !== (adminPassword === null)) {
+    throw new ConfigError('set both REDLOCK_ADMIN_USER and REDLOCK_ADMIN_PASSWORD, or neither (a login is then generated)');
+  }
+  if (adminPassword !== null && adminPassword.length < 12) {
+    throw new ConfigError('REDLOCK_ADMIN_PASSWORD must be at least 12 characters');
+  }
+  const clusterSize = int(env, 'REDLOCK_CLUSTER_SIZE', CONFIG_DEFAULTS.clusterSize, 1, 15);
+  const portBase = int(env, 'REDLOCK_PORT_BASE', CONFIG_DEFAULTS.portBase, 1, 65_535 - clusterSize);
+  return {
+    port: int(env, 'PORT', CONFIG_DEFAULTS.port, 1, 65_535),
+    host: env.HOST?.trim() || CONFIG_DEFAULTS.host,
+    dataDir: resolve(cwd, env.REDLOCK_DATA_DIR?.trim() || CONFIG_DEFAULTS.dataDir),
+    nodes: env.REDLOCK_NODES?.trim() ? parseNodeUrls(env.REDLOCK_NODES) : null,
+    clusterSize,
+    portBase,
+    serverPortBase: int(env, 'REDLOCK_SERVER_PORT_BASE', CONFIG_DEFAULTS.serverPortBase, 1, 65_535 - clusterSize),
+    persistence,
+    keyPrefix,
+    maxTtlMs: int(env, 'REDLOCK_MAX_TTL_MS', CONFIG_DEFAULTS.maxTtlMs, 100, 86_400_000),
+    adminUser,
+    adminPassword,
+    logLevel: env.LOG_LEVEL?.trim() || CONFIG_DEFAULTS.logLevel,
+  };
+}
+
+function int(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name]?.trim();
+  if (!raw) return fallback;
+  if (!/^\d+$/.test(raw)) throw new ConfigError(`${name} must be a whole number, got "${raw}"`);
+  const value = Number(raw);
+  if (value < min || value > max) throw new ConfigError(`${name} must be between ${min} and ${max}, got ${value}`);
+  return value;
+}

@@ -1,0 +1,4 @@
+export { loadConfig, CONFIG_DEFAULTS, type Config } from './env';
+export { ConfigError } from './errors';
+export { parseNodeUrls, redact, type NodeEndpoint } from './node-urls';
+export { ensureOperatorLogin, credentialsFile, type OperatorLogin } from './credentials';

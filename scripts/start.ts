@@ -1,0 +1,129 @@
+/**
+ * `npm start` / `npm run dev`: the whole product in one command.
+ *
+ * This process is the supervisor: it runs the local masters and their fault proxies (unless
+ * REDLOCK_NODES names external masters), serves the control channel on 127.0.0.1, and runs the
+ * Next.js console as a child. Keeping the redis-server processes here, not in the Next.js server,
+ * means a `next dev` hot reload or a crashed route never orphans or restarts a node; the console
+ * reaches the supervisor through the control channel (see lib/cluster/control-protocol.ts).
+ */
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { CONTROL_ENV, ClusterSupervisor, ensureSecretFile, startControlServer, type ControlServer } from '../lib/cluster';
+import { ensureOperatorLogin, loadConfig, redact } from '../lib/config';
+import { ensureBuild } from './support/build-state';
+import { describeFatal } from './support/fatal';
+import { nextBinary, spawnNext, waitForHealth } from './support/next-process';
+import { ensureSystemPackage, REDIS_SERVER } from './support/system-packages';
+
+const root = resolve(fileURLToPath(new URL('..', import.meta.url)));
+const dev = process.argv.includes('--dev');
+const log = (line: string) => console.log(`[redlock-console] ${line}`);
+
+let supervisor: ClusterSupervisor | null = null;
+let control: ControlServer | null = null;
+let next: ReturnType<typeof spawnNext> | null = null;
+let stopping = false;
+
+async function main(): Promise<void> {
+  const config = loadConfig(process.env, root);
+  const login = ensureOperatorLogin(config.dataDir, { user: config.adminUser, password: config.adminPassword });
+  const env: Record<string, string> = {
+    REDLOCK_DATA_DIR: config.dataDir,
+    REDLOCK_KEY_PREFIX: config.keyPrefix,
+    REDLOCK_MAX_TTL_MS: String(config.maxTtlMs),
+  };
+
+  if (config.nodes) {
+    env.REDLOCK_MODE = 'external';
+    env.REDLOCK_NODES = config.nodes.map((n) => n.url).join(',');
+    log(`using ${config.nodes.length} external masters: ${config.nodes.map((n) => redact(n.url)).join(', ')}`);
+  } else {
+    const binary = ensureSystemPackage(REDIS_SERVER, log);
+    supervisor = await ClusterSupervisor.start({
+      dataRoot: join(config.dataDir, 'cluster'),
+      nodes: config.clusterSize,
+      portBase: config.serverPortBase,
+      proxyPortBase: config.portBase,
+      persistence: config.persistence,
+      binary,
+      keyPrefix: config.keyPrefix,
+      maxTtlMs: config.maxTtlMs,
+    });
+    supervisor.on('node-down', (id: number, exit: { expected: boolean; signal: string | null; code: number | null }) => {
+      if (!exit.expected && !stopping) log(`node ${id} exited unexpectedly (${exit.signal ?? `code ${exit.code}`})`);
+    });
+    const secretFile = join(config.dataDir, 'control.secret');
+    control = await startControlServer(supervisor, ensureSecretFile(secretFile));
+    env.REDLOCK_MODE = 'sandbox';
+    env.REDLOCK_NODES = supervisor.urls().join(',');
+    env[CONTROL_ENV.url] = control.url;
+    env[CONTROL_ENV.secretFile] = secretFile;
+    log(`started ${supervisor.size} local masters (persistence ${config.persistence}): ${supervisor.urls().join(' ')}`);
+  }
+
+  if (!dev) ensureBuild(root, nextBinary(), log);
+  next = spawnNext(dev ? 'dev' : 'start', { cwd: root, port: config.port, host: config.host, env });
+  next.once('exit', (code, signal) => {
+    if (stopping) return;
+    log(`the console server exited (${signal ?? `code ${code}`}); stopping the cluster`);
+    void shutdown(code ?? 1);
+  });
+  const shownHost = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host;
+  const url = `http://${shownHost}:${config.port}`;
+  await waitForHealth(url, next, dev ? 180_000 : 60_000);
+  console.log('');
+  console.log(`  redlock-console is ready${dev ? ' (dev)' : ''}`);
+  console.log(`    console   ${url}`);
+  console.log(`    login     ${login.username} / ${login.password}${login.source === 'generated' ? `   (kept in ${join(config.dataDir, 'operator.json')})` : '   (from REDLOCK_ADMIN_USER)'}`);
+  console.log(`    masters   ${env.REDLOCK_MODE === 'sandbox' ? `${supervisor?.size} local, sandbox` : 'external'}`);
+  console.log('    Ctrl-C stops everything.');
+  console.log('');
+}
+
+async function shutdown(code: number): Promise<void> {
+  if (stopping) return;
+  stopping = true;
+  log('stopping…');
+  const child = next;
+  if (child && child.exitCode === null && child.signalCode === null) {
+    const exited = new Promise((r) => child.once('exit', r));
+    child.kill('SIGTERM');
+    const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
+    await exited;
+    clearTimeout(timer);
+  }
+  await control?.close().catch(() => undefined);
+  await supervisor?.shutdown().catch(() => undefined);
+  process.exit(code);
+}
+
+process.on('SIGINT', () => {
+  if (stopping) {
+    supervisor?.killAllSync(); // a second Ctrl-C: no more waiting
+    process.exit(130);
+  }
+  void shutdown(0);
+});
+process.on('SIGTERM', () => void shutdown(0));
+process.on('uncaughtException', (err) => {
+  console.error(describeFatal(err));
+  supervisor?.killAllSync();
+  next?.kill('SIGKILL');
+  process.exit(1);
+});
+process.on('unhandledRejection', (err) => {
+  console.error(describeFatal(err));
+  supervisor?.killAllSync();
+  next?.kill('SIGKILL');
+  process.exit(1);
+});
+
+main().catch(async (err: unknown) => {
+  console.error(describeFatal(err));
+  stopping = true;
+  next?.kill('SIGKILL');
+  await control?.close().catch(() => undefined);
+  await supervisor?.shutdown().catch(() => undefined);
+  process.exit(1);
+});

@@ -1,0 +1,40 @@
+import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+
+const SOURCE_DIRS = ['app', 'components', 'lib', 'public'];
+const SOURCE_FILES = ['package-lock.json', 'next.config.ts', 'tsconfig.json', 'postcss.config.mjs'];
+const STAMP = 'redlock-source-hash';
+
+/** A hash of everything `next build` reads, so a stale build is noticed and rebuilt. */
+export function sourceHash(root: string): string {
+  const hash = createHash('sha256');
+  const visit = (path: string) => {
+    if (!existsSync(path)) return;
+    if (statSync(path).isDirectory()) {
+      for (const entry of readdirSync(path).sort()) visit(join(path, entry));
+      return;
+    }
+    hash.update(relative(root, path)).update('\0').update(readFileSync(path)).update('\0');
+  };
+  for (const dir of SOURCE_DIRS) visit(join(root, dir));
+  for (const file of SOURCE_FILES) visit(join(root, file));
+  return hash.digest('hex');
+}
+
+export function isBuildCurrent(root: string): boolean {
+  const stamp = join(root, '.next', STAMP);
+  return existsSync(join(root, '.next', 'BUILD_ID')) && existsSync(stamp) && readFileSync(stamp, 'utf8') === sourceHash(root);
+}
+
+/** Run `next build` when there is no build for the current sources. Returns whether it built. */
+export function ensureBuild(root: string, nextBin: string, log: (line: string) => void): boolean {
+  if (isBuildCurrent(root)) return false;
+  log('building the console (no current build found)…');
+  const hash = sourceHash(root);
+  const result = spawnSync(process.execPath, [nextBin, 'build'], { cwd: root, stdio: 'inherit', env: { ...process.env, NEXT_TELEMETRY_DISABLED: '1' } });
+  if (result.status !== 0) throw new Error(`next build failed (exit ${result.status ?? result.signal})`);
+  writeFileSync(join(root, '.next', STAMP), hash);
+  return true;
+}
