@@ -7,11 +7,13 @@
  * means a `next dev` hot reload or a crashed route never orphans or restarts a node; the console
  * reaches the supervisor through the control channel (see lib/cluster/control-protocol.ts).
  */
+import { rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CONTROL_ENV, ClusterSupervisor, ensureSecretFile, startControlServer, type ControlServer } from '../lib/cluster';
 import { ensureOperatorLogin, loadConfig, redact } from '../lib/config';
 import { ensureBuild } from './support/build-state';
+import { installProcessGuards } from './support/process-guards';
 import { describeFatal } from './support/fatal';
 import { nextBinary, spawnNext, waitForHealth } from './support/next-process';
 import { ensureSystemPackage, REDIS_SERVER } from './support/system-packages';
@@ -55,6 +57,7 @@ async function main(): Promise<void> {
     });
     const secretFile = join(config.dataDir, 'control.secret');
     control = await startControlServer(supervisor, ensureSecretFile(secretFile));
+    writeFileSync(join(config.dataDir, 'control.json'), JSON.stringify({ url: control.url, secretFile, pid: process.pid }), { mode: 0o600 });
     env.REDLOCK_MODE = 'sandbox';
     env.REDLOCK_NODES = supervisor.urls().join(',');
     env[CONTROL_ENV.url] = control.url;
@@ -67,7 +70,7 @@ async function main(): Promise<void> {
   next.once('exit', (code, signal) => {
     if (stopping) return;
     log(`the console server exited (${signal ?? `code ${code}`}); stopping the cluster`);
-    void shutdown(code ?? 1);
+    void guards.stop(code ?? 1);
   });
   const shownHost = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host;
   const url = `http://${shownHost}:${config.port}`;
@@ -75,49 +78,34 @@ async function main(): Promise<void> {
   console.log('');
   console.log(`  redlock-console is ready${dev ? ' (dev)' : ''}`);
   console.log(`    console   ${url}`);
-  console.log(`    login     ${login.username} / ${login.password}${login.source === 'generated' ? `   (kept in ${join(config.dataDir, 'operator.json')})` : '   (from REDLOCK_ADMIN_USER)'}`);
+  console.log(login.source === 'generated'
+    ? `    login     ${login.username} / ${login.password}   (kept in ${join(config.dataDir, 'operator.json')})`
+    : `    login     ${login.username} / (the password in REDLOCK_ADMIN_PASSWORD)`);
   console.log(`    masters   ${env.REDLOCK_MODE === 'sandbox' ? `${supervisor?.size} local, sandbox` : 'external'}`);
   console.log('    Ctrl-C stops everything.');
   console.log('');
 }
 
-async function shutdown(code: number): Promise<void> {
-  if (stopping) return;
-  stopping = true;
-  log('stopping…');
-  const child = next;
-  if (child && child.exitCode === null && child.signalCode === null) {
-    const exited = new Promise((r) => child.once('exit', r));
-    child.kill('SIGTERM');
-    const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
-    await exited;
-    clearTimeout(timer);
-  }
-  await control?.close().catch(() => undefined);
-  await supervisor?.shutdown().catch(() => undefined);
-  process.exit(code);
-}
-
-process.on('SIGINT', () => {
-  if (stopping) {
-    supervisor?.killAllSync(); // a second Ctrl-C: no more waiting
-    process.exit(130);
-  }
-  void shutdown(0);
-});
-process.on('SIGTERM', () => void shutdown(0));
-process.on('uncaughtException', (err) => {
-  console.error(describeFatal(err));
-  supervisor?.killAllSync();
-  next?.kill('SIGKILL');
-  process.exit(1);
-});
-process.on('unhandledRejection', (err) => {
-  console.error(describeFatal(err));
-  supervisor?.killAllSync();
-  next?.kill('SIGKILL');
-  process.exit(1);
-});
+const guards = installProcessGuards({
+  async shutdown() {
+    stopping = true;
+    const child = next;
+    if (child && child.exitCode === null && child.signalCode === null) {
+      const exited = new Promise((r) => child.once('exit', r));
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
+      await exited;
+      clearTimeout(timer);
+    }
+    await control?.close().catch(() => undefined);
+    if (control) rmSync(join(loadConfig(process.env, root).dataDir, 'control.json'), { force: true });
+    await supervisor?.shutdown().catch(() => undefined);
+  },
+  killSync() {
+    supervisor?.killAllSync();
+    next?.kill('SIGKILL');
+  },
+}, log);
 
 main().catch(async (err: unknown) => {
   console.error(describeFatal(err));

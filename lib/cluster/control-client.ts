@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { NodeAction } from './actions';
 import { CONTROL_ENV, type ControlErrorBody } from './control-protocol';
 import { NodeActionError } from './errors';
@@ -14,6 +15,16 @@ export class ControlClient {
     const file = env[CONTROL_ENV.secretFile];
     if (!url || !file) return null;
     return new ControlClient(url, readFileSync(file, 'utf8').trim());
+  }
+
+  /** From `<dataDir>/control.json`, written by a running `npm start`; null when none runs. */
+  static fromDataDir(dataDir: string): ControlClient | null {
+    try {
+      const { url, secretFile } = JSON.parse(readFileSync(join(dataDir, 'control.json'), 'utf8')) as { url: string; secretFile: string };
+      return new ControlClient(url, readFileSync(secretFile, 'utf8').trim());
+    } catch {
+      return null;
+    }
   }
 
   async nodes(): Promise<NodeStatus[]> {

@@ -48,7 +48,9 @@ export const CONFIG_DEFAULTS = Object.freeze({
   logLevel: 'info',
 });
 
-export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): Config {
+export type Env = Record<string, string | undefined>;
+
+export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config {
   const persistence = env.REDLOCK_PERSISTENCE?.trim() || CONFIG_DEFAULTS.persistence;
   if (!isPersistence(persistence)) {
     throw new ConfigError(`REDLOCK_PERSISTENCE must be none, aof-everysec or aof-always, got "${persistence}"`);
@@ -84,7 +86,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
   };
 }
 
-function int(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
+function int(env: Env, name: string, fallback: number, min: number, max: number): number {
   const raw = env[name]?.trim();
   if (!raw) return fallback;
   if (!/^\d+$/.test(raw)) throw new ConfigError(`${name} must be a whole number, got "${raw}"`);

@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 
 const SOURCE_DIRS = ['app', 'components', 'lib', 'public'];
@@ -37,4 +37,9 @@ export function ensureBuild(root: string, nextBin: string, log: (line: string) =
   if (result.status !== 0) throw new Error(`next build failed (exit ${result.status ?? result.signal})`);
   writeFileSync(join(root, '.next', STAMP), hash);
   return true;
+}
+
+/** Drop the stamp so the next ensureBuild() builds again. */
+export function forgetBuild(root: string): void {
+  rmSync(join(root, '.next', STAMP), { force: true });
 }

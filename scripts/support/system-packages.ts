@@ -47,7 +47,14 @@ function which(pkg: SystemPackage): string | null {
  */
 export function ensureSystemPackage(pkg: SystemPackage, log: (line: string) => void = console.log): string {
   const override = pkg.binary === 'redis-server' ? process.env.REDIS_SERVER : undefined;
-  if (override) return override;
+  if (override) {
+    try {
+      accessSync(override, constants.X_OK);
+      return override;
+    } catch {
+      throw new ClusterConfigError(`REDIS_SERVER=${override} is not an executable file; fix the path or unset it to use the one on PATH`, 'REDIS_MISSING');
+    }
+  }
   const found = which(pkg);
   if (found) return found;
   const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;

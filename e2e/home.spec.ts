@@ -1,0 +1,41 @@
+import { expect, test } from '@playwright/test';
+import { sandbox } from './support/sandbox';
+import { saveScreens } from './support/screens';
+
+test.describe('home page: the nodes at a glance', () => {
+  test('lists five masters up, sees a crashed node go down and come back after a restart', async ({ page }) => {
+    await page.goto('/');
+    const rows = page.getByTestId('node-table').locator('tbody tr');
+    await expect(rows).toHaveCount(5);
+    for (let id = 1; id <= 5; id++) await expect(page.getByTestId(`node-state-${id}`)).toHaveText('up');
+    await expect(page.getByTestId('cluster-banner')).toContainText('Locks can be granted');
+    await expect(page.getByTestId('cluster-banner')).toContainText('5 of 5 masters reachable');
+    await expect(page.getByTestId('node-row-1')).toContainText('aof-always');
+    await expect(page.getByTestId('node-row-1')).toContainText('127.0.0.1:26381');
+    await saveScreens(page, 'home');
+
+    const control = sandbox();
+    await control.act(2, { action: 'crash' });
+    await expect(page.getByTestId('node-state-2')).toHaveText('down', { timeout: 2_000 });
+    await expect(page.getByTestId('cluster-banner')).toContainText('4 of 5 masters reachable');
+    await saveScreens(page, 'home-node-down');
+
+    await control.act(2, { action: 'restart' });
+    await expect(page.getByTestId('node-state-2')).toHaveText('up', { timeout: 5_000 });
+    await expect(page.getByTestId('cluster-banner')).toContainText('5 of 5 masters reachable');
+  });
+
+  test('three nodes down: the banner says locks cannot be granted', async ({ page }) => {
+    const control = sandbox();
+    await page.goto('/');
+    await expect(page.getByTestId('cluster-banner')).toContainText('Locks can be granted');
+    try {
+      for (const id of [1, 2, 3]) await control.act(id, { action: 'partition' });
+      await expect(page.getByTestId('cluster-banner')).toContainText('Locks cannot be granted', { timeout: 5_000 });
+      await expect(page.getByTestId('node-state-1')).toHaveText('partitioned');
+    } finally {
+      for (const id of [1, 2, 3]) await control.act(id, { action: 'heal' });
+    }
+    await expect(page.getByTestId('cluster-banner')).toContainText('Locks can be granted', { timeout: 5_000 });
+  });
+});

@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# npm test: every check, in the order that fails fastest. Needs redis-server and chromium
+# (installed with apt-get when missing and running as root, otherwise a clear message).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+step() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
+
+step "system packages (redis-server, chromium)"
+node --import tsx scripts/ensure-packages.ts redis-server chromium
+step "typecheck"
+npx tsc --noEmit
+step "lint"
+npx eslint --max-warnings=0 .
+step "build"
+node --import tsx scripts/build.ts --if-stale
+step "unit + integration (vitest, real redis-server)"
+npx vitest run
+step "end-to-end (Playwright, Debian Chromium)"
+npx playwright test

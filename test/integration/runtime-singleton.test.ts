@@ -1,0 +1,44 @@
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { startTestCluster, type TestCluster } from '../support/cluster';
+
+let cluster: TestCluster;
+beforeAll(async () => {
+  cluster = await startTestCluster({ nodes: 3 });
+  process.env.REDLOCK_NODES = cluster.urls.join(',');
+  process.env.REDLOCK_MODE = 'external';
+});
+afterAll(async () => {
+  const { getRuntime } = await import('../../lib/server/runtime');
+  for (const c of getRuntime().clients) c.disconnect();
+  await cluster.stop();
+});
+
+describe('server runtime', () => {
+  it('survives a dev hot reload: re-evaluated modules reuse the same connections, none leak', async () => {
+    const first = (await import('../../lib/server/runtime')).getRuntime();
+    expect(first.mode).toBe('external');
+    expect(first.clients).toHaveLength(3);
+    const probe = cluster.client(1);
+    await probe.connect();
+    await vi.waitFor(async () => expect(first.clients.every((c) => c.status === 'ready')).toBe(true));
+    const before = Number(/connected_clients:(\d+)/.exec(await probe.info('clients'))![1]);
+
+    vi.resetModules(); // what next dev does to changed modules
+    const second = (await import('../../lib/server/runtime')).getRuntime();
+    expect(second).toBe(first);
+    await new Promise((r) => setTimeout(r, 100));
+    const after = Number(/connected_clients:(\d+)/.exec(await probe.info('clients'))![1]);
+    expect(after).toBe(before);
+  });
+
+  it('lists every node as its clients see it, and a partitioned one as down', async () => {
+    const { listNodes } = await import('../../lib/server/nodes-service');
+    const healthy = await listNodes();
+    expect(healthy.quorum).toBe(2);
+    expect(healthy.nodes.map((n) => n.up)).toEqual([true, true, true]);
+    await cluster.supervisor.crash(2);
+    const degraded = await listNodes();
+    expect(degraded.nodes.map((n) => n.up)).toEqual([true, false, true]);
+    expect(degraded.nodes[1]!.error).toBeTruthy();
+  });
+});

@@ -1,0 +1,111 @@
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { ControlClient, freePort } from '../../lib/cluster';
+import { isAlive, waitFor } from '../support/cluster';
+
+const roots: string[] = [];
+afterAll(() => roots.forEach((r) => rmSync(r, { recursive: true, force: true })));
+
+function tempDataDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'redlock-start-'));
+  roots.push(dir);
+  return dir;
+}
+
+/** Run `npm start`'s entry point with `env`; resolve when it exits or `until` matches its stdout. */
+function runStart(env: Record<string, string>, until?: RegExp) {
+  const dataDir = tempDataDir();
+  const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/start.ts'], {
+    env: { ...process.env, REDLOCK_DATA_DIR: dataDir, ...env }, stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const matched = new Promise<void>((resolve, reject) => {
+    child.stdout.on('data', (d: Buffer) => {
+      stdout += d.toString();
+      if (until?.test(stdout)) resolve();
+    });
+    void exited.then(() => reject(new Error(`exited before ${until}: ${stdout}${stderr}`)));
+  });
+  matched.catch(() => undefined);
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  return { child, dataDir, exited, matched, out: () => stdout, err: () => stderr };
+}
+
+async function expectOneLineError(env: Record<string, string>, message: RegExp) {
+  const run = runStart(env);
+  expect(await run.exited).toBe(1);
+  const lines = run.err().split('\n').filter((l) => l.trim() && !l.includes('npm warn'));
+  expect(lines).toHaveLength(1);
+  expect(lines[0]).toMatch(/^error: /);
+  expect(lines[0]).toMatch(message);
+  expect(run.err()).not.toMatch(/\n\s+at /); // no stack trace
+}
+
+describe('npm start: bad configuration stops with one clear line', () => {
+  it('a malformed REDLOCK_NODES', async () => {
+    await expectOneLineError({ REDLOCK_NODES: 'redis://a:1,http://b:2' }, /REDLOCK_NODES entry 2 .* must start with redis:\/\/ or rediss:\/\//);
+  });
+
+  it('a port in use', async () => {
+    const port = await freePort();
+    const blocker = createServer();
+    await new Promise<void>((r) => blocker.listen(port, '127.0.0.1', r));
+    try {
+      await expectOneLineError({ REDLOCK_PORT_BASE: String(port), REDLOCK_SERVER_PORT_BASE: String(await freePort()), REDLOCK_CLUSTER_SIZE: '1' },
+        new RegExp(`port ${port} .*already in use.*REDLOCK_PORT_BASE`));
+    } finally {
+      blocker.close();
+    }
+  });
+
+  it('a missing redis-server', async () => {
+    await expectOneLineError({ REDIS_SERVER: '/nonexistent/redis-server' }, /REDIS_SERVER=\/nonexistent\/redis-server is not an executable/);
+  });
+});
+
+describe('npm start: the whole product, then Ctrl-C', () => {
+  it('runs the cluster and the console, prints URL and login, and stops everything on SIGINT', async () => {
+    const port = await freePort();
+    const run = runStart({
+      PORT: String(port), REDLOCK_CLUSTER_SIZE: '3', REDLOCK_PORT_BASE: String(await freePort()),
+      REDLOCK_SERVER_PORT_BASE: String(await freePort()), REDLOCK_PERSISTENCE: 'none',
+    }, /Ctrl-C stops everything/);
+    await run.matched;
+    expect(run.out()).toContain(`console   http://127.0.0.1:${port}`);
+    const login = /login\s+(\S+) \/ (\S+)/.exec(run.out());
+    expect(login?.[1]).toBe('operator');
+    const stored = JSON.parse(readFileSync(join(run.dataDir, 'operator.json'), 'utf8')) as { password: string };
+    expect(login?.[2]).toBe(stored.password);
+    expect(statMode(join(run.dataDir, 'operator.json'))).toBe(0o600);
+    expect(statMode(join(run.dataDir, 'control.secret'))).toBe(0o600);
+
+    const res = await fetch(`http://127.0.0.1:${port}/api/nodes`);
+    const body = (await res.json()) as { mode: string; nodes: Array<{ up: boolean }> };
+    expect(body.mode).toBe('sandbox');
+    await waitFor(async () => {
+      const again = (await (await fetch(`http://127.0.0.1:${port}/api/nodes`)).json()) as { nodes: Array<{ up: boolean }> };
+      return again.nodes.length === 3 && again.nodes.every((n) => n.up);
+    }, 10_000, 'three nodes up');
+
+    const control = ControlClient.fromDataDir(run.dataDir);
+    expect(control).not.toBeNull();
+    const pids = (await control!.nodes()).map((n) => n.pid!);
+    expect(pids.every(isAlive)).toBe(true);
+
+    run.child.kill('SIGINT');
+    expect(await run.exited).toBe(0);
+    await waitFor(() => pids.every((p) => !isAlive(p)), 5_000, 'nodes stopped');
+    await expect(fetch(`http://127.0.0.1:${port}/api/health`)).rejects.toThrow();
+    expect(existsSync(join(run.dataDir, 'control.json'))).toBe(false);
+  }, 120_000);
+});
+
+function statMode(file: string): number {
+  return statSync(file).mode & 0o777;
+}
