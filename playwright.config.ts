@@ -11,6 +11,8 @@ import { defineConfig } from '@playwright/test';
 process.env.E2E_DATA_DIR ??= mkdtempSync(join(tmpdir(), 'redlock-e2e-'));
 const PORT = Number(process.env.E2E_PORT ?? 3210);
 export const E2E_LOGIN = { username: 'e2e-operator', password: 'e2e-operator-password' };
+export const E2E_VIEWER = { username: 'e2e-viewer', password: 'e2e-viewer-password' };
+export const E2E_API_KEY = 'e2e-client-key-0123456789abcdef';
 
 export default defineConfig({
   testDir: 'e2e',
@@ -45,11 +47,14 @@ export default defineConfig({
       PORT: String(PORT),
       REDLOCK_DATA_DIR: process.env.E2E_DATA_DIR,
       REDLOCK_PORT_BASE: '26381',
-      REDLOCK_SERVER_PORT_BASE: '36381',
+      REDLOCK_SERVER_PORT_BASE: '27381', // fixed ports stay below the ephemeral range (32768+),
       REDLOCK_PERSISTENCE: 'aof-always',
       REDLOCK_MAX_TTL_MS: '5000',
       REDLOCK_ADMIN_USER: E2E_LOGIN.username,
       REDLOCK_ADMIN_PASSWORD: E2E_LOGIN.password,
+      REDLOCK_VIEWER_USER: E2E_VIEWER.username,
+      REDLOCK_VIEWER_PASSWORD: E2E_VIEWER.password,
+      REDLOCK_API_KEYS: `e2e-client=${E2E_API_KEY}`,
     },
   },
 });

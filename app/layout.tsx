@@ -2,6 +2,7 @@ import type { Metadata } from 'next';
 import Link from 'next/link';
 import type { ReactNode } from 'react';
 import './globals.css';
+import { UserMenu } from '@/components/auth/user-menu';
 import { Providers } from './providers';
 
 export const metadata: Metadata = {
@@ -18,6 +19,7 @@ export default function RootLayout({ children }: { children: ReactNode }) {
             <Link className="brand" href="/">
               <span className="brand-mark" aria-hidden="true">◆</span> redlock-console
             </Link>
+            <UserMenu />
           </header>
           <main className="page">{children}</main>
         </Providers>

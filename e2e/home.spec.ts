@@ -1,8 +1,29 @@
 import { expect, test } from '@playwright/test';
+import { E2E_LOGIN } from '../playwright.config';
+import { signIn } from './support/login';
 import { sandbox } from './support/sandbox';
 import { saveScreens } from './support/screens';
 
 test.describe('home page: the nodes at a glance', () => {
+  test('an anonymous visitor is sent to the login page and comes back after signing in', async ({ page }) => {
+    await page.goto('/');
+    await expect(page).toHaveURL(/\/login\?next=%2F/);
+    await saveScreens(page, 'login');
+    await page.getByLabel('Username').fill(E2E_LOGIN.username);
+    await page.getByLabel('Password').fill('wrong-password-here');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await expect(page.getByRole('form', { name: 'Sign in' }).getByRole('alert')).toContainText('wrong username or password');
+    await page.getByLabel('Password').fill(E2E_LOGIN.password);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await expect(page).toHaveURL(/\/$/);
+    await expect(page.getByTestId('role-badge')).toHaveText('operator');
+    await expect(page.getByTestId('mode-badge')).toHaveText('sandbox cluster');
+  });
+
+  test.beforeEach(async ({ page }, testInfo) => {
+    if (!testInfo.title.startsWith('an anonymous')) await signIn(page);
+  });
+
   test('lists five masters up, sees a crashed node go down and come back after a restart', async ({ page }) => {
     await page.goto('/');
     const rows = page.getByTestId('node-table').locator('tbody tr');

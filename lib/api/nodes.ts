@@ -27,3 +27,21 @@ export const nodesResponseSchema = z.object({
   nodes: z.array(nodeViewSchema),
 });
 export type NodesResponse = z.infer<typeof nodesResponseSchema>;
+
+/** POST /api/nodes/{id}/actions — the same contract the supervisor's control channel accepts. */
+export { nodeActionSchema, NODE_ACTION_NAMES, type NodeAction } from '../cluster/actions';
+
+export const nodeIdParamsSchema = z.strictObject({
+  id: z.coerce.number().int('node ids are whole numbers').min(1).max(15),
+});
+
+export const markCleanBodySchema = z.strictObject({
+  reason: z.string().trim().min(3, 'say why (at least 3 characters)').max(500),
+});
+
+export const markCleanResponseSchema = z.object({
+  node: z.number().int(),
+  markedAt: z.number(),
+  /** Set when the node restarted less than maxTtl ago: it may have lost locks that are still valid elsewhere. */
+  warning: z.string().nullable(),
+});

@@ -85,11 +85,17 @@ describe('npm start: the whole product, then Ctrl-C', () => {
     expect(statMode(join(run.dataDir, 'operator.json'))).toBe(0o600);
     expect(statMode(join(run.dataDir, 'control.secret'))).toBe(0o600);
 
-    const res = await fetch(`http://127.0.0.1:${port}/api/nodes`);
+    expect((await fetch(`http://127.0.0.1:${port}/api/nodes`)).status).toBe(401);
+    const signIn = await fetch(`http://127.0.0.1:${port}/api/auth/login`, {
+      method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: login![1], password: login![2] }),
+    });
+    expect(signIn.status).toBe(200);
+    const cookie = signIn.headers.get('set-cookie')!.split(';')[0]!;
+    const res = await fetch(`http://127.0.0.1:${port}/api/nodes`, { headers: { cookie } });
     const body = (await res.json()) as { mode: string; nodes: Array<{ up: boolean }> };
     expect(body.mode).toBe('sandbox');
     await waitFor(async () => {
-      const again = (await (await fetch(`http://127.0.0.1:${port}/api/nodes`)).json()) as { nodes: Array<{ up: boolean }> };
+      const again = (await (await fetch(`http://127.0.0.1:${port}/api/nodes`, { headers: { cookie } })).json()) as { nodes: Array<{ up: boolean }> };
       return again.nodes.length === 3 && again.nodes.every((n) => n.up);
     }, 10_000, 'three nodes up');
 

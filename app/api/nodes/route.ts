@@ -1,8 +1,7 @@
+import { route } from '@/lib/server/http/route';
 import { listNodes } from '@/lib/server/nodes-service';
 
 export const runtime = 'nodejs';
 export const dynamic = 'force-dynamic';
 
-export async function GET(): Promise<Response> {
-  return Response.json(await listNodes(), { headers: { 'cache-control': 'no-store' } });
-}
+export const GET = route({ permission: 'read' }, () => listNodes());

@@ -1,0 +1,15 @@
+import { auditQuerySchema } from '@/lib/api/audit';
+import { readAudit } from '@/lib/server/audit';
+import { auditToCsv } from '@/lib/server/audit-csv';
+import { route } from '@/lib/server/http/route';
+
+export const runtime = 'nodejs';
+export const dynamic = 'force-dynamic';
+
+export const GET = route({ permission: 'read', query: auditQuerySchema }, async ({ query }) => {
+  const result = await readAudit(query);
+  if (query.format === 'json') return result;
+  return new Response(auditToCsv(result.entries), {
+    headers: { 'content-type': 'text/csv; charset=utf-8', 'content-disposition': 'attachment; filename="redlock-audit.csv"', 'cache-control': 'no-store' },
+  });
+});

@@ -1,0 +1,7 @@
+import { logout } from '@/lib/server/auth-service';
+import { route } from '@/lib/server/http/route';
+
+export const runtime = 'nodejs';
+export const dynamic = 'force-dynamic';
+
+export const POST = route({ permission: 'read' }, ({ req, principal }) => logout(req, principal));

@@ -1,0 +1,19 @@
+import { z } from 'zod';
+import { roleSchema } from './common';
+
+export const loginBodySchema = z.strictObject({
+  username: z.string().min(1).max(128),
+  password: z.string().min(1).max(1024),
+});
+export type LoginBody = z.infer<typeof loginBodySchema>;
+
+export const meSchema = z.object({
+  username: z.string(),
+  role: roleSchema,
+  /** Send back as `x-csrf-token` on every cookie-authenticated mutation. */
+  csrfToken: z.string(),
+  /** Does this console manage a local sandbox cluster (node actions allowed)? */
+  sandbox: z.boolean(),
+  expiresAt: z.number(),
+});
+export type Me = z.infer<typeof meSchema>;

@@ -1,0 +1,18 @@
+import { z } from 'zod';
+
+/** Every non-2xx answer of the API. */
+export const apiErrorSchema = z.object({
+  error: z.object({
+    code: z.string(),
+    message: z.string(),
+    details: z.unknown().optional(),
+  }),
+});
+export type ApiErrorBody = z.infer<typeof apiErrorSchema>;
+
+export const ROLES = ['viewer', 'operator', 'client'] as const;
+export const roleSchema = z.enum(ROLES);
+export type Role = z.infer<typeof roleSchema>;
+
+/** A resource name as the lock core accepts it (validated again there). */
+export const resourceSchema = z.string().min(1, 'must not be empty').max(512, 'must be at most 512 characters');

@@ -1,0 +1,68 @@
+import { AUDIT_CSV_COLUMNS, type AuditEntry } from '../api/audit';
+
+/** RFC 4180 CSV of audit entries; `at` as ISO time, before/after as JSON. */
+export function auditToCsv(entries: AuditEntry[]): string {
+  const rows = entries.map((e) => AUDIT_CSV_COLUMNS.map((column) => {
+    const value = e[column];
+    if (column === 'at') return new Date(value as number).toISOString();
+    if (column === 'before' || column === 'after') return value === null ? '' : JSON.stringify(value);
+    return String(value);
+  }));
+  return [AUDIT_CSV_COLUMNS as readonly string[], ...rows].map((row) => row.map(csvField).join(',')).join('\r\n') + '\r\n';
+}
+
+function csvField(value: string): string {
+  // Quote everything that needs it; neutralise spreadsheet formulas (=, +, -, @ at the start).
+  const safe = /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
+  return /[",\r\n']/.test(safe) ? `"${safe.replace(/"/g, '""')}"` : safe;
+}
+
+/** Parse what auditToCsv wrote (used by tests and by anyone re-importing an export). */
+export function auditFromCsv(text: string): AuditEntry[] {
+  const records = parseCsv(text);
+  const [header, ...rows] = records;
+  if (!header || header.join(',') !== AUDIT_CSV_COLUMNS.join(',')) throw new Error('not an audit CSV export');
+  return rows.map((row) => {
+    const get = (i: number) => unformula(row[i] ?? '');
+    return {
+      id: get(0), at: Date.parse(get(1)), actor: get(2), role: get(3), action: get(4), target: get(5), reason: get(6),
+      outcome: get(7), before: get(8) ? JSON.parse(get(8)) : null, after: get(9) ? JSON.parse(get(9)) : null, detail: get(10),
+    };
+  });
+}
+
+function unformula(value: string): string {
+  return /^'[=+\-@\t\r]/.test(value) ? value.slice(1) : value;
+}
+
+function parseCsv(text: string): string[][] {
+  const rows: string[][] = [];
+  let row: string[] = [];
+  let field = '';
+  let quoted = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i]!;
+    if (quoted) {
+      if (c === '"' && text[i + 1] === '"') {
+        field += '"';
+        i++;
+      } else if (c === '"') quoted = false;
+      else field += c;
+    } else if (c === '"') quoted = true;
+    else if (c === ',') {
+      row.push(field);
+      field = '';
+    } else if (c === '\n' || (c === '\r' && text[i + 1] === '\n')) {
+      if (c === '\r') i++;
+      row.push(field);
+      rows.push(row);
+      row = [];
+      field = '';
+    } else field += c;
+  }
+  if (field || row.length) {
+    row.push(field);
+    rows.push(row);
+  }
+  return rows;
+}

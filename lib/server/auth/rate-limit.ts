@@ -1,0 +1,35 @@
+/**
+ * Failed-login limiter: at most `limit` failures per key (client address + username) in a sliding
+ * `windowMs`; a success clears the key. In memory: one console process serves the API.
+ */
+export class LoginLimiter {
+  private readonly failures = new Map<string, number[]>();
+
+  constructor(private readonly limit = 5, private readonly windowMs = 60_000) {}
+
+  /** Seconds to wait before another attempt is allowed, or 0. */
+  retryAfter(key: string, now = Date.now()): number {
+    const recent = this.recent(key, now);
+    if (recent.length < this.limit) return 0;
+    return Math.max(1, Math.ceil((recent[0]! + this.windowMs - now) / 1000));
+  }
+
+  fail(key: string, now = Date.now()): void {
+    const recent = this.recent(key, now);
+    recent.push(now);
+    this.failures.set(key, recent);
+    if (this.failures.size > 10_000) this.sweep(now);
+  }
+
+  succeed(key: string): void {
+    this.failures.delete(key);
+  }
+
+  private recent(key: string, now: number): number[] {
+    return (this.failures.get(key) ?? []).filter((t) => t > now - this.windowMs);
+  }
+
+  private sweep(now: number): void {
+    for (const [key, times] of this.failures) if (!times.some((t) => t > now - this.windowMs)) this.failures.delete(key);
+  }
+}
