@@ -14,13 +14,13 @@ export function NodeList() {
     return <p className="callout callout-warn" role="alert">No masters are configured. Start the console with <code>npm start</code>, or set <code>REDLOCK_NODES</code>.</p>;
   }
   const upCount = data.nodes.filter((n) => n.up).length;
-  const grantable = upCount >= data.quorum;
+  const grantable = data.verdict.canGrant;
   return (
     <section data-loading-state="ready" aria-label="Nodes">
       <div className={`banner ${grantable ? 'banner-ok' : 'banner-bad'}`} data-testid="cluster-banner">
         <strong>{grantable ? 'Locks can be granted' : 'Locks cannot be granted'}</strong>
         <span>
-          {upCount} of {data.nodes.length} masters reachable · quorum {data.quorum}
+          {upCount} of {data.nodes.length} masters reachable · {data.verdict.usable} usable · quorum {data.quorum}
         </span>
         <span className={`badge ${data.mode === 'sandbox' ? 'badge-sandbox' : 'badge-external'}`}>
           {data.mode === 'sandbox' ? 'sandbox cluster' : 'external masters'}

@@ -1,52 +1,61 @@
 import 'server-only';
 import type { NodeView, NodesResponse } from '../api/nodes';
 import type { NodeStatus } from '../cluster/supervisor';
-import { getRuntime, whenReady } from './runtime';
+import { formatFaultMode } from '../faults';
+import { clusterHealth, clusterVerdict } from '../inspect';
+import { recordSample } from './history';
+import { metrics } from './metrics';
+import { getRuntime } from './runtime';
 
-/** Every master's state as its clients see it, merged with the supervisor's view in the sandbox. */
+const EMPTY_VERDICT = { canGrant: false, usable: 0, up: 0, configuredNodes: 0, quorum: 0, grantableInMs: null, reasons: ['no masters configured'] };
+
+/** Every master's health as the console's clients see it, merged with the supervisor's view in the sandbox. */
 export async function listNodes(): Promise<NodesResponse> {
   const runtime = getRuntime();
   const readAt = Date.now();
-  const quorum = Math.floor(runtime.endpoints.length / 2) + 1;
-  if (runtime.mode === 'unconfigured') return { mode: 'unconfigured', readAt, quorum: 0, nodes: [] };
-
-  const [statuses, probes] = await Promise.all([
+  if (runtime.mode === 'unconfigured') {
+    return { mode: 'unconfigured', readAt, quorum: 0, maxTtlMs: runtime.maxTtlMs, verdict: EMPTY_VERDICT, nodes: [], problem: runtime.problem };
+  }
+  const [statuses, healths] = await Promise.all([
     runtime.control?.nodes().catch(() => null) ?? Promise.resolve(null),
-    Promise.all(runtime.clients.map((client) => probe(client))),
+    clusterHealth(runtime.clients, { keyPrefix: runtime.keyPrefix, maxTtlMs: runtime.maxTtlMs, quarantineEnabled: true, driftFactor: runtime.driftFactor }),
   ]);
   const nodes: NodeView[] = runtime.endpoints.map((endpoint, i) => {
     const status: NodeStatus | undefined = statuses?.[i];
-    const p = probes[i]!;
+    const h = healths[i]!;
     return {
       id: i + 1,
       label: endpoint.label,
       port: endpoint.port,
-      up: p.up,
+      up: h.up,
+      usable: h.usable,
       process: status?.state ?? null,
-      rttMs: p.rttMs,
-      persistence: status?.persistence ?? p.persistence,
-      uptimeMs: status?.uptimeMs ?? p.uptimeMs,
+      rttMs: h.rttMs === null ? null : Math.round(h.rttMs * 100) / 100,
+      clockOffsetMs: h.clockOffsetMs === null ? null : Math.round(h.clockOffsetMs * 10) / 10,
+      version: h.version,
+      role: h.role,
+      persistence: h.persistence?.mode ?? status?.persistence ?? null,
+      maxmemoryPolicy: h.maxmemoryPolicy,
+      notifyKeyspaceEvents: h.notifyKeyspaceEvents,
+      uptimeMs: h.uptimeMs,
+      quarantine: h.quarantine,
+      verdict: h.verdict,
       fault: status?.fault?.kind ?? null,
+      faultDetail: status?.fault && status.fault.kind !== 'pass' ? formatFaultMode(status.fault) : null,
       restartAt: status?.restartAt ?? null,
-      error: p.error,
+      error: h.error,
+      checkedAt: h.checkedAt,
     };
   });
-  return { mode: runtime.mode, readAt, quorum, nodes };
-}
-
-interface Probe { up: boolean; rttMs: number | null; persistence: string | null; uptimeMs: number | null; error: string | null }
-
-async function probe(client: import('ioredis').Redis): Promise<Probe> {
-  try {
-    await whenReady(client, 1_000);
-    const started = performance.now();
-    const info = await client.info('server', 'persistence');
-    const rttMs = Math.round((performance.now() - started) * 100) / 100;
-    const field = (name: string) => new RegExp(`^${name}:(.*)$`, 'm').exec(info)?.[1]?.trim() ?? null;
-    const aof = field('aof_enabled') === '1';
-    const uptime = field('uptime_in_seconds');
-    return { up: true, rttMs, persistence: aof ? 'aof' : 'none', uptimeMs: uptime === null ? null : Number(uptime) * 1000, error: null };
-  } catch (err) {
-    return { up: false, rttMs: null, persistence: null, uptimeMs: null, error: (err as Error).message };
+  const verdict = clusterVerdict(healths, runtime.endpoints.length);
+  const m = metrics();
+  for (const n of nodes) {
+    const node = String(n.id);
+    m.nodeUp.set({ node }, n.up ? 1 : 0);
+    if (n.rttMs !== null) m.nodeRtt.set({ node }, n.rttMs / 1000);
+    if (n.clockOffsetMs !== null) m.nodeClockOffset.set({ node }, n.clockOffsetMs / 1000);
+    m.nodeQuarantined.set({ node }, n.quarantine?.state === 'quarantined' ? 1 : 0);
   }
+  recordSample({ kind: 'nodes', rttMs: nodes.map((n) => n.rttMs) });
+  return { mode: runtime.mode, readAt, quorum: verdict.quorum, maxTtlMs: runtime.maxTtlMs, verdict, nodes, problem: null };
 }

@@ -14,6 +14,7 @@ export interface Runtime {
   control: ControlClient | null;
   keyPrefix: string;
   maxTtlMs: number;
+  driftFactor: number;
   /** Why the runtime is unconfigured, for the UI. */
   problem: string | null;
 }
@@ -34,15 +35,16 @@ export function getRuntime(): Runtime {
 function createRuntime(env: NodeJS.ProcessEnv): Runtime {
   const keyPrefix = env.REDLOCK_KEY_PREFIX || 'rl:';
   const maxTtlMs = Number(env.REDLOCK_MAX_TTL_MS) || 60_000;
+  const driftFactor = 0.01;
   if (!env.REDLOCK_NODES?.trim()) {
-    return { mode: 'unconfigured', endpoints: [], clients: [], control: null, keyPrefix, maxTtlMs,
+    return { mode: 'unconfigured', endpoints: [], clients: [], control: null, keyPrefix, maxTtlMs, driftFactor,
       problem: 'No masters configured: start the console with `npm start` (local cluster) or set REDLOCK_NODES.' };
   }
   let endpoints: NodeEndpoint[];
   try {
     endpoints = parseNodeUrls(env.REDLOCK_NODES);
   } catch (err) {
-    return { mode: 'unconfigured', endpoints: [], clients: [], control: null, keyPrefix, maxTtlMs, problem: (err as Error).message };
+    return { mode: 'unconfigured', endpoints: [], clients: [], control: null, keyPrefix, maxTtlMs, driftFactor, problem: (err as Error).message };
   }
   const control = env.REDLOCK_MODE === 'sandbox' ? ControlClient.fromEnv(env) : null;
   return {
@@ -52,6 +54,7 @@ function createRuntime(env: NodeJS.ProcessEnv): Runtime {
     control,
     keyPrefix,
     maxTtlMs,
+    driftFactor,
     problem: null,
   };
 }

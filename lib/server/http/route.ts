@@ -82,16 +82,10 @@ function parse<S extends z.ZodType>(schema: S | undefined, value: unknown, where
   return result.data;
 }
 
+/** Next.js hands route handlers params already URL-decoded (once); only flatten catch-alls. */
 function decodeParams(params: Record<string, string | string[]> | undefined): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const [key, value] of Object.entries(params ?? {})) {
-    const raw = Array.isArray(value) ? value.join('/') : value;
-    try {
-      out[key] = decodeURIComponent(raw);
-    } catch {
-      throw badRequest(`path parameter ${key} is not valid URL encoding`);
-    }
-  }
+  for (const [key, value] of Object.entries(params ?? {})) out[key] = Array.isArray(value) ? value.join('/') : value;
   return out;
 }
 

@@ -1,0 +1,179 @@
+import { z } from 'zod';
+import { resourceSchema } from './common';
+
+export const LOCK_STATES = ['held', 'expiring', 'partial', 'split'] as const;
+export const lockStateSchema = z.enum(LOCK_STATES);
+
+export const lockCellSchema = z.object({
+  node: z.number().int(),
+  known: z.boolean(),
+  present: z.boolean(),
+  token: z.string().nullable(),
+  pttlMs: z.number().nullable(),
+  meta: z.record(z.string(), z.string()).nullable(),
+});
+
+/** One resource across every node: the row of the quorum matrix. */
+export const lockViewSchema = z.object({
+  resource: z.string(),
+  key: z.string(),
+  cells: z.array(lockCellSchema),
+  state: lockStateSchema,
+  majorityToken: z.string().nullable(),
+  holders: z.number().int(),
+  tokens: z.number().int(),
+  quorum: z.number().int(),
+  validityMs: z.number().nullable(),
+  fence: z.number().nullable(),
+  meta: z.record(z.string(), z.string()).nullable(),
+  noTtlNodes: z.array(z.number().int()).readonly(),
+  unknownNodes: z.array(z.number().int()).readonly(),
+});
+export type LockView = z.infer<typeof lockViewSchema>;
+
+const stateList = z.string().transform((value, ctx) => {
+  const states = value.split(',').map((s) => s.trim()).filter(Boolean);
+  for (const s of states) {
+    if (!(LOCK_STATES as readonly string[]).includes(s)) {
+      ctx.addIssue({ code: 'custom', message: `unknown state "${s}" (use ${LOCK_STATES.join(', ')})` });
+      return z.NEVER;
+    }
+  }
+  return states as Array<(typeof LOCK_STATES)[number]>;
+});
+
+/** GET /api/locks?prefix=&state=&search=&cursor=&limit=&pattern= */
+export const lockListQuerySchema = z.strictObject({
+  prefix: z.string().max(512).optional(),
+  state: stateList.optional(),
+  search: z.string().max(256).optional(),
+  cursor: z.string().max(2048).optional(),
+  limit: z.coerce.number().int().min(1).max(1_000).default(100),
+  /** A glob to scan instead of `<prefix>lock:*` (e.g. keys another Redlock library wrote). */
+  pattern: z.string().min(1).max(512).optional(),
+  /** Re-scan now instead of using a snapshot up to 1 s old. */
+  fresh: z.enum(['0', '1']).optional(),
+});
+
+export const snapshotNodeSchema = z.object({
+  node: z.number().int(),
+  ok: z.boolean(),
+  error: z.string().nullable(),
+  keys: z.number().int(),
+  durationMs: z.number(),
+});
+
+export const lockListResponseSchema = z.object({
+  readAt: z.number(),
+  scanMs: z.number(),
+  pattern: z.string(),
+  quorum: z.number().int(),
+  nodes: z.array(snapshotNodeSchema),
+  stateCounts: z.record(lockStateSchema, z.number().int()),
+  total: z.number().int(),
+  matched: z.number().int(),
+  items: z.array(lockViewSchema),
+  nextCursor: z.string().nullable(),
+});
+export type LockListResponse = z.infer<typeof lockListResponseSchema>;
+
+export const resourceParamsSchema = z.strictObject({ resource: resourceSchema });
+
+export const lockDetailResponseSchema = z.object({
+  readAt: z.number(),
+  resource: z.string(),
+  key: z.string(),
+  view: lockViewSchema.nullable(),
+  nodes: z.array(z.object({ node: z.number().int(), ok: z.boolean(), error: z.string().nullable(), type: z.string().nullable() })),
+});
+export type LockDetailResponse = z.infer<typeof lockDetailResponseSchema>;
+
+export const voteSchema = z.object({
+  node: z.number().int(),
+  label: z.string(),
+  vote: z.enum(['for', 'against']),
+  reason: z.string(),
+  detail: z.string().optional(),
+  quarantineUntil: z.number().optional(),
+});
+export type VoteView = z.infer<typeof voteSchema>;
+
+const metadataSchema = z.record(z.string().min(1).max(64), z.string().max(256)).refine((m) => Object.keys(m).length <= 16, 'at most 16 metadata fields');
+const ttlSchema = z.number().int('must be a whole number of milliseconds').positive('must be positive');
+
+/** POST /api/locks */
+export const acquireBodySchema = z.strictObject({
+  resource: resourceSchema.optional(),
+  resources: z.array(resourceSchema).min(1).max(64).optional(),
+  ttlMs: ttlSchema,
+  fenced: z.boolean().optional(),
+  metadata: metadataSchema.optional(),
+  /** Keep trying (woken by releases) for up to this long before answering 409. @default 0 */
+  waitMs: z.number().int().min(0).max(30_000).optional(),
+}).refine((b) => (b.resource === undefined) !== (b.resources === undefined), 'give exactly one of resource or resources');
+
+export const lockGrantSchema = z.object({
+  resources: z.array(z.string()),
+  token: z.string(),
+  fence: z.number().nullable(),
+  validityMs: z.number(),
+  expiresAt: z.number(),
+  votes: z.array(voteSchema),
+});
+export type LockGrant = z.infer<typeof lockGrantSchema>;
+
+/** POST /api/locks/{resource}/extend — `resources` when the lock covers more than the path's one. */
+export const extendBodySchema = z.strictObject({
+  token: z.string().min(1).max(256),
+  ttlMs: ttlSchema,
+  resources: z.array(resourceSchema).min(1).max(64).optional(),
+});
+
+export const extendResponseSchema = z.object({
+  resources: z.array(z.string()),
+  token: z.string(),
+  validityMs: z.number(),
+  expiresAt: z.number(),
+  votes: z.array(voteSchema),
+});
+
+/** POST /api/locks/{resource}/release */
+export const releaseBodySchema = z.strictObject({
+  token: z.string().min(1).max(256),
+  resources: z.array(resourceSchema).min(1).max(64).optional(),
+});
+
+export const releaseResponseSchema = z.object({
+  resources: z.array(z.string()),
+  released: z.boolean(),
+  deleted: z.number().int(),
+  complete: z.boolean(),
+  votes: z.array(voteSchema),
+});
+
+/** POST /api/locks/{resource}/force-release — compare-and-delete of the token the operator saw. */
+export const forceReleaseBodySchema = z.strictObject({
+  token: z.string().min(1).max(256),
+  reason: z.string().trim().min(3, 'say why (at least 3 characters)').max(500),
+  dryRun: z.boolean().optional(),
+});
+
+export const forceReleaseNodeSchema = z.object({
+  node: z.number().int(),
+  /** What the node held before: its token (null when absent) and PTTL. */
+  before: z.object({ token: z.string().nullable(), pttlMs: z.number().nullable() }).nullable(),
+  /** deleted | would-delete | other-holder (a different token: left alone) | absent | unreachable */
+  outcome: z.enum(['deleted', 'would-delete', 'other-holder', 'absent', 'unreachable']),
+  after: z.object({ token: z.string().nullable(), pttlMs: z.number().nullable() }).nullable(),
+  error: z.string().nullable(),
+});
+
+export const forceReleaseResponseSchema = z.object({
+  resource: z.string(),
+  token: z.string(),
+  dryRun: z.boolean(),
+  deleted: z.number().int(),
+  nodes: z.array(forceReleaseNodeSchema),
+  auditId: z.string().nullable(),
+});
+export type ForceReleaseResponse = z.infer<typeof forceReleaseResponseSchema>;

@@ -1,0 +1,38 @@
+import 'server-only';
+import type { LiveEvent } from '../../api/events';
+import { logger } from '../logger';
+import { getRuntime } from '../runtime';
+import { EventHub } from './hub';
+import { startKeyspaceSource } from './keyspace-source';
+import { startLockPollingSource } from './polling-source';
+import { startNodeSource } from './node-source';
+
+const KEY = Symbol.for('redlock-console.events');
+type Holder = { [KEY]?: EventHub };
+
+/** The server's one event hub (kept across dev reloads). Services publish on it directly. */
+export function getEventHub(): EventHub {
+  const holder = globalThis as Holder;
+  holder[KEY] ??= new EventHub((emit) => startSources(emit));
+  return holder[KEY];
+}
+
+export function publishEvent(event: Omit<LiveEvent, 'at'> & { at?: number }): void {
+  getEventHub().publish({ at: Date.now(), ...event });
+}
+
+function startSources(emit: (event: LiveEvent) => void): () => void {
+  const runtime = getRuntime();
+  const stops: Array<() => void> = [startNodeSource(emit)];
+  stops.push(startKeyspaceSource({
+    clients: runtime.clients,
+    keyPrefix: runtime.keyPrefix,
+    manageConfig: runtime.mode === 'sandbox',
+    emit,
+    onUnsupported(nodes) {
+      logger().warn({ nodes }, 'keyspace notifications unavailable on these nodes; polling them for lock changes');
+      stops.push(startLockPollingSource(nodes, emit));
+    },
+  }));
+  return () => stops.forEach((stop) => stop());
+}

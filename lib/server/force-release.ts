@@ -1,0 +1,62 @@
+import 'server-only';
+import type { ForceReleaseResponse } from '../api/locks';
+import { lockDetail, type LockDetail } from '../inspect';
+import { actorOf, type Principal } from './auth/principal';
+import { recordAudit } from './audit';
+import { publishEvent } from './events';
+import { lockCore } from './lock-core';
+import { metrics } from './metrics';
+import { getRuntime } from './runtime';
+
+type NodeState = { token: string | null; pttlMs: number | null } | null;
+
+function statesOf(detail: LockDetail): NodeState[] {
+  return detail.nodes.map((n) => {
+    if (!n.ok) return null;
+    const cell = detail.view?.cells.find((c) => c.node === n.node);
+    return cell?.present ? { token: cell.token, pttlMs: cell.pttlMs } : { token: null, pttlMs: null };
+  });
+}
+
+function readDetail(resource: string): Promise<LockDetail> {
+  const runtime = getRuntime();
+  return lockDetail(runtime.clients, resource, { keyPrefix: runtime.keyPrefix, configuredNodes: runtime.endpoints.length, driftFactor: runtime.driftFactor });
+}
+
+/**
+ * Force-release in an incident: compare-and-delete of the token the OPERATOR SAW, on every node.
+ * If the lock changed hands between the look and the click, the new holder's keys hold another
+ * token and are left alone, so a force-release can never break a newer holder's mutual
+ * exclusion. `dryRun` reports what each node would do; every real run is audited with the
+ * per-node state before and after.
+ */
+export async function forceRelease(principal: Principal, resource: string, input: { token: string; reason: string; dryRun?: boolean }): Promise<ForceReleaseResponse> {
+  const before = statesOf(await readDetail(resource));
+  if (input.dryRun) {
+    return {
+      resource, token: input.token, dryRun: true, deleted: 0, auditId: null,
+      nodes: before.map((state, i) => ({
+        node: i + 1, before: state, after: null, error: state ? null : 'unreachable',
+        outcome: !state ? 'unreachable' : state.token === null ? 'absent' : state.token === input.token ? 'would-delete' : 'other-holder',
+      })),
+    };
+  }
+  const result = await lockCore().releaseToken([resource], input.token);
+  const after = statesOf(await readDetail(resource));
+  const nodes = result.votes.map((vote, i): ForceReleaseResponse['nodes'][number] => {
+    const outcome = vote.reason === 'ok' ? 'deleted'
+      : vote.reason === 'timeout' || vote.reason === 'error' || vote.reason === 'pending' ? 'unreachable'
+        : (after[i]?.token ?? before[i]?.token ?? null) === null ? 'absent' : 'other-holder';
+    return { node: i + 1, before: before[i] ?? null, outcome, after: after[i] ?? null, error: outcome === 'unreachable' ? (vote.detail ?? vote.reason) : null };
+  });
+  const outcome = result.deleted === 0 ? 'nothing-deleted' : result.complete ? 'ok' : 'partial';
+  metrics().forceReleases.inc({ outcome });
+  const { actor, role } = actorOf(principal);
+  const { entry } = await recordAudit({
+    actor, role, action: 'lock.force-release', target: resource, reason: input.reason, outcome,
+    before: nodes.map((n) => ({ node: n.node, ...n.before })), after: nodes.map((n) => ({ node: n.node, outcome: n.outcome, ...n.after })),
+    detail: `token ${input.token.slice(0, 12)}…`,
+  });
+  publishEvent({ type: 'lock.force-released', resource, nodes: nodes.filter((n) => n.outcome === 'deleted').map((n) => n.node), detail: actor, source: 'service' });
+  return { resource, token: input.token, dryRun: false, deleted: result.deleted, nodes, auditId: entry.id };
+}

@@ -1,0 +1,40 @@
+import 'server-only';
+import { Redlock } from '../redlock';
+import { publishEvent } from './events';
+import { logger } from './logger';
+import { metrics, outcomeOf } from './metrics';
+import { recordSample } from './history';
+import { getRuntime } from './runtime';
+
+const KEY = Symbol.for('redlock-console.redlock');
+type Holder = { [KEY]?: Redlock };
+
+/**
+ * The lock core as the console's lock service uses it: its own connections to the masters (through
+ * the fault proxies in the sandbox), the cluster's key prefix and lease ceiling, quarantine on.
+ * Its outcome events feed the Prometheus metrics and the rolling history behind the charts.
+ */
+export function lockCore(): Redlock {
+  const holder = globalThis as Holder;
+  if (holder[KEY]) return holder[KEY];
+  const runtime = getRuntime();
+  const redlock = new Redlock(runtime.endpoints.map((e) => e.url), {
+    keyPrefix: runtime.keyPrefix,
+    maxTtlMs: runtime.maxTtlMs,
+    driftFactor: runtime.driftFactor,
+  });
+  const m = metrics();
+  redlock.on('acquire', (event) => {
+    m.acquireDuration.observe({ outcome: outcomeOf(event) }, event.durationMs / 1000);
+    m.operations.inc({ operation: 'acquire', outcome: outcomeOf(event) });
+    recordSample({ kind: 'acquire', ok: event.ok, durationMs: event.durationMs, outcome: outcomeOf(event) });
+  });
+  redlock.on('extend', (event) => m.operations.inc({ operation: 'extend', outcome: outcomeOf(event) }));
+  redlock.on('release', (event) => m.operations.inc({ operation: 'release', outcome: outcomeOf(event) }));
+  redlock.on('quarantine', (event) => {
+    if (event.discovered) publishEvent({ type: 'node.quarantined', node: event.node + 1, detail: `until ${new Date(event.until).toISOString()}`, source: 'service' });
+  });
+  redlock.on('node-error', (event) => logger().debug({ node: event.node + 1, err: event.error.message }, 'lock core node error'));
+  holder[KEY] = redlock;
+  return redlock;
+}

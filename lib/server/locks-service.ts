@@ -1,0 +1,57 @@
+import 'server-only';
+import type { LockGrant, VoteView } from '../api/locks';
+import type { Vote } from '../redlock';
+import { actorOf, type Principal } from './auth/principal';
+import { badRequest } from './http/errors';
+import { lockCore } from './lock-core';
+
+/** Votes with 1-based node ids, as the console shows nodes everywhere else. */
+export function voteViews(votes: readonly Vote[]): VoteView[] {
+  return votes.map((v) => ({ ...v, node: v.node + 1 }));
+}
+
+export interface AcquireInput {
+  resources: string[];
+  ttlMs: number;
+  fenced?: boolean;
+  metadata?: Record<string, string>;
+  waitMs?: number;
+}
+
+/**
+ * Take a lock for a program (API key) or an operator (playground). The holder metadata names who
+ * asked unless the caller says otherwise; with `waitMs` the request keeps trying (woken by releases)
+ * and gives up when the time is over or the HTTP client goes away.
+ */
+export async function acquireLock(principal: Principal, input: AcquireInput, signal: AbortSignal): Promise<LockGrant> {
+  const redlock = lockCore();
+  const waitMs = input.waitMs ?? 0;
+  const retryDelayMs = redlock.settings.retryDelayMs;
+  const signals = [signal, ...(waitMs > 0 ? [AbortSignal.timeout(waitMs)] : [])];
+  const lock = await redlock.acquire(input.resources, input.ttlMs, {
+    fenced: input.fenced,
+    metadata: { owner: actorOf(principal).actor, via: 'http', ...input.metadata },
+    retryCount: waitMs > 0 ? Math.max(1, Math.ceil(waitMs / Math.max(1, retryDelayMs))) : 0,
+    signal: AbortSignal.any(signals),
+  });
+  return {
+    resources: [...lock.resources], token: lock.token, fence: lock.fence, validityMs: lock.validityMs, expiresAt: lock.expiresAt,
+    votes: voteViews(lock.votes),
+  };
+}
+
+function resourcesFor(pathResource: string, bodyResources: string[] | undefined): string[] {
+  if (!bodyResources) return [pathResource];
+  if (!bodyResources.includes(pathResource)) throw badRequest(`resources must include the resource in the path (${pathResource})`);
+  return bodyResources;
+}
+
+export async function extendLock(resource: string, body: { token: string; ttlMs: number; resources?: string[] }) {
+  const result = await lockCore().extendToken(resourcesFor(resource, body.resources), body.token, body.ttlMs);
+  return { resources: [...result.resources], token: result.token, validityMs: result.validityMs, expiresAt: result.expiresAt, votes: voteViews(result.votes) };
+}
+
+export async function releaseLock(resource: string, body: { token: string; resources?: string[] }) {
+  const result = await lockCore().releaseToken(resourcesFor(resource, body.resources), body.token);
+  return { resources: [...result.resources], released: result.deleted > 0, deleted: result.deleted, complete: result.complete, votes: voteViews(result.votes) };
+}

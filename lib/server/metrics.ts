@@ -1,0 +1,49 @@
+import 'server-only';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { OperationEvent } from '../redlock';
+
+export interface Metrics {
+  registry: Registry;
+  acquireDuration: Histogram<'outcome'>;
+  operations: Counter<'operation' | 'outcome'>;
+  forceReleases: Counter<'outcome'>;
+  locks: Gauge<'state'>;
+  nodeUp: Gauge<'node'>;
+  nodeRtt: Gauge<'node'>;
+  nodeClockOffset: Gauge<'node'>;
+  nodeQuarantined: Gauge<'node'>;
+}
+
+const KEY = Symbol.for('redlock-console.metrics');
+type Holder = { [KEY]?: Metrics };
+
+/** The server's Prometheus registry (prom-client), one per process, kept across dev reloads. */
+export function metrics(): Metrics {
+  const holder = globalThis as Holder;
+  holder[KEY] ??= createMetrics();
+  return holder[KEY];
+}
+
+function createMetrics(): Metrics {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry, prefix: 'redlock_console_' });
+  return {
+    registry,
+    acquireDuration: new Histogram({
+      name: 'redlock_acquire_duration_seconds', help: 'Time to acquire a lock through the console, all attempts included',
+      labelNames: ['outcome'], buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10], registers: [registry],
+    }),
+    operations: new Counter({ name: 'redlock_operations_total', help: 'Lock operations through the console', labelNames: ['operation', 'outcome'], registers: [registry] }),
+    forceReleases: new Counter({ name: 'redlock_force_releases_total', help: 'Operator force-releases', labelNames: ['outcome'], registers: [registry] }),
+    locks: new Gauge({ name: 'redlock_locks', help: 'Locks by state in the latest snapshot', labelNames: ['state'], registers: [registry] }),
+    nodeUp: new Gauge({ name: 'redlock_node_up', help: '1 when the node answers', labelNames: ['node'], registers: [registry] }),
+    nodeRtt: new Gauge({ name: 'redlock_node_rtt_seconds', help: 'PING round trip', labelNames: ['node'], registers: [registry] }),
+    nodeClockOffset: new Gauge({ name: 'redlock_node_clock_offset_seconds', help: 'Node clock minus console clock, RTT-corrected', labelNames: ['node'], registers: [registry] }),
+    nodeQuarantined: new Gauge({ name: 'redlock_node_quarantined', help: '1 while the node votes against after a data loss', labelNames: ['node'], registers: [registry] }),
+  };
+}
+
+/** Outcome label of a lock operation: ok, or the error's class. */
+export function outcomeOf(event: OperationEvent): string {
+  return event.ok ? 'ok' : (event.error?.name ?? 'error');
+}

@@ -1,0 +1,207 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { AuditResponse } from '../../lib/api/audit';
+import type { ForceReleaseResponse, LockDetailResponse, LockGrant, LockListResponse } from '../../lib/api/locks';
+import { Redlock } from '../../lib/redlock';
+import { auditFromCsv } from '../../lib/server/audit-csv';
+import { startApi, type ApiHarness } from '../support/api';
+
+let api: ApiHarness;
+beforeAll(async () => {
+  api = await startApi({ nodes: 5, maxTtlMs: 30_000 });
+});
+afterAll(async () => {
+  await api?.stop();
+});
+
+async function grant(resource: string, ttlMs = 10_000): Promise<LockGrant> {
+  const res = await api.call('POST', '/api/locks', { as: 'client', body: { resource, ttlMs, metadata: { purpose: 'test' } } });
+  expect(res.status, await res.clone().text()).toBe(200);
+  return (await res.json()) as LockGrant;
+}
+
+async function directTokens(resource: string): Promise<Array<string | null>> {
+  return Promise.all([1, 2, 3, 4, 5].map(async (id) => {
+    const c = api.cluster.client(id);
+    if (c.status === 'wait') await c.connect();
+    return c.get(`rl:lock:${resource}`);
+  }));
+}
+
+describe('lock service over HTTP', () => {
+  it('grants with a fence and votes, refuses a second holder with 409, and answers 503 without a quorum', async () => {
+    const first = await grant('svc-a');
+    expect(first.resources).toEqual(['svc-a']);
+    expect(first.fence).toBeGreaterThan(0);
+    expect(first.validityMs).toBeGreaterThan(9_000);
+    expect(first.votes).toHaveLength(5); // decided at quorum: the rest may still be pending
+    expect(first.votes.filter((v) => v.vote === 'for').length).toBeGreaterThanOrEqual(3);
+    const second = await api.call('POST', '/api/locks', { as: 'client', body: { resource: 'svc-a', ttlMs: 1_000 } });
+    expect(second.status).toBe(409);
+    const body = (await second.json()) as { error: { code: string; details: { votes: Array<{ reason: string }> } } };
+    expect(body.error.code).toBe('LOCK_CONTENDED');
+    expect(body.error.details.votes.some((v) => v.reason === 'contended')).toBe(true);
+
+    for (const id of [1, 2, 3]) await api.cluster.supervisor.partition(id);
+    try {
+      const none = await api.call('POST', '/api/locks', { as: 'client', body: { resource: 'svc-b', ttlMs: 2_000 } });
+      expect(none.status).toBe(503);
+    } finally {
+      for (const id of [1, 2, 3]) await api.cluster.supervisor.heal(id);
+    }
+  });
+
+  it('extends and releases by token; a wrong token releases nothing', async () => {
+    const lock = await grant('svc-c', 3_000);
+    const extended = await api.call('POST', '/api/locks/svc-c/extend', { as: 'client', body: { token: lock.token, ttlMs: 20_000 } });
+    expect(extended.status).toBe(200);
+    expect(((await extended.json()) as { validityMs: number }).validityMs).toBeGreaterThan(15_000);
+    const wrong = await api.call('POST', '/api/locks/svc-c/release', { as: 'client', body: { token: 'someone-else' } });
+    expect(((await wrong.json()) as { released: boolean }).released).toBe(false);
+    expect((await directTokens('svc-c')).every((t) => t === lock.token)).toBe(true);
+    const released = await api.call('POST', '/api/locks/svc-c/release', { as: 'client', body: { token: lock.token } });
+    expect(((await released.json()) as { released: boolean; deleted: number })).toMatchObject({ released: true, deleted: 5 });
+    expect((await directTokens('svc-c')).every((t) => t === null)).toBe(true);
+  });
+
+  it('lists locks with their quorum view and reads one lock with its metadata', async () => {
+    const lock = await grant('svc-list-1');
+    const list = (await (await api.call('GET', '/api/locks?prefix=svc-list&fresh=1', { as: 'viewer' })).json()) as LockListResponse;
+    expect(list.items.map((i) => i.resource)).toEqual(['svc-list-1']);
+    expect(list.items[0]).toMatchObject({ state: 'held', majorityToken: lock.token, holders: 5 });
+    const detail = (await (await api.call('GET', '/api/locks/svc-list-1', { as: 'viewer' })).json()) as LockDetailResponse;
+    expect(detail.view?.meta).toMatchObject({ owner: 'test-client', purpose: 'test', fence: String(lock.fence) });
+    const encoded = await grant('svc/with space%');
+    const odd = (await (await api.call('GET', `/api/locks/${encodeURIComponent('svc/with space%')}`, { as: 'viewer' })).json()) as LockDetailResponse;
+    expect(odd.view?.majorityToken).toBe(encoded.token);
+  });
+});
+
+describe('force-release', () => {
+  it('dry run shows per node what would happen and changes nothing', async () => {
+    const lock = await grant('fr-dry');
+    const res = await api.call('POST', '/api/locks/fr-dry/force-release', { as: 'operator', body: { token: lock.token, reason: 'preview', dryRun: true } });
+    const body = (await res.json()) as ForceReleaseResponse;
+    expect(body.nodes.map((n) => n.outcome)).toEqual(Array(5).fill('would-delete'));
+    expect((await directTokens('fr-dry')).every((t) => t === lock.token)).toBe(true);
+  });
+
+  it('race: released and re-taken between the look and the click, the new holder keeps its keys on every node', async () => {
+    const old = await grant('fr-race');
+    // The operator looks and sees `old.token` …
+    const seen = (await (await api.call('GET', '/api/locks/fr-race', { as: 'operator' })).json()) as LockDetailResponse;
+    expect(seen.view?.majorityToken).toBe(old.token);
+    // … meanwhile the holder releases and another client takes the lock …
+    await api.call('POST', '/api/locks/fr-race/release', { as: 'client', body: { token: old.token } });
+    const other = new Redlock(api.cluster.urls, { retryCount: 0 });
+    const newer = await other.acquire('fr-race', 10_000);
+    try {
+      // … then the operator clicks.
+      const res = await api.call('POST', '/api/locks/fr-race/force-release', { as: 'operator', body: { token: seen.view!.majorityToken!, reason: 'stuck lock' } });
+      const body = (await res.json()) as ForceReleaseResponse;
+      expect(body.deleted).toBe(0);
+      expect(body.nodes.map((n) => n.outcome)).toEqual(Array(5).fill('other-holder'));
+      expect(await directTokens('fr-race')).toEqual(Array(5).fill(newer.token));
+    } finally {
+      await newer.release();
+      await other.quit();
+    }
+  });
+
+  it('deletes the seen token everywhere, and the audit log has the entry with before/after per node', async () => {
+    const lock = await grant('fr-real');
+    const res = await api.call('POST', '/api/locks/fr-real/force-release', { as: 'operator', body: { token: lock.token, reason: 'incident 42' } });
+    const body = (await res.json()) as ForceReleaseResponse;
+    expect(body.deleted).toBe(5);
+    expect(body.nodes.every((n) => n.outcome === 'deleted' && n.before?.token === lock.token && n.after?.token === null)).toBe(true);
+    expect((await directTokens('fr-real')).every((t) => t === null)).toBe(true);
+
+    const audit = (await (await api.call('GET', '/api/audit?action=lock.force-release', { as: 'viewer' })).json()) as AuditResponse;
+    const entry = audit.entries.find((e) => e.id === body.auditId)!;
+    expect(entry).toMatchObject({ actor: 'op', role: 'operator', action: 'lock.force-release', target: 'fr-real', reason: 'incident 42', outcome: 'ok' });
+    expect(entry.before).toHaveLength(5);
+    expect(entry.after).toHaveLength(5);
+    expect(audit.nodesRead).toBe(5);
+  });
+});
+
+describe('audit log', () => {
+  it('one entry per mutation, readable after losing a minority of nodes, CSV round-trips', async () => {
+    await api.call('POST', '/api/nodes/2/actions', { as: 'operator', body: { action: 'latency', latencyMs: 10, jitterMs: 0 } });
+    await api.call('POST', '/api/nodes/2/actions', { as: 'operator', body: { action: 'heal' } });
+    const json = (await (await api.call('GET', '/api/audit?action=node', { as: 'viewer' })).json()) as AuditResponse;
+    const latency = json.entries.filter((e) => e.action === 'node.latency');
+    expect(latency).toHaveLength(1);
+    expect(latency[0]).toMatchObject({ actor: 'op', role: 'operator', target: 'node 2', outcome: 'ok' });
+    expect((latency[0]!.after as { fault: { kind: string } }).fault.kind).toBe('latency');
+
+    await api.cluster.supervisor.partition(4);
+    await api.cluster.supervisor.partition(5);
+    try {
+      const partial = (await (await api.call('GET', '/api/audit?limit=1000', { as: 'viewer' })).json()) as AuditResponse;
+      expect(partial.nodesFailed).toBe(2);
+      expect(partial.entries.map((e) => e.id)).toEqual(expect.arrayContaining(latency.map((e) => e.id)));
+      const ids = partial.entries.map((e) => e.id);
+      expect(new Set(ids).size).toBe(ids.length); // merged across nodes without duplicates
+    } finally {
+      await api.cluster.supervisor.heal(4);
+      await api.cluster.supervisor.heal(5);
+    }
+
+    const csv = await (await api.call('GET', '/api/audit?format=csv&limit=1000', { as: 'viewer' })).text();
+    const all = (await (await api.call('GET', '/api/audit?limit=1000', { as: 'viewer' })).json()) as AuditResponse;
+    expect(auditFromCsv(csv)).toEqual(all.entries);
+  });
+
+  it('failed logins are audited', async () => {
+    await api.call('POST', '/api/auth/login', { body: { username: 'mallory', password: '=cmd|calc' } });
+    const json = (await (await api.call('GET', '/api/audit?action=login.failed', { as: 'viewer' })).json()) as AuditResponse;
+    expect(json.entries.some((e) => e.actor === 'mallory' && e.outcome === 'denied')).toBe(true);
+  });
+});
+
+describe('live events', () => {
+  it('a grant made by another client reaches an SSE listener within 500 ms', async () => {
+    const res = await api.call('GET', '/api/events', { as: 'viewer' });
+    expect(res.headers.get('content-type')).toContain('text/event-stream');
+    const reader = res.body!.getReader();
+    const decoder = new TextDecoder();
+    let buffer = '';
+    await new Promise((r) => setTimeout(r, 500)); // let the hub subscribe on every node
+    const other = new Redlock(api.cluster.urls, { retryCount: 0 });
+    try {
+      const started = performance.now();
+      const lock = await other.acquire('sse-grant', 5_000);
+      let elapsed = -1;
+      while (elapsed < 0) {
+        const chunk = await Promise.race([reader.read(), new Promise<never>((_, reject) => setTimeout(() => reject(new Error('no event within 2 s')), 2_000))]);
+        buffer += decoder.decode(chunk.value);
+        if (/event: lock\.granted\ndata: \{[^\n]*"resource":"sse-grant"/.test(buffer)) elapsed = performance.now() - started;
+      }
+      expect(elapsed).toBeLessThan(500);
+      await lock.release();
+    } finally {
+      await reader.cancel();
+      await other.quit();
+    }
+  });
+});
+
+describe('nodes', () => {
+  it('reports health with a verdict; mark-clean inside maxTtl of a restart warns', async () => {
+    const nodes = (await (await api.call('GET', '/api/nodes', { as: 'viewer' })).json()) as { verdict: { canGrant: boolean }; nodes: Array<{ verdict: { level: string; reasons: string[] }; persistence: string }> };
+    expect(nodes.verdict.canGrant).toBe(true);
+    expect(nodes.nodes[0]!.persistence).toBe('none');
+    expect(nodes.nodes[0]!.verdict.reasons.join(' ')).toMatch(/persistence|restart/i);
+
+    await api.call('POST', '/api/nodes/3/actions', { as: 'operator', body: { action: 'crash' } });
+    await api.call('POST', '/api/nodes/3/actions', { as: 'operator', body: { action: 'restart' } });
+    const res = await api.call('POST', '/api/nodes/3/mark-clean', { as: 'operator', body: { reason: 'we know it was empty' } });
+    expect(res.status).toBe(200);
+    expect(((await res.json()) as { warning: string | null }).warning).toMatch(/restarted .* less than the lease ceiling/);
+  });
+
+  it('refuses a bad action state with 409 and an unknown node with 404', async () => {
+    expect((await api.call('POST', '/api/nodes/1/actions', { as: 'operator', body: { action: 'resume' } })).status).toBe(409);
+    expect((await api.call('POST', '/api/nodes/9/actions', { as: 'operator', body: { action: 'heal' } })).status).toBe(404);
+  });
+});

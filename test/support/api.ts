@@ -1,0 +1,124 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ensureSecretFile, startControlServer, type ControlServer } from '../../lib/cluster';
+import { startTestCluster, type TestCluster } from './cluster';
+
+export const USERS = {
+  operator: { username: 'op', password: 'operator-password-1' },
+  viewer: { username: 'viewer', password: 'viewer-password-1' },
+} as const;
+export const API_KEY = 'client-key-0123456789abcdef0123';
+export const METRICS_TOKEN = 'metrics-token-0123456789abcdef';
+
+export type Who = 'anonymous' | 'viewer' | 'operator' | 'client';
+
+type Handler = (req: Request, ctx: { params: Promise<Record<string, string>> }) => Promise<Response>;
+
+/** Every route file under app/api, by its URL pattern. A test checks this list against the disk. */
+const ROUTE_FILES = import.meta.glob<Record<string, Handler>>('../../app/api/**/route.ts');
+
+export interface ApiHarness {
+  cluster: TestCluster;
+  dataDir: string;
+  call(method: string, path: string, options?: { as?: Who; body?: unknown; rawBody?: string; headers?: Record<string, string> }): Promise<Response>;
+  stop(): Promise<void>;
+}
+
+/**
+ * The console's route handlers, called in-process with real Requests, against a real sandbox
+ * cluster and the real control channel. Env is set before the first import of lib/server, whose
+ * runtime is a process-wide singleton (one harness per test file).
+ */
+export async function startApi(options: { nodes?: number; maxTtlMs?: number } = {}): Promise<ApiHarness> {
+  const cluster = await startTestCluster({ nodes: options.nodes ?? 5, persistence: 'none', maxTtlMs: options.maxTtlMs ?? 3_000 });
+  const dataDir = mkdtempSync(join(tmpdir(), 'redlock-api-'));
+  const secretFile = join(dataDir, 'control.secret');
+  const control: ControlServer = await startControlServer(cluster.supervisor, ensureSecretFile(secretFile));
+  Object.assign(process.env, {
+    REDLOCK_NODES: cluster.urls.join(','), REDLOCK_MODE: 'sandbox', REDLOCK_CONTROL_URL: control.url,
+    REDLOCK_CONTROL_SECRET_FILE: secretFile, REDLOCK_DATA_DIR: dataDir, REDLOCK_MAX_TTL_MS: String(options.maxTtlMs ?? 3_000),
+    REDLOCK_ADMIN_USER: USERS.operator.username, REDLOCK_ADMIN_PASSWORD: USERS.operator.password,
+    REDLOCK_VIEWER_USER: USERS.viewer.username, REDLOCK_VIEWER_PASSWORD: USERS.viewer.password,
+    REDLOCK_API_KEYS: `test-client=${API_KEY}`, REDLOCK_METRICS_TOKEN: METRICS_TOKEN, LOG_LEVEL: 'silent',
+  });
+  const sessions = new Map<Who, { cookie: string; csrf: string }>();
+
+  async function session(who: 'viewer' | 'operator') {
+    const existing = sessions.get(who);
+    if (existing) return existing;
+    const res = await invoke('POST', '/api/auth/login', { 'content-type': 'application/json' }, JSON.stringify(USERS[who]));
+    if (res.status !== 200) throw new Error(`login as ${who} failed: ${res.status} ${await res.text()}`);
+    const cookie = res.headers.get('set-cookie')!.split(';')[0]!;
+    const { csrfToken } = (await res.json()) as { csrfToken: string };
+    sessions.set(who, { cookie, csrf: csrfToken });
+    return sessions.get(who)!;
+  }
+
+  async function invoke(method: string, path: string, headers: Record<string, string>, body?: string): Promise<Response> {
+    const url = new URL(path, 'http://console.test');
+    const { handler, params } = await resolve(url.pathname, method);
+    const req = new Request(url, { method, headers: { host: 'console.test', ...headers }, body });
+    return handler(req, { params: Promise.resolve(params) });
+  }
+
+  return {
+    cluster,
+    dataDir,
+    async call(method, path, { as = 'anonymous', body, rawBody, headers = {} } = {}) {
+      const h: Record<string, string> = {};
+      if (as === 'client') h.authorization = `Bearer ${API_KEY}`;
+      if (as === 'viewer' || as === 'operator') {
+        const s = await session(as);
+        h.cookie = s.cookie;
+        h['x-csrf-token'] = s.csrf;
+        h.origin = 'http://console.test';
+      }
+      const payload = rawBody ?? (body === undefined ? undefined : JSON.stringify(body));
+      if (payload !== undefined) h['content-type'] = 'application/json';
+      const res = await invoke(method, path, { ...h, ...headers }, method === 'GET' || method === 'HEAD' ? undefined : payload);
+      if (path.startsWith('/api/auth/logout')) sessions.delete(as); // that session is revoked now
+      return res;
+    },
+    async stop() {
+      const { getRuntime } = await import('../../lib/server/runtime');
+      for (const c of getRuntime().clients) c.disconnect();
+      await control.close();
+      await cluster.stop();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** URL patterns of every route file, e.g. "/api/locks/[resource]/extend". */
+export function routePatterns(): string[] {
+  return Object.keys(ROUTE_FILES).map((file) => file.replace('../../app', '').replace(/\/route\.ts$/, ''));
+}
+
+async function resolve(pathname: string, method: string): Promise<{ handler: Handler; params: Record<string, string> }> {
+  const segments = pathname.split('/').filter(Boolean);
+  for (const [file, load] of Object.entries(ROUTE_FILES)) {
+    const pattern = file.replace('../../app', '').replace(/\/route\.ts$/, '').split('/').filter(Boolean);
+    if (pattern.length !== segments.length) continue;
+    const params: Record<string, string> = {};
+    const ok = pattern.every((p, i) => {
+      const m = /^\[(\w+)\]$/.exec(p);
+      if (m) {
+        try {
+          params[m[1]!] = decodeURIComponent(segments[i]!); // Next.js decodes each segment once
+        } catch {
+          params[m[1]!] = '\u0000undecodable';
+        }
+        return true;
+      }
+      return p === segments[i];
+    });
+    if (!ok) continue;
+    if (Object.values(params).includes('\u0000undecodable')) return { handler: async () => new Response(null, { status: 404 }), params };
+    const mod = await load();
+    const handler = mod[method];
+    if (!handler) return { handler: async () => new Response(null, { status: 405 }), params };
+    return { handler, params };
+  }
+  return { handler: async () => new Response(null, { status: 404 }), params: {} };
+}
