@@ -3,7 +3,8 @@ import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { AuditEntry } from '../api/audit';
 import { logger } from './logger';
-import { getRuntime, whenReady } from './runtime';
+import { ensureReady } from '../inspect';
+import { getRuntime } from './runtime';
 
 export type AuditInput = Omit<AuditEntry, 'id' | 'at' | 'reason' | 'before' | 'after' | 'detail'> &
   Partial<Pick<AuditEntry, 'reason' | 'before' | 'after' | 'detail'>>;
@@ -31,7 +32,7 @@ export async function recordAudit(input: AuditInput): Promise<{ entry: AuditEntr
   ];
   const key = streamKey();
   const results = await Promise.allSettled(getRuntime().clients.map(async (c) => {
-    await whenReady(c, 1_000);
+    await ensureReady(c, 1_000);
     return c.xadd(key, 'MAXLEN', '~', String(MAX_LEN), '*', ...fields);
   }));
   const nodesWritten = results.filter((r) => r.status === 'fulfilled').length;
@@ -48,7 +49,7 @@ export async function readAudit(filter: AuditFilter): Promise<{ entries: AuditEn
   // Read more than the limit per node when filtering, so filtered pages are not starved.
   const count = filter.actor || filter.action ? Math.min(MAX_LEN, filter.limit * 20) : filter.limit;
   const results = await Promise.allSettled(clients.map(async (c) => {
-    await whenReady(c, 1_000);
+    await ensureReady(c, 1_000);
     return readNode(c, key, filter.since, count);
   }));
   const byId = new Map<string, AuditEntry>();

@@ -6,7 +6,8 @@ import type { Principal } from './auth/principal';
 import { actorOf } from './auth/principal';
 import { recordAudit } from './audit';
 import { HttpError, notFound } from './http/errors';
-import { getRuntime, whenReady } from './runtime';
+import { ensureReady } from '../inspect';
+import { getRuntime } from './runtime';
 
 function snapshotOf(status: NodeStatus): Record<string, unknown> {
   return { state: status.state, pid: status.pid, persistence: status.persistence, fault: status.fault, restartAt: status.restartAt };
@@ -44,7 +45,7 @@ export async function markClean(principal: Principal, id: number, reason: string
   const runtime = getRuntime();
   const client = runtime.clients[id - 1];
   if (!client) throw notFound(`there is no node ${id} (nodes are 1…${runtime.endpoints.length})`);
-  await whenReady(client, 1_000).catch(() => {
+  await ensureReady(client, 1_000).catch(() => {
     throw new HttpError(503, 'NODE_UNREACHABLE', `node ${id} is not reachable; it can be marked clean once it answers`);
   });
   const uptimeSeconds = Number(/uptime_in_seconds:(\d+)/.exec(await client.info('server'))?.[1] ?? Number.POSITIVE_INFINITY);

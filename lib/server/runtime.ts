@@ -77,18 +77,3 @@ export function createClient(url: string): Redis {
   return client;
 }
 
-/** Resolve once `client` is ready, or reject after `timeoutMs` (a down node must not stall a read). */
-export function whenReady(client: Redis, timeoutMs: number): Promise<void> {
-  if (client.status === 'ready') return Promise.resolve();
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => {
-      client.off('ready', onReady);
-      reject(new Error(`not connected (${client.status})`));
-    }, timeoutMs);
-    const onReady = () => {
-      clearTimeout(timer);
-      resolve();
-    };
-    client.once('ready', onReady);
-  });
-}

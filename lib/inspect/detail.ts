@@ -1,0 +1,97 @@
+import type { Redis } from 'ioredis';
+import { elapsedMs, ensureReady, errorMessage, withTimeout } from './connection';
+import { quorumView, type LockCell, type QuorumOptions, type QuorumView } from './quorum-view';
+import { lockKeyPrefix, metaKeyPrefix, resourceOfKey, SCAN_DEFAULTS } from './scan';
+
+/** Options of lockDetail(): our key prefix, an optional explicit key, quorum settings, a per-node timeout. */
+export interface DetailOptions extends Partial<QuorumOptions> {
+  keyPrefix: string;
+  /**
+   * Read this key instead of `<keyPrefix>lock:<resource>` (e.g. another library's bare key). Its
+   * metadata is read only when the key is in our layout.
+   */
+  key?: string;
+  /** Per node, including the wait for a client that is not connected. @default 2000 */
+  timeoutMs?: number;
+  /** Values longer than this (bytes) are cut. @default 1024 */
+  maxValueBytes?: number;
+  signal?: AbortSignal;
+}
+
+/** How reading one node went, and what TYPE the key has there. */
+export interface DetailNode {
+  node: number;
+  ok: boolean;
+  error: string | null;
+  /** TYPE of the key: 'string' for a lock, 'none' when absent, another type when it is not a lock. */
+  type: string | null;
+  durationMs: number;
+}
+
+/** One resource as every node holds it: the quorum view (null when no node has it) and per-node results. */
+export interface LockDetail {
+  readAt: number;
+  durationMs: number;
+  resource: string;
+  key: string;
+  /** Null when no readable node holds the key as a string. */
+  view: QuorumView | null;
+  nodes: DetailNode[];
+}
+
+/**
+ * Read one resource from every node directly (TYPE, GET, PTTL and the meta hash in one MULTI per
+ * node, so each node's answer is consistent), no scan. Node ids are positions in `clients` + 1.
+ * Node faults are reported per node; only an abort rejects.
+ */
+export async function lockDetail(clients: readonly Redis[], resource: string, options: DetailOptions): Promise<LockDetail> {
+  options.signal?.throwIfAborted();
+  const readAt = Date.now();
+  const started = performance.now();
+  const key = options.key ?? `${lockKeyPrefix(options.keyPrefix)}${resource}`;
+  const inLayout = key.startsWith(lockKeyPrefix(options.keyPrefix));
+  const metaKey = inLayout ? `${metaKeyPrefix(options.keyPrefix)}${resourceOfKey(key, options.keyPrefix)}` : null;
+  const timeoutMs = options.timeoutMs ?? SCAN_DEFAULTS.batchTimeoutMs;
+  const maxValueBytes = options.maxValueBytes ?? SCAN_DEFAULTS.maxValueBytes;
+
+  const readings = await Promise.all(clients.map(async (client, i) => {
+    const node = i + 1;
+    const t0 = performance.now();
+    try {
+      const read = async () => {
+        await ensureReady(client, timeoutMs, options.signal);
+        const tx = client.multi().type(key).pttl(key).get(key);
+        if (metaKey) tx.hgetall(metaKey);
+        return tx.exec();
+      };
+      const replies = await withTimeout(read(), timeoutMs, `reading ${key} on node ${node}`, options.signal);
+      if (!replies) throw new Error('the transaction was aborted');
+      const [typeReply, pttlReply, getReply, metaReply] = replies;
+      if (typeReply?.[0]) throw typeReply[0];
+      const type = String(typeReply?.[1]);
+      const pttl = Number(pttlReply?.[1]);
+      let cell: LockCell = { node, known: true, present: false, token: null, pttlMs: null, meta: null };
+      if (type === 'string' && !getReply?.[0] && typeof getReply?.[1] === 'string') {
+        const meta = metaReply && !metaReply[0] ? (metaReply[1] as Record<string, string>) : null;
+        cell = { node, known: true, present: true, token: getReply[1].slice(0, maxValueBytes), pttlMs: pttl,
+          meta: meta && Object.keys(meta).length > 0 ? meta : null };
+      }
+      return { info: { node, ok: true, error: null, type, durationMs: elapsedMs(t0) }, cell };
+    } catch (err) {
+      if (options.signal?.aborted) throw options.signal.reason ?? err;
+      const cell: LockCell = { node, known: false, present: false, token: null, pttlMs: null, meta: null };
+      return { info: { node, ok: false, error: errorMessage(err), type: null, durationMs: elapsedMs(t0) }, cell };
+    }
+  }));
+
+  const cells = readings.map((r) => r.cell);
+  const shownResource = options.key ? resourceOfKey(key, options.keyPrefix) : resource;
+  const view = cells.some((c) => c.present)
+    ? quorumView(shownResource, key, cells, {
+      configuredNodes: options.configuredNodes ?? clients.length,
+      driftFactor: options.driftFactor,
+      expiringThresholdMs: options.expiringThresholdMs,
+    })
+    : null;
+  return { readAt, durationMs: elapsedMs(started), resource: shownResource, key, view, nodes: readings.map((r) => r.info) };
+}

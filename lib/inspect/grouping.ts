@@ -1,0 +1,173 @@
+import { classify, inNodeOrder, type LockCell, type QuorumOptions, type QuorumView, type ScannedLock } from './quorum-view';
+
+/**
+ * Grouping per-node scans by key. Pure (no I/O). A full snapshot groups 5 × 100,000 keys, so the
+ * store is columnar: a Map from key to a group number and flat arrays of tokens, PTTLs and
+ * metadata (group × reading), fed key by key as the scan batches arrive. No object is made per
+ * key and node, which keeps the garbage collector out of the way; objects are made once, for
+ * the quorum views.
+ */
+
+/** One node's scan, as the grouping needs it: unreadable nodes give unknown cells. */
+export interface NodeReading {
+  node: number;
+  ok: boolean;
+  keys: readonly ScannedLock[];
+}
+
+/**
+ * Receives one node's keys, one call per key. `readAt` is when the batch was read
+ * (`performance.now()`), so a PTTL can be aged to the moment the views are made.
+ */
+export interface LockSink {
+  add(key: string, token: string, pttlMs: number, meta: Record<string, string> | null, metaRead: boolean, readAt: number): void;
+}
+
+/** Groups keys by key as they arrive. A key seen twice on one node keeps its last reading. */
+export class LockGrouper {
+  private readonly groupOf = new Map<string, number>();
+  private readonly keys: string[] = [];
+  private readonly resources: string[] = [];
+  /** Column per reading: entry g × readingCount + reading. */
+  private readonly tokens: (string | undefined)[] = [];
+  /** When the key expires (readAt + PTTL, on the readAt clock), or −1 for a key without TTL. */
+  private readonly expiries: number[] = [];
+  /** The metadata read there; null: read, there is none; undefined: not read there. */
+  private readonly metas: (Record<string, string> | null | undefined)[] = [];
+  /** Distinct keys added per reading. */
+  readonly counts: number[];
+
+  /**
+   * @param readingCount how many readings (nodes) there are
+   * @param lockPrefix `<prefix>lock:`: a key's resource is the key without it (else the key itself)
+   */
+  constructor(readonly readingCount: number, private readonly lockPrefix = '') {
+    this.counts = new Array<number>(readingCount).fill(0);
+  }
+
+  /** Distinct keys. */
+  get size(): number {
+    return this.keys.length;
+  }
+
+  /** The sink for reading `index` (0-based). */
+  sinkFor(index: number): LockSink {
+    return { add: (key, token, pttlMs, meta, metaRead, readAt) => this.add(index, key, token, pttlMs, meta, metaRead, readAt) };
+  }
+
+  /** Add one key as reading `index` found it; `readAt` as in LockSink (0: PTTLs are not aged). */
+  add(index: number, key: string, token: string, pttlMs: number, meta: Record<string, string> | null, metaRead: boolean,
+    readAt = 0, resource?: string): void {
+    const n = this.readingCount;
+    let group = this.groupOf.get(key);
+    if (group === undefined) {
+      group = this.keys.length;
+      this.groupOf.set(key, group);
+      this.keys.push(key);
+      const prefix = this.lockPrefix;
+      this.resources.push(resource ?? (prefix !== '' && key.startsWith(prefix) ? key.slice(prefix.length) : key));
+      for (let i = 0; i < n; i++) {
+        this.tokens.push(undefined);
+        this.expiries.push(0);
+        this.metas.push(undefined);
+      }
+    }
+    const base = group * n;
+    const at = base + index;
+    if (this.tokens[at] === undefined) this.counts[index]!++;
+    // Keep one string per distinct token: the copies die young, which is what makes this cheap.
+    let kept = token;
+    for (let i = 0; i < n; i++) {
+      const other = this.tokens[base + i];
+      if (other !== undefined && other === token) {
+        kept = other;
+        break;
+      }
+    }
+    this.tokens[at] = kept;
+    this.expiries[at] = pttlMs < 0 ? pttlMs : readAt + pttlMs;
+    this.metas[at] = metaRead ? meta : undefined;
+  }
+
+  /**
+   * Keys in `lockPrefix` whose metadata no readable reading read, each with the readable reading to
+   * read it from: the first one holding the key's most common token.
+   */
+  metaWanted(readable: readonly boolean[]): { group: number; key: string; reading: number }[] {
+    const n = this.readingCount;
+    const wanted: { group: number; key: string; reading: number }[] = [];
+    next: for (let group = 0; group < this.keys.length; group++) {
+      const key = this.keys[group]!;
+      if (this.lockPrefix === '' || !key.startsWith(this.lockPrefix)) continue;
+      for (let i = 0; i < n; i++) if (readable[i] && this.metas[group * n + i] !== undefined) continue next;
+      let best = -1;
+      let bestCount = 0;
+      for (let i = 0; i < n; i++) {
+        const token = this.tokens[group * n + i];
+        if (token === undefined || !readable[i]) continue;
+        let count = 0;
+        for (let j = 0; j < n; j++) if (readable[j] && this.tokens[group * n + j] === token) count++;
+        if (count > bestCount) {
+          bestCount = count;
+          best = i;
+        }
+      }
+      if (best >= 0) wanted.push({ group, key, reading: best });
+    }
+    return wanted;
+  }
+
+  /** Record metadata read for `group` on `reading` (null: read, there is none). */
+  setMeta(group: number, reading: number, meta: Record<string, string> | null): void {
+    this.metas[group * this.readingCount + reading] = meta;
+  }
+
+  /**
+   * The quorum views, sorted by resource (then key): one cell per reading, present, absent (read,
+   * not there) or unknown (the reading failed). Keys no readable node holds are left out. PTTLs
+   * are as of `now` (on the readAt clock; 0 when keys were added with readAt 0), at least 0.
+   */
+  views(readings: readonly Pick<NodeReading, 'node' | 'ok'>[], options: QuorumOptions, now = 0): QuorumView[] {
+    const { keys, resources, tokens, expiries, metas } = this;
+    const n = this.readingCount;
+    const order = Array.from({ length: keys.length }, (_, g) => g);
+    order.sort((a, b) => {
+      const ra = resources[a]!;
+      const rb = resources[b]!;
+      if (ra !== rb) return ra < rb ? -1 : 1;
+      const ka = keys[a]!;
+      const kb = keys[b]!;
+      return ka < kb ? -1 : ka > kb ? 1 : 0;
+    });
+    const views: QuorumView[] = [];
+    for (const group of order) {
+      let present = false;
+      const cells = new Array<LockCell>(n);
+      for (let i = 0; i < n; i++) {
+        const node = readings[i]!.node;
+        const token = tokens[group * n + i];
+        if (!readings[i]!.ok) cells[i] = { node, known: false, present: false, token: null, pttlMs: null, meta: null };
+        else if (token === undefined) cells[i] = { node, known: true, present: false, token: null, pttlMs: null, meta: null };
+        else {
+          present = true;
+          const expiry = expiries[group * n + i]!;
+          const pttlMs = expiry < 0 ? expiry : Math.max(0, Math.round(expiry - now));
+          cells[i] = { node, known: true, present: true, token, pttlMs, meta: metas[group * n + i] ?? null };
+        }
+      }
+      if (!present) continue;
+      views.push(classify(resources[group]!, keys[group]!, inNodeOrder(cells) ? cells : cells.sort((a, b) => a.node - b.node), options));
+    }
+    return views;
+  }
+}
+
+/** Group per-node readings by key into quorum views, sorted by resource (then key). */
+export function groupQuorumViews(readings: readonly NodeReading[], options: QuorumOptions): QuorumView[] {
+  const grouper = new LockGrouper(readings.length);
+  readings.forEach((reading, index) => {
+    if (!reading.ok) return;
+    for (const l of reading.keys) grouper.add(index, l.key, l.token, l.pttlMs, l.meta, l.metaRead ?? l.meta !== null, 0, l.resource);
+  });
+  return grouper.views(readings, options);
+}

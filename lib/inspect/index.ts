@@ -1,0 +1,42 @@
+/**
+ * Cross-node inspection: scan every master for lock keys, group them into per-resource quorum
+ * views, page through them, read one resource directly, and audit each node's health and safety.
+ * Framework-free; the console's services (lib/server) call these with their Redis clients.
+ */
+
+/** Bounded waits on one node: connection readiness and per-call timeouts. */
+export { ensureReady, errorMessage, withTimeout } from './connection';
+/** The lock list's page cursor was not made here (or was altered). */
+export { InvalidCursorError } from './errors';
+/** Scanning one node in bounded Lua batches (SCAN + GET + PTTL + meta per round trip). */
+export {
+  escapeGlob, lockKeyPrefix, lockPattern, metaKeyPrefix, resourceOfKey, scanNode, SCAN_DEFAULTS,
+  type NodeScan, type NonStringKey, type ScanOptions,
+} from './scan';
+/** The scanner's Lua source and SHA (EVALSHA with an EVAL fallback). */
+export { runScanBatch, SCAN_BATCH_SCRIPT, SCAN_BATCH_SHA } from './scan-script';
+/** Pure classification of one key across the nodes: held / expiring / partial / split. */
+export {
+  compareLocks, DEFAULT_DRIFT_FACTOR, DEFAULT_EXPIRING_THRESHOLD_MS, driftAllowanceMs, LOCK_STATES, quorumSize, quorumView,
+  type LockCell, type LockState, type QuorumOptions, type QuorumView, type ScannedLock,
+} from './quorum-view';
+/** Grouping per-node scans by key (columnar, fed key by key) into quorum views. */
+export {
+  groupQuorumViews, LockGrouper, type LockSink, type NodeReading,
+} from './grouping';
+/** A full snapshot of every node's lock keys, grouped into quorum views. */
+export { snapshot, type Snapshot, type SnapshotNode, type SnapshotOptions } from './snapshot';
+/** Stable-cursor pages of a snapshot, filtered by resource prefix, state and search text. */
+export { decodeCursor, encodeCursor, pageLocks, PAGE_LIMIT_DEFAULT, PAGE_LIMIT_MAX, type LockPage, type PageQuery } from './page';
+/** One resource read directly from every node (no scan). */
+export { lockDetail, type DetailNode, type DetailOptions, type LockDetail } from './detail';
+/** Per-node health: reachability, RTT, clock offset, setup, quarantine. */
+export {
+  clusterHealth, HEALTH_TIMEOUT_MS, nodeHealth, parseInfo,
+  type HealthOptions, type NodeHealth, type PersistenceInfo, type QuarantineInfo,
+} from './health';
+/** Safety verdicts per node and whether the cluster can grant locks. */
+export {
+  clusterVerdict, safetyVerdict,
+  type ClusterVerdict, type HealthFacts, type SafetyLevel, type SafetyVerdict, type VerdictOptions,
+} from './verdict';

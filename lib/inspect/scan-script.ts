@@ -1,0 +1,85 @@
+import { createHash } from 'node:crypto';
+import type { Redis } from 'ioredis';
+
+/**
+ * One bounded batch of the inspection scan, in one round trip: SCAN cursor MATCH pattern COUNT n,
+ * then MGET of the keys found (one call per 1000 keys; MGET answers nil for non-string keys, which
+ * then get a TYPE), PTTL per key, and for keys in our layout the holder metadata hash. The lock
+ * core keeps its own generated script module; this one is the scanner's own.
+ *
+ * Metadata is the same on every node that holds a lock, so a snapshot reads it on ONE node per key
+ * (ARGV[7]/ARGV[8]: this node's share) instead of on all N; the snapshot fetches the few that node
+ * did not hold afterwards (see meta-fill.ts). The share is a cheap hash of the key's last two
+ * bytes and length, computed here only; the reply says per key whether the hash was read.
+ *
+ * The reply is ONE JSON string (cjson): far cheaper for the node to write and for the client to
+ * parse than a RESP array of four items per key. Values are cut at ARGV[6] bytes; bytes that are
+ * not UTF-8 arrive as U+FFFD (tokens are ASCII).
+ *
+ * No shebang on purpose: the script only reads, and without flags it also runs on Redis 6 and on
+ * read-only replicas (which the health audit wants to see into). Standalone masters only.
+ *
+ * KEYS: none (the keys come from SCAN).
+ * ARGV[1] cursor            ARGV[2] MATCH pattern (a Redis glob)     ARGV[3] COUNT hint
+ * ARGV[4] our lock-key prefix (`rl:lock:`); '' = never read metadata
+ * ARGV[5] our meta-key prefix (`rl:meta:`)                        ARGV[6] longest value, in bytes
+ * ARGV[7] this node's share (0-based)   ARGV[8] number of shares (1 = read every key's metadata)
+ * Reply: JSON [next cursor, then 4 items per key: key, value | [type], PTTL,
+ *              meta: 0 = not read | 1 = read, none | {field: value}]
+ */
+export const SCAN_BATCH_SCRIPT = `
+local found = redis.call('SCAN', ARGV[1], 'MATCH', ARGV[2], 'COUNT', ARGV[3])
+local keys = found[2]
+local out = { found[1] }
+local lockPrefix, metaPrefix = ARGV[4], ARGV[5]
+local plen = #lockPrefix
+local maxBytes = tonumber(ARGV[6])
+local share, shares = tonumber(ARGV[7]), tonumber(ARGV[8])
+local n = 1
+for s = 1, #keys, 1000 do
+  local e = math.min(#keys, s + 999)
+  local values = redis.call('MGET', unpack(keys, s, e))
+  for j = s, e do
+    local key = keys[j]
+    local value = values[j - s + 1]
+    local meta = 0
+    if not value then
+      local t = redis.call('TYPE', key)['ok']
+      if t ~= 'none' then value = { t } end
+    else
+      if #value > maxBytes then value = string.sub(value, 1, maxBytes) end
+      if plen > 0 and string.sub(key, 1, plen) == lockPrefix
+        and (shares <= 1 or (string.byte(key, -1) * 31 + string.byte(key, -2) * 7 + #key) % shares == share) then
+        local hash = redis.pcall('HGETALL', metaPrefix .. string.sub(key, plen + 1))
+        if hash['err'] == nil and #hash > 0 then
+          meta = {}
+          for f = 1, #hash, 2 do meta[hash[f]] = hash[f + 1] end
+        else
+          meta = 1
+        end
+      end
+    end
+    if value then
+      out[n + 1] = key
+      out[n + 2] = value
+      out[n + 3] = redis.call('PTTL', key)
+      out[n + 4] = meta
+      n = n + 4
+    end
+  end
+end
+return cjson.encode(out)
+`;
+
+/** SHA1 of the script, as EVALSHA wants it. */
+export const SCAN_BATCH_SHA = createHash('sha1').update(SCAN_BATCH_SCRIPT).digest('hex');
+
+/** EVALSHA, falling back to EVAL (which also caches the script) when the node answers NOSCRIPT. */
+export async function runScanBatch(client: Redis, args: readonly (string | number)[]): Promise<unknown> {
+  try {
+    return await client.evalsha(SCAN_BATCH_SHA, 0, ...args);
+  } catch (err) {
+    if (err instanceof Error && err.message.startsWith('NOSCRIPT')) return client.eval(SCAN_BATCH_SCRIPT, 0, ...args);
+    throw err;
+  }
+}
