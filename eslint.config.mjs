@@ -16,6 +16,6 @@ export default defineConfig([
     files: ['lib/**/*.ts'],
     rules: { 'import/no-default-export': 'error' },
   },
-  globalIgnores(['.next/**', 'out/**', 'build/**', 'next-env.d.ts', '.data/**', 'test-results/**',
+  globalIgnores(['.next/**', '.next-*/**', 'out/**', 'build/**', 'next-env.d.ts', '.data/**', 'test-results/**',
     'playwright-report/**', 'node_modules/**', 'bench/tmp/**', 'chaos/tmp/**']),
 ]);

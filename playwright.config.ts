@@ -10,6 +10,8 @@ import { defineConfig } from '@playwright/test';
  */
 process.env.E2E_DATA_DIR ??= mkdtempSync(join(tmpdir(), 'redlock-e2e-'));
 const PORT = Number(process.env.E2E_PORT ?? 3210);
+// Fixed ports stay below the ephemeral range (32768+); E2E_REDIS_PORT_BASE lets two runs coexist.
+const REDIS_PORT_BASE = Number(process.env.E2E_REDIS_PORT_BASE ?? 26381);
 export const E2E_LOGIN = { username: 'e2e-operator', password: 'e2e-operator-password' };
 export const E2E_VIEWER = { username: 'e2e-viewer', password: 'e2e-viewer-password' };
 export const E2E_API_KEY = 'e2e-client-key-0123456789abcdef';
@@ -22,8 +24,8 @@ export default defineConfig({
   fullyParallel: false,
   retries: 0,
   forbidOnly: true,
-  reporter: [['list'], ['html', { open: 'never', outputFolder: 'playwright-report' }]],
-  outputDir: 'test-results/playwright',
+  reporter: [['list'], ['html', { open: 'never', outputFolder: process.env.E2E_REPORT_DIR ?? 'playwright-report' }]],
+  outputDir: process.env.E2E_OUTPUT_DIR ?? 'test-results/playwright',
   use: {
     baseURL: `http://127.0.0.1:${PORT}`,
     screenshot: 'only-on-failure',
@@ -46,8 +48,8 @@ export default defineConfig({
     env: {
       PORT: String(PORT),
       REDLOCK_DATA_DIR: process.env.E2E_DATA_DIR,
-      REDLOCK_PORT_BASE: '26381',
-      REDLOCK_SERVER_PORT_BASE: '27381', // fixed ports stay below the ephemeral range (32768+),
+      REDLOCK_PORT_BASE: String(REDIS_PORT_BASE),
+      REDLOCK_SERVER_PORT_BASE: String(REDIS_PORT_BASE + 1_000),
       REDLOCK_PERSISTENCE: 'aof-always',
       REDLOCK_MAX_TTL_MS: '5000',
       REDLOCK_ADMIN_USER: E2E_LOGIN.username,

@@ -1,4 +1,5 @@
 import type { Redis } from 'ioredis';
+import { MARK_CLEAN_SCRIPT } from './scripts';
 
 /**
  * The node epoch sentinel (`<prefix>epoch`, a hash without TTL) tells the lock core whether a node
@@ -16,6 +17,7 @@ export const EPOCH_FIELDS = Object.freeze({
   quarantineUntil: 'quarantineUntil',
   maxTtlMs: 'maxTtlMs',
   origin: 'origin',
+  serverStartedAt: 'serverStartedAt',
 });
 
 export interface EpochSentinel {
@@ -27,10 +29,27 @@ export interface EpochSentinel {
   maxTtlMs: number;
   /** 'clean' (marked), 'quarantine' (written by acquire after a data loss), or free text. */
   origin: string;
+  /** Node clock (ms) at which the redis-server process started, when a quarantine recorded it. */
+  serverStartedAt?: number;
 }
 
 export function epochKey(keyPrefix: string): string {
   return `${keyPrefix}epoch`;
+}
+
+/**
+ * The node's fence register (`<prefix>fence`, a string without TTL): the highest fence confirmed
+ * on this node, or the hybrid-logical-clock floor now(ms) × 1000 written when the node was found
+ * to have lost its data or was marked clean. One key per node, whatever the number of resources.
+ */
+export function fenceKey(keyPrefix: string): string {
+  return `${keyPrefix}fence`;
+}
+
+/** The node's fence register, or 0 when it has none. */
+export async function readFenceRegister(client: Redis, keyPrefix: string): Promise<number> {
+  const raw = await client.get(fenceKey(keyPrefix));
+  return raw === null ? 0 : Number(raw);
 }
 
 /** The node's own clock in ms, from TIME (the same clock the Lua scripts use). */
@@ -39,17 +58,18 @@ export async function nodeTimeMs(client: Redis): Promise<number> {
   return Number(seconds) * 1000 + Math.floor(Number(micros) / 1000);
 }
 
-/** Write a clean sentinel: the node votes normally from now on. Overwrites a running quarantine. */
+/**
+ * Write a clean sentinel: the node votes normally from now on. Overwrites a running quarantine.
+ * In the same atomic step (scripts/mark-clean.lua) the fence register is raised to at least
+ * now(ms) × 1000, since a node that lost its data lost its register too and must not hand out a
+ * fence lower than one already issued (see the hybrid-logical-clock note in lib/redlock/protocol.ts).
+ */
 export async function markNodeClean(client: Redis, options: { keyPrefix: string; maxTtlMs: number; origin?: string }): Promise<EpochSentinel> {
-  const now = await nodeTimeMs(client);
-  const sentinel: EpochSentinel = { createdAt: now, quarantineUntil: now, maxTtlMs: options.maxTtlMs, origin: options.origin ?? 'clean' };
-  await client.hset(epochKey(options.keyPrefix), {
-    [EPOCH_FIELDS.createdAt]: String(sentinel.createdAt),
-    [EPOCH_FIELDS.quarantineUntil]: String(sentinel.quarantineUntil),
-    [EPOCH_FIELDS.maxTtlMs]: String(sentinel.maxTtlMs),
-    [EPOCH_FIELDS.origin]: sentinel.origin,
-  });
-  return sentinel;
+  const origin = options.origin ?? 'clean';
+  const reply = (await client.eval(MARK_CLEAN_SCRIPT.source, 2, epochKey(options.keyPrefix), fenceKey(options.keyPrefix),
+    options.maxTtlMs, origin)) as [number, number];
+  const now = Number(reply[0]);
+  return { createdAt: now, quarantineUntil: now, maxTtlMs: options.maxTtlMs, origin };
 }
 
 /** The sentinel as stored, or null when the node has none (it lost its data, or never had one). */
@@ -65,5 +85,6 @@ export function parseEpoch(raw: Record<string, string> | null | undefined): Epoc
     quarantineUntil: Number(raw[EPOCH_FIELDS.quarantineUntil] ?? 0),
     maxTtlMs: Number(raw[EPOCH_FIELDS.maxTtlMs] ?? 0),
     origin: raw[EPOCH_FIELDS.origin] ?? 'unknown',
+    ...(raw[EPOCH_FIELDS.serverStartedAt] !== undefined ? { serverStartedAt: Number(raw[EPOCH_FIELDS.serverStartedAt]) } : {}),
   };
 }

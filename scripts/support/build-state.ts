@@ -6,6 +6,7 @@ import { join, relative } from 'node:path';
 const SOURCE_DIRS = ['app', 'components', 'lib', 'public'];
 const SOURCE_FILES = ['package-lock.json', 'next.config.ts', 'tsconfig.json', 'postcss.config.mjs'];
 const STAMP = 'redlock-source-hash';
+const distDir = () => process.env.NEXT_DIST_DIR || '.next';
 
 /** A hash of everything `next build` reads, so a stale build is noticed and rebuilt. */
 export function sourceHash(root: string): string {
@@ -24,8 +25,8 @@ export function sourceHash(root: string): string {
 }
 
 export function isBuildCurrent(root: string): boolean {
-  const stamp = join(root, '.next', STAMP);
-  return existsSync(join(root, '.next', 'BUILD_ID')) && existsSync(stamp) && readFileSync(stamp, 'utf8') === sourceHash(root);
+  const stamp = join(root, distDir(), STAMP);
+  return existsSync(join(root, distDir(), 'BUILD_ID')) && existsSync(stamp) && readFileSync(stamp, 'utf8') === sourceHash(root);
 }
 
 /** Run `next build` when there is no build for the current sources. Returns whether it built. */
@@ -35,11 +36,11 @@ export function ensureBuild(root: string, nextBin: string, log: (line: string) =
   const hash = sourceHash(root);
   const result = spawnSync(process.execPath, [nextBin, 'build'], { cwd: root, stdio: 'inherit', env: { ...process.env, NEXT_TELEMETRY_DISABLED: '1' } });
   if (result.status !== 0) throw new Error(`next build failed (exit ${result.status ?? result.signal})`);
-  writeFileSync(join(root, '.next', STAMP), hash);
+  writeFileSync(join(root, distDir(), STAMP), hash);
   return true;
 }
 
 /** Drop the stamp so the next ensureBuild() builds again. */
 export function forgetBuild(root: string): void {
-  rmSync(join(root, '.next', STAMP), { force: true });
+  rmSync(join(root, distDir(), STAMP), { force: true });
 }

@@ -1,0 +1,58 @@
+import type { Vote } from './votes';
+
+/**
+ * Failures of the lock core. One class per failure, each with a literal `name` (stable across
+ * bundlers, usable in `switch (err.name)` and by the console's error mapper), all carrying the
+ * per-node votes of the round that decided the failure (empty when no node was asked).
+ */
+export abstract class RedlockError extends Error {
+  abstract override readonly name: 'LockContendedError' | 'QuorumUnavailableError' | 'LockExpiredError' | 'InvalidArgumentError';
+  /** Per-node votes of the deciding round. */
+  readonly votes: readonly Vote[];
+  /** The resources of the request, when known. */
+  readonly resources: readonly string[];
+
+  constructor(message: string, votes: readonly Vote[] = [], resources: readonly string[] = [], options?: ErrorOptions) {
+    super(message, options);
+    this.votes = votes;
+    this.resources = resources;
+  }
+}
+
+/** Someone else holds the lock: enough nodes answered that the holders' keys block a quorum. */
+export class LockContendedError extends RedlockError {
+  override readonly name = 'LockContendedError' as const;
+}
+
+/**
+ * Not enough nodes could vote: they timed out, failed, or are quarantined after losing their data
+ * (a `quarantined` vote carries `quarantineUntil`). Retrying later may succeed.
+ */
+export class QuorumUnavailableError extends RedlockError {
+  override readonly name = 'QuorumUnavailableError' as const;
+}
+
+/**
+ * Validity ran out: an acquire reached its quorum too late (elapsed + drift ≥ ttl), or an extend
+ * was asked for a lock whose validity had already run out, ran out while extending, or whose keys
+ * are gone from enough nodes that it can no longer be held.
+ */
+export class LockExpiredError extends RedlockError {
+  override readonly name = 'LockExpiredError' as const;
+}
+
+/** A bad argument or setting, refused before any Redis traffic. */
+export class InvalidArgumentError extends RedlockError {
+  override readonly name = 'InvalidArgumentError' as const;
+  /** The name of the offending argument or setting. */
+  readonly argument: string;
+
+  constructor(argument: string, message: string) {
+    super(`${argument}: ${message}`);
+    this.argument = argument;
+  }
+}
+
+export function isRedlockError(err: unknown): err is RedlockError {
+  return err instanceof RedlockError;
+}

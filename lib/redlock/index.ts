@@ -1,0 +1,31 @@
+/**
+ * The lock core: Redlock over N independent Redis masters, with fencing tokens, data-loss
+ * quarantine, holder metadata, automatic extension and waiter wake-up. Framework-free.
+ */
+export { Redlock, type AcquireOptions } from './redlock';
+export { Lock, type ReleaseResult, type ExtendResult } from './lock';
+export { DEFAULT_SETTINGS, resolveSettings, type RedlockSettings } from './settings';
+export {
+  RedlockError,
+  LockContendedError,
+  QuorumUnavailableError,
+  LockExpiredError,
+  InvalidArgumentError,
+  isRedlockError,
+} from './errors';
+export type { Vote, VoteReason } from './votes';
+export type { RedlockEvents, NodeErrorEvent, QuarantineEvent, LockLostEvent, OperationEvent } from './events';
+export { quorumSize, blockingSize, driftMs, validityMs, validityHorizonMs, jitteredDelayMs } from './quorum';
+export { LIMITS, RESERVED_METADATA } from './validate';
+export { nodeLabel } from './node';
+export {
+  EPOCH_FIELDS,
+  epochKey,
+  fenceKey,
+  markNodeClean,
+  nodeTimeMs,
+  parseEpoch,
+  readEpoch,
+  readFenceRegister,
+  type EpochSentinel,
+} from './epoch';

@@ -1,0 +1,230 @@
+import { Command, Redis, type RedisOptions } from 'ioredis';
+import { InvalidArgumentError } from './errors';
+import { ALL_SCRIPTS, type LuaScript } from './scripts';
+
+/**
+ * One script invocation, serialized to RESP once and sent as the same bytes to every node (the
+ * hot path would otherwise build and encode the same 20-odd arguments N times over).
+ */
+export class ScriptCall {
+  readonly script: LuaScript;
+  /** `$<len>\r\n<numKeys>\r\n` then each key and argument as a bulk string. */
+  private readonly body: string;
+  private readonly count: number;
+  private evalsha: Buffer | null = null;
+
+  /** `args`: the `numKeys` keys, then ARGV. */
+  constructor(script: LuaScript, numKeys: number, args: readonly (string | number)[]) {
+    this.script = script;
+    let body = bulk(String(numKeys));
+    for (let i = 0; i < args.length; i++) body += bulk(String(args[i]));
+    this.body = body;
+    this.count = args.length + 3;
+  }
+
+  /** EVALSHA <sha> …, built on first use and shared. */
+  evalshaPayload(): Buffer {
+    return (this.evalsha ??= Buffer.from(`*${this.count}\r\n$7\r\nEVALSHA\r\n$40\r\n${this.script.sha}\r\n${this.body}`, 'utf8'));
+  }
+
+  /** EVAL <source> …, for the NOSCRIPT fall back. */
+  evalPayload(): Buffer {
+    return Buffer.from(`*${this.count}\r\n$4\r\nEVAL\r\n${bulk(this.script.source)}${this.body}`, 'utf8');
+  }
+}
+
+function bulk(value: string): string {
+  return `$${Buffer.byteLength(value, 'utf8')}\r\n${value}\r\n`;
+}
+
+/** An ioredis command whose RESP bytes are prebuilt (ioredis matches its reply as usual). */
+class PayloadCommand extends Command {
+  private readonly payload: Buffer;
+
+  constructor(name: string, payload: Buffer) {
+    super(name, [], { replyEncoding: 'utf8' });
+    this.payload = payload;
+  }
+
+  override toWritable(): Buffer {
+    return this.payload;
+  }
+}
+
+/**
+ * Options of the connections the lock core opens itself (nodes given as URLs). No offline queue
+ * and no resending: a command to a node that is down fails at once (the node votes `error`, and a
+ * round that can no longer reach its quorum is decided without waiting), and nothing piles up
+ * behind a dead connection. Auto-pipelining batches the commands of one tick into one write.
+ */
+export const OWNED_CLIENT_OPTIONS: Readonly<RedisOptions> = Object.freeze({
+  enableOfflineQueue: false,
+  maxRetriesPerRequest: 0,
+  autoResendUnfulfilledCommands: false,
+  enableAutoPipelining: true,
+  connectTimeout: 2_000,
+  retryStrategy: (times: number) => Math.min(25 * 2 ** Math.min(times, 5), 500),
+});
+
+/** Options of the pub/sub connections that wake waiters (a SUBSCRIBE may wait for the connection). */
+export const SUBSCRIBER_OPTIONS: Readonly<RedisOptions> = Object.freeze({
+  enableOfflineQueue: true,
+  autoResubscribe: true,
+  maxRetriesPerRequest: 1,
+  enableAutoPipelining: false,
+  connectTimeout: 2_000,
+  retryStrategy: (times: number) => Math.min(25 * 2 ** Math.min(times, 5), 500),
+});
+
+export class NodeBacklogError extends Error {
+  override readonly name = 'NodeBacklogError' as const;
+}
+
+/** `host:port` of a node, without credentials. */
+export function nodeLabel(target: string | Redis): string {
+  if (typeof target === 'string') {
+    let url: URL;
+    try {
+      url = new URL(target);
+    } catch {
+      throw new InvalidArgumentError('nodes', 'each node must be a redis:// or rediss:// URL or an ioredis client');
+    }
+    if (url.protocol !== 'redis:' && url.protocol !== 'rediss:') {
+      throw new InvalidArgumentError('nodes', `each node URL must start with redis:// or rediss://, got ${url.protocol}//`);
+    }
+    return `${url.hostname || '127.0.0.1'}:${url.port || '6379'}`;
+  }
+  const options = target.options;
+  if (options.path) return options.path;
+  return `${options.host ?? '127.0.0.1'}:${options.port ?? 6379}`;
+}
+
+function isNoScript(err: unknown): boolean {
+  return err instanceof Error && err.message.startsWith('NOSCRIPT');
+}
+
+/**
+ * One Redis master as the lock core sees it: its client, a label, and a bound on the commands in
+ * flight. Scripts run by their precomputed SHA (EVALSHA) with a fall back to EVAL on NOSCRIPT.
+ */
+export class LockNode {
+  readonly index: number;
+  readonly label: string;
+  readonly client: Redis;
+  /** True when the lock core created the client (and so closes it). */
+  readonly owned: boolean;
+  /** Commands sent and not yet answered. */
+  pending = 0;
+  private batch: Command[] = [];
+  private readonly maxPending: number;
+  private readonly url: string | null;
+  /** Until the first connection attempt of an owned client settles: commands wait for it. */
+  private booting: Promise<void> | null = null;
+  private readonly onScriptReply = (reply: unknown): unknown => {
+    this.pending--;
+    return reply;
+  };
+  private readonly onScriptError = (err: unknown): never => {
+    this.pending--;
+    throw err;
+  };
+
+  constructor(index: number, target: string | Redis, maxPending: number, onConnectionError: (node: LockNode, err: Error) => void) {
+    this.index = index;
+    this.label = nodeLabel(target);
+    this.maxPending = maxPending;
+    if (typeof target === 'string') {
+      this.url = target;
+      this.owned = true;
+      this.client = new Redis(target, { ...OWNED_CLIENT_OPTIONS });
+      this.client.on('error', (err: Error) => onConnectionError(this, err));
+      // Load the scripts on every (re)connection, before any EVALSHA of ours: NOSCRIPT becomes
+      // rare (a SCRIPT FLUSH), and the EVAL fallback keeps working when it happens.
+      this.client.on('ready', () => {
+        for (const script of ALL_SCRIPTS) this.client.script('LOAD', script.source).catch(() => undefined);
+      });
+      this.booting = new Promise<void>((resolve) => {
+        const settle = () => {
+          this.client.off('ready', settle).off('error', settle).off('end', settle);
+          this.booting = null;
+          resolve();
+        };
+        this.client.on('ready', settle).on('error', settle).on('end', settle);
+      });
+    } else {
+      this.url = null;
+      this.owned = false;
+      this.client = target;
+    }
+  }
+
+  /**
+   * Run a script on this node. Rejects at once when too many commands are in flight here (a
+   * partitioned node must not accumulate commands without bound); the caller's round deadline
+   * bounds the wait otherwise.
+   */
+  run(call: ScriptCall): Promise<unknown> {
+    if (this.pending >= this.maxPending) {
+      return Promise.reject(new NodeBacklogError(`${this.pending} commands in flight on ${this.label}`));
+    }
+    if (this.booting) return this.booting.then(() => this.send(call));
+    return this.send(call);
+  }
+
+  private send(call: ScriptCall): Promise<unknown> {
+    this.pending++;
+    const command = new PayloadCommand('evalsha', call.evalshaPayload());
+    this.enqueue(command);
+    return command.promise.then(this.onScriptReply, (err: unknown) => {
+      if (!isNoScript(err)) return this.onScriptError(err);
+      // The script cache is empty (restart, SCRIPT FLUSH): send the source. Ordering note: the
+      // commands sent after the EVALSHA on this connection also fail with NOSCRIPT and fall back
+      // in reply order, so a token's acquire still lands before its release.
+      const fallback = new PayloadCommand('eval', call.evalPayload());
+      this.enqueue(fallback);
+      return fallback.promise.then(this.onScriptReply, this.onScriptError);
+    });
+  }
+
+  /**
+   * Commands issued during one turn of the event loop (e.g. every continuation of the replies
+   * read in one poll phase) are written together, corked into one write: what auto-pipelining
+   * does, without a Pipeline object per batch. Fewer, larger writes save syscalls on both sides.
+   */
+  private enqueue(command: Command): void {
+    this.batch.push(command);
+    if (this.batch.length === 1) setImmediate(this.flush);
+  }
+
+  private readonly flush = (): void => {
+    const batch = this.batch;
+    this.batch = [];
+    const client = this.client;
+    const stream = client.status === 'ready' ? client.stream : undefined;
+    stream?.cork();
+    for (let i = 0; i < batch.length; i++) client.sendCommand(batch[i]!);
+    stream?.uncork();
+  };
+
+  /** Resolves once the first connection attempt of an owned client has settled. */
+  whenBooted(): Promise<void> {
+    return this.booting ?? Promise.resolve();
+  }
+
+  /** A new connection for pub/sub, owned by the caller. */
+  createSubscriber(): Redis {
+    return this.url !== null ? new Redis(this.url, { ...SUBSCRIBER_OPTIONS }) : this.client.duplicate({ ...SUBSCRIBER_OPTIONS });
+  }
+
+  /** Close the client if the lock core opened it. */
+  async close(): Promise<void> {
+    if (!this.owned) return;
+    const client = this.client;
+    if (client.status === 'end') return;
+    await Promise.race([
+      client.quit().catch(() => undefined),
+      new Promise((resolve) => setTimeout(resolve, 250).unref()),
+    ]);
+    client.disconnect();
+  }
+}

@@ -1,0 +1,284 @@
+/**
+ * The Redlock rounds: acquire (+ fence confirmation), extend and release, over every node in
+ * parallel. Framework-free and stateless: a Redlock supplies the context.
+ *
+ * Safety, in one place:
+ * - Mutual exclusion. A grant needs SET NX on a quorum ⌊N/2⌋+1 of the configured N, within a
+ *   validity window: ttl − elapsed − drift, elapsed measured on the monotonic clock from before the
+ *   first command was sent. Every key we set lives at least until t0 + ttl on its node (minus clock
+ *   drift), so for the whole validity a quorum holds our key, and any other quorum shares a node
+ *   with it, whose SET NX fails. Deciding early (at the quorum-th vote for, or once a quorum is out
+ *   of reach) changes nothing: the votes counted are real grants, and the unanswered nodes are
+ *   cleaned up like the rest. A failed attempt releases on every node, the ones that voted against
+ *   or never answered included (their SET may have landed or may still land: commands on one
+ *   connection run in order, so our release there runs after our SET). Release and extend are
+ *   compare-and-delete/-pexpire of our token, so they can never touch a newer holder's key.
+ * - Fence monotonicity: see confirmFence().
+ * - Quarantine: see scripts/acquire.lua. A node that lost its data votes against for maxTtlMs
+ *   after the loss was found, i.e. until every lock it had granted has expired, so it cannot
+ *   help a second client to a quorum while the first still holds the lock.
+ */
+import { InvalidArgumentError, LockContendedError, LockExpiredError, QuorumUnavailableError, type RedlockError } from './errors';
+import type { ReleaseResult } from './lock';
+import { ScriptCall, type LockNode } from './node';
+import { blockingSize, validityHorizonMs, validityMs } from './quorum';
+import { Round, type ErrorSink } from './round';
+import { ACQUIRE_SCRIPT, EXTEND_SCRIPT, FENCE_SCRIPT, RELEASE_SCRIPT } from './scripts';
+import type { RedlockSettings } from './settings';
+import { newToken } from './token';
+import { countReason, summarizeVotes, type Vote } from './votes';
+
+export interface ProtocolContext {
+  readonly nodes: readonly LockNode[];
+  readonly quorum: number;
+  readonly settings: Readonly<RedlockSettings>;
+  /** `<prefix>released` */
+  readonly channel: string;
+  readonly onNodeError: ErrorSink;
+  onQuarantine(node: LockNode, until: number, discovered: boolean): void;
+}
+
+/** One acquire() call, validated; reused by its attempts. */
+export interface AcquireRequest {
+  readonly resources: readonly string[];
+  readonly ttlMs: number;
+  readonly fenced: boolean;
+  /** [epoch, fence, lock keys…, meta keys…] */
+  readonly keys: readonly string[];
+  /** Holder metadata field/value pairs, without acquiredAt. */
+  readonly metadata: readonly string[];
+}
+
+export type AttemptOutcome =
+  | { ok: true; token: string; fence: number | null; validUntil: number; expiresAt: number; votes: readonly Vote[] }
+  /** `split`: the nodes that refused are held by different tokens, e.g. waiters that collided. */
+  | { ok: false; error: RedlockError; split: boolean };
+
+/** One acquire attempt: a fresh token, one script call per node, an optional fence round. */
+export async function attemptAcquire(ctx: ProtocolContext, req: AcquireRequest): Promise<AttemptOutcome> {
+  const { nodes, quorum, settings } = ctx;
+  const t0 = performance.now();
+  const wall0 = Date.now();
+  const token = newToken();
+  const { ttlMs, keys, metadata } = req;
+  // No success is possible once elapsed reaches ttl − drift: stop waiting there.
+  const horizon = validityHorizonMs(ttlMs, settings.driftFactor);
+  const timeout = Math.min(settings.nodeTimeoutMs, horizon);
+
+  const args: (string | number)[] = keys.slice();
+  args.push(token, ttlMs, settings.quarantine ? '1' : '0', settings.maxTtlMs, req.fenced ? '1' : '0');
+  for (let i = 0; i < metadata.length; i++) args.push(metadata[i]!);
+  args.push('acquiredAt', wall0);
+
+  const round = new Round(nodes, quorum, false, timeout, (r, i, reply) => onAcquireReply(ctx, r, i, reply), ctx.onNodeError);
+  const call = new ScriptCall(ACQUIRE_SCRIPT, keys.length, args);
+  for (let i = 0; i < nodes.length; i++) round.send(i, nodes[i]!.run(call));
+  await round.done;
+
+  let votes: readonly Vote[] = round.votes;
+  let fence: number | null = null;
+  let expired = round.timedOut && horizon <= settings.nodeTimeoutMs;
+  if (round.forCount >= quorum) {
+    if (req.fenced) {
+      const confirmed = await confirmFence(ctx, req, token, round, horizon - (performance.now() - t0));
+      votes = confirmed.votes;
+      fence = confirmed.ok ? confirmed.fence : null;
+      if (!confirmed.ok) expired = confirmed.expired;
+    }
+    const validity = validityMs(ttlMs, performance.now() - t0, settings.driftFactor);
+    if ((!req.fenced || fence !== null) && validity > 0) {
+      const drift = ttlMs * settings.driftFactor + 2;
+      // The grant reports the acquire round's votes (who granted, who was held or quarantined).
+      return { ok: true, token, fence, validUntil: t0 + ttlMs - drift, expiresAt: wall0 + ttlMs - drift, votes: round.votes };
+    }
+    if (validity <= 0) expired = true;
+  }
+
+  // Failed: release everywhere (voters, refusers and the silent alike) before any retry.
+  releaseEverywhere(ctx, keys.slice(2), token, req.resources);
+  return { ok: false, error: acquireError(nodes.length, req.resources, votes, expired), split: isSplit(round) };
+}
+
+/** Were the contended votes of a round held by more than one token (a split vote, not one holder)? */
+function isSplit(round: Round): boolean {
+  const holders = round.holders;
+  if (!holders) return false;
+  let first: string | undefined;
+  for (const holder of holders) {
+    if (holder === undefined) continue;
+    if (first === undefined) first = holder;
+    else if (holder !== first) return true;
+  }
+  return false;
+}
+
+function onAcquireReply(ctx: ProtocolContext, round: Round, i: number, reply: unknown): void {
+  const r = reply as [number, number, (number | string)?];
+  switch (Array.isArray(r) ? r[0] : -1) {
+    case 1:
+      round.accept(i, Number(r[1]));
+      return;
+    case 0:
+      if (!round.decided) (round.holders ??= new Array<string | undefined>(round.nodes.length))[i] = String(r[2]);
+      round.reject(i, 'contended');
+      return;
+    case 2:
+      ctx.onQuarantine(round.nodes[i]!, Number(r[1]), r[2] === 1);
+      round.reject(i, 'quarantined', undefined, Number(r[1]));
+      return;
+    default:
+      round.reject(i, 'error', `unexpected reply ${JSON.stringify(reply)}`);
+  }
+}
+
+/**
+ * Fence round. fence = max(fence registers of the nodes that voted for) + 1; then on those nodes,
+ * atomically: if every lock key still holds our token, register = max(register, fence). A quorum
+ * must confirm.
+ *
+ * Why fences strictly increase in grant order (for each resource): let lock A get fence F with
+ * confirmations on a quorum C, and lock B be granted after A. B's voters V form a quorum, so they
+ * share a node x with C. On x, A's confirmation ran while A's key was there, and B's SET NX ran
+ * when no key was there; A's key cannot come back (tokens are set once), so B's SET ran after A's
+ * confirmation, when x's register was already ≥ F. Registers never decrease, hence B's fence ≥
+ * register(x) + 1 > F. (If B's SET on x had run before A's SET there, B's key on x would have been
+ * gone before A was even granted, so B's lease, which ends before any of its keys expires, would
+ * have ended before A's: B would precede A.) Using only the registers of the voters counted at the
+ * early decision is enough: they alone form a quorum.
+ *
+ * What breaks this is a register that goes back: a node that lost its data. acquire.lua reseeds
+ * the register of such a node to now(ms) × 1000 when it finds the loss (and its quarantine keeps
+ * it out of every quorum for maxTtlMs), which exceeds every fence issued before, provided the
+ * cluster issues fewer than 1,000 fenced grants per ms and node clocks agree within the time
+ * between two data losses: the hybrid-logical-clock assumption, stated here and in the README.
+ */
+async function confirmFence(ctx: ProtocolContext, req: AcquireRequest, token: string, voted: Round, remainingMs: number):
+  Promise<{ ok: true; fence: number; votes: readonly Vote[] } | { ok: false; expired: boolean; votes: readonly Vote[] }> {
+  const { nodes, quorum, settings } = ctx;
+  let max = 0;
+  for (let i = 0; i < nodes.length; i++) if (voted.votes[i]!.vote === 'for' && voted.values[i]! > max) max = voted.values[i]!;
+  const fence = max + 1;
+  if (remainingMs <= 0) return { ok: false, expired: true, votes: voted.votes };
+  const keys = req.keys.slice(1); // [fence, lock keys…, meta keys…]
+  const args = keys.slice();
+  args.push(token, String(fence));
+  const timeout = Math.min(settings.nodeTimeoutMs, remainingMs);
+  const round = new Round(nodes, quorum, false, timeout, onConfirmReply, ctx.onNodeError);
+  for (let i = 0; i < nodes.length; i++) if (voted.votes[i]!.vote !== 'for') round.skip(i);
+  const call = new ScriptCall(FENCE_SCRIPT, keys.length, args);
+  for (let i = 0; i < nodes.length; i++) if (voted.votes[i]!.vote === 'for') round.send(i, nodes[i]!.run(call));
+  await round.done;
+  if (round.forCount >= quorum) return { ok: true, fence, votes: round.votes };
+  return { ok: false, expired: round.timedOut && remainingMs <= settings.nodeTimeoutMs, votes: round.votes };
+}
+
+function onConfirmReply(round: Round, i: number, reply: unknown): void {
+  if (reply === 1) round.accept(i);
+  else round.reject(i, 'lost');
+}
+
+/**
+ * Classify a failed attempt. Validity ran out → LockExpiredError. Enough nodes hold someone else's
+ * key that no quorum is possible even if every silent node had voted for → LockContendedError.
+ * Otherwise the missing votes (timeouts, errors, quarantines) are to blame → QuorumUnavailableError.
+ */
+export function acquireError(nodeCount: number, resources: readonly string[], votes: readonly Vote[], expired: boolean): RedlockError {
+  const summary = summarizeVotes(votes);
+  const what = resources.length === 1 ? JSON.stringify(resources[0]) : `${resources.length} resources`;
+  if (expired) return new LockExpiredError(`acquire ${what}: validity ran out before a quorum was confirmed (${summary})`, votes, resources);
+  if (countReason(votes, 'contended') >= blockingSize(nodeCount)) {
+    return new LockContendedError(`acquire ${what}: held by another client (${summary})`, votes, resources);
+  }
+  return new QuorumUnavailableError(`acquire ${what}: too few nodes could vote (${summary})`, votes, resources);
+}
+
+/**
+ * Send the release script to every node and do not wait: the cleanup of a failed attempt. It
+ * publishes nothing: the keys of a failed attempt are not a release anyone waits for, and waking
+ * the waiters that collided with us would only make them collide again (a split-vote livelock);
+ * they retry after their jittered delay instead.
+ */
+export function releaseEverywhere(ctx: ProtocolContext, lockKeys: readonly string[], token: string, resources: readonly string[]): void {
+  const call = new ScriptCall(RELEASE_SCRIPT, lockKeys.length, releaseArgs(lockKeys, token, '', resources));
+  for (const node of ctx.nodes) {
+    node.run(call).catch((err: unknown) => ctx.onNodeError(node, err instanceof Error ? err : new Error(String(err))));
+  }
+}
+
+function releaseArgs(lockKeys: readonly string[], token: string, channel: string, resources: readonly string[]): string[] {
+  const args = lockKeys.slice();
+  args.push(token, channel);
+  for (const r of resources) args.push(r);
+  return args;
+}
+
+/** Compare-and-delete on every node, waiting for each (up to nodeTimeoutMs) for a per-node result. */
+export async function releaseKeys(ctx: ProtocolContext, resources: readonly string[], lockKeys: readonly string[], token: string): Promise<ReleaseResult> {
+  const { nodes, settings } = ctx;
+  const t0 = performance.now();
+  const call = new ScriptCall(RELEASE_SCRIPT, lockKeys.length, releaseArgs(lockKeys, token, ctx.channel, resources));
+  const round = new Round(nodes, nodes.length, true, settings.nodeTimeoutMs, onReleaseReply, ctx.onNodeError);
+  for (let i = 0; i < nodes.length; i++) round.send(i, nodes[i]!.run(call));
+  await round.done;
+  let complete = true;
+  for (const v of round.votes) if (v.reason !== 'ok' && v.reason !== 'not-held') complete = false;
+  return { resources, token, votes: round.votes, deleted: round.forCount, complete, durationMs: performance.now() - t0 };
+}
+
+function onReleaseReply(round: Round, i: number, reply: unknown): void {
+  const deleted = Number(reply);
+  if (deleted > 0) round.accept(i, deleted);
+  else round.reject(i, 'not-held');
+}
+
+export type ExtendOutcome =
+  | { ok: true; validUntil: number; expiresAt: number; votes: readonly Vote[]; durationMs: number }
+  | { ok: false; error: RedlockError };
+
+/**
+ * Compare-and-pexpire on every node; success needs a quorum, within the current validity when
+ * one is known (`validUntil`, monotonic ms), and a positive new validity counted from this
+ * extend's own start. PEXPIRE GT never shortens a key, so a failed extend leaves the old validity
+ * intact; and a quorum that still holds our token has held it without a gap (a token is only
+ * ever set once), so no one else can have been granted the lock meanwhile.
+ */
+export async function extendKeys(ctx: ProtocolContext, resources: readonly string[], lockKeys: readonly string[], token: string, ttlMs: number,
+  validUntil: number | null): Promise<ExtendOutcome> {
+  const { nodes, quorum, settings } = ctx;
+  const t0 = performance.now();
+  const wall0 = Date.now();
+  const what = resources.length === 1 ? JSON.stringify(resources[0]) : `${resources.length} resources`;
+  if (validUntil !== null && validUntil <= t0) {
+    return { ok: false, error: new LockExpiredError(`extend ${what}: the lock's validity has run out`, [], resources) };
+  }
+  const horizon = validityHorizonMs(ttlMs, settings.driftFactor);
+  if (horizon <= 0) return { ok: false, error: new InvalidArgumentError('ttlMs', `is too short to leave any validity after drift, got ${ttlMs}`) };
+  const limit = validUntil === null ? horizon : Math.min(horizon, validUntil - t0);
+  const timeout = Math.min(settings.nodeTimeoutMs, limit);
+  const round = new Round(nodes, quorum, false, timeout, onExtendReply, ctx.onNodeError);
+  const args: (string | number)[] = lockKeys.slice();
+  args.push(token, ttlMs);
+  const call = new ScriptCall(EXTEND_SCRIPT, lockKeys.length, args);
+  for (let i = 0; i < nodes.length; i++) round.send(i, nodes[i]!.run(call));
+  await round.done;
+  const now = performance.now();
+  const validity = validityMs(ttlMs, now - t0, settings.driftFactor);
+  const late = validUntil !== null && now >= validUntil;
+  const summary = summarizeVotes(round.votes);
+  if (round.forCount >= quorum && validity > 0 && !late) {
+    const drift = ttlMs * settings.driftFactor + 2;
+    return { ok: true, validUntil: t0 + ttlMs - drift, expiresAt: wall0 + ttlMs - drift, votes: round.votes, durationMs: now - t0 };
+  }
+  if (late || validity <= 0 || (round.timedOut && limit <= settings.nodeTimeoutMs)) {
+    return { ok: false, error: new LockExpiredError(`extend ${what}: validity ran out before a quorum extended it (${summary})`, round.votes, resources) };
+  }
+  if (countReason(round.votes, 'lost') >= blockingSize(nodes.length)) {
+    return { ok: false, error: new LockExpiredError(`extend ${what}: the lock is no longer held on enough nodes (${summary})`, round.votes, resources) };
+  }
+  return { ok: false, error: new QuorumUnavailableError(`extend ${what}: too few nodes could vote (${summary})`, round.votes, resources) };
+}
+
+function onExtendReply(round: Round, i: number, reply: unknown): void {
+  if (reply === 1) round.accept(i);
+  else round.reject(i, 'lost');
+}

@@ -1,0 +1,307 @@
+import { EventEmitter } from 'node:events';
+import type { Redis } from 'ioredis';
+import { epochKey, fenceKey, markNodeClean } from './epoch';
+import { InvalidArgumentError, LockExpiredError, QuorumUnavailableError, type RedlockError } from './errors';
+import type { OperationEvent, RedlockEvents } from './events';
+import { Lock, type ExtendResult, type LockController, type LockState, type ReleaseResult } from './lock';
+import { LockNode, nodeLabel } from './node';
+import { attemptAcquire, extendKeys, releaseKeys, type ProtocolContext } from './protocol';
+import { jitteredDelayMs, quorumSize } from './quorum';
+import { checkLeaseTtl, lockKeysOf, prepareAcquire } from './request';
+import { checkDelay, checkRetryCount, describe, resolveSettings, type RedlockSettings } from './settings';
+import { runUsing } from './using';
+import { checkResources, checkToken } from './validate';
+import type { Vote } from './votes';
+import { ReleaseWaiters, type Waiter } from './waiters';
+
+/** Options of one acquire() / using(). */
+export interface AcquireOptions {
+  /** Issue a fencing token (a second, confirming round). @default true */
+  fenced?: boolean;
+  /** Overrides settings.retryCount for this call. */
+  retryCount?: number;
+  /** Overrides settings.retryDelayMs for this call. */
+  retryDelayMs?: number;
+  /** Overrides settings.retryJitterMs for this call. */
+  retryJitterMs?: number;
+  /** Cancels waiting: the acquire rejects with `signal.reason` (an AbortError by default). */
+  signal?: AbortSignal;
+  /** Holder metadata stored beside the lock (≤ 16 string fields of ≤ 256 characters). */
+  metadata?: Record<string, string>;
+}
+
+/**
+ * Redlock over N independent Redis masters, with fencing tokens, data-loss quarantine, holder
+ * metadata, automatic extension (using) and waiter wake-up on release. See lib/redlock/protocol.ts
+ * for the protocol and its safety arguments, and ARCHITECTURE.md for the key layout.
+ */
+export class Redlock extends EventEmitter<RedlockEvents> implements LockController {
+  readonly settings: Readonly<RedlockSettings>;
+  /** The configured N (quorums count against it, whatever answers). */
+  readonly nodeCount: number;
+  /** ⌊N/2⌋+1 */
+  readonly quorum: number;
+  /** host:port of each node, in order (no credentials). */
+  readonly nodeLabels: readonly string[];
+  private readonly nodes: readonly LockNode[];
+  private readonly ctx: ProtocolContext;
+  private readonly waiters: ReleaseWaiters;
+  private readonly lockPrefix: string;
+  private readonly metaPrefix: string;
+  private readonly quarantineSeen: number[];
+  /** The mutable state of each lock this Redlock granted. */
+  private readonly states = new WeakMap<Lock, LockState>();
+  private closed = false;
+
+  constructor(nodes: Array<string | Redis>, settings: Partial<RedlockSettings> = {}) {
+    super();
+    this.settings = resolveSettings(settings);
+    if (!Array.isArray(nodes) || nodes.length === 0) throw new InvalidArgumentError('nodes', 'at least one node is needed');
+    if (nodes.length > 64) throw new InvalidArgumentError('nodes', `at most 64 nodes, got ${nodes.length}`);
+    for (const target of nodes) {
+      if (typeof target !== 'string' && (typeof target !== 'object' || target === null || typeof (target as Redis).evalsha !== 'function')) {
+        throw new InvalidArgumentError('nodes', `each node must be a redis:// URL or an ioredis client, got ${describe(target)}`);
+      }
+    }
+    if (new Set(nodes).size !== nodes.length) throw new InvalidArgumentError('nodes', 'the same client is listed twice');
+    // Labels are checked (URLs parsed, duplicates refused) before any connection is opened.
+    const labels = nodes.map(nodeLabel);
+    if (new Set(labels).size !== labels.length) {
+      // Counting one server twice would let a minority pass for a quorum.
+      throw new InvalidArgumentError('nodes', `a node is listed twice (${labels.join(', ')})`);
+    }
+    const onNodeError = (node: LockNode, error: Error) => this.emit('node-error', { node: node.index, label: node.label, error });
+    const created = nodes.map((target, i) => new LockNode(i, target, this.settings.maxPendingPerNode, onNodeError));
+    this.nodes = created;
+    this.nodeLabels = Object.freeze(labels);
+    this.nodeCount = created.length;
+    this.quorum = quorumSize(created.length);
+    this.quarantineSeen = new Array<number>(created.length).fill(0);
+    const prefix = this.settings.keyPrefix;
+    this.lockPrefix = `${prefix}lock:`;
+    this.metaPrefix = `${prefix}meta:`;
+    this.ctx = {
+      nodes: created,
+      quorum: this.quorum,
+      settings: this.settings,
+      channel: `${prefix}released`,
+      onNodeError,
+      onQuarantine: (node, until, discovered) => {
+        if (this.quarantineSeen[node.index] === until && !discovered) return;
+        this.quarantineSeen[node.index] = until;
+        this.emit('quarantine', { node: node.index, label: node.label, until, discovered });
+      },
+    };
+    this.waiters = new ReleaseWaiters(created, this.ctx.channel, this.settings.subscriberLingerMs, onNodeError);
+  }
+
+  /** The key of `resource`'s lock: `<prefix>lock:<resource>`. */
+  lockKey(resource: string): string {
+    return this.lockPrefix + resource;
+  }
+
+  /** The key of `resource`'s holder metadata: `<prefix>meta:<resource>`. */
+  metaKey(resource: string): string {
+    return this.metaPrefix + resource;
+  }
+
+  /**
+   * Acquire `resources` (all or nothing) for `ttlMs`. Rejects with InvalidArgumentError before any
+   * traffic on bad input; after the retries with the last attempt's LockContendedError,
+   * QuorumUnavailableError or LockExpiredError; or with `options.signal.reason` when aborted.
+   */
+  async acquire(resources: string | string[], ttlMs: number, options: AcquireOptions = {}): Promise<Lock> {
+    const started = performance.now();
+    const req = prepareAcquire(this.settings, resources, ttlMs, options);
+    const retryCount = options.retryCount === undefined ? this.settings.retryCount : checkRetryCount('retryCount', options.retryCount);
+    const retryDelayMs = options.retryDelayMs === undefined ? this.settings.retryDelayMs : checkDelay('retryDelayMs', options.retryDelayMs);
+    const retryJitterMs = options.retryJitterMs === undefined ? this.settings.retryJitterMs : checkDelay('retryJitterMs', options.retryJitterMs);
+    const signal = options.signal;
+    if (signal !== undefined && !(signal instanceof AbortSignal)) throw new InvalidArgumentError('signal', 'must be an AbortSignal');
+    if (signal?.aborted) throw signal.reason;
+    if (this.closed) throw this.closedError(req.resources);
+
+    let attempts = 0;
+    let retriesLeft = retryCount;
+    let sleepLeft = 0;
+    let waiter: Waiter | null = null;
+    let lastError: RedlockError | null = null;
+    try {
+      for (;;) {
+        const seen = this.waiters.seq;
+        const attemptStart = performance.now();
+        const outcome = await attemptAcquire(this.ctx, req);
+        attempts++;
+        if (outcome.ok) {
+          const state: LockState = { validUntil: outcome.validUntil, expiresAt: outcome.expiresAt, extensions: 0, released: false };
+          const lock = new Lock(this, req.resources, outcome.token, outcome.fence, outcome.votes, req.keys.slice(2), state);
+          this.states.set(lock, state);
+          if (signal?.aborted) {
+            // Granted after the caller gave up: hand it back at once.
+            await this.releaseLock(lock);
+            throw signal.reason;
+          }
+          if (this.listenerCount('acquire') > 0) this.emitOutcome('acquire', req.resources, true, started, outcome.votes, outcome.fence, attempts);
+          return lock;
+        }
+        lastError = outcome.error;
+        if (signal?.aborted) throw signal.reason;
+        if (retryCount === 0 || this.closed) break;
+        waiter ??= this.waiters.register(req.resources, seen);
+        // A release was published while the attempt was under way: retry at once (free of charge).
+        if (waiter.takeAgain()) continue;
+        if (sleepLeft <= 0) {
+          if (retriesLeft === 0) break;
+          retriesLeft--;
+          sleepLeft = jitteredDelayMs(retryDelayMs, retryJitterMs);
+        }
+        // A split vote (the refusing nodes are held by different tokens: waiters that collided,
+        // with nobody holding a quorum) will not be ended by a release: back off briefly at random,
+        // about one attempt long, instead of sleeping out the whole delay.
+        const sleepStart = performance.now();
+        const nap = outcome.split ? Math.min(sleepLeft, 1 + Math.random() * Math.min(50, 2 * (sleepStart - attemptStart))) : sleepLeft;
+        const woken = await waiter.sleep(nap, signal);
+        // Woken early or napping: keep the rest of the delay for later, so the total wait stays
+        // bounded by the retry budget however many releases wake us. (A timer may fire a little
+        // before `nap` has passed on the monotonic clock: a full sleep uses up the delay.)
+        sleepLeft = !woken && nap === sleepLeft ? 0 : sleepLeft - (performance.now() - sleepStart);
+      }
+    } finally {
+      waiter?.unregister();
+    }
+    if (this.listenerCount('acquire') > 0) this.emitOutcome('acquire', req.resources, false, started, lastError.votes, null, attempts, lastError);
+    throw lastError;
+  }
+
+  /**
+   * Acquire, run `routine(signal, lock)` while extending the lock automatically, and release at
+   * the end whatever happened. The signal aborts (reason: the extension's error, or a
+   * LockExpiredError after maxExtensions) when the lock can no longer be kept: stop touching the
+   * resource then. Resolves with the routine's result or rejects with its error.
+   */
+  async using<T>(resources: string | string[], ttlMs: number, routine: (signal: AbortSignal, lock: Lock) => Promise<T>,
+    options: AcquireOptions = {}): Promise<T> {
+    if (typeof routine !== 'function') throw new InvalidArgumentError('routine', 'must be a function');
+    const lock = await this.acquire(resources, ttlMs, options);
+    return runUsing({ settings: this.settings, lockLost: (l, reason) => this.emit('lock-lost', { lock: l, reason }) }, lock, ttlMs, routine, options.signal);
+  }
+
+  /** @internal Lock.extend() */
+  async extendLock(lock: Lock, ttlMs: number): Promise<Lock> {
+    checkLeaseTtl(ttlMs, this.settings);
+    const state = this.stateOf(lock);
+    const started = performance.now();
+    const outcome = state.released
+      ? { ok: false as const, error: new LockExpiredError('extend: the lock was released', [], lock.resources) }
+      : await extendKeys(this.ctx, lock.resources, lock.keys, lock.token, ttlMs, state.validUntil);
+    if (outcome.ok) {
+      // Concurrent extends: keep the later end.
+      if (outcome.validUntil > state.validUntil) {
+        state.validUntil = outcome.validUntil;
+        state.expiresAt = outcome.expiresAt;
+      }
+      state.extensions++;
+      if (this.listenerCount('extend') > 0) this.emitOutcome('extend', lock.resources, true, started, outcome.votes, lock.fence, 1);
+      return lock;
+    }
+    if (this.listenerCount('extend') > 0) this.emitOutcome('extend', lock.resources, false, started, outcome.error.votes, lock.fence, 1, outcome.error);
+    if (outcome.error.name === 'LockExpiredError' && !state.released) this.emit('lock-lost', { lock, reason: outcome.error });
+    throw outcome.error;
+  }
+
+  /** @internal Lock.release() */
+  async releaseLock(lock: Lock): Promise<ReleaseResult> {
+    const state = this.stateOf(lock);
+    state.released = true;
+    return this.releaseInternal(lock.resources, lock.keys, lock.token, lock.fence);
+  }
+
+  /**
+   * Extend a lock known only by its token (the console's stateless HTTP lock service): the same
+   * compare-and-pexpire on every node, success on a quorum. With no client-side validity to check,
+   * the quorum itself is the proof: a quorum that still holds the token has held it without a gap.
+   */
+  async extendToken(resources: string | string[], token: string, ttlMs: number): Promise<ExtendResult> {
+    const names = checkResources(resources);
+    checkToken(token);
+    checkLeaseTtl(ttlMs, this.settings);
+    if (this.closed) throw this.closedError(names);
+    const started = performance.now();
+    const outcome = await extendKeys(this.ctx, names, lockKeysOf(this.settings.keyPrefix, names), token, ttlMs, null);
+    if (this.listenerCount('extend') > 0) {
+      this.emitOutcome('extend', names, outcome.ok, started, outcome.ok ? outcome.votes : outcome.error.votes, null, 1, outcome.ok ? undefined : outcome.error);
+    }
+    if (!outcome.ok) throw outcome.error;
+    return { resources: names, token, votes: outcome.votes, validityMs: Math.max(0, Math.floor(outcome.validUntil - performance.now())),
+      expiresAt: outcome.expiresAt, durationMs: outcome.durationMs };
+  }
+
+  /** Release a lock known only by its token (compare-and-delete: a newer holder is never hit). */
+  async releaseToken(resources: string | string[], token: string): Promise<ReleaseResult> {
+    const names = checkResources(resources);
+    checkToken(token);
+    return this.releaseInternal(names, lockKeysOf(this.settings.keyPrefix, names), token, null);
+  }
+
+  /**
+   * Write the clean epoch sentinel on every reachable node ("these hold no lost locks"), ending
+   * any quarantine, and raise each fence register to the now × 1000 floor. Unreachable nodes are
+   * skipped (reported as 'node-error').
+   */
+  async markNodesClean(): Promise<void> {
+    const { keyPrefix, maxTtlMs } = this.settings;
+    const timeoutMs = Math.max(this.settings.nodeTimeoutMs, 1_000);
+    await Promise.all(this.nodes.map(async (node) => {
+      let timer: NodeJS.Timeout | undefined;
+      try {
+        await Promise.race([
+          node.whenBooted().then(() => markNodeClean(node.client, { keyPrefix, maxTtlMs, origin: 'clean' })),
+          new Promise((_, reject) => {
+            timer = setTimeout(() => reject(new Error(`mark clean timed out after ${timeoutMs} ms`)), timeoutMs);
+          }),
+        ]);
+      } catch (err) {
+        this.emit('node-error', { node: node.index, label: node.label, error: err instanceof Error ? err : new Error(String(err)) });
+      } finally {
+        clearTimeout(timer);
+      }
+    }));
+  }
+
+  /** The epoch sentinel and fence register keys of this prefix (for inspection tools). */
+  get systemKeys(): { epoch: string; fence: string; channel: string } {
+    const prefix = this.settings.keyPrefix;
+    return { epoch: epochKey(prefix), fence: fenceKey(prefix), channel: this.ctx.channel };
+  }
+
+  /** Close the connections this Redlock opened (never a client passed in). Idempotent. */
+  async quit(): Promise<void> {
+    this.closed = true;
+    this.waiters.close();
+    await Promise.all(this.nodes.map((node) => node.close()));
+  }
+
+  private async releaseInternal(names: readonly string[], keys: readonly string[], token: string, fence: number | null): Promise<ReleaseResult> {
+    const started = performance.now();
+    const result = await releaseKeys(this.ctx, names, keys, token);
+    if (this.listenerCount('release') > 0) this.emitOutcome('release', names, result.deleted > 0, started, result.votes, fence, 1);
+    return result;
+  }
+
+  private stateOf(lock: Lock): LockState {
+    const state = this.states.get(lock);
+    if (!state) throw new InvalidArgumentError('lock', 'was not granted by this Redlock');
+    return state;
+  }
+
+  private closedError(resources: readonly string[]): QuorumUnavailableError {
+    const votes: Vote[] = this.nodes.map((n) => ({ node: n.index, label: n.label, vote: 'against', reason: 'not-asked', detail: 'quit() was called' }));
+    return new QuorumUnavailableError('this Redlock was closed with quit()', votes, resources);
+  }
+
+  private emitOutcome(op: 'acquire' | 'extend' | 'release', resources: readonly string[], ok: boolean, started: number, votes: readonly Vote[],
+    fence: number | null, attempts: number, error?: RedlockError): void {
+    const event: OperationEvent = { resources, ok, durationMs: performance.now() - started, votes, fence, attempts, ...(error ? { error } : {}) };
+    this.emit(op, event);
+  }
+}

@@ -1,0 +1,120 @@
+import type { LockNode } from './node';
+import type { Vote, VoteReason } from './votes';
+
+/** Turns node i's reply into a vote: calls round.accept / round.reject. */
+export type ReplyHandler = (round: Round, i: number, reply: unknown) => void;
+/** Told about every failed command, also those answering after the round was decided. */
+export type ErrorSink = (node: LockNode, err: Error) => void;
+
+/**
+ * One round of a lock operation on every node in parallel, with one shared deadline (one timer,
+ * not one per node). It is decided as soon as
+ * - `need` nodes voted for (unless `waitAll`), or
+ * - `need` can no longer be reached (more than N − need against), or
+ * - every node answered, or
+ * - the deadline passed (unanswered nodes vote `timeout`).
+ * Nodes still unanswered at an early decision vote `pending`. Replies after the decision still
+ * reach the reply handler (e.g. to report a quarantine) and errors the error sink, but votes no
+ * longer change: `votes` is final once `done` resolves.
+ */
+export class Round {
+  readonly votes: Vote[];
+  /** A number per node from its reply (the fence register, the count deleted…). */
+  readonly values: number[];
+  /** Per node, the holder's token behind a `contended` vote (internal: tokens never go into votes). */
+  holders: Array<string | undefined> | null = null;
+  forCount = 0;
+  againstCount = 0;
+  decided = false;
+  /** The deadline decided the round. */
+  timedOut = false;
+  readonly done: Promise<void>;
+  private resolveDone!: () => void;
+  private timer: NodeJS.Timeout | null = null;
+  private answeredCount = 0;
+
+  constructor(
+    readonly nodes: readonly LockNode[],
+    readonly need: number,
+    readonly waitAll: boolean,
+    timeoutMs: number,
+    private readonly onReply: ReplyHandler,
+    private readonly onError: ErrorSink,
+  ) {
+    const n = nodes.length;
+    this.votes = new Array<Vote>(n);
+    this.values = new Array<number>(n).fill(0);
+    this.done = new Promise<void>((resolve) => {
+      this.resolveDone = resolve;
+    });
+    this.timer = setTimeout(expire, Math.max(0, timeoutMs), this);
+  }
+
+  /** Send node i its command. */
+  send(i: number, reply: Promise<unknown>): void {
+    reply.then(
+      (value) => this.onReply(this, i, value),
+      (err: unknown) => {
+        const error = err instanceof Error ? err : new Error(String(err));
+        this.onError(this.nodes[i]!, error);
+        if (!this.decided) this.reject(i, 'error', error.message);
+      },
+    );
+  }
+
+  /** Node i is not part of this round; it counts against. */
+  skip(i: number): void {
+    this.reject(i, 'not-asked');
+  }
+
+  accept(i: number, value = 0): void {
+    if (this.decided || this.votes[i]) return;
+    this.votes[i] = { node: i, label: this.nodes[i]!.label, vote: 'for', reason: 'ok' };
+    this.values[i] = value;
+    this.forCount++;
+    this.answeredCount++;
+    this.check();
+  }
+
+  reject(i: number, reason: VoteReason, detail?: string, quarantineUntil?: number): void {
+    if (this.decided || this.votes[i]) return;
+    const vote: { -readonly [K in keyof Vote]: Vote[K] } = { node: i, label: this.nodes[i]!.label, vote: 'against', reason };
+    if (detail !== undefined) vote.detail = detail;
+    if (quarantineUntil !== undefined) vote.quarantineUntil = quarantineUntil;
+    this.votes[i] = vote;
+    this.againstCount++;
+    this.answeredCount++;
+    this.check();
+  }
+
+  private check(): void {
+    const n = this.nodes.length;
+    if (this.answeredCount === n || (!this.waitAll && (this.forCount >= this.need || this.againstCount > n - this.need))) {
+      this.finish('pending');
+    }
+  }
+
+  /** Decide now; unanswered nodes vote `reason`. */
+  finish(reason: 'pending' | 'timeout'): void {
+    if (this.decided) return;
+    this.decided = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    this.timedOut = reason === 'timeout';
+    for (let i = 0; i < this.votes.length; i++) {
+      if (!this.votes[i]) this.votes[i] = { node: i, label: this.nodes[i]!.label, vote: 'against', reason };
+    }
+    Object.freeze(this.votes);
+    this.resolveDone();
+  }
+}
+
+function expire(round: Round): void {
+  // Defer to the check phase: replies already read from the sockets in this loop iteration are
+  // handled first, so a busy event loop does not count answered nodes as timed out.
+  setImmediate(timeOut, round);
+}
+
+function timeOut(round: Round): void {
+  round.finish('timeout');
+}

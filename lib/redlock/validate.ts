@@ -1,0 +1,88 @@
+import { InvalidArgumentError } from './errors';
+import { describe } from './settings';
+
+/** Limits on what one request may carry. Checked before any Redis traffic. */
+export const LIMITS = Object.freeze({
+  /** Bytes (UTF-8) of one resource name. */
+  maxResourceBytes: 512,
+  /** Resources in one lock. */
+  maxResources: 64,
+  /** Caller metadata fields per lock. */
+  maxMetadataFields: 16,
+  /** Characters of a metadata field name. */
+  maxMetadataKeyChars: 64,
+  /** Characters of a metadata value. */
+  maxMetadataValueChars: 256,
+  /** Characters of a token given to extendToken / releaseToken. */
+  maxTokenChars: 256,
+});
+
+/** Metadata fields the lock core writes itself; a caller may not set them. */
+export const RESERVED_METADATA = Object.freeze(['acquiredAt', 'extensions', 'fence', 'ttlMs']);
+
+/** `resources` as a frozen array of distinct, non-empty names of at most 512 bytes. */
+export function checkResources(input: unknown): readonly string[] {
+  if (typeof input === 'string') {
+    checkResource(input, 'resources');
+    return Object.freeze([input]);
+  }
+  if (!Array.isArray(input)) throw new InvalidArgumentError('resources', `must be a string or an array of strings, got ${describe(input)}`);
+  if (input.length === 0) throw new InvalidArgumentError('resources', 'must name at least one resource');
+  if (input.length > LIMITS.maxResources) throw new InvalidArgumentError('resources', `at most ${LIMITS.maxResources} per lock, got ${input.length}`);
+  for (let i = 0; i < input.length; i++) checkResource(input[i], `resources[${i}]`);
+  if (input.length > 1 && new Set(input).size !== input.length) throw new InvalidArgumentError('resources', 'must not repeat a resource');
+  return Object.freeze(input.slice() as string[]);
+}
+
+function checkResource(value: unknown, name: string): void {
+  if (typeof value !== 'string') throw new InvalidArgumentError(name, `must be a string, got ${describe(value)}`);
+  if (value.length === 0) throw new InvalidArgumentError(name, 'must not be empty');
+  // Fast path: a string of at most 128 UTF-16 units is at most 512 UTF-8 bytes.
+  if (value.length > LIMITS.maxResourceBytes / 4 && Buffer.byteLength(value, 'utf8') > LIMITS.maxResourceBytes) {
+    throw new InvalidArgumentError(name, `must be at most ${LIMITS.maxResourceBytes} bytes of UTF-8, got ${Buffer.byteLength(value, 'utf8')}`);
+  }
+}
+
+/** A ttl: a whole number of ms in [1, maxTtlMs]. */
+export function checkTtl(value: unknown, maxTtlMs: number, name = 'ttlMs'): number {
+  if (typeof value !== 'number' || !Number.isInteger(value) || value <= 0) {
+    throw new InvalidArgumentError(name, `must be a positive whole number of milliseconds, got ${describe(value)}`);
+  }
+  if (value > maxTtlMs) throw new InvalidArgumentError(name, `must be at most maxTtlMs (${maxTtlMs}, the cluster's lease ceiling), got ${value}`);
+  return value;
+}
+
+export function checkToken(value: unknown): string {
+  if (typeof value !== 'string' || value.length === 0 || value.length > LIMITS.maxTokenChars) {
+    throw new InvalidArgumentError('token', `must be a non-empty string of at most ${LIMITS.maxTokenChars} characters`);
+  }
+  return value;
+}
+
+/**
+ * Caller metadata as field/value pairs: at most 16 fields, names 1–64 characters, values strings
+ * of at most 256 characters, none of the reserved fields.
+ */
+export function checkMetadata(input: unknown): string[] {
+  if (input === undefined) return [];
+  if (typeof input !== 'object' || input === null || Array.isArray(input)) {
+    throw new InvalidArgumentError('metadata', `must be an object of strings, got ${describe(input)}`);
+  }
+  const entries = Object.entries(input);
+  if (entries.length > LIMITS.maxMetadataFields) {
+    throw new InvalidArgumentError('metadata', `at most ${LIMITS.maxMetadataFields} fields, got ${entries.length}`);
+  }
+  const pairs: string[] = [];
+  for (const [key, value] of entries) {
+    if (key.length === 0 || key.length > LIMITS.maxMetadataKeyChars) {
+      throw new InvalidArgumentError('metadata', `field names must have 1 to ${LIMITS.maxMetadataKeyChars} characters, got ${describe(key)}`);
+    }
+    if (RESERVED_METADATA.includes(key)) throw new InvalidArgumentError(`metadata.${key}`, 'is written by the lock core and cannot be set');
+    if (typeof value !== 'string') throw new InvalidArgumentError(`metadata.${key}`, `must be a string, got ${describe(value)}`);
+    if (value.length > LIMITS.maxMetadataValueChars) {
+      throw new InvalidArgumentError(`metadata.${key}`, `must be at most ${LIMITS.maxMetadataValueChars} characters, got ${value.length}`);
+    }
+    pairs.push(key, value);
+  }
+  return pairs;
+}

@@ -1,0 +1,51 @@
+/**
+ * Per-node outcomes of one round of a lock operation (acquire, fence confirmation, extend, release).
+ * Every error and every outcome event carries them, so an operator can see which node said what.
+ */
+
+/**
+ * Why a node voted as it did.
+ * - `ok`: it did what was asked (granted, confirmed, extended, deleted).
+ * - `contended`: another token holds one of the keys (acquire).
+ * - `quarantined`: the node lost its data and votes against until `quarantineUntil` (acquire).
+ * - `lost`: a key no longer holds our token (fence confirmation, extend).
+ * - `not-held`: there was nothing of ours to delete (release; not an error).
+ * - `timeout`: no reply before the round's deadline.
+ * - `pending`: no reply yet when the round was decided early (a quorum for, or one no longer possible).
+ * - `error`: the command failed (connection down, refused, script error, backlog full); see `detail`.
+ * - `not-asked`: the round did not involve this node (e.g. a fence confirmation goes to voters only).
+ */
+export type VoteReason = 'ok' | 'contended' | 'quarantined' | 'lost' | 'not-held' | 'timeout' | 'pending' | 'error' | 'not-asked';
+
+export interface Vote {
+  /** Index of the node in the list the Redlock was constructed with (0-based). */
+  readonly node: number;
+  /** host:port of the node (never credentials). */
+  readonly label: string;
+  readonly vote: 'for' | 'against';
+  readonly reason: VoteReason;
+  /** Error message or other explanation, when there is one. */
+  readonly detail?: string;
+  /** Node clock (epoch ms) at which its quarantine ends, for `quarantined` votes. */
+  readonly quarantineUntil?: number;
+}
+
+/** Count the votes with a given reason. */
+export function countReason(votes: readonly Vote[], reason: VoteReason): number {
+  let count = 0;
+  for (const v of votes) if (v.reason === reason) count++;
+  return count;
+}
+
+/** A compact one-line summary for error messages: `3 for, 1 contended, 1 timeout`. */
+export function summarizeVotes(votes: readonly Vote[]): string {
+  let inFavour = 0;
+  const against = new Map<VoteReason, number>();
+  for (const v of votes) {
+    if (v.vote === 'for') inFavour++;
+    else against.set(v.reason, (against.get(v.reason) ?? 0) + 1);
+  }
+  const parts = [`${inFavour} for`];
+  for (const [reason, count] of against) parts.push(`${count} ${reason}`);
+  return parts.join(', ');
+}

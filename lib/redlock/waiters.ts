@@ -1,0 +1,206 @@
+import type { Redis } from 'ioredis';
+import type { LockNode } from './node';
+
+/**
+ * Wakes acquires that wait for a held lock as soon as a node publishes the release of one of
+ * their resources on `<prefix>released`, instead of letting them sleep out retryDelayMs: the
+ * handoff from a release to the next grant costs about one round trip.
+ *
+ * One subscriber connection per node, opened when the first waiter registers and closed
+ * `lingerMs` after the last one leaves.
+ *
+ * Herding. A release is published by every node that deleted a key (up to N messages), and many
+ * local waiters may wait for the same resource, of which only one can win. So a message wakes
+ * one waiter of the resource, the one waiting longest, and only if none of them is already about
+ * to try or trying: a message that arrives while one is trying marks it to try once more at once
+ * if it fails (the release may have come after it asked some node). A woken waiter starts its
+ * attempt on the next turn of the event loop, so the other nodes' copies of the same message,
+ * read in the same turn, are absorbed. Misjudging costs an extra attempt or, at worst, one
+ * retryDelayMs of sleep, never safety.
+ */
+export class ReleaseWaiters {
+  /** Messages received so far (any resource): lets an acquire notice a release it could have missed. */
+  seq = 0;
+  private readonly byResource = new Map<string, Set<Waiter>>();
+  private count = 0;
+  private subscribers: Redis[] | null = null;
+  private subscribed = false;
+  private lingerTimer: NodeJS.Timeout | null = null;
+
+  constructor(
+    private readonly nodes: readonly LockNode[],
+    private readonly channel: string,
+    private readonly lingerMs: number,
+    private readonly onError: (node: LockNode, err: Error) => void,
+  ) {}
+
+  /** Waiters registered now. */
+  get size(): number {
+    return this.count;
+  }
+
+  /** Open subscriber connections (0 when nobody waits). */
+  get connections(): number {
+    return this.subscribers?.length ?? 0;
+  }
+
+  /**
+   * Register a waiter for `resources` after its first attempt failed. `seenSeq` is `seq` as read
+   * before that attempt: if a release message arrived since, the waiter tries again at once. If
+   * the subscriptions are not up yet, every waiter is woken once they are (a release between the
+   * failed attempt and the SUBSCRIBE would otherwise be missed).
+   */
+  register(resources: readonly string[], seenSeq: number): Waiter {
+    const waiter = new Waiter(resources, this);
+    for (const resource of resources) {
+      let set = this.byResource.get(resource);
+      if (!set) this.byResource.set(resource, (set = new Set()));
+      set.add(waiter);
+    }
+    this.count++;
+    if (this.lingerTimer) {
+      clearTimeout(this.lingerTimer);
+      this.lingerTimer = null;
+    }
+    if (!this.subscribers) this.open();
+    else if (this.subscribed && this.seq !== seenSeq) waiter.again = true;
+    return waiter;
+  }
+
+  /** @internal */
+  unregister(waiter: Waiter): void {
+    for (const resource of waiter.resources) {
+      const set = this.byResource.get(resource);
+      if (!set?.delete(waiter)) continue;
+      if (set.size === 0) this.byResource.delete(resource);
+    }
+    if (--this.count === 0 && this.subscribers) {
+      this.lingerTimer = setTimeout(() => {
+        this.lingerTimer = null;
+        if (this.count === 0) this.closeSubscribers();
+      }, this.lingerMs);
+      this.lingerTimer.unref();
+    }
+  }
+
+  /** Close the subscriber connections now. */
+  close(): void {
+    if (this.lingerTimer) clearTimeout(this.lingerTimer);
+    this.lingerTimer = null;
+    this.closeSubscribers();
+  }
+
+  private onMessage(resource: string): void {
+    this.seq++;
+    const waiters = this.byResource.get(resource);
+    if (!waiters) return;
+    let longest: Waiter | null = null;
+    for (const waiter of waiters) {
+      if (waiter.state === 'woken') return;
+      if (waiter.state === 'trying') {
+        waiter.again = true;
+        return;
+      }
+      // A Set iterates in insertion order: the first sleeper has waited longest.
+      longest ??= waiter;
+    }
+    longest?.wake();
+  }
+
+  private open(): void {
+    const subscribers: Redis[] = [];
+    this.subscribed = false;
+    for (const node of this.nodes) {
+      const sub = node.createSubscriber();
+      sub.on('error', (err: Error) => this.onError(node, err));
+      sub.on('message', (_channel: string, resource: string) => this.onMessage(resource));
+      sub.subscribe(this.channel).then(
+        () => {
+          if (this.subscribers !== subscribers || this.subscribed) return;
+          this.subscribed = true;
+          for (const set of this.byResource.values()) for (const waiter of set) waiter.wake();
+        },
+        (err: unknown) => this.onError(node, err instanceof Error ? err : new Error(String(err))),
+      );
+      subscribers.push(sub);
+    }
+    this.subscribers = subscribers;
+  }
+
+  private closeSubscribers(): void {
+    const subscribers = this.subscribers;
+    this.subscribers = null;
+    this.subscribed = false;
+    if (subscribers) for (const sub of subscribers) sub.disconnect();
+  }
+}
+
+/**
+ * One waiting acquire: `trying` (an attempt in flight), `sleeping` (between attempts), or
+ * `woken` (a release arrived; the next attempt starts on the next turn of the event loop).
+ */
+export class Waiter {
+  state: 'trying' | 'sleeping' | 'woken' = 'trying';
+  /** A release arrived while trying (or before registering): try again at once if the attempt fails. */
+  again = false;
+  private wakeSleep: (() => void) | null = null;
+
+  constructor(
+    readonly resources: readonly string[],
+    private readonly registry: ReleaseWaiters,
+  ) {}
+
+  wake(): void {
+    if (this.state === 'trying') {
+      this.again = true;
+      return;
+    }
+    if (this.state === 'woken') return;
+    this.state = 'woken';
+    const wakeSleep = this.wakeSleep;
+    this.wakeSleep = null;
+    if (wakeSleep) setImmediate(wakeSleep);
+  }
+
+  /**
+   * Sleep up to `ms`, or until woken. Resolves true when woken early, false when the time ran out;
+   * rejects with `signal.reason` when the signal aborts. Either way the waiter is `trying` after.
+   */
+  sleep(ms: number, signal?: AbortSignal): Promise<boolean> {
+    return new Promise<boolean>((resolve, reject) => {
+      if (signal?.aborted) {
+        reject(signal.reason);
+        return;
+      }
+      this.state = 'sleeping';
+      const finish = (woken: boolean) => {
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', onAbort);
+        this.wakeSleep = null;
+        this.state = 'trying';
+        resolve(woken);
+      };
+      const onAbort = () => {
+        clearTimeout(timer);
+        this.wakeSleep = null;
+        this.state = 'trying';
+        reject(signal!.reason);
+      };
+      const timer = setTimeout(finish, ms, false);
+      signal?.addEventListener('abort', onAbort, { once: true });
+      this.wakeSleep = () => finish(true);
+    });
+  }
+
+  /** Consume the `again` mark. */
+  takeAgain(): boolean {
+    const again = this.again;
+    this.again = false;
+    return again;
+  }
+
+  unregister(): void {
+    this.wakeSleep = null;
+    this.registry.unregister(this);
+  }
+}

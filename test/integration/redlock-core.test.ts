@@ -1,0 +1,318 @@
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  InvalidArgumentError, LockContendedError, LockExpiredError, Redlock, readEpoch, readFenceRegister, type OperationEvent, type RedlockSettings,
+} from '@/lib/redlock';
+import { startTestCluster, uniquePrefix, waitFor, type TestCluster } from '../support/cluster';
+
+let cluster: TestCluster;
+/** Clients straight to each redis-server (bypassing the fault proxies), for inspection. */
+let direct: Redis[] = [];
+const redlocks: Redlock[] = [];
+const unhandled: unknown[] = [];
+const onUnhandled = (reason: unknown) => unhandled.push(reason);
+
+beforeAll(async () => {
+  process.on('unhandledRejection', onUnhandled);
+  cluster = await startTestCluster({ nodes: 5, persistence: 'none' });
+  direct = cluster.supervisor.directUrls().map((url) => {
+    const client = new Redis(url, { maxRetriesPerRequest: 1, retryStrategy: () => 50 });
+    client.on('error', () => undefined);
+    return client;
+  });
+});
+
+afterAll(async () => {
+  await Promise.all(redlocks.map((r) => r.quit()));
+  for (const c of direct) c.disconnect();
+  await cluster?.stop();
+  process.off('unhandledRejection', onUnhandled);
+});
+
+async function redlock(name: string, settings: Partial<RedlockSettings> = {}, nodes?: Array<string | Redis>): Promise<Redlock> {
+  const r = new Redlock(nodes ?? cluster.urls, { keyPrefix: uniquePrefix(name), retryCount: 0, ...settings });
+  redlocks.push(r);
+  await r.markNodesClean();
+  return r;
+}
+
+/** The lock key of `resource` on every node (null where absent). */
+const valuesOf = (r: Redlock, resource: string) => Promise.all(direct.map((c) => c.get(r.lockKey(resource))));
+
+describe('Redlock on five real masters', () => {
+  it('acquire sets the token on every node with the ttl, holder metadata and a fence; release removes it all', async () => {
+    const seededAt = Date.now();
+    const r = await redlock('basic');
+    const before = Date.now();
+    const lock = await r.acquire('invoice-42', 2_000, { metadata: { purpose: 'nightly billing', owner: 'billing-worker' } });
+    expect(lock.resources).toEqual(['invoice-42']);
+    expect(lock.token).toMatch(/^[A-Za-z0-9_-]{27}$/);
+    expect(lock.validityMs).toBeGreaterThan(1_900);
+    expect(lock.validityMs).toBeLessThanOrEqual(2_000 - 22);
+    expect(lock.expiresAt).toBeGreaterThan(before + 1_900);
+    expect(r.quorum).toBe(3);
+    expect(r.nodeCount).toBe(5);
+    expect(r.nodeLabels).toEqual(cluster.urls.map((u) => new URL(u).host));
+    // Fences are registers seeded at now(ms) × 1000 by markNodesClean, plus one per grant.
+    expect(lock.fence).toBeGreaterThan(seededAt * 1000);
+    expect(lock.fence).toBeLessThan((Date.now() + 1) * 1000);
+
+    // Decided at the quorum; give the last nodes a moment.
+    await waitFor(async () => (await valuesOf(r, 'invoice-42')).every((v) => v === lock.token), 1_000, 'the key on all 5 nodes');
+    for (const c of direct) {
+      const pttl = await c.pttl(r.lockKey('invoice-42'));
+      expect(pttl).toBeGreaterThan(1_800);
+      expect(pttl).toBeLessThanOrEqual(2_000);
+      const meta = await c.hgetall(r.metaKey('invoice-42'));
+      expect(meta).toMatchObject({ owner: 'billing-worker', purpose: 'nightly billing', pid: String(process.pid), extensions: '0', ttlMs: '2000' });
+      expect(meta.host).toBeTruthy();
+      expect(Number(meta.acquiredAt)).toBeGreaterThanOrEqual(before);
+      expect(await c.pttl(r.metaKey('invoice-42'))).toBeGreaterThan(1_800);
+    }
+    // The fence is recorded in the metadata and in the register of at least a quorum of nodes.
+    const metas = await Promise.all(direct.map((c) => c.hget(r.metaKey('invoice-42'), 'fence')));
+    expect(metas.filter((f) => f === String(lock.fence)).length).toBeGreaterThanOrEqual(3);
+    const registers = await Promise.all(direct.map((c) => readFenceRegister(c, r.settings.keyPrefix)));
+    expect(registers.filter((v) => v >= lock.fence!).length).toBeGreaterThanOrEqual(3);
+
+    const result = await lock.release();
+    expect(result.deleted).toBe(5);
+    expect(result.complete).toBe(true);
+    expect(result.votes.every((v) => v.vote === 'for' && v.reason === 'ok')).toBe(true);
+    expect(await valuesOf(r, 'invoice-42')).toEqual([null, null, null, null, null]);
+    for (const c of direct) expect(await c.exists(r.metaKey('invoice-42'))).toBe(0);
+    expect(lock.validityMs).toBe(0);
+
+    // Releasing twice is not an error.
+    const again = await lock.release();
+    expect(again.deleted).toBe(0);
+    expect(again.votes.every((v) => v.reason === 'not-held')).toBe(true);
+  });
+
+  it('unfenced locks have fence null and skip the second round', async () => {
+    const r = await redlock('unfenced');
+    const lock = await r.acquire('u', 1_000, { fenced: false });
+    expect(lock.fence).toBeNull();
+    expect(await Promise.all(direct.map((c) => c.hget(r.metaKey('u'), 'fence')))).toEqual([null, null, null, null, null]);
+    await lock.release();
+  });
+
+  it('contention between two clients: exactly one wins, the other gets LockContendedError with votes', async () => {
+    const a = await redlock('contend');
+    const b = new Redlock(cluster.urls, { keyPrefix: a.settings.keyPrefix, retryCount: 0 });
+    redlocks.push(b);
+    for (let round = 0; round < 20; round++) {
+      const results = await Promise.allSettled([a.acquire('hot', 1_000), b.acquire('hot', 1_000)]);
+      const won = results.filter((x) => x.status === 'fulfilled');
+      const lost = results.filter((x) => x.status === 'rejected');
+      expect(won).toHaveLength(1);
+      expect(lost).toHaveLength(1);
+      const err = (lost[0] as PromiseRejectedResult).reason as LockContendedError;
+      expect(err).toBeInstanceOf(LockContendedError);
+      expect(err.name).toBe('LockContendedError');
+      expect(err.votes).toHaveLength(5);
+      expect(err.votes.filter((v) => v.reason === 'contended').length).toBeGreaterThanOrEqual(3);
+      expect(err.resources).toEqual(['hot']);
+      await (won[0] as PromiseFulfilledResult<Awaited<ReturnType<Redlock['acquire']>>>).value.release();
+    }
+  });
+
+  it('multi-resource locks are all or nothing on each node', async () => {
+    const r = await redlock('multi');
+    // Someone else's key for "b" on node 1 only: node 1 must refuse the whole request and write nothing.
+    await direct[0]!.set(r.lockKey('b'), 'someone-else', 'PX', 5_000);
+    const lock = await r.acquire(['a', 'b', 'c'], 2_000);
+    await waitFor(async () => (await direct[4]!.get(r.lockKey('c'))) === lock.token, 1_000, 'last node');
+    expect(await direct[0]!.get(r.lockKey('a'))).toBeNull();
+    expect(await direct[0]!.get(r.lockKey('c'))).toBeNull();
+    expect(await direct[0]!.get(r.lockKey('b'))).toBe('someone-else');
+    for (const c of direct.slice(1)) expect(await c.mget(r.lockKey('a'), r.lockKey('b'), r.lockKey('c'))).toEqual([lock.token, lock.token, lock.token]);
+    await lock.release();
+    expect(await direct[0]!.get(r.lockKey('b'))).toBe('someone-else'); // not ours: untouched
+
+    // Held on a majority: refused as a whole, nothing of the request remains anywhere.
+    const other = await r.acquire('b', 2_000);
+    await expect(r.acquire(['a', 'b'], 1_000)).rejects.toBeInstanceOf(LockContendedError);
+    await new Promise((res) => setTimeout(res, 50));
+    expect(await valuesOf(r, 'a')).toEqual([null, null, null, null, null]);
+    await other.release();
+  });
+
+  it('extend: pushes the expiry on a majority, counts extensions in the metadata', async () => {
+    const r = await redlock('extend');
+    const lock = await r.acquire('e', 500);
+    await new Promise((res) => setTimeout(res, 200));
+    const same = await lock.extend(2_000);
+    expect(same).toBe(lock);
+    expect(lock.validityMs).toBeGreaterThan(1_900);
+    expect(lock.extensions).toBe(1);
+    for (const c of direct) {
+      expect(await c.pttl(r.lockKey('e'))).toBeGreaterThan(1_800);
+      expect(await c.hmget(r.metaKey('e'), 'extensions', 'ttlMs')).toEqual(['1', '2000']);
+    }
+    // A shorter extend never shortens the keys (PEXPIRE GT).
+    await lock.extend(300);
+    for (const c of direct) expect(await c.pttl(r.lockKey('e'))).toBeGreaterThan(1_500);
+    await lock.release();
+  });
+
+  it('extend of an expired lock fails with LockExpiredError and sends nothing', async () => {
+    const r = await redlock('extend-expired');
+    const lost: unknown[] = [];
+    r.on('lock-lost', (e) => lost.push(e.reason));
+    const lock = await r.acquire('x', 100);
+    await new Promise((res) => setTimeout(res, 150));
+    expect(lock.validityMs).toBe(0);
+    const err = await lock.extend(1_000).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(LockExpiredError);
+    expect((err as LockExpiredError).votes).toEqual([]);
+    expect(lost).toHaveLength(1);
+    // And a released lock cannot be extended either.
+    const other = await r.acquire('y', 1_000);
+    await other.release();
+    await expect(other.extend(1_000)).rejects.toBeInstanceOf(LockExpiredError);
+  });
+
+  it('a late release never deletes a newer holder\'s key', async () => {
+    const r = await redlock('newer');
+    const old = await r.acquire('shared', 100);
+    await new Promise((res) => setTimeout(res, 150)); // old's lease is over
+    const newer = await r.acquire('shared', 2_000);
+    const result = await old.release();
+    expect(result.deleted).toBe(0);
+    expect(await valuesOf(r, 'shared')).toEqual(Array(5).fill(newer.token));
+    for (const c of direct) expect(await c.exists(r.metaKey('shared'))).toBe(1);
+    // A force-release with the wrong token is refused the same way.
+    expect((await r.releaseToken('shared', old.token)).deleted).toBe(0);
+    expect(await valuesOf(r, 'shared')).toEqual(Array(5).fill(newer.token));
+    await newer.release();
+  });
+
+  it('extendToken / releaseToken work from a bare token (the stateless HTTP service)', async () => {
+    const r = await redlock('token');
+    const holder = await r.acquire('t', 1_000);
+    const service = new Redlock(cluster.urls, { keyPrefix: r.settings.keyPrefix });
+    redlocks.push(service);
+    const extended = await service.extendToken('t', holder.token, 3_000);
+    expect(extended.validityMs).toBeGreaterThan(2_800);
+    expect(extended.expiresAt).toBeGreaterThan(Date.now() + 2_800);
+    expect(extended.votes.filter((v) => v.vote === 'for').length).toBeGreaterThanOrEqual(3);
+    await expect(service.extendToken('t', 'not-the-token', 3_000)).rejects.toBeInstanceOf(LockExpiredError);
+    const released = await service.releaseToken(['t'], holder.token);
+    expect(released.deleted).toBe(5);
+    expect(await valuesOf(r, 't')).toEqual([null, null, null, null, null]);
+  });
+
+  it('emits outcome events with duration and votes', async () => {
+    const r = await redlock('events');
+    const events: Array<[string, OperationEvent]> = [];
+    for (const op of ['acquire', 'extend', 'release'] as const) r.on(op, (e) => events.push([op, e]));
+    const lock = await r.acquire('ev', 1_000);
+    await lock.extend(1_000);
+    await lock.release();
+    await r.acquire('ev', 1_000).then((l) => r.acquire('ev', 1_000).finally(() => l.release())).catch(() => undefined);
+    expect(events.map(([op, e]) => `${op}:${e.ok}`)).toEqual(['acquire:true', 'extend:true', 'release:true', 'acquire:true', 'acquire:false', 'release:true']);
+    for (const [, e] of events) {
+      expect(e.durationMs).toBeGreaterThanOrEqual(0);
+      expect(e.votes).toHaveLength(5);
+      expect(e.resources).toEqual(['ev']);
+    }
+    expect(events[4]![1].error).toBeInstanceOf(LockContendedError);
+    expect(events[0]![1].fence).toBe(lock.fence);
+  });
+
+  it('falls back to EVAL when the script cache is empty (NOSCRIPT), also with clients passed in', async () => {
+    const own = cluster.urls.map((url) => new Redis(url, { maxRetriesPerRequest: 1 }));
+    for (const c of own) c.on('error', () => undefined);
+    try {
+      const r = await redlock('noscript', {}, own);
+      await Promise.all(direct.map((c) => c.script('FLUSH')));
+      const lock = await r.acquire('n', 1_000);
+      await lock.extend(1_000);
+      await Promise.all(direct.map((c) => c.script('FLUSH')));
+      expect((await lock.release()).deleted).toBe(5);
+      // quit() leaves clients it did not create alone.
+      await r.quit();
+      expect(own.every((c) => c.status === 'ready')).toBe(true);
+      expect(await own[0]!.ping()).toBe('PONG');
+    } finally {
+      for (const c of own) c.disconnect();
+    }
+  });
+
+  it('quit() closes the connections it opened; later acquires fail without hanging', async () => {
+    const r = await redlock('quit');
+    (await r.acquire('q', 1_000)).release();
+    await r.quit();
+    await expect(r.acquire('q', 1_000)).rejects.toMatchObject({ name: 'QuorumUnavailableError' });
+    await r.quit(); // idempotent
+  });
+
+  it('markNodesClean writes the clean sentinel and raises the fence register on every node', async () => {
+    const r = new Redlock(cluster.urls, { keyPrefix: uniquePrefix('mark'), maxTtlMs: 5_000 });
+    redlocks.push(r);
+    const before = Date.now();
+    await r.markNodesClean();
+    for (const c of direct) {
+      const epoch = await readEpoch(c, r.settings.keyPrefix);
+      expect(epoch).toMatchObject({ origin: 'clean', maxTtlMs: 5_000 });
+      expect(epoch!.quarantineUntil).toBe(epoch!.createdAt);
+      expect(await readFenceRegister(c, r.settings.keyPrefix)).toBeGreaterThanOrEqual(before * 1000);
+    }
+  });
+
+  it('bad input is refused with InvalidArgumentError before any Redis traffic', async () => {
+    const r = await redlock('invalid', { maxTtlMs: 10_000 });
+    const lock = await r.acquire('ok', 5_000);
+    await new Promise((res) => setTimeout(res, 100)); // let every connection settle
+    const commandCount = async () => {
+      let total = 0;
+      for (const c of direct) {
+        const stats = await c.info('commandstats');
+        for (const m of stats.matchAll(/^cmdstat_(\w+):calls=(\d+)/gm)) if (m[1] !== 'info') total += Number(m[2]);
+      }
+      return total;
+    };
+    const before = await commandCount();
+    const calls: Array<() => Promise<unknown>> = [
+      () => r.acquire('', 1_000),
+      () => r.acquire([], 1_000),
+      () => r.acquire('x'.repeat(513), 1_000),
+      () => r.acquire(['a', 'a'], 1_000),
+      () => r.acquire(Array.from({ length: 65 }, (_, i) => `r${i}`), 1_000),
+      () => r.acquire('a', 0),
+      () => r.acquire('a', -5),
+      () => r.acquire('a', 1.5),
+      () => r.acquire('a', Number.NaN),
+      () => r.acquire('a', Number.POSITIVE_INFINITY),
+      () => r.acquire('a', 10_001),
+      () => r.acquire('a', 2),
+      () => r.acquire('a', 1_000, { retryCount: -1 }),
+      () => r.acquire('a', 1_000, { retryDelayMs: Number.NaN }),
+      () => r.acquire('a', 1_000, { retryJitterMs: 1.5 }),
+      () => r.acquire('a', 1_000, { fenced: 'yes' as never }),
+      () => r.acquire('a', 1_000, { metadata: { fence: '7' } }),
+      () => r.acquire('a', 1_000, { metadata: { note: 'x'.repeat(300) } }),
+      () => r.acquire('a', 1_000, { metadata: Object.fromEntries(Array.from({ length: 17 }, (_, i) => [`k${i}`, 'v'])) }),
+      () => r.acquire('a', 1_000, { signal: 'nope' as never }),
+      () => r.using('a', 1_000, 'not a function' as never),
+      () => r.using('', 1_000, async () => 1),
+      () => r.extendToken('a', '', 1_000),
+      () => r.extendToken('a', 'tok', 0),
+      () => r.releaseToken('', 'tok'),
+      () => r.releaseToken('a', 'x'.repeat(300)),
+      () => lock.extend(Number.NaN),
+      () => lock.extend(10_001),
+    ];
+    for (const call of calls) {
+      const err = await call().then(() => null, (e: unknown) => e);
+      expect(err, call.toString()).toBeInstanceOf(InvalidArgumentError);
+    }
+    expect(await commandCount()).toBe(before);
+    await lock.release();
+  });
+
+  it('no unhandled rejections happened in this file', () => {
+    expect(unhandled).toEqual([]);
+  });
+});

@@ -1,0 +1,205 @@
+import { Redis } from 'ioredis';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { LockExpiredError, QuorumUnavailableError, Redlock, type Lock, type RedlockSettings } from '@/lib/redlock';
+import { startTestCluster, uniquePrefix, waitFor, type TestCluster } from '../support/cluster';
+
+let cluster: TestCluster;
+let direct: Redis[] = [];
+const redlocks: Redlock[] = [];
+const unhandled: unknown[] = [];
+const onUnhandled = (reason: unknown) => unhandled.push(reason);
+const sleep = (ms: number) => new Promise((res) => setTimeout(res, ms));
+
+beforeAll(async () => {
+  process.on('unhandledRejection', onUnhandled);
+  cluster = await startTestCluster({ nodes: 5, persistence: 'none' });
+  direct = cluster.supervisor.directUrls().map((url) => {
+    const client = new Redis(url, { maxRetriesPerRequest: 1, retryStrategy: () => 50 });
+    client.on('error', () => undefined);
+    return client;
+  });
+});
+
+// Every test leaves the network healthy and every node up.
+afterEach(async () => {
+  for (const node of cluster.supervisor.nodes()) {
+    if (node.state === 'down') await cluster.supervisor.start(node.id, 'none');
+    if (node.fault?.kind !== 'pass') await cluster.supervisor.heal(node.id);
+  }
+});
+
+afterAll(async () => {
+  await Promise.all(redlocks.map((r) => r.quit()));
+  for (const c of direct) c.disconnect();
+  await cluster?.stop();
+  process.off('unhandledRejection', onUnhandled);
+});
+
+async function redlock(name: string, settings: Partial<RedlockSettings> = {}): Promise<Redlock> {
+  const r = new Redlock(cluster.urls, { keyPrefix: uniquePrefix(name), retryCount: 0, ...settings });
+  redlocks.push(r);
+  await r.markNodesClean();
+  return r;
+}
+
+/** Every lock or meta key of `r`'s prefix, on every node (read directly, bypassing the proxies). */
+async function leftovers(r: Redlock): Promise<string[]> {
+  const keys = await Promise.all(direct.map((c) => c.keys(`${r.settings.keyPrefix}*`)));
+  return keys.flat().filter((k) => k.includes(':lock:') || k.includes(':meta:'));
+}
+
+describe('Redlock under faults (fault proxies and real process crashes)', () => {
+  it('2 of 5 nodes blackholed: acquire, extend and release still succeed', async () => {
+    const r = await redlock('two-down');
+    await cluster.supervisor.partition(4);
+    await cluster.supervisor.partition(5);
+    const t0 = performance.now();
+    const lock = await r.acquire('res', 2_000);
+    // Decided at the quorum: no wait for the silent nodes' timeout.
+    expect(performance.now() - t0).toBeLessThan(r.settings.nodeTimeoutMs);
+    expect(lock.fence).not.toBeNull();
+    await lock.extend(2_000);
+    const released = await lock.release();
+    expect(released.deleted).toBe(3);
+    expect(released.complete).toBe(false);
+    expect(released.votes.slice(3).map((v) => v.reason)).toEqual(['timeout', 'timeout']);
+  });
+
+  it('3 of 5 blackholed: QuorumUnavailableError within about nodeTimeoutMs, and after healing nothing of the attempt remains', async () => {
+    const r = await redlock('three-down');
+    for (const id of [3, 4, 5]) await cluster.supervisor.partition(id);
+    const t0 = performance.now();
+    const err = await r.acquire('res', 5_000).catch((e: unknown) => e);
+    const elapsed = performance.now() - t0;
+    expect(err).toBeInstanceOf(QuorumUnavailableError);
+    expect(elapsed).toBeGreaterThanOrEqual(r.settings.nodeTimeoutMs - 5);
+    expect(elapsed).toBeLessThan(r.settings.nodeTimeoutMs + 400);
+    const votes = (err as QuorumUnavailableError).votes;
+    expect(votes.map((v) => v.reason)).toEqual(['ok', 'ok', 'timeout', 'timeout', 'timeout']);
+    // The two reachable nodes were cleaned up at once.
+    await waitFor(async () => (await leftovers(r)).length === 0, 1_000, 'cleanup on the reachable nodes');
+    // The proxies held the SETs (and the releases sent after them) and deliver both, in order, on heal.
+    for (const id of [3, 4, 5]) await cluster.supervisor.heal(id);
+    await sleep(300);
+    expect(await leftovers(r)).toEqual([]);
+  });
+
+  it('crashed nodes fail fast: no wait for a node timeout when the answer is known', async () => {
+    const r = await redlock('crashed', { nodeTimeoutMs: 2_000 });
+    await r.acquire('warm', 1_000).then((l) => l.release());
+    for (const id of [1, 2, 3]) await cluster.supervisor.crash(id);
+    const t0 = performance.now();
+    const err = await r.acquire('res', 5_000).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(QuorumUnavailableError);
+    expect(performance.now() - t0).toBeLessThan(500);
+    expect((err as QuorumUnavailableError).votes.slice(0, 3).map((v) => v.reason)).toEqual(['error', 'error', 'error']);
+  });
+
+  it('latency close to the ttl: the attempt fails on validity (LockExpiredError) and cleans up', async () => {
+    // nodeTimeoutMs above the ttl, so validity, not the node timeout, is what runs out.
+    const r = await redlock('latency', { nodeTimeoutMs: 1_000 });
+    for (const id of [1, 2, 3, 4, 5]) await cluster.supervisor.act(id, { action: 'latency', latencyMs: 260 });
+    const t0 = performance.now();
+    const err = await r.acquire('slow', 250).catch((e: unknown) => e);
+    const elapsed = performance.now() - t0;
+    expect(err).toBeInstanceOf(LockExpiredError);
+    expect((err as LockExpiredError).message).toMatch(/validity ran out/);
+    // It gave up at the validity horizon (ttl − drift), not at the node timeout.
+    expect(elapsed).toBeLessThan(500);
+    for (const id of [1, 2, 3, 4, 5]) await cluster.supervisor.heal(id);
+    await waitFor(async () => (await leftovers(r)).length === 0, 2_000, 'no keys of the expired attempt');
+  });
+
+  it('extend with a minority fails (the old validity still holds); with a majority it works', async () => {
+    const r = await redlock('extend-minority');
+    const lock = await r.acquire('e', 3_000);
+    for (const id of [1, 2, 3]) await cluster.supervisor.partition(id);
+    const err = await lock.extend(3_000).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(QuorumUnavailableError);
+    expect(lock.validityMs).toBeGreaterThan(2_500);
+    for (const id of [1, 2, 3]) await cluster.supervisor.heal(id);
+    await cluster.supervisor.partition(5);
+    await cluster.supervisor.partition(4);
+    await sleep(100);
+    const before = lock.validityMs;
+    await lock.extend(3_000);
+    expect(lock.validityMs).toBeGreaterThan(before);
+    await lock.release();
+  });
+
+  it('using(): extends past the first ttl and releases at the end', async () => {
+    const r = await redlock('using');
+    const rival = new Redlock(cluster.urls, { keyPrefix: r.settings.keyPrefix, retryCount: 0 });
+    redlocks.push(rival);
+    let seen: Lock | null = null;
+    const result = await r.using('job', 600, async (signal, lock) => {
+      seen = lock;
+      for (let i = 0; i < 15; i++) {
+        await sleep(100);
+        expect(signal.aborted).toBe(false);
+        expect(lock.validityMs).toBeGreaterThan(0);
+      }
+      await expect(rival.acquire('job', 1_000)).rejects.toMatchObject({ name: 'LockContendedError' });
+      return 'done';
+    });
+    expect(result).toBe('done');
+    expect(seen!.extensions).toBeGreaterThanOrEqual(2);
+    expect(seen!.released).toBe(true);
+    expect(await leftovers(r)).toEqual([]);
+  });
+
+  it('using(): the signal aborts with the reason when a majority is blackholed mid-routine, and it still releases', async () => {
+    const r = await redlock('using-abort');
+    const lost: Error[] = [];
+    r.on('lock-lost', (e) => lost.push(e.reason));
+    const reason = await r.using('job', 600, async (signal) => {
+      await sleep(50);
+      for (const id of [1, 2, 3]) await cluster.supervisor.partition(id);
+      await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
+      return signal.reason as Error;
+    });
+    expect(reason).toBeInstanceOf(QuorumUnavailableError);
+    expect(lost).toEqual([reason]);
+    for (const id of [1, 2, 3]) await cluster.supervisor.heal(id);
+    await waitFor(async () => (await leftovers(r)).length === 0, 2_000, 'released everywhere after heal');
+  });
+
+  it('using(): always releases and rethrows when the routine throws; maxExtensions bounds it', async () => {
+    const r = await redlock('using-throw', { maxExtensions: 1 });
+    await expect(r.using('job', 1_000, async () => {
+      throw new Error('boom');
+    })).rejects.toThrow('boom');
+    expect(await leftovers(r)).toEqual([]);
+
+    const reason = await r.using('job', 200, async (signal) => {
+      await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
+      return signal.reason as Error;
+    });
+    expect(reason).toBeInstanceOf(LockExpiredError);
+    expect(reason.message).toMatch(/maxExtensions/);
+    expect(await leftovers(r)).toEqual([]);
+  });
+
+  it('a blackholed node does not pile up commands without bound', async () => {
+    const r = await redlock('backlog', { maxPendingPerNode: 20, nodeTimeoutMs: 1_000 });
+    const backlogErrors: string[] = [];
+    r.on('node-error', (e) => {
+      if (e.error.name === 'NodeBacklogError') backlogErrors.push(e.label);
+    });
+    await cluster.supervisor.partition(5);
+    // Each acquire is decided by the four healthy nodes; its command to node 5 waits in the proxy.
+    const locks = [];
+    for (let i = 0; i < 60; i++) locks.push(await r.acquire(`k${i}`, 5_000, { fenced: false }));
+    const pending = (r as unknown as { nodes: Array<{ pending: number }> }).nodes[4]!.pending;
+    // 60 commands were sent its way: 20 wait in the proxy, the rest failed at once.
+    expect(pending).toBe(20);
+    expect(backlogErrors).toHaveLength(40);
+    expect(new Set(backlogErrors)).toEqual(new Set([r.nodeLabels[4]]));
+    expect(locks[59]!.votes[4]).toMatchObject({ reason: expect.stringMatching(/error|pending/) });
+    await Promise.all(locks.map((l) => l.release()));
+  });
+
+  it('no unhandled rejections happened in this file', () => {
+    expect(unhandled).toEqual([]);
+  });
+});

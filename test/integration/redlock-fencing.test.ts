@@ -1,0 +1,155 @@
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { QuorumUnavailableError, Redlock, markNodeClean, readFenceRegister } from '@/lib/redlock';
+import { startTestCluster, uniquePrefix, waitFor, type TestCluster } from '../support/cluster';
+
+const unhandled: unknown[] = [];
+const onUnhandled = (reason: unknown) => unhandled.push(reason);
+const sleep = (ms: number) => new Promise((res) => setTimeout(res, ms));
+
+beforeAll(() => {
+  process.on('unhandledRejection', onUnhandled);
+});
+afterAll(() => {
+  process.off('unhandledRejection', onUnhandled);
+});
+
+function directClients(cluster: TestCluster): Redis[] {
+  return cluster.supervisor.directUrls().map((url) => {
+    const client = new Redis(url, { maxRetriesPerRequest: 1, retryStrategy: () => 50 });
+    client.on('error', () => undefined);
+    return client;
+  });
+}
+
+function expectStrictlyIncreasing(fences: number[]): void {
+  for (let i = 1; i < fences.length; i++) {
+    if (!(fences[i]! > fences[i - 1]!)) throw new Error(`fence ${i} (${fences[i]}) is not above fence ${i - 1} (${fences[i - 1]})`);
+  }
+}
+
+describe('fencing tokens', () => {
+  it('many clients, one resource, hundreds of grants, aof-always nodes crashing and restarting: fences strictly increase in grant order', async () => {
+    const cluster = await startTestCluster({ nodes: 5, persistence: 'aof-always' });
+    const prefix = uniquePrefix('fence-chaos');
+    const clients = Array.from({ length: 8 }, () => new Redlock(cluster.urls, { keyPrefix: prefix, retryCount: 1_000, retryDelayMs: 20, retryJitterMs: 20 }));
+    try {
+      await clients[0]!.markNodesClean();
+      const fences: number[] = [];
+      let holder: number | null = null;
+      let overlaps = 0;
+      let done = false;
+      const target = 300;
+
+      const worker = async (k: number) => {
+        while (!done) {
+          const lock = await clients[k]!.acquire('the-resource', 500).catch(() => null);
+          if (!lock) continue;
+          if (holder !== null) overlaps++;
+          holder = k;
+          fences.push(lock.fence!);
+          if (fences.length >= target) done = true;
+          await sleep(Math.random() * 2);
+          holder = null;
+          await lock.release();
+        }
+      };
+      const chaos = async () => {
+        let crashes = 0;
+        while (!done) {
+          // A holder whose release cannot reach the crashed node leaves its key there until the
+          // ttl (availability, not safety): crash a node every ~300 ms, one at a time.
+          await sleep(300);
+          if (done) break;
+          const id = 1 + (crashes % 5);
+          await cluster.supervisor.crash(id);
+          await sleep(30);
+          await cluster.supervisor.restart(id, { persistence: 'aof-always' });
+          crashes++;
+        }
+        return crashes;
+      };
+      const [crashes] = await Promise.all([chaos(), ...clients.map((_, k) => worker(k))]);
+      expect(crashes).toBeGreaterThanOrEqual(2);
+      expect(overlaps).toBe(0);
+      expect(fences.length).toBeGreaterThanOrEqual(target);
+      expectStrictlyIncreasing(fences);
+    } finally {
+      await Promise.all(clients.map((c) => c.quit()));
+      await cluster.stop();
+    }
+  }, 60_000);
+
+  it('a node that lost its data (persistence none) is reseeded: fences after its quarantine exceed every fence before, even in a majority with stale registers', async () => {
+    const cluster = await startTestCluster({ nodes: 5, persistence: 'none' });
+    const direct = directClients(cluster);
+    const maxTtlMs = 1_000;
+    const r = new Redlock(cluster.urls, { keyPrefix: uniquePrefix('reseed'), maxTtlMs, retryCount: 0 });
+    const quarantines: Array<{ node: number; discovered: boolean }> = [];
+    r.on('quarantine', (e) => quarantines.push({ node: e.node, discovered: e.discovered }));
+    try {
+      // Nodes 4 and 5 are marked clean (their registers seeded at now × 1000) a little before 1–3,
+      // so their registers are older than every fence issued below.
+      const prefix = r.settings.keyPrefix;
+      for (const i of [3, 4]) await markNodeClean(direct[i]!, { keyPrefix: prefix, maxTtlMs });
+      await sleep(20);
+      for (const i of [0, 1, 2]) await markNodeClean(direct[i]!, { keyPrefix: prefix, maxTtlMs });
+      // Grants while nodes 4 and 5 are cut off: only the registers of 1, 2 and 3 advance.
+      await cluster.supervisor.partition(4);
+      await cluster.supervisor.partition(5);
+      const before: number[] = [];
+      for (let i = 0; i < 30; i++) {
+        const lock = await r.acquire('resource', 500);
+        before.push(lock.fence!);
+        await lock.release();
+      }
+      expectStrictlyIncreasing(before);
+      const highest = before.at(-1)!;
+      expect(await readFenceRegister(direct[0]!, prefix)).toBe(highest);
+      expect(await readFenceRegister(direct[2]!, prefix)).toBe(highest);
+      expect(await readFenceRegister(direct[3]!, prefix)).toBeLessThan(before[0]!);
+      expect(await readFenceRegister(direct[4]!, prefix)).toBeLessThan(before[0]!);
+
+      // Node 3 loses everything, its register included; 4 and 5 come back with old registers.
+      await cluster.supervisor.crash(3);
+      await cluster.supervisor.restart(3, { persistence: 'none' });
+      expect(await direct[2]!.get(`${prefix}fence`)).toBeNull();
+      await cluster.supervisor.heal(4);
+      await cluster.supervisor.heal(5);
+      // Only 3, 4 and 5 can vote now: the one node that saw the newest fences is the one that forgot them.
+      await cluster.supervisor.partition(1);
+      await cluster.supervisor.partition(2);
+
+      // Our connection to node 3 reconnects after its restart; until then it votes `error`.
+      let refused: unknown = null;
+      await waitFor(async () => {
+        refused = await r.acquire('resource', 500).catch((e: unknown) => e);
+        return (refused as QuorumUnavailableError).votes?.[2]?.reason !== 'error';
+      }, 5_000, 'node 3 to answer again');
+      expect(refused).toBeInstanceOf(QuorumUnavailableError);
+      const vote = (refused as QuorumUnavailableError).votes[2]!;
+      expect(vote.reason).toBe('quarantined');
+      expect(quarantines).toContainEqual({ node: 2, discovered: true });
+      // The discovery reseeded the register to now × 1000 (the hybrid-logical-clock floor).
+      expect(await readFenceRegister(direct[2]!, prefix)).toBeGreaterThan(highest);
+
+      await waitFor(() => Date.now() > vote.quarantineUntil! + 20, maxTtlMs + 2_000, 'the end of the quarantine');
+      const after: number[] = [];
+      for (let i = 0; i < 5; i++) {
+        const lock = await r.acquire('resource', 500);
+        expect(lock.fence).toBeGreaterThan(highest);
+        after.push(lock.fence!);
+        await lock.release();
+      }
+      expectStrictlyIncreasing([...before, ...after]);
+    } finally {
+      await r.quit();
+      for (const c of direct) c.disconnect();
+      await cluster.stop();
+    }
+  }, 60_000);
+
+  it('no unhandled rejections happened in this file', () => {
+    expect(unhandled).toEqual([]);
+  });
+});

@@ -1,0 +1,153 @@
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { QuorumUnavailableError, Redlock, readEpoch, type QuarantineEvent } from '@/lib/redlock';
+import { startTestCluster, uniquePrefix, waitFor, type TestCluster } from '../support/cluster';
+
+let cluster: TestCluster;
+let direct: Redis[] = [];
+const redlocks: Redlock[] = [];
+const unhandled: unknown[] = [];
+const onUnhandled = (reason: unknown) => unhandled.push(reason);
+const MAX_TTL = 2_000;
+
+beforeAll(async () => {
+  process.on('unhandledRejection', onUnhandled);
+  cluster = await startTestCluster({ nodes: 5, persistence: 'none' });
+  direct = cluster.supervisor.directUrls().map((url) => {
+    const client = new Redis(url, { maxRetriesPerRequest: 1, retryStrategy: () => 50 });
+    client.on('error', () => undefined);
+    return client;
+  });
+});
+
+afterAll(async () => {
+  await Promise.all(redlocks.map((r) => r.quit()));
+  for (const c of direct) c.disconnect();
+  await cluster?.stop();
+  process.off('unhandledRejection', onUnhandled);
+});
+
+function client(prefix: string, quarantine = true): Redlock {
+  const r = new Redlock(cluster.urls, { keyPrefix: prefix, maxTtlMs: MAX_TTL, retryCount: 0, quarantine });
+  redlocks.push(r);
+  return r;
+}
+
+/** Acquire until node `index` answers something other than a connection error (our clients reconnect after a restart). */
+async function acquireOnceAnswered(r: Redlock, resource: string, index: number) {
+  let outcome: unknown = null;
+  await waitFor(async () => {
+    outcome = await r.acquire(resource, 1_000).catch((e: unknown) => e);
+    return !(outcome instanceof QuorumUnavailableError && outcome.votes[index]?.reason === 'error');
+  }, 5_000, `node ${index + 1} to answer`);
+  return outcome;
+}
+
+/**
+ * The seeds' restart scenario (distlock page, "Performance, crash-recovery and fsync"): A locks a
+ * majority, one of its nodes restarts empty, and the lock can be granted again to B while A holds it.
+ */
+async function restartScenario(prefix: string) {
+  const a = client(prefix);
+  await a.markNodesClean();
+  await cluster.supervisor.partition(4);
+  await cluster.supervisor.partition(5);
+  const lockA = await a.acquire('res', MAX_TTL);
+  // The proxies hold A's SETs to 4 and 5 and would deliver them on heal: drop them, as a real
+  // partition eventually does (the connections are reset), so A holds exactly nodes 1, 2 and 3.
+  await cluster.supervisor.act(4, { action: 'reset' });
+  await cluster.supervisor.act(5, { action: 'reset' });
+  await cluster.supervisor.crash(3);
+  await cluster.supervisor.restart(3, { persistence: 'none' });
+  await cluster.supervisor.heal(4);
+  await cluster.supervisor.heal(5);
+  expect(await Promise.all(direct.map((c) => c.get(a.lockKey('res'))))).toEqual([lockA.token, lockA.token, null, null, null]);
+  return lockA;
+}
+
+describe('quarantine after data loss (epoch sentinel)', () => {
+  it('negative control, quarantine: false: B is granted the lock A still holds, two holders at once', async () => {
+    const prefix = uniquePrefix('unsafe');
+    const lockA = await restartScenario(prefix);
+    const b = client(prefix, false);
+    const lockB = await acquireOnceAnswered(b, 'res', 2);
+    // The safety violation the quarantine exists to prevent:
+    expect(lockB).toMatchObject({ resources: ['res'] });
+    expect(lockA.validityMs).toBeGreaterThan(0);
+    expect((lockB as { validityMs: number }).validityMs).toBeGreaterThan(0);
+    expect((lockB as { token: string }).token).not.toBe(lockA.token);
+  });
+
+  it('default: B is refused with a quarantined vote until maxTtl has passed, then succeeds', async () => {
+    const prefix = uniquePrefix('safe');
+    const lockA = await restartScenario(prefix);
+    const b = client(prefix);
+    const events: QuarantineEvent[] = [];
+    b.on('quarantine', (e) => events.push(e));
+    // Found a while after A's grant, so the quarantine outlasts A's lease by at least that while.
+    await new Promise((res) => setTimeout(res, 500));
+
+    const refused = await acquireOnceAnswered(b, 'res', 2);
+    expect(refused).toBeInstanceOf(QuorumUnavailableError);
+    const votes = (refused as QuorumUnavailableError).votes;
+    expect(votes[2]).toMatchObject({ vote: 'against', reason: 'quarantined' });
+    const until = votes[2]!.quarantineUntil!;
+    expect(until).toBeGreaterThan(Date.now() + MAX_TTL - 1_000);
+    expect(until).toBeLessThanOrEqual(Date.now() + MAX_TTL + 50);
+    expect(events[0]).toMatchObject({ node: 2, until, discovered: true });
+    expect(lockA.validityMs).toBeGreaterThan(0); // A still holds: refusing B is what keeps it exclusive
+
+    // The sentinel the acquire script wrote, with the server start from INFO.
+    const epoch = await readEpoch(direct[2]!, prefix);
+    expect(epoch).toMatchObject({ origin: 'quarantine', quarantineUntil: until, maxTtlMs: MAX_TTL });
+    expect(epoch!.serverStartedAt).toBeLessThanOrEqual(epoch!.createdAt);
+
+    // Once A's keys are gone everywhere, four nodes can grant: B gets the lock (safely: A's lease
+    // is over) while node 3 still votes quarantined.
+    await waitFor(async () => (await Promise.all(direct.map((c) => c.exists(b.lockKey('res'))))).every((x) => x === 0),
+      MAX_TTL + 500, "A's keys to expire");
+    expect(Date.now()).toBeLessThan(until - 100);
+    const during = await b.acquire('res', 500);
+    expect(during.votes[2]!.reason).toMatch(/quarantined|pending/);
+    await waitFor(async () => (await direct[4]!.get(b.lockKey('res'))) === during.token, 1_000, 'the last vote');
+    expect(await direct[2]!.get(b.lockKey('res'))).toBeNull();
+    await during.release();
+
+    // After the quarantine, node 3 votes again.
+    await waitFor(() => Date.now() > until + 20, MAX_TTL + 1_000, 'the end of the quarantine');
+    const lockB = await b.acquire('res', 1_000);
+    await waitFor(async () => (await direct[2]!.get(b.lockKey('res'))) === lockB.token, 1_000, 'node 3 to grant');
+    await lockB.release();
+  });
+
+  it('FLUSHALL (data loss without a restart) is caught too; markNodesClean ends a quarantine at once', async () => {
+    const prefix = uniquePrefix('flush');
+    const r = client(prefix);
+    await r.markNodesClean();
+    await direct[0]!.flushall();
+    const refused = await r.acquire('x', 1_000).catch((e: unknown) => e);
+    // One quarantined node of five does not stop a grant.
+    expect(refused).toMatchObject({ resources: ['x'] });
+    expect((refused as { votes: Array<{ reason: string }> }).votes[0]!.reason).toBe('quarantined');
+    await (refused as { release(): Promise<unknown> }).release();
+    await r.markNodesClean();
+    const lock = await r.acquire('x', 1_000);
+    await waitFor(async () => (await direct[0]!.get(r.lockKey('x'))) === lock.token, 1_000, 'node 1 to vote again');
+    await lock.release();
+  });
+
+  it('a prefix never marked clean starts quarantined (a ttl above maxTtlMs is refused up front)', async () => {
+    const r = client(uniquePrefix('never-marked'));
+    const err = await r.acquire('x', 1_000).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(QuorumUnavailableError);
+    const reasons = (err as QuorumUnavailableError).votes.map((v) => v.reason);
+    // Decided at the third quarantined vote; the rest may still be pending.
+    expect(reasons.filter((x) => x === 'quarantined').length).toBeGreaterThanOrEqual(3);
+    expect(reasons.every((x) => x === 'quarantined' || x === 'pending')).toBe(true);
+    await expect(r.acquire('x', MAX_TTL + 1)).rejects.toMatchObject({ name: 'InvalidArgumentError' });
+  });
+
+  it('no unhandled rejections happened in this file', () => {
+    expect(unhandled).toEqual([]);
+  });
+});

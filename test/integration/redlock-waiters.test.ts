@@ -1,0 +1,156 @@
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LockContendedError, Redlock, type RedlockSettings } from '@/lib/redlock';
+import { startTestCluster, uniquePrefix, waitFor, type TestCluster } from '../support/cluster';
+
+let cluster: TestCluster;
+let direct: Redis[] = [];
+const redlocks: Redlock[] = [];
+const unhandled: unknown[] = [];
+const onUnhandled = (reason: unknown) => unhandled.push(reason);
+const sleep = (ms: number) => new Promise((res) => setTimeout(res, ms));
+
+beforeAll(async () => {
+  process.on('unhandledRejection', onUnhandled);
+  cluster = await startTestCluster({ nodes: 5, persistence: 'none' });
+  direct = cluster.supervisor.directUrls().map((url) => {
+    const client = new Redis(url, { maxRetriesPerRequest: 1, retryStrategy: () => 50 });
+    client.on('error', () => undefined);
+    return client;
+  });
+});
+
+afterAll(async () => {
+  await Promise.all(redlocks.map((r) => r.quit()));
+  for (const c of direct) c.disconnect();
+  await cluster?.stop();
+  process.off('unhandledRejection', onUnhandled);
+});
+
+async function pair(name: string, settings: Partial<RedlockSettings> = {}): Promise<[Redlock, Redlock]> {
+  const prefix = uniquePrefix(name);
+  const a = new Redlock(cluster.urls, { keyPrefix: prefix, retryCount: 0, ...settings });
+  const b = new Redlock(cluster.urls, { keyPrefix: prefix, retryCount: 0, ...settings });
+  redlocks.push(a, b);
+  await a.markNodesClean();
+  return [a, b];
+}
+
+const subscribers = async (r: Redlock) => {
+  const counts = await Promise.all(direct.map((c) => c.pubsub('NUMSUB', r.systemKeys.channel) as Promise<[string, number]>));
+  return counts.reduce((sum, [, n]) => sum + Number(n), 0);
+};
+
+describe('waiters are woken by releases (pub/sub on <prefix>released)', () => {
+  it('a waiter acquires within a few ms of the release, well before its 2 s retry delay', async () => {
+    const [a, b] = await pair('handoff');
+    const held = await a.acquire('res', 10_000);
+    const t0 = performance.now();
+    const waiting = b.acquire('res', 5_000, { retryCount: 5, retryDelayMs: 2_000, retryJitterMs: 0 });
+    await sleep(300);
+    const releasedAt = performance.now();
+    await held.release();
+    const lock = await waiting;
+    const handoff = performance.now() - releasedAt;
+    console.log(`handoff from release to the waiter's grant: ${handoff.toFixed(1)} ms`);
+    expect(handoff).toBeLessThan(250);
+    expect(performance.now() - t0).toBeLessThan(1_000);
+    await lock.release();
+  });
+
+  it('a chain of ten waiters is served one after another without sleeping out their delays', async () => {
+    const [a] = await pair('chain');
+    const clients = Array.from({ length: 10 }, () => new Redlock(cluster.urls, { keyPrefix: a.settings.keyPrefix }));
+    redlocks.push(...clients);
+    const first = await a.acquire('res', 10_000);
+    let holder: number | null = null;
+    const order: number[] = [];
+    const runs = clients.map(async (c, k) => {
+      const lock = await c.acquire('res', 10_000, { retryCount: 20, retryDelayMs: 2_000, retryJitterMs: 500 });
+      expect(holder).toBeNull();
+      holder = k;
+      order.push(k);
+      await sleep(5);
+      holder = null;
+      await lock.release();
+    });
+    await sleep(200);
+    const t0 = performance.now();
+    await first.release();
+    await Promise.all(runs);
+    const elapsed = performance.now() - t0;
+    console.log(`ten handoffs in ${elapsed.toFixed(0)} ms`);
+    expect(order).toHaveLength(10);
+    expect(elapsed).toBeLessThan(1_500);
+  });
+
+  it('subscribes only while someone waits', async () => {
+    const [a, b] = await pair('lifetime', { subscriberLingerMs: 50 });
+    const held = await a.acquire('res', 5_000);
+    expect(await subscribers(b)).toBe(0);
+    const waiting = b.acquire('res', 5_000, { retryCount: 3, retryDelayMs: 1_000 });
+    await waitFor(async () => (await subscribers(b)) === 5, 2_000, 'one subscriber per node');
+    await held.release();
+    await (await waiting).release();
+    await waitFor(async () => (await subscribers(b)) === 0, 2_000, 'subscribers closed after the linger');
+  });
+
+  it('the signal cancels waiting with its reason, at once', async () => {
+    const [a, b] = await pair('abort');
+    const held = await a.acquire('res', 5_000);
+    const controller = new AbortController();
+    const waiting = b.acquire('res', 1_000, { retryCount: 50, retryDelayMs: 1_000, signal: controller.signal });
+    await sleep(100);
+    const t0 = performance.now();
+    controller.abort();
+    const err = await waiting.catch((e: unknown) => e);
+    expect(performance.now() - t0).toBeLessThan(100);
+    expect(err).toMatchObject({ name: 'AbortError' });
+
+    const custom = new Error('the HTTP client went away');
+    const again = new AbortController();
+    const second = b.acquire('res', 1_000, { retryCount: 50, retryDelayMs: 1_000, signal: again.signal });
+    await sleep(50);
+    again.abort(custom);
+    await expect(second).rejects.toBe(custom);
+    // An already-aborted signal rejects before any traffic.
+    await expect(b.acquire('res', 1_000, { signal: AbortSignal.abort(custom) })).rejects.toBe(custom);
+    await held.release();
+  });
+
+  it('retries are bounded: a held lock ends in LockContendedError after about retryCount delays', async () => {
+    const [a, b] = await pair('bounded');
+    const held = await a.acquire('res', 5_000);
+    const t0 = performance.now();
+    const events: number[] = [];
+    b.on('acquire', (e) => events.push(e.attempts));
+    const err = await b.acquire('res', 1_000, { retryCount: 3, retryDelayMs: 100, retryJitterMs: 20 }).catch((e: unknown) => e);
+    const elapsed = performance.now() - t0;
+    expect(err).toBeInstanceOf(LockContendedError);
+    expect(elapsed).toBeGreaterThanOrEqual(3 * 80);
+    expect(elapsed).toBeLessThan(3 * 120 + 500);
+    expect(events[0]).toBeGreaterThanOrEqual(4);
+    expect(events[0]).toBeLessThanOrEqual(6);
+    await held.release();
+  });
+
+  it('a failed attempt releases on every node before retrying, so a waiter never blocks itself', async () => {
+    const [a, b] = await pair('self');
+    // Someone else holds nodes 1–3: b's attempts get nodes 4 and 5 and must give them back.
+    for (const c of direct.slice(0, 3)) await c.set(a.lockKey('res'), 'foreign', 'PX', 2_000);
+    await expect(b.acquire('res', 5_000)).rejects.toBeInstanceOf(LockContendedError);
+    await waitFor(async () => (await Promise.all(direct.slice(3).map((c) => c.exists(a.lockKey('res'))))).every((x) => x === 0),
+      1_000, 'the failed attempt to be cleaned up on nodes 4 and 5');
+    // So as soon as one of nodes 1–3 frees up, the next attempt wins with nodes 4 and 5.
+    const waiting = b.acquire('res', 5_000, { retryCount: 20, retryDelayMs: 30, retryJitterMs: 10 });
+    await sleep(100);
+    await direct[0]!.del(a.lockKey('res'));
+    const lock = await waiting;
+    expect(await Promise.all(direct.map((c) => c.get(a.lockKey('res'))))).toEqual([lock.token, 'foreign', 'foreign', lock.token, lock.token]);
+    await lock.release();
+  });
+
+  it('no unhandled rejections happened in this file', () => {
+    expect(unhandled).toEqual([]);
+  });
+});

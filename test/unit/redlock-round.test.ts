@@ -1,0 +1,97 @@
+import { describe, expect, it } from 'vitest';
+import { ScriptCall, type LockNode } from '@/lib/redlock/node';
+import { Round } from '@/lib/redlock/round';
+import { RELEASE_SCRIPT } from '@/lib/redlock/scripts';
+
+const nodes = (n: number) => Array.from({ length: n }, (_, i) => ({ index: i, label: `h:${i}` })) as unknown as LockNode[];
+const accept = (round: Round, i: number, reply: unknown) => (reply === 'yes' ? round.accept(i) : round.reject(i, 'contended'));
+
+function deferred<T>() {
+  let resolve!: (v: T) => void;
+  let reject!: (e: unknown) => void;
+  const promise = new Promise<T>((res, rej) => {
+    resolve = res;
+    reject = rej;
+  });
+  return { promise, resolve, reject };
+}
+
+describe('Round: one deadline, early decisions', () => {
+  it('decides at the quorum-th vote for; the unanswered vote `pending` and late replies change nothing', async () => {
+    const replies = Array.from({ length: 5 }, () => deferred<unknown>());
+    const round = new Round(nodes(5), 3, false, 10_000, accept, () => undefined);
+    replies.forEach((d, i) => round.send(i, d.promise));
+    for (const i of [0, 2, 4]) replies[i]!.resolve('yes');
+    await round.done;
+    expect(round.forCount).toBe(3);
+    expect(round.timedOut).toBe(false);
+    expect(round.votes.map((v) => v.reason)).toEqual(['ok', 'pending', 'ok', 'pending', 'ok']);
+    replies[1]!.resolve('no');
+    await new Promise((r) => setTimeout(r, 5));
+    expect(round.votes[1]!.reason).toBe('pending');
+    expect(Object.isFrozen(round.votes)).toBe(true);
+  });
+
+  it('decides as soon as a quorum is out of reach, without waiting for the deadline', async () => {
+    const replies = Array.from({ length: 5 }, () => deferred<unknown>());
+    const errors: string[] = [];
+    const round = new Round(nodes(5), 3, false, 10_000, accept, (node, err) => errors.push(`${node.label} ${err.message}`));
+    replies.forEach((d, i) => round.send(i, d.promise));
+    replies[0]!.resolve('no');
+    replies[1]!.reject(new Error('ECONNREFUSED'));
+    replies[3]!.resolve('no');
+    const t0 = performance.now();
+    await round.done;
+    expect(performance.now() - t0).toBeLessThan(100);
+    expect(round.votes.map((v) => v.reason)).toEqual(['contended', 'error', 'pending', 'contended', 'pending']);
+    expect(round.votes[1]!.detail).toBe('ECONNREFUSED');
+    expect(errors).toEqual(['h:1 ECONNREFUSED']);
+  });
+
+  it('at the deadline the silent vote `timeout`', async () => {
+    const round = new Round(nodes(3), 2, false, 30, accept, () => undefined);
+    round.send(0, Promise.resolve('yes'));
+    round.send(1, new Promise(() => undefined));
+    round.send(2, new Promise(() => undefined));
+    const t0 = performance.now();
+    await round.done;
+    expect(performance.now() - t0).toBeGreaterThanOrEqual(25);
+    expect(round.timedOut).toBe(true);
+    expect(round.votes.map((v) => v.reason)).toEqual(['ok', 'timeout', 'timeout']);
+  });
+
+  it('waitAll rounds (release) wait for everyone, even past a quorum either way', async () => {
+    const replies = Array.from({ length: 3 }, () => deferred<unknown>());
+    const round = new Round(nodes(3), 3, true, 10_000, accept, () => undefined);
+    replies.forEach((d, i) => round.send(i, d.promise));
+    replies[0]!.resolve('no');
+    replies[1]!.resolve('yes');
+    await new Promise((r) => setTimeout(r, 5));
+    expect(round.decided).toBe(false);
+    replies[2]!.resolve('no');
+    await round.done;
+    expect(round.votes.map((v) => v.reason)).toEqual(['contended', 'ok', 'contended']);
+  });
+
+  it('skipped nodes vote `not-asked` and count against', async () => {
+    const round = new Round(nodes(5), 3, false, 10_000, accept, () => undefined);
+    round.skip(3);
+    round.skip(4);
+    expect(round.decided).toBe(false);
+    for (const i of [0, 1, 2]) round.send(i, Promise.resolve('yes'));
+    await round.done;
+    expect(round.votes.map((v) => v.reason)).toEqual(['ok', 'ok', 'ok', 'not-asked', 'not-asked']);
+  });
+});
+
+describe('ScriptCall: RESP built once', () => {
+  it('encodes EVALSHA and EVAL with byte lengths (not string lengths)', () => {
+    const call = new ScriptCall(RELEASE_SCRIPT, 2, ['k:é', 'm:é', 'tok', 'chan', 'é']);
+    const text = call.evalshaPayload().toString('utf8');
+    expect(text.startsWith(`*8\r\n$7\r\nEVALSHA\r\n$40\r\n${RELEASE_SCRIPT.sha}\r\n$1\r\n2\r\n$4\r\nk:é\r\n`)).toBe(true);
+    expect(text.endsWith('$4\r\nchan\r\n$2\r\né\r\n')).toBe(true);
+    expect(call.evalshaPayload()).toBe(call.evalshaPayload());
+    const fallback = call.evalPayload().toString('utf8');
+    expect(fallback.startsWith(`*8\r\n$4\r\nEVAL\r\n$${Buffer.byteLength(RELEASE_SCRIPT.source)}\r\n${RELEASE_SCRIPT.source}\r\n$1\r\n2\r\n`)).toBe(true);
+  });
+});
