@@ -1,28 +1,22 @@
 import type { Metadata } from 'next';
-import Link from 'next/link';
 import type { ReactNode } from 'react';
+import { THEME_BOOT_SCRIPT } from '@/components/shell/theme';
 import './globals.css';
-import { UserMenu } from '@/components/auth/user-menu';
 import { Providers } from './providers';
 
 export const metadata: Metadata = {
-  title: 'redlock-console',
+  title: { default: 'redlock-console', template: '%s · redlock-console' },
   description: 'Redlock distributed locks over independent Redis masters: inspect, operate, teach.',
 };
 
 export default function RootLayout({ children }: { children: ReactNode }) {
   return (
-    <html lang="en">
+    <html lang="en" suppressHydrationWarning>
+      <head>
+        <script dangerouslySetInnerHTML={{ __html: THEME_BOOT_SCRIPT }} />
+      </head>
       <body>
-        <Providers>
-          <header className="topbar">
-            <Link className="brand" href="/">
-              <span className="brand-mark" aria-hidden="true">◆</span> redlock-console
-            </Link>
-            <UserMenu />
-          </header>
-          <main className="page">{children}</main>
-        </Providers>
+        <Providers>{children}</Providers>
       </body>
     </html>
   );

@@ -1,11 +1,7 @@
-import { SessionGate } from '@/components/auth/session-gate';
-import { NodeList } from '@/components/nodes/node-list';
+import { OverviewScreen } from '@/components/overview/overview-screen';
 
-export default function HomePage() {
-  return (
-    <SessionGate>
-      <h1 className="page-title">Cluster</h1>
-      <NodeList />
-    </SessionGate>
-  );
+export const metadata = { title: 'Overview' };
+
+export default function OverviewPage() {
+  return <OverviewScreen />;
 }

@@ -1,14 +1,25 @@
 import { Suspense } from 'react';
 import { LoginForm } from '@/components/auth/login-form';
+import { ThemeToggle } from '@/components/shell/theme-toggle';
 
-export const metadata = { title: 'Sign in · redlock-console' };
+export const metadata = { title: 'Sign in' };
 
 export default function LoginPage() {
   return (
-    <div className="login-page">
-      <Suspense>
-        <LoginForm />
-      </Suspense>
-    </div>
+    <>
+      <header className="topbar">
+        <span className="brand">
+          <span className="brand-mark" aria-hidden="true">◆</span> redlock-console
+        </span>
+        <div className="topbar-tools">
+          <ThemeToggle />
+        </div>
+      </header>
+      <main className="page login-page">
+        <Suspense>
+          <LoginForm />
+        </Suspense>
+      </main>
+    </>
   );
 }

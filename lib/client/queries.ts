@@ -1,11 +1,99 @@
-import { queryOptions } from '@tanstack/react-query';
+import { infiniteQueryOptions, queryOptions } from '@tanstack/react-query';
+import { z } from 'zod';
+import { auditResponseSchema } from '../api/audit';
+import { lockDetailResponseSchema, lockListResponseSchema } from '../api/locks';
 import { nodesResponseSchema } from '../api/nodes';
 import { fetchJson } from './fetch-json';
 
+/** Query keys, one place: live events invalidate by these prefixes. */
+export const queryKeys = {
+  nodes: ['nodes'] as const,
+  locks: ['locks'] as const,
+  lock: (resource: string) => ['lock', resource] as const,
+  audit: ['audit'] as const,
+  history: ['history'] as const,
+};
+
 export const nodesQuery = () =>
   queryOptions({
-    queryKey: ['nodes'] as const,
+    queryKey: queryKeys.nodes,
     queryFn: ({ signal }) => fetchJson('/api/nodes', nodesResponseSchema, { signal }),
     refetchInterval: 1_000,
     refetchIntervalInBackground: false,
+  });
+
+export interface LockFilters { prefix?: string; state?: string; search?: string; pattern?: string }
+
+/** GET /api/locks with these filters, from `cursor` (null: the first page). */
+export function lockListUrl(filters: LockFilters, cursor: string | null, limit: number): string {
+  const params = new URLSearchParams({ limit: String(limit) });
+  if (filters.prefix) params.set('prefix', filters.prefix);
+  if (filters.state) params.set('state', filters.state);
+  if (filters.search) params.set('search', filters.search);
+  if (filters.pattern) params.set('pattern', filters.pattern);
+  if (cursor) params.set('cursor', cursor);
+  return `/api/locks?${params}`;
+}
+
+/** A page of the lock list and the local time it arrived (TTL countdowns start from it). */
+export type LockListPage = z.infer<typeof lockListResponseSchema> & { receivedAt: number };
+
+/**
+ * Pages of the lock list with the server's stable cursor, loaded as the matrix scrolls.
+ *
+ * Deliberately NOT under `queryKeys.locks`: a refetch of an infinite query refetches every page
+ * loaded so far (100 pages at 100,000 rows), so neither live events nor a timer refetch it.
+ * The matrix keeps what the operator looks at live with `lockWindowQuery`
+ * (lib/client/lock-queries.ts), which is under `queryKeys.locks` and patched over these pages.
+ */
+export const locksInfiniteQuery = (filters: LockFilters, limit = 500) =>
+  infiniteQueryOptions({
+    queryKey: ['lock-pages', filters, limit] as const,
+    queryFn: async ({ pageParam, signal }): Promise<LockListPage> => ({
+      ...(await fetchJson(lockListUrl(filters, pageParam, limit), lockListResponseSchema, { signal })),
+      receivedAt: Date.now(),
+    }),
+    initialPageParam: null as string | null,
+    getNextPageParam: (last) => last.nextCursor,
+    staleTime: Number.POSITIVE_INFINITY,
+    refetchOnWindowFocus: false,
+  });
+
+export const lockDetailQuery = (resource: string) =>
+  queryOptions({
+    queryKey: queryKeys.lock(resource),
+    queryFn: ({ signal }) => fetchJson(`/api/locks/${encodeURIComponent(resource)}`, lockDetailResponseSchema, { signal }),
+    refetchInterval: 1_000,
+  });
+
+export interface AuditFilters { actor?: string; action?: string; since?: number; limit?: number }
+
+export function auditUrl(filters: AuditFilters, format: 'json' | 'csv' = 'json'): string {
+  const params = new URLSearchParams({ limit: String(filters.limit ?? 500), format });
+  if (filters.actor) params.set('actor', filters.actor);
+  if (filters.action) params.set('action', filters.action);
+  if (filters.since !== undefined) params.set('since', String(filters.since));
+  return `/api/audit?${params}`;
+}
+
+export const auditQuery = (filters: AuditFilters) =>
+  queryOptions({
+    queryKey: [...queryKeys.audit, filters] as const,
+    queryFn: ({ signal }) => fetchJson(auditUrl(filters), auditResponseSchema, { signal }),
+    refetchInterval: 5_000,
+  });
+
+const historySchema = z.object({
+  buckets: z.array(z.object({
+    t: z.number(), acquireOk: z.number(), acquireFailed: z.number(), p50Ms: z.number().nullable(), p99Ms: z.number().nullable(),
+    rttMs: z.array(z.number().nullable()).nullable(), locks: z.number().nullable(), byState: z.record(z.string(), z.number()).nullable(),
+  })),
+});
+export type HistoryBucket = z.infer<typeof historySchema>['buckets'][number];
+
+export const historyQuery = () =>
+  queryOptions({
+    queryKey: queryKeys.history,
+    queryFn: ({ signal }) => fetchJson('/api/history', historySchema, { signal }),
+    refetchInterval: 2_000,
   });

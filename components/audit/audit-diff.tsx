@@ -1,0 +1,130 @@
+import styles from './audit.module.css';
+
+type Row = Record<string, unknown>;
+
+const isRecord = (v: unknown): v is Row => typeof v === 'object' && v !== null && !Array.isArray(v);
+const perNode = (v: unknown): v is Row[] => Array.isArray(v) && v.every((x) => isRecord(x) && typeof x.node === 'number');
+
+/** A fault proxy mode ({kind, upMs, …}) in words: "latency ↑20 ms ±5 ↓20 ms ±5". */
+function showFault(value: Row): string | null {
+  if (typeof value.kind !== 'string') return null;
+  if (value.kind !== 'latency') return Object.keys(value).length === 1 ? value.kind : null;
+  const part = (ms: unknown, jitter: unknown) => `${String(ms)} ms${typeof jitter === 'number' && jitter > 0 ? ` ±${jitter}` : ''}`;
+  return `latency ↑${part(value.upMs, value.upJitterMs)} ↓${part(value.downMs, value.downJitterMs)}`;
+}
+
+/** A compact, readable value: strings bare, fault modes in words, other objects as short JSON, null as a dash. */
+export function show(value: unknown): string {
+  if (value === null || value === undefined || value === '') return '—';
+  if (typeof value === 'string') return value;
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+  if (isRecord(value)) {
+    const fault = showFault(value);
+    if (fault !== null) return fault;
+  }
+  return JSON.stringify(value);
+}
+
+/**
+ * The detail of a node action is the action as sent ({"action":"latency","latencyMs":40}): shown
+ * as its parameters ("latencyMs 40 · jitterMs 10"), or nothing when it has none.
+ */
+export function showDetail(detail: string): string {
+  if (!detail.startsWith('{')) return detail;
+  try {
+    const parsed: unknown = JSON.parse(detail);
+    if (!isRecord(parsed)) return detail;
+    return Object.entries(parsed).filter(([k]) => k !== 'action').map(([k, v]) => `${k} ${show(v)}`).join(' · ');
+  } catch {
+    return detail;
+  }
+}
+
+/** Fields worth a column: every key in either side, `node` first, in a stable order. */
+function keysOf(...rows: Array<Row | undefined>): string[] {
+  const keys = new Set<string>();
+  for (const r of rows) if (r) for (const k of Object.keys(r)) if (k !== 'node') keys.add(k);
+  return [...keys];
+}
+
+/**
+ * Before and after of an audited action. Per-node arrays (force-release) become one row per node;
+ * a single snapshot (node actions) becomes one row per field; changed values are highlighted.
+ */
+export function AuditDiff({ before, after }: { before: unknown; after: unknown }) {
+  if (before === null && after === null) return <p className={styles.muted}>This action changes no node state (nothing before or after was recorded).</p>;
+
+  if ((before === null || perNode(before)) && (after === null || perNode(after))) {
+    const b = (before ?? []) as Row[];
+    const a = (after ?? []) as Row[];
+    const ids = [...new Set([...b, ...a].map((r) => r.node as number))].sort((x, y) => x - y);
+    const fields = keysOf(...b, ...a);
+    return (
+      <table className={styles.diff} data-testid="audit-diff" data-shape="per-node">
+        <thead>
+          <tr>
+            <th scope="col">Node</th>
+            {fields.map((f) => <th key={f} scope="col">{f}</th>)}
+          </tr>
+        </thead>
+        <tbody>
+          {ids.map((id) => {
+            const rb = b.find((r) => r.node === id);
+            const ra = a.find((r) => r.node === id);
+            return (
+              <tr key={id}>
+                <th scope="row">node {id}</th>
+                {fields.map((f) => {
+                  const vb = rb?.[f];
+                  const va = ra?.[f];
+                  const changed = rb !== undefined && ra !== undefined && f in rb && f in ra && show(vb) !== show(va);
+                  return (
+                    <td key={f} className={changed ? styles.changed : undefined}>
+                      {rb && ra && f in rb && f in ra ? (
+                        changed ? <><span className={styles.was}>{show(vb)}</span> → <span className={styles.now}>{show(va)}</span></> : show(va)
+                      ) : show(ra?.[f] ?? rb?.[f])}
+                    </td>
+                  );
+                })}
+              </tr>
+            );
+          })}
+        </tbody>
+      </table>
+    );
+  }
+
+  if ((before === null || isRecord(before)) && (after === null || isRecord(after))) {
+    const b = (before ?? undefined) as Row | undefined;
+    const a = (after ?? undefined) as Row | undefined;
+    const fields = [...new Set([...Object.keys(b ?? {}), ...Object.keys(a ?? {})])];
+    return (
+      <table className={styles.diff} data-testid="audit-diff" data-shape="fields">
+        <thead>
+          <tr><th scope="col">Field</th><th scope="col">Before</th><th scope="col">After</th></tr>
+        </thead>
+        <tbody>
+          {fields.map((f) => {
+            const vb = b ? show(b[f]) : '—';
+            const va = a ? show(a[f]) : '—';
+            const changed = b !== undefined && a !== undefined && vb !== va;
+            return (
+              <tr key={f} className={changed ? styles.changedRow : undefined}>
+                <th scope="row">{f}</th>
+                <td className={changed ? styles.was : undefined}>{b ? vb : <span className={styles.muted}>not recorded</span>}</td>
+                <td className={changed ? styles.now : undefined}>{a ? va : <span className={styles.muted}>not recorded</span>}</td>
+              </tr>
+            );
+          })}
+        </tbody>
+      </table>
+    );
+  }
+
+  return (
+    <div className={styles.rawPair} data-testid="audit-diff" data-shape="raw">
+      <div><h4>Before</h4><pre>{JSON.stringify(before, null, 2)}</pre></div>
+      <div><h4>After</h4><pre>{JSON.stringify(after, null, 2)}</pre></div>
+    </div>
+  );
+}

@@ -1,0 +1,278 @@
+'use client';
+
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { useEffect, useState } from 'react';
+import type { NodeAction, NodeView, NodesResponse } from '@/lib/api/nodes';
+import { opsKeys, runNodeAction, type LockHolders } from '@/lib/client/ops-queries';
+import { queryKeys } from '@/lib/client/queries';
+import { ACTIONS, unavailableNodes, type ActionKind } from './actions';
+import { blastRadius, type BlastRadius } from './blast-radius';
+import { ReadAge } from '../overview/clock';
+import { Modal } from './modal';
+import { persistenceInfo } from './node-state';
+import styles from './nodes.module.css';
+
+type Persistence = 'none' | 'aof-everysec' | 'aof-always';
+const PERSISTENCE_CHOICES: Array<{ value: Persistence; label: string; hint: string }> = [
+  { value: 'none', label: 'None', hint: 'comes back empty, quarantined' },
+  { value: 'aof-everysec', label: 'AOF everysec', hint: 'may lose the last second' },
+  { value: 'aof-always', label: 'AOF always', hint: 'loses nothing acknowledged' },
+];
+
+export interface HoldersState { data: LockHolders | undefined; isPending: boolean; error: Error | null }
+
+export interface Outcome { tone: 'ok' | 'warn' | 'bad'; text: string }
+
+/** Confirm one node action, after showing what it would cost: the locks that lose their majority, and whether new locks can still be granted. */
+export function ActionDialog({ node, cluster, kind, holders, onClose, onDone }: {
+  node: NodeView;
+  cluster: NodesResponse;
+  kind: ActionKind;
+  holders: HoldersState;
+  onClose: () => void;
+  onDone: (outcome: Outcome) => void;
+}) {
+  const spec = ACTIONS[kind];
+  const queryClient = useQueryClient();
+  const current = node.persistence === 'none' || node.persistence === 'aof-everysec' || node.persistence === 'aof-always' ? node.persistence : 'aof-always';
+  const [persistence, setPersistence] = useState<Persistence>(current);
+  const [delayS, setDelayS] = useState('0');
+  const [latencyMs, setLatencyMs] = useState('200');
+  const [jitterMs, setJitterMs] = useState('0');
+  // The blast radius is only as good as the lock list under it: read it again as the dialog opens.
+  useEffect(() => {
+    void queryClient.refetchQueries({ queryKey: opsKeys.lockHolders });
+  }, [queryClient]);
+
+  const delay = Number(delayS);
+  const latency = Number(latencyMs);
+  const jitter = Number(jitterMs);
+  const invalid = (kind === 'restart' && !(Number.isFinite(delay) && delay >= 0 && delay <= 600))
+    || (kind === 'latency' && !(Number.isInteger(latency) && latency >= 1 && latency <= 60_000 && Number.isInteger(jitter) && jitter >= 0 && jitter <= 60_000));
+
+  const action = (): NodeAction => {
+    switch (kind) {
+      case 'start':
+        return { action: 'start', persistence };
+      case 'restart':
+        return delay > 0 ? { action: 'restart', persistence, delayMs: Math.round(delay * 1000) } : { action: 'restart', persistence };
+      case 'latency':
+        return jitter > 0 ? { action: 'latency', latencyMs: latency, jitterMs: jitter } : { action: 'latency', latencyMs: latency };
+      default:
+        return { action: kind };
+    }
+  };
+
+  const mutation = useMutation({
+    mutationFn: () => runNodeAction(node.id, action()),
+    onSuccess: async (res) => {
+      await Promise.all([
+        queryClient.invalidateQueries({ queryKey: queryKeys.nodes }),
+        queryClient.invalidateQueries({ queryKey: opsKeys.all }),
+        queryClient.invalidateQueries({ queryKey: queryKeys.locks }),
+        queryClient.invalidateQueries({ queryKey: queryKeys.audit }),
+      ]);
+      const restartNote = res.node.restartAt ? `, restarts at ${new Date(res.node.restartAt).toLocaleTimeString()}` : '';
+      onDone({ tone: spec.effect === 'restores' ? 'ok' : 'warn', text: `node ${node.id}: ${kind} done — process ${res.node.state}${restartNote}. Written to the audit log.` });
+    },
+  });
+
+  const unavailable = unavailableNodes(cluster.nodes);
+  const radius = holders.data && spec.effect !== 'restores'
+    ? blastRadius(holders.data.locks, node.id, unavailable, cluster.quorum)
+    : null;
+  const verb = kind === 'restart' ? 'Restart' : kind === 'latency' ? 'Add latency to' : spec.label;
+  const losing = radius?.losing.length ?? 0;
+  const usableAfter = spec.effect === 'removes' ? cluster.verdict.usable - (node.usable ? 1 : 0) : cluster.verdict.usable;
+  const dangerous = spec.effect === 'removes' && (losing > 0 || usableAfter < cluster.quorum);
+
+  return (
+    <Modal
+      title={`${verb} node ${node.id}?`}
+      onClose={onClose}
+      wide
+      tone={spec.effect === 'restores' ? 'ok' : dangerous ? 'bad' : 'warn'}
+      testId="action-dialog"
+      footer={(
+        <>
+          <button type="button" className="button" onClick={onClose}>Cancel</button>
+          <button
+            type="button"
+            className={`button ${dangerous ? styles.dangerButton : 'button-primary'}`}
+            disabled={mutation.isPending || invalid}
+            onClick={() => mutation.mutate()}
+            data-testid="confirm-action"
+          >
+            {mutation.isPending ? 'Working…' : `${verb} node ${node.id}`}
+          </button>
+        </>
+      )}
+    >
+      <p className={styles.lead}>
+        <span className="mono">{node.label}</span> · now {node.up ? 'up' : 'down'} · persistence {persistenceInfo(node.persistence).label}.{' '}
+        {spec.describe(node)}
+      </p>
+
+      {kind === 'restart' || kind === 'start' ? (
+        <div className={styles.form}>
+          <fieldset className={styles.radios}>
+            <legend>Persistence when it starts</legend>
+            {PERSISTENCE_CHOICES.map((c) => (
+              <label key={c.value} className={styles.radio} title={c.hint}>
+                <input type="radio" name="persistence" value={c.value} checked={persistence === c.value} onChange={() => setPersistence(c.value)} />
+                {c.label}
+              </label>
+            ))}
+          </fieldset>
+          {kind === 'restart' ? (
+            <label className={styles.field}>
+              Delay before starting (s)
+              <input type="number" min={0} max={600} step={1} value={delayS} onChange={(e) => setDelayS(e.target.value)} aria-describedby="delay-hint" />
+              <span className={styles.hint} id="delay-hint">0 = at once · up to 600</span>
+            </label>
+          ) : null}
+        </div>
+      ) : null}
+
+      {kind === 'latency' ? (
+        <div className={styles.form}>
+          <label className={styles.field}>
+            Latency (ms, round trip)
+            <input type="number" min={1} max={60_000} step={1} value={latencyMs} onChange={(e) => setLatencyMs(e.target.value)} />
+          </label>
+          <label className={styles.field}>
+            Jitter (ms, random extra)
+            <input type="number" min={0} max={60_000} step={1} value={jitterMs} onChange={(e) => setJitterMs(e.target.value)} />
+          </label>
+        </div>
+      ) : null}
+
+      <Impact node={node} cluster={cluster} kind={kind} persistence={persistence} usableAfter={usableAfter} radius={radius} holders={holders} />
+
+      {mutation.error ? <p className={styles.errorText} role="alert">The action failed: {mutation.error.message}</p> : null}
+    </Modal>
+  );
+}
+
+function Impact({ node, cluster, kind, persistence, usableAfter, radius, holders }: {
+  node: NodeView; cluster: NodesResponse; kind: ActionKind; persistence: Persistence; usableAfter: number; radius: BlastRadius | null; holders: HoldersState;
+}) {
+  const spec = ACTIONS[kind];
+  const n = cluster.verdict.configuredNodes;
+  const q = cluster.quorum;
+  let availability: { tone: 'ok' | 'warn' | 'bad'; title: string; text: string };
+  if (spec.effect === 'restores') {
+    availability = { tone: 'ok', title: `Node ${node.id} votes again once it answers`, text: `Usable now: ${cluster.verdict.usable} of ${n}, quorum ${q}.` };
+  } else if (spec.effect === 'slows') {
+    availability = {
+      tone: 'warn',
+      title: `Node ${node.id} keeps its vote, late`,
+      text: `Usable stays ${cluster.verdict.usable} of ${n} (quorum ${q}); a vote slower than the per-node timeout counts against.`,
+    };
+  } else if (usableAfter >= q + 1) {
+    availability = { tone: 'ok', title: 'New locks can still be granted', text: `${usableAfter} of ${n} nodes usable afterwards, quorum ${q}: ${usableAfter - q} more can fail.` };
+  } else if (usableAfter === q) {
+    availability = { tone: 'warn', title: 'New locks can still be granted — with no margin', text: `${usableAfter} of ${n} nodes usable afterwards, exactly the quorum: one more failure stops every new lock.` };
+  } else {
+    availability = { tone: 'bad', title: 'New locks cannot be granted', text: `Only ${usableAfter} of ${n} nodes usable afterwards, quorum ${q}: every acquire fails until a node returns.` };
+  }
+  // A restart keeps the keys only when the node runs with an AOF now (so it is on disk) and starts with one (so it is read back).
+  const hasAof = (mode: string | null) => mode === 'aof-always' || mode === 'aof-everysec';
+  const restarts = kind === 'restart' || kind === 'start';
+  const keepsData = hasAof(node.persistence) && hasAof(persistence);
+  const restartLoses = kind === 'restart' && !keepsData;
+
+  return (
+    <section className={styles.impact} aria-label="Blast radius" data-testid="blast-radius"
+      data-state={spec.effect === 'restores' ? 'none' : holders.isPending ? 'loading' : holders.error && !holders.data ? 'error' : 'ready'}
+      data-losing={radius ? radius.losing.length : undefined}>
+      <h3 className={styles.impactTitle}>Blast radius</h3>
+      <div className={`${styles.verdictLine} ${styles[availability.tone]}`}>
+        <span className={styles.verdictIcon} aria-hidden="true">{availability.tone === 'ok' ? '✓' : availability.tone === 'warn' ? '!' : '✕'}</span>
+        <div><strong>{availability.title}</strong>{availability.text}</div>
+      </div>
+      {restarts ? (
+        <div className={`${styles.verdictLine} ${keepsData ? styles.ok : styles.warn}`} data-testid="restart-data">
+          <span className={styles.verdictIcon} aria-hidden="true">{keepsData ? '✓' : '!'}</span>
+          {keepsData ? (
+            <div><strong>Its keys come back from the AOF</strong>{persistence === 'aof-everysec' || node.persistence === 'aof-everysec' ? 'Except, after a crash, the last second of writes.' : 'Every acknowledged write is on disk.'}</div>
+          ) : (
+            <div>
+              <strong>It comes back empty</strong>
+              {hasAof(node.persistence) ? 'Started without an AOF it does not read its data back' : 'It has no AOF on disk'}: it has lost every lock key, so the next acquire quarantines it for the lease ceiling ({Math.round(cluster.maxTtlMs / 100) / 10} s) before its vote counts again.
+            </div>
+          )}
+        </div>
+      ) : null}
+      {spec.effect === 'restores' ? null : holders.isPending ? (
+        <div className={styles.verdictLine}><span className={styles.verdictIcon}>…</span><div>Reading every held lock to see which need node {node.id}…</div></div>
+      ) : holders.error && !holders.data ? (
+        <div className={`${styles.verdictLine} ${styles.warn}`} role="alert">
+          <span className={styles.verdictIcon} aria-hidden="true">?</span>
+          <div><strong>The blast radius is unknown</strong>The locks could not be read ({holders.error.message}). Go ahead only if you know what node {node.id} holds.</div>
+        </div>
+      ) : radius ? (
+        <LockImpact radius={radius} slows={spec.effect === 'slows'} restartLoses={restartLoses} holders={holders.data!} />
+      ) : null}
+    </section>
+  );
+}
+
+function LockImpact({ radius, slows, restartLoses, holders }: { radius: BlastRadius; slows: boolean; restartLoses: boolean; holders: LockHolders }) {
+  const count = radius.losing.length;
+  const shown = radius.losing.slice(0, 200);
+  const tone = count === 0 ? 'ok' : slows ? 'warn' : 'bad';
+  const title = count === 0
+    ? (slows ? `No lock depends on node ${radius.target} alone` : 'No lock loses its majority')
+    : slows
+      ? `${count} lock${count === 1 ? '' : 's'} need node ${radius.target} for their majority`
+      : `${count} lock${count === 1 ? '' : 's'} would lose ${count === 1 ? 'its' : 'their'} majority`;
+  const text = count === 0
+    ? radius.surviving === 0
+      ? `Node ${radius.target} holds no lock that has a majority right now.`
+      : `${radius.surviving} lock${radius.surviving === 1 ? '' : 's'} held here keep${radius.surviving === 1 ? 's' : ''} a majority without it.`
+    : slows
+      ? 'Their extends and releases must wait for this node; if it answers too late they miss their majority.'
+      : restartLoses
+        ? 'Their holders can no longer count on them: the node comes back empty, so its vote for them is gone for the rest of the lease, and another client can be granted the same resource once the others expire.'
+        : 'Their holders still believe they hold them, but fewer than a quorum of reachable nodes agree: an extend fails, and a competing acquire cannot win until a node returns.';
+  return (
+    <>
+      <div className={`${styles.verdictLine} ${styles[tone]}`}>
+        <span className={styles.verdictIcon} aria-hidden="true">{tone === 'ok' ? '✓' : tone === 'warn' ? '!' : '✕'}</span>
+        <div><strong data-testid="blast-radius-summary">{title}</strong>{text}</div>
+      </div>
+      {count > 0 ? (
+        <div className={styles.lockScroll}>
+          <table className={styles.lockTable} data-testid="blast-radius-locks">
+            <thead>
+              <tr><th scope="col">Resource</th><th scope="col">Holders now</th><th scope="col">After</th><th scope="col">Validity</th><th scope="col">Fence</th></tr>
+            </thead>
+            <tbody>
+              {shown.map((l) => (
+                <tr key={l.resource}>
+                  <td title={l.resource}>{l.resource}</td>
+                  <td>
+                    <span className={styles.holders}>
+                      {l.holders.map((h) => <span key={h} className={`${styles.holder} ${h === radius.target ? styles.target : ''}`}>n{h}</span>)}
+                    </span>
+                  </td>
+                  <td>{l.after} of {radius.quorum}</td>
+                  <td className="mono">{l.validityMs === null ? '—' : `${(l.validityMs / 1000).toFixed(1)} s`}</td>
+                  <td className="mono">{l.fence ?? '—'}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      ) : null}
+      <p className={styles.meta}>
+        {radius.checked.toLocaleString()} lock{radius.checked === 1 ? '' : 's'} with a majority checked
+        {count > shown.length ? ` · first ${shown.length} listed` : ''}
+        {radius.alreadyBelow ? ` · ${radius.alreadyBelow} held here had already lost their majority` : ''}
+        {holders.truncated ? ` · stopped at ${holders.locks.length.toLocaleString()} of ${holders.matched.toLocaleString()}: the real count can be higher` : ''}
+        {' · '}<ReadAge at={holders.readAt} prefix="locks read" />
+      </p>
+    </>
+  );
+}

@@ -1,0 +1,78 @@
+import type { NodeView } from '@/lib/api/nodes';
+
+export type ActionKind = 'crash' | 'stop' | 'start' | 'restart' | 'pause' | 'resume' | 'partition' | 'heal' | 'latency';
+
+/**
+ * What each action does to a node's vote: `removes` (it stops answering), `slows` (it answers late,
+ * votes may time out), `restores` (it comes back).
+ */
+export interface ActionSpec {
+  kind: ActionKind;
+  label: string;
+  group: 'process' | 'network';
+  effect: 'removes' | 'slows' | 'restores';
+  style: 'danger' | 'caution' | 'recover';
+  describe: (node: NodeView) => string;
+}
+
+const persistenceNote = (node: NodeView) => {
+  switch (node.persistence) {
+    case 'aof-always':
+      return 'With AOF always every acknowledged lock is on disk and comes back with it.';
+    case 'aof-everysec':
+      return 'With AOF everysec the last second of lock writes can be lost, and the quarantine cannot notice.';
+    case 'none':
+      return 'Without persistence every key is gone: it comes back empty and is quarantined for the lease ceiling.';
+    default:
+      return '';
+  }
+};
+
+export const ACTIONS: Record<ActionKind, ActionSpec> = {
+  crash: {
+    kind: 'crash', label: 'Crash', group: 'process', effect: 'removes', style: 'danger',
+    describe: (n) => `Kill redis-server with SIGKILL, as a power cut would. It stays down until you start it. ${persistenceNote(n)}`,
+  },
+  stop: {
+    kind: 'stop', label: 'Stop', group: 'process', effect: 'removes', style: 'danger',
+    describe: () => 'Shut redis-server down gracefully (it flushes its AOF first). It stays down until you start it.',
+  },
+  start: {
+    kind: 'start', label: 'Start', group: 'process', effect: 'restores', style: 'recover',
+    describe: () => 'Start redis-server again with the persistence you choose. A node that comes back without its data is quarantined at the next acquire.',
+  },
+  restart: {
+    kind: 'restart', label: 'Restart…', group: 'process', effect: 'removes', style: 'caution',
+    describe: () => 'Stop redis-server, then start it again — at once or after a delay — with the persistence you choose. It cannot vote while it is down.',
+  },
+  pause: {
+    kind: 'pause', label: 'Pause', group: 'process', effect: 'removes', style: 'danger',
+    describe: () => 'Freeze the process with SIGSTOP, like a long GC or VM pause: it keeps its keys and their TTLs keep running, but it answers nobody until resumed.',
+  },
+  resume: {
+    kind: 'resume', label: 'Resume', group: 'process', effect: 'restores', style: 'recover',
+    describe: () => 'Let the process run again (SIGCONT). Keys that expired while it was frozen are gone; the rest answer again.',
+  },
+  partition: {
+    kind: 'partition', label: 'Partition', group: 'network', effect: 'removes', style: 'danger',
+    describe: () => 'Cut its network: the fault proxy drops every packet, so the process runs but no client reaches it. Keys still expire on time.',
+  },
+  heal: {
+    kind: 'heal', label: 'Heal', group: 'network', effect: 'restores', style: 'recover',
+    describe: (n) => (n.fault === 'latency' ? 'Remove the added latency: traffic passes straight through again.' : 'Reconnect it: the fault proxy passes traffic again.'),
+  },
+  latency: {
+    kind: 'latency', label: 'Add latency…', group: 'network', effect: 'slows', style: 'caution',
+    describe: () => 'Delay every packet through its fault proxy (half each way), with optional random jitter. Votes slower than the per-node timeout count against, and a slow grant eats into the validity clients get.',
+  },
+};
+
+/** The order buttons appear in. */
+export const PROCESS_ACTIONS: ActionKind[] = ['crash', 'stop', 'start', 'restart', 'pause', 'resume'];
+export const NETWORK_ACTIONS: ActionKind[] = ['partition', 'heal', 'latency'];
+
+/** Nodes that cannot answer now, whatever the reason: their votes are already missing. */
+export function unavailableNodes(nodes: readonly NodeView[]): Set<number> {
+  return new Set(nodes.filter((n) => !n.up || n.process === 'down' || n.process === 'stopping' || n.process === 'paused'
+    || n.fault === 'blackhole' || n.fault === 'reset').map((n) => n.id));
+}

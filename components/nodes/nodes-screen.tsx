@@ -1,0 +1,228 @@
+'use client';
+
+import { useQuery } from '@tanstack/react-query';
+import { useCallback, useMemo, useRef, useState } from 'react';
+import type { NodeView, NodesResponse } from '@/lib/api/nodes';
+import { lockHoldersQuery } from '@/lib/client/ops-queries';
+import { nodesQuery } from '@/lib/client/queries';
+import { meQuery } from '@/lib/client/session';
+import { Countdown, ReadAge, skewMs } from '../overview/clock';
+import { formatDuration } from '../ui/format';
+import { ActionDialog, type Outcome } from './action-dialog';
+import { ACTIONS, NETWORK_ACTIONS, PROCESS_ACTIONS, unavailableNodes, type ActionKind } from './actions';
+import { criticalCounts } from './blast-radius';
+import { MarkCleanDialog } from './mark-clean-dialog';
+import { canAct, formatRtt, nodeState, persistenceInfo, voteState, type Tone } from './node-state';
+import styles from './nodes.module.css';
+
+type Open = { kind: ActionKind; node: number } | { kind: 'mark-clean'; node: number } | null;
+type Toast = Outcome & { id: number };
+
+/** Operate the sandbox masters: every action shows its blast radius before it runs, and is audited. */
+export function NodesScreen() {
+  const me = useQuery(meQuery());
+  const nodes = useQuery(nodesQuery());
+  const operator = me.data?.role === 'operator';
+  const sandbox = me.data?.sandbox ?? false;
+  const holders = useQuery(lockHoldersQuery());
+  const [open, setOpen] = useState<Open>(null);
+  const [toasts, setToasts] = useState<Toast[]>([]);
+  const toastId = useRef(0);
+
+  const pushToast = useCallback((o: Outcome) => {
+    const id = ++toastId.current;
+    setToasts((list) => [...list.slice(-2), { ...o, id }]);
+    setTimeout(() => setToasts((list) => list.filter((t) => t.id !== id)), 8_000);
+  }, []);
+
+  const data = nodes.data;
+  const skew = data ? skewMs(data.readAt, nodes.dataUpdatedAt) : 0;
+  const counts = useMemo(() => {
+    if (!data || !holders.data) return null;
+    return criticalCounts(holders.data.locks, data.nodes.map((n) => n.id), unavailableNodes(data.nodes), data.quorum);
+  }, [data, holders.data]);
+  const openNode = data && open ? data.nodes.find((n) => n.id === open.node) : undefined;
+
+  return (
+    <>
+      <div className={styles.header}>
+        <div>
+          <h1 className={styles.title}>Nodes</h1>
+          <p className={styles.subtitle}>
+            Break and mend the masters on purpose. Each action first shows its blast radius — the locks that would lose their majority — and
+            every action is written to the audit log.
+          </p>
+        </div>
+        <div className={styles.headerMeta}>
+          {data ? <ClusterLine data={data} /> : null}
+          <ReadAge at={data ? data.readAt + skew : null} prefix="nodes read" />
+        </div>
+      </div>
+
+      {me.data && !operator ? (
+        <div className={`callout ${styles.notice} ${styles.callInfo}`} data-testid="viewer-notice" role="note">
+          <span className={styles.noticeIcon} aria-hidden="true">i</span>
+          <div><strong>You are signed in as a {me.data.role}.</strong>You can watch every node here; crashing, partitioning or marking nodes clean needs the operator role (the server refuses it anyway).</div>
+        </div>
+      ) : null}
+      {me.data && !sandbox ? (
+        <div className={`callout callout-warn ${styles.notice}`} data-testid="external-notice" role="note">
+          <span className={`${styles.noticeIcon} ${styles.noticeIconWarn}`} aria-hidden="true">!</span>
+          <div><strong>External masters: process and network actions are unavailable.</strong>This console does not own these Redis processes or their network, so it will not crash, stop, restart, pause, partition or slow them. Marking a quarantined node clean still works: it only writes the node&apos;s epoch sentinel.</div>
+        </div>
+      ) : null}
+
+      {nodes.isPending ? (
+        <div className={styles.list} aria-busy="true" data-loading-state="loading">
+          {Array.from({ length: 5 }, (_, i) => <div key={i} className={styles.row} style={{ height: operator ? 128 : 76 }} />)}
+        </div>
+      ) : nodes.error && !data ? (
+        <div className="callout callout-bad" role="alert" style={{ display: 'flex', justifyContent: 'space-between', alignItems: 'center' }}>
+          <span><strong>Could not read the nodes.</strong> {nodes.error.message}</span>
+          <button type="button" className="button" onClick={() => void nodes.refetch()}>Try again</button>
+        </div>
+      ) : data?.mode === 'unconfigured' ? (
+        <p className="callout callout-warn" role="alert">No masters are configured. Start the console with <code>npm start</code>, or set <code>REDLOCK_NODES</code>.</p>
+      ) : data ? (
+        <div className={styles.list} data-testid="node-rows" data-loading-state="ready">
+          {data.nodes.map((node) => (
+            <NodeRow key={node.id} node={node} skew={skew} operator={operator} sandbox={sandbox} counts={counts?.get(node.id) ?? null}
+              holdersState={holders.isPending ? 'loading' : holders.error && !holders.data ? 'error' : 'ready'}
+              onAction={(kind) => setOpen({ kind, node: node.id })} />
+          ))}
+        </div>
+      ) : null}
+
+      {open && openNode && data && open.kind !== 'mark-clean' ? (
+        <ActionDialog key={`${open.kind}-${open.node}`} node={openNode} cluster={data} kind={open.kind}
+          holders={{ data: holders.data, isPending: holders.isPending, error: holders.error }}
+          onClose={() => setOpen(null)} onDone={(o) => { setOpen(null); pushToast(o); }} />
+      ) : null}
+      {open && openNode && data && open.kind === 'mark-clean' ? (
+        <MarkCleanDialog node={openNode} maxTtlMs={data.maxTtlMs} onClose={() => setOpen(null)} onDone={pushToast} />
+      ) : null}
+
+      <div className={styles.toasts} role="status" aria-live="polite" data-testid="toasts">
+        {toasts.map((t) => (
+          <div key={t.id} className={`${styles.toast} ${styles[t.tone]}`}>
+            <span>{t.text}</span>
+            <button type="button" className="button button-ghost" style={{ padding: '0 6px' }} aria-label="Dismiss"
+              onClick={() => setToasts((list) => list.filter((x) => x.id !== t.id))}>×</button>
+          </div>
+        ))}
+      </div>
+    </>
+  );
+}
+
+function ClusterLine({ data }: { data: NodesResponse }) {
+  const v = data.verdict;
+  const tone: Tone = v.canGrant ? (v.usable > v.quorum ? 'ok' : 'warn') : 'bad';
+  return (
+    <span className={`${styles.clusterLine} ${styles[tone]}`} data-testid="nodes-cluster-line">
+      {v.canGrant ? 'locks can be granted' : 'locks cannot be granted'} · {v.usable} of {v.configuredNodes} usable · quorum {v.quorum}
+    </span>
+  );
+}
+
+function NodeRow({ node, skew, operator, sandbox, counts, holdersState, onAction }: {
+  node: NodeView;
+  skew: number;
+  operator: boolean;
+  sandbox: boolean;
+  counts: { holds: number; critical: number } | null;
+  holdersState: 'loading' | 'error' | 'ready';
+  onAction: (kind: ActionKind | 'mark-clean') => void;
+}) {
+  const state = nodeState(node);
+  const vote = voteState(node);
+  const persistence = persistenceInfo(node.persistence);
+  const allowed = canAct(node);
+  const quarantineUntil = node.quarantine?.state === 'quarantined' && node.quarantine.remainingMs !== null ? node.checkedAt + skew + node.quarantine.remainingMs : null;
+  const rowTone = state.tone === 'bad' ? styles.bad : state.tone === 'warn' || vote.tone !== 'ok' ? styles.warn : '';
+  const showMarkClean = node.up && (node.quarantine?.state === 'quarantined' || node.quarantine?.state === 'unknown');
+  const restartAt = node.restartAt !== null ? node.restartAt + skew : null;
+
+  const button = (kind: ActionKind) => {
+    const spec = ACTIONS[kind];
+    const label = kind === 'heal' && node.fault === 'latency' ? 'Remove latency' : spec.label;
+    return (
+      <button key={kind} type="button" className={`${styles.act} ${styles[spec.style]}`} onClick={() => onAction(kind)}
+        aria-label={`${label.replace('…', '')} node ${node.id}`} data-testid={`node-action-${node.id}-${kind}`} aria-haspopup="dialog">
+        {label}
+      </button>
+    );
+  };
+
+  return (
+    <article className={`${styles.row} ${rowTone}`} aria-label={`node ${node.id}`} data-testid={`node-row-${node.id}`} data-state={state.key}>
+      <div className={styles.rowMain}>
+        <div>
+          <div className={styles.nodeName}>node {node.id}</div>
+          <div className={styles.nodeAddr}>{node.label}</div>
+        </div>
+        <div className={styles.pills}>
+          <span className={`${styles.pill} ${styles[state.tone]}`} title={state.detail} data-testid={`nodes-state-${node.id}`}>{state.label}</span>
+          <span className={`${styles.pill} ${styles[vote.tone]}`} title={vote.detail} data-testid={`nodes-vote-${node.id}`}>
+            {vote.label}{quarantineUntil !== null ? <>&nbsp;<Countdown until={quarantineUntil} done="ending" /></> : null}
+          </span>
+          {restartAt !== null ? <span className={`${styles.pill} ${styles.neutral}`}>restarts in&nbsp;<Countdown until={restartAt} done="now" /></span> : null}
+        </div>
+        <div className={styles.facts}>
+          <Fact label="Persistence" value={persistence.label} tone={node.up ? persistence.tone : 'neutral'} />
+          <Fact label="Uptime" value={node.up ? formatDuration(node.uptimeMs) : '—'} />
+          <Fact label="RTT" value={node.up ? formatRtt(node.rttMs) : '—'} tone={node.rttMs !== null && node.rttMs > 50 ? 'warn' : 'neutral'} />
+          <Fact label="Network" value={node.fault === null ? 'direct' : node.fault === 'pass' ? 'pass-through' : node.fault === 'latency' ? (node.faultDetail ?? 'latency') : node.fault} tone={node.fault && node.fault !== 'pass' ? 'warn' : 'neutral'} />
+        </div>
+        <div className={styles.locks} data-testid={`node-locks-${node.id}`}>
+          {holdersState === 'loading' ? 'Reading locks…' : holdersState === 'error' ? 'Locks could not be read' : counts ? (
+            <>
+              <strong>{counts.holds.toLocaleString()}</strong> held lock{counts.holds === 1 ? '' : 's'} here
+              <br />
+              <span className={counts.critical ? styles.critical : ''}>
+                deciding vote for <strong className={counts.critical ? styles.critical : ''}>{counts.critical.toLocaleString()}</strong>
+              </span>
+            </>
+          ) : '—'}
+        </div>
+      </div>
+      {operator ? (
+        <div className={styles.actions} data-testid={`node-actions-${node.id}`}>
+          {sandbox ? (
+            <>
+              <div className={styles.group} role="group" aria-label={`Process actions for node ${node.id}`}>
+                <span className={styles.groupLabel}>Process</span>
+                {PROCESS_ACTIONS.filter((k) => allowed[k]).map(button)}
+              </div>
+              <div className={styles.group} role="group" aria-label={`Network actions for node ${node.id}`}>
+                <span className={styles.groupLabel}>Network</span>
+                {NETWORK_ACTIONS.filter((k) => allowed[k]).map(button)}
+                {node.fault === null ? <span className={styles.actionsNote}>no fault proxy</span> : null}
+              </div>
+            </>
+          ) : null}
+          <div className={styles.group} role="group" aria-label={`Epoch actions for node ${node.id}`}>
+            <span className={styles.groupLabel}>Epoch</span>
+            {showMarkClean ? (
+              <button type="button" className={`${styles.act} ${styles.caution}`} onClick={() => onAction('mark-clean')} aria-haspopup="dialog"
+                aria-label={`Mark node ${node.id} clean`} data-testid={`node-action-${node.id}-mark-clean`}>
+                Mark clean…
+              </button>
+            ) : (
+              <span className={styles.actionsNote}>{node.up ? 'clean — nothing to mark' : 'unreachable'}</span>
+            )}
+          </div>
+        </div>
+      ) : null}
+    </article>
+  );
+}
+
+function Fact({ label, value, tone = 'neutral' }: { label: string; value: string; tone?: Tone }) {
+  return (
+    <div className={styles.fact}>
+      <span className={styles.factLabel}>{label}</span>
+      <span className={`${styles.factValue} ${tone !== 'neutral' ? styles[tone] : ''}`} title={value}>{value}</span>
+    </div>
+  );
+}

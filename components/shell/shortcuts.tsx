@@ -1,0 +1,88 @@
+'use client';
+
+import { useRouter } from 'next/navigation';
+import { useEffect, useRef, useState } from 'react';
+import { NAV_ITEMS } from './nav';
+import { applyTheme, nextTheme, readTheme } from './theme';
+
+const SHORTCUTS: Array<[string, string]> = [
+  ...NAV_ITEMS.map((item): [string, string] => [`g ${item.key}`, `Go to ${item.label}`]),
+  ['/', 'Focus the search or filter of this screen'],
+  ['j / k', 'Next / previous row in a list'],
+  ['Enter', 'Open the selected row'],
+  ['t', 'Switch theme (system → dark → light)'],
+  ['?', 'Show or hide this list'],
+  ['Esc', 'Close a dialog'],
+];
+
+function typing(target: EventTarget | null): boolean {
+  const el = target as HTMLElement | null;
+  return !!el && (el.tagName === 'INPUT' || el.tagName === 'TEXTAREA' || el.tagName === 'SELECT' || el.isContentEditable);
+}
+
+/** Global keyboard shortcuts, listed behind `?`. */
+export function Shortcuts() {
+  const router = useRouter();
+  const [open, setOpen] = useState(false);
+  const dialog = useRef<HTMLDialogElement>(null);
+  useEffect(() => {
+    let pendingG = 0;
+    const onKey = (e: KeyboardEvent) => {
+      if (e.metaKey || e.ctrlKey || e.altKey || typing(e.target)) return;
+      if (e.key === '?') {
+        setOpen((o) => !o);
+        return;
+      }
+      if (e.key === 'g') {
+        pendingG = Date.now();
+        return;
+      }
+      if (Date.now() - pendingG < 1_000) {
+        const item = NAV_ITEMS.find((i) => i.key === e.key);
+        pendingG = 0;
+        if (item) {
+          e.preventDefault();
+          router.push(item.href);
+          return;
+        }
+      }
+      if (e.key === 't') applyTheme(nextTheme(readTheme()));
+      if (e.key === '/') {
+        const search = document.querySelector<HTMLElement>('[data-shortcut-search]');
+        if (search) {
+          e.preventDefault();
+          search.focus();
+        }
+      }
+    };
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  }, [router]);
+  useEffect(() => {
+    const el = dialog.current;
+    if (!el) return;
+    if (open && !el.open) el.showModal();
+    if (!open && el.open) el.close();
+  }, [open]);
+  return (
+    <>
+      <button type="button" className="button button-ghost icon-button" aria-label="Keyboard shortcuts (?)" onClick={() => setOpen(true)}>?</button>
+      <dialog ref={dialog} className="dialog" aria-label="Keyboard shortcuts" onClose={() => setOpen(false)} data-testid="shortcuts-dialog">
+        <h2>Keyboard shortcuts</h2>
+        <table className="shortcut-table">
+          <tbody>
+            {SHORTCUTS.map(([keys, what]) => (
+              <tr key={keys}>
+                <td><kbd>{keys}</kbd></td>
+                <td>{what}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+        <div className="dialog-actions">
+          <button type="button" className="button" onClick={() => setOpen(false)}>Close</button>
+        </div>
+      </dialog>
+    </>
+  );
+}

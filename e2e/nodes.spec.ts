@@ -1,0 +1,193 @@
+import { expect, test, type Page } from '@playwright/test';
+import { signIn } from './support/login';
+import { acquire as acquireRaw, postAsSession, restoreNode } from './support/ops';
+import { sandbox } from './support/sandbox';
+import { saveScreens } from './support/screens';
+
+async function acquire(page: Page, resource: string): Promise<void> {
+  const res = await acquireRaw(page, resource);
+  expect(res.status(), await res.text()).toBe(200);
+}
+
+test.describe('nodes: operator actions with their blast radius', () => {
+  test('crash from the Nodes screen, see it down on the overview within 2 s, restart without persistence, watch the quarantine count down', async ({ page }) => {
+    await signIn(page);
+    try {
+      await page.goto('/nodes');
+      await expect(page.getByTestId('node-row-2')).toHaveAttribute('data-state', 'up');
+      await page.getByRole('button', { name: 'Crash node 2' }).click();
+      const dialog = page.getByTestId('action-dialog');
+      await expect(dialog.getByRole('heading', { name: 'Crash node 2?' })).toBeVisible();
+      await expect(dialog.getByTestId('blast-radius')).toHaveAttribute('data-state', 'ready');
+      await expect(dialog).toContainText('New locks can still be granted');
+      await saveScreens(page, 'nodes-crash-dialog');
+
+      const crashedAt = Date.now();
+      await dialog.getByRole('button', { name: 'Crash node 2', exact: true }).click();
+      await expect(dialog).toBeHidden();
+      await expect(page.getByTestId('toasts')).toContainText('node 2: crash done');
+      await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Overview' }).click();
+      await expect(page.getByTestId('node-state-2')).toHaveText('down', { timeout: 2_000 });
+      expect(Date.now() - crashedAt).toBeLessThan(2_000);
+      await expect(page.getByTestId('node-card-2')).toHaveAttribute('data-state', 'down');
+      await expect(page.getByTestId('cluster-banner')).toContainText('4 of 5 masters reachable');
+      await expect(page.getByTestId('cluster-banner')).toContainText('node 2 is down');
+      await saveScreens(page, 'overview-node-down');
+
+      await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Nodes' }).click();
+      await expect(page.getByTestId('node-row-2')).toHaveAttribute('data-state', 'down');
+      await page.getByRole('button', { name: 'Restart node 2' }).click();
+      await expect(dialog.getByRole('heading', { name: 'Restart node 2?' })).toBeVisible();
+      await dialog.getByRole('radio', { name: 'None' }).check();
+      await expect(dialog).toContainText('comes back empty');
+      await saveScreens(page, 'nodes-restart-dialog');
+      await dialog.getByRole('button', { name: 'Restart node 2', exact: true }).click();
+      await expect(dialog).toBeHidden();
+
+      await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Overview' }).click();
+      await expect(page.getByTestId('node-state-2')).toHaveText('up', { timeout: 5_000 });
+      await expect(page.getByTestId('node-card-2')).toContainText('none');
+      // Back without its data and without an epoch sentinel: the console's next acquire quarantines it.
+      const vote = page.getByTestId('node-quarantine-2');
+      await expect(vote).toHaveAttribute('data-state', 'unknown');
+      await expect(vote).toContainText('quarantined at the next acquire');
+
+      await acquire(page, `e2e-quarantine-${Date.now()}`);
+      await expect(vote).toHaveAttribute('data-state', 'quarantined', { timeout: 3_000 });
+      const left = page.getByTestId('node-quarantine-left-2');
+      const seconds = async () => Number((await left.textContent())?.replace(/[^\d.]/g, ''));
+      const first = await seconds();
+      expect(first).toBeGreaterThan(0);
+      expect(first).toBeLessThanOrEqual(5);
+      // It counts down in the browser between readings (100 ms steps), not once a second.
+      await expect.poll(seconds, { timeout: 2_000 }).toBeLessThan(first - 0.25);
+      await expect(page.getByTestId('cluster-banner')).toContainText('4 usable');
+      await saveScreens(page, 'overview-quarantine');
+      // Then the quarantine ends and the node votes again.
+      await expect(vote).toHaveAttribute('data-state', 'votes', { timeout: 8_000 });
+      await expect(page.getByTestId('cluster-banner')).toContainText('5 of 5 masters reachable · 5 usable');
+    } finally {
+      await restoreNode(page, 2);
+    }
+  });
+
+  test('the blast radius names the locks that would lose their majority before anything happens', async ({ page }) => {
+    await signIn(page);
+    const control = sandbox();
+    const resource = `e2e-blast-${Date.now()}`;
+    try {
+      // With nodes 4 and 5 cut off, a lock granted now lives on exactly a quorum: 1, 2 and 3.
+      for (const id of [4, 5]) await control.act(id, { action: 'partition' });
+      await page.goto('/nodes');
+      await expect(page.getByTestId('node-row-4')).toHaveAttribute('data-state', 'partitioned');
+      await acquire(page, resource);
+      await expect(page.getByTestId('node-locks-1')).toContainText(/deciding vote for [1-9]/);
+      await page.getByRole('button', { name: 'Partition node 1' }).click();
+      const dialog = page.getByTestId('action-dialog');
+      const radius = dialog.getByTestId('blast-radius');
+      await expect(radius).toHaveAttribute('data-state', 'ready');
+      await expect(dialog.getByTestId('blast-radius-locks')).toContainText(resource);
+      await expect(dialog.getByTestId('blast-radius-summary')).toContainText(/would lose (its|their) majority/);
+      await expect(dialog).toContainText('New locks cannot be granted');
+      await saveScreens(page, 'nodes-blast-radius');
+      await dialog.getByRole('button', { name: 'Cancel' }).click();
+      await expect(dialog).toBeHidden();
+      // Cancel did nothing: node 1 is still reachable.
+      await expect(page.getByTestId('node-row-1')).toHaveAttribute('data-state', 'up');
+
+      // Healing has no blast radius: it gives a vote back.
+      await page.getByRole('button', { name: 'Heal node 4' }).click();
+      await expect(dialog.getByTestId('blast-radius')).toHaveAttribute('data-state', 'none');
+      await expect(dialog).toContainText('Node 4 votes again once it answers');
+      await dialog.getByRole('button', { name: 'Heal node 4', exact: true }).click();
+      await expect(page.getByTestId('node-row-4')).toHaveAttribute('data-state', 'up', { timeout: 5_000 });
+    } finally {
+      for (const id of [4, 5]) await control.act(id, { action: 'heal' });
+    }
+  });
+
+  test('mark clean ends a quarantine and shows the server\'s warning', async ({ page }) => {
+    await signIn(page);
+    const control = sandbox();
+    try {
+      await control.act(3, { action: 'restart', persistence: 'none' });
+      await page.goto('/nodes');
+      await expect(page.getByTestId('nodes-vote-3')).toHaveText(/no epoch|quarantined/, { timeout: 5_000 });
+      await page.getByRole('button', { name: 'Mark node 3 clean' }).click();
+      const dialog = page.getByTestId('mark-clean-dialog');
+      await expect(dialog).toContainText('Only if you know it lost no lock that is still valid');
+      const confirm = dialog.getByRole('button', { name: 'Mark node 3 clean' });
+      await expect(confirm).toBeDisabled();
+      await dialog.getByLabel('Reason (recorded in the audit log)').fill('e2e: node 3 never served a lock');
+      await saveScreens(page, 'nodes-mark-clean');
+      const answer = page.waitForResponse((r) => r.url().endsWith('/api/nodes/3/mark-clean'));
+      await confirm.click();
+      const body = await (await answer).json() as { warning: string | null };
+      if (body.warning) {
+        // Restarted less than the lease ceiling ago: the warning stays on screen until closed.
+        await expect(dialog.getByTestId('mark-clean-result')).toContainText(body.warning);
+        await dialog.getByRole('button', { name: 'Close', exact: true }).last().click();
+      }
+      await expect(dialog).toBeHidden();
+      await expect(page.getByTestId('nodes-vote-3')).toHaveText('votes', { timeout: 5_000 });
+    } finally {
+      await restoreNode(page, 3);
+    }
+  });
+
+  test('a viewer sees the nodes but no action at all, and the server refuses one anyway', async ({ page }) => {
+    await signIn(page, 'viewer');
+    await page.goto('/nodes');
+    for (let id = 1; id <= 5; id++) await expect(page.getByTestId(`node-row-${id}`)).toBeVisible();
+    await expect(page.getByTestId('viewer-notice')).toContainText('signed in as a viewer');
+    await expect(page.getByTestId(/^node-actions-/)).toHaveCount(0);
+    await expect(page.getByRole('button', { name: /crash|stop|start|restart|pause|resume|partition|heal|latency|clean/i })).toHaveCount(0);
+    await saveScreens(page, 'nodes-viewer');
+    const res = await postAsSession(page, '/api/nodes/1/actions', { action: 'crash' });
+    expect(res.status()).toBe(403);
+    await expect(page.getByTestId('node-row-1')).toHaveAttribute('data-state', 'up');
+  });
+
+  test('against external masters the screen explains why process and network actions are not offered', async ({ page }) => {
+    await signIn(page);
+    // The same console, told by /api/auth/me that it does not own the masters (what REDLOCK_NODES without a sandbox gives).
+    await page.route('**/api/auth/me', async (route) => {
+      const res = await route.fetch();
+      await route.fulfill({ response: res, json: { ...(await res.json()), sandbox: false } });
+    });
+    await page.goto('/nodes');
+    await expect(page.getByTestId('external-notice')).toContainText('process and network actions are unavailable');
+    for (let id = 1; id <= 5; id++) await expect(page.getByTestId(`node-actions-${id}`)).toBeVisible();
+    await expect(page.getByRole('button', { name: /^(crash|stop|start|restart|pause|resume|partition|heal|add latency) node/i })).toHaveCount(0);
+    await expect(page.getByRole('group', { name: 'Epoch actions for node 1' })).toBeVisible();
+    await saveScreens(page, 'nodes-external');
+  });
+
+  test('a delayed restart counts down to its start, and a node with its AOF comes back voting', async ({ page }) => {
+    await signIn(page);
+    await page.goto('/nodes');
+    await page.getByRole('button', { name: 'Restart node 5' }).click();
+    const dialog = page.getByTestId('action-dialog');
+    await dialog.getByRole('radio', { name: 'AOF always' }).check();
+    await dialog.getByLabel('Delay before starting (s)').fill('3');
+    await expect(dialog.getByTestId('restart-data')).toContainText('Its keys come back from the AOF');
+    await dialog.getByRole('button', { name: 'Restart node 5', exact: true }).click();
+    await expect(dialog).toBeHidden();
+    const row = page.getByTestId('node-row-5');
+    await expect(row).toHaveAttribute('data-state', 'down', { timeout: 3_000 });
+    await expect(row).toContainText(/restarts in\s*[0-3]\.\d s/);
+    await expect(row).toHaveAttribute('data-state', 'up', { timeout: 8_000 });
+    await expect(page.getByTestId('nodes-vote-5')).toHaveText('votes');
+  });
+
+  test('an operator sees every action, named for its node', async ({ page }) => {
+    await signIn(page);
+    await page.goto('/nodes');
+    for (let id = 1; id <= 5; id++) {
+      for (const name of ['Crash', 'Stop', 'Restart', 'Pause', 'Partition', 'Add latency']) {
+        await expect(page.getByRole('button', { name: `${name} node ${id}`, exact: true })).toBeVisible();
+      }
+    }
+    await saveScreens(page, 'nodes');
+  });
+});

@@ -1,0 +1,30 @@
+import { expect, type APIResponse, type Page } from '@playwright/test';
+import { E2E_API_KEY } from '../../playwright.config';
+import { sandbox } from './sandbox';
+
+/** The e2e API-key client (role `client`): what a service taking locks would send. */
+export const AS_CLIENT = { authorization: `Bearer ${E2E_API_KEY}` };
+
+/** Take a lock through the lock service as the API-key client; returns the raw answer. */
+export function acquire(page: Page, resource: string, ttlMs = 5_000): Promise<APIResponse> {
+  return page.request.post('/api/locks', { headers: AS_CLIENT, data: { resource, ttlMs } });
+}
+
+/** POST as the signed-in user with the session's CSRF token (what the console's own client does). */
+export async function postAsSession(page: Page, url: string, data: unknown): Promise<APIResponse> {
+  const me = await (await page.request.get('/api/auth/me')).json() as { csrfToken: string };
+  return page.request.post(url, { data, headers: { 'x-csrf-token': me.csrfToken } });
+}
+
+/**
+ * Put a node back the way the suite started it: healed, running with AOF always, clean epoch. A node
+ * that ran without persistence comes back empty, so it is marked clean (audited, as an operator would).
+ */
+export async function restoreNode(page: Page, id: number): Promise<void> {
+  const control = sandbox();
+  await control.act(id, { action: 'heal' });
+  await control.act(id, { action: 'restart', persistence: 'aof-always' });
+  // The console's client reconnects to the restarted node on its own schedule: ask until it answers.
+  await expect.poll(async () => (await postAsSession(page, `/api/nodes/${id}/mark-clean`, { reason: 'e2e cleanup: fresh empty node' })).status(),
+    { timeout: 10_000 }).toBe(200);
+}
