@@ -106,6 +106,23 @@ export class Redlock extends EventEmitter<RedlockEvents> implements LockControll
   }
 
   /**
+   * Resolve once the first connection attempt to every node this Redlock opened has settled
+   * (connected or failed), or after `timeoutMs`. Optional: without it, a node still connecting
+   * when the first acquire starts simply votes `timeout`. Waiting here happens before an attempt's
+   * clock starts, so it cannot lengthen a validity: mutual exclusion is untouched.
+   */
+  async connect(timeoutMs = 2_000): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      Promise.all(this.nodes.map((node) => node.whenBooted())),
+      new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, timeoutMs);
+      }),
+    ]);
+    clearTimeout(timer);
+  }
+
+  /**
    * Acquire `resources` (all or nothing) for `ttlMs`. Rejects with InvalidArgumentError before any
    * traffic on bad input; after the retries with the last attempt's LockContendedError,
    * QuorumUnavailableError or LockExpiredError; or with `options.signal.reason` when aborted.

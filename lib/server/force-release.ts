@@ -4,7 +4,7 @@ import { lockDetail, type LockDetail } from '../inspect';
 import { actorOf, type Principal } from './auth/principal';
 import { recordAudit } from './audit';
 import { publishEvent } from './events';
-import { lockCore } from './lock-core';
+import { readyLockCore } from './lock-core';
 import { metrics } from './metrics';
 import { getRuntime } from './runtime';
 
@@ -41,7 +41,7 @@ export async function forceRelease(principal: Principal, resource: string, input
       })),
     };
   }
-  const result = await lockCore().releaseToken([resource], input.token);
+  const result = await (await readyLockCore()).releaseToken([resource], input.token);
   const after = statesOf(await readDetail(resource));
   const nodes = result.votes.map((vote, i): ForceReleaseResponse['nodes'][number] => {
     const outcome = vote.reason === 'ok' ? 'deleted'

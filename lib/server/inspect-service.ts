@@ -6,22 +6,26 @@ import { recordSample } from './history';
 import { metrics } from './metrics';
 import { getRuntime } from './runtime';
 
+/** A first page re-reads the nodes when its snapshot is older than this (counted from scan completion). */
 const SNAPSHOT_MAX_AGE_MS = 1_000;
+/** Later pages (with a cursor) may use an older snapshot: the cursor is a resource name, stable across scans. */
+const CURSOR_SNAPSHOT_MAX_AGE_MS = 5_000;
 const KEY = Symbol.for('redlock-console.snapshots');
-type Holder = { [KEY]?: Map<string, { at: number; promise: Promise<Snapshot> }> };
+type Holder = { [KEY]?: Map<string, { at: number | null; promise: Promise<Snapshot> }> };
 
 /**
  * A snapshot of every node per scan pattern, shared by concurrent requests and reused for up to
  * 1 s, so paging through a large lock list reads the nodes once and the cursor stays stable.
  */
-function cachedSnapshot(pattern: string | undefined, fresh: boolean): Promise<Snapshot> {
+function cachedSnapshot(pattern: string | undefined, fresh: boolean, maxAgeMs = SNAPSHOT_MAX_AGE_MS): Promise<Snapshot> {
   const holder = globalThis as Holder;
   holder[KEY] ??= new Map();
   const cache = holder[KEY];
   const runtime = getRuntime();
   const key = pattern ?? '';
   const hit = cache.get(key);
-  if (hit && !fresh && Date.now() - hit.at < SNAPSHOT_MAX_AGE_MS) return hit.promise;
+  // A scan still running is always shared; a finished one is reused while younger than maxAgeMs.
+  if (hit && !fresh && (hit.at === null || Date.now() - hit.at < maxAgeMs)) return hit.promise;
   const promise = snapshot(runtime.clients, {
     keyPrefix: runtime.keyPrefix, pattern, configuredNodes: runtime.endpoints.length, driftFactor: runtime.driftFactor,
   }).then((snap) => {
@@ -30,9 +34,11 @@ function cachedSnapshot(pattern: string | undefined, fresh: boolean): Promise<Sn
       for (const [state, count] of Object.entries(snap.stateCounts)) m.locks.set({ state }, count);
       recordSample({ kind: 'locks', total: snap.locks.length, byState: snap.stateCounts });
     }
+    const entry = cache.get(key);
+    if (entry?.promise === promise) entry.at = Date.now();
     return snap;
   });
-  cache.set(key, { at: Date.now(), promise });
+  cache.set(key, { at: null, promise });
   if (cache.size > 16) cache.delete(cache.keys().next().value!);
   promise.catch(() => cache.delete(key));
   return promise;
@@ -49,7 +55,7 @@ export interface LockListQuery {
 }
 
 export async function listLocks(query: LockListQuery): Promise<LockListResponse> {
-  const snap = await cachedSnapshot(query.pattern, query.fresh === '1');
+  const snap = await cachedSnapshot(query.pattern, query.fresh === '1', query.cursor ? CURSOR_SNAPSHOT_MAX_AGE_MS : SNAPSHOT_MAX_AGE_MS);
   let page;
   try {
     page = pageLocks(snap, { prefix: query.prefix, state: query.state, search: query.search, cursor: query.cursor, limit: query.limit });

@@ -7,7 +7,8 @@ import { recordSample } from './history';
 import { getRuntime } from './runtime';
 
 const KEY = Symbol.for('redlock-console.redlock');
-type Holder = { [KEY]?: Redlock };
+type Holder = { [KEY]?: Redlock; [READY]?: Promise<void> };
+const READY = Symbol.for('redlock-console.redlock.ready');
 
 /**
  * The lock core as the console's lock service uses it: its own connections to the masters (through
@@ -36,5 +37,14 @@ export function lockCore(): Redlock {
   });
   redlock.on('node-error', (event) => logger().debug({ node: event.node + 1, err: event.error.message }, 'lock core node error'));
   holder[KEY] = redlock;
+  holder[READY] = redlock.connect();
+  return redlock;
+}
+
+/** The lock core once its connections are up (bounded): a first request after a start must not
+ * spend its per-node deadline on connection setup. */
+export async function readyLockCore(): Promise<Redlock> {
+  const redlock = lockCore();
+  await (globalThis as Holder)[READY];
   return redlock;
 }

@@ -3,7 +3,7 @@ import type { LockGrant, VoteView } from '../api/locks';
 import type { Vote } from '../redlock';
 import { actorOf, type Principal } from './auth/principal';
 import { badRequest } from './http/errors';
-import { lockCore } from './lock-core';
+import { readyLockCore } from './lock-core';
 
 /** Votes with 1-based node ids, as the console shows nodes everywhere else. */
 export function voteViews(votes: readonly Vote[]): VoteView[] {
@@ -24,7 +24,7 @@ export interface AcquireInput {
  * and gives up when the time is over or the HTTP client goes away.
  */
 export async function acquireLock(principal: Principal, input: AcquireInput, signal: AbortSignal): Promise<LockGrant> {
-  const redlock = lockCore();
+  const redlock = await readyLockCore();
   const waitMs = input.waitMs ?? 0;
   const retryDelayMs = redlock.settings.retryDelayMs;
   const signals = [signal, ...(waitMs > 0 ? [AbortSignal.timeout(waitMs)] : [])];
@@ -47,11 +47,11 @@ function resourcesFor(pathResource: string, bodyResources: string[] | undefined)
 }
 
 export async function extendLock(resource: string, body: { token: string; ttlMs: number; resources?: string[] }) {
-  const result = await lockCore().extendToken(resourcesFor(resource, body.resources), body.token, body.ttlMs);
+  const result = await (await readyLockCore()).extendToken(resourcesFor(resource, body.resources), body.token, body.ttlMs);
   return { resources: [...result.resources], token: result.token, validityMs: result.validityMs, expiresAt: result.expiresAt, votes: voteViews(result.votes) };
 }
 
 export async function releaseLock(resource: string, body: { token: string; resources?: string[] }) {
-  const result = await lockCore().releaseToken(resourcesFor(resource, body.resources), body.token);
+  const result = await (await readyLockCore()).releaseToken(resourcesFor(resource, body.resources), body.token);
   return { resources: [...result.resources], released: result.deleted > 0, deleted: result.deleted, complete: result.complete, votes: voteViews(result.votes) };
 }

@@ -21,8 +21,10 @@ export function errorResponse(err: unknown): Response {
   const name = (err as { name?: string } | null)?.name;
   const mapped = name ? LOCK_ERRORS[name] : undefined;
   if (mapped) {
-    const votes = (err as { votes?: unknown }).votes;
-    return json(mapped.status, { error: { code: mapped.code, message: (err as Error).message, details: votes === undefined ? undefined : { votes } } });
+    const votes = (err as { votes?: ReadonlyArray<{ node: number }> }).votes;
+    // Nodes are numbered from 1 everywhere in the API (the lock core counts from 0).
+    const details = votes === undefined ? undefined : { votes: votes.map((v) => ({ ...v, node: v.node + 1 })) };
+    return json(mapped.status, { error: { code: mapped.code, message: (err as Error).message, details } });
   }
   logger().error({ err }, 'unhandled error in a route');
   return json(500, { error: { code: 'INTERNAL', message: 'internal error (logged on the server)' } });

@@ -1,0 +1,270 @@
+'use client';
+
+import { useQuery } from '@tanstack/react-query';
+import Link from 'next/link';
+import { useMemo, useRef, useState, type ReactNode } from 'react';
+import type { LockDetailResponse, LockView } from '@/lib/api/locks';
+import { ApiError } from '@/lib/client/fetch-json';
+import { useLiveEvents } from '@/lib/client/live-events';
+import { lockDetailQuery, nodesQuery } from '@/lib/client/queries';
+import { meQuery } from '@/lib/client/session';
+import { Countdown, CountdownBar, useCountdowns, useNow } from './countdown';
+import { ForceReleaseDialog, type SeenToken } from './force-release-dialog';
+import { formatAgo, formatClock } from './format';
+import { LockEvents } from './lock-events';
+import { StateBadge } from './state-badge';
+import { hueStyle } from './token';
+import { TokenChip } from './token-chip';
+import { leaseMs } from './ttl';
+import styles from './lock-detail.module.css';
+
+const META_ORDER = ['owner', 'host', 'pid', 'purpose', 'acquiredAt', 'extensions', 'fence', 'ttlMs', 'via'] as const;
+const META_LABEL: Record<string, string> = {
+  owner: 'Owner', host: 'Host', pid: 'PID', purpose: 'Purpose', acquiredAt: 'Acquired', extensions: 'Extensions', fence: 'Fence',
+  ttlMs: 'Requested TTL', via: 'Via',
+};
+
+/** The tokens on the nodes, most held first (the majority's first when there is one). */
+function seenTokens(view: LockView): SeenToken[] {
+  const byToken = new Map<string, number[]>();
+  for (const cell of view.cells) {
+    if (cell.known && cell.present && cell.token !== null) byToken.set(cell.token, [...(byToken.get(cell.token) ?? []), cell.node]);
+  }
+  return [...byToken.entries()]
+    .map(([token, nodes]) => ({ token, nodes, majority: token === view.majorityToken }))
+    .sort((a, b) => Number(b.majority) - Number(a.majority) || b.nodes.length - a.nodes.length || (a.token < b.token ? -1 : 1));
+}
+
+export function LockDetail({ resource }: { resource: string }) {
+  const { data: me } = useQuery(meQuery());
+  const { data, error, isPending, dataUpdatedAt } = useQuery(lockDetailQuery(resource));
+  const { data: nodesInfo } = useQuery(nodesQuery());
+  const { events, connected } = useLiveEvents(200);
+  const [dialog, setDialog] = useState<{ tokens: SeenToken[]; token: string; seenAt: number } | null>(null);
+  const root = useRef<HTMLDivElement>(null);
+  useCountdowns(root);
+  const now = useNow();
+  const labels = useMemo(() => new Map(nodesInfo?.nodes.map((n) => [n.id, n.label]) ?? []), [nodesInfo]);
+  const mine = useMemo(() => events.filter((e) => e.resource === resource), [events, resource]);
+  const isOperator = me?.role === 'operator';
+
+  if (isPending) {
+    return <div className={styles.loading} data-loading-state="loading">Reading {resource} from every node…</div>;
+  }
+  if (error && !data) {
+    return (
+      <div className="callout callout-bad" role="alert" data-loading-state="error">
+        Could not read <code>{resource}</code>: {error.message}{error instanceof ApiError && error.status === 400 ? ' (is the resource name valid?)' : ''}
+      </div>
+    );
+  }
+  const view = data.view;
+  const t0 = Math.min(data.readAt, dataUpdatedAt || data.readAt);
+  const tokens = view ? seenTokens(view) : [];
+
+  const openDialog = () => {
+    if (!view || tokens.length === 0) return;
+    // The token sent is the one on screen now: the majority's, else the most held. Never re-read.
+    setDialog({ tokens, token: tokens[0]!.token, seenAt: data.readAt });
+  };
+
+  return (
+    <div ref={root} className={styles.screen} data-testid="lock-detail" data-loading-state="ready" data-state={view?.state ?? 'absent'}>
+      <nav className={styles.crumbs} aria-label="Breadcrumb">
+        <Link href="/locks">Locks</Link>
+        <span aria-hidden="true">/</span>
+        <span className="mono">{resource}</span>
+      </nav>
+
+      <header className={styles.head}>
+        <div className={styles.headMain}>
+          <div className={styles.headTitle}>
+            <h1 className={styles.resource}>{resource}</h1>
+            {view ? <StateBadge state={view.state} large /> : <span className={styles.freeBadge} data-testid="lock-state" data-state="free">free</span>}
+          </div>
+          <div className={styles.headSub}>
+            <code>{data.key}</code>
+            <span>· read {formatClock(data.readAt)}{now ? ` (${formatAgo(data.readAt, now)})` : ''}</span>
+          </div>
+        </div>
+        {isOperator && (
+          <button type="button" className={`button ${styles.danger}`} onClick={openDialog} disabled={!view} data-testid="force-release-button"
+            title={view ? 'Compare-and-delete the token you see here, on every node' : 'Nothing to release'}>
+            Force-release…
+          </button>
+        )}
+      </header>
+
+      {view ? <Summary view={view} t0={t0} /> : (
+        <div className={styles.free} data-testid="lock-free">
+          <strong>No node holds this lock now</strong>
+          <span>It was released or expired{mine[0] ? ` — last event: ${mine[0].type.replace('lock.', '')} at ${formatClock(mine[0].at)}` : ''}. A client asking for <code>{resource}</code> would be granted it.</span>
+        </div>
+      )}
+
+      <section className={styles.card} aria-labelledby="nodes-title">
+        <div className={styles.cardHead}>
+          <h2 id="nodes-title">Per node</h2>
+          <span className="muted small">Each master answers for itself: one MULTI of TYPE, PTTL, GET and the metadata hash.</span>
+        </div>
+        <NodeTable data={data} view={view} t0={t0} labels={labels} />
+      </section>
+
+      <div className={styles.twoCol}>
+        <section className={styles.card} aria-labelledby="meta-title">
+          <div className={styles.cardHead}>
+            <h2 id="meta-title">Holder metadata</h2>
+            <span className="muted small">Written with the lock, same TTL</span>
+          </div>
+          {view?.meta ? <MetaList view={view} now={now} /> : <p className={styles.emptyNote}>No metadata{view ? ' (a lock written by another client, or without the meta hash).' : '.'}</p>}
+        </section>
+        <section className={styles.card} aria-labelledby="events-title">
+          <div className={styles.cardHead}>
+            <h2 id="events-title">Events</h2>
+            <span className={`small ${connected ? styles.live : 'muted'}`}>{connected ? '● live' : 'connecting…'}</span>
+          </div>
+          <LockEvents events={mine} now={now} />
+        </section>
+      </div>
+
+      {dialog && (
+        <ForceReleaseDialog resource={resource} tokens={dialog.tokens} initialToken={dialog.token} seenAt={dialog.seenAt}
+          labels={labels} onClose={() => setDialog(null)} />
+      )}
+    </div>
+  );
+}
+
+function Summary({ view, t0 }: { view: LockView; t0: number }) {
+  const lease = leaseMs(view);
+  const tone = view.state === 'expiring' ? 'warn' : 'ok';
+  return (
+    <div className={styles.tiles}>
+      <div className={styles.tile} data-testid="detail-validity">
+        <span className={styles.tileLabel}>Validity a client can count on</span>
+        {view.majorityToken === null ? (
+          <>
+            <span className={`${styles.tileValue} ${styles.bad}`}>none</span>
+            <span className={styles.tileNote}>No token is on {view.quorum} nodes: nobody holds this lock.</span>
+          </>
+        ) : view.validityMs === null ? (
+          <>
+            <span className={`${styles.tileValue} ${styles.bad}`}>never expires</span>
+            <span className={styles.tileNote}>Keys without a TTL on node {view.noTtlNodes.join(', ')}.</span>
+          </>
+        ) : (
+          <>
+            <Countdown className={`${styles.tileValue} ${tone === 'warn' ? styles.warn : ''}`} expiresAt={t0 + view.validityMs} initialMs={view.validityMs} />
+            <CountdownBar expiresAt={t0 + view.validityMs} initialMs={view.validityMs} totalMs={lease} tone={tone} />
+          </>
+        )}
+      </div>
+      <div className={styles.tile}>
+        <span className={styles.tileLabel}>{view.majorityToken ? 'Majority token' : 'Tokens'}</span>
+        {view.majorityToken ? <TokenChip token={view.majorityToken} variant="majority" full /> : (
+          <span className={styles.tokenList}>
+            {seenTokens(view).map((t, i) => (
+              <span key={t.token} className={styles.tokenItem}>
+                <strong>{String.fromCharCode(65 + i)}</strong>
+                <TokenChip token={t.token} />
+                <span className="muted small">node {t.nodes.join(', ')}</span>
+              </span>
+            ))}
+          </span>
+        )}
+        <span className={styles.tileNote} data-testid="detail-holders">
+          {view.majorityToken ? `on ${view.holders} of ${view.cells.length} nodes · quorum ${view.quorum}` : `${view.tokens} token${view.tokens === 1 ? '' : 's'}, most held on ${view.holders} node${view.holders === 1 ? '' : 's'} · quorum ${view.quorum}`}
+        </span>
+      </div>
+      <div className={styles.tile}>
+        <span className={styles.tileLabel}>Fencing token</span>
+        <span className={`${styles.tileValue} mono`} data-testid="detail-fence">{view.fence ?? '—'}</span>
+        <span className={styles.tileNote}>{view.fence !== null ? 'Pass it to the storage you protect; it rejects smaller ones.' : 'Not a fenced lock.'}</span>
+      </div>
+      <div className={styles.tile}>
+        <span className={styles.tileLabel}>Holder</span>
+        <span className={styles.tileValue}>{view.meta?.owner ?? '—'}</span>
+        <span className={styles.tileNote}>{[view.meta?.host, view.meta?.pid ? `pid ${view.meta.pid}` : null].filter(Boolean).join(' · ') || 'no metadata'}</span>
+      </div>
+    </div>
+  );
+}
+
+function NodeTable({ data, view, t0, labels }: { data: LockDetailResponse; view: LockView | null; t0: number; labels: Map<number, string> }) {
+  const lease = view ? leaseMs(view) : 1;
+  const letters = new Map((view ? seenTokens(view) : []).map((t, i) => [t.token, String.fromCharCode(65 + i)]));
+  return (
+    <table className={`table ${styles.nodeTable}`} data-testid="detail-nodes">
+      <thead>
+        <tr>
+          <th scope="col">Node</th>
+          <th scope="col">Holds</th>
+          <th scope="col">Token</th>
+          <th scope="col" className={styles.ttlCol}>PTTL</th>
+          <th scope="col">Fence here</th>
+          <th scope="col">Extensions</th>
+        </tr>
+      </thead>
+      <tbody>
+        {data.nodes.map((n) => {
+          const cell = view?.cells.find((c) => c.node === n.node);
+          const status = !n.ok ? { label: 'unreachable', tone: 'bad' } : !cell?.present ? (n.type && n.type !== 'none' && n.type !== 'string' ? { label: `not a lock (${n.type})`, tone: 'warn' } : { label: 'no key', tone: 'muted' })
+            : view?.majorityToken === null ? { label: `token ${letters.get(cell.token ?? '') ?? '?'} · no majority`, tone: 'info' } : cell.token === view?.majorityToken ? { label: 'majority token', tone: 'ok' } : { label: 'other token', tone: 'warn' };
+          return (
+            <tr key={n.node} data-testid={`detail-node-${n.node}`} data-present={cell?.present ? 'true' : 'false'}>
+              <th scope="row">
+                <span className={styles.nodeName}>node {n.node}</span>
+                <span className={styles.nodeLabel}>{labels.get(n.node) ?? ''}</span>
+              </th>
+              <td><span className={`${styles.pill} ${styles[`pill-${status.tone}`]}`}>{status.label}</span>{!n.ok && n.error ? <span className={styles.nodeError}>{n.error}</span> : null}</td>
+              <td>{cell?.present && cell.token ? <TokenChip token={cell.token} variant={view?.majorityToken === null ? 'plain' : cell.token === view?.majorityToken ? 'majority' : 'other'} full /> : <span className="muted">—</span>}</td>
+              <td className={styles.ttlCol}>
+                {cell?.present && cell.pttlMs !== null ? (cell.pttlMs < 0 ? <span className={styles.bad}>no TTL</span> : (
+                  <div className={styles.ttlCell} style={cell.token ? hueStyle(cell.token) : undefined}>
+                    <Countdown expiresAt={t0 + cell.pttlMs} initialMs={cell.pttlMs} />
+                    <CountdownBar expiresAt={t0 + cell.pttlMs} initialMs={cell.pttlMs} totalMs={lease} tone="token" className={styles.ttlBar} />
+                  </div>
+                )) : <span className="muted">—</span>}
+              </td>
+              <td className="mono">{cell?.meta?.fence ?? <span className="muted">—</span>}</td>
+              <td className="mono">{cell?.meta?.extensions ?? <span className="muted">—</span>}</td>
+            </tr>
+          );
+        })}
+      </tbody>
+    </table>
+  );
+}
+
+function MetaList({ view, now }: { view: LockView; now: number }) {
+  const meta = view.meta ?? {};
+  const keys = [...META_ORDER.filter((k) => k in meta), ...Object.keys(meta).filter((k) => !(META_ORDER as readonly string[]).includes(k)).sort()];
+  const fenceNodes = view.cells.filter((c) => c.meta?.fence !== undefined).map((c) => c.node);
+  const source = view.cells.find((c) => c.meta !== null && JSON.stringify(c.meta) === JSON.stringify(view.meta));
+  return (
+    <>
+    {view.majorityToken === null && source && (
+      <p className={styles.emptyNote}>No majority: this is the metadata of the holder on node {source.node}. Other holders wrote their own.</p>
+    )}
+    <dl className={styles.meta} data-testid="detail-meta">
+      {keys.map((key) => {
+        const value = meta[key]!;
+        let shown: ReactNode = value;
+        if (key === 'acquiredAt' && Number.isFinite(Number(value))) {
+          const at = Number(value);
+          shown = <>{new Date(at).toLocaleString()} <span className="muted">({now ? formatAgo(at, now) : ''})</span></>;
+        } else if (key === 'ttlMs') shown = `${Number(value).toLocaleString('en-US')} ms`;
+        else if (key === 'fence' && fenceNodes.length > 0 && fenceNodes.length < view.cells.length) {
+          shown = <>{value} <span className="muted">(recorded on node {fenceNodes.join(', ')}: the nodes that confirmed it)</span></>;
+        }
+        return (
+          <div key={key} className={styles.metaRow} data-meta={key}>
+            <dt>{META_LABEL[key] ?? key}</dt>
+            <dd className={key === 'purpose' || key === 'acquiredAt' ? '' : 'mono'}>{shown}</dd>
+          </div>
+        );
+      })}
+    </dl>
+    </>
+  );
+}

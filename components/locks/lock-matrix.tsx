@@ -1,0 +1,461 @@
+'use client';
+
+import { keepPreviousData, useInfiniteQuery, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useVirtualizer } from '@tanstack/react-virtual';
+import { useRouter, useSearchParams } from 'next/navigation';
+import Link from 'next/link';
+import { useCallback, useEffect, useMemo, useRef, useState, type CSSProperties } from 'react';
+import { filtersKey, lockWindowQuery, preloadLockPage, takePreloadedLockPage, type WindowAnchor } from '@/lib/client/lock-queries';
+import { lockListUrl, locksInfiniteQuery, nodesQuery, type LockFilters, type LockListPage } from '@/lib/client/queries';
+import { meQuery } from '@/lib/client/session';
+import { useCountdowns, useNow } from './countdown';
+import { formatAgo, formatClock, formatCount } from './format';
+import { STATE_INFO, STATE_ORDER, type LockStateName } from './lock-state';
+import { MatrixHeader, MatrixRow, type MatrixRowData } from './matrix-row';
+import { compareKeys, mergeWindow, t0Of } from './window-merge';
+import { KeyInspector } from './key-inspector';
+import styles from './lock-matrix.module.css';
+
+const PAGE_SIZE = 500;
+/** Rows re-read every second around the first one on screen. */
+const WINDOW_SIZE = 60;
+const ROW_HEIGHT = 56;
+const HEADER_HEIGHT = 48;
+/** Ask for the next page when the last rendered row is this close to the end of the loaded ones. */
+const PREFETCH_ROWS = 250;
+/** Below this many loaded rows, a sort other than by resource simply refetches everything. */
+const SMALL_LIST = 1_000;
+
+type SortKey = 'resource' | 'validity' | 'validity-desc' | 'state';
+const SORTS: Array<{ key: SortKey; label: string }> = [
+  { key: 'resource', label: 'Resource (A→Z)' },
+  { key: 'validity', label: 'Validity, soonest first' },
+  { key: 'validity-desc', label: 'Validity, longest first' },
+  { key: 'state', label: 'State, worst first' },
+];
+
+function parseStates(value: string | null): LockStateName[] {
+  if (!value) return [];
+  return value.split(',').filter((s): s is LockStateName => (STATE_ORDER as string[]).includes(s));
+}
+
+/** The filters an address asks for (the same the screen starts with). */
+function filtersFromParams(params: URLSearchParams): LockFilters {
+  const states = parseStates(params.get('state'));
+  const pattern = params.get('pattern')?.trim();
+  const prefix = params.get('prefix');
+  const search = params.get('search')?.trim();
+  return {
+    ...(prefix && !pattern ? { prefix } : {}),
+    ...(states.length ? { state: states.join(',') } : {}),
+    ...(search ? { search } : {}),
+    ...(pattern ? { pattern } : {}),
+  };
+}
+
+// Loading this screen's code on /locks starts reading the first page right away (see preloadLockPage).
+if (typeof window !== 'undefined' && window.location.pathname === '/locks') {
+  preloadLockPage(lockListUrl(filtersFromParams(new URLSearchParams(window.location.search)), null, PAGE_SIZE));
+}
+
+function useDebounced<T>(value: T, ms: number): T {
+  const [debounced, setDebounced] = useState(value);
+  useEffect(() => {
+    const timer = setTimeout(() => setDebounced(value), ms);
+    return () => clearTimeout(timer);
+  }, [value, ms]);
+  return debounced;
+}
+
+function expiresAt(row: MatrixRowData): number {
+  return row.view.validityMs === null ? Number.POSITIVE_INFINITY : row.t0 + row.view.validityMs;
+}
+
+function sortRows(rows: MatrixRowData[], sort: SortKey): MatrixRowData[] {
+  if (sort === 'resource') return rows;
+  const copy = rows.slice();
+  if (sort === 'validity') copy.sort((a, b) => expiresAt(a) - expiresAt(b) || compareKeys(a.view, b.view));
+  if (sort === 'validity-desc') copy.sort((a, b) => expiresAt(b) - expiresAt(a) || compareKeys(a.view, b.view));
+  if (sort === 'state') copy.sort((a, b) => STATE_INFO[a.view.state].rank - STATE_INFO[b.view.state].rank || compareKeys(a.view, b.view));
+  return copy;
+}
+
+function typing(target: EventTarget | null): boolean {
+  const el = target as HTMLElement | null;
+  return !!el && (el.tagName === 'INPUT' || el.tagName === 'TEXTAREA' || el.tagName === 'SELECT' || el.isContentEditable);
+}
+
+export function LockMatrix() {
+  const params = useSearchParams();
+  const router = useRouter();
+  const queryClient = useQueryClient();
+  const { data: me } = useQuery(meQuery());
+
+  const [search, setSearch] = useState(() => params.get('search') ?? '');
+  const [prefix, setPrefix] = useState(() => params.get('prefix') ?? '');
+  const [states, setStates] = useState<LockStateName[]>(() => parseStates(params.get('state')));
+  const [patternMode, setPatternMode] = useState(() => params.has('pattern'));
+  const [pattern, setPattern] = useState(() => params.get('pattern') ?? '*lock*');
+  const [sort, setSort] = useState<SortKey>(() => (SORTS.some((s) => s.key === params.get('sort')) ? (params.get('sort') as SortKey) : 'resource'));
+  const debouncedSearch = useDebounced(search.trim(), 250);
+  const debouncedPrefix = useDebounced(prefix, 250);
+  const debouncedPattern = useDebounced(pattern.trim(), 400);
+
+  const filters = useMemo<LockFilters>(() => ({
+    ...(debouncedPrefix && !(patternMode && debouncedPattern) ? { prefix: debouncedPrefix } : {}),
+    ...(states.length ? { state: states.join(',') } : {}),
+    ...(debouncedSearch ? { search: debouncedSearch } : {}),
+    ...(patternMode && debouncedPattern ? { pattern: debouncedPattern } : {}),
+  }), [debouncedPrefix, states, debouncedSearch, patternMode, debouncedPattern]);
+  const currentFiltersKey = filtersKey(filters);
+
+  // The filters live in the address too, so a view can be shared or reloaded.
+  useEffect(() => {
+    const q = new URLSearchParams();
+    if (filters.search) q.set('search', filters.search);
+    if (filters.prefix) q.set('prefix', filters.prefix);
+    if (filters.state) q.set('state', filters.state);
+    if (filters.pattern) q.set('pattern', filters.pattern);
+    if (sort !== 'resource') q.set('sort', sort);
+    const next = q.size ? `?${q}` : window.location.pathname;
+    if (`${window.location.search}` !== (q.size ? `?${q}` : '')) window.history.replaceState(null, '', next);
+  }, [filters, sort]);
+
+  const pagesOptions = locksInfiniteQuery(filters, PAGE_SIZE);
+  const pagesQuery = useInfiniteQuery({
+    ...pagesOptions,
+    queryFn: (context) => {
+      // The page read when this code loaded, if it is for these filters; a failed one (before
+      // signing in, say) is simply asked again.
+      const early = context.pageParam === null ? takePreloadedLockPage(lockListUrl(filters, null, PAGE_SIZE)) : null;
+      return early ? early.catch(() => pagesOptions.queryFn!(context)) : pagesOptions.queryFn!(context);
+    },
+    placeholderData: keepPreviousData,
+    gcTime: 5_000,
+  });
+  const { hasNextPage, isFetchingNextPage, fetchNextPage } = pagesQuery;
+  const pages = pagesQuery.data?.pages;
+  // Node addresses for the column titles: asked for once the first rows are in, so the node
+  // health read never competes with the scan the operator is waiting for.
+  const { data: nodesInfo } = useQuery({ ...nodesQuery(), enabled: !!pages });
+  const baseRows = useMemo(() => {
+    const out: MatrixRowData[] = [];
+    for (const page of pages ?? []) {
+      const t0 = t0Of(page);
+      for (const view of page.items) out.push({ view, t0 });
+    }
+    return out;
+  }, [pages]);
+
+  // Where the live window starts, for the filters it was chosen under (other filters: the top).
+  const [anchorState, setAnchorState] = useState<{ filters: string; anchor: WindowAnchor }>({ filters: '', anchor: null });
+  const anchor = anchorState.filters === currentFiltersKey ? anchorState.anchor : null;
+  const liveWindow = sort === 'resource' && !!pages && !pagesQuery.isPlaceholderData;
+  const windowQuery = useQuery(lockWindowQuery(filters, anchor, WINDOW_SIZE, liveWindow));
+  const win = liveWindow && windowQuery.data?.filtersKey === currentFiltersKey ? windowQuery.data : null;
+  const merged = useMemo(() => (win ? mergeWindow(baseRows, win) : baseRows), [baseRows, win]);
+  const rows = useMemo(() => sortRows(merged, sort), [merged, sort]);
+
+  const lastPage: LockListPage | undefined = pages?.[pages.length - 1];
+  const latest: LockListPage | undefined = win && (!lastPage || win.receivedAt >= lastPage.receivedAt) ? win : lastPage;
+  const refreshing = pagesQuery.isPlaceholderData;
+
+  // Other sorts cannot patch a window (rows on screen are not one run of resources): a small list
+  // refetches whole every 2 s, a large one stays the snapshot it is and says so.
+  const smallList = baseRows.length <= SMALL_LIST;
+  const { refetch } = pagesQuery;
+  useEffect(() => {
+    if (sort === 'resource' || !smallList) return;
+    const timer = setInterval(() => void refetch(), 2_000);
+    return () => clearInterval(timer);
+  }, [sort, smallList, refetch]);
+
+  const scrollRef = useRef<HTMLDivElement>(null);
+  const lastExpireRefresh = useRef(0);
+  const onExpire = useCallback(() => {
+    if (Date.now() - lastExpireRefresh.current < 1_000) return;
+    lastExpireRefresh.current = Date.now();
+    if (sort === 'resource') void queryClient.invalidateQueries({ queryKey: ['locks', 'window'] });
+    else if (smallList) void refetch();
+  }, [queryClient, sort, smallList, refetch]);
+  const sectionRef = useRef<HTMLElement>(null);
+  useCountdowns(sectionRef, onExpire);
+
+  const count = rows.length + (hasNextPage ? 1 : 0);
+  // Stable callbacks: the virtualizer recomputes every row's offset when one of them changes.
+  const getItemKey = useCallback((index: number) => rows[index]?.view.key ?? '__more__', [rows]);
+  const estimateSize = useCallback(() => ROW_HEIGHT, []);
+  const getScrollElement = useCallback(() => scrollRef.current, []);
+  // TanStack Virtual hands back functions the React Compiler cannot memoize; it is only read here.
+  // eslint-disable-next-line react-hooks/incompatible-library
+  const virtualizer = useVirtualizer({
+    count,
+    getScrollElement,
+    estimateSize,
+    overscan: 10,
+    // The sticky column header sits above the rows inside the same scroller.
+    scrollMargin: HEADER_HEIGHT,
+    scrollPaddingStart: HEADER_HEIGHT,
+    getItemKey,
+  });
+  const items = virtualizer.getVirtualItems();
+  const lastIndex = items.length ? items[items.length - 1]!.index : 0;
+  const firstIndex = items.length ? items[0]!.index : 0;
+
+  useEffect(() => {
+    // Well ahead of the end: the next page is read while the operator is still on this one.
+    if (hasNextPage && !isFetchingNextPage && lastIndex >= rows.length - PREFETCH_ROWS) void fetchNextPage();
+  }, [hasNextPage, isFetchingNextPage, lastIndex, rows.length, fetchNextPage]);
+
+  // Re-read the rows on screen: the window starts just above the first rendered row.
+  useEffect(() => {
+    const timer = setTimeout(() => {
+      const above = firstIndex > 0 ? rows[firstIndex - 1] : undefined;
+      const next: WindowAnchor = above ? { resource: above.view.resource, key: above.view.key } : null;
+      setAnchorState((current) => (current.filters === currentFiltersKey && current.anchor?.resource === next?.resource && current.anchor?.key === next?.key
+        ? current : { filters: currentFiltersKey, anchor: next }));
+    }, 150);
+    return () => clearTimeout(timer);
+  }, [firstIndex, rows, currentFiltersKey]);
+
+  // New filters, new list: start it from the top.
+  useEffect(() => {
+    if (scrollRef.current) scrollRef.current.scrollTop = 0;
+  }, [currentFiltersKey]);
+
+  const firstRowsMarked = useRef(false);
+  useEffect(() => {
+    if (!firstRowsMarked.current && rows.length > 0) {
+      firstRowsMarked.current = true;
+      // Marked in the frame that paints them: e2e reads it (time from navigation start to first rows).
+      requestAnimationFrame(() => performance.mark('locks:first-rows'));
+    }
+  }, [rows.length]);
+
+  // Selection and keyboard navigation (j/k or arrows, Enter opens).
+  const [selectedKey, setSelectedKey] = useState<string | null>(null);
+  const [inspectKey, setInspectKey] = useState<string | null>(null);
+  const selectedIndex = useMemo(() => (selectedKey === null ? -1 : rows.findIndex((r) => r.view.key === selectedKey)), [rows, selectedKey]);
+  const ownLayout = !filters.pattern;
+  const open = useCallback((row: MatrixRowData) => {
+    if (ownLayout) router.push(`/locks/${encodeURIComponent(row.view.resource)}`);
+    else {
+      setSelectedKey(row.view.key);
+      setInspectKey(row.view.key);
+    }
+  }, [ownLayout, router]);
+
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      if (e.metaKey || e.ctrlKey || e.altKey || typing(e.target) || document.querySelector('dialog[open]')) return;
+      const down = e.key === 'j' || e.key === 'ArrowDown';
+      const up = e.key === 'k' || e.key === 'ArrowUp';
+      if ((down || up) && rows.length > 0) {
+        e.preventDefault();
+        const from = selectedIndex >= 0 ? selectedIndex : (down ? firstIndex - 1 : firstIndex + 1);
+        const next = Math.min(rows.length - 1, Math.max(0, from + (down ? 1 : -1)));
+        setSelectedKey(rows[next]!.view.key);
+        virtualizer.scrollToIndex(next, { align: 'auto' });
+      } else if (e.key === 'Enter' && selectedIndex >= 0) {
+        e.preventDefault();
+        open(rows[selectedIndex]!);
+      } else if (e.key === 'Escape') {
+        setSelectedKey(null);
+        setInspectKey(null);
+      }
+    };
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  }, [rows, selectedIndex, firstIndex, virtualizer, open]);
+
+  const now = useNow();
+  // The same array as long as the node ids stay the same, so memoized rows do not re-render.
+  const nodeIdList = (latest?.nodes.map((n) => n.node) ?? nodesInfo?.nodes.map((n) => n.id) ?? []).join(',');
+  const nodeIds = useMemo(() => (nodeIdList ? nodeIdList.split(',').map(Number) : [1, 2, 3, 4, 5]), [nodeIdList]);
+  const labels = useMemo(() => new Map(nodesInfo?.nodes.map((n) => [n.id, n.label]) ?? []), [nodesInfo]);
+  const toggleState = (state: LockStateName) =>
+    setStates((current) => (current.includes(state) ? current.filter((s) => s !== state) : STATE_ORDER.filter((s) => s === state || current.includes(s))));
+  const filtering = !!(filters.prefix || filters.search || filters.state);
+  const clearFilters = () => {
+    setSearch('');
+    setPrefix('');
+    setStates([]);
+  };
+  const refresh = () => {
+    void queryClient.resetQueries({ queryKey: ['lock-pages'] });
+    void queryClient.invalidateQueries({ queryKey: ['locks', 'window'] });
+  };
+
+  const loadState = pagesQuery.isPending ? 'loading' : pagesQuery.isError && !pages ? 'error' : 'ready';
+  const badNodes = latest?.nodes.filter((n) => !n.ok) ?? [];
+  const inspected = inspectKey === null ? null : rows.find((r) => r.view.key === inspectKey) ?? null;
+  const isOperator = me?.role === 'operator';
+
+  return (
+    <section ref={sectionRef} className={styles.screen} aria-labelledby="locks-title">
+      <div className={styles.titleRow}>
+        <div>
+          <h1 id="locks-title" className={styles.title}>Locks</h1>
+          <p className={styles.subtitle}>
+            The quorum matrix: every resource against every master. Same colour, same token; a row is only a lock when a quorum agrees.
+          </p>
+        </div>
+        <div className={styles.readAt} data-testid="locks-read-at">
+          {latest ? (
+            <>
+              <span className={`${styles.readDot} ${now && now - latest.readAt > 5_000 ? styles.readStale : ''}`} aria-hidden="true" />
+              Read <time dateTime={new Date(latest.readAt).toISOString()}>{formatClock(latest.readAt)}</time>
+              <span className="muted"> · {now ? formatAgo(latest.readAt, now) : ''} · scan {Math.round(latest.scanMs)} ms · quorum {latest.quorum} of {latest.nodes.length}</span>
+            </>
+          ) : <span className="muted">Reading the masters…</span>}
+          <button type="button" className={`button button-ghost ${styles.refresh}`} onClick={refresh} aria-label="Reload the list from the first page">↻</button>
+        </div>
+      </div>
+
+      <div className={styles.tabs} role="group" aria-label="Filter by state" data-testid="state-tabs">
+        <button type="button" className={`${styles.tab} ${states.length === 0 ? styles.tabActive : ''}`} aria-pressed={states.length === 0} onClick={() => setStates([])}>
+          <span className={styles.tabLabel}>All locks</span>
+          <span className={styles.tabCount} data-testid="state-count-all">{latest ? formatCount(latest.total) : '–'}</span>
+        </button>
+        {STATE_ORDER.map((state) => (
+          <button key={state} type="button" className={`${styles.tab} ${styles[`tab-${STATE_INFO[state].tone}`]} ${states.includes(state) ? styles.tabActive : ''}`}
+            aria-pressed={states.includes(state)} onClick={() => toggleState(state)} title={STATE_INFO[state].help}>
+            <span className={styles.tabLabel}><span className={styles.tabDot} aria-hidden="true" />{STATE_INFO[state].label}</span>
+            <span className={styles.tabCount} data-testid={`state-count-${state}`}>{latest ? formatCount(latest.stateCounts[state] ?? 0) : '–'}</span>
+          </button>
+        ))}
+      </div>
+
+      <div className={styles.toolbar}>
+        <label className={styles.searchBox}>
+          <span className={styles.searchIcon} aria-hidden="true">⌕</span>
+          <input data-shortcut-search type="search" placeholder="Search resource, token, owner, host, purpose" aria-label="Search locks"
+            value={search} onChange={(e) => setSearch(e.target.value)}
+            onKeyDown={(e) => {
+              if (e.key === 'Escape') e.currentTarget.blur();
+              if (e.key === 'Enter' && rows[0]) {
+                e.currentTarget.blur();
+                setSelectedKey(rows[0].view.key);
+              }
+            }} />
+          <kbd className={styles.kbd}>/</kbd>
+        </label>
+        {patternMode ? (
+          <label className={styles.field}>
+            <span>Glob</span>
+            <input type="text" aria-label="Key pattern (glob)" value={pattern} onChange={(e) => setPattern(e.target.value)} spellCheck={false} className={styles.globInput}
+              title="A Redis MATCH pattern, e.g. lock:* or *:mutex" />
+          </label>
+        ) : (
+          <label className={styles.field}>
+            <span>Prefix</span>
+            <input type="text" placeholder="e.g. orders/" aria-label="Resource prefix" value={prefix} onChange={(e) => setPrefix(e.target.value)} spellCheck={false} />
+          </label>
+        )}
+        <label className={styles.field}>
+          <span>Sort</span>
+          <select aria-label="Sort loaded rows" value={sort} onChange={(e) => setSort(e.target.value as SortKey)}>
+            {SORTS.map((s) => <option key={s.key} value={s.key}>{s.label}</option>)}
+          </select>
+        </label>
+        <div className={styles.segmented} role="group" aria-label="Which keys">
+          <button type="button" aria-pressed={!patternMode} className={!patternMode ? styles.segActive : ''} onClick={() => setPatternMode(false)}>Console keys</button>
+          <button type="button" aria-pressed={patternMode} className={patternMode ? styles.segActive : ''} onClick={() => setPatternMode(true)}
+            title="Inspect keys another Redlock library wrote, by glob">Pattern</button>
+        </div>
+      </div>
+
+      {badNodes.length > 0 && (
+        <p className={`callout callout-warn ${styles.notice}`} role="status" data-testid="unreadable-nodes">
+          <strong>{badNodes.length === 1 ? `Node ${badNodes[0]!.node} could not be read` : `Nodes ${badNodes.map((n) => n.node).join(', ')} could not be read`}</strong>
+          {' '}({badNodes[0]!.error ?? 'no answer'}). {badNodes.length === 1 ? 'Its cells show' : 'Their cells show'} as unknown; states are computed from the nodes that answered.
+        </p>
+      )}
+      {sort !== 'resource' && !smallList && (
+        <p className={`callout ${styles.notice}`} role="status">
+          Sorted within the {formatCount(baseRows.length)} loaded rows, as read at {latest ? formatClock(latest.readAt) : '…'}. TTLs keep counting down; <button type="button" className={styles.linkButton} onClick={refresh}>reload</button> for fresh readings, or sort by resource to stay live.
+        </p>
+      )}
+
+      <div className={`${styles.matrix} ${refreshing ? styles.refreshing : ''}`} role="table" aria-label="Quorum matrix" aria-rowcount={(latest?.matched ?? rows.length) + 1}
+        aria-busy={loadState === 'loading' || refreshing} data-testid="lock-matrix" data-loading-state={loadState} data-rows={rows.length}
+        style={{ '--nodes': nodeIds.length } as CSSProperties}>
+        <div ref={scrollRef} className={styles.scroller} tabIndex={-1} data-testid="lock-matrix-scroller">
+          <MatrixHeader nodeIds={nodeIds} labels={labels} nodes={latest?.nodes ?? []} quorum={latest?.quorum ?? null} />
+          {loadState === 'loading' && <MatrixSkeleton nodes={nodeIds.length} />}
+          {loadState === 'error' && (
+            <div className={styles.empty} role="alert">
+              <strong>Could not read the locks</strong>
+              <span>{pagesQuery.error?.message}</span>
+              <button type="button" className="button" onClick={() => void refetch()}>Try again</button>
+            </div>
+          )}
+          {loadState === 'ready' && rows.length === 0 && !hasNextPage && (
+            <div className={styles.empty} data-testid="locks-empty">
+              {filtering || filters.pattern ? (
+                <>
+                  <strong>No lock matches</strong>
+                  <span>{filters.pattern ? `No key matches ${filters.pattern}` : 'Nothing matches these filters'}{latest ? ` among ${formatCount(latest.total)} keys.` : '.'}</span>
+                  {filtering && <button type="button" className="button" onClick={clearFilters}>Clear filters</button>}
+                </>
+              ) : (
+                <>
+                  <strong>No locks are held right now</strong>
+                  <span>Locks taken through the API{isOperator ? ' or the playground' : ''} show up here within a second.</span>
+                  {isOperator && <Link className="button button-primary" href="/playground">Open the playground</Link>}
+                </>
+              )}
+            </div>
+          )}
+          {rows.length > 0 && (
+            <div className={styles.canvas} style={{ height: virtualizer.getTotalSize() }} role="rowgroup">
+              {items.map((item) => {
+                const row = rows[item.index];
+                if (!row) {
+                  return (
+                    <div key={item.key} className={styles.moreRow} style={{ transform: `translateY(${item.start - HEADER_HEIGHT}px)` }} role="row" data-testid="lock-loader-row">
+                      <span role="cell">{isFetchingNextPage ? 'Loading more locks…' : 'Scroll for more'}</span>
+                    </div>
+                  );
+                }
+                return (
+                  <MatrixRow key={item.key} row={row} index={item.index} start={item.start - HEADER_HEIGHT} nodeIds={nodeIds} selected={row.view.key === selectedKey}
+                    linkable={ownLayout} onSelect={setSelectedKey} onOpen={open} />
+                );
+              })}
+            </div>
+          )}
+        </div>
+        <div className={styles.footer} data-testid="locks-footer">
+          <span>
+            {latest ? (
+              <>
+                <strong>{formatCount(rows.length)}</strong> of <strong data-testid="locks-matched">{formatCount(latest.matched)}</strong> {filtering || filters.pattern ? 'matching ' : ''}locks loaded
+                {hasNextPage ? ' · more load as you scroll' : ''}
+              </>
+            ) : '\u00a0'}
+          </span>
+          <span className={styles.hints}>
+            <kbd>j</kbd>/<kbd>k</kbd> move · <kbd>Enter</kbd> open · <kbd>/</kbd> search
+          </span>
+        </div>
+      </div>
+      {inspected && <KeyInspector row={inspected} onClose={() => setInspectKey(null)} />}
+    </section>
+  );
+}
+
+function MatrixSkeleton({ nodes }: { nodes: number }) {
+  return (
+    <div className={styles.skeleton} aria-hidden="true">
+      {Array.from({ length: 8 }, (_, i) => (
+        <div key={i} className={styles.skeletonRow}>
+          <span /><span />
+          {Array.from({ length: nodes }, (_, j) => <span key={j} />)}
+          <span />
+        </div>
+      ))}
+    </div>
+  );
+}
+

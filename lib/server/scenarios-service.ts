@@ -1,0 +1,120 @@
+import 'server-only';
+import type { RunAction, RunActionBody, RunResponse, ScenarioList, StartRunBody } from '../api/scenarios';
+import { randomSeed, SCENARIOS, scenarioById, ScenarioRun } from '../scenarios';
+import { recordAudit } from './audit';
+import { publishEvent } from './events';
+import { actorOf, type Principal } from './auth/principal';
+import { badRequest, conflict, HttpError, notFound } from './http/errors';
+import { getRuntime } from './runtime';
+
+const KEY = Symbol.for('redlock-console.scenarios');
+type Holder = { [KEY]?: { current: ScenarioRun | null } };
+
+/** The one scenario run of this server (kept across dev reloads, like the runtime). */
+function state(): { current: ScenarioRun | null } {
+  const holder = globalThis as Holder;
+  holder[KEY] ??= { current: null };
+  return holder[KEY];
+}
+
+const SCENARIO_NODES = 5;
+
+/** Why runs cannot start here, or null. */
+function unavailable(): string | null {
+  const runtime = getRuntime();
+  if (runtime.mode === 'unconfigured') return runtime.problem ?? 'no masters are configured';
+  if (!runtime.control) {
+    return 'these are external masters: scenarios crash, partition and slow down nodes, so they only run on the console\'s own sandbox cluster (npm start)';
+  }
+  if (runtime.endpoints.length !== SCENARIO_NODES) {
+    return `the scenarios are written for ${SCENARIO_NODES} masters; this sandbox has ${runtime.endpoints.length}`;
+  }
+  return null;
+}
+
+export function listScenarios(): ScenarioList {
+  const problem = unavailable();
+  const current = state().current;
+  return {
+    scenarios: SCENARIOS.map((s) => ({ id: s.id, number: s.number, title: s.title, summary: s.summary, lesson: s.lesson,
+      estimatedSeconds: s.estimatedSeconds, tags: [...s.tags] })),
+    available: problem === null,
+    problem,
+    current: current ? { runId: current.runId, scenarioId: current.scenarioId, status: current.status } : null,
+  };
+}
+
+function begin(principal: Principal, id: string, seed: number, speed: StartRunBody['speed'], restartOf: string | null): ScenarioRun {
+  const scenario = scenarioById(id);
+  if (!scenario) throw notFound(`there is no scenario "${id}"`);
+  const problem = unavailable();
+  if (problem) throw new HttpError(409, 'NOT_SANDBOX', problem);
+  const s = state();
+  if (s.current?.active) {
+    const v = s.current.view();
+    throw conflict(`scenario ${v.number} (${v.title}) is ${v.status === 'restoring' ? 'restoring the cluster' : 'running'}, started by ${v.startedBy}; only one run at a time — cancel it first`);
+  }
+  const runtime = getRuntime();
+  const { actor, role } = actorOf(principal);
+  const run = new ScenarioRun({
+    scenario, seed, speed: speed ?? 1, control: runtime.control!, basePrefix: runtime.keyPrefix, startedBy: actor,
+    onNodeAction: (node, label) => publishEvent({ type: 'node.action', node, detail: `scenario ${scenario.number}: ${label}`, source: 'service' }),
+  });
+  s.current = run;
+  void recordAudit({ actor, role, action: 'scenario.run', target: `scenario ${scenario.number} (${scenario.id})`, outcome: 'ok',
+    detail: JSON.stringify({ runId: run.runId, seed, speed: speed ?? 1, prefix: run.prefix, ...(restartOf ? { restartOf } : {}) }) });
+  return run;
+}
+
+/** Start a run of scenario `id` (one at a time; sandbox only). Audited. */
+export function startRun(principal: Principal, id: string, body: StartRunBody): RunResponse {
+  const run = begin(principal, id, body.seed ?? randomSeed(), body.speed, null);
+  return { run: run.view() };
+}
+
+/** The current (or last) run with its timeline, or null. */
+export function currentRun(): RunResponse {
+  return { run: state().current?.view() ?? null };
+}
+
+/** play | pause | step | cancel | predict | speed | restart on the current run. */
+export async function runAction(principal: Principal, action: RunAction, body: RunActionBody): Promise<RunResponse> {
+  const run = state().current;
+  if (!run) throw notFound('no scenario has run yet');
+  if (action === 'restart') {
+    const v = run.view();
+    if (run.active) {
+      run.cancel('restarted by the viewer');
+      await run.finished;
+    }
+    const next = begin(principal, v.scenarioId, v.seed, v.speed, v.runId);
+    return { run: next.view() };
+  }
+  if (!run.active) throw conflict('this run has ended; start a new one');
+  switch (action) {
+    case 'play':
+      run.play();
+      break;
+    case 'pause':
+      run.pause();
+      break;
+    case 'step':
+      run.step();
+      break;
+    case 'cancel':
+      run.cancel();
+      break;
+    case 'speed':
+      if (body.speed === undefined) throw badRequest('body: speed is required (0.5, 1 or 2)');
+      run.setSpeed(body.speed);
+      break;
+    case 'predict': {
+      if (body.choice === undefined) throw badRequest('body: choice is required (a choice id, or null to skip)');
+      if (!run.predict(body.choice)) {
+        throw run.view().pendingPrediction === null ? conflict('no prediction is waiting for an answer') : badRequest(`"${body.choice}" is not one of the choices`);
+      }
+      break;
+    }
+  }
+  return { run: run.view() };
+}
