@@ -8,6 +8,7 @@ export const NAV_ITEMS = [
   { href: '/locks', label: 'Locks', key: 'l' },
   { href: '/nodes', label: 'Nodes', key: 'n' },
   { href: '/playground', label: 'Playground', key: 'p' },
+  { href: '/scenarios', label: 'Scenarios', key: 's' },
   { href: '/audit', label: 'Audit log', key: 'a' },
 ] as const;
 

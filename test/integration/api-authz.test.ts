@@ -26,6 +26,10 @@ const ROUTES: Array<{ method: string; pattern: string; path: (who: Who) => strin
   { method: 'GET', pattern: '/api/audit', path: () => '/api/audit?limit=5', permission: 'read' },
   { method: 'GET', pattern: '/api/metrics', path: () => '/api/metrics', permission: 'metrics' },
   { method: 'GET', pattern: '/api/history', path: () => '/api/history', permission: 'read' },
+  { method: 'GET', pattern: '/api/scenarios', path: () => '/api/scenarios', permission: 'read' },
+  { method: 'POST', pattern: '/api/scenarios/[id]/runs', path: () => '/api/scenarios/no-such/runs', permission: 'operate', body: () => ({}) },
+  { method: 'GET', pattern: '/api/scenarios/runs/current', path: () => '/api/scenarios/runs/current', permission: 'read' },
+  { method: 'POST', pattern: '/api/scenarios/runs/current/[action]', path: () => '/api/scenarios/runs/current/pause', permission: 'operate', body: () => ({}) },
 ];
 
 const ALLOWED: Record<Permission, Who[]> = {

@@ -1,0 +1,256 @@
+'use client';
+
+import { useQueryClient } from '@tanstack/react-query';
+import { useEffect, useRef, useState } from 'react';
+import { ACTIVE_STATUSES, SPEEDS, type RunAction, type RunActionBody, type RunView, type Speed } from '@/lib/api/scenarios';
+import { runControl, scenarioKeys } from '@/lib/client/scenario-queries';
+import { clientColor, fmtSeconds } from './palette';
+import { CheckerPanel, EventLog, ResultPanel, StepsPanel, StoresPanel } from './panels';
+import { Timeline } from './timeline';
+import styles from './scenarios.module.css';
+
+const ICONS = {
+  play: 'M4 2.5v11l9-5.5z',
+  pause: 'M3.5 2.5h3v11h-3zM9.5 2.5h3v11h-3z',
+  step: 'M3 2.5v11l7-5.5zM11 2.5h2.5v11H11z',
+  restart: 'M8 2.5a5.5 5.5 0 1 1-5.2 3.7l1.7.6A3.7 3.7 0 1 0 8 4.3V6L4.8 3.4 8 .8z',
+  stop: 'M3.5 3.5h9v9h-9z',
+} as const;
+
+function Icon({ name }: { name: keyof typeof ICONS }) {
+  return <svg className={styles.icon} viewBox="0 0 16 16" aria-hidden="true"><path d={ICONS[name]} /></svg>;
+}
+
+const STATUS_LABEL: Record<RunView['status'], string> = {
+  running: 'Running', paused: 'Paused', predict: 'Your prediction', restoring: 'Restoring the cluster', done: 'Finished', failed: 'Failed', cancelled: 'Cancelled',
+};
+
+/** Where the run's clock stands now: the last answer's time, moved on smoothly (~30 fps) while it runs. */
+function useLiveNow(run: RunView, receivedAt: number, live: boolean): number {
+  const [tick, setTick] = useState(() => Date.now());
+  useEffect(() => {
+    if (!live) return;
+    let frame = 0;
+    let last = 0;
+    const loop = (ts: number) => {
+      if (ts - last >= 33) {
+        last = ts;
+        setTick(Date.now());
+      }
+      frame = requestAnimationFrame(loop);
+    };
+    frame = requestAnimationFrame(loop);
+    return () => cancelAnimationFrame(frame);
+  }, [live]);
+  if (!live) return run.timeline.now;
+  return run.timeline.now + Math.min(1_000, Math.max(0, tick - receivedAt));
+}
+
+/** The timeline card: the only part of the player that re-renders every frame. */
+function TimelineCard({ run, receivedAt, live }: { run: RunView; receivedAt: number; live: boolean }) {
+  const now = useLiveNow(run, receivedAt, live);
+  return (
+    <section className={styles.timelineCard} aria-labelledby="timeline-title">
+      <div className={styles.panelHead}>
+        <h2 id="timeline-title">Timeline <span className="muted small">{fmtSeconds(now)}</span></h2>
+        <span className={styles.legend}>
+          <span><i className={styles.legendKey} /> key on a node</span>
+          <span><i className={styles.legendFuse} /> TTL still to run</span>
+          <span><i className={styles.legendHatch} /> node down</span>
+          <span><i className={styles.legendPause} /> client paused</span>
+          <span><i className={styles.legendStale} /> believes past validity</span>
+          <span><i className={styles.legendDotOk} /> granted <i className={styles.legendDotBad} /> refused</span>
+          <span><i className={styles.legendOverlap} /> overlap</span>
+        </span>
+      </div>
+      <Timeline run={run} now={now} live={live} />
+    </section>
+  );
+}
+
+function typing(target: EventTarget | null): boolean {
+  const el = target as HTMLElement | null;
+  return !!el && (el.tagName === 'INPUT' || el.tagName === 'TEXTAREA' || el.tagName === 'SELECT' || el.isContentEditable);
+}
+
+export function Player({ run, receivedAt, canOperate, onBack }: { run: RunView; receivedAt: number; canOperate: boolean; onBack: () => void }) {
+  const queryClient = useQueryClient();
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState<RunAction | null>(null);
+  const active = ACTIVE_STATUSES.includes(run.status);
+  const timelineLive = active && run.status !== 'restoring';
+
+  const act = async (action: RunAction, body: RunActionBody = {}) => {
+    setBusy(action);
+    setError(null);
+    try {
+      const res = await runControl(action, body);
+      queryClient.setQueryData(scenarioKeys.current, res);
+    } catch (err) {
+      setError((err as Error).message);
+    } finally {
+      setBusy(null);
+    }
+  };
+  const actRef = useRef(act);
+  useEffect(() => {
+    actRef.current = act;
+  });
+
+  // Keyboard: space play/pause, → step, r restart (not after the shell's `g`).
+  const modeRef = useRef({ mode: run.mode, active, canOperate });
+  useEffect(() => {
+    modeRef.current = { mode: run.mode, active, canOperate };
+  });
+  useEffect(() => {
+    let lastG = 0;
+    const onKey = (e: KeyboardEvent) => {
+      if (e.metaKey || e.ctrlKey || e.altKey || typing(e.target) || document.querySelector('dialog[open]')) return;
+      const { mode, active: isActive, canOperate: may } = modeRef.current;
+      if (e.key === 'g') {
+        lastG = Date.now();
+        return;
+      }
+      if (!may) return;
+      if (e.key === ' ' && isActive) {
+        e.preventDefault();
+        void actRef.current(mode === 'play' ? 'pause' : 'play');
+      } else if (e.key === 'ArrowRight' && isActive) {
+        e.preventDefault();
+        void actRef.current('step');
+      } else if (e.key === 'r' && Date.now() - lastG > 1_000) {
+        e.preventDefault();
+        void actRef.current('restart');
+      }
+    };
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  }, []);
+
+  const step = run.steps[run.stepIndex];
+  // A beat: the step that opened it (not chained) and the steps chained to it, so far.
+  let lead = Math.min(run.stepIndex, run.steps.length - 1);
+  while (lead > 0 && run.steps[lead]!.chained) lead--;
+  const beat = run.steps.slice(lead, run.stepIndex + 1).filter((s) => s.kind !== 'predict');
+  const leadStep = run.steps[lead];
+  const pending = run.predictions.find((p) => p.id === run.pendingPrediction) ?? null;
+  const revealed = [...run.predictions].reverse().find((p) => p.actual !== null) ?? null;
+
+  return (
+    <div className={styles.player} data-testid="scenario-player" data-status={run.status} data-scenario={run.scenarioId} data-run={run.runId}
+      data-prefix={run.prefix}>
+      <div className={styles.playerHead}>
+        <div className={styles.playerTitle}>
+          <button type="button" className="button button-ghost small" onClick={onBack}>← All scenarios</button>
+          <h1 className={styles.title}><span className={styles.number}>{run.number}</span>{run.title}</h1>
+          <span className={`${styles.status} ${styles[`status-${run.status}`]}`} data-testid="run-status">{STATUS_LABEL[run.status]}</span>
+        </div>
+        <div className={styles.meta}>
+          <span>seed <code>{run.seed}</code></span>
+          <span>prefix <code>{run.prefix}</code></span>
+          <span>TTL {fmtSeconds(run.ttlMs)} · lease ceiling {fmtSeconds(run.maxTtlMs)} · quorum {run.quorum} of {run.nodes.length}</span>
+          <span>started by {run.startedBy}</span>
+        </div>
+      </div>
+
+      <div className={styles.controlBar} role="toolbar" aria-label="Run controls">
+        <button type="button" className="button button-primary" disabled={!canOperate || !active || busy !== null}
+          onClick={() => void act(run.mode === 'play' ? 'pause' : 'play')} aria-keyshortcuts="Space" data-testid="play-pause">
+          {run.mode === 'play' && active ? <><Icon name="pause" /> Pause</> : <><Icon name="play" /> Play</>}
+        </button>
+        <button type="button" className="button" disabled={!canOperate || !active || busy !== null} onClick={() => void act('step')} aria-keyshortcuts="ArrowRight">
+          <Icon name="step" /> Step
+        </button>
+        <button type="button" className="button" disabled={!canOperate || busy !== null} onClick={() => void act('restart')} aria-keyshortcuts="r" data-testid="restart">
+          <Icon name="restart" /> Restart
+        </button>
+        <button type="button" className="button" disabled={!canOperate || !active || run.status === 'restoring' || busy !== null} onClick={() => void act('cancel')}>
+          <Icon name="stop" /> Cancel
+        </button>
+        <div className={styles.speed} role="group" aria-label="Speed">
+          {SPEEDS.map((s: Speed) => (
+            <button key={s} type="button" className={`${styles.speedButton} ${run.speed === s ? styles.speedOn : ''}`} aria-pressed={run.speed === s}
+              disabled={!canOperate || !active} onClick={() => void act('speed', { speed: s })}>{s}×</button>
+          ))}
+        </div>
+        <span className={styles.hint}>
+          <kbd>Space</kbd> play/pause · <kbd>→</kbd> step · <kbd>r</kbd> restart · speed scales the pauses between steps, never the TTLs
+        </span>
+      </div>
+      {error && <div className="callout callout-bad" role="alert">{error}</div>}
+
+      <div className={styles.stage}>
+        <section className={styles.narration} aria-live="polite" data-testid="narration">
+          {pending ? (
+            <div className={styles.predict} data-testid="predict-prompt" data-prediction={pending.id}>
+              <span className={styles.kicker}>Predict before you see it</span>
+              <p className={styles.question}>{pending.question}</p>
+              <div className={styles.choices}>
+                {pending.choices.map((c) => (
+                  <button key={c.id} type="button" className={`button ${styles.choice}`} disabled={!canOperate || busy !== null}
+                    data-testid={`predict-choice-${c.id}`} onClick={() => void act('predict', { choice: c.id })}>{c.label}</button>
+                ))}
+                <button type="button" className="button button-ghost" disabled={!canOperate || busy !== null} onClick={() => void act('predict', { choice: null })}>
+                  Skip
+                </button>
+              </div>
+              {!canOperate && <span className="muted small">An operator answers for this run.</span>}
+            </div>
+          ) : (
+            <>
+              <span className={styles.kicker}>
+                Step {Math.min(run.stepIndex + 1, run.steps.length)} of {run.steps.length}{step ? ` · ${step.title}` : ''}
+              </span>
+              <p className={styles.say}>{leadStep?.kind === 'predict' && beat.length > 0 ? beat[0]!.say : leadStep?.say}</p>
+              {beat.length > 0 && (
+                <ol className={styles.beat} data-testid="beat">
+                  {beat.map((s) => (
+                    <li key={s.id} className={styles[`beat-${s.status}`]}>
+                      <span className={styles.beatMark} aria-hidden="true">{s.status === 'done' ? '✓' : s.status === 'failed' ? '✕' : s.status === 'active' ? '…' : '·'}</span>
+                      <span className={styles.beatTitle}>{s.title}</span>
+                      {s.result && <span className={styles.result}>{s.result}</span>}
+                    </li>
+                  ))}
+                </ol>
+              )}
+            </>
+          )}
+          {revealed && !pending && (
+            <div className={`${styles.reveal} ${revealed.skipped ? '' : revealed.answer === revealed.actual ? styles.revealRight : styles.revealWrong}`}
+              data-testid="reveal" data-prediction={revealed.id}>
+              <strong>
+                {revealed.skipped ? 'What happened: ' : revealed.answer === revealed.actual ? 'You called it: ' : 'Not quite — what happened: '}
+                {revealed.choices.find((c) => c.id === revealed.actual)?.label}
+              </strong>
+              {revealed.explanation && <span> {revealed.explanation}</span>}
+            </div>
+          )}
+          {run.error && <div className="callout callout-bad" role="alert">The run failed: {run.error}</div>}
+        </section>
+        <aside className={styles.cast} aria-label="Clients">
+          {run.clients.map((c) => (
+            <div key={c.name} className={styles.castRow}>
+              <span className={styles.clientChip} style={{ background: clientColor(c.name) }}>{c.name}</span>
+              <span className={c.unsafe ? styles.unsafe : undefined}>{c.description}</span>
+            </div>
+          ))}
+          {run.resources.length > 1 && run.resources.map((r, i) => (
+            <div key={r.name} className={styles.castRow}><span className={styles.resIndex}>{i + 1}</span><code>{r.name}</code><span className="muted small">{r.description}</span></div>
+          ))}
+        </aside>
+      </div>
+
+      <TimelineCard run={run} receivedAt={receivedAt} live={timelineLive} />
+
+      <div className={styles.panels}>
+        <CheckerPanel run={run} />
+        <StoresPanel run={run} />
+      </div>
+      <div className={styles.panels}>
+        <ResultPanel run={run} />
+        <StepsPanel run={run} />
+      </div>
+      <EventLog run={run} />
+    </div>
+  );
+}

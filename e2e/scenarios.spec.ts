@@ -1,0 +1,249 @@
+import { expect, test, type Locator, type Page } from '@playwright/test';
+import { Redis } from 'ioredis';
+import { signIn } from './support/login';
+import { sandbox } from './support/sandbox';
+import { saveScreens } from './support/screens';
+
+/**
+ * Teaching scenarios (issue 6), each run start to finish from the UI against the real sandbox
+ * nodes, at 2× (which scales only the pauses between steps). The outcome is read from the
+ * timeline, the checker and the stores; afterwards no key of the run's prefix may remain and every
+ * node must be up, healed and back on its persistence mode.
+ */
+
+const DONE = ['done', 'failed', 'cancelled'];
+
+interface Finished {
+  player: Locator;
+  prefix: string;
+}
+
+/** Answers by prediction id; the rest get the first choice (the outcome never depends on it). */
+async function runFromUi(page: Page, id: string, seed: number, answers: Record<string, string> = {},
+  atPrediction?: (id: string) => Promise<void>): Promise<Finished> {
+  await page.goto('/scenarios');
+  await page.getByTestId('speed-2').click();
+  await page.getByTestId('seed-input').fill(String(seed));
+  await page.getByTestId(`scenario-card-${id}`).getByRole('button', { name: /^Run scenario/ }).click();
+  const player = page.getByTestId('scenario-player');
+  await expect(player).toHaveAttribute('data-scenario', id);
+  const prefix = (await player.getAttribute('data-prefix'))!;
+  expect(prefix).toMatch(/^rl:demo:[0-9a-f]+:$/);
+  for (;;) {
+    await page.waitForFunction((states) => {
+      const el = document.querySelector<HTMLElement>('[data-testid="scenario-player"]');
+      return !!el && (states.includes(el.dataset.status ?? '') || !!document.querySelector('[data-testid="predict-prompt"]'));
+    }, DONE, { timeout: 100_000 });
+    const prompt = page.getByTestId('predict-prompt');
+    if (await prompt.count()) {
+      const pid = (await prompt.getAttribute('data-prediction'))!;
+      await atPrediction?.(pid);
+      const choice = answers[pid];
+      await (choice ? prompt.getByTestId(`predict-choice-${choice}`) : prompt.getByRole('button').first()).click();
+      await expect(page.locator(`[data-testid="predict-prompt"][data-prediction="${pid}"]`)).toHaveCount(0);
+      continue;
+    }
+    break;
+  }
+  await expect(player).toHaveAttribute('data-status', 'done');
+  await expect(page.getByTestId('restore-status')).toHaveAttribute('data-state', 'done');
+  await expect(page.getByTestId('timeline')).toHaveAttribute('data-state', 'final');
+  return { player, prefix };
+}
+
+/** Every node up, healed, on aof-always; not one key of the run's prefix left, read directly from each redis-server. */
+async function expectClusterRestored(page: Page, prefix: string): Promise<void> {
+  await expect.poll(async () => {
+    const body = await (await page.request.get('/api/nodes')).json() as { nodes: Array<{ up: boolean; process: string; fault: string | null; persistence: string }> };
+    return body.nodes.map((n) => `${n.up}/${n.process}/${n.fault}/${n.persistence}`);
+  }, { timeout: 20_000 }).toEqual(Array(5).fill('true/up/pass/aof-always'));
+  const nodes = await sandbox().nodes();
+  for (const node of nodes) {
+    const direct = new Redis({ host: node.host, port: node.port, lazyConnect: true, maxRetriesPerRequest: 1 });
+    try {
+      await direct.connect();
+      const keys = await direct.keys(`${prefix.replace(/[*?[\]]/g, '\\$&')}*`);
+      expect(keys, `node ${node.id} still holds keys of ${prefix}`).toEqual([]);
+    } finally {
+      direct.disconnect();
+    }
+  }
+}
+
+/** Both themes, from the top of the page (the shell's top bar is sticky: a scrolled full-page shot draws it mid-page). */
+async function screens(page: Page, name: string): Promise<void> {
+  await page.evaluate(() => window.scrollTo(0, 0));
+  await saveScreens(page, name);
+}
+
+const outcome = (page: Page, attemptId: string) => page.getByTestId(`attempt-${attemptId}`);
+const seconds = async (locator: Locator) => Number((await locator.getAttribute('data-value'))!.replace(/[^\d.]/g, ''));
+
+test.describe('teaching scenarios, from the UI, on the real sandbox nodes', () => {
+  test.describe.configure({ timeout: 150_000 });
+
+  test.beforeEach(async ({ page }) => {
+    await signIn(page);
+  });
+
+  test('the catalog lists the eight scenarios, each with a Run button', async ({ page }) => {
+    await page.goto('/scenarios');
+    await expect(page.locator('[data-testid^="scenario-card-"]')).toHaveCount(8);
+    await expect(page.getByRole('button', { name: /^Run scenario/ })).toHaveCount(8);
+    await expect(page.getByRole('button', { name: /^Run scenario/ }).first()).toBeEnabled();
+    await screens(page, 'scenarios-catalog');
+  });
+
+  test('1 quorum: B is refused while A holds the lock, and wins once A releases', async ({ page }) => {
+    const { prefix } = await runFromUi(page, 'quorum', 1, { 'p-contended': 'LockContendedError' });
+    await expect(outcome(page, 'a-acquires')).toHaveAttribute('data-outcome', 'granted');
+    await expect(outcome(page, 'b-refused')).toHaveAttribute('data-outcome', 'LockContendedError');
+    await expect(outcome(page, 'b-waits')).toHaveAttribute('data-outcome', 'granted');
+    await expect(page.getByTestId('prediction-p-contended')).toHaveAttribute('data-state', 'right');
+    // The release woke B: it did not sleep out its 1.5 s retry delay.
+    expect(Number((await page.getByTestId('fact-handoff').getAttribute('data-value'))!.replace(/\D/g, ''))).toBeLessThan(1_000);
+    await expect(page.getByTestId('checker')).toHaveAttribute('data-state', 'ok');
+    await expect(page.getByTestId('timeline').getByTestId('node-key').first()).toBeVisible();
+    await screens(page, 'scenario-1-quorum');
+    await expectClusterRestored(page, prefix);
+  });
+
+  test('2 minority failure: two nodes down still lock, a third makes acquire fail with QuorumUnavailable', async ({ page }) => {
+    const { prefix } = await runFromUi(page, 'minority-failure', 2);
+    await expect(outcome(page, 'a-acquires')).toHaveAttribute('data-outcome', 'granted');
+    await expect(outcome(page, 'b-refused')).toHaveAttribute('data-outcome', 'QuorumUnavailableError');
+    await expect(outcome(page, 'b-acquires')).toHaveAttribute('data-outcome', 'granted');
+    await expect(page.getByTestId('timeline').locator('[data-testid^="node-state-"][data-state="down"]')).toHaveCount(3);
+    await expect(page.getByTestId('checker')).toHaveAttribute('data-state', 'ok');
+    await screens(page, 'scenario-2-minority-failure');
+    await expectClusterRestored(page, prefix);
+  });
+
+  test('3 restart without persistence: quarantine off → two holders (red); quarantine on → refused, green', async ({ page }) => {
+    const { prefix } = await runFromUi(page, 'restart-without-persistence', 3, {}, async (pid) => {
+      // Mid-run, between the phases: phase 1's overlap is drawn, the viewer is asked about phase 2.
+      if (pid === 'p-on') await screens(page, 'scenario-3-mid-run-predict');
+    });
+    await expect(outcome(page, 'off-other-asks')).toHaveAttribute('data-outcome', 'granted');
+    const off = page.getByTestId('checker-resource-quarantine-off/ledger');
+    await expect(off).toHaveAttribute('data-state', 'violation');
+    await expect(off.getByTestId('overlap').first()).toHaveAttribute('data-both-valid', 'true');
+    await expect(page.locator('[data-testid="checker-lane"][data-resource="quarantine-off/ledger"] [data-testid="timeline-overlap"]')).toHaveCount(1);
+    await expect(outcome(page, 'on-other-asks')).toHaveAttribute('data-outcome', 'QuorumUnavailableError');
+    await expect(page.getByTestId('checker-resource-quarantine-on/ledger')).toHaveAttribute('data-state', 'ok');
+    await expect(outcome(page, 'on-d-waits')).toHaveAttribute('data-outcome', 'granted');
+    await expect(page.getByTestId('checker')).toHaveAttribute('data-state', 'violation');
+    await screens(page, 'scenario-3-restart-without-persistence');
+    await expectClusterRestored(page, prefix);
+  });
+
+  test('4 delayed restart vs aof-always: both safe, the delayed restart costs a lease ceiling of outage', async ({ page }) => {
+    const { prefix } = await runFromUi(page, 'delayed-restart', 4);
+    await expect(outcome(page, 'aof-b-asks')).toHaveAttribute('data-outcome', 'LockContendedError');
+    await expect(outcome(page, 'delayed-b-asks')).toHaveAttribute('data-outcome', 'QuorumUnavailableError');
+    await expect(outcome(page, 'delayed-b-acquires')).toHaveAttribute('data-outcome', 'granted');
+    const aof = await seconds(page.getByTestId('fact-outage-aof'));
+    const delayed = await seconds(page.getByTestId('fact-outage-delayed'));
+    expect(delayed).toBeGreaterThanOrEqual(4);
+    expect(aof).toBeLessThan(delayed);
+    await expect(page.getByTestId('checker')).toHaveAttribute('data-state', 'ok');
+    await screens(page, 'scenario-4-delayed-restart');
+    await expectClusterRestored(page, prefix);
+  });
+
+  test('5 client pause: the plain store takes A\'s stale write, the fenced store rejects it', async ({ page }) => {
+    const { prefix } = await runFromUi(page, 'client-pause', 5, { 'p-stale': 'unfenced-only' });
+    await expect(page.getByTestId('write-1')).toHaveAttribute('data-client', 'B');
+    await expect(page.getByTestId('write-1')).toHaveAttribute('data-fenced', 'accepted');
+    const stale = page.getByTestId('write-2');
+    await expect(stale).toHaveAttribute('data-client', 'A');
+    await expect(stale).toHaveAttribute('data-unfenced', 'accepted');
+    await expect(stale).toHaveAttribute('data-fenced', 'rejected');
+    await expect(page.getByTestId('store-unfenced')).toContainText('A: draft 2 (stale)');
+    await expect(page.getByTestId('store-fenced')).toContainText('B: final');
+    // A believed past its validity (stale): the checker shows the overlap, not a protocol failure.
+    await expect(page.getByTestId('checker')).toHaveAttribute('data-state', 'violation');
+    await expect(page.getByTestId('checker').getByTestId('overlap')).toHaveAttribute('data-both-valid', 'false');
+    await expect(page.locator('[data-testid="belief"][data-client="A"][data-stale="true"]')).toHaveCount(1);
+    await expect(page.getByTestId('prediction-p-stale')).toHaveAttribute('data-state', 'right');
+    await screens(page, 'scenario-5-client-pause');
+    await expectClusterRestored(page, prefix);
+  });
+
+  test('6 split vote: nobody wins the first round; retries and wake-ups give everyone a turn, one at a time', async ({ page }) => {
+    const { prefix } = await runFromUi(page, 'split-vote', 6, { 'p-round': 'nobody' });
+    for (const c of ['A', 'B', 'C']) {
+      await expect(outcome(page, `round-1-${c}`)).not.toHaveAttribute('data-outcome', 'granted');
+      await expect(outcome(page, `race-${c}`)).toHaveAttribute('data-outcome', 'granted');
+    }
+    await expect(page.getByTestId('prediction-p-round')).toHaveAttribute('data-actual', 'nobody');
+    await expect(page.getByTestId('stores').locator('tr[data-fenced="accepted"]')).toHaveCount(3);
+    await expect(page.getByTestId('checker')).toHaveAttribute('data-state', 'ok');
+    await screens(page, 'scenario-6-split-vote');
+    await expectClusterRestored(page, prefix);
+  });
+
+  test('7 slow network: latency near the TTL makes the acquire fail with LockExpired, and its keys are cleaned up', async ({ page }) => {
+    const { prefix } = await runFromUi(page, 'slow-network', 7, { 'p-slower': 'LockExpiredError' });
+    await expect(outcome(page, 'baseline')).toHaveAttribute('data-outcome', 'granted');
+    await expect(outcome(page, 'slow-grant')).toHaveAttribute('data-outcome', 'granted');
+    await expect(outcome(page, 'expired')).toHaveAttribute('data-outcome', 'LockExpiredError');
+    await expect(page.getByTestId('step-cleanup')).toHaveAttribute('data-status', 'done');
+    await expect(outcome(page, 'b-acquires')).toHaveAttribute('data-outcome', 'granted');
+    await expect(page.locator('[data-testid^="node-state-"][data-state="slow"]').first()).toBeVisible();
+    await expect(page.getByTestId('checker')).toHaveAttribute('data-state', 'ok');
+    await screens(page, 'scenario-7-slow-network');
+    await expectClusterRestored(page, prefix);
+  });
+
+  test('8 clock drift: within the allowance no overlap; a fast majority beyond it makes two holders; one fast node cannot', async ({ page }) => {
+    const { prefix } = await runFromUi(page, 'clock-drift', 8, { 'p-beyond': 'overlap' });
+    await expect(page.getByTestId('checker-resource-ledger-1')).toHaveAttribute('data-state', 'ok');
+    const beyond = page.getByTestId('checker-resource-ledger-2');
+    await expect(beyond).toHaveAttribute('data-state', 'violation');
+    await expect(beyond.getByTestId('overlap')).toHaveAttribute('data-both-valid', 'true');
+    await expect(page.getByTestId('checker-resource-ledger-3')).toHaveAttribute('data-state', 'ok');
+    await expect(page.getByTestId('prediction-p-beyond')).toHaveAttribute('data-state', 'right');
+    await screens(page, 'scenario-8-clock-drift');
+    await expectClusterRestored(page, prefix);
+  });
+
+  test('controls: space pauses at a step boundary, → steps one step, r restarts with the same seed; one run at a time (409)', async ({ page }) => {
+    await page.goto('/scenarios');
+    await page.getByTestId('seed-input').fill('77');
+    await page.getByTestId('scenario-card-quorum').getByRole('button', { name: /^Run scenario/ }).click();
+    const player = page.getByTestId('scenario-player');
+    const firstRun = (await player.getAttribute('data-run'))!;
+    const prefix = (await player.getAttribute('data-prefix'))!;
+
+    const me = await (await page.request.get('/api/auth/me')).json() as { csrfToken: string };
+    const busy = await page.request.post('/api/scenarios/split-vote/runs', { data: {}, headers: { 'x-csrf-token': me.csrfToken } });
+    expect(busy.status()).toBe(409);
+    expect((await busy.json() as { error: { message: string } }).error.message).toContain('one run at a time');
+
+    // Space pauses at the next step boundary; → runs the next step (here the prediction) and the
+    // steps chained to it, then stops again.
+    await page.keyboard.press(' ');
+    await expect(player).toHaveAttribute('data-status', 'paused', { timeout: 10_000 });
+    const done = () => page.getByTestId('steps').locator('[data-status="done"]').count();
+    const before = await done();
+    await page.keyboard.press('ArrowRight');
+    await expect(page.getByTestId('predict-prompt')).toBeVisible();
+    await page.getByTestId('predict-choice-LockContendedError').click();
+    await expect(player).toHaveAttribute('data-status', 'paused', { timeout: 10_000 });
+    expect(await done()).toBe(before + 4); // the prediction, A acquires, B is refused, B starts waiting
+    await expect(outcome(page, 'b-refused')).toHaveAttribute('data-outcome', 'LockContendedError');
+    await page.keyboard.press(' ');
+    await expect(player).toHaveAttribute('data-status', /running|paused/);
+
+    await page.keyboard.press('r');
+    await expect(player).not.toHaveAttribute('data-run', firstRun, { timeout: 30_000 });
+    await expect(page.locator('[data-testid="scenario-player"] code').first()).toHaveText('77');
+    const secondPrefix = (await player.getAttribute('data-prefix'))!;
+    await expectClusterRestored(page, prefix);
+
+    await page.getByRole('button', { name: 'Cancel' }).click();
+    await expect(player).toHaveAttribute('data-status', 'cancelled', { timeout: 30_000 });
+    await expectClusterRestored(page, secondPrefix);
+  });
+});

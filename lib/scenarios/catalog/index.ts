@@ -1,0 +1,25 @@
+import type { ScenarioDefinition } from '../script';
+import { clientPauseScenario } from './client-pause';
+import { clockDriftScenario } from './clock-drift';
+import { delayedRestartScenario } from './delayed-restart';
+import { minorityFailureScenario } from './minority-failure';
+import { quorumScenario } from './quorum';
+import { restartWithoutPersistenceScenario } from './restart-without-persistence';
+import { slowNetworkScenario } from './slow-network';
+import { splitVoteScenario } from './split-vote';
+
+/** The eight teaching scenarios, in order. */
+export const SCENARIOS: readonly ScenarioDefinition[] = Object.freeze([
+  quorumScenario,
+  minorityFailureScenario,
+  restartWithoutPersistenceScenario,
+  delayedRestartScenario,
+  clientPauseScenario,
+  splitVoteScenario,
+  slowNetworkScenario,
+  clockDriftScenario,
+]);
+
+export function scenarioById(id: string): ScenarioDefinition | undefined {
+  return SCENARIOS.find((s) => s.id === id);
+}

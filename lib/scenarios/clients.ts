@@ -1,0 +1,100 @@
+import { Redis, type RedisOptions } from 'ioredis';
+import { Redlock, type OperationEvent } from '../redlock';
+import type { ClientSpec } from './script';
+
+/** Where one node can be reached: through its fault proxy (what every client uses) or directly. */
+export interface NodeAddress {
+  id: number;
+  label: string;
+  proxyUrl: string;
+  directUrl: string;
+}
+
+/**
+ * Connections of a scenario client. Like the lock core's own (no offline queue, no resending: a
+ * node that is down votes `error` at once), but reconnecting every 50 ms so a restarted node is
+ * back in the demo quickly, and owned here so the engine can wait until they are ready.
+ */
+const CONNECTION_OPTIONS: Readonly<RedisOptions> = Object.freeze({
+  enableOfflineQueue: false,
+  maxRetriesPerRequest: 0,
+  autoResendUnfulfilledCommands: false,
+  connectTimeout: 1_000,
+  retryStrategy: () => 50,
+});
+
+/**
+ * Per-round node deadline of the scenario clients. The lock core's default is 100 ms; the demo
+ * cluster shares a small, busy machine with the console and the browser, and a restarted node's
+ * first answers are slow, so the scenarios allow 250 ms (still far below every TTL they use).
+ */
+export const DEMO_NODE_TIMEOUT_MS = 250;
+
+/** One scenario client: its own Redlock instance over its own connections. */
+export class ScenarioClient {
+  readonly name: string;
+  readonly spec: ClientSpec;
+  readonly redlock: Redlock;
+  /** Simulated stop-the-world pauses of this client (run time, ms); `to` null while paused. */
+  readonly pauses: Array<{ from: number; to: number | null }> = [];
+  /** The outcome event of this client's last acquire (it runs one acquire at a time). */
+  lastAcquire: OperationEvent | null = null;
+  private readonly conns: Redis[];
+
+  constructor(spec: ClientSpec, nodes: readonly NodeAddress[], settings: { keyPrefix: string; maxTtlMs: number }) {
+    this.name = spec.name;
+    this.spec = spec;
+    this.conns = nodes.map((n) => {
+      const near = spec.near?.includes(n.id as never) ?? false;
+      const client = new Redis(near ? n.directUrl : n.proxyUrl, { ...CONNECTION_OPTIONS });
+      client.on('error', () => undefined); // surfaced as `error` votes
+      return client;
+    });
+    this.redlock = new Redlock(this.conns, {
+      keyPrefix: settings.keyPrefix,
+      maxTtlMs: settings.maxTtlMs,
+      quarantine: spec.quarantine ?? true,
+      driftFactor: spec.driftFactor ?? 0.01,
+      nodeTimeoutMs: spec.nodeTimeoutMs ?? DEMO_NODE_TIMEOUT_MS,
+      retryCount: 0,
+      subscriberLingerMs: 200,
+    });
+    this.redlock.on('acquire', (event) => {
+      this.lastAcquire = event;
+    });
+  }
+
+  get paused(): boolean {
+    return this.pauses.some((p) => p.to === null);
+  }
+
+  pause(t: number): void {
+    if (!this.paused) this.pauses.push({ from: t, to: null });
+  }
+
+  wake(t: number): void {
+    for (const p of this.pauses) if (p.to === null) p.to = t;
+  }
+
+  /** Was this client paused at run time `t`? */
+  pausedAt(t: number): boolean {
+    return this.pauses.some((p) => p.from <= t && (p.to === null || t < p.to));
+  }
+
+  /** Resolve once this client's connections to `nodes` (1-based) are ready, or reject after `timeoutMs`. */
+  async ready(nodes: readonly number[], timeoutMs: number, signal: AbortSignal): Promise<void> {
+    const deadline = performance.now() + timeoutMs;
+    for (;;) {
+      if (signal.aborted) throw signal.reason;
+      const waiting = nodes.filter((id) => this.conns[id - 1]?.status !== 'ready');
+      if (waiting.length === 0) return;
+      if (performance.now() > deadline) throw new Error(`client ${this.name} could not reach node ${waiting.join(', ')} within ${timeoutMs} ms`);
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.redlock.quit().catch(() => undefined);
+    for (const c of this.conns) c.disconnect();
+  }
+}

@@ -1,0 +1,225 @@
+import { Redis } from 'ioredis';
+import type { NodeAction } from '../cluster/actions';
+import type { Persistence } from '../cluster/persistence';
+import type { NodeStatus } from '../cluster/supervisor';
+import type { NodeLaneState } from '../api/scenarios';
+import { ALL_SCRIPTS } from '../redlock/scripts';
+import type { NodeAddress } from './clients';
+import type { KeyReading, NodeSample } from './timeline';
+
+/** What the engine needs from the supervisor (the console's ControlClient fits). */
+export interface ClusterControl {
+  nodes(): Promise<NodeStatus[]>;
+  act(id: number, action: NodeAction): Promise<NodeStatus>;
+}
+
+/** Shorten a key's TTL on one node if it still holds `token` (the clock-drift simulation). */
+const DRIFT_SCRIPT = `
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return {-1, -1} end
+local left = redis.call('PTTL', KEYS[1])
+if left <= 0 then return {left, left} end
+local shorter = math.max(1, math.floor(left * 100 / (100 + tonumber(ARGV[2]))))
+redis.call('PEXPIRE', KEYS[1], shorter)
+if redis.call('EXISTS', KEYS[2]) == 1 then redis.call('PEXPIRE', KEYS[2], shorter) end
+return {left, shorter}`;
+
+/** How a node's lane reads, from the supervisor's view of its process and proxy. */
+export function laneState(status: NodeStatus): { state: NodeLaneState; detail: string } {
+  switch (status.state) {
+    case 'down':
+      return { state: 'down', detail: status.restartAt ? `restarts at ${new Date(status.restartAt).toISOString()}` : `persistence ${status.persistence}` };
+    case 'starting':
+    case 'stopping':
+    case 'paused':
+      return { state: status.state, detail: '' };
+    default:
+      break;
+  }
+  const fault = status.fault;
+  if (!fault || fault.kind === 'pass') return { state: 'up', detail: status.persistence };
+  if (fault.kind === 'blackhole') return { state: 'partitioned', detail: 'cut off from the clients' };
+  if (fault.kind === 'reset') return { state: 'reset', detail: 'connections reset' };
+  return { state: 'slow', detail: `+${fault.upMs + fault.downMs} ms round trip` };
+}
+
+/**
+ * The sandbox cluster as a run sees it: node actions through the supervisor, and one direct
+ * connection per redis-server (bypassing the fault proxies) to read what each node really holds.
+ */
+export class ScenarioCluster {
+  private constructor(
+    private readonly control: ClusterControl,
+    readonly initial: readonly NodeStatus[],
+    readonly addresses: readonly NodeAddress[],
+    private readonly direct: readonly Redis[],
+  ) {}
+
+  static async open(control: ClusterControl): Promise<ScenarioCluster> {
+    const initial = (await control.nodes()).slice().sort((a, b) => a.id - b.id);
+    const addresses = initial.map((n) => ({ id: n.id, label: `${n.host}:${n.port}`, proxyUrl: n.url, directUrl: `redis://${n.host}:${n.port}` }));
+    const direct = addresses.map((a) => {
+      const client = new Redis(a.directUrl, {
+        enableOfflineQueue: false, maxRetriesPerRequest: 0, connectTimeout: 500, commandTimeout: 400, retryStrategy: () => 100,
+      });
+      client.on('error', () => undefined);
+      return client;
+    });
+    return new ScenarioCluster(control, initial, addresses, direct);
+  }
+
+  get size(): number {
+    return this.initial.length;
+  }
+
+  /** The direct connection to node `id` (bypasses its fault proxy). */
+  directClient(id: number): Redis {
+    return this.direct[id - 1]!;
+  }
+
+  statuses(): Promise<NodeStatus[]> {
+    return this.control.nodes();
+  }
+
+  async act(ids: readonly number[], action: NodeAction): Promise<void> {
+    await Promise.all(ids.map((id) => this.control.act(id, action)));
+  }
+
+  /** Read the lock key of every resource on one node, directly. */
+  async read(node: number, t: () => number, lockKey: (r: string) => string, metaKey: (r: string) => string,
+    resources: readonly string[]): Promise<NodeSample> {
+    const client = this.direct[node - 1]!;
+    const pipe = client.pipeline();
+    for (const r of resources) pipe.get(lockKey(r)).pttl(lockKey(r)).hget(metaKey(r), 'client');
+    const sent = t();
+    try {
+      const replies = await pipe.exec();
+      const at = Math.round((sent + t()) / 2);
+      if (!replies || replies.some(([err]) => err)) return { t: at, node, ok: false, keys: [] };
+      const keys: KeyReading[] = [];
+      resources.forEach((resource, i) => {
+        const token = replies[i * 3]![1] as string | null;
+        if (token === null) return;
+        const pttl = Number(replies[i * 3 + 1]![1]);
+        if (pttl === -2) return;
+        keys.push({ resource, token, pttl, client: (replies[i * 3 + 2]![1] as string | null) ?? '?' });
+      });
+      return { t: at, node, ok: true, keys };
+    } catch {
+      return { t: t(), node, ok: false, keys: [] };
+    }
+  }
+
+  /** The drift step: divide the key's remaining TTL on `node` by (1 + fast%). */
+  async shortenTtl(node: number, lockKey: string, metaKey: string, token: string, fastPercent: number): Promise<{ before: number; after: number }> {
+    const [before, after] = (await this.direct[node - 1]!.eval(DRIFT_SCRIPT, 2, lockKey, metaKey, token, String(fastPercent))) as [number, number];
+    return { before: Number(before), after: Number(after) };
+  }
+
+  /**
+   * Load the lock core's scripts on freshly started nodes, so the clients' first EVALSHA there does
+   * not pay a NOSCRIPT round trip (on a loaded demo machine that can cost a vote its deadline).
+   */
+  async warmUp(ids: readonly number[]): Promise<void> {
+    await this.whenReadable(5_000).catch(() => undefined);
+    await Promise.all(ids.map((id) => Promise.all(ALL_SCRIPTS.map((s) => this.direct[id - 1]!.script('LOAD', s.source))).catch(() => undefined)));
+  }
+
+  /** Delete every key under `prefix` on every reachable node; the number deleted. */
+  async deletePrefix(prefix: string): Promise<number> {
+    const counts = await Promise.all(this.direct.map(async (client) => {
+      let deleted = 0;
+      let cursor = '0';
+      do {
+        const [next, keys] = await client.scan(cursor, 'MATCH', `${globEscape(prefix)}*`, 'COUNT', 500);
+        cursor = next;
+        if (keys.length > 0) deleted += await client.del(...keys);
+      } while (cursor !== '0');
+      return deleted;
+    }));
+    return counts.reduce((a, b) => a + b, 0);
+  }
+
+  /**
+   * Put every node back the way the run found it: proxies healed (latency, partition, reset
+   * removed), paused processes resumed, stopped ones started, and the persistence mode restored
+   * (a node restarted without persistence is restarted with its old mode). Resolves once every
+   * node is up; returns what it did.
+   */
+  async restore(signalTimeoutMs = 30_000): Promise<string[]> {
+    const done: string[] = [];
+    const now = await this.control.nodes();
+    await Promise.all(now.map(async (node) => {
+      const was = this.initial.find((n) => n.id === node.id);
+      const persistence: Persistence = was?.persistence ?? node.persistence;
+      if (node.fault && node.fault.kind !== 'pass') {
+        await this.control.act(node.id, { action: 'heal' });
+        done.push(`healed node ${node.id}'s network (${node.fault.kind})`);
+      }
+      if (node.state === 'paused') {
+        await this.control.act(node.id, { action: 'resume' });
+        done.push(`resumed node ${node.id}`);
+      }
+      if (node.state === 'down') {
+        // Also cancels a scheduled delayed restart.
+        await this.control.act(node.id, { action: 'start', persistence });
+        done.push(`started node ${node.id} (${persistence})`);
+      } else if (node.persistence !== persistence) {
+        await this.control.act(node.id, { action: 'restart', persistence });
+        done.push(`restarted node ${node.id} with ${persistence} (was ${node.persistence})`);
+      }
+    }));
+    const deadline = Date.now() + signalTimeoutMs;
+    for (;;) {
+      const nodes = await this.control.nodes();
+      if (nodes.every((n) => n.state === 'up' && (!n.fault || n.fault.kind === 'pass'))) break;
+      if (Date.now() > deadline) throw new Error(`nodes not back up after ${signalTimeoutMs} ms: ${nodes.filter((n) => n.state !== 'up').map((n) => n.id).join(', ')}`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    await this.whenReadable(5_000);
+    return done;
+  }
+
+  /**
+   * The end of every run: restore the nodes, wait for packets still travelling through a slow
+   * proxy (`maxLatencyMs`), then delete every key under `prefix` until a pass finds none. Never
+   * throws: a failure is reported in `error`. Closes the direct connections.
+   */
+  async restoreAndClean(prefix: string, maxLatencyMs: number): Promise<{ actions: string[]; keysDeleted: number; error: string | null }> {
+    const out = { actions: [] as string[], keysDeleted: 0, error: null as string | null };
+    try {
+      out.actions = await this.restore();
+      await new Promise((r) => setTimeout(r, Math.ceil(maxLatencyMs / 2) + 250));
+      out.keysDeleted = await this.deletePrefix(prefix);
+      for (let i = 0; i < 3; i++) {
+        await new Promise((r) => setTimeout(r, 200));
+        const more = await this.deletePrefix(prefix);
+        out.keysDeleted += more;
+        if (more === 0) break;
+      }
+    } catch (err) {
+      out.error = (err as Error).message;
+    } finally {
+      this.close();
+    }
+    return out;
+  }
+
+  /** Resolve once every direct connection answers. */
+  async whenReadable(timeoutMs: number): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const ok = await Promise.all(this.direct.map((c) => c.ping().then(() => true, () => false)));
+      if (ok.every(Boolean)) return;
+      if (Date.now() > deadline) throw new Error('nodes not readable after restore');
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+
+  close(): void {
+    for (const c of this.direct) c.disconnect();
+  }
+}
+
+function globEscape(s: string): string {
+  return s.replace(/[*?[\]\\]/g, (c) => `\\${c}`);
+}

@@ -1,0 +1,129 @@
+import type { NodeAction } from '../cluster/actions';
+import type { Persistence } from '../cluster/persistence';
+import type { ScenarioId } from '../api/scenarios';
+import type { Prng } from './prng';
+
+/**
+ * The typed script of a scenario: a list of steps the engine runs in order against the real
+ * sandbox cluster. Every step says one short thing (`say`). A step marked `chain` runs right after
+ * the previous one, with no pause between: pause and step stop only at the start of a step that is
+ * not chained, so a timing-critical sequence (acquire, then crash, then acquire) is never cut.
+ */
+
+export type NodeId = 1 | 2 | 3 | 4 | 5;
+
+/** How one scenario client is configured (each is its own Redlock instance). */
+export interface ClientSpec {
+  name: string;
+  description: string;
+  /** `false` is the explicit UNSAFE negative control (scenario 3). @default true */
+  quarantine?: boolean;
+  /** @default 0.01 */
+  driftFactor?: number;
+  /** Per-round node deadline. @default 250 (DEMO_NODE_TIMEOUT_MS) */
+  nodeTimeoutMs?: number;
+  /** Nodes this client reaches directly (no fault proxy, no added latency); the rest through the proxies. @default none */
+  near?: readonly NodeId[];
+}
+
+export interface RetrySpec {
+  count: number;
+  delayMs: number;
+  jitterMs: number;
+}
+
+interface Base {
+  /** Stable id (tests and the UI use it). */
+  id: string;
+  /** Short title for the step list. */
+  title: string;
+  /** Narration, one or two sentences. */
+  say: string;
+  /** Run right after the previous step, without a pause boundary. */
+  chain?: boolean;
+}
+
+export type Step = Base & (
+  | { do: 'mark-clean' }
+  | { do: 'ensure-persistence'; mode: Persistence }
+  | { do: 'predict'; question: string; choices: ReadonlyArray<{ id: string; label: string }> }
+  | {
+      do: 'acquire'; who: string; resource: string; ttlMs: number; fenced?: boolean; retry?: RetrySpec;
+      /** Wait until this client's connections to these nodes are up before asking (restarted nodes). */
+      waitForNodes?: readonly NodeId[];
+      /** Run in the background; a later `await` step waits for it. */
+      background?: boolean;
+      /** Answer the prediction with this id by the outcome kind ('granted', 'LockContendedError'…). */
+      reveals?: string;
+      /** Reveal by the checker instead: 'overlap' when this grant made two holders at once, else 'no-overlap'. */
+      revealBy?: 'outcome' | 'overlap';
+      /** Shown when revealing, by outcome. */
+      explain?: Partial<Record<string, string>>;
+    }
+  | { do: 'await'; who: string; measureFrom?: { mark: string; fact: string; label: string } }
+  | { do: 'release'; who: string; resource: string; mark?: string }
+  | { do: 'write'; who: string; resource: string; value: string; reveals?: string; explain?: Partial<Record<string, string>> }
+  | { do: 'node'; action: NodeAction; nodes: readonly NodeId[]; mark?: string }
+  | { do: 'wait'; ms: number }
+  | { do: 'wait-validity'; who: string; resource: string; plusMs?: number }
+  | { do: 'wait-keys-gone'; resource: string; timeoutMs?: number }
+  | { do: 'wait-nodes-up'; nodes: readonly NodeId[]; timeoutMs?: number }
+  | { do: 'pause-client'; who: string }
+  | { do: 'wake-client'; who: string }
+  | { do: 'drift'; who: string; resource: string; nodes: readonly NodeId[]; fastPercent: number }
+  | {
+      do: 'together'; who: readonly string[]; resource: string; ttlMs: number; retry: RetrySpec;
+      /** After a grant: write, hold this long (real ms), release. */
+      work?: { holdMs: number };
+      reveals?: string;
+      explain?: Partial<Record<string, string>>;
+    }
+  | { do: 'probe'; who: string; resource: string; since: string; fact: string; factLabel: string; timeoutMs?: number }
+);
+
+export type StepKind = Step['do'];
+
+export interface ScenarioScript {
+  clients: readonly ClientSpec[];
+  resources: ReadonlyArray<{ name: string; description: string }>;
+  /** The lease ceiling of the run's prefix (quarantine length). */
+  maxTtlMs: number;
+  /** The main ttl of the scenario (for the header). */
+  ttlMs: number;
+  /** Honest list of what is simulated rather than real. */
+  simulated: readonly string[];
+  steps: readonly Step[];
+}
+
+export interface ScenarioDefinition {
+  id: ScenarioId;
+  number: number;
+  title: string;
+  summary: string;
+  lesson: string;
+  estimatedSeconds: number;
+  tags: readonly string[];
+  /** The script for a seed: every choice (which nodes fail, who is near which node) comes from `rng`. */
+  build(rng: Prng): ScenarioScript;
+}
+
+/** Helpers for the catalog. */
+export const nodeList = (ids: readonly number[]): string => {
+  const names = ids.map(String);
+  if (names.length <= 1) return `node ${names[0] ?? ''}`;
+  return `nodes ${names.slice(0, -1).join(', ')} and ${names[names.length - 1]}`;
+};
+
+/** `nodeList`, capitalised for the start of a sentence. */
+export const Nodes = (ids: readonly number[]): string => {
+  const text = nodeList(ids);
+  return text.charAt(0).toUpperCase() + text.slice(1);
+};
+
+export function pickNodes(rng: Prng, count: number): NodeId[] {
+  return (rng.shuffle([1, 2, 3, 4, 5]) as NodeId[]).slice(0, count).sort((a, b) => a - b);
+}
+
+export function otherNodes(taken: readonly NodeId[]): NodeId[] {
+  return ([1, 2, 3, 4, 5] as NodeId[]).filter((n) => !taken.includes(n));
+}

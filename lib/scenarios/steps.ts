@@ -1,0 +1,278 @@
+import type { Outcome } from '../api/scenarios';
+import { markNodeClean } from '../redlock';
+import type { ScenarioClient } from './clients';
+import { lockId, type StepContext } from './context';
+import { outcomeOf, seconds, voteSummary, voteViews, type AttemptRecord } from './record';
+import type { RetrySpec, Step } from './script';
+
+type StepOf<K extends Step['do']> = Extract<Step, { do: K }>;
+
+const NO_RETRY: RetrySpec = { count: 0, delayMs: 0, jitterMs: 0 };
+
+interface AcquireCall {
+  id: string;
+  who: string;
+  resource: string;
+  ttlMs: number;
+  fenced?: boolean;
+  retry?: RetrySpec;
+}
+
+/** Attempts the client's last acquire made (from its outcome event). */
+function triesOf(c: ScenarioClient): number {
+  return c.lastAcquire?.attempts ?? 1;
+}
+
+/** One acquire by one client, recorded as an attempt; a grant starts a belief. Never throws but on abort. */
+export async function acquireOnce(ctx: StepContext, call: AcquireCall): Promise<{ outcome: Outcome; attempt: AttemptRecord }> {
+  const c = ctx.client(call.who);
+  const retry = call.retry ?? NO_RETRY;
+  const attempt: AttemptRecord = {
+    id: call.id, client: c.name, resource: call.resource, from: ctx.now(), to: null, outcome: null, votes: [], validityMs: null, fence: null, tries: 0, message: null,
+  };
+  ctx.record.attempts.push(attempt);
+  c.lastAcquire = null;
+  try {
+    const lock = await c.redlock.acquire(call.resource, call.ttlMs, {
+      fenced: call.fenced ?? true, retryCount: retry.count, retryDelayMs: retry.delayMs, retryJitterMs: retry.jitterMs,
+      signal: ctx.signal, metadata: { client: c.name },
+    });
+    const t = ctx.now();
+    const validity = lock.validityMs;
+    Object.assign(attempt, { to: t, outcome: 'granted', votes: voteViews(lock.votes), validityMs: validity, fence: lock.fence, tries: triesOf(c) });
+    ctx.record.beliefs.push({ client: c.name, resource: call.resource, from: t, validUntil: t + validity, to: null, fence: lock.fence, stale: false, ended: 'open' });
+    ctx.locks.set(lockId(c.name, call.resource), lock);
+    ctx.record.say(t, `${c.name} acquired ${call.resource}: ${voteSummary(attempt.votes)}; validity ${seconds(validity)}${lock.fence !== null ? `, fence …${String(lock.fence).slice(-4)}` : ''}`, 'ok');
+    return { outcome: 'granted', attempt };
+  } catch (err) {
+    const outcome = outcomeOf(err);
+    const votes = (err as { votes?: Parameters<typeof voteViews>[0] }).votes ?? [];
+    Object.assign(attempt, { to: ctx.now(), outcome, votes: voteViews(votes), tries: triesOf(c), message: (err as Error).message ?? String(err) });
+    if (outcome === 'aborted' || ctx.signal.aborted) throw err;
+    ctx.record.say(attempt.to!, `${c.name} was refused ${call.resource}: ${outcome} (${voteSummary(attempt.votes)})`, outcome === 'error' ? 'bad' : 'warn');
+    return { outcome, attempt };
+  }
+}
+
+async function release(ctx: StepContext, who: string, resource: string, mark?: string): Promise<string> {
+  const lock = ctx.locks.get(lockId(who, resource));
+  if (!lock) return `${who} holds nothing on ${resource}`;
+  ctx.locks.delete(lockId(who, resource));
+  // The client stops believing when it lets go, not when the deletes are answered.
+  const t = ctx.now();
+  if (mark) ctx.marks.set(mark, t);
+  const belief = ctx.record.endBelief(who, resource, t, 'released');
+  ctx.record.mark(t, 'release', `${who} releases`, { client: who });
+  const result = await lock.release();
+  const text = result.deleted > 0
+    ? `${who} released ${resource}: deleted on ${result.deleted} node${result.deleted === 1 ? '' : 's'}`
+    : `${who} released ${resource}: none of its keys were left (compare-and-delete touched nobody else's)`;
+  ctx.record.say(t, text + (belief?.stale ? ' — it only now stops believing it holds the lock' : ''), 'info');
+  return text;
+}
+
+function write(ctx: StepContext, step: StepOf<'write'>): string {
+  const lock = ctx.locks.get(lockId(step.who, step.resource));
+  const fence = lock?.fence ?? null;
+  const w = ctx.record.write({ t: ctx.now(), client: step.who, resource: step.resource, fence, value: step.value });
+  ctx.record.mark(w.t, 'write', `${step.who} writes ${step.value}`, { client: step.who });
+  const text = `${step.who} writes "${step.value}" with fence ${fence === null ? 'none' : `…${String(fence).slice(-4)}`}: plain store accepted, fenced store ${w.fenced} (${w.reason})`;
+  ctx.record.say(w.t, text, w.fenced === 'accepted' ? 'ok' : 'bad');
+  if (step.reveals) {
+    const actual = w.fenced === 'accepted' ? 'both' : 'unfenced-only';
+    ctx.reveal(step.reveals, actual, step.explain?.[actual]);
+  }
+  return text;
+}
+
+async function markClean(ctx: StepContext): Promise<string> {
+  const statuses = await ctx.cluster.statuses();
+  const up = statuses.filter((s) => s.state === 'up').map((s) => s.id);
+  await ctx.cluster.whenReadable(5_000).catch(() => undefined);
+  const marked: number[] = [];
+  await Promise.all(up.map(async (id) => {
+    const client = ctx.cluster.directClient(id);
+    try {
+      await markNodeClean(client, { keyPrefix: ctx.prefix, maxTtlMs: ctx.maxTtlMs, origin: 'scenario run' });
+      marked.push(id);
+    } catch {
+      // reported below by omission
+    }
+  }));
+  marked.sort((a, b) => a - b);
+  for (const id of marked) ctx.record.mark(ctx.now(), 'clean', 'marked clean', { node: id });
+  return `marked node${marked.length === 1 ? '' : 's'} ${marked.join(', ')} clean for ${ctx.prefix}`;
+}
+
+async function nodeAction(ctx: StepContext, step: StepOf<'node'>): Promise<string> {
+  const a = step.action;
+  if (a.action === 'latency') ctx.noteLatency(a.latencyMs + (a.jitterMs ?? 0));
+  const t = ctx.now();
+  if (step.mark) ctx.marks.set(step.mark, t);
+  const label = a.action === 'latency' ? `latency ${a.latencyMs} ms`
+    : a.action === 'restart' ? `restart${a.persistence ? ` (${a.persistence}${a.delayMs ? `, in ${seconds(a.delayMs)}` : ''})` : ''}`
+      : a.action === 'start' && a.persistence ? `start (${a.persistence})` : a.action;
+  for (const id of step.nodes) ctx.record.mark(t, a.action, label, { node: id });
+  await ctx.cluster.act(step.nodes, a);
+  for (const id of step.nodes) ctx.nodeAction(id, label);
+  if (a.action === 'start' || (a.action === 'restart' && !a.delayMs)) await ctx.cluster.warmUp(step.nodes);
+  await ctx.refreshStates();
+  return `${label}: node${step.nodes.length === 1 ? '' : 's'} ${step.nodes.join(', ')} (${ctx.now() - t} ms)`;
+}
+
+async function together(ctx: StepContext, step: StepOf<'together'>): Promise<string> {
+  await Promise.all(step.who.map((who) => ctx.client(who).ready([1, 2, 3, 4, 5], 10_000, ctx.signal)));
+  const results = await Promise.all(step.who.map(async (who) => {
+    const { outcome, attempt } = await acquireOnce(ctx, { id: `${step.id}-${who}`, who, resource: step.resource, ttlMs: step.ttlMs, retry: step.retry });
+    if (outcome === 'granted' && step.work) {
+      write(ctx, { id: `${step.id}-${who}-write`, do: 'write', title: '', say: '', who, resource: step.resource, value: `${who}'s work` });
+      await ctx.sleep(step.work.holdMs);
+      await release(ctx, who, step.resource);
+    }
+    return { who, outcome, attempt };
+  }));
+  const winners = results.filter((r) => r.outcome === 'granted');
+  if (step.reveals) {
+    const actual = step.work ? (winners.length === step.who.length ? 'all' : 'some') : winners.length === 0 ? 'nobody' : winners[0]!.who;
+    ctx.reveal(step.reveals, actual, step.explain?.[actual]);
+  }
+  if (step.work) for (const r of results) ctx.record.fact(`tries-${r.who}`, `${r.who}: attempts until granted`, r.outcome === 'granted' ? String(r.attempt.tries) : r.outcome);
+  const tries = results.map((r) => `${r.who}: ${r.outcome === 'granted' ? `granted after ${r.attempt.tries} attempt${r.attempt.tries === 1 ? '' : 's'}` : r.outcome}`);
+  return tries.join(' · ');
+}
+
+async function probe(ctx: StepContext, step: StepOf<'probe'>): Promise<string> {
+  const since = ctx.marks.get(step.since) ?? ctx.now();
+  const deadline = ctx.now() + (step.timeoutMs ?? 20_000);
+  for (let n = 1; ; n++) {
+    const { outcome } = await acquireOnce(ctx, { id: `${step.id}-${n}`, who: step.who, resource: step.resource, ttlMs: 1_000, fenced: false });
+    if (outcome === 'granted') {
+      const outage = ctx.now() - since;
+      await release(ctx, step.who, step.resource);
+      ctx.record.fact(step.fact, step.factLabel, seconds(outage));
+      return `first grant ${seconds(outage)} after the crash (${n} tries)`;
+    }
+    if (ctx.now() > deadline) throw new Error(`probe: no grant within ${step.timeoutMs ?? 20_000} ms`);
+    await ctx.sleep(100);
+  }
+}
+
+async function drift(ctx: StepContext, step: StepOf<'drift'>): Promise<string> {
+  const lock = ctx.locks.get(lockId(step.who, step.resource));
+  if (!lock) throw new Error(`drift: ${step.who} holds no lock on ${step.resource}`);
+  const parts: string[] = [];
+  await Promise.all(step.nodes.map(async (id) => {
+    const { before, after } = await ctx.cluster.shortenTtl(id, ctx.lockKey(step.resource), ctx.metaKey(step.resource), lock.token, step.fastPercent);
+    const t = ctx.now();
+    const text = before > 0 ? `clock +${step.fastPercent}%: ${seconds(before)} → ${seconds(after)}` : 'key already gone';
+    ctx.record.mark(t, 'drift', text, { node: id });
+    parts.push(`node ${id}: ${text}`);
+  }));
+  const belief = ctx.record.openBelief(step.who, step.resource);
+  if (belief) ctx.record.say(ctx.now(), `${step.who} still counts on its validity until ${seconds(belief.validUntil)} (run time)`, 'muted');
+  return parts.sort().join(' · ');
+}
+
+async function poll(ctx: StepContext, what: string, timeoutMs: number, done: () => Promise<boolean>): Promise<void> {
+  const deadline = ctx.now() + timeoutMs;
+  while (!(await done())) {
+    if (ctx.now() > deadline) throw new Error(`gave up waiting for ${what} after ${timeoutMs} ms`);
+    await ctx.sleep(40);
+  }
+}
+
+/** Run one step (predictions are the engine's); the one-line result for the step list. */
+export async function runStep(ctx: StepContext, step: Step): Promise<string> {
+  switch (step.do) {
+    case 'mark-clean':
+      return markClean(ctx);
+    case 'ensure-persistence': {
+      const wrong = (await ctx.cluster.statuses()).filter((s) => s.persistence !== step.mode).map((s) => s.id);
+      if (wrong.length === 0) return `every node already runs ${step.mode}`;
+      await ctx.cluster.act(wrong, { action: 'restart', persistence: step.mode });
+      await ctx.refreshStates();
+      return `restarted node${wrong.length === 1 ? '' : 's'} ${wrong.join(', ')} with ${step.mode}`;
+    }
+    case 'acquire': {
+      if (step.waitForNodes) await ctx.client(step.who).ready(step.waitForNodes, 15_000, ctx.signal);
+      const run = acquireOnce(ctx, step).then(({ outcome, attempt }) => {
+        if (step.reveals) {
+          const checked = step.revealBy === 'overlap' ? ctx.record.checker(ctx.now() + 1).resources.find((r) => r.resource === step.resource) : null;
+          const actual = checked ? (checked.ok ? 'no-overlap' : 'overlap') : outcome;
+          ctx.reveal(step.reveals, actual, step.explain?.[actual]);
+        }
+        return `${outcome === 'granted' ? 'granted' : outcome}: ${voteSummary(attempt.votes)}${attempt.validityMs !== null ? `, validity ${seconds(attempt.validityMs)}` : ''}`;
+      });
+      if (step.background) {
+        ctx.background.set(step.who, run);
+        run.catch(() => undefined);
+        return `${step.who} asks and waits…`;
+      }
+      return run;
+    }
+    case 'await': {
+      const pending = ctx.background.get(step.who);
+      ctx.background.delete(step.who);
+      if (!pending) return 'nothing was pending';
+      const result = String(await pending);
+      const since = step.measureFrom ? ctx.marks.get(step.measureFrom.mark) : undefined;
+      const granted = [...ctx.record.attempts].reverse().find((a) => a.client === step.who && a.outcome === 'granted');
+      if (step.measureFrom && since !== undefined && granted?.to != null) {
+        ctx.record.fact(step.measureFrom.fact, step.measureFrom.label, `${Math.max(0, granted.to - since)} ms`);
+      }
+      return result;
+    }
+    case 'release':
+      return release(ctx, step.who, step.resource, step.mark);
+    case 'write':
+      return write(ctx, step);
+    case 'node':
+      return nodeAction(ctx, step);
+    case 'wait':
+      await ctx.sleepScaled(step.ms);
+      return `waited ${seconds(step.ms)}`;
+    case 'wait-validity': {
+      const belief = [...ctx.record.beliefs].reverse().find((b) => b.client === step.who && b.resource === step.resource);
+      if (!belief) return `${step.who} never held ${step.resource}`;
+      const left = belief.validUntil + (step.plusMs ?? 0) - ctx.now();
+      if (left > 0) await ctx.sleep(left);
+      return `${step.who}'s validity ended at ${seconds(belief.validUntil)}`;
+    }
+    case 'wait-keys-gone': {
+      await poll(ctx, `the keys of ${step.resource} to go`, step.timeoutMs ?? 10_000, async () => {
+        const reads = await Promise.all(ctx.cluster.addresses.map((a) => ctx.cluster.read(a.id, ctx.now, ctx.lockKey, ctx.metaKey, [step.resource])));
+        return reads.every((r) => r.keys.length === 0);
+      });
+      return `no node holds a key of ${step.resource} any more (${seconds(ctx.now())})`;
+    }
+    case 'wait-nodes-up': {
+      await poll(ctx, `nodes ${step.nodes.join(', ')} to come up`, step.timeoutMs ?? 20_000, async () => {
+        const statuses = await ctx.cluster.statuses();
+        return step.nodes.every((id) => statuses.find((s) => s.id === id)?.state === 'up');
+      });
+      await ctx.cluster.warmUp(step.nodes);
+      await ctx.refreshStates();
+      return `nodes ${step.nodes.join(', ')} are up`;
+    }
+    case 'pause-client': {
+      const c = ctx.client(step.who);
+      c.pause(ctx.now());
+      ctx.record.mark(ctx.now(), 'pause', `${step.who} pauses`, { client: step.who });
+      return `${step.who} stops: no renewals, no clock checks`;
+    }
+    case 'wake-client': {
+      const c = ctx.client(step.who);
+      c.wake(ctx.now());
+      ctx.record.mark(ctx.now(), 'wake', `${step.who} wakes`, { client: step.who });
+      return `${step.who} resumes where it stopped`;
+    }
+    case 'drift':
+      return drift(ctx, step);
+    case 'together':
+      return together(ctx, step);
+    case 'probe':
+      return probe(ctx, step);
+    case 'predict':
+      return '';
+  }
+}

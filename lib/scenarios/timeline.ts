@@ -1,0 +1,117 @@
+/**
+ * Timeline assembly: turn the sampler's raw readings of every node into lane segments. Pure.
+ *
+ * A sample is one read of one node at time t: for each resource of the scenario, the holder of
+ * its lock key there (by the client name in the holder metadata) and the key's remaining TTL.
+ * Consecutive samples of the same token with the same expiry (within `toleranceMs`) extend one
+ * segment; a new token, a changed expiry (an extension, a drift step) or a gap starts another.
+ */
+
+export interface KeyReading {
+  resource: string;
+  /** Client name from the holder metadata; '?' when the key has none. */
+  client: string;
+  token: string;
+  /** PTTL in ms (−1: no TTL). */
+  pttl: number;
+}
+
+export interface NodeSample {
+  t: number;
+  node: number;
+  /** false: the node did not answer (down, paused, too slow): nothing can be said about its keys. */
+  ok: boolean;
+  keys: readonly KeyReading[];
+}
+
+export interface KeySegment {
+  node: number;
+  resource: string;
+  client: string;
+  token: string;
+  /** First sample that saw it. */
+  from: number;
+  /** When it was last seen, or when it vanished (never later than its expiry). */
+  to: number;
+  expiresAt: number;
+  /** Still there at the last sample. */
+  open: boolean;
+}
+
+/** Expiry jitter between two readings of one key (a loaded machine answers late); drift steps move it by more. */
+export const EXPIRY_TOLERANCE_MS = 150;
+
+export function assembleKeySegments(samples: readonly NodeSample[], toleranceMs = EXPIRY_TOLERANCE_MS): KeySegment[] {
+  const out: KeySegment[] = [];
+  const current = new Map<string, KeySegment>();
+  const ordered = samples.slice().sort((a, b) => a.t - b.t || a.node - b.node);
+  const close = (key: string, at: number | null) => {
+    const seg = current.get(key);
+    if (!seg) return;
+    if (at !== null) seg.to = Math.max(seg.to, Math.min(at, seg.expiresAt));
+    seg.open = false;
+    out.push(seg);
+    current.delete(key);
+  };
+  for (const sample of ordered) {
+    if (!sample.ok) {
+      // Unreadable: end what we saw at the last reading (we do not know what happened after).
+      for (const key of [...current.keys()]) if (current.get(key)!.node === sample.node) close(key, null);
+      continue;
+    }
+    const seen = new Set<string>();
+    for (const reading of sample.keys) {
+      const key = `${sample.node}\u0000${reading.resource}`;
+      seen.add(key);
+      const expiresAt = reading.pttl >= 0 ? sample.t + reading.pttl : Number.POSITIVE_INFINITY;
+      const seg = current.get(key);
+      if (seg && seg.token === reading.token && Math.abs(seg.expiresAt - expiresAt) <= toleranceMs) {
+        seg.to = sample.t;
+        seg.expiresAt = expiresAt;
+        continue;
+      }
+      if (seg) close(key, sample.t);
+      current.set(key, {
+        node: sample.node, resource: reading.resource, client: reading.client, token: reading.token,
+        from: sample.t, to: sample.t, expiresAt, open: true,
+      });
+    }
+    for (const key of [...current.keys()]) {
+      if (current.get(key)!.node === sample.node && !seen.has(key)) close(key, sample.t);
+    }
+  }
+  for (const seg of current.values()) out.push(seg);
+  return out.sort((a, b) => a.node - b.node || a.from - b.from || a.resource.localeCompare(b.resource));
+}
+
+export interface StateObservation<S extends string> {
+  t: number;
+  node: number;
+  state: S;
+  detail: string;
+}
+
+export interface StateSegment<S extends string> {
+  node: number;
+  from: number;
+  /** null: still in this state. */
+  to: number | null;
+  state: S;
+  detail: string;
+}
+
+/** Merge observations of node states into segments (same state and detail: one segment). */
+export function assembleStateSegments<S extends string>(observations: readonly StateObservation<S>[]): StateSegment<S>[] {
+  const out: StateSegment<S>[] = [];
+  const last = new Map<number, StateSegment<S>>();
+  const ordered = observations.slice().sort((a, b) => a.t - b.t || a.node - b.node);
+  for (const o of ordered) {
+    const cur = last.get(o.node);
+    if (cur && cur.state === o.state && cur.detail === o.detail) continue;
+    if (cur) cur.to = o.t;
+    const seg: StateSegment<S> = { node: o.node, from: o.t, to: null, state: o.state, detail: o.detail };
+    out.push(seg);
+    last.set(o.node, seg);
+  }
+  return out.sort((a, b) => a.node - b.node || a.from - b.from);
+}
