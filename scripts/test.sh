@@ -17,5 +17,7 @@ step "build"
 node --import tsx scripts/build.ts --if-stale
 step "unit + integration (vitest, real redis-server)"
 npx vitest run
+step "chaos harness (ci profile: nemeses, negative controls, mutants)"
+node --import tsx scripts/chaos.ts --profile ci --seed 1
 step "end-to-end (Playwright, Debian Chromium)"
 npx playwright test

@@ -9,6 +9,7 @@ export const NAV_ITEMS = [
   { href: '/nodes', label: 'Nodes', key: 'n' },
   { href: '/playground', label: 'Playground', key: 'p' },
   { href: '/scenarios', label: 'Scenarios', key: 's' },
+  { href: '/chaos', label: 'Chaos', key: 'c' },
   { href: '/audit', label: 'Audit log', key: 'a' },
 ] as const;
 

@@ -30,6 +30,7 @@ const ROUTES: Array<{ method: string; pattern: string; path: (who: Who) => strin
   { method: 'POST', pattern: '/api/scenarios/[id]/runs', path: () => '/api/scenarios/no-such/runs', permission: 'operate', body: () => ({}) },
   { method: 'GET', pattern: '/api/scenarios/runs/current', path: () => '/api/scenarios/runs/current', permission: 'read' },
   { method: 'POST', pattern: '/api/scenarios/runs/current/[action]', path: () => '/api/scenarios/runs/current/pause', permission: 'operate', body: () => ({}) },
+  { method: 'GET', pattern: '/api/chaos/report', path: () => '/api/chaos/report', permission: 'read' },
 ];
 
 const ALLOWED: Record<Permission, Who[]> = {

@@ -1,0 +1,12 @@
+import { queryOptions } from '@tanstack/react-query';
+import { chaosReportResponseSchema } from '@/lib/chaos/report-schema';
+import { ApiError, fetchJson } from '@/lib/client/fetch-json';
+
+/** The latest chaos report. A 404 (no report yet) is an answer, not something to retry. */
+export const chaosReportQuery = () =>
+  queryOptions({
+    queryKey: ['chaos', 'report'] as const,
+    queryFn: ({ signal }) => fetchJson('/api/chaos/report', chaosReportResponseSchema, { signal }),
+    retry: (count, err) => !(err instanceof ApiError && err.status === 404) && count < 2,
+    refetchInterval: 30_000,
+  });

@@ -1,0 +1,77 @@
+import type { NemesisReport } from '@/lib/chaos/report-schema';
+import styles from './chaos.module.css';
+import { count, errorLabel, ms } from './format';
+import { VerdictBadge } from './verdict-badge';
+
+/** A figure that must stay 0 in a safe configuration: muted when it is, loud when it is not. */
+function Violation({ value }: { value: number }) {
+  return <td className={`${styles.num} ${value === 0 ? styles.zero : styles.hot}`}>{count(value)}</td>;
+}
+
+/** One row per nemesis: what the real core did under it. */
+export function NemesisTable({ rows, target }: { rows: readonly NemesisReport[]; target: number }) {
+  return (
+    <div className={styles.tableWrap}>
+      <table className={styles.table} data-testid="chaos-nemeses">
+        <thead>
+          <tr>
+            <th scope="col">Nemesis</th>
+            <th scope="col" className={styles.num}>Acquisitions</th>
+            <th scope="col">Failures by class</th>
+            <th scope="col" className={styles.num}>Overlaps</th>
+            <th scope="col" className={styles.num}>Fence violations</th>
+            <th scope="col" className={styles.num} title="accepted writes of an older holder after a newer holder's, fenced register">Stale writes fenced</th>
+            <th scope="col" className={styles.num} title="the same on the unfenced register: what fencing prevents">Stale writes unfenced</th>
+            <th scope="col" className={styles.num}>Refused by fence</th>
+            <th scope="col" className={styles.num}>Leaked keys</th>
+            <th scope="col" className={styles.num}>Foreign deletes</th>
+            <th scope="col" className={styles.num}>Expired grants</th>
+            <th scope="col" className={styles.num}>Acquire p50 / p99 ms</th>
+            <th scope="col" className={styles.num}>Commands / acquisition</th>
+            <th scope="col">Result</th>
+          </tr>
+        </thead>
+        <tbody>
+          {rows.map((n) => {
+            const classes = Object.entries(n.failuresByClass).sort((a, b) => b[1] - a[1]);
+            return (
+              <tr key={n.nemesis} data-nemesis={n.nemesis}>
+                <th scope="row">
+                  {n.nemesis} <span className={styles.path}>{n.network}</span>
+                  <span className={styles.sub}>{n.title}</span>
+                  <span className={styles.sub}>{n.cycles} fault cycles, {ms(n.durationMs / 1000, 1)} s</span>
+                </th>
+                <td className={styles.num}>
+                  {count(n.successes)}
+                  <span className={styles.sub}>{count(n.successesUnderFault)} under fault</span>
+                  {n.shortfall ? <span className={`${styles.sub} ${styles.warning}`}>short of {count(target)}</span> : null}
+                </td>
+                <td>
+                  {classes.length === 0 ? <span className={styles.zero}>—</span> : (
+                    <span className={styles.classes}>
+                      {classes.map(([name, c]) => <span key={name} className={styles.classChip}>{errorLabel(name)} {count(c)}</span>)}
+                    </span>
+                  )}
+                </td>
+                <Violation value={n.overlaps} />
+                <Violation value={n.fenceViolations} />
+                <Violation value={n.staleAcceptedFenced} />
+                <td className={`${styles.num} ${n.staleAcceptedUnfenced > 0 ? styles.expected : styles.zero}`}>{count(n.staleAcceptedUnfenced)}</td>
+                <td className={`${styles.num} ${n.rejectedFenced > 0 ? '' : styles.zero}`}>{count(n.rejectedFenced)}</td>
+                <Violation value={n.leakedKeys} />
+                <Violation value={n.foreignDeletes} />
+                <Violation value={n.expiredGrants} />
+                <td className={styles.num}>{ms(n.p50Ms)} / {ms(n.p99Ms)}</td>
+                <td className={styles.num}>
+                  {n.costApproximate ? '≥ ' : ''}{ms(n.commandsPerAcquisition)}
+                  <span className={styles.sub}>{ms(n.scriptCallsPerAcquisition)} script calls</span>
+                </td>
+                <td><VerdictBadge passed={n.passed} warn={n.shortfall} /></td>
+              </tr>
+            );
+          })}
+        </tbody>
+      </table>
+    </div>
+  );
+}

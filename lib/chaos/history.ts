@@ -1,0 +1,88 @@
+/**
+ * The history of a chaos run: what the client processes did (acquire, extend, write, release),
+ * what the fenced register decided, and what the nemesis did. Every time is nanoseconds on
+ * CLOCK_MONOTONIC (process.hrtime.bigint(), one clock for every local process) since the run's
+ * origin, as a JS number (exact: a run lasts far less than 2^53 ns ≈ 104 days).
+ */
+
+/** Nanoseconds since the run's origin on CLOCK_MONOTONIC. */
+export type Ns = number;
+
+/**
+ * One character per node for a round's votes: `f` for (granted / deleted), `c` contended,
+ * `q` quarantined, `l` lost, `n` not held, `t` timeout, `p` pending, `e` error, `x` not asked.
+ */
+export type VoteString = string;
+
+export type ClientEvent =
+  | { e: 'acquire-invoke'; lock: string; client: number; resource: string; fenced: boolean; t: Ns }
+  /**
+   * `validUntil`: the validity end the client computed at the grant (t + lock.validityMs).
+   * `validityAtReturnMs`: lock.expiresAt − Date.now() right after acquire() returned (may be < 0).
+   */
+  | { e: 'acquire-ok'; lock: string; t: Ns; validUntil: Ns; fence: number | null; votes: VoteString; validityAtReturnMs: number }
+  | { e: 'acquire-fail'; lock: string; t: Ns; error: string }
+  | { e: 'extend-invoke'; lock: string; t: Ns }
+  | { e: 'extend-ok'; lock: string; t: Ns; validUntil: Ns }
+  | { e: 'extend-fail'; lock: string; t: Ns; error: string }
+  /** A write to the register as the client saw it (`t` invoke, `done` reply). */
+  | { e: 'write'; lock: string; t: Ns; done: Ns; fence: number | null; accepted: boolean }
+  | { e: 'release-invoke'; lock: string; t: Ns }
+  | { e: 'release-ok'; lock: string; t: Ns; votes: VoteString };
+
+/** One write as the register decided it, in the register's order. */
+export interface RegisterRecord {
+  resource: string;
+  lock: string;
+  fence: number | null;
+  t: Ns;
+  accepted: boolean;
+}
+
+export type NemesisEvent =
+  | { t: Ns; kind: 'fault'; what: string }
+  | { t: Ns; kind: 'heal'; what: string }
+  /** Node `node` (0-based) came back without its data (restart with persistence `none`). */
+  | { t: Ns; kind: 'data-loss'; node: number };
+
+/** A nemesis event before it is stamped with its time. */
+export type NemesisAction = NemesisEvent extends infer E ? (E extends NemesisEvent ? Omit<E, 't'> : never) : never;
+
+/** Everything one phase produced, as the checkers take it. */
+export interface PhaseHistory {
+  events: readonly ClientEvent[];
+  register: readonly RegisterRecord[];
+  nemesis: readonly NemesisEvent[];
+  /** Lock and meta keys still on a node after quiescence + ttl. */
+  leakedKeys: readonly LeakedKey[];
+}
+
+export interface LeakedKey {
+  node: number;
+  key: string;
+  /** PTTL at the scan: −1 none, else ms left. */
+  pttlMs: number;
+}
+
+/** Register resources: `f:` names are fenced registers, `u:` names unfenced ones. */
+export function isFencedResource(resource: string): boolean {
+  return resource.startsWith('f:');
+}
+
+const VOTE_CODES: Record<string, string> = {
+  ok: 'f', contended: 'c', quarantined: 'q', lost: 'l', 'not-held': 'n', timeout: 't', pending: 'p', error: 'e', 'not-asked': 'x',
+};
+
+/** Encode per-node votes (`{ vote, reason }`) as a VoteString. */
+export function encodeVotes(votes: readonly { vote: string; reason: string }[]): VoteString {
+  let out = '';
+  for (const v of votes) out += v.vote === 'for' ? 'f' : (VOTE_CODES[v.reason] ?? '?');
+  return out;
+}
+
+/** Nanoseconds since `origin` now. */
+export function nowNs(origin: bigint): Ns {
+  return Number(process.hrtime.bigint() - origin);
+}
+
+export const NS_PER_MS = 1_000_000;

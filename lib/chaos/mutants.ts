@@ -1,0 +1,88 @@
+/**
+ * Mutants: deliberately broken builds of the lock core. Each is a copy of lib/redlock with one
+ * small source patch; the harness must catch every one. A patch whose target text is not found
+ * (or found a different number of times) fails the build loudly, so a refactor of the core cannot
+ * silently turn a mutant into the real thing.
+ */
+import type { NemesisName } from './nemeses';
+
+export interface SourcePatch {
+  /** Path inside the core's directory (lib/redlock). */
+  file: string;
+  find: string;
+  replace: string;
+  /** How many times `find` must occur. @default 1 */
+  count?: number;
+}
+
+export interface Mutant {
+  name: string;
+  description: string;
+  patches: readonly SourcePatch[];
+  /** Nemeses to try, in order (a repeat is a second attempt with another seed), until one catches it. */
+  nemeses: readonly NemesisName[];
+  /** Fault cycles per attempt. */
+  cycles: number;
+}
+
+export const MUTANTS: readonly Mutant[] = [
+  {
+    name: 'quorum-floor',
+    description: 'quorum ⌊N/2⌋ instead of ⌊N/2⌋+1',
+    patches: [{ file: 'quorum.ts', find: 'return Math.floor(nodeCount / 2) + 1;', replace: 'return Math.floor(nodeCount / 2);' }],
+    nemeses: ['ring-partition', 'none'],
+    cycles: 4,
+  },
+  {
+    name: 'drift-ignored',
+    description: 'clock drift not subtracted from the validity',
+    patches: [
+      { file: 'quorum.ts', find: 'return ttlMs * driftFactor + 2;', replace: 'return 0;' },
+      { file: 'protocol.ts', find: 'const drift = ttlMs * settings.driftFactor + 2;', replace: 'const drift = 0;', count: 2 },
+    ],
+    nemeses: ['skew', 'skew'],
+    cycles: 3,
+  },
+  {
+    name: 'no-validity-check',
+    description: 'a lock is granted even when no validity is left',
+    patches: [{ file: 'protocol.ts', find: 'if ((!req.fenced || fence !== null) && validity > 0) {', replace: 'if (!req.fenced || fence !== null) {' }],
+    nemeses: ['pause-client', 'pause-client'],
+    cycles: 8,
+  },
+  {
+    name: 'release-plain-del',
+    description: 'release by plain DEL, without comparing the token',
+    patches: [{ file: 'scripts/release.lua', find: "if redis.call('GET', KEYS[i]) == ARGV[1] then", replace: "if redis.call('EXISTS', KEYS[i]) == 1 then" }],
+    nemeses: ['none', 'pause-client'],
+    cycles: 4,
+  },
+  {
+    name: 'extend-minority',
+    description: 'an extension accepted on a minority of the nodes',
+    patches: [{ file: 'protocol.ts', find: 'if (round.forCount >= quorum && validity > 0 && !late) {', replace: 'if (round.forCount >= 1 && validity > 0 && !late) {' }],
+    nemeses: ['blackhole-majority', 'blackhole-majority'],
+    cycles: 6,
+  },
+  {
+    name: 'quorum-connected',
+    description: 'quorum counted over the connected nodes instead of all N',
+    patches: [{
+      file: 'redlock.ts', find: '      quorum: this.quorum,',
+      replace: "      get quorum() { return Math.floor(created.filter((n) => n.client.status === 'ready').length / 2) + 1; },",
+    }],
+    nemeses: ['ring-partition'],
+    cycles: 6,
+  },
+];
+
+/** Apply `patch` to `source`, or throw if its target is not there exactly `count` times. */
+export function applyPatch(source: string, patch: SourcePatch, mutant: string): string {
+  const expected = patch.count ?? 1;
+  const found = source.split(patch.find).length - 1;
+  if (found !== expected) {
+    throw new Error(`mutant ${mutant}: expected ${expected} occurrence(s) of ${JSON.stringify(patch.find)} in lib/redlock/${patch.file}, ` +
+      `found ${found}: the core changed, update the mutant in lib/chaos/mutants.ts`);
+  }
+  return source.split(patch.find).join(patch.replace);
+}

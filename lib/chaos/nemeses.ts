@@ -1,0 +1,232 @@
+/**
+ * The nemeses: each injects one kind of fault for a while, then heals it. A phase runs one
+ * nemesis alone, in cycles of fault → heal, while the client processes keep locking.
+ */
+import type { ClusterSupervisor } from '../cluster';
+import type { NemesisAction } from './history';
+import type { ClientLinks, SkewLinks } from './links';
+import type { Rng } from './random';
+import type { ClientWorker } from './workers';
+import type { ClientSettings, HoldMix } from './worker-protocol';
+
+export const NEMESIS_NAMES = [
+  'none', 'blackhole-minority', 'blackhole-majority', 'ring-partition', 'latency', 'connection-reset', 'skew', 'pause-node',
+  'crash-aof', 'crash-none-quarantine', 'pause-client',
+] as const;
+export type NemesisName = (typeof NEMESIS_NAMES)[number];
+
+export type NetworkPath = 'direct' | 'node-proxies' | 'client-links' | 'skew';
+
+export interface NemesisContext {
+  supervisor: ClusterSupervisor;
+  clients: readonly ClientWorker[];
+  /** Indices of the clients that use fenced locks. */
+  fencedClients: readonly number[];
+  links: ClientLinks;
+  skew: SkewLinks;
+  rng: Rng;
+  ttlMs: number;
+  driftFactor: number;
+  cycle: number;
+  record(event: NemesisAction): void;
+}
+
+export interface Fault {
+  label: string;
+  /** How long the fault stays before it is healed, ms. */
+  durationMs: number;
+  heal(): Promise<void>;
+}
+
+export interface Nemesis {
+  name: NemesisName;
+  title: string;
+  /**
+   * Which way the clients reach the nodes in this phase: straight to the redis-server ports, through
+   * the cluster's fault proxy of each node, through per-client fault proxies, or through the skew
+   * proxies. Only the network faults need a fault proxy in the path (it costs CPU on this box).
+   */
+  network: NetworkPath;
+  holds?: Partial<HoldMix>;
+  /** Client settings of this nemesis's phase (e.g. faster retries), given the ttl. */
+  settings?(ttlMs: number): Partial<ClientSettings>;
+  reportHolds?: boolean;
+  /** Fault cycles this nemesis needs at least, whatever the profile says. */
+  minCycles?: number;
+  /** Before the first cycle / after the last heal (e.g. switch the nodes' persistence). */
+  setup?(ctx: NemesisContext): Promise<void>;
+  teardown?(ctx: NemesisContext): Promise<void>;
+  /** Inject one fault (null: this nemesis does nothing). */
+  fault(ctx: NemesisContext): Promise<Fault | null>;
+  /** How long to stay healed after a fault, ms. */
+  healMs(ctx: NemesisContext): number;
+}
+
+const ids = (nodes: readonly number[]) => nodes.map((n) => n + 1).join(',');
+const allNodes = (ctx: NemesisContext) => Array.from({ length: ctx.supervisor.size }, (_, i) => i);
+const ttls = (ctx: NemesisContext, min: number, max: number) => Math.round(ctx.rng.between(min, max) * ctx.ttlMs);
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Blackhole `count` nodes on their proxies (every client loses them; held bytes flow on heal). */
+async function blackhole(ctx: NemesisContext, count: number, min: number, max: number): Promise<Fault> {
+  const nodes = ctx.rng.sample(allNodes(ctx), count);
+  for (const n of nodes) await ctx.supervisor.partition(n + 1);
+  return {
+    label: `blackhole nodes ${ids(nodes)}`, durationMs: ttls(ctx, min, max),
+    heal: async () => {
+      for (const n of nodes) await ctx.supervisor.heal(n + 1);
+    },
+  };
+}
+
+async function restartAll(ctx: NemesisContext, persistence: 'aof-always' | 'none'): Promise<void> {
+  for (const n of allNodes(ctx)) await ctx.supervisor.restart(n + 1, { persistence });
+}
+
+async function crash(ctx: NemesisContext, persistence: 'aof-always' | 'none'): Promise<Fault> {
+  const nodes = ctx.rng.sample(allNodes(ctx), ctx.rng.int(1, 2));
+  for (const n of nodes) {
+    await ctx.supervisor.crash(n + 1);
+    // Without persistence the keys are gone from the moment of the crash.
+    if (persistence === 'none') ctx.record({ kind: 'data-loss', node: n });
+  }
+  return {
+    label: `crash nodes ${ids(nodes)}, restart with ${persistence}`, durationMs: ttls(ctx, 0.5, 2),
+    heal: async () => {
+      for (const n of nodes) await ctx.supervisor.start(n + 1, persistence);
+    },
+  };
+}
+
+export const NEMESES: Readonly<Record<NemesisName, Nemesis>> = {
+  'none': { name: 'none', title: 'no fault', network: 'direct', fault: async () => null, healMs: () => 500 },
+  'blackhole-minority': {
+    name: 'blackhole-minority', title: 'blackhole 1–2 nodes (a minority) for 1–3 × ttl', network: 'node-proxies',
+    fault: (ctx) => blackhole(ctx, ctx.rng.int(1, 2), 1, 3), healMs: (ctx) => ttls(ctx, 0.5, 1),
+  },
+  'blackhole-majority': {
+    name: 'blackhole-majority', title: 'blackhole 3 nodes (a majority) for 1.2–2 × ttl', network: 'node-proxies',
+    // Long loops mostly make long, extended holds: an extension during the fault is the test.
+    holds: { extendShare: 0.7, abandonShare: 0.05, longTtls: 4 },
+    fault: (ctx) => blackhole(ctx, 3, 1.2, 2), healMs: (ctx) => ttls(ctx, 1, 1.5),
+  },
+  'ring-partition': {
+    name: 'ring-partition', title: 'ring partition: client i reaches nodes i…i+2 only (dropped or refused links)', network: 'client-links',
+    fault: async (ctx) => {
+      const n = ctx.supervisor.size;
+      const mode = ctx.cycle % 2 === 0 ? { kind: 'blackhole' as const } : { kind: 'reset' as const };
+      const offset = ctx.rng.int(0, n - 1);
+      const majority = Math.floor(n / 2) + 1;
+      ctx.clients.forEach((_, c) => {
+        for (let k = majority; k < n; k++) ctx.links.set(c, (offset + c + k) % n, mode);
+      });
+      return {
+        label: `ring partition (${mode.kind}), client 1 sees nodes ${ids(Array.from({ length: majority }, (_, k) => (offset + k) % n))}`,
+        durationMs: ttls(ctx, 1, 3),
+        heal: async () => ctx.links.healAll(),
+      };
+    },
+    healMs: (ctx) => ttls(ctx, 0.5, 1),
+  },
+  'latency': {
+    name: 'latency', title: 'latency 0.3–0.9 × ttl with 0.3 × ttl jitter on 1–5 nodes', network: 'node-proxies',
+    // Rounds wait for slow nodes up to the validity horizon, so grants come close to the edge.
+    settings: (ttlMs) => ({ nodeTimeoutMs: ttlMs }),
+    fault: async (ctx) => {
+      const nodes = ctx.rng.sample(allNodes(ctx), ctx.rng.int(1, ctx.supervisor.size));
+      const latencyMs = ttls(ctx, 0.3, 0.9);
+      const jitterMs = Math.round(0.3 * ctx.ttlMs);
+      for (const n of nodes) await ctx.supervisor.act(n + 1, { action: 'latency', latencyMs, jitterMs });
+      return {
+        label: `latency ${latencyMs}+0..${jitterMs} ms on nodes ${ids(nodes)}`, durationMs: ttls(ctx, 1.5, 3),
+        heal: async () => {
+          for (const n of nodes) await ctx.supervisor.heal(n + 1);
+        },
+      };
+    },
+    healMs: (ctx) => ttls(ctx, 1, 2),
+  },
+  'connection-reset': {
+    name: 'connection-reset', title: 'reset every connection to 1–3 nodes (and refuse new ones) for 0.2–1 × ttl', network: 'node-proxies',
+    fault: async (ctx) => {
+      const nodes = ctx.rng.sample(allNodes(ctx), ctx.rng.int(1, 3));
+      for (const n of nodes) await ctx.supervisor.act(n + 1, { action: 'reset' });
+      return {
+        label: `reset nodes ${ids(nodes)}`, durationMs: ttls(ctx, 0.2, 1),
+        heal: async () => {
+          for (const n of nodes) await ctx.supervisor.heal(n + 1);
+        },
+      };
+    },
+    healMs: (ctx) => ttls(ctx, 0.5, 1.5),
+  },
+  'skew': {
+    name: 'skew', title: 'clocks of 3–5 nodes run fast by 60–90 % of driftFactor (leases end early)', network: 'skew',
+    // Waiters retry fast, so that a lease that ends early is taken over inside the drift window.
+    holds: { abandonShare: 0.7, extendShare: 0.1, hotAbandonShare: 0.03 }, settings: () => ({ retryDelayMs: 10, retryJitterMs: 10 }),
+    fault: async (ctx) => {
+      const nodes = ctx.rng.sample(allNodes(ctx), ctx.rng.int(3, ctx.supervisor.size));
+      const rates = allNodes(ctx).map((n) => (nodes.includes(n) ? ctx.rng.between(0.6, 0.9) * ctx.driftFactor : 0));
+      ctx.skew.setRates(rates);
+      return {
+        label: `skew nodes ${ids(nodes)} by ${rates.filter((r) => r > 0).map((r) => `${(r * 100).toFixed(1)}%`).join(', ')}`,
+        durationMs: ttls(ctx, 3, 6),
+        heal: async () => ctx.skew.setRates([]),
+      };
+    },
+    healMs: (ctx) => ttls(ctx, 0.25, 0.5),
+  },
+  'pause-node': {
+    name: 'pause-node', title: 'pause one redis-server (SIGSTOP) for 0.5–3 × ttl', network: 'direct',
+    fault: async (ctx) => {
+      const node = ctx.rng.int(0, ctx.supervisor.size - 1);
+      await ctx.supervisor.pause(node + 1);
+      return { label: `pause node ${node + 1}`, durationMs: ttls(ctx, 0.5, 3), heal: async () => void (await ctx.supervisor.resume(node + 1)) };
+    },
+    healMs: (ctx) => ttls(ctx, 0.5, 1),
+  },
+  'crash-aof': {
+    name: 'crash-aof', title: 'crash 1–2 nodes (SIGKILL), restart with aof-always after 0.5–2 × ttl', network: 'direct',
+    setup: (ctx) => restartAll(ctx, 'aof-always'),
+    teardown: (ctx) => restartAll(ctx, 'none'),
+    fault: (ctx) => crash(ctx, 'aof-always'), healMs: (ctx) => ttls(ctx, 1, 2),
+  },
+  'crash-none-quarantine': {
+    name: 'crash-none-quarantine', title: 'crash 1–2 nodes, restart without persistence (quarantine on)', network: 'direct',
+    fault: (ctx) => crash(ctx, 'none'), healMs: (ctx) => ttls(ctx, 1, 2),
+  },
+  'pause-client': {
+    name: 'pause-client', title: 'pause a client process (SIGSTOP) for 2 × ttl: the holder, or one in the middle of an acquire',
+    network: 'direct', reportHolds: true, minCycles: 8,
+    // Holds long enough (up to 40 ms) that a pause lands inside one.
+    holds: { shortMaxMs: 40 },
+    fault: async (ctx) => {
+      const pauseMs = 2 * ctx.ttlMs;
+      if (ctx.cycle % 2 === 0) {
+        // The holder (alternately an unfenced and a fenced one): the client whose hold began last.
+        const fenced = ctx.cycle % 4 === 2;
+        for (let i = 0; i < 100; i++) {
+          const holders = ctx.clients.filter((c) => c.holds.size > 0 && !c.paused);
+          const preferred = holders.filter((c) => ctx.fencedClients.includes(c.index) === fenced);
+          const pool = preferred.length ? preferred : holders;
+          const target = pool.sort((a, b) => b.lastHoldAt - a.lastHoldAt)[0];
+          if (target) {
+            target.pause(pauseMs);
+            return { label: `pause holder client ${target.index + 1}`, durationMs: pauseMs, heal: async () => target.resume() };
+          }
+          await sleep(2);
+        }
+        return null;
+      }
+      // Mid-acquire: the client stops itself once its next acquire has sent its commands (the
+      // runner resumes it); alternately an unfenced and a fenced client.
+      const fenced = ctx.cycle % 4 === 3;
+      const pool = ctx.clients.filter((c) => ctx.fencedClients.includes(c.index) === fenced);
+      const target = ctx.rng.pick(pool.length ? pool : ctx.clients);
+      target.armSelfStop(pauseMs);
+      // The runner's timer resumes it pauseMs after it has stopped (the phase's end resumes every client).
+      return { label: `pause client ${target.index + 1} mid-acquire`, durationMs: pauseMs, heal: async () => undefined };
+    },
+    healMs: (ctx) => ttls(ctx, 0.5, 1),
+  },
+};

@@ -1,0 +1,159 @@
+/**
+ * One phase: the client processes lock in loops while one nemesis injects faults in cycles; then
+ * heal, stop, wait for quiescence + ttl, scan for leaked keys, collect the history and check it.
+ */
+import { join } from 'node:path';
+import { analyzePhase, type PhaseAnalysis } from './analyze';
+import type { ClientEvent, NemesisEvent, RegisterRecord } from './history';
+import { NEMESES, type Fault, type NemesisContext, type NemesisName, type NetworkPath } from './nemeses';
+import { Rng } from './random';
+import {
+  clientSettings, markPrefixClean, now, readCommandStats, readJsonLines, recorder, resetCommandStats, scanLeakedKeys,
+  type CoreBuild, type RunContext,
+} from './run-context';
+import { commandCost, type CommandCost } from './stats';
+import type { ClientSettings, LoopConfig } from './worker-protocol';
+
+export interface PhaseSpec {
+  /** Unique in the run: names the key prefix and the logs. */
+  id: string;
+  nemesis: NemesisName;
+  core: CoreBuild;
+  target: number;
+  maxMs: number;
+  minCycles: number;
+  seed: number;
+  settings?: Partial<ClientSettings>;
+}
+
+export interface PhaseOutcome {
+  id: string;
+  nemesis: NemesisName;
+  title: string;
+  core: string;
+  durationMs: number;
+  cycles: number;
+  faults: string[];
+  analysis: PhaseAnalysis;
+  cost: CommandCost;
+  /** Fewer successful acquisitions than the target (the phase hit its time limit). */
+  shortfall: boolean;
+  /** Unhandled promise rejections the client processes reported (robustness, not safety). */
+  clientErrors: string[];
+}
+
+export function clientUrls(run: RunContext, path: NetworkPath, client: number): string[] {
+  switch (path) {
+    case 'direct': return run.supervisor.directUrls();
+    case 'node-proxies': return run.supervisor.urls();
+    case 'client-links': return run.links.urls(client);
+    case 'skew': return run.skew.urls();
+  }
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const MAX_FAULT_LABELS = 12;
+
+export async function runPhase(run: RunContext, spec: PhaseSpec): Promise<PhaseOutcome> {
+  const nemesis = NEMESES[spec.nemesis];
+  const { profile, workers, supervisor } = run;
+  const ttl = profile.ttlMs;
+  const rng = new Rng(spec.seed);
+  const keyPrefix = `chaos:${run.runId}:${spec.id}:`;
+  const nemesisLog: NemesisEvent[] = [];
+  const ctx: NemesisContext = {
+    supervisor, clients: workers.clients, fencedClients: workers.clients.slice(0, profile.fencedClients).map((c) => c.index),
+    links: run.links, skew: run.skew, rng, ttlMs: ttl, driftFactor: profile.driftFactor, cycle: 0, record: recorder(run, nemesisLog),
+  };
+
+  const t0 = performance.now();
+  const step = (what: string) => run.log(`  [${spec.id}] ${what} at ${Math.round(performance.now() - t0)} ms`);
+  await nemesis.setup?.(ctx);
+  await markPrefixClean(run, keyPrefix, ttl);
+  await resetCommandStats(run);
+  workers.register.reset();
+  const settings = clientSettings(run, keyPrefix, { ...nemesis.settings?.(ttl), ...spec.settings });
+  const holds = { ...profile.holds, ...nemesis.holds };
+  const logs = workers.clients.map((c) => join(run.workDir, `${spec.id}.client-${c.index}.jsonl`));
+  const loops = workers.clients.map((c, i) => {
+    const fenced = i < profile.fencedClients;
+    const kind = fenced ? 'f' : 'u';
+    const resources = Array.from({ length: fenced ? profile.fencedResources : profile.unfencedResources }, (_, r) => `${kind}:r${r}`);
+    const urls = clientUrls(run, nemesis.network, i);
+    const config: LoopConfig = {
+      phase: spec.id, corePath: spec.core.indexPath, urls, settings, ttlMs: ttl, fenced, resources, longResources: [`${kind}:long`],
+      loops: profile.loopsPerClient, longLoops: profile.longLoopsPerClient,
+      seed: rng.fork(i), holds, maxMs: spec.maxMs + 5_000, reportHolds: nemesis.reportHolds ?? false, logPath: logs[i]!,
+      registerPort: workers.register.port,
+    };
+    return c.loop(config);
+  });
+  // A client that fails stops the phase at once (its error is reported after the cleanup).
+  let failure: unknown = null;
+  const settled = Promise.all(loops).catch((err: unknown) => {
+    failure ??= err;
+  });
+
+  step('clients started');
+  const started = performance.now();
+  const successes = () => workers.clients.reduce((sum, c) => sum + c.progress.ok, 0);
+  const faults: string[] = [];
+  let active: Fault | null = null;
+  try {
+    await sleep(200);
+    while (failure === null) {
+      const elapsed = performance.now() - started;
+      if ((successes() >= spec.target && ctx.cycle >= spec.minCycles) || elapsed >= spec.maxMs) break;
+      active = await nemesis.fault(ctx);
+      if (active) {
+        ctx.record({ kind: 'fault', what: active.label });
+        if (faults.length < MAX_FAULT_LABELS) faults.push(active.label);
+        await sleep(active.durationMs);
+        await active.heal();
+        ctx.record({ kind: 'heal', what: active.label });
+        active = null;
+      }
+      ctx.cycle++;
+      await sleep(nemesis.healMs(ctx));
+    }
+  } finally {
+    if (active) {
+      await active.heal().catch(() => undefined);
+      ctx.record({ kind: 'heal', what: active.label });
+    }
+    run.links.healAll();
+    run.skew.setRates([]);
+    for (const c of workers.clients) c.stop();
+    workers.resumeAll();
+  }
+  let stopTimer: NodeJS.Timeout | undefined;
+  await Promise.race([settled, new Promise<void>((resolve) => {
+    stopTimer = setTimeout(() => {
+      failure ??= new Error(`phase ${spec.id}: the clients did not stop within 60 s`);
+      resolve();
+    }, 60_000);
+  })]);
+  clearTimeout(stopTimer);
+  if (failure !== null) throw failure;
+  const durationMs = performance.now() - started;
+  step(`clients stopped (${successes()} acquisitions, ${ctx.cycle} cycles)`);
+
+  // Quiescence: every fault healed and every client stopped; let every lease run out.
+  await sleep(ttl + 300);
+  const leakedKeys = await scanLeakedKeys(run, keyPrefix);
+  const commandStats = await readCommandStats(run);
+  const registerPath = join(run.workDir, `${spec.id}.register.jsonl`);
+  await workers.register.dump(registerPath);
+  await nemesis.teardown?.(ctx);
+  step('history collected');
+
+  const events = logs.flatMap((path) => readJsonLines<ClientEvent>(path));
+  const register = readJsonLines<RegisterRecord>(registerPath);
+  const analysis = analyzePhase({ events, register, nemesis: nemesisLog, leakedKeys }, { toleranceMs: ttl / 2, end: now(run) });
+  return {
+    id: spec.id, nemesis: spec.nemesis, title: nemesis.title, core: spec.core.name, durationMs: Math.round(durationMs), cycles: ctx.cycle,
+    faults, analysis, cost: commandCost(commandStats, analysis.acquisitions.successes),
+    shortfall: analysis.acquisitions.successes < spec.target,
+    clientErrors: workers.clients.flatMap((c) => c.unhandled),
+  };
+}

@@ -1,0 +1,38 @@
+import { readFile, stat } from 'node:fs/promises';
+import { isAbsolute, relative, resolve } from 'node:path';
+import { chaosReportSchema, type ChaosReportResponse } from './report-schema';
+
+/** Where the latest report is: REDLOCK_CHAOS_REPORT, else chaos/reports/latest.json under `cwd`. */
+export function chaosReportPath(env: Readonly<Record<string, string | undefined>> = process.env, cwd = process.cwd()): string {
+  const configured = env.REDLOCK_CHAOS_REPORT?.trim();
+  return resolve(cwd, configured || 'chaos/reports/latest.json');
+}
+
+export type ChaosReportRead =
+  | { ok: true; value: ChaosReportResponse }
+  | { ok: false; reason: 'missing' | 'invalid'; message: string };
+
+/** Read and validate the latest chaos report; never throws for a missing or malformed file. */
+export async function readChaosReport(path: string, cwd = process.cwd()): Promise<ChaosReportRead> {
+  const rel = relative(cwd, path);
+  const source = rel && !rel.startsWith('..') && !isAbsolute(rel) ? rel : path;
+  let text: string;
+  let modifiedAt: number;
+  try {
+    [text, modifiedAt] = await Promise.all([readFile(path, 'utf8'), stat(path).then((s) => s.mtimeMs)]);
+  } catch {
+    return { ok: false, reason: 'missing', message: `no chaos report at ${source} yet: run \`npm run chaos -- --profile ci --seed 1\`` };
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (err) {
+    return { ok: false, reason: 'invalid', message: `${source} is not JSON (${(err as Error).message}): run the chaos harness again` };
+  }
+  const parsed = chaosReportSchema.safeParse(json);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    return { ok: false, reason: 'invalid', message: `${source} is not a chaos report of this version (${issue?.path.join('.') || 'root'}: ${issue?.message}): run the chaos harness again` };
+  }
+  return { ok: true, value: { report: parsed.data, source, modifiedAt: Math.round(modifiedAt) } };
+}

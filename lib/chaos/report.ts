@@ -1,0 +1,82 @@
+import type { ControlOutcome } from './controls';
+import { NEMESES } from './nemeses';
+import type { PhaseOutcome } from './phase';
+import type { ChaosProfile } from './profiles';
+import type { ChaosReport, MutantAttempt, MutantReport, NemesisReport } from './report-schema';
+
+/** The report row of a phase of the real core. */
+export function nemesisReport(outcome: PhaseOutcome): NemesisReport {
+  const { analysis: a, cost } = outcome;
+  const f = a.fencing;
+  const h = a.hygiene;
+  return {
+    nemesis: outcome.nemesis, title: outcome.title, network: NEMESES[outcome.nemesis].network, durationMs: outcome.durationMs,
+    cycles: outcome.cycles, faults: outcome.faults,
+    successes: a.acquisitions.successes, successesUnderFault: a.acquisitions.successesUnderFault,
+    fencedSuccesses: a.acquisitions.fencedSuccesses, unfencedSuccesses: a.acquisitions.unfencedSuccesses,
+    failures: a.acquisitions.failures, failuresByClass: a.acquisitions.failuresByClass,
+    overlaps: a.overlap.overlaps, fenceViolations: f.grantOrderViolations + f.registerViolations + f.duplicateFences,
+    staleAcceptedFenced: f.staleAcceptedFenced, staleAcceptedUnfenced: f.staleAcceptedUnfenced, rejectedFenced: f.rejectedFenced,
+    leakedKeys: h.leakedKeys, foreignDeletes: h.foreignDeletes, expiredGrants: h.expiredGrants, minValidityAtReturnMs: h.minValidityAtReturnMs,
+    p50Ms: a.acquisitions.p50Ms, p99Ms: a.acquisitions.p99Ms,
+    commandsPerAcquisition: cost.commandsPerAcquisition, scriptCallsPerAcquisition: cost.scriptCallsPerAcquisition,
+    costApproximate: outcome.nemesis.startsWith('crash'),
+    violations: a.violations, examples: examplesOf(outcome), shortfall: outcome.shortfall, clientErrors: outcome.clientErrors.length,
+    passed: a.violations === 0,
+  };
+}
+
+export function examplesOf(outcome: PhaseOutcome): string[] {
+  const a = outcome.analysis;
+  const overlaps = a.overlap.examples.map((e) => `overlap on ${e.resource}: ${e.first} and ${e.second} held it together for ${e.overlapMs.toFixed(1)} ms`);
+  return [...overlaps, ...a.fencing.examples, ...a.hygiene.examples].slice(0, 10);
+}
+
+export function mutantAttempt(outcome: PhaseOutcome): MutantAttempt {
+  return {
+    nemesis: outcome.nemesis, violations: outcome.analysis.violations, checkers: outcome.analysis.caughtBy,
+    successes: outcome.analysis.acquisitions.successes, durationMs: outcome.durationMs, examples: examplesOf(outcome).slice(0, 3),
+  };
+}
+
+export interface ReportInput {
+  profile: ChaosProfile;
+  seed: number;
+  startedAt: Date;
+  durationMs: number;
+  host: ChaosReport['host'];
+  phases: PhaseOutcome[];
+  controls: ControlOutcome[];
+  mutants: MutantReport[];
+}
+
+/** Assemble the report and its verdict: every safe phase clean, every control passed, every mutant caught. */
+export function buildReport(input: ReportInput): ChaosReport {
+  const { profile } = input;
+  const nemeses = input.phases.map(nemesisReport);
+  const failures: string[] = [];
+  const warnings: string[] = [];
+  for (const n of nemeses) {
+    if (n.violations > 0) failures.push(`${n.nemesis}: ${n.violations} safety violation(s) with the real core`);
+    if (n.shortfall) warnings.push(`${n.nemesis}: ${n.successes} successful acquisitions, short of the target ${profile.targetPerNemesis}`);
+  }
+  for (const p of input.phases) {
+    if (p.clientErrors.length === 0) continue;
+    const first = p.clientErrors[0]!.split('\n').slice(0, 4).map((l) => l.trim()).join(' ← ');
+    warnings.push(`${p.nemesis}: ${p.clientErrors.length} unhandled rejection(s) in the client processes, e.g. ${first}`);
+  }
+  for (const c of input.controls) if (!c.passed) failures.push(`control ${c.name} failed: expected ${c.expectation}, found ${c.found} of ${c.trials}`);
+  for (const m of input.mutants) if (!m.caught) failures.push(`mutant ${m.name} (${m.description}) was not caught`);
+  return {
+    version: 1, profile: profile.name, seed: input.seed, startedAt: input.startedAt.toISOString(), durationMs: Math.round(input.durationMs),
+    host: input.host,
+    settings: {
+      nodes: 5, clients: profile.clients, fencedClients: profile.fencedClients, loopsPerClient: profile.loopsPerClient,
+      longLoopsPerClient: profile.longLoopsPerClient, ttlMs: profile.ttlMs, driftFactor: profile.driftFactor, nodeTimeoutMs: profile.nodeTimeoutMs,
+      targetPerNemesis: profile.targetPerNemesis,
+    },
+    nemeses, controls: input.controls, mutants: input.mutants,
+    mutantScore: { caught: input.mutants.filter((m) => m.caught).length, total: input.mutants.length },
+    verdict: { passed: failures.length === 0, failures, warnings },
+  };
+}

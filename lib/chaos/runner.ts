@@ -1,0 +1,110 @@
+/**
+ * A whole chaos run: every nemesis against the real core, the negative controls, then every
+ * mutant until a nemesis catches it. Returns the report; the caller writes it and sets the exit code.
+ */
+import { cpus, loadavg } from 'node:os';
+import { dirname, join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { findRedisServer, redisServerVersion } from '../cluster';
+import { runControls, type ControlOutcome } from './controls';
+import { buildMutant } from './mutant-build';
+import { MUTANTS } from './mutants';
+import { NEMESES, NEMESIS_NAMES, type NemesisName } from './nemeses';
+import { runPhase, type PhaseOutcome } from './phase';
+import type { ChaosProfile } from './profiles';
+import { buildReport, mutantAttempt } from './report';
+import type { ChaosReport, MutantReport } from './report-schema';
+import { openRun, scratchDir } from './run-env';
+import type { CoreBuild, RunContext } from './run-context';
+
+export interface ChaosOptions {
+  root: string;
+  profile: ChaosProfile;
+  seed: number;
+  /** Run only these nemeses (default: all). */
+  nemeses?: readonly NemesisName[];
+  controls?: boolean;
+  mutants?: boolean;
+  log(line: string): void;
+}
+
+interface LuaModule { ACQUIRE_SCRIPT: { sha: string }; EXTEND_SCRIPT: { sha: string } }
+
+async function leaseShas(builds: readonly CoreBuild[]): Promise<string[]> {
+  const shas = new Set<string>();
+  for (const b of builds) {
+    const lua = (await import(pathToFileURL(join(dirname(b.indexPath), 'scripts', 'index.ts')).href)) as LuaModule;
+    shas.add(lua.ACQUIRE_SCRIPT.sha).add(lua.EXTEND_SCRIPT.sha);
+  }
+  return [...shas];
+}
+
+async function runMutant(run: RunContext, build: CoreBuild, name: string, seed: number): Promise<MutantReport> {
+  const mutant = MUTANTS.find((m) => m.name === name)!;
+  const report: MutantReport = { name, description: mutant.description, caught: false, caughtBy: null, attempts: [] };
+  for (const [attempt, nemesis] of mutant.nemeses.entries()) {
+    const outcome = await runPhase(run, {
+      id: `mutant-${name}-${attempt + 1}-${nemesis}`, nemesis, core: build, target: 0, maxMs: run.profile.mutantPhaseMs, minCycles: mutant.cycles,
+      seed: seed + attempt * 7,
+    });
+    report.attempts.push(mutantAttempt(outcome));
+    run.log(`mutant ${name} × ${nemesis}: ${outcome.analysis.violations} violation(s) ${outcome.analysis.caughtBy.join(', ')}`);
+    if (outcome.analysis.violations > 0) {
+      report.caught = true;
+      report.caughtBy = { nemesis, checkers: outcome.analysis.caughtBy };
+      break;
+    }
+  }
+  return report;
+}
+
+export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
+  const { root, profile, seed, log } = options;
+  const startedAt = new Date();
+  const t0 = performance.now();
+  const real: CoreBuild = { name: 'real', indexPath: join(root, 'lib', 'redlock', 'index.ts') };
+  const scratch = scratchDir('redlock-chaos-mutants-');
+  const buildRoot = scratch.path;
+  try {
+    const mutants = options.mutants === false ? [] : MUTANTS.map((m) => ({ mutant: m, build: buildMutant(root, buildRoot, m) }));
+    const run = await openRun({ root, profile, leaseScriptShas: await leaseShas([real, ...mutants.map((m) => m.build)]), log });
+    const phases: PhaseOutcome[] = [];
+    let controls: ControlOutcome[] = [];
+    const mutantReports: MutantReport[] = [];
+    try {
+      const names = options.nemeses ?? NEMESIS_NAMES;
+      for (const [i, nemesis] of names.entries()) {
+        log(`nemesis ${nemesis}…`);
+        const outcome = await runPhase(run, {
+          id: nemesis, nemesis, core: real, target: profile.targetPerNemesis, maxMs: profile.maxPhaseMs,
+          minCycles: Math.max(profile.minCycles, NEMESES[nemesis].minCycles ?? 0),
+          seed: seed * 100 + i,
+        });
+        phases.push(outcome);
+        const a = outcome.analysis;
+        log(`nemesis ${nemesis}: ${a.acquisitions.successes} acquisitions in ${(outcome.durationMs / 1000).toFixed(1)} s, ` +
+          `${a.violations} violation(s)${a.caughtBy.length ? ` (${a.caughtBy.join(', ')})` : ''}`);
+      }
+      if (options.controls !== false) {
+        log('negative controls…');
+        controls = await runControls(run, real, seed);
+        for (const c of controls) log(`control ${c.name}: ${c.passed ? 'passed' : 'FAILED'} (${c.found} of ${c.trials})`);
+      }
+      for (const [i, { mutant, build }] of mutants.entries()) {
+        mutantReports.push(await runMutant(run, build, mutant.name, seed * 100 + 50 + i));
+      }
+    } finally {
+      await run.close();
+    }
+    const host = { cpus: cpus().length, loadAverage: loadavg().map((l) => Math.round(l * 100) / 100), node: process.version,
+      redis: await safeRedisVersion() };
+    return buildReport({ profile, seed, startedAt, durationMs: performance.now() - t0, host, phases, controls, mutants: mutantReports });
+  } finally {
+    scratch.remove();
+  }
+}
+
+async function safeRedisVersion(): Promise<string> {
+  const binary = findRedisServer();
+  return binary ? redisServerVersion(binary).catch(() => 'unknown') : 'unknown';
+}

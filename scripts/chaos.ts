@@ -1,0 +1,71 @@
+/**
+ * `npm run chaos -- --profile ci|long --seed N`: the Jepsen-style chaos harness (lib/chaos). Runs
+ * every nemesis against the real lock core, the negative controls and the mutants; writes
+ * chaos/reports/latest.json and latest.md (or `--out DIR`); exits 1 if a safe configuration
+ * showed a violation or a control or mutant went uncaught, 2 on a usage error.
+ *
+ *   --profile ci|long     ci: ≥ 2,000 acquisitions per nemesis (a few minutes); long: 50,000
+ *   --seed N              seeds every random choice (faults, nodes, holds, control scenarios)
+ *   --only a,b            run only these nemeses (e.g. --only none,pause-client)
+ *   --no-controls         skip the negative controls
+ *   --no-mutants          skip the mutants
+ *   --out DIR             where to write latest.json / latest.md (default chaos/reports)
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { NEMESIS_NAMES, type NemesisName } from '../lib/chaos/nemeses';
+import { isProfileName, PROFILES } from '../lib/chaos/profiles';
+import { renderMarkdown } from '../lib/chaos/report-markdown';
+import { runChaos } from '../lib/chaos/runner';
+import { describeFatal } from './support/fatal';
+
+const root = resolve(fileURLToPath(new URL('..', import.meta.url)));
+
+function usage(message: string): never {
+  console.error(`chaos: ${message}\nusage: npm run chaos -- --profile ci|long --seed N [--only a,b] [--no-controls] [--no-mutants] [--out DIR]`);
+  process.exit(2);
+}
+
+async function main(): Promise<number> {
+  const { values } = parseArgs({
+    options: {
+      profile: { type: 'string', default: 'ci' },
+      seed: { type: 'string', default: '1' },
+      only: { type: 'string' },
+      'no-controls': { type: 'boolean', default: false },
+      'no-mutants': { type: 'boolean', default: false },
+      out: { type: 'string', default: join(root, 'chaos', 'reports') },
+    },
+  });
+  if (!isProfileName(values.profile)) usage(`unknown profile ${JSON.stringify(values.profile)}`);
+  const seed = Number(values.seed);
+  if (!Number.isSafeInteger(seed) || seed < 0) usage(`--seed must be a whole number ≥ 0, got ${JSON.stringify(values.seed)}`);
+  const only = values.only?.split(',').map((s) => s.trim()).filter(Boolean);
+  for (const name of only ?? []) if (!(NEMESIS_NAMES as readonly string[]).includes(name)) usage(`unknown nemesis ${name} (${NEMESIS_NAMES.join(', ')})`);
+
+  const started = Date.now();
+  const log = (line: string) => console.log(`[chaos +${((Date.now() - started) / 1000).toFixed(1)}s] ${line}`);
+  log(`profile ${values.profile}, seed ${seed}`);
+  const report = await runChaos({
+    root, profile: PROFILES[values.profile], seed, nemeses: only as NemesisName[] | undefined, controls: !values['no-controls'],
+    mutants: !values['no-mutants'], log,
+  });
+  const outDir = resolve(values.out);
+  mkdirSync(outDir, { recursive: true });
+  const markdown = renderMarkdown(report);
+  writeFileSync(join(outDir, 'latest.json'), JSON.stringify(report, null, 2) + '\n');
+  writeFileSync(join(outDir, 'latest.md'), markdown);
+  console.log(`\n${markdown}`);
+  log(`report written to ${join(outDir, 'latest.json')} and latest.md`);
+  return report.verdict.passed ? 0 : 1;
+}
+
+// Ctrl-C / SIGTERM: exit at once; the 'exit' hooks of the supervisor and the workers SIGKILL every child.
+process.once('SIGINT', () => process.exit(130));
+process.once('SIGTERM', () => process.exit(143));
+main().then((code) => process.exit(code), (err: unknown) => {
+  console.error(describeFatal(err));
+  process.exit(1);
+});

@@ -1,0 +1,119 @@
+/**
+ * One lock loop of a chaos client process: acquire a resource from a small set → write to the
+ * register with the lock's fence → hold (short, long with extensions, or abandoned at the end of
+ * its validity) → write again → release. Every step is logged with its CLOCK_MONOTONIC time.
+ */
+import { encodeVotes, NS_PER_MS, nowNs } from '../../lib/chaos/history';
+import type { EventLog } from '../../lib/chaos/event-log';
+import { Rng } from '../../lib/chaos/random';
+import type { RegisterClient } from '../../lib/chaos/register-client';
+import type { ClientToRunner, LoopConfig } from '../../lib/chaos/worker-protocol';
+import type { Lock, Redlock } from '../../lib/redlock';
+
+export interface LoopContext {
+  client: number;
+  origin: bigint;
+  config: LoopConfig;
+  redlock: Redlock;
+  register: RegisterClient;
+  log: EventLog;
+  counters: { ok: number; failed: number };
+  stopped(): boolean;
+  /**
+   * The self-stop of the client-pause nemesis, if one is armed: a function to call right after an
+   * acquire has been started, which then SIGSTOPs the process in the middle of that acquire.
+   */
+  takeSelfStop(): (() => void) | null;
+  send(msg: ClientToRunner): void;
+}
+
+export function errorClass(err: unknown): string {
+  return err instanceof Error ? err.name : 'Error';
+}
+
+export function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => (ms <= 0 ? setImmediate(resolve) : setTimeout(resolve, ms)));
+}
+
+export async function runLockLoop(ctx: LoopContext, loop: number, long: boolean): Promise<void> {
+  const { config, client, origin, log } = ctx;
+  const rng = new Rng(config.seed + loop * 7_919);
+  const resources = long ? config.longResources : config.resources;
+  const deadline = performance.now() + config.maxMs;
+  const now = () => nowNs(origin);
+  let seq = 0;
+  while (!ctx.stopped() && performance.now() < deadline) {
+    // A pause in the middle of an acquire is aimed at a resource of this client's own, so that the
+    // nodes grant it while the process is stopped (a contended attempt would prove nothing).
+    const selfStop = ctx.takeSelfStop();
+    const resource = selfStop ? `${config.fenced ? 'f' : 'u'}:solo${client}` : rng.pick(resources);
+    const lockId = `${config.phase}.${client}.${loop}.${seq++}`;
+    log.push({ e: 'acquire-invoke', lock: lockId, client, resource, fenced: config.fenced, t: now() });
+    let lock: Lock;
+    try {
+      const pending = ctx.redlock.acquire(resource, config.ttlMs, {
+        fenced: config.fenced, retryCount: config.settings.retryCount, retryDelayMs: config.settings.retryDelayMs,
+        retryJitterMs: config.settings.retryJitterMs,
+      });
+      selfStop?.();
+      lock = await pending;
+    } catch (err) {
+      log.push({ e: 'acquire-fail', lock: lockId, t: now(), error: errorClass(err) });
+      ctx.counters.failed++;
+      await sleep(rng.between(1, 5));
+      continue;
+    }
+    const ok = now();
+    const validityAtReturnMs = lock.expiresAt - Date.now();
+    let validUntil = ok + lock.validityMs * NS_PER_MS;
+    log.push({ e: 'acquire-ok', lock: lockId, t: ok, validUntil, fence: lock.fence, votes: encodeVotes(lock.votes), validityAtReturnMs });
+    ctx.counters.ok++;
+    if (config.reportHolds) ctx.send({ type: 'hold', lock: lockId, resource, until: validUntil });
+
+    await write(ctx, resource, lock, lockId);
+    const { abandonShare, extendShare, shortMaxMs, longTtls, hotAbandonShare } = config.holds;
+    // Hot loops: short holds, or (hotAbandonShare) an abandoned one; long loops: the whole mix.
+    const kind = long ? rng.next() : rng.next() < hotAbandonShare ? 0 : 1;
+    if (kind < abandonShare) {
+      // Walk away: keep the lock to the end of its validity, never release it.
+      await sleep((validUntil - now()) / NS_PER_MS);
+      if (config.reportHolds) ctx.send({ type: 'unhold', lock: lockId });
+      continue;
+    }
+    let lost = false;
+    if (kind < abandonShare + extendShare) {
+      const end = performance.now() + longTtls * config.ttlMs;
+      while (performance.now() < end && !lost) {
+        await sleep(Math.min(end - performance.now(), lock.validityMs - config.ttlMs / 2));
+        if (performance.now() >= end) break;
+        log.push({ e: 'extend-invoke', lock: lockId, t: now() });
+        try {
+          await lock.extend(config.ttlMs);
+          validUntil = now() + lock.validityMs * NS_PER_MS;
+          log.push({ e: 'extend-ok', lock: lockId, t: now(), validUntil });
+          if (config.reportHolds) ctx.send({ type: 'hold', lock: lockId, resource, until: validUntil });
+        } catch (err) {
+          // The lock may be lost: stop using it (the old validity still bounds the hold).
+          log.push({ e: 'extend-fail', lock: lockId, t: now(), error: errorClass(err) });
+          lost = true;
+        }
+      }
+    } else {
+      await sleep(rng.between(0, shortMaxMs));
+    }
+    // A client does not notice its own pauses: it writes again without looking at the clock.
+    if (!lost) await write(ctx, resource, lock, lockId);
+    log.push({ e: 'release-invoke', lock: lockId, t: now() });
+    const released = await lock.release();
+    log.push({ e: 'release-ok', lock: lockId, t: now(), votes: encodeVotes(released.votes) });
+    if (config.reportHolds) ctx.send({ type: 'unhold', lock: lockId });
+  }
+}
+
+/** Write to the register with the lock's fence (none for unfenced locks); logged either way. */
+export async function write(ctx: Pick<LoopContext, 'register' | 'log' | 'origin'>, resource: string, lock: Lock, lockId: string): Promise<boolean> {
+  const t = nowNs(ctx.origin);
+  const accepted = await ctx.register.write({ resource, fence: lock.fence, lock: lockId });
+  ctx.log.push({ e: 'write', lock: lockId, t, done: nowNs(ctx.origin), fence: lock.fence, accepted });
+  return accepted;
+}

@@ -1,0 +1,80 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { renderToStaticMarkup } from 'react-dom/server';
+import { afterAll, describe, expect, it } from 'vitest';
+import { ControlsTable, MutantsTable } from '../../components/chaos/checks-tables';
+import { NemesisTable } from '../../components/chaos/nemesis-table';
+import { analyzePhase } from '../../lib/chaos/analyze';
+import type { PhaseOutcome } from '../../lib/chaos/phase';
+import { PROFILES } from '../../lib/chaos/profiles';
+import { buildReport } from '../../lib/chaos/report';
+import { chaosReportPath, readChaosReport } from '../../lib/chaos/report-file';
+import { renderMarkdown } from '../../lib/chaos/report-markdown';
+import { chaosReportSchema } from '../../lib/chaos/report-schema';
+
+const MS = 1_000_000;
+const dirs: string[] = [];
+afterAll(() => {
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
+
+function outcome(nemesis: PhaseOutcome['nemesis'], overlap: boolean): PhaseOutcome {
+  const events = [
+    { e: 'acquire-invoke', lock: 'a', client: 0, resource: 'f:r0', fenced: true, t: 0 },
+    { e: 'acquire-ok', lock: 'a', t: 1 * MS, validUntil: 100 * MS, fence: 1, votes: 'fffff', validityAtReturnMs: 99 },
+    { e: 'release-invoke', lock: 'a', t: 50 * MS },
+    { e: 'acquire-invoke', lock: 'b', client: 1, resource: 'f:r0', fenced: true, t: 0 },
+    { e: 'acquire-ok', lock: 'b', t: (overlap ? 20 : 60) * MS, validUntil: 160 * MS, fence: 2, votes: 'fffff', validityAtReturnMs: 99 },
+    { e: 'release-invoke', lock: 'b', t: 90 * MS },
+  ] as const;
+  const analysis = analyzePhase({ events: [...events], register: [], nemesis: [], leakedKeys: [] }, { toleranceMs: 200, end: 200 * MS });
+  return { id: nemesis, nemesis, title: 't', core: 'real', durationMs: 1_000, cycles: 3, faults: [], analysis,
+    cost: { commandsPerAcquisition: 40, scriptCallsPerAcquisition: 12 }, shortfall: true, clientErrors: [] };
+}
+
+function report(overlap: boolean) {
+  return buildReport({
+    profile: PROFILES.ci, seed: 1, startedAt: new Date(0), durationMs: 5_000, host: { cpus: 2, loadAverage: [1, 1, 1], node: 'v20', redis: '7.0' },
+    phases: [outcome('none', false), outcome('pause-client', overlap)],
+    controls: [{ name: 'pause-holder-unfenced', expectation: 'stale > 0', negative: true, trials: 3, found: 3, passed: true, details: ['3 stale'] }],
+    mutants: [{ name: 'quorum-floor', description: 'quorum ⌊N/2⌋', caught: true, caughtBy: { nemesis: 'ring-partition', checkers: ['overlap'] },
+      attempts: [{ nemesis: 'ring-partition', violations: 4, checkers: ['overlap'], successes: 10, durationMs: 2_000, examples: ['overlap on f:r0'] }] }],
+  });
+}
+
+describe('chaos report', () => {
+  it('passes when every safe phase is clean, every control passed and every mutant was caught; fails on a violation', () => {
+    const clean = report(false);
+    expect(chaosReportSchema.parse(clean)).toEqual(clean);
+    expect(clean.verdict.passed).toBe(true);
+    expect(clean.verdict.warnings[0]).toMatch(/short of the target 2000/);
+    const broken = report(true);
+    expect(broken.verdict.passed).toBe(false);
+    expect(broken.verdict.failures).toEqual(['pause-client: 1 safety violation(s) with the real core']);
+    expect(renderMarkdown(broken)).toContain('| pause-client | direct | 2 (0) ⚠ | — | 1 |');
+  });
+
+  it('renders a table per nemesis, the controls and the mutants with their verdicts', () => {
+    const r = report(true);
+    const nemeses = renderToStaticMarkup(<NemesisTable rows={r.nemeses} target={r.settings.targetPerNemesis} />);
+    expect(nemeses).toContain('data-nemesis="pause-client"');
+    expect(nemeses.match(/data-verdict="fail"/g)).toHaveLength(1);
+    expect(renderToStaticMarkup(<ControlsTable rows={r.controls} />)).toContain('3 of 3');
+    expect(renderToStaticMarkup(<MutantsTable rows={r.mutants} />)).toContain('ring-partition → overlap');
+  });
+
+  it('reads the latest report, and says why when there is none or it is not one', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'chaos-report-test-'));
+    dirs.push(dir);
+    const path = join(dir, 'latest.json');
+    expect(chaosReportPath({ REDLOCK_CHAOS_REPORT: path }, '/x')).toBe(path);
+    expect(chaosReportPath({}, '/x')).toBe('/x/chaos/reports/latest.json');
+    expect(await readChaosReport(path, dir)).toMatchObject({ ok: false, reason: 'missing', message: expect.stringContaining('npm run chaos') });
+    writeFileSync(path, '{"version":0}');
+    expect(await readChaosReport(path, dir)).toMatchObject({ ok: false, reason: 'invalid' });
+    writeFileSync(path, JSON.stringify(report(false)));
+    const read = await readChaosReport(path, dir);
+    expect(read).toMatchObject({ ok: true, value: { source: 'latest.json', report: { seed: 1 } } });
+  });
+});
