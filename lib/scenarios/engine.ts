@@ -181,10 +181,12 @@ export class ScenarioRun {
       }
     } finally {
       const finalStatus = this.status;
+      // 'restoring' before the first await: nobody may read 'cancelled'/'done' (and look for leftover
+      // keys) while the cluster is still being put back.
+      this.status = 'restoring';
       await sampler?.stop();
       this.frozenAt = this.now();
       this.endOpenBeliefs();
-      this.status = 'restoring';
       this.pendingPrediction = null;
       await this.cleanUp();
       clearInterval(watchdog);
