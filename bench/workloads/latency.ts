@@ -1,0 +1,87 @@
+import { pick, type BenchContext, type Workload } from '../harness/context';
+import { closePeers, createPeers, PEER_LABELS, type LockClient, type PeerId } from '../harness/peers';
+import { atMost, row, type Row, type Section } from '../harness/report';
+import { figure, percentile, ratios, Samples } from '../harness/stats';
+import { collectGarbage } from '../harness/util';
+
+const VARIANTS: readonly PeerId[] = ['ours', 'ours-fenced', 'raw', 'raw-noap', 'node-redlock', 'node-redlock-noap', 'sesame'];
+const TTL_MS = 10_000;
+/** Pairs per peer before moving to the next: peers take turns, so a load spike hits them all. */
+const BLOCK = 50;
+
+async function block(peer: LockClient, samples: Samples, count: number, errors: { n: number }, cpu = { us: 0 }): Promise<void> {
+  const cpu0 = process.cpuUsage();
+  for (let i = 0; i < count; i++) {
+    const t0 = performance.now();
+    try {
+      const held = await peer.acquire('latency', TTL_MS);
+      await held.release();
+      samples.push(performance.now() - t0);
+    } catch {
+      errors.n++;
+    }
+  }
+  const used = process.cpuUsage(cpu0);
+  cpu.us += used.user + used.system;
+}
+
+export const latency: Workload = {
+  id: 'latency',
+  async run(ctx: BenchContext) {
+    const { cluster, options } = ctx;
+    const pairs = pick(options, 1_000, 3_000);
+    await cluster.reset();
+    const peers = await createPeers(cluster.urls);
+    const p50 = new Map<PeerId, number[]>(VARIANTS.map((id) => [id, []]));
+    const p99 = new Map<PeerId, number[]>(VARIANTS.map((id) => [id, []]));
+    const errors = new Map<PeerId, { n: number }>(VARIANTS.map((id) => [id, { n: 0 }]));
+    const clientUs = new Map<PeerId, number[]>(VARIANTS.map((id) => [id, []]));
+    try {
+      for (const id of VARIANTS) await block(peers[id], new Samples(), 200, { n: 0 });
+      for (let run = 1; run <= options.runs; run++) {
+        const samples = new Map<PeerId, Samples>(VARIANTS.map((id) => [id, new Samples()]));
+        const cpu = new Map<PeerId, { us: number }>(VARIANTS.map((id) => [id, { us: 0 }]));
+        collectGarbage();
+        for (let done = 0; done < pairs; done += BLOCK) {
+          for (const id of VARIANTS) await block(peers[id], samples.get(id)!, Math.min(BLOCK, pairs - done), errors.get(id)!, cpu.get(id)!);
+        }
+        for (const id of VARIANTS) {
+          clientUs.get(id)!.push(cpu.get(id)!.us / Math.max(1, samples.get(id)!.length));
+          const sorted = samples.get(id)!.sorted();
+          p50.get(id)!.push(percentile(sorted, 50));
+          p99.get(id)!.push(percentile(sorted, 99));
+        }
+        ctx.log(`latency: run ${run}/${options.runs} done`);
+      }
+    } finally {
+      await closePeers(peers);
+    }
+    const note = (id: PeerId) => (errors.get(id)!.n > 0 ? `${errors.get(id)!.n} failed` : undefined);
+    // The floor is the faster of the two raw configurations in each run.
+    const floorP50 = p50.get('raw')!.map((v, i) => Math.min(v, p50.get('raw-noap')![i]!));
+    const floorP99 = p99.get('raw')!.map((v, i) => Math.min(v, p99.get('raw-noap')![i]!));
+    const ratioRows: Row[] = [
+      row('p50: ours (fenced: false) / raw floor', '×', figure(ratios(p50.get('ours')!, floorP50))),
+      row('p50: ours (fenced: true) / raw floor', '×', figure(ratios(p50.get('ours-fenced')!, floorP50))),
+      row('p99: ours (fenced: false) / raw floor', '×', figure(ratios(p99.get('ours')!, floorP99))),
+      row('p50: ours (fenced: false) / node-redlock + auto-pipelining', '×', figure(ratios(p50.get('ours')!, p50.get('node-redlock')!))),
+      row('p50: ours (fenced: false) / node-redlock, no auto-pipelining', '×', figure(ratios(p50.get('ours')!, p50.get('node-redlock-noap')!))),
+    ];
+    const sections: Section[] = [
+      { title: 'acquire + release, p50', rows: VARIANTS.map((id) => row(PEER_LABELS[id], 'ms', figure(p50.get(id)!), note(id))) },
+      { title: 'acquire + release, p99', rows: VARIANTS.map((id) => row(PEER_LABELS[id], 'ms', figure(p99.get(id)!))) },
+      { title: 'ratios (same run)', rows: ratioRows },
+      { title: 'CPU of this process per pair (client side)', rows: VARIANTS.map((id) => row(PEER_LABELS[id], 'µs/pair', figure(clientUs.get(id)!))) },
+    ];
+    return {
+      id: 'latency',
+      title: '2. Latency at concurrency 1',
+      method: `One caller; ${pairs} acquire + release pairs per peer and run on one resource, peers taking turns in blocks of ${BLOCK}; ` +
+        'p50 and p99 of each pair (acquire start to release end). The floor in the ratios is the faster raw configuration of each run.',
+      sections,
+      targets: [atMost('2. latency', 'p50 of ours (fenced: false) ≤ 1.15× the raw floor', ratioRows[0]!.figure, 1.15, '×')],
+      notes: ['fenced: true adds a third round trip (the fence confirmation), so it cannot come within 1.15× of a two-round-trip floor; ' +
+        'the target is judged on fenced: false, which makes the same two round trips as the floor.'],
+    };
+  },
+};
