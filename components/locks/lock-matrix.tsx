@@ -12,8 +12,11 @@ import { useCountdowns, useNow } from './countdown';
 import { formatAgo, formatClock, formatCount } from './format';
 import { STATE_INFO, STATE_ORDER, type LockStateName } from './lock-state';
 import { MatrixHeader, MatrixRow, type MatrixRowData } from './matrix-row';
-import { compareKeys, mergeWindow, t0Of } from './window-merge';
+import { mergeWindow, t0Of } from './window-merge';
 import { KeyInspector } from './key-inspector';
+import { MatrixSkeleton } from './matrix-skeleton';
+import { filtersFromParams, parseStates, sortRows, SORTS, useDebounced, type SortKey } from './matrix-options';
+import { isTyping as typing } from '../ui/keyboard';
 import styles from './lock-matrix.module.css';
 
 const PAGE_SIZE = 500;
@@ -26,63 +29,9 @@ const PREFETCH_ROWS = 250;
 /** Below this many loaded rows, a sort other than by resource simply refetches everything. */
 const SMALL_LIST = 1_000;
 
-type SortKey = 'resource' | 'validity' | 'validity-desc' | 'state';
-const SORTS: Array<{ key: SortKey; label: string }> = [
-  { key: 'resource', label: 'Resource (A→Z)' },
-  { key: 'validity', label: 'Validity, soonest first' },
-  { key: 'validity-desc', label: 'Validity, longest first' },
-  { key: 'state', label: 'State, worst first' },
-];
-
-function parseStates(value: string | null): LockStateName[] {
-  if (!value) return [];
-  return value.split(',').filter((s): s is LockStateName => (STATE_ORDER as string[]).includes(s));
-}
-
-/** The filters an address asks for (the same the screen starts with). */
-function filtersFromParams(params: URLSearchParams): LockFilters {
-  const states = parseStates(params.get('state'));
-  const pattern = params.get('pattern')?.trim();
-  const prefix = params.get('prefix');
-  const search = params.get('search')?.trim();
-  return {
-    ...(prefix && !pattern ? { prefix } : {}),
-    ...(states.length ? { state: states.join(',') } : {}),
-    ...(search ? { search } : {}),
-    ...(pattern ? { pattern } : {}),
-  };
-}
-
 // Loading this screen's code on /locks starts reading the first page right away (see preloadLockPage).
 if (typeof window !== 'undefined' && window.location.pathname === '/locks') {
   preloadLockPage(lockListUrl(filtersFromParams(new URLSearchParams(window.location.search)), null, PAGE_SIZE));
-}
-
-function useDebounced<T>(value: T, ms: number): T {
-  const [debounced, setDebounced] = useState(value);
-  useEffect(() => {
-    const timer = setTimeout(() => setDebounced(value), ms);
-    return () => clearTimeout(timer);
-  }, [value, ms]);
-  return debounced;
-}
-
-function expiresAt(row: MatrixRowData): number {
-  return row.view.validityMs === null ? Number.POSITIVE_INFINITY : row.t0 + row.view.validityMs;
-}
-
-function sortRows(rows: MatrixRowData[], sort: SortKey): MatrixRowData[] {
-  if (sort === 'resource') return rows;
-  const copy = rows.slice();
-  if (sort === 'validity') copy.sort((a, b) => expiresAt(a) - expiresAt(b) || compareKeys(a.view, b.view));
-  if (sort === 'validity-desc') copy.sort((a, b) => expiresAt(b) - expiresAt(a) || compareKeys(a.view, b.view));
-  if (sort === 'state') copy.sort((a, b) => STATE_INFO[a.view.state].rank - STATE_INFO[b.view.state].rank || compareKeys(a.view, b.view));
-  return copy;
-}
-
-function typing(target: EventTarget | null): boolean {
-  const el = target as HTMLElement | null;
-  return !!el && (el.tagName === 'INPUT' || el.tagName === 'TEXTAREA' || el.tagName === 'SELECT' || el.isContentEditable);
 }
 
 export function LockMatrix() {
@@ -444,18 +393,3 @@ export function LockMatrix() {
     </section>
   );
 }
-
-function MatrixSkeleton({ nodes }: { nodes: number }) {
-  return (
-    <div className={styles.skeleton} aria-hidden="true">
-      {Array.from({ length: 8 }, (_, i) => (
-        <div key={i} className={styles.skeletonRow}>
-          <span /><span />
-          {Array.from({ length: nodes }, (_, j) => <span key={j} />)}
-          <span />
-        </div>
-      ))}
-    </div>
-  );
-}
-

@@ -2,6 +2,7 @@
 
 import { useRouter } from 'next/navigation';
 import { useEffect, useRef, useState } from 'react';
+import { isTyping as typing } from '../ui/keyboard';
 import { NAV_ITEMS } from './nav';
 import { applyTheme, nextTheme, readTheme } from './theme';
 
@@ -14,11 +15,6 @@ const SHORTCUTS: Array<[string, string]> = [
   ['?', 'Show or hide this list'],
   ['Esc', 'Close a dialog'],
 ];
-
-function typing(target: EventTarget | null): boolean {
-  const el = target as HTMLElement | null;
-  return !!el && (el.tagName === 'INPUT' || el.tagName === 'TEXTAREA' || el.tagName === 'SELECT' || el.isContentEditable);
-}
 
 /** Global keyboard shortcuts, listed behind `?`. */
 export function Shortcuts() {

@@ -1,0 +1,58 @@
+'use client';
+
+import { useEffect, useState } from 'react';
+import type { LockFilters } from '@/lib/client/queries';
+import { STATE_INFO, STATE_ORDER, type LockStateName } from './lock-state';
+import type { MatrixRowData } from './matrix-row';
+import { compareKeys } from './window-merge';
+
+/** What the Locks screen lets a user choose: filters from the address, sort orders, debouncing. */
+
+export type SortKey = 'resource' | 'validity' | 'validity-desc' | 'state';
+export const SORTS: Array<{ key: SortKey; label: string }> = [
+  { key: 'resource', label: 'Resource (A→Z)' },
+  { key: 'validity', label: 'Validity, soonest first' },
+  { key: 'validity-desc', label: 'Validity, longest first' },
+  { key: 'state', label: 'State, worst first' },
+];
+
+export function parseStates(value: string | null): LockStateName[] {
+  if (!value) return [];
+  return value.split(',').filter((s): s is LockStateName => (STATE_ORDER as string[]).includes(s));
+}
+
+/** The filters an address asks for (the same the screen starts with). */
+export function filtersFromParams(params: URLSearchParams): LockFilters {
+  const states = parseStates(params.get('state'));
+  const pattern = params.get('pattern')?.trim();
+  const prefix = params.get('prefix');
+  const search = params.get('search')?.trim();
+  return {
+    ...(prefix && !pattern ? { prefix } : {}),
+    ...(states.length ? { state: states.join(',') } : {}),
+    ...(search ? { search } : {}),
+    ...(pattern ? { pattern } : {}),
+  };
+}
+
+export function useDebounced<T>(value: T, ms: number): T {
+  const [debounced, setDebounced] = useState(value);
+  useEffect(() => {
+    const timer = setTimeout(() => setDebounced(value), ms);
+    return () => clearTimeout(timer);
+  }, [value, ms]);
+  return debounced;
+}
+
+export function expiresAt(row: MatrixRowData): number {
+  return row.view.validityMs === null ? Number.POSITIVE_INFINITY : row.t0 + row.view.validityMs;
+}
+
+export function sortRows(rows: MatrixRowData[], sort: SortKey): MatrixRowData[] {
+  if (sort === 'resource') return rows;
+  const copy = rows.slice();
+  if (sort === 'validity') copy.sort((a, b) => expiresAt(a) - expiresAt(b) || compareKeys(a.view, b.view));
+  if (sort === 'validity-desc') copy.sort((a, b) => expiresAt(b) - expiresAt(a) || compareKeys(a.view, b.view));
+  if (sort === 'state') copy.sort((a, b) => STATE_INFO[a.view.state].rank - STATE_INFO[b.view.state].rank || compareKeys(a.view, b.view));
+  return copy;
+}
