@@ -8,29 +8,30 @@ import { MAX_TTL_MS, OUR_PREFIX } from '../harness/cluster';
 import { row, type Row } from '../harness/report';
 import { figure } from '../harness/stats';
 
-const CALLS = 2_000;
+const CALLS = 5_000;
 const REPS = 5;
 const TTL_MS = 10_000;
 const TOKEN = 'bench-token-0123456789abcde';
 const RAW_RELEASE = "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0";
 
-type Call = (i: number) => (string | number)[];
+type Call = (i: number) => (string | number)[][];
 
 async function cpuSeconds(client: Redis): Promise<number> {
   const info = await client.info('cpu');
   return Number(/used_cpu_user:([\d.]+)/.exec(info)?.[1] ?? 0) + Number(/used_cpu_sys:([\d.]+)/.exec(info)?.[1] ?? 0);
 }
 
-/** Redis CPU per call (µs): CALLS calls pipelined 500 at a time, INFO cpu before and after. */
+/** Redis CPU per call (µs; a call may be several commands): CALLS calls pipelined 500 at a time, INFO cpu before and after. */
 async function perCall(client: Redis, call: Call): Promise<number> {
   const before = await cpuSeconds(client);
   for (let start = 0; start < CALLS; start += 500) {
     const pipeline = client.pipeline();
     for (let i = start; i < start + 500; i++) {
-      const [command, ...args] = call(i);
-      pipeline.call(String(command), ...args);
+      for (const [command, ...args] of call(i)) pipeline.call(String(command), ...args);
     }
-    await pipeline.exec();
+    const replies = await pipeline.exec();
+    const failed = replies?.find(([err]) => err);
+    if (failed) throw failed[0]!;
   }
   return ((await cpuSeconds(client)) - before) * 1e6 / CALLS;
 }
@@ -42,8 +43,9 @@ function sha(source: string): string {
 /**
  * What each Lua script (and the raw commands) costs the Redis server per call, measured alone on
  * one node: the reason behind the throughput figures when the servers and the client share cores.
- * Our acquire runs with the arguments the lock core sends (prepareAcquire), and again without the
- * metadata hash and without the quarantine check, to put a price on each.
+ * Our grant is the batch the lock core sends for one resource (lib/redlock/grant.ts): SET NX GET,
+ * the metadata SET and the epoch read, with the metadata prepareAcquire builds; the acquire script
+ * (several resources) is priced on one resource for comparison.
  */
 export async function scriptCosts(client: Redis): Promise<Row[]> {
   let nrAcquire = '';
@@ -54,15 +56,16 @@ export async function scriptCosts(client: Redis): Promise<Row[]> {
   }
   const settings = resolveSettings({ keyPrefix: OUR_PREFIX, maxTtlMs: MAX_TTL_MS });
   const req = prepareAcquire(settings, 'cost', TTL_MS, { fenced: false });
-  const metadata = [...req.metadata, 'acquiredAt', String(Date.now())];
-  const keysOf = (resource: string) => [`${OUR_PREFIX}epoch`, `${OUR_PREFIX}fence`, `${OUR_PREFIX}lock:${resource}`, `${OUR_PREFIX}meta:${resource}`];
-  const acquire = (resource: string, quarantine: string, meta: string[]) =>
-    ['EVALSHA', ACQUIRE_SCRIPT.sha, 4, ...keysOf(resource), TOKEN, TTL_MS, quarantine, MAX_TTL_MS, '0', ...meta];
+  const meta = `${req.metaHead},"acquiredAt":"${Date.now()}"}`;
+  const lock = (resource: string) => `${OUR_PREFIX}lock:${resource}`;
+  const metaKey = (resource: string) => `${OUR_PREFIX}meta:${TOKEN}${resource}`;
+  const grant = (resource: string) => [['SET', lock(resource), TOKEN, 'NX', 'GET', 'PX', TTL_MS], ['SET', metaKey(resource), meta, 'PX', TTL_MS],
+    ['HMGET', `${OUR_PREFIX}epoch`, 'createdAt', 'quarantineUntil']];
   const release = (resource: string, channel: string) =>
-    ['EVALSHA', RELEASE_SCRIPT.sha, 2, `${OUR_PREFIX}lock:${resource}`, `${OUR_PREFIX}meta:${resource}`, TOKEN, channel, resource];
+    [['EVALSHA', RELEASE_SCRIPT.sha, 2, lock(resource), metaKey(resource), TOKEN, channel, resource]];
 
-  const names = ['ours: acquire (quarantine check + metadata hash), as sent', 'ours: acquire without the metadata hash',
-    'ours: acquire without the quarantine check', 'ours: fence confirmation (fenced: true only)', 'ours: release (compare-and-delete + PUBLISH)',
+  const names = ['ours: grant, one resource (SET NX GET + metadata SET + epoch HMGET), as sent', 'ours: acquire script (several resources; priced on one)',
+    'ours: fence confirmation (fenced: true only)', 'ours: release (compare-and-delete + PUBLISH)',
     'ours: release without the PUBLISH', 'node-redlock: acquire script', 'node-redlock: release script', 'raw: SET NX PX', 'raw: compare-and-delete script'];
   const costs = names.map(() => [] as number[]);
   for (let rep = 0; rep < REPS; rep++) {
@@ -70,17 +73,15 @@ export async function scriptCosts(client: Redis): Promise<Row[]> {
     const a = r('a');
     const b = r('b');
     const c = r('c');
-    costs[0]!.push(await perCall(client, (i) => acquire(a(i), '1', metadata)));
-    costs[3]!.push(await perCall(client, (i) => ['EVALSHA', FENCE_SCRIPT.sha, 3, `${OUR_PREFIX}fence`, `${OUR_PREFIX}lock:${a(i)}`, `${OUR_PREFIX}meta:${a(i)}`, TOKEN, 1]));
-    costs[4]!.push(await perCall(client, (i) => release(a(i), `${OUR_PREFIX}released`)));
-    costs[1]!.push(await perCall(client, (i) => acquire(b(i), '1', [])));
-    costs[5]!.push(await perCall(client, (i) => release(b(i), '')));
-    costs[2]!.push(await perCall(client, (i) => acquire(c(i), '0', metadata)));
-    await perCall(client, (i) => release(c(i), ''));
-    costs[6]!.push(await perCall(client, (i) => ['EVALSHA', sha(nrAcquire), 1, `nr:${a(i)}`, TOKEN, TTL_MS]));
-    costs[7]!.push(await perCall(client, (i) => ['EVALSHA', sha(nrRelease), 1, `nr:${a(i)}`, TOKEN]));
-    costs[8]!.push(await perCall(client, (i) => ['SET', `raw:${a(i)}`, TOKEN, 'NX', 'PX', TTL_MS]));
-    costs[9]!.push(await perCall(client, (i) => ['EVALSHA', sha(RAW_RELEASE), 1, `raw:${a(i)}`, TOKEN]));
+    costs[0]!.push(await perCall(client, (i) => grant(a(i))));
+    costs[2]!.push(await perCall(client, (i) => [['EVALSHA', FENCE_SCRIPT.sha, 3, `${OUR_PREFIX}fence`, lock(a(i)), metaKey(a(i)), TOKEN, 1, meta]]));
+    costs[3]!.push(await perCall(client, (i) => release(a(i), `${OUR_PREFIX}released`)));
+    costs[1]!.push(await perCall(client, (i) => [['EVALSHA', ACQUIRE_SCRIPT.sha, 2, lock(b(i)), metaKey(b(i)), TOKEN, TTL_MS, meta]]));
+    costs[4]!.push(await perCall(client, (i) => release(b(i), '')));
+    costs[5]!.push(await perCall(client, (i) => [['EVALSHA', sha(nrAcquire), 1, `nr:${c(i)}`, TOKEN, TTL_MS]]));
+    costs[6]!.push(await perCall(client, (i) => [['EVALSHA', sha(nrRelease), 1, `nr:${c(i)}`, TOKEN]]));
+    costs[7]!.push(await perCall(client, (i) => [['SET', `raw:${c(i)}`, TOKEN, 'NX', 'PX', TTL_MS]]));
+    costs[8]!.push(await perCall(client, (i) => [['EVALSHA', sha(RAW_RELEASE), 1, `raw:${c(i)}`, TOKEN]]));
   }
   return names.map((name, i) => row(name, 'µs/call', figure(costs[i]!)));
 }

@@ -105,7 +105,7 @@ export function LockDetail({ resource }: { resource: string }) {
       <section className={styles.card} aria-labelledby="nodes-title">
         <div className={styles.cardHead}>
           <h2 id="nodes-title">Per node</h2>
-          <span className="muted small">Each master answers for itself: one MULTI of TYPE, PTTL, GET and the metadata hash.</span>
+          <span className="muted small">Each master answers for itself, atomically: TYPE, PTTL, GET, and the holder metadata of the token it holds.</span>
         </div>
         <NodeTable data={data} view={view} t0={t0} labels={labels} />
       </section>
@@ -116,7 +116,7 @@ export function LockDetail({ resource }: { resource: string }) {
             <h2 id="meta-title">Holder metadata</h2>
             <span className="muted small">Written with the lock, same TTL</span>
           </div>
-          {view?.meta ? <MetaList view={view} now={now} /> : <p className={styles.emptyNote}>No metadata{view ? ' (a lock written by another client, or without the meta hash).' : '.'}</p>}
+          {view?.meta ? <MetaList view={view} now={now} /> : <p className={styles.emptyNote}>No metadata{view ? ' (a lock written by another client, or its token has no metadata key).' : '.'}</p>}
         </section>
         <section className={styles.card} aria-labelledby="events-title">
           <div className={styles.cardHead}>

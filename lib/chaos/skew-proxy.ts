@@ -1,8 +1,9 @@
 /**
  * Clock-rate skew, modelled in the network. A node whose clock runs fast by a rate ρ expires a
  * key set with PX ttl after ttl / (1 + ρ) of real time. This proxy gives a node exactly that
- * behaviour for the lock core's leases: it shortens the ttl argument (ARGV[2]) of the acquire and
- * extend scripts by floor(ttl × ρ) on their way to the node. Everything else passes unchanged.
+ * behaviour for the lock core's leases: it shortens the ttl of the grant (the PX of SET … NX …, and
+ * ARGV[2] of the acquire and extend scripts) by floor(ttl × ρ) on its way to the node. Everything
+ * else passes unchanged.
  * (One host has one clock, so real drift cannot be produced between local processes.)
  */
 import { createHash } from 'node:crypto';
@@ -57,12 +58,21 @@ export class SkewProxy {
   private rewrite(args: Buffer[]): Buffer[] | null {
     if (this.rate <= 0 || args.length < 3) return null;
     const name = args[0]!.toString('latin1').toLowerCase();
-    let sha: string;
-    if (name === 'evalsha') sha = args[1]!.toString('latin1').toLowerCase();
-    else if (name === 'eval') sha = createHash('sha1').update(args[1]!).digest('hex');
-    else return null;
-    if (!this.shas.has(sha)) return null;
-    const ttlIndex = 3 + Number(args[2]!.toString('latin1')) + 1;
+    let ttlIndex: number;
+    if (name === 'set') {
+      // The single-resource grant: SET <lock> <token> NX GET PX <ttl> (the metadata SET has no NX).
+      const words = args.map((a) => a.toString('latin1').toLowerCase());
+      if (!words.includes('nx')) return null;
+      ttlIndex = words.indexOf('px', 3) + 1;
+      if (ttlIndex === 0) return null;
+    } else {
+      let sha: string;
+      if (name === 'evalsha') sha = args[1]!.toString('latin1').toLowerCase();
+      else if (name === 'eval') sha = createHash('sha1').update(args[1]!).digest('hex');
+      else return null;
+      if (!this.shas.has(sha)) return null;
+      ttlIndex = 3 + Number(args[2]!.toString('latin1')) + 1;
+    }
     const ttl = Number(args[ttlIndex]?.toString('latin1'));
     if (!Number.isInteger(ttl) || ttl <= 0) return null;
     const out = args.slice();

@@ -1,7 +1,30 @@
 import type { Redis } from 'ioredis';
 import { elapsedMs, ensureReady, errorMessage, withTimeout } from './connection';
+import { parseMeta } from './meta';
 import { quorumView, type LockCell, type QuorumOptions, type QuorumView } from './quorum-view';
 import { lockKeyPrefix, metaKeyPrefix, resourceOfKey, SCAN_DEFAULTS } from './scan';
+import { luaScript, runLua } from './script';
+
+/**
+ * One node's reading of one key, atomically: TYPE, PTTL, and for a string its value and the
+ * holder metadata read through that value (`GET <meta prefix><value>`; a missing or non-string
+ * meta key, e.g. an old hash, is nil). The meta key is derived from the value, so it cannot be
+ * declared in KEYS: standalone masters only, like the scanner.
+ * KEYS[1] the lock key   ARGV[1] our meta-key prefix, '' = no metadata (not our layout)
+ * Reply: [type, PTTL, value | nil, meta JSON text | nil]
+ */
+const READ_KEY = luaScript(`
+local t = redis.call('TYPE', KEYS[1])['ok']
+local pttl = redis.call('PTTL', KEYS[1])
+if t ~= 'string' then return { t, pttl } end
+local value = redis.call('GET', KEYS[1])
+local meta = false
+if ARGV[1] ~= '' then
+  local text = redis.pcall('GET', ARGV[1] .. value)
+  if type(text) == 'string' then meta = text end
+end
+return { t, pttl, value, meta }
+`);
 
 /** Options of lockDetail(): our key prefix, an optional explicit key, quorum settings, a per-node timeout. */
 export interface DetailOptions extends Partial<QuorumOptions> {
@@ -40,8 +63,8 @@ export interface LockDetail {
 }
 
 /**
- * Read one resource from every node directly (TYPE, GET, PTTL and the meta hash in one MULTI per
- * node, so each node's answer is consistent), no scan. Node ids are positions in `clients` + 1.
+ * Read one resource from every node directly (TYPE, PTTL, GET and the metadata of the token found,
+ * in one Lua call per node, so each node's answer is consistent), no scan. Node ids are positions in `clients` + 1.
  * Node faults are reported per node; only an abort rejects.
  */
 export async function lockDetail(clients: readonly Redis[], resource: string, options: DetailOptions): Promise<LockDetail> {
@@ -50,7 +73,7 @@ export async function lockDetail(clients: readonly Redis[], resource: string, op
   const started = performance.now();
   const key = options.key ?? `${lockKeyPrefix(options.keyPrefix)}${resource}`;
   const inLayout = key.startsWith(lockKeyPrefix(options.keyPrefix));
-  const metaKey = inLayout ? `${metaKeyPrefix(options.keyPrefix)}${resourceOfKey(key, options.keyPrefix)}` : null;
+  const metaPrefix = inLayout ? metaKeyPrefix(options.keyPrefix) : '';
   const timeoutMs = options.timeoutMs ?? SCAN_DEFAULTS.batchTimeoutMs;
   const maxValueBytes = options.maxValueBytes ?? SCAN_DEFAULTS.maxValueBytes;
 
@@ -60,21 +83,15 @@ export async function lockDetail(clients: readonly Redis[], resource: string, op
     try {
       const read = async () => {
         await ensureReady(client, timeoutMs, options.signal);
-        const tx = client.multi().type(key).pttl(key).get(key);
-        if (metaKey) tx.hgetall(metaKey);
-        return tx.exec();
+        return runLua(client, READ_KEY, [key], [metaPrefix]);
       };
-      const replies = await withTimeout(read(), timeoutMs, `reading ${key} on node ${node}`, options.signal);
-      if (!replies) throw new Error('the transaction was aborted');
-      const [typeReply, pttlReply, getReply, metaReply] = replies;
-      if (typeReply?.[0]) throw typeReply[0];
-      const type = String(typeReply?.[1]);
-      const pttl = Number(pttlReply?.[1]);
+      const reply = await withTimeout(read(), timeoutMs, `reading ${key} on node ${node}`, options.signal);
+      if (!Array.isArray(reply) || reply.length < 2) throw new Error(`node ${node} sent an unexpected reply`);
+      const [typeReply, pttlReply, value, metaText] = reply as unknown[];
+      const type = String(typeReply);
       let cell: LockCell = { node, known: true, present: false, token: null, pttlMs: null, meta: null };
-      if (type === 'string' && !getReply?.[0] && typeof getReply?.[1] === 'string') {
-        const meta = metaReply && !metaReply[0] ? (metaReply[1] as Record<string, string>) : null;
-        cell = { node, known: true, present: true, token: getReply[1].slice(0, maxValueBytes), pttlMs: pttl,
-          meta: meta && Object.keys(meta).length > 0 ? meta : null };
+      if (type === 'string' && typeof value === 'string') {
+        cell = { node, known: true, present: true, token: value.slice(0, maxValueBytes), pttlMs: Number(pttlReply), meta: parseMeta(metaText) };
       }
       return { info: { node, ok: true, error: null, type, durationMs: elapsedMs(t0) }, cell };
     } catch (err) {

@@ -90,29 +90,35 @@ export class LockGrouper {
   }
 
   /**
-   * Keys in `lockPrefix` whose metadata no readable reading read, each with the readable reading to
-   * read it from: the first one holding the key's most common token.
+   * Keys in `lockPrefix` whose most common token (ties: the smallest, as the quorum view decides)
+   * has no metadata read on any readable reading holding it, each with the first such reading and
+   * that token: metadata is read through a lock key's value, `<meta prefix><token>`, on that
+   * reading's node. (A reading holding another token read that token's metadata, not this one's.)
    */
-  metaWanted(readable: readonly boolean[]): { group: number; key: string; reading: number }[] {
-    const n = this.readingCount;
-    const wanted: { group: number; key: string; reading: number }[] = [];
-    next: for (let group = 0; group < this.keys.length; group++) {
+  metaWanted(readable: readonly boolean[]): { group: number; key: string; reading: number; token: string }[] {
+    const { tokens, metas, readingCount: n } = this;
+    const wanted: { group: number; key: string; reading: number; token: string }[] = [];
+    for (let group = 0; group < this.keys.length; group++) {
       const key = this.keys[group]!;
       if (this.lockPrefix === '' || !key.startsWith(this.lockPrefix)) continue;
-      for (let i = 0; i < n; i++) if (readable[i] && this.metas[group * n + i] !== undefined) continue next;
+      const base = group * n;
       let best = -1;
       let bestCount = 0;
       for (let i = 0; i < n; i++) {
-        const token = this.tokens[group * n + i];
+        const token = tokens[base + i];
         if (token === undefined || !readable[i]) continue;
         let count = 0;
-        for (let j = 0; j < n; j++) if (readable[j] && this.tokens[group * n + j] === token) count++;
-        if (count > bestCount) {
+        for (let j = 0; j < n; j++) if (readable[j] && tokens[base + j] === token) count++;
+        if (count > bestCount || (count === bestCount && token < tokens[base + best]!)) {
           bestCount = count;
           best = i;
         }
       }
-      if (best >= 0) wanted.push({ group, key, reading: best });
+      if (best < 0) continue;
+      const token = tokens[base + best]!;
+      let read = false;
+      for (let i = 0; i < n && !read; i++) read = readable[i]! && tokens[base + i] === token && metas[base + i] !== undefined;
+      if (!read) wanted.push({ group, key, reading: best, token });
     }
     return wanted;
   }

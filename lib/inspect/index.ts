@@ -15,6 +15,10 @@ export {
 } from './scan';
 /** The scanner's Lua source and SHA (EVALSHA with an EVAL fallback). */
 export { runScanBatch, SCAN_BATCH_SCRIPT, SCAN_BATCH_SHA } from './scan-script';
+/** Holder metadata: `<prefix>meta:<token>`, a JSON string read through a lock key's value. */
+export { metaKeyOf, parseMeta } from './meta';
+/** Running a Lua script by SHA with an EVAL fallback. */
+export { luaScript, runLua, type LuaScript } from './script';
 /** Pure classification of one key across the nodes: held / expiring / partial / split. */
 export {
   compareLocks, DEFAULT_DRIFT_FACTOR, DEFAULT_EXPIRING_THRESHOLD_MS, driftAllowanceMs, LOCK_STATES, quorumSize, quorumView,

@@ -24,9 +24,12 @@ export interface ScannedLock {
   token: string;
   /** Remaining TTL in ms; −1 for a key without expiry. */
   pttlMs: number;
-  /** Holder metadata (`<prefix>meta:<resource>`), or null when absent or not read. */
+  /**
+   * Holder metadata (`<prefix>meta:<token>`, read through this key's value on this node), or null
+   * when absent, unreadable or not read.
+   */
   meta: Record<string, string> | null;
-  /** Was the metadata hash read on this node (so a null `meta` means there is none)? */
+  /** Was the metadata read on this node (so a null `meta` means there is none)? */
   metaRead?: boolean;
 }
 

@@ -1,16 +1,19 @@
-import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
+import { luaScript, runLua } from './script';
 
 /**
  * One bounded batch of the inspection scan, in one round trip: SCAN cursor MATCH pattern COUNT n,
  * then MGET of the keys found (one call per 1000 keys; MGET answers nil for non-string keys, which
- * then get a TYPE), PTTL per key, and for keys in our layout the holder metadata hash. The lock
- * core keeps its own generated script module; this one is the scanner's own.
+ * then get a TYPE), PTTL per key, and for keys in our layout the holder metadata: the string
+ * `<meta prefix><value>`, read through the lock key's value (see meta.ts), never by resource. A
+ * missing meta key or one that is not a string (an old hash: WRONGTYPE, hence pcall) is "none".
+ * The lock core keeps its own generated script module; this one is the scanner's own.
  *
  * Metadata is the same on every node that holds a lock, so a snapshot reads it on ONE node per key
  * (ARGV[7]/ARGV[8]: this node's share) instead of on all N; the snapshot fetches the few that node
  * did not hold afterwards (see meta-fill.ts). The share is a cheap hash of the key's last two
- * bytes and length, computed here only; the reply says per key whether the hash was read.
+ * bytes and length, computed here only; the reply says per key whether the metadata was read.
+ * The metadata arrives as the meta key's raw JSON text; the client parses it (parseMeta).
  *
  * The reply is ONE JSON string (cjson): far cheaper for the node to write and for the client to
  * parse than a RESP array of four items per key. Values are cut at ARGV[6] bytes; bytes that are
@@ -25,7 +28,7 @@ import type { Redis } from 'ioredis';
  * ARGV[5] our meta-key prefix (`rl:meta:`)                        ARGV[6] longest value, in bytes
  * ARGV[7] this node's share (0-based)   ARGV[8] number of shares (1 = read every key's metadata)
  * Reply: JSON [next cursor, then 4 items per key: key, value | [type], PTTL,
- *              meta: 0 = not read | 1 = read, none | {field: value}]
+ *              meta: 0 = not read | 1 = read, none | "the meta key's JSON text"]
  */
 export const SCAN_BATCH_SCRIPT = `
 local found = redis.call('SCAN', ARGV[1], 'MATCH', ARGV[2], 'COUNT', ARGV[3])
@@ -47,17 +50,12 @@ for s = 1, #keys, 1000 do
       local t = redis.call('TYPE', key)['ok']
       if t ~= 'none' then value = { t } end
     else
-      if #value > maxBytes then value = string.sub(value, 1, maxBytes) end
       if plen > 0 and string.sub(key, 1, plen) == lockPrefix
         and (shares <= 1 or (string.byte(key, -1) * 31 + string.byte(key, -2) * 7 + #key) % shares == share) then
-        local hash = redis.pcall('HGETALL', metaPrefix .. string.sub(key, plen + 1))
-        if hash['err'] == nil and #hash > 0 then
-          meta = {}
-          for f = 1, #hash, 2 do meta[hash[f]] = hash[f + 1] end
-        else
-          meta = 1
-        end
+        local text = redis.pcall('GET', metaPrefix .. value)
+        if type(text) == 'string' then meta = text else meta = 1 end
       end
+      if #value > maxBytes then value = string.sub(value, 1, maxBytes) end
     end
     if value then
       out[n + 1] = key
@@ -71,15 +69,12 @@ end
 return cjson.encode(out)
 `;
 
+const SCAN_BATCH = luaScript(SCAN_BATCH_SCRIPT);
+
 /** SHA1 of the script, as EVALSHA wants it. */
-export const SCAN_BATCH_SHA = createHash('sha1').update(SCAN_BATCH_SCRIPT).digest('hex');
+export const SCAN_BATCH_SHA = SCAN_BATCH.sha;
 
 /** EVALSHA, falling back to EVAL (which also caches the script) when the node answers NOSCRIPT. */
-export async function runScanBatch(client: Redis, args: readonly (string | number)[]): Promise<unknown> {
-  try {
-    return await client.evalsha(SCAN_BATCH_SHA, 0, ...args);
-  } catch (err) {
-    if (err instanceof Error && err.message.startsWith('NOSCRIPT')) return client.eval(SCAN_BATCH_SCRIPT, 0, ...args);
-    throw err;
-  }
+export function runScanBatch(client: Redis, args: readonly (string | number)[]): Promise<unknown> {
+  return runLua(client, SCAN_BATCH, [], args);
 }

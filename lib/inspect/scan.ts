@@ -2,6 +2,7 @@ import type { Redis } from 'ioredis';
 import { elapsedMs, ensureReady, errorMessage, withTimeout } from './connection';
 import type { LockSink } from './grouping';
 import type { ScannedLock } from './quorum-view';
+import { parseMeta } from './meta';
 import { runScanBatch } from './scan-script';
 
 /** A key matching the pattern that is not a string, so not a lock (reported, never fatal). */
@@ -13,7 +14,10 @@ export interface NonStringKey {
 
 /** What to scan for on a node, and how (batch size, metadata, bounds). */
 export interface ScanOptions {
-  /** Our key prefix, e.g. `rl:`: keys `<prefix>lock:<resource>` get their `<prefix>meta:<resource>`. */
+  /**
+   * Our key prefix, e.g. `rl:`: a key `<prefix>lock:<resource>` whose value is `<token>` has its
+   * holder metadata in `<prefix>meta:<token>` (a JSON string, see meta.ts).
+   */
   keyPrefix: string;
   /**
    * MATCH pattern (a Redis glob). @default `<keyPrefix>lock:*`. Any glob reads other libraries'
@@ -22,7 +26,7 @@ export interface ScanOptions {
   pattern?: string;
   /** SCAN COUNT hint per batch (one Lua call each). @default 2000 */
   count?: number;
-  /** Read the holder metadata hash of keys in our layout. @default true */
+  /** Read the holder metadata of keys in our layout. @default true */
   withMeta?: boolean;
   /**
    * Read metadata only for this node's share of the keys (a hash of the key picks one of `of`
@@ -158,7 +162,7 @@ export async function scanNode(client: Redis, node: number, options: ScanOptions
         const token = String(value);
         const pttlMs = Number(reply[i + 2]);
         const rawMeta: unknown = reply[i + 3];
-        const meta = toRecord(rawMeta);
+        const meta = parseMeta(rawMeta);
         if (sink) {
           sink.add(key, token, pttlMs, meta, rawMeta !== 0, sentAt);
           keyCount++;
@@ -178,9 +182,4 @@ export async function scanNode(client: Redis, node: number, options: ScanOptions
     return result(false, errorMessage(err));
   }
   return result(true, null);
-}
-
-/** The reply's metadata object (JSON.parse made it, so even `__proto__` is an own field); else null. */
-function toRecord(meta: unknown): Record<string, string> | null {
-  return typeof meta === 'object' && meta !== null && !Array.isArray(meta) ? (meta as Record<string, string>) : null;
 }

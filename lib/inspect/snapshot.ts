@@ -60,7 +60,6 @@ export async function snapshot(clients: readonly Redis[], options: SnapshotOptio
   if (withMeta) {
     await fillMissingMeta(clients, grouper, {
       readable: scans.map((s) => s.ok),
-      lockPrefix: lockKeyPrefix(options.keyPrefix),
       metaPrefix: metaKeyPrefix(options.keyPrefix),
       timeoutMs: options.batchTimeoutMs ?? SCAN_DEFAULTS.batchTimeoutMs,
       signal: options.signal,

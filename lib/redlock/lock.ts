@@ -52,7 +52,7 @@ export class Lock {
   readonly fence: number | null;
   /** Per-node votes of the acquire round that granted the lock (slow nodes may show `pending`). */
   readonly votes: readonly Vote[];
-  /** @internal Lock keys then meta keys, in resource order. */
+  /** @internal The lock keys, in resource order. */
   readonly keys: readonly string[];
   readonly #controller: LockController;
   readonly #state: LockState;

@@ -1,55 +1,10 @@
-import { Command, Redis, type RedisOptions } from 'ioredis';
+import { Redis, type RedisOptions } from 'ioredis';
 import { InvalidArgumentError } from './errors';
-import { ALL_SCRIPTS, type LuaScript } from './scripts';
+import { BatchSlot, LeanEntry, leanSlot, PayloadCommand, sendEach, SlotBatch, writeOwned, type BatchReplies, type Outbound } from './outbound';
+import type { ScriptCall } from './resp';
+import { ALL_SCRIPTS } from './scripts';
 
-/**
- * One script invocation, serialized to RESP once and sent as the same bytes to every node (the
- * hot path would otherwise build and encode the same 20-odd arguments N times over).
- */
-export class ScriptCall {
-  readonly script: LuaScript;
-  /** `$<len>\r\n<numKeys>\r\n` then each key and argument as a bulk string. */
-  private readonly body: string;
-  private readonly count: number;
-  private evalsha: Buffer | null = null;
-
-  /** `args`: the `numKeys` keys, then ARGV. */
-  constructor(script: LuaScript, numKeys: number, args: readonly (string | number)[]) {
-    this.script = script;
-    let body = bulk(String(numKeys));
-    for (let i = 0; i < args.length; i++) body += bulk(String(args[i]));
-    this.body = body;
-    this.count = args.length + 3;
-  }
-
-  /** EVALSHA <sha> …, built on first use and shared. */
-  evalshaPayload(): Buffer {
-    return (this.evalsha ??= Buffer.from(`*${this.count}\r\n$7\r\nEVALSHA\r\n$40\r\n${this.script.sha}\r\n${this.body}`, 'utf8'));
-  }
-
-  /** EVAL <source> …, for the NOSCRIPT fall back. */
-  evalPayload(): Buffer {
-    return Buffer.from(`*${this.count}\r\n$4\r\nEVAL\r\n${bulk(this.script.source)}${this.body}`, 'utf8');
-  }
-}
-
-function bulk(value: string): string {
-  return `$${Buffer.byteLength(value, 'utf8')}\r\n${value}\r\n`;
-}
-
-/** An ioredis command whose RESP bytes are prebuilt (ioredis matches its reply as usual). */
-class PayloadCommand extends Command {
-  private readonly payload: Buffer;
-
-  constructor(name: string, payload: Buffer) {
-    super(name, [], { replyEncoding: 'utf8' });
-    this.payload = payload;
-  }
-
-  override toWritable(): Buffer {
-    return this.payload;
-  }
-}
+export type { BatchReplies } from './outbound';
 
 /**
  * Options of the connections the lock core opens itself (nodes given as URLs). No offline queue
@@ -115,7 +70,14 @@ export class LockNode {
   readonly owned: boolean;
   /** Commands sent and not yet answered. */
   pending = 0;
-  private batch: Command[] = [];
+  /**
+   * What the grant knows of this node's quarantine (see grant.ts): whether to ask for the node's
+   * TIME with the epoch, the last quarantineUntil seen to be over on the node's clock, and the
+   * call starting a quarantine, while one runs.
+   */
+  readonly quarantine: { wantTime: boolean; over: string | null; starting: Promise<[number, boolean]> | null } =
+    { wantTime: true, over: null, starting: null };
+  private batch: Outbound[] = [];
   private readonly maxPending: number;
   private readonly url: string | null;
   /** Until the first connection attempt of an owned client settles: commands wait for it. */
@@ -171,19 +133,52 @@ export class LockNode {
     return this.send(call);
   }
 
+  /**
+   * Send plain commands back to back on this node's connection (they run in this order, and no
+   * command of ours runs in between). Resolves with every reply, an Error standing in for each
+   * command that failed; never rejects. Bounded like run().
+   */
+  runBatch(commands: readonly Buffer[]): Promise<BatchReplies> {
+    if (this.pending >= this.maxPending) {
+      return Promise.reject(new NodeBacklogError(`${this.pending} commands in flight on ${this.label}`));
+    }
+    if (this.booting) return this.booting.then(() => this.sendBatch(commands));
+    return this.sendBatch(commands);
+  }
+
+  private sendBatch(commands: readonly Buffer[]): Promise<BatchReplies> {
+    this.pending++;
+    const batch = new SlotBatch(commands.length);
+    for (let i = 0; i < commands.length; i++) {
+      this.enqueue(this.owned ? leanSlot(commands[i]!, batch, i) : new BatchSlot(commands[i]!, batch, i));
+    }
+    return batch.promise.then(this.onBatchReplies);
+  }
+
+  private readonly onBatchReplies = (replies: BatchReplies): BatchReplies => {
+    this.pending--;
+    return replies;
+  };
+
   private send(call: ScriptCall): Promise<unknown> {
     this.pending++;
-    const command = new PayloadCommand('evalsha', call.evalshaPayload());
-    this.enqueue(command);
-    return command.promise.then(this.onScriptReply, (err: unknown) => {
+    return this.command('evalsha', call.evalshaPayload()).then(this.onScriptReply, (err: unknown) => {
       if (!isNoScript(err)) return this.onScriptError(err);
       // The script cache is empty (restart, SCRIPT FLUSH): send the source. Ordering note: the
       // commands sent after the EVALSHA on this connection also fail with NOSCRIPT and fall back
       // in reply order, so a token's acquire still lands before its release.
-      const fallback = new PayloadCommand('eval', call.evalPayload());
-      this.enqueue(fallback);
-      return fallback.promise.then(this.onScriptReply, this.onScriptError);
+      return this.command('eval', call.evalPayload()).then(this.onScriptReply, this.onScriptError);
     });
+  }
+
+  /** Queue one command; its reply (decoded as UTF-8) or error settles the promise. */
+  private command(name: string, payload: Buffer): Promise<unknown> {
+    if (!this.owned) {
+      const command = new PayloadCommand(name, payload);
+      this.enqueue(command);
+      return command.promise;
+    }
+    return new Promise<unknown>((resolve, reject) => this.enqueue(new LeanEntry(payload, resolve, reject)));
   }
 
   /**
@@ -192,31 +187,33 @@ export class LockNode {
    * written together, corked into one write: what auto-pipelining does, without a Pipeline object
    * per batch. Fewer, larger writes save syscalls on both sides.
    *
-   * The flush runs on process.nextTick, i.e. once that cascade of continuations has drained, not
-   * in the check phase (setImmediate, as ioredis's auto-pipelining does): at concurrency 1 the
-   * extra event-loop hop cost about a third of the client CPU of an acquire + release and ~10% of
-   * its p50, while under load the batches stay as large (the same pairs/s and CPU per pair at
-   * concurrency 64 and 256; `npm run bench -- --only latency,throughput`).
-   * Safety: only the moment of the write changes, never what is written, to which node, in which
-   * order, or how replies are counted. The batch is first in, first out, and flushed whole, so
-   * commands still go out (and run) on each connection in the order they were issued, which is
-   * all the protocol relies on (a failed attempt's release lands after its SET; see protocol.ts).
-   * Mutual exclusion does not depend on write timing: a grant still needs a quorum of SET NX
-   * within the validity window, measured from before the first command was issued.
+   * When nothing else of ours is in flight on the node, the flush runs on process.nextTick, once
+   * that cascade of continuations has drained: at concurrency 1 an extra event-loop hop cost about
+   * a third of the client CPU of an acquire + release and ~10% of its p50. When the node is busy
+   * (other commands in flight), it runs in the check phase (setImmediate, as ioredis's
+   * auto-pipelining does), after every socket read in this loop iteration has been handled, so
+   * the commands those replies set off go out in one write per node instead of one per reply
+   * (`npm run bench -- --only latency,throughput`).
+   * Safety: only the moment and the syscall of the write change, never what is written, to which
+   * node, in which order, or how replies are counted. The batch is first in, first out, and
+   * flushed whole, so commands still go out (and run) on each connection in the order they were
+   * issued, which is all the protocol relies on (a failed attempt's release lands after its SET;
+   * see protocol.ts). Mutual exclusion does not depend on write timing: a grant still needs a
+   * quorum of SET NX within the validity window, measured from before the first command was issued.
    */
-  private enqueue(command: Command): void {
+  private enqueue(command: Outbound): void {
     this.batch.push(command);
-    if (this.batch.length === 1) process.nextTick(this.flush);
+    if (this.batch.length === 1) {
+      if (this.pending > 1) setImmediate(this.flush);
+      else process.nextTick(this.flush);
+    }
   }
 
   private readonly flush = (): void => {
     const batch = this.batch;
     this.batch = [];
-    const client = this.client;
-    const stream = client.status === 'ready' ? client.stream : undefined;
-    stream?.cork();
-    for (let i = 0; i < batch.length; i++) client.sendCommand(batch[i]!);
-    stream?.uncork();
+    if (this.owned) writeOwned(this.client, batch);
+    else sendEach(this.client, batch);
   };
 
   /** Resolves once the first connection attempt of an owned client has settled. */

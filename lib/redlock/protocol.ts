@@ -20,11 +20,14 @@
  */
 import { InvalidArgumentError, LockContendedError, LockExpiredError, QuorumUnavailableError, type RedlockError } from './errors';
 import type { ReleaseResult } from './lock';
-import { ScriptCall, type LockNode } from './node';
+import { grantPlan, sendGrant, startQuarantine, type GrantReply, type NodeProbes } from './grant';
+import type { LockNode } from './node';
+import { ScriptCall } from './resp';
 import { blockingSize, validityHorizonMs, validityMs } from './quorum';
 import { Round, type ErrorSink } from './round';
-import { ACQUIRE_SCRIPT, EXTEND_SCRIPT, FENCE_SCRIPT, RELEASE_SCRIPT } from './scripts';
+import { EXTEND_SCRIPT, FENCE_SCRIPT, RELEASE_SCRIPT } from './scripts';
 import type { RedlockSettings } from './settings';
+import { metaKeyOf } from './request';
 import { newToken } from './token';
 import { countReason, summarizeVotes, type Vote } from './votes';
 
@@ -43,10 +46,11 @@ export interface AcquireRequest {
   readonly resources: readonly string[];
   readonly ttlMs: number;
   readonly fenced: boolean;
-  /** [epoch, fence, lock keys…, meta keys…] */
-  readonly keys: readonly string[];
-  /** Holder metadata field/value pairs, without acquiredAt. */
-  readonly metadata: readonly string[];
+  /** `<prefix>lock:<resource>`, in resource order. */
+  readonly lockKeys: readonly string[];
+  /** The holder metadata as JSON without its closing brace (see request.ts). */
+  readonly metaHead: string;
+  readonly probes: NodeProbes;
 }
 
 export type AttemptOutcome =
@@ -54,25 +58,23 @@ export type AttemptOutcome =
   /** `split`: the nodes that refused are held by different tokens, e.g. waiters that collided. */
   | { ok: false; error: RedlockError; split: boolean };
 
-/** One acquire attempt: a fresh token, one script call per node, an optional fence round. */
+/** One acquire attempt: a fresh token, one grant batch per node (grant.ts), an optional fence round. */
 export async function attemptAcquire(ctx: ProtocolContext, req: AcquireRequest): Promise<AttemptOutcome> {
   const { nodes, quorum, settings } = ctx;
   const t0 = performance.now();
   const wall0 = Date.now();
   const token = newToken();
-  const { ttlMs, keys, metadata } = req;
+  const { ttlMs } = req;
   // No success is possible once elapsed reaches ttl − drift: stop waiting there.
   const horizon = validityHorizonMs(ttlMs, settings.driftFactor);
   const timeout = Math.min(settings.nodeTimeoutMs, horizon);
 
-  const args: (string | number)[] = keys.slice();
-  args.push(token, ttlMs, settings.quarantine ? '1' : '0', settings.maxTtlMs, req.fenced ? '1' : '0');
-  for (let i = 0; i < metadata.length; i++) args.push(metadata[i]!);
-  args.push('acquiredAt', wall0);
-
-  const round = new Round(nodes, quorum, false, timeout, (r, i, reply) => onAcquireReply(ctx, r, i, reply), ctx.onNodeError);
-  const call = new ScriptCall(ACQUIRE_SCRIPT, keys.length, args);
-  for (let i = 0; i < nodes.length; i++) round.send(i, nodes[i]!.run(call));
+  const metaKey = metaKeyOf(settings.keyPrefix, token);
+  const metaHead = `${req.metaHead},"acquiredAt":"${wall0}"`;
+  const plan = grantPlan(req.lockKeys, metaKey, token, ttlMs, `${metaHead}}`,
+    { quarantine: settings.quarantine, fenced: req.fenced, probes: req.probes });
+  const round = new Round(nodes, quorum, false, timeout, (r, i, reply) => onAcquireReply(ctx, req.probes, r, i, reply as GrantReply), ctx.onNodeError);
+  for (let i = 0; i < nodes.length; i++) round.send(i, sendGrant(nodes[i]!, plan));
   await round.done;
 
   let votes: readonly Vote[] = round.votes;
@@ -80,7 +82,7 @@ export async function attemptAcquire(ctx: ProtocolContext, req: AcquireRequest):
   let expired = round.timedOut && horizon <= settings.nodeTimeoutMs;
   if (round.forCount >= quorum) {
     if (req.fenced) {
-      const confirmed = await confirmFence(ctx, req, token, round, horizon - (performance.now() - t0));
+      const confirmed = await confirmFence(ctx, req, token, metaHead, round, horizon - (performance.now() - t0));
       votes = confirmed.votes;
       fence = confirmed.ok ? confirmed.fence : null;
       if (!confirmed.ok) expired = confirmed.expired;
@@ -95,7 +97,7 @@ export async function attemptAcquire(ctx: ProtocolContext, req: AcquireRequest):
   }
 
   // Failed: release everywhere (voters, refusers and the silent alike) before any retry.
-  releaseEverywhere(ctx, keys.slice(2), token, req.resources);
+  releaseEverywhere(ctx, req.lockKeys, token, req.resources);
   return { ok: false, error: acquireError(nodes.length, req.resources, votes, expired), split: isSplit(round) };
 }
 
@@ -112,20 +114,26 @@ function isSplit(round: Round): boolean {
   return false;
 }
 
-function onAcquireReply(ctx: ProtocolContext, round: Round, i: number, reply: unknown): void {
-  const r = reply as [number, number, (number | string)?];
-  switch (Array.isArray(r) ? r[0] : -1) {
+function onAcquireReply(ctx: ProtocolContext, probes: NodeProbes, round: Round, i: number, reply: GrantReply): void {
+  switch (reply[0]) {
     case 1:
-      round.accept(i, Number(r[1]));
+      round.accept(i, reply[1]);
       return;
     case 0:
-      if (!round.decided) (round.holders ??= new Array<string | undefined>(round.nodes.length))[i] = String(r[2]);
+      if (!round.decided) (round.holders ??= new Array<string | undefined>(round.nodes.length))[i] = reply[2];
       round.reject(i, 'contended');
       return;
     case 2:
-      ctx.onQuarantine(round.nodes[i]!, Number(r[1]), r[2] === 1);
-      round.reject(i, 'quarantined', undefined, Number(r[1]));
+      ctx.onQuarantine(round.nodes[i]!, reply[1], false);
+      round.reject(i, 'quarantined', undefined, reply[1]);
       return;
+    case 3: {
+      const node = round.nodes[i]!;
+      round.reject(i, 'quarantined', 'the node lost its data (no epoch sentinel): its quarantine starts now');
+      startQuarantine(node, probes).then(([until, discovered]) => ctx.onQuarantine(node, until, discovered),
+        (err: unknown) => ctx.onNodeError(node, err instanceof Error ? err : new Error(String(err))));
+      return;
+    }
     default:
       round.reject(i, 'error', `unexpected reply ${JSON.stringify(reply)}`);
   }
@@ -152,16 +160,16 @@ function onAcquireReply(ctx: ProtocolContext, round: Round, i: number, reply: un
  * cluster issues fewer than 1,000 fenced grants per ms and node clocks agree within the time
  * between two data losses: the hybrid-logical-clock assumption, stated here and in the README.
  */
-async function confirmFence(ctx: ProtocolContext, req: AcquireRequest, token: string, voted: Round, remainingMs: number):
+async function confirmFence(ctx: ProtocolContext, req: AcquireRequest, token: string, metaHead: string, voted: Round, remainingMs: number):
   Promise<{ ok: true; fence: number; votes: readonly Vote[] } | { ok: false; expired: boolean; votes: readonly Vote[] }> {
   const { nodes, quorum, settings } = ctx;
   let max = 0;
   for (let i = 0; i < nodes.length; i++) if (voted.votes[i]!.vote === 'for' && voted.values[i]! > max) max = voted.values[i]!;
   const fence = max + 1;
   if (remainingMs <= 0) return { ok: false, expired: true, votes: voted.votes };
-  const keys = req.keys.slice(1); // [fence, lock keys…, meta keys…]
-  const args = keys.slice();
-  args.push(token, String(fence));
+  const keys = [req.probes.fenceKey, ...req.lockKeys, metaKeyOf(settings.keyPrefix, token)];
+  const args: string[] = keys.slice();
+  args.push(token, String(fence), `${metaHead},"fence":"${fence}"}`);
   const timeout = Math.min(settings.nodeTimeoutMs, remainingMs);
   const round = new Round(nodes, quorum, false, timeout, onConfirmReply, ctx.onNodeError);
   for (let i = 0; i < nodes.length; i++) if (voted.votes[i]!.vote !== 'for') round.skip(i);
@@ -199,24 +207,24 @@ export function acquireError(nodeCount: number, resources: readonly string[], vo
  * they retry after their jittered delay instead.
  */
 export function releaseEverywhere(ctx: ProtocolContext, lockKeys: readonly string[], token: string, resources: readonly string[]): void {
-  const call = new ScriptCall(RELEASE_SCRIPT, lockKeys.length, releaseArgs(lockKeys, token, '', resources));
+  const call = releaseCall(ctx, lockKeys, token, '', resources);
   for (const node of ctx.nodes) {
     node.run(call).catch((err: unknown) => ctx.onNodeError(node, err instanceof Error ? err : new Error(String(err))));
   }
 }
 
-function releaseArgs(lockKeys: readonly string[], token: string, channel: string, resources: readonly string[]): string[] {
+function releaseCall(ctx: ProtocolContext, lockKeys: readonly string[], token: string, channel: string, resources: readonly string[]): ScriptCall {
   const args = lockKeys.slice();
-  args.push(token, channel);
+  args.push(metaKeyOf(ctx.settings.keyPrefix, token), token, channel);
   for (const r of resources) args.push(r);
-  return args;
+  return new ScriptCall(RELEASE_SCRIPT, lockKeys.length + 1, args);
 }
 
 /** Compare-and-delete on every node, waiting for each (up to nodeTimeoutMs) for a per-node result. */
 export async function releaseKeys(ctx: ProtocolContext, resources: readonly string[], lockKeys: readonly string[], token: string): Promise<ReleaseResult> {
   const { nodes, settings } = ctx;
   const t0 = performance.now();
-  const call = new ScriptCall(RELEASE_SCRIPT, lockKeys.length, releaseArgs(lockKeys, token, ctx.channel, resources));
+  const call = releaseCall(ctx, lockKeys, token, ctx.channel, resources);
   const round = new Round(nodes, nodes.length, true, settings.nodeTimeoutMs, onReleaseReply, ctx.onNodeError);
   for (let i = 0; i < nodes.length; i++) round.send(i, nodes[i]!.run(call));
   await round.done;
@@ -257,8 +265,8 @@ export async function extendKeys(ctx: ProtocolContext, resources: readonly strin
   const timeout = Math.min(settings.nodeTimeoutMs, limit);
   const round = new Round(nodes, quorum, false, timeout, onExtendReply, ctx.onNodeError);
   const args: (string | number)[] = lockKeys.slice();
-  args.push(token, ttlMs);
-  const call = new ScriptCall(EXTEND_SCRIPT, lockKeys.length, args);
+  args.push(metaKeyOf(settings.keyPrefix, token), token, ttlMs);
+  const call = new ScriptCall(EXTEND_SCRIPT, lockKeys.length + 1, args);
   for (let i = 0; i < nodes.length; i++) round.send(i, nodes[i]!.run(call));
   await round.done;
   const now = performance.now();

@@ -100,9 +100,13 @@ export class Redlock extends EventEmitter<RedlockEvents> implements LockControll
     return this.lockPrefix + resource;
   }
 
-  /** The key of `resource`'s holder metadata: `<prefix>meta:<resource>`. */
-  metaKey(resource: string): string {
-    return this.metaPrefix + resource;
+  /**
+   * The key of a lock's holder metadata: `<prefix>meta:<token>`, a JSON object of strings (owner,
+   * host, pid, ttlMs, extensions, acquiredAt, the caller's fields, fence) with the lock's PX. One
+   * per acquire attempt, shared by the resources of a multi-resource lock.
+   */
+  metaKey(token: string): string {
+    return this.metaPrefix + token;
   }
 
   /**
@@ -151,7 +155,7 @@ export class Redlock extends EventEmitter<RedlockEvents> implements LockControll
         attempts++;
         if (outcome.ok) {
           const state: LockState = { validUntil: outcome.validUntil, expiresAt: outcome.expiresAt, extensions: 0, released: false };
-          const lock = new Lock(this, req.resources, outcome.token, outcome.fence, outcome.votes, req.keys.slice(2), state);
+          const lock = new Lock(this, req.resources, outcome.token, outcome.fence, outcome.votes, req.lockKeys, state);
           this.states.set(lock, state);
           if (signal?.aborted) {
             // Granted after the caller gave up: hand it back at once.

@@ -1,6 +1,7 @@
 import { hostname } from 'node:os';
 import { epochKey, fenceKey } from './epoch';
 import { InvalidArgumentError } from './errors';
+import { nodeProbes } from './grant';
 import type { AcquireRequest } from './protocol';
 import { validityHorizonMs } from './quorum';
 import { describe, type RedlockSettings } from './settings';
@@ -16,14 +17,16 @@ export interface RequestOptions {
   metadata?: Record<string, string>;
 }
 
-/** `<prefix>lock:<resource>` then `<prefix>meta:<resource>` for each resource, in order. */
+/** `<prefix>lock:<resource>` for each resource, in order. */
 export function lockKeysOf(keyPrefix: string, names: readonly string[]): string[] {
-  const keys = new Array<string>(2 * names.length);
-  for (let i = 0; i < names.length; i++) {
-    keys[i] = `${keyPrefix}lock:${names[i]}`;
-    keys[names.length + i] = `${keyPrefix}meta:${names[i]}`;
-  }
+  const keys = new Array<string>(names.length);
+  for (let i = 0; i < names.length; i++) keys[i] = `${keyPrefix}lock:${names[i]}`;
   return keys;
+}
+
+/** `<prefix>meta:<token>`: the holder metadata of one acquire attempt (a JSON string). */
+export function metaKeyOf(keyPrefix: string, token: string): string {
+  return `${keyPrefix}meta:${token}`;
 }
 
 /** A ttl within [1, maxTtlMs] that leaves some validity after drift; InvalidArgumentError otherwise. */
@@ -37,8 +40,9 @@ export function checkLeaseTtl(ttlMs: unknown, settings: Readonly<RedlockSettings
 
 /**
  * Validate one acquire (throws InvalidArgumentError before any traffic) and precompute what its
- * attempts share: the keys and the holder metadata. Defaults for owner, host and pid come from
- * the process; caller fields override them (HSET keeps the last value of a repeated field).
+ * attempts share: the keys, the node probes and the holder metadata. Defaults for owner, host and
+ * pid come from the process; caller fields override them. The metadata is kept as JSON without
+ * its closing brace: each attempt appends acquiredAt (and a fenced grant its fence).
  */
 export function prepareAcquire(settings: Readonly<RedlockSettings>, resources: unknown, ttlMs: unknown, options: RequestOptions): AcquireRequest {
   if (typeof options !== 'object' || options === null) throw new InvalidArgumentError('options', `must be an object, got ${describe(options)}`);
@@ -49,8 +53,13 @@ export function prepareAcquire(settings: Readonly<RedlockSettings>, resources: u
   }
   const callerMeta = checkMetadata(options.metadata);
   const prefix = settings.keyPrefix;
-  const keys = [epochKey(prefix), fenceKey(prefix), ...lockKeysOf(prefix, names)];
-  const metadata = ['owner', DEFAULT_OWNER, 'host', PROCESS_HOST, 'pid', PROCESS_PID, 'ttlMs', String(ttl), 'extensions', '0'];
-  for (const field of callerMeta) metadata.push(field);
-  return { resources: names, ttlMs: ttl, fenced: options.fenced ?? true, keys, metadata };
+  const fields = new Map<string, string>([['owner', DEFAULT_OWNER], ['host', PROCESS_HOST], ['pid', PROCESS_PID]]);
+  for (let i = 0; i < callerMeta.length; i += 2) fields.set(callerMeta[i]!, callerMeta[i + 1]!);
+  fields.set('ttlMs', String(ttl)).set('extensions', '0');
+  let metaHead = '{';
+  for (const [field, value] of fields) metaHead += `${metaHead.length > 1 ? ',' : ''}${JSON.stringify(field)}:${JSON.stringify(value)}`;
+  return {
+    resources: names, ttlMs: ttl, fenced: options.fenced ?? true, lockKeys: lockKeysOf(prefix, names), metaHead,
+    probes: nodeProbes(epochKey(prefix), fenceKey(prefix), settings.maxTtlMs),
+  };
 }

@@ -3,6 +3,8 @@ import type { NodeAction } from '../cluster/actions';
 import type { Persistence } from '../cluster/persistence';
 import type { NodeStatus } from '../cluster/supervisor';
 import type { NodeLaneState } from '../api/scenarios';
+import { metaKeyOf, parseMeta } from '../inspect/meta';
+import { luaScript, runLua } from '../inspect/script';
 import { ALL_SCRIPTS } from '../redlock/scripts';
 import type { NodeAddress } from './clients';
 import type { KeyReading, NodeSample } from './timeline';
@@ -13,15 +15,41 @@ export interface ClusterControl {
   act(id: number, action: NodeAction): Promise<NodeStatus>;
 }
 
-/** Shorten a key's TTL on one node if it still holds `token` (the clock-drift simulation). */
-const DRIFT_SCRIPT = `
+/**
+ * Shorten a key's TTL on one node if it still holds `token` (the clock-drift simulation), and its
+ * holder metadata's (`<prefix>meta:<token>`, so KEYS[2] belongs to the value checked) with it.
+ * KEYS[1] lock key, KEYS[2] meta key of ARGV[1]   ARGV[1] token, ARGV[2] percent faster
+ */
+const DRIFT_SCRIPT = luaScript(`
 if redis.call('GET', KEYS[1]) ~= ARGV[1] then return {-1, -1} end
 local left = redis.call('PTTL', KEYS[1])
 if left <= 0 then return {left, left} end
 local shorter = math.max(1, math.floor(left * 100 / (100 + tonumber(ARGV[2]))))
 redis.call('PEXPIRE', KEYS[1], shorter)
 if redis.call('EXISTS', KEYS[2]) == 1 then redis.call('PEXPIRE', KEYS[2], shorter) end
-return {left, shorter}`;
+return {left, shorter}`);
+
+/**
+ * Read lock keys on one node at one instant: per key its value, PTTL and holder metadata, read
+ * through the value (`GET <meta prefix><value>`; a missing or non-string meta key is nil). The
+ * meta keys derive from the values, so they are not in KEYS: standalone masters only.
+ * KEYS the lock keys   ARGV[1] meta-key prefix
+ * Reply: 3 items per key: value | nil, PTTL, meta JSON text | nil
+ */
+const READ_SCRIPT = luaScript(`
+local out = {}
+for i, key in ipairs(KEYS) do
+  local value = redis.call('GET', key)
+  local meta = false
+  if value then
+    local text = redis.pcall('GET', ARGV[1] .. value)
+    if type(text) == 'string' then meta = text end
+  end
+  out[3 * i - 2] = value
+  out[3 * i - 1] = redis.call('PTTL', key)
+  out[3 * i] = meta
+end
+return out`);
 
 /** How a node's lane reads, from the supervisor's view of its process and proxy. */
 export function laneState(status: NodeStatus): { state: NodeLaneState; detail: string } {
@@ -84,24 +112,25 @@ export class ScenarioCluster {
     await Promise.all(ids.map((id) => this.control.act(id, action)));
   }
 
-  /** Read the lock key of every resource on one node, directly. */
-  async read(node: number, t: () => number, lockKey: (r: string) => string, metaKey: (r: string) => string,
+  /**
+   * Read the lock key of every resource on one node, directly, with the holder's client name from
+   * the metadata of the token found (`<metaPrefix><token>`).
+   */
+  async read(node: number, t: () => number, lockKey: (r: string) => string, metaPrefix: string,
     resources: readonly string[]): Promise<NodeSample> {
     const client = this.direct[node - 1]!;
-    const pipe = client.pipeline();
-    for (const r of resources) pipe.get(lockKey(r)).pttl(lockKey(r)).hget(metaKey(r), 'client');
     const sent = t();
     try {
-      const replies = await pipe.exec();
+      const reply = resources.length > 0 ? await runLua(client, READ_SCRIPT, resources.map(lockKey), [metaPrefix]) : [];
       const at = Math.round((sent + t()) / 2);
-      if (!replies || replies.some(([err]) => err)) return { t: at, node, ok: false, keys: [] };
+      if (!Array.isArray(reply)) return { t: at, node, ok: false, keys: [] };
       const keys: KeyReading[] = [];
       resources.forEach((resource, i) => {
-        const token = replies[i * 3]![1] as string | null;
-        if (token === null) return;
-        const pttl = Number(replies[i * 3 + 1]![1]);
+        const token: unknown = reply[i * 3];
+        if (typeof token !== 'string') return;
+        const pttl = Number(reply[i * 3 + 1]);
         if (pttl === -2) return;
-        keys.push({ resource, token, pttl, client: (replies[i * 3 + 2]![1] as string | null) ?? '?' });
+        keys.push({ resource, token, pttl, client: parseMeta(reply[i * 3 + 2])?.client ?? '?' });
       });
       return { t: at, node, ok: true, keys };
     } catch {
@@ -109,9 +138,10 @@ export class ScenarioCluster {
     }
   }
 
-  /** The drift step: divide the key's remaining TTL on `node` by (1 + fast%). */
-  async shortenTtl(node: number, lockKey: string, metaKey: string, token: string, fastPercent: number): Promise<{ before: number; after: number }> {
-    const [before, after] = (await this.direct[node - 1]!.eval(DRIFT_SCRIPT, 2, lockKey, metaKey, token, String(fastPercent))) as [number, number];
+  /** The drift step: divide the key's remaining TTL on `node` by (1 + fast%), its metadata's too. */
+  async shortenTtl(node: number, lockKey: string, metaPrefix: string, token: string, fastPercent: number): Promise<{ before: number; after: number }> {
+    const reply = await runLua(this.direct[node - 1]!, DRIFT_SCRIPT, [lockKey, metaKeyOf(metaPrefix, token)], [token, String(fastPercent)]);
+    const [before, after] = reply as [number, number];
     return { before: Number(before), after: Number(after) };
   }
 

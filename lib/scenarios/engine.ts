@@ -211,7 +211,7 @@ export class ScenarioRun {
       prefix: this.prefix,
       maxTtlMs: this.script.maxTtlMs,
       lockKey: (r) => `${this.prefix}lock:${r}`,
-      metaKey: (r) => `${this.prefix}meta:${r}`,
+      metaPrefix: `${this.prefix}meta:`,
       sleep: (ms) => this.flow.sleep(ms),
       sleepScaled: (ms) => this.flow.sleep(ms / this.flow.speed),
       background: this.background,

@@ -20,13 +20,16 @@ async function connected(): Promise<Redis[]> {
   return clients;
 }
 
-/** SET the lock key (and its meta hash) on the given nodes, the way the acquire script does. */
+/**
+ * SET the lock key (and the meta string of its token) on the given nodes, the way the lock core
+ * does: `<prefix>lock:<resource>` = token, `<prefix>meta:<token>` = JSON of string values.
+ */
 async function put(prefix: string, resource: string, token: string, nodes: number[], pxMs = 30_000, meta?: Record<string, string>) {
   await connected();
   await Promise.all(nodes.map(async (id) => {
     const c = clients[id - 1]!;
     const tx = c.multi().set(`${prefix}lock:${resource}`, token, 'PX', pxMs);
-    if (meta) tx.hset(`${prefix}meta:${resource}`, meta).pexpire(`${prefix}meta:${resource}`, pxMs);
+    if (meta) tx.set(`${prefix}meta:${token}`, JSON.stringify(meta), 'PX', pxMs);
     await tx.exec();
   }));
 }
@@ -83,7 +86,7 @@ describe('snapshot on real nodes', () => {
     for (let i = 0; i < 1_500; i++) {
       const holders = i % 2 ? [0, 1, 2] : [2, 3, 4];
       for (const n of holders) {
-        pipelines[n]!.set(`${p}lock:r${i}`, `tok-${i}`, 'PX', 60_000).hset(`${p}meta:r${i}`, { owner: `o${i}` }).pexpire(`${p}meta:r${i}`, 60_000);
+        pipelines[n]!.set(`${p}lock:r${i}`, `tok-${i}`, 'PX', 60_000).set(`${p}meta:tok-${i}`, JSON.stringify({ owner: `o${i}` }), 'PX', 60_000);
       }
     }
     await Promise.all(pipelines.map((pl) => pl.exec()));

@@ -63,14 +63,14 @@ describe('Redlock on five real masters', () => {
       const pttl = await c.pttl(r.lockKey('invoice-42'));
       expect(pttl).toBeGreaterThan(1_800);
       expect(pttl).toBeLessThanOrEqual(2_000);
-      const meta = await c.hgetall(r.metaKey('invoice-42'));
+      const meta = JSON.parse((await c.get(r.metaKey(lock.token)))!) as Record<string, string>;
       expect(meta).toMatchObject({ owner: 'billing-worker', purpose: 'nightly billing', pid: String(process.pid), extensions: '0', ttlMs: '2000' });
       expect(meta.host).toBeTruthy();
       expect(Number(meta.acquiredAt)).toBeGreaterThanOrEqual(before);
-      expect(await c.pttl(r.metaKey('invoice-42'))).toBeGreaterThan(1_800);
+      expect(await c.pttl(r.metaKey(lock.token))).toBeGreaterThan(1_800);
     }
     // The fence is recorded in the metadata and in the register of at least a quorum of nodes.
-    const metas = await Promise.all(direct.map((c) => c.hget(r.metaKey('invoice-42'), 'fence')));
+    const metas = await Promise.all(direct.map(async (c) => (JSON.parse((await c.get(r.metaKey(lock.token)))!) as { fence?: string }).fence));
     expect(metas.filter((f) => f === String(lock.fence)).length).toBeGreaterThanOrEqual(3);
     const registers = await Promise.all(direct.map((c) => readFenceRegister(c, r.settings.keyPrefix)));
     expect(registers.filter((v) => v >= lock.fence!).length).toBeGreaterThanOrEqual(3);
@@ -80,7 +80,7 @@ describe('Redlock on five real masters', () => {
     expect(result.complete).toBe(true);
     expect(result.votes.every((v) => v.vote === 'for' && v.reason === 'ok')).toBe(true);
     expect(await valuesOf(r, 'invoice-42')).toEqual([null, null, null, null, null]);
-    for (const c of direct) expect(await c.exists(r.metaKey('invoice-42'))).toBe(0);
+    for (const c of direct) expect(await c.exists(r.metaKey(lock.token))).toBe(0);
     expect(lock.validityMs).toBe(0);
 
     // Releasing twice is not an error.
@@ -93,7 +93,9 @@ describe('Redlock on five real masters', () => {
     const r = await redlock('unfenced');
     const lock = await r.acquire('u', 1_000, { fenced: false });
     expect(lock.fence).toBeNull();
-    expect(await Promise.all(direct.map((c) => c.hget(r.metaKey('u'), 'fence')))).toEqual([null, null, null, null, null]);
+    await waitFor(async () => (await Promise.all(direct.map((c) => c.exists(r.metaKey(lock.token))))).every((x) => x === 1), 1_000, 'the metadata on all 5 nodes');
+    const metas = await Promise.all(direct.map(async (c) => JSON.parse((await c.get(r.metaKey(lock.token)))!) as Record<string, string>));
+    expect(metas.map((m) => m.fence)).toEqual([undefined, undefined, undefined, undefined, undefined]);
     await lock.release();
   });
 
@@ -148,7 +150,8 @@ describe('Redlock on five real masters', () => {
     expect(lock.extensions).toBe(1);
     for (const c of direct) {
       expect(await c.pttl(r.lockKey('e'))).toBeGreaterThan(1_800);
-      expect(await c.hmget(r.metaKey('e'), 'extensions', 'ttlMs')).toEqual(['1', '2000']);
+      expect(JSON.parse((await c.get(r.metaKey(lock.token)))!)).toMatchObject({ extensions: '1', ttlMs: '2000' });
+      expect(await c.pttl(r.metaKey(lock.token))).toBeGreaterThan(1_800);
     }
     // A shorter extend never shortens the keys (PEXPIRE GT).
     await lock.extend(300);
@@ -181,7 +184,8 @@ describe('Redlock on five real masters', () => {
     const result = await old.release();
     expect(result.deleted).toBe(0);
     expect(await valuesOf(r, 'shared')).toEqual(Array(5).fill(newer.token));
-    for (const c of direct) expect(await c.exists(r.metaKey('shared'))).toBe(1);
+    for (const c of direct) expect(await c.exists(r.metaKey(newer.token))).toBe(1);
+    for (const c of direct) expect(await c.exists(r.metaKey(old.token))).toBe(0);
     // A force-release with the wrong token is refused the same way.
     expect((await r.releaseToken('shared', old.token)).deleted).toBe(0);
     expect(await valuesOf(r, 'shared')).toEqual(Array(5).fill(newer.token));

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ScriptCall, type LockNode } from '@/lib/redlock/node';
+import type { LockNode } from '@/lib/redlock/node';
+import { ScriptCall } from '@/lib/redlock/resp';
 import { Round } from '@/lib/redlock/round';
 import { RELEASE_SCRIPT } from '@/lib/redlock/scripts';
 

@@ -1,0 +1,179 @@
+/**
+ * The first round of an acquire on one node: the grant, the quarantine check and the fence
+ * register read, sent back to back as one batch on the node's connection.
+ *
+ * - One resource: `SET <lock> <token> NX GET PX <ttl>` grants the lock exactly when no key was
+ *   there (atomically, like a script's GET-then-SET) and otherwise answers the holder's token;
+ *   then `SET <meta:token> <json> PX <ttl>` writes the attempt's metadata. No Lua: a script call
+ *   costs Redis ~3× the CPU of these two commands, and the grant is the hot path.
+ * - Several resources: scripts/acquire.lua grants them all or none.
+ * - Then, read after the grant: `HMGET <epoch> createdAt quarantineUntil` (+ `TIME` when the node
+ *   may be quarantined) and, for fenced locks, `GET <fence>`.
+ *
+ * Why reading the epoch and the register after the grant, outside any script, keeps the
+ * guarantees (see protocol.ts for the rest):
+ * - Quarantine. A node votes for only if the sentinel read after our SET is there and its
+ *   quarantine is over. A node that lost its data before our SET has no sentinel at that read (only
+ *   scripts/quarantine.lua writes one after a loss, and it writes a quarantine), so it cannot vote
+ *   for; a loss after the read is the case the quarantine exists for, found by the next acquire —
+ *   exactly as with the atomic script, whose atomicity never covered a loss after it ran either.
+ *   Our key may stay on a node that voted against (quarantined): that only makes others' SET NX
+ *   fail there (liveness), and our release or its ttl removes it.
+ * - Fences. The argument in protocol.ts (confirmFence) needs the register read on a node after our
+ *   SET there: the GET runs after the SET on the same connection, and registers only grow.
+ * The metadata key is per token (`<prefix>meta:<token>`), so writing it whether or not the SET won
+ * never touches another holder's metadata; a loser's copy is removed by its cleanup or expires.
+ */
+import type { BatchReplies, LockNode } from './node';
+import { encodeCommand, ScriptCall } from './resp';
+import { ACQUIRE_SCRIPT, QUARANTINE_SCRIPT } from './scripts';
+
+/** The commands every attempt of one prefix sends the same way, encoded once. */
+export interface NodeProbes {
+  readonly fenceKey: string;
+  readonly epoch: Buffer;
+  readonly time: Buffer;
+  readonly fence: Buffer;
+  readonly quarantine: ScriptCall;
+}
+
+const probeCache = new Map<string, NodeProbes>();
+
+/** `<prefix>epoch`, `<prefix>fence` and `maxTtlMs` → the probes (cached: a Redlock reuses them). */
+export function nodeProbes(epochKey: string, fenceKey: string, maxTtlMs: number): NodeProbes {
+  const id = `${epochKey}\n${fenceKey}\n${maxTtlMs}`;
+  let probes = probeCache.get(id);
+  if (!probes) {
+    probes = {
+      fenceKey,
+      epoch: encodeCommand(['HMGET', epochKey, 'createdAt', 'quarantineUntil']),
+      time: encodeCommand(['TIME']),
+      fence: encodeCommand(['GET', fenceKey]),
+      quarantine: new ScriptCall(QUARANTINE_SCRIPT, 2, [epochKey, fenceKey, maxTtlMs]),
+    };
+    if (probeCache.size > 64) probeCache.clear();
+    probeCache.set(id, probes);
+  }
+  return probes;
+}
+
+/** One attempt's first round, the same bytes for every node. */
+export interface GrantPlan {
+  readonly lockKeys: readonly string[];
+  /** The grant: SET NX GET (one resource) or the acquire script (several). */
+  readonly grant: Buffer;
+  /** The metadata write (one resource only; the script writes it otherwise). */
+  readonly meta: Buffer | null;
+  /** The acquire script's EVAL form, for a node that lost its script cache (several resources). */
+  readonly scriptCall: ScriptCall | null;
+  readonly quarantine: boolean;
+  readonly fenced: boolean;
+  readonly probes: NodeProbes;
+}
+
+export function grantPlan(lockKeys: readonly string[], metaKey: string, token: string, ttlMs: number, metaJson: string,
+  options: { quarantine: boolean; fenced: boolean; probes: NodeProbes }): GrantPlan {
+  if (lockKeys.length === 1) {
+    return {
+      lockKeys, scriptCall: null, ...options,
+      grant: encodeCommand(['SET', lockKeys[0]!, token, 'NX', 'GET', 'PX', ttlMs]),
+      meta: encodeCommand(['SET', metaKey, metaJson, 'PX', ttlMs]),
+    };
+  }
+  const call = new ScriptCall(ACQUIRE_SCRIPT, lockKeys.length + 1, [...lockKeys, metaKey, token, ttlMs, metaJson]);
+  return { lockKeys, scriptCall: call, ...options, grant: call.evalshaPayload(), meta: null };
+}
+
+/**
+ * A node's answer, in one shape for every kind of grant:
+ * [1, register] granted (register 0 unless fenced) | [0, i, holder] held: lock key i (1-based) by
+ * token `holder` | [2, quarantineUntil] quarantined | [3] no sentinel: the node lost its data
+ * (it votes quarantined at once; startQuarantine() records the quarantine).
+ */
+export type GrantReply = [1, number] | [0, number, string] | [2, number] | [3];
+
+/** Send the plan to one node; resolves with its GrantReply, rejects when the node failed. */
+export function sendGrant(node: LockNode, plan: GrantPlan): Promise<GrantReply> {
+  // Ask for the node's TIME only while it may be quarantined (decided once per send).
+  const withTime = plan.quarantine && node.quarantine.wantTime;
+  return node.runBatch(commandsFor(plan, plan.grant, withTime)).then((replies) => {
+    const first = replies[0];
+    if (plan.scriptCall && first instanceof Error && first.message.startsWith('NOSCRIPT')) {
+      // The node lost its script cache: the same batch with the script's source. The commands we
+      // send after this batch (a cleanup release) fall back the same way, in reply order.
+      return node.runBatch(commandsFor(plan, plan.scriptCall.evalPayload(), withTime)).then((again) => decide(node, plan, again, withTime));
+    }
+    return decide(node, plan, replies, withTime);
+  });
+}
+
+function commandsFor(plan: GrantPlan, grant: Buffer, withTime: boolean): Buffer[] {
+  const commands = [grant];
+  if (plan.meta) commands.push(plan.meta);
+  if (plan.quarantine) commands.push(plan.probes.epoch);
+  if (withTime) commands.push(plan.probes.time);
+  if (plan.fenced) commands.push(plan.probes.fence);
+  return commands;
+}
+
+function decide(node: LockNode, plan: GrantPlan, replies: BatchReplies, withTime: boolean): GrantReply {
+  for (const reply of replies) if (reply instanceof Error) throw reply;
+  let at = plan.meta ? 2 : 1;
+  if (plan.quarantine) {
+    const epoch = replies[at++] as [string | null, string | null];
+    const time = withTime ? (replies[at++] as [string, string]) : null;
+    const verdict = checkEpoch(node, epoch, time);
+    if (verdict === 'lost') return [3];
+    if (verdict !== null) return [2, verdict];
+  }
+  const grant = replies[0];
+  if (plan.scriptCall === null) {
+    if (grant !== null) return [0, 1, String(grant)];
+  } else if (grant !== 0) {
+    const [i, holder] = grant as [number, string];
+    return [0, Number(i), String(holder)];
+  }
+  return [1, plan.fenced ? Number(replies[at] ?? 0) : 0];
+}
+
+/**
+ * null when the node may vote; its quarantineUntil when it is quarantined; 'lost' when it has no
+ * sentinel. A sentinel with quarantineUntil > createdAt records a quarantine, over or not: the
+ * node's TIME decides, and a quarantine seen to be over is remembered per node, so TIME is only
+ * sent while a node may be quarantined. Without a TIME reply such a node counts as quarantined
+ * for this attempt (against: always safe) and the next attempt asks for the time.
+ */
+function checkEpoch(node: LockNode, epoch: [string | null, string | null], time: [string, string] | null): number | 'lost' | null {
+  const [createdAt, until] = epoch;
+  const q = node.quarantine;
+  if (createdAt === null) {
+    q.wantTime = true;
+    return 'lost';
+  }
+  if (until === null || Number(until) <= Number(createdAt) || until === q.over) {
+    q.wantTime = false;
+    return null;
+  }
+  if (time !== null && Number(time[0]) * 1000 + Math.floor(Number(time[1]) / 1000) >= Number(until)) {
+    q.over = until;
+    q.wantTime = false;
+    return null;
+  }
+  q.wantTime = true;
+  return Number(until);
+}
+
+/**
+ * The node has no sentinel: start its quarantine with scripts/quarantine.lua (or read the one
+ * another client started). One call per node at a time; resolves with [quarantineUntil, discovered].
+ */
+export function startQuarantine(node: LockNode, probes: NodeProbes): Promise<[number, boolean]> {
+  const q = node.quarantine;
+  q.starting ??= node.run(probes.quarantine).then((reply) => {
+    const [until, discovered] = reply as [number, number];
+    return [Number(until), discovered === 1] as [number, boolean];
+  }).finally(() => {
+    q.starting = null;
+  });
+  return q.starting;
+}

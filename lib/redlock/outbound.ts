@@ -1,0 +1,152 @@
+import { Command, type Redis } from 'ioredis';
+import { replyText } from './resp';
+
+/**
+ * How a LockNode's commands reach ioredis. Each is a prebuilt RESP payload and a place for its
+ * reply. On connections the lock core opened itself the commands of one tick go out as ONE write
+ * of lean queue entries (writeOwned); on clients passed in, as ioredis Commands through
+ * sendCommand, corked (sendEach).
+ */
+export interface Outbound {
+  toWritable(stream?: unknown): string | Buffer;
+  resolve(value: unknown): void;
+  reject(err: Error): void;
+}
+
+/** An ioredis command whose RESP bytes are prebuilt (ioredis matches its reply as usual). */
+export class PayloadCommand extends Command {
+  constructor(name: string, private readonly payload: Buffer) {
+    super(name, [], { replyEncoding: 'utf8' });
+  }
+
+  override toWritable(): Buffer {
+    return this.payload;
+  }
+}
+
+/** Replies of a batch of commands, in order: each the reply or the Error it failed with. */
+export type BatchReplies = unknown[];
+
+/** Collects the replies of one batch; settles when every command has, whatever the order. */
+export class SlotBatch {
+  readonly replies: BatchReplies;
+  readonly promise: Promise<BatchReplies>;
+  private remaining: number;
+  private done!: (replies: BatchReplies) => void;
+
+  constructor(size: number) {
+    this.replies = new Array<unknown>(size);
+    this.remaining = size;
+    this.promise = new Promise<BatchReplies>((resolve) => {
+      this.done = resolve;
+    });
+  }
+
+  settle(at: number, value: unknown): void {
+    if (this.replies[at] !== undefined || this.remaining === 0) return;
+    this.replies[at] = value === undefined ? null : value;
+    if (--this.remaining === 0) this.done(this.replies);
+  }
+}
+
+/**
+ * One command of a batch on a client passed in: its reply lands in the batch instead of a promise
+ * of its own (a promise per command is much of ioredis's per-command cost).
+ */
+export class BatchSlot extends Command {
+  constructor(private readonly payload: Buffer, private readonly batch: SlotBatch, private readonly at: number) {
+    super('batch', [], { replyEncoding: 'utf8' });
+  }
+
+  override toWritable(): Buffer {
+    return this.payload;
+  }
+
+  /** See below: replaces Command's initPromise. */
+  static attach(slot: BatchSlot): void {
+    slot.promise = SETTLED;
+    slot.resolve = (value: Buffer | Buffer[]) => slot.batch.settle(slot.at, slot.transformReply(value));
+    slot.reject = (err: Error) => slot.batch.settle(slot.at, err);
+  }
+}
+
+const SETTLED = Promise.resolve();
+// The Command constructor calls initPromise() to make the command's promise: a slot has none, it
+// tells its batch. (initPromise is private in ioredis's typings, hence the prototype.) The closures
+// read the slot's fields at call time, after its constructor has set them.
+(BatchSlot.prototype as unknown as { initPromise(this: BatchSlot): void }).initPromise = function initPromise(this: BatchSlot) {
+  BatchSlot.attach(this);
+};
+
+const NO_ARGS: readonly never[] = Object.freeze([]);
+
+/**
+ * A queue entry for a connection the lock core owns: just what ioredis's reply handler touches
+ * (name, args, resolve, reject), no Command. Replies arrive raw (Buffers) and are decoded here.
+ */
+export class LeanEntry implements Outbound {
+  readonly name = 'lean';
+  readonly args = NO_ARGS;
+
+  constructor(private readonly payload: Buffer, private readonly onReply: (value: unknown) => void, readonly reject: (err: Error) => void) {}
+
+  toWritable(): Buffer {
+    return this.payload;
+  }
+
+  resolve(value: unknown): void {
+    this.onReply(replyText(value));
+  }
+}
+
+/** A lean entry for one command of a batch. */
+export function leanSlot(payload: Buffer, batch: SlotBatch, at: number): LeanEntry {
+  return new LeanEntry(payload, (value) => batch.settle(at, value), (err) => batch.settle(at, err));
+}
+
+/** ioredis's queue of the commands written and waiting for their replies, in order. */
+interface CommandQueue {
+  push(item: { command: Outbound; stream?: undefined; select: number }): void;
+}
+
+/**
+ * The commands of one tick on a connection the lock core opened, as ONE write: their bytes
+ * concatenated, then each queued for its reply in the same order, which is what ioredis's
+ * sendCommand does per command (a status check, a write, a queue entry) minus a write and a
+ * Command each. Our own connections have known options (no command timeout, no offline queue, no
+ * key prefix, never in subscriber mode), so nothing else of sendCommand applies; when the
+ * connection is not ready every command fails at once, as sendCommand does without an offline
+ * queue. The bytes and their order are exactly what sendCommand would write, so replies still
+ * match commands one to one.
+ */
+export function writeOwned(client: Redis, batch: readonly Outbound[]): void {
+  const stream = client.status === 'ready' ? client.stream : undefined;
+  if (!stream?.writable) {
+    const err = new Error(`Connection is not ready (${client.status})`);
+    for (const command of batch) command.reject(err);
+    return;
+  }
+  const internal = client as unknown as { commandQueue: CommandQueue; condition: { select: number } | null };
+  const select = internal.condition?.select ?? 0;
+  if (batch.length === 1) {
+    stream.write(batch[0]!.toWritable(stream));
+  } else {
+    const parts = new Array<Buffer>(batch.length);
+    for (let i = 0; i < batch.length; i++) parts[i] = batch[i]!.toWritable(stream) as Buffer;
+    stream.write(Buffer.concat(parts));
+  }
+  for (let i = 0; i < batch.length; i++) internal.commandQueue.push({ command: batch[i]!, select });
+}
+
+/** The commands of one tick on a client passed in: sendCommand each, corked into one write. */
+export function sendEach(client: Redis, batch: readonly Outbound[]): void {
+  // A lone command is a plain write: corking one write only sends it down the slower writev path.
+  if (batch.length === 1) {
+    client.sendCommand(batch[0] as Command);
+    return;
+  }
+  const stream = client.status === 'ready' ? client.stream : undefined;
+  stream?.cork();
+  for (let i = 0; i < batch.length; i++) client.sendCommand(batch[i] as Command);
+  stream?.uncork();
+}

@@ -1,0 +1,61 @@
+import type { LuaScript } from './scripts';
+
+/**
+ * One script invocation, serialized to RESP once and sent as the same bytes to every node (the
+ * hot path would otherwise build and encode the same 20-odd arguments N times over).
+ */
+export class ScriptCall {
+  readonly script: LuaScript;
+  /** `$<len>\r\n<numKeys>\r\n` then each key and argument as a bulk string. */
+  private readonly body: string;
+  private readonly count: number;
+  private evalsha: Buffer | null = null;
+
+  /** `args`: the `numKeys` keys, then ARGV. */
+  constructor(script: LuaScript, numKeys: number, args: readonly (string | number)[]) {
+    this.script = script;
+    let body = bulk(String(numKeys));
+    for (let i = 0; i < args.length; i++) body += bulk(String(args[i]));
+    this.body = body;
+    this.count = args.length + 3;
+  }
+
+  /** EVALSHA <sha> …, built on first use and shared. */
+  evalshaPayload(): Buffer {
+    return (this.evalsha ??= Buffer.from(`*${this.count}\r\n$7\r\nEVALSHA\r\n$40\r\n${this.script.sha}\r\n${this.body}`, 'utf8'));
+  }
+
+  /** EVAL <source> …, for the NOSCRIPT fall back. */
+  evalPayload(): Buffer {
+    return Buffer.from(`*${this.count}\r\n$4\r\nEVAL\r\n${bulk(this.script.source)}${this.body}`, 'utf8');
+  }
+}
+
+function bulk(value: string): string {
+  return `$${Buffer.byteLength(value, 'utf8')}\r\n${value}\r\n`;
+}
+
+/** One plain command (not a script), serialized to RESP. */
+export function encodeCommand(args: readonly (string | number)[]): Buffer {
+  return Buffer.from(encodeCommandText(args), 'utf8');
+}
+
+/** Several commands back to back, one buffer: what a node is sent as one batch. */
+export function encodeCommands(commands: readonly (readonly (string | number)[])[]): Buffer {
+  let text = '';
+  for (const args of commands) text += encodeCommandText(args);
+  return Buffer.from(text, 'utf8');
+}
+
+function encodeCommandText(args: readonly (string | number)[]): string {
+  let text = `*${args.length}\r\n`;
+  for (let i = 0; i < args.length; i++) text += bulk(String(args[i]));
+  return text;
+}
+
+/** A reply as text: Buffers (raw replies) decoded as UTF-8, arrays element by element. */
+export function replyText(reply: unknown): unknown {
+  if (Buffer.isBuffer(reply)) return reply.toString('utf8');
+  if (Array.isArray(reply)) return reply.map(replyText);
+  return reply;
+}
