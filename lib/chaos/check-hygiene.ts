@@ -6,7 +6,7 @@ export interface HygieneResult {
   leakedKeys: number;
   /**
    * Keys of other clients deleted: a release that deleted a key on a node where this lock's SET
-   * was refused (so the key was someone else's), or a release inside the validity that found a
+   * was refused as contended (so the key was someone else's), or a release inside the validity that found a
    * lock's own key gone from a node that had granted it and lost no data.
    */
   foreignDeletes: number;
@@ -47,9 +47,11 @@ export function checkHygiene(locks: Iterable<LockRecord>, nemesis: readonly Neme
     for (let node = 0; node < votes.length; node++) {
       const granted = rec.grantVotes[node];
       const released = votes[node];
-      // Our SET was refused there (the key was held by another token, or the node quarantined),
-      // so a key deleted there was not ours.
-      if (released === 'f' && (granted === 'c' || granted === 'q')) {
+      // Our SET was refused there (the key was held by another token), so a key deleted there
+      // was not ours. (A quarantined vote proves nothing here: the grant batch's SET NX runs
+      // before the quarantine check and may have set our key, which our release then deletes;
+      // see lib/redlock/grant.ts.)
+      if (released === 'f' && granted === 'c') {
         result.foreignDeletes++;
         note(`${rec.lock} deleted a key on node ${node + 1} that refused its SET (${granted})`);
       }

@@ -131,6 +131,11 @@ describe('checker 3: hygiene', () => {
     expect(checkHygiene(locks.values(), [], [], 50).foreignDeletes).toBe(1);
   });
 
+  it('a key deleted on a node that voted quarantined was ours: the grant\'s SET NX runs before the quarantine check', () => {
+    const locks = locksOf({ id: 'a', ok: 0, validUntil: 100, grantVotes: 'fffqq', releaseVotes: 'fffff', release: 50 });
+    expect(checkHygiene(locks.values(), [], [], 50).foreignDeletes).toBe(0);
+  });
+
   it('a key gone inside the validity was deleted by someone else, unless its node lost its data', () => {
     const locks = locksOf({ id: 'a', ok: 0, validUntil: 100, releaseVotes: 'fnfff', release: 50 });
     expect(checkHygiene(locks.values(), [], [], 50).foreignDeletes).toBe(1);
