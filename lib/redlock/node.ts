@@ -187,13 +187,12 @@ export class LockNode {
    * written together, corked into one write: what auto-pipelining does, without a Pipeline object
    * per batch. Fewer, larger writes save syscalls on both sides.
    *
-   * When nothing else of ours is in flight on the node, the flush runs on process.nextTick, once
-   * that cascade of continuations has drained: at concurrency 1 an extra event-loop hop cost about
-   * a third of the client CPU of an acquire + release and ~10% of its p50. When the node is busy
-   * (other commands in flight), it runs in the check phase (setImmediate, as ioredis's
-   * auto-pipelining does), after every socket read in this loop iteration has been handled, so
-   * the commands those replies set off go out in one write per node instead of one per reply
-   * (`npm run bench -- --only latency,throughput`).
+   * The flush runs on process.nextTick, once that cascade of continuations has drained, not in
+   * the check phase (setImmediate, as ioredis's auto-pipelining does): at concurrency 1 the extra
+   * event-loop hop cost about a third of the client CPU of an acquire + release and 10–15% of its
+   * p50 (a release sent while a node's grant is still in flight waited for the check phase), and
+   * under load the batches stay as large (the same or better pairs/s and CPU per pair at
+   * concurrency 64; `npm run bench -- --only latency,throughput`).
    * Safety: only the moment and the syscall of the write change, never what is written, to which
    * node, in which order, or how replies are counted. The batch is first in, first out, and
    * flushed whole, so commands still go out (and run) on each connection in the order they were
@@ -203,10 +202,7 @@ export class LockNode {
    */
   private enqueue(command: Outbound): void {
     this.batch.push(command);
-    if (this.batch.length === 1) {
-      if (this.pending > 1) setImmediate(this.flush);
-      else process.nextTick(this.flush);
-    }
+    if (this.batch.length === 1) process.nextTick(this.flush);
   }
 
   private readonly flush = (): void => {
