@@ -24,7 +24,7 @@
  * The metadata key is per token (`<prefix>meta:<token>`), so writing it whether or not the SET won
  * never touches another holder's metadata; a loser's copy is removed by its cleanup or expires.
  */
-import type { BatchReplies, LockNode } from './node';
+import type { BatchReplies, LockNode, Reply } from './node';
 import { encodeCommand, ScriptCall } from './resp';
 import { ACQUIRE_SCRIPT, QUARANTINE_SCRIPT } from './scripts';
 
@@ -92,19 +92,36 @@ export function grantPlan(lockKeys: readonly string[], metaKey: string, token: s
  */
 export type GrantReply = [1, number] | [0, number, string] | [2, number] | [3];
 
-/** Send the plan to one node; resolves with its GrantReply, rejects when the node failed. */
-export function sendGrant(node: LockNode, plan: GrantPlan): Promise<GrantReply> {
+/** Send the plan to one node; `reply` gets its GrantReply, or the error the node failed with. */
+export function sendGrant(node: LockNode, plan: GrantPlan, reply: Reply): void {
   // Ask for the node's TIME only while it may be quarantined (decided once per send).
   const withTime = plan.quarantine && node.quarantine.wantTime;
-  return node.runBatch(commandsFor(plan, plan.grant, withTime)).then((replies) => {
-    const first = replies[0];
+  node.callBatch(commandsFor(plan, plan.grant, withTime), (err, value) => {
+    const replies = value as BatchReplies;
+    const first = err ? null : replies[0];
     if (plan.scriptCall && first instanceof Error && first.message.startsWith('NOSCRIPT')) {
       // The node lost its script cache: the same batch with the script's source. The commands we
       // send after this batch (a cleanup release) fall back the same way, in reply order.
-      return node.runBatch(commandsFor(plan, plan.scriptCall.evalPayload(), withTime)).then((again) => decide(node, plan, again, withTime));
+      node.callBatch(commandsFor(plan, plan.scriptCall.evalPayload(), withTime), (err2, again) => answer(node, plan, withTime, err2, again, reply));
+      return;
     }
-    return decide(node, plan, replies, withTime);
+    answer(node, plan, withTime, err, value, reply);
   });
+}
+
+function answer(node: LockNode, plan: GrantPlan, withTime: boolean, err: Error | null, replies: unknown, reply: Reply): void {
+  if (err) {
+    reply(err, undefined);
+    return;
+  }
+  let decided: GrantReply;
+  try {
+    decided = decide(node, plan, replies as BatchReplies, withTime);
+  } catch (failed) {
+    reply(failed instanceof Error ? failed : new Error(String(failed)), undefined);
+    return;
+  }
+  reply(null, decided);
 }
 
 function commandsFor(plan: GrantPlan, grant: Buffer, withTime: boolean): Buffer[] {

@@ -27,25 +27,38 @@ export class PayloadCommand extends Command {
 /** Replies of a batch of commands, in order: each the reply or the Error it failed with. */
 export type BatchReplies = unknown[];
 
-/** Collects the replies of one batch; settles when every command has, whatever the order. */
+/** Where an answer goes: the error, or null and the reply. Called once. */
+export type Reply = (err: Error | null, value: unknown) => void;
+
+/**
+ * Call back from inside ioredis's reply handler without letting an exception of ours (or of an
+ * event listener further down) unwind through its parser: it is rethrown on its own, as an
+ * unhandled rejection would have been when this was a promise continuation.
+ */
+function deliver(reply: Reply, err: Error | null, value: unknown): void {
+  try {
+    reply(err, value);
+  } catch (thrown) {
+    queueMicrotask(() => {
+      throw thrown;
+    });
+  }
+}
+
+/** Collects the replies of one batch; calls back when every command has settled, whatever the order. */
 export class SlotBatch {
   readonly replies: BatchReplies;
-  readonly promise: Promise<BatchReplies>;
   private remaining: number;
-  private done!: (replies: BatchReplies) => void;
 
-  constructor(size: number) {
+  constructor(size: number, private readonly done: Reply) {
     this.replies = new Array<unknown>(size);
     this.remaining = size;
-    this.promise = new Promise<BatchReplies>((resolve) => {
-      this.done = resolve;
-    });
   }
 
   settle(at: number, value: unknown): void {
     if (this.replies[at] !== undefined || this.remaining === 0) return;
     this.replies[at] = value === undefined ? null : value;
-    if (--this.remaining === 0) this.done(this.replies);
+    if (--this.remaining === 0) deliver(this.done, null, this.replies);
   }
 }
 
@@ -81,27 +94,47 @@ const SETTLED = Promise.resolve();
 const NO_ARGS: readonly never[] = Object.freeze([]);
 
 /**
- * A queue entry for a connection the lock core owns: just what ioredis's reply handler touches
- * (name, args, resolve, reject), no Command. Replies arrive raw (Buffers) and are decoded here.
+ * Queue entries for connections the lock core owns: just what ioredis's reply handler touches
+ * (name, args, resolve, reject), no Command, no promise, no closure. Replies arrive raw (Buffers)
+ * and are decoded here.
  */
-export class LeanEntry implements Outbound {
+export class LeanCall implements Outbound {
   readonly name = 'lean';
   readonly args = NO_ARGS;
 
-  constructor(private readonly payload: Buffer, private readonly onReply: (value: unknown) => void, readonly reject: (err: Error) => void) {}
+  constructor(private readonly payload: Buffer, private readonly reply: Reply) {}
 
   toWritable(): Buffer {
     return this.payload;
   }
 
   resolve(value: unknown): void {
-    this.onReply(replyText(value));
+    deliver(this.reply, null, replyText(value));
+  }
+
+  reject(err: Error): void {
+    deliver(this.reply, err, undefined);
   }
 }
 
-/** A lean entry for one command of a batch. */
-export function leanSlot(payload: Buffer, batch: SlotBatch, at: number): LeanEntry {
-  return new LeanEntry(payload, (value) => batch.settle(at, value), (err) => batch.settle(at, err));
+/** One command of a batch on a connection the lock core owns. */
+export class LeanSlot implements Outbound {
+  readonly name = 'lean';
+  readonly args = NO_ARGS;
+
+  constructor(private readonly payload: Buffer, private readonly batch: SlotBatch, private readonly at: number) {}
+
+  toWritable(): Buffer {
+    return this.payload;
+  }
+
+  resolve(value: unknown): void {
+    this.batch.settle(this.at, replyText(value));
+  }
+
+  reject(err: Error): void {
+    this.batch.settle(this.at, err);
+  }
 }
 
 /** ioredis's queue of the commands written and waiting for their replies, in order. */

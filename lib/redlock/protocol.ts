@@ -74,7 +74,7 @@ export async function attemptAcquire(ctx: ProtocolContext, req: AcquireRequest):
   const plan = grantPlan(req.lockKeys, metaKey, token, ttlMs, `${metaHead}}`,
     { quarantine: settings.quarantine, fenced: req.fenced, probes: req.probes });
   const round = new Round(nodes, quorum, false, timeout, (r, i, reply) => onAcquireReply(ctx, req.probes, r, i, reply as GrantReply), ctx.onNodeError);
-  for (let i = 0; i < nodes.length; i++) round.send(i, sendGrant(nodes[i]!, plan));
+  for (let i = 0; i < nodes.length; i++) sendGrant(nodes[i]!, plan, round.reply(i));
   await round.done;
 
   let votes: readonly Vote[] = round.votes;
@@ -174,7 +174,7 @@ async function confirmFence(ctx: ProtocolContext, req: AcquireRequest, token: st
   const round = new Round(nodes, quorum, false, timeout, onConfirmReply, ctx.onNodeError);
   for (let i = 0; i < nodes.length; i++) if (voted.votes[i]!.vote !== 'for') round.skip(i);
   const call = new ScriptCall(FENCE_SCRIPT, keys.length, args);
-  for (let i = 0; i < nodes.length; i++) if (voted.votes[i]!.vote === 'for') round.send(i, nodes[i]!.run(call));
+  for (let i = 0; i < nodes.length; i++) if (voted.votes[i]!.vote === 'for') nodes[i]!.call(call, round.reply(i));
   await round.done;
   if (round.forCount >= quorum) return { ok: true, fence, votes: round.votes };
   return { ok: false, expired: round.timedOut && remainingMs <= settings.nodeTimeoutMs, votes: round.votes };
@@ -209,7 +209,9 @@ export function acquireError(nodeCount: number, resources: readonly string[], vo
 export function releaseEverywhere(ctx: ProtocolContext, lockKeys: readonly string[], token: string, resources: readonly string[]): void {
   const call = releaseCall(ctx, lockKeys, token, '', resources);
   for (const node of ctx.nodes) {
-    node.run(call).catch((err: unknown) => ctx.onNodeError(node, err instanceof Error ? err : new Error(String(err))));
+    node.call(call, (err) => {
+      if (err) ctx.onNodeError(node, err);
+    });
   }
 }
 
@@ -226,7 +228,7 @@ export async function releaseKeys(ctx: ProtocolContext, resources: readonly stri
   const t0 = performance.now();
   const call = releaseCall(ctx, lockKeys, token, ctx.channel, resources);
   const round = new Round(nodes, nodes.length, true, settings.nodeTimeoutMs, onReleaseReply, ctx.onNodeError);
-  for (let i = 0; i < nodes.length; i++) round.send(i, nodes[i]!.run(call));
+  for (let i = 0; i < nodes.length; i++) nodes[i]!.call(call, round.reply(i));
   await round.done;
   let complete = true;
   for (const v of round.votes) if (v.reason !== 'ok' && v.reason !== 'not-held') complete = false;
@@ -267,7 +269,7 @@ export async function extendKeys(ctx: ProtocolContext, resources: readonly strin
   const args: (string | number)[] = lockKeys.slice();
   args.push(metaKeyOf(settings.keyPrefix, token), token, ttlMs);
   const call = new ScriptCall(EXTEND_SCRIPT, lockKeys.length + 1, args);
-  for (let i = 0; i < nodes.length; i++) round.send(i, nodes[i]!.run(call));
+  for (let i = 0; i < nodes.length; i++) nodes[i]!.call(call, round.reply(i));
   await round.done;
   const now = performance.now();
   const validity = validityMs(ttlMs, now - t0, settings.driftFactor);

@@ -53,13 +53,31 @@ export function prepareAcquire(settings: Readonly<RedlockSettings>, resources: u
   }
   const callerMeta = checkMetadata(options.metadata);
   const prefix = settings.keyPrefix;
+  return {
+    resources: names, ttlMs: ttl, fenced: options.fenced ?? true, lockKeys: lockKeysOf(prefix, names),
+    metaHead: callerMeta.length === 0 ? defaultMetaHead(ttl) : metaHeadOf(callerMeta, ttl),
+    probes: nodeProbes(epochKey(prefix), fenceKey(prefix), settings.maxTtlMs),
+  };
+}
+
+function metaHeadOf(callerMeta: readonly string[], ttl: number): string {
   const fields = new Map<string, string>([['owner', DEFAULT_OWNER], ['host', PROCESS_HOST], ['pid', PROCESS_PID]]);
   for (let i = 0; i < callerMeta.length; i += 2) fields.set(callerMeta[i]!, callerMeta[i + 1]!);
   fields.set('ttlMs', String(ttl)).set('extensions', '0');
   let metaHead = '{';
   for (const [field, value] of fields) metaHead += `${metaHead.length > 1 ? ',' : ''}${JSON.stringify(field)}:${JSON.stringify(value)}`;
-  return {
-    resources: names, ttlMs: ttl, fenced: options.fenced ?? true, lockKeys: lockKeysOf(prefix, names), metaHead,
-    probes: nodeProbes(epochKey(prefix), fenceKey(prefix), settings.maxTtlMs),
-  };
+  return metaHead;
+}
+
+/** Without caller fields the head depends on the ttl only: kept for the last few ttls seen. */
+const defaultHeads = new Map<number, string>();
+
+function defaultMetaHead(ttl: number): string {
+  let head = defaultHeads.get(ttl);
+  if (head === undefined) {
+    head = metaHeadOf([], ttl);
+    if (defaultHeads.size >= 64) defaultHeads.clear();
+    defaultHeads.set(ttl, head);
+  }
+  return head;
 }

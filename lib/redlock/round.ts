@@ -62,6 +62,18 @@ export class Round {
     );
   }
 
+  /** Node i's answer, in callback form (what send() does with a promise). */
+  reply(i: number): (err: Error | null, value: unknown) => void {
+    return (err, value) => {
+      if (err === null) {
+        this.onReply(this, i, value);
+        return;
+      }
+      this.onError(this.nodes[i]!, err);
+      if (!this.decided) this.reject(i, 'error', err.message);
+    };
+  }
+
   /** Node i is not part of this round; it counts against. */
   skip(i: number): void {
     this.reject(i, 'not-asked');
