@@ -114,10 +114,13 @@ export const scanner: Workload = {
     const oursMs: number[] = [];
     const naiveMs: number[] = [];
     const coldMs: number[] = [];
+    const fullMs: number[] = [];
+    const earlyCount = { early: 0, runs: 0 };
     const warmMs: number[] = [];
     const pageMs: number[] = [];
     const cpu = { oursClient: [] as number[], oursRedis: [] as number[], naiveClient: [] as number[], naiveRedis: [] as number[] };
     const problems = new Set<string>();
+    const pageProblems = new Set<string>();
     try {
       await snapshot(runtime.clients, snapshotOptions);
       await naiveScan(naiveClients);
@@ -140,11 +143,20 @@ export const scanner: Workload = {
             if (keys !== cluster.size * count) problems.add(`naive scan saw ${keys} keys`);
           }
         }
-        // The Locks API's first page: cold (fresh=1 forces a new snapshot, as after a second of no
-        // requests), then warm (inspect-service reuses a snapshot for 1 s after its scan ended).
-        const [cold, page] = await timed(() => listLocks({ limit: 100, fresh: '1' }));
-        coldMs.push(cold);
-        if (page.items.length !== 100 || page.total !== count) problems.add(`first page had ${page.items.length} of ${page.total}`);
+        // The Locks API's first page as the console asks for it: cold (fresh=1 forces a new snapshot,
+        // as after a second of no requests) and progressive (an early page while the scan runs);
+        // then, from the same start, until the full first page (which waits for the scan's end);
+        // then warm (inspect-service reuses a snapshot for 1 s after its scan ended).
+        collectGarbage();
+        const start = performance.now();
+        const page = await listLocks({ limit: 100, fresh: '1', progressive: '1' });
+        coldMs.push(performance.now() - start);
+        earlyCount.runs++;
+        if (!page.complete) earlyCount.early++;
+        if (page.items.length !== 100 || page.items.some((v) => v.holders !== cluster.size)) pageProblems.add(`first page had ${page.items.length} rows`);
+        const full = await listLocks({ limit: 100 });
+        fullMs.push(performance.now() - start);
+        if (!full.complete || full.items.length !== 100 || full.total !== count) pageProblems.add(`full first page had ${full.items.length} of ${full.total}`);
         const [warm] = await timed(() => listLocks({ limit: 100 }));
         warmMs.push(warm);
         ctx.log(`scanner: run ${run}/${options.runs} done`);
@@ -178,7 +190,9 @@ export const scanner: Workload = {
       {
         title: 'Locks API, first page (100 items): lib/server/inspect-service listLocks() in-process, the console\'s runtime clients',
         rows: [
-          row('cold: fresh snapshot (fresh=1, or the first request after 1 s)', 'ms', cold),
+          row(`cold, progressive (fresh=1&progressive=1, as the Locks screen asks): first answer; early in ${earlyCount.early} of ${earlyCount.runs} runs`, 'ms', cold,
+            pageProblems.size > 0 ? [...pageProblems].join('; ') : undefined),
+          row('cold: until the full first page (the scan\'s end), from the same start', 'ms', figure(fullMs)),
           row('again at once (inspect-service reuses a snapshot for 1 s after its scan ended)', 'ms', figure(warmMs)),
           row('paging a snapshot already in memory (lib/inspect pageLocks, first 100)', 'ms', figure(pageMs)),
         ],
@@ -188,11 +202,12 @@ export const scanner: Workload = {
       id: 'scanner',
       title: '6. Scanner',
       method: `${cluster.size} masters each holding the same ${count.toLocaleString('en-US')} locks and their metadata strings; ours and the naive scan ` +
-        'in random order per run; then the Locks API\'s first page, cold and warm.',
+        'in random order per run; then the Locks API\'s first page, cold (progressive: an early page while the scan runs, each row read ' +
+        'directly on every node; and until the full page) and warm.',
       sections,
       targets: [
         atMost('6. scanner', `full snapshot of ${cluster.size} × ${count.toLocaleString('en-US')} keys ≤ 1000 ms`, ours, 1_000, 'ms'),
-        atMost('6. scanner', 'Locks API first page ≤ 200 ms (cold: a fresh snapshot)', cold, 200, 'ms'),
+        atMost('6. scanner', 'Locks API first page ≤ 200 ms (cold, progressive: a fresh scan)', cold, 200, 'ms'),
         atMost('6. scanner', 'Locks API first page ≤ 200 ms (warm: snapshot < 1 s old)', figure(warmMs), 200, 'ms'),
       ],
       notes: [],

@@ -9,12 +9,13 @@ import { filtersKey, lockWindowQuery, preloadLockPage, takePreloadedLockPage, ty
 import { lockListUrl, locksInfiniteQuery, nodesQuery, type LockFilters, type LockListPage } from '@/lib/client/queries';
 import { meQuery } from '@/lib/client/session';
 import { useCountdowns, useNow } from './countdown';
-import { formatAgo, formatClock, formatCount } from './format';
+import { formatClock, formatCount } from './format';
 import { STATE_INFO, STATE_ORDER, type LockStateName } from './lock-state';
 import { MatrixHeader, MatrixRow, type MatrixRowData } from './matrix-row';
 import { mergeWindow, t0Of } from './window-merge';
 import { KeyInspector } from './key-inspector';
 import { MatrixSkeleton } from './matrix-skeleton';
+import { MatrixFooter, ReadAt, ScanProgress, tabCount } from './matrix-status';
 import { filtersFromParams, parseStates, sortRows, SORTS, useDebounced, type SortKey } from './matrix-options';
 import { isTyping as typing } from '../ui/keyboard';
 import styles from './lock-matrix.module.css';
@@ -31,7 +32,7 @@ const SMALL_LIST = 1_000;
 
 // Loading this screen's code on /locks starts reading the first page right away (see preloadLockPage).
 if (typeof window !== 'undefined' && window.location.pathname === '/locks') {
-  preloadLockPage(lockListUrl(filtersFromParams(new URLSearchParams(window.location.search)), null, PAGE_SIZE));
+  preloadLockPage(lockListUrl(filtersFromParams(new URLSearchParams(window.location.search)), null, PAGE_SIZE, true));
 }
 
 export function LockMatrix() {
@@ -76,7 +77,7 @@ export function LockMatrix() {
     queryFn: (context) => {
       // The page read when this code loaded, if it is for these filters; a failed one (before
       // signing in, say) is simply asked again.
-      const early = context.pageParam === null ? takePreloadedLockPage(lockListUrl(filters, null, PAGE_SIZE)) : null;
+      const early = context.pageParam === null ? takePreloadedLockPage(lockListUrl(filters, null, PAGE_SIZE, true)) : null;
       return early ? early.catch(() => pagesOptions.queryFn!(context)) : pagesOptions.queryFn!(context);
     },
     placeholderData: keepPreviousData,
@@ -99,7 +100,9 @@ export function LockMatrix() {
   // Where the live window starts, for the filters it was chosen under (other filters: the top).
   const [anchorState, setAnchorState] = useState<{ filters: string; anchor: WindowAnchor }>({ filters: '', anchor: null });
   const anchor = anchorState.filters === currentFiltersKey ? anchorState.anchor : null;
-  const liveWindow = sort === 'resource' && !!pages && !pagesQuery.isPlaceholderData;
+  // An early first page (scan still running) is refetched whole until complete: no window over it.
+  const scanning = pages?.[0]?.complete === false;
+  const liveWindow = sort === 'resource' && !!pages && !pagesQuery.isPlaceholderData && !scanning;
   const windowQuery = useQuery(lockWindowQuery(filters, anchor, WINDOW_SIZE, liveWindow));
   const win = liveWindow && windowQuery.data?.filtersKey === currentFiltersKey ? windowQuery.data : null;
   const merged = useMemo(() => (win ? mergeWindow(baseRows, win) : baseRows), [baseRows, win]);
@@ -249,28 +252,19 @@ export function LockMatrix() {
             The quorum matrix: every resource against every master. Same colour, same token; a row is only a lock when a quorum agrees.
           </p>
         </div>
-        <div className={styles.readAt} data-testid="locks-read-at">
-          {latest ? (
-            <>
-              <span className={`${styles.readDot} ${now && now - latest.readAt > 5_000 ? styles.readStale : ''}`} aria-hidden="true" />
-              Read <time dateTime={new Date(latest.readAt).toISOString()}>{formatClock(latest.readAt)}</time>
-              <span className="muted"> · {now ? formatAgo(latest.readAt, now) : ''} · scan {Math.round(latest.scanMs)} ms · quorum {latest.quorum} of {latest.nodes.length}</span>
-            </>
-          ) : <span className="muted">Reading the masters…</span>}
-          <button type="button" className={`button button-ghost ${styles.refresh}`} onClick={refresh} aria-label="Reload the list from the first page">↻</button>
-        </div>
+        <ReadAt latest={latest} now={now} onRefresh={refresh} />
       </div>
 
       <div className={styles.tabs} role="group" aria-label="Filter by state" data-testid="state-tabs">
         <button type="button" className={`${styles.tab} ${states.length === 0 ? styles.tabActive : ''}`} aria-pressed={states.length === 0} onClick={() => setStates([])}>
           <span className={styles.tabLabel}>All locks</span>
-          <span className={styles.tabCount} data-testid="state-count-all">{latest ? formatCount(latest.total) : '–'}</span>
+          <span className={styles.tabCount} data-testid="state-count-all">{tabCount(latest, latest?.total)}</span>
         </button>
         {STATE_ORDER.map((state) => (
           <button key={state} type="button" className={`${styles.tab} ${styles[`tab-${STATE_INFO[state].tone}`]} ${states.includes(state) ? styles.tabActive : ''}`}
             aria-pressed={states.includes(state)} onClick={() => toggleState(state)} title={STATE_INFO[state].help}>
             <span className={styles.tabLabel}><span className={styles.tabDot} aria-hidden="true" />{STATE_INFO[state].label}</span>
-            <span className={styles.tabCount} data-testid={`state-count-${state}`}>{latest ? formatCount(latest.stateCounts[state] ?? 0) : '–'}</span>
+            <span className={styles.tabCount} data-testid={`state-count-${state}`}>{tabCount(latest, latest?.stateCounts[state])}</span>
           </button>
         ))}
       </div>
@@ -314,6 +308,7 @@ export function LockMatrix() {
         </div>
       </div>
 
+      <ScanProgress page={pages?.[0]} />
       {badNodes.length > 0 && (
         <p className={`callout callout-warn ${styles.notice}`} role="status" data-testid="unreadable-nodes">
           <strong>{badNodes.length === 1 ? `Node ${badNodes[0]!.node} could not be read` : `Nodes ${badNodes.map((n) => n.node).join(', ')} could not be read`}</strong>
@@ -327,7 +322,8 @@ export function LockMatrix() {
       )}
 
       <div className={`${styles.matrix} ${refreshing ? styles.refreshing : ''}`} role="table" aria-label="Quorum matrix" aria-rowcount={(latest?.matched ?? rows.length) + 1}
-        aria-busy={loadState === 'loading' || refreshing} data-testid="lock-matrix" data-loading-state={loadState} data-rows={rows.length}
+        aria-busy={loadState === 'loading' || refreshing || scanning} data-testid="lock-matrix" data-loading-state={loadState} data-rows={rows.length}
+        data-scan={scanning ? 'scanning' : 'complete'}
         style={{ '--nodes': nodeIds.length } as CSSProperties}>
         <div ref={scrollRef} className={styles.scroller} tabIndex={-1} data-testid="lock-matrix-scroller">
           <MatrixHeader nodeIds={nodeIds} labels={labels} nodes={latest?.nodes ?? []} quorum={latest?.quorum ?? null} />
@@ -339,7 +335,7 @@ export function LockMatrix() {
               <button type="button" className="button" onClick={() => void refetch()}>Try again</button>
             </div>
           )}
-          {loadState === 'ready' && rows.length === 0 && !hasNextPage && (
+          {loadState === 'ready' && rows.length === 0 && !hasNextPage && !scanning && (
             <div className={styles.empty} data-testid="locks-empty">
               {filtering || filters.pattern ? (
                 <>
@@ -375,19 +371,7 @@ export function LockMatrix() {
             </div>
           )}
         </div>
-        <div className={styles.footer} data-testid="locks-footer">
-          <span>
-            {latest ? (
-              <>
-                <strong>{formatCount(rows.length)}</strong> of <strong data-testid="locks-matched">{formatCount(latest.matched)}</strong> {filtering || filters.pattern ? 'matching ' : ''}locks loaded
-                {hasNextPage ? ' · more load as you scroll' : ''}
-              </>
-            ) : '\u00a0'}
-          </span>
-          <span className={styles.hints}>
-            <kbd>j</kbd>/<kbd>k</kbd> move · <kbd>Enter</kbd> open · <kbd>/</kbd> search
-          </span>
-        </div>
+        <MatrixFooter latest={latest} loaded={rows.length} matching={filtering || !!filters.pattern} hasNextPage={!!hasNextPage} />
       </div>
       {inspected && <KeyInspector row={inspected} onClose={() => setInspectKey(null)} />}
     </section>

@@ -53,6 +53,11 @@ export const lockListQuerySchema = z.strictObject({
   pattern: z.string().min(1).max(512).optional(),
   /** Re-scan now instead of using a snapshot up to 1 s old. */
   fresh: z.enum(['0', '1']).optional(),
+  /**
+   * A first page (no cursor) that does not wait for a long scan: after ~100 ms it answers with the
+   * first locks found so far, each read directly on every node, and `complete: false`.
+   */
+  progressive: z.enum(['0', '1']).optional(),
 });
 
 export const snapshotNodeSchema = z.object({
@@ -74,6 +79,16 @@ export const lockListResponseSchema = z.object({
   matched: z.number().int(),
   items: z.array(lockViewSchema),
   nextCursor: z.string().nullable(),
+  /**
+   * False for a progressive first page answered while the scan was still running: its items are the
+   * first locks found so far, each read directly on every node (so every row is exact), but locks
+   * not reached yet may be missing; `total`, `matched`, `stateCounts` and the nodes' `keys` count
+   * only what was found so far (`stateCounts`: the items), and `nextCursor` is null. Ask again
+   * (without `fresh`) until it is true.
+   */
+  complete: z.boolean().default(true),
+  /** Lock keys the scan has read so far, summed over the nodes (all of them when complete). */
+  scannedKeys: z.number().int().default(0),
 });
 export type LockListResponse = z.infer<typeof lockListResponseSchema>;
 

@@ -24,22 +24,33 @@ export const nodesQuery = () =>
 
 export interface LockFilters { prefix?: string; state?: string; search?: string; pattern?: string }
 
-/** GET /api/locks with these filters, from `cursor` (null: the first page). */
-export function lockListUrl(filters: LockFilters, cursor: string | null, limit: number): string {
+/**
+ * GET /api/locks with these filters, from `cursor` (null: the first page). `progressive`: a first
+ * page may come back early, `complete: false`, while a long scan is still running.
+ */
+export function lockListUrl(filters: LockFilters, cursor: string | null, limit: number, progressive = false): string {
   const params = new URLSearchParams({ limit: String(limit) });
   if (filters.prefix) params.set('prefix', filters.prefix);
   if (filters.state) params.set('state', filters.state);
   if (filters.search) params.set('search', filters.search);
   if (filters.pattern) params.set('pattern', filters.pattern);
   if (cursor) params.set('cursor', cursor);
+  else if (progressive) params.set('progressive', '1');
   return `/api/locks?${params}`;
 }
 
 /** A page of the lock list and the local time it arrived (TTL countdowns start from it). */
 export type LockListPage = z.infer<typeof lockListResponseSchema> & { receivedAt: number };
 
+/** While a first page is incomplete (its scan still running), it is asked for again this often. */
+export const INCOMPLETE_REFETCH_MS = 300;
+
 /**
  * Pages of the lock list with the server's stable cursor, loaded as the matrix scrolls.
+ *
+ * The first page is progressive: on a large keyspace it arrives before the scan ends, with the
+ * first locks found so far and `complete: false` (and no next page). It is then asked for again
+ * every INCOMPLETE_REFETCH_MS, sharing the server's running scan, until it is complete.
  *
  * Deliberately NOT under `queryKeys.locks`: a refetch of an infinite query refetches every page
  * loaded so far (100 pages at 100,000 rows), so neither live events nor a timer refetch it.
@@ -50,11 +61,12 @@ export const locksInfiniteQuery = (filters: LockFilters, limit = 500) =>
   infiniteQueryOptions({
     queryKey: ['lock-pages', filters, limit] as const,
     queryFn: async ({ pageParam, signal }): Promise<LockListPage> => ({
-      ...(await fetchJson(lockListUrl(filters, pageParam, limit), lockListResponseSchema, { signal })),
+      ...(await fetchJson(lockListUrl(filters, pageParam, limit, true), lockListResponseSchema, { signal })),
       receivedAt: Date.now(),
     }),
     initialPageParam: null as string | null,
     getNextPageParam: (last) => last.nextCursor,
+    refetchInterval: (query) => (query.state.data?.pages[0]?.complete === false ? INCOMPLETE_REFETCH_MS : false),
     staleTime: Number.POSITIVE_INFINITY,
     refetchOnWindowFocus: false,
   });

@@ -123,6 +123,34 @@ export class LockGrouper {
     return wanted;
   }
 
+  /**
+   * The first `limit` keys in view order (resource, then key) among those `accept` takes, and how
+   * many it took. One pass with a small sorted buffer, never a sort of everything: an early page
+   * picks its rows from a scan still under way this way.
+   */
+  firstKeys(limit: number, accept: (resource: string, key: string) => boolean): { keys: { resource: string; key: string }[]; accepted: number } {
+    const { keys, resources } = this;
+    const best: number[] = [];
+    if (limit < 1) return { keys: [], accepted: 0 };
+    const before = (a: number, b: number) => resources[a]! < resources[b]! || (resources[a] === resources[b] && keys[a]! < keys[b]!);
+    let accepted = 0;
+    for (let group = 0; group < keys.length; group++) {
+      if (!accept(resources[group]!, keys[group]!)) continue;
+      accepted++;
+      if (best.length >= limit && !before(group, best[best.length - 1]!)) continue;
+      let lo = 0;
+      let hi = best.length;
+      while (lo < hi) {
+        const mid = (lo + hi) >>> 1;
+        if (before(best[mid]!, group)) lo = mid + 1;
+        else hi = mid;
+      }
+      best.splice(lo, 0, group);
+      if (best.length > limit) best.pop();
+    }
+    return { keys: best.map((g) => ({ resource: resources[g]!, key: keys[g]! })), accepted };
+  }
+
   /** Record metadata read for `group` on `reading` (null: read, there is none). */
   setMeta(group: number, reading: number, meta: Record<string, string> | null): void {
     this.metas[group * this.readingCount + reading] = meta;

@@ -28,10 +28,16 @@ export {
 export {
   groupQuorumViews, LockGrouper, type LockSink, type NodeReading,
 } from './grouping';
-/** A full snapshot of every node's lock keys, grouped into quorum views. */
-export { snapshot, type Snapshot, type SnapshotNode, type SnapshotOptions } from './snapshot';
+/** A full snapshot of every node's lock keys, grouped into quorum views (awaited, or watched as it runs). */
+export { snapshot, startSnapshot, type Snapshot, type SnapshotNode, type SnapshotOptions, type SnapshotRun } from './snapshot';
 /** Stable-cursor pages of a snapshot, filtered by resource prefix, state and search text. */
-export { decodeCursor, encodeCursor, pageLocks, PAGE_LIMIT_DEFAULT, PAGE_LIMIT_MAX, type LockPage, type PageQuery } from './page';
+export {
+  clampPageLimit, decodeCursor, encodeCursor, pageLocks, PAGE_LIMIT_DEFAULT, PAGE_LIMIT_MAX, type LockPage, type PageQuery,
+} from './page';
+/** A first page while the scan still runs: the first locks found so far, each read directly on every node. */
+export { earlyPage, EARLY_READ_TIMEOUT_MS, type EarlyPage, type EarlyPageOptions } from './early-page';
+/** A few lock keys read directly on every node and classified (no scan). */
+export { readLocks, type ReadLocksOptions, type ReadNode } from './read-keys';
 /** One resource read directly from every node (no scan). */
 export { lockDetail, type DetailNode, type DetailOptions, type LockDetail } from './detail';
 /** Per-node health: reachability, RTT, clock offset, setup, quarantine. */

@@ -59,7 +59,7 @@ export function decodeCursor(cursor: string): { resource: string; key: string } 
  */
 export function pageLocks(snapshot: { locks: readonly QuorumView[] }, query: PageQuery = {}): LockPage {
   const locks = snapshot.locks;
-  const limit = clampLimit(query.limit);
+  const limit = clampPageLimit(query.limit);
   const prefix = query.prefix ?? '';
   const states = query.state === undefined ? null : new Set<LockState>(typeof query.state === 'string' ? [query.state] : query.state);
   const needle = query.search?.trim().toLowerCase() || null;
@@ -87,7 +87,8 @@ export function pageLocks(snapshot: { locks: readonly QuorumView[] }, query: Pag
   return { items, nextCursor: hasMore && last ? encodeCursor(last) : null, matched };
 }
 
-function clampLimit(limit: number | undefined): number {
+/** A page size as pageLocks() takes it: PAGE_LIMIT_DEFAULT when absent, else 1…PAGE_LIMIT_MAX. */
+export function clampPageLimit(limit: number | undefined): number {
   if (limit === undefined || !Number.isFinite(limit)) return PAGE_LIMIT_DEFAULT;
   return Math.min(PAGE_LIMIT_MAX, Math.max(1, Math.floor(limit)));
 }

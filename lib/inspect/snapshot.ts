@@ -39,12 +39,36 @@ export interface Snapshot {
 }
 
 /**
- * Scan every node in parallel and group the keys into quorum views. Holder metadata is read on one
- * node per key (then fetched for the keys that node did not hold). A node that fails or times
- * out is reported in `nodes` (ok: false) and its cells are unknown; the snapshot itself only
- * rejects when `options.signal` aborts. Node ids are positions in `clients` plus one.
+ * A snapshot under way: the full result when it ends, and a look at what the scan has found so
+ * far (an early page is made of that; see early-page.ts).
  */
-export async function snapshot(clients: readonly Redis[], options: SnapshotOptions): Promise<Snapshot> {
+export interface SnapshotRun {
+  /** Local clock (ms) when the scan started. */
+  readonly readAt: number;
+  /** The MATCH pattern scanned. */
+  readonly pattern: string;
+  /** Resolves to the full snapshot; rejects only when `options.signal` aborts. */
+  readonly done: Promise<Snapshot>;
+  /** The snapshot once `done` has resolved, else null. */
+  finished(): Snapshot | null;
+  /** Milliseconds since the scan started. */
+  elapsedMs(): number;
+  /** Distinct keys found so far on each node (index: node − 1). */
+  keysPerNode(): readonly number[];
+  /** Distinct keys found so far, all nodes together. */
+  found(): number;
+  /** The first `limit` keys found so far in view order among those `accept` takes (see LockGrouper.firstKeys). */
+  firstKeys(limit: number, accept: (resource: string, key: string) => boolean): { keys: { resource: string; key: string }[]; accepted: number };
+}
+
+/**
+ * Start scanning every node in parallel, grouping the keys into quorum views as they arrive.
+ * Holder metadata is read on one node per key (then fetched for the keys that node did not
+ * hold). A node that fails or times out is reported in `nodes` (ok: false) and its cells are
+ * unknown; `done` only rejects when `options.signal` aborts. Node ids are positions in `clients`
+ * plus one.
+ */
+export function startSnapshot(clients: readonly Redis[], options: SnapshotOptions): SnapshotRun {
   options.signal?.throwIfAborted();
   const readAt = Date.now();
   const started = performance.now();
@@ -54,33 +78,56 @@ export async function snapshot(clients: readonly Redis[], options: SnapshotOptio
   // Metadata is the same on every holder: each node reads it for its share of the keys only.
   // Keys are grouped batch by batch as they arrive, so the grouping overlaps the nodes' work.
   const grouper = new LockGrouper(clients.length, lockKeyPrefix(options.keyPrefix));
-  const scans = await Promise.all(clients.map((client, i) => scanNode(client, i + 1, {
-    ...options, pattern, metaShare: options.metaShare ?? { index: i, of: clients.length }, sink: grouper.sinkFor(i),
-  })));
-  if (withMeta) {
-    await fillMissingMeta(clients, grouper, {
-      readable: scans.map((s) => s.ok),
-      metaPrefix: metaKeyPrefix(options.keyPrefix),
-      timeoutMs: options.batchTimeoutMs ?? SCAN_DEFAULTS.batchTimeoutMs,
-      signal: options.signal,
-    });
-  }
-  // PTTLs are aged from when each batch was sent to now: every view is as of the snapshot's end.
-  const quorumOptions = { configuredNodes, driftFactor: options.driftFactor, expiringThresholdMs: options.expiringThresholdMs };
-  const locks = grouper.views(scans, quorumOptions, performance.now());
-  const stateCounts = Object.fromEntries(LOCK_STATES.map((s) => [s, 0])) as Record<LockState, number>;
-  for (const lock of locks) stateCounts[lock.state]++;
+  let result: Snapshot | null = null;
+  const run = async (): Promise<Snapshot> => {
+    const scans = await Promise.all(clients.map((client, i) => scanNode(client, i + 1, {
+      ...options, pattern, metaShare: options.metaShare ?? { index: i, of: clients.length }, sink: grouper.sinkFor(i),
+    })));
+    if (withMeta) {
+      await fillMissingMeta(clients, grouper, {
+        readable: scans.map((s) => s.ok),
+        metaPrefix: metaKeyPrefix(options.keyPrefix),
+        timeoutMs: options.batchTimeoutMs ?? SCAN_DEFAULTS.batchTimeoutMs,
+        signal: options.signal,
+      });
+    }
+    // PTTLs are aged from when each batch was sent to now: every view is as of the snapshot's end.
+    const quorumOptions = { configuredNodes, driftFactor: options.driftFactor, expiringThresholdMs: options.expiringThresholdMs };
+    const locks = grouper.views(scans, quorumOptions, performance.now());
+    const stateCounts = Object.fromEntries(LOCK_STATES.map((s) => [s, 0])) as Record<LockState, number>;
+    for (const lock of locks) stateCounts[lock.state]++;
+    result = {
+      readAt,
+      durationMs: elapsedMs(started),
+      pattern,
+      configuredNodes,
+      quorum: quorumSize(configuredNodes),
+      nodes: scans.map((s) => ({
+        node: s.node, ok: s.ok, error: s.error, keys: grouper.counts[s.node - 1] ?? 0, nonString: s.nonString, nonStringCount: s.nonStringCount,
+        truncated: s.truncated, batches: s.batches, durationMs: s.durationMs,
+      })),
+      locks,
+      stateCounts,
+    };
+    return result;
+  };
   return {
     readAt,
-    durationMs: elapsedMs(started),
     pattern,
-    configuredNodes,
-    quorum: quorumSize(configuredNodes),
-    nodes: scans.map((s) => ({
-      node: s.node, ok: s.ok, error: s.error, keys: grouper.counts[s.node - 1] ?? 0, nonString: s.nonString, nonStringCount: s.nonStringCount,
-      truncated: s.truncated, batches: s.batches, durationMs: s.durationMs,
-    })),
-    locks,
-    stateCounts,
+    done: run(),
+    finished: () => result,
+    elapsedMs: () => elapsedMs(started),
+    keysPerNode: () => grouper.counts.slice(),
+    found: () => grouper.size,
+    firstKeys: (limit, accept) => grouper.firstKeys(limit, accept),
   };
+}
+
+/** Scan every node and group the keys into quorum views: startSnapshot(), awaited to the end. */
+export function snapshot(clients: readonly Redis[], options: SnapshotOptions): Promise<Snapshot> {
+  try {
+    return startSnapshot(clients, options).done;
+  } catch (err) {
+    return Promise.reject(err as Error);
+  }
 }

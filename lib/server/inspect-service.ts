@@ -1,6 +1,8 @@
 import 'server-only';
 import type { LockDetailResponse, LockListResponse } from '../api/locks';
-import { lockDetail, pageLocks, snapshot, InvalidCursorError, type Snapshot } from '../inspect';
+import {
+  earlyPage, lockDetail, LOCK_STATES, pageLocks, quorumSize, startSnapshot, InvalidCursorError, type EarlyPage, type SnapshotRun,
+} from '../inspect';
 import { badRequest } from './http/errors';
 import { recordSample } from './history';
 import { metrics } from './metrics';
@@ -10,14 +12,20 @@ import { getRuntime } from './runtime';
 const SNAPSHOT_MAX_AGE_MS = 1_000;
 /** Later pages (with a cursor) may use an older snapshot: the cursor is a resource name, stable across scans. */
 const CURSOR_SNAPSHOT_MAX_AGE_MS = 5_000;
+/**
+ * A progressive first page waits this long for the scan, then answers with what it has found so
+ * far: the direct reads of its rows queue behind the scan's batches on a busy node, so the answer
+ * comes some 40-100 ms later (5 × 100,000 keys on two shared cores; bench workload 6).
+ */
+const EARLY_PAGE_WAIT_MS = 100;
 const KEY = Symbol.for('redlock-console.snapshots');
-type Holder = { [KEY]?: Map<string, { at: number | null; promise: Promise<Snapshot> }> };
+type Holder = { [KEY]?: Map<string, { at: number | null; run: SnapshotRun }> };
 
 /**
  * A snapshot of every node per scan pattern, shared by concurrent requests and reused for up to
  * 1 s, so paging through a large lock list reads the nodes once and the cursor stays stable.
  */
-function cachedSnapshot(pattern: string | undefined, fresh: boolean, maxAgeMs = SNAPSHOT_MAX_AGE_MS): Promise<Snapshot> {
+function cachedSnapshot(pattern: string | undefined, fresh: boolean, maxAgeMs = SNAPSHOT_MAX_AGE_MS): SnapshotRun {
   const holder = globalThis as Holder;
   holder[KEY] ??= new Map();
   const cache = holder[KEY];
@@ -25,23 +33,33 @@ function cachedSnapshot(pattern: string | undefined, fresh: boolean, maxAgeMs = 
   const key = pattern ?? '';
   const hit = cache.get(key);
   // A scan still running is always shared; a finished one is reused while younger than maxAgeMs.
-  if (hit && !fresh && (hit.at === null || Date.now() - hit.at < maxAgeMs)) return hit.promise;
-  const promise = snapshot(runtime.clients, {
+  if (hit && !fresh && (hit.at === null || Date.now() - hit.at < maxAgeMs)) return hit.run;
+  const run = startSnapshot(runtime.clients, {
     keyPrefix: runtime.keyPrefix, pattern, configuredNodes: runtime.endpoints.length, driftFactor: runtime.driftFactor,
-  }).then((snap) => {
+  });
+  const promise = run.done.then((snap) => {
     if (!pattern) {
       const m = metrics();
       for (const [state, count] of Object.entries(snap.stateCounts)) m.locks.set({ state }, count);
       recordSample({ kind: 'locks', total: snap.locks.length, byState: snap.stateCounts });
     }
     const entry = cache.get(key);
-    if (entry?.promise === promise) entry.at = Date.now();
+    if (entry?.run === run) entry.at = Date.now();
     return snap;
   });
-  cache.set(key, { at: null, promise });
+  cache.set(key, { at: null, run });
   if (cache.size > 16) cache.delete(cache.keys().next().value!);
   promise.catch(() => cache.delete(key));
-  return promise;
+  return run;
+}
+
+/** `promise`'s value, or null once `ms` have passed first. */
+function within<T>(promise: Promise<T>, ms: number): Promise<T | null> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<null>((resolve) => {
+    timer = setTimeout(() => resolve(null), ms);
+  });
+  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
 }
 
 export interface LockListQuery {
@@ -52,10 +70,25 @@ export interface LockListQuery {
   limit: number;
   pattern?: string;
   fresh?: '0' | '1';
+  progressive?: '0' | '1';
 }
 
+/**
+ * A page of the lock list from a snapshot at most 1 s old (5 s with a cursor). A progressive first
+ * page (`progressive=1`, no cursor) waits at most EARLY_PAGE_WAIT_MS for a scan still running and
+ * otherwise answers with an early page (lib/inspect/early-page.ts), `complete: false`.
+ */
 export async function listLocks(query: LockListQuery): Promise<LockListResponse> {
-  const snap = await cachedSnapshot(query.pattern, query.fresh === '1', query.cursor ? CURSOR_SNAPSHOT_MAX_AGE_MS : SNAPSHOT_MAX_AGE_MS);
+  const run = cachedSnapshot(query.pattern, query.fresh === '1', query.cursor ? CURSOR_SNAPSHOT_MAX_AGE_MS : SNAPSHOT_MAX_AGE_MS);
+  if (query.progressive === '1' && !query.cursor && !run.finished() && !(await within(run.done, EARLY_PAGE_WAIT_MS))) {
+    const runtime = getRuntime();
+    const early = await earlyPage(runtime.clients, run, { prefix: query.prefix, state: query.state, search: query.search, limit: query.limit }, {
+      keyPrefix: runtime.keyPrefix, configuredNodes: runtime.endpoints.length, driftFactor: runtime.driftFactor,
+    });
+    // A scan that ended meanwhile answers in full instead.
+    if (!run.finished()) return earlyResponse(run, early, runtime.endpoints.length);
+  }
+  const snap = await run.done;
   let page;
   try {
     page = pageLocks(snap, { prefix: query.prefix, state: query.state, search: query.search, cursor: query.cursor, limit: query.limit });
@@ -67,6 +100,18 @@ export async function listLocks(query: LockListQuery): Promise<LockListResponse>
     readAt: snap.readAt, scanMs: snap.durationMs, pattern: snap.pattern, quorum: snap.quorum,
     nodes: snap.nodes.map((n) => ({ node: n.node, ok: n.ok, error: n.error, keys: n.keys, durationMs: n.durationMs })),
     stateCounts: snap.stateCounts, total: snap.locks.length, matched: page.matched, items: page.items, nextCursor: page.nextCursor,
+    complete: true, scannedKeys: snap.nodes.reduce((sum, n) => sum + n.keys, 0),
+  };
+}
+
+function earlyResponse(run: SnapshotRun, early: EarlyPage, configuredNodes: number): LockListResponse {
+  const stateCounts = Object.fromEntries(LOCK_STATES.map((s) => [s, 0])) as Record<(typeof LOCK_STATES)[number], number>;
+  for (const item of early.items) stateCounts[item.state]++;
+  return {
+    readAt: early.readAt, scanMs: early.scanMs, pattern: run.pattern, quorum: quorumSize(configuredNodes),
+    nodes: early.nodes.map((n) => ({ node: n.node, ok: n.ok, error: n.error, keys: n.keys, durationMs: n.durationMs })),
+    stateCounts, total: early.found, matched: early.matched, items: early.items, nextCursor: null,
+    complete: false, scannedKeys: early.scannedKeys,
   };
 }
 

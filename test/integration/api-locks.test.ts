@@ -74,6 +74,29 @@ describe('lock service over HTTP', () => {
     const odd = (await (await api.call('GET', `/api/locks/${encodeURIComponent('svc/with space%')}`, { as: 'viewer' })).json()) as LockDetailResponse;
     expect(odd.view?.majorityToken).toBe(encoded.token);
   });
+
+  it('a progressive first page answers while a paused node holds the scan up, then the full page follows', async () => {
+    const lock = await grant('svc-prog-1');
+    const get = async (query: string) => (await (await api.call('GET', `/api/locks?${query}`, { as: 'viewer' })).json()) as LockListResponse;
+    expect(await get('prefix=svc-prog&progressive=1&fresh=1')).toMatchObject({ complete: true, scannedKeys: expect.any(Number) as number });
+    await api.cluster.supervisor.pause(5);
+    try {
+      const t0 = performance.now();
+      const early = await get('prefix=svc-prog&progressive=1&fresh=1');
+      expect(performance.now() - t0).toBeLessThan(1_500);
+      expect(early).toMatchObject({ complete: false, nextCursor: null, total: expect.any(Number) as number });
+      expect(early.items.map((i) => i.resource)).toEqual(['svc-prog-1']);
+      expect(early.items[0]).toMatchObject({ state: 'held', majorityToken: lock.token, holders: 4, unknownNodes: [5] });
+      expect(early.nodes[4]).toMatchObject({ node: 5, ok: false });
+      // Without progressive=1 a first page waits for the scan, which gives up on node 5.
+      const full = await get('prefix=svc-prog');
+      expect(full).toMatchObject({ complete: true, matched: 1 });
+      expect(full.nodes[4]).toMatchObject({ node: 5, ok: false });
+      expect((await get('prefix=svc-prog&progressive=1')).complete).toBe(true);
+    } finally {
+      await api.cluster.supervisor.resume(5);
+    }
+  });
 });
 
 describe('force-release', () => {

@@ -1,0 +1,71 @@
+'use client';
+
+import type { LockListPage } from '@/lib/client/queries';
+import { formatAgo, formatClock, formatCount } from './format';
+import styles from './lock-matrix.module.css';
+
+/** What the Locks screen says about its reading of the masters: when, how far, how many. */
+
+type PageFacts = Pick<LockListPage, 'readAt' | 'scanMs' | 'quorum' | 'nodes' | 'complete' | 'scannedKeys' | 'total' | 'matched'>;
+
+/** The title row's reading: when the list was read, how long the scan took, the quorum. */
+export function ReadAt({ latest, now, onRefresh }: { latest: PageFacts | undefined; now: number | null; onRefresh: () => void }) {
+  return (
+    <div className={styles.readAt} data-testid="locks-read-at">
+      {latest ? (
+        <>
+          <span className={`${styles.readDot} ${now && now - latest.readAt > 5_000 ? styles.readStale : ''}`} aria-hidden="true" />
+          Read <time dateTime={new Date(latest.readAt).toISOString()}>{formatClock(latest.readAt)}</time>
+          <span className="muted">
+            {' · '}{now ? formatAgo(latest.readAt, now) : ''}
+            {' · '}{latest.complete ? `scan ${Math.round(latest.scanMs)} ms` : `scanning… ${formatCount(latest.scannedKeys)} keys so far`}
+            {' · '}quorum {latest.quorum} of {latest.nodes.length}
+          </span>
+        </>
+      ) : <span className="muted">Reading the masters…</span>}
+      <button type="button" className={`button button-ghost ${styles.refresh}`} onClick={onRefresh} aria-label="Reload the list from the first page">↻</button>
+    </div>
+  );
+}
+
+/**
+ * Shown while the first page is an early one: the scan of a large keyspace is still running, so
+ * the rows are the first locks found so far (each read directly on every node, so each is exact),
+ * and the page is asked for again until the scan ends.
+ */
+export function ScanProgress({ page }: { page: Pick<LockListPage, 'complete' | 'scannedKeys' | 'total'> | undefined }) {
+  if (!page || page.complete) return null;
+  return (
+    <p className={`callout ${styles.notice}`} role="status" data-testid="locks-scanning">
+      <strong>Still scanning the masters</strong>: {formatCount(page.scannedKeys)} keys read so far, {formatCount(page.total)} locks found.
+      {' '}These rows are the first locks found, each read directly from every node; the full list, its counts and more pages follow when the scan ends.
+    </p>
+  );
+}
+
+/** The matrix footer: how many rows are loaded of how many match, or that the scan is still running. */
+export function MatrixFooter({ latest, loaded, matching, hasNextPage }: { latest: PageFacts | undefined; loaded: number; matching: boolean; hasNextPage: boolean }) {
+  return (
+    <div className={styles.footer} data-testid="locks-footer">
+      <span>
+        {latest && !latest.complete && <>Scanning · <strong>{formatCount(loaded)}</strong> {matching ? 'matching ' : ''}locks shown of <strong data-testid="locks-matched">{formatCount(latest.matched)}</strong> found so far</>}
+        {latest?.complete && (
+          <>
+            <strong>{formatCount(loaded)}</strong> of <strong data-testid="locks-matched">{formatCount(latest.matched)}</strong> {matching ? 'matching ' : ''}locks loaded
+            {hasNextPage ? ' · more load as you scroll' : ''}
+          </>
+        )}
+        {!latest && '\u00a0'}
+      </span>
+      <span className={styles.hints}>
+        <kbd>j</kbd>/<kbd>k</kbd> move · <kbd>Enter</kbd> open · <kbd>/</kbd> search
+      </span>
+    </div>
+  );
+}
+
+/** A state tab's count: the whole list's once read; '…' while the scan is still running. */
+export function tabCount(latest: Pick<LockListPage, 'complete'> | undefined, count: number | undefined): string {
+  if (!latest) return '–';
+  return latest.complete ? formatCount(count ?? 0) : '…';
+}

@@ -1,0 +1,64 @@
+import { expect, test, type Page } from '@playwright/test';
+import { signIn } from './support/login';
+import { saveScreens } from './support/screens';
+import { sandbox } from './support/sandbox';
+import { deleteLocks, randomToken, seedLocks } from './support/seed-locks';
+
+const ALL = [1, 2, 3, 4, 5];
+const unique = () => `${Date.now().toString(36)}${Math.floor(Math.random() * 1e6).toString(36)}`;
+
+/** What the matrix shows at one moment (read in one go, so the state cannot change halfway). */
+function matrixState(page: Page) {
+  return page.evaluate(() => {
+    const matrix = document.querySelector('[data-testid="lock-matrix"]') as HTMLElement | null;
+    const rows = [...document.querySelectorAll<HTMLElement>('[data-testid="lock-row"]')];
+    return {
+      scan: matrix?.dataset.scan ?? null,
+      banner: document.querySelector('[data-testid="locks-scanning"]') !== null,
+      rows: rows.map((r) => r.dataset.resource),
+      states: rows.map((r) => r.dataset.state),
+      node3: rows.map((r) => (r.querySelector('[data-testid="lock-cell"][data-node="3"]') as HTMLElement | null)?.dataset.present ?? null),
+      total: document.querySelector('[data-testid="state-count-all"]')?.textContent ?? null,
+    };
+  });
+}
+
+test.describe('locks: a scan that takes a while', () => {
+  test.beforeEach(async ({ page }) => {
+    await signIn(page);
+  });
+
+  test('the first rows show before the scan ends, exact and flagged as still scanning; the full list follows', async ({ page }) => {
+    const base = `e2e-scan/${unique()}/`;
+    const resources = ['a', 'b', 'c'].map((r) => `${base}${r}`);
+    await seedLocks(resources.map((resource) => ({ resource, token: randomToken(), ttlMs: 60_000, nodes: ALL })));
+    const control = sandbox();
+    // A paused node holds every scan up until its batch times out (2 s): long enough to see the
+    // early page. Waiting out the server's 1 s snapshot reuse makes the screen's request scan.
+    await control.act(3, { action: 'pause' });
+    try {
+      await page.waitForTimeout(1_100);
+      await page.goto(`/locks?prefix=${encodeURIComponent(base)}`);
+      // Early: every row read directly on every node (node 3 does not answer: unknown), four of
+      // five hold each token (held), totals not known yet.
+      await expect.poll(() => matrixState(page), { timeout: 5_000, intervals: [50] }).toEqual({
+        scan: 'scanning', banner: true, rows: resources, states: ['held', 'held', 'held'], node3: ['unknown', 'unknown', 'unknown'], total: '…',
+      });
+      await expect(page.getByTestId('locks-read-at')).toContainText('scanning…');
+      // One theme only: the early page lasts about the 2 s the scan waits for node 3.
+      await page.screenshot({ path: 'test-results/screens/locks-scanning-light.png', fullPage: true });
+      // The scan gives up on node 3; the full first page replaces the early one by itself.
+      await expect(page.getByTestId('lock-matrix')).toHaveAttribute('data-scan', 'complete', { timeout: 10_000 });
+      await expect(page.getByTestId('locks-scanning')).toHaveCount(0);
+      await expect(page.getByTestId('unreadable-nodes')).toContainText('Node 3 could not be read');
+      await expect(page.getByTestId('lock-row')).toHaveCount(3);
+      await expect(page.getByTestId('state-count-all')).not.toHaveText('…');
+      await expect(page.getByTestId('locks-matched')).toHaveText('3');
+      await saveScreens(page, 'locks-after-slow-scan');
+    } finally {
+      await control.act(3, { action: 'resume' });
+      await page.goto('about:blank');
+      await deleteLocks(resources);
+    }
+  });
+});
