@@ -31,6 +31,9 @@ function newTally(): Tally {
  * round, so that the load of the shared machine (which moves within seconds) hits every peer alike.
  */
 async function slice(peer: LockClient, cluster: BenchCluster, concurrency: number, ms: number, tag: string, into: Tally): Promise<void> {
+  // Each peer pays for its own garbage: without a full collection here, a major GC set off by the
+  // previous peer's allocations could land in (and be charged to) this slice.
+  collectGarbage();
   const cpu0 = process.cpuUsage();
   const redis0 = await redisCpuSeconds(cluster);
   const t0 = performance.now();
@@ -77,7 +80,6 @@ export const throughput: Workload = {
         for (const c of CONCURRENCY) {
           const tallies = new Map<PeerId, Tally>(VARIANTS.map((id) => [id, newTally()]));
           for (let s = 0; s < slices; s++) {
-            collectGarbage();
             for (const id of shuffled(VARIANTS)) await slice(peers[id], cluster, c, sliceMs, `r${run}`, tallies.get(id)!);
           }
           for (const id of VARIANTS) results.set(key(c, id), [...(results.get(key(c, id)) ?? []), tallies.get(id)!]);
