@@ -118,7 +118,9 @@ export class LockNode {
    * path: a promise and its continuations per node per operation were a tenth of the client CPU.
    */
   call(call: ScriptCall, reply: Reply): void {
-    if (this.refuse(reply)) return;
+    if (this.refuse(1, reply)) return;
+    // Counted from now, also while the first connection attempt is still under way.
+    this.pending++;
     if (this.booting) void this.booting.then(() => this.sendScript(call, reply));
     else this.sendScript(call, reply);
   }
@@ -129,7 +131,8 @@ export class LockNode {
    * command that failed; it only gets an error itself when the node refused the batch (backlog).
    */
   callBatch(commands: readonly Buffer[], reply: Reply): void {
-    if (this.refuse(reply)) return;
+    if (this.refuse(commands.length, reply)) return;
+    this.pending += commands.length;
     if (this.booting) void this.booting.then(() => this.sendBatch(commands, reply));
     else this.sendBatch(commands, reply);
   }
@@ -144,17 +147,18 @@ export class LockNode {
     return new Promise((resolve, reject) => this.callBatch(commands, (err, value) => (err ? reject(err) : resolve(value as BatchReplies))));
   }
 
-  private refuse(reply: Reply): boolean {
-    if (this.pending < this.maxPending) return false;
+  /** Would `count` more commands exceed maxPending? (An idle node always takes one batch.) */
+  private refuse(count: number, reply: Reply): boolean {
+    if (this.pending + count <= this.maxPending || this.pending === 0) return false;
     const err = new NodeBacklogError(`${this.pending} commands in flight on ${this.label}`);
     queueMicrotask(() => reply(err, undefined));
     return true;
   }
 
   private sendBatch(commands: readonly Buffer[], reply: Reply): void {
-    this.pending++;
-    const batch = new SlotBatch(commands.length, (_, replies) => {
-      this.pending--;
+    const count = commands.length;
+    const batch = new SlotBatch(count, (_, replies) => {
+      this.pending -= count;
       reply(null, replies);
     });
     for (let i = 0; i < commands.length; i++) {
@@ -163,7 +167,6 @@ export class LockNode {
   }
 
   private sendScript(call: ScriptCall, reply: Reply): void {
-    this.pending++;
     this.command('evalsha', call.evalshaPayload(), (err, value) => {
       if (err && isNoScript(err)) {
         // The script cache is empty (restart, SCRIPT FLUSH): send the source. Ordering note: the

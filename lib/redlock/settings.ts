@@ -74,7 +74,8 @@ export interface RedlockSettings {
   maxExtensions: number;
   /**
    * Commands in flight on one node beyond which further commands to it fail at once (the node
-   * votes `error`) instead of queueing without bound behind a partition.
+   * votes `error`) instead of queueing without bound behind a partition. A grant batch counts
+   * each of its commands; a node with nothing in flight always takes one batch.
    * @default 4096
    */
   maxPendingPerNode: number;
