@@ -2,6 +2,7 @@ import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { lockDetail, pageLocks, scanNode, snapshot, SCAN_BATCH_SHA, type QuorumView, type Snapshot } from '@/lib/inspect';
 import { startTestCluster, uniquePrefix, type TestCluster } from '../support/cluster';
+import { putLock } from '../support/locks';
 
 let cluster: TestCluster;
 let clients: Redis[];
@@ -26,12 +27,7 @@ async function connected(): Promise<Redis[]> {
  */
 async function put(prefix: string, resource: string, token: string, nodes: number[], pxMs = 30_000, meta?: Record<string, string>) {
   await connected();
-  await Promise.all(nodes.map(async (id) => {
-    const c = clients[id - 1]!;
-    const tx = c.multi().set(`${prefix}lock:${resource}`, token, 'PX', pxMs);
-    if (meta) tx.set(`${prefix}meta:${token}`, JSON.stringify(meta), 'PX', pxMs);
-    await tx.exec();
-  }));
+  await putLock(clients, prefix, resource, token, nodes, { pxMs, meta });
 }
 
 const byResource = (snap: Snapshot) => new Map<string, QuorumView>(snap.locks.map((l) => [l.resource, l]));
