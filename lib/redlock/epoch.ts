@@ -4,8 +4,9 @@ import { MARK_CLEAN_SCRIPT } from './scripts';
 /**
  * The node epoch sentinel (`<prefix>epoch`, a hash without TTL) tells the lock core whether a node
  * still holds every lock it granted. A node that lost its data (restart without persistence,
- * FLUSHALL, a brand-new empty node) has no sentinel; the acquire script then writes one with a
- * quarantine and votes against until it has passed (see scripts/acquire.lua).
+ * FLUSHALL, a brand-new empty node) has no sentinel; the acquire that finds this votes against and
+ * writes one with a quarantine (scripts/quarantine.lua), and the node votes against until it has
+ * passed (see grant.ts).
  *
  * Marking a node clean is the explicit statement "this node holds no lock that was lost": true for
  * a brand-new data directory, and an operator's judgement call otherwise. This module is the one

@@ -7,8 +7,9 @@
  *   then `SET <meta:token> <json> PX <ttl>` writes the attempt's metadata. No Lua: a script call
  *   costs Redis ~3× the CPU of these two commands, and the grant is the hot path.
  * - Several resources: scripts/acquire.lua grants them all or none.
- * - Then, read after the grant: `HMGET <epoch> createdAt quarantineUntil` (+ `TIME` when the node
- *   may be quarantined) and, for fenced locks, `GET <fence>`.
+ * - Then, read after the grant: `HMGET <epoch> createdAt quarantineUntil` and, for fenced locks,
+ *   `GET <fence>`. While the node may be quarantined, `TIME` goes first, before the grant, so that
+ *   "the quarantine was over" is a statement about the moment our SET ran (see commandsFor).
  *
  * Why reading the epoch and the register after the grant, outside any script, keeps the
  * guarantees (see protocol.ts for the rest):
@@ -98,8 +99,8 @@ export function sendGrant(node: LockNode, plan: GrantPlan, reply: Reply): void {
   const withTime = plan.quarantine && node.quarantine.wantTime;
   node.callBatch(commandsFor(plan, plan.grant, withTime), (err, value) => {
     const replies = value as BatchReplies;
-    const first = err ? null : replies[0];
-    if (plan.scriptCall && first instanceof Error && first.message.startsWith('NOSCRIPT')) {
+    const granted = err ? null : replies[withTime ? 1 : 0];
+    if (plan.scriptCall && granted instanceof Error && granted.message.startsWith('NOSCRIPT')) {
       // The node lost its script cache: the same batch with the script's source. The commands we
       // send after this batch (a cleanup release) fall back the same way, in reply order.
       node.callBatch(commandsFor(plan, plan.scriptCall.evalPayload(), withTime), (err2, again) => answer(node, plan, withTime, err2, again, reply));
@@ -124,26 +125,33 @@ function answer(node: LockNode, plan: GrantPlan, withTime: boolean, err: Error |
   reply(null, decided);
 }
 
+/**
+ * [TIME], grant, [metadata], [epoch], [fence], in this order on one connection. TIME comes FIRST:
+ * a quarantine is judged over only when the node's clock had passed quarantineUntil before our
+ * SET ran (TIME read after the SET could pass the end of the quarantine while the SET itself ran
+ * inside it, if other clients' commands ran in between). The epoch and the register are read
+ * AFTER the SET (see the header).
+ */
 function commandsFor(plan: GrantPlan, grant: Buffer, withTime: boolean): Buffer[] {
-  const commands = [grant];
+  const commands = withTime ? [plan.probes.time, grant] : [grant];
   if (plan.meta) commands.push(plan.meta);
   if (plan.quarantine) commands.push(plan.probes.epoch);
-  if (withTime) commands.push(plan.probes.time);
   if (plan.fenced) commands.push(plan.probes.fence);
   return commands;
 }
 
 function decide(node: LockNode, plan: GrantPlan, replies: BatchReplies, withTime: boolean): GrantReply {
   for (const reply of replies) if (reply instanceof Error) throw reply;
-  let at = plan.meta ? 2 : 1;
+  const time = withTime ? (replies[0] as [string, string]) : null;
+  const grantAt = withTime ? 1 : 0;
+  let at = grantAt + (plan.meta ? 2 : 1);
   if (plan.quarantine) {
     const epoch = replies[at++] as [string | null, string | null];
-    const time = withTime ? (replies[at++] as [string, string]) : null;
     const verdict = checkEpoch(node, epoch, time);
     if (verdict === 'lost') return [3];
     if (verdict !== null) return [2, verdict];
   }
-  const grant = replies[0];
+  const grant = replies[grantAt];
   if (plan.scriptCall === null) {
     if (grant !== null) return [0, 1, String(grant)];
   } else if (grant !== 0) {
@@ -167,12 +175,14 @@ function checkEpoch(node: LockNode, epoch: [string | null, string | null], time:
     q.wantTime = true;
     return 'lost';
   }
-  if (until === null || Number(until) <= Number(createdAt) || until === q.over) {
+  // A quarantine is told apart by its sentinel (createdAt and until), not by until alone.
+  const id = `${createdAt}|${until}`;
+  if (until === null || Number(until) <= Number(createdAt) || id === q.over) {
     q.wantTime = false;
     return null;
   }
   if (time !== null && Number(time[0]) * 1000 + Math.floor(Number(time[1]) / 1000) >= Number(until)) {
-    q.over = until;
+    q.over = id;
     q.wantTime = false;
     return null;
   }

@@ -14,9 +14,9 @@
  *   connection run in order, so our release there runs after our SET). Release and extend are
  *   compare-and-delete/-pexpire of our token, so they can never touch a newer holder's key.
  * - Fence monotonicity: see confirmFence().
- * - Quarantine: see scripts/acquire.lua. A node that lost its data votes against for maxTtlMs
- *   after the loss was found, i.e. until every lock it had granted has expired, so it cannot
- *   help a second client to a quorum while the first still holds the lock.
+ * - Quarantine: see grant.ts and scripts/quarantine.lua. A node that lost its data votes
+ *   against for maxTtlMs after the loss was found, i.e. until every lock it had granted has
+ *   expired, so it cannot help a second client to a quorum while the first still holds the lock.
  */
 import { InvalidArgumentError, LockContendedError, LockExpiredError, QuorumUnavailableError, type RedlockError } from './errors';
 import type { ReleaseResult } from './lock';
@@ -154,7 +154,7 @@ function onAcquireReply(ctx: ProtocolContext, probes: NodeProbes, round: Round, 
  * have ended before A's: B would precede A.) Using only the registers of the voters counted at the
  * early decision is enough: they alone form a quorum.
  *
- * What breaks this is a register that goes back: a node that lost its data. acquire.lua reseeds
+ * What breaks this is a register that goes back: a node that lost its data. quarantine.lua reseeds
  * the register of such a node to now(ms) × 1000 when it finds the loss (and its quarantine keeps
  * it out of every quorum for maxTtlMs), which exceeds every fence issued before, provided the
  * cluster issues fewer than 1,000 fenced grants per ms and node clocks agree within the time
