@@ -1,43 +1,24 @@
 import { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   InvalidArgumentError, LockContendedError, LockExpiredError, Redlock, readEpoch, readFenceRegister, type OperationEvent, type RedlockSettings,
 } from '@/lib/redlock';
-import { startTestCluster, uniquePrefix, waitFor, type TestCluster } from '../support/cluster';
+import { uniquePrefix, waitFor } from '../support/cluster';
+import { redlockEnv } from '../support/redlock-env';
 
-let cluster: TestCluster;
-/** Clients straight to each redis-server (bypassing the fault proxies), for inspection. */
-let direct: Redis[] = [];
-const redlocks: Redlock[] = [];
-const unhandled: unknown[] = [];
-const onUnhandled = (reason: unknown) => unhandled.push(reason);
+const env = redlockEnv();
+const { redlocks, unhandled } = env;
 
-beforeAll(async () => {
-  process.on('unhandledRejection', onUnhandled);
-  cluster = await startTestCluster({ nodes: 5, persistence: 'none' });
-  direct = cluster.supervisor.directUrls().map((url) => {
-    const client = new Redis(url, { maxRetriesPerRequest: 1, retryStrategy: () => 50 });
-    client.on('error', () => undefined);
-    return client;
-  });
-});
-
-afterAll(async () => {
-  await Promise.all(redlocks.map((r) => r.quit()));
-  for (const c of direct) c.disconnect();
-  await cluster?.stop();
-  process.off('unhandledRejection', onUnhandled);
-});
 
 async function redlock(name: string, settings: Partial<RedlockSettings> = {}, nodes?: Array<string | Redis>): Promise<Redlock> {
-  const r = new Redlock(nodes ?? cluster.urls, { keyPrefix: uniquePrefix(name), retryCount: 0, ...settings });
+  const r = new Redlock(nodes ?? env.cluster.urls, { keyPrefix: uniquePrefix(name), retryCount: 0, ...settings });
   redlocks.push(r);
   await r.markNodesClean();
   return r;
 }
 
 /** The lock key of `resource` on every node (null where absent). */
-const valuesOf = (r: Redlock, resource: string) => Promise.all(direct.map((c) => c.get(r.lockKey(resource))));
+const valuesOf = (r: Redlock, resource: string) => Promise.all(env.direct.map((c) => c.get(r.lockKey(resource))));
 
 describe('Redlock on five real masters', () => {
   it('acquire sets the token on every node with the ttl, holder metadata and a fence; release removes it all', async () => {
@@ -52,14 +33,14 @@ describe('Redlock on five real masters', () => {
     expect(lock.expiresAt).toBeGreaterThan(before + 1_900);
     expect(r.quorum).toBe(3);
     expect(r.nodeCount).toBe(5);
-    expect(r.nodeLabels).toEqual(cluster.urls.map((u) => new URL(u).host));
+    expect(r.nodeLabels).toEqual(env.cluster.urls.map((u) => new URL(u).host));
     // Fences are registers seeded at now(ms) × 1000 by markNodesClean, plus one per grant.
     expect(lock.fence).toBeGreaterThan(seededAt * 1000);
     expect(lock.fence).toBeLessThan((Date.now() + 1) * 1000);
 
     // Decided at the quorum; give the last nodes a moment.
     await waitFor(async () => (await valuesOf(r, 'invoice-42')).every((v) => v === lock.token), 1_000, 'the key on all 5 nodes');
-    for (const c of direct) {
+    for (const c of env.direct) {
       const pttl = await c.pttl(r.lockKey('invoice-42'));
       expect(pttl).toBeGreaterThan(1_800);
       expect(pttl).toBeLessThanOrEqual(2_000);
@@ -70,9 +51,9 @@ describe('Redlock on five real masters', () => {
       expect(await c.pttl(r.metaKey(lock.token))).toBeGreaterThan(1_800);
     }
     // The fence is recorded in the metadata and in the register of at least a quorum of nodes.
-    const metas = await Promise.all(direct.map(async (c) => (JSON.parse((await c.get(r.metaKey(lock.token)))!) as { fence?: string }).fence));
+    const metas = await Promise.all(env.direct.map(async (c) => (JSON.parse((await c.get(r.metaKey(lock.token)))!) as { fence?: string }).fence));
     expect(metas.filter((f) => f === String(lock.fence)).length).toBeGreaterThanOrEqual(3);
-    const registers = await Promise.all(direct.map((c) => readFenceRegister(c, r.settings.keyPrefix)));
+    const registers = await Promise.all(env.direct.map((c) => readFenceRegister(c, r.settings.keyPrefix)));
     expect(registers.filter((v) => v >= lock.fence!).length).toBeGreaterThanOrEqual(3);
 
     const result = await lock.release();
@@ -80,7 +61,7 @@ describe('Redlock on five real masters', () => {
     expect(result.complete).toBe(true);
     expect(result.votes.every((v) => v.vote === 'for' && v.reason === 'ok')).toBe(true);
     expect(await valuesOf(r, 'invoice-42')).toEqual([null, null, null, null, null]);
-    for (const c of direct) expect(await c.exists(r.metaKey(lock.token))).toBe(0);
+    for (const c of env.direct) expect(await c.exists(r.metaKey(lock.token))).toBe(0);
     expect(lock.validityMs).toBe(0);
 
     // Releasing twice is not an error.
@@ -93,15 +74,15 @@ describe('Redlock on five real masters', () => {
     const r = await redlock('unfenced');
     const lock = await r.acquire('u', 1_000, { fenced: false });
     expect(lock.fence).toBeNull();
-    await waitFor(async () => (await Promise.all(direct.map((c) => c.exists(r.metaKey(lock.token))))).every((x) => x === 1), 1_000, 'the metadata on all 5 nodes');
-    const metas = await Promise.all(direct.map(async (c) => JSON.parse((await c.get(r.metaKey(lock.token)))!) as Record<string, string>));
+    await waitFor(async () => (await Promise.all(env.direct.map((c) => c.exists(r.metaKey(lock.token))))).every((x) => x === 1), 1_000, 'the metadata on all 5 nodes');
+    const metas = await Promise.all(env.direct.map(async (c) => JSON.parse((await c.get(r.metaKey(lock.token)))!) as Record<string, string>));
     expect(metas.map((m) => m.fence)).toEqual([undefined, undefined, undefined, undefined, undefined]);
     await lock.release();
   });
 
   it('contention between two clients: exactly one wins, the other gets LockContendedError with votes', async () => {
     const a = await redlock('contend');
-    const b = new Redlock(cluster.urls, { keyPrefix: a.settings.keyPrefix, retryCount: 0 });
+    const b = new Redlock(env.cluster.urls, { keyPrefix: a.settings.keyPrefix, retryCount: 0 });
     redlocks.push(b);
     for (let round = 0; round < 20; round++) {
       const results = await Promise.allSettled([a.acquire('hot', 1_000), b.acquire('hot', 1_000)]);
@@ -122,15 +103,15 @@ describe('Redlock on five real masters', () => {
   it('multi-resource locks are all or nothing on each node', async () => {
     const r = await redlock('multi');
     // Someone else's key for "b" on node 1 only: node 1 must refuse the whole request and write nothing.
-    await direct[0]!.set(r.lockKey('b'), 'someone-else', 'PX', 5_000);
+    await env.direct[0]!.set(r.lockKey('b'), 'someone-else', 'PX', 5_000);
     const lock = await r.acquire(['a', 'b', 'c'], 2_000);
-    await waitFor(async () => (await direct[4]!.get(r.lockKey('c'))) === lock.token, 1_000, 'last node');
-    expect(await direct[0]!.get(r.lockKey('a'))).toBeNull();
-    expect(await direct[0]!.get(r.lockKey('c'))).toBeNull();
-    expect(await direct[0]!.get(r.lockKey('b'))).toBe('someone-else');
-    for (const c of direct.slice(1)) expect(await c.mget(r.lockKey('a'), r.lockKey('b'), r.lockKey('c'))).toEqual([lock.token, lock.token, lock.token]);
+    await waitFor(async () => (await env.direct[4]!.get(r.lockKey('c'))) === lock.token, 1_000, 'last node');
+    expect(await env.direct[0]!.get(r.lockKey('a'))).toBeNull();
+    expect(await env.direct[0]!.get(r.lockKey('c'))).toBeNull();
+    expect(await env.direct[0]!.get(r.lockKey('b'))).toBe('someone-else');
+    for (const c of env.direct.slice(1)) expect(await c.mget(r.lockKey('a'), r.lockKey('b'), r.lockKey('c'))).toEqual([lock.token, lock.token, lock.token]);
     await lock.release();
-    expect(await direct[0]!.get(r.lockKey('b'))).toBe('someone-else'); // not ours: untouched
+    expect(await env.direct[0]!.get(r.lockKey('b'))).toBe('someone-else'); // not ours: untouched
 
     // Held on a majority: refused as a whole, nothing of the request remains anywhere.
     const other = await r.acquire('b', 2_000);
@@ -148,14 +129,14 @@ describe('Redlock on five real masters', () => {
     expect(same).toBe(lock);
     expect(lock.validityMs).toBeGreaterThan(1_900);
     expect(lock.extensions).toBe(1);
-    for (const c of direct) {
+    for (const c of env.direct) {
       expect(await c.pttl(r.lockKey('e'))).toBeGreaterThan(1_800);
       expect(JSON.parse((await c.get(r.metaKey(lock.token)))!)).toMatchObject({ extensions: '1', ttlMs: '2000' });
       expect(await c.pttl(r.metaKey(lock.token))).toBeGreaterThan(1_800);
     }
     // A shorter extend never shortens the keys (PEXPIRE GT).
     await lock.extend(300);
-    for (const c of direct) expect(await c.pttl(r.lockKey('e'))).toBeGreaterThan(1_500);
+    for (const c of env.direct) expect(await c.pttl(r.lockKey('e'))).toBeGreaterThan(1_500);
     await lock.release();
   });
 
@@ -184,8 +165,8 @@ describe('Redlock on five real masters', () => {
     const result = await old.release();
     expect(result.deleted).toBe(0);
     expect(await valuesOf(r, 'shared')).toEqual(Array(5).fill(newer.token));
-    for (const c of direct) expect(await c.exists(r.metaKey(newer.token))).toBe(1);
-    for (const c of direct) expect(await c.exists(r.metaKey(old.token))).toBe(0);
+    for (const c of env.direct) expect(await c.exists(r.metaKey(newer.token))).toBe(1);
+    for (const c of env.direct) expect(await c.exists(r.metaKey(old.token))).toBe(0);
     // A force-release with the wrong token is refused the same way.
     expect((await r.releaseToken('shared', old.token)).deleted).toBe(0);
     expect(await valuesOf(r, 'shared')).toEqual(Array(5).fill(newer.token));
@@ -195,7 +176,7 @@ describe('Redlock on five real masters', () => {
   it('extendToken / releaseToken work from a bare token (the stateless HTTP service)', async () => {
     const r = await redlock('token');
     const holder = await r.acquire('t', 1_000);
-    const service = new Redlock(cluster.urls, { keyPrefix: r.settings.keyPrefix });
+    const service = new Redlock(env.cluster.urls, { keyPrefix: r.settings.keyPrefix });
     redlocks.push(service);
     const extended = await service.extendToken('t', holder.token, 3_000);
     expect(extended.validityMs).toBeGreaterThan(2_800);
@@ -226,14 +207,14 @@ describe('Redlock on five real masters', () => {
   });
 
   it('falls back to EVAL when the script cache is empty (NOSCRIPT), also with clients passed in', async () => {
-    const own = cluster.urls.map((url) => new Redis(url, { maxRetriesPerRequest: 1 }));
+    const own = env.cluster.urls.map((url) => new Redis(url, { maxRetriesPerRequest: 1 }));
     for (const c of own) c.on('error', () => undefined);
     try {
       const r = await redlock('noscript', {}, own);
-      await Promise.all(direct.map((c) => c.script('FLUSH')));
+      await Promise.all(env.direct.map((c) => c.script('FLUSH')));
       const lock = await r.acquire('n', 1_000);
       await lock.extend(1_000);
-      await Promise.all(direct.map((c) => c.script('FLUSH')));
+      await Promise.all(env.direct.map((c) => c.script('FLUSH')));
       expect((await lock.release()).deleted).toBe(5);
       // quit() leaves clients it did not create alone.
       await r.quit();
@@ -253,11 +234,11 @@ describe('Redlock on five real masters', () => {
   });
 
   it('markNodesClean writes the clean sentinel and raises the fence register on every node', async () => {
-    const r = new Redlock(cluster.urls, { keyPrefix: uniquePrefix('mark'), maxTtlMs: 5_000 });
+    const r = new Redlock(env.cluster.urls, { keyPrefix: uniquePrefix('mark'), maxTtlMs: 5_000 });
     redlocks.push(r);
     const before = Date.now();
     await r.markNodesClean();
-    for (const c of direct) {
+    for (const c of env.direct) {
       const epoch = await readEpoch(c, r.settings.keyPrefix);
       expect(epoch).toMatchObject({ origin: 'clean', maxTtlMs: 5_000 });
       expect(epoch!.quarantineUntil).toBe(epoch!.createdAt);
@@ -271,7 +252,7 @@ describe('Redlock on five real masters', () => {
     await new Promise((res) => setTimeout(res, 100)); // let every connection settle
     const commandCount = async () => {
       let total = 0;
-      for (const c of direct) {
+      for (const c of env.direct) {
         const stats = await c.info('commandstats');
         for (const m of stats.matchAll(/^cmdstat_(\w+):calls=(\d+)/gm)) if (m[1] !== 'info') total += Number(m[2]);
       }

@@ -1,42 +1,22 @@
-import { Redis } from 'ioredis';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { LockExpiredError, QuorumUnavailableError, Redlock, type Lock, type RedlockSettings } from '@/lib/redlock';
-import { startTestCluster, uniquePrefix, waitFor, type TestCluster } from '../support/cluster';
+import { uniquePrefix, waitFor } from '../support/cluster';
+import { redlockEnv } from '../support/redlock-env';
 
-let cluster: TestCluster;
-let direct: Redis[] = [];
-const redlocks: Redlock[] = [];
-const unhandled: unknown[] = [];
-const onUnhandled = (reason: unknown) => unhandled.push(reason);
+const env = redlockEnv();
+const { redlocks, unhandled } = env;
 const sleep = (ms: number) => new Promise((res) => setTimeout(res, ms));
-
-beforeAll(async () => {
-  process.on('unhandledRejection', onUnhandled);
-  cluster = await startTestCluster({ nodes: 5, persistence: 'none' });
-  direct = cluster.supervisor.directUrls().map((url) => {
-    const client = new Redis(url, { maxRetriesPerRequest: 1, retryStrategy: () => 50 });
-    client.on('error', () => undefined);
-    return client;
-  });
-});
 
 // Every test leaves the network healthy and every node up.
 afterEach(async () => {
-  for (const node of cluster.supervisor.nodes()) {
-    if (node.state === 'down') await cluster.supervisor.start(node.id, 'none');
-    if (node.fault?.kind !== 'pass') await cluster.supervisor.heal(node.id);
+  for (const node of env.cluster.supervisor.nodes()) {
+    if (node.state === 'down') await env.cluster.supervisor.start(node.id, 'none');
+    if (node.fault?.kind !== 'pass') await env.cluster.supervisor.heal(node.id);
   }
 });
 
-afterAll(async () => {
-  await Promise.all(redlocks.map((r) => r.quit()));
-  for (const c of direct) c.disconnect();
-  await cluster?.stop();
-  process.off('unhandledRejection', onUnhandled);
-});
-
 async function redlock(name: string, settings: Partial<RedlockSettings> = {}): Promise<Redlock> {
-  const r = new Redlock(cluster.urls, { keyPrefix: uniquePrefix(name), retryCount: 0, ...settings });
+  const r = new Redlock(env.cluster.urls, { keyPrefix: uniquePrefix(name), retryCount: 0, ...settings });
   redlocks.push(r);
   await r.markNodesClean();
   return r;
@@ -44,15 +24,15 @@ async function redlock(name: string, settings: Partial<RedlockSettings> = {}): P
 
 /** Every lock or meta key of `r`'s prefix, on every node (read directly, bypassing the proxies). */
 async function leftovers(r: Redlock): Promise<string[]> {
-  const keys = await Promise.all(direct.map((c) => c.keys(`${r.settings.keyPrefix}*`)));
+  const keys = await Promise.all(env.direct.map((c) => c.keys(`${r.settings.keyPrefix}*`)));
   return keys.flat().filter((k) => k.includes(':lock:') || k.includes(':meta:'));
 }
 
 describe('Redlock under faults (fault proxies and real process crashes)', () => {
   it('2 of 5 nodes blackholed: acquire, extend and release still succeed', async () => {
     const r = await redlock('two-down');
-    await cluster.supervisor.partition(4);
-    await cluster.supervisor.partition(5);
+    await env.cluster.supervisor.partition(4);
+    await env.cluster.supervisor.partition(5);
     const t0 = performance.now();
     const lock = await r.acquire('res', 2_000);
     // Decided at the quorum: no wait for the silent nodes' timeout.
@@ -67,7 +47,7 @@ describe('Redlock under faults (fault proxies and real process crashes)', () => 
 
   it('3 of 5 blackholed: QuorumUnavailableError within about nodeTimeoutMs, and after healing nothing of the attempt remains', async () => {
     const r = await redlock('three-down');
-    for (const id of [3, 4, 5]) await cluster.supervisor.partition(id);
+    for (const id of [3, 4, 5]) await env.cluster.supervisor.partition(id);
     const t0 = performance.now();
     const err = await r.acquire('res', 5_000).catch((e: unknown) => e);
     const elapsed = performance.now() - t0;
@@ -79,7 +59,7 @@ describe('Redlock under faults (fault proxies and real process crashes)', () => 
     // The two reachable nodes were cleaned up at once.
     await waitFor(async () => (await leftovers(r)).length === 0, 1_000, 'cleanup on the reachable nodes');
     // The proxies held the SETs (and the releases sent after them) and deliver both, in order, on heal.
-    for (const id of [3, 4, 5]) await cluster.supervisor.heal(id);
+    for (const id of [3, 4, 5]) await env.cluster.supervisor.heal(id);
     await sleep(300);
     expect(await leftovers(r)).toEqual([]);
   });
@@ -87,7 +67,7 @@ describe('Redlock under faults (fault proxies and real process crashes)', () => 
   it('crashed nodes fail fast: no wait for a node timeout when the answer is known', async () => {
     const r = await redlock('crashed', { nodeTimeoutMs: 2_000 });
     await r.acquire('warm', 1_000).then((l) => l.release());
-    for (const id of [1, 2, 3]) await cluster.supervisor.crash(id);
+    for (const id of [1, 2, 3]) await env.cluster.supervisor.crash(id);
     const t0 = performance.now();
     const err = await r.acquire('res', 5_000).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(QuorumUnavailableError);
@@ -98,7 +78,7 @@ describe('Redlock under faults (fault proxies and real process crashes)', () => 
   it('latency close to the ttl: the attempt fails on validity (LockExpiredError) and cleans up', async () => {
     // nodeTimeoutMs above the ttl, so validity, not the node timeout, is what runs out.
     const r = await redlock('latency', { nodeTimeoutMs: 1_000 });
-    for (const id of [1, 2, 3, 4, 5]) await cluster.supervisor.act(id, { action: 'latency', latencyMs: 260 });
+    for (const id of [1, 2, 3, 4, 5]) await env.cluster.supervisor.act(id, { action: 'latency', latencyMs: 260 });
     const t0 = performance.now();
     const err = await r.acquire('slow', 250).catch((e: unknown) => e);
     const elapsed = performance.now() - t0;
@@ -106,20 +86,20 @@ describe('Redlock under faults (fault proxies and real process crashes)', () => 
     expect((err as LockExpiredError).message).toMatch(/validity ran out/);
     // It gave up at the validity horizon (ttl − drift), not at the node timeout.
     expect(elapsed).toBeLessThan(500);
-    for (const id of [1, 2, 3, 4, 5]) await cluster.supervisor.heal(id);
+    for (const id of [1, 2, 3, 4, 5]) await env.cluster.supervisor.heal(id);
     await waitFor(async () => (await leftovers(r)).length === 0, 2_000, 'no keys of the expired attempt');
   });
 
   it('extend with a minority fails (the old validity still holds); with a majority it works', async () => {
     const r = await redlock('extend-minority');
     const lock = await r.acquire('e', 3_000);
-    for (const id of [1, 2, 3]) await cluster.supervisor.partition(id);
+    for (const id of [1, 2, 3]) await env.cluster.supervisor.partition(id);
     const err = await lock.extend(3_000).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(QuorumUnavailableError);
     expect(lock.validityMs).toBeGreaterThan(2_500);
-    for (const id of [1, 2, 3]) await cluster.supervisor.heal(id);
-    await cluster.supervisor.partition(5);
-    await cluster.supervisor.partition(4);
+    for (const id of [1, 2, 3]) await env.cluster.supervisor.heal(id);
+    await env.cluster.supervisor.partition(5);
+    await env.cluster.supervisor.partition(4);
     await sleep(100);
     const before = lock.validityMs;
     await lock.extend(3_000);
@@ -129,7 +109,7 @@ describe('Redlock under faults (fault proxies and real process crashes)', () => 
 
   it('using(): extends past the first ttl and releases at the end', async () => {
     const r = await redlock('using');
-    const rival = new Redlock(cluster.urls, { keyPrefix: r.settings.keyPrefix, retryCount: 0 });
+    const rival = new Redlock(env.cluster.urls, { keyPrefix: r.settings.keyPrefix, retryCount: 0 });
     redlocks.push(rival);
     let seen: Lock | null = null;
     const result = await r.using('job', 600, async (signal, lock) => {
@@ -154,13 +134,13 @@ describe('Redlock under faults (fault proxies and real process crashes)', () => 
     r.on('lock-lost', (e) => lost.push(e.reason));
     const reason = await r.using('job', 600, async (signal) => {
       await sleep(50);
-      for (const id of [1, 2, 3]) await cluster.supervisor.partition(id);
+      for (const id of [1, 2, 3]) await env.cluster.supervisor.partition(id);
       await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
       return signal.reason as Error;
     });
     expect(reason).toBeInstanceOf(QuorumUnavailableError);
     expect(lost).toEqual([reason]);
-    for (const id of [1, 2, 3]) await cluster.supervisor.heal(id);
+    for (const id of [1, 2, 3]) await env.cluster.supervisor.heal(id);
     await waitFor(async () => (await leftovers(r)).length === 0, 2_000, 'released everywhere after heal');
   });
 
@@ -188,7 +168,7 @@ describe('Redlock under faults (fault proxies and real process crashes)', () => 
     r.on('node-error', (e) => {
       if (e.error.name === 'NodeBacklogError') backlogErrors.push(e.label);
     });
-    await cluster.supervisor.partition(5);
+    await env.cluster.supervisor.partition(5);
     // Each acquire is decided by the four healthy nodes; its command to node 5 waits in the proxy.
     const locks = [];
     for (let i = 0; i < 60; i++) locks.push(await r.acquire(`k${i}`, 5_000, { fenced: false }));

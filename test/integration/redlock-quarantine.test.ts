@@ -1,34 +1,15 @@
-import { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { QuorumUnavailableError, Redlock, readEpoch, type QuarantineEvent } from '@/lib/redlock';
-import { startTestCluster, uniquePrefix, waitFor, type TestCluster } from '../support/cluster';
+import { uniquePrefix, waitFor } from '../support/cluster';
+import { redlockEnv } from '../support/redlock-env';
 
-let cluster: TestCluster;
-let direct: Redis[] = [];
-const redlocks: Redlock[] = [];
-const unhandled: unknown[] = [];
-const onUnhandled = (reason: unknown) => unhandled.push(reason);
+const env = redlockEnv();
+const { redlocks, unhandled } = env;
 const MAX_TTL = 2_000;
 
-beforeAll(async () => {
-  process.on('unhandledRejection', onUnhandled);
-  cluster = await startTestCluster({ nodes: 5, persistence: 'none' });
-  direct = cluster.supervisor.directUrls().map((url) => {
-    const client = new Redis(url, { maxRetriesPerRequest: 1, retryStrategy: () => 50 });
-    client.on('error', () => undefined);
-    return client;
-  });
-});
-
-afterAll(async () => {
-  await Promise.all(redlocks.map((r) => r.quit()));
-  for (const c of direct) c.disconnect();
-  await cluster?.stop();
-  process.off('unhandledRejection', onUnhandled);
-});
 
 function client(prefix: string, quarantine = true): Redlock {
-  const r = new Redlock(cluster.urls, { keyPrefix: prefix, maxTtlMs: MAX_TTL, retryCount: 0, quarantine });
+  const r = new Redlock(env.cluster.urls, { keyPrefix: prefix, maxTtlMs: MAX_TTL, retryCount: 0, quarantine });
   redlocks.push(r);
   return r;
 }
@@ -38,7 +19,7 @@ function client(prefix: string, quarantine = true): Redlock {
  * key whatever the vote, so the key on the node proves nothing; the vote does.
  */
 async function voteOf(prefix: string, index: number, resource: string): Promise<string> {
-  const one = new Redlock([cluster.urls[index]!], { keyPrefix: prefix, maxTtlMs: MAX_TTL, retryCount: 0 });
+  const one = new Redlock([env.cluster.urls[index]!], { keyPrefix: prefix, maxTtlMs: MAX_TTL, retryCount: 0 });
   redlocks.push(one);
   const outcome = await one.acquire(resource, 500, { fenced: false }).catch((e: unknown) => e);
   if (outcome instanceof QuorumUnavailableError) return outcome.votes[0]!.reason;
@@ -63,18 +44,18 @@ async function acquireOnceAnswered(r: Redlock, resource: string, index: number) 
 async function restartScenario(prefix: string) {
   const a = client(prefix);
   await a.markNodesClean();
-  await cluster.supervisor.partition(4);
-  await cluster.supervisor.partition(5);
+  await env.cluster.supervisor.partition(4);
+  await env.cluster.supervisor.partition(5);
   const lockA = await a.acquire('res', MAX_TTL);
   // The proxies hold A's SETs to 4 and 5 and would deliver them on heal: drop them, as a real
   // partition eventually does (the connections are reset), so A holds exactly nodes 1, 2 and 3.
-  await cluster.supervisor.act(4, { action: 'reset' });
-  await cluster.supervisor.act(5, { action: 'reset' });
-  await cluster.supervisor.crash(3);
-  await cluster.supervisor.restart(3, { persistence: 'none' });
-  await cluster.supervisor.heal(4);
-  await cluster.supervisor.heal(5);
-  expect(await Promise.all(direct.map((c) => c.get(a.lockKey('res'))))).toEqual([lockA.token, lockA.token, null, null, null]);
+  await env.cluster.supervisor.act(4, { action: 'reset' });
+  await env.cluster.supervisor.act(5, { action: 'reset' });
+  await env.cluster.supervisor.crash(3);
+  await env.cluster.supervisor.restart(3, { persistence: 'none' });
+  await env.cluster.supervisor.heal(4);
+  await env.cluster.supervisor.heal(5);
+  expect(await Promise.all(env.direct.map((c) => c.get(a.lockKey('res'))))).toEqual([lockA.token, lockA.token, null, null, null]);
   return lockA;
 }
 
@@ -114,24 +95,24 @@ describe('quarantine after data loss (epoch sentinel)', () => {
     expect(lockA.validityMs).toBeGreaterThan(0); // A still holds: refusing B is what keeps it exclusive
 
     // The sentinel the acquire script wrote, with the server start from INFO.
-    const epoch = await readEpoch(direct[2]!, prefix);
+    const epoch = await readEpoch(env.direct[2]!, prefix);
     expect(epoch).toMatchObject({ origin: 'quarantine', quarantineUntil: until, maxTtlMs: MAX_TTL });
     expect(epoch!.serverStartedAt).toBeLessThanOrEqual(epoch!.createdAt);
 
     // Once A's keys are gone everywhere, four nodes can grant: B gets the lock (safely: A's lease
     // is over) while node 3 still votes quarantined.
-    await waitFor(async () => (await Promise.all(direct.map((c) => c.exists(b.lockKey('res'))))).every((x) => x === 0),
+    await waitFor(async () => (await Promise.all(env.direct.map((c) => c.exists(b.lockKey('res'))))).every((x) => x === 0),
       MAX_TTL + 500, "A's keys to expire");
     expect(Date.now()).toBeLessThan(until - 100);
     const during = await b.acquire('res', 500);
     expect(during.votes[2]!.reason).toMatch(/quarantined|pending/);
     expect(await voteOf(prefix, 2, 'probe')).toBe('quarantined');
-    await waitFor(async () => (await direct[4]!.get(b.lockKey('res'))) === during.token, 1_000, 'the last vote');
+    await waitFor(async () => (await env.direct[4]!.get(b.lockKey('res'))) === during.token, 1_000, 'the last vote');
     // Node 3 voted against; its SET NX may have landed (the grant and the quarantine check are
     // separate commands, see lib/redlock/grant.ts): a key on a node that did not vote for us is
     // ordinary, and the release removes it.
     await during.release();
-    expect(await direct[2]!.get(b.lockKey('res'))).toBeNull();
+    expect(await env.direct[2]!.get(b.lockKey('res'))).toBeNull();
 
     // After the quarantine, node 3 votes again.
     await waitFor(() => Date.now() > until + 20, MAX_TTL + 1_000, 'the end of the quarantine');
@@ -145,7 +126,7 @@ describe('quarantine after data loss (epoch sentinel)', () => {
     const prefix = uniquePrefix('flush');
     const r = client(prefix);
     await r.markNodesClean();
-    await direct[0]!.flushall();
+    await env.direct[0]!.flushall();
     const refused = await r.acquire('x', 1_000).catch((e: unknown) => e);
     // One quarantined node of five does not stop a grant.
     expect(refused).toMatchObject({ resources: ['x'] });
@@ -157,7 +138,7 @@ describe('quarantine after data loss (epoch sentinel)', () => {
     const lock = await r.acquire('x', 1_000);
     // Node 1 votes again: never quarantined now (for, or still pending at the early decision).
     expect(lock.votes[0]!.reason).not.toBe('quarantined');
-    expect(await readEpoch(direct[0]!, prefix)).toMatchObject({ origin: 'clean' });
+    expect(await readEpoch(env.direct[0]!, prefix)).toMatchObject({ origin: 'clean' });
     await lock.release();
     expect(await voteOf(prefix, 0, 'probe')).toBe('ok');
   });

@@ -1,43 +1,24 @@
-import { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { LockContendedError, Redlock, type RedlockSettings } from '@/lib/redlock';
-import { startTestCluster, uniquePrefix, waitFor, type TestCluster } from '../support/cluster';
+import { uniquePrefix, waitFor } from '../support/cluster';
+import { redlockEnv } from '../support/redlock-env';
 
-let cluster: TestCluster;
-let direct: Redis[] = [];
-const redlocks: Redlock[] = [];
-const unhandled: unknown[] = [];
-const onUnhandled = (reason: unknown) => unhandled.push(reason);
+const env = redlockEnv();
+const { redlocks, unhandled } = env;
 const sleep = (ms: number) => new Promise((res) => setTimeout(res, ms));
 
-beforeAll(async () => {
-  process.on('unhandledRejection', onUnhandled);
-  cluster = await startTestCluster({ nodes: 5, persistence: 'none' });
-  direct = cluster.supervisor.directUrls().map((url) => {
-    const client = new Redis(url, { maxRetriesPerRequest: 1, retryStrategy: () => 50 });
-    client.on('error', () => undefined);
-    return client;
-  });
-});
-
-afterAll(async () => {
-  await Promise.all(redlocks.map((r) => r.quit()));
-  for (const c of direct) c.disconnect();
-  await cluster?.stop();
-  process.off('unhandledRejection', onUnhandled);
-});
 
 async function pair(name: string, settings: Partial<RedlockSettings> = {}): Promise<[Redlock, Redlock]> {
   const prefix = uniquePrefix(name);
-  const a = new Redlock(cluster.urls, { keyPrefix: prefix, retryCount: 0, ...settings });
-  const b = new Redlock(cluster.urls, { keyPrefix: prefix, retryCount: 0, ...settings });
+  const a = new Redlock(env.cluster.urls, { keyPrefix: prefix, retryCount: 0, ...settings });
+  const b = new Redlock(env.cluster.urls, { keyPrefix: prefix, retryCount: 0, ...settings });
   redlocks.push(a, b);
   await a.markNodesClean();
   return [a, b];
 }
 
 const subscribers = async (r: Redlock) => {
-  const counts = await Promise.all(direct.map((c) => c.pubsub('NUMSUB', r.systemKeys.channel) as Promise<[string, number]>));
+  const counts = await Promise.all(env.direct.map((c) => c.pubsub('NUMSUB', r.systemKeys.channel) as Promise<[string, number]>));
   return counts.reduce((sum, [, n]) => sum + Number(n), 0);
 };
 
@@ -60,7 +41,7 @@ describe('waiters are woken by releases (pub/sub on <prefix>released)', () => {
 
   it('a chain of ten waiters is served one after another without sleeping out their delays', async () => {
     const [a] = await pair('chain');
-    const clients = Array.from({ length: 10 }, () => new Redlock(cluster.urls, { keyPrefix: a.settings.keyPrefix }));
+    const clients = Array.from({ length: 10 }, () => new Redlock(env.cluster.urls, { keyPrefix: a.settings.keyPrefix }));
     redlocks.push(...clients);
     const first = await a.acquire('res', 10_000);
     let holder: number | null = null;
@@ -137,16 +118,16 @@ describe('waiters are woken by releases (pub/sub on <prefix>released)', () => {
   it('a failed attempt releases on every node before retrying, so a waiter never blocks itself', async () => {
     const [a, b] = await pair('self');
     // Someone else holds nodes 1–3: b's attempts get nodes 4 and 5 and must give them back.
-    for (const c of direct.slice(0, 3)) await c.set(a.lockKey('res'), 'foreign', 'PX', 2_000);
+    for (const c of env.direct.slice(0, 3)) await c.set(a.lockKey('res'), 'foreign', 'PX', 2_000);
     await expect(b.acquire('res', 5_000)).rejects.toBeInstanceOf(LockContendedError);
-    await waitFor(async () => (await Promise.all(direct.slice(3).map((c) => c.exists(a.lockKey('res'))))).every((x) => x === 0),
+    await waitFor(async () => (await Promise.all(env.direct.slice(3).map((c) => c.exists(a.lockKey('res'))))).every((x) => x === 0),
       1_000, 'the failed attempt to be cleaned up on nodes 4 and 5');
     // So as soon as one of nodes 1–3 frees up, the next attempt wins with nodes 4 and 5.
     const waiting = b.acquire('res', 5_000, { retryCount: 20, retryDelayMs: 30, retryJitterMs: 10 });
     await sleep(100);
-    await direct[0]!.del(a.lockKey('res'));
+    await env.direct[0]!.del(a.lockKey('res'));
     const lock = await waiting;
-    expect(await Promise.all(direct.map((c) => c.get(a.lockKey('res'))))).toEqual([lock.token, 'foreign', 'foreign', lock.token, lock.token]);
+    expect(await Promise.all(env.direct.map((c) => c.get(a.lockKey('res'))))).toEqual([lock.token, 'foreign', 'foreign', lock.token, lock.token]);
     await lock.release();
   });
 
