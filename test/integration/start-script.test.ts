@@ -4,7 +4,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ControlClient, freePort } from '../../lib/cluster';
+import { ControlClient, freePort, isPortFree } from '../../lib/cluster';
 import { isAlive, waitFor } from '../support/cluster';
 
 const roots: string[] = [];
@@ -69,12 +69,26 @@ describe('npm start: bad configuration stops with one clear line', () => {
   });
 });
 
+/**
+ * A base port whose `count` consecutive ports are free now, below the kernel's ephemeral range
+ * (32768+): a base from freePort() sits inside it, and the ports after it can be taken by any
+ * outgoing connection of the tests running in parallel (seen in CI: "port … already in use").
+ */
+async function freePortRange(count: number): Promise<number> {
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const base = 20_000 + Math.floor(Math.random() * 12_000);
+    const free = await Promise.all(Array.from({ length: count }, (_, i) => isPortFree(base + i)));
+    if (free.every(Boolean)) return base;
+  }
+  throw new Error(`no ${count} consecutive free ports found between 20000 and 32000`);
+}
+
 describe('npm start: the whole product, then Ctrl-C', () => {
   it('runs the cluster and the console, prints URL and login, and stops everything on SIGINT', async () => {
     const port = await freePort();
     const run = runStart({
-      PORT: String(port), REDLOCK_CLUSTER_SIZE: '3', REDLOCK_PORT_BASE: String(await freePort()),
-      REDLOCK_SERVER_PORT_BASE: String(await freePort()), REDLOCK_PERSISTENCE: 'none',
+      PORT: String(port), REDLOCK_CLUSTER_SIZE: '3', REDLOCK_PORT_BASE: String(await freePortRange(3)),
+      REDLOCK_SERVER_PORT_BASE: String(await freePortRange(3)), REDLOCK_PERSISTENCE: 'none',
     }, /Ctrl-C stops everything/);
     await run.matched;
     expect(run.out()).toContain(`console   http://127.0.0.1:${port}`);
