@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import NodeRedlock from 'redlock';
-import { resolveSettings } from '../../lib/redlock';
+import { lockValue, resolveSettings } from '../../lib/redlock';
 import { prepareAcquire } from '../../lib/redlock/request';
 import { ACQUIRE_SCRIPT, FENCE_SCRIPT, RELEASE_SCRIPT } from '../../lib/redlock/scripts';
 import { MAX_TTL_MS, OUR_PREFIX } from '../harness/cluster';
@@ -43,9 +43,10 @@ function sha(source: string): string {
 /**
  * What each Lua script (and the raw commands) costs the Redis server per call, measured alone on
  * one node: the reason behind the throughput figures when the servers and the client share cores.
- * Our grant is the batch the lock core sends for one resource (lib/redlock/grant.ts): SET NX GET,
- * the metadata SET and the epoch read, with the metadata prepareAcquire builds; the acquire script
- * (several resources) is priced on one resource for comparison.
+ * Our grant is the batch the lock core sends for one resource (lib/redlock/grant.ts): SET NX GET of
+ * the lock key's value (`<token> <metadata>`, lib/redlock/value.ts, with the metadata
+ * prepareAcquire builds) and the epoch read; the acquire script (several resources) is priced on
+ * one resource for comparison.
  */
 export async function scriptCosts(client: Redis): Promise<Row[]> {
   let nrAcquire = '';
@@ -56,15 +57,15 @@ export async function scriptCosts(client: Redis): Promise<Row[]> {
   }
   const settings = resolveSettings({ keyPrefix: OUR_PREFIX, maxTtlMs: MAX_TTL_MS });
   const req = prepareAcquire(settings, 'cost', TTL_MS, { fenced: false });
-  const meta = `${req.metaHead},"acquiredAt":"${Date.now()}"}`;
+  const metaHead = `${req.metaHead},"acquiredAt":"${Date.now()}"`;
+  const value = lockValue(TOKEN, `${metaHead}}`);
   const lock = (resource: string) => `${OUR_PREFIX}lock:${resource}`;
-  const metaKey = (resource: string) => `${OUR_PREFIX}meta:${TOKEN}${resource}`;
-  const grant = (resource: string) => [['SET', lock(resource), TOKEN, 'NX', 'GET', 'PX', TTL_MS], ['SET', metaKey(resource), meta, 'PX', TTL_MS],
+  const grant = (resource: string) => [['SET', lock(resource), value, 'NX', 'GET', 'PX', TTL_MS],
     ['HMGET', `${OUR_PREFIX}epoch`, 'createdAt', 'quarantineUntil']];
   const release = (resource: string, channel: string) =>
-    [['EVALSHA', RELEASE_SCRIPT.sha, 2, lock(resource), metaKey(resource), TOKEN, channel, resource]];
+    [['EVALSHA', RELEASE_SCRIPT.sha, 1, lock(resource), TOKEN, channel, resource]];
 
-  const names = ['ours: grant, one resource (SET NX GET + metadata SET + epoch HMGET), as sent', 'ours: acquire script (several resources; priced on one)',
+  const names = ['ours: grant, one resource (SET NX GET of token + metadata, epoch HMGET), as sent', 'ours: acquire script (several resources; priced on one)',
     'ours: fence confirmation (fenced: true only)', 'ours: release (compare-and-delete + PUBLISH)',
     'ours: release without the PUBLISH', 'node-redlock: acquire script', 'node-redlock: release script', 'raw: SET NX PX', 'raw: compare-and-delete script'];
   const costs = names.map(() => [] as number[]);
@@ -74,9 +75,9 @@ export async function scriptCosts(client: Redis): Promise<Row[]> {
     const b = r('b');
     const c = r('c');
     costs[0]!.push(await perCall(client, (i) => grant(a(i))));
-    costs[2]!.push(await perCall(client, (i) => [['EVALSHA', FENCE_SCRIPT.sha, 3, `${OUR_PREFIX}fence`, lock(a(i)), metaKey(a(i)), TOKEN, 1, meta]]));
+    costs[2]!.push(await perCall(client, (i) => [['EVALSHA', FENCE_SCRIPT.sha, 2, `${OUR_PREFIX}fence`, lock(a(i)), TOKEN, 1, `${metaHead},"fence":"1"}`]]));
     costs[3]!.push(await perCall(client, (i) => release(a(i), `${OUR_PREFIX}released`)));
-    costs[1]!.push(await perCall(client, (i) => [['EVALSHA', ACQUIRE_SCRIPT.sha, 2, lock(b(i)), metaKey(b(i)), TOKEN, TTL_MS, meta]]));
+    costs[1]!.push(await perCall(client, (i) => [['EVALSHA', ACQUIRE_SCRIPT.sha, 1, lock(b(i)), value, TTL_MS]]));
     costs[4]!.push(await perCall(client, (i) => release(b(i), '')));
     costs[5]!.push(await perCall(client, (i) => [['EVALSHA', sha(nrAcquire), 1, `nr:${c(i)}`, TOKEN, TTL_MS]]));
     costs[6]!.push(await perCall(client, (i) => [['EVALSHA', sha(nrRelease), 1, `nr:${c(i)}`, TOKEN]]));

@@ -116,7 +116,7 @@ export function LockDetail({ resource }: { resource: string }) {
             <h2 id="meta-title">Holder metadata</h2>
             <span className="muted small">Written with the lock, same TTL</span>
           </div>
-          {view?.meta ? <MetaList view={view} now={now} /> : <p className={styles.emptyNote}>No metadata{view ? ' (a lock written by another client, or its token has no metadata key).' : '.'}</p>}
+          {view?.meta ? <MetaList view={view} now={now} /> : <p className={styles.emptyNote}>No metadata{view ? ' (a lock written by another client: its value is a bare token, or what follows the token is not readable metadata).' : '.'}</p>}
         </section>
         <section className={styles.card} aria-labelledby="events-title">
           <div className={styles.cardHead}>

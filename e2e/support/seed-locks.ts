@@ -6,8 +6,8 @@ import { sandbox } from './sandbox';
  * Write lock keys straight into the e2e cluster's masters, bypassing the lock service: fast
  * (pipelines, thousands of keys per round trip) and able to build states the service never
  * leaves behind on purpose (a key on 2 of 5 nodes, two tokens on two nodes each, …).
- * Keys follow the console's layout (ARCHITECTURE.md): `rl:lock:<resource>` = token with PX,
- * `rl:meta:<token>` = holder metadata as a JSON string (string values) with the same PX.
+ * Keys follow the lock core's layout (lib/redlock/value.ts): `rl:lock:<resource>` =
+ * `<token> <metadata JSON>` (string values) with PX, or the bare token without metadata.
  */
 
 const KEY_PREFIX = process.env.REDLOCK_KEY_PREFIX ?? 'rl:';
@@ -19,7 +19,7 @@ export interface SeedLock {
   ttlMs: number;
   /** 1-based node ids that get the key. */
   nodes: readonly number[];
-  /** Holder metadata written by token next to the key (same nodes, same PX). */
+  /** Holder metadata, written into the key's value after the token and a space. */
   meta?: Record<string, string>;
 }
 
@@ -52,10 +52,8 @@ export async function seedLocks(locks: readonly SeedLock[]): Promise<void> {
       for (let start = 0; start < mine.length; start += BATCH) {
         const pipe = client.pipeline();
         for (const lock of mine.slice(start, start + BATCH)) {
-          pipe.set(`${KEY_PREFIX}lock:${lock.resource}`, lock.token, 'PX', lock.ttlMs);
-          if (lock.meta && Object.keys(lock.meta).length > 0) {
-            pipe.set(`${KEY_PREFIX}meta:${lock.token}`, JSON.stringify(lock.meta), 'PX', lock.ttlMs);
-          }
+          const value = lock.meta && Object.keys(lock.meta).length > 0 ? `${lock.token} ${JSON.stringify(lock.meta)}` : lock.token;
+          pipe.set(`${KEY_PREFIX}lock:${lock.resource}`, value, 'PX', lock.ttlMs);
         }
         const replies = await pipe.exec();
         const failed = replies?.find(([err]) => err);
@@ -84,26 +82,13 @@ export async function seedManyLocks(prefix: string, count: number, ttlMs: number
   return locks.map((l) => l.resource);
 }
 
-/**
- * Delete each lock key and the meta key of the token it holds there (`<prefix>meta:<value>`), on
- * one node, atomically. KEYS the lock keys, ARGV[1] the meta-key prefix. Reply: keys deleted.
- */
-const DELETE_LOCKS = `
-local deleted = 0
-for _, key in ipairs(KEYS) do
-  local value = redis.pcall('GET', key)
-  if type(value) == 'string' then deleted = deleted + redis.call('UNLINK', ARGV[1] .. value) end
-  deleted = deleted + redis.call('UNLINK', key)
-end
-return deleted`;
-
-/** Delete lock keys of these resources on every node, with the metadata of the token each holds. */
+/** Delete lock keys of these resources on every node (the metadata is in the keys' values). */
 export async function deleteLocks(resources: readonly string[]): Promise<void> {
   await withClients(async (clients) => {
     await Promise.all(clients.map(async (client) => {
       for (let start = 0; start < resources.length; start += BATCH) {
         const keys = resources.slice(start, start + BATCH).map((r) => `${KEY_PREFIX}lock:${r}`);
-        await client.eval(DELETE_LOCKS, keys.length, ...keys, `${KEY_PREFIX}meta:`);
+        await client.unlink(...keys);
       }
     }));
   });

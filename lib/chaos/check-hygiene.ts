@@ -2,7 +2,7 @@ import type { LeakedKey, NemesisEvent } from './history';
 import type { LockRecord } from './locks';
 
 export interface HygieneResult {
-  /** Lock or meta keys left on a node after quiescence + ttl. */
+  /** Lock keys left on a node after quiescence + ttl. */
   leakedKeys: number;
   /**
    * Keys of other clients deleted: a release that deleted a key on a node where this lock's SET

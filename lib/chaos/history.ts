@@ -53,7 +53,7 @@ export interface PhaseHistory {
   events: readonly ClientEvent[];
   register: readonly RegisterRecord[];
   nemesis: readonly NemesisEvent[];
-  /** Lock and meta keys still on a node after quiescence + ttl. */
+  /** Lock keys still on a node after quiescence + ttl. */
   leakedKeys: readonly LeakedKey[];
 }
 

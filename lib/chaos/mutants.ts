@@ -53,7 +53,10 @@ export const MUTANTS: readonly Mutant[] = [
   {
     name: 'release-plain-del',
     description: 'release by plain DEL, without comparing the token',
-    patches: [{ file: 'scripts/release.lua', find: "if redis.call('GET', KEYS[i]) == ARGV[1] then", replace: "if redis.call('EXISTS', KEYS[i]) == 1 then" }],
+    patches: [{
+      file: 'scripts/release.lua', find: "if value == token or (value and string.sub(value, 1, #head) == head) then",
+      replace: 'if value then',
+    }],
     nemeses: ['none', 'pause-client'],
     cycles: 4,
   },

@@ -65,7 +65,7 @@ export async function readCommandStats(run: RunContext): Promise<Record<string, 
   return Promise.all(run.direct.map(async (c) => parseCommandStats(await c.info('commandstats'))));
 }
 
-/** Lock and meta keys of `keyPrefix` still alive on any node (the epoch and fence keys have no TTL by design). */
+/** Lock keys of `keyPrefix` still alive on any node (the epoch and fence keys have no TTL by design). */
 export async function scanLeakedKeys(run: RunContext, keyPrefix: string): Promise<LeakedKey[]> {
   const leaked: LeakedKey[] = [];
   await Promise.all(run.direct.map(async (c, node) => {
@@ -75,7 +75,7 @@ export async function scanLeakedKeys(run: RunContext, keyPrefix: string): Promis
       cursor = next;
       for (const key of keys) {
         const rest = key.slice(keyPrefix.length);
-        if (!rest.startsWith('lock:') && !rest.startsWith('meta:')) continue;
+        if (!rest.startsWith('lock:')) continue;
         const pttlMs = await c.pttl(key);
         if (pttlMs !== -2) leaked.push({ node, key, pttlMs });
       }

@@ -60,7 +60,8 @@ export class SkewProxy {
     const name = args[0]!.toString('latin1').toLowerCase();
     let ttlIndex: number;
     if (name === 'set') {
-      // The single-resource grant: SET <lock> <token> NX GET PX <ttl> (the metadata SET has no NX).
+      // The single-resource grant: SET <lock> '<token> <metadata>' NX GET PX <ttl> (a fence or extend
+      // rewrite of the value is SET … KEEPTTL, without NX or PX).
       const words = args.map((a) => a.toString('latin1').toLowerCase());
       if (!words.includes('nx')) return null;
       ttlIndex = words.indexOf('px', 3) + 1;

@@ -1,42 +1,34 @@
 import type { Redis } from 'ioredis';
 import { elapsedMs, ensureReady, errorMessage, withTimeout } from './connection';
-import { parseMeta } from './meta';
+import { splitLockValue } from './meta';
 import { quorumView, type LockCell, type QuorumOptions, type QuorumView } from './quorum-view';
-import { lockKeyPrefix, metaKeyPrefix, resourceOfKey, SCAN_DEFAULTS } from './scan';
+import { lockKeyPrefix, resourceOfKey, SCAN_DEFAULTS } from './scan';
 import { luaScript, runLua } from './script';
 
 /**
- * One node's reading of one key, atomically: TYPE, PTTL, and for a string its value and the
- * holder metadata read through that value (`GET <meta prefix><value>`; a missing or non-string
- * meta key, e.g. an old hash, is nil). The meta key is derived from the value, so it cannot be
- * declared in KEYS: standalone masters only, like the scanner.
- * KEYS[1] the lock key   ARGV[1] our meta-key prefix, '' = no metadata (not our layout)
- * Reply: [type, PTTL, value | nil, meta JSON text | nil]
+ * One node's reading of one key, atomically: TYPE, PTTL, and for a string its value. In our
+ * layout the value is `<token> <metadata JSON>` (see meta.ts); the caller splits it.
+ * KEYS[1] the lock key
+ * Reply: [type, PTTL, value | nil]
  */
 const READ_KEY = luaScript(`
 local t = redis.call('TYPE', KEYS[1])['ok']
 local pttl = redis.call('PTTL', KEYS[1])
 if t ~= 'string' then return { t, pttl } end
-local value = redis.call('GET', KEYS[1])
-local meta = false
-if ARGV[1] ~= '' then
-  local text = redis.pcall('GET', ARGV[1] .. value)
-  if type(text) == 'string' then meta = text end
-end
-return { t, pttl, value, meta }
+return { t, pttl, redis.call('GET', KEYS[1]) }
 `);
 
 /** Options of lockDetail(): our key prefix, an optional explicit key, quorum settings, a per-node timeout. */
 export interface DetailOptions extends Partial<QuorumOptions> {
   keyPrefix: string;
   /**
-   * Read this key instead of `<keyPrefix>lock:<resource>` (e.g. another library's bare key). Its
-   * metadata is read only when the key is in our layout.
+   * Read this key instead of `<keyPrefix>lock:<resource>` (e.g. another library's bare key). Only
+   * a key in our layout is split into token and metadata; any other key's value is its token.
    */
   key?: string;
   /** Per node, including the wait for a client that is not connected. @default 2000 */
   timeoutMs?: number;
-  /** Values longer than this (bytes) are cut. @default 1024 */
+  /** Values (tokens, in our layout) longer than this (bytes) are cut. @default 1024 */
   maxValueBytes?: number;
   signal?: AbortSignal;
 }
@@ -63,9 +55,9 @@ export interface LockDetail {
 }
 
 /**
- * Read one resource from every node directly (TYPE, PTTL, GET and the metadata of the token found,
- * in one Lua call per node, so each node's answer is consistent), no scan. Node ids are positions in `clients` + 1.
- * Node faults are reported per node; only an abort rejects.
+ * Read one resource from every node directly (TYPE, PTTL and GET in one Lua call per node, so each
+ * node's answer is consistent; the value gives the token and the holder metadata), no scan. Node
+ * ids are positions in `clients` + 1. Node faults are reported per node; only an abort rejects.
  */
 export async function lockDetail(clients: readonly Redis[], resource: string, options: DetailOptions): Promise<LockDetail> {
   options.signal?.throwIfAborted();
@@ -73,7 +65,6 @@ export async function lockDetail(clients: readonly Redis[], resource: string, op
   const started = performance.now();
   const key = options.key ?? `${lockKeyPrefix(options.keyPrefix)}${resource}`;
   const inLayout = key.startsWith(lockKeyPrefix(options.keyPrefix));
-  const metaPrefix = inLayout ? metaKeyPrefix(options.keyPrefix) : '';
   const timeoutMs = options.timeoutMs ?? SCAN_DEFAULTS.batchTimeoutMs;
   const maxValueBytes = options.maxValueBytes ?? SCAN_DEFAULTS.maxValueBytes;
 
@@ -83,15 +74,17 @@ export async function lockDetail(clients: readonly Redis[], resource: string, op
     try {
       const read = async () => {
         await ensureReady(client, timeoutMs, options.signal);
-        return runLua(client, READ_KEY, [key], [metaPrefix]);
+        return runLua(client, READ_KEY, [key], []);
       };
       const reply = await withTimeout(read(), timeoutMs, `reading ${key} on node ${node}`, options.signal);
       if (!Array.isArray(reply) || reply.length < 2) throw new Error(`node ${node} sent an unexpected reply`);
-      const [typeReply, pttlReply, value, metaText] = reply as unknown[];
+      const [typeReply, pttlReply, value] = reply as unknown[];
       const type = String(typeReply);
       let cell: LockCell = { node, known: true, present: false, token: null, pttlMs: null, meta: null };
       if (type === 'string' && typeof value === 'string') {
-        cell = { node, known: true, present: true, token: value.slice(0, maxValueBytes), pttlMs: Number(pttlReply), meta: parseMeta(metaText) };
+        // Our layout: `<token> <metadata JSON>`; bad JSON or a bare token is no metadata.
+        const { token, meta } = inLayout ? splitLockValue(value) : { token: value, meta: null };
+        cell = { node, known: true, present: true, token: token.slice(0, maxValueBytes), pttlMs: Number(pttlReply), meta };
       }
       return { info: { node, ok: true, error: null, type, durationMs: elapsedMs(t0) }, cell };
     } catch (err) {

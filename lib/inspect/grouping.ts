@@ -92,7 +92,7 @@ export class LockGrouper {
   /**
    * Keys in `lockPrefix` whose most common token (ties: the smallest, as the quorum view decides)
    * has no metadata read on any readable reading holding it, each with the first such reading and
-   * that token: metadata is read through a lock key's value, `<meta prefix><token>`, on that
+   * that token: the metadata is in the lock key's value (`<token> <metadata JSON>`) on that
    * reading's node. (A reading holding another token read that token's metadata, not this one's.)
    */
   metaWanted(readable: readonly boolean[]): { group: number; key: string; reading: number; token: string }[] {

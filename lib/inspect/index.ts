@@ -8,15 +8,15 @@
 export { ensureReady, errorMessage, withTimeout } from './connection';
 /** The lock list's page cursor was not made here (or was altered). */
 export { InvalidCursorError } from './errors';
-/** Scanning one node in bounded Lua batches (SCAN + GET + PTTL + meta per round trip). */
+/** Scanning one node in bounded Lua batches (SCAN + MGET + PTTL per round trip, values split into token and metadata). */
 export {
-  escapeGlob, lockKeyPrefix, lockPattern, metaKeyPrefix, resourceOfKey, scanNode, SCAN_DEFAULTS,
+  escapeGlob, lockKeyPrefix, lockPattern, resourceOfKey, scanNode, SCAN_DEFAULTS,
   type NodeScan, type NonStringKey, type ScanOptions,
 } from './scan';
 /** The scanner's Lua source and SHA (EVALSHA with an EVAL fallback). */
 export { runScanBatch, SCAN_BATCH_SCRIPT, SCAN_BATCH_SHA } from './scan-script';
-/** Holder metadata: `<prefix>meta:<token>`, a JSON string read through a lock key's value. */
-export { metaKeyOf, parseMeta } from './meta';
+/** Holder metadata: the JSON after the token in a lock key's value (`<token> <metadata JSON>`). */
+export { parseMeta, splitLockValue } from './meta';
 /** Running a Lua script by SHA with an EVAL fallback. */
 export { luaScript, runLua, type LuaScript } from './script';
 /** Pure classification of one key across the nodes: held / expiring / partial / split. */

@@ -1,20 +1,28 @@
+import { metaTextOf, tokenOf } from '../redlock/value';
+
 /**
- * Holder metadata in the Redis layout: `<prefix>meta:<token>` is a string, a JSON object whose
- * values are strings, written by the acquire attempt whose token is `<token>`. One meta key per
- * attempt, shared by every resource of a multi-resource lock. An attempt may leave a meta key on
- * a node where its SET NX lost, so metadata is only ever read THROUGH a lock key's value: the meta
- * of lock key K on node X is `GET <prefix>meta:<value of K on X>`.
+ * Holder metadata in the Redis layout: a lock key `<prefix>lock:<resource>` holds
+ * `<token> <metadata JSON>`, the attempt's token (base64url, no space), one space, then a JSON
+ * object whose values are strings (see lib/redlock/value.ts). Every key of a multi-resource lock
+ * holds the same value. A value without a space is a bare token: another library's lock, or one
+ * written without metadata. There is no separate metadata key: the metadata of lock key K on
+ * node X is whatever follows the first space in K's value on X, so it always belongs to the token
+ * it is read with.
  */
 
-/** The meta key of the attempt whose token is `token`: `<metaPrefix><token>`. */
-export function metaKeyOf(metaPrefix: string, token: string): string {
-  return `${metaPrefix}${token}`;
+/**
+ * A lock value split into its token and its metadata: the token is everything before the first
+ * space, the metadata the rest parsed with parseMeta (null for a bare token or bad JSON). Never
+ * throws.
+ */
+export function splitLockValue(value: string): { token: string; meta: Record<string, string> | null } {
+  return { token: tokenOf(value), meta: parseMeta(metaTextOf(value)) };
 }
 
 /**
- * Parse a meta key's value defensively: anything that is not a JSON object (missing key, an old
- * hash read as something else, bad JSON, an array…) is "no metadata"; fields whose value is not a
- * string are dropped; an object left without fields is null. Never throws.
+ * Parse metadata text defensively: anything that is not a JSON object (no metadata, bad JSON, an
+ * array…) is "no metadata"; fields whose value is not a string are dropped; an object left
+ * without fields is null. Never throws.
  */
 export function parseMeta(text: unknown): Record<string, string> | null {
   if (typeof text !== 'string' || text.length < 2 || text.charCodeAt(0) !== 123 /* { */) return null;

@@ -21,12 +21,13 @@ export interface ScannedLock {
   key: string;
   /** The resource name: the key without `<prefix>lock:` in our layout, else the key itself. */
   resource: string;
+  /** The token: in our layout the value up to its first space, else the whole value. */
   token: string;
   /** Remaining TTL in ms; −1 for a key without expiry. */
   pttlMs: number;
   /**
-   * Holder metadata (`<prefix>meta:<token>`, read through this key's value on this node), or null
-   * when absent, unreadable or not read.
+   * Holder metadata (the JSON after the token in this key's value on this node, see meta.ts), or
+   * null when absent (a bare token), unreadable (bad JSON) or not read.
    */
   meta: Record<string, string> | null;
   /** Was the metadata read on this node (so a null `meta` means there is none)? */

@@ -3,21 +3,22 @@ import { elapsedMs, ensureReady, errorMessage, withTimeout } from './connection'
 import { LockGrouper } from './grouping';
 import { parseMeta } from './meta';
 import type { QuorumOptions, QuorumView } from './quorum-view';
-import { lockKeyPrefix, metaKeyPrefix, SCAN_DEFAULTS } from './scan';
+import { lockKeyPrefix, SCAN_DEFAULTS } from './scan';
 import { luaScript, runLua } from './script';
 
 /**
- * A few lock keys read directly on one node, atomically: per key its value, PTTL and holder
- * metadata (read through the value, `GET <meta prefix><value>`, only for keys in our layout).
- * A key that is missing or not a string reads as absent (pcall: WRONGTYPE is not an error here).
- * KEYS the lock keys   ARGV[1] our lock-key prefix ('' = no metadata)   ARGV[2] meta-key prefix
- * ARGV[3] longest value, in bytes
- * Reply: 3 items per key: value | nil, PTTL, meta JSON text | nil
+ * A few lock keys read directly on one node, atomically: per key its value and PTTL. A key in our
+ * layout (under our lock-key prefix) holds `<token> <metadata JSON>` (see meta.ts) and is split
+ * at its first space into the token and the metadata text (none for a bare token); other keys
+ * keep their raw value and have no metadata. A key that is missing or not a string reads as
+ * absent (pcall: WRONGTYPE is not an error here).
+ * KEYS the lock keys   ARGV[1] our lock-key prefix   ARGV[2] longest value (token), in bytes
+ * Reply: 3 items per key: token (our layout) | raw value | nil, PTTL, metadata JSON text | nil
  */
 const READ_KEYS = luaScript(`
-local lockPrefix, metaPrefix = ARGV[1], ARGV[2]
+local lockPrefix = ARGV[1]
 local plen = #lockPrefix
-local maxBytes = tonumber(ARGV[3])
+local maxBytes = tonumber(ARGV[2])
 local out = {}
 for i, key in ipairs(KEYS) do
   local value = redis.pcall('GET', key)
@@ -25,8 +26,11 @@ for i, key in ipairs(KEYS) do
   if type(value) == 'string' then
     pttl = redis.call('PTTL', key)
     if plen > 0 and string.sub(key, 1, plen) == lockPrefix then
-      local text = redis.pcall('GET', metaPrefix .. value)
-      if type(text) == 'string' then meta = text end
+      local space = string.find(value, ' ', 1, true)
+      if space then
+        meta = string.sub(value, space + 1)
+        value = string.sub(value, 1, space - 1)
+      end
     end
     if #value > maxBytes then value = string.sub(value, 1, maxBytes) end
   else
@@ -43,7 +47,7 @@ export interface ReadLocksOptions extends Partial<QuorumOptions> {
   keyPrefix: string;
   /** Per node, including the wait for a client that is not connected. @default 2000 */
   timeoutMs?: number;
-  /** Values longer than this (bytes) are cut. @default 1024 */
+  /** Values (tokens, in our layout) longer than this (bytes) are cut. @default 1024 */
   maxValueBytes?: number;
   signal?: AbortSignal;
 }
@@ -67,7 +71,7 @@ export async function readLocks(clients: readonly Redis[], locks: readonly { res
   options.signal?.throwIfAborted();
   const timeoutMs = options.timeoutMs ?? SCAN_DEFAULTS.batchTimeoutMs;
   const lockPrefix = lockKeyPrefix(options.keyPrefix);
-  const args = [lockPrefix, metaKeyPrefix(options.keyPrefix), options.maxValueBytes ?? SCAN_DEFAULTS.maxValueBytes];
+  const args = [lockPrefix, options.maxValueBytes ?? SCAN_DEFAULTS.maxValueBytes];
   const keys = locks.map((l) => l.key);
   const grouper = new LockGrouper(clients.length, lockPrefix);
   const nodes = await Promise.all(clients.map(async (client, i): Promise<ReadNode> => {

@@ -4,37 +4,38 @@ import { luaScript, runLua } from './script';
 /**
  * One bounded batch of the inspection scan, in one round trip: SCAN cursor MATCH pattern COUNT n,
  * then MGET of the keys found (one call per 1000 keys; MGET answers nil for non-string keys, which
- * then get a TYPE), PTTL per key, and for keys in our layout the holder metadata: the string
- * `<meta prefix><value>`, read through the lock key's value (see meta.ts), never by resource. A
- * missing meta key or one that is not a string (an old hash: WRONGTYPE, hence pcall) is "none".
- * The lock core keeps its own generated script module; this one is the scanner's own.
+ * then get a TYPE) and PTTL per key. A key in our layout (under our lock-key prefix) holds
+ * `<token> <metadata JSON>` (see meta.ts): it is split at its first space, so the key's value in
+ * the reply is the TOKEN and the metadata is the text after the space (a value without a space is
+ * a bare token: metadata "none"). Keys outside our layout keep their raw value and have no
+ * metadata. The lock core keeps its own generated script module; this one is the scanner's own.
  *
- * Metadata is the same on every node that holds a lock, so a snapshot reads it on ONE node per key
- * (ARGV[7]/ARGV[8]: this node's share) instead of on all N; the snapshot fetches the few that node
- * did not hold afterwards (see meta-fill.ts). The share is a cheap hash of the key's last two
+ * Metadata is the same on every node that holds a lock, so a snapshot ships it from ONE node per
+ * key (ARGV[7]/ARGV[8]: this node's share) instead of from all N; the snapshot fetches the few that
+ * node did not hold afterwards (see meta-fill.ts). The share is a cheap hash of the key's last two
  * bytes and length, computed here only; the reply says per key whether the metadata was read.
- * The metadata arrives as the meta key's raw JSON text; the client parses it (parseMeta).
+ * The metadata arrives as raw JSON text; the client parses it (parseMeta).
  *
  * The reply is ONE JSON string (cjson): far cheaper for the node to write and for the client to
- * parse than a RESP array of four items per key. Values are cut at ARGV[6] bytes; bytes that are
- * not UTF-8 arrive as U+FFFD (tokens are ASCII).
+ * parse than a RESP array of four items per key. Values (tokens, in our layout) are cut at ARGV[6]
+ * bytes; bytes that are not UTF-8 arrive as U+FFFD (tokens are ASCII).
  *
  * No shebang on purpose: the script only reads, and without flags it also runs on Redis 6 and on
  * read-only replicas (which the health audit wants to see into). Standalone masters only.
  *
  * KEYS: none (the keys come from SCAN).
  * ARGV[1] cursor            ARGV[2] MATCH pattern (a Redis glob)     ARGV[3] COUNT hint
- * ARGV[4] our lock-key prefix (`rl:lock:`); '' = never read metadata
- * ARGV[5] our meta-key prefix (`rl:meta:`)                        ARGV[6] longest value, in bytes
- * ARGV[7] this node's share (0-based)   ARGV[8] number of shares (1 = read every key's metadata)
- * Reply: JSON [next cursor, then 4 items per key: key, value | [type], PTTL,
- *              meta: 0 = not read | 1 = read, none | "the meta key's JSON text"]
+ * ARGV[4] our lock-key prefix (`rl:lock:`): keys under it are split into token and metadata
+ * ARGV[5] '1' = return metadata (for this node's share), '' = never   ARGV[6] longest value, in bytes
+ * ARGV[7] this node's share (0-based)   ARGV[8] number of shares (1 = every key's metadata)
+ * Reply: JSON [next cursor, then 4 items per key: key, token (our layout) | raw value | [type],
+ *              PTTL, meta: 0 = not read | 1 = read, none | "the metadata JSON text"]
  */
 export const SCAN_BATCH_SCRIPT = `
 local found = redis.call('SCAN', ARGV[1], 'MATCH', ARGV[2], 'COUNT', ARGV[3])
 local keys = found[2]
 local out = { found[1] }
-local lockPrefix, metaPrefix = ARGV[4], ARGV[5]
+local lockPrefix, withMeta = ARGV[4], ARGV[5] ~= ''
 local plen = #lockPrefix
 local maxBytes = tonumber(ARGV[6])
 local share, shares = tonumber(ARGV[7]), tonumber(ARGV[8])
@@ -50,10 +51,12 @@ for s = 1, #keys, 1000 do
       local t = redis.call('TYPE', key)['ok']
       if t ~= 'none' then value = { t } end
     else
-      if plen > 0 and string.sub(key, 1, plen) == lockPrefix
-        and (shares <= 1 or (string.byte(key, -1) * 31 + string.byte(key, -2) * 7 + #key) % shares == share) then
-        local text = redis.pcall('GET', metaPrefix .. value)
-        if type(text) == 'string' then meta = text else meta = 1 end
+      if plen > 0 and string.sub(key, 1, plen) == lockPrefix then
+        local space = string.find(value, ' ', 1, true)
+        if withMeta and (shares <= 1 or (string.byte(key, -1) * 31 + string.byte(key, -2) * 7 + #key) % shares == share) then
+          if space then meta = string.sub(value, space + 1) else meta = 1 end
+        end
+        if space then value = string.sub(value, 1, space - 1) end
       end
       if #value > maxBytes then value = string.sub(value, 1, maxBytes) end
     end

@@ -15,8 +15,8 @@ export interface NonStringKey {
 /** What to scan for on a node, and how (batch size, metadata, bounds). */
 export interface ScanOptions {
   /**
-   * Our key prefix, e.g. `rl:`: a key `<prefix>lock:<resource>` whose value is `<token>` has its
-   * holder metadata in `<prefix>meta:<token>` (a JSON string, see meta.ts).
+   * Our key prefix, e.g. `rl:`: a key `<prefix>lock:<resource>` holds `<token> <metadata JSON>`
+   * (see meta.ts); the scan splits it into the token and the holder metadata.
    */
   keyPrefix: string;
   /**
@@ -26,7 +26,10 @@ export interface ScanOptions {
   pattern?: string;
   /** SCAN COUNT hint per batch (one Lua call each). @default 2000 */
   count?: number;
-  /** Read the holder metadata of keys in our layout. @default true */
+  /**
+   * Return the holder metadata of keys in our layout (their tokens are split off the values
+   * either way). @default true
+   */
   withMeta?: boolean;
   /**
    * Read metadata only for this node's share of the keys (a hash of the key picks one of `of`
@@ -37,7 +40,7 @@ export interface ScanOptions {
   batchTimeoutMs?: number;
   /** Stop after this many keys on one node (`truncated: true`). @default 1_000_000 */
   maxKeys?: number;
-  /** Values longer than this (bytes) are cut; tokens are short ASCII. @default 1024 */
+  /** Values (tokens, in our layout) longer than this (bytes) are cut; tokens are short ASCII. @default 1024 */
   maxValueBytes?: number;
   /** Aborting rejects with the signal's reason. */
   signal?: AbortSignal;
@@ -85,11 +88,6 @@ export function lockKeyPrefix(keyPrefix: string): string {
   return `${keyPrefix}lock:`;
 }
 
-/** Our meta key prefix: `<keyPrefix>meta:`. */
-export function metaKeyPrefix(keyPrefix: string): string {
-  return `${keyPrefix}meta:`;
-}
-
 /** Escape Redis glob metacharacters (`* ? [ ] \`) so `text` matches only itself. */
 export function escapeGlob(text: string): string {
   return text.replace(/[*?[\]\\]/g, (c) => `\\${c}`);
@@ -120,8 +118,8 @@ export async function scanNode(client: Redis, node: number, options: ScanOptions
     '0',
     options.pattern ?? lockPattern(options.keyPrefix),
     options.count ?? SCAN_DEFAULTS.count,
-    (options.withMeta ?? SCAN_DEFAULTS.withMeta) ? lockPrefix : '',
-    metaKeyPrefix(options.keyPrefix),
+    lockPrefix,
+    (options.withMeta ?? SCAN_DEFAULTS.withMeta) ? '1' : '',
     options.maxValueBytes ?? SCAN_DEFAULTS.maxValueBytes,
     options.metaShare?.index ?? 0,
     options.metaShare?.of ?? 1,

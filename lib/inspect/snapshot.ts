@@ -3,7 +3,7 @@ import { elapsedMs } from './connection';
 import { fillMissingMeta } from './meta-fill';
 import { LockGrouper } from './grouping';
 import { LOCK_STATES, quorumSize, type LockState, type QuorumOptions, type QuorumView } from './quorum-view';
-import { lockKeyPrefix, lockPattern, metaKeyPrefix, scanNode, SCAN_DEFAULTS, type NonStringKey, type ScanOptions } from './scan';
+import { lockKeyPrefix, lockPattern, scanNode, SCAN_DEFAULTS, type NonStringKey, type ScanOptions } from './scan';
 
 /** Scan options (pattern, batch size, metadata, timeouts, signal) and quorum options. */
 export interface SnapshotOptions extends ScanOptions, Partial<QuorumOptions> {}
@@ -63,10 +63,10 @@ export interface SnapshotRun {
 
 /**
  * Start scanning every node in parallel, grouping the keys into quorum views as they arrive.
- * Holder metadata is read on one node per key (then fetched for the keys that node did not
- * hold). A node that fails or times out is reported in `nodes` (ok: false) and its cells are
- * unknown; `done` only rejects when `options.signal` aborts. Node ids are positions in `clients`
- * plus one.
+ * Holder metadata (the JSON after the token in each value) is shipped from one node per key
+ * (then fetched for the keys that node did not hold). A node that fails or times out is reported
+ * in `nodes` (ok: false) and its cells are unknown; `done` only rejects when `options.signal`
+ * aborts. Node ids are positions in `clients` plus one.
  */
 export function startSnapshot(clients: readonly Redis[], options: SnapshotOptions): SnapshotRun {
   options.signal?.throwIfAborted();
@@ -75,7 +75,7 @@ export function startSnapshot(clients: readonly Redis[], options: SnapshotOption
   const pattern = options.pattern ?? lockPattern(options.keyPrefix);
   const configuredNodes = options.configuredNodes ?? clients.length;
   const withMeta = options.withMeta ?? SCAN_DEFAULTS.withMeta;
-  // Metadata is the same on every holder: each node reads it for its share of the keys only.
+  // Metadata is the same on every holder: each node sends it for its share of the keys only.
   // Keys are grouped batch by batch as they arrive, so the grouping overlaps the nodes' work.
   const grouper = new LockGrouper(clients.length, lockKeyPrefix(options.keyPrefix));
   let result: Snapshot | null = null;
@@ -86,7 +86,6 @@ export function startSnapshot(clients: readonly Redis[], options: SnapshotOption
     if (withMeta) {
       await fillMissingMeta(clients, grouper, {
         readable: scans.map((s) => s.ok),
-        metaPrefix: metaKeyPrefix(options.keyPrefix),
         timeoutMs: options.batchTimeoutMs ?? SCAN_DEFAULTS.batchTimeoutMs,
         signal: options.signal,
       });

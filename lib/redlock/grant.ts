@@ -2,10 +2,10 @@
  * The first round of an acquire on one node: the grant, the quarantine check and the fence
  * register read, sent back to back as one batch on the node's connection.
  *
- * - One resource: `SET <lock> <token> NX GET PX <ttl>` grants the lock exactly when no key was
- *   there (atomically, like a script's GET-then-SET) and otherwise answers the holder's token;
- *   then `SET <meta:token> <json> PX <ttl>` writes the attempt's metadata. No Lua: a script call
- *   costs Redis ~3× the CPU of these two commands, and the grant is the hot path.
+ * - One resource: `SET <lock> '<token> <metadata>' NX GET PX <ttl>` grants the lock exactly when
+ *   no key was there (atomically, like a script's GET-then-SET) and otherwise answers the holder's
+ *   value (its token and metadata, see value.ts). No Lua: a script call costs Redis ~2 µs more
+ *   than this one command, and the grant is the hot path.
  * - Several resources: scripts/acquire.lua grants them all or none.
  * - Then, read after the grant: `HMGET <epoch> createdAt quarantineUntil` and, for fenced locks,
  *   `GET <fence>`. While the node may be quarantined, `TIME` goes first, before the grant, so that
@@ -22,12 +22,12 @@
  *   fail there (liveness), and our release or its ttl removes it.
  * - Fences. The argument in protocol.ts (confirmFence) needs the register read on a node after our
  *   SET there: the GET runs after the SET on the same connection, and registers only grow.
- * The metadata key is per token (`<prefix>meta:<token>`), so writing it whether or not the SET won
- * never touches another holder's metadata; a loser's copy is removed by its cleanup or expires.
+ * The metadata travels inside the lock key's value, so a SET that loses writes nothing at all.
  */
 import type { BatchReplies, LockNode, Reply } from './node';
 import { encodeCommand, ScriptCall } from './resp';
 import { ACQUIRE_SCRIPT, QUARANTINE_SCRIPT } from './scripts';
+import { tokenOf } from './value';
 
 /** The commands every attempt of one prefix sends the same way, encoded once. */
 export interface NodeProbes {
@@ -63,8 +63,6 @@ export interface GrantPlan {
   readonly lockKeys: readonly string[];
   /** The grant: SET NX GET (one resource) or the acquire script (several). */
   readonly grant: Buffer;
-  /** The metadata write (one resource only; the script writes it otherwise). */
-  readonly meta: Buffer | null;
   /** The acquire script's EVAL form, for a node that lost its script cache (several resources). */
   readonly scriptCall: ScriptCall | null;
   readonly quarantine: boolean;
@@ -72,23 +70,20 @@ export interface GrantPlan {
   readonly probes: NodeProbes;
 }
 
-export function grantPlan(lockKeys: readonly string[], metaKey: string, token: string, ttlMs: number, metaJson: string,
+/** `value` is what every lock key gets: `<token> <metadata>` (value.ts). */
+export function grantPlan(lockKeys: readonly string[], value: string, ttlMs: number,
   options: { quarantine: boolean; fenced: boolean; probes: NodeProbes }): GrantPlan {
   if (lockKeys.length === 1) {
-    return {
-      lockKeys, scriptCall: null, ...options,
-      grant: encodeCommand(['SET', lockKeys[0]!, token, 'NX', 'GET', 'PX', ttlMs]),
-      meta: encodeCommand(['SET', metaKey, metaJson, 'PX', ttlMs]),
-    };
+    return { lockKeys, scriptCall: null, ...options, grant: encodeCommand(['SET', lockKeys[0]!, value, 'NX', 'GET', 'PX', ttlMs]) };
   }
-  const call = new ScriptCall(ACQUIRE_SCRIPT, lockKeys.length + 1, [...lockKeys, metaKey, token, ttlMs, metaJson]);
-  return { lockKeys, scriptCall: call, ...options, grant: call.evalshaPayload(), meta: null };
+  const call = new ScriptCall(ACQUIRE_SCRIPT, lockKeys.length, [...lockKeys, value, ttlMs]);
+  return { lockKeys, scriptCall: call, ...options, grant: call.evalshaPayload() };
 }
 
 /**
  * A node's answer, in one shape for every kind of grant:
  * [1, register] granted (register 0 unless fenced) | [0, i, holder] held: lock key i (1-based) by
- * token `holder` | [2, quarantineUntil] quarantined | [3] no sentinel: the node lost its data
+ * token `holder` (the token of the holder's value) | [2, quarantineUntil] quarantined | [3] no sentinel: the node lost its data
  * (it votes quarantined at once; startQuarantine() records the quarantine).
  */
 export type GrantReply = [1, number] | [0, number, string] | [2, number] | [3];
@@ -126,7 +121,7 @@ function answer(node: LockNode, plan: GrantPlan, withTime: boolean, err: Error |
 }
 
 /**
- * [TIME], grant, [metadata], [epoch], [fence], in this order on one connection. TIME comes FIRST:
+ * [TIME], grant, [epoch], [fence], in this order on one connection. TIME comes FIRST:
  * a quarantine is judged over only when the node's clock had passed quarantineUntil before our
  * SET ran (TIME read after the SET could pass the end of the quarantine while the SET itself ran
  * inside it, if other clients' commands ran in between). The epoch and the register are read
@@ -134,7 +129,6 @@ function answer(node: LockNode, plan: GrantPlan, withTime: boolean, err: Error |
  */
 function commandsFor(plan: GrantPlan, grant: Buffer, withTime: boolean): Buffer[] {
   const commands = withTime ? [plan.probes.time, grant] : [grant];
-  if (plan.meta) commands.push(plan.meta);
   if (plan.quarantine) commands.push(plan.probes.epoch);
   if (plan.fenced) commands.push(plan.probes.fence);
   return commands;
@@ -144,7 +138,7 @@ function decide(node: LockNode, plan: GrantPlan, replies: BatchReplies, withTime
   for (const reply of replies) if (reply instanceof Error) throw reply;
   const time = withTime ? (replies[0] as [string, string]) : null;
   const grantAt = withTime ? 1 : 0;
-  let at = grantAt + (plan.meta ? 2 : 1);
+  let at = grantAt + 1;
   if (plan.quarantine) {
     const epoch = replies[at++] as [string | null, string | null];
     const verdict = checkEpoch(node, epoch, time);
@@ -153,10 +147,10 @@ function decide(node: LockNode, plan: GrantPlan, replies: BatchReplies, withTime
   }
   const grant = replies[grantAt];
   if (plan.scriptCall === null) {
-    if (grant !== null) return [0, 1, String(grant)];
+    if (grant !== null) return [0, 1, tokenOf(String(grant))];
   } else if (grant !== 0) {
     const [i, holder] = grant as [number, string];
-    return [0, Number(i), String(holder)];
+    return [0, Number(i), tokenOf(String(holder))];
   }
   return [1, plan.fenced ? Number(replies[at] ?? 0) : 0];
 }

@@ -18,6 +18,8 @@ export type { RedlockEvents, NodeErrorEvent, QuarantineEvent, LockLostEvent, Ope
 export { quorumSize, blockingSize, driftMs, validityMs, validityHorizonMs, jitteredDelayMs } from './quorum';
 export { LIMITS, RESERVED_METADATA } from './validate';
 export { nodeLabel } from './node';
+/** A lock key's value is `<token> <metadata JSON>`: read it with these. */
+export { lockValue, metaTextOf, tokenOf } from './value';
 export {
   EPOCH_FIELDS,
   epochKey,

@@ -27,7 +27,7 @@ import { blockingSize, validityHorizonMs, validityMs } from './quorum';
 import { Round, type ErrorSink } from './round';
 import { EXTEND_SCRIPT, FENCE_SCRIPT, RELEASE_SCRIPT } from './scripts';
 import type { RedlockSettings } from './settings';
-import { metaKeyOf } from './request';
+import { lockValue } from './value';
 import { newToken } from './token';
 import { countReason, summarizeVotes, type Vote } from './votes';
 
@@ -69,9 +69,8 @@ export async function attemptAcquire(ctx: ProtocolContext, req: AcquireRequest):
   const horizon = validityHorizonMs(ttlMs, settings.driftFactor);
   const timeout = Math.min(settings.nodeTimeoutMs, horizon);
 
-  const metaKey = metaKeyOf(settings.keyPrefix, token);
   const metaHead = `${req.metaHead},"acquiredAt":"${wall0}"`;
-  const plan = grantPlan(req.lockKeys, metaKey, token, ttlMs, `${metaHead}}`,
+  const plan = grantPlan(req.lockKeys, lockValue(token, `${metaHead}}`), ttlMs,
     { quarantine: settings.quarantine, fenced: req.fenced, probes: req.probes });
   const round = new Round(nodes, quorum, false, timeout, (r, i, reply) => onAcquireReply(ctx, req.probes, r, i, reply as GrantReply), ctx.onNodeError);
   for (let i = 0; i < nodes.length; i++) sendGrant(nodes[i]!, plan, round.reply(i));
@@ -167,7 +166,7 @@ async function confirmFence(ctx: ProtocolContext, req: AcquireRequest, token: st
   for (let i = 0; i < nodes.length; i++) if (voted.votes[i]!.vote === 'for' && voted.values[i]! > max) max = voted.values[i]!;
   const fence = max + 1;
   if (remainingMs <= 0) return { ok: false, expired: true, votes: voted.votes };
-  const keys = [req.probes.fenceKey, ...req.lockKeys, metaKeyOf(settings.keyPrefix, token)];
+  const keys = [req.probes.fenceKey, ...req.lockKeys];
   const args: string[] = keys.slice();
   args.push(token, String(fence), `${metaHead},"fence":"${fence}"}`);
   const timeout = Math.min(settings.nodeTimeoutMs, remainingMs);
@@ -217,9 +216,9 @@ export function releaseEverywhere(ctx: ProtocolContext, lockKeys: readonly strin
 
 function releaseCall(ctx: ProtocolContext, lockKeys: readonly string[], token: string, channel: string, resources: readonly string[]): ScriptCall {
   const args = lockKeys.slice();
-  args.push(metaKeyOf(ctx.settings.keyPrefix, token), token, channel);
+  args.push(token, channel);
   for (const r of resources) args.push(r);
-  return new ScriptCall(RELEASE_SCRIPT, lockKeys.length + 1, args);
+  return new ScriptCall(RELEASE_SCRIPT, lockKeys.length, args);
 }
 
 /** Compare-and-delete on every node, waiting for each (up to nodeTimeoutMs) for a per-node result. */
@@ -267,8 +266,8 @@ export async function extendKeys(ctx: ProtocolContext, resources: readonly strin
   const timeout = Math.min(settings.nodeTimeoutMs, limit);
   const round = new Round(nodes, quorum, false, timeout, onExtendReply, ctx.onNodeError);
   const args: (string | number)[] = lockKeys.slice();
-  args.push(metaKeyOf(settings.keyPrefix, token), token, ttlMs);
-  const call = new ScriptCall(EXTEND_SCRIPT, lockKeys.length + 1, args);
+  args.push(token, ttlMs);
+  const call = new ScriptCall(EXTEND_SCRIPT, lockKeys.length, args);
   for (let i = 0; i < nodes.length; i++) nodes[i]!.call(call, round.reply(i));
   await round.done;
   const now = performance.now();

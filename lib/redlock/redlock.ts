@@ -26,7 +26,7 @@ export interface AcquireOptions {
   retryJitterMs?: number;
   /** Cancels waiting: the acquire rejects with `signal.reason` (an AbortError by default). */
   signal?: AbortSignal;
-  /** Holder metadata stored beside the lock (≤ 16 string fields of ≤ 256 characters). */
+  /** Holder metadata, written into the lock's value after the token (≤ 16 string fields of ≤ 256 characters). */
   metadata?: Record<string, string>;
 }
 
@@ -47,7 +47,6 @@ export class Redlock extends EventEmitter<RedlockEvents> implements LockControll
   private readonly ctx: ProtocolContext;
   private readonly waiters: ReleaseWaiters;
   private readonly lockPrefix: string;
-  private readonly metaPrefix: string;
   private readonly quarantineSeen: number[];
   /** The mutable state of each lock this Redlock granted. */
   private readonly states = new WeakMap<Lock, LockState>();
@@ -79,7 +78,6 @@ export class Redlock extends EventEmitter<RedlockEvents> implements LockControll
     this.quarantineSeen = new Array<number>(created.length).fill(0);
     const prefix = this.settings.keyPrefix;
     this.lockPrefix = `${prefix}lock:`;
-    this.metaPrefix = `${prefix}meta:`;
     this.ctx = {
       nodes: created,
       quorum: this.quorum,
@@ -98,15 +96,6 @@ export class Redlock extends EventEmitter<RedlockEvents> implements LockControll
   /** The key of `resource`'s lock: `<prefix>lock:<resource>`. */
   lockKey(resource: string): string {
     return this.lockPrefix + resource;
-  }
-
-  /**
-   * The key of a lock's holder metadata: `<prefix>meta:<token>`, a JSON object of strings (owner,
-   * host, pid, ttlMs, extensions, acquiredAt, the caller's fields, fence) with the lock's PX. One
-   * per acquire attempt, shared by the resources of a multi-resource lock.
-   */
-  metaKey(token: string): string {
-    return this.metaPrefix + token;
   }
 
   /**

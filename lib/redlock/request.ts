@@ -24,11 +24,6 @@ export function lockKeysOf(keyPrefix: string, names: readonly string[]): string[
   return keys;
 }
 
-/** `<prefix>meta:<token>`: the holder metadata of one acquire attempt (a JSON string). */
-export function metaKeyOf(keyPrefix: string, token: string): string {
-  return `${keyPrefix}meta:${token}`;
-}
-
 /** A ttl within [1, maxTtlMs] that leaves some validity after drift; InvalidArgumentError otherwise. */
 export function checkLeaseTtl(ttlMs: unknown, settings: Readonly<RedlockSettings>): number {
   const ttl = checkTtl(ttlMs, settings.maxTtlMs);

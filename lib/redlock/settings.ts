@@ -46,7 +46,7 @@ export interface RedlockSettings {
    */
   maxTtlMs: number;
   /**
-   * Prefix of every key: `<prefix>lock:<resource>`, `<prefix>meta:<token>`, `<prefix>fence`,
+   * Prefix of every key: `<prefix>lock:<resource>` (value `<token> <metadata>`), `<prefix>fence`,
    * `<prefix>epoch`, and the channel `<prefix>released`.
    * @default 'rl:'
    */

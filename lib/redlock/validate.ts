@@ -56,6 +56,8 @@ export function checkToken(value: unknown): string {
   if (typeof value !== 'string' || value.length === 0 || value.length > LIMITS.maxTokenChars) {
     throw new InvalidArgumentError('token', `must be a non-empty string of at most ${LIMITS.maxTokenChars} characters`);
   }
+  // A lock value is `<token> <metadata>` (value.ts): a token never holds a space.
+  if (value.includes(' ')) throw new InvalidArgumentError('token', 'must not contain a space (a lock value is "<token> <metadata>")');
   return value;
 }
 

@@ -3,7 +3,7 @@ import type { NodeAction } from '../cluster/actions';
 import type { Persistence } from '../cluster/persistence';
 import type { NodeStatus } from '../cluster/supervisor';
 import type { NodeLaneState } from '../api/scenarios';
-import { metaKeyOf, parseMeta } from '../inspect/meta';
+import { splitLockValue } from '../inspect/meta';
 import { luaScript, runLua } from '../inspect/script';
 import { ALL_SCRIPTS } from '../redlock/scripts';
 import type { NodeAddress } from './clients';
@@ -16,38 +16,34 @@ export interface ClusterControl {
 }
 
 /**
- * Shorten a key's TTL on one node if it still holds `token` (the clock-drift simulation), and its
- * holder metadata's (`<prefix>meta:<token>`, so KEYS[2] belongs to the value checked) with it.
- * KEYS[1] lock key, KEYS[2] meta key of ARGV[1]   ARGV[1] token, ARGV[2] percent faster
+ * Shorten a key's TTL on one node if it still holds `token` (the clock-drift simulation). The value
+ * is `<token> <metadata JSON>` (see lib/redlock/value.ts), so the key holds the token when its
+ * value is the token or starts with the token and a space, as the lock core's scripts decide; the
+ * value is left as it is, only the TTL changes.
+ * KEYS[1] lock key   ARGV[1] token, ARGV[2] percent faster
+ * Reply: {PTTL before, PTTL after}; {-1, -1} when the key does not hold the token
  */
 const DRIFT_SCRIPT = luaScript(`
-if redis.call('GET', KEYS[1]) ~= ARGV[1] then return {-1, -1} end
+local value = redis.call('GET', KEYS[1])
+local head = ARGV[1] .. ' '
+if not (value == ARGV[1] or (value and string.sub(value, 1, #head) == head)) then return {-1, -1} end
 local left = redis.call('PTTL', KEYS[1])
 if left <= 0 then return {left, left} end
 local shorter = math.max(1, math.floor(left * 100 / (100 + tonumber(ARGV[2]))))
 redis.call('PEXPIRE', KEYS[1], shorter)
-if redis.call('EXISTS', KEYS[2]) == 1 then redis.call('PEXPIRE', KEYS[2], shorter) end
 return {left, shorter}`);
 
 /**
- * Read lock keys on one node at one instant: per key its value, PTTL and holder metadata, read
- * through the value (`GET <meta prefix><value>`; a missing or non-string meta key is nil). The
- * meta keys derive from the values, so they are not in KEYS: standalone masters only.
- * KEYS the lock keys   ARGV[1] meta-key prefix
- * Reply: 3 items per key: value | nil, PTTL, meta JSON text | nil
+ * Read lock keys on one node at one instant: per key its value (`<token> <metadata JSON>`, or a
+ * bare token; split by the caller) and PTTL.
+ * KEYS the lock keys
+ * Reply: 2 items per key: value | nil, PTTL
  */
 const READ_SCRIPT = luaScript(`
 local out = {}
 for i, key in ipairs(KEYS) do
-  local value = redis.call('GET', key)
-  local meta = false
-  if value then
-    local text = redis.pcall('GET', ARGV[1] .. value)
-    if type(text) == 'string' then meta = text end
-  end
-  out[3 * i - 2] = value
-  out[3 * i - 1] = redis.call('PTTL', key)
-  out[3 * i] = meta
+  out[2 * i - 1] = redis.call('GET', key)
+  out[2 * i] = redis.call('PTTL', key)
 end
 return out`);
 
@@ -113,24 +109,24 @@ export class ScenarioCluster {
   }
 
   /**
-   * Read the lock key of every resource on one node, directly, with the holder's client name from
-   * the metadata of the token found (`<metaPrefix><token>`).
+   * Read the lock key of every resource on one node, directly: the token of its value and the
+   * holder's client name from the metadata after it ('?' without metadata).
    */
-  async read(node: number, t: () => number, lockKey: (r: string) => string, metaPrefix: string,
-    resources: readonly string[]): Promise<NodeSample> {
+  async read(node: number, t: () => number, lockKey: (r: string) => string, resources: readonly string[]): Promise<NodeSample> {
     const client = this.direct[node - 1]!;
     const sent = t();
     try {
-      const reply = resources.length > 0 ? await runLua(client, READ_SCRIPT, resources.map(lockKey), [metaPrefix]) : [];
+      const reply = resources.length > 0 ? await runLua(client, READ_SCRIPT, resources.map(lockKey), []) : [];
       const at = Math.round((sent + t()) / 2);
       if (!Array.isArray(reply)) return { t: at, node, ok: false, keys: [] };
       const keys: KeyReading[] = [];
       resources.forEach((resource, i) => {
-        const token: unknown = reply[i * 3];
-        if (typeof token !== 'string') return;
-        const pttl = Number(reply[i * 3 + 1]);
+        const value: unknown = reply[i * 2];
+        if (typeof value !== 'string') return;
+        const pttl = Number(reply[i * 2 + 1]);
         if (pttl === -2) return;
-        keys.push({ resource, token, pttl, client: parseMeta(reply[i * 3 + 2])?.client ?? '?' });
+        const { token, meta } = splitLockValue(value);
+        keys.push({ resource, token, pttl, client: meta?.client ?? '?' });
       });
       return { t: at, node, ok: true, keys };
     } catch {
@@ -138,9 +134,9 @@ export class ScenarioCluster {
     }
   }
 
-  /** The drift step: divide the key's remaining TTL on `node` by (1 + fast%), its metadata's too. */
-  async shortenTtl(node: number, lockKey: string, metaPrefix: string, token: string, fastPercent: number): Promise<{ before: number; after: number }> {
-    const reply = await runLua(this.direct[node - 1]!, DRIFT_SCRIPT, [lockKey, metaKeyOf(metaPrefix, token)], [token, String(fastPercent)]);
+  /** The drift step: divide the key's remaining TTL on `node` by (1 + fast%) if it still holds `token`. */
+  async shortenTtl(node: number, lockKey: string, token: string, fastPercent: number): Promise<{ before: number; after: number }> {
+    const reply = await runLua(this.direct[node - 1]!, DRIFT_SCRIPT, [lockKey], [token, String(fastPercent)]);
     const [before, after] = reply as [number, number];
     return { before: Number(before), after: Number(after) };
   }

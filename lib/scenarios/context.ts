@@ -15,8 +15,6 @@ export interface StepContext {
   prefix: string;
   maxTtlMs: number;
   lockKey(resource: string): string;
-  /** `<prefix>meta:`: holder metadata lives in `<prefix>meta:<token>`, read through a lock key's value. */
-  metaPrefix: string;
   /** Sleep `ms` of real time (abortable). */
   sleep(ms: number): Promise<void>;
   /** Sleep `ms` scaled by the run's speed (a scripted wait for the viewer, never a lease). */

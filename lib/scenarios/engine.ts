@@ -211,7 +211,6 @@ export class ScenarioRun {
       prefix: this.prefix,
       maxTtlMs: this.script.maxTtlMs,
       lockKey: (r) => `${this.prefix}lock:${r}`,
-      metaPrefix: `${this.prefix}meta:`,
       sleep: (ms) => this.flow.sleep(ms),
       sleepScaled: (ms) => this.flow.sleep(ms / this.flow.speed),
       background: this.background,

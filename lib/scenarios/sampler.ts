@@ -66,6 +66,6 @@ export class Sampler {
   }
 
   private read(node: number) {
-    return this.cluster.read(node, this.now, (r) => `${this.prefix}lock:${r}`, `${this.prefix}meta:`, this.resources);
+    return this.cluster.read(node, this.now, (r) => `${this.prefix}lock:${r}`, this.resources);
   }
 }

@@ -162,7 +162,7 @@ async function drift(ctx: StepContext, step: StepOf<'drift'>): Promise<string> {
   if (!lock) throw new Error(`drift: ${step.who} holds no lock on ${step.resource}`);
   const parts: string[] = [];
   await Promise.all(step.nodes.map(async (id) => {
-    const { before, after } = await ctx.cluster.shortenTtl(id, ctx.lockKey(step.resource), ctx.metaPrefix, lock.token, step.fastPercent);
+    const { before, after } = await ctx.cluster.shortenTtl(id, ctx.lockKey(step.resource), lock.token, step.fastPercent);
     const t = ctx.now();
     const text = before > 0 ? `clock +${step.fastPercent}%: ${seconds(before)} → ${seconds(after)}` : 'key already gone';
     ctx.record.mark(t, 'drift', text, { node: id });
@@ -240,7 +240,7 @@ export async function runStep(ctx: StepContext, step: Step): Promise<string> {
     }
     case 'wait-keys-gone': {
       await poll(ctx, `the keys of ${step.resource} to go`, step.timeoutMs ?? 10_000, async () => {
-        const reads = await Promise.all(ctx.cluster.addresses.map((a) => ctx.cluster.read(a.id, ctx.now, ctx.lockKey, ctx.metaPrefix, [step.resource])));
+        const reads = await Promise.all(ctx.cluster.addresses.map((a) => ctx.cluster.read(a.id, ctx.now, ctx.lockKey, [step.resource])));
         return reads.every((r) => r.keys.length === 0);
       });
       return `no node holds a key of ${step.resource} any more (${seconds(ctx.now())})`;

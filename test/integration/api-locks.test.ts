@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AuditResponse } from '../../lib/api/audit';
 import type { ForceReleaseResponse, LockDetailResponse, LockGrant, LockListResponse } from '../../lib/api/locks';
-import { Redlock } from '../../lib/redlock';
+import { Redlock, tokenOf } from '../../lib/redlock';
 import { auditFromCsv } from '../../lib/server/audit-csv';
 import { startApi, type ApiHarness } from '../support/api';
 
@@ -19,11 +19,13 @@ async function grant(resource: string, ttlMs = 10_000): Promise<LockGrant> {
   return (await res.json()) as LockGrant;
 }
 
+/** The token each node's lock key holds (its value is `<token> <metadata JSON>`), or null. */
 async function directTokens(resource: string): Promise<Array<string | null>> {
   return Promise.all([1, 2, 3, 4, 5].map(async (id) => {
     const c = api.cluster.client(id);
     if (c.status === 'wait') await c.connect();
-    return c.get(`rl:lock:${resource}`);
+    const value = await c.get(`rl:lock:${resource}`);
+    return value === null ? null : tokenOf(value);
   }));
 }
 
@@ -183,7 +185,7 @@ describe('audit log', () => {
 });
 
 describe('live events', () => {
-  it('a grant made by another client reaches an SSE listener within 500 ms', async () => {
+  it('a grant made by another client reaches an SSE listener within 500 ms; its extension and release follow, never as a second grant', async () => {
     const res = await api.call('GET', '/api/events', { as: 'viewer' });
     expect(res.headers.get('content-type')).toContain('text/event-stream');
     const reader = res.body!.getReader();
@@ -201,7 +203,18 @@ describe('live events', () => {
         if (/event: lock\.granted\ndata: \{[^\n]*"resource":"sse-grant"/.test(buffer)) elapsed = performance.now() - started;
       }
       expect(elapsed).toBeLessThan(500);
+      // The extend rewrites each key's value (the extension count) before its PEXPIRE, and the
+      // fenced grant's second round wrote the fence into it: neither is a grant.
+      await new Promise((r) => setTimeout(r, 300));
+      await lock.extend(8_000);
       await lock.release();
+      const released = /event: lock\.released\ndata: \{[^\n]*"resource":"sse-grant"/;
+      while (!released.test(buffer)) {
+        const chunk = await Promise.race([reader.read(), new Promise<never>((_, reject) => setTimeout(() => reject(new Error('no release event within 2 s')), 2_000))]);
+        buffer += decoder.decode(chunk.value);
+      }
+      const kinds = [...buffer.matchAll(/event: (lock\.[a-z-]+)\ndata: \{[^\n]*"resource":"sse-grant"/g)].map((m) => m[1]);
+      expect(kinds).toEqual(['lock.granted', 'lock.extended', 'lock.released']);
     } finally {
       await reader.cancel();
       await other.quit();

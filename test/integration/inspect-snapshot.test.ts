@@ -22,8 +22,8 @@ async function connected(): Promise<Redis[]> {
 }
 
 /**
- * SET the lock key (and the meta string of its token) on the given nodes, the way the lock core
- * does: `<prefix>lock:<resource>` = token, `<prefix>meta:<token>` = JSON of string values.
+ * SET the lock key on the given nodes, the way the lock core does: `<prefix>lock:<resource>` =
+ * `<token> <JSON of string values>`, or the bare token without metadata.
  */
 async function put(prefix: string, resource: string, token: string, nodes: number[], pxMs = 30_000, meta?: Record<string, string>) {
   await connected();
@@ -82,7 +82,7 @@ describe('snapshot on real nodes', () => {
     for (let i = 0; i < 1_500; i++) {
       const holders = i % 2 ? [0, 1, 2] : [2, 3, 4];
       for (const n of holders) {
-        pipelines[n]!.set(`${p}lock:r${i}`, `tok-${i}`, 'PX', 60_000).set(`${p}meta:tok-${i}`, JSON.stringify({ owner: `o${i}` }), 'PX', 60_000);
+        pipelines[n]!.set(`${p}lock:r${i}`, `tok-${i} ${JSON.stringify({ owner: `o${i}` })}`, 'PX', 60_000);
       }
     }
     await Promise.all(pipelines.map((pl) => pl.exec()));
@@ -91,8 +91,10 @@ describe('snapshot on real nodes', () => {
     expect(snap.nodes.every((n) => n.batches > 1)).toBe(true);
     expect(snap.nodes.map((n) => n.keys)).toEqual([750, 750, 1_500, 750, 750]);
     expect(snap.locks.every((l) => l.state === 'held' && l.meta?.owner === `o${l.resource.slice(1)}`)).toBe(true);
+    expect(snap.locks.every((l) => l.majorityToken === `tok-${l.resource.slice(1)}`)).toBe(true);
+    // Without metadata the values are still split: the token alone, never the JSON behind it.
     const plain = await snapshot(clients, { keyPrefix: p, withMeta: false });
-    expect(plain.locks.every((l) => l.meta === null)).toBe(true);
+    expect(plain.locks.every((l) => l.meta === null && l.majorityToken === `tok-${l.resource.slice(1)}`)).toBe(true);
   });
 
   it('scans another library\'s layout by pattern: the bare resource name holds the token', async () => {

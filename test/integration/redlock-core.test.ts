@@ -1,7 +1,8 @@
 import { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
 import {
-  InvalidArgumentError, LockContendedError, LockExpiredError, Redlock, readEpoch, readFenceRegister, type OperationEvent, type RedlockSettings,
+  InvalidArgumentError, LockContendedError, LockExpiredError, metaTextOf, Redlock, readEpoch, readFenceRegister, tokenOf, type OperationEvent,
+  type RedlockSettings,
 } from '@/lib/redlock';
 import { uniquePrefix, waitFor } from '../support/cluster';
 import { redlockEnv } from '../support/redlock-env';
@@ -18,7 +19,17 @@ async function redlock(name: string, settings: Partial<RedlockSettings> = {}, no
 }
 
 /** The lock key of `resource` on every node (null where absent). */
-const valuesOf = (r: Redlock, resource: string) => Promise.all(env.direct.map((c) => c.get(r.lockKey(resource))));
+/** The token each node's key holds (a lock key's value is `<token> <metadata JSON>`), or null. */
+const valuesOf = (r: Redlock, resource: string) => Promise.all(env.direct.map(async (c) => {
+  const value = await c.get(r.lockKey(resource));
+  return value === null ? null : tokenOf(value);
+}));
+/** The holder metadata in each node's key (null: no key, or a bare token). */
+const metasOf = (r: Redlock, resource: string) => Promise.all(env.direct.map(async (c) => {
+  const value = await c.get(r.lockKey(resource));
+  const text = value === null ? null : metaTextOf(value);
+  return text === null ? null : JSON.parse(text) as Record<string, string>;
+}));
 
 describe('Redlock on five real masters', () => {
   it('acquire sets the token on every node with the ttl, holder metadata and a fence; release removes it all', async () => {
@@ -44,15 +55,18 @@ describe('Redlock on five real masters', () => {
       const pttl = await c.pttl(r.lockKey('invoice-42'));
       expect(pttl).toBeGreaterThan(1_800);
       expect(pttl).toBeLessThanOrEqual(2_000);
-      const meta = JSON.parse((await c.get(r.metaKey(lock.token)))!) as Record<string, string>;
-      expect(meta).toMatchObject({ owner: 'billing-worker', purpose: 'nightly billing', pid: String(process.pid), extensions: '0', ttlMs: '2000' });
-      expect(meta.host).toBeTruthy();
-      expect(Number(meta.acquiredAt)).toBeGreaterThanOrEqual(before);
-      expect(await c.pttl(r.metaKey(lock.token))).toBeGreaterThan(1_800);
     }
-    // The fence is recorded in the metadata and in the register of at least a quorum of nodes.
-    const metas = await Promise.all(env.direct.map(async (c) => (JSON.parse((await c.get(r.metaKey(lock.token)))!) as { fence?: string }).fence));
-    expect(metas.filter((f) => f === String(lock.fence)).length).toBeGreaterThanOrEqual(3);
+    // The holder metadata travels in the key's value, after the token and one space.
+    const metas = await metasOf(r, 'invoice-42');
+    for (const meta of metas) {
+      expect(meta).toMatchObject({ owner: 'billing-worker', purpose: 'nightly billing', pid: String(process.pid), extensions: '0', ttlMs: '2000' });
+      expect(meta!.host).toBeTruthy();
+      expect(Number(meta!.acquiredAt)).toBeGreaterThanOrEqual(before);
+    }
+    // The fence is recorded in the metadata (by the fence round, which keeps the key's TTL) and in
+    // the register of at least a quorum of nodes.
+    expect(metas.filter((m) => m!.fence === String(lock.fence)).length).toBeGreaterThanOrEqual(3);
+    for (const c of env.direct) expect(await c.pttl(r.lockKey('invoice-42'))).toBeGreaterThan(1_800);
     const registers = await Promise.all(env.direct.map((c) => readFenceRegister(c, r.settings.keyPrefix)));
     expect(registers.filter((v) => v >= lock.fence!).length).toBeGreaterThanOrEqual(3);
 
@@ -61,7 +75,9 @@ describe('Redlock on five real masters', () => {
     expect(result.complete).toBe(true);
     expect(result.votes.every((v) => v.vote === 'for' && v.reason === 'ok')).toBe(true);
     expect(await valuesOf(r, 'invoice-42')).toEqual([null, null, null, null, null]);
-    for (const c of env.direct) expect(await c.exists(r.metaKey(lock.token))).toBe(0);
+    // Nothing of the lock is left: only the node's epoch sentinel and fence register remain.
+    const prefix = r.settings.keyPrefix;
+    for (const c of env.direct) expect((await c.keys(`${prefix}*`)).sort()).toEqual([`${prefix}epoch`, `${prefix}fence`]);
     expect(lock.validityMs).toBe(0);
 
     // Releasing twice is not an error.
@@ -74,9 +90,10 @@ describe('Redlock on five real masters', () => {
     const r = await redlock('unfenced');
     const lock = await r.acquire('u', 1_000, { fenced: false });
     expect(lock.fence).toBeNull();
-    await waitFor(async () => (await Promise.all(env.direct.map((c) => c.exists(r.metaKey(lock.token))))).every((x) => x === 1), 1_000, 'the metadata on all 5 nodes');
-    const metas = await Promise.all(env.direct.map(async (c) => JSON.parse((await c.get(r.metaKey(lock.token)))!) as Record<string, string>));
-    expect(metas.map((m) => m.fence)).toEqual([undefined, undefined, undefined, undefined, undefined]);
+    await waitFor(async () => (await valuesOf(r, 'u')).every((v) => v === lock.token), 1_000, 'the key on all 5 nodes');
+    const metas = await metasOf(r, 'u');
+    expect(metas.map((m) => m!.fence)).toEqual([undefined, undefined, undefined, undefined, undefined]);
+    expect(metas.map((m) => m!.extensions)).toEqual(['0', '0', '0', '0', '0']);
     await lock.release();
   });
 
@@ -105,11 +122,17 @@ describe('Redlock on five real masters', () => {
     // Someone else's key for "b" on node 1 only: node 1 must refuse the whole request and write nothing.
     await env.direct[0]!.set(r.lockKey('b'), 'someone-else', 'PX', 5_000);
     const lock = await r.acquire(['a', 'b', 'c'], 2_000);
-    await waitFor(async () => (await env.direct[4]!.get(r.lockKey('c'))) === lock.token, 1_000, 'last node');
+    await waitFor(async () => (await valuesOf(r, 'c'))[4] === lock.token, 1_000, 'last node');
     expect(await env.direct[0]!.get(r.lockKey('a'))).toBeNull();
     expect(await env.direct[0]!.get(r.lockKey('c'))).toBeNull();
     expect(await env.direct[0]!.get(r.lockKey('b'))).toBe('someone-else');
-    for (const c of env.direct.slice(1)) expect(await c.mget(r.lockKey('a'), r.lockKey('b'), r.lockKey('c'))).toEqual([lock.token, lock.token, lock.token]);
+    // Every key of the lock carries the same value: the token and the one attempt's metadata.
+    for (const c of env.direct.slice(1)) {
+      const values = await c.mget(r.lockKey('a'), r.lockKey('b'), r.lockKey('c'));
+      expect(values.map((v) => tokenOf(v!))).toEqual([lock.token, lock.token, lock.token]);
+      expect(new Set(values).size).toBe(1);
+      expect(JSON.parse(metaTextOf(values[0]!)!)).toMatchObject({ ttlMs: '2000', extensions: '0' });
+    }
     await lock.release();
     expect(await env.direct[0]!.get(r.lockKey('b'))).toBe('someone-else'); // not ours: untouched
 
@@ -129,11 +152,11 @@ describe('Redlock on five real masters', () => {
     expect(same).toBe(lock);
     expect(lock.validityMs).toBeGreaterThan(1_900);
     expect(lock.extensions).toBe(1);
-    for (const c of env.direct) {
-      expect(await c.pttl(r.lockKey('e'))).toBeGreaterThan(1_800);
-      expect(JSON.parse((await c.get(r.metaKey(lock.token)))!)).toMatchObject({ extensions: '1', ttlMs: '2000' });
-      expect(await c.pttl(r.metaKey(lock.token))).toBeGreaterThan(1_800);
-    }
+    for (const c of env.direct) expect(await c.pttl(r.lockKey('e'))).toBeGreaterThan(1_800);
+    // The extension is counted in each key's metadata, and the token in front is unchanged.
+    await waitFor(async () => (await metasOf(r, 'e')).every((m) => m?.extensions === '1'), 1_000, 'the count on all 5 nodes');
+    for (const meta of await metasOf(r, 'e')) expect(meta).toMatchObject({ extensions: '1', ttlMs: '2000' });
+    expect(await valuesOf(r, 'e')).toEqual(Array(5).fill(lock.token));
     // A shorter extend never shortens the keys (PEXPIRE GT).
     await lock.extend(300);
     for (const c of env.direct) expect(await c.pttl(r.lockKey('e'))).toBeGreaterThan(1_500);
@@ -165,10 +188,14 @@ describe('Redlock on five real masters', () => {
     const result = await old.release();
     expect(result.deleted).toBe(0);
     expect(await valuesOf(r, 'shared')).toEqual(Array(5).fill(newer.token));
-    for (const c of env.direct) expect(await c.exists(r.metaKey(newer.token))).toBe(1);
-    for (const c of env.direct) expect(await c.exists(r.metaKey(old.token))).toBe(0);
+    for (const meta of await metasOf(r, 'shared')) expect(meta).toMatchObject({ ttlMs: '2000' });
     // A force-release with the wrong token is refused the same way.
     expect((await r.releaseToken('shared', old.token)).deleted).toBe(0);
+    // Ownership is the whole token: a part of it is not the holder (the scripts match `<token>`
+    // or `<token> `, never a shorter prefix), and a token never holds a space.
+    expect((await r.releaseToken('shared', newer.token.slice(0, -1))).deleted).toBe(0);
+    await expect(r.releaseToken('shared', `${newer.token} {`)).rejects.toBeInstanceOf(InvalidArgumentError);
+    await expect(r.extendToken('shared', newer.token.slice(0, 10), 1_000)).rejects.toBeInstanceOf(LockExpiredError);
     expect(await valuesOf(r, 'shared')).toEqual(Array(5).fill(newer.token));
     await newer.release();
   });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { QuorumUnavailableError, Redlock, readEpoch, type QuarantineEvent } from '@/lib/redlock';
+import { QuorumUnavailableError, Redlock, readEpoch, tokenOf, type QuarantineEvent } from '@/lib/redlock';
 import { uniquePrefix, waitFor } from '../support/cluster';
 import { redlockEnv } from '../support/redlock-env';
 
@@ -55,7 +55,7 @@ async function restartScenario(prefix: string) {
   await env.cluster.supervisor.restart(3, { persistence: 'none' });
   await env.cluster.supervisor.heal(4);
   await env.cluster.supervisor.heal(5);
-  expect(await Promise.all(env.direct.map((c) => c.get(a.lockKey('res'))))).toEqual([lockA.token, lockA.token, null, null, null]);
+  expect((await Promise.all(env.direct.map((c) => c.get(a.lockKey('res'))))).map((v) => v && tokenOf(v))).toEqual([lockA.token, lockA.token, null, null, null]);
   return lockA;
 }
 
@@ -107,7 +107,7 @@ describe('quarantine after data loss (epoch sentinel)', () => {
     const during = await b.acquire('res', 500);
     expect(during.votes[2]!.reason).toMatch(/quarantined|pending/);
     expect(await voteOf(prefix, 2, 'probe')).toBe('quarantined');
-    await waitFor(async () => (await env.direct[4]!.get(b.lockKey('res'))) === during.token, 1_000, 'the last vote');
+    await waitFor(async () => tokenOf((await env.direct[4]!.get(b.lockKey('res'))) ?? '') === during.token, 1_000, 'the last vote');
     // Node 3 voted against; its SET NX may have landed (the grant and the quarantine check are
     // separate commands, see lib/redlock/grant.ts): a key on a node that did not vote for us is
     // ordinary, and the release removes it.

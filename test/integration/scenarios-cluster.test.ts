@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ScenarioCluster } from '@/lib/scenarios/cluster';
 import { startTestCluster, uniquePrefix, type TestCluster } from '../support/cluster';
 
-/** The scenario engine's direct reads of the nodes: holder by the token's metadata, and the drift step. */
+/** The scenario engine's direct reads of the nodes: token and holder from the lock value, and the drift step. */
 
 let cluster: TestCluster;
 let scenario: ScenarioCluster;
@@ -19,36 +19,42 @@ afterAll(async () => {
 });
 
 describe('ScenarioCluster on real nodes', () => {
-  it('reads each lock key with the client named in its token\'s metadata, never an orphan\'s', async () => {
+  it('reads each lock key\'s token, with the client named in the metadata after it', async () => {
     const p = uniquePrefix('scn-read');
     const node1 = scenario.directClient(1);
-    await node1.set(`${p}lock:a`, 'tok-a', 'PX', 20_000);
-    await node1.set(`${p}meta:tok-a`, JSON.stringify({ client: 'alice', owner: 'x' }), 'PX', 20_000);
+    await node1.set(`${p}lock:a`, `tok-a ${JSON.stringify({ client: 'alice', owner: 'x' })}`, 'PX', 20_000);
+    // A bare token (no metadata) next to a key of the old layout, which is never read.
     await node1.set(`${p}lock:b`, 'tok-b', 'PX', 20_000);
-    await node1.set(`${p}meta:tok-orphan`, JSON.stringify({ client: 'mallory' }), 'PX', 20_000);
-    await node1.set(`${p}lock:c`, 'tok-c', 'PX', 20_000);
-    await node1.hset(`${p}meta:tok-c`, { client: 'old-hash' });
-    await node1.hset(`${p}meta:d`, { client: 'by-resource' });
+    await node1.set(`${p}meta:tok-b`, JSON.stringify({ client: 'mallory' }), 'PX', 20_000);
+    // Bad JSON and a metadata object without a client.
+    await node1.set(`${p}lock:c`, 'tok-c {"client": "cut', 'PX', 20_000);
+    await node1.set(`${p}lock:d`, `tok-d ${JSON.stringify({ owner: 'y', client: 7 })}`, 'PX', 20_000);
 
-    const sample = await scenario.read(1, () => 0, (r) => `${p}lock:${r}`, `${p}meta:`, ['a', 'b', 'c', 'd']);
+    const sample = await scenario.read(1, () => 0, (r) => `${p}lock:${r}`, ['a', 'b', 'c', 'd', 'e']);
     expect(sample.ok).toBe(true);
-    expect(sample.keys.map((k) => [k.resource, k.token, k.client])).toEqual([['a', 'tok-a', 'alice'], ['b', 'tok-b', '?'], ['c', 'tok-c', '?']]);
+    expect(sample.keys.map((k) => [k.resource, k.token, k.client])).toEqual([['a', 'tok-a', 'alice'], ['b', 'tok-b', '?'], ['c', 'tok-c', '?'], ['d', 'tok-d', '?']]);
     expect(sample.keys.every((k) => k.pttl > 15_000)).toBe(true);
-    expect((await scenario.read(2, () => 0, (r) => `${p}lock:${r}`, `${p}meta:`, ['a'])).keys).toEqual([]);
-    expect(await scenario.read(2, () => 0, (r) => `${p}lock:${r}`, `${p}meta:`, [])).toMatchObject({ ok: true, keys: [] });
+    expect((await scenario.read(2, () => 0, (r) => `${p}lock:${r}`, ['a'])).keys).toEqual([]);
+    expect(await scenario.read(2, () => 0, (r) => `${p}lock:${r}`, [])).toMatchObject({ ok: true, keys: [] });
   });
 
-  it('the drift step shortens the lock key and its token\'s metadata, only while the token holds', async () => {
+  it('the drift step shortens the lock key, value untouched, only while the token holds', async () => {
     const p = uniquePrefix('scn-drift');
     const node2 = scenario.directClient(2);
-    await node2.set(`${p}lock:r`, 'tok-r', 'PX', 20_000);
-    await node2.set(`${p}meta:tok-r`, JSON.stringify({ client: 'bob' }), 'PX', 20_000);
-    const { before, after } = await scenario.shortenTtl(2, `${p}lock:r`, `${p}meta:`, 'tok-r', 100);
+    const value = `tok-r ${JSON.stringify({ client: 'bob' })}`;
+    await node2.set(`${p}lock:r`, value, 'PX', 20_000);
+    const { before, after } = await scenario.shortenTtl(2, `${p}lock:r`, 'tok-r', 100);
     expect(before).toBeGreaterThan(19_000);
     expect(after).toBe(Math.floor(before / 2));
     expect(await node2.pttl(`${p}lock:r`)).toBeLessThanOrEqual(after);
-    expect(await node2.pttl(`${p}meta:tok-r`)).toBeLessThanOrEqual(after);
-    expect(await scenario.shortenTtl(2, `${p}lock:r`, `${p}meta:`, 'tok-other', 100)).toEqual({ before: -1, after: -1 });
+    expect(await node2.get(`${p}lock:r`)).toBe(value);
+    // Another token, or a token the value merely starts with, does not hold the key.
+    expect(await scenario.shortenTtl(2, `${p}lock:r`, 'tok-other', 100)).toEqual({ before: -1, after: -1 });
+    expect(await scenario.shortenTtl(2, `${p}lock:r`, 'tok', 100)).toEqual({ before: -1, after: -1 });
     expect(await node2.pttl(`${p}lock:r`)).toBeGreaterThan(after / 2);
+    // A bare token holds the key too.
+    await node2.set(`${p}lock:bare`, 'tok-bare', 'PX', 20_000);
+    expect((await scenario.shortenTtl(2, `${p}lock:bare`, 'tok-bare', 100)).after).toBeLessThan(10_001);
+    expect(await scenario.shortenTtl(2, `${p}lock:missing`, 'tok-bare', 100)).toEqual({ before: -1, after: -1 });
   });
 });

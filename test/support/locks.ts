@@ -3,18 +3,19 @@ import { afterAll, beforeAll } from 'vitest';
 import { startTestCluster, type TestCluster } from './cluster';
 
 /**
- * Write locks the way the lock core does, straight to the nodes: `<prefix>lock:<resource>` = token
- * on each of `nodes` (1-based ids into `clients`), and `<prefix>meta:<token>` = the metadata (a
- * JSON string of string values; a raw string is written as is, for malformed cases) when given.
+ * Write locks the way the lock core does, straight to the nodes: `<prefix>lock:<resource>` =
+ * `<token> <metadata>` on each of `nodes` (1-based ids into `clients`; every resource gets the
+ * same value), the metadata being a JSON object of string values, or a raw string written as is
+ * after the space (for malformed cases). Without `meta` the value is the bare token.
  */
 export async function putLock(clients: readonly Redis[], prefix: string, resources: string | readonly string[], token: string,
   nodes: readonly number[], options: { pxMs?: number; meta?: Record<string, string> | string } = {}): Promise<void> {
   const pxMs = options.pxMs ?? 30_000;
   const meta = options.meta;
+  const value = meta === undefined ? token : `${token} ${typeof meta === 'string' ? meta : JSON.stringify(meta)}`;
   await Promise.all(nodes.map(async (id) => {
     const tx = clients[id - 1]!.multi();
-    for (const resource of typeof resources === 'string' ? [resources] : resources) tx.set(`${prefix}lock:${resource}`, token, 'PX', pxMs);
-    if (meta !== undefined) tx.set(`${prefix}meta:${token}`, typeof meta === 'string' ? meta : JSON.stringify(meta), 'PX', pxMs);
+    for (const resource of typeof resources === 'string' ? [resources] : resources) tx.set(`${prefix}lock:${resource}`, value, 'PX', pxMs);
     await tx.exec();
   }));
 }

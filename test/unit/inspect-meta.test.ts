@@ -1,11 +1,28 @@
 import { describe, expect, it } from 'vitest';
-import { metaKeyOf, parseMeta } from '@/lib/inspect';
+import { parseMeta, splitLockValue } from '@/lib/inspect';
+import { lockValue } from '@/lib/redlock';
 
-describe('holder metadata strings', () => {
-  it('is keyed by the attempt\'s token', () => {
-    expect(metaKeyOf('rl:meta:', 'AbC_-123')).toBe('rl:meta:AbC_-123');
+describe('lock values: `<token> <metadata JSON>`', () => {
+  it('splits at the first space into the token and the parsed metadata', () => {
+    const meta = { owner: 'h:12', purpose: 'a b  c', note: ' ' };
+    expect(splitLockValue(lockValue('AbC_-123', JSON.stringify(meta)))).toEqual({ token: 'AbC_-123', meta });
+    expect(splitLockValue('AbC_-123 {"owner":"o"}')).toEqual({ token: 'AbC_-123', meta: { owner: 'o' } });
   });
 
+  it('reads a bare token (another library\'s lock, or no metadata) as the token with no metadata', () => {
+    expect(splitLockValue('AbC_-123')).toEqual({ token: 'AbC_-123', meta: null });
+    expect(splitLockValue('')).toEqual({ token: '', meta: null });
+  });
+
+  it('tolerates whatever follows the token: bad JSON, non-objects and an empty tail are no metadata, never a throw', () => {
+    for (const tail of ['', ' ', '{', '{"owner": "cut', 'not json', '[]', '["a"]', '"text"', '42', 'null', '{"pid":12}', '{"a":"b"} trailing']) {
+      expect(splitLockValue(`tok ${tail}`)).toEqual({ token: 'tok', meta: null });
+    }
+    expect(splitLockValue('tok  {"owner":"o"}')).toEqual({ token: 'tok', meta: null }); // two spaces: the tail starts with one
+  });
+});
+
+describe('holder metadata text', () => {
   it('parses a JSON object of strings', () => {
     const text = JSON.stringify({ owner: 'h:12', host: 'h', pid: '12', ttlMs: '10000', extensions: '0', acquiredAt: '1763712000000', fence: '42' });
     expect(parseMeta(text)).toEqual({ owner: 'h:12', host: 'h', pid: '12', ttlMs: '10000', extensions: '0', acquiredAt: '1763712000000', fence: '42' });

@@ -1,33 +1,37 @@
 -- extend.lua: compare-and-pexpire. If every lock key holds the token, make each live at least
 -- ttl more (PEXPIRE GT never shortens a lease, so a failed extend leaves the old validity
--- intact) and count the extension (and the new ttl) in the holder metadata.
+-- intact) and count the extension (and the new ttl) in the holder metadata of each key's value.
 --
 -- KEYS[1 .. n]         <prefix>lock:<resource>
--- KEYS[n+1]            <prefix>meta:<token>     JSON object of strings
 -- ARGV[1]              token
 -- ARGV[2]              ttl in ms
 --
+-- A key holds the token when its value is the token, or starts with the token and a space (see
+-- value.ts). Rewriting the metadata keeps the token, so ownership never changes here.
+--
 -- Reply: 1 extended; 0 lost (a key does not hold the token; nothing was written)
-local n = #KEYS - 1
+local token = ARGV[1]
+local head = token .. ' '
+local values = {}
 
-for i = 1, n do
-  if redis.call('GET', KEYS[i]) ~= ARGV[1] then
+for i = 1, #KEYS do
+  local value = redis.call('GET', KEYS[i])
+  if not (value == token or (value and string.sub(value, 1, #head) == head)) then
     return 0
   end
+  values[i] = value
 end
 
-for i = 1, n do
-  redis.call('PEXPIRE', KEYS[i], ARGV[2], 'GT')
-end
-local meta = KEYS[n + 1]
-local raw = redis.pcall('GET', meta)
-if type(raw) == 'string' then
-  local ok, fields = pcall(cjson.decode, raw)
-  if ok and type(fields) == 'table' then
-    fields['extensions'] = tostring((tonumber(fields['extensions']) or 0) + 1)
-    fields['ttlMs'] = ARGV[2]
-    redis.call('SET', meta, cjson.encode(fields), 'KEEPTTL')
+for i = 1, #KEYS do
+  local value = values[i]
+  if #value > #head then
+    local ok, fields = pcall(cjson.decode, string.sub(value, #head + 1))
+    if ok and type(fields) == 'table' then
+      fields['extensions'] = tostring((tonumber(fields['extensions']) or 0) + 1)
+      fields['ttlMs'] = ARGV[2]
+      redis.call('SET', KEYS[i], head .. cjson.encode(fields), 'KEEPTTL')
+    end
   end
-  redis.call('PEXPIRE', meta, ARGV[2], 'GT')
+  redis.call('PEXPIRE', KEYS[i], ARGV[2], 'GT')
 end
 return 1

@@ -4,18 +4,22 @@
 --
 -- KEYS[1]              <prefix>fence            node fence register (string, no TTL)
 -- KEYS[2 .. 1+n]       <prefix>lock:<resource>
--- KEYS[2+n]            <prefix>meta:<token>
 -- ARGV[1]              token
 -- ARGV[2]              fence (decimal integer)
--- ARGV[3]              the holder metadata with the fence in it (JSON), written only over an
---                      existing metadata key, keeping its TTL; '' = leave the metadata alone
+-- ARGV[3]              the holder metadata with the fence in it (JSON): each lock key's value
+--                      becomes '<token> <ARGV[3]>', keeping its TTL; '' = leave the values alone
+--
+-- A key holds the token when its value is the token, or starts with the token and a space (see
+-- value.ts); the rewrite keeps the token, so ownership never changes here.
 --
 -- Reply: 1 confirmed (the register is now >= fence); 0 lost (a key no longer holds the token;
 --        nothing was written)
-local n = #KEYS - 2
+local token = ARGV[1]
+local head = token .. ' '
 
-for i = 2, 1 + n do
-  if redis.call('GET', KEYS[i]) ~= ARGV[1] then
+for i = 2, #KEYS do
+  local value = redis.call('GET', KEYS[i])
+  if not (value == token or (value and string.sub(value, 1, #head) == head)) then
     return 0
   end
 end
@@ -26,6 +30,8 @@ if tonumber(ARGV[2]) > register then
 end
 
 if ARGV[3] ~= '' then
-  redis.call('SET', KEYS[2 + n], ARGV[3], 'XX', 'KEEPTTL')
+  for i = 2, #KEYS do
+    redis.call('SET', KEYS[i], head .. ARGV[3], 'XX', 'KEEPTTL')
+  end
 end
 return 1

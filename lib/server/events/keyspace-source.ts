@@ -9,6 +9,49 @@ const EVENT_TYPES: Record<string, LiveEvent['type']> = {
   del: 'lock.released',
   expired: 'lock.expired',
 };
+
+/**
+ * What one node's keyevents mean for its lock keys. A lock key's value is `<token> <metadata>`
+ * (lib/redlock/value.ts), and the lock core rewrites it while the lock is held: an extend writes
+ * the new extension count (`SET … KEEPTTL`, then `PEXPIRE`), a fenced grant's second round the
+ * fence (`SET … XX KEEPTTL`). A grant is a SET on a key that is not there (`SET … NX PX`, which
+ * Redis reports as `set` then `expire`). So a `set` is a grant only on a key this node does not
+ * hold as far as its events tell (any `set` or `expire` since the last `del` or `expired`), and the
+ * `expire` right behind a grant's `set` is the grant's own PX, not an extension.
+ */
+export class NodeKeyEvents {
+  private readonly held = new Set<string>();
+  /** The key of the grant reported by the node's previous event (its PX `expire` comes next). */
+  private lastGrant: string | null = null;
+
+  /** The event type of `event` on `key`, or null when it reports nothing (a rewrite, a grant's own PX). */
+  classify(event: string, key: string): LiveEvent['type'] | null {
+    const lastGrant = this.lastGrant;
+    this.lastGrant = null;
+    const type = EVENT_TYPES[event];
+    if (!type) return null;
+    switch (event) {
+      case 'set':
+        if (this.held.has(key)) return null;
+        this.held.add(key);
+        this.lastGrant = key;
+        return type;
+      case 'expire':
+      case 'pexpire':
+        this.held.add(key);
+        return lastGrant === key ? null : type;
+      default:
+        this.held.delete(key);
+        return type;
+    }
+  }
+
+  /** Forget every key: the connection to the node dropped, so events (or the node's data) may be lost. */
+  reset(): void {
+    this.held.clear();
+    this.lastGrant = null;
+  }
+}
 /** g: generic (del, expire), $: string (set), x: expired, E: keyevent channels. */
 const NEEDED_FLAGS = ['E', 'g', '$', 'x'];
 
@@ -26,7 +69,8 @@ export interface KeyspaceSourceOptions {
 
 /**
  * Lock changes from keyspace notifications (`__keyevent@*__:set|del|expired|pexpire`) on every
- * node, grouped per resource so a grant on five nodes is one event. Returns a stop function.
+ * node, grouped per resource so a grant on five nodes is one event; rewrites of a held key's value
+ * are not grants (see NodeKeyEvents). Returns a stop function.
  */
 export function startKeyspaceSource(options: KeyspaceSourceOptions): () => void {
   const lockPrefix = `${options.keyPrefix}lock:`;
@@ -35,9 +79,9 @@ export function startKeyspaceSource(options: KeyspaceSourceOptions): () => void 
   const subscribers: Redis[] = [];
   let stopped = false;
 
-  const onMessage = (node: number) => (_pattern: string, channel: string, key: string) => {
+  const onMessage = (node: number, keyEvents: NodeKeyEvents) => (_pattern: string, channel: string, key: string) => {
     if (!key.startsWith(lockPrefix)) return;
-    const type = EVENT_TYPES[channel.slice(channel.lastIndexOf(':') + 1)];
+    const type = keyEvents.classify(channel.slice(channel.lastIndexOf(':') + 1), key);
     if (!type) return;
     const resource = key.slice(lockPrefix.length);
     const id = `${type}\0${resource}`;
@@ -71,7 +115,11 @@ export function startKeyspaceSource(options: KeyspaceSourceOptions): () => void 
           return;
         }
         subscribers.push(sub);
-        sub.on('pmessage', onMessage(node));
+        const keyEvents = new NodeKeyEvents();
+        // Events missed while disconnected (or a restart that lost the node's data) leave the
+        // held keys unknown: start over rather than take a new grant for a rewrite.
+        sub.on('close', () => keyEvents.reset());
+        sub.on('pmessage', onMessage(node, keyEvents));
         await sub.psubscribe('__keyevent@*__:set', '__keyevent@*__:del', '__keyevent@*__:expired', '__keyevent@*__:pexpire', '__keyevent@*__:expire');
       } catch {
         unsupported.push(node);
