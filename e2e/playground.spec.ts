@@ -54,6 +54,9 @@ test.describe('playground: locks by hand, votes node by node', () => {
     await expect(refused.getByTestId('vote-node-5')).toBeVisible();
     await expect(refused.getByTestId('vote-node-0')).toHaveCount(0);
     expect(await refused.locator('[data-reason="contended"]').count()).toBeGreaterThanOrEqual(3);
+    // The refusal names who holds it: the owner from the holder's metadata (never its token).
+    await expect(refused.getByRole('alert')).toContainText('held by another client "e2e-operator"');
+    await expect(refused.getByRole('alert')).not.toContainText(token);
 
     // Extend, then release: each with its votes.
     await card.getByTestId('extend-button').click();

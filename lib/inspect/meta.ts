@@ -1,4 +1,4 @@
-import { metaTextOf, tokenOf } from '../redlock/value';
+import { metaTextOf, parseMetaText, tokenOf } from '../redlock/value';
 
 /**
  * Holder metadata in the Redis layout: a lock key `<prefix>lock:<resource>` holds
@@ -22,23 +22,7 @@ export function splitLockValue(value: string): { token: string; meta: Record<str
 /**
  * Parse metadata text defensively: anything that is not a JSON object (no metadata, bad JSON, an
  * array…) is "no metadata"; fields whose value is not a string are dropped; an object left
- * without fields is null. Never throws.
+ * without fields is null. Never throws. (The lock core's own parser: a refused acquire names its
+ * holder with it.)
  */
-export function parseMeta(text: unknown): Record<string, string> | null {
-  if (typeof text !== 'string' || text.length < 2 || text.charCodeAt(0) !== 123 /* { */) return null;
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    return null;
-  }
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return null;
-  // JSON.parse makes every field an own property (even `__proto__`), so deleting is safe.
-  const record = parsed as Record<string, unknown>;
-  let fields = 0;
-  for (const field in record) {
-    if (typeof record[field] === 'string') fields++;
-    else delete record[field];
-  }
-  return fields > 0 ? (record as Record<string, string>) : null;
-}
+export const parseMeta: (text: unknown) => Record<string, string> | null = parseMetaText;

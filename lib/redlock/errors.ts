@@ -22,6 +22,17 @@ export abstract class RedlockError extends Error {
 /** Someone else holds the lock: enough nodes answered that the holders' keys block a quorum. */
 export class LockContendedError extends RedlockError {
   override readonly name = 'LockContendedError' as const;
+  /**
+   * The metadata of the holder that refused on the most nodes (owner, host, pid, acquiredAt…, as
+   * its lock value carries it), or null when it wrote none (another library, a bare token). Never
+   * its token: a token is what a release needs.
+   */
+  readonly holder: Readonly<Record<string, string>> | null;
+
+  constructor(message: string, votes: readonly Vote[] = [], resources: readonly string[] = [], holder: Readonly<Record<string, string>> | null = null) {
+    super(message, votes, resources);
+    this.holder = holder;
+  }
 }
 
 /**

@@ -27,7 +27,7 @@
 import type { BatchReplies, LockNode, Reply } from './node';
 import { encodeCommand, ScriptCall } from './resp';
 import { ACQUIRE_SCRIPT, QUARANTINE_SCRIPT } from './scripts';
-import { tokenOf } from './value';
+import { metaTextOf, tokenOf } from './value';
 
 /** The commands every attempt of one prefix sends the same way, encoded once. */
 export interface NodeProbes {
@@ -82,11 +82,11 @@ export function grantPlan(lockKeys: readonly string[], value: string, ttlMs: num
 
 /**
  * A node's answer, in one shape for every kind of grant:
- * [1, register] granted (register 0 unless fenced) | [0, i, holder] held: lock key i (1-based) by
- * token `holder` (the token of the holder's value) | [2, quarantineUntil] quarantined | [3] no sentinel: the node lost its data
+ * [1, register] granted (register 0 unless fenced) | [0, i, holder, meta] held: lock key i
+ * (1-based) by token `holder`, whose value carries the metadata text `meta` (null: none) | [2, quarantineUntil] quarantined | [3] no sentinel: the node lost its data
  * (it votes quarantined at once; startQuarantine() records the quarantine).
  */
-export type GrantReply = [1, number] | [0, number, string] | [2, number] | [3];
+export type GrantReply = [1, number] | [0, number, string, string | null] | [2, number] | [3];
 
 /** Send the plan to one node; `reply` gets its GrantReply, or the error the node failed with. */
 export function sendGrant(node: LockNode, plan: GrantPlan, reply: Reply): void {
@@ -147,12 +147,16 @@ function decide(node: LockNode, plan: GrantPlan, replies: BatchReplies, withTime
   }
   const grant = replies[grantAt];
   if (plan.scriptCall === null) {
-    if (grant !== null) return [0, 1, tokenOf(String(grant))];
+    if (grant !== null) return held(1, String(grant));
   } else if (grant !== 0) {
     const [i, holder] = grant as [number, string];
-    return [0, Number(i), tokenOf(String(holder))];
+    return held(Number(i), String(holder));
   }
   return [1, plan.fenced ? Number(replies[at] ?? 0) : 0];
+}
+
+function held(i: number, value: string): GrantReply {
+  return [0, i, tokenOf(value), metaTextOf(value)];
 }
 
 /**

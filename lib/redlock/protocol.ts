@@ -27,7 +27,7 @@ import { blockingSize, validityHorizonMs, validityMs } from './quorum';
 import { Round, type ErrorSink } from './round';
 import { EXTEND_SCRIPT, FENCE_SCRIPT, RELEASE_SCRIPT } from './scripts';
 import type { RedlockSettings } from './settings';
-import { lockValue } from './value';
+import { lockValue, parseMetaText } from './value';
 import { newToken } from './token';
 import { countReason, summarizeVotes, type Vote } from './votes';
 
@@ -97,7 +97,25 @@ export async function attemptAcquire(ctx: ProtocolContext, req: AcquireRequest):
 
   // Failed: release everywhere (voters, refusers and the silent alike) before any retry.
   releaseEverywhere(ctx, req.lockKeys, token, req.resources);
-  return { ok: false, error: acquireError(nodes.length, req.resources, votes, expired), split: isSplit(round) };
+  return { ok: false, error: acquireError(nodes.length, req.resources, votes, expired, round), split: isSplit(round) };
+}
+
+/** The metadata of the token that refused on the most nodes (ties: the first node's), parsed. */
+function holderMeta(round: Round): Record<string, string> | null {
+  const { holders, holderMetas } = round;
+  if (!holders || !holderMetas) return null;
+  let best = -1;
+  let bestCount = 0;
+  for (let i = 0; i < holders.length; i++) {
+    if (holders[i] === undefined) continue;
+    let count = 0;
+    for (const other of holders) if (other === holders[i]) count++;
+    if (count > bestCount) {
+      best = i;
+      bestCount = count;
+    }
+  }
+  return best < 0 ? null : parseMetaText(holderMetas[best]);
 }
 
 /** Were the contended votes of a round held by more than one token (a split vote, not one holder)? */
@@ -119,7 +137,10 @@ function onAcquireReply(ctx: ProtocolContext, probes: NodeProbes, round: Round, 
       round.accept(i, reply[1]);
       return;
     case 0:
-      if (!round.decided) (round.holders ??= new Array<string | undefined>(round.nodes.length))[i] = reply[2];
+      if (!round.decided) {
+        (round.holders ??= new Array<string | undefined>(round.nodes.length))[i] = reply[2];
+        (round.holderMetas ??= new Array<string | null | undefined>(round.nodes.length))[i] = reply[3];
+      }
       round.reject(i, 'contended');
       return;
     case 2:
@@ -189,12 +210,14 @@ function onConfirmReply(round: Round, i: number, reply: unknown): void {
  * key that no quorum is possible even if every silent node had voted for → LockContendedError.
  * Otherwise the missing votes (timeouts, errors, quarantines) are to blame → QuorumUnavailableError.
  */
-export function acquireError(nodeCount: number, resources: readonly string[], votes: readonly Vote[], expired: boolean): RedlockError {
+export function acquireError(nodeCount: number, resources: readonly string[], votes: readonly Vote[], expired: boolean, round: Round): RedlockError {
   const summary = summarizeVotes(votes);
   const what = resources.length === 1 ? JSON.stringify(resources[0]) : `${resources.length} resources`;
   if (expired) return new LockExpiredError(`acquire ${what}: validity ran out before a quorum was confirmed (${summary})`, votes, resources);
   if (countReason(votes, 'contended') >= blockingSize(nodeCount)) {
-    return new LockContendedError(`acquire ${what}: held by another client (${summary})`, votes, resources);
+    const holder = holderMeta(round);
+    const owner = holder?.owner ? ` ${JSON.stringify(holder.owner)}` : '';
+    return new LockContendedError(`acquire ${what}: held by another client${owner} (${summary})`, votes, resources, holder);
   }
   return new QuorumUnavailableError(`acquire ${what}: too few nodes could vote (${summary})`, votes, resources);
 }

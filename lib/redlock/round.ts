@@ -23,6 +23,8 @@ export class Round {
   readonly values: number[];
   /** Per node, the holder's token behind a `contended` vote (internal: tokens never go into votes). */
   holders: Array<string | undefined> | null = null;
+  /** Per node, the metadata text of that holder's value (null: none). */
+  holderMetas: Array<string | null | undefined> | null = null;
   forCount = 0;
   againstCount = 0;
   decided = false;

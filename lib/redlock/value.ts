@@ -30,3 +30,27 @@ export function metaTextOf(value: string): string | null {
   const space = value.indexOf(' ');
   return space < 0 ? null : value.slice(space + 1);
 }
+
+/**
+ * The holder metadata of a lock value as an object of strings, or null when there is none or it
+ * is not a JSON object (a bare token, another library's value, bad JSON). Fields whose value is
+ * not a string are dropped. Never throws.
+ */
+export function parseMetaText(text: unknown): Record<string, string> | null {
+  if (typeof text !== 'string' || text.length < 2 || text.charCodeAt(0) !== 123 /* { */) return null;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return null;
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return null;
+  // JSON.parse makes every field an own property (even `__proto__`), so deleting is safe.
+  const record = parsed as Record<string, unknown>;
+  let fields = 0;
+  for (const field in record) {
+    if (typeof record[field] === 'string') fields++;
+    else delete record[field];
+  }
+  return fields > 0 ? (record as Record<string, string>) : null;
+}

@@ -39,9 +39,12 @@ describe('lock service over HTTP', () => {
     expect(first.votes.filter((v) => v.vote === 'for').length).toBeGreaterThanOrEqual(3);
     const second = await api.call('POST', '/api/locks', { as: 'client', body: { resource: 'svc-a', ttlMs: 1_000 } });
     expect(second.status).toBe(409);
-    const body = (await second.json()) as { error: { code: string; details: { votes: Array<{ reason: string }> } } };
+    const body = (await second.json()) as { error: { code: string; message: string; details: { votes: Array<{ reason: string }>; holder: Record<string, string> } } };
     expect(body.error.code).toBe('LOCK_CONTENDED');
     expect(body.error.details.votes.some((v) => v.reason === 'contended')).toBe(true);
+    // The 409 names who holds the lock (its metadata, written by the first grant), never its token.
+    expect(body.error.details.holder).toMatchObject({ via: 'http', owner: expect.any(String) as string });
+    expect(JSON.stringify(body)).not.toContain(first.token);
 
     for (const id of [1, 2, 3]) await api.cluster.supervisor.partition(id);
     try {

@@ -117,6 +117,26 @@ describe('Redlock on five real masters', () => {
     }
   });
 
+  it('a refused acquire names the holder from its lock value (metadata, never the token)', async () => {
+    const a = await redlock('holder');
+    const b = new Redlock(env.cluster.urls, { keyPrefix: a.settings.keyPrefix, retryCount: 0 });
+    redlocks.push(b);
+    const lock = await a.acquire('held', 2_000, { metadata: { owner: 'billing-worker', purpose: 'nightly run' } });
+    const err = await b.acquire('held', 1_000).catch((e: unknown) => e) as LockContendedError;
+    expect(err).toBeInstanceOf(LockContendedError);
+    expect(err.holder).toMatchObject({ owner: 'billing-worker', purpose: 'nightly run', ttlMs: '2000' });
+    expect(err.message).toContain('held by another client "billing-worker"');
+    expect(JSON.stringify(err)).not.toContain(lock.token);
+    expect(err.message).not.toContain(lock.token);
+    await lock.release();
+    // Another library's lock (a bare token): refused the same way, with no holder to name.
+    for (const c of env.direct) await c.set(a.lockKey('foreign'), 'someone-else', 'PX', 2_000);
+    const foreign = await b.acquire('foreign', 1_000).catch((e: unknown) => e) as LockContendedError;
+    expect(foreign).toBeInstanceOf(LockContendedError);
+    expect(foreign.holder).toBeNull();
+    expect(foreign.message).toContain('held by another client (');
+  });
+
   it('multi-resource locks are all or nothing on each node', async () => {
     const r = await redlock('multi');
     // Someone else's key for "b" on node 1 only: node 1 must refuse the whole request and write nothing.

@@ -67,8 +67,8 @@ describe('the grant batch (lib/redlock/grant.ts)', () => {
   it('no sentinel: the node lost its data; a held key answers its holder; fenced grants carry the register', () => {
     expect(grant(fakeNode(false, () => [null, [null, null]]).node)).toEqual([3]);
     // The holder's value carries its metadata after the token; the vote names the token alone.
-    expect(grant(fakeNode(false, () => ['other-token {"owner":"x y"}', ['1000', '1000']]).node)).toEqual([0, 1, 'other-token']);
-    expect(grant(fakeNode(false, () => ['bare-token', ['1000', '1000']]).node)).toEqual([0, 1, 'bare-token']);
+    expect(grant(fakeNode(false, () => ['other-token {"owner":"x y"}', ['1000', '1000']]).node)).toEqual([0, 1, 'other-token', '{"owner":"x y"}']);
+    expect(grant(fakeNode(false, () => ['bare-token', ['1000', '1000']]).node)).toEqual([0, 1, 'bare-token', null]);
     expect(grant(fakeNode(false, () => [null, ['1000', '1000'], '41']).node, true)).toEqual([1, 41]);
   });
 });

@@ -21,9 +21,11 @@ export function errorResponse(err: unknown): Response {
   const name = (err as { name?: string } | null)?.name;
   const mapped = name ? LOCK_ERRORS[name] : undefined;
   if (mapped) {
-    const votes = (err as { votes?: ReadonlyArray<{ node: number }> }).votes;
+    const { votes, holder } = err as { votes?: ReadonlyArray<{ node: number }>; holder?: Readonly<Record<string, string>> | null };
     // Nodes are numbered from 1 everywhere in the API (the lock core counts from 0).
-    const details = votes === undefined ? undefined : { votes: votes.map((v) => ({ ...v, node: v.node + 1 })) };
+    const details: Record<string, unknown> | undefined = votes === undefined ? undefined : { votes: votes.map((v) => ({ ...v, node: v.node + 1 })) };
+    // A contended acquire names the holder by its metadata (owner, host, pid, acquiredAt…), never by token.
+    if (details && holder !== undefined) details.holder = holder;
     return json(mapped.status, { error: { code: mapped.code, message: (err as Error).message, details } });
   }
   logger().error({ err }, 'unhandled error in a route');
