@@ -35,6 +35,11 @@ export class NodeBacklogError extends Error {
   override readonly name = 'NodeBacklogError' as const;
 }
 
+/** The node let a round's whole deadline pass unanswered and has not answered since. */
+export class NodeStalledError extends Error {
+  override readonly name = 'NodeStalledError' as const;
+}
+
 /** `host:port` of a node, without credentials. */
 export function nodeLabel(target: string | Redis): string {
   if (typeof target === 'string') {
@@ -52,6 +57,10 @@ export function nodeLabel(target: string | Redis): string {
   const options = target.options;
   if (options.path) return options.path;
   return `${options.host ?? '127.0.0.1'}:${options.port ?? 6379}`;
+}
+
+function ignoreReply(): void {
+  // The caller already has its answer (see LockNode.callRelease).
 }
 
 function isNoScript(err: unknown): boolean {
@@ -79,13 +88,21 @@ export class LockNode {
     { wantTime: true, over: null, starting: null };
   private batch: Outbound[] = [];
   private readonly maxPending: number;
+  /** A round that waited this long (nodeTimeoutMs) for this node without an answer marks it stalled. */
+  private readonly stallAfterMs: number;
+  /** Commands settled (answered, failed or rejected): progress, counted without reading a clock. */
+  private settled = 0;
+  /** `settled` when the node was marked stalled; −1 while it is not. */
+  private stalledAt = -1;
   private readonly url: string | null;
   /** Until the first connection attempt of an owned client settles: commands wait for it. */
   private booting: Promise<void> | null = null;
-  constructor(index: number, target: string | Redis, maxPending: number, onConnectionError: (node: LockNode, err: Error) => void) {
+  constructor(index: number, target: string | Redis, maxPending: number, onConnectionError: (node: LockNode, err: Error) => void,
+    stallAfterMs = Infinity) {
     this.index = index;
     this.label = nodeLabel(target);
     this.maxPending = maxPending;
+    this.stallAfterMs = stallAfterMs;
     if (typeof target === 'string') {
       this.url = target;
       this.owned = true;
@@ -137,6 +154,26 @@ export class LockNode {
     else this.sendBatch(commands, reply);
   }
 
+  /**
+   * A compare-and-delete (release, cleanup): call(), except that on a stalled node `reply` gets
+   * NodeStalledError at once while the release is still sent (within maxPendingPerNode), nobody
+   * waiting for its answer: it must follow, on the same connection, any grant of ours the node has
+   * yet to run (e.g. held by a partition), so that nothing of ours is left there once it answers.
+   * Safety: only the wait changes; what is sent, where and in which order is the same.
+   */
+  callRelease(call: ScriptCall, reply: Reply): void {
+    if (!this.stalled()) {
+      this.call(call, reply);
+      return;
+    }
+    const err = new NodeStalledError(`${this.label} has not answered for a whole round (nodeTimeoutMs): the release was sent, its answer is not awaited`);
+    queueMicrotask(() => reply(err, undefined));
+    if (this.pending + 1 > this.maxPending) return;
+    this.pending++;
+    if (this.booting) void this.booting.then(() => this.sendScript(call, ignoreReply));
+    else this.sendScript(call, ignoreReply);
+  }
+
   /** run() as a promise. */
   run(call: ScriptCall): Promise<unknown> {
     return new Promise((resolve, reject) => this.call(call, (err, value) => (err ? reject(err) : resolve(value))));
@@ -145,6 +182,27 @@ export class LockNode {
   /** callBatch() as a promise. */
   runBatch(commands: readonly Buffer[]): Promise<BatchReplies> {
     return new Promise((resolve, reject) => this.callBatch(commands, (err, value) => (err ? reject(err) : resolve(value as BatchReplies))));
+  }
+
+  /**
+   * A round waited `waitedMs` for this node and its deadline passed with our commands unanswered.
+   * After a full nodeTimeoutMs the node counts as stalled until it settles any command (an answer,
+   * or the connection failing them): releases stop waiting for it (see callRelease), where a
+   * SIGSTOPped or blackholed master would otherwise hold every release for nodeTimeoutMs. Grants,
+   * extends and fences are still sent and waited for as usual: a round decided by the others does
+   * not wait for it anyway, and a node that was just healed must be able to vote at once. A
+   * shorter deadline (a short lease's validity horizon) proves nothing about the node.
+   */
+  markStalled(waitedMs: number): void {
+    if (waitedMs >= this.stallAfterMs && this.pending > 0) this.stalledAt = this.settled;
+  }
+
+  /** Stalled: see markStalled. Clears itself once the node has settled a command since. */
+  private stalled(): boolean {
+    if (this.stalledAt < 0) return false;
+    if (this.settled === this.stalledAt && this.pending > 0) return true;
+    this.stalledAt = -1;
+    return false;
   }
 
   /** Would `count` more commands exceed maxPending? (An idle node always takes one batch.) */
@@ -159,6 +217,7 @@ export class LockNode {
     const count = commands.length;
     const batch = new SlotBatch(count, (_, replies) => {
       this.pending -= count;
+      this.settled++;
       reply(null, replies);
     });
     for (let i = 0; i < commands.length; i++) {
@@ -174,11 +233,13 @@ export class LockNode {
         // back in reply order, so a token's acquire still lands before its release.
         this.command('eval', call.evalPayload(), (err2, value2) => {
           this.pending--;
+          this.settled++;
           reply(err2, value2);
         });
         return;
       }
       this.pending--;
+      this.settled++;
       reply(err, value);
     });
   }

@@ -231,7 +231,7 @@ export function acquireError(nodeCount: number, resources: readonly string[], vo
 export function releaseEverywhere(ctx: ProtocolContext, lockKeys: readonly string[], token: string, resources: readonly string[]): void {
   const call = releaseCall(ctx, lockKeys, token, '', resources);
   for (const node of ctx.nodes) {
-    node.call(call, (err) => {
+    node.callRelease(call, (err) => {
       if (err) ctx.onNodeError(node, err);
     });
   }
@@ -250,7 +250,7 @@ export async function releaseKeys(ctx: ProtocolContext, resources: readonly stri
   const t0 = performance.now();
   const call = releaseCall(ctx, lockKeys, token, ctx.channel, resources);
   const round = new Round(nodes, nodes.length, true, settings.nodeTimeoutMs, onReleaseReply, ctx.onNodeError);
-  for (let i = 0; i < nodes.length; i++) nodes[i]!.call(call, round.reply(i));
+  for (let i = 0; i < nodes.length; i++) nodes[i]!.callRelease(call, round.reply(i));
   await round.done;
   let complete = true;
   for (const v of round.votes) if (v.reason !== 'ok' && v.reason !== 'not-held') complete = false;

@@ -70,7 +70,7 @@ export class Redlock extends EventEmitter<RedlockEvents> implements LockControll
       throw new InvalidArgumentError('nodes', `a node is listed twice (${labels.join(', ')})`);
     }
     const onNodeError = (node: LockNode, error: Error) => this.emit('node-error', { node: node.index, label: node.label, error });
-    const created = nodes.map((target, i) => new LockNode(i, target, this.settings.maxPendingPerNode, onNodeError));
+    const created = nodes.map((target, i) => new LockNode(i, target, this.settings.maxPendingPerNode, onNodeError, this.settings.nodeTimeoutMs));
     this.nodes = created;
     this.nodeLabels = Object.freeze(labels);
     this.nodeCount = created.length;

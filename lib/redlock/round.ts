@@ -34,6 +34,7 @@ export class Round {
   private resolveDone!: () => void;
   private timer: NodeJS.Timeout | null = null;
   private answeredCount = 0;
+  private readonly timeoutMs: number;
 
   constructor(
     readonly nodes: readonly LockNode[],
@@ -49,7 +50,8 @@ export class Round {
     this.done = new Promise<void>((resolve) => {
       this.resolveDone = resolve;
     });
-    this.timer = setTimeout(expire, Math.max(0, timeoutMs), this);
+    this.timeoutMs = Math.max(0, timeoutMs);
+    this.timer = setTimeout(expire, this.timeoutMs, this);
   }
 
   /** Send node i its command. */
@@ -116,7 +118,10 @@ export class Round {
     this.timer = null;
     this.timedOut = reason === 'timeout';
     for (let i = 0; i < this.votes.length; i++) {
-      if (!this.votes[i]) this.votes[i] = { node: i, label: this.nodes[i]!.label, vote: 'against', reason };
+      if (this.votes[i]) continue;
+      this.votes[i] = { node: i, label: this.nodes[i]!.label, vote: 'against', reason };
+      // The whole deadline passed without this node's answer (see LockNode.markStalled).
+      if (reason === 'timeout') this.nodes[i]!.markStalled(this.timeoutMs);
     }
     Object.freeze(this.votes);
     this.resolveDone();

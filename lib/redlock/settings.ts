@@ -17,6 +17,8 @@ export interface RedlockSettings {
    * adds a few ms, so healthy nodes are not counted out even at high concurrency; yet a
    * partitioned majority fails an acquire in ~100 ms, and a round never costs a 10 s lease more
    * than 1% of its validity (the Redlock page suggests 5–50 ms for 10 s; we allow for pauses).
+   * A node that lets a round's whole nodeTimeoutMs pass unanswered is stalled: until it answers
+   * again, releases still go to it but do not wait for it (it votes `error`, NodeStalledError).
    * @default 100
    */
   nodeTimeoutMs: number;

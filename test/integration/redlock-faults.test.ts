@@ -64,6 +64,40 @@ describe('Redlock under faults (fault proxies and real process crashes)', () => 
     expect(await leftovers(r)).toEqual([]);
   });
 
+  it('a node that let a whole round pass unanswered: releases stop waiting for it, and still reach it', async () => {
+    const r = await redlock('stalled', { nodeTimeoutMs: 200 });
+    await r.connect();
+    const stalledErrors: string[] = [];
+    r.on('node-error', (e) => {
+      if (e.error.name === 'NodeStalledError') stalledErrors.push(e.label);
+    });
+    await env.cluster.supervisor.partition(5);
+    // Decided by the four others; node 5 is only late, nothing is known about it yet.
+    const first = await r.acquire('a', 5_000, { fenced: false });
+    expect(first.votes[4]!.reason).toBe('pending');
+    // The release waits for every node: node 5 lets the whole nodeTimeoutMs pass.
+    const released = await first.release();
+    expect(released.votes[4]!.reason).toBe('timeout');
+    // From now on node 5 is stalled: a release knows its vote at once instead of waiting nodeTimeoutMs.
+    const t0 = performance.now();
+    const second = await r.acquire('b', 5_000, { fenced: false });
+    const again = await second.release();
+    expect(performance.now() - t0).toBeLessThan(150);
+    expect(second.votes[4]!.reason).toBe('pending');
+    expect(again.votes[4]).toMatchObject({ reason: 'error', detail: expect.stringContaining('has not answered') as string });
+    expect(again.complete).toBe(false);
+    expect(stalledErrors).toEqual([r.nodeLabels[4]]);
+    // On heal the proxy delivers what it held, in order: each grant, then its release (sent although
+    // nobody waited for it). Nothing is left, and node 5's releases are awaited again.
+    await env.cluster.supervisor.heal(5);
+    await waitFor(async () => (r as unknown as { nodes: Array<{ pending: number }> }).nodes[4]!.pending === 0, 2_000, 'node 5 answering');
+    expect(await leftovers(r)).toEqual([]);
+    const third = await r.acquire('c', 5_000, { fenced: false });
+    const done = await third.release();
+    expect(done.votes[4]).toMatchObject({ vote: 'for', reason: 'ok' });
+    expect(done.complete).toBe(true);
+  });
+
   it('crashed nodes fail fast: no wait for a node timeout when the answer is known', async () => {
     const r = await redlock('crashed', { nodeTimeoutMs: 2_000 });
     await r.acquire('warm', 1_000).then((l) => l.release());

@@ -4,7 +4,10 @@ import { ScriptCall } from '@/lib/redlock/resp';
 import { Round } from '@/lib/redlock/round';
 import { RELEASE_SCRIPT } from '@/lib/redlock/scripts';
 
-const nodes = (n: number) => Array.from({ length: n }, (_, i) => ({ index: i, label: `h:${i}` })) as unknown as LockNode[];
+/** Fake nodes; `stalled` records each markStalled(waitedMs) a round makes. */
+const nodes = (n: number, stalled: string[] = []) => Array.from({ length: n }, (_, i) => ({
+  index: i, label: `h:${i}`, markStalled: (waitedMs: number) => stalled.push(`h:${i} ${waitedMs}`),
+})) as unknown as LockNode[];
 const accept = (round: Round, i: number, reply: unknown) => (reply === 'yes' ? round.accept(i) : round.reject(i, 'contended'));
 
 function deferred<T>() {
@@ -49,8 +52,9 @@ describe('Round: one deadline, early decisions', () => {
     expect(errors).toEqual(['h:1 ECONNREFUSED']);
   });
 
-  it('at the deadline the silent vote `timeout`', async () => {
-    const round = new Round(nodes(3), 2, false, 30, accept, () => undefined);
+  it('at the deadline the silent vote `timeout`, and their nodes hear how long they were waited for', async () => {
+    const stalled: string[] = [];
+    const round = new Round(nodes(3, stalled), 2, false, 30, accept, () => undefined);
     round.send(0, Promise.resolve('yes'));
     round.send(1, new Promise(() => undefined));
     round.send(2, new Promise(() => undefined));
@@ -59,6 +63,7 @@ describe('Round: one deadline, early decisions', () => {
     expect(performance.now() - t0).toBeGreaterThanOrEqual(25);
     expect(round.timedOut).toBe(true);
     expect(round.votes.map((v) => v.reason)).toEqual(['ok', 'timeout', 'timeout']);
+    expect(stalled).toEqual(['h:1 30', 'h:2 30']);
   });
 
   it('waitAll rounds (release) wait for everyone, even past a quorum either way', async () => {
