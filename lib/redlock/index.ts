@@ -17,7 +17,7 @@ export type { Vote, VoteReason } from './votes';
 export type { RedlockEvents, NodeErrorEvent, QuarantineEvent, LockLostEvent, OperationEvent } from './events';
 export { quorumSize, blockingSize, driftMs, validityMs, validityHorizonMs, jitteredDelayMs } from './quorum';
 export { LIMITS, RESERVED_METADATA } from './validate';
-export { nodeLabel } from './node';
+export { nodeLabel, NodeBacklogError, NodeStalledError } from './node';
 /** A lock key's value is `<token> <metadata JSON>`: read it with these. */
 export { lockValue, metaTextOf, tokenOf } from './value';
 export {

@@ -166,9 +166,11 @@ export class LockNode {
       this.call(call, reply);
       return;
     }
-    const err = new NodeStalledError(`${this.label} has not answered for a whole round (nodeTimeoutMs): the release was sent, its answer is not awaited`);
+    const sent = this.pending + 1 <= this.maxPending;
+    const err = new NodeStalledError(`${this.label} has not answered for a whole round (nodeTimeoutMs): ${sent
+      ? 'the release was sent, its answer is not awaited' : `the release was not sent (${this.pending} commands in flight)`}`);
     queueMicrotask(() => reply(err, undefined));
-    if (this.pending + 1 > this.maxPending) return;
+    if (!sent) return;
     this.pending++;
     if (this.booting) void this.booting.then(() => this.sendScript(call, ignoreReply));
     else this.sendScript(call, ignoreReply);

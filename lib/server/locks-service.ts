@@ -1,7 +1,7 @@
 import 'server-only';
 import type { LockGrant, VoteView } from '../api/locks';
-import type { Vote } from '../redlock';
-import { actorOf, type Principal } from './auth/principal';
+import { LockContendedError, type Vote } from '../redlock';
+import { actorOf, allows, type Principal } from './auth/principal';
 import { badRequest } from './http/errors';
 import { readyLockCore } from './lock-core';
 
@@ -33,11 +33,24 @@ export async function acquireLock(principal: Principal, input: AcquireInput, sig
     metadata: { owner: actorOf(principal).actor, via: 'http', ...input.metadata },
     retryCount: waitMs > 0 ? Math.max(1, Math.ceil(waitMs / Math.max(1, retryDelayMs))) : 0,
     signal: AbortSignal.any(signals),
+  }).catch((err: unknown) => {
+    throw allows(principal, 'read') ? err : withoutHolder(err);
   });
   return {
     resources: [...lock.resources], token: lock.token, fence: lock.fence, validityMs: lock.validityMs, expiresAt: lock.expiresAt,
     votes: voteViews(lock.votes),
   };
+}
+
+/**
+ * A refused acquire names its holder (owner, host, pid…: the metadata of someone else's lock).
+ * Only principals that may read the locks anyway (console sessions) get it; an API key gets the
+ * refusal and its votes without who holds the lock.
+ */
+function withoutHolder(err: unknown): unknown {
+  if (!(err instanceof LockContendedError) || err.holder === null) return err;
+  const message = err.message.replace(/ held by another client "(?:[^"\\]|\\.)*"/, ' held by another client');
+  return new LockContendedError(message, err.votes, err.resources, null);
 }
 
 function resourcesFor(pathResource: string, bodyResources: string[] | undefined): string[] {

@@ -42,9 +42,18 @@ describe('lock service over HTTP', () => {
     const body = (await second.json()) as { error: { code: string; message: string; details: { votes: Array<{ reason: string }>; holder: Record<string, string> } } };
     expect(body.error.code).toBe('LOCK_CONTENDED');
     expect(body.error.details.votes.some((v) => v.reason === 'contended')).toBe(true);
-    // The 409 names who holds the lock (its metadata, written by the first grant), never its token.
-    expect(body.error.details.holder).toMatchObject({ via: 'http', owner: expect.any(String) as string });
+    // An API key may take locks but not read them: the 409 does not say who holds it.
+    expect(body.error.details.holder).toBeNull();
+    expect(body.error.message).toMatch(/held by another client \(/);
     expect(JSON.stringify(body)).not.toContain(first.token);
+    // A console session (which may read every lock anyway) is told who holds it: the holder's
+    // metadata, written by the first grant; never its token.
+    const seen = await api.call('POST', '/api/locks', { as: 'operator', body: { resource: 'svc-a', ttlMs: 1_000 } });
+    expect(seen.status).toBe(409);
+    const seenBody = (await seen.json()) as { error: { message: string; details: { holder: Record<string, string> } } };
+    expect(seenBody.error.details.holder).toMatchObject({ via: 'http', purpose: 'test', owner: expect.any(String) as string });
+    expect(seenBody.error.message).toContain(`held by another client "${seenBody.error.details.holder.owner}"`);
+    expect(JSON.stringify(seenBody)).not.toContain(first.token);
 
     for (const id of [1, 2, 3]) await api.cluster.supervisor.partition(id);
     try {
