@@ -6,7 +6,7 @@ import styles from './lock-matrix.module.css';
 
 /** What the Locks screen says about its reading of the masters: when, how far, how many. */
 
-type PageFacts = Pick<LockListPage, 'readAt' | 'scanMs' | 'quorum' | 'nodes' | 'complete' | 'scannedKeys' | 'total' | 'matched'>;
+type PageFacts = Pick<LockListPage, 'readAt' | 'scanMs' | 'quorum' | 'nodes' | 'complete' | 'scannedKeys' | 'total' | 'matched' | 'index'>;
 
 /** The title row's reading: when the list was read, how long the scan took, the quorum. */
 export function ReadAt({ latest, now, onRefresh }: { latest: PageFacts | undefined; now: number | null; onRefresh: () => void }) {
@@ -18,7 +18,9 @@ export function ReadAt({ latest, now, onRefresh }: { latest: PageFacts | undefin
           Read <time dateTime={new Date(latest.readAt).toISOString()}>{formatClock(latest.readAt)}</time>
           <span className="muted">
             {' · '}{now ? formatAgo(latest.readAt, now) : ''}
-            {' · '}{latest.complete ? `scan ${Math.round(latest.scanMs)} ms` : `scanning… ${formatCount(latest.scannedKeys)} keys so far`}
+            {' · '}{!latest.complete ? `scanning… ${formatCount(latest.scannedKeys)} keys so far`
+              : latest.index ? <span title="Kept up to date by keyspace notifications: only the locks that changed were read again">live index, {Math.round(latest.scanMs)} ms</span>
+                : `scan ${Math.round(latest.scanMs)} ms`}
             {' · '}quorum {latest.quorum} of {latest.nodes.length}
           </span>
         </>

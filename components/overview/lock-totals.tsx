@@ -28,7 +28,7 @@ export function LockTotals() {
         <h2 className={styles.sectionTitle} id="lock-totals-title">Locks by state</h2>
         <div className={styles.sectionMeta}>
           {error ? <span style={{ color: 'var(--bad)' }} role="alert">refresh failed: {error.message}</span> : null}
-          {data ? <span>scan {Math.round(data.scanMs)} ms{unread ? ` · ${unread} node${unread === 1 ? '' : 's'} not read` : ''}</span> : null}
+          {data ? <span>{data.index ? 'live index' : 'scan'} {Math.round(data.scanMs)} ms{unread ? ` · ${unread} node${unread === 1 ? '' : 's'} not read` : ''}</span> : null}
           <ReadAge at={data ? data.readAt + skew : null} />
           <Link href="/locks">Open the matrix →</Link>
         </div>

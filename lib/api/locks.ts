@@ -89,6 +89,12 @@ export const lockListResponseSchema = z.object({
   complete: z.boolean().default(true),
   /** Lock keys the scan has read so far, summed over the nodes (all of them when complete). */
   scannedKeys: z.number().int().default(0),
+  /**
+   * True when every node's keys came from the console's live lock index (kept by keyspace
+   * notifications: only the keys that changed were read again); false for a full scan (the first
+   * read, a node without notifications, a node that lost its subscription). `scanMs` is either's time.
+   */
+  index: z.boolean().default(false),
 });
 export type LockListResponse = z.infer<typeof lockListResponseSchema>;
 

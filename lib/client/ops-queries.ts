@@ -27,7 +27,7 @@ export const locksSummaryQuery = () =>
     queryKey: opsKeys.locksSummary,
     queryFn: ({ signal }) => fetchJson('/api/locks?limit=1', lockListResponseSchema, { signal }),
     select: (page: LockListResponse) => ({
-      readAt: page.readAt, scanMs: page.scanMs, total: page.total, stateCounts: page.stateCounts, nodes: page.nodes, quorum: page.quorum,
+      readAt: page.readAt, scanMs: page.scanMs, index: page.index, total: page.total, stateCounts: page.stateCounts, nodes: page.nodes, quorum: page.quorum,
     }),
     refetchInterval: 2_000,
   });

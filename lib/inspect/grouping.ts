@@ -23,7 +23,12 @@ export interface LockSink {
   add(key: string, token: string, pttlMs: number, meta: Record<string, string> | null, metaRead: boolean, readAt: number): void;
 }
 
-/** Groups keys by key as they arrive. A key seen twice on one node keeps its last reading. */
+/**
+ * Groups keys by key as they arrive. A key seen twice on one node keeps its last reading. A
+ * grouper made for one scan is filled once; the live index (lock-index.ts) keeps one for good and
+ * also removes cells (`remove`, `clearReading`), so it keeps the sort order of its groups between
+ * views and drops the groups left empty (`compacted`).
+ */
 export class LockGrouper {
   private readonly groupOf = new Map<string, number>();
   private readonly keys: string[] = [];
@@ -34,7 +39,13 @@ export class LockGrouper {
   private readonly expiries: number[] = [];
   /** The metadata read there; null: read, there is none; undefined: not read there. */
   private readonly metas: (Record<string, string> | null | undefined)[] = [];
-  /** Distinct keys added per reading. */
+  /** Present cells per group (a group whose cells were all removed is empty: see `compacted`). */
+  private readonly live: number[] = [];
+  /** Groups with no present cell. */
+  private empty = 0;
+  /** Groups in view order (resource, then key), as of the last sortGroups(); later groups are merged in by the next. */
+  private order: number[] = [];
+  /** Distinct keys present per reading. */
   readonly counts: number[];
 
   /**
@@ -45,9 +56,14 @@ export class LockGrouper {
     this.counts = new Array<number>(readingCount).fill(0);
   }
 
-  /** Distinct keys. */
+  /** Distinct keys (groups), empty ones included. */
   get size(): number {
     return this.keys.length;
+  }
+
+  /** Groups whose cells were all removed since they were added. */
+  get emptyGroups(): number {
+    return this.empty;
   }
 
   /** The sink for reading `index` (0-based). */
@@ -60,12 +76,14 @@ export class LockGrouper {
     readAt = 0, resource?: string): void {
     const n = this.readingCount;
     let group = this.groupOf.get(key);
+    const added = group === undefined;
     if (group === undefined) {
       group = this.keys.length;
       this.groupOf.set(key, group);
       this.keys.push(key);
       const prefix = this.lockPrefix;
       this.resources.push(resource ?? (prefix !== '' && key.startsWith(prefix) ? key.slice(prefix.length) : key));
+      this.live.push(0);
       for (let i = 0; i < n; i++) {
         this.tokens.push(undefined);
         this.expiries.push(0);
@@ -74,7 +92,10 @@ export class LockGrouper {
     }
     const base = group * n;
     const at = base + index;
-    if (this.tokens[at] === undefined) this.counts[index]!++;
+    if (this.tokens[at] === undefined) {
+      this.counts[index]!++;
+      if (this.live[group]!++ === 0 && !added) this.empty--;
+    }
     // Keep one string per distinct token: the copies die young, which is what makes this cheap.
     let kept = token;
     for (let i = 0; i < n; i++) {
@@ -135,7 +156,7 @@ export class LockGrouper {
     const before = (a: number, b: number) => resources[a]! < resources[b]! || (resources[a] === resources[b] && keys[a]! < keys[b]!);
     let accepted = 0;
     for (let group = 0; group < keys.length; group++) {
-      if (!accept(resources[group]!, keys[group]!)) continue;
+      if (this.live[group] === 0 || !accept(resources[group]!, keys[group]!)) continue;
       accepted++;
       if (best.length >= limit && !before(group, best[best.length - 1]!)) continue;
       let lo = 0;
@@ -151,6 +172,76 @@ export class LockGrouper {
     return { keys: best.map((g) => ({ resource: resources[g]!, key: keys[g]! })), accepted };
   }
 
+  /** Reading `index` no longer holds `key` (a no-op when it did not). */
+  remove(index: number, key: string): void {
+    const group = this.groupOf.get(key);
+    if (group !== undefined) this.removeCell(group, index);
+  }
+
+  /** Remove every cell of reading `index`: its node is about to be read again from scratch. */
+  clearReading(index: number): void {
+    for (let group = 0; group < this.keys.length; group++) this.removeCell(group, index);
+  }
+
+  private removeCell(group: number, index: number): void {
+    const at = group * this.readingCount + index;
+    if (this.tokens[at] === undefined) return;
+    this.tokens[at] = undefined;
+    this.metas[at] = undefined;
+    this.counts[index]!--;
+    if (--this.live[group]! === 0) this.empty++;
+  }
+
+  /** A copy without the empty groups (their keys are held nowhere any more), in view order. */
+  compacted(): LockGrouper {
+    const copy = new LockGrouper(this.readingCount, this.lockPrefix);
+    const n = this.readingCount;
+    this.sortGroups();
+    for (const group of this.order) {
+      if (this.live[group] === 0) continue;
+      const key = this.keys[group]!;
+      const fresh = copy.keys.length;
+      copy.groupOf.set(key, fresh);
+      copy.keys.push(key);
+      copy.resources.push(this.resources[group]!);
+      copy.live.push(this.live[group]!);
+      for (let i = 0; i < n; i++) {
+        copy.tokens.push(this.tokens[group * n + i]);
+        copy.expiries.push(this.expiries[group * n + i]!);
+        copy.metas.push(this.metas[group * n + i]);
+      }
+      copy.order.push(fresh);
+    }
+    for (let i = 0; i < n; i++) copy.counts[i] = this.counts[i]!;
+    return copy;
+  }
+
+  /** Bring `order` up to date: sort the groups added since, then merge them in. */
+  private sortGroups(): void {
+    const { keys, resources, order } = this;
+    if (order.length === keys.length) return;
+    const before = (a: number, b: number) => {
+      const ra = resources[a]!;
+      const rb = resources[b]!;
+      if (ra !== rb) return ra < rb ? -1 : 1;
+      const ka = keys[a]!;
+      const kb = keys[b]!;
+      return ka < kb ? -1 : ka > kb ? 1 : 0;
+    };
+    const added = Array.from({ length: keys.length - order.length }, (_, i) => order.length + i).sort(before);
+    if (order.length === 0) {
+      this.order = added;
+      return;
+    }
+    const merged = new Array<number>(keys.length);
+    let a = 0;
+    let b = 0;
+    for (let i = 0; i < merged.length; i++) {
+      merged[i] = b >= added.length || (a < order.length && before(order[a]!, added[b]!) <= 0) ? order[a++]! : added[b++]!;
+    }
+    this.order = merged;
+  }
+
   /** Record metadata read for `group` on `reading` (null: read, there is none). */
   setMeta(group: number, reading: number, meta: Record<string, string> | null): void {
     this.metas[group * this.readingCount + reading] = meta;
@@ -160,37 +251,37 @@ export class LockGrouper {
    * The quorum views, sorted by resource (then key): one cell per reading, present, absent (read,
    * not there) or unknown (the reading failed). Keys no readable node holds are left out. PTTLs
    * are as of `now` (on the readAt clock; 0 when keys were added with readAt 0), at least 0.
+   * `dropExpired`: a key whose TTL has run out by `now` counts as absent (the live index keeps
+   * keys between reads, and Redis no longer serves a key past its TTL); a scan shows it at 0.
    */
-  views(readings: readonly Pick<NodeReading, 'node' | 'ok'>[], options: QuorumOptions, now = 0): QuorumView[] {
+  views(readings: readonly Pick<NodeReading, 'node' | 'ok'>[], options: QuorumOptions, now = 0, dropExpired = false): QuorumView[] {
     const { keys, resources, tokens, expiries, metas } = this;
     const n = this.readingCount;
-    const order = Array.from({ length: keys.length }, (_, g) => g);
-    order.sort((a, b) => {
-      const ra = resources[a]!;
-      const rb = resources[b]!;
-      if (ra !== rb) return ra < rb ? -1 : 1;
-      const ka = keys[a]!;
-      const kb = keys[b]!;
-      return ka < kb ? -1 : ka > kb ? 1 : 0;
-    });
+    this.sortGroups();
+    // Cells that say "not there" or "could not read" are the same for every key: made once, shared.
+    const nodes = readings.map((r) => r.node);
+    const ok = readings.map((r) => r.ok);
+    const blank = nodes.map((node, i): LockCell => Object.freeze({ node, known: ok[i]!, present: false, token: null, pttlMs: null, meta: null }));
+    const ordered = inNodeOrder(blank);
     const views: QuorumView[] = [];
-    for (const group of order) {
+    for (const group of this.order) {
+      if (this.live[group] === 0) continue;
       let present = false;
       const cells = new Array<LockCell>(n);
+      const base = group * n;
       for (let i = 0; i < n; i++) {
-        const node = readings[i]!.node;
-        const token = tokens[group * n + i];
-        if (!readings[i]!.ok) cells[i] = { node, known: false, present: false, token: null, pttlMs: null, meta: null };
-        else if (token === undefined) cells[i] = { node, known: true, present: false, token: null, pttlMs: null, meta: null };
-        else {
+        const token = tokens[base + i];
+        const expiry = expiries[base + i]!;
+        if (!ok[i] || token === undefined || (dropExpired && expiry >= 0 && expiry <= now)) {
+          cells[i] = blank[i]!;
+        } else {
           present = true;
-          const expiry = expiries[group * n + i]!;
           const pttlMs = expiry < 0 ? expiry : Math.max(0, Math.round(expiry - now));
-          cells[i] = { node, known: true, present: true, token, pttlMs, meta: metas[group * n + i] ?? null };
+          cells[i] = { node: nodes[i]!, known: true, present: true, token, pttlMs, meta: metas[base + i] ?? null };
         }
       }
       if (!present) continue;
-      views.push(classify(resources[group]!, keys[group]!, inNodeOrder(cells) ? cells : cells.sort((a, b) => a.node - b.node), options));
+      views.push(classify(resources[group]!, keys[group]!, ordered ? cells : cells.sort((a, b) => a.node - b.node), options));
     }
     return views;
   }

@@ -117,6 +117,8 @@ export function quorumView(resource: string, key: string, cells: readonly LockCe
 }
 
 const NO_NODES: readonly number[] = Object.freeze([]);
+/** classify()'s PTTLs of the majority, largest first (reused: classify never yields). */
+const PTTL_SCRATCH: number[] = [];
 
 /** quorumView on cells already in node order, which the view takes over (no copy). */
 export function classify(resource: string, key: string, sorted: LockCell[], options: QuorumOptions): QuorumView {
@@ -166,14 +168,20 @@ export function classify(resource: string, key: string, sorted: LockCell[], opti
   let state: LockState;
   if (majorityToken !== null) {
     // The quorum-th largest PTTL among the majority's nodes: until then a quorum still holds it.
-    const pttls: number[] = [];
+    // (An insertion sort into a scratch array: a snapshot classifies 100,000 views, N is small.)
+    let count = 0;
     for (const cell of sorted) {
       if (cell.known && cell.present && cell.token === majorityToken) {
-        pttls.push(cell.pttlMs === null || cell.pttlMs < 0 ? Number.POSITIVE_INFINITY : cell.pttlMs);
+        const pttl = cell.pttlMs === null || cell.pttlMs < 0 ? Number.POSITIVE_INFINITY : cell.pttlMs;
+        let at = count++;
+        while (at > 0 && PTTL_SCRATCH[at - 1]! < pttl) {
+          PTTL_SCRATCH[at] = PTTL_SCRATCH[at - 1]!;
+          at--;
+        }
+        PTTL_SCRATCH[at] = pttl;
       }
     }
-    pttls.sort((a, b) => b - a);
-    const lastQuorumPttl = pttls[quorum - 1] ?? 0;
+    const lastQuorumPttl = quorum <= count ? PTTL_SCRATCH[quorum - 1]! : 0;
     if (Number.isFinite(lastQuorumPttl)) {
       validityMs = Math.max(0, Math.floor(lastQuorumPttl - driftAllowanceMs(lastQuorumPttl, driftFactor)));
     }

@@ -14,8 +14,9 @@ import { luaScript, runLua } from './script';
  * absent (pcall: WRONGTYPE is not an error here).
  * KEYS the lock keys   ARGV[1] our lock-key prefix   ARGV[2] longest value (token), in bytes
  * Reply: 3 items per key: token (our layout) | raw value | nil, PTTL, metadata JSON text | nil
+ * (Also the live index's re-read of the keys that changed, lock-index.ts.)
  */
-const READ_KEYS = luaScript(`
+export const READ_KEYS = luaScript(`
 local lockPrefix = ARGV[1]
 local plen = #lockPrefix
 local maxBytes = tonumber(ARGV[2])

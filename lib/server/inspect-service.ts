@@ -6,6 +6,7 @@ import {
 import { badRequest } from './http/errors';
 import { recordSample } from './history';
 import { metrics } from './metrics';
+import { lockIndex } from './lock-index-service';
 import { getRuntime } from './runtime';
 
 /** A first page re-reads the nodes when its snapshot is older than this (counted from scan completion). */
@@ -23,7 +24,8 @@ type Holder = { [KEY]?: Map<string, { at: number | null; run: SnapshotRun }> };
 
 /**
  * A snapshot of every node per scan pattern, shared by concurrent requests and reused for up to
- * 1 s, so paging through a large lock list reads the nodes once and the cursor stays stable.
+ * 1 s, so paging through a large lock list reads the nodes once and the cursor stays stable. The
+ * default pattern's snapshots come from the live lock index (a full scan only the first time).
  */
 function cachedSnapshot(pattern: string | undefined, fresh: boolean, maxAgeMs = SNAPSHOT_MAX_AGE_MS): SnapshotRun {
   const holder = globalThis as Holder;
@@ -34,7 +36,9 @@ function cachedSnapshot(pattern: string | undefined, fresh: boolean, maxAgeMs = 
   const hit = cache.get(key);
   // A scan still running is always shared; a finished one is reused while younger than maxAgeMs.
   if (hit && !fresh && (hit.at === null || Date.now() - hit.at < maxAgeMs)) return hit.run;
-  const run = startSnapshot(runtime.clients, {
+  // Our own layout comes from the live index (a re-read of what changed); any other pattern is scanned.
+  const index = pattern === undefined ? lockIndex() : null;
+  const run = index ? index.startSnapshot() : startSnapshot(runtime.clients, {
     keyPrefix: runtime.keyPrefix, pattern, configuredNodes: runtime.endpoints.length, driftFactor: runtime.driftFactor,
   });
   const promise = run.done.then((snap) => {
@@ -101,6 +105,7 @@ export async function listLocks(query: LockListQuery): Promise<LockListResponse>
     nodes: snap.nodes.map((n) => ({ node: n.node, ok: n.ok, error: n.error, keys: n.keys, durationMs: n.durationMs })),
     stateCounts: snap.stateCounts, total: snap.locks.length, matched: page.matched, items: page.items, nextCursor: page.nextCursor,
     complete: true, scannedKeys: snap.nodes.reduce((sum, n) => sum + n.keys, 0),
+    index: snap.nodes.length > 0 && snap.nodes.every((n) => 'indexed' in n && n.indexed === true),
   };
 }
 
@@ -111,7 +116,7 @@ function earlyResponse(run: SnapshotRun, early: EarlyPage, configuredNodes: numb
     readAt: early.readAt, scanMs: early.scanMs, pattern: run.pattern, quorum: quorumSize(configuredNodes),
     nodes: early.nodes.map((n) => ({ node: n.node, ok: n.ok, error: n.error, keys: n.keys, durationMs: n.durationMs })),
     stateCounts, total: early.found, matched: early.matched, items: early.items, nextCursor: null,
-    complete: false, scannedKeys: early.scannedKeys,
+    complete: false, scannedKeys: early.scannedKeys, index: false,
   };
 }
 

@@ -2,8 +2,8 @@ import { renderToStaticMarkup } from 'react-dom/server';
 import { describe, expect, it } from 'vitest';
 import { MatrixFooter, ReadAt, ScanProgress, tabCount } from '../../components/locks/matrix-status';
 
-const page = (complete: boolean) => ({
-  readAt: Date.UTC(2026, 0, 1, 12), scanMs: 1_234.5, quorum: 3, complete, scannedKeys: 123_456, total: 30_000, matched: 29_000,
+const page = (complete: boolean, index = false) => ({
+  readAt: Date.UTC(2026, 0, 1, 12), scanMs: 1_234.5, quorum: 3, complete, scannedKeys: 123_456, total: 30_000, matched: 29_000, index,
   nodes: [1, 2, 3, 4, 5].map((node) => ({ node, ok: true, error: null, keys: 24_000, durationMs: 150 })),
 });
 
@@ -26,6 +26,10 @@ describe('the Locks screen while a scan is still running', () => {
     const done = renderToStaticMarkup(<ReadAt latest={page(true)} now={now} onRefresh={() => undefined} />);
     expect(done).toContain('scan 1235 ms');
     expect(done).toContain('quorum 3 of 5');
+    // Read from the live index (only what changed was read again): said so, not called a scan.
+    const indexed = renderToStaticMarkup(<ReadAt latest={page(true, true)} now={now} onRefresh={() => undefined} />);
+    expect(indexed).toContain('live index, 1235 ms');
+    expect(indexed).not.toContain('scan 1235 ms');
 
     expect(tabCount(page(false), 40)).toBe('…');
     expect(tabCount(page(true), 40_000)).toBe('40,000');

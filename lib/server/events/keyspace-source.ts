@@ -1,6 +1,7 @@
 import 'server-only';
 import type { Redis } from 'ioredis';
 import type { LiveEvent } from '../../api/events';
+import { ensureNotifications } from '../../inspect';
 
 const EVENT_TYPES: Record<string, LiveEvent['type']> = {
   set: 'lock.granted',
@@ -52,8 +53,6 @@ export class NodeKeyEvents {
     this.lastGrant = null;
   }
 }
-/** g: generic (del, expire), $: string (set), x: expired, E: keyevent channels. */
-const NEEDED_FLAGS = ['E', 'g', '$', 'x'];
 
 export interface KeyspaceSourceOptions {
   clients: Redis[];
@@ -134,15 +133,4 @@ export function startKeyspaceSource(options: KeyspaceSourceOptions): () => void 
     pending.clear();
     for (const sub of subscribers) sub.disconnect();
   };
-}
-
-/** True when the node publishes the keyevents we need (enabling them where we manage the node). */
-async function ensureNotifications(client: Redis, manage: boolean): Promise<boolean> {
-  const [, current = ''] = (await client.config('GET', 'notify-keyspace-events')) as [string, string];
-  const has = (flags: string) => NEEDED_FLAGS.every((f) => flags.includes(f) || (f !== 'E' && flags.includes('A')));
-  if (has(current)) return true;
-  if (!manage) return false;
-  const merged = [...new Set([...current, ...NEEDED_FLAGS])].join('');
-  await client.config('SET', 'notify-keyspace-events', merged);
-  return true;
 }
