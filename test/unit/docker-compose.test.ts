@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { parseNodeUrls } from '../../lib/config';
+import { hasNotifyFlags } from '../../lib/inspect/notifications';
 
 // No Docker engine runs here, so the file is checked for exactly what the product promises.
 interface Service { image?: string; build?: unknown; command?: string[]; ports?: string[]; healthcheck?: { test: string[] };
@@ -17,6 +18,11 @@ describe('docker-compose.yml', () => {
       const args = service.command!.join(' ');
       expect(args).toContain('--appendonly yes');
       expect(args).toContain('--appendfsync always');
+      // The console does not configure nodes it does not run: the live index and events need these.
+      // (Compose interpolates `$name` in values: a literal `$` is written `$$`.)
+      const flags = service.command![service.command!.indexOf('--notify-keyspace-events') + 1] ?? '';
+      expect(flags.replace(/\$\$/g, '')).not.toContain('$');
+      expect(hasNotifyFlags(flags.replace(/\$\$/g, '$'))).toBe(true);
       expect(args).not.toMatch(/replicaof|slaveof|cluster-enabled/);
       expect(service.healthcheck?.test).toEqual(['CMD', 'redis-cli', 'ping']);
     }
