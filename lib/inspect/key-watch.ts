@@ -31,6 +31,7 @@ export class NodeKeyWatch {
   fingerprint: string | null = null;
   private sub: Redis | null = null;
   private subscribed: Promise<boolean> | null = null;
+  private stopped = false;
 
   constructor(
     private readonly client: Redis,
@@ -45,6 +46,7 @@ export class NodeKeyWatch {
    * then scans that node in full every time.
    */
   subscribe(manageConfig: boolean, timeoutMs: number): Promise<boolean> {
+    if (this.stopped) return Promise.resolve(false);
     this.subscribed ??= this.connect(manageConfig, timeoutMs).then((ok) => {
       if (!ok) this.subscribed = null; // try again on the next refresh
       return ok;
@@ -58,17 +60,25 @@ export class NodeKeyWatch {
     } catch {
       return false;
     }
+    if (this.stopped) return false;
     const db = this.client.options.db ?? 0;
     const sub = this.client.duplicate({ enableOfflineQueue: true, lazyConnect: false, connectTimeout: timeoutMs, commandTimeout: undefined });
     sub.on('error', () => undefined);
     sub.on('close', () => this.lose());
+    // Reconnecting gave up: subscribe again (a new connection) on the next refresh.
+    sub.on('end', () => {
+      if (this.sub !== sub) return;
+      this.sub = null;
+      this.subscribed = null;
+    });
     sub.on('pmessage', (_pattern: string, _channel: string, key: string) => this.onEvent(key));
     this.sub = sub;
     try {
       await withTimeout(sub.psubscribe(`__keyevent@${db}__:*`), timeoutMs, 'subscribing to keyspace notifications');
+      if (this.stopped) throw new Error('stopped');
       return true;
     } catch {
-      this.sub = null;
+      if (this.sub === sub) this.sub = null;
       sub.disconnect();
       return false;
     }
@@ -106,6 +116,7 @@ export class NodeKeyWatch {
   }
 
   stop(): void {
+    this.stopped = true;
     this.sub?.disconnect();
     this.sub = null;
     this.subscribed = null;

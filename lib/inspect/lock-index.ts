@@ -30,13 +30,21 @@ export interface IndexedSnapshot extends Snapshot {
  * - A snapshot first waits, per node, for a barrier on the notification connection: every change
  *   the node made before the snapshot began is then marked dirty, and is read again.
  * - A node is scanned again in full, instead of trusted, when events may have been lost or its
- *   keys replaced wholesale: the notification connection dropped (a restart, a network fault),
- *   too many keys changed between two snapshots (`maxDirtyPerNode`), notifications were turned
- *   off, or its fingerprint moved (restart, resync, FLUSHALL/FLUSHDB/SWAPDB/DEBUG: fingerprint.ts).
+ *   keys replaced wholesale: the notification connection dropped (a restart, a network fault;
+ *   also when it drops during a snapshot's barrier or re-read), too many keys changed between two
+ *   snapshots (`maxDirtyPerNode`), notifications were turned off, or its fingerprint moved
+ *   (restart, resync, FLUSHALL/FLUSHDB/SWAPDB/DEBUG, CONFIG SET, evictions, the epoch sentinel:
+ *   fingerprint.ts).
+ * - A full scan starts only once the subscription is live (a barrier behind it): a key created in
+ *   a part of the keyspace the scan has already passed is then heard as an event. The fingerprint
+ *   is read before the scan's first batch.
  * - A key whose TTL has run out by the snapshot counts as absent (Redis no longer serves it), even
- *   before its `expired` event arrives.
- * - A node without notifications (not enabled, and not ours to configure) is scanned in full on
- *   every snapshot: slower, never wrong.
+ *   before its `expired` event arrives; TTLs are aged from when the read was sent, so a key may
+ *   leave one round trip early, never late.
+ * - A node without notifications (not enabled, and not ours to configure), a replica, or a node
+ *   still loading its data is scanned in full on every snapshot: slower, never wrong.
+ * - The list of non-string keys matching the pattern is the last full scan's (their events are in
+ *   classes the index does not ask for).
  * Only our layout (`<prefix>lock:*`) is indexed; other patterns use snapshot().
  */
 export interface LockIndexOptions extends Partial<QuorumOptions> {
@@ -62,12 +70,6 @@ export interface IndexedSnapshotNode extends SnapshotNode {
   reread: number;
 }
 
-/** Since when (local clock) every change on a node reaches its watch, and the watch's generation then. */
-interface LiveSince {
-  from: number;
-  generation: number;
-}
-
 /** Keys per re-read (one Lua call each). */
 const REREAD_CHUNK = 1_000;
 
@@ -77,6 +79,7 @@ export class LockIndex {
   private readonly nonString: { sample: NonStringKey[]; count: number }[];
   private readonly lockPrefix: string;
   private readonly timeoutMs: number;
+  /** The snapshot under way, until it has settled (resolved or rejected). */
   private running: SnapshotRun | null = null;
   private stopped = false;
 
@@ -95,16 +98,30 @@ export class LockIndex {
 
   /**
    * Bring the index up to date and take a snapshot of it. Snapshots do not overlap: a call while
-   * one is running gets that one. Rejects only when `signal` aborts.
+   * one is running gets that one (aborted only by the signal it was started with). Rejects only
+   * when `signal` aborts; every node's part has settled by then.
    */
   startSnapshot(signal?: AbortSignal): SnapshotRun {
     if (this.stopped) throw new Error('the lock index is stopped');
-    if (this.running && !this.running.finished()) return this.running;
+    if (this.running) return this.running;
     const readAt = Date.now();
     const started = performance.now();
     let result: Snapshot | null = null;
-    const done = this.refresh(readAt, started, signal).then((snap) => (result = snap));
-    const run: SnapshotRun = {
+    let run: SnapshotRun | null = null;
+    // Settled before anyone awaiting `done` resumes: a call from there starts a new snapshot.
+    const settle = () => {
+      if (this.running === run) this.running = null;
+    };
+    const done = this.refresh(readAt, started, signal).then((snap) => {
+      result = snap;
+      settle();
+      return snap;
+    }, (err: unknown) => {
+      settle();
+      throw err;
+    });
+    done.catch(() => undefined);
+    run = {
       readAt,
       pattern: this.pattern,
       done,
@@ -115,7 +132,6 @@ export class LockIndex {
       firstKeys: (limit, accept) => this.store.firstKeys(limit, accept),
     };
     this.running = run;
-    done.catch(() => undefined);
     return run;
   }
 
@@ -131,7 +147,12 @@ export class LockIndex {
   }
 
   private async refresh(readAt: number, started: number, signal?: AbortSignal): Promise<IndexedSnapshot> {
-    const nodes = await Promise.all(this.clients.map((_, i) => this.refreshNode(i, signal)));
+    // Every node's part settles before the snapshot does, even when one rejects (an abort): the
+    // next snapshot must not overlap a node refresh still writing to the store.
+    const settled = await Promise.allSettled(this.clients.map((_, i) => this.refreshNode(i, signal)));
+    const failed = settled.find((s) => s.status === 'rejected');
+    if (failed) throw failed.reason;
+    const nodes = settled.map((s) => (s as PromiseFulfilledResult<IndexedSnapshotNode>).value);
     await fillMissingMeta(this.clients, this.store, { readable: nodes.map((n) => n.ok), timeoutMs: this.timeoutMs, signal });
     const configuredNodes = this.options.configuredNodes ?? this.clients.length;
     const locks = this.store.views(nodes, {
@@ -166,57 +187,45 @@ export class LockIndex {
     try {
       await ensureReady(client, this.timeoutMs, signal);
       if (watch.intact) {
-        // The index holds this node: catch up with its events (the barrier) and check that
-        // nothing replaced its keys wholesale, then read again only what changed.
-        const [, fp, flags] = await withTimeout(Promise.all([watch.barrier(this.timeoutMs), nodeFingerprint(client), notifyFlags(client)]),
+        // The index holds this node: catch up with its events (the barrier), check that nothing
+        // replaced its keys wholesale, then read again only what changed. Events lost meanwhile
+        // (the generation moved) send it to a full scan instead.
+        const generation = watch.generation;
+        const [, fp, flags] = await withTimeout(
+          Promise.all([watch.barrier(this.timeoutMs), nodeFingerprint(client, this.options.keyPrefix), notifyFlags(client)]),
           this.timeoutMs, `catching up with node ${node}`, signal);
-        if (hasNotifyFlags(flags) && fp === watch.fingerprint) {
+        if (hasNotifyFlags(flags) && fp.indexable && fp.value === watch.fingerprint && watch.generation === generation) {
           reread = await this.reread(i, signal, () => batches++);
-          return result(true, null);
+          if (watch.generation === generation) return result(true, null);
         }
-        watch.lose(); // notifications turned off (or a restart dropped them), or the keys were replaced
+        watch.lose(); // notifications off or lost, or the keys replaced: scan it
       }
       // Scan in full: the first time, after events may have been lost, or on every snapshot when
-      // the node has no notifications. The scan starts at once; the subscription is set up beside
-      // it (see catchUp), and the keys read before it was live are read again afterwards.
+      // the node has no notifications. Subscribed first: a key created in a part of the keyspace the
+      // scan has passed is only ever seen as an event. The fingerprint is read before the scan's
+      // first batch: anything that replaces keys without events later changes it.
       indexed = false;
+      const generation = await this.catchUp(i);
+      const fp = generation === null ? null : await withTimeout(nodeFingerprint(client, this.options.keyPrefix), this.timeoutMs,
+        `reading node ${node}'s fingerprint`, signal);
       watch.dirty.clear();
       this.store.clearReading(i);
-      // Sent before the scan's first batch on the same connection, so it runs first: a FLUSHALL
-      // (no events) any time after that changes the fingerprint the next snapshot compares.
-      const fingerprint = nodeFingerprint(client);
-      fingerprint.catch(() => undefined);
-      const live: { known: boolean; state: LiveSince | null } = { known: false, state: null };
-      const readEarly: string[] = [];
-      const sink = this.store.sinkFor(i);
-      const subscription = this.catchUp(i).then((state) => {
-        live.state = state;
-        live.known = true;
-      });
       const scan = await scanNode(client, node, {
         keyPrefix: this.options.keyPrefix, pattern: this.pattern, count: this.options.count, maxValueBytes: this.options.maxValueBytes,
-        batchTimeoutMs: this.timeoutMs, signal, metaShare: { index: i, of: this.clients.length },
-        sink: {
-          add: (key, token, pttlMs, meta, metaRead, readAt) => {
-            sink.add(key, token, pttlMs, meta, metaRead, readAt);
-            // Read before events were sure to be published and heard: it may have changed unseen.
-            if (!live.known || (live.state !== null && readAt < live.state.from)) readEarly.push(key);
-          },
-        },
+        batchTimeoutMs: this.timeoutMs, signal, metaShare: { index: i, of: this.clients.length }, sink: this.store.sinkFor(i),
       });
-      await subscription;
       batches = scan.batches;
       this.nonString[i] = { sample: scan.nonString, count: scan.nonStringCount };
       if (!scan.ok) return result(false, scan.error);
-      const state = live.state;
-      if (state === null) return result(true, null, scan.truncated); // no notifications: a plain scan
-      const fp = await withTimeout(fingerprint, this.timeoutMs, `reading node ${node}'s fingerprint`, signal);
-      if (!scan.truncated && watch.generation === state.generation) {
-        watch.intact = true;
-        watch.fingerprint = fp;
+      if (generation === null || fp === null || !fp.indexable) {
+        watch.dirty.clear(); // a plain scan: nothing to keep up with
+        return result(true, null, scan.truncated);
       }
-      // Keys read before the subscription was live, and keys that changed while the scan ran.
-      for (const key of readEarly) if (!watch.dirty.has(key)) watch.dirty.set(key, watch.seq);
+      if (!scan.truncated && watch.generation === generation) {
+        watch.intact = true;
+        watch.fingerprint = fp.value;
+      }
+      // Keys that changed while the scan ran may have been read before the change.
       reread = await this.reread(i, signal, () => batches++);
       return result(true, null, scan.truncated);
     } catch (err) {
@@ -227,22 +236,21 @@ export class LockIndex {
 
   /**
    * Make sure node `i` publishes keyevents and that we hear them: subscribed, notifications on
-   * (turned on again where ours to manage), and a barrier behind both. Resolves with the local time
-   * from which every change the node makes reaches `dirty`, and the watch's generation then
-   * (a later loss moves it); null when the node does not publish them or cannot be reached.
+   * (turned on again where ours to manage), and a barrier behind both, after which every change
+   * the node makes reaches the watch. Resolves with the watch's generation before the barrier (a
+   * loss from then on moves it), or null when the node does not publish them or cannot be reached.
    */
-  private async catchUp(i: number): Promise<LiveSince | null> {
+  private async catchUp(i: number): Promise<number | null> {
     const client = this.clients[i]!;
     const watch = this.watches[i]!;
     const manage = this.options.manageConfig ?? false;
     try {
       if (!(await watch.subscribe(manage, this.timeoutMs))) return null;
       if (!hasNotifyFlags(await notifyFlags(client)) && !(manage && (await ensureNotifications(client, true)))) return null;
-      // The PING is answered after the subscription was (re)confirmed and the flags were set:
-      // every change after its answer is heard. A loss from here on moves the generation.
+      // The PING is answered after the subscription was (re)confirmed and the flags were set.
       const generation = watch.generation;
       await watch.barrier(this.timeoutMs);
-      return { from: performance.now(), generation };
+      return generation;
     } catch {
       return null;
     }

@@ -43,6 +43,10 @@ function summary(snap: Snapshot) {
 }
 
 async function expectAgrees(index: LockIndex, keyPrefix: string): Promise<IndexedSnapshot> {
+  // randomChange() writes keys that live 30–130 ms: let them run out first, or one could expire
+  // between the two readings (and the index, which ages TTLs from when it sent its read, drops a
+  // key a round trip early where a scan still shows it at 0 ms).
+  await new Promise((r) => setTimeout(r, 200));
   const indexed = await index.snapshot();
   const scanned = await snapshot(clients, { keyPrefix });
   expect(summary(indexed)).toEqual(summary(scanned));
@@ -241,17 +245,62 @@ describe('the live lock index on real nodes', () => {
     }
   });
 
-  it('a build reads again the keys it scanned before its subscription was live (changes then published no event it heard)', async () => {
-    const p = uniquePrefix('index-early');
+  it('a build under writes: it subscribes before it scans, so what it did not scan it hears', async () => {
+    const p = uniquePrefix('index-build-writes');
     await putLock(clients, p, ['e1', 'e2', 'e3'], 'tok-e', [1, 2, 3, 4, 5]);
-    // Notifications off on node 2: the build scans at once and turns them on beside the scan, so
-    // its one batch there went out before any event could be heard.
+    // Notifications off on node 2: the build turns them on (manageConfig) before it scans there.
     await clients[1]!.config('SET', 'notify-keyspace-events', '');
+    const rand = prng(23);
+    let writing = true;
+    let step = 0;
+    const writer = (async () => {
+      while (writing) await randomChange(rand, p, step++);
+    })();
     const index = startIndex(p);
-    const snap = await index.snapshot();
-    expect(snap.nodes[1]).toMatchObject({ indexed: false, reread: 3 });
-    expect(snap.locks.map((l) => l.holders)).toEqual([5, 5, 5]);
-    expect((await index.snapshot()).nodes[1]).toMatchObject({ indexed: true, reread: 0 });
+    const built = await index.snapshot();
+    writing = false;
+    await writer;
+    expect(built.nodes.every((n) => n.ok && !n.indexed)).toBe(true);
+    const snap = await expectAgrees(index, p);
+    expect(snap.nodes.every((n) => n.indexed)).toBe(true);
+  });
+
+  it('notifications turned off and on again between two snapshots (changes meanwhile unheard): the node is scanned again', async () => {
+    const p = uniquePrefix('index-toggle');
+    await putLock(clients, p, 't', 'tok-t', [1, 2, 3, 4, 5]);
+    const index = startIndex(p);
+    await index.snapshot();
+    await clients[0]!.config('SET', 'notify-keyspace-events', '');
+    await clients[0]!.del(`${p}lock:t`);
+    await clients[0]!.config('SET', 'notify-keyspace-events', 'Eg$x');
+    const snap = await expectAgrees(index, p);
+    expect(snap.nodes[0]!.indexed).toBe(false);
+    expect(snap.locks[0]!.cells[0]!.present).toBe(false);
+  });
+
+  it('an aborted snapshot rejects with its reason and does not hold up the next; a stopped index leaves no connection behind', async () => {
+    const p = uniquePrefix('index-abort');
+    await putLock(clients, p, 'a', 'tok-a', [1, 2, 3, 4, 5]);
+    const index = startIndex(p);
+    const controller = new AbortController();
+    const aborted = index.startSnapshot(controller.signal);
+    controller.abort(new Error('the client went away'));
+    await expect(aborted.done).rejects.toThrow('the client went away');
+    const next = await index.snapshot();
+    expect(next.locks.map((l) => l.resource)).toEqual(['a']);
+    // Stopped mid-build, at moments spread over its subscribing: none of its notification connections survive.
+    index.stop();
+    for (let delayMs = 0; delayMs < 12; delayMs++) {
+      const other = new LockIndex(clients, { keyPrefix: p, manageConfig: true });
+      const run = other.startSnapshot();
+      await new Promise((r) => setTimeout(r, delayMs));
+      other.stop();
+      await run.done.catch(() => undefined);
+    }
+    await expect.poll(async () => {
+      const lists = await Promise.all(clients.map((c) => c.call('CLIENT', 'LIST', 'TYPE', 'pubsub') as Promise<string>));
+      return lists.join('').trim();
+    }, { timeout: 3_000 }).toBe('');
   });
 
   it('events lost while a build is scanning: the node is not trusted afterwards, and is scanned again', async () => {
