@@ -51,6 +51,6 @@ export {
   type ClusterVerdict, type HealthFacts, type SafetyLevel, type SafetyVerdict, type VerdictOptions,
 } from './verdict';
 /** A live index of the lock keys, kept by keyspace notifications: snapshots without a rescan. */
-export { LockIndex, type IndexedSnapshot, type IndexedSnapshotNode, type LockIndexOptions } from './lock-index';
+export { LockIndex, type IndexedSnapshot, type IndexedSnapshotNode, type LockIndexOptions, type RescanReason } from './lock-index';
 /** Keyspace notifications the index and the live events need. */
 export { ensureNotifications, hasNotifyFlags, NOTIFY_FLAGS } from './notifications';

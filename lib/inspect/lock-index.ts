@@ -62,12 +62,26 @@ export interface LockIndexOptions extends Partial<QuorumOptions> {
   maxValueBytes?: number;
 }
 
+/**
+ * Why the index scanned a node in full instead of re-reading what changed:
+ * - `first-build`: it had no copy of the node yet;
+ * - `events-lost`: the notification connection dropped (a restart, a network fault), or more keys
+ *   changed between two snapshots than it keeps track of;
+ * - `notifications-off`: the node stopped publishing them (turned off, or a restart dropped the setting);
+ * - `keys-replaced`: the node's fingerprint moved (restart, FLUSHALL, SWAPDB, evictions, resync…);
+ * - `no-notifications`: the node does not publish them and is not ours to configure: a full scan each time;
+ * - `not-indexable`: a replica, or a node still loading its data.
+ */
+export type RescanReason = 'first-build' | 'events-lost' | 'notifications-off' | 'keys-replaced' | 'no-notifications' | 'not-indexable';
+
 /** A snapshot node, and how the index read it. */
 export interface IndexedSnapshotNode extends SnapshotNode {
   /** True when the node's keys came from the index (plus a re-read of the changed ones), false for a full scan. */
   indexed: boolean;
   /** Keys read again because their node reported a change. */
   reread: number;
+  /** Why the node was scanned in full (null when it was not). */
+  rescan: RescanReason | null;
 }
 
 /** Keys per re-read (one Lua call each). */
@@ -180,12 +194,14 @@ export class LockIndex {
     let batches = 0;
     let indexed = true;
     let reread = 0;
+    let rescan: RescanReason | null = null;
     const result = (ok: boolean, error: string | null, truncated = false): IndexedSnapshotNode => ({
       node, ok, error, keys: 0, nonString: this.nonString[i]!.sample, nonStringCount: this.nonString[i]!.count,
-      truncated, batches, durationMs: elapsedMs(t0), indexed, reread,
+      truncated, batches, durationMs: elapsedMs(t0), indexed, reread, rescan,
     });
     try {
       await ensureReady(client, this.timeoutMs, signal);
+      rescan = watch.fingerprint === null ? 'first-build' : 'events-lost';
       if (watch.intact) {
         // The index holds this node: catch up with its events (the barrier), check that nothing
         // replaced its keys wholesale, then read again only what changed. Events lost meanwhile
@@ -194,9 +210,15 @@ export class LockIndex {
         const [, fp, flags] = await withTimeout(
           Promise.all([watch.barrier(this.timeoutMs), nodeFingerprint(client, this.options.keyPrefix), notifyFlags(client)]),
           this.timeoutMs, `catching up with node ${node}`, signal);
-        if (hasNotifyFlags(flags) && fp.indexable && fp.value === watch.fingerprint && watch.generation === generation) {
+        if (!hasNotifyFlags(flags)) rescan = 'notifications-off';
+        else if (!fp.indexable) rescan = 'not-indexable';
+        else if (fp.value !== watch.fingerprint) rescan = 'keys-replaced';
+        else if (watch.generation === generation) {
           reread = await this.reread(i, signal, () => batches++);
-          if (watch.generation === generation) return result(true, null);
+          if (watch.generation === generation) {
+            rescan = null;
+            return result(true, null);
+          }
         }
         watch.lose(); // notifications off or lost, or the keys replaced: scan it
       }
@@ -218,6 +240,7 @@ export class LockIndex {
       this.nonString[i] = { sample: scan.nonString, count: scan.nonStringCount };
       if (!scan.ok) return result(false, scan.error);
       if (generation === null || fp === null || !fp.indexable) {
+        rescan = generation === null ? 'no-notifications' : 'not-indexable';
         watch.dirty.clear(); // a plain scan: nothing to keep up with
         return result(true, null, scan.truncated);
       }

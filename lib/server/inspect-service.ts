@@ -1,7 +1,8 @@
 import 'server-only';
 import type { LockDetailResponse, LockListResponse } from '../api/locks';
 import {
-  earlyPage, lockDetail, LOCK_STATES, pageLocks, quorumSize, startSnapshot, InvalidCursorError, type EarlyPage, type SnapshotRun,
+  earlyPage, lockDetail, LOCK_STATES, pageLocks, quorumSize, startSnapshot, InvalidCursorError,
+  type EarlyPage, type IndexedSnapshotNode, type Snapshot, type SnapshotNode, type SnapshotRun,
 } from '../inspect';
 import { badRequest } from './http/errors';
 import { recordSample } from './history';
@@ -42,9 +43,12 @@ function cachedSnapshot(pattern: string | undefined, fresh: boolean, maxAgeMs = 
     keyPrefix: runtime.keyPrefix, pattern, configuredNodes: runtime.endpoints.length, driftFactor: runtime.driftFactor,
   });
   const promise = run.done.then((snap) => {
-    if (!pattern) {
+    // The index hands a run still under way to every caller: count each run once.
+    if (!pattern && !recorded.has(run)) {
+      recorded.add(run);
       const m = metrics();
       for (const [state, count] of Object.entries(snap.stateCounts)) m.locks.set({ state }, count);
+      recordRead(snap);
       recordSample({ kind: 'locks', total: snap.locks.length, byState: snap.stateCounts });
     }
     const entry = cache.get(key);
@@ -55,6 +59,25 @@ function cachedSnapshot(pattern: string | undefined, fresh: boolean, maxAgeMs = 
   if (cache.size > 16) cache.delete(cache.keys().next().value!);
   promise.catch(() => cache.delete(key));
   return run;
+}
+
+const recorded = new WeakSet<SnapshotRun>();
+
+type ReadNode = SnapshotNode & Partial<Pick<IndexedSnapshotNode, 'indexed' | 'reread' | 'rescan'>>;
+
+/** Did every node's keys come from the live index (no full scan)? */
+function fromIndex(snap: Snapshot): boolean {
+  return snap.nodes.length > 0 && snap.nodes.every((n: ReadNode) => n.indexed === true);
+}
+
+/** Prometheus: how long the read took and where it came from, which nodes were rescanned and why, keys re-read. */
+function recordRead(snap: Snapshot): void {
+  const m = metrics();
+  m.lockListRead.observe({ source: fromIndex(snap) ? 'index' : 'scan' }, snap.durationMs / 1000);
+  for (const n of snap.nodes as ReadNode[]) {
+    if (n.rescan) m.indexRescans.inc({ node: String(n.node), reason: n.rescan });
+    if (n.reread) m.indexRereadKeys.inc({ node: String(n.node) }, n.reread);
+  }
 }
 
 /** `promise`'s value, or null once `ms` have passed first. */
@@ -105,7 +128,7 @@ export async function listLocks(query: LockListQuery): Promise<LockListResponse>
     nodes: snap.nodes.map((n) => ({ node: n.node, ok: n.ok, error: n.error, keys: n.keys, durationMs: n.durationMs })),
     stateCounts: snap.stateCounts, total: snap.locks.length, matched: page.matched, items: page.items, nextCursor: page.nextCursor,
     complete: true, scannedKeys: snap.nodes.reduce((sum, n) => sum + n.keys, 0),
-    index: snap.nodes.length > 0 && snap.nodes.every((n) => 'indexed' in n && n.indexed === true),
+    index: fromIndex(snap),
   };
 }
 

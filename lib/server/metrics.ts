@@ -12,6 +12,9 @@ export interface Metrics {
   nodeRtt: Gauge<'node'>;
   nodeClockOffset: Gauge<'node'>;
   nodeQuarantined: Gauge<'node'>;
+  lockListRead: Histogram<'source'>;
+  indexRescans: Counter<'node' | 'reason'>;
+  indexRereadKeys: Counter<'node'>;
 }
 
 const KEY = Symbol.for('redlock-console.metrics');
@@ -40,6 +43,19 @@ function createMetrics(): Metrics {
     nodeRtt: new Gauge({ name: 'redlock_node_rtt_seconds', help: 'PING round trip', labelNames: ['node'], registers: [registry] }),
     nodeClockOffset: new Gauge({ name: 'redlock_node_clock_offset_seconds', help: 'Node clock minus console clock, RTT-corrected', labelNames: ['node'], registers: [registry] }),
     nodeQuarantined: new Gauge({ name: 'redlock_node_quarantined', help: '1 while the node votes against after a data loss', labelNames: ['node'], registers: [registry] }),
+    lockListRead: new Histogram({
+      name: 'redlock_lock_list_read_seconds',
+      help: 'Time to read every node for the lock list: source="index" when the live lock index caught up, "scan" when a node was scanned in full',
+      labelNames: ['source'], buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30], registers: [registry],
+    }),
+    indexRescans: new Counter({
+      name: 'redlock_lock_index_rescans_total', help: 'Nodes the live lock index scanned in full, by reason (first-build, events-lost, keys-replaced…)',
+      labelNames: ['node', 'reason'], registers: [registry],
+    }),
+    indexRereadKeys: new Counter({
+      name: 'redlock_lock_index_reread_keys_total', help: 'Lock keys the live lock index read again because their node reported a change',
+      labelNames: ['node'], registers: [registry],
+    }),
   };
 }
 

@@ -3,7 +3,7 @@ import type { AuditResponse } from '../../lib/api/audit';
 import type { ForceReleaseResponse, LockDetailResponse, LockGrant, LockListResponse } from '../../lib/api/locks';
 import { Redlock, tokenOf } from '../../lib/redlock';
 import { auditFromCsv } from '../../lib/server/audit-csv';
-import { startApi, type ApiHarness } from '../support/api';
+import { METRICS_TOKEN, startApi, type ApiHarness } from '../support/api';
 
 let api: ApiHarness;
 beforeAll(async () => {
@@ -87,6 +87,17 @@ describe('lock service over HTTP', () => {
     const encoded = await grant('svc/with space%');
     const odd = (await (await api.call('GET', `/api/locks/${encodeURIComponent('svc/with space%')}`, { as: 'viewer' })).json()) as LockDetailResponse;
     expect(odd.view?.majorityToken).toBe(encoded.token);
+
+    // The list comes from the live lock index once it is built: a new grant is in the next reading
+    // without a rescan, and the metrics say where each reading came from and why nodes were scanned.
+    const again = await grant('svc-list-2');
+    const indexed = (await (await api.call('GET', '/api/locks?prefix=svc-list&fresh=1', { as: 'viewer' })).json()) as LockListResponse;
+    expect(indexed.index).toBe(true);
+    expect(indexed.items.map((i) => [i.resource, i.majorityToken])).toEqual([['svc-list-1', lock.token], ['svc-list-2', again.token]]);
+    const scrape = await (await api.call('GET', '/api/metrics', { headers: { authorization: `Bearer ${METRICS_TOKEN}` } })).text();
+    expect(scrape).toMatch(/redlock_lock_list_read_seconds_count\{source="index"\} [1-9]/);
+    expect(scrape).toMatch(/redlock_lock_index_rescans_total\{node="1",reason="first-build"\} 1\b/);
+    expect(scrape).toMatch(/redlock_lock_index_reread_keys_total\{node="1"\} [1-9]/);
   });
 
   it('a progressive first page answers while a paused node holds the scan up, then the full page follows', async () => {

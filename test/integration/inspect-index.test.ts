@@ -103,14 +103,14 @@ describe('the live lock index on real nodes', () => {
     for (let i = 0; i < 300; i++) await putLock(clients, p, `base-${i}`, `tok-base-${i}`, [1, 2, 3, 4, 5].filter((n) => (i + n) % 4 !== 0), { meta: { owner: 'base' } });
     const index = startIndex(p);
     const first = await expectAgrees(index, p);
-    expect(first.nodes.every((n) => !n.indexed)).toBe(true);
+    expect(first.nodes.map((n) => [n.indexed, n.rescan])).toEqual([1, 2, 3, 4, 5].map(() => [false, 'first-build']));
     expect(first.locks.length).toBe(300);
     const rand = prng(7);
     for (let round = 0; round < 6; round++) {
       for (let step = 0; step < 60; step++) await randomChange(rand, p, round * 100 + step);
       if (round % 2 === 1) await new Promise((r) => setTimeout(r, 150)); // let the short TTLs run out
       const snap = await expectAgrees(index, p);
-      expect(snap.nodes.every((n) => n.ok && n.indexed)).toBe(true);
+      expect(snap.nodes.every((n) => n.ok && n.indexed && n.rescan === null)).toBe(true);
       // Only the keys named by events were read again, not the 300+ base locks on each node.
       expect(snap.nodes.reduce((sum, n) => sum + n.reread, 0)).toBeGreaterThan(0);
       expect(Math.max(...snap.nodes.map((n) => n.reread))).toBeLessThan(60);
@@ -181,6 +181,7 @@ describe('the live lock index on real nodes', () => {
     await clients[1]!.flushall();
     const snap = await expectAgrees(index, p);
     expect(snap.nodes.map((n) => n.indexed)).toEqual([true, false, true, true, true]);
+    expect(snap.nodes[1]!.rescan).toBe('keys-replaced');
     expect(snap.locks.map((l) => l.cells[1]!.present)).toEqual([false, false]);
     expect((await index.snapshot()).nodes.every((n) => n.indexed)).toBe(true);
   });
@@ -198,7 +199,7 @@ describe('the live lock index on real nodes', () => {
       await new Promise((r) => setTimeout(r, 100));
       snap = await index.snapshot();
     }
-    expect(snap.nodes[2]).toMatchObject({ ok: true, indexed: false, keys: 0 });
+    expect(snap.nodes[2]).toMatchObject({ ok: true, indexed: false, keys: 0, rescan: 'events-lost' });
     expect(snap.locks[0]!.cells.map((c) => c.present)).toEqual([true, true, false, true, true]);
     await putLock(clients, p, 'after', 'tok-after', [3]);
     await expectAgrees(index, p);
@@ -213,7 +214,7 @@ describe('the live lock index on real nodes', () => {
     await clients[3]!.client('KILL', 'TYPE', 'pubsub');
     await clients[3]!.del(`${p}lock:x`); // likely published while nobody listened
     const snap = await expectAgrees(index, p);
-    expect(snap.nodes[3]!.indexed).toBe(false);
+    expect(snap.nodes[3]).toMatchObject({ indexed: false, rescan: 'events-lost' });
     expect(snap.locks.find((l) => l.resource === 'x')!.cells[3]!.present).toBe(false);
     expect((await expectAgrees(index, p)).nodes[3]!.indexed).toBe(true);
   });
@@ -227,7 +228,7 @@ describe('the live lock index on real nodes', () => {
     await clients[4]!.del(`${p}lock:k`); // no event
     try {
       const snap = await expectAgrees(index, p);
-      expect(snap.nodes[4]!.indexed).toBe(false);
+      expect(snap.nodes[4]).toMatchObject({ indexed: false, rescan: 'notifications-off' });
       expect(hasNotifyFlags(((await clients[4]!.config('GET', 'notify-keyspace-events')) as string[])[1]!)).toBe(true);
       expect((await index.snapshot()).nodes[4]!.indexed).toBe(true);
 
@@ -238,6 +239,7 @@ describe('the live lock index on real nodes', () => {
       await clients[4]!.set(`${p}lock:k`, 'tok-k2', 'PX', 30_000);
       const unmanaged = await other.snapshot();
       expect(unmanaged.nodes.map((n) => n.indexed)).toEqual([true, true, true, true, false]);
+      expect(unmanaged.nodes[4]!.rescan).toBe('no-notifications');
       expect(unmanaged.locks[0]!.cells[4]!.token).toBe('tok-k2');
       expect(await clients[4]!.config('GET', 'notify-keyspace-events')).toEqual(['notify-keyspace-events', '']);
     } finally {
@@ -274,7 +276,7 @@ describe('the live lock index on real nodes', () => {
     await clients[0]!.del(`${p}lock:t`);
     await clients[0]!.config('SET', 'notify-keyspace-events', 'Eg$x');
     const snap = await expectAgrees(index, p);
-    expect(snap.nodes[0]!.indexed).toBe(false);
+    expect(snap.nodes[0]).toMatchObject({ indexed: false, rescan: 'keys-replaced' }); // CONFIG SET calls moved
     expect(snap.locks[0]!.cells[0]!.present).toBe(false);
   });
 
