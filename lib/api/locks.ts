@@ -90,7 +90,7 @@ export const lockListResponseSchema = z.object({
   /** Lock keys the scan has read so far, summed over the nodes (all of them when complete). */
   scannedKeys: z.number().int().default(0),
   /**
-   * True when every node's keys came from the console's live lock index (kept by keyspace
+   * True when the keys of every node that could be read came from the console's live lock index (kept by keyspace
    * notifications: only the keys that changed were read again); false for a full scan (the first
    * read, a node without notifications, a node that lost its subscription). `scanMs` is either's time.
    */

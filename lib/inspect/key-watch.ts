@@ -18,6 +18,9 @@ import { ensureNotifications } from './notifications';
  *   moves on every lost connection and on an overflow of `dirty`, and `intact` goes false until
  *   the index has scanned the node again, from a barrier taken after the subscription was back.
  */
+/** subscribe(): listening; the node does not publish keyevents (and is not ours to configure); or it could not be set up. */
+export type SubscribeOutcome = 'subscribed' | 'no-notifications' | 'failed';
+
 export class NodeKeyWatch {
   /** Lock key → sequence number of its latest event. */
   readonly dirty = new Map<string, number>();
@@ -30,7 +33,7 @@ export class NodeKeyWatch {
   /** The node's fingerprint when the index last scanned it (see fingerprint.ts). */
   fingerprint: string | null = null;
   private sub: Redis | null = null;
-  private subscribed: Promise<boolean> | null = null;
+  private subscribed: Promise<SubscribeOutcome> | null = null;
   private stopped = false;
 
   constructor(
@@ -41,26 +44,25 @@ export class NodeKeyWatch {
   ) {}
 
   /**
-   * Subscribe to the node's keyevents (once; later calls share the first). False when the node
-   * does not publish them and `manageConfig` may not turn them on, or cannot be reached: the index
-   * then scans that node in full every time.
+   * Subscribe to the node's keyevents (once; later calls share the first success). The index
+   * scans a node in full, every time, while this is not 'subscribed'.
    */
-  subscribe(manageConfig: boolean, timeoutMs: number): Promise<boolean> {
-    if (this.stopped) return Promise.resolve(false);
-    this.subscribed ??= this.connect(manageConfig, timeoutMs).then((ok) => {
-      if (!ok) this.subscribed = null; // try again on the next refresh
-      return ok;
+  subscribe(manageConfig: boolean, timeoutMs: number): Promise<SubscribeOutcome> {
+    if (this.stopped) return Promise.resolve('failed');
+    this.subscribed ??= this.connect(manageConfig, timeoutMs).then((outcome) => {
+      if (outcome !== 'subscribed') this.subscribed = null; // try again on the next refresh
+      return outcome;
     });
     return this.subscribed;
   }
 
-  private async connect(manageConfig: boolean, timeoutMs: number): Promise<boolean> {
+  private async connect(manageConfig: boolean, timeoutMs: number): Promise<SubscribeOutcome> {
     try {
-      if (!(await ensureNotifications(this.client, manageConfig))) return false;
+      if (!(await ensureNotifications(this.client, manageConfig))) return 'no-notifications';
     } catch {
-      return false;
+      return 'failed';
     }
-    if (this.stopped) return false;
+    if (this.stopped) return 'failed';
     const db = this.client.options.db ?? 0;
     const sub = this.client.duplicate({ enableOfflineQueue: true, lazyConnect: false, connectTimeout: timeoutMs, commandTimeout: undefined });
     sub.on('error', () => undefined);
@@ -76,11 +78,11 @@ export class NodeKeyWatch {
     try {
       await withTimeout(sub.psubscribe(`__keyevent@${db}__:*`), timeoutMs, 'subscribing to keyspace notifications');
       if (this.stopped) throw new Error('stopped');
-      return true;
+      return 'subscribed';
     } catch {
       if (this.sub === sub) this.sub = null;
       sub.disconnect();
-      return false;
+      return 'failed';
     }
   }
 

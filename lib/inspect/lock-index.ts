@@ -70,9 +70,12 @@ export interface LockIndexOptions extends Partial<QuorumOptions> {
  * - `notifications-off`: the node stopped publishing them (turned off, or a restart dropped the setting);
  * - `keys-replaced`: the node's fingerprint moved (restart, FLUSHALL, SWAPDB, evictions, resync…);
  * - `no-notifications`: the node does not publish them and is not ours to configure: a full scan each time;
- * - `not-indexable`: a replica, or a node still loading its data.
+ * - `not-indexable`: a replica, or a node still loading its data;
+ * - `subscribe-failed`: its notifications could not be subscribed to or caught up with (slow or unreachable).
+ * A node that could not be read at all (ok: false) says why it was about to be scanned, if it was.
  */
-export type RescanReason = 'first-build' | 'events-lost' | 'notifications-off' | 'keys-replaced' | 'no-notifications' | 'not-indexable';
+export type RescanReason = 'first-build' | 'events-lost' | 'notifications-off' | 'keys-replaced' | 'no-notifications' | 'not-indexable'
+  | 'subscribe-failed';
 
 /** A snapshot node, and how the index read it. */
 export interface IndexedSnapshotNode extends SnapshotNode {
@@ -201,7 +204,7 @@ export class LockIndex {
     });
     try {
       await ensureReady(client, this.timeoutMs, signal);
-      rescan = watch.fingerprint === null ? 'first-build' : 'events-lost';
+      let reason: RescanReason = watch.fingerprint === null ? 'first-build' : 'events-lost';
       if (watch.intact) {
         // The index holds this node: catch up with its events (the barrier), check that nothing
         // replaced its keys wholesale, then read again only what changed. Events lost meanwhile
@@ -210,15 +213,12 @@ export class LockIndex {
         const [, fp, flags] = await withTimeout(
           Promise.all([watch.barrier(this.timeoutMs), nodeFingerprint(client, this.options.keyPrefix), notifyFlags(client)]),
           this.timeoutMs, `catching up with node ${node}`, signal);
-        if (!hasNotifyFlags(flags)) rescan = 'notifications-off';
-        else if (!fp.indexable) rescan = 'not-indexable';
-        else if (fp.value !== watch.fingerprint) rescan = 'keys-replaced';
+        if (!hasNotifyFlags(flags)) reason = 'notifications-off';
+        else if (!fp.indexable) reason = 'not-indexable';
+        else if (fp.value !== watch.fingerprint) reason = 'keys-replaced';
         else if (watch.generation === generation) {
           reread = await this.reread(i, signal, () => batches++);
-          if (watch.generation === generation) {
-            rescan = null;
-            return result(true, null);
-          }
+          if (watch.generation === generation) return result(true, null);
         }
         watch.lose(); // notifications off or lost, or the keys replaced: scan it
       }
@@ -227,7 +227,10 @@ export class LockIndex {
       // scan has passed is only ever seen as an event. The fingerprint is read before the scan's
       // first batch: anything that replaces keys without events later changes it.
       indexed = false;
-      const generation = await this.catchUp(i);
+      rescan = reason;
+      const live = await this.catchUp(i);
+      const generation = typeof live === 'number' ? live : null;
+      if (typeof live !== 'number') rescan = live; // why this is a plain scan
       const fp = generation === null ? null : await withTimeout(nodeFingerprint(client, this.options.keyPrefix), this.timeoutMs,
         `reading node ${node}'s fingerprint`, signal);
       watch.dirty.clear();
@@ -240,7 +243,7 @@ export class LockIndex {
       this.nonString[i] = { sample: scan.nonString, count: scan.nonStringCount };
       if (!scan.ok) return result(false, scan.error);
       if (generation === null || fp === null || !fp.indexable) {
-        rescan = generation === null ? 'no-notifications' : 'not-indexable';
+        if (generation !== null) rescan = 'not-indexable';
         watch.dirty.clear(); // a plain scan: nothing to keep up with
         return result(true, null, scan.truncated);
       }
@@ -261,21 +264,22 @@ export class LockIndex {
    * Make sure node `i` publishes keyevents and that we hear them: subscribed, notifications on
    * (turned on again where ours to manage), and a barrier behind both, after which every change
    * the node makes reaches the watch. Resolves with the watch's generation before the barrier (a
-   * loss from then on moves it), or null when the node does not publish them or cannot be reached.
+   * loss from then on moves it), or why the node gets a plain scan instead.
    */
-  private async catchUp(i: number): Promise<number | null> {
+  private async catchUp(i: number): Promise<number | 'no-notifications' | 'subscribe-failed'> {
     const client = this.clients[i]!;
     const watch = this.watches[i]!;
     const manage = this.options.manageConfig ?? false;
     try {
-      if (!(await watch.subscribe(manage, this.timeoutMs))) return null;
-      if (!hasNotifyFlags(await notifyFlags(client)) && !(manage && (await ensureNotifications(client, true)))) return null;
+      const outcome = await watch.subscribe(manage, this.timeoutMs);
+      if (outcome !== 'subscribed') return outcome === 'no-notifications' ? outcome : 'subscribe-failed';
+      if (!hasNotifyFlags(await notifyFlags(client)) && !(manage && (await ensureNotifications(client, true)))) return 'no-notifications';
       // The PING is answered after the subscription was (re)confirmed and the flags were set.
       const generation = watch.generation;
       await watch.barrier(this.timeoutMs);
       return generation;
     } catch {
-      return null;
+      return 'subscribe-failed';
     }
   }
 

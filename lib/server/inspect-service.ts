@@ -65,9 +65,10 @@ const recorded = new WeakSet<SnapshotRun>();
 
 type ReadNode = SnapshotNode & Partial<Pick<IndexedSnapshotNode, 'indexed' | 'reread' | 'rescan'>>;
 
-/** Did every node's keys come from the live index (no full scan)? */
+/** Did the keys of every node that could be read come from the live index (no full scan)? */
 function fromIndex(snap: Snapshot): boolean {
-  return snap.nodes.length > 0 && snap.nodes.every((n: ReadNode) => n.indexed === true);
+  const read = snap.nodes.filter((n) => n.ok) as ReadNode[];
+  return read.length > 0 && read.every((n) => n.indexed === true);
 }
 
 /** Prometheus: how long the read took and where it came from, which nodes were rescanned and why, keys re-read. */
