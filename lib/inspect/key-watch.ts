@@ -64,7 +64,11 @@ export class NodeKeyWatch {
     }
     if (this.stopped) return 'failed';
     const db = this.client.options.db ?? 0;
-    const sub = this.client.duplicate({ enableOfflineQueue: true, lazyConnect: false, connectTimeout: timeoutMs, commandTimeout: undefined });
+    // Commands wait out a reconnect (bounded by the callers' timeouts) instead of failing with it:
+    // a barrier queued meanwhile is answered once the subscription is back.
+    const sub = this.client.duplicate({
+      enableOfflineQueue: true, lazyConnect: false, connectTimeout: timeoutMs, commandTimeout: undefined, maxRetriesPerRequest: null,
+    });
     sub.on('error', () => undefined);
     sub.on('close', () => this.lose());
     // Reconnecting gave up: subscribe again (a new connection) on the next refresh.

@@ -33,9 +33,7 @@ export function lockIndex(): LockIndex | null {
   const current = entry;
   if (current.timer) clearTimeout(current.timer);
   current.timer = setTimeout(() => {
-    if (holder[KEY] !== current) return;
-    holder[KEY] = undefined;
-    current.index.stop();
+    if (holder[KEY] === current) resetLockIndex();
   }, IDLE_STOP_MS);
   current.timer.unref();
   return current.index;

@@ -107,6 +107,22 @@ const BURST_THEN_DEL = `
 for i = 1, tonumber(ARGV[2]) do redis.call('SET', ARGV[1] .. i, 'x', 'PX', 60000) end
 return redis.call('DEL', KEYS[1])`;
 
+/** randomChange() in a loop until stop(), which resolves once the last change has been made. */
+function keepWriting(rand: () => number, keyPrefix: string): { steps(): number; stop(): Promise<void> } {
+  let writing = true;
+  let step = 0;
+  const loop = (async () => {
+    while (writing) await randomChange(rand, keyPrefix, step++);
+  })();
+  return {
+    steps: () => step,
+    stop: async () => {
+      writing = false;
+      await loop;
+    },
+  };
+}
+
 describe('the live lock index on real nodes', () => {
   it('agrees with a full scan through grants, rewrites, extensions, renames, releases and expiries, re-reading only what changed', async () => {
     const p = uniquePrefix('index-ops');
@@ -132,18 +148,13 @@ describe('the live lock index on real nodes', () => {
     const index = startIndex(p);
     await index.snapshot();
     const rand = prng(11);
-    let writing = true;
-    let step = 0;
-    const writer = (async () => {
-      while (writing) await randomChange(rand, p, step++);
-    })();
+    const writer = keepWriting(rand, p);
     let snapshots = 0;
-    while (step < 300 || snapshots < 10) {
+    while (writer.steps() < 300 || snapshots < 10) {
       await index.snapshot();
       snapshots++;
     }
-    writing = false;
-    await writer;
+    await writer.stop();
     const snap = await expectAgrees(index, p);
     expect(snap.nodes.every((n) => n.indexed)).toBe(true);
   });
@@ -269,16 +280,10 @@ describe('the live lock index on real nodes', () => {
     await putLock(clients, p, ['e1', 'e2', 'e3'], 'tok-e', [1, 2, 3, 4, 5]);
     // Notifications off on node 2: the build turns them on (manageConfig) before it scans there.
     await clients[1]!.config('SET', 'notify-keyspace-events', '');
-    const rand = prng(23);
-    let writing = true;
-    let step = 0;
-    const writer = (async () => {
-      while (writing) await randomChange(rand, p, step++);
-    })();
+    const writer = keepWriting(prng(23), p);
     const index = startIndex(p);
     const built = await index.snapshot();
-    writing = false;
-    await writer;
+    await writer.stop();
     expect(built.nodes.every((n) => n.ok && !n.indexed)).toBe(true);
     const snap = await expectAgrees(index, p);
     expect(snap.nodes.every((n) => n.indexed)).toBe(true);
