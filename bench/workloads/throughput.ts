@@ -25,23 +25,12 @@ function newTally(): Tally {
   return { pairs: 0, ms: 0, clientCpuUs: 0, redisCpuS: 0, errors: 0 };
 }
 
-/**
- * One slice: `concurrency` workers, each acquiring and releasing its own resource in a loop for
- * `ms`. A run is several slices per peer, the peers taking turns in a new random order each
- * round, so that the load of the shared machine (which moves within seconds) hits every peer alike.
- */
-async function slice(peer: LockClient, cluster: BenchCluster, concurrency: number, ms: number, tag: string, into: Tally): Promise<void> {
-  // Each peer pays for its own garbage: without a full collection here, a major GC set off by the
-  // previous peer's allocations could land in (and be charged to) this slice.
-  collectGarbage();
-  const cpu0 = process.cpuUsage();
-  const redis0 = await redisCpuSeconds(cluster);
-  const t0 = performance.now();
-  const end = t0 + ms;
+/** `concurrency` workers, each acquiring and releasing its own resource in a loop until `end`. */
+async function loop(peer: LockClient, concurrency: number, end: number, resourceOf: (w: number) => string): Promise<{ pairs: number; errors: number }> {
   let pairs = 0;
   let errors = 0;
   const worker = async (w: number) => {
-    const resource = `${tag}-c${concurrency}-w${w}`;
+    const resource = resourceOf(w);
     let failed = 0;
     while (performance.now() < end && failed < MAX_ERRORS) {
       try {
@@ -55,6 +44,29 @@ async function slice(peer: LockClient, cluster: BenchCluster, concurrency: numbe
     }
   };
   await Promise.all(Array.from({ length: concurrency }, (_, w) => worker(w)));
+  return { pairs, errors };
+}
+
+/**
+ * One slice: `concurrency` workers, each acquiring and releasing its own resource in a loop for
+ * `ms`. A run is several slices per peer, the peers taking turns in a new random order each
+ * round, so that the load of the shared machine (which moves within seconds) hits every peer alike.
+ *
+ * Before the measured window: a full garbage collection, so that each peer pays for its own
+ * garbage (a major GC set off by the previous peer's allocations would otherwise land in, and be
+ * charged to, this slice); then `warmMs` of the same loop, unmeasured. The collection frees the
+ * hidden classes of the peer's objects, none of which are alive between slices, and V8 throws
+ * away the optimized code that depends on them: without the warm-up, each slice would measure
+ * the peer being compiled again (it tripled our client CPU per pair in short slices), which a
+ * running service does once, not every half-second.
+ */
+async function slice(peer: LockClient, cluster: BenchCluster, concurrency: number, ms: number, warmMs: number, tag: string, into: Tally): Promise<void> {
+  collectGarbage();
+  await loop(peer, concurrency, performance.now() + warmMs, (w) => `${tag}-c${concurrency}-warm${w}`);
+  const cpu0 = process.cpuUsage();
+  const redis0 = await redisCpuSeconds(cluster);
+  const t0 = performance.now();
+  const { pairs, errors } = await loop(peer, concurrency, t0 + ms, (w) => `${tag}-c${concurrency}-w${w}`);
   into.ms += performance.now() - t0;
   const cpu = process.cpuUsage(cpu0);
   into.clientCpuUs += cpu.user + cpu.system;
@@ -69,18 +81,19 @@ export const throughput: Workload = {
     const { cluster, options } = ctx;
     const sliceMs = pick(options, 250, 500);
     const slices = pick(options, 4, 6);
+    const warmMs = pick(options, 150, 250);
     await cluster.reset();
     const peers = await createPeers(cluster.urls);
     const results = new Map<string, Tally[]>();
     const key = (c: number, id: PeerId) => `${c}:${id}`;
     try {
       ctx.log(`throughput: warm-up`);
-      for (const c of CONCURRENCY) for (const id of VARIANTS) await slice(peers[id], cluster, c, sliceMs, 'warm', newTally());
+      for (const c of CONCURRENCY) for (const id of VARIANTS) await slice(peers[id], cluster, c, sliceMs, warmMs, 'warm', newTally());
       for (let run = 1; run <= options.runs; run++) {
         for (const c of CONCURRENCY) {
           const tallies = new Map<PeerId, Tally>(VARIANTS.map((id) => [id, newTally()]));
           for (let s = 0; s < slices; s++) {
-            for (const id of shuffled(VARIANTS)) await slice(peers[id], cluster, c, sliceMs, `r${run}`, tallies.get(id)!);
+            for (const id of shuffled(VARIANTS)) await slice(peers[id], cluster, c, sliceMs, warmMs, `r${run}`, tallies.get(id)!);
           }
           for (const id of VARIANTS) results.set(key(c, id), [...(results.get(key(c, id)) ?? []), tallies.get(id)!]);
         }
@@ -130,7 +143,8 @@ export const throughput: Workload = {
       id: 'throughput',
       title: '1. Uncontended throughput',
       method: `${CONCURRENCY.join(' and ')} workers, each acquiring and releasing its own resource (ttl ${TTL_MS} ms) in a loop; a run gives ` +
-        `each peer ${slices} slices of ${sliceMs} ms, the peers taking turns in a new random order each round. CPU: process.cpuUsage() of ` +
+        `each peer ${slices} slices of ${sliceMs} ms, the peers taking turns in a new random order each round; before each slice a full GC ` +
+        `and ${warmMs} ms of the same loop, unmeasured (see slice() in bench/workloads/throughput.ts). CPU: process.cpuUsage() of ` +
         'this process and INFO cpu of the masters.',
       sections,
       targets,
