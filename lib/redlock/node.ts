@@ -31,6 +31,14 @@ export const SUBSCRIBER_OPTIONS: Readonly<RedisOptions> = Object.freeze({
   retryStrategy: (times: number) => Math.min(25 * 2 ** Math.min(times, 5), 500),
 });
 
+/**
+ * Commands of one batch that share what is sent after them (grant-group.ts: the grants of one
+ * tick share one epoch read and one fence register read). seal() runs when the batch is written.
+ */
+export interface BatchGroup {
+  seal(): void;
+}
+
 export class NodeBacklogError extends Error {
   override readonly name = 'NodeBacklogError' as const;
 }
@@ -87,6 +95,8 @@ export class LockNode {
   readonly quarantine: { wantTime: boolean; over: string | null; starting: Promise<[number, boolean]> | null } =
     { wantTime: true, over: null, starting: null };
   private batch: Outbound[] = [];
+  /** The groups of the batch being collected (see BatchGroup), sealed when it is written. */
+  private groups: Map<object, BatchGroup> | null = null;
   private readonly maxPending: number;
   /** A round that waited this long (nodeTimeoutMs) for this node without an answer marks it stalled. */
   private readonly stallAfterMs: number;
@@ -176,6 +186,41 @@ export class LockNode {
     else this.sendScript(call, ignoreReply);
   }
 
+  /**
+   * The group `key` of the batch being collected, made by `create` on first use. Its seal() runs
+   * just before the batch is written, and may add commands at the batch's end (reserve() them).
+   */
+  groupOf<G extends BatchGroup>(key: object, create: () => G): G {
+    const groups = (this.groups ??= new Map<object, BatchGroup>());
+    let group = groups.get(key) as G | undefined;
+    if (!group) groups.set(key, (group = create()));
+    return group;
+  }
+
+  /** Still connecting for the first time (commands sent now wait for it). */
+  get connecting(): boolean {
+    return this.booting !== null;
+  }
+
+  /**
+   * Count `count` commands as in flight, or refuse them (false; `reply` gets NodeBacklogError) when
+   * that would exceed maxPendingPerNode. Each reserved command is then sent with sendReserved().
+   */
+  reserve(count: number, reply: Reply): boolean {
+    if (this.refuse(count, reply)) return false;
+    this.pending += count;
+    return true;
+  }
+
+  /** Queue one command reserved with reserve(); `reply` gets its answer (decoded as UTF-8) or error. */
+  sendReserved(payload: Buffer, reply: Reply): void {
+    this.command('batch', payload, (err, value) => {
+      this.pending--;
+      this.settled++;
+      reply(err, value);
+    });
+  }
+
   /** run() as a promise. */
   run(call: ScriptCall): Promise<unknown> {
     return new Promise((resolve, reject) => this.call(call, (err, value) => (err ? reject(err) : resolve(value))));
@@ -248,13 +293,7 @@ export class LockNode {
 
   /** Queue one command; `reply` gets its answer (decoded as UTF-8) or error. */
   private command(name: string, payload: Buffer, reply: Reply): void {
-    if (this.owned) {
-      this.enqueue(new LeanCall(payload, reply));
-      return;
-    }
-    const command = new PayloadCommand(name, payload);
-    this.enqueue(command);
-    command.promise.then((value: unknown) => reply(null, value), (err: unknown) => reply(err instanceof Error ? err : new Error(String(err)), undefined));
+    this.enqueue(this.owned ? new LeanCall(payload, reply) : new PayloadCommand(name, payload, reply));
   }
 
   /**
@@ -273,8 +312,10 @@ export class LockNode {
    * node, in which order, or how replies are counted. The batch is first in, first out, and
    * flushed whole, so commands still go out (and run) on each connection in the order they were
    * issued, which is all the protocol relies on (a failed attempt's release lands after its SET;
-   * see protocol.ts). Mutual exclusion does not depend on write timing: a grant still needs a
-   * quorum of SET NX within the validity window, measured from before the first command was issued.
+   * see protocol.ts); the only exception, the reads a group of grants shares, go after all of
+   * them, and grant-group.ts argues that case. Mutual exclusion does not depend on write timing:
+   * a grant still needs a quorum of SET NX within the validity window, measured from before the
+   * first command was issued.
    */
   private enqueue(command: Outbound): void {
     this.batch.push(command);
@@ -282,6 +323,11 @@ export class LockNode {
   }
 
   private readonly flush = (): void => {
+    const groups = this.groups;
+    if (groups) {
+      this.groups = null;
+      for (const group of groups.values()) group.seal();
+    }
     const batch = this.batch;
     this.batch = [];
     if (this.owned) writeOwned(this.client, batch);

@@ -13,14 +13,24 @@ export interface Outbound {
   reject(err: Error): void;
 }
 
-/** An ioredis command whose RESP bytes are prebuilt (ioredis matches its reply as usual). */
+/**
+ * An ioredis command whose RESP bytes are prebuilt (ioredis matches its reply as usual), for a
+ * client passed in; its answer goes to `reply`, without a promise (see initPromise below).
+ */
 export class PayloadCommand extends Command {
-  constructor(name: string, private readonly payload: Buffer) {
+  constructor(name: string, private readonly payload: Buffer, private readonly reply: Reply) {
     super(name, [], { replyEncoding: 'utf8' });
   }
 
   override toWritable(): Buffer {
     return this.payload;
+  }
+
+  /** See below: replaces Command's initPromise. */
+  static attach(command: PayloadCommand): void {
+    command.promise = SETTLED;
+    command.resolve = (value: Buffer | Buffer[]) => deliver(command.reply, null, command.transformReply(value));
+    command.reject = (err: Error) => deliver(command.reply, err, undefined);
   }
 }
 
@@ -35,7 +45,7 @@ export type Reply = (err: Error | null, value: unknown) => void;
  * event listener further down) unwind through its parser: it is rethrown on its own, as an
  * unhandled rejection would have been when this was a promise continuation.
  */
-function deliver(reply: Reply, err: Error | null, value: unknown): void {
+export function deliver(reply: Reply, err: Error | null, value: unknown): void {
   try {
     reply(err, value);
   } catch (thrown) {
@@ -85,10 +95,13 @@ export class BatchSlot extends Command {
 
 const SETTLED = Promise.resolve();
 // The Command constructor calls initPromise() to make the command's promise: a slot has none, it
-// tells its batch. (initPromise is private in ioredis's typings, hence the prototype.) The closures
-// read the slot's fields at call time, after its constructor has set them.
+// tells its batch, and a PayloadCommand calls back. (initPromise is private in ioredis's typings,
+// hence the prototype.) The closures read the fields at call time, after the constructor set them.
 (BatchSlot.prototype as unknown as { initPromise(this: BatchSlot): void }).initPromise = function initPromise(this: BatchSlot) {
   BatchSlot.attach(this);
+};
+(PayloadCommand.prototype as unknown as { initPromise(this: PayloadCommand): void }).initPromise = function initPromise(this: PayloadCommand) {
+  PayloadCommand.attach(this);
 };
 
 const NO_ARGS: readonly never[] = Object.freeze([]);

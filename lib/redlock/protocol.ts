@@ -20,7 +20,9 @@
  */
 import { InvalidArgumentError, LockContendedError, LockExpiredError, QuorumUnavailableError, type RedlockError } from './errors';
 import type { ReleaseResult } from './lock';
-import { grantPlan, sendGrant, startQuarantine, type GrantReply, type NodeProbes } from './grant';
+import { sendGrant, startQuarantine } from './grant';
+import { grantPlan, type NodeProbes } from './grant-plan';
+import type { GrantReply } from './grant-verdict';
 import type { LockNode } from './node';
 import { ScriptCall } from './resp';
 import { blockingSize, validityHorizonMs, validityMs } from './quorum';

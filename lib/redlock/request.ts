@@ -1,7 +1,7 @@
 import { hostname } from 'node:os';
 import { epochKey, fenceKey } from './epoch';
 import { InvalidArgumentError } from './errors';
-import { nodeProbes } from './grant';
+import { nodeProbes } from './grant-plan';
 import type { AcquireRequest } from './protocol';
 import { validityHorizonMs } from './quorum';
 import { describe, type RedlockSettings } from './settings';

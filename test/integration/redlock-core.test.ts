@@ -97,6 +97,29 @@ describe('Redlock on five real masters', () => {
     await lock.release();
   });
 
+  it('acquires sent together share one TIME, one epoch read and one fence read per node (grant-group.ts)', async () => {
+    const r = await redlock('shared-reads');
+    const calls = async () => {
+      const stats = await env.direct[0]!.info('commandstats');
+      const count = (name: string) => Number(new RegExp(`cmdstat_${name}:calls=(\\d+)`).exec(stats)?.[1] ?? 0);
+      return { hmget: count('hmget'), time: count('time') };
+    };
+    const register = await readFenceRegister(env.direct[0]!, r.settings.keyPrefix);
+    const before = await calls();
+    const locks = await Promise.all(Array.from({ length: 40 }, (_, i) => r.acquire(`together-${i}`, 2_000)));
+    const keys = locks.map((l) => r.lockKey(l.resources[0]!));
+    await waitFor(async () => (await env.direct[0]!.exists(...keys)) === 40, 1_000, 'the 40 grants on node 1');
+    const after = await calls();
+    // One batch per node (at most two if the tick was split), not 40 reads of each kind.
+    expect(after.hmget - before.hmget).toBeGreaterThanOrEqual(1);
+    expect(after.hmget - before.hmget).toBeLessThanOrEqual(2);
+    expect(after.time - before.time).toBeLessThanOrEqual(2);
+    // Every grant still read the register after its own SET: its fence is above the register before.
+    for (const lock of locks) expect(lock.fence).toBeGreaterThan(register);
+    expect(new Set(locks.map((l) => l.token)).size).toBe(40);
+    for (const lock of locks) expect((await lock.release()).deleted).toBeGreaterThanOrEqual(3);
+  });
+
   it('contention between two clients: exactly one wins, the other gets LockContendedError with votes', async () => {
     const a = await redlock('contend');
     const b = new Redlock(env.cluster.urls, { keyPrefix: a.settings.keyPrefix, retryCount: 0 });
