@@ -120,6 +120,27 @@ describe('Redlock on five real masters', () => {
     for (const lock of locks) expect((await lock.release()).deleted).toBeGreaterThanOrEqual(3);
   });
 
+  it('releases sent together each get their own result; a second release in the same tick deletes nothing', async () => {
+    const r = await redlock('together-releases');
+    const locks = await Promise.all(Array.from({ length: 40 }, (_, i) => r.acquire(`apart-${i}`, 2_000, { fenced: false })));
+    const keys = locks.map((l) => r.lockKey(l.resources[0]!));
+    await waitFor(async () => (await Promise.all(env.direct.map((c) => c.exists(...keys)))).every((n) => n === 40), 1_000, 'every key everywhere');
+    const results = await Promise.all([...locks.map((l) => l.release()), r.releaseToken([...locks[0]!.resources], locks[0]!.token)]);
+    expect(results.slice(0, 40).map((res) => res.deleted)).toEqual(new Array(40).fill(5));
+    expect(results[40]!.deleted).toBe(0);
+    expect(results[40]!.votes.map((v) => v.reason)).toEqual(new Array(5).fill('not-held'));
+    expect(await Promise.all(env.direct.map((c) => c.exists(...keys)))).toEqual([0, 0, 0, 0, 0]);
+  });
+
+  it('a release and a new acquire of the same resource in one tick: the release goes first', async () => {
+    const r = await redlock('same-tick');
+    const first = await r.acquire('again', 2_000, { fenced: false });
+    const [released, second] = await Promise.all([first.release(), r.acquire('again', 2_000, { fenced: false })]);
+    expect(released.deleted).toBe(5);
+    expect(second.token).not.toBe(first.token);
+    await second.release();
+  });
+
   it('contention between two clients: exactly one wins, the other gets LockContendedError with votes', async () => {
     const a = await redlock('contend');
     const b = new Redlock(env.cluster.urls, { keyPrefix: a.settings.keyPrefix, retryCount: 0 });

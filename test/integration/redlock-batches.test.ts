@@ -1,0 +1,109 @@
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sendGrant } from '@/lib/redlock/grant';
+import { grantPlan, nodeProbes } from '@/lib/redlock/grant-plan';
+import { LockNode, type Reply } from '@/lib/redlock/node';
+import { ScriptCall } from '@/lib/redlock/resp';
+import { RELEASE_SCRIPT } from '@/lib/redlock/scripts';
+import { lockValue } from '@/lib/redlock/value';
+import { startTestCluster, type TestCluster } from '../support/cluster';
+
+// What one node's connection carries when several operations share a batch (node.ts, grant-group.ts),
+// read back from a real redis-server with MONITOR: the order Redis ran the commands in.
+
+let cluster: TestCluster;
+let url: string;
+
+beforeAll(async () => {
+  cluster = await startTestCluster({ nodes: 1, persistence: 'none' });
+  url = cluster.supervisor.directUrls()[0]!;
+});
+
+afterAll(async () => {
+  await cluster?.stop();
+});
+
+const probes = nodeProbes('b:epoch', 'b:fence', 60_000);
+const grant = (key: string, token: string, fenced = false) =>
+  grantPlan([key], lockValue(token, '{"owner":"t"}'), 5_000, { quarantine: true, fenced, probes });
+const release = (key: string, token: string) => new ScriptCall(RELEASE_SCRIPT, 1, [key, token, '', key]);
+
+/**
+ * Runs `send` in one tick on a fresh LockNode (whose quarantine state `prepare` may set); the
+ * commands Redis ran, in order (`NAME key`), and every reply.
+ */
+async function ranInOrder(send: (node: LockNode, done: () => Reply) => void, prepare?: (node: LockNode) => void): Promise<{ ran: string[]; replies: unknown[] }> {
+  const node = new LockNode(0, url, 1_000, () => undefined);
+  await node.whenBooted();
+  prepare?.(node);
+  const monitor = await new Redis(url).monitor();
+  const ran: string[] = [];
+  monitor.on('monitor', (_time: string, args: string[], source: string) => {
+    if (source.startsWith('lua')) return;
+    const [name, ...rest] = args;
+    const upper = name!.toUpperCase();
+    if (upper === 'SET' || upper === 'HMGET' || upper === 'GET') ran.push(`${upper} ${rest[0]}`);
+    else if (upper === 'EVALSHA') ran.push(`EVALSHA ${rest[2]}`);
+    else if (!['SCRIPT', 'INFO', 'QUIT'].includes(upper)) ran.push(upper);
+  });
+  const replies: unknown[] = [];
+  let expected = 0;
+  let answered = 0;
+  let settle!: () => void;
+  const all = new Promise<void>((resolve) => (settle = resolve));
+  send(node, () => {
+    const at = expected++;
+    return (err, value) => {
+      replies[at] = err ?? value;
+      if (++answered === expected) settle();
+    };
+  });
+  await all;
+  // MONITOR reports on its own connection: give it a moment to catch up.
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  monitor.disconnect();
+  await node.close();
+  return { ran, replies };
+}
+
+describe('one node, one batch: the order Redis runs our commands in', () => {
+  beforeAll(async () => {
+    const admin = new Redis(url);
+    // A clean sentinel: no quarantine.
+    await admin.hset('b:epoch', 'createdAt', '1000', 'quarantineUntil', '1000');
+    await admin.set('b:fence', '41');
+    await admin.set('b:lock:held', 'other {"owner":"x"}', 'PX', 5_000);
+    admin.disconnect();
+  });
+
+  it('grants keep their order and share one TIME before them and one epoch and register read after them all', async () => {
+    const { ran, replies } = await ranInOrder((node, done) => {
+      sendGrant(node, grant('b:lock:one', 'tok1'), done());
+      node.call(release('b:lock:one', 'tok1'), done());
+      sendGrant(node, grant('b:lock:held', 'tok2', true), done());
+      sendGrant(node, grant('b:lock:three', 'tok3', true), done());
+    });
+    // A fresh node may be quarantined until it has read a TIME: one, before the first grant.
+    expect(ran).toEqual(['TIME', 'SET b:lock:one', 'EVALSHA b:lock:one', 'SET b:lock:held', 'SET b:lock:three',
+      'HMGET b:epoch', 'GET b:fence']);
+    // Granted (unfenced), released, held by `other`, granted with the register read after its SET.
+    expect(replies).toEqual([[1, 0], 1, [0, 1, 'other', '{"owner":"x"}'], [1, 41]]);
+  });
+
+  it('a grant sent before the node wanted TIME is judged without it', async () => {
+    const admin = new Redis(url);
+    // A quarantine that ended long ago by the node's clock (ms), not yet known to the client.
+    await admin.hset('b:epoch', 'createdAt', '1000', 'quarantineUntil', '2000');
+    admin.disconnect();
+    const { ran, replies } = await ranInOrder((node, done) => {
+      sendGrant(node, grant('b:lock:early', 'e'), done());
+      node.quarantine.wantTime = true;
+      sendGrant(node, grant('b:lock:late', 'l'), done());
+    }, (node) => {
+      node.quarantine.wantTime = false;
+    });
+    expect(ran).toEqual(['SET b:lock:early', 'TIME', 'SET b:lock:late', 'HMGET b:epoch']);
+    // The early SET may have run inside the quarantine as far as the client can tell: against.
+    expect(replies).toEqual([[2, 2000], [1, 0]]);
+  });
+});
