@@ -80,7 +80,7 @@ function table(header: string[], rows: string[][], align: ('l' | 'r')[]): string
 function machineLine(m: MachineInfo): string {
   const end = m.loadAtEnd ? m.loadAtEnd.join(' / ') : '—';
   return `${m.cores} cores (${m.cpuModel}), ${m.memoryGb} GB, ${m.os}; Node ${m.node}, ioredis ${m.ioredis}, Redis ${m.redis}; ` +
-    `load average (1/5/15 min) at start ${m.loadAtStart.join(' / ')}, at end ${end}`;
+    `load average (1/5/15 min) at start ${m.loadAtStart.join(' / ')}, at end ${end}${m.commit ? `; code ${m.commit}` : ''}`;
 }
 
 /** The console table. */
