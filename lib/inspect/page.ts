@@ -70,6 +70,16 @@ export function pageLocks(snapshot: { locks: readonly QuorumView[] }, query: Pag
   const fromCursor = after ? firstIndex(locks, (l) => compareLocks(l, after) > 0) : 0;
   const start = Math.max(index, fromCursor);
 
+  if (states === null && needle === null) {
+    // Only the prefix filters: the run's end is found by binary search too (after its first
+    // resource, those starting with the prefix come first), so the page costs O(log n + limit)
+    // instead of a walk over every lock of a snapshot that may hold hundreds of thousands.
+    const end = firstIndexFrom(locks, index, (l) => !l.resource.startsWith(prefix));
+    const items = locks.slice(Math.min(start, end), Math.min(end, start + limit));
+    const last = items[items.length - 1];
+    return { items, nextCursor: start + limit < end && last ? encodeCursor(last) : null, matched: end - index };
+  }
+
   const items: QuorumView[] = [];
   let matched = 0;
   let hasMore = false;
@@ -95,7 +105,12 @@ export function clampPageLimit(limit: number | undefined): number {
 
 /** Binary search: the first index where `pred` holds (pred is false…false true…true). */
 function firstIndex<T>(items: readonly T[], pred: (item: T) => boolean): number {
-  let lo = 0;
+  return firstIndexFrom(items, 0, pred);
+}
+
+/** firstIndex() over `items` from `from` on. */
+function firstIndexFrom<T>(items: readonly T[], from: number, pred: (item: T) => boolean): number {
+  let lo = from;
   let hi = items.length;
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;

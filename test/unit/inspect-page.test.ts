@@ -80,6 +80,25 @@ describe('pageLocks', () => {
       }), { numRuns: 300 });
   });
 
+  it('property: prefix-only pages (found by binary search) are exactly the reference walk over every lock', () => {
+    const name = fc.string({ unit: fc.constantFrom('a', 'b', 'c', ':', 'é', '\uffff'), minLength: 1, maxLength: 4 });
+    fc.assert(fc.property(fc.uniqueArray(name, { maxLength: 30 }), fc.string({ unit: fc.constantFrom('a', 'b', ':', 'é', '\uffff'), maxLength: 3 }),
+      fc.option(name, { nil: null }), fc.integer({ min: 1, max: 6 }),
+      (resources, prefix, cursorAt, limit) => {
+        const snap = snapshotOf(resources.map((r) => lock(r)));
+        const cursor = cursorAt === null ? null : encodeCursor({ resource: cursorAt, key: `rl:lock:${cursorAt}` });
+        const page = pageLocks(snap, { prefix, cursor, limit });
+        // The reference: every lock in order, filtered one by one.
+        const inRun = snap.locks.filter((l) => l.resource.startsWith(prefix));
+        const after = cursorAt === null ? inRun : inRun.filter((l) => compareLocks(l, { resource: cursorAt, key: `rl:lock:${cursorAt}` }) > 0);
+        expect(page.items.map((l) => l.resource)).toEqual(after.slice(0, limit).map((l) => l.resource));
+        expect(page.matched).toBe(inRun.length);
+        expect(page.nextCursor === null).toBe(after.length <= limit);
+        // The same query with a filter that takes everything goes the long way: same answer.
+        expect(pageLocks(snap, { prefix, cursor, limit, state: ['held', 'expiring', 'partial', 'split'] })).toEqual(page);
+      }), { numRuns: 500 });
+  });
+
   it('clamps the limit and rejects cursors it did not make', () => {
     expect(pageLocks(snapshotOf(locks), { limit: 0 }).items).toHaveLength(1);
     expect(pageLocks(snapshotOf(locks), { limit: Number.NaN }).items).toHaveLength(7);
