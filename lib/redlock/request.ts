@@ -1,7 +1,7 @@
 import { hostname } from 'node:os';
 import { epochKey, fenceKey } from './epoch';
 import { InvalidArgumentError } from './errors';
-import { nodeProbes } from './grant-plan';
+import { nodeProbes, type NodeProbes } from './grant-plan';
 import type { AcquireRequest } from './protocol';
 import { validityHorizonMs } from './quorum';
 import { describe, type RedlockSettings } from './settings';
@@ -51,8 +51,20 @@ export function prepareAcquire(settings: Readonly<RedlockSettings>, resources: u
   return {
     resources: names, ttlMs: ttl, fenced: options.fenced ?? true, lockKeys: lockKeysOf(prefix, names),
     metaHead: callerMeta.length === 0 ? defaultMetaHead(ttl) : metaHeadOf(callerMeta, ttl),
-    probes: nodeProbes(epochKey(prefix), fenceKey(prefix), settings.maxTtlMs),
+    probes: probesOf(settings),
   };
+}
+
+/** The node probes of a Redlock's (frozen) settings, made once: they depend on the prefix and ceiling only. */
+const probesBySettings = new WeakMap<Readonly<RedlockSettings>, NodeProbes>();
+
+function probesOf(settings: Readonly<RedlockSettings>): NodeProbes {
+  let probes = probesBySettings.get(settings);
+  if (probes === undefined) {
+    probes = nodeProbes(epochKey(settings.keyPrefix), fenceKey(settings.keyPrefix), settings.maxTtlMs);
+    probesBySettings.set(settings, probes);
+  }
+  return probes;
 }
 
 function metaHeadOf(callerMeta: readonly string[], ttl: number): string {
