@@ -1,15 +1,25 @@
+import { Redlock } from '../../lib/redlock';
+import { MAX_TTL_MS, OUR_PREFIX } from '../harness/cluster';
 import { pick, type BenchContext, type Workload } from '../harness/context';
 import { closePeers, createPeers, PEER_LABELS, type LockClient, type PeerId } from '../harness/peers';
 import { atMost, row, type Row, type Section } from '../harness/report';
 import { figure, percentile, ratios, Samples } from '../harness/stats';
 import { collectGarbage } from '../harness/util';
 
-const VARIANTS: readonly PeerId[] = ['ours', 'ours-fenced', 'raw', 'raw-noap', 'node-redlock', 'node-redlock-noap', 'sesame'];
+/**
+ * A diagnostic beside the peers: our lock core with the data-loss quarantine turned off, i.e.
+ * without the epoch read after each grant. Never a configuration to run (a node that lost its
+ * data could then vote for a second holder); it shows what that check costs at concurrency 1.
+ */
+const NO_QUARANTINE = 'diagnostic';
+type Variant = PeerId | typeof NO_QUARANTINE;
+const VARIANTS: readonly Variant[] = ['ours', 'ours-fenced', 'raw', 'raw-noap', 'node-redlock', 'node-redlock-noap', 'sesame', NO_QUARANTINE];
+const LABELS: Record<Variant, string> = { ...PEER_LABELS, [NO_QUARANTINE]: 'diagnostic: ours (fenced: false, quarantine: false)' };
 const TTL_MS = 10_000;
 /** Pairs per peer before moving to the next: peers take turns, so a load spike hits them all. */
 const BLOCK = 50;
 
-async function block(peer: LockClient, samples: Samples, count: number, errors: { n: number }, cpu = { us: 0 }): Promise<void> {
+async function block(peer: Pick<LockClient, 'acquire'>, samples: Samples, count: number, errors: { n: number }, cpu = { us: 0 }): Promise<void> {
   const cpu0 = process.cpuUsage();
   for (let i = 0; i < count; i++) {
     const t0 = performance.now();
@@ -31,16 +41,20 @@ export const latency: Workload = {
     const { cluster, options } = ctx;
     const pairs = pick(options, 1_000, 3_000);
     await cluster.reset();
-    const peers = await createPeers(cluster.urls);
-    const p50 = new Map<PeerId, number[]>(VARIANTS.map((id) => [id, []]));
-    const p99 = new Map<PeerId, number[]>(VARIANTS.map((id) => [id, []]));
-    const errors = new Map<PeerId, { n: number }>(VARIANTS.map((id) => [id, { n: 0 }]));
-    const clientUs = new Map<PeerId, number[]>(VARIANTS.map((id) => [id, []]));
+    const noQuarantine = new Redlock([...cluster.urls], { keyPrefix: OUR_PREFIX, maxTtlMs: MAX_TTL_MS, quarantine: false });
+    const peers: Record<Variant, Pick<LockClient, 'acquire'>> = {
+      ...await createPeers(cluster.urls),
+      [NO_QUARANTINE]: { acquire: (resource, ttlMs) => noQuarantine.acquire(resource, ttlMs, { fenced: false }) },
+    };
+    const p50 = new Map<Variant, number[]>(VARIANTS.map((id) => [id, []]));
+    const p99 = new Map<Variant, number[]>(VARIANTS.map((id) => [id, []]));
+    const errors = new Map<Variant, { n: number }>(VARIANTS.map((id) => [id, { n: 0 }]));
+    const clientUs = new Map<Variant, number[]>(VARIANTS.map((id) => [id, []]));
     try {
       for (const id of VARIANTS) await block(peers[id], new Samples(), 200, { n: 0 });
       for (let run = 1; run <= options.runs; run++) {
-        const samples = new Map<PeerId, Samples>(VARIANTS.map((id) => [id, new Samples()]));
-        const cpu = new Map<PeerId, { us: number }>(VARIANTS.map((id) => [id, { us: 0 }]));
+        const samples = new Map<Variant, Samples>(VARIANTS.map((id) => [id, new Samples()]));
+        const cpu = new Map<Variant, { us: number }>(VARIANTS.map((id) => [id, { us: 0 }]));
         collectGarbage();
         // The collection costs the peers their optimized code (see slice() in throughput.ts):
         // compiled again here, unmeasured.
@@ -57,9 +71,11 @@ export const latency: Workload = {
         ctx.log(`latency: run ${run}/${options.runs} done`);
       }
     } finally {
-      await closePeers(peers);
+      const { [NO_QUARANTINE]: _, ...libraries } = peers;
+      await closePeers(libraries as Record<PeerId, LockClient>);
+      await noQuarantine.quit();
     }
-    const note = (id: PeerId) => (errors.get(id)!.n > 0 ? `${errors.get(id)!.n} failed` : undefined);
+    const note = (id: Variant) => (errors.get(id)!.n > 0 ? `${errors.get(id)!.n} failed` : undefined);
     // The floor is the faster of the two raw configurations in each run.
     const floorP50 = p50.get('raw')!.map((v, i) => Math.min(v, p50.get('raw-noap')![i]!));
     const floorP99 = p99.get('raw')!.map((v, i) => Math.min(v, p99.get('raw-noap')![i]!));
@@ -69,12 +85,15 @@ export const latency: Workload = {
       row('p99: ours (fenced: false) / raw floor', '×', figure(ratios(p99.get('ours')!, floorP99))),
       row('p50: ours (fenced: false) / node-redlock + auto-pipelining', '×', figure(ratios(p50.get('ours')!, p50.get('node-redlock')!))),
       row('p50: ours (fenced: false) / node-redlock, no auto-pipelining', '×', figure(ratios(p50.get('ours')!, p50.get('node-redlock-noap')!))),
+      row('p50: diagnostic, ours with quarantine: false / raw floor', '×', figure(ratios(p50.get(NO_QUARANTINE)!, floorP50))),
+      row('p50: ours (fenced: false) / the same with quarantine: false (what the epoch read costs)', '×',
+        figure(ratios(p50.get('ours')!, p50.get(NO_QUARANTINE)!))),
     ];
     const sections: Section[] = [
-      { title: 'acquire + release, p50', rows: VARIANTS.map((id) => row(PEER_LABELS[id], 'ms', figure(p50.get(id)!), note(id))) },
-      { title: 'acquire + release, p99', rows: VARIANTS.map((id) => row(PEER_LABELS[id], 'ms', figure(p99.get(id)!))) },
+      { title: 'acquire + release, p50', rows: VARIANTS.map((id) => row(LABELS[id], 'ms', figure(p50.get(id)!), note(id))) },
+      { title: 'acquire + release, p99', rows: VARIANTS.map((id) => row(LABELS[id], 'ms', figure(p99.get(id)!))) },
       { title: 'ratios (same run)', rows: ratioRows },
-      { title: 'CPU of this process per pair (client side)', rows: VARIANTS.map((id) => row(PEER_LABELS[id], 'µs/pair', figure(clientUs.get(id)!))) },
+      { title: 'CPU of this process per pair (client side)', rows: VARIANTS.map((id) => row(LABELS[id], 'µs/pair', figure(clientUs.get(id)!))) },
     ];
     return {
       id: 'latency',
@@ -84,7 +103,9 @@ export const latency: Workload = {
       sections,
       targets: [atMost('2. latency', 'p50 of ours (fenced: false) ≤ 1.15× the raw floor', ratioRows[0]!.figure, 1.15, '×')],
       notes: ['fenced: true adds a third round trip (the fence confirmation), so it cannot come within 1.15× of a two-round-trip floor; ' +
-        'the target is judged on fenced: false, which makes the same two round trips as the floor.'],
+        'the target is judged on fenced: false, which makes the same two round trips as the floor.',
+        'The diagnostic row turns off the data-loss quarantine (the epoch read after each grant, which the floor does not make) ' +
+        'to show what that check costs; it is never a configuration to run.'],
     };
   },
 };
