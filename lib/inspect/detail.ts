@@ -3,7 +3,7 @@ import { elapsedMs, ensureReady, errorMessage, withTimeout } from './connection'
 import { splitLockValue } from './meta';
 import { quorumView, type LockCell, type QuorumOptions, type QuorumView } from './quorum-view';
 import { lockKeyPrefix, resourceOfKey, SCAN_DEFAULTS } from './scan';
-import { luaScript, runLua } from './script';
+import { luaScript, readLua } from './script';
 
 /**
  * One node's reading of one key, atomically: TYPE, PTTL, and for a string its value. In our
@@ -74,7 +74,7 @@ export async function lockDetail(clients: readonly Redis[], resource: string, op
     try {
       const read = async () => {
         await ensureReady(client, timeoutMs, options.signal);
-        return runLua(client, READ_KEY, [key], []);
+        return readLua(client, READ_KEY, [key], []);
       };
       const reply = await withTimeout(read(), timeoutMs, `reading ${key} on node ${node}`, options.signal);
       if (!Array.isArray(reply) || reply.length < 2) throw new Error(`node ${node} sent an unexpected reply`);

@@ -18,7 +18,7 @@ export { runScanBatch, SCAN_BATCH_SCRIPT, SCAN_BATCH_SHA } from './scan-script';
 /** Holder metadata: the JSON after the token in a lock key's value (`<token> <metadata JSON>`). */
 export { parseMeta, splitLockValue } from './meta';
 /** Running a Lua script by SHA with an EVAL fallback. */
-export { luaScript, runLua, type LuaScript } from './script';
+export { luaScript, readLua, runLua, type LuaScript } from './script';
 /** Pure classification of one key across the nodes: held / expiring / partial / split. */
 export {
   compareLocks, DEFAULT_DRIFT_FACTOR, DEFAULT_EXPIRING_THRESHOLD_MS, driftAllowanceMs, LOCK_STATES, quorumSize, quorumView,

@@ -9,7 +9,7 @@ import { ensureNotifications, hasNotifyFlags, notifyFlags } from './notification
 import { LOCK_STATES, quorumSize, type LockState, type QuorumOptions } from './quorum-view';
 import { READ_KEYS } from './read-keys';
 import { lockKeyPrefix, lockPattern, scanNode, SCAN_DEFAULTS, type NonStringKey } from './scan';
-import { runLua } from './script';
+import { readLua } from './script';
 import type { Snapshot, SnapshotNode, SnapshotRun } from './snapshot';
 
 /** A snapshot made by the index: each node says whether it came from the index or a full scan. */
@@ -293,7 +293,7 @@ export class LockIndex {
     for (let start = 0; start < keys.length; start += REREAD_CHUNK) {
       const chunk = keys.slice(start, start + REREAD_CHUNK);
       const sentAt = performance.now();
-      const reply = await withTimeout(runLua(this.clients[i]!, READ_KEYS, chunk, args), this.timeoutMs, `re-reading keys on node ${i + 1}`, signal);
+      const reply = await withTimeout(readLua(this.clients[i]!, READ_KEYS, chunk, args), this.timeoutMs, `re-reading keys on node ${i + 1}`, signal);
       onBatch();
       if (!Array.isArray(reply)) throw new Error(`node ${i + 1} sent an unexpected reply`);
       chunk.forEach((key, k) => {

@@ -4,7 +4,7 @@ import { LockGrouper } from './grouping';
 import { parseMeta } from './meta';
 import type { QuorumOptions, QuorumView } from './quorum-view';
 import { lockKeyPrefix, SCAN_DEFAULTS } from './scan';
-import { luaScript, runLua } from './script';
+import { luaScript, readLua } from './script';
 
 /**
  * A few lock keys read directly on one node, atomically: per key its value and PTTL. A key in our
@@ -82,7 +82,7 @@ export async function readLocks(clients: readonly Redis[], locks: readonly { res
     try {
       const read = async () => {
         await ensureReady(client, timeoutMs, options.signal);
-        return runLua(client, READ_KEYS, keys, args);
+        return readLua(client, READ_KEYS, keys, args);
       };
       const sentAt = performance.now();
       const reply = await withTimeout(read(), timeoutMs, `reading ${keys.length} keys on node ${node}`, options.signal);

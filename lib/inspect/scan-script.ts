@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import { luaScript, runLua } from './script';
+import { luaScript, readLua } from './script';
 
 /**
  * One bounded batch of the inspection scan, in one round trip: SCAN cursor MATCH pattern COUNT n,
@@ -20,8 +20,9 @@ import { luaScript, runLua } from './script';
  * parse than a RESP array of four items per key. Values (tokens, in our layout) are cut at ARGV[6]
  * bytes; bytes that are not UTF-8 arrive as U+FFFD (tokens are ASCII).
  *
- * No shebang on purpose: the script only reads, and without flags it also runs on Redis 6 and on
- * read-only replicas (which the health audit wants to see into). Standalone masters only.
+ * No shebang on purpose: the script only reads, and without flags it also runs on Redis 6. It goes
+ * out as EVALSHA_RO where the server has it (script.ts): it runs on read-only replicas (which the
+ * health audit wants to see into) and through a CLIENT PAUSE WRITE. Standalone masters only.
  *
  * KEYS: none (the keys come from SCAN).
  * ARGV[1] cursor            ARGV[2] MATCH pattern (a Redis glob)     ARGV[3] COUNT hint
@@ -77,7 +78,7 @@ const SCAN_BATCH = luaScript(SCAN_BATCH_SCRIPT);
 /** SHA1 of the script, as EVALSHA wants it. */
 export const SCAN_BATCH_SHA = SCAN_BATCH.sha;
 
-/** EVALSHA, falling back to EVAL (which also caches the script) when the node answers NOSCRIPT. */
+/** One batch: EVALSHA_RO (EVALSHA on Redis 6), with the script's source when the node answers NOSCRIPT (script.ts readLua). */
 export function runScanBatch(client: Redis, args: readonly (string | number)[]): Promise<unknown> {
-  return runLua(client, SCAN_BATCH, [], args);
+  return readLua(client, SCAN_BATCH, [], args);
 }

@@ -4,7 +4,7 @@ import type { Persistence } from '../cluster/persistence';
 import type { NodeStatus } from '../cluster/supervisor';
 import type { NodeLaneState } from '../api/scenarios';
 import { splitLockValue } from '../inspect/meta';
-import { luaScript, runLua } from '../inspect/script';
+import { luaScript, readLua, runLua } from '../inspect/script';
 import { ALL_SCRIPTS } from '../redlock/scripts';
 import type { NodeAddress } from './clients';
 import type { KeyReading, NodeSample } from './timeline';
@@ -116,7 +116,7 @@ export class ScenarioCluster {
     const client = this.direct[node - 1]!;
     const sent = t();
     try {
-      const reply = resources.length > 0 ? await runLua(client, READ_SCRIPT, resources.map(lockKey), []) : [];
+      const reply = resources.length > 0 ? await readLua(client, READ_SCRIPT, resources.map(lockKey), []) : [];
       const at = Math.round((sent + t()) / 2);
       if (!Array.isArray(reply)) return { t: at, node, ok: false, keys: [] };
       const keys: KeyReading[] = [];
