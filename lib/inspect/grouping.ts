@@ -47,6 +47,17 @@ export class LockGrouper {
   private order: number[] = [];
   /** Distinct keys present per reading. */
   readonly counts: number[];
+  /**
+   * What metaWanted() must look at next time. Its answer for a group depends only on that group's
+   * cells and on which readings are readable, so after one call with the same readable readings it
+   * is enough to look again at the groups changed since (`metaDirty`) and at those it named then
+   * (their metadata may not have been found). `metaAll`: every group (nothing checked yet, or a
+   * whole reading was cleared); `metaReadable`: the readable readings of the last call.
+   */
+  private metaAll = true;
+  private metaReadable = '';
+  private readonly metaDirty = new Set<number>();
+  private metaPending: number[] = [];
 
   /**
    * @param readingCount how many readings (nodes) there are
@@ -90,6 +101,7 @@ export class LockGrouper {
         this.metas.push(undefined);
       }
     }
+    if (!this.metaAll) this.metaDirty.add(group);
     const base = group * n;
     const at = base + index;
     if (this.tokens[at] === undefined) {
@@ -117,31 +129,47 @@ export class LockGrouper {
    * reading's node. (A reading holding another token read that token's metadata, not this one's.)
    */
   metaWanted(readable: readonly boolean[]): { group: number; key: string; reading: number; token: string }[] {
-    const { tokens, metas, readingCount: n } = this;
+    const signature = readable.map((r) => (r ? '1' : '0')).join('');
     const wanted: { group: number; key: string; reading: number; token: string }[] = [];
-    for (let group = 0; group < this.keys.length; group++) {
-      const key = this.keys[group]!;
-      if (this.lockPrefix === '' || !key.startsWith(this.lockPrefix)) continue;
-      const base = group * n;
-      let best = -1;
-      let bestCount = 0;
-      for (let i = 0; i < n; i++) {
-        const token = tokens[base + i];
-        if (token === undefined || !readable[i]) continue;
-        let count = 0;
-        for (let j = 0; j < n; j++) if (readable[j] && tokens[base + j] === token) count++;
-        if (count > bestCount || (count === bestCount && token < tokens[base + best]!)) {
-          bestCount = count;
-          best = i;
-        }
-      }
-      if (best < 0) continue;
-      const token = tokens[base + best]!;
-      let read = false;
-      for (let i = 0; i < n && !read; i++) read = readable[i]! && tokens[base + i] === token && metas[base + i] !== undefined;
-      if (!read) wanted.push({ group, key, reading: best, token });
+    const check = (group: number) => {
+      const want = this.metaWantedIn(group, readable);
+      if (want) wanted.push(want);
+    };
+    if (this.metaAll || signature !== this.metaReadable) {
+      for (let group = 0; group < this.keys.length; group++) check(group);
+    } else {
+      for (const group of this.metaPending) this.metaDirty.add(group);
+      for (const group of [...this.metaDirty].sort((a, b) => a - b)) check(group);
     }
+    this.metaAll = false;
+    this.metaReadable = signature;
+    this.metaDirty.clear();
+    this.metaPending = wanted.map((w) => w.group);
     return wanted;
+  }
+
+  /** metaWanted() for one group: what to fetch, or null. */
+  private metaWantedIn(group: number, readable: readonly boolean[]): { group: number; key: string; reading: number; token: string } | null {
+    const { tokens, metas, readingCount: n } = this;
+    const key = this.keys[group]!;
+    if (this.lockPrefix === '' || !key.startsWith(this.lockPrefix)) return null;
+    const base = group * n;
+    let best = -1;
+    let bestCount = 0;
+    for (let i = 0; i < n; i++) {
+      const token = tokens[base + i];
+      if (token === undefined || !readable[i]) continue;
+      let count = 0;
+      for (let j = 0; j < n; j++) if (readable[j] && tokens[base + j] === token) count++;
+      if (count > bestCount || (count === bestCount && token < tokens[base + best]!)) {
+        bestCount = count;
+        best = i;
+      }
+    }
+    if (best < 0) return null;
+    const token = tokens[base + best]!;
+    for (let i = 0; i < n; i++) if (readable[i] && tokens[base + i] === token && metas[base + i] !== undefined) return null;
+    return { group, key, reading: best, token };
   }
 
   /**
@@ -180,12 +208,14 @@ export class LockGrouper {
 
   /** Remove every cell of reading `index`: its node is about to be read again from scratch. */
   clearReading(index: number): void {
+    this.metaAll = true;
     for (let group = 0; group < this.keys.length; group++) this.removeCell(group, index);
   }
 
   private removeCell(group: number, index: number): void {
     const at = group * this.readingCount + index;
     if (this.tokens[at] === undefined) return;
+    if (!this.metaAll) this.metaDirty.add(group);
     this.tokens[at] = undefined;
     this.metas[at] = undefined;
     this.counts[index]!--;
@@ -296,3 +326,4 @@ export function groupQuorumViews(readings: readonly NodeReading[], options: Quor
   });
   return grouper.views(readings, options);
 }
+
