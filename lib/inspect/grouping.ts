@@ -1,4 +1,5 @@
-import { classify, inNodeOrder, type LockCell, type QuorumOptions, type QuorumView, type ScannedLock } from './quorum-view';
+import { inNodeOrder, LOCK_STATES, type LockCell, type LockState, type QuorumOptions, type QuorumView, type ScannedLock } from './quorum-view';
+import { FrozenLockList, makeView, stateCode, type FrozenColumns } from './view-list';
 
 /**
  * Grouping per-node scans by key. Pure (no I/O). A full snapshot groups 5 × 100,000 keys, so the
@@ -285,35 +286,42 @@ export class LockGrouper {
    * keys between reads, and Redis no longer serves a key past its TTL); a scan shows it at 0.
    */
   views(readings: readonly Pick<NodeReading, 'node' | 'ok'>[], options: QuorumOptions, now = 0, dropExpired = false): QuorumView[] {
-    const { keys, resources, tokens, expiries, metas } = this;
+    return this.viewList(readings, options, now, dropExpired).list.toArray();
+  }
+
+  /**
+   * views(), as a list that makes a view only when asked for it (view-list.ts), with each state's
+   * count and the keys shown per reading. Each lock's state is judged here, by the same classify()
+   * a view is made with, on scratch cells. The list keeps a copy of the columns (`copy`: false
+   * when this grouper will not change again), so it does not follow later changes.
+   */
+  viewList(readings: readonly Pick<NodeReading, 'node' | 'ok'>[], options: QuorumOptions, now = 0, dropExpired = false, copy = true):
+    { list: FrozenLockList; stateCounts: Record<LockState, number>; shownPerReading: number[] } {
     const n = this.readingCount;
     this.sortGroups();
     // Cells that say "not there" or "could not read" are the same for every key: made once, shared.
     const nodes = readings.map((r) => r.node);
     const ok = readings.map((r) => r.ok);
     const blank = nodes.map((node, i): LockCell => Object.freeze({ node, known: ok[i]!, present: false, token: null, pttlMs: null, meta: null }));
-    const ordered = inNodeOrder(blank);
-    const views: QuorumView[] = [];
+    const columns: FrozenColumns = {
+      readingCount: n, keys: this.keys, resources: this.resources,
+      tokens: copy ? this.tokens.slice() : this.tokens, expiries: copy ? this.expiries.slice() : this.expiries,
+      metas: copy ? this.metas.slice() : this.metas,
+      nodes, ok, blank, ordered: inNodeOrder(blank), now, dropExpired, options,
+    };
+    const order: number[] = [];
+    const states = new Uint8Array(this.order.length);
+    const stateCounts = Object.fromEntries(LOCK_STATES.map((state) => [state, 0])) as Record<LockState, number>;
+    const shownPerReading = new Array<number>(n).fill(0);
     for (const group of this.order) {
       if (this.live[group] === 0) continue;
-      let present = false;
-      const cells = new Array<LockCell>(n);
-      const base = group * n;
-      for (let i = 0; i < n; i++) {
-        const token = tokens[base + i];
-        const expiry = expiries[base + i]!;
-        if (!ok[i] || token === undefined || (dropExpired && expiry >= 0 && expiry <= now)) {
-          cells[i] = blank[i]!;
-        } else {
-          present = true;
-          const pttlMs = expiry < 0 ? expiry : Math.max(0, Math.round(expiry - now));
-          cells[i] = { node: nodes[i]!, known: true, present: true, token, pttlMs, meta: metas[base + i] ?? null };
-        }
-      }
-      if (!present) continue;
-      views.push(classify(resources[group]!, keys[group]!, ordered ? cells : cells.sort((a, b) => a.node - b.node), options));
+      const view = makeView(columns, group, true, shownPerReading);
+      if (view === null) continue;
+      states[order.length] = stateCode(view.state);
+      order.push(group);
+      stateCounts[view.state]++;
     }
-    return views;
+    return { list: new FrozenLockList(columns, order, states.subarray(0, order.length)), stateCounts, shownPerReading };
   }
 }
 

@@ -6,7 +6,7 @@ import { NodeKeyWatch } from './key-watch';
 import { parseMeta } from './meta';
 import { fillMissingMeta } from './meta-fill';
 import { ensureNotifications, hasNotifyFlags, notifyFlags } from './notifications';
-import { LOCK_STATES, quorumSize, type LockState, type QuorumOptions } from './quorum-view';
+import { quorumSize, type QuorumOptions } from './quorum-view';
 import { READ_KEYS } from './read-keys';
 import { lockKeyPrefix, lockPattern, scanNode, SCAN_DEFAULTS, type NonStringKey } from './scan';
 import { readLua } from './script';
@@ -172,19 +172,19 @@ export class LockIndex {
     const nodes = settled.map((s) => (s as PromiseFulfilledResult<IndexedSnapshotNode>).value);
     await fillMissingMeta(this.clients, this.store, { readable: nodes.map((n) => n.ok), timeoutMs: this.timeoutMs, signal });
     const configuredNodes = this.options.configuredNodes ?? this.clients.length;
-    const locks = this.store.views(nodes, {
+    const { list, stateCounts, shownPerReading } = this.store.viewList(nodes, {
       configuredNodes, driftFactor: this.options.driftFactor, expiringThresholdMs: this.options.expiringThresholdMs,
     }, performance.now(), true);
-    const stateCounts = Object.fromEntries(LOCK_STATES.map((s) => [s, 0])) as Record<LockState, number>;
-    for (const lock of locks) stateCounts[lock.state]++;
     // Keys held nowhere any more leave empty groups behind: drop them once they are the many.
     if (this.store.emptyGroups > 10_000 && this.store.emptyGroups * 2 > this.store.size) this.store = this.store.compacted();
     // Keys per node as the views show them (a key past its TTL is gone even before its event).
-    const present = nodes.map(() => 0);
-    for (const lock of locks) lock.cells.forEach((c, i) => (present[i]! += c.present ? 1 : 0));
-    nodes.forEach((n, i) => (n.keys = n.ok ? present[i]! : (this.store.counts[i] ?? 0)));
+    nodes.forEach((n, i) => (n.keys = n.ok ? shownPerReading[i]! : (this.store.counts[i] ?? 0)));
     return {
-      readAt, durationMs: elapsedMs(started), pattern: this.pattern, configuredNodes, quorum: quorumSize(configuredNodes), nodes, locks, stateCounts,
+      readAt, durationMs: elapsedMs(started), pattern: this.pattern, configuredNodes, quorum: quorumSize(configuredNodes), nodes, stateCounts,
+      lockList: list,
+      get locks() {
+        return list.toArray();
+      },
     };
   }
 

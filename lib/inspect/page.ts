@@ -1,5 +1,6 @@
 import { InvalidCursorError } from './errors';
 import { compareLocks, type LockState, type QuorumView } from './quorum-view';
+import { arrayLockList, type LockList } from './view-list';
 
 /** What page of which locks: filters, the cursor from the previous page, and a size. */
 export interface PageQuery {
@@ -55,10 +56,11 @@ export function decodeCursor(cursor: string): { resource: string; key: string } 
 /**
  * One page of a snapshot's locks (which are sorted by resource), filtered by resource prefix,
  * state and search text. Works on any snapshot: a cursor from an older snapshot of the same
- * nodes continues after the same resource.
+ * nodes continues after the same resource. A snapshot's LockList is read by position, so only the
+ * views of the page are made, and of the locks a search has to look into.
  */
-export function pageLocks(snapshot: { locks: readonly QuorumView[] }, query: PageQuery = {}): LockPage {
-  const locks = snapshot.locks;
+export function pageLocks(snapshot: { lockList: LockList } | { locks: readonly QuorumView[] }, query: PageQuery = {}): LockPage {
+  const locks = 'lockList' in snapshot ? snapshot.lockList : arrayLockList(snapshot.locks);
   const limit = clampPageLimit(query.limit);
   const prefix = query.prefix ?? '';
   const states = query.state === undefined ? null : new Set<LockState>(typeof query.state === 'string' ? [query.state] : query.state);
@@ -66,16 +68,17 @@ export function pageLocks(snapshot: { locks: readonly QuorumView[] }, query: Pag
   const after = query.cursor ? decodeCursor(query.cursor) : null;
 
   // Sorted by resource: the prefix's resources are one run starting at the first resource ≥ prefix.
-  let index = firstIndex(locks, (l) => l.resource >= prefix);
-  const fromCursor = after ? firstIndex(locks, (l) => compareLocks(l, after) > 0) : 0;
+  let index = firstIndexFrom(locks.length, 0, (i) => locks.resourceAt(i) >= prefix);
+  const fromCursor = after ? firstIndexFrom(locks.length, 0, (i) => compareLocks({ resource: locks.resourceAt(i), key: locks.keyAt(i) }, after) > 0) : 0;
   const start = Math.max(index, fromCursor);
 
   if (states === null && needle === null) {
     // Only the prefix filters: the run's end is found by binary search too (after its first
     // resource, those starting with the prefix come first), so the page costs O(log n + limit)
     // instead of a walk over every lock of a snapshot that may hold hundreds of thousands.
-    const end = firstIndexFrom(locks, index, (l) => !l.resource.startsWith(prefix));
-    const items = locks.slice(Math.min(start, end), Math.min(end, start + limit));
+    const end = firstIndexFrom(locks.length, index, (i) => !locks.resourceAt(i).startsWith(prefix));
+    const items: QuorumView[] = [];
+    for (let i = Math.min(start, end); i < Math.min(end, start + limit); i++) items.push(locks.at(i));
     const last = items[items.length - 1];
     return { items, nextCursor: start + limit < end && last ? encodeCursor(last) : null, matched: end - index };
   }
@@ -84,13 +87,12 @@ export function pageLocks(snapshot: { locks: readonly QuorumView[] }, query: Pag
   let matched = 0;
   let hasMore = false;
   for (; index < locks.length; index++) {
-    const lock = locks[index]!;
-    if (!lock.resource.startsWith(prefix)) break;
-    if (states && !states.has(lock.state)) continue;
-    if (needle !== null && !matches(lock, needle)) continue;
+    if (!locks.resourceAt(index).startsWith(prefix)) break;
+    if (states && !states.has(locks.stateAt(index))) continue;
+    if (needle !== null && !matches(locks.at(index), needle)) continue;
     matched++;
     if (index < start) continue;
-    if (items.length < limit) items.push(lock);
+    if (items.length < limit) items.push(locks.at(index));
     else hasMore = true;
   }
   const last = items[items.length - 1];
@@ -103,18 +105,13 @@ export function clampPageLimit(limit: number | undefined): number {
   return Math.min(PAGE_LIMIT_MAX, Math.max(1, Math.floor(limit)));
 }
 
-/** Binary search: the first index where `pred` holds (pred is false…false true…true). */
-function firstIndex<T>(items: readonly T[], pred: (item: T) => boolean): number {
-  return firstIndexFrom(items, 0, pred);
-}
-
-/** firstIndex() over `items` from `from` on. */
-function firstIndexFrom<T>(items: readonly T[], from: number, pred: (item: T) => boolean): number {
+/** Binary search over positions from … length − 1: the first where `pred` holds (false…false true…true). */
+function firstIndexFrom(length: number, from: number, pred: (index: number) => boolean): number {
   let lo = from;
-  let hi = items.length;
+  let hi = length;
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
-    if (pred(items[mid]!)) hi = mid;
+    if (pred(mid)) hi = mid;
     else lo = mid + 1;
   }
   return lo;

@@ -2,7 +2,8 @@ import type { Redis } from 'ioredis';
 import { elapsedMs } from './connection';
 import { fillMissingMeta } from './meta-fill';
 import { LockGrouper } from './grouping';
-import { LOCK_STATES, quorumSize, type LockState, type QuorumOptions, type QuorumView } from './quorum-view';
+import { quorumSize, type LockState, type QuorumOptions, type QuorumView } from './quorum-view';
+import type { LockList } from './view-list';
 import { lockKeyPrefix, lockPattern, scanNode, SCAN_DEFAULTS, type NonStringKey, type ScanOptions } from './scan';
 
 /** Scan options (pattern, batch size, metadata, timeouts, signal) and quorum options. */
@@ -32,8 +33,13 @@ export interface Snapshot {
   configuredNodes: number;
   quorum: number;
   nodes: SnapshotNode[];
-  /** One view per key found on any readable node, sorted by resource (then key). */
-  locks: QuorumView[];
+  /**
+   * One view per key found on any readable node, sorted by resource (then key). Made on first
+   * use: to page, count or filter, read `lockList`, which makes only the views asked for.
+   */
+  readonly locks: QuorumView[];
+  /** The same locks, read by position (view-list.ts). */
+  lockList: LockList;
   /** How many locks are in each state. */
   stateCounts: Record<LockState, number>;
 }
@@ -92,9 +98,8 @@ export function startSnapshot(clients: readonly Redis[], options: SnapshotOption
     }
     // PTTLs are aged from when each batch was sent to now: every view is as of the snapshot's end.
     const quorumOptions = { configuredNodes, driftFactor: options.driftFactor, expiringThresholdMs: options.expiringThresholdMs };
-    const locks = grouper.views(scans, quorumOptions, performance.now());
-    const stateCounts = Object.fromEntries(LOCK_STATES.map((s) => [s, 0])) as Record<LockState, number>;
-    for (const lock of locks) stateCounts[lock.state]++;
+    // This grouper is not changed again: the list reads its columns without a copy.
+    const { list, stateCounts } = grouper.viewList(scans, quorumOptions, performance.now(), false, false);
     result = {
       readAt,
       durationMs: elapsedMs(started),
@@ -105,7 +110,10 @@ export function startSnapshot(clients: readonly Redis[], options: SnapshotOption
         node: s.node, ok: s.ok, error: s.error, keys: grouper.counts[s.node - 1] ?? 0, nonString: s.nonString, nonStringCount: s.nonStringCount,
         truncated: s.truncated, batches: s.batches, durationMs: s.durationMs,
       })),
-      locks,
+      lockList: list,
+      get locks() {
+        return list.toArray();
+      },
       stateCounts,
     };
     return result;

@@ -49,7 +49,7 @@ function cachedSnapshot(pattern: string | undefined, fresh: boolean, maxAgeMs = 
       const m = metrics();
       for (const [state, count] of Object.entries(snap.stateCounts)) m.locks.set({ state }, count);
       recordRead(snap);
-      recordSample({ kind: 'locks', total: snap.locks.length, byState: snap.stateCounts });
+      recordSample({ kind: 'locks', total: snap.lockList.length, byState: snap.stateCounts });
     }
     const entry = cache.get(key);
     if (entry?.run === run) entry.at = Date.now();
@@ -127,7 +127,7 @@ export async function listLocks(query: LockListQuery): Promise<LockListResponse>
   return {
     readAt: snap.readAt, scanMs: snap.durationMs, pattern: snap.pattern, quorum: snap.quorum,
     nodes: snap.nodes.map((n) => ({ node: n.node, ok: n.ok, error: n.error, keys: n.keys, durationMs: n.durationMs })),
-    stateCounts: snap.stateCounts, total: snap.locks.length, matched: page.matched, items: page.items, nextCursor: page.nextCursor,
+    stateCounts: snap.stateCounts, total: snap.lockList.length, matched: page.matched, items: page.items, nextCursor: page.nextCursor,
     complete: true, scannedKeys: snap.nodes.reduce((sum, n) => sum + n.keys, 0),
     index: fromIndex(snap),
   };
