@@ -150,7 +150,7 @@ export const scanner: Workload = {
       await naiveScan(naiveClients);
       const [buildMs, built] = await timed(() => lockIndex()!.snapshot());
       indexBuildMs.push(buildMs);
-      if (built.locks.length !== count || built.nodes.some((n) => n.indexed)) problems.add(`index build saw ${built.locks.length} locks`);
+      if (built.lockList.length !== count || built.nodes.some((n) => n.indexed)) problems.add(`index build saw ${built.lockList.length} locks`);
       await listLocks({ limit: 100, fresh: '1' });
       let churnRound = 0;
       for (let run = 1; run <= options.runs; run++) {
@@ -167,9 +167,9 @@ export const scanner: Workload = {
         indexCpu.client.push(client * 1000);
         indexCpu.redis.push(redis * 1000);
         for (const snap of [quietSnap, churnSnap]) {
-          if (snap.locks.length !== count || snap.nodes.some((n) => !n.ok || !n.indexed || n.keys !== count)) problems.add(`indexed snapshot saw ${snap.locks.length} locks`);
+          if (snap.lockList.length !== count || snap.nodes.some((n) => !n.ok || !n.indexed || n.keys !== count)) problems.add(`indexed snapshot saw ${snap.lockList.length} locks`);
         }
-        const regranted = churnSnap.locks[first]!;
+        const regranted = churnSnap.lockList.at(first);
         if (churnSnap.nodes.some((n) => n.reread !== regrant) || regranted.majorityToken !== `regrant${run}-${String(first).padStart(21, '0')}`) {
           problems.add('indexed snapshot missed the re-grants');
         }
@@ -181,7 +181,7 @@ export const scanner: Workload = {
             cpu.oursRedis.push(redis * 1000);
             const [paging] = await timed(async () => pageLocks(snap, { limit: 100 }));
             pageMs.push(paging);
-            if (snap.locks.length !== count || snap.nodes.some((n) => !n.ok || n.keys !== count)) problems.add(`snapshot saw ${snap.locks.length} locks`);
+            if (snap.lockList.length !== count || snap.nodes.some((n) => !n.ok || n.keys !== count)) problems.add(`snapshot saw ${snap.lockList.length} locks`);
           } else {
             const [[ms, keys], client, redis] = await withCpu(cluster, () => timed(() => naiveScan(naiveClients)));
             naiveMs.push(ms);

@@ -98,6 +98,8 @@ export class LockIndex {
   private readonly timeoutMs: number;
   /** The snapshot under way, until it has settled (resolved or rejected). */
   private running: SnapshotRun | null = null;
+  /** Nodes being scanned in full right now. */
+  private scanningNodes = 0;
   private stopped = false;
 
   constructor(private readonly clients: readonly Redis[], private readonly options: LockIndexOptions) {
@@ -144,6 +146,7 @@ export class LockIndex {
       done,
       finished: () => result,
       elapsedMs: () => elapsedMs(started),
+      scanning: () => this.running === run && this.scanningNodes > 0,
       keysPerNode: () => this.store.counts.slice(),
       found: () => this.store.size - this.store.emptyGroups,
       firstKeys: (limit, accept) => this.store.firstKeys(limit, accept),
@@ -198,6 +201,7 @@ export class LockIndex {
     let indexed = true;
     let reread = 0;
     let rescan: RescanReason | null = null;
+    let scanning = false;
     const result = (ok: boolean, error: string | null, truncated = false): IndexedSnapshotNode => ({
       node, ok, error, keys: 0, nonString: this.nonString[i]!.sample, nonStringCount: this.nonString[i]!.count,
       truncated, batches, durationMs: elapsedMs(t0), indexed, reread, rescan,
@@ -228,6 +232,8 @@ export class LockIndex {
       // first batch: anything that replaces keys without events later changes it.
       indexed = false;
       rescan = reason;
+      this.scanningNodes++;
+      scanning = true;
       const live = await this.catchUp(i);
       const generation = typeof live === 'number' ? live : null;
       if (typeof live !== 'number') rescan = live; // why this is a plain scan
@@ -257,6 +263,8 @@ export class LockIndex {
     } catch (err) {
       if (signal?.aborted) throw signal.reason ?? err;
       return result(false, errorMessage(err));
+    } finally {
+      if (scanning) this.scanningNodes--;
     }
   }
 

@@ -59,6 +59,11 @@ export interface SnapshotRun {
   finished(): Snapshot | null;
   /** Milliseconds since the scan started. */
   elapsedMs(): number;
+  /**
+   * Is a node being scanned in full now? Such a run takes seconds on a large keyspace; one that is
+   * only catching up with what changed (the live index) takes a fraction of that.
+   */
+  scanning(): boolean;
   /** Distinct keys found so far on each node (index: node − 1). */
   keysPerNode(): readonly number[];
   /** Distinct keys found so far, all nodes together. */
@@ -124,6 +129,7 @@ export function startSnapshot(clients: readonly Redis[], options: SnapshotOption
     done: run(),
     finished: () => result,
     elapsedMs: () => elapsedMs(started),
+    scanning: () => result === null,
     keysPerNode: () => grouper.counts.slice(),
     found: () => grouper.size,
     firstKeys: (limit, accept) => grouper.firstKeys(limit, accept),

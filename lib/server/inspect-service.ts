@@ -15,11 +15,16 @@ const SNAPSHOT_MAX_AGE_MS = 1_000;
 /** Later pages (with a cursor) may use an older snapshot: the cursor is a resource name, stable across scans. */
 const CURSOR_SNAPSHOT_MAX_AGE_MS = 5_000;
 /**
- * A progressive first page waits this long for the scan, then answers with what it has found so
- * far: the direct reads of its rows queue behind the scan's batches on a busy node, so the answer
- * comes some 40-100 ms later (5 × 100,000 keys on two shared cores; bench workload 6).
+ * A progressive first page waits this long for a snapshot that scans a node in full, then answers
+ * with what the scan has found so far: the direct reads of its rows queue behind the scan's
+ * batches on a busy node, so the answer comes some 40-100 ms later (5 × 100,000 keys on two shared
+ * cores; bench workload 6). A scan that has not ended by then has seconds to go. A snapshot of the
+ * live index that only catches up with what changed is waited for up to CATCH_UP_WAIT_MS from its
+ * start: it ends in about 100 ms, and its page is complete; one that takes longer is held up by a
+ * node (paused, unreachable), and gets an early page too.
  */
-const EARLY_PAGE_WAIT_MS = 100;
+const EARLY_PAGE_WAIT_MS = 50;
+const CATCH_UP_WAIT_MS = 200;
 const KEY = Symbol.for('redlock-console.snapshots');
 type Holder = { [KEY]?: Map<string, { at: number | null; run: SnapshotRun }> };
 
@@ -90,6 +95,19 @@ function within<T>(promise: Promise<T>, ms: number): Promise<T | null> {
   return Promise.race([promise, late]).finally(() => clearTimeout(timer));
 }
 
+/**
+ * Wait for `run` in steps of EARLY_PAGE_WAIT_MS; true when, after a step, it is still running and
+ * either scanning a node in full or catching up for longer than CATCH_UP_WAIT_MS (an early page is
+ * then worth making).
+ */
+async function scanStillRunning(run: SnapshotRun): Promise<boolean> {
+  while (!run.finished()) {
+    if ((await within(run.done, EARLY_PAGE_WAIT_MS)) !== null) return false;
+    if (run.scanning() || run.elapsedMs() >= CATCH_UP_WAIT_MS) return true;
+  }
+  return false;
+}
+
 export interface LockListQuery {
   prefix?: string;
   state?: Array<'held' | 'expiring' | 'partial' | 'split'>;
@@ -108,7 +126,7 @@ export interface LockListQuery {
  */
 export async function listLocks(query: LockListQuery): Promise<LockListResponse> {
   const run = cachedSnapshot(query.pattern, query.fresh === '1', query.cursor ? CURSOR_SNAPSHOT_MAX_AGE_MS : SNAPSHOT_MAX_AGE_MS);
-  if (query.progressive === '1' && !query.cursor && !run.finished() && !(await within(run.done, EARLY_PAGE_WAIT_MS))) {
+  if (query.progressive === '1' && !query.cursor && (await scanStillRunning(run))) {
     const runtime = getRuntime();
     const early = await earlyPage(runtime.clients, run, { prefix: query.prefix, state: query.state, search: query.search, limit: query.limit }, {
       keyPrefix: runtime.keyPrefix, configuredNodes: runtime.endpoints.length, driftFactor: runtime.driftFactor,

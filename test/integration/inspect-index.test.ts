@@ -347,6 +347,29 @@ describe('the live lock index on real nodes', () => {
     }
   });
 
+  it('a run says whether it is scanning a node in full: during the build, not while it only catches up', async () => {
+    const p = uniquePrefix('index-scanning');
+    await putLock(clients, p, ['a', 'b', 'c'], 'tok', [1, 2, 3, 4, 5]);
+    const index = startIndex(p);
+    /** run.scanning() at every turn of the event loop until the run ends, then once more. */
+    const watch = async (run: ReturnType<LockIndex['startSnapshot']>) => {
+      const seen: boolean[] = [];
+      while (!run.finished()) {
+        seen.push(run.scanning());
+        await new Promise((r) => setImmediate(r));
+      }
+      return { seen, after: run.scanning() };
+    };
+    const build = await watch(index.startSnapshot());
+    expect(build.seen).toContain(true);
+    expect(build.after).toBe(false);
+    await putLock(clients, p, ['d'], 'tok', [1, 2, 3]);
+    const caughtUp = await watch(index.startSnapshot());
+    expect(caughtUp.seen.length).toBeGreaterThan(1);
+    expect(caughtUp.seen).not.toContain(true);
+    expect((await index.snapshot()).nodes.every((n) => n.indexed)).toBe(true);
+  });
+
   it('overlapping calls share one refresh; a stopped index refuses', async () => {
     const p = uniquePrefix('index-share');
     const index = startIndex(p);
