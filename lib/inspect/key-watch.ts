@@ -58,7 +58,8 @@ export class NodeKeyWatch {
 
   private async connect(manageConfig: boolean, timeoutMs: number): Promise<SubscribeOutcome> {
     try {
-      if (!(await ensureNotifications(this.client, manageConfig))) return 'no-notifications';
+      // Bounded: a node that stops answering here must not hold up the snapshot waiting on it.
+      if (!(await withTimeout(ensureNotifications(this.client, manageConfig), timeoutMs, 'reading the notification settings'))) return 'no-notifications';
     } catch {
       return 'failed';
     }

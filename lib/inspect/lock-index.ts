@@ -281,7 +281,11 @@ export class LockIndex {
     try {
       const outcome = await watch.subscribe(manage, this.timeoutMs);
       if (outcome !== 'subscribed') return outcome === 'no-notifications' ? outcome : 'subscribe-failed';
-      if (!hasNotifyFlags(await notifyFlags(client)) && !(manage && (await ensureNotifications(client, true)))) return 'no-notifications';
+      // Bounded like every other read of a node here: a node that stops answering between the
+      // subscription and this read would otherwise hold the snapshot (and every request sharing it).
+      const publishing = await withTimeout((async () => hasNotifyFlags(await notifyFlags(client)) || (manage && (await ensureNotifications(client, true))))(),
+        this.timeoutMs, `reading node ${i + 1}'s notification settings`);
+      if (!publishing) return 'no-notifications';
       // The PING is answered after the subscription was (re)confirmed and the flags were set.
       const generation = watch.generation;
       await watch.barrier(this.timeoutMs);

@@ -370,6 +370,33 @@ describe('the live lock index on real nodes', () => {
     expect((await index.snapshot()).nodes.every((n) => n.indexed)).toBe(true);
   });
 
+  // Node 3's connection stops answering CONFIG GET from its `stallFrom`-th call on (the index reads
+  // the notification settings before subscribing, then again behind the subscription): a node that
+  // stopped at that moment (a real node, a real connection; only the answer is held back).
+  it.each([1, 2])('a node that stops answering while the index reads its notification settings (read %i) is scanned plainly, not waited for', async (stallFrom) => {
+    const p = uniquePrefix(`index-config-hang-${stallFrom}`);
+    await putLock(clients, p, ['a'], 'tok', [1, 2, 3, 4, 5]);
+    let reads = 0;
+    const stalled = new Proxy(clients[2]!, {
+      get(target, prop) {
+        if (prop === 'config') {
+          return (...args: Parameters<Redis['config']>) =>
+            (String(args[0]).toUpperCase() === 'GET' && ++reads >= stallFrom ? new Promise(() => undefined) : target.config(...args));
+        }
+        const value: unknown = Reflect.get(target, prop, target);
+        return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+      },
+    });
+    const index = new LockIndex([clients[0]!, clients[1]!, stalled, clients[3]!, clients[4]!], { keyPrefix: p, manageConfig: true, batchTimeoutMs: 300 });
+    indexes.push(index);
+    const t0 = performance.now();
+    const snap = await index.snapshot();
+    expect(performance.now() - t0).toBeLessThan(3_000);
+    expect(reads).toBe(stallFrom);
+    expect(snap.nodes[2]).toMatchObject({ ok: true, indexed: false, rescan: 'subscribe-failed', keys: 1 });
+    expect(snap.locks.map((l) => [l.resource, l.holders])).toEqual([['a', 5]]);
+  }, 10_000);
+
   it('overlapping calls share one refresh; a stopped index refuses', async () => {
     const p = uniquePrefix('index-share');
     const index = startIndex(p);
