@@ -286,7 +286,8 @@ export class LockGrouper {
    * keys between reads, and Redis no longer serves a key past its TTL); a scan shows it at 0.
    */
   views(readings: readonly Pick<NodeReading, 'node' | 'ok'>[], options: QuorumOptions, now = 0, dropExpired = false): QuorumView[] {
-    return this.viewList(readings, options, now, dropExpired).list.toArray();
+    // Every view is made here, before anything can change the grouper: no copy of the columns.
+    return this.viewList(readings, options, now, dropExpired, false).list.toArray();
   }
 
   /**

@@ -18,12 +18,14 @@ type Op =
   | { op: 'add'; reading: number; key: string; token: string; metaRead: boolean; withMeta: boolean }
   | { op: 'remove'; reading: number; key: string }
   | { op: 'clear'; reading: number }
+  | { op: 'compact' }
   | { op: 'wanted'; readable: boolean[]; fill: boolean[] };
 
 const opArb: fc.Arbitrary<Op> = fc.oneof(
   { weight: 6, arbitrary: fc.record({ op: fc.constant('add' as const), reading: fc.nat(N - 1), key: fc.constantFrom(...KEYS), token: fc.constantFrom(...TOKENS), metaRead: fc.boolean(), withMeta: fc.boolean() }) },
   { weight: 4, arbitrary: fc.record({ op: fc.constant('remove' as const), reading: fc.nat(N - 1), key: fc.constantFrom(...KEYS) }) },
   { weight: 1, arbitrary: fc.record({ op: fc.constant('clear' as const), reading: fc.nat(N - 1) }) },
+  { weight: 1, arbitrary: fc.record({ op: fc.constant('compact' as const) }) },
   { weight: 3, arbitrary: fc.record({ op: fc.constant('wanted' as const), readable: fc.array(fc.boolean(), { minLength: N, maxLength: N }), fill: fc.array(fc.boolean(), { minLength: 8, maxLength: 8 }) }) },
 );
 
@@ -41,7 +43,7 @@ function fresh(model: Map<string, (Cell | undefined)[]>, readable: boolean[]): s
 describe('LockGrouper.metaWanted, asked again and again', () => {
   it('names exactly what a grouper built afresh from the same cells would name', () => {
     fc.assert(fc.property(fc.array(opArb, { minLength: 5, maxLength: 80, size: 'max' }), (ops) => {
-      const g = new LockGrouper(N, PREFIX);
+      let g = new LockGrouper(N, PREFIX);
       const model = new Map<string, (Cell | undefined)[]>();
       for (const step of ops) {
         if (step.op === 'add') {
@@ -54,6 +56,8 @@ describe('LockGrouper.metaWanted, asked again and again', () => {
           g.remove(step.reading, step.key);
           const cells = model.get(step.key);
           if (cells) cells[step.reading] = undefined;
+        } else if (step.op === 'compact') {
+          g = g.compacted(); // as the live index does once empty groups are the many
         } else if (step.op === 'clear') {
           g.clearReading(step.reading);
           for (const cells of model.values()) cells[step.reading] = undefined;
