@@ -90,10 +90,13 @@ export function startSnapshot(clients: readonly Redis[], options: SnapshotOption
   // Keys are grouped batch by batch as they arrive, so the grouping overlaps the nodes' work.
   const grouper = new LockGrouper(clients.length, lockKeyPrefix(options.keyPrefix));
   let result: Snapshot | null = null;
+  let scanning = true;
   const run = async (): Promise<Snapshot> => {
     const scans = await Promise.all(clients.map((client, i) => scanNode(client, i + 1, {
       ...options, pattern, metaShare: options.metaShare ?? { index: i, of: clients.length }, sink: grouper.sinkFor(i),
-    })));
+    }))).finally(() => {
+      scanning = false;
+    });
     if (withMeta) {
       await fillMissingMeta(clients, grouper, {
         readable: scans.map((s) => s.ok),
@@ -129,7 +132,7 @@ export function startSnapshot(clients: readonly Redis[], options: SnapshotOption
     done: run(),
     finished: () => result,
     elapsedMs: () => elapsedMs(started),
-    scanning: () => result === null,
+    scanning: () => scanning,
     keysPerNode: () => grouper.counts.slice(),
     found: () => grouper.size,
     firstKeys: (limit, accept) => grouper.firstKeys(limit, accept),

@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { lockDetail, pageLocks, scanNode, snapshot, SCAN_BATCH_SHA, type QuorumView, type Snapshot } from '@/lib/inspect';
+import { lockDetail, pageLocks, scanNode, snapshot, SCAN_BATCH_SHA, startSnapshot, type QuorumView, type Snapshot } from '@/lib/inspect';
 import { startTestCluster, uniquePrefix, type TestCluster } from '../support/cluster';
 import { putLock } from '../support/locks';
 
@@ -169,6 +169,17 @@ describe('snapshot on real nodes', () => {
     expect(pageLocks(snap, { state: 'partial' }).items.map((l) => l.resource)).toEqual(['a:6']);
     expect(pageLocks(snap, { prefix: 'b:', state: 'held' }).items.map((l) => l.resource)).toEqual(['b:0', 'b:1']);
     expect(pageLocks(snap, { prefix: 'b:', state: 'split' }).items).toEqual([]);
+  });
+
+  it('a run says it is scanning until every node has been scanned, and its lock list makes views only on demand', async () => {
+    const p = uniquePrefix('snap-run');
+    await putLock(clients, p, ['x', 'y'], 'tok', [1, 2, 3]);
+    const run = startSnapshot(clients, { keyPrefix: p });
+    expect(run.scanning()).toBe(true);
+    const snap = await run.done;
+    expect(run.scanning()).toBe(false);
+    expect([snap.lockList.length, snap.lockList.resourceAt(1), snap.lockList.stateAt(0)]).toEqual([2, 'y', 'held']);
+    expect(snap.lockList.at(0)).toBe(snap.locks[0]);
   });
 
   it('aborts when asked', async () => {
