@@ -35,11 +35,17 @@ export class LockGrouper {
   private readonly keys: string[] = [];
   private readonly resources: string[] = [];
   /** Column per reading: entry g × readingCount + reading. */
-  private readonly tokens: (string | undefined)[] = [];
+  private tokens: (string | undefined)[] = [];
   /** When the key expires (readAt + PTTL, on the readAt clock), or −1 for a key without TTL. */
-  private readonly expiries: number[] = [];
+  private expiries: number[] = [];
   /** The metadata read there; null: read, there is none; undefined: not read there. */
-  private readonly metas: (Record<string, string> | null | undefined)[] = [];
+  private metas: (Record<string, string> | null | undefined)[] = [];
+  /**
+   * The three columns above are shared with a list viewList() handed out: the next write to a
+   * cell copies them first (appending a group does not touch a cell a list reads). Snapshots of
+   * the live index with nothing changed between them then copy nothing.
+   */
+  private shared = false;
   /** Present cells per group (a group whose cells were all removed is empty: see `compacted`). */
   private readonly live: number[] = [];
   /** Groups with no present cell. */
@@ -103,6 +109,7 @@ export class LockGrouper {
       }
     }
     if (!this.metaAll) this.metaDirty.add(group);
+    if (this.shared) this.own();
     const base = group * n;
     const at = base + index;
     if (this.tokens[at] === undefined) {
@@ -173,6 +180,14 @@ export class LockGrouper {
     return { group, key, reading: best, token };
   }
 
+  /** Copy the cell columns a list shares before writing to one (see `shared`). */
+  private own(): void {
+    this.tokens = this.tokens.slice();
+    this.expiries = this.expiries.slice();
+    this.metas = this.metas.slice();
+    this.shared = false;
+  }
+
   /**
    * The first `limit` keys in view order (resource, then key) among those `accept` takes, and how
    * many it took. One pass with a small sorted buffer, never a sort of everything: an early page
@@ -216,6 +231,7 @@ export class LockGrouper {
   private removeCell(group: number, index: number): void {
     const at = group * this.readingCount + index;
     if (this.tokens[at] === undefined) return;
+    if (this.shared) this.own();
     if (!this.metaAll) this.metaDirty.add(group);
     this.tokens[at] = undefined;
     this.metas[at] = undefined;
@@ -275,6 +291,7 @@ export class LockGrouper {
 
   /** Record metadata read for `group` on `reading` (null: read, there is none). */
   setMeta(group: number, reading: number, meta: Record<string, string> | null): void {
+    if (this.shared) this.own();
     this.metas[group * this.readingCount + reading] = meta;
   }
 
@@ -293,8 +310,9 @@ export class LockGrouper {
   /**
    * views(), as a list that makes a view only when asked for it (view-list.ts), with each state's
    * count and the keys shown per reading. Each lock's state is judged here, by the same classify()
-   * a view is made with, on scratch cells. The list keeps a copy of the columns (`copy`: false
-   * when this grouper will not change again), so it does not follow later changes.
+   * a view is made with, on scratch cells. The list reads the columns as they are now and does
+   * not follow later changes: the grouper copies them before its next write to a cell (`copy`:
+   * false when this grouper will not change again, so it never copies).
    */
   viewList(readings: readonly Pick<NodeReading, 'node' | 'ok'>[], options: QuorumOptions, now = 0, dropExpired = false, copy = true):
     { list: FrozenLockList; stateCounts: Record<LockState, number>; shownPerReading: number[] } {
@@ -305,11 +323,10 @@ export class LockGrouper {
     const ok = readings.map((r) => r.ok);
     const blank = nodes.map((node, i): LockCell => Object.freeze({ node, known: ok[i]!, present: false, token: null, pttlMs: null, meta: null }));
     const columns: FrozenColumns = {
-      readingCount: n, keys: this.keys, resources: this.resources,
-      tokens: copy ? this.tokens.slice() : this.tokens, expiries: copy ? this.expiries.slice() : this.expiries,
-      metas: copy ? this.metas.slice() : this.metas,
+      readingCount: n, keys: this.keys, resources: this.resources, tokens: this.tokens, expiries: this.expiries, metas: this.metas,
       nodes, ok, blank, ordered: inNodeOrder(blank), now, dropExpired, options,
     };
+    if (copy) this.shared = true;
     const order: number[] = [];
     const states = new Uint8Array(this.order.length);
     const stateCounts = Object.fromEntries(LOCK_STATES.map((state) => [state, 0])) as Record<LockState, number>;

@@ -94,6 +94,16 @@ describe('LockGrouper.viewList', () => {
     }), { numRuns: 300 });
   });
 
+  it('metadata found after a list was made (setMeta) stays out of that list, and goes into the next', () => {
+    const g = new LockGrouper(N, PREFIX);
+    for (let reading = 0; reading < N; reading++) g.add(reading, 'p:lock:a', 'tok', 9_000, null, false, NOW);
+    const before = g.viewList(readings, options, NOW).list;
+    const [wanted] = g.metaWanted([true, true, true]);
+    g.setMeta(wanted!.group, wanted!.reading, { owner: 'found later' });
+    expect(before.at(0).meta).toBeNull();
+    expect(g.viewList(readings, options, NOW).list.at(0).meta).toEqual({ owner: 'found later' });
+  });
+
   it('property: a page of the lazy list is the page of its views as an array, and makes only the views it shows', () => {
     const name = fc.string({ unit: fc.constantFrom('a', 'b', ':', 'é'), minLength: 1, maxLength: 3 });
     fc.assert(fc.property(fc.uniqueArray(name, { maxLength: 25 }), fc.string({ unit: fc.constantFrom('a', 'b', ':'), maxLength: 2 }),
