@@ -38,6 +38,47 @@ export interface EarlyPage extends LockPage {
 /** Direct reads of an early page wait this long per node: a node that does not answer is unknown. */
 export const EARLY_READ_TIMEOUT_MS = 250;
 
+/** When a progressive first page stops waiting for its snapshot (see earlyPageDue). */
+export interface EarlyPageTimings {
+  /** Checks the run this often. @default 50 */
+  stepMs?: number;
+  /** A run that only catches up (the live index) is waited for this long from its start. @default 200 */
+  catchUpMs?: number;
+  /** A run that has found no lock yet is waited for this long from its start. @default 1000 */
+  emptyMs?: number;
+}
+
+/**
+ * Wait for `run` while a complete page is worth waiting for; resolves true when an early page
+ * should answer instead, false once the run has ended. A scan of a node in full that has not ended
+ * after a step has seconds to go: early page. A snapshot of the live index that only catches up
+ * with what changed ends in about 100 ms with a complete page: waited for up to `catchUpMs`, after
+ * which something holds it up (a paused or unreachable node): early page. An early page of a run
+ * that has found nothing yet would be an empty table while locks exist: it waits for the first
+ * lock found, up to `emptyMs` (then the page says so: still scanning, nothing found yet). Rejects
+ * only when the run does.
+ */
+export async function earlyPageDue(run: SnapshotRun, timings: EarlyPageTimings = {}): Promise<boolean> {
+  const stepMs = timings.stepMs ?? 50;
+  const catchUpMs = timings.catchUpMs ?? 200;
+  const emptyMs = timings.emptyMs ?? 1_000;
+  while (!run.finished()) {
+    if ((await within(run.done, stepMs)) !== null) return false;
+    const elapsed = run.elapsedMs();
+    if ((run.scanning() || elapsed >= catchUpMs) && (run.found() > 0 || elapsed >= emptyMs)) return !run.finished();
+  }
+  return false;
+}
+
+/** `promise`'s value, or null once `ms` have passed first. */
+function within<T>(promise: Promise<T>, ms: number): Promise<T | null> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<null>((resolve) => {
+    timer = setTimeout(() => resolve(null), ms);
+  });
+  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
+}
+
 /**
  * The first page of `query` (no cursor) from what `run` has found so far, each row read directly
  * on every node. Candidates are picked by resource prefix and, when searching, by resource or

@@ -36,7 +36,7 @@ export {
 } from './page';
 /** A first page while the scan still runs: the first locks found so far, each read directly on every node. */
 export { arrayLockList, type LockList } from './view-list';
-export { earlyPage, EARLY_READ_TIMEOUT_MS, type EarlyPage, type EarlyPageOptions } from './early-page';
+export { earlyPage, earlyPageDue, EARLY_READ_TIMEOUT_MS, type EarlyPage, type EarlyPageOptions, type EarlyPageTimings } from './early-page';
 /** A few lock keys read directly on every node and classified (no scan). */
 export { readLocks, type ReadLocksOptions, type ReadNode } from './read-keys';
 /** One resource read directly from every node (no scan). */

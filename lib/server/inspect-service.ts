@@ -1,7 +1,7 @@
 import 'server-only';
 import type { LockDetailResponse, LockListResponse } from '../api/locks';
 import {
-  earlyPage, lockDetail, LOCK_STATES, pageLocks, quorumSize, startSnapshot, InvalidCursorError,
+  earlyPage, earlyPageDue, lockDetail, LOCK_STATES, pageLocks, quorumSize, startSnapshot, InvalidCursorError,
   type EarlyPage, type IndexedSnapshotNode, type Snapshot, type SnapshotNode, type SnapshotRun,
 } from '../inspect';
 import { badRequest } from './http/errors';
@@ -14,17 +14,6 @@ import { getRuntime } from './runtime';
 const SNAPSHOT_MAX_AGE_MS = 1_000;
 /** Later pages (with a cursor) may use an older snapshot: the cursor is a resource name, stable across scans. */
 const CURSOR_SNAPSHOT_MAX_AGE_MS = 5_000;
-/**
- * A progressive first page waits this long for a snapshot that scans a node in full, then answers
- * with what the scan has found so far: the direct reads of its rows queue behind the scan's
- * batches on a busy node, so the answer comes some 40-100 ms later (5 × 100,000 keys on two shared
- * cores; bench workload 6). A scan that has not ended by then has seconds to go. A snapshot of the
- * live index that only catches up with what changed is waited for up to CATCH_UP_WAIT_MS from its
- * start: it ends in about 100 ms, and its page is complete; one that takes longer is held up by a
- * node (paused, unreachable), and gets an early page too.
- */
-const EARLY_PAGE_WAIT_MS = 50;
-const CATCH_UP_WAIT_MS = 200;
 const KEY = Symbol.for('redlock-console.snapshots');
 type Holder = { [KEY]?: Map<string, { at: number | null; run: SnapshotRun }> };
 
@@ -86,28 +75,6 @@ function recordRead(snap: Snapshot): void {
   }
 }
 
-/** `promise`'s value, or null once `ms` have passed first. */
-function within<T>(promise: Promise<T>, ms: number): Promise<T | null> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<null>((resolve) => {
-    timer = setTimeout(() => resolve(null), ms);
-  });
-  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
-}
-
-/**
- * Wait for `run` in steps of EARLY_PAGE_WAIT_MS; true when, after a step, it is still running and
- * either scanning a node in full or catching up for longer than CATCH_UP_WAIT_MS (an early page is
- * then worth making).
- */
-async function scanStillRunning(run: SnapshotRun): Promise<boolean> {
-  while (!run.finished()) {
-    if ((await within(run.done, EARLY_PAGE_WAIT_MS)) !== null) return false;
-    if (run.scanning() || run.elapsedMs() >= CATCH_UP_WAIT_MS) return true;
-  }
-  return false;
-}
-
 export interface LockListQuery {
   prefix?: string;
   state?: Array<'held' | 'expiring' | 'partial' | 'split'>;
@@ -121,12 +88,12 @@ export interface LockListQuery {
 
 /**
  * A page of the lock list from a snapshot at most 1 s old (5 s with a cursor). A progressive first
- * page (`progressive=1`, no cursor) waits at most EARLY_PAGE_WAIT_MS for a scan still running and
+ * page (`progressive=1`, no cursor) waits for a snapshot while earlyPageDue() says to and
  * otherwise answers with an early page (lib/inspect/early-page.ts), `complete: false`.
  */
 export async function listLocks(query: LockListQuery): Promise<LockListResponse> {
   const run = cachedSnapshot(query.pattern, query.fresh === '1', query.cursor ? CURSOR_SNAPSHOT_MAX_AGE_MS : SNAPSHOT_MAX_AGE_MS);
-  if (query.progressive === '1' && !query.cursor && (await scanStillRunning(run))) {
+  if (query.progressive === '1' && !query.cursor && (await earlyPageDue(run))) {
     const runtime = getRuntime();
     const early = await earlyPage(runtime.clients, run, { prefix: query.prefix, state: query.state, search: query.search, limit: query.limit }, {
       keyPrefix: runtime.keyPrefix, configuredNodes: runtime.endpoints.length, driftFactor: runtime.driftFactor,
