@@ -352,4 +352,3 @@ export function groupQuorumViews(readings: readonly NodeReading[], options: Quor
   });
   return grouper.views(readings, options);
 }
-

@@ -34,8 +34,9 @@ export { snapshot, startSnapshot, type Snapshot, type SnapshotNode, type Snapsho
 export {
   clampPageLimit, decodeCursor, encodeCursor, pageLocks, PAGE_LIMIT_DEFAULT, PAGE_LIMIT_MAX, type LockPage, type PageQuery,
 } from './page';
-/** A first page while the scan still runs: the first locks found so far, each read directly on every node. */
+/** A snapshot's locks read by position; views made on demand. */
 export { arrayLockList, type LockList } from './view-list';
+/** A first page while the scan still runs: the first locks found so far, each read directly on every node. */
 export { earlyPage, earlyPageDue, EARLY_READ_TIMEOUT_MS, type EarlyPage, type EarlyPageOptions, type EarlyPageTimings } from './early-page';
 /** A few lock keys read directly on every node and classified (no scan). */
 export { readLocks, type ReadLocksOptions, type ReadNode } from './read-keys';

@@ -1,4 +1,4 @@
-import { classify, type LockCell, type LockState, type QuorumOptions, type QuorumView } from './quorum-view';
+import { classify, LOCK_STATES, type LockCell, type LockState, type QuorumOptions, type QuorumView } from './quorum-view';
 
 /**
  * The locks of a snapshot in view order (resource, then key), read by position. A snapshot of the
@@ -30,13 +30,12 @@ export function arrayLockList(views: readonly QuorumView[]): LockList {
   };
 }
 
-const STATE_CODES: readonly LockState[] = ['held', 'expiring', 'partial', 'split'];
-
 /**
- * What a view is made of, copied at the snapshot's moment: the grouper's columns (cell
- * `group × readings + reading`), which groups are shown in which order, and the cells every view
- * shares (absent, unknown). The grouper keeps changing (the live index re-reads keys into it);
- * this does not, so a view made later is the one an eager snapshot would have made then.
+ * What a view is made of, as at the snapshot's moment: the grouper's columns (cell
+ * `group × readings + reading`), the readings, and the cells every view shares (absent, unknown).
+ * The grouper keeps changing (the live index re-reads keys into it) but copies its columns before
+ * it writes to a cell a list reads (LockGrouper.viewList), so a view made later is the one an
+ * eager snapshot would have made then.
  */
 export interface FrozenColumns {
   readonly readingCount: number;
@@ -56,15 +55,15 @@ export interface FrozenColumns {
   readonly options: QuorumOptions;
 }
 
-/** A LockList made from frozen columns; `build` (in grouping.ts) decides the order and states. */
+/** A LockList made from frozen columns; LockGrouper.viewList decides the order and the states. */
 export class FrozenLockList implements LockList {
   private readonly views: (QuorumView | undefined)[];
   private all: QuorumView[] | null = null;
 
   /**
-   * @param columns the snapshot's copy of the grouper
+   * @param columns the grouper's columns as at the snapshot
    * @param order the groups shown, in view order
-   * @param states their states (codes into STATE_CODES), computed when the order was
+   * @param states their states (stateCode()), judged when the order was
    */
   constructor(private readonly columns: FrozenColumns, private readonly order: readonly number[], private readonly states: Uint8Array) {
     this.views = new Array<QuorumView | undefined>(order.length);
@@ -83,7 +82,7 @@ export class FrozenLockList implements LockList {
   }
 
   stateAt(index: number): LockState {
-    return STATE_CODES[this.states[index]!]!;
+    return LOCK_STATES[this.states[index]!]!;
   }
 
   at(index: number): QuorumView {
@@ -106,9 +105,9 @@ export class FrozenLockList implements LockList {
   }
 }
 
-const CODE_OF: Readonly<Record<LockState, number>> = { held: 0, expiring: 1, partial: 2, split: 3 };
+const CODE_OF = Object.fromEntries(LOCK_STATES.map((state, code) => [state, code])) as Readonly<Record<LockState, number>>;
 
-/** The code of `state` for FrozenLockList. */
+/** The code of `state` for FrozenLockList: its position in LOCK_STATES. */
 export function stateCode(state: LockState): number {
   return CODE_OF[state];
 }
@@ -117,7 +116,7 @@ export function stateCode(state: LockState): number {
  * Does cell `at` (of reading `reading`) show the key as present: the reading could be read, it
  * holds the key, and (with dropExpired) the key's TTL had not run out by `now`?
  */
-export function cellShown(columns: FrozenColumns, at: number, reading: number): boolean {
+function cellShown(columns: FrozenColumns, at: number, reading: number): boolean {
   if (!columns.ok[reading] || columns.tokens[at] === undefined) return false;
   const expiry = columns.expiries[at]!;
   return !(columns.dropExpired && expiry >= 0 && expiry <= columns.now);
