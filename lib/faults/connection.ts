@@ -3,6 +3,13 @@
  * connections accepted during a blackhole), and one ordered {@link Direction} queue each way.
  * Closes cross like TCP: FIN after the data before it, RST/error/refusal as an abort; in a
  * blackhole not even a close crosses until healed.
+ *
+ * A connection has at most one upstream, ever: when that upstream goes away (the node dies, is
+ * shut down or restarted, or the proxy is pointed elsewhere) the client connection is closed, so a
+ * client can never be answered by a process other than the one it was talking to. redis-server
+ * never half-closes, so its FIN means the connection is gone on its side: the FIN is passed on
+ * after the data before it and then the client socket is closed for good (what the client sends
+ * after that FIN could only be answered with a RST by the server's kernel, and now is by ours).
  */
 import type { Socket } from 'node:net';
 import { Direction } from './direction';
@@ -42,6 +49,8 @@ export class FaultConnection {
   private upstreamClosed = false;
   /** A side that closed without FIN (RST, error, refused connect); acted on unless blackholed. */
   private broken: ConnectionSide | null = null;
+  /** The proxy points at another target now: this upstream is no longer the node; acted on unless blackholed. */
+  private retired = false;
   private done = false;
   private readonly up: Direction;
   private readonly down: Direction;
@@ -97,6 +106,25 @@ export class FaultConnection {
     this.down.pump();
   }
 
+  /**
+   * The proxy no longer points at this connection's upstream. A connection that has one is dropped
+   * (on heal, in a blackhole), never moved to the new target; one that has none yet (accepted
+   * during a blackhole, it has talked to no server) opens its first upstream to the new target.
+   */
+  retire(): void {
+    if (this.done || this.upstream === null) return;
+    this.retired = true;
+    this.settle();
+  }
+
+  /** A direction has passed its FIN on and it is flushed. */
+  finPassed(direction: FlowDirection): void {
+    if (this.done || direction !== 'down') return;
+    // The upstream closed (see the file comment): close the client for good rather than leave it
+    // half-open on a connection whose server is gone.
+    this.client.destroy();
+  }
+
   /** Tears the connection down at once: RST on both sides for 'reset', else a plain destroy. */
   abort(how: 'reset' | 'destroy'): void {
     if (this.done) return;
@@ -132,7 +160,12 @@ export class FaultConnection {
     });
     socket.on('data', (data: Buffer) => this.down.push(data));
     socket.on('end', () => {
+      // The server closed (redis-server never half-closes): the upstream is gone. Its FIN goes on to
+      // the client after the data before it (on heal, in a blackhole), and then the client socket
+      // is closed (finPassed). What the client sends meanwhile has no server to go to.
       this.down.sourceEnded = true;
+      this.up.discard();
+      socket.destroy();
       this.down.pump();
     });
     socket.on('drain', () => this.up.onDrain());
@@ -161,7 +194,7 @@ export class FaultConnection {
     }
     // In a blackhole not even a close crosses the partition: it is acted on when healed.
     if (this.host.mode().kind === 'blackhole') return false;
-    if (this.broken !== null) {
+    if (this.broken !== null || this.retired) {
       this.abort('destroy');
       return true;
     }

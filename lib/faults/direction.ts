@@ -13,6 +13,8 @@ export interface DirectionOwner {
   sourceOf(direction: FlowDirection): Socket | null;
   destinationOf(direction: FlowDirection): Socket | null;
   overflow(direction: FlowDirection, bytes: number): void;
+  /** The FIN this direction passed on is flushed. */
+  finPassed(direction: FlowDirection): void;
 }
 
 interface Chunk {
@@ -89,7 +91,7 @@ export class Direction {
       }
       if (this.pending === 0 && this.sourceEnded && !this.finSent) {
         this.finSent = true;
-        dest.end();
+        dest.end(() => this.conn.finPassed(this.name));
       }
     }
     this.updateFlow();

@@ -158,9 +158,17 @@ export class FaultProxy extends EventEmitter<FaultProxyEvents> {
     return this.target;
   }
 
-  /** Points connections opened from now on (including those held by a blackhole) at another port. */
+  /**
+   * Points the proxy at another port. Connections opened from now on go there, and so do those
+   * accepted during a blackhole that have no upstream yet (they open it on heal). Connections
+   * attached to the old target are closed at once (in a blackhole, on heal): a client connection
+   * is never moved to another server.
+   */
   setTarget(port: number): void {
-    this.target = checkPort(port, 'target port', false);
+    const next = checkPort(port, 'target port', false);
+    if (next === this.target) return;
+    this.target = next;
+    for (const connection of [...this.connections]) connection.retire();
   }
 
   get mode(): FaultMode {

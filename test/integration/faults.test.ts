@@ -5,6 +5,7 @@ import Redis, { type RedisOptions } from 'ioredis';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { FaultProxy, type FaultConnectionErrorInfo, type FaultProxyOptions } from '@/lib/faults';
+import { startStickyProxy } from '../support/sticky-proxy';
 
 const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const FAULTS_ENTRY = fileURLToPath(new URL('../../lib/faults/index.ts', import.meta.url));
@@ -14,6 +15,8 @@ const FAULTS_ENTRY = fileURLToPath(new URL('../../lib/faults/index.ts', import.m
 interface RedisNode {
   port: number;
   child: ChildProcess;
+  /** Resolves once the process has exited, however it went. */
+  exited: Promise<void>;
   stop(signal?: NodeJS.Signals): Promise<void>;
 }
 
@@ -66,6 +69,7 @@ async function startRedis(port?: number): Promise<RedisNode> {
   return {
     port: p,
     child,
+    exited: exit,
     async stop(signal: NodeJS.Signals = 'SIGTERM') {
       if (!exited) child.kill(signal);
       await exit;
@@ -499,5 +503,305 @@ describe('FaultProxy: upstream failures and lifecycle', () => {
     proxy.setMode({ kind: 'reset' });
     await sleep(50);
     expect(emitted).toEqual([]);
+  });
+});
+
+// ─── the upstream goes away under a connected client ─────────────────────────────────────────────
+
+/** The ways the redis-server behind a proxy connection can go away while a client is connected. */
+const DEPARTURES = ['SIGKILL', 'SHUTDOWN', 'restart on the same port', 'setTarget() to another port'] as const;
+type Departure = (typeof DEPARTURES)[number];
+
+/**
+ * A raw client socket that stays half-open after a FIN (ioredis closes on FIN by itself; a client
+ * may not), so the proxy has to close the connection itself: like a real TCP connection to a dead
+ * server, the bytes it sends after the FIN must get it reset, never answered by another process.
+ */
+interface RawClient {
+  /** Everything received since the last mark(). */
+  since(): string;
+  mark(): void;
+  send(...args: string[]): void;
+  /** Resolves on the first FIN or close. */
+  readonly ended: Promise<void>;
+  readonly closed: Promise<void>;
+  isClosed(): boolean;
+}
+
+async function rawClient(port: number): Promise<RawClient> {
+  const socket = connect({ host: '127.0.0.1', port, allowHalfOpen: true });
+  cleanups.push(() => socket.destroy());
+  let text = '';
+  let isClosed = false;
+  socket.on('error', () => undefined);
+  socket.on('data', (d: Buffer) => (text += d.toString('latin1')));
+  const closed = new Promise<void>((resolve) => socket.once('close', () => ((isClosed = true), resolve())));
+  const ended = Promise.race([closed, new Promise<void>((resolve) => socket.once('end', () => resolve()))]);
+  await new Promise<void>((resolve, reject) => {
+    socket.once('connect', () => resolve());
+    socket.once('error', reject);
+  });
+  return {
+    since: () => text,
+    mark: () => (text = ''),
+    send: (...args) => {
+      if (socket.destroyed || !socket.writable) return;
+      socket.write(`*${args.length}\r\n${args.map((a) => `$${Buffer.byteLength(a)}\r\n${a}\r\n`).join('')}`);
+    },
+    ended,
+    closed,
+    isClosed: () => isClosed,
+  };
+}
+
+/** Polls `condition` every 10 ms; rejects with `what` if it has not held within `ms`. */
+async function until(condition: () => boolean, ms: number, what: string): Promise<void> {
+  const deadline = performance.now() + ms;
+  while (!condition()) {
+    if (performance.now() > deadline) throw new Error(`${what} after ${ms} ms`);
+    await sleep(10);
+  }
+}
+
+/**
+ * The raw client's connection is gone: it got a FIN or RST within 1 s, the proxy holds no client
+ * connection any more, and what it sends now gets it reset (EPIPE/ECONNRESET) instead of answered.
+ */
+async function expectRawClientDropped(raw: RawClient, proxy: FaultProxy): Promise<void> {
+  await within(raw.ended, 1_000, 'neither FIN nor RST reached the raw client');
+  await until(() => proxy.stats().connections === 0, 1_000, 'the proxy still holds client connections');
+  await until(
+    () => {
+      raw.send('INFO', 'server');
+      return raw.isClosed();
+    },
+    1_000,
+    'the raw client can still write to the proxy',
+  );
+  expect(raw.since()).not.toContain('run_id:');
+}
+
+/** Rejects with `what` unless `promise` settles within `ms`. */
+function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} after ${ms} ms`)), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+function runIdOf(info: string): string {
+  const match = /run_id:([0-9a-f]+)/.exec(info);
+  if (!match) throw new Error(`no run_id in INFO reply: ${info.slice(0, 200)}`);
+  return match[1]!;
+}
+
+async function directRunId(port: number): Promise<string> {
+  const client = makeClient(port);
+  const id = runIdOf(await client.info('server'));
+  client.disconnect();
+  return id;
+}
+
+interface UpstreamScene {
+  node: RedisNode;
+  proxy: FaultProxy;
+  port: number;
+  /** An ioredis client through the proxy, connected to `node`. */
+  client: Redis;
+  raw: RawClient;
+  runId: string;
+}
+
+async function upstreamScene(): Promise<UpstreamScene> {
+  const node = await startRedis();
+  cleanups.push(() => node.stop('SIGKILL'));
+  const { proxy, port } = await makeProxy({ targetPort: node.port });
+  const client = makeClient(port);
+  const runId = runIdOf(await client.info('server'));
+  const raw = await rawClient(port);
+  raw.send('INFO', 'server');
+  await within(
+    (async () => {
+      while (!raw.since().includes('run_id:')) await sleep(5);
+    })(),
+    1_000,
+    'no INFO reply on the raw client',
+  );
+  expect(runIdOf(raw.since())).toBe(runId);
+  raw.mark();
+  expect(proxy.stats().connections).toBe(2);
+  return { node, proxy, port, client, raw, runId };
+}
+
+/**
+ * Makes the upstream of the scene's connections go away. Resolves once it has (the old process
+ * has exited, or the proxy points elsewhere); `successor` is the process the proxy reaches next,
+ * if any: a new redis-server on the same port, or the new target.
+ */
+async function departUpstream(how: Departure, scene: UpstreamScene): Promise<{ successor: Promise<RedisNode | null> }> {
+  const { node, proxy } = scene;
+  switch (how) {
+    case 'SIGKILL':
+      await node.stop('SIGKILL');
+      return { successor: Promise.resolve(null) };
+    case 'SHUTDOWN': {
+      const admin = makeClient(node.port);
+      await admin.connect();
+      await admin.call('SHUTDOWN', 'NOSAVE').catch(() => undefined); // the reply is the connection closing
+      await within(node.exited, 5_000, 'redis-server still running after SHUTDOWN');
+      return { successor: Promise.resolve(null) };
+    }
+    case 'restart on the same port': {
+      await node.stop('SIGTERM');
+      const successor = startRedis(node.port);
+      successor.then((next) => cleanups.push(() => next.stop('SIGKILL')), () => undefined);
+      return { successor };
+    }
+    case 'setTarget() to another port': {
+      // The old process stays up: a connection still attached to it would keep working.
+      const next = await startRedis();
+      cleanups.push(() => next.stop('SIGKILL'));
+      proxy.setTarget(next.port);
+      return { successor: Promise.resolve(next) };
+    }
+  }
+}
+
+/** New connections through the proxy reach `successor` (a fresh process), or fail fast without one. */
+async function expectNewConnectionsReach(port: number, successor: RedisNode | null, old: string): Promise<void> {
+  const fresh = makeClient(port);
+  if (successor === null) {
+    const t0 = performance.now();
+    await expect(fresh.ping()).rejects.toThrow();
+    expect(performance.now() - t0).toBeLessThan(1_000);
+    return;
+  }
+  const id = runIdOf(await fresh.info('server'));
+  expect(id).toBe(await directRunId(successor.port));
+  expect(id).not.toBe(old);
+}
+
+describe('FaultProxy: the upstream goes away under a connected client (pass)', () => {
+  it.each(DEPARTURES)('%s: the client is closed within 1 s and never answered by another process', async (how) => {
+    const scene = await upstreamScene();
+    const { client, raw, port, proxy } = scene;
+    const clientClosed = closedWithin(client, 1_000);
+    const { successor } = await departUpstream(how, scene);
+    await clientClosed;
+    const next = await successor;
+    await expectRawClientDropped(raw, proxy);
+    await expectNewConnectionsReach(port, next, scene.runId);
+  });
+});
+
+describe('FaultProxy: the upstream goes away under a connected client (latency)', () => {
+  it.each(DEPARTURES)('%s: the client is closed within 1 s and never answered by another process', async (how) => {
+    const scene = await upstreamScene();
+    const { client, raw, port, proxy } = scene;
+    proxy.setMode({ kind: 'latency', upMs: 40, upJitterMs: 10, downMs: 40, downJitterMs: 10 });
+    const clientClosed = closedWithin(client, 1_000);
+    const { successor } = await departUpstream(how, scene);
+    await clientClosed;
+    const next = await successor;
+    await expectRawClientDropped(raw, proxy);
+    proxy.setMode({ kind: 'pass' });
+    await expectNewConnectionsReach(port, next, scene.runId);
+  });
+});
+
+describe('FaultProxy: the upstream goes away under a connected client (blackhole)', () => {
+  it.each(DEPARTURES)('%s: nothing crosses until heal; on heal the client is closed, not re-attached', async (how) => {
+    const scene = await upstreamScene();
+    const { client, raw, port, proxy } = scene;
+    let clientClosed = false;
+    client.once('close', () => (clientClosed = true));
+    proxy.setMode({ kind: 'blackhole' });
+    const { successor } = await departUpstream(how, scene);
+    const next = await successor;
+    raw.send('INFO', 'server'); // held by the blackhole
+    await sleep(300);
+    // By design not even the close crosses a partition.
+    expect(clientClosed).toBe(false);
+    expect(raw.isClosed()).toBe(false);
+    expect(raw.since()).toBe('');
+    expect(proxy.stats().connections).toBe(2);
+
+    const closedOnHeal = closedWithin(client, 1_000);
+    proxy.setMode({ kind: 'pass' });
+    await closedOnHeal;
+    await expectRawClientDropped(raw, proxy);
+    await expectNewConnectionsReach(port, next, scene.runId);
+  });
+
+  it.each(['restart on the same port', 'setTarget() to another port'] as const)(
+    '%s: a connection accepted during the blackhole had no upstream yet: it first attaches on heal, to the node of that moment',
+    async (how) => {
+      const scene = await upstreamScene();
+      const { proxy, port } = scene;
+      proxy.setMode({ kind: 'blackhole' });
+      const late = makeClient(port, { commandTimeout: 4_000 });
+      const info = track(late.connect().then(() => late.info('server')));
+      const { successor } = await departUpstream(how, scene);
+      const next = await successor;
+      await sleep(100);
+      expect(info.settled()).toBe(false);
+      proxy.setMode({ kind: 'pass' });
+      // It never talked to the old process, so this is its first upstream, not a re-attachment.
+      expect(runIdOf(await info.promise)).toBe(await directRunId(next!.port));
+    },
+  );
+});
+
+describe('FaultProxy: the upstream goes away under a connected client (reset)', () => {
+  it.each(DEPARTURES)('%s: the client was reset already and stays closed; only new connections reach the successor', async (how) => {
+    const scene = await upstreamScene();
+    const { client, raw, port, proxy } = scene;
+    const clientClosed = closedWithin(client, 1_000);
+    proxy.setMode({ kind: 'reset' });
+    await clientClosed;
+    await within(raw.closed, 1_000, 'raw client connection still open');
+    const { successor } = await departUpstream(how, scene);
+    const next = await successor;
+    expect(proxy.stats().connections).toBe(0);
+    proxy.setMode({ kind: 'pass' });
+    await sleep(50);
+    expect(raw.since()).toBe('');
+    expect(proxy.stats().connections).toBe(0);
+    await expectNewConnectionsReach(port, next, scene.runId);
+  });
+});
+
+describe('sticky proxy (test support)', () => {
+  it('keeps one client connection across a redis-server SIGKILL + restart on the same port, redialling behind it', async () => {
+    const node = await startRedis();
+    cleanups.push(() => node.stop('SIGKILL'));
+    const sticky = await startStickyProxy(node.port);
+    cleanups.push(() => sticky.close());
+    const client = makeClient(sticky.port);
+    let connects = 0;
+    let closes = 0;
+    client.on('connect', () => connects++);
+    client.on('close', () => closes++);
+    const before = runIdOf(await client.info('server'));
+    const socket = client.stream;
+    expect(sticky.upstreamConnections).toBe(1);
+
+    await node.stop('SIGKILL');
+    const again = await startRedis(node.port);
+    cleanups.push(() => again.stop('SIGKILL'));
+    await sleep(50);
+    expect(closes).toBe(0); // the proxy kept the client's socket open
+
+    const after = runIdOf(await client.info('server'));
+    expect(after).not.toBe(before);
+    expect(after).toBe(await directRunId(again.port));
+    const k = key('sticky');
+    expect(await client.set(k, 'after-restart')).toBe('OK');
+    expect(await client.get(k)).toBe('after-restart');
+    expect(client.stream).toBe(socket);
+    expect(socket.destroyed).toBe(false);
+    expect({ connects, closes, status: client.status }).toEqual({ connects: 1, closes: 0, status: 'ready' });
+    expect(sticky.upstreamConnections).toBe(2);
   });
 });
