@@ -22,7 +22,7 @@ export interface Config {
   portBase: number;
   /** REDLOCK_SERVER_PORT_BASE: first redis-server port behind the proxies. @default 16381 */
   serverPortBase: number;
-  /** REDLOCK_PERSISTENCE: none | aof-everysec | aof-always for local masters. @default aof-always */
+  /** REDLOCK_PERSISTENCE: none | rdb | aof-everysec | aof-always for local masters. @default aof-always */
   persistence: Persistence;
   /** REDLOCK_KEY_PREFIX: prefix of every key the lock core writes. @default rl: */
   keyPrefix: string;
@@ -53,7 +53,7 @@ export type Env = Record<string, string | undefined>;
 export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config {
   const persistence = env.REDLOCK_PERSISTENCE?.trim() || CONFIG_DEFAULTS.persistence;
   if (!isPersistence(persistence)) {
-    throw new ConfigError(`REDLOCK_PERSISTENCE must be none, aof-everysec or aof-always, got "${persistence}"`);
+    throw new ConfigError(`REDLOCK_PERSISTENCE must be none, rdb, aof-everysec or aof-always, got "${persistence}"`);
   }
   const keyPrefix = env.REDLOCK_KEY_PREFIX ?? CONFIG_DEFAULTS.keyPrefix;
   if (!/^[\w:.\-{}]{1,64}$/.test(keyPrefix)) {

@@ -6,7 +6,7 @@ import type { Vote } from './votes';
  * per-node votes of the round that decided the failure (empty when no node was asked).
  */
 export abstract class RedlockError extends Error {
-  abstract override readonly name: 'LockContendedError' | 'QuorumUnavailableError' | 'LockExpiredError' | 'InvalidArgumentError';
+  abstract override readonly name: 'LockContendedError' | 'QuorumUnavailableError' | 'LockExpiredError' | 'InvalidArgumentError' | 'MaxTtlMismatchError';
   /** Per-node votes of the deciding round. */
   readonly votes: readonly Vote[];
   /** The resources of the request, when known. */
@@ -50,6 +50,26 @@ export class QuorumUnavailableError extends RedlockError {
  */
 export class LockExpiredError extends RedlockError {
   override readonly name = 'LockExpiredError' as const;
+}
+
+/**
+ * This client's maxTtlMs is not the lease ceiling the nodes record (`ceiling-mismatch` votes). Every
+ * client of a cluster must use one ceiling: a quarantine is only as long as the ceiling of the
+ * client that starts it, so a client with a shorter one would end quarantines while longer locks
+ * are still held, and one with a longer one would take locks that others' quarantines do not cover.
+ * Not retried: it is a configuration error.
+ */
+export class MaxTtlMismatchError extends RedlockError {
+  override readonly name = 'MaxTtlMismatchError' as const;
+  /** The ceiling recorded on the nodes, and this client's. */
+  readonly recordedMaxTtlMs: number;
+  readonly clientMaxTtlMs: number;
+
+  constructor(message: string, votes: readonly Vote[], resources: readonly string[], recorded: number, client: number) {
+    super(message, votes, resources);
+    this.recordedMaxTtlMs = recorded;
+    this.clientMaxTtlMs = client;
+  }
 }
 
 /** A bad argument or setting, refused before any Redis traffic. */

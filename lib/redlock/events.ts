@@ -1,3 +1,4 @@
+import type { QuarantineCause } from './epoch';
 import type { Lock } from './lock';
 import type { RedlockError } from './errors';
 import type { Vote } from './votes';
@@ -9,13 +10,18 @@ export interface NodeErrorEvent {
   readonly error: Error;
 }
 
-/** A node voted `quarantined`: it lost its data and votes against until `until` (node clock, ms). */
+/**
+ * A node voted `quarantined`: it lost its data, restarted or evicted keys, and votes against until
+ * `until` (node clock, ms).
+ */
 export interface QuarantineEvent {
   readonly node: number;
   readonly label: string;
   readonly until: number;
   /** True when this vote was the one that found the data loss and started the quarantine. */
   readonly discovered: boolean;
+  /** Why, when the node's sentinel records it. */
+  readonly cause?: QuarantineCause;
 }
 
 /** A lock can no longer be relied on: its keys are gone, an extension failed in using(), or it ran out of extensions. */

@@ -1,16 +1,17 @@
 /**
  * The grants that go to one node in one batch (one tick of the event loop: at concurrency 64 a
  * node's batch holds dozens of them) share their reads: one `TIME` before them while the node may
- * be quarantined, and one `HMGET <epoch>` and one `GET <fence>` after the last of them, where
- * each grant used to bring its own. At concurrency 64 that is a third of the commands of a grant
- * and of the replies to parse, on both sides.
+ * be quarantined, and one probe (scripts/probe.lua: the sentinel and the fence register) after the
+ * last of them, where each grant used to bring its own reads.
  *
  * Why sharing keeps the guarantees grant.ts argues for one grant (commands on one connection run
  * in the order written, and the reads go out in the same write as the grants):
- * - Epoch and fence register. Read after the batch's last grant, they are read after each
- *   member's SET, which is all the arguments need: a node that lost its data before a member's SET
- *   has no sentinel (or a quarantine) at the read, and registers only grow. Other clients'
- *   commands may run between a SET and the reads, as they always could.
+ * - Probe (sentinel and fence register). Read after the batch's last grant, it is read after each
+ *   member's SET, which is all the arguments need: a node that lost its data or restarted before a
+ *   member's SET has no sentinel, a quarantine, or a sentinel of another process at the read, and
+ *   registers only grow. Other clients' commands may run between a SET and the reads, as they
+ *   always could. A probe that needs a check (grant-verdict.ts needsCheck) is followed by one, on
+ *   the same connection, before any member is judged: still after every SET.
  * - TIME. It is written when the first member that wants it joins, so it runs before that
  *   member's SET and every later one, never before the earlier members': those are judged as if
  *   no TIME was read (a possible quarantine counts as not over: they vote against, which is safe).
@@ -21,7 +22,7 @@
  *   its own batch did.
  */
 import type { GrantPlan, NodeProbes } from './grant-plan';
-import { epochVerdict, grantReply, type EpochVerdict } from './grant-verdict';
+import { judgeGrant, needsCheck, parseProbe, recordProbe, type Probe } from './grant-verdict';
 import type { BatchGroup, LockNode, Reply } from './node';
 import { deliver } from './outbound';
 
@@ -32,11 +33,11 @@ export class GrantGroup implements BatchGroup {
   private readonly grants: unknown[] = [];
   /** The first member whose SET was written after TIME; −1 while no TIME was sent. */
   private timeFrom = -1;
-  private epochWanted = false;
-  private fenceWanted = false;
+  private probeWanted = false;
+  /** Some member judges the sentinel (not only reads the register). */
+  private judging = false;
   private time: unknown = null;
-  private epoch: unknown = null;
-  private fence: unknown = null;
+  private probe: unknown = null;
   /** Replies still to come (the members' and the reads'). */
   private waiting = 0;
   private sealed = false;
@@ -56,12 +57,11 @@ export class GrantGroup implements BatchGroup {
   add(plan: GrantPlan, reply: Reply): void {
     const node = this.node;
     const wantTime = plan.quarantine && this.timeFrom < 0 && node.quarantine.wantTime;
-    const newEpoch = plan.quarantine && !this.epochWanted;
-    const newFence = plan.fenced && !this.fenceWanted;
+    const newProbe = (plan.quarantine || plan.fenced) && !this.probeWanted;
     // The reads it is the first to need are reserved with it, so maxPendingPerNode holds exactly.
-    if (!node.reserve(1 + Number(wantTime) + Number(newEpoch) + Number(newFence), reply)) return;
-    if (newEpoch) this.epochWanted = true;
-    if (newFence) this.fenceWanted = true;
+    if (!node.reserve(1 + Number(wantTime) + Number(newProbe), reply)) return;
+    if (newProbe) this.probeWanted = true;
+    if (plan.quarantine) this.judging = true;
     if (wantTime) {
       this.timeFrom = this.plans.length;
       this.waiting++;
@@ -75,49 +75,61 @@ export class GrantGroup implements BatchGroup {
     node.sendReserved(plan.grant, (err, value) => this.arrive((this.grants[at] = err ?? value)));
   }
 
-  /** The batch is being written: the shared reads go last. */
+  /** The batch is being written: the shared probe goes last (a check when one is due). */
   seal(): void {
     this.sealed = true;
-    if (this.epochWanted) {
-      this.waiting++;
-      this.node.sendReserved(this.probes.epoch, (err, value) => this.arrive((this.epoch = err ?? value)));
-    }
-    if (this.fenceWanted) {
-      this.waiting++;
-      this.node.sendReserved(this.probes.fence, (err, value) => this.arrive((this.fence = err ?? value)));
-    }
+    if (!this.probeWanted) return;
+    const checking = this.judging && this.node.checkDue(this.probes.checkIntervalMs);
+    this.waiting++;
+    this.node.sendReserved(checking ? this.probes.check().evalshaPayload() : this.probes.fast, (err, value) => {
+      if (err && err.message.startsWith('NOSCRIPT')) {
+        // The process has not run a check of ours (a restart, a SCRIPT FLUSH): check it now. Its
+        // EVAL fall back is a check too, so this loads the probe only together with a check.
+        this.node.runCheck(this.probes, true).then((checked) => this.arrive((this.probe = checked)), (e: Error) => this.arrive((this.probe = e)));
+        return;
+      }
+      this.arrive((this.probe = err ?? value));
+    });
   }
 
   private arrive(_: unknown): void {
-    if (--this.waiting === 0 && this.sealed) this.decide();
+    if (--this.waiting === 0 && this.sealed) this.settle();
   }
 
-  /** Every reply is in: judge the members in write order (see the header). */
-  private decide(): void {
-    // Each verdict is reached once, the one without TIME first (every member before TIME precedes
-    // every member after it).
-    let beforeTime: EpochVerdict | typeof UNJUDGED = UNJUDGED;
-    let afterTime: EpochVerdict | typeof UNJUDGED = UNJUDGED;
+  /** Every reply is in: check the node first when the probe asks for it, then judge. */
+  private settle(): void {
+    if (this.probe instanceof Error || this.probe === null) {
+      this.decide(null);
+      return;
+    }
+    const probe = parseProbe(this.probe);
+    if (this.judging && needsCheck(this.node, probe)) {
+      this.node.runCheck(this.probes).then((checked) => this.decide(parseProbe(checked)), (e: Error) => {
+        this.probe = e;
+        this.decide(null);
+      });
+      return;
+    }
+    this.decide(probe);
+  }
+
+  /** Judge the members in write order (see the header). */
+  private decide(probe: Probe | null): void {
+    if (probe !== null) recordProbe(this.node, this.probes, probe);
+    const probeFailed = failure(this.probe);
     for (let i = 0; i < this.plans.length; i++) {
       const plan = this.plans[i]!;
       const timed = this.timeFrom >= 0 && i >= this.timeFrom;
-      const failed = failure(this.grants[i]) ?? (plan.quarantine ? failure(this.epoch) ?? (timed ? failure(this.time) : null) : null) ??
-        (plan.fenced ? failure(this.fence) : null);
+      const needsProbe = plan.quarantine || plan.fenced;
+      const failed = failure(this.grants[i]) ?? (needsProbe ? probeFailed : null) ?? (plan.quarantine && timed ? failure(this.time) : null);
       if (failed) {
         deliver(this.replies[i]!, failed, undefined);
         continue;
       }
-      let verdict: EpochVerdict = null;
-      if (plan.quarantine) {
-        if (timed) verdict = afterTime === UNJUDGED ? (afterTime = epochVerdict(this.node, this.epoch, this.time)) : afterTime;
-        else verdict = beforeTime === UNJUDGED ? (beforeTime = epochVerdict(this.node, this.epoch, null)) : beforeTime;
-      }
-      deliver(this.replies[i]!, null, grantReply(plan, this.grants[i], verdict, this.fence));
+      deliver(this.replies[i]!, null, judgeGrant(this.node, plan, this.grants[i], probe, timed ? this.time : null));
     }
   }
 }
-
-const UNJUDGED = Symbol('unjudged');
 
 function failure(reply: unknown): Error | null {
   return reply instanceof Error ? reply : null;

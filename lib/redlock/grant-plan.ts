@@ -3,35 +3,54 @@
  * commands and why their order keeps the guarantees).
  */
 import { encodeCommand, ScriptCall } from './resp';
-import { ACQUIRE_SCRIPT, QUARANTINE_SCRIPT } from './scripts';
+import { ACQUIRE_SCRIPT, PROBE_SCRIPT } from './scripts';
 
-/** The commands every attempt of one prefix sends the same way, encoded once. */
-export interface NodeProbes {
-  readonly fenceKey: string;
-  readonly epoch: Buffer;
-  readonly time: Buffer;
-  readonly fence: Buffer;
-  readonly quarantine: ScriptCall;
+/** What a probe's check detects (scripts/probe.lua ARGV[3]). */
+export type DetectLevel = '0' | '1' | '2';
+
+/**
+ * The cluster as one Redlock sees it, shared by its nodes: whether some node has confirmed this
+ * client's lease ceiling (until then it starts no quarantine on a node without a sentinel: the
+ * quarantine would be as long as a ceiling nobody confirmed), and how many nodes answered without
+ * any sentinel (all of them: nothing to confirm against, its own ceiling is all there is).
+ */
+export interface ClusterView {
+  ceilingAgreed: boolean;
+  readonly withoutSentinel: Set<number>;
+  readonly nodeCount: number;
 }
 
-const probeCache = new Map<string, NodeProbes>();
+/** The commands every attempt of one Redlock sends the same way, encoded once. */
+export interface NodeProbes {
+  /** `<prefix>epoch`: the sentinel, with the fence register in it. */
+  readonly epochKey: string;
+  readonly time: Buffer;
+  /** probe.lua in fast mode, EVALSHA only: it must never be EVALed (see probe.lua). */
+  readonly fast: Buffer;
+  /** probe.lua in check mode; the EVAL fall back of a check is a check too. */
+  check(): ScriptCall;
+  readonly maxTtlMs: number;
+  readonly detect: DetectLevel;
+  readonly checkIntervalMs: number;
+  readonly cluster: ClusterView;
+}
 
-/** `<prefix>epoch`, `<prefix>fence` and `maxTtlMs` → the probes (cached: a Redlock reuses them). */
-export function nodeProbes(epochKey: string, fenceKey: string, maxTtlMs: number): NodeProbes {
-  const id = `${epochKey}\n${fenceKey}\n${maxTtlMs}`;
-  let probes = probeCache.get(id);
-  if (!probes) {
-    probes = {
-      fenceKey,
-      epoch: encodeCommand(['HMGET', epochKey, 'createdAt', 'quarantineUntil']),
-      time: encodeCommand(['TIME']),
-      fence: encodeCommand(['GET', fenceKey]),
-      quarantine: new ScriptCall(QUARANTINE_SCRIPT, 2, [epochKey, fenceKey, maxTtlMs]),
-    };
-    if (probeCache.size > 64) probeCache.clear();
-    probeCache.set(id, probes);
-  }
-  return probes;
+/** The probes of one Redlock (its prefix, ceiling and detection settings). */
+export function nodeProbes(epochKey: string, legacyFenceKey: string, maxTtlMs: number, detect: DetectLevel, checkIntervalMs: number,
+  nodeCount: number): NodeProbes {
+  const cluster: ClusterView = { ceilingAgreed: false, withoutSentinel: new Set(), nodeCount };
+  const checks = [new ScriptCall(PROBE_SCRIPT, 2, [epochKey, legacyFenceKey, '1', maxTtlMs, detect, '0']),
+    new ScriptCall(PROBE_SCRIPT, 2, [epochKey, legacyFenceKey, '1', maxTtlMs, detect, '1'])];
+  return {
+    epochKey,
+    time: encodeCommand(['TIME']),
+    fast: new ScriptCall(PROBE_SCRIPT, 2, [epochKey, legacyFenceKey, '0', maxTtlMs, detect, '0']).evalshaPayload(),
+    check: () => checks[cluster.ceilingAgreed || cluster.withoutSentinel.size >= cluster.nodeCount ? 1 : 0]!,
+    maxTtlMs,
+    detect,
+    checkIntervalMs,
+    cluster,
+  };
 }
 
 /** One attempt's first round, the same bytes for every node. */
@@ -41,8 +60,10 @@ export interface GrantPlan {
   readonly grant: Buffer;
   /** The acquire script's EVAL form, for a node that lost its script cache (several resources). */
   readonly scriptCall: ScriptCall | null;
+  /** Judge the node's sentinel (quarantine, restarts, eviction, ceiling). */
   readonly quarantine: boolean;
   readonly fenced: boolean;
+  readonly ttlMs: number;
   readonly probes: NodeProbes;
 }
 
@@ -50,8 +71,8 @@ export interface GrantPlan {
 export function grantPlan(lockKeys: readonly string[], value: string, ttlMs: number,
   options: { quarantine: boolean; fenced: boolean; probes: NodeProbes }): GrantPlan {
   if (lockKeys.length === 1) {
-    return { lockKeys, scriptCall: null, ...options, grant: encodeCommand(['SET', lockKeys[0]!, value, 'NX', 'GET', 'PX', ttlMs]) };
+    return { lockKeys, scriptCall: null, ttlMs, ...options, grant: encodeCommand(['SET', lockKeys[0]!, value, 'NX', 'GET', 'PX', ttlMs]) };
   }
   const call = new ScriptCall(ACQUIRE_SCRIPT, lockKeys.length, [...lockKeys, value, ttlMs]);
-  return { lockKeys, scriptCall: call, ...options, grant: call.evalshaPayload() };
+  return { lockKeys, scriptCall: call, ttlMs, ...options, grant: call.evalshaPayload() };
 }

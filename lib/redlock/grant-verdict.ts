@@ -1,24 +1,81 @@
 /**
- * How one node's answers to a grant become its vote: the quarantine verdict from the epoch
- * sentinel (and the node's TIME), then the grant itself (see grant.ts for why the reads are sound).
+ * How one node's answers to a grant become its vote: the probe (scripts/probe.lua) read after the
+ * SET, the node's TIME read before it, then the grant itself (see grant.ts for why the reads are
+ * sound).
  */
-import type { GrantPlan } from './grant-plan';
+import type { QuarantineCause } from './epoch';
+import type { GrantPlan, NodeProbes } from './grant-plan';
 import type { LockNode } from './node';
 import { metaTextOf, tokenOf } from './value';
 
 /**
  * A node's answer, in one shape for every kind of grant:
  * [1, register] granted (register 0 unless fenced) | [0, i, holder, meta] held: lock key i
- * (1-based) by token `holder`, whose value carries the metadata text `meta` (null: none) | [2, quarantineUntil] quarantined | [3] no sentinel: the node lost its data
- * (it votes quarantined at once; startQuarantine() records the quarantine).
+ * (1-based) by token `holder`, whose value carries the metadata text `meta` (null: none) |
+ * [2, quarantineUntil, cause, discovered] quarantined (discovered: this grant's check started it) |
+ * [3] no sentinel, and no quarantine could be started yet (see ClusterView) |
+ * [4, reason, detail, recordedMaxTtlMs] against for a reason of the node's configuration.
  */
-export type GrantReply = [1, number] | [0, number, string, string | null] | [2, number] | [3];
+export type GrantReply =
+  | [1, number]
+  | [0, number, string, string | null]
+  | [2, number, QuarantineCause | null, boolean]
+  | [3]
+  | [4, 'unsafe-eviction' | 'ceiling-mismatch', string, number];
+
+/** The reply of scripts/probe.lua, fast or check. */
+export interface Probe {
+  readonly createdAt: string | null;
+  readonly until: string | null;
+  readonly runId: string | null;
+  readonly maxTtlMs: string | null;
+  readonly fence: string | null;
+  /** Check mode only: the running process, its eviction policy, whether this call started a quarantine, why. */
+  readonly check: { runIdNow: string; policy: string; started: boolean; cause: string } | null;
+}
+
+export function parseProbe(reply: unknown): Probe {
+  const r = reply as (string | number | null)[];
+  const text = (v: string | number | null | undefined): string | null => (v === null || v === undefined ? null : String(v));
+  return {
+    createdAt: text(r[0]), until: text(r[1]), runId: text(r[2]), maxTtlMs: text(r[3]), fence: text(r[4]),
+    check: r.length > 5 ? { runIdNow: String(r[5]), policy: String(r[6]), started: Number(r[7]) === 1, cause: String(r[8] ?? '') } : null,
+  };
+}
+
+/**
+ * Must this probe be followed by a check before it can be judged? A fast probe proves that the
+ * sentinel was reconciled with the process it ran in (probe.lua), but not that this is the process
+ * this client checked: a sentinel of another process, none at all, or no check of ours yet on this
+ * node each need one.
+ */
+export function needsCheck(node: LockNode, probe: Probe): boolean {
+  return probe.check === null && (probe.createdAt === null || node.checks.runId === null || probe.runId !== node.checks.runId);
+}
+
+/** Remember what a check found, and what it tells about the cluster's ceiling. */
+export function recordProbe(node: LockNode, probes: NodeProbes, probe: Probe): void {
+  if (probe.check !== null) {
+    node.checks.runId = probe.check.runIdNow;
+    node.checks.policy = probe.check.policy;
+    node.checks.checkedAt = performance.now();
+  }
+  const cluster = probes.cluster;
+  if (probe.createdAt === null) {
+    cluster.withoutSentinel.add(node.index);
+    // Check again next time: a quarantine may have to be started.
+    node.checks.runId = null;
+  } else {
+    cluster.withoutSentinel.delete(node.index);
+    if (Number(probe.maxTtlMs) === probes.maxTtlMs) cluster.ceilingAgreed = true;
+  }
+}
 
 /** null: the node may vote; its quarantineUntil: quarantined; 'lost': no sentinel. */
 export type EpochVerdict = number | 'lost' | null;
 
 /**
- * The quarantine verdict from `HMGET <epoch> createdAt quarantineUntil`, read after the SET, and
+ * The quarantine verdict from the sentinel's createdAt and quarantineUntil, read after the SET, and
  * the node's TIME read before it (null: not asked). A sentinel with quarantineUntil > createdAt
  * records a quarantine, over or not: the node's TIME decides, and a quarantine seen to be over is
  * remembered per node, so TIME is only sent while a node may be quarantined. Without a TIME reply
@@ -29,8 +86,7 @@ export type EpochVerdict = number | 'lost' | null;
  * commands ran: a quarantine remembered as over was over at a TIME that ran before every SET
  * judged after it.
  */
-export function epochVerdict(node: LockNode, epoch: unknown, time: unknown): EpochVerdict {
-  const [createdAt, until] = epoch as [string | null, string | null];
+export function epochVerdict(node: LockNode, createdAt: string | null, until: string | null, time: unknown): EpochVerdict {
   const q = node.quarantine;
   if (createdAt === null) {
     q.wantTime = true;
@@ -52,17 +108,35 @@ export function epochVerdict(node: LockNode, epoch: unknown, time: unknown): Epo
   return Number(until);
 }
 
-/** The vote of one grant: its quarantine verdict first, then the grant's own reply. */
-export function grantReply(plan: GrantPlan, grant: unknown, verdict: EpochVerdict, fence: unknown): GrantReply {
-  if (verdict === 'lost') return [3];
-  if (verdict !== null) return [2, verdict];
+/**
+ * The vote of one grant, from its probe (already checked where needsCheck() asked for it) and the
+ * TIME read before its SET (null: not asked). In this order: no sentinel, a ceiling other than
+ * ours, an evicting node, a quarantine, then the grant's own reply.
+ */
+export function judgeGrant(node: LockNode, plan: GrantPlan, grant: unknown, probe: Probe | null, time: unknown): GrantReply {
+  if (plan.quarantine && probe !== null) {
+    const { probes } = plan;
+    const verdict = epochVerdict(node, probe.createdAt, probe.until, time);
+    if (verdict === 'lost') return [3];
+    const recorded = Number(probe.maxTtlMs);
+    if (recorded !== probes.maxTtlMs) {
+      return [4, 'ceiling-mismatch', `the node records maxTtlMs ${probe.maxTtlMs ?? 'none'}, this client uses ${probes.maxTtlMs}`, recorded];
+    }
+    if (probes.detect === '2' && node.checks.policy !== 'noeviction') {
+      return [4, 'unsafe-eviction', `maxmemory-policy is ${node.checks.policy ?? 'unknown'}: it can evict lock keys or the sentinel`, recorded];
+    }
+    if (verdict !== null) {
+      const cause = probe.check?.cause || null;
+      return [2, verdict, (cause as QuarantineCause | null), probe.check?.started ?? false];
+    }
+  }
   if (plan.scriptCall === null) {
     if (grant !== null) return held(1, String(grant));
   } else if (grant !== 0) {
     const [i, holder] = grant as [number, string];
     return held(Number(i), String(holder));
   }
-  return [1, plan.fenced ? Number(fence ?? 0) : 0];
+  return [1, plan.fenced ? Number(probe?.fence ?? 0) : 0];
 }
 
 function held(i: number, value: string): GrantReply {

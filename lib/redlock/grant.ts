@@ -1,36 +1,42 @@
 /**
- * The first round of an acquire on one node: the grant, the quarantine check and the fence
- * register read, sent back to back as one batch on the node's connection.
+ * The first round of an acquire on one node: the grant, then the probe (scripts/probe.lua: the
+ * sentinel, the fence register and, when due, a check of the process), sent back to back as one
+ * batch on the node's connection.
  *
  * - One resource: `SET <lock> '<token> <metadata>' NX GET PX <ttl>` grants the lock exactly when
  *   no key was there (atomically, like a script's GET-then-SET) and otherwise answers the holder's
- *   value (its token and metadata, see value.ts). No Lua: a script call costs Redis ~2 µs more
- *   than this one command, and the grant is the hot path.
+ *   value (its token and metadata, see value.ts). No Lua for the grant: it is the hot path.
  * - Several resources: scripts/acquire.lua grants them all or none.
- * - Then, read after the grant: `HMGET <epoch> createdAt quarantineUntil` and, for fenced locks,
- *   `GET <fence>`. While the node may be quarantined, `TIME` goes first, before the grant, so that
- *   "the quarantine was over" is a statement about the moment our SET ran (see commandsFor).
+ * - Then, read after the grant: the probe. While the node may be quarantined, `TIME` goes first,
+ *   before the grant, so that "the quarantine was over" is a statement about the moment our SET
+ *   ran (grant-group.ts argues the order).
  *
- * Why reading the epoch and the register after the grant, outside any script, keeps the
+ * Why reading the sentinel and the register after the grant, outside the grant, keeps the
  * guarantees (see protocol.ts for the rest):
- * - Quarantine. A node votes for only if the sentinel read after our SET is there and its
- *   quarantine is over. A node that lost its data before our SET has no sentinel at that read (only
- *   scripts/quarantine.lua writes one after a loss, and it writes a quarantine), so it cannot vote
- *   for; a loss after the read is the case the quarantine exists for, found by the next acquire —
- *   exactly as with the atomic script, whose atomicity never covered a loss after it ran either.
- *   Our key may stay on a node that voted against (quarantined): that only makes others' SET NX
- *   fail there (liveness), and our release or its ttl removes it.
+ * - Quarantine. A node votes for only if the sentinel read after our SET is there, speaks for the
+ *   redis-server process this client checked (probe.lua: a fast probe succeeds only in a process
+ *   where a check ran, and the client compares the runId with the one its own check found), its
+ *   quarantine is over, its ceiling is ours and its eviction policy (as of the last check) is
+ *   noeviction. A node that lost its data or restarted before our SET fails one of these at that
+ *   read: a missing sentinel, a sentinel of another process, or NOSCRIPT, each followed by a check
+ *   (on the same connection, so still after our SET) that starts the quarantine. A loss after the
+ *   read is the case the quarantine exists for, found by the next acquire: its quarantine runs
+ *   until every lock the node held has expired (until = loss found + maxTtl, or process start +
+ *   maxTtl for a restart: every lost lock was set before the process started). Our key may stay
+ *   on a node that voted against: that only makes others' SET NX fail there (liveness), and our
+ *   release or its ttl removes it.
  * - Fences. The argument in protocol.ts (confirmFence) needs the register read on a node after our
- *   SET there: the GET runs after the SET on the same connection, and registers only grow.
+ *   SET there: the probe runs after the SET on the same connection, and registers only grow (a
+ *   node found restarted or without data gets the floor now × 1000, see probe.lua).
  * The metadata travels inside the lock key's value, so a SET that loses writes nothing at all.
  *
  * The grants of one batch on a node share these reads (grant-group.ts argues why that keeps the
  * above). A grant sent while the node is still connecting for the first time, or again after a
- * NOSCRIPT, goes as a batch of its own: [TIME], grant, [epoch], [fence].
+ * NOSCRIPT of the acquire script, goes as a batch of its own: [TIME], grant, then a check.
  */
 import { GrantGroup } from './grant-group';
-import type { GrantPlan, NodeProbes } from './grant-plan';
-import { epochVerdict, grantReply } from './grant-verdict';
+import type { GrantPlan } from './grant-plan';
+import { judgeGrant, parseProbe, recordProbe } from './grant-verdict';
 import type { BatchReplies, LockNode, Reply } from './node';
 
 /** Send the plan to one node; `reply` gets its GrantReply, or the error the node failed with. */
@@ -55,58 +61,53 @@ function isNoScript(err: Error): boolean {
   return err.message.startsWith('NOSCRIPT');
 }
 
-/** One grant as a batch of its own: [TIME], grant, [epoch], [fence], in this order. */
+/** One grant as a batch of its own: [TIME], grant, then (when needed) a check, in this order. */
 function sendAlone(node: LockNode, plan: GrantPlan, grant: Buffer, reply: Reply): void {
   // Ask for the node's TIME only while it may be quarantined (decided once per send).
   const withTime = plan.quarantine && node.quarantine.wantTime;
-  node.callBatch(commandsFor(plan, grant, withTime), (err, value) => {
-    const replies = value as BatchReplies;
-    const granted = err ? null : replies[withTime ? 1 : 0];
-    if (plan.scriptCall && grant === plan.grant && granted instanceof Error && isNoScript(granted)) {
-      sendAlone(node, plan, plan.scriptCall.evalPayload(), reply);
+  const grantAt = withTime ? 1 : 0;
+  let batch: BatchReplies | Error | null = null;
+  let probe: unknown = plan.quarantine || plan.fenced ? undefined : null;
+  let retried = false;
+  const settle = (): void => {
+    if (batch === null || probe === undefined || retried) return;
+    if (batch instanceof Error) {
+      reply(batch, undefined);
       return;
     }
-    if (err) {
-      reply(err, undefined);
-      return;
-    }
-    for (const one of replies) {
+    for (const one of batch) {
       if (one instanceof Error) {
         reply(one, undefined);
         return;
       }
     }
-    const time = withTime ? replies[0] : null;
-    const grantAt = withTime ? 1 : 0;
-    const verdict = plan.quarantine ? epochVerdict(node, replies[grantAt + 1], time) : null;
-    reply(null, grantReply(plan, replies[grantAt], verdict, plan.fenced ? replies[grantAt + (plan.quarantine ? 2 : 1)] : null));
+    if (probe instanceof Error) {
+      reply(probe, undefined);
+      return;
+    }
+    const parsed = probe === null ? null : parseProbe(probe);
+    if (parsed !== null) recordProbe(node, plan.probes, parsed);
+    reply(null, judgeGrant(node, plan, batch[grantAt], parsed, withTime ? batch[0] : null));
+  };
+  node.callBatch(withTime ? [plan.probes.time, grant] : [grant], (err, value) => {
+    const replies = value as BatchReplies;
+    const granted = err ? null : replies[grantAt];
+    if (plan.scriptCall && grant === plan.grant && granted instanceof Error && isNoScript(granted)) {
+      retried = true;
+      sendAlone(node, plan, plan.scriptCall.evalPayload(), reply);
+      return;
+    }
+    batch = err ?? replies;
+    settle();
   });
-}
-
-/**
- * [TIME], grant, [epoch], [fence]. TIME comes FIRST: a quarantine is judged over only when the
- * node's clock had passed quarantineUntil before our SET ran (TIME read after the SET could pass
- * the end of the quarantine while the SET itself ran inside it, if other clients' commands ran in
- * between). The epoch and the register are read AFTER the SET (see the header).
- */
-function commandsFor(plan: GrantPlan, grant: Buffer, withTime: boolean): Buffer[] {
-  const commands = withTime ? [plan.probes.time, grant] : [grant];
-  if (plan.quarantine) commands.push(plan.probes.epoch);
-  if (plan.fenced) commands.push(plan.probes.fence);
-  return commands;
-}
-
-/**
- * The node has no sentinel: start its quarantine with scripts/quarantine.lua (or read the one
- * another client started). One call per node at a time; resolves with [quarantineUntil, discovered].
- */
-export function startQuarantine(node: LockNode, probes: NodeProbes): Promise<[number, boolean]> {
-  const q = node.quarantine;
-  q.starting ??= node.run(probes.quarantine).then((reply) => {
-    const [until, discovered] = reply as [number, number];
-    return [Number(until), discovered === 1] as [number, boolean];
-  }).finally(() => {
-    q.starting = null;
-  });
-  return q.starting;
+  // Sent after the grant on the same connection (commands go out in the order they are issued).
+  if (probe === undefined) {
+    node.runCheck(plan.probes).then((checked) => {
+      probe = checked;
+      settle();
+    }, (err: Error) => {
+      probe = err;
+      settle();
+    });
+  }
 }

@@ -11,6 +11,7 @@ export {
   QuorumUnavailableError,
   LockExpiredError,
   InvalidArgumentError,
+  MaxTtlMismatchError,
   isRedlockError,
 } from './errors';
 export type { Vote, VoteReason } from './votes';
@@ -21,13 +22,19 @@ export { nodeLabel, NodeBacklogError, NodeStalledError } from './node';
 /** A lock key's value is `<token> <metadata JSON>`: read it with these. */
 export { lockValue, metaTextOf, tokenOf } from './value';
 export {
+  adoptGracefulRestart,
   EPOCH_FIELDS,
   epochKey,
-  fenceKey,
+  legacyFenceKey,
   markNodeClean,
   nodeTimeMs,
   parseEpoch,
+  QUARANTINE_CAUSES,
   readEpoch,
   readFenceRegister,
+  SentinelChangedError,
+  serverRunId,
   type EpochSentinel,
+  type QuarantineCause,
+  type SeenSentinel,
 } from './epoch';

@@ -1,8 +1,9 @@
 import { Redis, type RedisOptions } from 'ioredis';
 import { InvalidArgumentError } from './errors';
 import { BatchSlot, LeanCall, LeanSlot, PayloadCommand, sendEach, SlotBatch, writeOwned, type BatchReplies, type Outbound, type Reply } from './outbound';
+import type { NodeProbes } from './grant-plan';
 import type { ScriptCall } from './resp';
-import { ALL_SCRIPTS } from './scripts';
+import { ALL_SCRIPTS, PROBE_SCRIPT } from './scripts';
 
 export type { BatchReplies, Reply } from './outbound';
 
@@ -89,11 +90,17 @@ export class LockNode {
   pending = 0;
   /**
    * What the grant knows of this node's quarantine (see grant.ts): whether to ask for the node's
-   * TIME with the epoch, the last quarantineUntil seen to be over on the node's clock, and the
-   * call starting a quarantine, while one runs.
+   * TIME with the probe, and the last quarantine (createdAt|until) seen to be over on the node's clock.
    */
-  readonly quarantine: { wantTime: boolean; over: string | null; starting: Promise<[number, boolean]> | null } =
-    { wantTime: true, over: null, starting: null };
+  readonly quarantine: { wantTime: boolean; over: string | null } = { wantTime: true, over: null };
+  /**
+   * What this client's last check of the node found (scripts/probe.lua check mode): the
+   * redis-server process (run_id) its sentinel speaks for, its maxmemory-policy, and when (a
+   * performance.now() time). runId null: check before the next vote (never checked, reconnected,
+   * or a probe found something that needs one).
+   */
+  readonly checks: { runId: string | null; policy: string | null; checkedAt: number; starting: boolean } =
+    { runId: null, policy: null, checkedAt: -Infinity, starting: false };
   private batch: Outbound[] = [];
   /** The groups of the batch being collected (see BatchGroup), sealed when it is written. */
   private groups: Map<object, BatchGroup> | null = null;
@@ -119,9 +126,13 @@ export class LockNode {
       this.client = new Redis(target, { ...OWNED_CLIENT_OPTIONS });
       this.client.on('error', (err: Error) => onConnectionError(this, err));
       // Load the scripts on every (re)connection, before any EVALSHA of ours: NOSCRIPT becomes
-      // rare (a SCRIPT FLUSH), and the EVAL fallback keeps working when it happens.
+      // rare (a SCRIPT FLUSH), and the EVAL fallback keeps working when it happens. Never the
+      // probe: it is loaded only by a check (see scripts/probe.lua), which is what makes a
+      // successful fast probe prove that the process was checked.
       this.client.on('ready', () => {
-        for (const script of ALL_SCRIPTS) this.client.script('LOAD', script.source).catch(() => undefined);
+        for (const script of ALL_SCRIPTS) {
+          if (script !== PROBE_SCRIPT) this.client.script('LOAD', script.source).catch(() => undefined);
+        }
       });
       this.booting = new Promise<void>((resolve) => {
         const settle = () => {
@@ -136,6 +147,36 @@ export class LockNode {
       this.owned = false;
       this.client = target;
     }
+    // A new connection may reach another process (a restart, a failover behind a proxy): check it
+    // before its next vote. Detection does not rely on this (a proxy may keep our socket open while
+    // its upstream restarts: the probe finds that, see grant-verdict.ts), it only makes it sooner.
+    this.client.on('ready', () => {
+      this.checks.runId = null;
+    });
+  }
+
+  /** Is a check of this node due (never checked since connecting, or the last one is older than intervalMs)? */
+  checkDue(intervalMs: number): boolean {
+    return this.checks.runId === null || performance.now() - this.checks.checkedAt >= intervalMs;
+  }
+
+  /**
+   * Run a check (scripts/probe.lua check mode) now, behind whatever this node was sent before. Not
+   * shared between callers: a check judges only the grants that were sent before it.
+   */
+  runCheck(probes: NodeProbes, withSource = false): Promise<unknown> {
+    if (!withSource) return this.run(probes.check());
+    // The caller just got NOSCRIPT: send the source at once (EVAL loads it, as a check).
+    return new Promise((resolve, reject) => {
+      if (this.refuse(1, (err) => reject(err))) return;
+      this.pending++;
+      this.command('eval', probes.check().evalPayload(), (err, value) => {
+        this.pending--;
+        this.settled++;
+        if (err) reject(err);
+        else resolve(value);
+      });
+    });
   }
 
   /**

@@ -18,11 +18,12 @@
  *   against for maxTtlMs after the loss was found, i.e. until every lock it had granted has
  *   expired, so it cannot help a second client to a quorum while the first still holds the lock.
  */
-import { InvalidArgumentError, LockContendedError, LockExpiredError, QuorumUnavailableError, type RedlockError } from './errors';
+import type { QuarantineCause } from './epoch';
+import { InvalidArgumentError, LockContendedError, LockExpiredError, MaxTtlMismatchError, QuorumUnavailableError, type RedlockError } from './errors';
 import type { ReleaseResult } from './lock';
-import { sendGrant, startQuarantine } from './grant';
+import { sendGrant } from './grant';
 import { grantPlan, type NodeProbes } from './grant-plan';
-import type { GrantReply } from './grant-verdict';
+import { parseProbe, recordProbe, type GrantReply } from './grant-verdict';
 import type { LockNode } from './node';
 import { ScriptCall } from './resp';
 import { blockingSize, validityHorizonMs, validityMs } from './quorum';
@@ -40,7 +41,7 @@ export interface ProtocolContext {
   /** `<prefix>released` */
   readonly channel: string;
   readonly onNodeError: ErrorSink;
-  onQuarantine(node: LockNode, until: number, discovered: boolean): void;
+  onQuarantine(node: LockNode, until: number, discovered: boolean, cause: QuarantineCause | null): void;
 }
 
 /** One acquire() call, validated; reused by its attempts. */
@@ -99,7 +100,7 @@ export async function attemptAcquire(ctx: ProtocolContext, req: AcquireRequest):
 
   // Failed: release everywhere (voters, refusers and the silent alike) before any retry.
   releaseEverywhere(ctx, req.lockKeys, token, req.resources);
-  return { ok: false, error: acquireError(nodes.length, req.resources, votes, expired, round), split: isSplit(round) };
+  return { ok: false, error: acquireError(nodes.length, req.resources, votes, expired, round, settings.maxTtlMs), split: isSplit(round) };
 }
 
 /** The metadata of the token that refused on the most nodes (ties: the first node's), parsed. */
@@ -133,6 +134,16 @@ function isSplit(round: Round): boolean {
   return false;
 }
 
+const CAUSE_DETAIL: Readonly<Record<QuarantineCause, string>> = {
+  'data-loss': 'the node lost its data (no epoch sentinel)',
+  restart: 'the node restarted (a new redis-server process: it may have loaded an older snapshot)',
+  eviction: 'the node evicted keys since its last check',
+};
+
+function quarantineDetail(cause: QuarantineCause | null): string | undefined {
+  return cause === null ? undefined : CAUSE_DETAIL[cause];
+}
+
 function onAcquireReply(ctx: ProtocolContext, probes: NodeProbes, round: Round, i: number, reply: GrantReply): void {
   switch (reply[0]) {
     case 1:
@@ -146,19 +157,39 @@ function onAcquireReply(ctx: ProtocolContext, probes: NodeProbes, round: Round, 
       round.reject(i, 'contended');
       return;
     case 2:
-      ctx.onQuarantine(round.nodes[i]!, reply[1], false);
-      round.reject(i, 'quarantined', undefined, reply[1]);
+      ctx.onQuarantine(round.nodes[i]!, reply[1], reply[3], reply[2]);
+      round.reject(i, 'quarantined', quarantineDetail(reply[2]), reply[1]);
       return;
-    case 3: {
-      const node = round.nodes[i]!;
-      round.reject(i, 'quarantined', 'the node lost its data (no epoch sentinel): its quarantine starts now');
-      startQuarantine(node, probes).then(([until, discovered]) => ctx.onQuarantine(node, until, discovered),
-        (err: unknown) => ctx.onNodeError(node, err instanceof Error ? err : new Error(String(err))));
+    case 3:
+      round.reject(i, 'quarantined', 'the node has no epoch sentinel (it lost its data): its quarantine starts now');
+      void round.done.then(() => startQuarantine(ctx, round.nodes[i]!, probes));
       return;
-    }
+    case 4:
+      if (reply[1] === 'ceiling-mismatch' && !round.decided) (round.ceilings ??= new Array<number | undefined>(round.nodes.length))[i] = reply[3];
+      round.reject(i, reply[1], reply[2]);
+      return;
     default:
       round.reject(i, 'error', `unexpected reply ${JSON.stringify(reply)}`);
   }
+}
+
+/**
+ * A node answered without a sentinel, and its check could not start the quarantine: no node had
+ * confirmed this client's ceiling when the check was sent (grant-plan.ts ClusterView). Once the
+ * round is over the other nodes have answered: start it now if they confirmed it (one at a time
+ * per node; this check judges no grant, so it may be shared).
+ */
+function startQuarantine(ctx: ProtocolContext, node: LockNode, probes: NodeProbes): void {
+  const cluster = probes.cluster;
+  if (node.checks.starting || !(cluster.ceilingAgreed || cluster.withoutSentinel.size >= cluster.nodeCount)) return;
+  node.checks.starting = true;
+  node.runCheck(probes).then((reply) => {
+    const probe = parseProbe(reply);
+    recordProbe(node, probes, probe);
+    if (probe.check?.started) ctx.onQuarantine(node, Number(probe.until), true, (probe.check.cause || null) as QuarantineCause | null);
+  }, (err: unknown) => ctx.onNodeError(node, err instanceof Error ? err : new Error(String(err)))).finally(() => {
+    node.checks.starting = false;
+  });
 }
 
 /**
@@ -189,7 +220,7 @@ async function confirmFence(ctx: ProtocolContext, req: AcquireRequest, token: st
   for (let i = 0; i < nodes.length; i++) if (voted.votes[i]!.vote === 'for' && voted.values[i]! > max) max = voted.values[i]!;
   const fence = max + 1;
   if (remainingMs <= 0) return { ok: false, expired: true, votes: voted.votes };
-  const keys = [req.probes.fenceKey, ...req.lockKeys];
+  const keys = [req.probes.epochKey, ...req.lockKeys];
   const args: string[] = keys.slice();
   args.push(token, String(fence), `${metaHead},"fence":"${fence}"}`);
   const timeout = Math.min(settings.nodeTimeoutMs, remainingMs);
@@ -212,7 +243,8 @@ function onConfirmReply(round: Round, i: number, reply: unknown): void {
  * key that no quorum is possible even if every silent node had voted for → LockContendedError.
  * Otherwise the missing votes (timeouts, errors, quarantines) are to blame → QuorumUnavailableError.
  */
-export function acquireError(nodeCount: number, resources: readonly string[], votes: readonly Vote[], expired: boolean, round: Round): RedlockError {
+export function acquireError(nodeCount: number, resources: readonly string[], votes: readonly Vote[], expired: boolean, round: Round,
+  clientMaxTtlMs = 0): RedlockError {
   const summary = summarizeVotes(votes);
   const what = resources.length === 1 ? JSON.stringify(resources[0]) : `${resources.length} resources`;
   if (expired) return new LockExpiredError(`acquire ${what}: validity ran out before a quorum was confirmed (${summary})`, votes, resources);
@@ -220,6 +252,12 @@ export function acquireError(nodeCount: number, resources: readonly string[], vo
     const holder = holderMeta(round);
     const owner = holder?.owner ? ` ${JSON.stringify(holder.owner)}` : '';
     return new LockContendedError(`acquire ${what}: held by another client${owner} (${summary})`, votes, resources, holder);
+  }
+  // A node that records another ceiling is a configuration error, whatever else went wrong.
+  const mismatched = round.ceilings?.find((c) => c !== undefined);
+  if (mismatched !== undefined) {
+    return new MaxTtlMismatchError(`acquire ${what}: a node records a lease ceiling (maxTtlMs) of ${mismatched} ms, this client uses ` +
+      `${clientMaxTtlMs}: every client of a cluster must use the same maxTtlMs (${summary})`, votes, resources, mismatched, clientMaxTtlMs);
   }
   return new QuorumUnavailableError(`acquire ${what}: too few nodes could vote (${summary})`, votes, resources);
 }

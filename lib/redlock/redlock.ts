@@ -1,13 +1,13 @@
 import { EventEmitter } from 'node:events';
 import type { Redis } from 'ioredis';
-import { epochKey, fenceKey, markNodeClean } from './epoch';
+import { epochKey, markNodeClean } from './epoch';
 import { InvalidArgumentError, LockExpiredError, QuorumUnavailableError, type RedlockError } from './errors';
 import type { OperationEvent, RedlockEvents } from './events';
 import { Lock, type ExtendResult, type LockController, type LockState, type ReleaseResult } from './lock';
 import { LockNode, nodeLabel } from './node';
 import { attemptAcquire, extendKeys, releaseKeys, type ProtocolContext } from './protocol';
 import { jitteredDelayMs, quorumSize } from './quorum';
-import { checkLeaseTtl, lockKeysOf, prepareAcquire } from './request';
+import { checkLeaseTtl, lockKeysOf, prepareAcquire, probesOf } from './request';
 import { checkDelay, checkRetryCount, describe, resolveSettings, type RedlockSettings } from './settings';
 import { runUsing } from './using';
 import { checkResources, checkToken } from './validate';
@@ -76,6 +76,8 @@ export class Redlock extends EventEmitter<RedlockEvents> implements LockControll
     this.nodeCount = created.length;
     this.quorum = quorumSize(created.length);
     this.quarantineSeen = new Array<number>(created.length).fill(0);
+    // This Redlock's probes and its view of the cluster (made once; prepareAcquire finds them).
+    probesOf(this.settings, created.length);
     const prefix = this.settings.keyPrefix;
     this.lockPrefix = `${prefix}lock:`;
     this.ctx = {
@@ -84,10 +86,10 @@ export class Redlock extends EventEmitter<RedlockEvents> implements LockControll
       settings: this.settings,
       channel: `${prefix}released`,
       onNodeError,
-      onQuarantine: (node, until, discovered) => {
+      onQuarantine: (node, until, discovered, cause) => {
         if (this.quarantineSeen[node.index] === until && !discovered) return;
         this.quarantineSeen[node.index] = until;
-        this.emit('quarantine', { node: node.index, label: node.label, until, discovered });
+        this.emit('quarantine', { node: node.index, label: node.label, until, discovered, ...(cause ? { cause } : {}) });
       },
     };
     this.waiters = new ReleaseWaiters(created, this.ctx.channel, this.settings.subscriberLingerMs, onNodeError);
@@ -156,7 +158,8 @@ export class Redlock extends EventEmitter<RedlockEvents> implements LockControll
         }
         lastError = outcome.error;
         if (signal?.aborted) throw signal.reason;
-        if (retryCount === 0 || this.closed) break;
+        // A configuration error (this client's maxTtlMs is not the cluster's) is not worth a retry.
+        if (retryCount === 0 || this.closed || lastError.name === 'MaxTtlMismatchError') break;
         waiter ??= this.waiters.register(req.resources, seen);
         // A release was published while the attempt was under way: retry at once (free of charge).
         if (waiter.takeAgain()) continue;
@@ -278,10 +281,9 @@ export class Redlock extends EventEmitter<RedlockEvents> implements LockControll
     }));
   }
 
-  /** The epoch sentinel and fence register keys of this prefix (for inspection tools). */
-  get systemKeys(): { epoch: string; fence: string; channel: string } {
-    const prefix = this.settings.keyPrefix;
-    return { epoch: epochKey(prefix), fence: fenceKey(prefix), channel: this.ctx.channel };
+  /** The epoch sentinel key (it holds the fence register too) and the wake-up channel of this prefix (for inspection tools). */
+  get systemKeys(): { epoch: string; channel: string } {
+    return { epoch: epochKey(this.settings.keyPrefix), channel: this.ctx.channel };
   }
 
   /** Close the connections this Redlock opened (never a client passed in). Idempotent. */

@@ -1,5 +1,5 @@
 import { hostname } from 'node:os';
-import { epochKey, fenceKey } from './epoch';
+import { epochKey, legacyFenceKey } from './epoch';
 import { InvalidArgumentError } from './errors';
 import { nodeProbes, type NodeProbes } from './grant-plan';
 import type { AcquireRequest } from './protocol';
@@ -55,13 +55,18 @@ export function prepareAcquire(settings: Readonly<RedlockSettings>, resources: u
   };
 }
 
-/** The node probes of a Redlock's (frozen) settings, made once: they depend on the prefix and ceiling only. */
+/**
+ * The node probes of a Redlock, made once per (frozen) settings object, which each Redlock has its
+ * own of: they carry the Redlock's view of the cluster (ClusterView), so they are never shared.
+ */
 const probesBySettings = new WeakMap<Readonly<RedlockSettings>, NodeProbes>();
 
-function probesOf(settings: Readonly<RedlockSettings>): NodeProbes {
+export function probesOf(settings: Readonly<RedlockSettings>, nodeCount = 0): NodeProbes {
   let probes = probesBySettings.get(settings);
   if (probes === undefined) {
-    probes = nodeProbes(epochKey(settings.keyPrefix), fenceKey(settings.keyPrefix), settings.maxTtlMs);
+    const detect = !settings.quarantine ? '0' : settings.nodeChecks ? '2' : '1';
+    probes = nodeProbes(epochKey(settings.keyPrefix), legacyFenceKey(settings.keyPrefix), settings.maxTtlMs, detect, settings.nodeCheckIntervalMs,
+      nodeCount);
     probesBySettings.set(settings, probes);
   }
   return probes;

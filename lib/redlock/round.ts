@@ -25,6 +25,8 @@ export class Round {
   holders: Array<string | undefined> | null = null;
   /** Per node, the metadata text of that holder's value (null: none). */
   holderMetas: Array<string | null | undefined> | null = null;
+  /** Per node, the lease ceiling it records behind a `ceiling-mismatch` vote. */
+  ceilings: Array<number | undefined> | null = null;
   forCount = 0;
   againstCount = 0;
   decided = false;

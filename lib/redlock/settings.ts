@@ -41,9 +41,12 @@ export interface RedlockSettings {
    */
   retryJitterMs: number;
   /**
-   * The cluster's lease ceiling in ms: a larger ttl is refused, and a node that lost its data is
-   * quarantined for this long. Every client of one cluster (and key prefix) must use the same
-   * value, since the quarantine is only as long as the ceiling of the client that detects it.
+   * The cluster's lease ceiling in ms: a larger ttl is refused, and a node that lost its data or
+   * restarted is quarantined for this long. Every client of one cluster (and key prefix) must use
+   * the same value, since a quarantine is only as long as the ceiling of the client that starts it:
+   * the nodes record the ceiling, and a node whose recorded ceiling differs votes against
+   * (`ceiling-mismatch`; the acquire fails with MaxTtlMismatchError). A client starts a quarantine
+   * on a node without a sentinel only after another node confirmed its ceiling.
    * @default 60000
    */
   maxTtlMs: number;
@@ -61,6 +64,23 @@ export interface RedlockSettings {
    * @default true
    */
   quarantine: boolean;
+  /**
+   * Detect what a missing sentinel does not show (scripts/probe.lua): a redis-server that restarted
+   * (a new INFO run_id: it may have loaded an older RDB snapshot or AOF) sits out a quarantine until
+   * its start + maxTtlMs; a node whose maxmemory-policy can evict keys votes against
+   * (`unsafe-eviction`); evicted keys since the last check start a quarantine. `false` is an
+   * explicit UNSAFE setting (only a missing sentinel is detected), for negative controls.
+   * @default true
+   */
+  nodeChecks: boolean;
+  /**
+   * How often (ms) each node's process, eviction policy and evicted keys are checked again (the
+   * check rides on a grant's probe: no extra round trip). A `CONFIG SET maxmemory-policy` between
+   * two checks is the window in which an evicting node may still vote. A restart is found at once
+   * whatever this is (see scripts/probe.lua).
+   * @default 1000
+   */
+  nodeCheckIntervalMs: number;
   /**
    * `using()` extends the lock when its remaining validity drops to this many ms (at most half the
    * ttl, so short leases are extended at their midpoint).
@@ -97,6 +117,8 @@ export const DEFAULT_SETTINGS: Readonly<RedlockSettings> = Object.freeze({
   maxTtlMs: 60_000,
   keyPrefix: 'rl:',
   quarantine: true,
+  nodeChecks: true,
+  nodeCheckIntervalMs: 1_000,
   automaticExtensionThresholdMs: 500,
   maxExtensions: 100,
   maxPendingPerNode: 4096,
@@ -155,6 +177,8 @@ export function resolveSettings(partial: Partial<RedlockSettings> = {}): Readonl
     throw new InvalidArgumentError('settings.keyPrefix', `must be a string of at most 128 characters, got ${describe(s.keyPrefix)}`);
   }
   if (typeof s.quarantine !== 'boolean') throw new InvalidArgumentError('settings.quarantine', `must be a boolean, got ${describe(s.quarantine)}`);
+  if (typeof s.nodeChecks !== 'boolean') throw new InvalidArgumentError('settings.nodeChecks', `must be a boolean, got ${describe(s.nodeChecks)}`);
+  integerIn('settings.nodeCheckIntervalMs', s.nodeCheckIntervalMs, 10, 3_600_000);
   integerIn('settings.automaticExtensionThresholdMs', s.automaticExtensionThresholdMs, 0, MAX_LEASE_CEILING_MS);
   if (s.maxExtensions !== Number.POSITIVE_INFINITY) integerIn('settings.maxExtensions', s.maxExtensions, 0, Number.MAX_SAFE_INTEGER);
   integerIn('settings.maxPendingPerNode', s.maxPendingPerNode, 1, 1_000_000);

@@ -7,7 +7,11 @@
  * Why a node voted as it did.
  * - `ok`: it did what was asked (granted, confirmed, extended, deleted).
  * - `contended`: another token holds one of the keys (acquire).
- * - `quarantined`: the node lost its data and votes against until `quarantineUntil` (acquire).
+ * - `quarantined`: the node lost its data, restarted or evicted keys, and votes against until
+ *   `quarantineUntil` (acquire; `detail` says why).
+ * - `unsafe-eviction`: the node's maxmemory-policy can evict lock keys, the sentinel or the fence
+ *   register (anything but noeviction), so its grants cannot be relied on (acquire).
+ * - `ceiling-mismatch`: the node records another lease ceiling (maxTtlMs) than this client's (acquire).
  * - `lost`: a key no longer holds our token (fence confirmation, extend).
  * - `not-held`: there was nothing of ours to delete (release; not an error).
  * - `timeout`: no reply before the round's deadline.
@@ -15,7 +19,7 @@
  * - `error`: the command failed (connection down, refused, script error, backlog full); see `detail`.
  * - `not-asked`: the round did not involve this node (e.g. a fence confirmation goes to voters only).
  */
-export type VoteReason = 'ok' | 'contended' | 'quarantined' | 'lost' | 'not-held' | 'timeout' | 'pending' | 'error' | 'not-asked';
+export type VoteReason = 'ok' | 'contended' | 'quarantined' | 'unsafe-eviction' | 'ceiling-mismatch' | 'lost' | 'not-held' | 'timeout' | 'pending' | 'error' | 'not-asked';
 
 export interface Vote {
   /** Index of the node in the list the Redlock was constructed with (0-based). */

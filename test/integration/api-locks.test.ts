@@ -140,7 +140,7 @@ describe('force-release', () => {
     expect(seen.view?.majorityToken).toBe(old.token);
     // … meanwhile the holder releases and another client takes the lock …
     await api.call('POST', '/api/locks/fr-race/release', { as: 'client', body: { token: old.token } });
-    const other = new Redlock(api.cluster.urls, { retryCount: 0 });
+    const other = new Redlock(api.cluster.urls, { retryCount: 0, maxTtlMs: api.maxTtlMs });
     const newer = await other.acquire('fr-race', 10_000);
     try {
       // … then the operator clicks.
@@ -215,7 +215,7 @@ describe('live events', () => {
     const decoder = new TextDecoder();
     let buffer = '';
     await new Promise((r) => setTimeout(r, 500)); // let the hub subscribe on every node
-    const other = new Redlock(api.cluster.urls, { retryCount: 0 });
+    const other = new Redlock(api.cluster.urls, { retryCount: 0, maxTtlMs: api.maxTtlMs });
     try {
       const started = performance.now();
       const lock = await other.acquire('sse-grant', 5_000);

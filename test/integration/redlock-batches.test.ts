@@ -1,5 +1,6 @@
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { markNodeClean } from '@/lib/redlock/epoch';
 import { sendGrant } from '@/lib/redlock/grant';
 import { grantPlan, nodeProbes } from '@/lib/redlock/grant-plan';
 import { LockNode, type Reply } from '@/lib/redlock/node';
@@ -23,7 +24,7 @@ afterAll(async () => {
   await cluster?.stop();
 });
 
-const probes = nodeProbes('b:epoch', 'b:fence', 60_000);
+const probes = nodeProbes('b:epoch', 'b:fence', 60_000, '2', 1_000, 1);
 const grant = (key: string, token: string, fenced = false) =>
   grantPlan([key], lockValue(token, '{"owner":"t"}'), 5_000, { quarantine: true, fenced, probes });
 const release = (key: string, token: string) => new ScriptCall(RELEASE_SCRIPT, 1, [key, token, '', key]);
@@ -43,7 +44,7 @@ async function ranInOrder(send: (node: LockNode, done: () => Reply) => void, pre
     const [name, ...rest] = args;
     const upper = name!.toUpperCase();
     if (upper === 'SET' || upper === 'HMGET' || upper === 'GET') ran.push(`${upper} ${rest[0]}`);
-    else if (upper === 'EVALSHA') ran.push(`EVALSHA ${rest[2]}`);
+    else if (upper === 'EVALSHA' || upper === 'EVAL') ran.push(`${upper} ${rest[2]}`);
     else if (!['SCRIPT', 'INFO', 'QUIT'].includes(upper)) ran.push(upper);
   });
   const replies: unknown[] = [];
@@ -69,23 +70,26 @@ async function ranInOrder(send: (node: LockNode, done: () => Reply) => void, pre
 describe('one node, one batch: the order Redis runs our commands in', () => {
   beforeAll(async () => {
     const admin = new Redis(url);
-    // A clean sentinel: no quarantine.
-    await admin.hset('b:epoch', 'createdAt', '1000', 'quarantineUntil', '1000');
-    await admin.set('b:fence', '41');
+    // A clean sentinel for this process: no quarantine, register 41.
+    await markNodeClean(admin, { keyPrefix: 'b:', maxTtlMs: 60_000 });
+    await admin.hset('b:epoch', 'fence', '41');
     await admin.set('b:lock:held', 'other {"owner":"x"}', 'PX', 5_000);
     admin.disconnect();
   });
 
-  it('grants keep their order and share one TIME before them and one epoch and register read after them all', async () => {
+  it('grants keep their order and share one TIME before them and one probe (sentinel and register) after them all', async () => {
     const { ran, replies } = await ranInOrder((node, done) => {
       sendGrant(node, grant('b:lock:one', 'tok1'), done());
       node.call(release('b:lock:one', 'tok1'), done());
       sendGrant(node, grant('b:lock:held', 'tok2', true), done());
       sendGrant(node, grant('b:lock:three', 'tok3', true), done());
     });
-    // A fresh node may be quarantined until it has read a TIME: one, before the first grant.
+    // A fresh node may be quarantined until it has read a TIME: one, before the first grant. After
+    // the grants, one probe; a client's first probe of a node is a check, and the node's first
+    // check of this probe script answers NOSCRIPT (nothing loads it but a check): its EVAL follows
+    // at once, still after every SET.
     expect(ran).toEqual(['TIME', 'SET b:lock:one', 'EVALSHA b:lock:one', 'SET b:lock:held', 'SET b:lock:three',
-      'HMGET b:epoch', 'GET b:fence']);
+      'EVALSHA b:epoch', 'EVAL b:epoch']);
     // Granted (unfenced), released, held by `other`, granted with the register read after its SET.
     expect(replies).toEqual([[1, 0], 1, [0, 1, 'other', '{"owner":"x"}'], [1, 41]]);
   });
@@ -102,8 +106,8 @@ describe('one node, one batch: the order Redis runs our commands in', () => {
     }, (node) => {
       node.quarantine.wantTime = false;
     });
-    expect(ran).toEqual(['SET b:lock:early', 'TIME', 'SET b:lock:late', 'HMGET b:epoch']);
+    expect(ran).toEqual(['SET b:lock:early', 'TIME', 'SET b:lock:late', 'EVALSHA b:epoch']);
     // The early SET may have run inside the quarantine as far as the client can tell: against.
-    expect(replies).toEqual([[2, 2000], [1, 0]]);
+    expect(replies).toEqual([[2, 2000, null, false], [1, 0]]);
   });
 });

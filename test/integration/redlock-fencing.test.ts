@@ -32,7 +32,7 @@ describe('fencing tokens', () => {
   it('many clients, one resource, hundreds of grants, aof-always nodes crashing and restarting: fences strictly increase in grant order', async () => {
     const cluster = await startTestCluster({ nodes: 5, persistence: 'aof-always' });
     const prefix = uniquePrefix('fence-chaos');
-    const clients = Array.from({ length: 8 }, () => new Redlock(cluster.urls, { keyPrefix: prefix, retryCount: 1_000, retryDelayMs: 20, retryJitterMs: 20 }));
+    const clients = Array.from({ length: 8 }, () => new Redlock(cluster.urls, { keyPrefix: prefix, maxTtlMs: 1_000, retryCount: 1_000, retryDelayMs: 20, retryJitterMs: 20 }));
     try {
       await clients[0]!.markNodesClean();
       const fences: number[] = [];
@@ -58,8 +58,10 @@ describe('fencing tokens', () => {
         let crashes = 0;
         while (!done) {
           // A holder whose release cannot reach the crashed node leaves its key there until the
-          // ttl (availability, not safety): crash a node every ~300 ms, one at a time.
-          await sleep(300);
+          // ttl (availability, not safety), and a crashed node sits out maxTtlMs from its restart
+          // (a crash is never trusted, even with aof-always): crash a node every ~600 ms, one at
+          // a time, so that at most two are out at once.
+          await sleep(600);
           if (done) break;
           const id = 1 + (crashes % 5);
           await cluster.supervisor.crash(id);

@@ -20,6 +20,8 @@ const ROUTE_FILES = import.meta.glob<Record<string, Handler>>('../../app/api/**/
 
 export interface ApiHarness {
   cluster: TestCluster;
+  /** The cluster's lease ceiling: a test's own Redlock must use the same one. */
+  maxTtlMs: number;
   dataDir: string;
   call(method: string, path: string, options?: { as?: Who; body?: unknown; rawBody?: string; headers?: Record<string, string> }): Promise<Response>;
   stop(): Promise<void>;
@@ -64,6 +66,7 @@ export async function startApi(options: { nodes?: number; maxTtlMs?: number } = 
 
   return {
     cluster,
+    maxTtlMs: options.maxTtlMs ?? 3_000,
     dataDir,
     async call(method, path, { as = 'anonymous', body, rawBody, headers = {} } = {}) {
       const h: Record<string, string> = {};

@@ -56,7 +56,7 @@ describe('loadConfig', () => {
   it.each([
     [{ PORT: 'abc' }, /PORT must be a whole number/],
     [{ PORT: '70000' }, /PORT must be between/],
-    [{ REDLOCK_PERSISTENCE: 'rdb' }, /REDLOCK_PERSISTENCE must be none, aof-everysec or aof-always/],
+    [{ REDLOCK_PERSISTENCE: 'aof' }, /REDLOCK_PERSISTENCE must be none, rdb, aof-everysec or aof-always/],
     [{ REDLOCK_CLUSTER_SIZE: '0' }, /REDLOCK_CLUSTER_SIZE must be between 1 and 15/],
     [{ REDLOCK_ADMIN_USER: 'root' }, /set both REDLOCK_ADMIN_USER and REDLOCK_ADMIN_PASSWORD/],
     [{ REDLOCK_ADMIN_USER: 'root', REDLOCK_ADMIN_PASSWORD: 'short' }, /at least 12 characters/],

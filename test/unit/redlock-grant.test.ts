@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { sendGrant } from '@/lib/redlock/grant';
 import { grantPlan, nodeProbes } from '@/lib/redlock/grant-plan';
 import type { GrantReply } from '@/lib/redlock/grant-verdict';
+import { PROBE_SCRIPT } from '@/lib/redlock/scripts';
 import type { BatchGroup, LockNode, Reply } from '@/lib/redlock/node';
 import { lockValue } from '@/lib/redlock/value';
 
@@ -9,19 +10,22 @@ import { lockValue } from '@/lib/redlock/value';
 // replaced by a recorder that answers each command by its kind. (What Redis does with these
 // commands is tested on real nodes: redlock-core, redlock-quarantine and redlock-fencing.)
 
-const probes = nodeProbes('t:epoch', 't:fence', 60_000);
+const probes = nodeProbes('t:epoch', 't:fence', 60_000, '2', 1_000, 1);
 const plan = (fenced: boolean, token = 'tok') =>
   grantPlan([`t:lock:${token}`], lockValue(token, '{"owner":"o"}'), 1_000, { quarantine: true, fenced, probes });
 
-type Kind = 'TIME' | 'SET' | 'HMGET' | 'FENCE';
+type Kind = 'TIME' | 'SET' | 'PROBE' | 'CHECK';
 type Answer = (kind: Kind, text: string) => unknown;
 
 function kindOf(text: string): Kind {
   if (text.includes('\r\nTIME\r\n')) return 'TIME';
   if (text.includes('\r\nSET\r\n')) return 'SET';
-  if (text.includes('\r\nHMGET\r\n')) return 'HMGET';
-  return 'FENCE';
+  if (text.includes(PROBE_SCRIPT.sha)) return text.includes('t:fence\r\n$1\r\n1\r\n') ? 'CHECK' : 'PROBE';
+  throw new Error(`unexpected command ${text}`);
 }
+
+/** A probe's reply (scripts/probe.lua): createdAt, quarantineUntil, runId, maxTtlMs, register. */
+const probeReply = (createdAt: string | null, until: string | null, register = '7', runId = 'r1') => [createdAt, until, runId, '60000', register];
 
 /**
  * A node whose commands are recorded batch by batch: flush() seals the batch's groups, as
@@ -32,7 +36,17 @@ function recorder(wantTime: boolean, answer: Answer) {
   let queue: Array<[string, Reply]> = [];
   let groups = new Map<object, BatchGroup>();
   const node = {
-    quarantine: { wantTime, over: null as string | null, starting: null },
+    index: 0,
+    quarantine: { wantTime, over: null as string | null },
+    // This client checked the node (process r1, noeviction) a moment ago: no check is due.
+    checks: { runId: 'r1' as string | null, policy: 'noeviction' as string | null, checkedAt: 0, starting: false },
+    checkDue: () => false,
+    checked: 0,
+    runCheck() {
+      node.checked++;
+      const reply = answer('CHECK', '');
+      return reply instanceof Error ? Promise.reject(reply) : Promise.resolve(reply);
+    },
     connecting: false,
     groupOf<G extends BatchGroup>(key: object, create: () => G): G {
       if (!groups.has(key)) groups.set(key, create());
@@ -78,84 +92,127 @@ function grants(node: Recorder, plans: ReturnType<typeof plan>[]): Array<GrantRe
   return out;
 }
 
-const answers = (over: Partial<Record<Kind, unknown>>): Answer => (kind) => over[kind] ?? ({ TIME: ['1000', '0'], SET: null, HMGET: ['1', '1'], FENCE: '7' } as const)[kind];
+const answers = (over: Partial<Record<Kind, unknown>>): Answer => (kind) => over[kind] ??
+  ({ TIME: ['1000', '0'], SET: null, PROBE: probeReply('1', '1'), CHECK: [...probeReply('1', '1'), 'r1', 'noeviction', 0, ''] } as Record<Kind, unknown>)[kind];
 
 describe('the grant batch (lib/redlock/grant.ts, grant-group.ts)', () => {
-  it('reads TIME before the SET and the epoch and fence register after it', () => {
+  it('reads TIME before the SET and the probe (sentinel and fence register) after it', () => {
     const { node, batches, kinds } = recorder(true, answers({}));
     expect(grants(node, [plan(true)])).toEqual([[1, 7]]);
-    expect(kinds()).toEqual([['TIME', 'SET', 'HMGET', 'FENCE']]);
+    expect(kinds()).toEqual([['TIME', 'SET', 'PROBE']]);
     // One SET writes the token and the metadata, in one value: `<token> <json>`.
     expect(batches[0]![1]).toMatch(/SET[\s\S]*t:lock:tok[\s\S]*tok \{"owner":"o"\}[\s\S]*NX[\s\S]*GET[\s\S]*PX/);
-    expect(batches[0]![3]).toContain('t:fence');
+    expect(batches[0]![2]).toContain('t:epoch');
   });
 
-  it('the grants of one batch share one TIME before them and one epoch and fence read after them all', () => {
+  it('the grants of one batch share one TIME before them and one probe after them all', () => {
     const { node, kinds } = recorder(true, answers({}));
     const replies = grants(node, [plan(true, 'a'), plan(false, 'b'), plan(true, 'c')]);
-    expect(kinds()).toEqual([['TIME', 'SET', 'SET', 'SET', 'HMGET', 'FENCE']]);
+    expect(kinds()).toEqual([['TIME', 'SET', 'SET', 'SET', 'PROBE']]);
     // Every fenced member gets the register read after its SET; the unfenced one none.
     expect(replies).toEqual([[1, 7], [1, 0], [1, 7]]);
-    // Unfenced grants alone read no register.
     const unfenced = recorder(false, answers({}));
     grants(unfenced.node, [plan(false, 'a'), plan(false, 'b')]);
-    expect(unfenced.kinds()).toEqual([['SET', 'SET', 'HMGET']]);
+    expect(unfenced.kinds()).toEqual([['SET', 'SET', 'PROBE']]);
   });
 
   it('a quarantine is over only for the grants whose SET ran after the TIME that says so', () => {
     // quarantineUntil 2,000,000 ms; TIME says 2,000.000 s: over. The node thought it was not
     // quarantined when the first grant was sent (no TIME), then learned it might be.
-    const { node, kinds } = recorder(false, answers({ TIME: ['2000', '0'], HMGET: ['1000', '2000000'] }));
+    const { node, kinds } = recorder(false, answers({ TIME: ['2000', '0'], PROBE: probeReply('1000', '2000000') }));
     const out: Array<GrantReply | Error> = [];
     sendGrant(asNode(node), plan(false, 'early'), (err, v) => out.push(err ?? (v as GrantReply)));
     node.quarantine.wantTime = true;
     sendGrant(asNode(node), plan(false, 'late'), (err, v) => out.push(err ?? (v as GrantReply)));
     sendGrant(asNode(node), plan(false, 'later'), (err, v) => out.push(err ?? (v as GrantReply)));
     node.flush();
-    expect(kinds()).toEqual([['SET', 'TIME', 'SET', 'SET', 'HMGET']]);
+    expect(kinds()).toEqual([['SET', 'TIME', 'SET', 'SET', 'PROBE']]);
     // The first SET may have run inside the quarantine: it votes quarantined, even though the
     // node then remembers the quarantine as over (the later members were judged after it).
-    expect(out).toEqual([[2, 2_000_000], [1, 0], [1, 0]]);
+    expect(out).toEqual([[2, 2_000_000, null, false], [1, 0], [1, 0]]);
     expect(node.quarantine).toMatchObject({ wantTime: false, over: '1000|2000000' });
     // The same quarantine, remembered as over: no TIME in the next batch, and the node votes for.
     expect(grants(node, [plan(false)])).toEqual([[1, 0]]);
-    expect(kinds()[1]).toEqual(['SET', 'HMGET']);
+    expect(kinds()[1]).toEqual(['SET', 'PROBE']);
   });
 
   it('a TIME before the end of the quarantine leaves it in force and asks for the time again', () => {
-    const before = recorder(true, answers({ TIME: ['1999', '999000'], HMGET: ['1000', '2000000'] }));
-    expect(grants(before.node, [plan(false)])).toEqual([[2, 2_000_000]]);
+    const before = recorder(true, answers({ TIME: ['1999', '999000'], PROBE: probeReply('1000', '2000000') }));
+    expect(grants(before.node, [plan(false)])).toEqual([[2, 2_000_000, null, false]]);
     expect(before.node.quarantine.wantTime).toBe(true);
     // Without a TIME reply a possibly quarantined node votes quarantined and asks for the time next.
-    const untimed = recorder(false, answers({ HMGET: ['1000', '2000000'] }));
-    expect(grants(untimed.node, [plan(false)])).toEqual([[2, 2_000_000]]);
+    const untimed = recorder(false, answers({ PROBE: probeReply('1000', '2000000') }));
+    expect(grants(untimed.node, [plan(false)])).toEqual([[2, 2_000_000, null, false]]);
     expect(untimed.node.quarantine.wantTime).toBe(true);
   });
 
-  it('no sentinel: the node lost its data; a held key answers its holder; fenced grants carry the register', () => {
-    expect(grants(recorder(false, answers({ HMGET: [null, null] })).node, [plan(false)])).toEqual([[3]]);
+  it('a held key answers its holder; fenced grants carry the register', () => {
     // The holder's value carries its metadata after the token; the vote names the token alone.
     expect(grants(recorder(false, answers({ SET: 'other-token {"owner":"x y"}' })).node, [plan(false)])).toEqual([[0, 1, 'other-token', '{"owner":"x y"}']]);
     expect(grants(recorder(false, answers({ SET: 'bare-token' })).node, [plan(false)])).toEqual([[0, 1, 'bare-token', null]]);
-    expect(grants(recorder(false, answers({ FENCE: '41' })).node, [plan(true)])).toEqual([[1, 41]]);
+    expect(grants(recorder(false, answers({ PROBE: probeReply('1', '1', '41') })).node, [plan(true)])).toEqual([[1, 41]]);
+  });
+
+  it('a probe that cannot be trusted as it is gets a check before any member is judged, and the check decides', async () => {
+    const settle = async (node: Recorder, plans: ReturnType<typeof plan>[]) => {
+      const out = grants(node, plans);
+      await new Promise((resolve) => setTimeout(resolve, 0));
+      return out;
+    };
+    // A sentinel of another process (another client found a restart first): check; it reports the
+    // quarantine the restart started.
+    const restarted = recorder(false, answers({
+      PROBE: probeReply('5', '9000000', '7', 'r2'),
+      CHECK: [...probeReply('5', '9000000', '7', 'r2'), 'r2', 'noeviction', 0, 'restart'],
+    }));
+    expect(await settle(restarted.node, [plan(false)])).toEqual([[2, 9_000_000, 'restart', false]]);
+    expect(restarted.node.checked).toBe(1);
+    expect(restarted.node.checks.runId).toBe('r2');
+    // No sentinel: the check starts the quarantine (this call found the loss).
+    const lost = recorder(false, answers({
+      PROBE: probeReply(null, null, '0', 'r1'),
+      CHECK: [...probeReply('5', '60005', '5000', 'r1'), 'r1', 'noeviction', 1, 'data-loss'],
+    }));
+    expect(await settle(lost.node, [plan(false)])).toEqual([[2, 60_005, 'data-loss', true]]);
+    // A process this client never checked (a reconnect): checked first, and then it may vote.
+    const fresh = recorder(false, answers({}));
+    fresh.node.checks.runId = null;
+    expect(await settle(fresh.node, [plan(true)])).toEqual([[1, 7]]);
+    expect(fresh.node.checked).toBe(1);
+    // The probe is not in the process's script cache (a restart behind a proxy that kept our
+    // socket, a SCRIPT FLUSH): the check goes out at once, with the script's source.
+    const flushed = recorder(false, answers({ PROBE: new Error('NOSCRIPT No matching script') }));
+    expect(await settle(flushed.node, [plan(false, 'a'), plan(true, 'b')])).toEqual([[1, 0], [1, 7]]);
+    expect(flushed.node.checked).toBe(1);
+    // A failed check fails every member that needed it.
+    const down = recorder(false, answers({ PROBE: probeReply('1', '1', '7', 'r9'), CHECK: new Error('LOADING') }));
+    expect((await settle(down.node, [plan(false)])).map(String)).toEqual(['Error: LOADING']);
+  });
+
+  it('an evicting node and a node with another ceiling vote against, each with its reason', () => {
+    const evicting = recorder(false, answers({}));
+    evicting.node.checks.policy = 'allkeys-lru';
+    expect(grants(evicting.node, [plan(false)])).toEqual([[4, 'unsafe-eviction', expect.stringContaining('allkeys-lru'), 60_000]]);
+    const other = recorder(false, answers({ PROBE: ['1', '1', 'r1', '15000', '7'] }));
+    expect(grants(other.node, [plan(false)])).toEqual([[4, 'ceiling-mismatch', expect.stringContaining('15000'), 15_000]]);
   });
 
   it('a failed read fails every grant that needs it; a failed grant fails only itself', () => {
-    const epochDown = recorder(false, answers({ HMGET: new Error('LOADING') }));
-    expect(grants(epochDown.node, [plan(false, 'a'), plan(false, 'b')]).map(String)).toEqual(['Error: LOADING', 'Error: LOADING']);
-    const fenceDown = recorder(false, answers({ FENCE: new Error('WRONGTYPE') }));
-    expect(grants(fenceDown.node, [plan(false, 'a'), plan(true, 'b')]).map((r) => (r instanceof Error ? r.message : r))).toEqual([[1, 0], 'WRONGTYPE']);
+    const probeDown = recorder(false, answers({ PROBE: new Error('LOADING') }));
+    expect(grants(probeDown.node, [plan(false, 'a'), plan(true, 'b')]).map(String)).toEqual(['Error: LOADING', 'Error: LOADING']);
     const oneDown = recorder(false, (kind, text) => (kind === 'SET' && text.includes('t:lock:b') ? new Error('OOM') : answers({})(kind, text)));
     expect(grants(oneDown.node, [plan(false, 'a'), plan(false, 'b'), plan(false, 'c')]).map((r) => (r instanceof Error ? r.message : r))).toEqual([[1, 0], 'OOM', [1, 0]]);
   });
 
-  it('a node still connecting gets each grant as a batch of its own: [TIME], SET, epoch, [fence]', () => {
+  it('a node still connecting gets each grant as a batch of its own: [TIME], SET, then a check', async () => {
     const { node, kinds } = recorder(true, answers({}));
     node.connecting = true;
     let reply: unknown;
     sendGrant(asNode(node), plan(true), (err, value) => (reply = err ?? value));
+    await new Promise((resolve) => setTimeout(resolve, 0));
     expect(reply).toEqual([1, 7]);
-    expect(kinds()).toEqual([['TIME', 'SET', 'HMGET', 'FENCE']]);
+    expect(kinds()).toEqual([['TIME', 'SET']]);
+    expect(node.checked).toBe(1);
   });
 
   it('one member whose callback throws does not keep the others from their answers', async () => {

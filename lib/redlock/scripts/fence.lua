@@ -2,7 +2,8 @@
 -- If every lock key still holds the token, raise the node's fence register to the fence
 -- (register = max(register, fence)) and record the fence in the holder metadata.
 --
--- KEYS[1]              <prefix>fence            node fence register (string, no TTL)
+-- KEYS[1]              <prefix>epoch            the node's sentinel hash; its field `fence` is the
+--                                               node's fence register (see probe.lua)
 -- KEYS[2 .. 1+n]       <prefix>lock:<resource>
 -- ARGV[1]              token
 -- ARGV[2]              fence (decimal integer)
@@ -24,9 +25,9 @@ for i = 2, #KEYS do
   end
 end
 
-local register = tonumber(redis.call('GET', KEYS[1]) or '0')
+local register = tonumber(redis.call('HGET', KEYS[1], 'fence') or '0')
 if tonumber(ARGV[2]) > register then
-  redis.call('SET', KEYS[1], ARGV[2])
+  redis.call('HSET', KEYS[1], 'fence', ARGV[2])
 end
 
 if ARGV[3] ~= '' then

@@ -1,27 +1,54 @@
--- mark-clean.lua: write a clean epoch sentinel ("this node holds no lost lock"), replacing any
--- running quarantine, and raise the fence register to the hybrid-logical-clock floor
--- now(ms) * 1000 (see acquire.lua): a node marked clean after losing its data lost its register
--- too, and must not hand out a fence lower than one already issued.
+-- mark-clean.lua: write a clean epoch sentinel ("this node holds no lost lock") for the
+-- redis-server process running now, replacing any running quarantine, and raise the fence register
+-- to the hybrid-logical-clock floor now(ms) * 1000 (see probe.lua): a node marked clean after
+-- losing its data lost its register too, and must not hand out a fence lower than one already issued.
+--
+-- A compare-and-set when the caller says what it saw (ARGV[3], ARGV[4]): an operator who looked at
+-- the node, judged it and then clicked must not clean a node that restarted or lost its data again
+-- in between. Nothing is written when the sentinel changed; the reply says what is there now.
 --
 -- KEYS[1]              <prefix>epoch
--- KEYS[2]              <prefix>fence
--- ARGV[1]              maxTtlMs (recorded in the sentinel)
+-- KEYS[2]              <prefix>fence   the register's old layout: folded into the hash with max, deleted
+-- ARGV[1]              maxTtlMs: recorded when the node has no ceiling recorded yet (a recorded
+--                      ceiling is kept: lowering it would shorten the quarantine of longer locks)
 -- ARGV[2]              origin (free text: 'clean', 'fresh data directory', an operator's note)
+-- ARGV[3]              the runId the caller saw in the sentinel ('' = no check; '-' = no sentinel)
+-- ARGV[4]              the createdAt the caller saw ('' = no check)
 --
--- Reply: {createdAt, register} node clock in ms, and the register after the call
+-- Reply: {1, createdAt, register, runId}   written (node clock ms; the register after the call)
+--        {0, createdAt or '', runId or ''} not written: the sentinel is not the one the caller saw
+local epoch = KEYS[1]
+local e = redis.call('HMGET', epoch, 'createdAt', 'runId', 'maxTtlMs', 'fence')
+if ARGV[3] ~= '' then
+  local seen = e[2] or (e[1] and '' or '-')
+  if seen ~= ARGV[3] or (ARGV[4] ~= '' and (e[1] or '') ~= ARGV[4]) then
+    return {0, e[1] or '', e[2] or ''}
+  end
+end
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-redis.call('DEL', KEYS[1])
-redis.call('HSET', KEYS[1],
+local server = redis.call('INFO', 'server')
+local runId = string.match(server, 'run_id:(%x+)')
+local uptime = tonumber(string.match(server, 'uptime_in_seconds:(%d+)')) or 0
+local evicted = string.match(redis.call('INFO', 'stats'), 'evicted_keys:(%d+)') or '0'
+
+local register = tonumber(e[4] or '0') or 0
+local legacy = redis.call('GET', KEYS[2])
+if legacy then
+  register = math.max(register, tonumber(legacy) or 0)
+  redis.call('DEL', KEYS[2])
+end
+local floor = now * 1000
+if floor > register then register = floor end
+
+redis.call('HSET', epoch,
   'createdAt', string.format('%.0f', now),
   'quarantineUntil', string.format('%.0f', now),
-  'maxTtlMs', ARGV[1],
-  'origin', ARGV[2])
-
-local floor = now * 1000
-local register = tonumber(redis.call('GET', KEYS[2]) or '0')
-if floor > register then
-  redis.call('SET', KEYS[2], string.format('%.0f', floor))
-  register = floor
-end
-return {now, register}
+  'maxTtlMs', e[3] or ARGV[1],
+  'origin', ARGV[2],
+  'cause', '',
+  'runId', runId,
+  'serverStartedAt', string.format('%.0f', now - uptime * 1000),
+  'evicted', evicted,
+  'fence', string.format('%.0f', register))
+return {1, now, register, runId}

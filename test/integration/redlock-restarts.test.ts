@@ -1,0 +1,232 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { Lock, MaxTtlMismatchError, QuorumUnavailableError, readEpoch, readFenceRegister, Redlock, tokenOf, type RedlockSettings } from '@/lib/redlock';
+import { uniquePrefix, waitFor } from '../support/cluster';
+import { AOF_ALWAYS, DEFAULT_RDB, NO_PERSISTENCE, startRedisNodes, type RedisNode } from '../support/redis-nodes';
+
+// The losses a real Redis has that leave the epoch sentinel in place (issue 16): a restart from an
+// older RDB snapshot (Redis's default persistence), a restart into an AOF older than a period run
+// without persistence, eviction, and a client with a shorter maxTtlMs. Each test builds the
+// situation in which the unprotected core gives two holders of one resource at once or a later
+// grant with a lower fence, and shows the core refusing instead. A lock held on exactly nodes 1–3
+// (a bare majority, the case of the distlock page's crash-recovery argument) is made by having
+// nodes 4 and 5 refuse it (a foreign key there), then removing the foreign key.
+
+const MAX_TTL = 3_000;
+let nodes: RedisNode[] = [];
+const redlocks: Redlock[] = [];
+
+afterEach(async () => {
+  await Promise.all(redlocks.splice(0).map((r) => r.quit()));
+  await Promise.all(nodes.map((n) => n.stop()));
+  nodes = [];
+});
+
+function client(prefix: string, settings: Partial<RedlockSettings> = {}): Redlock {
+  const r = new Redlock(nodes.map((n) => n.url), { keyPrefix: prefix, maxTtlMs: MAX_TTL, retryCount: 0, ...settings });
+  redlocks.push(r);
+  return r;
+}
+
+/**
+ * Mark every node clean and give every register the same value: the floors mark-clean writes
+ * differ by the milliseconds between the nodes' marks, which would decide a fence comparison.
+ */
+async function markClean(a: Redlock, prefix: string): Promise<void> {
+  await a.markNodesClean();
+  const top = Math.max(...(await Promise.all(nodes.map((n) => readFenceRegister(n.client, prefix)))));
+  for (const n of nodes) await n.client.hset(`${prefix}epoch`, 'fence', String(top));
+}
+
+/** A holds `res` on nodes 1, 2 and 3 only (a bare majority). */
+async function holdOnMajority(a: Redlock, resource: string): Promise<Lock> {
+  const key = a.lockKey(resource);
+  for (const i of [3, 4]) await nodes[i]!.client.set(key, 'foreign-token', 'PX', 60_000);
+  const lock = await a.acquire(resource, MAX_TTL);
+  for (const i of [3, 4]) await nodes[i]!.client.del(key);
+  const holders = (await Promise.all(nodes.map((n) => n.client.get(key)))).map((v) => v && tokenOf(v));
+  expect(holders).toEqual([lock.token, lock.token, lock.token, null, null]);
+  return lock;
+}
+
+/** B's attempt, once node 3 answers at all (a restarted node refuses connections for a moment). */
+async function attempt(b: Redlock, resource: string): Promise<Lock | Error> {
+  let outcome: Lock | Error = new Error('no attempt');
+  await waitFor(async () => {
+    outcome = await b.acquire(resource, 1_000).catch((e: Error) => e);
+    return !(outcome instanceof QuorumUnavailableError && outcome.votes[2]?.reason === 'error');
+  }, 5_000, 'node 3 to answer');
+  return outcome;
+}
+
+function expectRefusedBy(outcome: Lock | Error, node: number, reason: string): void {
+  expect(outcome).toBeInstanceOf(QuorumUnavailableError);
+  expect((outcome as QuorumUnavailableError).votes[node]).toMatchObject({ vote: 'against', reason });
+}
+
+describe('restarts that reload older data are quarantined (restart detection)', () => {
+  it('a crash and restart from an older RDB snapshot (default persistence): B is refused while A holds, and later fences exceed A\'s', async () => {
+    nodes = await startRedisNodes(() => DEFAULT_RDB);
+    const prefix = uniquePrefix('rdb');
+    const a = client(prefix);
+    await markClean(a, prefix);
+    const first = await a.acquire('res', MAX_TTL);
+    await first.release();
+    // The snapshot the node will come back with: an older sentinel and register, before A's lock.
+    await nodes[2]!.client.save();
+    const lockA = await holdOnMajority(a, 'res');
+    await nodes[2]!.crash();
+    await nodes[2]!.start();
+    expect(await nodes[2]!.client.get(a.lockKey('res'))).toBeNull(); // A's key is gone, the sentinel is back
+    expect(await readEpoch(nodes[2]!.client, prefix)).not.toBeNull();
+
+    const events: string[] = [];
+    const b = client(prefix);
+    b.on('quarantine', (e) => events.push(`${e.node}:${e.cause ?? '?'}`));
+    const refused = await attempt(b, 'res');
+    expectRefusedBy(refused, 2, 'quarantined');
+    expect(lockA.validityMs).toBeGreaterThan(0); // A still holds: refusing B keeps it exclusive
+    expect(events).toContain('2:restart');
+    const epoch = await readEpoch(nodes[2]!.client, prefix);
+    expect(epoch).toMatchObject({ cause: 'restart', origin: 'quarantine' });
+    // It sits out until its process start + maxTtlMs (the distlock page's delayed restart).
+    expect(epoch!.quarantineUntil - epoch!.serverStartedAt!).toBe(MAX_TTL);
+
+    // Once A is gone and the quarantine over, B's fence is above A's: the register was reseeded.
+    await lockA.release();
+    await waitFor(() => Date.now() > epoch!.quarantineUntil + 50, MAX_TTL + 1_000, 'the end of the quarantine');
+    const lockB = await b.acquire('res', 1_000);
+    expect(lockB.fence!).toBeGreaterThan(lockA.fence!);
+    expect(await readFenceRegister(nodes[2]!.client, prefix)).toBeGreaterThanOrEqual(lockB.fence!);
+    await lockB.release();
+  });
+
+  it('a restart into an AOF written before a period without persistence: the grants of that period are not forgotten', async () => {
+    nodes = await startRedisNodes(() => AOF_ALWAYS);
+    const prefix = uniquePrefix('aof');
+    const a = client(prefix, { maxTtlMs: 1_000 });
+    await a.markNodesClean();
+    // The console's "crash, start without persistence": the node comes back empty, is quarantined
+    // for the data loss, then serves.
+    await nodes[2]!.crash();
+    await nodes[2]!.start(NO_PERSISTENCE);
+    await waitFor(async () => {
+      await a.acquire('warm', 200, { fenced: false }).then((l) => l.release(), () => null);
+      const e = await readEpoch(nodes[2]!.client, prefix);
+      return e !== null && e.cause === 'data-loss' && Date.now() > e.quarantineUntil + 20;
+    }, 5_000, 'node 3 quarantined and back');
+    // A takes its lock during the period without persistence, on a majority that includes node 3.
+    const lockA = await client(prefix, { maxTtlMs: 1_000 }).acquire('res', 1_000);
+    // The acquire decides at its quorum: wait for its last SETs, then take nodes 4 and 5 out of it.
+    await waitFor(async () => (await Promise.all(nodes.map((n) => n.client.exists(a.lockKey('res'))))).every((x) => x === 1), 1_000, "A's keys");
+    for (const i of [3, 4]) await nodes[i]!.client.del(a.lockKey('res'));
+    // Then "restart with aof-always": the node loads the AOF written before the crash, whose
+    // sentinel is clean, and knows nothing of A.
+    await nodes[2]!.crash();
+    await nodes[2]!.start(AOF_ALWAYS);
+    expect(await nodes[2]!.client.get(a.lockKey('res'))).toBeNull();
+    expect(await readEpoch(nodes[2]!.client, prefix)).toMatchObject({ origin: 'clean' });
+
+    const b = client(prefix, { maxTtlMs: 1_000 });
+    const refused = await attempt(b, 'res');
+    expectRefusedBy(refused, 2, 'quarantined');
+    expect(lockA.validityMs).toBeGreaterThan(0);
+    expect(await readEpoch(nodes[2]!.client, prefix)).toMatchObject({ cause: 'restart' });
+  });
+
+  it('negative control, nodeChecks: false: the RDB restart gives B the lock A holds, with a fence not above A\'s', async () => {
+    nodes = await startRedisNodes(() => DEFAULT_RDB);
+    const prefix = uniquePrefix('rdb-unsafe');
+    const a = client(prefix);
+    await markClean(a, prefix);
+    await (await a.acquire('res', MAX_TTL)).release();
+    await nodes[2]!.client.save();
+    const lockA = await holdOnMajority(a, 'res');
+    await nodes[2]!.crash();
+    await nodes[2]!.start();
+    const b = client(prefix, { nodeChecks: false });
+    const lockB = await attempt(b, 'res');
+    // The violation the detection exists to prevent: two holders, and B's fence is not above A's.
+    expect(lockB).toBeInstanceOf(Lock);
+    expect(lockA.validityMs).toBeGreaterThan(0);
+    expect((lockB as Lock).fence!).toBeLessThanOrEqual(lockA.fence!);
+  });
+});
+
+describe('eviction', () => {
+  it('a node whose maxmemory-policy can evict votes against (unsafe-eviction); with three such nodes no quorum', async () => {
+    const policies = [null, null, 'volatile-lru', 'allkeys-random', 'volatile-ttl'];
+    nodes = await startRedisNodes((i) => (policies[i] ? [...NO_PERSISTENCE, '--maxmemory', '64mb', '--maxmemory-policy', policies[i]!] : NO_PERSISTENCE));
+    const prefix = uniquePrefix('evict');
+    const a = client(prefix);
+    await a.markNodesClean();
+    const refused = await a.acquire('res', 1_000).catch((e: Error) => e);
+    expect(refused).toBeInstanceOf(QuorumUnavailableError);
+    const votes = (refused as QuorumUnavailableError).votes;
+    expect(votes[2]).toMatchObject({ vote: 'against', reason: 'unsafe-eviction' });
+    expect(votes[3]).toMatchObject({ vote: 'against', reason: 'unsafe-eviction' });
+    expect(votes[4]).toMatchObject({ vote: 'against', reason: 'unsafe-eviction' });
+    expect(votes[2]!.detail).toContain('volatile-lru');
+    // Fixed at run time: the next check (nodeCheckIntervalMs) sees noeviction and nothing evicted.
+    for (const i of [2, 3, 4]) await nodes[i]!.client.config('SET', 'maxmemory-policy', 'noeviction');
+    const b = client(prefix, { nodeCheckIntervalMs: 10 });
+    const lock = await b.acquire('res', 1_000);
+    expect(lock.votes.filter((v) => v.vote === 'for').length).toBeGreaterThanOrEqual(3);
+    await lock.release();
+  });
+
+  it('keys evicted between two checks (a CONFIG SET there and back) start a quarantine: a held lock key evicted is not granted again', async () => {
+    nodes = await startRedisNodes(() => NO_PERSISTENCE);
+    const prefix = uniquePrefix('evicted');
+    const a = client(prefix, { nodeCheckIntervalMs: 10 });
+    await a.markNodesClean();
+    const lockA = await holdOnMajority(a, 'res');
+    // Between two checks: node 3 evicts A's key (volatile-lru under memory pressure), then the
+    // policy is put back. The sentinel (no TTL) survives a volatile-* eviction.
+    const n = nodes[2]!.client;
+    await n.config('SET', 'maxmemory-policy', 'volatile-lru');
+    const used = Number(/used_memory:(\d+)/.exec(await n.info('memory'))![1]);
+    await n.config('SET', 'maxmemory', String(used + 256 * 1024));
+    for (let i = 0; i < 40 && (await n.exists(a.lockKey('res'))) === 1; i++) {
+      const pipeline = n.pipeline();
+      for (let k = 0; k < 200; k++) pipeline.set(`filler:${i}:${k}`, 'x'.repeat(1_024), 'PX', 60_000);
+      await pipeline.exec().catch(() => undefined);
+    }
+    expect(await n.exists(a.lockKey('res'))).toBe(0);
+    expect(await readEpoch(n, prefix)).not.toBeNull();
+    await n.config('SET', 'maxmemory', '0');
+    await n.config('SET', 'maxmemory-policy', 'noeviction');
+
+    const b = client(prefix, { nodeCheckIntervalMs: 10 });
+    const refused = await attempt(b, 'res');
+    expectRefusedBy(refused, 2, 'quarantined');
+    expect(lockA.validityMs).toBeGreaterThan(0);
+    expect(await readEpoch(n, prefix)).toMatchObject({ cause: 'eviction' });
+  });
+});
+
+describe('one lease ceiling for the cluster', () => {
+  it('a client with a shorter maxTtlMs gets MaxTtlMismatchError, and never starts a quarantine shorter than the cluster\'s', async () => {
+    nodes = await startRedisNodes(() => NO_PERSISTENCE);
+    const prefix = uniquePrefix('ceiling');
+    const a = client(prefix);
+    await a.markNodesClean();
+    const lockA = await holdOnMajority(a, 'res');
+    // Node 3 loses its data; the first client to see it has maxTtlMs 500.
+    await nodes[2]!.client.flushall();
+    const short = client(prefix, { maxTtlMs: 500 });
+    const mismatch = await short.acquire('other', 400).catch((e: Error) => e);
+    expect(mismatch).toBeInstanceOf(MaxTtlMismatchError);
+    expect(mismatch).toMatchObject({ recordedMaxTtlMs: MAX_TTL, clientMaxTtlMs: 500 });
+    // It wrote no quarantine of 500 ms: the node has no sentinel until a client with the
+    // cluster's ceiling finds the loss.
+    await new Promise((res) => setTimeout(res, 600));
+    const b = client(prefix);
+    const refused = await attempt(b, 'res');
+    expectRefusedBy(refused, 2, 'quarantined');
+    expect(lockA.validityMs).toBeGreaterThan(0);
+    await waitFor(async () => (await readEpoch(nodes[2]!.client, prefix)) !== null, 1_000, 'the quarantine');
+    const epoch = (await readEpoch(nodes[2]!.client, prefix))!;
+    expect(epoch).toMatchObject({ cause: 'data-loss', maxTtlMs: MAX_TTL });
+    expect(epoch.quarantineUntil - epoch.createdAt).toBe(MAX_TTL);
+  });
+});
