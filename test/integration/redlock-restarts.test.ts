@@ -1,7 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { Lock, MaxTtlMismatchError, QuorumUnavailableError, readEpoch, readFenceRegister, Redlock, tokenOf, type RedlockSettings } from '@/lib/redlock';
 import { uniquePrefix, waitFor } from '../support/cluster';
+import { Redis } from 'ioredis';
 import { AOF_ALWAYS, DEFAULT_RDB, NO_PERSISTENCE, startRedisNodes, type RedisNode } from '../support/redis-nodes';
+import { startStickyProxy, type StickyProxy } from '../support/sticky-proxy';
 
 // The losses a real Redis has that leave the epoch sentinel in place (issue 16): a restart from an
 // older RDB snapshot (Redis's default persistence), a restart into an AOF older than a period run
@@ -14,9 +16,11 @@ import { AOF_ALWAYS, DEFAULT_RDB, NO_PERSISTENCE, startRedisNodes, type RedisNod
 const MAX_TTL = 3_000;
 let nodes: RedisNode[] = [];
 const redlocks: Redlock[] = [];
+const cleanups: Array<() => Promise<void> | void> = [];
 
 afterEach(async () => {
   await Promise.all(redlocks.splice(0).map((r) => r.quit()));
+  for (const cleanup of cleanups.splice(0)) await cleanup();
   await Promise.all(nodes.map((n) => n.stop()));
   nodes = [];
 });
@@ -149,6 +153,52 @@ describe('restarts that reload older data are quarantined (restart detection)', 
     expect(lockB).toBeInstanceOf(Lock);
     expect(lockA.validityMs).toBeGreaterThan(0);
     expect((lockB as Lock).fence!).toBeLessThanOrEqual(lockA.fence!);
+  });
+});
+
+describe('restart detection does not rely on the connection dropping', () => {
+  /**
+   * Node 3 behind a proxy that keeps the client's socket open when its upstream restarts and
+   * redials behind it (twemproxy-like). B's connection to it is opened before the restart and
+   * never closes: no reconnect, no 'ready' event tells B anything.
+   */
+  async function behindStickyProxy(nodeChecks: boolean) {
+    nodes = await startRedisNodes(() => DEFAULT_RDB);
+    const proxy: StickyProxy = await startStickyProxy(nodes[2]!.port);
+    cleanups.push(() => proxy.close());
+    const prefix = uniquePrefix(nodeChecks ? 'sticky' : 'sticky-unsafe');
+    const a = client(prefix);
+    await markClean(a, prefix);
+    const clients = nodes.map((n, i) => new Redis(i === 2 ? proxy.port : n.port, '127.0.0.1', { maxRetriesPerRequest: 0 }));
+    cleanups.push(() => clients.forEach((c) => c.disconnect()));
+    let closes = 0;
+    clients[2]!.on('close', () => closes++);
+    const b = new Redlock(clients, { keyPrefix: prefix, maxTtlMs: MAX_TTL, retryCount: 0, nodeChecks });
+    redlocks.push(b);
+    // B has checked every node (it knows node 3's process) before anything happens.
+    await (await b.acquire('warm', 500)).release();
+    await nodes[2]!.client.save();
+    const lockA = await holdOnMajority(a, 'res');
+    await nodes[2]!.crash();
+    await nodes[2]!.start();
+    const outcome = await b.acquire('res', 1_000).catch((e: Error) => e);
+    expect(closes).toBe(0);
+    expect(proxy.upstreamConnections).toBe(2); // one before the restart, one redialled after it
+    return { lockA, outcome, prefix };
+  }
+
+  it('B\'s socket stays open across node 3\'s restart from an old snapshot, and B still refuses it (NOSCRIPT: the process never ran a check)', async () => {
+    const { lockA, outcome, prefix } = await behindStickyProxy(true);
+    expectRefusedBy(outcome, 2, 'quarantined');
+    expect((outcome as QuorumUnavailableError).votes[2]!.detail).toMatch(/restarted/);
+    expect(lockA.validityMs).toBeGreaterThan(0);
+    expect(await readEpoch(nodes[2]!.client, prefix)).toMatchObject({ cause: 'restart' });
+  });
+
+  it('negative control, nodeChecks: false: through the same proxy B is granted the lock A holds', async () => {
+    const { lockA, outcome } = await behindStickyProxy(false);
+    expect(outcome).toBeInstanceOf(Lock);
+    expect(lockA.validityMs).toBeGreaterThan(0);
   });
 });
 
