@@ -14,9 +14,10 @@
  *   connection run in order, so our release there runs after our SET). Release and extend are
  *   compare-and-delete/-pexpire of our token, so they can never touch a newer holder's key.
  * - Fence monotonicity: see confirmFence().
- * - Quarantine: see grant.ts and scripts/quarantine.lua. A node that lost its data votes
- *   against for maxTtlMs after the loss was found, i.e. until every lock it had granted has
- *   expired, so it cannot help a second client to a quorum while the first still holds the lock.
+ * - Quarantine: see grant.ts and scripts/probe.lua. A node that lost its data, restarted (it may
+ *   have loaded an older snapshot) or evicted keys votes against until every lock it had granted
+ *   has expired (maxTtlMs after the loss was found, or after its process started), so it cannot
+ *   help a second client to a quorum while the first still holds the lock.
  */
 import type { QuarantineCause } from './epoch';
 import { InvalidArgumentError, LockContendedError, LockExpiredError, MaxTtlMismatchError, QuorumUnavailableError, type RedlockError } from './errors';
@@ -207,9 +208,10 @@ function startQuarantine(ctx: ProtocolContext, node: LockNode, probes: NodeProbe
  * have ended before A's: B would precede A.) Using only the registers of the voters counted at the
  * early decision is enough: they alone form a quorum.
  *
- * What breaks this is a register that goes back: a node that lost its data. quarantine.lua reseeds
- * the register of such a node to now(ms) × 1000 when it finds the loss (and its quarantine keeps
- * it out of every quorum for maxTtlMs), which exceeds every fence issued before, provided the
+ * What breaks this is a register that goes back: a node that lost its data, or restarted from an
+ * older snapshot (its register is as old as the snapshot). probe.lua's check reseeds the register
+ * of such a node to now(ms) × 1000 when it finds the loss or the restart (and no vote of that
+ * process counts before that check ran, see grant.ts), which exceeds every fence issued before, provided the
  * cluster issues fewer than 1,000 fenced grants per ms and node clocks agree within the time
  * between two data losses: the hybrid-logical-clock assumption, stated here and in the README.
  */
