@@ -5,7 +5,7 @@ import type { NodeStatus } from '../cluster/supervisor';
 import type { NodeLaneState } from '../api/scenarios';
 import { splitLockValue } from '../inspect/meta';
 import { luaScript, readLua, runLua } from '../inspect/script';
-import { ALL_SCRIPTS } from '../redlock/scripts';
+import { ALL_SCRIPTS, PROBE_SCRIPT } from '../redlock/scripts';
 import type { NodeAddress } from './clients';
 import type { KeyReading, NodeSample } from './timeline';
 
@@ -144,10 +144,14 @@ export class ScenarioCluster {
   /**
    * Load the lock core's scripts on freshly started nodes, so the clients' first EVALSHA there does
    * not pay a NOSCRIPT round trip (on a loaded demo machine that can cost a vote its deadline).
+   * Never the probe: only a check may load it (scripts/probe.lua), so that a fast probe that
+   * succeeds proves the node's process was checked. Loading it here would let a node restarted from
+   * an old snapshot answer a fast probe with the old sentinel, and its restart would go unnoticed.
    */
   async warmUp(ids: readonly number[]): Promise<void> {
     await this.whenReadable(5_000).catch(() => undefined);
-    await Promise.all(ids.map((id) => Promise.all(ALL_SCRIPTS.map((s) => this.direct[id - 1]!.script('LOAD', s.source))).catch(() => undefined)));
+    const scripts = ALL_SCRIPTS.filter((s) => s !== PROBE_SCRIPT);
+    await Promise.all(ids.map((id) => Promise.all(scripts.map((s) => this.direct[id - 1]!.script('LOAD', s.source))).catch(() => undefined)));
   }
 
   /** Delete every key under `prefix` on every reachable node; the number deleted. */

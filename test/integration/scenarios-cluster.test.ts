@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ScenarioCluster } from '@/lib/scenarios/cluster';
+import { ALL_SCRIPTS, PROBE_SCRIPT } from '@/lib/redlock/scripts';
 import { startTestCluster, uniquePrefix, type TestCluster } from '../support/cluster';
 
 /** The scenario engine's direct reads of the nodes: token and holder from the lock value, and the drift step. */
@@ -56,5 +57,14 @@ describe('ScenarioCluster on real nodes', () => {
     await node2.set(`${p}lock:bare`, 'tok-bare', 'PX', 20_000);
     expect((await scenario.shortenTtl(2, `${p}lock:bare`, 'tok-bare', 100)).after).toBeLessThan(10_001);
     expect(await scenario.shortenTtl(2, `${p}lock:missing`, 'tok-bare', 100)).toEqual({ before: -1, after: -1 });
+  });
+
+  it('warming up a restarted node loads the lock core\'s scripts but never the probe, so a successful fast probe still proves a check ran there', async () => {
+    const node3 = scenario.directClient(3);
+    await node3.script('FLUSH');
+    await scenario.warmUp([3]);
+    const others = ALL_SCRIPTS.filter((s) => s !== PROBE_SCRIPT);
+    expect(await node3.script('EXISTS', ...others.map((s) => s.sha))).toEqual(others.map(() => 1));
+    expect(await node3.script('EXISTS', PROBE_SCRIPT.sha)).toEqual([0]);
   });
 });
