@@ -8,7 +8,7 @@
  */
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ClusterSupervisor, ControlClient, nodeActionSchema } from '../lib/cluster';
+import { ClusterSupervisor, continuityLines, ControlClient, nodeActionSchema } from '../lib/cluster';
 import { loadConfig } from '../lib/config';
 import { describeFatal } from './support/fatal';
 import { installProcessGuards } from './support/process-guards';
@@ -42,6 +42,7 @@ async function main(): Promise<void> {
     maxTtlMs: config.maxTtlMs,
   });
   console.log(`${supervisor.size} masters up: ${supervisor.urls().join(',')}`);
+  for (const line of continuityLines(supervisor.nodes())) console.log(line);
   console.log('Ctrl-C stops them.');
   installProcessGuards({ shutdown: () => supervisor.shutdown(), killSync: () => supervisor.killAllSync() });
 }

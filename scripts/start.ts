@@ -10,7 +10,9 @@
 import { rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { CONTROL_ENV, ClusterSupervisor, ensureSecretFile, startControlServer, type ControlServer } from '../lib/cluster';
+import {
+  CONTROL_ENV, ClusterSupervisor, continuityLines, ensureSecretFile, startControlServer, type ContinuityOutcome, type ControlServer,
+} from '../lib/cluster';
 import { ensureOperatorLogin, loadConfig, redact } from '../lib/config';
 import { ensureBuild } from './support/build-state';
 import { installProcessGuards } from './support/process-guards';
@@ -55,6 +57,8 @@ async function main(): Promise<void> {
     supervisor.on('node-down', (id: number, exit: { expected: boolean; signal: string | null; code: number | null }) => {
       if (!exit.expected && !stopping) log(`node ${id} exited unexpectedly (${exit.signal ?? `code ${exit.code}`})`);
     });
+    for (const line of continuityLines(supervisor.nodes())) log(line);
+    supervisor.on('continuity', (id: number, outcome: ContinuityOutcome) => log(`node ${id}: restart ${outcome.reason}`));
     const secretFile = join(config.dataDir, 'control.secret');
     control = await startControlServer(supervisor, ensureSecretFile(secretFile));
     writeFileSync(join(config.dataDir, 'control.json'), JSON.stringify({ url: control.url, secretFile, pid: process.pid }), { mode: 0o600 });

@@ -117,17 +117,27 @@ export class RedisNode extends EventEmitter {
     this._startedAt = Date.now();
   }
 
-  /** Graceful stop: SIGTERM (redis flushes its AOF), SIGKILL if it has not exited in time. */
-  async stop(): Promise<void> {
+  /**
+   * Graceful stop, resolving with the process's exit (null when none was running). `shutdown`, when
+   * given, asks the server itself to stop (e.g. SHUTDOWN SAVE) and rejects when it refused; without
+   * it, or when it fails, SIGTERM (Redis flushes its AOF and saves when it has save points). SIGKILL
+   * if the process has not exited in time.
+   */
+  async stop(shutdown?: () => Promise<unknown>): Promise<NodeExit | null> {
     const child = this.child;
-    if (!child) return;
+    if (!child) return null;
     this._state = 'stopping';
     this.expectingExit = true;
-    signal(child, 'SIGCONT'); // a paused process cannot handle SIGTERM
-    signal(child, 'SIGTERM');
+    signal(child, 'SIGCONT'); // a paused process can handle neither SIGTERM nor SHUTDOWN
     const timeout = this.options.stopTimeoutMs ?? 5_000;
-    const timedOut = await Promise.race([this.exited.then(() => false), sleep(timeout).then(() => true)]);
+    const deadline = sleep(timeout).then(() => true);
+    const asked = shutdown
+      ? await Promise.race([shutdown().then(() => true, () => false), this.exited.then(() => true), deadline.then(() => false)])
+      : false;
+    if (!asked) signal(child, 'SIGTERM');
+    const timedOut = await Promise.race([this.exited.then(() => false), deadline]);
     if (timedOut) await this.kill('SIGKILL');
+    return this._lastExit;
   }
 
   /** Crash: SIGKILL, no chance to flush anything. Resolves when the process is gone. */

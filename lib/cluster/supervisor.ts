@@ -5,6 +5,9 @@ import { Redis } from 'ioredis';
 import { FaultProxy, type FaultMode } from '../faults';
 import { markNodeClean } from '../redlock/epoch';
 import type { NodeAction } from './actions';
+import {
+  adoptAfterStart, deleteMarker, keepsData, readAndShutdown, takeMarker, writeMarker, type ContinuityOutcome, type StoppedIncarnation,
+} from './continuity';
 import { ClusterConfigError, NodeActionError } from './errors';
 import { Lifeline } from './lifeline';
 import { RedisNode, type NodeExit, type NodeState } from './node-process';
@@ -56,6 +59,8 @@ export interface NodeStatus {
   fault: FaultMode | null;
   /** Epoch ms of a scheduled delayed start, else null. */
   restartAt: number | null;
+  /** What the supervisor did about the node's last start: adopted a graceful restart, or why not (null: a fresh data directory). */
+  continuity: ContinuityOutcome | null;
 }
 
 interface Member {
@@ -66,6 +71,9 @@ interface Member {
   restartTimer: NodeJS.Timeout | null;
   restartAt: number | null;
   nextPersistence: Persistence;
+  continuity: ContinuityOutcome | null;
+  /** The proxy's mode while it holds clients back during a start (see gate()), else null. */
+  gatedMode: FaultMode | null;
 }
 
 /**
@@ -76,6 +84,12 @@ interface Member {
  * 'exit' hook SIGKILLs any still running (e.g. after an uncaught error that calls process.exit);
  * the lifeline watchdog kills them if this process is killed outright; and a pid registry lets the
  * next supervisor on the same data root reap what even the watchdog missed.
+ *
+ * Continuity (continuity.ts): a node stopped gracefully with its persistence flushed and started
+ * again unchanged keeps its epoch sentinel (no restart quarantine); a crash never does.
+ *
+ * Events: 'node-up' (id, pid), 'node-down' (id, NodeExit), 'graceful-stop' (id, StoppedIncarnation),
+ * 'continuity' (id, ContinuityOutcome), 'fault' (id, FaultMode), 'node-error' (id, Error), 'shutdown'.
  */
 export class ClusterSupervisor extends EventEmitter {
   private readonly members: Member[] = [];
@@ -117,11 +131,12 @@ export class ClusterSupervisor extends EventEmitter {
         mkdirSync(dataDir, { recursive: true, mode: 0o700 });
         const port = options.portBase !== undefined ? options.portBase + i : await freePort(host);
         const node = new RedisNode({ id, port, host, dataDir, binary, extraArgs: options.extraArgs });
-        const member: Member = { node, proxy: null, queue: Promise.resolve(), restartTimer: null, restartAt: null, nextPersistence: persistence(i) };
+        const member: Member = { node, proxy: null, queue: Promise.resolve(), restartTimer: null, restartAt: null, nextPersistence: persistence(i),
+          continuity: null, gatedMode: null };
         supervisor.members.push(member);
         supervisor.wire(member);
-        await node.start(persistence(i));
-        if (fresh) await supervisor.markClean(member, 'fresh data directory');
+        // Before its proxy exists: no client can reach the node until it is marked or adopted.
+        await supervisor.startNode(member, persistence(i), fresh);
         if (options.proxies !== false) {
           const proxy = new FaultProxy({ name: `node-${id}`, targetHost: host, targetPort: port, listenHost: host,
             listenPort: options.proxyPortBase !== undefined ? options.proxyPortBase + i : 0 });
@@ -201,7 +216,7 @@ export class ClusterSupervisor extends EventEmitter {
     }
     await Promise.all(this.members.map(async (m) => {
       await m.proxy?.close().catch(() => undefined);
-      await m.node.stop().catch(() => undefined);
+      await this.stopNode(m).catch(() => undefined);
     }));
     this.lifeline?.close();
     process.removeListener('exit', this.exitHook);
@@ -210,7 +225,11 @@ export class ClusterSupervisor extends EventEmitter {
 
   /** For 'exit' handlers and fatal errors: SIGKILL every node now, synchronously. */
   killAllSync(): void {
-    for (const m of this.members) m.node.killSync();
+    for (const m of this.members) {
+      if (m.node.pid === null) continue;
+      deleteMarker(m.node.dataDir); // a crash is never graceful
+      m.node.killSync();
+    }
   }
 
   private async perform(member: Member, action: NodeAction): Promise<void> {
@@ -218,25 +237,26 @@ export class ClusterSupervisor extends EventEmitter {
     switch (action.action) {
       case 'crash':
         this.cancelRestart(member);
+        deleteMarker(node.dataDir); // a crash is never graceful, whatever a stale marker says
         return node.crash();
       case 'stop':
         this.cancelRestart(member);
-        return node.stop();
+        return this.stopNode(member);
       case 'start':
         this.cancelRestart(member);
         if (node.state !== 'down') throw new NodeActionError(`node ${node.id} is ${node.state}; stop or crash it first`, 'BAD_STATE');
-        return node.start(action.persistence ?? member.nextPersistence);
+        return this.startNode(member, action.persistence ?? member.nextPersistence);
       case 'restart': {
         this.cancelRestart(member);
         const persistence = action.persistence ?? node.persistence;
         member.nextPersistence = persistence;
-        await node.stop();
-        if (!action.delayMs) return node.start(persistence);
+        await this.stopNode(member);
+        if (!action.delayMs) return this.startNode(member, persistence);
         member.restartAt = Date.now() + action.delayMs;
         member.restartTimer = setTimeout(() => {
           member.restartTimer = null;
           member.restartAt = null;
-          const run = member.queue.then(() => (node.state === 'down' && !this.closed ? node.start(persistence) : undefined));
+          const run = member.queue.then(() => (node.state === 'down' && !this.closed ? this.startNode(member, persistence) : undefined));
           member.queue = run.catch((err) => this.emit('node-error', node.id, err));
         }, action.delayMs);
         member.restartTimer.unref();
@@ -270,6 +290,73 @@ export class ClusterSupervisor extends EventEmitter {
     if (member.restartTimer) clearTimeout(member.restartTimer);
     member.restartTimer = null;
     member.restartAt = null;
+  }
+
+  /**
+   * Stop a node gracefully. With a persistence that keeps data, the server is asked to SHUTDOWN
+   * with it flushed after its run_id and sentinel were read, and a clean exit (code 0) leaves a
+   * continuity marker for its next start. Any older marker is gone first.
+   */
+  private async stopNode(member: Member): Promise<void> {
+    const { node } = member;
+    if (node.pid === null) return;
+    deleteMarker(node.dataDir);
+    const persistence = node.persistence;
+    let reading = null as Promise<StoppedIncarnation> | null;
+    const shutdown = keepsData(persistence) && node.state !== 'starting'
+      ? () => (reading = readAndShutdown(node.host, node.port, persistence, this.options.keyPrefix))
+      : undefined;
+    const exit = await node.stop(shutdown);
+    // The exit can be seen before the SHUTDOWN's connection closes: wait for the reading itself.
+    const seen = reading ? await (reading as Promise<StoppedIncarnation>).catch(() => null) : null;
+    if (seen && exit && exit.code === 0 && exit.signal === null) {
+      writeMarker(node.dataDir, { version: 1, runId: seen.runId, persistence, keyPrefix: this.options.keyPrefix,
+        quarantineUntil: seen.quarantineUntil, stoppedAt: exit.at });
+      this.emit('graceful-stop', node.id, seen);
+    }
+  }
+
+  /**
+   * Start a node and settle its epoch before clients count on it: a brand-new data directory is
+   * marked clean; otherwise the continuity marker (consumed here, whatever happens) decides whether
+   * the restart is adopted. While that runs, the node's proxy holds new client connections back.
+   */
+  private async startNode(member: Member, persistence: Persistence, fresh = false): Promise<void> {
+    const { node } = member;
+    const marker = takeMarker(node.dataDir);
+    const lastExit = describeExit(node.lastExit);
+    const open = marker ? this.gate(member) : () => undefined;
+    try {
+      await node.start(persistence);
+      if (fresh) {
+        await this.markClean(member, 'fresh data directory');
+        member.continuity = null;
+        return;
+      }
+      const outcome = await adoptAfterStart(node.host, node.port, marker, { persistence, keyPrefix: this.options.keyPrefix, lastExit });
+      member.continuity = outcome;
+      this.emit('continuity', node.id, outcome);
+    } finally {
+      open();
+    }
+  }
+
+  /**
+   * Hold new client connections in the node's proxy (a blackhole: bytes are kept, none dropped,
+   * and the upstream is opened on release) while it starts and its restart is adopted, so that no
+   * client's check quarantines it first. A partition or reset the operator set stays as it is.
+   * Returns the release.
+   */
+  private gate(member: Member): () => void {
+    const proxy = member.proxy;
+    const mode = proxy?.mode;
+    if (!proxy || !mode || (mode.kind !== 'pass' && mode.kind !== 'latency')) return () => undefined;
+    member.gatedMode = mode;
+    proxy.setMode({ kind: 'blackhole' });
+    return () => {
+      member.gatedMode = null;
+      proxy.setMode(mode);
+    };
   }
 
   private async markClean(member: Member, origin: string): Promise<void> {
@@ -319,10 +406,16 @@ export class ClusterSupervisor extends EventEmitter {
       uptimeMs: node.startedAt === null ? null : Date.now() - node.startedAt,
       dataDir: node.dataDir,
       lastExit: node.lastExit,
-      fault: proxy ? proxy.mode : null,
+      fault: proxy ? (m.gatedMode ?? proxy.mode) : null,
       restartAt: m.restartAt,
+      continuity: m.continuity,
     };
   }
+}
+
+function describeExit(exit: NodeExit | null): string {
+  if (!exit) return 'none seen by this supervisor';
+  return exit.signal ? exit.signal : `code ${exit.code}`;
 }
 
 async function assertPortsFree(host: string, base: number | undefined, count: number, envName: string): Promise<void> {

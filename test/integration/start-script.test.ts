@@ -4,7 +4,9 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { Redis } from 'ioredis';
 import { ControlClient, freePort, isPortFree } from '../../lib/cluster';
+import { readEpoch, Redlock, serverRunId } from '../../lib/redlock';
 import { isAlive, waitFor } from '../support/cluster';
 
 const roots: string[] = [];
@@ -17,8 +19,7 @@ function tempDataDir(): string {
 }
 
 /** Run `npm start`'s entry point with `env`; resolve when it exits or `until` matches its stdout. */
-function runStart(env: Record<string, string>, until?: RegExp) {
-  const dataDir = tempDataDir();
+function runStart(env: Record<string, string>, until?: RegExp, dataDir = tempDataDir()) {
   const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/start.ts'], {
     env: { ...process.env, REDLOCK_DATA_DIR: dataDir, ...env }, stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -124,6 +125,59 @@ describe('npm start: the whole product, then Ctrl-C', () => {
     await expect(fetch(`http://127.0.0.1:${port}/api/health`)).rejects.toThrow();
     expect(existsSync(join(run.dataDir, 'control.json'))).toBe(false);
   }, 120_000);
+});
+
+describe('npm start after a clean Ctrl-C', () => {
+  it('keeps its quorum: every node stopped gracefully has its restart adopted, and a Redlock with the console prefix and maxTtlMs acquires at once', async () => {
+    const dataDir = tempDataDir();
+    const serverPortBase = await freePortRange(3);
+    let portBase = await freePortRange(3);
+    while (Math.abs(portBase - serverPortBase) < 3) portBase = await freePortRange(3);
+    const env = { PORT: String(await freePort()), REDLOCK_CLUSTER_SIZE: '3', REDLOCK_PORT_BASE: String(portBase),
+      REDLOCK_SERVER_PORT_BASE: String(serverPortBase), REDLOCK_PERSISTENCE: 'aof-always', REDLOCK_MAX_TTL_MS: '60000' };
+    const urls = [0, 1, 2].map((i) => `redis://127.0.0.1:${portBase + i}`);
+    const runIds = async () => {
+      const direct = [0, 1, 2].map((i) => new Redis({ port: serverPortBase + i, host: '127.0.0.1', maxRetriesPerRequest: 1 }));
+      try {
+        return await Promise.all(direct.map(async (c) => ({ now: await serverRunId(c), epoch: await readEpoch(c, 'rl:') })));
+      } finally {
+        direct.forEach((c) => c.disconnect());
+      }
+    };
+    const lockOnce = async (resource: string) => {
+      const redlock = new Redlock(urls, { keyPrefix: 'rl:', maxTtlMs: 60_000, retryCount: 0, nodeTimeoutMs: 1_000 });
+      try {
+        const lock = await redlock.acquire(resource, 5_000);
+        await lock.release();
+        return lock.votes.map((v) => v.reason);
+      } finally {
+        await redlock.quit();
+      }
+    };
+
+    const first = runStart(env, /Ctrl-C stops everything/, dataDir);
+    await first.matched;
+    await lockOnce('before-ctrl-c');
+    const before = await runIds();
+    first.child.kill('SIGINT');
+    expect(await first.exited).toBe(0);
+
+    const second = runStart(env, /Ctrl-C stops everything/, dataDir);
+    try {
+      await second.matched;
+      expect(second.out()).toContain('graceful restart adopted on nodes 1, 2, 3');
+      // The first attempt is granted (retryCount 0): no node sits out the 60 s restart quarantine.
+      expect(await lockOnce('after-ctrl-c')).not.toContain('quarantined');
+      const after = await runIds();
+      for (let i = 0; i < 3; i++) {
+        expect(after[i]!.now).not.toBe(before[i]!.now);
+        expect(after[i]!.epoch).toMatchObject({ runId: after[i]!.now, prevRunId: before[i]!.now });
+      }
+    } finally {
+      second.child.kill('SIGINT');
+      expect(await second.exited).toBe(0);
+    }
+  }, 240_000);
 });
 
 function statMode(file: string): number {
