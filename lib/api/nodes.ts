@@ -10,6 +10,25 @@ export const quarantineSchema = z.object({
   until: z.number().nullable(),
   remainingMs: z.number().nullable(),
   origin: z.string().nullable(),
+  /** Why it is quarantined: restart detected, data loss, keys evicted (null when clean or not recorded). */
+  cause: z.enum(['data-loss', 'restart', 'eviction']).nullable(), // QUARANTINE_CAUSES of lib/redlock/epoch.ts (kept out of the browser bundle)
+  /** The redis-server process the sentinel speaks for, and the one before it (a restart). */
+  runId: z.string().nullable(),
+  prevRunId: z.string().nullable(),
+  serverStartedAt: z.number().nullable(),
+  /** The sentinel's createdAt: send it back with runId to mark the node clean (a compare-and-set). */
+  createdAt: z.number().nullable(),
+  recordedMaxTtlMs: z.number().nullable(),
+  /** The process changed and no client has recorded it yet: the next acquire starts the restart quarantine. */
+  restartPending: z.boolean(),
+  /** What marking it clean now would warn about (a restart or data loss within maxTtlMs), else null. */
+  markCleanWarning: z.string().nullable(),
+  message: z.string(),
+});
+
+/** A vote the lock core refuses whatever the quarantine: an evicting maxmemory-policy, or another lease ceiling. */
+export const refusalSchema = z.object({
+  reason: z.enum(['unsafe-eviction', 'ceiling-mismatch']),
   message: z.string(),
 });
 
@@ -28,6 +47,8 @@ export const nodeViewSchema = z.object({
   rttMs: z.number().nullable(),
   clockOffsetMs: z.number().nullable(),
   version: z.string().nullable(),
+  /** INFO run_id of the redis-server process answering now. */
+  runId: z.string().nullable(),
   role: z.string().nullable(),
   /** none | rdb | aof-always | aof-everysec | aof-no | aof | unknown */
   persistence: z.string().nullable(),
@@ -35,6 +56,8 @@ export const nodeViewSchema = z.object({
   notifyKeyspaceEvents: z.string().nullable(),
   uptimeMs: z.number().nullable(),
   quarantine: quarantineSchema.nullable(),
+  /** Set when the lock core votes against this node whatever its quarantine (it is then not usable). */
+  refusal: refusalSchema.nullable(),
   verdict: safetyVerdictSchema,
   /** Fault proxy mode in the sandbox (pass, blackhole, reset, latency), else null. */
   fault: z.string().nullable(),
@@ -74,13 +97,27 @@ export const nodeIdParamsSchema = z.strictObject({
   id: z.coerce.number().int('node ids are whole numbers').min(1).max(15),
 });
 
+/**
+ * The sentinel the operator judged (quarantine.runId and quarantine.createdAt of GET /api/nodes):
+ * the mark applies only if the node still has exactly that one (409 SENTINEL_CHANGED otherwise).
+ * runId null: the node had no sentinel.
+ */
+export const seenSentinelSchema = z.strictObject({
+  runId: z.string().regex(/^[0-9a-f]{1,64}$/, 'a redis run_id (hex)').nullable(),
+  createdAt: z.number().int().min(0).optional(),
+});
+
 export const markCleanBodySchema = z.strictObject({
   reason: z.string().trim().min(3, 'say why (at least 3 characters)').max(500),
+  /** What the operator saw; omit only from scripts that accept marking whatever the node has now. */
+  seen: seenSentinelSchema.optional(),
 });
 
 export const markCleanResponseSchema = z.object({
   node: z.number().int(),
   markedAt: z.number(),
-  /** Set when the node restarted less than maxTtl ago: it may have lost locks that are still valid elsewhere. */
+  /** The process the clean sentinel now speaks for. */
+  runId: z.string().nullable(),
+  /** Set when a restart or data loss happened less than maxTtl ago (or when is unknown): locks it lost may still be valid elsewhere. */
   warning: z.string().nullable(),
 });

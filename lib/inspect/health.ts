@@ -1,7 +1,10 @@
 import type { Redis } from 'ioredis';
-import { epochKey, parseEpoch } from '../redlock/epoch';
+import { epochKey } from '../redlock/epoch';
 import { ensureReady, errorMessage, withTimeout } from './connection';
-import { safetyVerdict, type SafetyVerdict, type VerdictOptions } from './verdict';
+import { quarantineOf, type QuarantineInfo } from './quarantine';
+import { refusalOf, safetyVerdict, type Refusal, type SafetyVerdict, type VerdictOptions } from './verdict';
+
+export type { QuarantineInfo } from './quarantine';
 
 /** How the node keeps its data across a crash, as far as it can be read. */
 export interface PersistenceInfo {
@@ -11,19 +14,6 @@ export interface PersistenceInfo {
   appendfsync: string | null;
   /** CONFIG GET save: '' when RDB snapshots are off; null when CONFIG is refused. */
   rdbSaves: string | null;
-}
-
-/** The node's quarantine, read from the epoch sentinel (`<prefix>epoch`). */
-export interface QuarantineInfo {
-  /** clean: votes normally; quarantined: votes against until `until`; unknown: no epoch sentinel. */
-  state: 'clean' | 'quarantined' | 'unknown';
-  /** quarantineUntil from the sentinel, on the node's clock (ms); null without a sentinel. */
-  until: number | null;
-  /** Time left on the node's clock; null unless quarantined. */
-  remainingMs: number | null;
-  origin: string | null;
-  /** Plain English, e.g. 'quarantined until … (12.3 s left)'. */
-  message: string;
 }
 
 /** Everything the console shows about one node, with the safety verdict drawn from it. */
@@ -38,6 +28,8 @@ export interface NodeHealth {
   /** Node clock minus local clock, RTT-corrected: serverMs − (sentAt + rtt/2). */
   clockOffsetMs: number | null;
   version: string | null;
+  /** INFO server run_id: the redis-server process answering now. */
+  runId: string | null;
   /** INFO replication role: 'master' or 'slave'. */
   role: string | null;
   uptimeMs: number | null;
@@ -47,7 +39,9 @@ export interface NodeHealth {
   /** False when CONFIG GET is refused (managed Redis); null when the node is down. */
   configReadable: boolean | null;
   quarantine: QuarantineInfo | null;
-  /** Up, a master, and not quarantined (nor about to be, with quarantine on): its vote can count. */
+  /** Why the lock core votes against this node whatever its quarantine (evicting policy, another ceiling), else null. */
+  refusal: Refusal | null;
+  /** Up, a master, not quarantined (nor about to be, with quarantine on) and not refused: its vote can count. */
   usable: boolean;
   verdict: SafetyVerdict;
 }
@@ -76,22 +70,23 @@ export function clusterHealth(clients: readonly Redis[], options: HealthOptions)
 export async function nodeHealth(client: Redis, node: number, options: HealthOptions): Promise<NodeHealth> {
   const checkedAt = Date.now();
   const timeoutMs = options.timeoutMs ?? HEALTH_TIMEOUT_MS;
-  let facts: Omit<NodeHealth, 'verdict' | 'usable'>;
+  let facts: Omit<NodeHealth, 'verdict' | 'usable' | 'refusal'>;
   try {
     facts = await withTimeout(readFacts(client, node, checkedAt, timeoutMs, options), timeoutMs, `health check of node ${node}`, options.signal);
   } catch (err) {
     if (options.signal?.aborted) throw options.signal.reason ?? err;
     facts = {
-      node, up: false, error: errorMessage(err), checkedAt, rttMs: null, clockOffsetMs: null, version: null, role: null,
+      node, up: false, error: errorMessage(err), checkedAt, rttMs: null, clockOffsetMs: null, version: null, runId: null, role: null,
       uptimeMs: null, persistence: null, maxmemoryPolicy: null, notifyKeyspaceEvents: null, configReadable: null, quarantine: null,
     };
   }
   const quarantineBlocks = options.quarantineEnabled && (facts.quarantine?.state === 'quarantined' || facts.quarantine?.state === 'unknown');
-  const usable = facts.up && (facts.role === null || facts.role === 'master') && !quarantineBlocks;
-  return { ...facts, usable, verdict: safetyVerdict(facts, options) };
+  const refusal = facts.up ? refusalOf(facts, options) : null;
+  const usable = facts.up && (facts.role === null || facts.role === 'master') && !quarantineBlocks && refusal === null;
+  return { ...facts, refusal, usable, verdict: safetyVerdict(facts, options) };
 }
 
-async function readFacts(client: Redis, node: number, checkedAt: number, timeoutMs: number, options: HealthOptions): Promise<Omit<NodeHealth, 'verdict' | 'usable'>> {
+async function readFacts(client: Redis, node: number, checkedAt: number, timeoutMs: number, options: HealthOptions): Promise<Omit<NodeHealth, 'verdict' | 'usable' | 'refusal'>> {
   await ensureReady(client, timeoutMs, options.signal);
   const p0 = performance.now();
   await client.ping();
@@ -123,18 +118,21 @@ async function readFacts(client: Redis, node: number, checkedAt: number, timeout
   const aofEnabled = config.appendonly != null ? config.appendonly === 'yes' : info.get('aof_enabled') !== undefined ? info.get('aof_enabled') === '1' : null;
   const persistence = persistenceOf(aofEnabled, config.appendfsync ?? null, config.save ?? null);
   const uptime = info.get('uptime_in_seconds');
+  const uptimeMs = uptime === undefined ? null : Number(uptime) * 1000;
+  const runId = info.get('run_id') ?? null;
   const nodeNow = localNowMs() + clockOffsetMs;
 
   return {
     node, up: true, error: null, checkedAt, rttMs, clockOffsetMs,
     version: info.get('redis_version') ?? null,
+    runId,
     role: info.get('role') ?? null,
-    uptimeMs: uptime === undefined ? null : Number(uptime) * 1000,
+    uptimeMs,
     persistence,
     maxmemoryPolicy: config['maxmemory-policy'] ?? info.get('maxmemory_policy') ?? null,
     notifyKeyspaceEvents: config['notify-keyspace-events'] ?? null,
     configReadable,
-    quarantine: quarantineOf(epochRaw, nodeNow, options.quarantineEnabled),
+    quarantine: quarantineOf(epochRaw, { nodeNow, runIdNow: runId, uptimeMs, maxTtlMs: options.maxTtlMs, enabled: options.quarantineEnabled }),
   };
 }
 
@@ -160,20 +158,6 @@ function persistenceOf(aofEnabled: boolean | null, appendfsync: string | null, r
     mode = rdbSaves.trim() === '' ? 'none' : 'rdb';
   } else mode = 'unknown';
   return { mode, aofEnabled, appendfsync, rdbSaves };
-}
-
-function quarantineOf(raw: Record<string, string>, nodeNow: number, enabled: boolean): QuarantineInfo {
-  const epoch = parseEpoch(raw);
-  if (!epoch) {
-    return { state: 'unknown', until: null, remainingMs: null, origin: null,
-      message: enabled ? 'unknown: will be quarantined at the next acquire' : 'no epoch sentinel (quarantine disabled)' };
-  }
-  const remaining = epoch.quarantineUntil - nodeNow;
-  if (remaining > 0) {
-    return { state: 'quarantined', until: epoch.quarantineUntil, remainingMs: Math.ceil(remaining), origin: epoch.origin,
-      message: `quarantined until ${new Date(epoch.quarantineUntil).toISOString()} (${(remaining / 1000).toFixed(1)} s left)` };
-  }
-  return { state: 'clean', until: epoch.quarantineUntil, remainingMs: null, origin: epoch.origin, message: 'clean' };
 }
 
 function round2(ms: number): number {

@@ -1,4 +1,5 @@
 import type { NodeHealth } from './health';
+import { CAUSE_LABEL } from './quarantine';
 import { driftAllowanceMs, DEFAULT_DRIFT_FACTOR, quorumSize } from './quorum-view';
 
 /** ok: nothing found; warn: works, with a risk to know; unsafe: can break mutual exclusion. */
@@ -17,14 +18,43 @@ export interface VerdictOptions {
   maxTtlMs: number;
   /** @default 0.01 */
   driftFactor?: number;
-  /** Does the acquire script quarantine nodes that lost their data? */
+  /**
+   * Does the lock core quarantine nodes that lost their data or restarted, and refuse the votes of
+   * evicting nodes and of nodes recording another ceiling (its defaults: quarantine and nodeChecks on)?
+   */
   quarantineEnabled: boolean;
+}
+
+/** A vote the lock core refuses whatever the node's quarantine, with the reason it gives (lib/redlock/votes.ts). */
+export interface Refusal {
+  reason: 'unsafe-eviction' | 'ceiling-mismatch';
+  message: string;
 }
 
 const RANK: Record<SafetyLevel, number> = { ok: 0, warn: 1, unsafe: 2 };
 
 /** The facts a node's verdict is drawn from (a NodeHealth without its conclusions). */
-export type HealthFacts = Omit<NodeHealth, 'verdict' | 'usable'>;
+export type HealthFacts = Omit<NodeHealth, 'verdict' | 'usable' | 'refusal'>;
+
+/**
+ * Would the lock core refuse this node's grants whatever its quarantine? In the core's order: a
+ * recorded lease ceiling other than ours (ceiling-mismatch), then any maxmemory-policy but
+ * noeviction (unsafe-eviction). Null with the quarantine off (the core checks neither then).
+ */
+export function refusalOf(facts: HealthFacts, options: VerdictOptions): Refusal | null {
+  if (!options.quarantineEnabled || !facts.up) return null;
+  const recorded = facts.quarantine?.recordedMaxTtlMs ?? null;
+  if (recorded !== null && recorded !== options.maxTtlMs) {
+    return { reason: 'ceiling-mismatch',
+      message: `it records the lease ceiling maxTtlMs ${recorded}, this console uses ${options.maxTtlMs}: the lock core refuses its votes (ceiling-mismatch), since a shorter quarantine than a lease lets a second holder in` };
+  }
+  const policy = facts.maxmemoryPolicy;
+  if (policy !== null && policy !== 'noeviction') {
+    return { reason: 'unsafe-eviction',
+      message: `maxmemory-policy ${policy} can evict held locks, the epoch sentinel or the fence register: the lock core refuses its votes (unsafe-eviction) until it is noeviction` };
+  }
+  return null;
+}
 
 /** The safety verdict for one node: what in its setup can cost a lock its mutual exclusion. */
 export function safetyVerdict(facts: HealthFacts, options: VerdictOptions): SafetyVerdict {
@@ -40,8 +70,14 @@ export function safetyVerdict(facts: HealthFacts, options: VerdictOptions): Safe
   persistenceReasons(facts, options, add);
   const policy = facts.maxmemoryPolicy;
   if (policy === null) add('warn', 'maxmemory-policy cannot be read: cannot verify that held locks are never evicted');
-  else if (policy.startsWith('allkeys-')) add('unsafe', `maxmemory-policy ${policy}: ${policy} can evict held locks`);
-  else if (policy.startsWith('volatile-')) add('unsafe', `maxmemory-policy ${policy}: ${policy} can evict held locks, since every lock key has a TTL`);
+  else if (policy !== 'noeviction') {
+    const what = policy.startsWith('volatile-') ? 'held locks (every lock key has a TTL)' : 'held locks, the epoch sentinel or the fence register';
+    add('unsafe', options.quarantineEnabled
+      ? `maxmemory-policy ${policy} can evict ${what}: the lock core refuses its votes (unsafe-eviction) until it is noeviction`
+      : `maxmemory-policy ${policy} can evict ${what}, and with the quarantine off its votes still count`);
+  }
+  const refusal = refusalOf(facts, options);
+  if (refusal?.reason === 'ceiling-mismatch') add('unsafe', refusal.message);
   const allowance = driftAllowanceMs(options.maxTtlMs, options.driftFactor ?? DEFAULT_DRIFT_FACTOR);
   if (facts.clockOffsetMs !== null && Math.abs(facts.clockOffsetMs) > allowance) {
     const side = facts.clockOffsetMs > 0 ? 'ahead of' : 'behind';
@@ -61,13 +97,20 @@ function persistenceReasons(facts: HealthFacts, options: VerdictOptions, add: (l
       else add('unsafe', 'persistence none without quarantine: a restart loses its locks and it votes again at once, so a second client can be granted a lock that is still held');
       break;
     case 'rdb':
-      add('unsafe', `RDB snapshots only (save "${facts.persistence?.rdbSaves ?? ''}"): a crash loses the locks written since the last snapshot, and the restored epoch sentinel hides the loss from the quarantine`);
+      if (options.quarantineEnabled) {
+        add('warn', `RDB snapshots only (save "${facts.persistence?.rdbSaves ?? ''}"): a crash brings back the last snapshot; restart detection keeps it from voting for maxTtl (${maxTtl}) after every restart`);
+      } else {
+        add('unsafe', `RDB snapshots only (save "${facts.persistence?.rdbSaves ?? ''}"): a crash loses the locks written since the last snapshot, and without the quarantine the restored epoch sentinel hides the loss`);
+      }
       break;
     case 'aof-everysec':
-      add('warn', 'appendfsync everysec: a crash can lose the last second of locks, which the quarantine cannot detect');
+      add('warn', options.quarantineEnabled
+        ? `appendfsync everysec: a crash can lose the last second of locks; restart detection keeps it from voting for maxTtl (${maxTtl}) after the restart`
+        : 'appendfsync everysec: a crash can lose the last second of locks, and without the quarantine it votes again at once');
       break;
     case 'aof-no':
-      add('unsafe', 'appendfsync no: the OS decides when to write, so a crash can lose many seconds of locks, which the quarantine cannot detect');
+      if (options.quarantineEnabled) add('warn', `appendfsync no: a machine crash can lose many seconds of locks; restart detection keeps it from voting for maxTtl (${maxTtl}) after the restart`);
+      else add('unsafe', 'appendfsync no: the OS decides when to write, so a crash can lose many seconds of locks, and without the quarantine it votes again at once');
       break;
     case 'aof':
       add('warn', 'AOF is on but appendfsync cannot be read: cannot verify how much a crash can lose');
@@ -116,10 +159,12 @@ export function clusterVerdict(healths: readonly NodeHealth[], configuredNodes: 
     if (h.usable) continue;
     if (!h.up) reasons.push(`node ${h.node} is down: ${h.error ?? 'no answer'}`);
     else if (h.role !== null && h.role !== 'master') reasons.push(`node ${h.node} is a replica`);
+    else if (h.refusal) reasons.push(`node ${h.node} votes against (${h.refusal.reason}): ${h.refusal.message}`);
     else if (h.quarantine?.state === 'quarantined') {
       const left = h.quarantine.remainingMs ?? 0;
       waits.push(left);
-      reasons.push(`node ${h.node} is quarantined for another ${(left / 1000).toFixed(1)} s`);
+      const cause = h.quarantine.cause ? ` (${CAUSE_LABEL[h.quarantine.cause]})` : '';
+      reasons.push(`node ${h.node} is quarantined for another ${(left / 1000).toFixed(1)} s${cause}`);
     } else if (h.quarantine?.state === 'unknown') {
       reasons.push(`node ${h.node} has no epoch sentinel: the next acquire will quarantine it for maxTtl`);
     } else reasons.push(`node ${h.node} is not usable`);

@@ -1,12 +1,15 @@
 import 'server-only';
+import type { Redis } from 'ioredis';
 import type { NodeAction } from '../cluster/actions';
 import type { NodeStatus } from '../cluster/supervisor';
-import { markNodeClean } from '../redlock/epoch';
+import type { SeenSentinel } from '../redlock/epoch';
+import { epochKey, markNodeClean, parseEpoch, SentinelChangedError } from '../redlock/epoch';
 import type { Principal } from './auth/principal';
 import { actorOf } from './auth/principal';
 import { recordAudit } from './audit';
 import { HttpError, notFound } from './http/errors';
-import { ensureReady } from '../inspect';
+import { ensureReady, parseInfo } from '../inspect';
+import { markCleanWarningOf, shortRunId } from '../inspect/quarantine';
 import { getRuntime } from './runtime';
 
 function snapshotOf(status: NodeStatus): Record<string, unknown> {
@@ -24,10 +27,17 @@ export async function runNodeAction(principal: Principal, id: number, action: No
   if (id > runtime.endpoints.length) throw notFound(`there is no node ${id} (nodes are 1…${runtime.endpoints.length})`);
   const before = (await runtime.control.nodes())[id - 1];
   const { actor, role } = actorOf(principal);
+  const startedAt = Date.now();
   try {
     const node = await runtime.control.act(id, action);
     await recordAudit({ actor, role, action: `node.${action.action}`, target: `node ${id}`, outcome: 'ok',
       before: before ? snapshotOf(before) : null, after: snapshotOf(node), detail: JSON.stringify(action) });
+    // A start that happened in this action: whether the supervisor adopted the restart, or why not.
+    const continuity = node.continuity;
+    if (continuity && continuity.at >= startedAt) {
+      await recordAudit({ actor, role, action: 'node.continuity', target: `node ${id}`, outcome: continuity.adopted ? 'adopted' : 'not-adopted',
+        after: { code: continuity.code, runId: continuity.runId, previousRunId: continuity.previousRunId }, detail: continuity.reason });
+    }
     return { node };
   } catch (err) {
     await recordAudit({ actor, role, action: `node.${action.action}`, target: `node ${id}`, outcome: 'failed',
@@ -39,22 +49,60 @@ export async function runNodeAction(principal: Principal, id: number, action: No
 /**
  * End a node's quarantine now: the operator states the node holds no lock that was lost. Safe for
  * a node that was never used or was down longer than maxTtl; otherwise a lock granted with the
- * node's help may still be valid elsewhere, so the answer and the audit entry carry a warning.
+ * node's help may still be valid elsewhere, so the answer and the audit entry carry a warning
+ * (any restart or data loss less than maxTtl ago, or no sentinel at all). With `seen` (what the
+ * console showed the operator), a compare-and-set: a node that restarted or lost its data again
+ * since is not touched, and the answer is 409 SENTINEL_CHANGED.
  */
-export async function markClean(principal: Principal, id: number, reason: string): Promise<{ node: number; markedAt: number; warning: string | null }> {
+export async function markClean(principal: Principal, id: number, reason: string, seen?: SeenSentinel):
+  Promise<{ node: number; markedAt: number; runId: string | null; warning: string | null }> {
   const runtime = getRuntime();
   const client = runtime.clients[id - 1];
   if (!client) throw notFound(`there is no node ${id} (nodes are 1…${runtime.endpoints.length})`);
   await ensureReady(client, 1_000).catch(() => {
     throw new HttpError(503, 'NODE_UNREACHABLE', `node ${id} is not reachable; it can be marked clean once it answers`);
   });
-  const uptimeSeconds = Number(/uptime_in_seconds:(\d+)/.exec(await client.info('server'))?.[1] ?? Number.POSITIVE_INFINITY);
-  const warning = uptimeSeconds * 1000 < runtime.maxTtlMs
-    ? `node ${id} restarted ${uptimeSeconds} s ago, less than the lease ceiling (${runtime.maxTtlMs / 1000} s): a lock it had granted may still be valid on other nodes, and marking it clean lets a second holder in`
-    : null;
-  const sentinel = await markNodeClean(client, { keyPrefix: runtime.keyPrefix, maxTtlMs: runtime.maxTtlMs, origin: `marked clean by ${actorOf(principal).actor}` });
+  const [raw, infoText, [seconds, micros]] = await Promise.all([
+    client.hgetall(epochKey(runtime.keyPrefix)), client.info('server'), client.time(),
+  ]);
+  const info = parseInfo(infoText);
+  const uptime = info.get('uptime_in_seconds');
+  const epoch = parseEpoch(raw);
+  const risk = markCleanWarningOf(epoch, {
+    nodeNow: Number(seconds) * 1000 + Math.floor(Number(micros) / 1000), runIdNow: info.get('run_id') ?? null,
+    uptimeMs: uptime === undefined ? null : Number(uptime) * 1000, maxTtlMs: runtime.maxTtlMs,
+  });
+  const warning = risk ? `node ${id}: ${risk}` : null;
   const { actor, role } = actorOf(principal);
-  await recordAudit({ actor, role, action: 'node.mark-clean', target: `node ${id}`, reason, outcome: warning ? 'ok-with-warning' : 'ok',
-    after: { quarantineUntil: sentinel.quarantineUntil }, detail: warning ?? '' });
-  return { node: id, markedAt: sentinel.createdAt, warning };
+  const before = epoch
+    ? { runId: epoch.runId ?? null, createdAt: epoch.createdAt, quarantineUntil: epoch.quarantineUntil, cause: epoch.cause ?? null, seen: seen ?? null }
+    : { sentinel: null, seen: seen ?? null };
+  let sentinel;
+  try {
+    sentinel = await markNodeClean(client, { keyPrefix: runtime.keyPrefix, maxTtlMs: runtime.maxTtlMs, origin: `marked clean by ${actor}`, seen });
+  } catch (err) {
+    if (!(err instanceof SentinelChangedError)) throw err;
+    const message = await refusalMessage(client, runtime.keyPrefix, id, seen, err.message);
+    await recordAudit({ actor, role, action: 'node.mark-clean', target: `node ${id}`, reason, outcome: 'refused', before, detail: message });
+    throw new HttpError(409, 'SENTINEL_CHANGED', message);
+  }
+  await recordAudit({ actor, role, action: 'node.mark-clean', target: `node ${id}`, reason, outcome: warning ? 'ok-with-warning' : 'ok', before,
+    after: { runId: sentinel.runId ?? null, createdAt: sentinel.createdAt, quarantineUntil: sentinel.quarantineUntil }, detail: warning ?? '' });
+  return { node: id, markedAt: sentinel.createdAt, runId: sentinel.runId ?? null, warning };
+}
+
+/**
+ * Why a mark-clean compare-and-set was refused, in the operator's terms: the sentinel changed since
+ * the look (a restart or loss recorded in between), or it is the one seen but speaks for a process
+ * that is no longer running (a restart no client has recorded yet: there is nothing sound to mark).
+ */
+async function refusalMessage(client: Redis, keyPrefix: string, id: number, seen: SeenSentinel | undefined, fallback: string): Promise<string> {
+  const [raw, infoText] = await Promise.all([client.hgetall(epochKey(keyPrefix)), client.info('server')]).catch(() => [null, null] as const);
+  const now = parseEpoch(raw);
+  const runIdNow = infoText ? parseInfo(infoText).get('run_id') ?? null : null;
+  const same = now !== null && seen !== undefined && (now.runId ?? null) === seen.runId && (seen.createdAt === undefined || now.createdAt === seen.createdAt);
+  if (same && runIdNow !== null && now.runId !== runIdNow) {
+    return `node ${id} restarted (process ${shortRunId(now.runId)} → ${shortRunId(runIdNow)}) and no client has recorded the restart yet, so the sentinel you saw speaks for a process that is gone: look again after the next acquire`;
+  }
+  return `node ${id}: ${fallback}`;
 }

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { clusterHealth, clusterVerdict, nodeHealth, type HealthOptions } from '@/lib/inspect';
-import { EPOCH_FIELDS, epochKey, markNodeClean, nodeTimeMs } from '@/lib/redlock/epoch';
+import { EPOCH_FIELDS, epochKey, markNodeClean, nodeTimeMs, serverRunId } from '@/lib/redlock/epoch';
 import { startTestCluster, uniquePrefix, type TestCluster } from '../support/cluster';
 
 let cluster: TestCluster;
@@ -47,9 +47,13 @@ describe('node health on real redis-server', () => {
     try {
       const [four, five] = await Promise.all([nodeHealth(clients[3]!, 4, options), nodeHealth(clients[4]!, 5, options)]);
       expect(four.maxmemoryPolicy).toBe('allkeys-lru');
-      expect(four.verdict).toEqual({ level: 'unsafe', reasons: ['maxmemory-policy allkeys-lru: allkeys-lru can evict held locks'] });
+      expect(four.verdict.level).toBe('unsafe');
+      expect(four.verdict.reasons[0]).toMatch(/^maxmemory-policy allkeys-lru can evict held locks, the epoch sentinel or the fence register: the lock core refuses its votes \(unsafe-eviction\)/);
       expect(five.verdict.level).toBe('unsafe');
       expect(five.verdict.reasons[0]).toMatch(/volatile-lru can evict held locks/);
+      // The lock core votes against them whatever their quarantine: they are not usable.
+      expect([four.usable, five.usable]).toEqual([false, false]);
+      expect(four.refusal).toMatchObject({ reason: 'unsafe-eviction' });
     } finally {
       await clients[3]!.config('SET', 'maxmemory-policy', 'noeviction');
       await clients[4]!.config('SET', 'maxmemory-policy', 'noeviction');
@@ -74,9 +78,9 @@ describe('node health on real redis-server', () => {
     const p = uniquePrefix('quarantine');
     const now = await nodeTimeMs(clients[0]!);
     await clients[0]!.hset(epochKey(p), { [EPOCH_FIELDS.createdAt]: now, [EPOCH_FIELDS.quarantineUntil]: now + 20_000,
-      [EPOCH_FIELDS.maxTtlMs]: 20_000, [EPOCH_FIELDS.origin]: 'quarantine' });
-    await markNodeClean(clients[1]!, { keyPrefix: p, maxTtlMs: 20_000 });
-    await markNodeClean(clients[2]!, { keyPrefix: p, maxTtlMs: 20_000 });
+      [EPOCH_FIELDS.maxTtlMs]: 60_000, [EPOCH_FIELDS.origin]: 'quarantine', [EPOCH_FIELDS.runId]: await serverRunId(clients[0]!) });
+    await markNodeClean(clients[1]!, { keyPrefix: p, maxTtlMs: 60_000 });
+    await markNodeClean(clients[2]!, { keyPrefix: p, maxTtlMs: 60_000 });
     const healths = await clusterHealth(clients, { ...options, keyPrefix: p });
     expect(healths[0]!.quarantine!.state).toBe('quarantined');
     expect(healths[0]!.quarantine!.remainingMs).toBeGreaterThan(15_000);

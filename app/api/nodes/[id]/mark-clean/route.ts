@@ -6,4 +6,4 @@ export const runtime = 'nodejs';
 export const dynamic = 'force-dynamic';
 
 export const POST = route({ permission: 'operate', params: nodeIdParamsSchema, body: markCleanBodySchema },
-  ({ principal, params, body }) => markClean(principal, params.id, body.reason));
+  ({ principal, params, body }) => markClean(principal, params.id, body.reason, body.seen));
