@@ -41,6 +41,7 @@ export class GrantGroup implements BatchGroup {
   /** Replies still to come (the members' and the reads'). */
   private waiting = 0;
   private sealed = false;
+  private decided = false;
 
   constructor(private readonly node: LockNode, private readonly probes: NodeProbes) {}
 
@@ -102,10 +103,21 @@ export class GrantGroup implements BatchGroup {
       this.decide(null);
       return;
     }
-    const probe = parseProbe(this.probe);
-    if (this.judging && needsCheck(this.node, probe)) {
+    let probe: Probe;
+    try {
+      probe = parseProbe(this.probe);
+    } catch (err) {
+      this.probe = err as Error;
+      this.decide(null);
+      return;
+    }
+    if (this.judging && needsCheck(this.node, this.probes, probe)) {
       this.node.runCheck(this.probes).then((checked) => this.decide(parseProbe(checked)), (e: Error) => {
         this.probe = e;
+        this.decide(null);
+      }).catch((e: unknown) => {
+        // parseProbe refused the check's reply: every member needing it fails with that error.
+        this.probe = e instanceof Error ? e : new Error(String(e));
         this.decide(null);
       });
       return;
@@ -113,15 +125,17 @@ export class GrantGroup implements BatchGroup {
     this.decide(probe);
   }
 
-  /** Judge the members in write order (see the header). */
+  /** Judge the members in write order (see the header); each member is answered exactly once. */
   private decide(probe: Probe | null): void {
+    if (this.decided) return;
+    this.decided = true;
     if (probe !== null) recordProbe(this.node, this.probes, probe);
     const probeFailed = failure(this.probe);
     for (let i = 0; i < this.plans.length; i++) {
       const plan = this.plans[i]!;
       const timed = this.timeFrom >= 0 && i >= this.timeFrom;
       const needsProbe = plan.quarantine || plan.fenced;
-      const failed = failure(this.grants[i]) ?? (needsProbe ? probeFailed : null) ?? (plan.quarantine && timed ? failure(this.time) : null);
+      const failed = failure(this.grants[i]) ?? (needsProbe ? probeFailed : null) ?? (plan.quarantine && timed ? timeFailure(this.time) : null);
       if (failed) {
         deliver(this.replies[i]!, failed, undefined);
         continue;
@@ -133,4 +147,13 @@ export class GrantGroup implements BatchGroup {
 
 function failure(reply: unknown): Error | null {
   return reply instanceof Error ? reply : null;
+}
+
+/** TIME failed: say plainly when the command is not there (rename-command TIME ""). */
+function timeFailure(reply: unknown): Error | null {
+  if (!(reply instanceof Error)) return null;
+  if (/unknown command/i.test(reply.message)) {
+    return new Error(`the node has no TIME command (renamed or disabled?): the lock core needs it to tell when a quarantine is over (${reply.message})`);
+  }
+  return reply;
 }

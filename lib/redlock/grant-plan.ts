@@ -2,8 +2,9 @@
  * What an acquire attempt sends each node in its first round, encoded once (see grant.ts for the
  * commands and why their order keeps the guarantees).
  */
+import { createHash } from 'node:crypto';
 import { encodeCommand, ScriptCall } from './resp';
-import { ACQUIRE_SCRIPT, PROBE_SCRIPT } from './scripts';
+import { ACQUIRE_SCRIPT, PROBE_SCRIPT, type LuaScript } from './scripts';
 
 /** What a probe's check detects (scripts/probe.lua ARGV[3]). */
 export type DetectLevel = '0' | '1' | '2';
@@ -18,12 +19,16 @@ export interface ClusterView {
   ceilingAgreed: boolean;
   readonly withoutSentinel: Set<number>;
   readonly nodeCount: number;
+  /** The redis-server process (run_id) each node's last check found: two nodes on one server are refused. */
+  readonly runIds: Map<string, number>;
 }
 
 /** The commands every attempt of one Redlock sends the same way, encoded once. */
 export interface NodeProbes {
   /** `<prefix>epoch`: the sentinel, with the fence register in it. */
   readonly epochKey: string;
+  /** `<prefix>fence`: the register's old key, kept in step while old clients use it. */
+  readonly legacyFenceKey: string;
   readonly time: Buffer;
   /** probe.lua in fast mode, EVALSHA only: it must never be EVALed (see probe.lua). */
   readonly fast: Buffer;
@@ -35,17 +40,40 @@ export interface NodeProbes {
   readonly cluster: ClusterView;
 }
 
+/**
+ * probe.lua for one (epoch key, detection level, ceiling): the same script with a first line that
+ * names them (hashed: a prefix may hold any character), so its SHA is theirs alone. A check by a
+ * client of another prefix, or an unsafe or misconfigured client of this one, loads a script of
+ * its own, never this one: a fast probe of this script succeeds only where a check of exactly
+ * this kind ran (see probe.lua).
+ */
+export function probeScript(epochKey: string, detect: DetectLevel, maxTtlMs: number): LuaScript {
+  const identity = createHash('sha1').update(`${epochKey}\0${detect}\0${maxTtlMs}`).digest('hex');
+  const source = `-- probe ${identity}\n${PROBE_SCRIPT.source}`;
+  return Object.freeze({ name: `probe ${identity}`, source, sha: createHash('sha1').update(source).digest('hex') });
+}
+
+/** May a check of this client start the quarantine of a node without a sentinel? (See ClusterView.) */
+export function mayStartQuarantine(cluster: ClusterView, quorum = Math.floor(cluster.nodeCount / 2) + 1): boolean {
+  return cluster.ceilingAgreed || cluster.withoutSentinel.size >= quorum;
+}
+
 /** The probes of one Redlock (its prefix, ceiling and detection settings). */
 export function nodeProbes(epochKey: string, legacyFenceKey: string, maxTtlMs: number, detect: DetectLevel, checkIntervalMs: number,
   nodeCount: number): NodeProbes {
-  const cluster: ClusterView = { ceilingAgreed: false, withoutSentinel: new Set(), nodeCount };
-  const checks = [new ScriptCall(PROBE_SCRIPT, 2, [epochKey, legacyFenceKey, '1', maxTtlMs, detect, '0']),
-    new ScriptCall(PROBE_SCRIPT, 2, [epochKey, legacyFenceKey, '1', maxTtlMs, detect, '1'])];
+  const cluster: ClusterView = { ceilingAgreed: false, withoutSentinel: new Set(), nodeCount, runIds: new Map() };
+  const script = probeScript(epochKey, detect, maxTtlMs);
+  const checks = [new ScriptCall(script, 2, [epochKey, legacyFenceKey, '1', maxTtlMs, detect, '0']),
+    new ScriptCall(script, 2, [epochKey, legacyFenceKey, '1', maxTtlMs, detect, '1'])];
+  // A node without a sentinel may be quarantined once a node confirmed this client's ceiling, or
+  // once a quorum answered and none of them records any ceiling (nothing to confirm against).
+  const quorum = Math.floor(nodeCount / 2) + 1;
   return {
     epochKey,
+    legacyFenceKey,
     time: encodeCommand(['TIME']),
-    fast: new ScriptCall(PROBE_SCRIPT, 2, [epochKey, legacyFenceKey, '0', maxTtlMs, detect, '0']).evalshaPayload(),
-    check: () => checks[cluster.ceilingAgreed || cluster.withoutSentinel.size >= cluster.nodeCount ? 1 : 0]!,
+    fast: new ScriptCall(script, 2, [epochKey, legacyFenceKey, '0', maxTtlMs, detect, '0']).evalshaPayload(),
+    check: () => checks[mayStartQuarantine(cluster, quorum) ? 1 : 0]!,
     maxTtlMs,
     detect,
     checkIntervalMs,

@@ -4,7 +4,7 @@
  * sound).
  */
 import type { QuarantineCause } from './epoch';
-import type { GrantPlan, NodeProbes } from './grant-plan';
+import { mayStartQuarantine, type GrantPlan, type NodeProbes } from './grant-plan';
 import type { LockNode } from './node';
 import { metaTextOf, tokenOf } from './value';
 
@@ -21,7 +21,7 @@ export type GrantReply =
   | [0, number, string, string | null]
   | [2, number, QuarantineCause | null, boolean]
   | [3]
-  | [4, 'unsafe-eviction' | 'ceiling-mismatch', string, number];
+  | [4, 'unsafe-eviction' | 'ceiling-mismatch' | 'error', string, number];
 
 /** The reply of scripts/probe.lua, fast or check. */
 export interface Probe {
@@ -34,7 +34,15 @@ export interface Probe {
   readonly check: { runIdNow: string; policy: string; started: boolean; cause: string } | null;
 }
 
+/** A reply that is not the probe's shape (a proxy answering out of order, another script under its SHA). */
+export class ProbeReplyError extends Error {
+  override readonly name = 'ProbeReplyError' as const;
+}
+
 export function parseProbe(reply: unknown): Probe {
+  if (!Array.isArray(reply) || (reply.length !== 5 && reply.length !== 9)) {
+    throw new ProbeReplyError(`unexpected reply to the probe: ${JSON.stringify(reply)?.slice(0, 80)}`);
+  }
   const r = reply as (string | number | null)[];
   const text = (v: string | number | null | undefined): string | null => (v === null || v === undefined ? null : String(v));
   return {
@@ -49,22 +57,36 @@ export function parseProbe(reply: unknown): Probe {
  * this client checked: a sentinel of another process, none at all, or no check of ours yet on this
  * node each need one.
  */
-export function needsCheck(node: LockNode, probe: Probe): boolean {
-  return probe.check === null && (probe.createdAt === null || node.checks.runId === null || probe.runId !== node.checks.runId);
+export function needsCheck(node: LockNode, probes: NodeProbes, probe: Probe): boolean {
+  if (probe.check !== null) return false;
+  if (node.checks.runId === null || probe.runId !== node.checks.runId) return true;
+  // No sentinel: a check starts its quarantine, when this client may (see ClusterView); not more
+  // than once per check interval while it may not, or every grant would bring a check.
+  return probe.createdAt === null && (mayStartQuarantine(probes.cluster) || node.checkDue(probes.checkIntervalMs));
 }
 
 /** Remember what a check found, and what it tells about the cluster's ceiling. */
 export function recordProbe(node: LockNode, probes: NodeProbes, probe: Probe): void {
+  const cluster = probes.cluster;
   if (probe.check !== null) {
-    node.checks.runId = probe.check.runIdNow;
+    const runId = probe.check.runIdNow;
+    if (node.checks.runId !== null && cluster.runIds.get(node.checks.runId) === node.index) cluster.runIds.delete(node.checks.runId);
+    node.checks.runId = runId;
     node.checks.policy = probe.check.policy;
     node.checks.checkedAt = performance.now();
+    // Two nodes of the list on one redis-server (localhost and 127.0.0.1, two dbs) are not two
+    // independent masters: the later one votes against.
+    const first = cluster.runIds.get(runId);
+    if (first !== undefined && first < node.index) {
+      node.checks.duplicateOf = first;
+    } else {
+      // The first node of the list on this server keeps its vote (the other finds it at its check).
+      cluster.runIds.set(runId, node.index);
+      node.checks.duplicateOf = null;
+    }
   }
-  const cluster = probes.cluster;
   if (probe.createdAt === null) {
     cluster.withoutSentinel.add(node.index);
-    // Check again next time: a quarantine may have to be started.
-    node.checks.runId = null;
   } else {
     cluster.withoutSentinel.delete(node.index);
     if (Number(probe.maxTtlMs) === probes.maxTtlMs) cluster.ceilingAgreed = true;
@@ -114,6 +136,9 @@ export function epochVerdict(node: LockNode, createdAt: string | null, until: st
  * ours, an evicting node, a quarantine, then the grant's own reply.
  */
 export function judgeGrant(node: LockNode, plan: GrantPlan, grant: unknown, probe: Probe | null, time: unknown): GrantReply {
+  if (node.checks.duplicateOf !== null) {
+    return [4, 'error', `the same redis-server as node ${node.checks.duplicateOf + 1} (one run_id): not an independent master`, 0];
+  }
   if (plan.quarantine && probe !== null) {
     const { probes } = plan;
     const verdict = epochVerdict(node, probe.createdAt, probe.until, time);

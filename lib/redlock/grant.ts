@@ -36,7 +36,7 @@
  */
 import { GrantGroup } from './grant-group';
 import type { GrantPlan } from './grant-plan';
-import { judgeGrant, parseProbe, recordProbe } from './grant-verdict';
+import { judgeGrant, parseProbe, recordProbe, type Probe } from './grant-verdict';
 import type { BatchReplies, LockNode, Reply } from './node';
 
 /** Send the plan to one node; `reply` gets its GrantReply, or the error the node failed with. */
@@ -85,7 +85,13 @@ function sendAlone(node: LockNode, plan: GrantPlan, grant: Buffer, reply: Reply)
       reply(probe, undefined);
       return;
     }
-    const parsed = probe === null ? null : parseProbe(probe);
+    let parsed: Probe | null = null;
+    try {
+      parsed = probe === null ? null : parseProbe(probe);
+    } catch (err) {
+      reply(err as Error, undefined);
+      return;
+    }
     if (parsed !== null) recordProbe(node, plan.probes, parsed);
     reply(null, judgeGrant(node, plan, batch[grantAt], parsed, withTime ? batch[0] : null));
   };

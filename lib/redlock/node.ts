@@ -99,8 +99,8 @@ export class LockNode {
    * performance.now() time). runId null: check before the next vote (never checked, reconnected,
    * or a probe found something that needs one).
    */
-  readonly checks: { runId: string | null; policy: string | null; checkedAt: number; starting: boolean } =
-    { runId: null, policy: null, checkedAt: -Infinity, starting: false };
+  readonly checks: { runId: string | null; policy: string | null; checkedAt: number; starting: boolean; duplicateOf: number | null } =
+    { runId: null, policy: null, checkedAt: -Infinity, starting: false, duplicateOf: null };
   private batch: Outbound[] = [];
   /** The groups of the batch being collected (see BatchGroup), sealed when it is written. */
   private groups: Map<object, BatchGroup> | null = null;

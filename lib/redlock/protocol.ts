@@ -23,9 +23,9 @@ import type { QuarantineCause } from './epoch';
 import { InvalidArgumentError, LockContendedError, LockExpiredError, MaxTtlMismatchError, QuorumUnavailableError, type RedlockError } from './errors';
 import type { ReleaseResult } from './lock';
 import { sendGrant } from './grant';
-import { grantPlan, type NodeProbes } from './grant-plan';
+import { grantPlan, mayStartQuarantine, type NodeProbes } from './grant-plan';
 import { parseProbe, recordProbe, type GrantReply } from './grant-verdict';
-import type { LockNode } from './node';
+import { NodeStalledError, type LockNode } from './node';
 import { ScriptCall } from './resp';
 import { blockingSize, validityHorizonMs, validityMs } from './quorum';
 import { Round, type ErrorSink } from './round';
@@ -99,8 +99,10 @@ export async function attemptAcquire(ctx: ProtocolContext, req: AcquireRequest):
     if (validity <= 0) expired = true;
   }
 
-  // Failed: release everywhere (voters, refusers and the silent alike) before any retry.
-  releaseEverywhere(ctx, req.lockKeys, token, req.resources);
+  // Failed: release everywhere (voters, refusers and the silent alike) and wait for the nodes that
+  // answer (up to nodeTimeoutMs), so that when acquire() rejects nothing of the attempt is left on
+  // them; a node that does not answer still gets the compare-and-delete after our grant there.
+  await releaseEverywhere(ctx, req.lockKeys, token, req.resources);
   return { ok: false, error: acquireError(nodes.length, req.resources, votes, expired, round, settings.maxTtlMs), split: isSplit(round) };
 }
 
@@ -162,7 +164,7 @@ function onAcquireReply(ctx: ProtocolContext, probes: NodeProbes, round: Round, 
       round.reject(i, 'quarantined', quarantineDetail(reply[2]), reply[1]);
       return;
     case 3:
-      round.reject(i, 'quarantined', 'the node has no epoch sentinel (it lost its data): its quarantine starts now');
+      round.reject(i, 'quarantined', 'the node has no epoch sentinel (it lost its data); its quarantine starts once a node confirms this client\'s maxTtlMs');
       void round.done.then(() => startQuarantine(ctx, round.nodes[i]!, probes));
       return;
     case 4:
@@ -182,13 +184,13 @@ function onAcquireReply(ctx: ProtocolContext, probes: NodeProbes, round: Round, 
  */
 function startQuarantine(ctx: ProtocolContext, node: LockNode, probes: NodeProbes): void {
   const cluster = probes.cluster;
-  if (node.checks.starting || !(cluster.ceilingAgreed || cluster.withoutSentinel.size >= cluster.nodeCount)) return;
+  if (node.checks.starting || !mayStartQuarantine(cluster)) return;
   node.checks.starting = true;
   node.runCheck(probes).then((reply) => {
     const probe = parseProbe(reply);
     recordProbe(node, probes, probe);
     if (probe.check?.started) ctx.onQuarantine(node, Number(probe.until), true, (probe.check.cause || null) as QuarantineCause | null);
-  }, (err: unknown) => ctx.onNodeError(node, err instanceof Error ? err : new Error(String(err)))).finally(() => {
+  }).catch((err: unknown) => ctx.onNodeError(node, err instanceof Error ? err : new Error(String(err)))).finally(() => {
     node.checks.starting = false;
   });
 }
@@ -208,8 +210,16 @@ function startQuarantine(ctx: ProtocolContext, node: LockNode, probes: NodeProbe
  * have ended before A's: B would precede A.) Using only the registers of the voters counted at the
  * early decision is enough: they alone form a quorum.
  *
+ * Who confirms: every node whose grant may have landed, i.e. the early voters and the nodes still
+ * pending at the early decision (a late voter's SET may be there; one node stalling between the
+ * two rounds must not fail a grant the others can confirm). A late voter's confirmation counts
+ * only once its own grant vote is known to be for (the vote arrives first on its connection, or
+ * after a check that follows it). The argument above needs of C only that it is a quorum of nodes
+ * where A's key was there when the register was raised: the fence script checks the key, so this
+ * holds for late voters as for early ones.
+ *
  * What breaks this is a register that goes back: a node that lost its data, or restarted from an
- * older snapshot (its register is as old as the snapshot). probe.lua's check reseeds the register
+ * older snapshot (its register is as old as the snapshot). the check (scripts/probe.lua) reseeds the register
  * of such a node to now(ms) × 1000 when it finds the loss or the restart (and no vote of that
  * process counts before that check ran, see grant.ts), which exceeds every fence issued before, provided the
  * cluster issues fewer than 1,000 fenced grants per ms and node clocks agree within the time
@@ -222,64 +232,93 @@ async function confirmFence(ctx: ProtocolContext, req: AcquireRequest, token: st
   for (let i = 0; i < nodes.length; i++) if (voted.votes[i]!.vote === 'for' && voted.values[i]! > max) max = voted.values[i]!;
   const fence = max + 1;
   if (remainingMs <= 0) return { ok: false, expired: true, votes: voted.votes };
-  const keys = [req.probes.epochKey, ...req.lockKeys];
+  const keys = [req.probes.epochKey, req.probes.legacyFenceKey, ...req.lockKeys];
   const args: string[] = keys.slice();
   args.push(token, String(fence), `${metaHead},"fence":"${fence}"}`);
   const timeout = Math.min(settings.nodeTimeoutMs, remainingMs);
-  const round = new Round(nodes, quorum, false, timeout, onConfirmReply, ctx.onNodeError);
-  for (let i = 0; i < nodes.length; i++) if (voted.votes[i]!.vote !== 'for') round.skip(i);
+  // Late voters: a node still pending at the early decision may have granted too. It gets the
+  // confirmation as well (after its grant batch on the same connection), and its confirmation
+  // counts once its grant's own vote is known to be for.
+  const confirmed: Array<unknown> = new Array<unknown>(nodes.length);
+  const round = new Round(nodes, quorum, false, timeout, (r, i, reply) => {
+    confirmed[i] = reply;
+    settleLate(r, i);
+  }, ctx.onNodeError);
+  const settleLate = (r: Round, i: number): void => {
+    if (confirmed[i] === undefined) return;
+    const first = voted.votes[i]!.vote === 'for' ? voted.votes[i]! : voted.lateVotes?.[i];
+    if (first === undefined) return; // the grant's own vote is not in yet
+    if (first.vote !== 'for') r.reject(i, first.reason, first.detail);
+    else if (confirmed[i] === 1) r.accept(i);
+    else r.reject(i, 'lost');
+  };
+  voted.onLate = (i) => settleLate(round, i);
   const call = new ScriptCall(FENCE_SCRIPT, keys.length, args);
-  for (let i = 0; i < nodes.length; i++) if (voted.votes[i]!.vote === 'for') nodes[i]!.call(call, round.reply(i));
+  for (let i = 0; i < nodes.length; i++) {
+    const first = voted.votes[i]!;
+    if (first.vote === 'for' || (first.reason === 'pending' && voted.lateVotes?.[i]?.vote !== 'against')) nodes[i]!.call(call, round.reply(i));
+    else round.skip(i);
+  }
   await round.done;
+  voted.onLate = null;
   if (round.forCount >= quorum) return { ok: true, fence, votes: round.votes };
   return { ok: false, expired: round.timedOut && remainingMs <= settings.nodeTimeoutMs, votes: round.votes };
 }
 
-function onConfirmReply(round: Round, i: number, reply: unknown): void {
-  if (reply === 1) round.accept(i);
-  else round.reject(i, 'lost');
-}
-
 /**
- * Classify a failed attempt. Validity ran out → LockExpiredError. Enough nodes hold someone else's
- * key that no quorum is possible even if every silent node had voted for → LockContendedError.
- * Otherwise the missing votes (timeouts, errors, quarantines) are to blame → QuorumUnavailableError.
+ * Classify a failed attempt (`votes`: the deciding round's, carried by the error; `round`: the
+ * grant round, whose votes decide the class).
+ * - Validity ran out → LockExpiredError.
+ * - A node records another lease ceiling → MaxTtlMismatchError (a configuration error).
+ * - The unavailable nodes (timed out, failed, quarantined, evicting, not asked) alone would have
+ *   prevented a quorum → QuorumUnavailableError: the cluster is unhealthy, whoever holds the lock.
+ * - Otherwise, if another holder's keys stood in the way (had those nodes been free, they and the
+ *   nodes that voted for or were still answering would have made a quorum) → LockContendedError:
+ *   someone holds it, wait.
+ * - Otherwise (the grant had its quorum but the fence round did not) → QuorumUnavailableError.
  */
 export function acquireError(nodeCount: number, resources: readonly string[], votes: readonly Vote[], expired: boolean, round: Round,
   clientMaxTtlMs = 0): RedlockError {
   const summary = summarizeVotes(votes);
   const what = resources.length === 1 ? JSON.stringify(resources[0]) : `${resources.length} resources`;
   if (expired) return new LockExpiredError(`acquire ${what}: validity ran out before a quorum was confirmed (${summary})`, votes, resources);
-  if (countReason(votes, 'contended') >= blockingSize(nodeCount)) {
-    const holder = holderMeta(round);
-    const owner = holder?.owner ? ` ${JSON.stringify(holder.owner)}` : '';
-    return new LockContendedError(`acquire ${what}: held by another client${owner} (${summary})`, votes, resources, holder);
-  }
   // A node that records another ceiling is a configuration error, whatever else went wrong.
   const mismatched = round.ceilings?.find((c) => c !== undefined);
   if (mismatched !== undefined) {
     return new MaxTtlMismatchError(`acquire ${what}: a node records a lease ceiling (maxTtlMs) of ${mismatched} ms, this client uses ` +
       `${clientMaxTtlMs}: every client of a cluster must use the same maxTtlMs (${summary})`, votes, resources, mismatched, clientMaxTtlMs);
   }
+  const grantVotes = round.votes;
+  const contended = countReason(grantVotes, 'contended');
+  let unavailable = 0;
+  for (const v of grantVotes) if (v.vote === 'against' && v.reason !== 'contended' && v.reason !== 'pending') unavailable++;
+  const quorum = nodeCount - blockingSize(nodeCount) + 1;
+  if (contended > 0 && round.forCount < quorum && unavailable <= nodeCount - quorum) {
+    const holder = holderMeta(round);
+    const owner = holder?.owner ? ` ${JSON.stringify(holder.owner)}` : '';
+    return new LockContendedError(`acquire ${what}: held by another client${owner} (${summary})`, votes, resources, holder);
+  }
   return new QuorumUnavailableError(`acquire ${what}: too few nodes could vote (${summary})`, votes, resources);
 }
 
 /**
- * Send the release script to every node and do not wait: the cleanup of a failed attempt. It
- * publishes nothing: the keys of a failed attempt are not a release anyone waits for, and waking
+ * Send the release script to every node and wait for the answers (up to nodeTimeoutMs): the
+ * cleanup of a failed attempt. It publishes nothing: the keys of a failed attempt are not a release anyone waits for, and waking
  * the waiters that collided with us would only make them collide again (a split-vote livelock);
  * they retry after their jittered delay instead.
  */
-export function releaseEverywhere(ctx: ProtocolContext, lockKeys: readonly string[], token: string, resources: readonly string[]): void {
+export async function releaseEverywhere(ctx: ProtocolContext, lockKeys: readonly string[], token: string, resources: readonly string[]): Promise<void> {
   const call = releaseCall(ctx, lockKeys, token, '', resources);
-  // Nobody waits for these answers, so a stalled node needs no special case (callRelease is for
-  // releases that wait): the cleanup queues behind the grant like any command and reports only
-  // a real failure.
-  for (const node of ctx.nodes) {
-    node.call(call, (err) => {
-      if (err) ctx.onNodeError(node, err);
-    });
-  }
+  // callRelease: a stalled node still gets the compare-and-delete (queued behind our grant there),
+  // without holding up the others.
+  // A node already known to be stalled answers at once (NodeStalledError): not worth a report,
+  // the grant round already counted it out.
+  const onError = (node: LockNode, err: Error) => {
+    if (!(err instanceof NodeStalledError)) ctx.onNodeError(node, err);
+  };
+  const round = new Round(ctx.nodes, ctx.nodes.length, true, ctx.settings.nodeTimeoutMs, onReleaseReply, onError);
+  for (let i = 0; i < ctx.nodes.length; i++) ctx.nodes[i]!.callRelease(call, round.reply(i));
+  await round.done;
 }
 
 function releaseCall(ctx: ProtocolContext, lockKeys: readonly string[], token: string, channel: string, resources: readonly string[]): ScriptCall {

@@ -14,6 +14,9 @@ import { checkResources, checkToken } from './validate';
 import type { Vote } from './votes';
 import { ReleaseWaiters, type Waiter } from './waiters';
 
+/** Short naps after split votes in a row (no release seen since), before the normal jittered delays. */
+const MAX_SPLIT_NAPS = 3;
+
 /** Options of one acquire() / using(). */
 export interface AcquireOptions {
   /** Issue a fencing token (a second, confirming round). @default true */
@@ -95,6 +98,24 @@ export class Redlock extends EventEmitter<RedlockEvents> implements LockControll
     this.waiters = new ReleaseWaiters(created, this.ctx.channel, this.settings.subscriberLingerMs, onNodeError);
   }
 
+  /**
+   * Listeners are isolated: one that throws neither stops the others nor reaches the lock core
+   * (a granted lock must not turn into a rejected acquire that leaves it held) nor becomes an
+   * uncaughtException; it is reported with process.emitWarning instead.
+   */
+  override emit<K extends keyof RedlockEvents>(event: K, ...args: RedlockEvents[K]): boolean {
+    const listeners = this.rawListeners(event as string);
+    for (const listener of listeners) {
+      try {
+        (listener as (...a: unknown[]) => void).apply(this, args);
+      } catch (err) {
+        const error = err instanceof Error ? err : new Error(String(err));
+        process.emitWarning(`a Redlock '${String(event)}' listener threw: ${error.message}`, { type: 'RedlockListenerError', detail: error.stack });
+      }
+    }
+    return listeners.length > 0;
+  }
+
   /** The key of `resource`'s lock: `<prefix>lock:<resource>`. */
   lockKey(resource: string): string {
     return this.lockPrefix + resource;
@@ -138,6 +159,7 @@ export class Redlock extends EventEmitter<RedlockEvents> implements LockControll
     let sleepLeft = 0;
     let waiter: Waiter | null = null;
     let lastError: RedlockError | null = null;
+    let splitNaps = 0;
     try {
       for (;;) {
         const seen = this.waiters.seq;
@@ -162,7 +184,10 @@ export class Redlock extends EventEmitter<RedlockEvents> implements LockControll
         if (retryCount === 0 || this.closed || lastError.name === 'MaxTtlMismatchError') break;
         waiter ??= this.waiters.register(req.resources, seen);
         // A release was published while the attempt was under way: retry at once (free of charge).
-        if (waiter.takeAgain()) continue;
+        if (waiter.takeAgain()) {
+          splitNaps = 0;
+          continue;
+        }
         if (sleepLeft <= 0) {
           if (retriesLeft === 0) break;
           retriesLeft--;
@@ -171,9 +196,23 @@ export class Redlock extends EventEmitter<RedlockEvents> implements LockControll
         // A split vote (the refusing nodes are held by different tokens: waiters that collided,
         // with nobody holding a quorum) will not be ended by a release: back off briefly at random,
         // about one attempt long, instead of sleeping out the whole delay.
+        // At most MAX_SPLIT_NAPS of them in a row without a release in between: a split that
+        // persists is not waiters colliding but keys that are not going away (another library's
+        // lock, a crashed client's leftovers), and napping through the whole retry window would
+        // be a storm of attempts.
         const sleepStart = performance.now();
-        const nap = outcome.split ? Math.min(sleepLeft, 1 + Math.random() * Math.min(50, 2 * (sleepStart - attemptStart))) : sleepLeft;
+        const napping = outcome.split && splitNaps < MAX_SPLIT_NAPS;
+        if (napping) splitNaps++;
+        const nap = napping ? Math.min(sleepLeft, 1 + Math.random() * Math.min(50, 2 * (sleepStart - attemptStart))) : sleepLeft;
         const woken = await waiter.sleep(nap, signal);
+        // A release woke us: the keys in the way do go away; colliding again with the other
+        // waiters it woke deserves short naps again.
+        if (woken) splitNaps = 0;
+        // quit() wakes every sleeper: settle at once.
+        if (this.closed) {
+          lastError = this.closedError(req.resources);
+          break;
+        }
         // Woken early or napping: keep the rest of the delay for later, so the total wait stays
         // bounded by the retry budget however many releases wake us. (A timer may fire a little
         // before `nap` has passed on the monotonic clock: a full sleep uses up the delay.)
@@ -290,6 +329,7 @@ export class Redlock extends EventEmitter<RedlockEvents> implements LockControll
   async quit(): Promise<void> {
     this.closed = true;
     this.waiters.close();
+    this.waiters.wakeAll();
     await Promise.all(this.nodes.map((node) => node.close()));
   }
 

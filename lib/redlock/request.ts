@@ -27,8 +27,8 @@ export function lockKeysOf(keyPrefix: string, names: readonly string[]): string[
 /** A ttl within [1, maxTtlMs] that leaves some validity after drift; InvalidArgumentError otherwise. */
 export function checkLeaseTtl(ttlMs: unknown, settings: Readonly<RedlockSettings>): number {
   const ttl = checkTtl(ttlMs, settings.maxTtlMs);
-  if (validityHorizonMs(ttl, settings.driftFactor) <= 0) {
-    throw new InvalidArgumentError('ttlMs', `is too short to leave any validity after clock drift, got ${ttl}`);
+  if (validityHorizonMs(ttl, settings.driftFactor) < 1) {
+    throw new InvalidArgumentError('ttlMs', `is too short to leave 1 ms of validity after clock drift, got ${ttl}`);
   }
   return ttl;
 }

@@ -27,6 +27,11 @@ export class Round {
   holderMetas: Array<string | null | undefined> | null = null;
   /** Per node, the lease ceiling it records behind a `ceiling-mismatch` vote. */
   ceilings: Array<number | undefined> | null = null;
+  /**
+   * Answers that arrive after an early decision from nodes that were still `pending` (their vote
+   * stays `pending`): told to this listener, which the fence round uses to count late voters.
+   */
+  onLate: ((i: number, vote: Vote, value: number) => void) | null = null;
   forCount = 0;
   againstCount = 0;
   decided = false;
@@ -63,7 +68,7 @@ export class Round {
       (err: unknown) => {
         const error = err instanceof Error ? err : new Error(String(err));
         this.onError(this.nodes[i]!, error);
-        if (!this.decided) this.reject(i, 'error', error.message);
+        this.reject(i, 'error', error.message);
       },
     );
   }
@@ -76,7 +81,7 @@ export class Round {
         return;
       }
       this.onError(this.nodes[i]!, err);
-      if (!this.decided) this.reject(i, 'error', err.message);
+      this.reject(i, 'error', err.message);
     };
   }
 
@@ -86,7 +91,11 @@ export class Round {
   }
 
   accept(i: number, value = 0): void {
-    if (this.decided || this.votes[i]) return;
+    if (this.decided) {
+      this.late(i, { node: i, label: this.nodes[i]!.label, vote: 'for', reason: 'ok' }, value);
+      return;
+    }
+    if (this.votes[i]) return;
     this.votes[i] = { node: i, label: this.nodes[i]!.label, vote: 'for', reason: 'ok' };
     this.values[i] = value;
     this.forCount++;
@@ -95,15 +104,30 @@ export class Round {
   }
 
   reject(i: number, reason: VoteReason, detail?: string, quarantineUntil?: number): void {
-    if (this.decided || this.votes[i]) return;
+    if (!this.decided && this.votes[i]) return;
     const vote: { -readonly [K in keyof Vote]: Vote[K] } = { node: i, label: this.nodes[i]!.label, vote: 'against', reason };
     if (detail !== undefined) vote.detail = detail;
     if (quarantineUntil !== undefined) vote.quarantineUntil = quarantineUntil;
+    if (this.decided) {
+      this.late(i, vote, 0);
+      return;
+    }
     this.votes[i] = vote;
     this.againstCount++;
     this.answeredCount++;
     this.check();
   }
+
+  /** A node that was still pending at the decision answered: tell onLate (once per node). */
+  private late(i: number, vote: Vote, value: number): void {
+    if (this.votes[i]?.reason !== 'pending' || this.lateVotes?.[i]) return;
+    (this.lateVotes ??= new Array<Vote | undefined>(this.nodes.length))[i] = vote;
+    this.values[i] = value;
+    this.onLate?.(i, vote, value);
+  }
+
+  /** The late answers so far (see onLate), by node. */
+  lateVotes: Array<Vote | undefined> | null = null;
 
   private check(): void {
     const n = this.nodes.length;

@@ -34,9 +34,14 @@ export function checkResources(input: unknown): readonly string[] {
   return Object.freeze(input.slice() as string[]);
 }
 
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
 function checkResource(value: unknown, name: string): void {
   if (typeof value !== 'string') throw new InvalidArgumentError(name, `must be a string, got ${describe(value)}`);
   if (value.length === 0) throw new InvalidArgumentError(name, 'must not be empty');
+  // A lone surrogate has no UTF-8 form: Buffer writes U+FFFD for it, so two different names
+  // would share one key.
+  if (LONE_SURROGATE.test(value)) throw new InvalidArgumentError(name, 'must be well-formed Unicode (it has a lone surrogate)');
   // Fast path: a string of at most 128 UTF-16 units is at most 512 UTF-8 bytes.
   if (value.length > LIMITS.maxResourceBytes / 4 && Buffer.byteLength(value, 'utf8') > LIMITS.maxResourceBytes) {
     throw new InvalidArgumentError(name, `must be at most ${LIMITS.maxResourceBytes} bytes of UTF-8, got ${Buffer.byteLength(value, 'utf8')}`);

@@ -83,6 +83,11 @@ export class ReleaseWaiters {
     }
   }
 
+  /** Wake every sleeping waiter now (quit(): they settle instead of sleeping out their delays). */
+  wakeAll(): void {
+    for (const waiters of this.byResource.values()) for (const waiter of waiters) waiter.wake();
+  }
+
   /** Close the subscriber connections now. */
   close(): void {
     if (this.lingerTimer) clearTimeout(this.lingerTimer);

@@ -64,7 +64,8 @@ describe('Redlock under faults (fault proxies and real process crashes)', () => 
     for (const id of [3, 4, 5]) await env.cluster.supervisor.heal(id);
     await sleep(300);
     expect(await leftovers(r)).toEqual([]);
-    // The cleanup was never awaited: the nodes that missed the round report no error for it.
+    // The cleanup is awaited, but not for the nodes that let the grant round's whole deadline
+    // pass (stalled): they are not reported again for it.
     expect(errors.filter((name) => name === 'NodeStalledError')).toEqual([]);
   });
 
@@ -122,10 +123,11 @@ describe('Redlock under faults (fault proxies and real process crashes)', () => 
     const elapsed = performance.now() - t0;
     expect(err).toBeInstanceOf(LockExpiredError);
     expect((err as LockExpiredError).message).toMatch(/validity ran out/);
-    // It gave up at the validity horizon (ttl − drift), not at the node timeout.
-    expect(elapsed).toBeLessThan(500);
+    // It gave up at the validity horizon (ttl − drift), then waited for its cleanup, which the
+    // slow nodes answer (bounded by nodeTimeoutMs): when acquire() rejects, nothing is left.
+    expect(elapsed).toBeLessThan(250 + 1_000);
+    expect(await leftovers(r)).toEqual([]);
     for (const id of [1, 2, 3, 4, 5]) await env.cluster.supervisor.heal(id);
-    await waitFor(async () => (await leftovers(r)).length === 0, 2_000, 'no keys of the expired attempt');
   });
 
   it('extend with a minority fails (the old validity still holds); with a majority it works', async () => {

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { Lock, MaxTtlMismatchError, QuorumUnavailableError, readEpoch, readFenceRegister, Redlock, tokenOf, type RedlockSettings } from '@/lib/redlock';
+import { Lock, LockContendedError, MaxTtlMismatchError, QuorumUnavailableError, readEpoch, RedlockError, readFenceRegister, Redlock, tokenOf, type RedlockSettings } from '@/lib/redlock';
 import { uniquePrefix, waitFor } from '../support/cluster';
 import { Redis } from 'ioredis';
 import { AOF_ALWAYS, DEFAULT_RDB, NO_PERSISTENCE, startRedisNodes, type RedisNode } from '../support/redis-nodes';
@@ -57,14 +57,19 @@ async function attempt(b: Redlock, resource: string): Promise<Lock | Error> {
   let outcome: Lock | Error = new Error('no attempt');
   await waitFor(async () => {
     outcome = await b.acquire(resource, 1_000).catch((e: Error) => e);
-    return !(outcome instanceof QuorumUnavailableError && outcome.votes[2]?.reason === 'error');
+    return !(outcome instanceof RedlockError && outcome.votes[2]?.reason === 'error');
   }, 5_000, 'node 3 to answer');
   return outcome;
 }
 
+/**
+ * B was refused, node `node` voting against for `reason`. A still holds nodes 1 and 2, which
+ * would have made B's quorum with node 3 had it voted for: that is contention (LockContendedError),
+ * with the quarantine among its votes.
+ */
 function expectRefusedBy(outcome: Lock | Error, node: number, reason: string): void {
-  expect(outcome).toBeInstanceOf(QuorumUnavailableError);
-  expect((outcome as QuorumUnavailableError).votes[node]).toMatchObject({ vote: 'against', reason });
+  expect(outcome).toBeInstanceOf(LockContendedError);
+  expect((outcome as LockContendedError).votes[node]).toMatchObject({ vote: 'against', reason });
 }
 
 describe('restarts that reload older data are quarantined (restart detection)', () => {
@@ -107,7 +112,7 @@ describe('restarts that reload older data are quarantined (restart detection)', 
   it('a restart into an AOF written before a period without persistence: the grants of that period are not forgotten', async () => {
     nodes = await startRedisNodes(() => AOF_ALWAYS);
     const prefix = uniquePrefix('aof');
-    const a = client(prefix, { maxTtlMs: 1_000 });
+    const a = client(prefix, { maxTtlMs: 2_000 });
     await a.markNodesClean();
     // The console's "crash, start without persistence": the node comes back empty, is quarantined
     // for the data loss, then serves.
@@ -117,9 +122,9 @@ describe('restarts that reload older data are quarantined (restart detection)', 
       await a.acquire('warm', 200, { fenced: false }).then((l) => l.release(), () => null);
       const e = await readEpoch(nodes[2]!.client, prefix);
       return e !== null && e.cause === 'data-loss' && Date.now() > e.quarantineUntil + 20;
-    }, 5_000, 'node 3 quarantined and back');
+    }, 6_000, 'node 3 quarantined and back');
     // A takes its lock during the period without persistence, on a majority that includes node 3.
-    const lockA = await client(prefix, { maxTtlMs: 1_000 }).acquire('res', 1_000);
+    const lockA = await client(prefix, { maxTtlMs: 2_000 }).acquire('res', 2_000);
     // The acquire decides at its quorum: wait for its last SETs, then take nodes 4 and 5 out of it.
     await waitFor(async () => (await Promise.all(nodes.map((n) => n.client.exists(a.lockKey('res'))))).every((x) => x === 1), 1_000, "A's keys");
     for (const i of [3, 4]) await nodes[i]!.client.del(a.lockKey('res'));
@@ -130,7 +135,7 @@ describe('restarts that reload older data are quarantined (restart detection)', 
     expect(await nodes[2]!.client.get(a.lockKey('res'))).toBeNull();
     expect(await readEpoch(nodes[2]!.client, prefix)).toMatchObject({ origin: 'clean' });
 
-    const b = client(prefix, { maxTtlMs: 1_000 });
+    const b = client(prefix, { maxTtlMs: 2_000 });
     const refused = await attempt(b, 'res');
     expectRefusedBy(refused, 2, 'quarantined');
     expect(lockA.validityMs).toBeGreaterThan(0);
@@ -190,7 +195,7 @@ describe('restart detection does not rely on the connection dropping', () => {
   it('B\'s socket stays open across node 3\'s restart from an old snapshot, and B still refuses it (NOSCRIPT: the process never ran a check)', async () => {
     const { lockA, outcome, prefix } = await behindStickyProxy(true);
     expectRefusedBy(outcome, 2, 'quarantined');
-    expect((outcome as QuorumUnavailableError).votes[2]!.detail).toMatch(/restarted/);
+    expect((outcome as LockContendedError).votes[2]!.detail).toMatch(/restarted/);
     expect(lockA.validityMs).toBeGreaterThan(0);
     expect(await readEpoch(nodes[2]!.client, prefix)).toMatchObject({ cause: 'restart' });
   });

@@ -1,8 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { sendGrant } from '@/lib/redlock/grant';
-import { grantPlan, nodeProbes } from '@/lib/redlock/grant-plan';
+import { grantPlan, nodeProbes, probeScript } from '@/lib/redlock/grant-plan';
 import type { GrantReply } from '@/lib/redlock/grant-verdict';
-import { PROBE_SCRIPT } from '@/lib/redlock/scripts';
 import type { BatchGroup, LockNode, Reply } from '@/lib/redlock/node';
 import { lockValue } from '@/lib/redlock/value';
 
@@ -20,7 +19,7 @@ type Answer = (kind: Kind, text: string) => unknown;
 function kindOf(text: string): Kind {
   if (text.includes('\r\nTIME\r\n')) return 'TIME';
   if (text.includes('\r\nSET\r\n')) return 'SET';
-  if (text.includes(PROBE_SCRIPT.sha)) return text.includes('t:fence\r\n$1\r\n1\r\n') ? 'CHECK' : 'PROBE';
+  if (text.includes(probeScript('t:epoch', '2', 60_000).sha)) return text.includes('t:fence\r\n$1\r\n1\r\n') ? 'CHECK' : 'PROBE';
   throw new Error(`unexpected command ${text}`);
 }
 
@@ -39,7 +38,7 @@ function recorder(wantTime: boolean, answer: Answer) {
     index: 0,
     quarantine: { wantTime, over: null as string | null },
     // This client checked the node (process r1, noeviction) a moment ago: no check is due.
-    checks: { runId: 'r1' as string | null, policy: 'noeviction' as string | null, checkedAt: 0, starting: false },
+    checks: { runId: 'r1' as string | null, policy: 'noeviction' as string | null, checkedAt: 0, starting: false, duplicateOf: null as number | null },
     checkDue: () => false,
     checked: 0,
     runCheck() {

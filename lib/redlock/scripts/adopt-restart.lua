@@ -25,9 +25,10 @@ local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local uptime = tonumber(string.match(server, 'uptime_in_seconds:(%d+)')) or 0
 local evicted = string.match(redis.call('INFO', 'stats'), 'evicted_keys:(%d+)') or '0'
+local replid = string.match(redis.call('INFO', 'replication'), 'master_replid:(%x+)') or ''
 if e[2] == ARGV[1] then
   redis.call('HSET', epoch, 'runId', runId, 'prevRunId', ARGV[1], 'origin', ARGV[2],
-    'serverStartedAt', string.format('%.0f', now - uptime * 1000), 'evicted', evicted)
+    'serverStartedAt', string.format('%.0f', now - uptime * 1000), 'evicted', evicted, 'replid', replid)
   return {1, runId}
 end
 if e[2] == runId and e[3] == ARGV[1] and e[4] == 'restart' then

@@ -1,6 +1,7 @@
 -- extend.lua: compare-and-pexpire. If every lock key holds the token, make each live at least
 -- ttl more (PEXPIRE GT never shortens a lease, so a failed extend leaves the old validity
--- intact) and count the extension (and the new ttl) in the holder metadata of each key's value.
+-- intact), then count the extension (and the new ttl) in the holder metadata of each key's value
+-- where the node has the memory for it.
 --
 -- KEYS[1 .. n]         <prefix>lock:<resource>
 -- ARGV[1]              token
@@ -22,6 +23,12 @@ for i = 1, #KEYS do
   values[i] = value
 end
 
+-- The lease first: PEXPIRE needs no memory, so a node at maxmemory (noeviction) still extends.
+-- The metadata after, best-effort (redis.pcall): on such a node its SET is refused (OOM), which
+-- must not cost the holder its lock.
+for i = 1, #KEYS do
+  redis.call('PEXPIRE', KEYS[i], ARGV[2], 'GT')
+end
 for i = 1, #KEYS do
   local value = values[i]
   if #value > #head then
@@ -29,9 +36,8 @@ for i = 1, #KEYS do
     if ok and type(fields) == 'table' then
       fields['extensions'] = tostring((tonumber(fields['extensions']) or 0) + 1)
       fields['ttlMs'] = ARGV[2]
-      redis.call('SET', KEYS[i], head .. cjson.encode(fields), 'KEEPTTL')
+      redis.pcall('SET', KEYS[i], head .. cjson.encode(fields), 'KEEPTTL')
     end
   end
-  redis.call('PEXPIRE', KEYS[i], ARGV[2], 'GT')
 end
 return 1

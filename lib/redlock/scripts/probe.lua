@@ -9,59 +9,87 @@
 -- eviction or partial loss can take one and leave the other.
 --
 -- KEYS[1]              <prefix>epoch
--- KEYS[2]              <prefix>fence   the register's layout before it moved into the hash: read
---                                      once by a check, folded in with max, deleted
+-- KEYS[2]              <prefix>fence   the register's layout before it moved into the hash (old
+--                                      clients still read and raise it): the register read is the
+--                                      max of both, and every raise keeps it in step while it exists
 -- ARGV[1]              '0' fast: read only. '1' check: reconcile the sentinel with this process
 --                      (below). Every EVAL of this script is a check (the lock core's fallback on
---                      NOSCRIPT sends the check's arguments; nothing SCRIPT LOADs it), so the script
---                      is in a process's cache only after a check ran in that process: a fast read
---                      that succeeds proves the sentinel was reconciled with the process it ran in.
+--                      NOSCRIPT sends the check's arguments; nothing SCRIPT LOADs it), and the lock
+--                      core sends it with a first line naming the epoch key, the detection level and
+--                      the ceiling (grant-plan.ts), so each (prefix, level, ceiling) has a script of
+--                      its own: the script is in a process's cache only after a check of exactly
+--                      this kind ran in that process, and such a check reconciles (or, for a client
+--                      whose ceiling is not the recorded one, changes nothing and is refused). A
+--                      fast read that succeeds proves the sentinel was reconciled with that process.
 -- ARGV[2]              the cluster's lease ceiling maxTtlMs (a quarantine lasts this long)
 -- ARGV[3]              what a check detects: '2' data loss, restarts and evictions (the default);
 --                      '1' data loss only (nodeChecks: false, UNSAFE); '0' nothing (quarantine: false)
 -- ARGV[4]              '1' when the caller may start a quarantine on a node without a sentinel (it
 --                      has seen the cluster's ceiling recorded on a node and agrees with it)
 --
--- Check mode, atomically:
+-- Check mode, atomically. The ceiling of a quarantine is max(ARGV[2], the recorded maxTtlMs). Only a
+-- full check (ARGV[3] '2') by a client whose ceiling is the recorded one reconciles (records this
+-- process, its replication id and evicted_keys); any other check only reads, so that no unsafe or
+-- misconfigured client can make a restart look reconciled:
 -- - no sentinel (createdAt): the node lost its data (restart without persistence, FLUSHALL, the
 --   sentinel evicted, a new empty node). Quarantine until now + ceiling: every lock it had granted
 --   was set before now with a ttl <= ceiling.
 -- - a sentinel written by another process (runId differs, or none recorded): the node restarted and
 --   may have loaded an older snapshot (RDB, an AOF from before a period without persistence, a
 --   backup). Every lock it held was granted before this process started, so quarantine until
---   serverStart + ceiling (nothing when that has passed).
--- - evicted_keys grew since the last check of this process: a key of ours may have been evicted
---   (a maxmemory-policy changed at run time between checks). Quarantine until now + ceiling.
+--   serverStart + ceiling (nothing when that has passed), or now + ceiling when the process ever
+--   synced from a master (master_replid2 set: a promoted replica's data is its old master's, as of
+--   the sync, whenever that was).
+-- - the same process with another replication id: its dataset was replaced by a sync (REPLICAOF
+--   and back). Quarantine until now + ceiling.
+-- - evicted_keys changed since the last check of this process (grew: evictions; fell: a CONFIG
+--   RESETSTAT, which may hide them): quarantine until now + ceiling.
 -- - A quarantine raises the register to the hybrid-logical-clock floor now(ms) * 1000: a node
 --   restored from an old snapshot has an old register too.
 --
 -- Reply: {createdAt, quarantineUntil, runId, maxTtlMs, fence, [check only:] runIdNow, policy,
---        started (1 when this call started a quarantine), cause}
+--        started (1 when this call started a quarantine), cause}; fence is the max of the hash's
+--        and the old key's register
 --        createdAt is false when the node has no sentinel (and none was written).
 local epoch = KEYS[1]
+local FIELDS = {'createdAt', 'quarantineUntil', 'runId', 'maxTtlMs', 'fence'}
+
+-- The register: the hash's, or the old key's when an old client raised that one higher.
+local function registerOf(inHash)
+  local legacy = redis.call('GET', KEYS[2])
+  local register = tonumber(inHash or '0') or 0
+  if legacy then register = math.max(register, tonumber(legacy) or 0) end
+  return register, legacy ~= false
+end
+
+local function fmt(n) return string.format('%.0f', n) end
+
 if ARGV[1] == '0' then
-  return redis.call('HMGET', epoch, 'createdAt', 'quarantineUntil', 'runId', 'maxTtlMs', 'fence')
+  local r = redis.call('HMGET', epoch, unpack(FIELDS))
+  local register = registerOf(r[5])
+  if register > 0 then r[5] = fmt(register) end
+  return r
 end
 
 local detect = ARGV[3]
-local ceiling = tonumber(ARGV[2])
+local ceilingArg = tonumber(ARGV[2])
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local server = redis.call('INFO', 'server')
 local runId = string.match(server, 'run_id:(%x+)')
 local uptime = tonumber(string.match(server, 'uptime_in_seconds:(%d+)')) or 0
 local serverStart = now - uptime * 1000
+local replication = redis.call('INFO', 'replication')
+local replid = string.match(replication, 'master_replid:(%x+)') or ''
+local synced = (string.match(replication, 'master_replid2:(%x+)') or '0'):match('^0+$') == nil
 local policy = string.match(redis.call('INFO', 'memory'), 'maxmemory_policy:([%w%-]+)') or 'unknown'
 local evicted = tonumber(string.match(redis.call('INFO', 'stats'), 'evicted_keys:(%d+)')) or 0
 
-local e = redis.call('HMGET', epoch, 'createdAt', 'quarantineUntil', 'runId', 'maxTtlMs', 'fence', 'evicted')
-local register = tonumber(e[5] or '0') or 0
-local legacy = redis.call('GET', KEYS[2])
-if legacy then
-  register = math.max(register, tonumber(legacy) or 0)
-  redis.call('DEL', KEYS[2])
-  redis.call('HSET', epoch, 'fence', string.format('%.0f', register))
-end
+local e = redis.call('HMGET', epoch, 'createdAt', 'quarantineUntil', 'runId', 'maxTtlMs', 'fence', 'evicted', 'replid')
+local recorded = tonumber(e[4] or '')
+local ceiling = math.max(ceilingArg, recorded or 0)
+local reconcile = detect == '2' and (recorded == nil or recorded == ceilingArg)
+local register, hasLegacy = registerOf(e[5])
 
 local cause = false
 local untilMs = 0
@@ -70,10 +98,13 @@ if not e[1] then
     cause = 'data-loss'
     untilMs = now + ceiling
   end
-elseif detect == '2' and e[3] ~= runId then
+elseif reconcile and e[3] ~= runId then
   cause = 'restart'
-  untilMs = serverStart + ceiling
-elseif detect == '2' and evicted > (tonumber(e[6] or '0') or 0) then
+  untilMs = (synced and now or serverStart) + ceiling
+elseif reconcile and e[7] and e[7] ~= replid then
+  cause = 'replaced'
+  untilMs = now + ceiling
+elseif reconcile and tostring(evicted) ~= (e[6] or tostring(evicted)) then
   cause = 'eviction'
   untilMs = now + ceiling
 end
@@ -81,29 +112,27 @@ end
 local started = 0
 if cause then
   -- The register may be as old as the data: raise it to the floor whatever the quarantine.
-  local floor = now * 1000
-  if floor > register then
-    register = floor
-    redis.call('HSET', epoch, 'fence', string.format('%.0f', floor))
-  end
+  register = math.max(register, now * 1000)
   local quarantineUntil = math.max(untilMs, now)
   if e[1] then quarantineUntil = math.max(quarantineUntil, tonumber(e[2] or '0') or 0) end
   if quarantineUntil > now then started = 1 end
-  redis.call('HSET', epoch, 'createdAt', string.format('%.0f', now), 'quarantineUntil', string.format('%.0f', quarantineUntil),
-    'origin', 'quarantine', 'cause', cause)
-  if not e[1] or not e[4] then redis.call('HSET', epoch, 'maxTtlMs', ARGV[2]) end
+  redis.call('HSET', epoch, 'createdAt', fmt(now), 'quarantineUntil', fmt(quarantineUntil), 'origin', 'quarantine', 'cause', cause,
+    'maxTtlMs', fmt(ceiling))
 end
 
-if e[1] or cause then
+if cause or reconcile and e[1] then
+  if hasLegacy then redis.call('SET', KEYS[2], fmt(register)) end
+  if register > 0 then redis.call('HSET', epoch, 'fence', fmt(register)) end
   if e[3] ~= runId then
-    redis.call('HSET', epoch, 'runId', runId, 'serverStartedAt', string.format('%.0f', serverStart))
+    redis.call('HSET', epoch, 'runId', runId, 'serverStartedAt', fmt(serverStart))
     if e[3] then redis.call('HSET', epoch, 'prevRunId', e[3]) end
   end
+  if e[7] ~= replid then redis.call('HSET', epoch, 'replid', replid) end
   if tostring(evicted) ~= (e[6] or '') then redis.call('HSET', epoch, 'evicted', tostring(evicted)) end
 end
 
-local r = redis.call('HMGET', epoch, 'createdAt', 'quarantineUntil', 'runId', 'maxTtlMs', 'fence')
-r[5] = r[5] or (register > 0 and string.format('%.0f', register)) or false
+local r = redis.call('HMGET', epoch, unpack(FIELDS))
+if register > 0 then r[5] = fmt(register) end
 r[6] = runId
 r[7] = policy
 r[8] = started

@@ -1,0 +1,190 @@
+import { describe, expect, it } from 'vitest';
+import { LockContendedError, QuorumUnavailableError, Redlock, tokenOf, type RedlockSettings } from '@/lib/redlock';
+import { uniquePrefix } from '../support/cluster';
+import { redlockEnv } from '../support/redlock-env';
+
+// What a user of a lock library relies on beyond mutual exclusion (issue 17): an acquire a quorum
+// can grant is granted, a rejected acquire leaves nothing behind, and the error says whether the
+// lock is held or the cluster is unhealthy.
+
+const env = redlockEnv();
+const { redlocks, unhandled } = env;
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function redlock(name: string, settings: Partial<RedlockSettings> = {}): Promise<Redlock> {
+  const r = new Redlock(env.cluster.urls, { keyPrefix: uniquePrefix(name), retryCount: 0, ...settings });
+  redlocks.push(r);
+  await r.markNodesClean();
+  await r.connect();
+  return r;
+}
+
+describe('the lock core\'s contract', () => {
+  it('one of five nodes pausing under 32 concurrent fenced loops fails no acquire (the fence round reaches late voters)', async () => {
+    // nodeTimeoutMs well above a loaded machine's pauses: what fails here must be the protocol.
+    const r = await redlock('pause-one', { nodeTimeoutMs: 1_000 });
+    let stop = false;
+    let granted = 0;
+    const failures: string[] = [];
+    const loop = async (k: number) => {
+      for (let i = 0; !stop; i++) {
+        try {
+          const lock = await r.acquire(`loop-${k}-${i % 3}`, 2_000);
+          granted++;
+          await lock.release();
+        } catch (err) {
+          failures.push(`${(err as Error).name}: ${(err as Error).message}`);
+        }
+      }
+    };
+    const loops = Array.from({ length: 32 }, (_, k) => loop(k));
+    // SIGSTOP one node at a time for 0.3 s, four times in about 3.5 s: four nodes always answer.
+    for (let n = 0; n < 4; n++) {
+      await sleep(500);
+      const id = 1 + (n % 5);
+      await env.cluster.supervisor.pause(id);
+      await sleep(300);
+      await env.cluster.supervisor.resume(id);
+    }
+    await sleep(300);
+    stop = true;
+    await Promise.all(loops);
+    expect(failures).toEqual([]);
+    expect(granted).toBeGreaterThan(100);
+  });
+
+  it('when acquire() rejects, nothing of the attempt is left on any node that answered', async () => {
+    const a = await redlock('leftovers');
+    const b = new Redlock(env.cluster.urls, { keyPrefix: a.settings.keyPrefix, retryCount: 0 });
+    redlocks.push(b);
+    const key = a.lockKey('res');
+    // A holds nodes 1–3 (a foreign key keeps it off 4 and 5, then goes): B gets 4 and 5, and is refused.
+    for (const i of [3, 4]) await env.direct[i]!.set(key, 'foreign', 'PX', 10_000);
+    const lockA = await a.acquire('res', 5_000);
+    for (const i of [3, 4]) await env.direct[i]!.del(key);
+    for (let round = 0; round < 5; round++) {
+      const refused = await b.acquire('res', 5_000).catch((e: unknown) => e);
+      expect(refused).toBeInstanceOf(LockContendedError);
+      // Read at once, in the same tick as the rejection: B's keys on 4 and 5 are already gone.
+      const values = await Promise.all(env.direct.map((c) => c.get(key)));
+      expect(values.map((v) => v && tokenOf(v))).toEqual([lockA.token, lockA.token, lockA.token, null, null]);
+    }
+    await lockA.release();
+  });
+
+  it('held by another client on two nodes with a third quarantined: LockContendedError (wait), not QuorumUnavailableError (outage)', async () => {
+    const a = await redlock('contended-quarantined');
+    const b = new Redlock(env.cluster.urls, { keyPrefix: a.settings.keyPrefix, retryCount: 0 });
+    redlocks.push(b);
+    const key = a.lockKey('res');
+    for (const i of [2, 3, 4]) await env.direct[i]!.set(key, 'foreign', 'PX', 10_000);
+    const lockA = await a.acquire('res', 5_000).catch((e: unknown) => e);
+    expect(lockA).toBeInstanceOf(LockContendedError);
+    // The other holder: nodes 1 and 2. Node 3 lost its data (quarantined); 4 and 5 are free.
+    for (const i of [0, 1]) await env.direct[i]!.set(key, 'holder {"owner":"someone"}', 'PX', 10_000);
+    for (const i of [2, 3, 4]) await env.direct[i]!.del(key);
+    await env.direct[2]!.del(`${a.settings.keyPrefix}epoch`);
+    const refused = await b.acquire('res', 1_000).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(LockContendedError);
+    expect((refused as LockContendedError).holder).toEqual({ owner: 'someone' });
+    const reasons = (refused as LockContendedError).votes.map((v) => v.reason);
+    expect(reasons.slice(0, 3)).toEqual(['contended', 'contended', 'quarantined']);
+    for (const reason of reasons.slice(3)) expect(reason).toMatch(/^(ok|pending)$/);
+    // With three nodes unreachable the cluster itself cannot grant: that is an outage.
+    for (const id of [3, 4, 5]) await env.cluster.supervisor.partition(id);
+    try {
+      const outage = await b.acquire('res', 1_000).catch((e: unknown) => e);
+      expect(outage).toBeInstanceOf(QuorumUnavailableError);
+    } finally {
+      for (const id of [3, 4, 5]) await env.cluster.supervisor.heal(id);
+    }
+  });
+
+  it('a majority held by keys that are not going away (a split between two foreign tokens): a bounded number of attempts, not a storm', async () => {
+    const r = await redlock('stale-majority', { retryCount: 5, retryDelayMs: 100, retryJitterMs: 0 });
+    const key = r.lockKey('res');
+    // Leftovers of two other clients: a split vote, which the core answers with short naps.
+    for (const [i, token] of [[0, 'stale-a'], [1, 'stale-a'], [2, 'stale-b']] as const) await env.direct[i]!.set(key, token, 'PX', 10_000);
+    let attempts = 0;
+    r.on('acquire', (e) => (attempts = e.attempts));
+    const before = await Promise.all(env.direct.map(async (c) => Number(/cmdstat_set:calls=(\d+)/.exec(await c.info('commandstats'))?.[1] ?? 0)));
+    const refused = await r.acquire('res', 1_000).catch((e: unknown) => e);
+    const after = await Promise.all(env.direct.map(async (c) => Number(/cmdstat_set:calls=(\d+)/.exec(await c.info('commandstats'))?.[1] ?? 0)));
+    expect(refused).toBeInstanceOf(LockContendedError);
+    // 1 attempt + 5 retries + at most 3 fast retries after split votes (node-redlock: 1 + retryCount).
+    // 1 attempt + 5 retries + at most 3 fast retries after split votes in a row, again after each
+    // wake-up (the subscriptions' own, here): a few more than node-redlock's 1 + retryCount, where
+    // short naps through the whole window made ~1,400 attempts in 2 s.
+    expect(attempts).toBeGreaterThanOrEqual(6);
+    expect(attempts).toBeLessThanOrEqual(15);
+    expect(after[4]! - before[4]!).toBe(attempts);
+    for (const c of env.direct.slice(0, 3)) await c.del(key);
+  });
+
+  it('a throwing event listener neither fails a granted acquire nor escapes as an uncaught exception', async () => {
+    const r = await redlock('listeners');
+    const uncaught: unknown[] = [];
+    const onUncaught = (err: unknown) => uncaught.push(err);
+    process.on('uncaughtException', onUncaught);
+    const warnings: string[] = [];
+    const onWarning = (w: Error) => warnings.push(w.message);
+    process.on('warning', onWarning);
+    let second = 0;
+    try {
+      r.on('acquire', () => {
+        throw new Error('listener bug');
+      });
+      r.on('acquire', () => second++);
+      r.on('release', () => {
+        throw new Error('release listener bug');
+      });
+      const lock = await r.acquire('res', 1_000);
+      expect(second).toBe(1); // the listener after the throwing one still ran
+      const released = await lock.release();
+      expect(released.deleted).toBe(5);
+      await sleep(20);
+      expect(uncaught).toEqual([]);
+      expect(warnings.some((m) => m.includes('listener bug'))).toBe(true);
+    } finally {
+      process.off('uncaughtException', onUncaught);
+      process.off('warning', onWarning);
+    }
+  });
+
+  it('quit() settles an acquire that is waiting for a held lock at once', async () => {
+    const a = await redlock('quit');
+    const lock = await a.acquire('res', 5_000);
+    const b = new Redlock(env.cluster.urls, { keyPrefix: a.settings.keyPrefix, retryCount: 20, retryDelayMs: 2_000, retryJitterMs: 0 });
+    redlocks.push(b);
+    const waiting = b.acquire('res', 1_000).catch((e: unknown) => e);
+    await sleep(200); // B has failed its first attempt and sleeps its 2 s delay
+    const t0 = performance.now();
+    await b.quit();
+    const outcome = await waiting;
+    expect(performance.now() - t0).toBeLessThan(300);
+    expect(outcome).toBeInstanceOf(QuorumUnavailableError);
+    expect((outcome as Error).message).toMatch(/quit\(\)/);
+    await lock.release();
+  });
+
+  it('extend works on a node that is out of memory (maxmemory + noeviction): the lease is extended first, the metadata after', async () => {
+    const r = await redlock('oom-extend');
+    const lock = await r.acquire('res', 2_000);
+    const oom = env.direct.slice(0, 3);
+    try {
+      for (const c of oom) await c.config('SET', 'maxmemory', '1');
+      // Writes are refused there now (OOM); a compare-and-PEXPIRE needs no memory.
+      expect(await oom[0]!.set('probe-oom', '1').catch((e: Error) => e.message)).toMatch(/OOM/);
+      await lock.extend(5_000);
+      expect(lock.validityMs).toBeGreaterThan(4_000);
+      for (const c of oom) expect(await c.pttl(r.lockKey('res'))).toBeGreaterThan(4_000);
+    } finally {
+      for (const c of oom) await c.config('SET', 'maxmemory', '0');
+    }
+    await lock.release();
+  });
+
+  it('no unhandled rejections happened in this file', () => {
+    expect(unhandled).toEqual([]);
+  });
+});
