@@ -11,7 +11,7 @@ export const quarantineSchema = z.object({
   remainingMs: z.number().nullable(),
   origin: z.string().nullable(),
   /** Why it is quarantined: restart detected, data loss, keys evicted (null when clean or not recorded). */
-  cause: z.enum(['data-loss', 'restart', 'eviction']).nullable(), // QUARANTINE_CAUSES of lib/redlock/epoch.ts (kept out of the browser bundle)
+  cause: z.enum(['data-loss', 'restart', 'replaced', 'eviction']).nullable(), // QUARANTINE_CAUSES of lib/redlock/epoch.ts (kept out of the browser bundle)
   /** The redis-server process the sentinel speaks for, and the one before it (a restart). */
   runId: z.string().nullable(),
   prevRunId: z.string().nullable(),
@@ -63,6 +63,8 @@ export const nodeViewSchema = z.object({
   fault: z.string().nullable(),
   faultDetail: z.string().nullable(),
   restartAt: z.number().nullable(),
+  /** Sandbox: a down node stopped gracefully with this persistence; started again with the same one, its restart is adopted (it votes at once). */
+  resumable: z.string().nullable(),
   error: z.string().nullable(),
   /** Local time at which this node was read. */
   checkedAt: z.number(),
@@ -106,6 +108,8 @@ export const seenSentinelSchema = z.strictObject({
   runId: z.string().regex(/^[0-9a-f]{1,64}$/, 'a redis run_id (hex)').nullable(),
   createdAt: z.number().int().min(0).optional(),
 });
+
+export type SeenSentinel = z.infer<typeof seenSentinelSchema>;
 
 export const markCleanBodySchema = z.strictObject({
   reason: z.string().trim().min(3, 'say why (at least 3 characters)').max(500),

@@ -44,6 +44,7 @@ export interface ProcessFacts {
 export const CAUSE_LABEL: Record<QuarantineCause, string> = {
   'data-loss': 'data loss',
   'restart': 'restart detected',
+  'replaced': 'data replaced by replication',
   'eviction': 'keys evicted',
 };
 
@@ -97,7 +98,8 @@ export function markCleanWarningOf(epoch: EpochSentinel | null, facts: Omit<Proc
   if (facts.uptimeMs !== null) events.push({ agoMs: facts.uptimeMs, what: 'its redis-server process started' });
   if (epoch.serverStartedAt !== undefined) events.push({ agoMs: facts.nodeNow - epoch.serverStartedAt, what: 'its redis-server process started' });
   if (epoch.origin === 'quarantine' && epoch.cause) {
-    const found = { 'data-loss': 'a data loss was found', 'restart': 'a restart was found', 'eviction': 'evicted keys were found' }[epoch.cause];
+    const found = ({ 'data-loss': 'a data loss was found', 'restart': 'a restart was found', 'replaced': 'its data was replaced by a replication sync',
+      'eviction': 'evicted keys were found' } satisfies Record<QuarantineCause, string>)[epoch.cause];
     events.push({ agoMs: facts.nodeNow - epoch.createdAt, what: found });
   }
   const recent = events.filter((e) => e.agoMs < facts.maxTtlMs).sort((a, b) => a.agoMs - b.agoMs)[0];

@@ -24,11 +24,12 @@ export const EPOCH_FIELDS = Object.freeze({
   prevRunId: 'prevRunId',
   serverStartedAt: 'serverStartedAt',
   evicted: 'evicted',
+  replid: 'replid',
   fence: 'fence',
 });
 
 /** Why a node was quarantined (the sentinel's `cause`). */
-export const QUARANTINE_CAUSES = Object.freeze(['data-loss', 'restart', 'eviction'] as const);
+export const QUARANTINE_CAUSES = Object.freeze(['data-loss', 'restart', 'replaced', 'eviction'] as const);
 export type QuarantineCause = (typeof QUARANTINE_CAUSES)[number];
 
 export interface EpochSentinel {

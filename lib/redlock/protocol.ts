@@ -140,6 +140,7 @@ function isSplit(round: Round): boolean {
 const CAUSE_DETAIL: Readonly<Record<QuarantineCause, string>> = {
   'data-loss': 'the node lost its data (no epoch sentinel)',
   restart: 'the node restarted (a new redis-server process: it may have loaded an older snapshot)',
+  replaced: 'the node\'s data was replaced by a replication sync (REPLICAOF, a promoted replica)',
   eviction: 'the node evicted keys since its last check',
 };
 
