@@ -6,6 +6,7 @@ import type { BenchContext, Workload } from './harness/context';
 import { currentLoad, machineInfo } from './harness/machine';
 import { renderMarkdown, renderText, type BenchResults, type WorkloadResult } from './harness/report';
 import { describeError } from './harness/util';
+import { availability } from './workloads/availability';
 import { degraded } from './workloads/degraded';
 import { handoff } from './workloads/handoff';
 import { latency } from './workloads/latency';
@@ -19,7 +20,7 @@ export const RESULTS_FILE = join(BENCH_DIR, 'results.json');
 /** Where --quick and --only runs go (git-ignored), so they never replace the full result. */
 export const SCRATCH_DIR = join(BENCH_DIR, 'tmp');
 
-export const WORKLOADS: readonly Workload[] = [throughput, latency, handoff, degraded, memory, scanner];
+export const WORKLOADS: readonly Workload[] = [throughput, latency, handoff, degraded, availability, memory, scanner];
 
 export interface RunOptions {
   quick: boolean;

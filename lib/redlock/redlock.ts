@@ -185,7 +185,7 @@ export class Redlock extends EventEmitter<RedlockEvents> implements LockControll
         waiter ??= this.waiters.register(req.resources, seen);
         // A release was published while the attempt was under way: retry at once (free of charge).
         if (waiter.takeAgain()) {
-          splitNaps = 0;
+          if (waiter.takeReleased()) splitNaps = 0;
           continue;
         }
         if (sleepLeft <= 0) {
@@ -205,9 +205,9 @@ export class Redlock extends EventEmitter<RedlockEvents> implements LockControll
         if (napping) splitNaps++;
         const nap = napping ? Math.min(sleepLeft, 1 + Math.random() * Math.min(50, 2 * (sleepStart - attemptStart))) : sleepLeft;
         const woken = await waiter.sleep(nap, signal);
-        // A release woke us: the keys in the way do go away; colliding again with the other
-        // waiters it woke deserves short naps again.
-        if (woken) splitNaps = 0;
+        // A release woke us (not a subscription's catch-up): the keys in the way do go away, and
+        // colliding again with the other waiters it woke deserves short naps again.
+        if (waiter.takeReleased()) splitNaps = 0;
         // quit() wakes every sleeper: settle at once.
         if (this.closed) {
           lastError = this.closedError(req.resources);

@@ -104,11 +104,13 @@ export class ReleaseWaiters {
       if (waiter.state === 'woken') return;
       if (waiter.state === 'trying') {
         waiter.again = true;
+        waiter.released = true;
         return;
       }
       // A Set iterates in insertion order: the first sleeper has waited longest.
       longest ??= waiter;
     }
+    if (longest) longest.released = true;
     longest?.wake();
   }
 
@@ -148,6 +150,8 @@ export class Waiter {
   state: 'trying' | 'sleeping' | 'woken' = 'trying';
   /** A release arrived while trying (or before registering): try again at once if the attempt fails. */
   again = false;
+  /** A release of its resource was published since the last takeReleased() (not a subscription's catch-up wake). */
+  released = false;
   private wakeSleep: (() => void) | null = null;
 
   constructor(
@@ -195,6 +199,13 @@ export class Waiter {
       signal?.addEventListener('abort', onAbort, { once: true });
       this.wakeSleep = () => finish(true);
     });
+  }
+
+  /** Consume the `released` mark. */
+  takeReleased(): boolean {
+    const released = this.released;
+    this.released = false;
+    return released;
   }
 
   /** Consume the `again` mark. */

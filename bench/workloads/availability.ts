@@ -1,0 +1,164 @@
+import { Redlock } from '../../lib/redlock';
+import { OUR_PREFIX } from '../harness/cluster';
+import { pick, type BenchContext, type Workload } from '../harness/context';
+import { closePeers, createPeers, PEER_LABELS, type LockClient, type PeerId } from '../harness/peers';
+import { atMost, row, type Row } from '../harness/report';
+import { figure } from '../harness/stats';
+import { bounded, describeError, sleep } from '../harness/util';
+
+/**
+ * What the safety checks and the contract of issues 16 and 17 cost in availability, beside the peers:
+ * - one node paused for 0.3 s every second under c=64 load: single attempts (retryCount 0) that
+ *   fail although four nodes answer (target 0: a quorum could grant every one of them);
+ * - a majority held by keys that are not going away (a split between two foreign tokens): the
+ *   commands one acquire with the library's default retries sends to a node;
+ * - how long a node that crashed and restarted sits out (the delayed restart): measured with a
+ *   2 s ceiling; with the default maxTtlMs it is 60 s from the process start.
+ */
+const VARIANTS: readonly PeerId[] = ['ours', 'ours-fenced', 'node-redlock', 'sesame'];
+const CONCURRENCY = 64;
+const TTL_MS = 2_000;
+const PAUSE_MS = 300;
+const SIT_OUT_CEILING_MS = 2_000;
+
+async function pausedUnderLoad(ctx: BenchContext, peer: LockClient, seconds: number, tag: string): Promise<{ failed: number; granted: number; errors: Set<string> }> {
+  const { cluster } = ctx;
+  let stop = false;
+  let failed = 0;
+  let granted = 0;
+  const errors = new Set<string>();
+  const loop = async (k: number) => {
+    for (let i = 0; !stop; i++) {
+      const outcome = await bounded(() => peer.acquire(`${tag}-${k}-${i % 4}`, TTL_MS, true), 2_000);
+      if (outcome.ok) {
+        granted++;
+        await outcome.value.release().catch(() => undefined);
+      } else {
+        failed++;
+        errors.add('hung' in outcome ? 'hung' : describeError(outcome.error).split(':')[0]!);
+      }
+    }
+  };
+  const loops = Array.from({ length: CONCURRENCY }, (_, k) => loop(k));
+  for (let s = 0; s < seconds; s++) {
+    await sleep(1_000 - PAUSE_MS);
+    const id = 1 + (s % 5);
+    await cluster.pause([id]);
+    await sleep(PAUSE_MS);
+    await cluster.resume([id]);
+  }
+  stop = true;
+  await Promise.all(loops);
+  return { failed, granted, errors };
+}
+
+/** Commands node 5 processed for one acquire against a split majority that never goes away. */
+async function staleMajorityCommands(ctx: BenchContext, peer: LockClient, id: PeerId, run: number): Promise<number> {
+  const { cluster } = ctx;
+  const resource = `stale-${run}-${id}`;
+  // Each library's key for the resource: write the foreign values under every layout's name.
+  const keys = [`${OUR_PREFIX}lock:${resource}`, `nr:${resource}`, `ss:${resource}`, resource];
+  for (const [i, token] of [[0, 'stale-a'], [1, 'stale-a'], [2, 'stale-b']] as const) {
+    for (const key of keys) await cluster.admin[i]!.set(key, token, 'PX', 30_000);
+  }
+  // MONITOR on node 5: every command a client sent it, without the calls scripts make inside.
+  const monitor = await cluster.admin[4]!.duplicate().monitor();
+  let commands = 0;
+  monitor.on('monitor', (_time: string, _args: string[], source: string) => {
+    if (!source.startsWith('lua')) commands++;
+  });
+  await sleep(50);
+  const before = commands;
+  await bounded(() => peer.acquire(resource, TTL_MS), 10_000);
+  await sleep(100);
+  const sent = commands - before;
+  monitor.disconnect();
+  for (const admin of cluster.admin.slice(0, 3)) await admin.del(...keys);
+  return sent;
+}
+
+/** A node crashed and restarted with aof-always: from its start until ours gets its vote again. */
+async function sitOut(ctx: BenchContext, run: number): Promise<number> {
+  const { cluster } = ctx;
+  const supervisor = cluster.supervisor;
+  await supervisor.restart(5, { persistence: 'aof-always' });
+  const r = new Redlock(cluster.urls, { keyPrefix: `sit:${run}:`, maxTtlMs: SIT_OUT_CEILING_MS, retryCount: 0 });
+  try {
+    await r.markNodesClean();
+    await (await r.acquire('warm', 1_000)).release();
+    await supervisor.crash(5);
+    await supervisor.restart(5, { persistence: 'aof-always' });
+    const started = performance.now();
+    for (;;) {
+      const lock = await r.acquire(`probe-${run}`, 1_000).catch(() => null);
+      if (lock) {
+        const vote = lock.votes[4]!;
+        await lock.release();
+        if (vote.vote === 'for') return performance.now() - started;
+      }
+      if (performance.now() - started > 4 * SIT_OUT_CEILING_MS) return Number.NaN;
+      await sleep(20);
+    }
+  } finally {
+    await r.quit();
+    await supervisor.restart(5, { persistence: 'none' });
+    await cluster.reset();
+  }
+}
+
+export const availability: Workload = {
+  id: 'availability',
+  async run(ctx: BenchContext) {
+    const { cluster, options } = ctx;
+    const seconds = pick(options, 3, 5);
+    await cluster.reset();
+    const peers = await createPeers(cluster.urls);
+    const failed = new Map<PeerId, number[]>(VARIANTS.map((id) => [id, []]));
+    const granted = new Map<PeerId, number[]>(VARIANTS.map((id) => [id, []]));
+    const errors = new Map<PeerId, Set<string>>(VARIANTS.map((id) => [id, new Set()]));
+    const stale = new Map<PeerId, number[]>(VARIANTS.map((id) => [id, []]));
+    const sat: number[] = [];
+    try {
+      for (let run = 1; run <= options.runs; run++) {
+        for (const id of VARIANTS) {
+          const result = await pausedUnderLoad(ctx, peers[id], seconds, `p${run}-${id}`);
+          failed.get(id)!.push(result.failed);
+          granted.get(id)!.push(result.granted / seconds);
+          for (const e of result.errors) errors.get(id)!.add(e);
+          await cluster.resume();
+          stale.get(id)!.push(await staleMajorityCommands(ctx, peers[id], id, run));
+        }
+        sat.push(await sitOut(ctx, run));
+        ctx.log(`availability: run ${run}/${options.runs} done`);
+      }
+    } finally {
+      await cluster.resume();
+      await closePeers(peers);
+    }
+    const failRows: Row[] = VARIANTS.map((id) => row(PEER_LABELS[id], 'failed', figure(failed.get(id)!),
+      errors.get(id)!.size > 0 ? [...errors.get(id)!].join(', ') : undefined));
+    return {
+      id: 'availability',
+      title: '7. Availability: a paused node, a stale majority, a restarted node',
+      method: `One node SIGSTOPped for ${PAUSE_MS} ms every second (nodes 1–5 in turn) for ${seconds} s while ${CONCURRENCY} loops each take and ` +
+        `release a lock of their own with single attempts (retryCount 0): every attempt has four answering nodes. Then one acquire with the ` +
+        `library's default retries against a majority held by two foreign tokens (a split that never goes away), counting the commands node 5 ` +
+        `processed. Then a node (aof-always) is SIGKILLed and restarted, and we time how long it sits out with a ${SIT_OUT_CEILING_MS} ms ceiling.`,
+      sections: [
+        { title: `failed single attempts in ${seconds} s, one node paused 0.3 s every second, c=${CONCURRENCY}`, rows: failRows },
+        { title: 'pairs/s during it', rows: VARIANTS.map((id) => row(PEER_LABELS[id], 'pairs/s', figure(granted.get(id)!))) },
+        { title: 'a stale split majority: commands sent to node 5 by one acquire (default retries; MONITOR, script-internal calls not counted)', rows: VARIANTS.map((id) => row(PEER_LABELS[id], 'commands', figure(stale.get(id)!))) },
+        { title: 'a crashed node (aof-always) restarted: time until ours counts its vote again', rows: [
+          row(`ceiling ${SIT_OUT_CEILING_MS} ms (the default maxTtlMs is 60,000 ms)`, 'ms', figure(sat)),
+        ] },
+      ],
+      targets: [
+        atMost('7. availability', 'one node paused 0.3 s every second under c=64: ours (fenced: false) fails 0 acquires', failRows[0]!.figure, 0, 'failed'),
+        atMost('7. availability', 'one node paused 0.3 s every second under c=64: ours (fenced: true) fails 0 acquires', failRows[1]!.figure, 0, 'failed'),
+      ],
+      notes: [
+        `A restarted node sits out its process start + maxTtlMs (the distlock page's delayed restart): the figure above is that ceiling plus the time to notice.`,
+      ],
+    };
+  },
+};
