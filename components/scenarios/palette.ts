@@ -34,7 +34,9 @@ export const OUTCOME_LABEL: Record<string, string> = {
 export const VOTE_REASON: Record<string, string> = {
   ok: 'granted',
   contended: 'held by another client',
-  quarantined: 'quarantined (lost its data)',
+  quarantined: 'quarantined: sits out after a data loss or a restart',
+  'unsafe-eviction': 'its memory policy can evict lock keys',
+  'ceiling-mismatch': 'records another lease ceiling',
   lost: 'key no longer ours',
   'not-held': 'nothing to delete',
   timeout: 'no answer in time',

@@ -57,6 +57,7 @@ function TimelineCard({ run, receivedAt, live }: { run: RunView; receivedAt: num
           <span><i className={styles.legendKey} /> key on a node</span>
           <span><i className={styles.legendFuse} /> TTL still to run</span>
           <span><i className={styles.legendHatch} /> node down</span>
+          <span><i className={styles.legendQuarantine} /> node quarantined</span>
           <span><i className={styles.legendPause} /> client paused</span>
           <span><i className={styles.legendStale} /> believes past validity</span>
           <span><i className={styles.legendDotOk} /> granted <i className={styles.legendDotBad} /> refused</span>

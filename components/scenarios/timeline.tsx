@@ -6,6 +6,10 @@ import { clientColor, clientTint, fmtSeconds, OUTCOME_LABEL, shortFence, VOTE_RE
 import { GUTTER, layoutTimeline, NODE_PAD, pausesOf, RIGHT_PAD, ROW_H, textWidth, type Lane } from './timeline-layout';
 import styles from './timeline.module.css';
 
+const QUARANTINE_CAUSE: Record<string, string> = {
+  restart: 'its redis-server restarted, maybe from older data', 'data-loss': 'its sentinel was gone, so it lost data', eviction: 'it evicted keys',
+};
+
 const STATE_LABEL: Record<string, string> = {
   down: 'down', starting: 'starting', stopping: 'stopping', paused: 'paused', partitioned: 'partitioned', slow: 'slow', reset: 'connections reset', unknown: '?',
 };
@@ -91,6 +95,22 @@ export function Timeline({ run, now, live }: { run: RunView; now: number; live: 
               {x(to) - x(s.from) > 64 && (
                 <text x={x(s.from) + 5} y={l.y + l.h - 4} className={styles.stateText}>{s.state === 'slow' ? s.detail : STATE_LABEL[s.state]}</text>
               )}
+            </g>
+          );
+        })}
+
+        {/* Quarantines: when a node sat out every vote for the run's prefix (read from its sentinel). */}
+        {run.timeline.quarantines.map((q) => {
+          const l = lane('node', String(q.node));
+          if (!l) return null;
+          const to = Math.min(q.to, now);
+          const label = `quarantined · ${q.cause}`;
+          return (
+            <g key={`q-${q.node}-${q.from}`} data-testid="node-quarantine" data-node={q.node} data-cause={q.cause}>
+              <rect x={x(q.from)} y={l.y + 1} width={w(q.from, to)} height={l.h - 2} className={styles.quarantine}>
+                <title>{`node ${q.node} sits out every vote (quarantined: ${QUARANTINE_CAUSE[q.cause] ?? q.cause}) from ${fmtSeconds(q.from)} until ${fmtSeconds(q.to)}`}</title>
+              </rect>
+              {x(to) - x(q.from) > textWidth(label) && <text x={x(q.from) + 5} y={l.y + l.h - 4} className={styles.quarantineText}>{label}</text>}
             </g>
           );
         })}
@@ -189,7 +209,7 @@ export function Timeline({ run, now, live }: { run: RunView; now: number; live: 
                 const to = a.to ?? now;
                 const ok = a.outcome === 'granted';
                 const y = l.y + l.h - 4;
-                const votes = a.votes.map((v) => `node ${v.node}: ${v.vote} (${VOTE_REASON[v.reason] ?? v.reason})`).join('\n');
+                const votes = a.votes.map((v) => `node ${v.node}: ${v.vote} (${VOTE_REASON[v.reason] ?? v.reason}${v.reason === 'quarantined' && v.detail ? `: ${v.detail}` : ''})`).join('\n');
                 return (
                   <g key={`a-${a.id}`} data-testid={`attempt-${a.id}`} data-outcome={a.outcome ?? 'pending'}>
                     <line x1={x(a.from)} x2={x(to)} y1={y} y2={y} className={styles.attemptLine} />

@@ -132,6 +132,11 @@ export const timelineSchema = z.object({
   markers: z.array(z.object({
     t: z.number(), node: z.number().int().nullable(), client: z.string().nullable(), kind: z.string(), label: z.string(),
   })),
+  /**
+   * When a node sat out a quarantine of the run's prefix (its epoch sentinel, read with its keys):
+   * from the first reading that showed it to its end (run time), and why the lock core started it.
+   */
+  quarantines: z.array(z.object({ node: z.number().int(), from: z.number(), to: z.number(), cause: z.string(), open: z.boolean() })),
   /** When each client BELIEVED it held the lock: from the grant to the release, or to its validity end (or later, if paused). */
   beliefs: z.array(z.object({
     client: z.string(), resource: z.string(), from: z.number(), validUntil: z.number(), to: z.number().nullable(),

@@ -5,6 +5,7 @@ import type { NodeStatus } from '../cluster/supervisor';
 import type { NodeLaneState } from '../api/scenarios';
 import { splitLockValue } from '../inspect/meta';
 import { luaScript, readLua, runLua } from '../inspect/script';
+import { EPOCH_FIELDS } from '../redlock';
 import { ALL_SCRIPTS, PROBE_SCRIPT } from '../redlock/scripts';
 import type { NodeAddress } from './clients';
 import type { KeyReading, NodeSample } from './timeline';
@@ -35,15 +36,27 @@ return {left, shorter}`);
 
 /**
  * Read lock keys on one node at one instant: per key its value (`<token> <metadata JSON>`, or a
- * bare token; split by the caller) and PTTL.
- * KEYS the lock keys
- * Reply: 2 items per key: value | nil, PTTL
+ * bare token; split by the caller) and PTTL; with a sentinel key, also the quarantine it records
+ * and the node's clock, to tell how long that quarantine still runs.
+ * KEYS the lock keys, then the epoch sentinel when ARGV[1] is '1'
+ * ARGV[1] '1': the last key is the sentinel; ARGV[2], ARGV[3] its quarantineUntil and cause fields
+ * Reply: 2 items per lock key: value | nil, PTTL; then, with the sentinel: quarantineUntil | nil,
+ *        cause | nil, the node's clock (ms)
  */
 const READ_SCRIPT = luaScript(`
 local out = {}
-for i, key in ipairs(KEYS) do
-  out[2 * i - 1] = redis.call('GET', key)
-  out[2 * i] = redis.call('PTTL', key)
+local n = #KEYS
+if ARGV[1] == '1' then n = n - 1 end
+for i = 1, n do
+  out[2 * i - 1] = redis.call('GET', KEYS[i])
+  out[2 * i] = redis.call('PTTL', KEYS[i])
+end
+if ARGV[1] == '1' then
+  local e = redis.call('HMGET', KEYS[n + 1], ARGV[2], ARGV[3])
+  local t = redis.call('TIME')
+  out[2 * n + 1] = e[1]
+  out[2 * n + 2] = e[2]
+  out[2 * n + 3] = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 end
 return out`);
 
@@ -110,25 +123,30 @@ export class ScenarioCluster {
 
   /**
    * Read the lock key of every resource on one node, directly: the token of its value and the
-   * holder's client name from the metadata after it ('?' without metadata).
+   * holder's client name from the metadata after it ('?' without metadata). With `epochKey` (the
+   * run's sentinel), also the quarantine the node records, its end in run time.
    */
-  async read(node: number, t: () => number, lockKey: (r: string) => string, resources: readonly string[]): Promise<NodeSample> {
+  async read(node: number, t: () => number, lockKey: (r: string) => string, resources: readonly string[], epochKey?: string): Promise<NodeSample> {
     const client = this.direct[node - 1]!;
     const sent = t();
     try {
-      const reply = resources.length > 0 ? await readLua(client, READ_SCRIPT, resources.map(lockKey), []) : [];
+      const keys = resources.map(lockKey);
+      const args = epochKey === undefined ? ['0'] : ['1', EPOCH_FIELDS.quarantineUntil, EPOCH_FIELDS.cause];
+      if (epochKey !== undefined) keys.push(epochKey);
+      const reply = keys.length > 0 ? await readLua(client, READ_SCRIPT, keys, args) : [];
       const at = Math.round((sent + t()) / 2);
       if (!Array.isArray(reply)) return { t: at, node, ok: false, keys: [] };
-      const keys: KeyReading[] = [];
+      const quarantine = epochKey === undefined ? undefined : quarantineOf(reply.slice(resources.length * 2), at);
+      const readings: KeyReading[] = [];
       resources.forEach((resource, i) => {
         const value: unknown = reply[i * 2];
         if (typeof value !== 'string') return;
         const pttl = Number(reply[i * 2 + 1]);
         if (pttl === -2) return;
         const { token, meta } = splitLockValue(value);
-        keys.push({ resource, token, pttl, client: meta?.client ?? '?' });
+        readings.push({ resource, token, pttl, client: meta?.client ?? '?' });
       });
-      return { t: at, node, ok: true, keys };
+      return { t: at, node, ok: true, keys: readings, ...(quarantine === undefined ? {} : { quarantine }) };
     } catch {
       return { t: t(), node, ok: false, keys: [] };
     }
@@ -248,6 +266,14 @@ export class ScenarioCluster {
   close(): void {
     for (const c of this.direct) c.disconnect();
   }
+}
+
+/** The quarantine in a reading's tail (quarantineUntil, cause, node clock), its end in run time `at`. */
+function quarantineOf(tail: unknown[], at: number): NodeSample['quarantine'] {
+  const until = Number(tail[0]);
+  const nodeNow = Number(tail[2]);
+  if (typeof tail[0] !== 'string' || !Number.isFinite(until) || !Number.isFinite(nodeNow) || until <= nodeNow) return null;
+  return { until: at + (until - nodeNow), cause: typeof tail[1] === 'string' && tail[1] !== '' ? tail[1] : 'unknown' };
 }
 
 function globEscape(s: string): string {

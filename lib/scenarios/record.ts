@@ -2,7 +2,7 @@ import type { NodeLaneState, Outcome, Prediction, ScenarioVote, StepView, Timeli
 import type { Vote } from '../redlock';
 import { checkMutualExclusion, type CheckerResult } from './checker';
 import { FencedRegister, PlainRegister, type WriteAttempt } from './registers';
-import { assembleKeySegments, assembleStateSegments, type NodeSample, type StateObservation } from './timeline';
+import { assembleKeySegments, assembleQuarantineSegments, assembleStateSegments, type NodeSample, type StateObservation } from './timeline';
 
 export type Tone = 'info' | 'ok' | 'warn' | 'bad' | 'muted';
 
@@ -122,6 +122,7 @@ export class RunRecord {
       now,
       nodeStates: assembleStateSegments(this.states),
       keys,
+      quarantines: assembleQuarantineSegments(this.samples),
       markers: this.markers,
       beliefs: this.beliefs.map((b) => ({ client: b.client, resource: b.resource, from: b.from, validUntil: b.validUntil, to: b.to,
         fence: b.fence, stale: b.stale, ended: b.ended })),
@@ -144,7 +145,8 @@ export function outcomeOf(err: unknown): Outcome {
 
 const REASON_WORDS: Record<string, string> = {
   pending: 'not awaited', error: 'unreachable', contended: 'held by another', quarantined: 'quarantined', timeout: 'timed out',
-  'not-asked': 'not asked', lost: 'lost the key', 'not-held': 'nothing to delete',
+  'not-asked': 'not asked', lost: 'lost the key', 'not-held': 'nothing to delete', 'unsafe-eviction': 'may evict keys',
+  'ceiling-mismatch': 'another lease ceiling',
 };
 
 /** `3 for · 2 held by another` */

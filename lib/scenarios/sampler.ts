@@ -1,3 +1,4 @@
+import { epochKey } from '../redlock';
 import { laneState, type ScenarioCluster } from './cluster';
 import type { RunRecord } from './record';
 
@@ -5,8 +6,8 @@ const SAMPLE_EVERY_MS = 120;
 const STATES_EVERY_MS = 300;
 
 /**
- * Reads every node about every 120 ms (the lock key of each resource, its TTL and holder, straight
- * from the redis-server), and the supervisor's view of each node every 300 ms, into the record.
+ * Reads every node about every 120 ms (the lock key of each resource, its TTL and holder, and the
+ * quarantine the run's sentinel records, straight from the redis-server), and the supervisor's view of each node every 300 ms, into the record.
  * One read per node in flight at a time, so a paused or slow node never piles reads up.
  */
 export class Sampler {
@@ -66,6 +67,6 @@ export class Sampler {
   }
 
   private read(node: number) {
-    return this.cluster.read(node, this.now, (r) => `${this.prefix}lock:${r}`, this.resources);
+    return this.cluster.read(node, this.now, (r) => `${this.prefix}lock:${r}`, this.resources, epochKey(this.prefix));
   }
 }

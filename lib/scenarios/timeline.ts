@@ -22,6 +22,11 @@ export interface NodeSample {
   /** false: the node did not answer (down, paused, too slow): nothing can be said about its keys. */
   ok: boolean;
   keys: readonly KeyReading[];
+  /**
+   * The quarantine the node's epoch sentinel records for the run's prefix, its end converted to run
+   * time with the node's own clock; null when none is running; absent when not read.
+   */
+  quarantine?: { until: number; cause: string } | null;
 }
 
 export interface KeySegment {
@@ -112,6 +117,52 @@ export function assembleStateSegments<S extends string>(observations: readonly S
     const seg: StateSegment<S> = { node: o.node, from: o.t, to: null, state: o.state, detail: o.detail };
     out.push(seg);
     last.set(o.node, seg);
+  }
+  return out.sort((a, b) => a.node - b.node || a.from - b.from);
+}
+
+export interface QuarantineSegment {
+  node: number;
+  /** First reading that showed it. */
+  from: number;
+  /** Its end as last read, or the reading that no longer showed it (ended early: marked clean). */
+  to: number;
+  cause: string;
+  /** Still running at the last reading. */
+  open: boolean;
+}
+
+/**
+ * Quarantine segments from the node readings: readings of the same end (within `toleranceMs`: two
+ * readings convert the node's clock with different delays) are one quarantine; an unreadable node
+ * or a reading without the sentinel says nothing.
+ */
+export function assembleQuarantineSegments(samples: readonly NodeSample[], toleranceMs = EXPIRY_TOLERANCE_MS): QuarantineSegment[] {
+  const out: QuarantineSegment[] = [];
+  const current = new Map<number, QuarantineSegment>();
+  const close = (node: number, at: number) => {
+    const seg = current.get(node);
+    if (!seg) return;
+    seg.to = Math.min(seg.to, at);
+    seg.open = false;
+    current.delete(node);
+  };
+  for (const s of samples.slice().sort((a, b) => a.t - b.t || a.node - b.node)) {
+    if (!s.ok || s.quarantine === undefined) continue;
+    const q = s.quarantine;
+    const seg = current.get(s.node);
+    if (q === null || q.until <= s.t) {
+      close(s.node, s.t);
+      continue;
+    }
+    if (seg && seg.cause === q.cause && Math.abs(seg.to - q.until) <= toleranceMs) {
+      seg.to = q.until;
+      continue;
+    }
+    close(s.node, s.t);
+    const next: QuarantineSegment = { node: s.node, from: s.t, to: q.until, cause: q.cause, open: true };
+    current.set(s.node, next);
+    out.push(next);
   }
   return out.sort((a, b) => a.node - b.node || a.from - b.from);
 }

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ScenarioCluster } from '@/lib/scenarios/cluster';
 import { ALL_SCRIPTS, PROBE_SCRIPT } from '@/lib/redlock/scripts';
+import { markNodeClean, nodeTimeMs } from '@/lib/redlock';
 import { startTestCluster, uniquePrefix, type TestCluster } from '../support/cluster';
 
 /** The scenario engine's direct reads of the nodes: token and holder from the lock value, and the drift step. */
@@ -37,6 +38,24 @@ describe('ScenarioCluster on real nodes', () => {
     expect(sample.keys.every((k) => k.pttl > 15_000)).toBe(true);
     expect((await scenario.read(2, () => 0, (r) => `${p}lock:${r}`, ['a'])).keys).toEqual([]);
     expect(await scenario.read(2, () => 0, (r) => `${p}lock:${r}`, [])).toMatchObject({ ok: true, keys: [] });
+  });
+
+  it('with the sentinel key, a reading says whether the node sits out a quarantine and until when (run time, by the node\'s clock)', async () => {
+    const p = uniquePrefix('scn-quarantine');
+    const node1 = scenario.directClient(1);
+    const key = (r: string) => `${p}lock:${r}`;
+    // No sentinel: nothing running (a missing sentinel is the lock core's to judge, not a quarantine yet).
+    expect((await scenario.read(1, () => 1_000, key, ['a'], `${p}epoch`)).quarantine).toBeNull();
+    await markNodeClean(node1, { keyPrefix: p, maxTtlMs: 4_000 });
+    expect((await scenario.read(1, () => 1_000, key, ['a'], `${p}epoch`)).quarantine).toBeNull();
+    const until = (await nodeTimeMs(node1)) + 3_000;
+    await node1.hset(`${p}epoch`, 'quarantineUntil', String(until), 'cause', 'restart');
+    const reading = await scenario.read(1, () => 1_000, key, ['a'], `${p}epoch`);
+    expect(reading.quarantine?.cause).toBe('restart');
+    expect(reading.quarantine!.until).toBeGreaterThan(1_000 + 2_800);
+    expect(reading.quarantine!.until).toBeLessThanOrEqual(1_000 + 3_000);
+    // Without the sentinel key the reading does not look (undefined: not read).
+    expect((await scenario.read(1, () => 1_000, key, ['a'])).quarantine).toBeUndefined();
   });
 
   it('the drift step shortens the lock key, value untouched, only while the token holds', async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { assembleKeySegments, assembleStateSegments, type NodeSample } from '@/lib/scenarios/timeline';
+import { assembleKeySegments, assembleQuarantineSegments, assembleStateSegments, type NodeSample } from '@/lib/scenarios/timeline';
 import { RunRecord } from '@/lib/scenarios/record';
 
 const key = (client: string, token: string, pttl: number, resource = 'r') => ({ resource, client, token, pttl });
@@ -85,5 +85,43 @@ describe('timeline assembly: node states', () => {
     expect(view.keys).toEqual([{ node: 1, resource: 'r', client: 'A', from: 0, to: 0, expiresAt: 1_000, open: true }]);
     expect(view.nodeStates.map((s) => s.state)).toEqual(['up', 'down']);
     expect(view.beliefs[0]).toMatchObject({ client: 'A', to: null, fence: 9 });
+  });
+});
+
+describe('timeline assembly: quarantines read from the nodes', () => {
+  const q = (t: number, node: number, until: number | null, cause = 'restart', ok = true): NodeSample =>
+    ({ t, node, ok, keys: [], quarantine: until === null ? null : { until, cause } });
+
+  it('readings of one quarantine (same end, within the jitter) are one segment, from the first that showed it to its end as last read', () => {
+    const segs = assembleQuarantineSegments([q(0, 3, null), q(120, 3, 4_100), q(240, 3, 4_090), q(360, 3, 4_110), q(4_200, 3, null)]);
+    expect(segs).toEqual([{ node: 3, from: 120, to: 4_110, cause: 'restart', open: false }]);
+  });
+
+  it('a quarantine ended early (marked clean) is cut at the reading that no longer shows it; one still running is open', () => {
+    const segs = assembleQuarantineSegments([
+      q(0, 2, 5_000, 'data-loss'), q(500, 2, null),
+      q(0, 4, 3_000), q(120, 4, 3_000),
+    ]);
+    expect(segs).toEqual([
+      { node: 2, from: 0, to: 500, cause: 'data-loss', open: false },
+      { node: 4, from: 0, to: 3_000, cause: 'restart', open: true },
+    ]);
+  });
+
+  it('a new end is a new quarantine; an unreadable node says nothing; samples without a sentinel reading are ignored', () => {
+    const segs = assembleQuarantineSegments([
+      q(0, 1, 2_000), q(120, 1, 0, 'x', false), { t: 240, node: 1, ok: true, keys: [] }, q(360, 1, 2_000),
+      q(2_500, 1, 9_000, 'eviction'), q(2_620, 1, 9_010, 'eviction'),
+    ]);
+    expect(segs).toEqual([
+      { node: 1, from: 0, to: 2_000, cause: 'restart', open: false },
+      { node: 1, from: 2_500, to: 9_010, cause: 'eviction', open: true },
+    ]);
+  });
+
+  it('the run record\'s timeline view carries the quarantine segments', () => {
+    const record = new RunRecord([], ['r']);
+    record.sample(q(100, 5, 4_000));
+    expect(record.timeline(200).quarantines).toEqual([{ node: 5, from: 100, to: 4_000, cause: 'restart', open: true }]);
   });
 });
