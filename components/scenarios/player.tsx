@@ -230,9 +230,9 @@ export function Player({ run, receivedAt, canOperate, onBack }: { run: RunView; 
         </section>
         <aside className={styles.cast} aria-label="Clients">
           {run.clients.map((c) => (
-            <div key={c.name} className={styles.castRow}>
+            <div key={c.name} className={styles.castRow} data-testid="cast-client" data-client={c.name} data-unsafe={c.unsafe}>
               <span className={styles.clientChip} style={{ background: clientColor(c.name) }}>{c.name}</span>
-              <span className={c.unsafe ? styles.unsafe : undefined}>{c.description}</span>
+              <span className={c.unsafe ? styles.unsafe : undefined} title={c.unsafeSetting ? `unsafe: ${c.unsafeSetting}` : undefined}>{c.description}</span>
             </div>
           ))}
           {run.resources.length > 1 && run.resources.map((r, i) => (

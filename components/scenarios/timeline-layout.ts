@@ -104,7 +104,7 @@ export function layoutTimeline(run: RunView, now: number, live = true): Layout {
   y += SECTION_H;
   for (const c of run.clients) {
     const pauses = run.timeline.markers.some((m) => m.client === c.name && m.kind === 'pause');
-    lanes.push({ kind: 'client', id: c.name, label: `Client ${c.name}`, sub: c.unsafe ? 'quarantine off' : pauses ? 'pause is simulated' : '', y, h: CLIENT_H });
+    lanes.push({ kind: 'client', id: c.name, label: `Client ${c.name}`, sub: c.unsafe ? (c.unsafeSetting ?? 'unsafe') : pauses ? 'pause is simulated' : '', y, h: CLIENT_H });
     y += CLIENT_H;
   }
   y += 6;

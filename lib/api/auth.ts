@@ -7,6 +7,11 @@ export const loginBodySchema = z.strictObject({
 });
 export type LoginBody = z.infer<typeof loginBodySchema>;
 
+/** POST /api/auth/logout — `everywhere`: end every session of this user, in every console process. */
+export const logoutBodySchema = z.strictObject({
+  everywhere: z.boolean().optional(),
+});
+
 export const meSchema = z.object({
   username: z.string(),
   role: roleSchema,

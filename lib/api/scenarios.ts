@@ -201,7 +201,8 @@ export const runViewSchema = z.object({
   predictions: z.array(predictionSchema),
   /** The prediction waiting for an answer, when status is 'predict'. */
   pendingPrediction: z.string().nullable(),
-  clients: z.array(z.object({ name: z.string(), description: z.string(), unsafe: z.boolean() })),
+  /** `unsafe`: the client runs with a safety check switched off; `unsafeSetting` names it ('quarantine off'). */
+  clients: z.array(z.object({ name: z.string(), description: z.string(), unsafe: z.boolean(), unsafeSetting: z.string().nullable() })),
   nodes: z.array(z.object({ id: z.number().int(), label: z.string() })),
   resources: z.array(z.object({ name: z.string(), description: z.string() })),
   quorum: z.number().int(),

@@ -54,6 +54,7 @@ export class ScenarioClient {
       keyPrefix: settings.keyPrefix,
       maxTtlMs: settings.maxTtlMs,
       quarantine: spec.quarantine ?? true,
+      nodeChecks: spec.nodeChecks ?? true,
       driftFactor: spec.driftFactor ?? 0.01,
       nodeTimeoutMs: spec.nodeTimeoutMs ?? DEMO_NODE_TIMEOUT_MS,
       retryCount: 0,

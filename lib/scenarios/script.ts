@@ -18,6 +18,12 @@ export interface ClientSpec {
   description: string;
   /** `false` is the explicit UNSAFE negative control (scenario 3). @default true */
   quarantine?: boolean;
+  /**
+   * The lock core's node checks (restart detection: a new redis-server process sits out a
+   * quarantine). `false` is the explicit UNSAFE negative control (scenario 9): only a missing
+   * sentinel is detected. @default true
+   */
+  nodeChecks?: boolean;
   /** @default 0.01 */
   driftFactor?: number;
   /** Per-round node deadline. @default 250 (DEMO_NODE_TIMEOUT_MS) */

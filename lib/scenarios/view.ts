@@ -1,7 +1,7 @@
 import type { RunStatus, RunView, Speed } from '../api/scenarios';
 import type { NodeAddress } from './clients';
 import type { RunRecord } from './record';
-import type { ScenarioDefinition, ScenarioScript } from './script';
+import type { ClientSpec, ScenarioDefinition, ScenarioScript } from './script';
 
 export interface ViewSource {
   scenario: ScenarioDefinition;
@@ -23,6 +23,16 @@ export interface ViewSource {
   error: string | null;
 }
 
+/**
+ * A client as the run view shows it: `unsafe` when it runs with a safety check of the lock core
+ * switched off, and which one (the quarantine as a whole, or only the node checks that detect a
+ * restarted redis-server).
+ */
+export function clientView(spec: ClientSpec): RunView['clients'][number] {
+  const unsafeSetting = spec.quarantine === false ? 'quarantine off' : spec.nodeChecks === false ? 'restart checks off' : null;
+  return { name: spec.name, description: spec.description, unsafe: unsafeSetting !== null, unsafeSetting };
+}
+
 /** The run as the API shows it, as of run time `now`. */
 export function buildView(src: ViewSource, now: number): RunView {
   const { scenario, script, record } = src;
@@ -32,7 +42,7 @@ export function buildView(src: ViewSource, now: number): RunView {
     seed: src.seed, speed: src.speed, prefix: src.prefix, status: src.status, mode: src.mode, startedBy: src.startedBy,
     startedAt: src.startedAt, finishedAt: src.finishedAt, stepIndex: src.stepIndex, steps: record.steps,
     predictions: record.predictions, pendingPrediction: src.pendingPrediction,
-    clients: script.clients.map((c) => ({ name: c.name, description: c.description, unsafe: c.quarantine === false })),
+    clients: script.clients.map(clientView),
     nodes: src.nodes.map((a) => ({ id: a.id, label: a.label })),
     resources: script.resources.map((r) => ({ ...r })),
     quorum: Math.floor(src.nodes.length / 2) + 1, ttlMs: script.ttlMs, maxTtlMs: script.maxTtlMs,

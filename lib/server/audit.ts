@@ -4,6 +4,7 @@ import type { Redis } from 'ioredis';
 import type { AuditEntry } from '../api/audit';
 import { logger } from './logger';
 import { ensureReady } from '../inspect';
+import { consoleKeys } from './console-keys';
 import { getRuntime } from './runtime';
 
 export type AuditInput = Omit<AuditEntry, 'id' | 'at' | 'reason' | 'before' | 'after' | 'detail'> &
@@ -12,7 +13,7 @@ export type AuditInput = Omit<AuditEntry, 'id' | 'at' | 'reason' | 'before' | 'a
 const MAX_LEN = 100_000;
 
 function streamKey(): string {
-  return `${getRuntime().keyPrefix}audit`;
+  return consoleKeys().audit;
 }
 
 /**

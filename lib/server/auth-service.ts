@@ -35,9 +35,23 @@ export async function login(req: Request, username: string, password: string): P
   return json(200, me, { 'set-cookie': sessionCookie(token, { secure: isHttps(req), maxAgeSeconds: Math.floor((claims.expiresAt - Date.now()) / 1000) }) });
 }
 
-export async function logout(req: Request, principal: Principal): Promise<Response> {
-  if (principal.kind === 'session') (await getAuth()).sessions.revoke(principal);
-  return json(200, { ok: true }, { 'set-cookie': sessionCookie('', { secure: isHttps(req), maxAgeSeconds: 0 }) });
+/**
+ * Logout: the session is revoked on the masters (every console process, and this one after a
+ * restart, refuses it from now on); `everywhere` ends every session of the user. The answer says
+ * on how many masters the revocation was recorded.
+ */
+export async function logout(req: Request, principal: Principal, options: { everywhere?: boolean } = {}): Promise<Response> {
+  let recorded = { written: 0, failed: 0, majority: false };
+  if (principal.kind === 'session') {
+    const { sessions } = await getAuth();
+    recorded = options.everywhere ? await sessions.revokeAll(principal.username) : await sessions.revoke(principal);
+    await recordAudit({
+      actor: principal.username, role: principal.role, action: options.everywhere ? 'logout.everywhere' : 'logout', target: principal.username,
+      outcome: recorded.majority ? 'ok' : 'partial', detail: `revocation recorded on ${recorded.written} of ${recorded.written + recorded.failed} masters`,
+    });
+  }
+  return json(200, { ok: true, everywhere: options.everywhere === true, revokedOn: recorded.written },
+    { 'set-cookie': sessionCookie('', { secure: isHttps(req), maxAgeSeconds: 0 }) });
 }
 
 export function me(principal: Principal): Me {

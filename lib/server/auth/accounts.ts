@@ -1,3 +1,4 @@
+import { createHmac } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
@@ -14,7 +15,7 @@ const usersFileSchema = z.strictObject({
   apiKeys: z.array(z.strictObject({ name: z.string().min(1).max(128), key: z.string().min(24) })).default([]),
 });
 
-interface User { username: string; role: 'viewer' | 'operator'; hash: string }
+interface User { username: string; role: 'viewer' | 'operator'; hash: string; stamp: string }
 interface ApiKey { name: string; digest: Buffer }
 
 /**
@@ -29,9 +30,16 @@ export class Accounts {
   private constructor(private readonly users: Map<string, User>, private readonly apiKeys: ApiKey[], private readonly metricsToken: Buffer | null,
     private readonly dummyHash: string) {}
 
-  static async load(env: Record<string, string | undefined>, dataDir: string): Promise<Accounts> {
+  /**
+   * `stampKey` keys each user's credential stamp: a short HMAC of the password (or of the stored
+   * hash) that sessions carry, so changing a password ends the sessions signed in with the old one,
+   * across restarts; keyed, so a stolen cookie gives nothing to guess the password against.
+   */
+  static async load(env: Record<string, string | undefined>, dataDir: string, stampKey: Uint8Array): Promise<Accounts> {
     const users = new Map<string, User>();
-    const add = async (username: string, role: User['role'], password: string) => users.set(username, { username, role, hash: await hashPassword(password) });
+    const stamp = (kind: string, secret: string) => createHmac('sha256', stampKey).update(`${kind}\0${secret}`).digest('base64url').slice(0, 16);
+    const add = async (username: string, role: User['role'], password: string) =>
+      users.set(username, { username, role, hash: await hashPassword(password), stamp: stamp('password', password) });
     const operator = ensureOperatorLogin(dataDir, { user: env.REDLOCK_ADMIN_USER?.trim() || null, password: env.REDLOCK_ADMIN_PASSWORD || null });
     await add(operator.username, 'operator', operator.password);
     if (env.REDLOCK_VIEWER_USER && env.REDLOCK_VIEWER_PASSWORD) await add(env.REDLOCK_VIEWER_USER, 'viewer', env.REDLOCK_VIEWER_PASSWORD);
@@ -50,7 +58,7 @@ export class Accounts {
       if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw new Error(`${join(dataDir, 'users.json')} is invalid: ${(err as Error).message}`);
     }
     for (const u of file?.users ?? []) {
-      if (u.passwordHash) users.set(u.username, { username: u.username, role: u.role, hash: u.passwordHash });
+      if (u.passwordHash) users.set(u.username, { username: u.username, role: u.role, hash: u.passwordHash, stamp: stamp('hash', u.passwordHash) });
       else await add(u.username, u.role, u.password!);
     }
     for (const k of file?.apiKeys ?? []) apiKeys.push({ name: k.name, digest: digestSecret(k.key) });
@@ -59,10 +67,10 @@ export class Accounts {
   }
 
   /** The user on a correct password, else null; an unknown user costs the same scrypt work. */
-  async verifyLogin(username: string, password: string): Promise<Pick<User, 'username' | 'role'> | null> {
+  async verifyLogin(username: string, password: string): Promise<Pick<User, 'username' | 'role' | 'stamp'> | null> {
     const user = this.users.get(username);
     const ok = await verifyPassword(password, user?.hash ?? this.dummyHash);
-    return ok && user ? { username: user.username, role: user.role } : null;
+    return ok && user ? { username: user.username, role: user.role, stamp: user.stamp } : null;
   }
 
   apiKey(key: string): string | null {
@@ -78,5 +86,10 @@ export class Accounts {
 
   roleOf(username: string): User['role'] | null {
     return this.users.get(username)?.role ?? null;
+  }
+
+  /** The user's current credential stamp (null for an unknown user). */
+  stampOf(username: string): string | null {
+    return this.users.get(username)?.stamp ?? null;
   }
 }

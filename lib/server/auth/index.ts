@@ -1,9 +1,11 @@
 import 'server-only';
+import { createHmac } from 'node:crypto';
 import { join } from 'node:path';
 import { ensureSecretFile } from '../../cluster/secret';
 import { Accounts } from './accounts';
 import { SESSION_COOKIE, Sessions, readCookie } from './sessions';
 import { LoginLimiter } from './rate-limit';
+import { MastersRevocationStore } from './session-store';
 import type { Principal } from './principal';
 import { unauthorized } from '../http/errors';
 
@@ -25,9 +27,11 @@ export function getAuth(): Promise<Auth> {
 async function createAuth(env: Record<string, string | undefined>): Promise<Auth> {
   const dataDir = env.REDLOCK_DATA_DIR || join(process.cwd(), '.data');
   const secret = env.REDLOCK_SESSION_SECRET || ensureSecretFile(join(dataDir, 'session.secret'));
+  const key = new TextEncoder().encode(secret);
   return {
-    accounts: await Accounts.load(env, dataDir),
-    sessions: new Sessions(new TextEncoder().encode(secret)),
+    // One secret, one key per purpose: the stamps are keyed apart from the session signatures.
+    accounts: await Accounts.load(env, dataDir, createHmac('sha256', key).update('redlock-console credential stamp').digest()),
+    sessions: new Sessions(key, new MastersRevocationStore()),
     limiter: new LoginLimiter(),
   };
 }
@@ -47,9 +51,10 @@ export async function authenticate(req: Request): Promise<Principal> {
   const token = readCookie(req.headers.get('cookie'), SESSION_COOKIE);
   if (token) {
     const claims = await auth.sessions.verify(token);
-    // The role is read again from configuration: demoting a user takes effect on the next request.
+    // The role is read again from configuration: demoting a user takes effect on the next request;
+    // a changed password (another credential stamp) ends the sessions signed in with the old one.
     const role = claims ? auth.accounts.roleOf(claims.username) : null;
-    if (claims && role) return { kind: 'session', ...claims, role };
+    if (claims && role && auth.accounts.stampOf(claims.username) === claims.stamp) return { kind: 'session', ...claims, role };
   }
   return { kind: 'anonymous' };
 }

@@ -1,52 +1,68 @@
 import { randomBytes } from 'node:crypto';
 import { SignJWT, jwtVerify } from 'jose';
+import type { WriteResult } from '../masters';
+import type { RevocationStore } from './session-store';
 
 export const SESSION_COOKIE = 'rl_session';
 export const DEFAULT_SESSION_TTL_MS = 12 * 60 * 60 * 1000;
 
-export interface SessionClaims { username: string; role: 'viewer' | 'operator'; sid: string; csrf: string; expiresAt: number }
+export interface SessionClaims {
+  username: string; role: 'viewer' | 'operator'; sid: string; csrf: string; expiresAt: number;
+  /** When it was issued (ms): "sign out everywhere" refuses every session issued before it. */
+  issuedAt: number;
+  /** The user's credential stamp at sign-in: a changed password ends the session. */
+  stamp: string;
+}
 
 /**
- * Stateless sessions: an HS256-signed JWT (jose) in an httpOnly, SameSite=Strict cookie. The CSRF
- * token lives inside the signed claims, so it cannot be forged without the key; logout revokes the
- * session id until it would have expired anyway.
+ * Sessions: an HS256-signed JWT (jose) in an httpOnly, SameSite=Strict cookie. The CSRF token lives
+ * inside the signed claims, so it cannot be forged without the key. A signature is not enough to be
+ * signed in: logout and "sign out everywhere" are recorded on the masters (RevocationStore), so
+ * they hold after a restart and in every console process.
  */
 export class Sessions {
-  private readonly revoked = new Map<string, number>();
+  constructor(private readonly key: Uint8Array, private readonly store: RevocationStore, readonly ttlMs = DEFAULT_SESSION_TTL_MS) {}
 
-  constructor(private readonly key: Uint8Array, private readonly ttlMs = DEFAULT_SESSION_TTL_MS) {}
-
-  async issue(user: { username: string; role: 'viewer' | 'operator' }): Promise<{ token: string; claims: SessionClaims }> {
+  async issue(user: { username: string; role: 'viewer' | 'operator'; stamp: string }): Promise<{ token: string; claims: SessionClaims }> {
+    const now = Date.now();
     const claims: SessionClaims = {
       username: user.username, role: user.role,
-      sid: randomBytes(12).toString('base64url'), csrf: randomBytes(18).toString('base64url'),
-      expiresAt: Date.now() + this.ttlMs,
+      sid: randomBytes(16).toString('base64url'), csrf: randomBytes(18).toString('base64url'),
+      expiresAt: now + this.ttlMs, issuedAt: now, stamp: user.stamp,
     };
-    const token = await new SignJWT({ role: claims.role, sid: claims.sid, csrf: claims.csrf })
+    const token = await new SignJWT({ role: claims.role, sid: claims.sid, csrf: claims.csrf, iatMs: claims.issuedAt, pv: claims.stamp })
       .setProtectedHeader({ alg: 'HS256' })
       .setSubject(claims.username)
-      .setIssuedAt()
+      .setIssuedAt(Math.floor(now / 1000))
       .setExpirationTime(Math.floor(claims.expiresAt / 1000))
       .sign(this.key);
     return { token, claims };
   }
 
+  /** The claims of a well-signed, unexpired session that was not revoked; else null. */
   async verify(token: string): Promise<SessionClaims | null> {
+    let claims: SessionClaims;
     try {
       const { payload } = await jwtVerify(token, this.key, { algorithms: ['HS256'] });
-      const { sub, role, sid, csrf, exp } = payload as { sub?: string; role?: string; sid?: string; csrf?: string; exp?: number };
-      if (!sub || (role !== 'viewer' && role !== 'operator') || !sid || !csrf || !exp) return null;
-      if (this.revoked.has(sid)) return null;
-      return { username: sub, role, sid, csrf, expiresAt: exp * 1000 };
+      const { sub, role, sid, csrf, exp, iatMs, pv } = payload as {
+        sub?: string; role?: string; sid?: string; csrf?: string; exp?: number; iatMs?: number; pv?: string;
+      };
+      if (!sub || (role !== 'viewer' && role !== 'operator') || !sid || !csrf || !exp || typeof iatMs !== 'number' || !pv) return null;
+      claims = { username: sub, role, sid, csrf, expiresAt: exp * 1000, issuedAt: iatMs, stamp: pv };
     } catch {
       return null;
     }
+    return (await this.store.isRevoked(claims)) ? null : claims;
   }
 
-  revoke(claims: SessionClaims): void {
-    const now = Date.now();
-    for (const [sid, until] of this.revoked) if (until < now) this.revoked.delete(sid);
-    this.revoked.set(claims.sid, claims.expiresAt);
+  /** Logout: this session is refused from now on, everywhere. */
+  revoke(claims: Pick<SessionClaims, 'sid' | 'expiresAt'>): Promise<WriteResult> {
+    return this.store.revoke(claims.sid, claims.expiresAt);
+  }
+
+  /** Sign out everywhere: every session of `username` issued until now is refused. */
+  revokeAll(username: string): Promise<WriteResult> {
+    return this.store.signOutEverywhere(username, Date.now(), this.ttlMs);
   }
 }
 
