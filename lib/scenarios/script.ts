@@ -50,8 +50,22 @@ interface Base {
 }
 
 export type Step = Base & (
-  | { do: 'mark-clean' }
-  | { do: 'ensure-persistence'; mode: Persistence }
+  | {
+      do: 'mark-clean';
+      /**
+       * Mark the nodes one at a time in this order instead of all at once. A fence register starts
+       * from the node's clock when it is marked, so the order decides which registers start ahead
+       * (say so in `simulated` when a scenario relies on it).
+       */
+      order?: readonly NodeId[];
+    }
+  | {
+      do: 'ensure-persistence'; mode: Persistence;
+      /** Only these nodes (the rest keep theirs). @default every node */
+      nodes?: readonly NodeId[];
+    }
+  /** The node writes its RDB snapshot now (SAVE): what a restart in `rdb` mode will load. */
+  | { do: 'snapshot'; nodes: readonly NodeId[] }
   | { do: 'predict'; question: string; choices: ReadonlyArray<{ id: string; label: string }> }
   | {
       do: 'acquire'; who: string; resource: string; ttlMs: number; fenced?: boolean; retry?: RetrySpec;
@@ -74,6 +88,13 @@ export type Step = Base & (
   | { do: 'wait-validity'; who: string; resource: string; plusMs?: number }
   | { do: 'wait-keys-gone'; resource: string; timeoutMs?: number }
   | { do: 'wait-nodes-up'; nodes: readonly NodeId[]; timeoutMs?: number }
+  /**
+   * Wait until the quarantine recorded on each node (its epoch sentinel for the run's prefix) is
+   * over, read on the node's own clock; the fact says how long it sat out after its process started.
+   */
+  | { do: 'wait-quarantine'; nodes: readonly NodeId[]; fact?: { id: string; label: string }; timeoutMs?: number }
+  /** Record as a fact whether `later`'s fence on `resource` is above `earlier`'s (their last grants). */
+  | { do: 'compare-fences'; resource: string; earlier: string; later: string; fact: string; factLabel: string }
   | { do: 'pause-client'; who: string }
   | { do: 'wake-client'; who: string }
   | { do: 'drift'; who: string; resource: string; nodes: readonly NodeId[]; fastPercent: number }

@@ -1,9 +1,9 @@
 import type { Outcome } from '../api/scenarios';
-import { markNodeClean } from '../redlock';
+import { markNodeClean, nodeTimeMs, readEpoch } from '../redlock';
 import type { ScenarioClient } from './clients';
 import { lockId, type StepContext } from './context';
 import { outcomeOf, seconds, voteSummary, voteViews, type AttemptRecord } from './record';
-import type { RetrySpec, Step } from './script';
+import { Nodes, type NodeId, type RetrySpec, type Step } from './script';
 
 type StepOf<K extends Step['do']> = Extract<Step, { do: K }>;
 
@@ -85,12 +85,12 @@ function write(ctx: StepContext, step: StepOf<'write'>): string {
   return text;
 }
 
-async function markClean(ctx: StepContext): Promise<string> {
+async function markClean(ctx: StepContext, step: StepOf<'mark-clean'>): Promise<string> {
   const statuses = await ctx.cluster.statuses();
   const up = statuses.filter((s) => s.state === 'up').map((s) => s.id);
   await ctx.cluster.whenReadable(5_000).catch(() => undefined);
   const marked: number[] = [];
-  await Promise.all(up.map(async (id) => {
+  const mark = async (id: number) => {
     const client = ctx.cluster.directClient(id);
     try {
       await markNodeClean(client, { keyPrefix: ctx.prefix, maxTtlMs: ctx.maxTtlMs, origin: 'scenario run' });
@@ -98,10 +98,14 @@ async function markClean(ctx: StepContext): Promise<string> {
     } catch {
       // reported below by omission
     }
-  }));
+  };
+  const order = (step.order ?? []).filter((id) => up.includes(id));
+  for (const id of order) await mark(id);
+  await Promise.all(up.filter((id) => !order.includes(id as NodeId)).map(mark));
+  const inOrder = order.length > 0 ? ` (one at a time: ${order.join(', ')})` : '';
   marked.sort((a, b) => a - b);
   for (const id of marked) ctx.record.mark(ctx.now(), 'clean', 'marked clean', { node: id });
-  return `marked node${marked.length === 1 ? '' : 's'} ${marked.join(', ')} clean for ${ctx.prefix}`;
+  return `marked node${marked.length === 1 ? '' : 's'} ${marked.join(', ')} clean for ${ctx.prefix}${inOrder}`;
 }
 
 async function nodeAction(ctx: StepContext, step: StepOf<'node'>): Promise<string> {
@@ -173,6 +177,71 @@ async function drift(ctx: StepContext, step: StepOf<'drift'>): Promise<string> {
   return parts.sort().join(' · ');
 }
 
+/** SAVE on each node, directly: the RDB file a restart in `rdb` mode will load, as of now. */
+async function snapshot(ctx: StepContext, step: StepOf<'snapshot'>): Promise<string> {
+  const t = ctx.now();
+  await Promise.all(step.nodes.map(async (id) => {
+    await ctx.cluster.directClient(id).save();
+    ctx.record.mark(ctx.now(), 'snapshot', 'snapshot written (SAVE)', { node: id });
+  }));
+  return `${Nodes(step.nodes)} wrote ${step.nodes.length === 1 ? 'its' : 'their'} RDB snapshot (SAVE, ${ctx.now() - t} ms)`;
+}
+
+/**
+ * Wait until no node of the step sits out a quarantine of the run's prefix, read from its sentinel
+ * on its own clock (a quarantine is decided on the node's clock). The fact: how long after the run
+ * last started the node the quarantine ended, on the run's clock (what the viewer saw happen, not
+ * what the node says about its own start).
+ */
+async function waitQuarantine(ctx: StepContext, step: StepOf<'wait-quarantine'>): Promise<string> {
+  const timeoutMs = step.timeoutMs ?? ctx.maxTtlMs + 10_000;
+  const deadline = ctx.now() + timeoutMs;
+  const parts: string[] = [];
+  for (const id of step.nodes) {
+    const client = ctx.cluster.directClient(id);
+    for (;;) {
+      const [epoch, nodeNow] = await Promise.all([readEpoch(client, ctx.prefix), nodeTimeMs(client)]);
+      const t = ctx.now();
+      const left = epoch ? epoch.quarantineUntil - nodeNow : 0;
+      if (!epoch || left <= 0) {
+        if (epoch && epoch.quarantineUntil > epoch.createdAt) {
+          const started = [...ctx.record.markers].reverse().find((m) => m.node === id && (m.kind === 'start' || m.kind === 'restart') && m.t <= t);
+          const satOut = started ? t + left - started.t : null;
+          parts.push(`node ${id}: quarantine (${epoch.cause ?? 'unknown'}) over${satOut !== null ? ` ${seconds(satOut)} after the run restarted it` : ''}`);
+          if (step.fact && satOut !== null) ctx.record.fact(step.fact.id, step.fact.label, seconds(satOut));
+        } else {
+          parts.push(`node ${id}: no quarantine`);
+        }
+        break;
+      }
+      if (t + left > deadline) throw new Error(`node ${id} stays quarantined ${seconds(left)} more, beyond this step's ${timeoutMs} ms`);
+      await ctx.sleep(Math.min(left + 20, 250));
+    }
+  }
+  await ctx.refreshStates();
+  return parts.join(' · ');
+}
+
+/** Is `later`'s fence above `earlier`'s (their last grants on the resource)? Recorded as a fact. */
+function compareFences(ctx: StepContext, step: StepOf<'compare-fences'>): string {
+  const fenceOf = (who: string) => [...ctx.record.attempts].reverse().find((a) => a.client === who && a.resource === step.resource && a.outcome === 'granted')?.fence ?? null;
+  const earlier = fenceOf(step.earlier);
+  const later = fenceOf(step.later);
+  if (earlier === null || later === null) {
+    const text = `no fence to compare (${step.earlier}: ${earlier ?? 'none'}, ${step.later}: ${later ?? 'none'})`;
+    ctx.record.fact(step.fact, step.factLabel, text);
+    return text;
+  }
+  const diff = later - earlier;
+  const n = (x: number) => x.toLocaleString('en-US');
+  const text = diff > 0 ? `${step.later}'s fence is above ${step.earlier}'s (+${n(diff)})`
+    : diff === 0 ? `${step.later}'s fence equals ${step.earlier}'s: not above`
+      : `${step.later}'s fence is ${n(-diff)} below ${step.earlier}'s: not above`;
+  ctx.record.fact(step.fact, step.factLabel, text);
+  ctx.record.say(ctx.now(), `${text} (${step.earlier}: ${earlier}, ${step.later}: ${later})`, diff > 0 ? 'ok' : 'bad');
+  return text;
+}
+
 async function poll(ctx: StepContext, what: string, timeoutMs: number, done: () => Promise<boolean>): Promise<void> {
   const deadline = ctx.now() + timeoutMs;
   while (!(await done())) {
@@ -185,10 +254,10 @@ async function poll(ctx: StepContext, what: string, timeoutMs: number, done: () 
 export async function runStep(ctx: StepContext, step: Step): Promise<string> {
   switch (step.do) {
     case 'mark-clean':
-      return markClean(ctx);
+      return markClean(ctx, step);
     case 'ensure-persistence': {
-      const wrong = (await ctx.cluster.statuses()).filter((s) => s.persistence !== step.mode).map((s) => s.id);
-      if (wrong.length === 0) return `every node already runs ${step.mode}`;
+      const wrong = (await ctx.cluster.statuses()).filter((s) => s.persistence !== step.mode && (!step.nodes || step.nodes.includes(s.id as NodeId))).map((s) => s.id);
+      if (wrong.length === 0) return `${step.nodes ? Nodes(step.nodes) : 'every node'} already run${step.nodes?.length === 1 ? 's' : ''} ${step.mode}`;
       await ctx.cluster.act(wrong, { action: 'restart', persistence: step.mode });
       await ctx.refreshStates();
       return `restarted node${wrong.length === 1 ? '' : 's'} ${wrong.join(', ')} with ${step.mode}`;
@@ -272,6 +341,12 @@ export async function runStep(ctx: StepContext, step: Step): Promise<string> {
       return together(ctx, step);
     case 'probe':
       return probe(ctx, step);
+    case 'snapshot':
+      return snapshot(ctx, step);
+    case 'wait-quarantine':
+      return waitQuarantine(ctx, step);
+    case 'compare-fences':
+      return compareFences(ctx, step);
     case 'predict':
       return '';
   }

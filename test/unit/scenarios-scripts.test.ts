@@ -30,7 +30,8 @@ describe('scenario scripts', () => {
           }
           if ('resource' in step) expect(resources.has(step.resource), `${step.id}: resource ${step.resource}`).toBe(true);
           if ('ttlMs' in step) expect(step.ttlMs).toBeLessThanOrEqual(script.maxTtlMs);
-          if ('nodes' in step) for (const n of step.nodes) expect(n).toBeGreaterThanOrEqual(1);
+          if ('nodes' in step) for (const n of step.nodes ?? []) expect(n).toBeGreaterThanOrEqual(1);
+          if (step.do === 'compare-fences') for (const name of [step.earlier, step.later]) expect(clients.has(name), `${step.id}: client ${name}`).toBe(true);
           if (step.do === 'predict') {
             expect(step.choices.length).toBeGreaterThanOrEqual(2);
             asked.set(step.id, step.choices.map((c) => c.id));
