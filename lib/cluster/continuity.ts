@@ -139,7 +139,9 @@ export async function adoptAfterStart(host: string, port: number, marker: Contin
         : `no graceful stop with its data flushed was recorded (last exit: ${options.lastExit}), so the lock core treats it as a restart that may have lost data: it sits out maxTtlMs`);
     }
     if (marker.persistence !== options.persistence) {
-      return no('persistence-changed', `stopped with ${marker.persistence}, started with ${options.persistence}: what it loaded is not what it held, so it sits out maxTtlMs as a restart`);
+      return no('persistence-changed', options.persistence === 'none'
+        ? `stopped with ${marker.persistence}, started without persistence: it holds nothing, and the lock core quarantines it for maxTtlMs`
+        : `stopped with ${marker.persistence}, started with ${options.persistence}: what it loaded is not what it held, so it sits out maxTtlMs as a restart`);
     }
     if (marker.keyPrefix !== options.keyPrefix) {
       return no('prefix-changed', `its graceful stop was recorded for key prefix ${marker.keyPrefix}, not ${options.keyPrefix}`);

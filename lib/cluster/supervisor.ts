@@ -61,6 +61,8 @@ export interface NodeStatus {
   restartAt: number | null;
   /** What the supervisor did about the node's last start: adopted a graceful restart, or why not (null: a fresh data directory). */
   continuity: ContinuityOutcome | null;
+  /** A down node stopped gracefully with this persistence: started again with the same one, its restart is adopted. Else null. */
+  resumable: Persistence | null;
 }
 
 interface Member {
@@ -72,6 +74,8 @@ interface Member {
   restartAt: number | null;
   nextPersistence: Persistence;
   continuity: ContinuityOutcome | null;
+  /** The persistence of the continuity marker this supervisor wrote and no start has consumed yet. */
+  resumable: Persistence | null;
   /** The proxy's mode while it holds clients back during a start (see gate()), else null. */
   gatedMode: FaultMode | null;
 }
@@ -132,7 +136,7 @@ export class ClusterSupervisor extends EventEmitter {
         const port = options.portBase !== undefined ? options.portBase + i : await freePort(host);
         const node = new RedisNode({ id, port, host, dataDir, binary, extraArgs: options.extraArgs });
         const member: Member = { node, proxy: null, queue: Promise.resolve(), restartTimer: null, restartAt: null, nextPersistence: persistence(i),
-          continuity: null, gatedMode: null };
+          continuity: null, resumable: null, gatedMode: null };
         supervisor.members.push(member);
         supervisor.wire(member);
         // Before its proxy exists: no client can reach the node until it is marked or adopted.
@@ -227,6 +231,7 @@ export class ClusterSupervisor extends EventEmitter {
   killAllSync(): void {
     for (const m of this.members) {
       if (m.node.pid === null) continue;
+      m.resumable = null;
       deleteMarker(m.node.dataDir); // a crash is never graceful
       m.node.killSync();
     }
@@ -238,6 +243,7 @@ export class ClusterSupervisor extends EventEmitter {
       case 'crash':
         this.cancelRestart(member);
         deleteMarker(node.dataDir); // a crash is never graceful, whatever a stale marker says
+        member.resumable = null;
         return node.crash();
       case 'stop':
         this.cancelRestart(member);
@@ -301,6 +307,7 @@ export class ClusterSupervisor extends EventEmitter {
     const { node } = member;
     if (node.pid === null) return;
     deleteMarker(node.dataDir);
+    member.resumable = null;
     const persistence = node.persistence;
     let reading = null as Promise<StoppedIncarnation> | null;
     const shutdown = keepsData(persistence) && node.state !== 'starting'
@@ -312,6 +319,7 @@ export class ClusterSupervisor extends EventEmitter {
     if (seen && exit && exit.code === 0 && exit.signal === null) {
       writeMarker(node.dataDir, { version: 1, runId: seen.runId, persistence, keyPrefix: this.options.keyPrefix,
         quarantineUntil: seen.quarantineUntil, stoppedAt: exit.at });
+      member.resumable = persistence;
       this.emit('graceful-stop', node.id, seen);
     }
   }
@@ -324,7 +332,8 @@ export class ClusterSupervisor extends EventEmitter {
   private async startNode(member: Member, persistence: Persistence, fresh = false): Promise<void> {
     const { node } = member;
     const marker = takeMarker(node.dataDir);
-    const lastExit = describeExit(node.lastExit);
+    member.resumable = null;
+    const lastExit = describeExit(node.lastExit, node.persistence);
     const open = marker ? this.gate(member) : () => undefined;
     try {
       await node.start(persistence);
@@ -409,13 +418,16 @@ export class ClusterSupervisor extends EventEmitter {
       fault: proxy ? (m.gatedMode ?? proxy.mode) : null,
       restartAt: m.restartAt,
       continuity: m.continuity,
+      resumable: node.state === 'down' ? m.resumable : null,
     };
   }
 }
 
-function describeExit(exit: NodeExit | null): string {
+/** The last exit, as a restart's log line says it (`persistence`: the mode the process ran with). */
+function describeExit(exit: NodeExit | null, persistence: Persistence): string {
   if (!exit) return 'none seen by this supervisor';
-  return exit.signal ? exit.signal : `code ${exit.code}`;
+  if (exit.signal) return exit.signal;
+  return exit.code === 0 && persistence === 'none' ? 'a stop without persistence' : `code ${exit.code}`;
 }
 
 async function assertPortsFree(host: string, base: number | undefined, count: number, envName: string): Promise<void> {

@@ -9,7 +9,7 @@ import { actorOf } from './auth/principal';
 import { recordAudit } from './audit';
 import { HttpError, notFound } from './http/errors';
 import { ensureReady, parseInfo } from '../inspect';
-import { markCleanWarningOf, shortRunId } from '../inspect/quarantine';
+import { CAUSE_LABEL, markCleanWarningOf, shortRunId } from '../inspect/quarantine';
 import { getRuntime } from './runtime';
 
 function snapshotOf(status: NodeStatus): Record<string, unknown> {
@@ -104,5 +104,8 @@ async function refusalMessage(client: Redis, keyPrefix: string, id: number, seen
   if (same && runIdNow !== null && now.runId !== runIdNow) {
     return `node ${id} restarted (process ${shortRunId(now.runId)} → ${shortRunId(runIdNow)}) and no client has recorded the restart yet, so the sentinel you saw speaks for a process that is gone: look again after the next acquire`;
   }
-  return `node ${id}: ${fallback}`;
+  if (raw === null) return `node ${id}: ${fallback}`;
+  const what = now === null ? 'no sentinel at all'
+    : `${now.cause ? `${CAUSE_LABEL[now.cause]}, ` : ''}${now.origin}, process ${shortRunId(now.runId)}, written ${new Date(now.createdAt).toISOString()}`;
+  return `node ${id}'s epoch sentinel changed since it was looked at (now: ${what}): look again before marking it clean`;
 }

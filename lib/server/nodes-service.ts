@@ -45,6 +45,7 @@ export async function listNodes(): Promise<NodesResponse> {
       fault: status?.fault?.kind ?? null,
       faultDetail: status?.fault && status.fault.kind !== 'pass' ? formatFaultMode(status.fault) : null,
       restartAt: status?.restartAt ?? null,
+      resumable: status?.resumable ?? null,
       error: h.error,
       checkedAt: h.checkedAt,
     };

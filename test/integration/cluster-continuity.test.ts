@@ -110,6 +110,7 @@ describe('graceful stops lose nothing (supervisor continuity)', () => {
     writeFileSync(marker(s, 2), JSON.stringify({ version: 1, runId, persistence: 'aof-always', keyPrefix: PREFIX, quarantineUntil: 0, stoppedAt: Date.now() }));
     await s.crash(2);
     expect(existsSync(marker(s, 2))).toBe(false);
+    expect(s.node(2).resumable).toBeNull();
     const status = await s.start(2);
     expect(status.continuity).toMatchObject({ adopted: false, code: 'no-marker' });
     const vote = await voteOf(s, 2, 'after-crash');
@@ -124,7 +125,10 @@ describe('graceful stops lose nothing (supervisor continuity)', () => {
     await (await r.acquire('before', 1_000)).release();
     const events: unknown[] = [];
     s.on('continuity', (id: number, outcome: unknown) => events.push({ id, outcome }));
-    const status = await s.restart(3, { persistence: 'aof-everysec' });
+    await s.stop(3);
+    expect(s.node(3).resumable).toBe('aof-always');
+    const status = await s.start(3, 'aof-everysec');
+    expect(status.resumable).toBeNull();
     expect(status.continuity).toMatchObject({ adopted: false, code: 'persistence-changed' });
     expect(status.continuity!.reason).toMatch(/aof-always.*aof-everysec/);
     expect(events).toEqual([{ id: 3, outcome: status.continuity }]);
