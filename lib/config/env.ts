@@ -2,6 +2,7 @@ import { resolve } from 'node:path';
 import { isPersistence, type Persistence } from '../cluster/persistence';
 import { ConfigError } from './errors';
 import { parseNodeUrls, type NodeEndpoint } from './node-urls';
+import { parseTrustProxy, type TrustProxy } from './trust-proxy';
 
 /**
  * Every setting of redlock-console, read from the environment. Each entry documents its variable
@@ -31,6 +32,11 @@ export interface Config {
   /** REDLOCK_ADMIN_USER / REDLOCK_ADMIN_PASSWORD: the operator login; generated on first run when unset. */
   adminUser: string | null;
   adminPassword: string | null;
+  /**
+   * REDLOCK_TRUST_PROXY: whether X-Forwarded-For names the client (login limits, audit): off (the
+   * TCP peer's address), a hop count, or a list of the proxies' CIDR ranges. @default off
+   */
+  trustProxy: TrustProxy;
   /** LOG_LEVEL: pino level. @default info */
   logLevel: string;
 }
@@ -82,6 +88,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     maxTtlMs: int(env, 'REDLOCK_MAX_TTL_MS', CONFIG_DEFAULTS.maxTtlMs, 100, 86_400_000),
     adminUser,
     adminPassword,
+    trustProxy: parseTrustProxy(env.REDLOCK_TRUST_PROXY),
     logLevel: env.LOG_LEVEL?.trim() || CONFIG_DEFAULTS.logLevel,
   };
 }

@@ -2,37 +2,54 @@ import 'server-only';
 import type { Me } from '../api/auth';
 import { getAuth } from './auth';
 import type { Principal } from './auth/principal';
-import { sessionCookie } from './auth/sessions';
+import { DEVICE_COOKIE, deviceCookie } from './auth/devices';
+import { readCookie, sessionCookie } from './auth/sessions';
+import { requestAddress } from './http/client-address';
 import { recordAudit } from './audit';
 import { HttpError, tooMany, unauthorized } from './http/errors';
 import { json } from './http/error-response';
 import { getRuntime } from './runtime';
 
-function clientAddress(req: Request): string {
-  return req.headers.get('x-forwarded-for')?.split(',')[0]?.trim() || req.headers.get('x-real-ip') || 'local';
-}
-
 function isHttps(req: Request): boolean {
   return (req.headers.get('x-forwarded-proto') ?? new URL(req.url).protocol.replace(':', '')) === 'https';
 }
 
-/** Check the password (rate-limited per address + username), audit the attempt, set the session cookie. */
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * Check the password, throttled (auth/login-throttle.ts): per address + username, or per trusted
+ * device; a username under attack is slowed down for untrusted browsers, never locked. Audit the
+ * attempt, set the session cookie and the device cookie.
+ */
 export async function login(req: Request, username: string, password: string): Promise<Response> {
   const auth = await getAuth();
-  const key = `${clientAddress(req)}|${username}`;
-  const wait = auth.limiter.retryAfter(key);
-  if (wait > 0) throw tooMany(`too many failed logins; try again in ${wait} s`, wait);
+  const address = requestAddress(req);
+  const device = await auth.devices.verify(readCookie(req.headers.get('cookie'), DEVICE_COOKIE));
+  const trusted = device !== null && device.username === username;
+  const scope = trusted ? ['device', device.id] : ['address', address, username];
+  const { retryAfterS, userFailures } = await auth.throttle.check(scope, username);
+  if (retryAfterS > 0) throw tooMany(`too many failed logins; try again in ${retryAfterS} s`, retryAfterS);
+  if (!trusted && userFailures >= auth.throttle.limits.userThreshold) {
+    const wait = await auth.throttle.turn(username);
+    if (wait === null) throw tooMany(`this username is under attack: logins from new browsers are slowed down; try again in a few seconds`, Math.ceil(auth.throttle.limits.maxWaitMs / 1000));
+    if (wait > 0) await sleep(wait);
+  }
   const user = await auth.accounts.verifyLogin(username, password);
   if (!user) {
-    auth.limiter.fail(key);
-    await recordAudit({ actor: username, role: 'anonymous', action: 'login.failed', target: username, outcome: 'denied', detail: clientAddress(req) });
+    await auth.throttle.fail(scope, trusted ? null : username);
+    await recordAudit({ actor: username, role: 'anonymous', action: 'login.failed', target: username, outcome: 'denied', detail: address });
     throw unauthorized('wrong username or password');
   }
-  auth.limiter.succeed(key);
+  await auth.throttle.succeed(scope);
   const { token, claims } = await auth.sessions.issue(user);
-  await recordAudit({ actor: user.username, role: user.role, action: 'login', target: user.username, outcome: 'ok', detail: clientAddress(req) });
+  const deviceToken = await auth.devices.issue(user.username, trusted ? device.id : undefined);
+  await recordAudit({ actor: user.username, role: user.role, action: 'login', target: user.username, outcome: 'ok', detail: address });
   const me: Me = { username: user.username, role: user.role, csrfToken: claims.csrf, sandbox: getRuntime().mode === 'sandbox', expiresAt: claims.expiresAt };
-  return json(200, me, { 'set-cookie': sessionCookie(token, { secure: isHttps(req), maxAgeSeconds: Math.floor((claims.expiresAt - Date.now()) / 1000) }) });
+  const secure = isHttps(req);
+  const headers = new Headers({ 'cache-control': 'no-store' });
+  headers.append('set-cookie', sessionCookie(token, { secure, maxAgeSeconds: Math.floor((claims.expiresAt - Date.now()) / 1000) }));
+  headers.append('set-cookie', deviceCookie(deviceToken.token, { secure, maxAgeSeconds: deviceToken.maxAgeSeconds }));
+  return Response.json(me, { status: 200, headers });
 }
 
 /**

@@ -4,12 +4,14 @@ import { join } from 'node:path';
 import { ensureSecretFile } from '../../cluster/secret';
 import { Accounts } from './accounts';
 import { SESSION_COOKIE, Sessions, readCookie } from './sessions';
-import { LoginLimiter } from './rate-limit';
+import { Devices } from './devices';
+import { LoginThrottle } from './login-throttle';
 import { MastersRevocationStore } from './session-store';
+import { installPeerStamp } from '../http/peer';
 import type { Principal } from './principal';
 import { unauthorized } from '../http/errors';
 
-export interface Auth { accounts: Accounts; sessions: Sessions; limiter: LoginLimiter }
+export interface Auth { accounts: Accounts; sessions: Sessions; throttle: LoginThrottle; devices: Devices }
 
 const KEY = Symbol.for('redlock-console.auth');
 type Holder = { [KEY]?: Promise<Auth> };
@@ -28,11 +30,14 @@ async function createAuth(env: Record<string, string | undefined>): Promise<Auth
   const dataDir = env.REDLOCK_DATA_DIR || join(process.cwd(), '.data');
   const secret = env.REDLOCK_SESSION_SECRET || ensureSecretFile(join(dataDir, 'session.secret'));
   const key = new TextEncoder().encode(secret);
+  installPeerStamp(); // instrumentation.ts does it at start; this covers a server started without it
+  const derive = (purpose: string) => createHmac('sha256', key).update(purpose).digest();
   return {
     // One secret, one key per purpose: the stamps are keyed apart from the session signatures.
-    accounts: await Accounts.load(env, dataDir, createHmac('sha256', key).update('redlock-console credential stamp').digest()),
+    accounts: await Accounts.load(env, dataDir, derive('redlock-console credential stamp')),
     sessions: new Sessions(key, new MastersRevocationStore()),
-    limiter: new LoginLimiter(),
+    throttle: new LoginThrottle(),
+    devices: new Devices(derive('redlock-console device cookie')),
   };
 }
 

@@ -1,6 +1,7 @@
 /**
- * Failed-login limiter: at most `limit` failures per key (client address + username) in a sliding
- * `windowMs`; a success clears the key. In memory: one console process serves the API.
+ * Failed-login limiter: at most `limit` failures per key in a sliding `windowMs`; a success clears
+ * the key. In memory: the floor of auth/login-throttle.ts (whose state lives on the masters) that
+ * still holds in this process when no master answers.
  */
 export class LoginLimiter {
   private readonly failures = new Map<string, number[]>();

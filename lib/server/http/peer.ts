@@ -1,0 +1,65 @@
+import { randomBytes } from 'node:crypto';
+import { subscribe } from 'node:diagnostics_channel';
+import type { IncomingMessage } from 'node:http';
+import type { Socket } from 'node:net';
+
+/**
+ * The TCP peer of a request, which a route handler cannot see: Next.js hands it a Request without
+ * the socket, and fills X-Forwarded-For with the peer's address only when the client sent none (a
+ * client that sends one is believed). So the console's server process stamps every incoming
+ * request itself, through Node's `http.server.request.start` diagnostics channel, before Next.js
+ * sees it: a private header carrying a per-process secret, the peer's address, and the
+ * X-Forwarded-For the client actually sent. A client cannot forge the stamp (it does not know the
+ * secret, and the stamp is overwritten anyway); a request without a valid stamp has no known peer.
+ *
+ * installPeerStamp() runs from instrumentation.ts, once, when the server starts.
+ */
+export const PEER_HEADER = 'x-redlock-peer';
+
+const KEY = Symbol.for('redlock-console.peer-stamp');
+type Holder = { [KEY]?: { secret: string; installed: boolean } };
+
+function state(): { secret: string; installed: boolean } {
+  const holder = globalThis as Holder;
+  holder[KEY] ??= { secret: randomBytes(18).toString('base64url'), installed: false };
+  return holder[KEY];
+}
+
+/** The stamp of a request from `address` that sent `forwardedFor` (null: no X-Forwarded-For). */
+export function peerStamp(address: string | null | undefined, forwardedFor: string | null): string {
+  return [state().secret, encodeURIComponent(address ?? ''), forwardedFor === null ? '-' : `=${encodeURIComponent(forwardedFor)}`].join(' ');
+}
+
+export function installPeerStamp(): void {
+  const s = state();
+  if (s.installed) return;
+  s.installed = true;
+  subscribe('http.server.request.start', (message) => {
+    const { request, socket } = message as { request: IncomingMessage; socket: Socket };
+    const xff = request.headers['x-forwarded-for'];
+    request.headers[PEER_HEADER] = peerStamp(socket?.remoteAddress, xff === undefined ? null : Array.isArray(xff) ? xff.join(', ') : xff);
+  });
+}
+
+export interface Peer {
+  /** The TCP peer's address. */
+  address: string | null;
+  /** X-Forwarded-For as the client sent it (before Next.js filled it in), null when it sent none. */
+  forwardedFor: string | null;
+}
+
+/** The peer of a stamped request; null when the stamp is missing or not this process's. */
+export function readPeer(req: Request): Peer | null {
+  const stamp = req.headers.get(PEER_HEADER);
+  if (!stamp) return null;
+  const [secret, address, forwarded] = stamp.split(' ');
+  if (secret !== state().secret || address === undefined || forwarded === undefined) return null;
+  try {
+    return {
+      address: address ? decodeURIComponent(address) : null,
+      forwardedFor: forwarded.startsWith('=') ? decodeURIComponent(forwarded.slice(1)) : null,
+    };
+  } catch {
+    return null;
+  }
+}
