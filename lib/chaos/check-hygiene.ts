@@ -32,7 +32,8 @@ export function checkHygiene(locks: Iterable<LockRecord>, nemesis: readonly Neme
   };
   for (const key of leaked.slice(0, 3)) note(`leaked key ${key.key} on node ${key.node + 1} (pttl ${key.pttlMs})`);
   const losses = nemesis.filter((n): n is Extract<NemesisEvent, { kind: 'data-loss' }> => n.kind === 'data-loss');
-  const lostData = (node: number, from: number, to: number) => losses.some((l) => l.node === node && l.t >= from && l.t <= to);
+  // A loss at an instant counts inside [from, to]; a loss over a window, if the windows meet.
+  const lostData = (node: number, from: number, to: number) => losses.some((l) => l.node === node && l.t >= from && (l.since ?? l.t) <= to);
 
   for (const rec of locks) {
     if (result.minValidityAtReturnMs === null || rec.validityAtReturnMs < result.minValidityAtReturnMs) {

@@ -10,7 +10,8 @@ export type Ns = number;
 
 /**
  * One character per node for a round's votes: `f` for (granted / deleted), `c` contended,
- * `q` quarantined, `l` lost, `n` not held, `t` timeout, `p` pending, `e` error, `x` not asked.
+ * `q` quarantined, `u` unsafe eviction policy, `m` ceiling mismatch, `l` lost, `n` not held,
+ * `t` timeout, `p` pending, `e` error, `x` not asked.
  */
 export type VoteString = string;
 
@@ -42,8 +43,12 @@ export interface RegisterRecord {
 export type NemesisEvent =
   | { t: Ns; kind: 'fault'; what: string }
   | { t: Ns; kind: 'heal'; what: string }
-  /** Node `node` (0-based) came back without its data (restart with persistence `none`). */
-  | { t: Ns; kind: 'data-loss'; node: number };
+  /**
+   * Node `node` (0-based) lost data: it came back without it (restart with persistence `none`), or
+   * with an older copy (an older RDB snapshot or AOF), or evicted keys. `since`: the loss went on
+   * from then until `t` (evictions under memory pressure), not at one instant.
+   */
+  | { t: Ns; kind: 'data-loss'; node: number; since?: Ns };
 
 /** A nemesis event before it is stamped with its time. */
 export type NemesisAction = NemesisEvent extends infer E ? (E extends NemesisEvent ? Omit<E, 't'> : never) : never;
@@ -70,7 +75,7 @@ export function isFencedResource(resource: string): boolean {
 }
 
 const VOTE_CODES: Record<string, string> = {
-  ok: 'f', contended: 'c', quarantined: 'q', lost: 'l', 'not-held': 'n', timeout: 't', pending: 'p', error: 'e', 'not-asked': 'x',
+  ok: 'f', contended: 'c', quarantined: 'q', 'unsafe-eviction': 'u', 'ceiling-mismatch': 'm', lost: 'l', 'not-held': 'n', timeout: 't', pending: 'p', error: 'e', 'not-asked': 'x',
 };
 
 /** Encode per-node votes (`{ vote, reason }`) as a VoteString. */

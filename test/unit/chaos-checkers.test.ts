@@ -3,7 +3,7 @@ import { analyzePhase, faultWindows } from '../../lib/chaos/analyze';
 import { checkFencing } from '../../lib/chaos/check-fencing';
 import { checkHygiene } from '../../lib/chaos/check-hygiene';
 import { checkOverlap } from '../../lib/chaos/check-overlap';
-import type { ClientEvent, NemesisEvent, RegisterRecord } from '../../lib/chaos/history';
+import { encodeVotes, type ClientEvent, type NemesisEvent, type RegisterRecord } from '../../lib/chaos/history';
 import { indexLocks } from '../../lib/chaos/locks';
 import { decideWrite } from '../../lib/chaos/register-protocol';
 import { quantile } from '../../lib/chaos/stats';
@@ -146,6 +146,15 @@ describe('checker 3: hygiene', () => {
     expect(checkHygiene(late.values(), [], [], 50).foreignDeletes).toBe(0);
   });
 
+  it('a loss over a window (evictions under memory pressure) excuses a missing key only where the windows meet', () => {
+    const locks = locksOf({ id: 'a', ok: 10, validUntil: 100, releaseVotes: 'fnfff', release: 50 });
+    // The loss went on from 0 to 60 ms: it covers the lock's whole life, though no instant of it falls inside.
+    expect(checkHygiene(locks.values(), [{ t: 60 * MS, since: 0, kind: 'data-loss', node: 1 }], [], 50).foreignDeletes).toBe(0);
+    // Over before the lock was asked for, or on another node: the key was deleted by someone else.
+    expect(checkHygiene(locks.values(), [{ t: 8 * MS, since: 0, kind: 'data-loss', node: 1 }], [], 50).foreignDeletes).toBe(1);
+    expect(checkHygiene(locks.values(), [{ t: 60 * MS, since: 0, kind: 'data-loss', node: 2 }], [], 50).foreignDeletes).toBe(1);
+  });
+
   it('finds locks returned with no validity left (beyond the scheduling tolerance) and leaked keys', () => {
     const locks = locksOf({ id: 'a', ok: 0, validUntil: 0, validityAtReturnMs: -300 }, { id: 'b', ok: 10, validUntil: 10, validityAtReturnMs: -20 });
     const result = checkHygiene(locks.values(), [], [{ node: 2, key: 'p:lock:x', pttlMs: -1 }], 100);
@@ -177,6 +186,11 @@ describe('analyzePhase', () => {
 });
 
 describe('helpers', () => {
+  it('votes encode as one character per node, the node-check reasons included', () => {
+    const v = (reason: string, vote = 'against') => ({ vote, reason });
+    expect(encodeVotes([v('ok', 'for'), v('contended'), v('quarantined'), v('unsafe-eviction'), v('ceiling-mismatch'), v('pending')])).toBe('fcqump');
+  });
+
   it('the register accepts unfenced writes, and fenced ones only at or above the highest fence', () => {
     expect(decideWrite(false, null, 9)).toBe(true);
     expect(decideWrite(true, null, undefined)).toBe(false);
