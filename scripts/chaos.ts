@@ -6,7 +6,9 @@
  *
  *   --profile ci|long     ci: ≥ 2,000 acquisitions per nemesis (a few minutes); long: 50,000
  *   --seed N              seeds every random choice (faults, nodes, holds, control scenarios)
- *   --only a,b            run only these nemeses (e.g. --only none,pause-client)
+ *   --only a,b            run only these nemeses (e.g. --only none,pause-client; --only '' runs none)
+ *   --controls a,b        run only these controls (e.g. --controls restart-rdb-unchecked)
+ *   --control-seeds N     seeds per negative control (default: the profile's, 10 in ci)
  *   --no-controls         skip the negative controls
  *   --no-mutants          skip the mutants
  *   --out DIR             where to write latest.json / latest.md (default chaos/reports)
@@ -15,6 +17,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { CONTROL_NAMES } from '../lib/chaos/controls';
 import { NEMESIS_NAMES, type NemesisName } from '../lib/chaos/nemeses';
 import { isProfileName, PROFILES } from '../lib/chaos/profiles';
 import { renderMarkdown } from '../lib/chaos/report-markdown';
@@ -24,7 +27,7 @@ import { describeFatal } from './support/fatal';
 const root = resolve(fileURLToPath(new URL('..', import.meta.url)));
 
 function usage(message: string): never {
-  console.error(`chaos: ${message}\nusage: npm run chaos -- --profile ci|long --seed N [--only a,b] [--no-controls] [--no-mutants] [--out DIR]`);
+  console.error(`chaos: ${message}\nusage: npm run chaos -- --profile ci|long --seed N [--only a,b] [--controls a,b] [--control-seeds N] [--no-controls] [--no-mutants] [--out DIR]`);
   process.exit(2);
 }
 
@@ -34,6 +37,8 @@ async function main(): Promise<number> {
       profile: { type: 'string', default: 'ci' },
       seed: { type: 'string', default: '1' },
       only: { type: 'string' },
+      controls: { type: 'string' },
+      'control-seeds': { type: 'string' },
       'no-controls': { type: 'boolean', default: false },
       'no-mutants': { type: 'boolean', default: false },
       out: { type: 'string', default: join(root, 'chaos', 'reports') },
@@ -44,12 +49,19 @@ async function main(): Promise<number> {
   if (!Number.isSafeInteger(seed) || seed < 0) usage(`--seed must be a whole number ≥ 0, got ${JSON.stringify(values.seed)}`);
   const only = values.only?.split(',').map((s) => s.trim()).filter(Boolean);
   for (const name of only ?? []) if (!(NEMESIS_NAMES as readonly string[]).includes(name)) usage(`unknown nemesis ${name} (${NEMESIS_NAMES.join(', ')})`);
+  const controlNames = values.controls?.split(',').map((s) => s.trim()).filter(Boolean);
+  for (const name of controlNames ?? []) if (!CONTROL_NAMES.includes(name)) usage(`unknown control ${name} (${CONTROL_NAMES.join(', ')})`);
+  const controlSeeds = values['control-seeds'] === undefined ? undefined : Number(values['control-seeds']);
+  if (controlSeeds !== undefined && !(Number.isSafeInteger(controlSeeds) && controlSeeds >= 1 && controlSeeds <= 1_000)) {
+    usage(`--control-seeds must be a whole number from 1 to 1000, got ${JSON.stringify(values['control-seeds'])}`);
+  }
+  const profile = { ...PROFILES[values.profile], ...(controlSeeds === undefined ? {} : { controlSeeds }) };
 
   const started = Date.now();
   const log = (line: string) => console.log(`[chaos +${((Date.now() - started) / 1000).toFixed(1)}s] ${line}`);
   log(`profile ${values.profile}, seed ${seed}`);
   const report = await runChaos({
-    root, profile: PROFILES[values.profile], seed, nemeses: only as NemesisName[] | undefined, controls: !values['no-controls'],
+    root, profile, seed, nemeses: only as NemesisName[] | undefined, controls: !values['no-controls'], controlNames,
     mutants: !values['no-mutants'], log,
   });
   const outDir = resolve(values.out);

@@ -22,6 +22,7 @@ export function ControlsTable({ rows }: { rows: readonly ControlReport[] }) {
               <th scope="row">
                 {c.name}
                 <span className={styles.sub}>{c.negative ? 'negative control: the checker must catch it' : 'safe twin: nothing may be found'}</span>
+                {c.nemesis ? <span className={styles.sub}>situation of {c.nemesis}</span> : null}
               </th>
               <td>
                 {c.expectation}

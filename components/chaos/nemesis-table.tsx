@@ -40,6 +40,11 @@ export function NemesisTable({ rows, target }: { rows: readonly NemesisReport[];
                   {n.nemesis} <span className={styles.path}>{n.network}</span>
                   <span className={styles.sub}>{n.title}</span>
                   <span className={styles.sub}>{n.cycles} fault cycles, {ms(n.durationMs / 1000, 1)} s</span>
+                  {n.targeted ? (
+                    <span className={`${styles.sub} ${n.targeted.defended < n.targeted.trials ? styles.hot : ''}`} title={n.targeted.expectation}>
+                      targeted: danger in place in {n.targeted.armed} of {n.targeted.trials} trials, defence seen in {n.targeted.defended}
+                    </span>
+                  ) : null}
                 </th>
                 <td className={styles.num}>
                   {count(n.successes)}

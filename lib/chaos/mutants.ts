@@ -77,6 +77,29 @@ export const MUTANTS: readonly Mutant[] = [
     nemeses: ['ring-partition'],
     cycles: 6,
   },
+  {
+    // The probe's restart branch starts no quarantine: a node back from an older snapshot keeps its
+    // old sentinel, its old register and its vote (the check adopts the new process instead).
+    name: 'restart-detection-ignored',
+    description: 'a restarted node (new run_id) is not quarantined',
+    patches: [{ file: 'scripts/probe.lua', find: "cause = 'restart'", replace: 'cause = false' }],
+    nemeses: ['restart-rdb', 'restart-stale-aof'],
+    cycles: 3,
+  },
+  {
+    // The behaviour before the ceiling agreement: no client compares ceilings, and a client starts
+    // a quarantine as long as its own maxTtlMs on a node without a sentinel. Also the build of the
+    // short-max-ttl negative control (nodeChecks: false does not switch the agreement off).
+    name: 'ceiling-agreement-ignored',
+    description: 'nodes recording another maxTtlMs are trusted, and a client quarantines for its own ceiling',
+    patches: [
+      { file: 'grant-verdict.ts', find: 'if (recorded !== probes.maxTtlMs) {', replace: 'if (recorded !== probes.maxTtlMs && recorded < 0) {' },
+      // Every client counts as agreeing with the cluster's ceiling from the start.
+      { file: 'grant-plan.ts', find: 'const cluster: ClusterView = { ceilingAgreed: false,', replace: 'const cluster: ClusterView = { ceilingAgreed: true,' },
+    ],
+    nemeses: ['short-max-ttl'],
+    cycles: 3,
+  },
 ];
 
 /** Apply `patch` to `source`, or throw if its target is not there exactly `count` times. */

@@ -2,16 +2,20 @@
  * The nemeses: each injects one kind of fault for a while, then heals it. A phase runs one
  * nemesis alone, in cycles of fault → heal, while the client processes keep locking.
  */
+import type { Redis } from 'ioredis';
 import type { ClusterSupervisor } from '../cluster';
 import type { NemesisAction } from './history';
 import type { ClientLinks, SkewLinks } from './links';
+import { restartAllClean, type EvictionPolicy } from './node-ops';
 import type { Rng } from './random';
+import type { TrialKind, TrialResult } from './targeted';
 import type { ClientWorker } from './workers';
 import type { ClientSettings, HoldMix } from './worker-protocol';
 
 export const NEMESIS_NAMES = [
   'none', 'blackhole-minority', 'blackhole-majority', 'ring-partition', 'latency', 'connection-reset', 'skew', 'pause-node',
   'crash-aof', 'crash-none-quarantine', 'pause-client',
+  'restart-rdb', 'restart-stale-aof', 'evict-volatile-lru', 'evict-allkeys-random', 'short-max-ttl',
 ] as const;
 export type NemesisName = (typeof NEMESIS_NAMES)[number];
 
@@ -28,7 +32,13 @@ export interface NemesisContext {
   ttlMs: number;
   driftFactor: number;
   cycle: number;
+  /** Direct admin connections to every redis-server (bypassing every proxy). */
+  direct: readonly Redis[];
+  /** The node a nemesis works on for its whole phase (chosen by its setup), if it has one. */
+  victim: number | null;
   record(event: NemesisAction): void;
+  /** Run one targeted trial (lib/chaos/targeted.ts) with the phase's core; its history joins the phase's. */
+  trial(kind: TrialKind, options?: { victim?: number }): Promise<TrialResult>;
 }
 
 export interface Fault {
@@ -53,6 +63,13 @@ export interface Nemesis {
   reportHolds?: boolean;
   /** Fault cycles this nemesis needs at least, whatever the profile says. */
   minCycles?: number;
+  /**
+   * Each cycle is a targeted trial (lib/chaos/targeted.ts) that creates the danger on purpose; the
+   * phase must show the safe core's defence in every one.
+   */
+  targeted?: TrialKind;
+  /** Nodes restart in this phase, so their command counts start over (the cost is a lower bound). */
+  restartsNodes?: boolean;
   /** Before the first cycle / after the last heal (e.g. switch the nodes' persistence). */
   setup?(ctx: NemesisContext): Promise<void>;
   teardown?(ctx: NemesisContext): Promise<void>;
@@ -81,6 +98,36 @@ async function blackhole(ctx: NemesisContext, count: number, min: number, max: n
 
 async function restartAll(ctx: NemesisContext, persistence: 'aof-always' | 'none'): Promise<void> {
   for (const n of allNodes(ctx)) await ctx.supervisor.restart(n + 1, { persistence });
+}
+
+/** One cycle of a targeted nemesis: the trial records its own fault and heal (from the loss to B's answer). */
+async function targetedCycle(ctx: NemesisContext, kind: TrialKind): Promise<Fault> {
+  const r = await ctx.trial(kind, ctx.victim === null ? {} : { victim: ctx.victim });
+  return { label: r.label, durationMs: 0, heal: async () => undefined };
+}
+
+/**
+ * An eviction nemesis: one node (the victim, for the whole phase) runs an evicting policy, set
+ * before any client of the phase connects, so that every client's first check of it sees the
+ * policy (a policy set at run time is the window evict-flip covers, outside any phase: see
+ * docs/chaos.md). Each cycle puts it under memory pressure while A asks for locks held there.
+ */
+function evictionNemesis(name: 'evict-volatile-lru' | 'evict-allkeys-random', policy: EvictionPolicy): Nemesis {
+  return {
+    name, network: 'direct', targeted: name,
+    title: `one node with maxmemory-policy ${policy}, under memory pressure, while A holds locks there (targeted)`,
+    setup: async (ctx) => {
+      ctx.victim = ctx.rng.int(0, ctx.supervisor.size - 1);
+      await ctx.direct[ctx.victim]!.config('SET', 'maxmemory-policy', policy);
+    },
+    teardown: async (ctx) => {
+      if (ctx.victim === null) return;
+      const node = ctx.direct[ctx.victim]!;
+      await node.config('SET', 'maxmemory', '0');
+      await node.config('SET', 'maxmemory-policy', 'noeviction');
+    },
+    fault: (ctx) => targetedCycle(ctx, name), healMs: (ctx) => ttls(ctx, 0.5, 1),
+  };
 }
 
 async function crash(ctx: NemesisContext, persistence: 'aof-always' | 'none'): Promise<Fault> {
@@ -186,13 +233,14 @@ export const NEMESES: Readonly<Record<NemesisName, Nemesis>> = {
     healMs: (ctx) => ttls(ctx, 0.5, 1),
   },
   'crash-aof': {
-    name: 'crash-aof', title: 'crash 1–2 nodes (SIGKILL), restart with aof-always after 0.5–2 × ttl', network: 'direct',
+    name: 'crash-aof', title: 'crash 1–2 nodes (SIGKILL), restart with aof-always after 0.5–2 × ttl (each sits out maxTtlMs)', network: 'direct',
+    restartsNodes: true,
     setup: (ctx) => restartAll(ctx, 'aof-always'),
     teardown: (ctx) => restartAll(ctx, 'none'),
     fault: (ctx) => crash(ctx, 'aof-always'), healMs: (ctx) => ttls(ctx, 1, 2),
   },
   'crash-none-quarantine': {
-    name: 'crash-none-quarantine', title: 'crash 1–2 nodes, restart without persistence (quarantine on)', network: 'direct',
+    name: 'crash-none-quarantine', title: 'crash 1–2 nodes, restart without persistence (quarantine on)', network: 'direct', restartsNodes: true,
     fault: (ctx) => crash(ctx, 'none'), healMs: (ctx) => ttls(ctx, 1, 2),
   },
   'pause-client': {
@@ -228,5 +276,27 @@ export const NEMESES: Readonly<Record<NemesisName, Nemesis>> = {
       return { label: `pause client ${target.index + 1} mid-acquire`, durationMs: pauseMs, heal: async () => undefined };
     },
     healMs: (ctx) => ttls(ctx, 0.5, 1),
+  },
+  'restart-rdb': {
+    name: 'restart-rdb', title: 'SAVE, A locks on a bare majority, the victim SIGKILLed and restarted from that RDB snapshot (targeted)',
+    network: 'direct', targeted: 'restart-rdb', restartsNodes: true,
+    // Redis's default persistence on every node; the phase after starts from empty data directories.
+    setup: (ctx) => restartAllClean(ctx.supervisor, 'rdb'),
+    teardown: (ctx) => restartAllClean(ctx.supervisor, 'none'),
+    fault: (ctx) => targetedCycle(ctx, 'restart-rdb'), healMs: (ctx) => ttls(ctx, 0.5, 1),
+  },
+  'restart-stale-aof': {
+    name: 'restart-stale-aof', title: 'aof-always → crash → none → A locks on a bare majority → crash → aof-always: the victim loads its old AOF (targeted)',
+    network: 'direct', targeted: 'restart-stale-aof', restartsNodes: true,
+    setup: (ctx) => restartAllClean(ctx.supervisor, 'aof-always'),
+    teardown: (ctx) => restartAllClean(ctx.supervisor, 'none'),
+    fault: (ctx) => targetedCycle(ctx, 'restart-stale-aof'), healMs: (ctx) => ttls(ctx, 0.5, 1),
+  },
+  'evict-volatile-lru': evictionNemesis('evict-volatile-lru', 'volatile-lru'),
+  'evict-allkeys-random': evictionNemesis('evict-allkeys-random', 'allkeys-random'),
+  'short-max-ttl': {
+    name: 'short-max-ttl', title: 'A locks on a bare majority, the victim loses its data, a client with a 10× shorter maxTtlMs sees it first (targeted)',
+    network: 'direct', targeted: 'short-max-ttl', restartsNodes: true,
+    fault: (ctx) => targetedCycle(ctx, 'short-max-ttl'), healMs: (ctx) => ttls(ctx, 0.5, 1),
   },
 };

@@ -12,6 +12,7 @@ import {
   type CoreBuild, type RunContext,
 } from './run-context';
 import { commandCost, type CommandCost } from './stats';
+import { runTrial, type TrialResult } from './targeted';
 import type { ClientSettings, LoopConfig } from './worker-protocol';
 
 export interface PhaseSpec {
@@ -40,6 +41,8 @@ export interface PhaseOutcome {
   shortfall: boolean;
   /** Unhandled promise rejections the client processes reported (robustness, not safety). */
   clientErrors: string[];
+  /** The targeted trials of the phase, one per cycle (targeted nemeses only). */
+  trials: TrialResult[];
 }
 
 export function clientUrls(run: RunContext, path: NetworkPath, client: number): string[] {
@@ -61,16 +64,29 @@ export async function runPhase(run: RunContext, spec: PhaseSpec): Promise<PhaseO
   const rng = new Rng(spec.seed);
   const keyPrefix = `chaos:${run.runId}:${spec.id}:`;
   const nemesisLog: NemesisEvent[] = [];
+  const trials: TrialResult[] = [];
+  const record = recorder(run, nemesisLog);
   const ctx: NemesisContext = {
     supervisor, clients: workers.clients, fencedClients: workers.clients.slice(0, profile.fencedClients).map((c) => c.index),
-    links: run.links, skew: run.skew, rng, ttlMs: ttl, driftFactor: profile.driftFactor, cycle: 0, record: recorder(run, nemesisLog),
+    links: run.links, skew: run.skew, rng, ttlMs: ttl, driftFactor: profile.driftFactor, cycle: 0, direct: run.direct, victim: null, record,
+    trial: async (kind, options = {}) => {
+      // A prefix of its own (under the phase's, fresh) and the phase's core; the trial's sessions
+      // run in client processes 0–2 beside their lock loops, and their logs join the phase's history.
+      const result = await runTrial(run, { kind, id: `${spec.id}.t${ctx.cycle}`, core: spec.core, seed: rng.fork(1_000 + ctx.cycle),
+        settings: spec.settings, record, ...options });
+      trials.push(result);
+      run.log(`  [${spec.id}] trial ${ctx.cycle}: ${result.defended ? 'defended' : 'NOT defended'} (${result.defence ?? 'no defence seen'}); ${result.detail}`);
+      return result;
+    },
   };
 
   const t0 = performance.now();
   const step = (what: string) => run.log(`  [${spec.id}] ${what} at ${Math.round(performance.now() - t0)} ms`);
   await nemesis.setup?.(ctx);
-  await markPrefixClean(run, keyPrefix, ttl);
+  // Reset the nodes' statistics before the sentinels are written: a sentinel records the node's
+  // evicted_keys, which CONFIG RESETSTAT sets back to 0 (an eviction check compares the two).
   await resetCommandStats(run);
+  await markPrefixClean(run, keyPrefix, ttl);
   workers.register.reset();
   const settings = clientSettings(run, keyPrefix, { ...nemesis.settings?.(ttl), ...spec.settings });
   const holds = { ...profile.holds, ...nemesis.holds };
@@ -147,13 +163,13 @@ export async function runPhase(run: RunContext, spec: PhaseSpec): Promise<PhaseO
   await nemesis.teardown?.(ctx);
   step('history collected');
 
-  const events = logs.flatMap((path) => readJsonLines<ClientEvent>(path));
+  const events = [...logs, ...trials.flatMap((t) => t.logs)].flatMap((path) => readJsonLines<ClientEvent>(path));
   const register = readJsonLines<RegisterRecord>(registerPath);
   const analysis = analyzePhase({ events, register, nemesis: nemesisLog, leakedKeys }, { toleranceMs: ttl / 2, end: now(run) });
   return {
     id: spec.id, nemesis: spec.nemesis, title: nemesis.title, core: spec.core.name, durationMs: Math.round(durationMs), cycles: ctx.cycle,
     faults, analysis, cost: commandCost(commandStats, analysis.acquisitions.successes),
     shortfall: analysis.acquisitions.successes < spec.target,
-    clientErrors: workers.clients.flatMap((c) => c.unhandled),
+    clientErrors: workers.clients.flatMap((c) => c.unhandled), trials,
   };
 }

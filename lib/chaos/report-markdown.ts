@@ -42,8 +42,20 @@ export function renderMarkdown(r: ChaosReport): string {
   }
   lines.push('', 'Nemeses:', '');
   for (const n of r.nemeses) lines.push(`- **${n.nemesis}**: ${n.title}; ${n.cycles} cycles in ${duration(n.durationMs)}${n.faults[0] ? `, e.g. ${n.faults[0]}` : ''}.`);
-  lines.push('', '## Negative controls', '', '| control | expectation | found | result |', '|---|---|--:|---|');
-  for (const c of r.controls) lines.push(`| ${c.name} | ${c.expectation} | ${c.found} of ${c.trials} | ${badge(c.passed)} |`);
+  const targeted = r.nemeses.filter((n) => n.targeted);
+  if (targeted.length) {
+    lines.push('', '## Targeted nemeses', '',
+      'Each cycle creates the danger on purpose (the holder\'s keys on a bare majority, one node of which loses data); ' +
+      'the safe core must show its defence in every trial, and the negative control must be caught.', '',
+      '| nemesis | trials | danger in place | defence seen | expected defence | negative control |', '|---|--:|--:|--:|---|---|');
+    for (const n of targeted) {
+      const t = n.targeted!;
+      const controls = r.controls.filter((c) => c.nemesis === n.nemesis && c.negative).map((c) => `${c.name}: ${c.found} of ${c.trials} ${c.passed ? '✅' : '❌'}`);
+      lines.push(`| ${n.nemesis} | ${t.trials} | ${t.armed} | ${t.defended} | ${t.expectation} | ${controls.join('; ') || '—'} |`);
+    }
+  }
+  lines.push('', '## Negative controls', '', '| control | nemesis | expectation | found | result |', '|---|---|---|--:|---|');
+  for (const c of r.controls) lines.push(`| ${c.name} | ${c.nemesis ?? '—'} | ${c.expectation} | ${c.found} of ${c.trials} | ${badge(c.passed)} |`);
   lines.push('', `## Mutants: caught ${r.mutantScore.caught}/${r.mutantScore.total}`, '', '| mutant | what is broken | caught by | evidence | result |', '|---|---|---|---|---|');
   for (const m of r.mutants) {
     const last = m.attempts[m.attempts.length - 1];

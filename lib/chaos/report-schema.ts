@@ -41,11 +41,25 @@ export const nemesisReportSchema = z.object({
   shortfall: z.boolean(),
   /** Unhandled promise rejections in the client processes (a robustness finding, not a safety one). */
   clientErrors: z.number().int(),
+  /**
+   * Targeted nemeses: one trial per cycle creates the danger a node check exists for (the holder's
+   * keys on a bare majority, one node of which loses data); in how many it was in place, and in how
+   * many the safe core's defence (`expectation`) was seen. Absent in reports of older runs.
+   */
+  targeted: z.object({
+    trials: z.number().int(),
+    armed: z.number().int(),
+    defended: z.number().int(),
+    expectation: z.string(),
+    examples: z.array(z.string()),
+  }).nullable().optional(),
   passed: z.boolean(),
 });
 
 export const controlReportSchema = z.object({
   name: z.string(),
+  /** The nemesis whose situation the control reproduces (absent in reports of older runs). */
+  nemesis: z.string().nullable().optional(),
   expectation: z.string(),
   negative: z.boolean(),
   trials: z.number().int(),

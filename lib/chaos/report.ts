@@ -3,12 +3,28 @@ import { NEMESES } from './nemeses';
 import type { PhaseOutcome } from './phase';
 import type { ChaosProfile } from './profiles';
 import type { ChaosReport, MutantAttempt, MutantReport, NemesisReport } from './report-schema';
+import { TRIAL_DEFENCES } from './targeted';
+
+/** What the targeted trials of a phase showed (null for a nemesis that is not targeted). */
+export function targetedSummary(outcome: PhaseOutcome): NonNullable<NemesisReport['targeted']> | null {
+  const kind = NEMESES[outcome.nemesis].targeted;
+  if (!kind) return null;
+  const t = outcome.trials;
+  // Undefended trials first: they are the ones to read.
+  const examples = [...t.filter((r) => !r.defended), ...t.filter((r) => r.defended)].slice(0, 3)
+    .map((r) => `${r.defended ? 'defended' : 'NOT defended'} (${r.defence ?? 'no defence seen'}): ${r.detail}`);
+  return { trials: t.length, armed: t.filter((r) => r.armed).length, defended: t.filter((r) => r.defended).length, expectation: TRIAL_DEFENCES[kind],
+    examples };
+}
 
 /** The report row of a phase of the real core. */
 export function nemesisReport(outcome: PhaseOutcome): NemesisReport {
   const { analysis: a, cost } = outcome;
   const f = a.fencing;
   const h = a.hygiene;
+  const targeted = targetedSummary(outcome);
+  // A targeted phase proves something only where the defence was seen: every trial must show it.
+  const defended = targeted === null || (targeted.trials > 0 && targeted.defended === targeted.trials);
   return {
     nemesis: outcome.nemesis, title: outcome.title, network: NEMESES[outcome.nemesis].network, durationMs: outcome.durationMs,
     cycles: outcome.cycles, faults: outcome.faults,
@@ -20,9 +36,9 @@ export function nemesisReport(outcome: PhaseOutcome): NemesisReport {
     leakedKeys: h.leakedKeys, foreignDeletes: h.foreignDeletes, expiredGrants: h.expiredGrants, minValidityAtReturnMs: h.minValidityAtReturnMs,
     p50Ms: a.acquisitions.p50Ms, p99Ms: a.acquisitions.p99Ms,
     commandsPerAcquisition: cost.commandsPerAcquisition, scriptCallsPerAcquisition: cost.scriptCallsPerAcquisition,
-    costApproximate: outcome.nemesis.startsWith('crash'),
+    costApproximate: NEMESES[outcome.nemesis].restartsNodes ?? false,
     violations: a.violations, examples: examplesOf(outcome), shortfall: outcome.shortfall, clientErrors: outcome.clientErrors.length,
-    passed: a.violations === 0,
+    targeted, passed: a.violations === 0 && defended,
   };
 }
 
@@ -59,6 +75,12 @@ export function buildReport(input: ReportInput): ChaosReport {
   for (const n of nemeses) {
     if (n.violations > 0) failures.push(`${n.nemesis}: ${n.violations} safety violation(s) with the real core`);
     if (n.shortfall) warnings.push(`${n.nemesis}: ${n.successes} successful acquisitions, short of the target ${profile.targetPerNemesis}`);
+    const t = n.targeted;
+    if (t && (t.trials === 0 || t.defended < t.trials)) {
+      failures.push(`${n.nemesis}: the safe core's defence (${t.expectation}) was seen in ${t.defended} of ${t.trials} targeted trial(s)` +
+        (t.examples[0] ? `, e.g. ${t.examples[0]}` : ''));
+    }
+    if (t && t.armed < t.trials) warnings.push(`${n.nemesis}: the danger was in place in ${t.armed} of ${t.trials} targeted trial(s) only`);
   }
   for (const p of input.phases) {
     if (p.clientErrors.length === 0) continue;

@@ -48,7 +48,7 @@ export function clientSettings(run: RunContext, keyPrefix: string, overrides: Pa
   const p = run.profile;
   return {
     keyPrefix, maxTtlMs: p.ttlMs, driftFactor: p.driftFactor, nodeTimeoutMs: p.nodeTimeoutMs, retryCount: p.retryCount,
-    retryDelayMs: p.retryDelayMs, retryJitterMs: p.retryJitterMs, quarantine: true, ...overrides,
+    retryDelayMs: p.retryDelayMs, retryJitterMs: p.retryJitterMs, quarantine: true, nodeChecks: true, ...overrides,
   };
 }
 

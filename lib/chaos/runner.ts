@@ -24,6 +24,8 @@ export interface ChaosOptions {
   /** Run only these nemeses (default: all). */
   nemeses?: readonly NemesisName[];
   controls?: boolean;
+  /** Run only these controls (default: all). */
+  controlNames?: readonly string[];
   mutants?: boolean;
   log(line: string): void;
 }
@@ -87,8 +89,10 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       }
       if (options.controls !== false) {
         log('negative controls…');
-        controls = await runControls(run, real, seed);
-        for (const c of controls) log(`control ${c.name}: ${c.passed ? 'passed' : 'FAILED'} (${c.found} of ${c.trials})`);
+        // A control may run a mutant's build (the short-max-ttl one runs the core without the ceiling agreement).
+        const buildOf = (name: string) => mutants.find((m) => m.mutant.name === name)?.build ??
+          buildMutant(root, buildRoot, MUTANTS.find((m) => m.name === name) ?? unknownMutant(name));
+        controls = await runControls(run, real, seed, buildOf, options.controlNames);
       }
       for (const [i, { mutant, build }] of mutants.entries()) {
         mutantReports.push(await runMutant(run, build, mutant.name, seed * 100 + 50 + i));
@@ -102,6 +106,10 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
   } finally {
     scratch.remove();
   }
+}
+
+function unknownMutant(name: string): never {
+  throw new Error(`no mutant named ${name} in lib/chaos/mutants.ts`);
 }
 
 async function safeRedisVersion(): Promise<string> {

@@ -14,6 +14,11 @@ export interface ClientSettings {
   retryDelayMs: number;
   retryJitterMs: number;
   quarantine: boolean;
+  /**
+   * The core's restart, eviction and ceiling checks (RedlockSettings.nodeChecks): false only in
+   * the negative controls, which show what the checks prevent.
+   */
+  nodeChecks: boolean;
 }
 
 /**
@@ -60,7 +65,8 @@ export interface LoopConfig {
 
 /** One scripted step of a control scenario. */
 export type RpcOp =
-  | { op: 'open'; corePath: string; urls: string[]; settings: ClientSettings; registerPort: number; logPath: string }
+  /** `tag` names the session's locks (`<tag>.<client>.<n>`): unique in a phase, whose history may hold several sessions. */
+  | { op: 'open'; corePath: string; urls: string[]; settings: ClientSettings; registerPort: number; logPath: string; tag: string }
   | { op: 'acquire'; resource: string; ttlMs: number; fenced: boolean; retryCount: number }
   | { op: 'write'; resource: string }
   | { op: 'release'; resource: string }

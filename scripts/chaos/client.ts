@@ -74,6 +74,7 @@ async function runLoops(config: LoopConfig): Promise<void> {
 
 /** State of a scripted (control) session: one Redlock and the locks it holds, by resource. */
 interface Session {
+  tag: string;
   redlock: Core.Redlock;
   register: RegisterClient;
   log: EventLog;
@@ -88,14 +89,14 @@ async function rpc(op: RpcOp): Promise<unknown> {
     const core = await loadCore(op.corePath);
     const register = new RegisterClient(op.registerPort);
     await register.ready();
-    session = { redlock: newRedlock(core, op.urls, op.settings), register, log: new EventLog(op.logPath), locks: new Map(), seq: 0 };
+    session = { tag: op.tag, redlock: newRedlock(core, op.urls, op.settings), register, log: new EventLog(op.logPath), locks: new Map(), seq: 0 };
     return null;
   }
   const s = session;
   if (!s) throw new Error('no session: send open first');
   switch (op.op) {
     case 'acquire': {
-      const id = `ctl.${client}.${s.seq++}`;
+      const id = `${s.tag}.${client}.${s.seq++}`;
       s.log.push({ e: 'acquire-invoke', lock: id, client, resource: op.resource, fenced: op.fenced, t: now() });
       try {
         const lock = await s.redlock.acquire(op.resource, op.ttlMs, { fenced: op.fenced, retryCount: op.retryCount, retryDelayMs: 20, retryJitterMs: 10 });
@@ -107,7 +108,10 @@ async function rpc(op: RpcOp): Promise<unknown> {
         return { granted: true, fence: lock.fence, validityMs: lock.validityMs, votes: encodeVotes(lock.votes) };
       } catch (err) {
         s.log.push({ e: 'acquire-fail', lock: id, t: now(), error: errorClass(err) });
-        return { granted: false, error: errorClass(err), message: err instanceof Error ? err.message : String(err) };
+        // The votes of the last attempt (every RedlockError but InvalidArgumentError carries them).
+        const votes = (err as { votes?: readonly { vote: string; reason: string }[] }).votes;
+        return { granted: false, error: errorClass(err), message: err instanceof Error ? err.message : String(err),
+          votes: Array.isArray(votes) ? encodeVotes(votes) : null };
       }
     }
     case 'write': {

@@ -30,20 +30,56 @@ function outcome(nemesis: PhaseOutcome['nemesis'], overlap: boolean): PhaseOutco
   ] as const;
   const analysis = analyzePhase({ events: [...events], register: [], nemesis: [], leakedKeys: [] }, { toleranceMs: 200, end: 200 * MS });
   return { id: nemesis, nemesis, title: 't', core: 'real', durationMs: 1_000, cycles: 3, faults: [], analysis,
-    cost: { commandsPerAcquisition: 40, scriptCallsPerAcquisition: 12 }, shortfall: true, clientErrors: [] };
+    cost: { commandsPerAcquisition: 40, scriptCallsPerAcquisition: 12 }, shortfall: true, clientErrors: [], trials: [] };
 }
 
 function report(overlap: boolean) {
   return buildReport({
     profile: PROFILES.ci, seed: 1, startedAt: new Date(0), durationMs: 5_000, host: { cpus: 2, loadAverage: [1, 1, 1], node: 'v20', redis: '7.0' },
     phases: [outcome('none', false), outcome('pause-client', overlap)],
-    controls: [{ name: 'pause-holder-unfenced', expectation: 'stale > 0', negative: true, trials: 3, found: 3, passed: true, details: ['3 stale'] }],
+    controls: [{ name: 'pause-holder-unfenced', nemesis: 'pause-client', expectation: 'stale > 0', negative: true, trials: 3, found: 3, passed: true, details: ['3 stale'] }],
     mutants: [{ name: 'quorum-floor', description: 'quorum ⌊N/2⌋', caught: true, caughtBy: { nemesis: 'ring-partition', checkers: ['overlap'] },
       attempts: [{ nemesis: 'ring-partition', violations: 4, checkers: ['overlap'], successes: 10, durationMs: 2_000, examples: ['overlap on f:r0'] }] }],
   });
 }
 
+function targetedOutcome(defended: readonly boolean[]): PhaseOutcome {
+  const base = outcome('restart-rdb', false);
+  return { ...base, shortfall: false, trials: defended.map((d, i) => ({
+    kind: 'restart-rdb', id: `t${i}`, logs: [], victim: 1, majority: [0, 1, 2], armed: true, defence: d ? 'quarantined (restart)' : null, defended: d,
+    label: `trial ${i}`, detail: `trial ${i} detail`,
+  })) };
+}
+
 describe('chaos report', () => {
+  it('a targeted nemesis passes only when every trial showed the safe core\'s defence, and lists its negative control', () => {
+    const control = { name: 'restart-rdb-unchecked', nemesis: 'restart-rdb' as const, expectation: 'nodeChecks: false: overlap', negative: true, trials: 10, found: 10,
+      passed: true, details: [] };
+    const build = (defended: readonly boolean[]) => buildReport({
+      profile: PROFILES.ci, seed: 1, startedAt: new Date(0), durationMs: 5_000, host: { cpus: 2, loadAverage: [1, 1, 1], node: 'v20', redis: '7.0' },
+      phases: [targetedOutcome(defended)], controls: [control], mutants: [],
+    });
+    const good = build([true, true]);
+    expect(chaosReportSchema.parse(good)).toEqual(good);
+    expect(good.verdict.passed).toBe(true);
+    expect(good.nemeses[0]!.targeted).toMatchObject({ trials: 2, armed: 2, defended: 2 });
+    expect(renderMarkdown(good)).toContain('| restart-rdb | 2 | 2 | 2 |');
+    expect(renderMarkdown(good)).toContain('restart-rdb-unchecked: 10 of 10 ✅');
+    const bad = build([true, false]);
+    expect(bad.verdict.passed).toBe(false);
+    expect(bad.nemeses[0]!.passed).toBe(false);
+    expect(bad.verdict.failures[0]).toMatch(/restart-rdb: the safe core's defence .* was seen in 1 of 2 targeted trial\(s\), e\.g\. NOT defended .*trial 1 detail/);
+    // No trial at all proves nothing either.
+    expect(build([]).verdict.passed).toBe(false);
+  });
+
+  it('reports of older runs (no targeted block, controls without a nemesis) still parse', () => {
+    const old = JSON.parse(JSON.stringify(report(false))) as { nemeses: Record<string, unknown>[]; controls: Record<string, unknown>[] };
+    for (const n of old.nemeses) delete n.targeted;
+    for (const c of old.controls) delete c.nemesis;
+    expect(chaosReportSchema.safeParse(old).success).toBe(true);
+  });
+
   it('passes when every safe phase is clean, every control passed and every mutant was caught; fails on a violation', () => {
     const clean = report(false);
     expect(chaosReportSchema.parse(clean)).toEqual(clean);

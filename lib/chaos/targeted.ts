@@ -1,0 +1,377 @@
+/**
+ * Targeted trials: scripted scenarios that create, on purpose and in every trial, the danger one of
+ * the lock core's node checks exists for (issue 16). Client A holds a lock whose keys are on exactly
+ * a majority of the nodes (its links to the other two are blackholed while it acquires, then reset,
+ * as a real partition ends); one node of that majority, the victim, then loses A's key in one of the
+ * ways a real Redis does while keeping its epoch sentinel; client B asks for the lock. A core that
+ * trusts the victim grants B the lock A still holds (two holders, and B's fence is computed from
+ * registers that never saw A's), which the checkers find; the safe core refuses, and the trial
+ * records why (the defence).
+ *
+ * - restart-rdb: the victim runs Redis's default persistence (RDB snapshots, no AOF). A SAVE before
+ *   A's grant, a SIGKILL after it, a restart on the same data directory: the node is back with the
+ *   snapshot, sentinel included, without A's key. Defence: a restart quarantine (new run_id).
+ * - restart-stale-aof: the victim runs aof-always; it crashes and comes back without persistence
+ *   (empty), is marked clean for the trial's fresh prefix (which held nothing yet: what an operator
+ *   does instead of waiting out the data-loss quarantine), A takes its lock, then the victim crashes
+ *   again and restarts with aof-always: it loads the AOF written before the period without
+ *   persistence, whose sentinel is clean and which knows nothing of A. Defence: a restart quarantine.
+ * - evict-volatile-lru / evict-allkeys-random: the victim's maxmemory-policy evicts. A holds
+ *   several locks there (10 / 100); memory pressure on the victim until one of A's keys is evicted
+ *   (the sentinel has no TTL, so volatile-lru never takes it; allkeys-random takes any key, and the
+ *   sentinel is one key among A's 101, so one of A's goes first in about 99 % of the trials).
+ *   Defence: the victim votes unsafe-eviction from the first check on, so A is never granted there.
+ * - evict-flip: the victim is noeviction when A is granted; its policy is switched to an evicting one
+ *   and back around the pressure (CONFIG SET there and back), between two checks of B (B checked
+ *   the node before, and asks again once its check interval has passed). Defence: the check finds
+ *   evicted_keys grown and starts an eviction quarantine.
+ * - short-max-ttl: the cluster's ceiling is the trial's lease; the victim loses its data (crash,
+ *   restart without persistence); a client S with a ceiling a tenth as long is the first to see it,
+ *   and B asks once S's quarantine would be over. Defence: S gets MaxTtlMismatchError and starts no
+ *   quarantine; B's check starts one as long as the cluster's ceiling.
+ */
+import { join } from 'node:path';
+import { DEFAULT_SETTINGS, readEpoch, type EpochSentinel } from '../redlock';
+import { markNodeClean } from '../redlock/epoch';
+import type { NemesisAction } from './history';
+import { evictedKeys, evictionPolicy, evictUntil, memoryPressure, removeFillers, restartClean, type EvictionPolicy } from './node-ops';
+import { Rng } from './random';
+import { clientSettings, markPrefixClean, now, type CoreBuild, type RunContext } from './run-context';
+import type { ClientSettings } from './worker-protocol';
+import type { ClientWorker } from './workers';
+
+export const TRIAL_KINDS = ['restart-rdb', 'restart-stale-aof', 'evict-volatile-lru', 'evict-allkeys-random', 'evict-flip', 'short-max-ttl'] as const;
+export type TrialKind = (typeof TRIAL_KINDS)[number];
+
+/** What the safe core must be seen doing on the victim, per kind (the report's expectation). */
+export const TRIAL_DEFENCES: Readonly<Record<TrialKind, string>> = {
+  'restart-rdb': 'the victim refuses B, quarantined for its restart (cause restart)',
+  'restart-stale-aof': 'the victim refuses B, quarantined for its restart (cause restart)',
+  'evict-volatile-lru': 'the victim never votes for: unsafe-eviction (or quarantined)',
+  'evict-allkeys-random': 'the victim never votes for: unsafe-eviction (or quarantined)',
+  'evict-flip': 'the victim refuses B, quarantined for the keys it evicted (cause eviction)',
+  'short-max-ttl': 'the short client gets MaxTtlMismatchError; the victim refuses B, quarantined for the cluster\'s ceiling',
+};
+
+export interface TrialSpec {
+  kind: TrialKind;
+  /** Unique in the run: names the key prefix, the logs and the locks. */
+  id: string;
+  core: CoreBuild;
+  seed: number;
+  /** Settings of A, B and S over the profile's: `{ nodeChecks: false }` in the negative controls. */
+  settings?: Partial<ClientSettings>;
+  /** The victim (0-based); drawn from the seed when absent. */
+  victim?: number;
+  /** evict-flip: the policy switched there and back (drawn from the seed when absent). */
+  policy?: EvictionPolicy;
+  record(event: NemesisAction): void;
+}
+
+export interface TrialResult {
+  kind: TrialKind;
+  id: string;
+  /** Event logs of the trial's client sessions (JSONL), for the checkers. */
+  logs: string[];
+  victim: number;
+  majority: number[];
+  /** The danger was in place when B asked (see each kind): without it a trial proves nothing. */
+  armed: boolean;
+  /** What the core was seen doing on the victim, e.g. `quarantined (restart)`; null: nothing seen. */
+  defence: string | null;
+  /** The defence the safe core owes (TRIAL_DEFENCES) was seen. */
+  defended: boolean;
+  /** Short, for the phase's list of faults. */
+  label: string;
+  detail: string;
+}
+
+interface Granted { granted: boolean; fence?: number | null; validityMs?: number; votes?: string | null; error?: string }
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const ids = (nodes: readonly number[]) => nodes.map((n) => n + 1).join(',');
+/** Locks A holds on the victim in the eviction trials (see the header). */
+const EVICTION_LOCKS: Readonly<Record<EvictionPolicy, number>> = { 'volatile-lru': 10, 'allkeys-random': 100 };
+
+/** A trial's client sessions (A, B and S run in client processes 0, 1 and 2) and their logs. */
+class Sessions {
+  readonly logs: string[] = [];
+  private readonly open: ClientWorker[] = [];
+  constructor(private readonly run: RunContext, private readonly spec: TrialSpec) {}
+
+  async start(index: number, urls: string[], settings: ClientSettings): Promise<ClientWorker> {
+    const worker = this.run.workers.clients[index];
+    if (!worker) throw new Error(`targeted trials need ${index + 1} client processes`);
+    const logPath = join(this.run.workDir, `${this.spec.id}.client-${index}.jsonl`);
+    await worker.rpc({ op: 'open', corePath: this.spec.core.indexPath, urls, settings, registerPort: this.run.workers.register.port, logPath, tag: this.spec.id });
+    this.logs.push(logPath);
+    this.open.push(worker);
+    return worker;
+  }
+
+  async close(): Promise<void> {
+    await Promise.all(this.open.splice(0).map((w) => w.rpc({ op: 'close' }).catch(() => undefined)));
+  }
+}
+
+function acquire(c: ClientWorker, resource: string, ttlMs: number, retryCount: number): Promise<Granted> {
+  return c.rpc({ op: 'acquire', resource, ttlMs, fenced: true, retryCount }) as Promise<Granted>;
+}
+
+/** Run one trial of `spec.kind` and return what happened; the checkers judge its logs. */
+export async function runTrial(run: RunContext, spec: TrialSpec): Promise<TrialResult> {
+  const { supervisor, direct } = run;
+  const n = supervisor.size;
+  const rng = new Rng(spec.seed);
+  const order = rng.sample(Array.from({ length: n }, (_, i) => i), n);
+  const victim = spec.victim ?? rng.pick(order.slice(0, Math.floor(n / 2) + 1));
+  // A's majority: the victim and two others; A's links to the rest are cut while it acquires.
+  const majority = [victim, ...order.filter((i) => i !== victim).slice(0, Math.floor(n / 2))].sort((a, b) => a - b);
+  const others = order.filter((i) => !majority.includes(i));
+  const policy: EvictionPolicy = spec.policy ?? (spec.kind === 'evict-volatile-lru' ? 'volatile-lru'
+    : spec.kind === 'evict-allkeys-random' ? 'allkeys-random' : rng.pick(['volatile-lru', 'allkeys-random'] as const));
+  const ttl = run.profile.controlTtlMs;
+  const prefix = `chaos:${run.runId}:${spec.id}:`;
+  const base = { maxTtlMs: ttl, retryDelayMs: 20, retryJitterMs: 10, ...spec.settings };
+  const settings = clientSettings(run, prefix, base);
+  const lockKey = (resource: string) => `${prefix}lock:${resource}`;
+  const v = direct[victim]!;
+  const sessions = new Sessions(run, spec);
+  const result: TrialResult = {
+    kind: spec.kind, id: spec.id, logs: sessions.logs, victim, majority, armed: false, defence: null, defended: false,
+    label: `${spec.kind}: victim node ${victim + 1}, A on nodes ${ids(majority)}`, detail: '',
+  };
+  const notes: string[] = [`victim node ${victim + 1}, A on nodes ${ids(majority)}`];
+  let restore: (() => Promise<void>) | null = null;
+
+  // The victim's persistence or policy, as the kind needs it for the whole trial.
+  const mode = supervisor.node(victim + 1).persistence;
+  if (spec.kind === 'restart-rdb' && mode !== 'rdb') {
+    await restartClean(supervisor, victim, 'rdb');
+    restore = () => restartClean(supervisor, victim, mode);
+  } else if (spec.kind === 'restart-stale-aof' && mode !== 'aof-always') {
+    await restartClean(supervisor, victim, 'aof-always');
+    restore = () => restartClean(supervisor, victim, mode);
+  } else if (spec.kind === 'evict-volatile-lru' || spec.kind === 'evict-allkeys-random') {
+    const was = await evictionPolicy(v);
+    if (was !== policy) {
+      await v.config('SET', 'maxmemory-policy', policy);
+      restore = async () => void (await v.config('SET', 'maxmemory-policy', was));
+    }
+  }
+
+  try {
+    await markPrefixClean(run, prefix, ttl);
+    const a = await sessions.start(0, run.links.urls(0), settings);
+    const b = await sessions.start(1, supervisor.directUrls(), settings);
+    // short-max-ttl: the short client S, with a tenth of the cluster's ceiling.
+    const shortTtl = Math.round(ttl / 10);
+    const s = spec.kind === 'short-max-ttl' ? await sessions.start(2, supervisor.directUrls(), clientSettings(run, prefix, { ...base, maxTtlMs: shortTtl })) : null;
+    // Every client has talked to every node before anything happens (long-lived clients; the safe
+    // core refuses S everywhere, for its ceiling).
+    for (const c of s ? [a, b, s] : [a, b]) {
+      const warm = await acquire(c, `f:${spec.id}.warm${c.index}`, c === s ? shortTtl : ttl, 5);
+      if (warm.granted) await c.rpc({ op: 'release', resource: `f:${spec.id}.warm${c.index}` });
+    }
+    const warmedAt = performance.now();
+
+    const evictionKind = spec.kind === 'evict-volatile-lru' || spec.kind === 'evict-allkeys-random' || spec.kind === 'evict-flip';
+    const resources = Array.from({ length: evictionKind ? EVICTION_LOCKS[policy] : 1 }, (_, k) => `f:${spec.id}.${k}`);
+
+    if (spec.kind === 'restart-rdb') {
+      await v.save(); // the snapshot the victim will come back with: the sentinel, not A's key
+    } else if (spec.kind === 'restart-stale-aof') {
+      // A period without persistence: the victim comes back empty, the AOF stays behind on disk.
+      await supervisor.crash(victim + 1);
+      spec.record({ kind: 'data-loss', node: victim });
+      await supervisor.start(victim + 1, 'none');
+      await markNodeClean(v, { keyPrefix: prefix, maxTtlMs: ttl, origin: 'chaos: the fresh prefix held nothing (operator mark-clean)' });
+    }
+
+    // A holds its locks on exactly the majority.
+    for (const o of others) run.links.set(a.index, o, { kind: 'blackhole' });
+    const asked0 = performance.now();
+    const locks = await Promise.all(resources.map((r) => acquire(a, r, ttl, 3)));
+    // A surely holds its locks until then (the core's validity runs from after asked0).
+    const validities = locks.filter((l) => l.granted).map((l) => l.validityMs ?? 0);
+    const heldUntil = asked0 + (validities.length ? Math.min(...validities) : ttl);
+    for (const o of others) run.links.set(a.index, o, { kind: 'reset' });
+    for (const o of others) run.links.set(a.index, o, { kind: 'pass' });
+    const held = resources.filter((_, k) => locks[k]!.granted);
+    const onExactlyMajority = held.length > 0 && await keysOnExactly(run, held.map(lockKey), majority);
+    const victimVotes = locks.map((l) => l.votes?.[victim] ?? '-');
+    notes.push(held.length === resources.length ? `A granted ${held.length} lock(s)` : `A granted ${held.length} of ${resources.length} lock(s)` +
+      ` (victim votes ${summarize(victimVotes)}${locks.find((l) => !l.granted)?.error ? `, ${locks.find((l) => !l.granted)!.error}` : ''})`);
+
+    spec.record({ kind: 'fault', what: result.label });
+    let asked = held;
+    let sentinelKept = true;
+    if (spec.kind === 'restart-rdb' || spec.kind === 'restart-stale-aof') {
+      await supervisor.crash(victim + 1);
+      spec.record({ kind: 'data-loss', node: victim });
+      await supervisor.start(victim + 1, spec.kind === 'restart-rdb' ? 'rdb' : 'aof-always');
+      const lost = held.length > 0 && (await v.exists(lockKey(held[0]!))) === 0;
+      sentinelKept = (await readEpoch(v, prefix)) !== null;
+      result.armed = onExactlyMajority && lost && sentinelKept;
+      notes.push(`victim restarted ${spec.kind === 'restart-rdb' ? 'from its snapshot' : 'into its old AOF'}: A's key ${lost ? 'gone' : 'still there'}, ` +
+        `sentinel ${sentinelKept ? 'kept' : 'gone'}`);
+    } else if (spec.kind === 'short-max-ttl') {
+      await supervisor.crash(victim + 1);
+      spec.record({ kind: 'data-loss', node: victim });
+      await supervisor.start(victim + 1, 'none');
+      result.armed = onExactlyMajority;
+    } else {
+      // Memory pressure until one of A's keys is gone from the victim (or, with nothing of A
+      // there, until the node has evicted a good number of keys).
+      const flip = spec.kind === 'evict-flip';
+      if (flip) await v.config('SET', 'maxmemory-policy', policy);
+      const since = now(run);
+      const keys = held.map(lockKey);
+      const evictedBefore = await evictedKeys(v);
+      const pressure = keys.length
+        ? await evictUntil(v, async () => (await v.exists(...keys)) < keys.length)
+        : await memoryPressure(v, `${prefix}fill:`, async () => (await evictedKeys(v)) - evictedBefore >= 200);
+      if (flip) await v.config('SET', 'maxmemory-policy', 'noeviction');
+      spec.record({ kind: 'data-loss', node: victim, since });
+      await removeFillers(v, `${prefix}fill:`);
+      const present = keys.length ? await Promise.all(keys.map((k) => v.exists(k))) : [];
+      asked = held.filter((_, k) => present[k] === 0).slice(0, 3);
+      sentinelKept = (await readEpoch(v, prefix)) !== null;
+      notes.push(`${flip ? `policy ${policy} and back; ` : ''}pressure evicted ${pressure.evicted} key(s)` +
+        (keys.length ? `, ${keys.length - present.filter((p) => p === 1).length} of A's ${keys.length}` : '') + `, sentinel ${sentinelKept ? 'kept' : 'evicted'}`);
+      result.armed = keys.length ? onExactlyMajority && asked.length > 0 && sentinelKept : pressure.evicted > 0;
+      if (flip) {
+        // Between two checks: B asks once its check interval since its last check has passed.
+        const wait = DEFAULT_SETTINGS.nodeCheckIntervalMs + 50 - (performance.now() - warmedAt);
+        if (wait > 0) await sleep(wait);
+      }
+    }
+
+    // The short client: the first to see the victim after its loss.
+    let short: Granted | null = null;
+    if (s) {
+      short = (await answerOf(s, resources[0]!, shortTtl, victim, heldUntil)).answer;
+      notes.push(`short client (maxTtlMs ${shortTtl}): ${short.granted ? 'GRANTED' : `refused, ${short.error}`} (votes ${short.votes ?? '-'})`);
+      // Until the quarantine a short ceiling would have started is over.
+      await sleep(shortTtl + 100);
+    }
+
+    // B asks for what A lost (when A holds nothing there, for the first resource).
+    const targets = asked.length ? asked : [resources[0]!];
+    const answers: Granted[] = [];
+    let late = false;
+    for (const r of targets) {
+      const { answer, askedAt } = await answerOf(b, r, ttl, victim, heldUntil);
+      answers.push(answer);
+      late ||= held.length > 0 && askedAt >= heldUntil;
+    }
+    if (late) {
+      result.armed = false;
+      notes.push('B had no answer from the victim before the end of A\'s validity');
+    }
+    const grantedB = targets.filter((_, k) => answers[k]!.granted);
+    const epoch = await readEpoch(v, prefix).catch(() => null);
+    notes.push(`B ${grantedB.length ? `GRANTED ${grantedB.length} of ${targets.length} (votes ${answers.find((x) => x.granted)!.votes}, fence ` +
+      `${answers.find((x) => x.granted)!.fence} after A's ${locks[resources.indexOf(grantedB[0]!)]?.fence ?? '-'})` : `refused (${answers[0]!.error}, votes ${answers[0]!.votes ?? '-'})`}` +
+      `; victim's sentinel: ${epoch ? `${epoch.origin}${epoch.cause ? `, cause ${epoch.cause}` : ''}, ceiling ${epoch.maxTtlMs}` : 'none'}`);
+
+    // The defence the safe core owes on the victim.
+    const judged = judgeDefence(spec.kind, {
+      aVictimVotes: victimVotes, bVictimVotes: answers.map((x) => x.votes?.[victim] ?? '-'), bGranted: grantedB.length > 0,
+      sentinel: epoch, shortError: short?.error ?? null, ceiling: ttl,
+    });
+    result.defence = judged.defence;
+    result.defended = judged.defended;
+
+    // The holders write (A after B: a client that does not know it lost its lock), then release.
+    if (held.length) await a.rpc({ op: 'write', resource: targets[0]! }).catch(() => undefined);
+    for (const r of grantedB) await b.rpc({ op: 'write', resource: r });
+    for (const r of grantedB) await b.rpc({ op: 'release', resource: r });
+    await Promise.all(held.map((r) => a.rpc({ op: 'release', resource: r })));
+    spec.record({ kind: 'heal', what: result.label });
+  } finally {
+    for (let c = 0; c < n; c++) run.links.set(0, c, { kind: 'pass' });
+    await sessions.close();
+    if (restore) await restore();
+  }
+  result.detail = notes.join('; ');
+  return result;
+}
+
+/** What a trial saw of the victim, for {@link judgeDefence}. */
+export interface DefenceEvidence {
+  /** The victim's vote (VoteString code) in the last attempt of each of A's acquires. */
+  aVictimVotes: readonly string[];
+  /** The victim's vote in B's answers (see answerOf), and whether B was granted any. */
+  bVictimVotes: readonly string[];
+  bGranted: boolean;
+  /** The victim's epoch sentinel of the trial's prefix after B's answers (null: none). */
+  sentinel: Pick<EpochSentinel, 'cause' | 'maxTtlMs' | 'createdAt' | 'quarantineUntil'> | null;
+  /** The error class of the short client's attempt (short-max-ttl). */
+  shortError: string | null;
+  /** The cluster's ceiling (the trial's maxTtlMs). */
+  ceiling: number;
+}
+
+/** Did the victim defend itself the way the safe core must (TRIAL_DEFENCES)? And what was seen. */
+export function judgeDefence(kind: TrialKind, e: DefenceEvidence): { defence: string | null; defended: boolean } {
+  const s = e.sentinel;
+  const refusedByVictim = !e.bGranted && e.bVictimVotes.length > 0 && e.bVictimVotes.every((x) => x === 'q');
+  const quarantine = s?.cause ? `quarantined (${s.cause})` : null;
+  switch (kind) {
+    case 'restart-rdb':
+    case 'restart-stale-aof':
+      return { defence: quarantine, defended: refusedByVictim && s?.cause === 'restart' };
+    case 'evict-flip':
+      return { defence: quarantine, defended: refusedByVictim && s?.cause === 'eviction' };
+    case 'evict-volatile-lru':
+    case 'evict-allkeys-random': {
+      // A's attempts could not be decided without the victim (its links to the others were cut):
+      // each shows the victim's own answer. B's may have been decided before the victim answered.
+      const all = [...e.aVictimVotes, ...e.bVictimVotes];
+      const defence = all.includes('f') ? null : all.includes('u') ? 'unsafe-eviction' : all.includes('q') ? 'quarantined' : null;
+      return { defence, defended: defence !== null && e.aVictimVotes.length > 0 && e.aVictimVotes.every((x) => x === 'u' || x === 'q') };
+    }
+    case 'short-max-ttl': {
+      const mismatch = e.shortError === 'MaxTtlMismatchError';
+      const full = s?.cause === 'data-loss' && s.maxTtlMs === e.ceiling && s.quarantineUntil - s.createdAt === e.ceiling;
+      return {
+        defence: mismatch ? `short client refused (MaxTtlMismatchError); quarantine of ${s ? s.quarantineUntil - s.createdAt : 'no'} ms` : null,
+        defended: mismatch && refusedByVictim && full,
+      };
+    }
+  }
+}
+
+/**
+ * B's answer for `resource`: single attempts until B is granted or the victim's vote is an answer
+ * of the node itself (not an error, a timeout or a vote left pending by an early decision), for as
+ * long as A surely holds its lock (after that, nothing B gets proves anything). A quarantined vote
+ * must come twice: a client that has not yet read the node's clock counts a node whose sentinel
+ * records a quarantine as quarantined for one attempt, and asks for the time in the next.
+ */
+async function answerOf(b: ClientWorker, resource: string, ttlMs: number, victim: number, heldUntil: number):
+  Promise<{ answer: Granted; askedAt: number }> {
+  let quarantined = false;
+  for (;;) {
+    const askedAt = performance.now();
+    const answer = await acquire(b, resource, ttlMs, 0);
+    const vote = answer.votes?.[victim];
+    const real = vote !== undefined && !'etpx-'.includes(vote) && (vote !== 'q' || quarantined);
+    if (answer.granted || real || performance.now() >= heldUntil) return { answer, askedAt };
+    quarantined = vote === 'q';
+    await sleep(20);
+  }
+}
+
+/** Is every key on exactly `nodes` (and on no other node)? */
+async function keysOnExactly(run: RunContext, keys: readonly string[], nodes: readonly number[]): Promise<boolean> {
+  const counts = await Promise.all(run.direct.map((c) => c.exists(...keys)));
+  return counts.every((count, i) => count === (nodes.includes(i) ? keys.length : 0));
+}
+
+function summarize(codes: readonly string[]): string {
+  const tally = new Map<string, number>();
+  for (const c of codes) tally.set(c, (tally.get(c) ?? 0) + 1);
+  return [...tally].map(([c, k]) => `${c}×${k}`).join(' ');
+}

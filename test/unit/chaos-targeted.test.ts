@@ -1,0 +1,76 @@
+import { describe, expect, it } from 'vitest';
+import { TARGETED_CONTROLS } from '../../lib/chaos/controls';
+import { MUTANTS } from '../../lib/chaos/mutants';
+import { NEMESES, NEMESIS_NAMES } from '../../lib/chaos/nemeses';
+import { judgeDefence, TRIAL_KINDS, type DefenceEvidence } from '../../lib/chaos/targeted';
+
+const CEILING = 3_000;
+const evidence = (e: Partial<DefenceEvidence>): DefenceEvidence => ({
+  aVictimVotes: ['f'], bVictimVotes: ['q'], bGranted: false, sentinel: null, shortError: null, ceiling: CEILING, ...e,
+});
+const sentinel = (cause: string | undefined, maxTtlMs = CEILING, length = CEILING) =>
+  ({ cause, maxTtlMs, createdAt: 1_000, quarantineUntil: 1_000 + length }) as DefenceEvidence['sentinel'];
+
+describe('targeted trials: the defence the safe core owes', () => {
+  it('a restart: B refused by the victim, whose sentinel records a restart quarantine; nothing less', () => {
+    for (const kind of ['restart-rdb', 'restart-stale-aof'] as const) {
+      expect(judgeDefence(kind, evidence({ sentinel: sentinel('restart') }))).toEqual({ defence: 'quarantined (restart)', defended: true });
+      // B granted (two holders, or A's lease was over): no defence, whatever the sentinel says.
+      expect(judgeDefence(kind, evidence({ bGranted: true, bVictimVotes: ['f'], sentinel: sentinel('restart') })).defended).toBe(false);
+      // Refused, but not by the victim (it timed out), or quarantined for another cause: not the defence of this kind.
+      expect(judgeDefence(kind, evidence({ bVictimVotes: ['t'], sentinel: sentinel('restart') })).defended).toBe(false);
+      expect(judgeDefence(kind, evidence({ sentinel: sentinel('data-loss') })).defended).toBe(false);
+      expect(judgeDefence(kind, evidence({ bVictimVotes: [], sentinel: sentinel('restart') })).defended).toBe(false);
+    }
+  });
+
+  it('an evicting node never votes for: every one of A\'s attempts shows unsafe-eviction (or a quarantine); B\'s may be pending', () => {
+    for (const kind of ['evict-volatile-lru', 'evict-allkeys-random'] as const) {
+      expect(judgeDefence(kind, evidence({ aVictimVotes: ['u', 'u'], bVictimVotes: ['p'], bGranted: true }))).toEqual({ defence: 'unsafe-eviction', defended: true });
+      expect(judgeDefence(kind, evidence({ aVictimVotes: ['u', 'q'], bVictimVotes: ['u'] })).defended).toBe(true);
+      expect(judgeDefence(kind, evidence({ aVictimVotes: ['u', 'f'], bVictimVotes: ['u'] }))).toEqual({ defence: null, defended: false });
+      expect(judgeDefence(kind, evidence({ aVictimVotes: ['u', 't'], bVictimVotes: ['u'] })).defended).toBe(false);
+      expect(judgeDefence(kind, evidence({ aVictimVotes: ['u'], bVictimVotes: ['f'], bGranted: true })).defended).toBe(false);
+    }
+  });
+
+  it('a policy switched there and back: B refused by the victim, quarantined for its evictions', () => {
+    expect(judgeDefence('evict-flip', evidence({ bVictimVotes: ['q', 'q'], sentinel: sentinel('eviction') })).defended).toBe(true);
+    expect(judgeDefence('evict-flip', evidence({ bVictimVotes: ['q', 'f'], bGranted: true, sentinel: sentinel('eviction') })).defended).toBe(false);
+    // The sentinel itself evicted: caught as a data loss, which is not the evicted_keys check.
+    expect(judgeDefence('evict-flip', evidence({ sentinel: sentinel('data-loss') })).defended).toBe(false);
+  });
+
+  it('a short ceiling: the short client refused with MaxTtlMismatchError, and a quarantine as long as the cluster\'s ceiling', () => {
+    const full = evidence({ shortError: 'MaxTtlMismatchError', sentinel: sentinel('data-loss') });
+    expect(judgeDefence('short-max-ttl', full).defended).toBe(true);
+    expect(judgeDefence('short-max-ttl', { ...full, shortError: 'LockContendedError' }).defended).toBe(false);
+    expect(judgeDefence('short-max-ttl', { ...full, sentinel: sentinel('data-loss', 300, 300) }).defended).toBe(false);
+    expect(judgeDefence('short-max-ttl', { ...full, sentinel: sentinel('data-loss', CEILING, 300) }).defended).toBe(false);
+    expect(judgeDefence('short-max-ttl', { ...full, bGranted: true, bVictimVotes: ['f'] }).defended).toBe(false);
+  });
+});
+
+describe('targeted nemeses and their controls', () => {
+  it('every targeted nemesis has a negative control that runs its trial with something unsafe, and every control names what exists', () => {
+    const targeted = NEMESIS_NAMES.filter((n) => NEMESES[n].targeted);
+    expect(targeted).toEqual(['restart-rdb', 'restart-stale-aof', 'evict-volatile-lru', 'evict-allkeys-random', 'short-max-ttl']);
+    for (const name of targeted) {
+      const negatives = TARGETED_CONTROLS.filter((c) => c.nemesis === name && c.negative);
+      expect(negatives.length, name).toBeGreaterThan(0);
+      for (const c of negatives) {
+        expect(c.kind).toBe(NEMESES[name].targeted);
+        // Unsafe on purpose: the node checks off, or a build without the defence.
+        expect(c.settings.nodeChecks === false || c.build !== undefined, c.name).toBe(true);
+      }
+    }
+    for (const c of TARGETED_CONTROLS) {
+      expect(TRIAL_KINDS).toContain(c.kind);
+      if (c.nemesis) expect(NEMESIS_NAMES).toContain(c.nemesis);
+      if (c.build) expect(MUTANTS.map((m) => m.name)).toContain(c.build);
+      if (!c.negative) expect(c.seeds).toBeGreaterThan(0);
+    }
+    // The run-time flip of the policy has its safe twin and its negative control, outside any phase.
+    expect(TARGETED_CONTROLS.filter((c) => c.kind === 'evict-flip').map((c) => c.negative).sort()).toEqual([false, true]);
+  });
+});
