@@ -108,10 +108,13 @@ test.describe('teaching scenarios, from the UI, on the real sandbox nodes', () =
     await expectClusterRestored(page, prefix);
   });
 
-  test('2 minority failure: two nodes down still lock, a third makes acquire fail with QuorumUnavailable', async ({ page }) => {
+  test('2 minority failure: two nodes down still lock, a third makes acquire fail with QuorumUnavailable; back from the crash they sit out', async ({ page }) => {
     const { prefix } = await runFromUi(page, 'minority-failure', 2);
     await expect(outcome(page, 'a-acquires')).toHaveAttribute('data-outcome', 'granted');
     await expect(outcome(page, 'b-refused')).toHaveAttribute('data-outcome', 'QuorumUnavailableError');
+    // Restarted after a crash, even with their AOF, the three are quarantined for a lease ceiling.
+    await expect(outcome(page, 'b-at-once')).toHaveAttribute('data-outcome', 'QuorumUnavailableError');
+    await expect(page.getByTestId('timeline').locator('[data-testid="node-quarantine"][data-cause="restart"]')).toHaveCount(3);
     await expect(outcome(page, 'b-acquires')).toHaveAttribute('data-outcome', 'granted');
     await expect(page.getByTestId('timeline').locator('[data-testid^="node-state-"][data-state="down"]')).toHaveCount(3);
     await expect(page.getByTestId('checker')).toHaveAttribute('data-state', 'ok');
@@ -129,7 +132,8 @@ test.describe('teaching scenarios, from the UI, on the real sandbox nodes', () =
     await expect(off).toHaveAttribute('data-state', 'violation');
     await expect(off.getByTestId('overlap').first()).toHaveAttribute('data-both-valid', 'true');
     await expect(page.locator('[data-testid="checker-lane"][data-resource="quarantine-off/ledger"] [data-testid="timeline-overlap"]')).toHaveCount(1);
-    await expect(outcome(page, 'on-other-asks')).toHaveAttribute('data-outcome', 'QuorumUnavailableError');
+    // Refused: which class the core names depends on its reading of the votes (the quarantine is in them).
+    await expect(outcome(page, 'on-other-asks')).toHaveAttribute('data-outcome', /^(LockContendedError|QuorumUnavailableError)$/);
     await expect(page.getByTestId('checker-resource-quarantine-on/ledger')).toHaveAttribute('data-state', 'ok');
     await expect(outcome(page, 'on-d-waits')).toHaveAttribute('data-outcome', 'granted');
     await expect(page.getByTestId('checker')).toHaveAttribute('data-state', 'violation');
@@ -137,15 +141,21 @@ test.describe('teaching scenarios, from the UI, on the real sandbox nodes', () =
     await expectClusterRestored(page, prefix);
   });
 
-  test('4 delayed restart vs aof-always: both safe, the delayed restart costs a lease ceiling of outage', async ({ page }) => {
+  test('4 delayed restart vs aof-always: both safe, and after a crash both cost about a lease ceiling of outage', async ({ page }) => {
     const { prefix } = await runFromUi(page, 'delayed-restart', 4);
-    await expect(outcome(page, 'aof-b-asks')).toHaveAttribute('data-outcome', 'LockContendedError');
+    // aof-always brought A's key back, but a crashed node is quarantined all the same.
+    await expect(outcome(page, 'aof-b-asks')).toHaveAttribute('data-outcome', /^(LockContendedError|QuorumUnavailableError)$/);
+    await expect(page.getByTestId('prediction-p-aof')).toHaveAttribute('data-actual', 'refused');
+    await expect(page.getByTestId('timeline').locator('[data-testid="node-quarantine"][data-cause="restart"]')).toHaveCount(3);
+    await expect(outcome(page, 'delayed-a-acquires')).toHaveAttribute('data-outcome', 'granted');
     await expect(outcome(page, 'delayed-b-asks')).toHaveAttribute('data-outcome', 'QuorumUnavailableError');
     await expect(outcome(page, 'delayed-b-acquires')).toHaveAttribute('data-outcome', 'granted');
     const aof = await seconds(page.getByTestId('fact-outage-aof'));
     const delayed = await seconds(page.getByTestId('fact-outage-delayed'));
     expect(delayed).toBeGreaterThanOrEqual(4);
-    expect(aof).toBeLessThan(delayed);
+    // One lease ceiling (4 s) from the restart, less up to 1 s: the lock core reads a process's
+    // start from INFO uptime_in_seconds, whole seconds (reported to the lock core's owners).
+    expect(aof).toBeGreaterThanOrEqual(3);
     await expect(page.getByTestId('checker')).toHaveAttribute('data-state', 'ok');
     await screens(page, 'scenario-4-delayed-restart');
     await expectClusterRestored(page, prefix);

@@ -75,8 +75,13 @@ export type Step = Base & (
       background?: boolean;
       /** Answer the prediction with this id by the outcome kind ('granted', 'LockContendedError'…). */
       reveals?: string;
-      /** Reveal by the checker instead: 'overlap' when this grant made two holders at once, else 'no-overlap'. */
-      revealBy?: 'outcome' | 'overlap';
+      /**
+       * 'outcome' (the default): by the outcome kind. 'overlap': by the checker, 'overlap' when this
+       * grant made two holders at once, else 'no-overlap'. 'granted': 'granted' or 'refused', for a
+       * refusal whose class depends on which votes arrive first (the lock core decides a round as
+       * soon as its outcome is known).
+       */
+      revealBy?: 'outcome' | 'overlap' | 'granted';
       /** Shown when revealing, by outcome. */
       explain?: Partial<Record<string, string>>;
     }

@@ -267,7 +267,7 @@ export async function runStep(ctx: StepContext, step: Step): Promise<string> {
       const run = acquireOnce(ctx, step).then(({ outcome, attempt }) => {
         if (step.reveals) {
           const checked = step.revealBy === 'overlap' ? ctx.record.checker(ctx.now() + 1).resources.find((r) => r.resource === step.resource) : null;
-          const actual = checked ? (checked.ok ? 'no-overlap' : 'overlap') : outcome;
+          const actual = checked ? (checked.ok ? 'no-overlap' : 'overlap') : step.revealBy === 'granted' ? (outcome === 'granted' ? 'granted' : 'refused') : outcome;
           ctx.reveal(step.reveals, actual, step.explain?.[actual]);
         }
         return `${outcome === 'granted' ? 'granted' : outcome}: ${voteSummary(attempt.votes)}${attempt.validityMs !== null ? `, validity ${seconds(attempt.validityMs)}` : ''}`;

@@ -38,7 +38,8 @@ describe('scenario scripts', () => {
           }
           if ('reveals' in step && step.reveals) {
             expect(asked.has(step.reveals), `${step.id} reveals ${step.reveals}, asked before`).toBe(true);
-            if (step.do === 'acquire' && step.revealBy !== 'overlap') {
+            if (step.do === 'acquire' && step.revealBy === 'granted') expect(asked.get(step.reveals)!.sort()).toEqual(['granted', 'refused']);
+            else if (step.do === 'acquire' && step.revealBy !== 'overlap') {
               for (const c of asked.get(step.reveals)!) expect([...OUTCOMES, 'overlap', 'no-overlap']).toContain(c);
             }
           }

@@ -16,4 +16,6 @@ export const OUTCOME_CHOICES = {
   contended: { id: 'LockContendedError', label: 'Refused: someone holds it (LockContended)' },
   unavailable: { id: 'QuorumUnavailableError', label: 'Refused: too few nodes can vote (QuorumUnavailable)' },
   expired: { id: 'LockExpiredError', label: 'Refused: validity ran out (LockExpired)' },
+  /** For `revealBy: 'granted'`: any refusal. */
+  refused: { id: 'refused', label: 'Refused' },
 } as const;

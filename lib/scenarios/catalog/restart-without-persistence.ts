@@ -24,7 +24,10 @@ function phase(p: { tag: string; holder: string; other: string; resource: string
     { id: `${tag}-other-asks`, do: 'acquire', retry: AFTER_RESTART, who: other, resource, ttlMs: TTL, waitForNodes: [c, ...cut], reveals: `p-${tag}`, chain: true,
       title: `${other} asks`, say: `${other} asks for the same resource while ${holder} still holds it.`,
       explain: p.safe
-        ? { QuorumUnavailableError: `Node ${c} found its sentinel gone, so it knows it lost data: it votes "quarantined" for the lease ceiling. With ${holder}'s key on two nodes and node ${c} refusing, ${other} has 2 votes — not a majority.` }
+        ? {
+            LockContendedError: `Node ${c} found its sentinel gone, so it knows it lost data: it votes "quarantined" for the lease ceiling. With ${holder}'s key on two nodes and node ${c} refusing, ${other} cannot make a majority. The core names the refusal after ${holder}'s keys: had those two nodes been free, ${other} would have had one.`,
+            QuorumUnavailableError: `Node ${c} found its sentinel gone, so it knows it lost data: it votes "quarantined" for the lease ceiling. With ${holder}'s key on two nodes and node ${c} refusing, ${other} has 2 votes — not a majority.`,
+          }
         : { granted: `Nodes ${c}, ${cut.join(' and ')} are all free, so ${other} gets three votes — while ${holder} still believes it holds the lock on nodes ${holders.filter((n) => n !== c).join(' and ')}. Two holders at once: the checker turns red.` },
     },
   ];
