@@ -1,3 +1,4 @@
+import { createRequire } from 'node:module';
 import { expect, test, type Locator, type Page } from '@playwright/test';
 import { Redis } from 'ioredis';
 import { signIn } from './support/login';
@@ -76,6 +77,33 @@ async function screens(page: Page, name: string): Promise<void> {
   await saveScreens(page, name);
 }
 
+/**
+ * The one known violation outside the scenario screens: the shell's primary button (app/globals.css)
+ * is white on the dark theme's light orange accent (2.26:1). Left out of the dark-theme check until
+ * the global style is fixed; everything else on the page is checked.
+ */
+const DARK_THEME_KNOWN = ['.button-primary'];
+
+/**
+ * axe-core (WCAG 2 A and AA rules) over the page as it stands, in the light and the dark theme: no
+ * violation allowed. The script is the one eslint-plugin-jsx-a11y brings in (node_modules/axe-core).
+ */
+async function expectAxeClean(page: Page): Promise<void> {
+  await page.addScriptTag({ path: createRequire(import.meta.url).resolve('axe-core/axe.min.js') });
+  for (const scheme of ['light', 'dark'] as const) {
+    await page.emulateMedia({ colorScheme: scheme });
+    const exclude = scheme === 'dark' ? DARK_THEME_KNOWN.map((selector) => [selector]) : [];
+    const violations = await page.evaluate(async (excluded) => {
+      type Result = { violations: Array<{ id: string; nodes: Array<{ target: string[]; failureSummary?: string }> }> };
+      const axe = (window as unknown as { axe: { run: (ctx: object, opts: object) => Promise<Result> } }).axe;
+      const result = await axe.run({ include: [['html']], exclude: excluded }, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] } });
+      return result.violations.map((v) => `${v.id}: ${v.nodes.slice(0, 3).map((n) => `${n.target.join(' ')} (${n.failureSummary ?? ''})`).join(', ')}`);
+    }, exclude);
+    expect(violations, `axe, ${scheme} theme`).toEqual([]);
+  }
+  await page.emulateMedia({ colorScheme: null });
+}
+
 const outcome = (page: Page, attemptId: string) => page.getByTestId(`attempt-${attemptId}`);
 const seconds = async (locator: Locator) => Number((await locator.getAttribute('data-value'))!.replace(/[^\d.]/g, ''));
 
@@ -91,6 +119,7 @@ test.describe('teaching scenarios, from the UI, on the real sandbox nodes', () =
     await expect(page.locator('[data-testid^="scenario-card-"]')).toHaveCount(8);
     await expect(page.getByRole('button', { name: /^Run scenario/ })).toHaveCount(8);
     await expect(page.getByRole('button', { name: /^Run scenario/ }).first()).toBeEnabled();
+    await expectAxeClean(page);
     await screens(page, 'scenarios-catalog');
   });
 
@@ -104,6 +133,7 @@ test.describe('teaching scenarios, from the UI, on the real sandbox nodes', () =
     expect(Number((await page.getByTestId('fact-handoff').getAttribute('data-value'))!.replace(/\D/g, ''))).toBeLessThan(1_000);
     await expect(page.getByTestId('checker')).toHaveAttribute('data-state', 'ok');
     await expect(page.getByTestId('timeline').getByTestId('node-key').first()).toBeVisible();
+    await expectAxeClean(page);
     await screens(page, 'scenario-1-quorum');
     await expectClusterRestored(page, prefix);
   });

@@ -103,7 +103,8 @@ export function StepsPanel({ run }: { run: RunView }) {
         <h2 id="steps-title">Script</h2>
         <span className="muted small">{run.steps.filter((s) => s.status === 'done').length} / {run.steps.length} steps</span>
       </div>
-      <ol className={styles.steps} data-testid="steps">
+      {/* Scrolls when long: focusable so a keyboard can scroll it too. */}
+      <ol className={styles.steps} data-testid="steps" tabIndex={0} aria-label="Steps of the script">
         {run.steps.map((s) => (
           <li key={s.id} className={styles[`step-${s.status}`]} data-testid={`step-${s.id}`} data-status={s.status} title={s.say}>
             <span className={styles.stepTitle}>{s.chained ? '↳ ' : ''}{s.title}</span>
