@@ -1,4 +1,5 @@
 import type { NextConfig } from 'next';
+import { API_CSP, HSTS, STATIC_SECURITY_HEADERS } from './lib/server/http/security-headers';
 
 const nextConfig: NextConfig = {
   reactStrictMode: true,
@@ -11,6 +12,19 @@ const nextConfig: NextConfig = {
   // `npm test` runs `tsc --noEmit` over the whole repository (tests included); checking again in
   // every build would only double the time of `npm start`'s first build.
   typescript: { ignoreBuildErrors: true },
+  experimental: {
+    // proxy.ts sees only pages, which take no bodies: never copy more than the API would accept.
+    proxyClientMaxBodySize: 64 * 1024,
+  },
+  // Security headers on every response (lib/server/http/security-headers.ts); pages get their
+  // nonce CSP from proxy.ts.
+  async headers() {
+    return [
+      { source: '/:path*', headers: [...STATIC_SECURITY_HEADERS] },
+      { source: '/api/:path*', headers: [{ key: 'Content-Security-Policy', value: API_CSP }] },
+      { source: '/:path*', has: [{ type: 'header', key: 'x-forwarded-proto', value: 'https' }], headers: [HSTS] },
+    ];
+  },
 };
 
 export default nextConfig;

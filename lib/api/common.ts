@@ -1,5 +1,10 @@
 import { z } from 'zod';
 
+// The console's pages run under a CSP without eval (lib/server/http/security-headers.ts). Zod's
+// JIT probes `new Function` on its first parse, which the browser reports as a CSP violation even
+// though zod catches it: in the browser, parse without the JIT.
+if (typeof window !== 'undefined') z.config({ jitless: true });
+
 /** Every non-2xx answer of the API. */
 export const apiErrorSchema = z.object({
   error: z.object({

@@ -4,7 +4,7 @@ import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync 
 import { join, relative } from 'node:path';
 
 const SOURCE_DIRS = ['app', 'components', 'lib', 'public'];
-const SOURCE_FILES = ['package-lock.json', 'next.config.ts', 'tsconfig.json', 'postcss.config.mjs'];
+const SOURCE_FILES = ['package-lock.json', 'next.config.ts', 'tsconfig.json', 'postcss.config.mjs', 'proxy.ts', 'instrumentation.ts'];
 const STAMP = 'redlock-source-hash';
 const distDir = () => process.env.NEXT_DIST_DIR || '.next';
 
