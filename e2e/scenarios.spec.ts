@@ -114,11 +114,12 @@ test.describe('teaching scenarios, from the UI, on the real sandbox nodes', () =
     await signIn(page);
   });
 
-  test('the catalog lists the eight scenarios, each with a Run button', async ({ page }) => {
+  test('the catalog lists the nine scenarios, each with a Run button', async ({ page }) => {
     await page.goto('/scenarios');
-    await expect(page.locator('[data-testid^="scenario-card-"]')).toHaveCount(8);
-    await expect(page.getByRole('button', { name: /^Run scenario/ })).toHaveCount(8);
+    await expect(page.locator('[data-testid^="scenario-card-"]')).toHaveCount(9);
+    await expect(page.getByRole('button', { name: /^Run scenario/ })).toHaveCount(9);
     await expect(page.getByRole('button', { name: /^Run scenario/ }).first()).toBeEnabled();
+    await expect(page.getByTestId('scenario-card-restart-from-snapshot')).toContainText('Restart from an old snapshot');
     await expectAxeClean(page);
     await screens(page, 'scenarios-catalog');
   });
@@ -245,6 +246,41 @@ test.describe('teaching scenarios, from the UI, on the real sandbox nodes', () =
     await expect(page.getByTestId('checker-resource-ledger-3')).toHaveAttribute('data-state', 'ok');
     await expect(page.getByTestId('prediction-p-beyond')).toHaveAttribute('data-state', 'right');
     await screens(page, 'scenario-8-clock-drift');
+    await expectClusterRestored(page, prefix);
+  });
+
+  test('9 restart from an old snapshot: detection off → B holds with A (red), fence not above; detection on → C refused, node quarantined, then granted above A', async ({ page }) => {
+    const { prefix } = await runFromUi(page, 'restart-from-snapshot', 9, { 'p-off': 'granted', 'p-on': 'LockContendedError' });
+    await expect(page.locator('[data-testid="cast-client"][data-client="B"]')).toHaveAttribute('data-unsafe', 'true');
+    await expect(page.locator('[data-testid="cast-client"][data-client="C"]')).toHaveAttribute('data-unsafe', 'false');
+    // Phase 1, restart detection off: node c came back from its snapshot and voted for B while A held.
+    await expect(outcome(page, 'off-holder-acquires')).toHaveAttribute('data-outcome', 'granted');
+    await expect(outcome(page, 'off-asker-asks')).toHaveAttribute('data-outcome', 'granted');
+    const off = page.getByTestId('checker-resource-detection-off/ledger');
+    await expect(off).toHaveAttribute('data-state', 'violation');
+    await expect(off.getByTestId('overlap').first()).toHaveAttribute('data-both-valid', 'true');
+    await expect(page.locator('[data-testid="checker-lane"][data-resource="detection-off/ledger"] [data-testid="timeline-overlap"]')).toHaveCount(1);
+    await expect(page.getByTestId('fact-fences-off')).toHaveAttribute('data-value', /^B's fence (equals|is [\d,]+ below) A's: not above$/);
+    // So the fenced store took both writers.
+    await expect(page.getByTestId('write-0')).toHaveAttribute('data-client', 'B');
+    await expect(page.getByTestId('write-1')).toHaveAttribute('data-client', 'A');
+    await expect(page.getByTestId('stores').locator('tr[data-fenced="accepted"]')).toHaveCount(2);
+    // Phase 2, detection on: the restart is found, the node sits out, C waits and gets a higher fence.
+    await expect(outcome(page, 'on-asker-asks')).toHaveAttribute('data-outcome', /^(LockContendedError|QuorumUnavailableError)$/);
+    const quarantined = page.getByTestId('timeline').locator('[data-testid="node-quarantine"]');
+    await expect(quarantined).toHaveCount(1);
+    await expect(quarantined).toHaveAttribute('data-cause', 'restart');
+    await expect(outcome(page, 'on-c-acquires')).toHaveAttribute('data-outcome', 'granted');
+    await expect(page.getByTestId('fact-fences-on')).toHaveAttribute('data-value', /^C's fence is above A's/);
+    await expect(page.getByTestId('fact-sat-out')).toBeVisible();
+    await expect(page.getByTestId('checker-resource-detection-on/ledger')).toHaveAttribute('data-state', 'ok');
+    await expect(page.getByTestId('prediction-p-off')).toHaveAttribute('data-state', 'right');
+    await expect(page.getByTestId('prediction-p-on')).toHaveAttribute('data-actual', /^(LockContendedError|QuorumUnavailableError)$/);
+    await expect(page.getByTestId('checker')).toHaveAttribute('data-state', 'violation');
+    await expectAxeClean(page);
+    await page.getByTestId('timeline').scrollIntoViewIfNeeded();
+    await page.getByTestId('timeline').screenshot({ path: 'test-results/screens/scenario-9-timeline.png' });
+    await screens(page, 'scenario-9-restart-from-snapshot');
     await expectClusterRestored(page, prefix);
   });
 

@@ -15,6 +15,7 @@ export const SCENARIO_IDS = [
   'split-vote',
   'slow-network',
   'clock-drift',
+  'restart-from-snapshot',
 ] as const;
 export const scenarioIdSchema = z.enum(SCENARIO_IDS);
 export type ScenarioId = z.infer<typeof scenarioIdSchema>;

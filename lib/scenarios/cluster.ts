@@ -172,9 +172,13 @@ export class ScenarioCluster {
     await Promise.all(ids.map((id) => Promise.all(scripts.map((s) => this.direct[id - 1]!.script('LOAD', s.source))).catch(() => undefined)));
   }
 
-  /** Delete every key under `prefix` on every reachable node; the number deleted. */
-  async deletePrefix(prefix: string): Promise<number> {
+  /**
+   * Delete every key under `prefix` on every node; the number deleted. `bestEffort`: skip the
+   * nodes that do not answer instead of failing.
+   */
+  async deletePrefix(prefix: string, bestEffort = false): Promise<number> {
     const counts = await Promise.all(this.direct.map(async (client) => {
+      if (bestEffort && client.status !== 'ready') return 0;
       let deleted = 0;
       let cursor = '0';
       do {
@@ -183,7 +187,7 @@ export class ScenarioCluster {
         if (keys.length > 0) deleted += await client.del(...keys);
       } while (cursor !== '0');
       return deleted;
-    }));
+    }).map((count) => (bestEffort ? count.catch(() => 0) : count)));
     return counts.reduce((a, b) => a + b, 0);
   }
 
@@ -228,16 +232,19 @@ export class ScenarioCluster {
   }
 
   /**
-   * The end of every run: restore the nodes, wait for packets still travelling through a slow
-   * proxy (`maxLatencyMs`), then delete every key under `prefix` until a pass finds none. Never
-   * throws: a failure is reported in `error`. Closes the direct connections.
+   * The end of every run: delete the run's keys from the nodes that answer (so that a node
+   * restarted out of `rdb` does not save them in the snapshot it writes on its way down), restore
+   * the nodes, wait for packets still travelling through a slow proxy (`maxLatencyMs`), then delete
+   * every key under `prefix` until a pass finds none. Never throws: a failure is reported in
+   * `error`. Closes the direct connections.
    */
   async restoreAndClean(prefix: string, maxLatencyMs: number): Promise<{ actions: string[]; keysDeleted: number; error: string | null }> {
     const out = { actions: [] as string[], keysDeleted: 0, error: null as string | null };
     try {
+      out.keysDeleted = await this.deletePrefix(prefix, true);
       out.actions = await this.restore();
       await new Promise((r) => setTimeout(r, Math.ceil(maxLatencyMs / 2) + 250));
-      out.keysDeleted = await this.deletePrefix(prefix);
+      out.keysDeleted += await this.deletePrefix(prefix);
       for (let i = 0; i < 3; i++) {
         await new Promise((r) => setTimeout(r, 200));
         const more = await this.deletePrefix(prefix);

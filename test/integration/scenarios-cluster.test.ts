@@ -1,18 +1,26 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RunView } from '@/lib/api/scenarios';
+import { scenarioById, ScenarioRun, type ClusterControl } from '@/lib/scenarios';
 import { ScenarioCluster } from '@/lib/scenarios/cluster';
 import { ALL_SCRIPTS, PROBE_SCRIPT } from '@/lib/redlock/scripts';
 import { markNodeClean, nodeTimeMs } from '@/lib/redlock';
 import { startTestCluster, uniquePrefix, type TestCluster } from '../support/cluster';
 
-/** The scenario engine's direct reads of the nodes: token and holder from the lock value, and the drift step. */
+/**
+ * The scenario engine on real nodes: its direct reads (token and holder from the lock value, the
+ * quarantine a node records), the drift step, warming up a restarted node, and whole scenarios run
+ * end to end on five real redis-servers behind their fault proxies.
+ */
 
 let cluster: TestCluster;
+let control: ClusterControl;
 let scenario: ScenarioCluster;
 
 beforeAll(async () => {
-  cluster = await startTestCluster({ nodes: 3, persistence: 'none' });
+  cluster = await startTestCluster({ nodes: 5, persistence: 'aof-always' });
   const supervisor = cluster.supervisor;
-  scenario = await ScenarioCluster.open({ nodes: async () => supervisor.nodes(), act: (id, action) => supervisor.act(id, action) });
+  control = { nodes: async () => supervisor.nodes(), act: (id, action) => supervisor.act(id, action) };
+  scenario = await ScenarioCluster.open(control);
   await scenario.whenReadable(5_000);
 });
 afterAll(async () => {
@@ -86,4 +94,82 @@ describe('ScenarioCluster on real nodes', () => {
     expect(await node3.script('EXISTS', ...others.map((s) => s.sha))).toEqual(others.map(() => 1));
     expect(await node3.script('EXISTS', PROBE_SCRIPT.sha)).toEqual([0]);
   });
+});
+
+/** Run a scenario to its end at 2×, skipping every prediction (the outcome never depends on it). */
+async function runToEnd(id: string, seed: number): Promise<RunView> {
+  const run = new ScenarioRun({ scenario: scenarioById(id)!, seed, speed: 2, control, basePrefix: uniquePrefix('scn-run'), startedBy: 'test' });
+  const answer = setInterval(() => {
+    if (run.view().pendingPrediction) run.predict(null);
+  }, 50);
+  try {
+    await run.finished;
+  } finally {
+    clearInterval(answer);
+  }
+  return run.view();
+}
+
+describe('scenarios end to end on five real nodes', () => {
+  it('9 restart from an old snapshot: detection off gives B the lock A holds (two holders, B\'s fence not above A\'s); detection on refuses C until node c sat out its restart', async () => {
+    const view = await runToEnd('restart-from-snapshot', 9);
+    expect(view.error).toBeNull();
+    expect(view.status).toBe('done');
+    const attempt = (id: string) => view.timeline.attempts.find((a) => a.id === id)!;
+    const c = Number(view.steps.find((s) => s.id === 'off-crash')!.result!.match(/node (\d)/)![1]);
+    expect(view.clients.find((x) => x.name === 'B')).toMatchObject({ unsafe: true, unsafeSetting: 'restart checks off' });
+
+    // Phase 1: A holds on a bare majority that includes c; c comes back from its snapshot and votes for B.
+    const aOff = attempt('off-holder-acquires');
+    expect(aOff.outcome).toBe('granted');
+    expect(aOff.votes.filter((v) => v.vote === 'for').map((v) => v.node)).toContain(c);
+    expect(aOff.votes.filter((v) => v.vote === 'for')).toHaveLength(3);
+    const bOff = attempt('off-asker-asks');
+    expect(bOff.outcome).toBe('granted');
+    expect(bOff.votes.find((v) => v.node === c)).toMatchObject({ vote: 'for' });
+    const off = view.checker.resources.find((r) => r.resource === 'detection-off/ledger')!;
+    expect(off.ok).toBe(false);
+    expect(off.overlaps[0]).toMatchObject({ clients: expect.arrayContaining(['A', 'B']), bothValid: true });
+    expect(bOff.fence!).toBeLessThanOrEqual(aOff.fence!);
+    expect(view.facts.find((f) => f.id === 'fences-off')!.value).toContain('not above');
+    // So the fenced store takes both writers' entries.
+    expect(view.timeline.writes.map((w) => [w.client, w.fenced])).toEqual([['B', 'accepted'], ['A', 'accepted']]);
+    expect(view.timeline.quarantines.filter((q) => q.from < attempt('on-holder-acquires').from)).toEqual([]);
+    expect(view.steps.find((s) => s.id === 'clean')!.result).toContain('one at a time');
+
+    // Phase 2: the same restart is detected; c sits out maxTtlMs from its process start.
+    const aOn = attempt('on-holder-acquires');
+    expect(aOn.outcome).toBe('granted');
+    const cRefused = attempt('on-asker-asks');
+    // Refused (the class the core names depends on which votes it counted), node c's vote among the reasons.
+    expect(['LockContendedError', 'QuorumUnavailableError']).toContain(cRefused.outcome);
+    expect(cRefused.votes.find((v) => v.node === c)).toMatchObject({ vote: 'against', reason: 'quarantined' });
+    expect(cRefused.votes.filter((v) => v.vote === 'for').length).toBeLessThan(3);
+    const quarantine = view.timeline.quarantines.find((q) => q.node === c)!;
+    expect(quarantine).toMatchObject({ cause: 'restart', open: false });
+    expect(quarantine.from).toBeGreaterThanOrEqual(cRefused.from);
+    expect(view.facts.find((f) => f.id === 'sat-out')!.value).toMatch(/^\d\.\d\d s$/);
+    const cGranted = attempt('on-c-acquires');
+    expect(cGranted.outcome).toBe('granted');
+    expect(cGranted.from).toBeGreaterThanOrEqual(quarantine.to - 150);
+    const aBelief = view.timeline.beliefs.find((b) => b.client === 'A' && b.resource === 'detection-on/ledger')!;
+    expect(cGranted.to!).toBeGreaterThanOrEqual(aBelief.validUntil);
+    expect(cGranted.votes.find((v) => v.node === c)!.reason).not.toBe('quarantined');
+    expect(cGranted.fence!).toBeGreaterThan(aOn.fence!);
+    expect(view.facts.find((f) => f.id === 'fences-on')!.value).toContain('C\'s fence is above A\'s');
+    expect(view.checker.resources.find((r) => r.resource === 'detection-on/ledger')!.ok).toBe(true);
+    expect(view.predictions.map((p) => [p.id, p.actual])).toEqual([['p-off', 'granted'], ['p-on', cRefused.outcome]]);
+
+    // Put back: every node up on aof-always, nothing left under the run's prefix.
+    expect(view.restore).toMatchObject({ done: true, error: null });
+    expect(view.restore!.actions).toContain(`restarted node ${c} with aof-always (was rdb)`);
+    const statuses = await control.nodes();
+    expect(statuses.map((n) => `${n.state}/${n.persistence}`)).toEqual(Array(5).fill('up/aof-always'));
+    for (let id = 1; id <= 5; id++) expect(await scenario.directClient(id).keys(`${view.prefix}*`)).toEqual([]);
+    // Nor in node c's snapshot: restarted into rdb again, it loads no key of the run.
+    await control.act(c, { action: 'restart', persistence: 'rdb' });
+    await scenario.whenReadable(5_000);
+    expect(await scenario.directClient(c).keys(`${view.prefix}*`)).toEqual([]);
+    await control.act(c, { action: 'restart', persistence: 'aof-always' });
+  }, 120_000);
 });

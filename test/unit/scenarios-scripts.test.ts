@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { OUTCOMES, SCENARIO_IDS } from '@/lib/api/scenarios';
-import { createPrng, SCENARIOS } from '@/lib/scenarios';
+import { createPrng, SCENARIOS, type Step } from '@/lib/scenarios';
 
 /**
  * The scripts are data: check them for every scenario and many seeds, so a typo in a step (an
@@ -8,9 +8,9 @@ import { createPrng, SCENARIOS } from '@/lib/scenarios';
  * run's lease ceiling) fails here, not in front of a class.
  */
 describe('scenario scripts', () => {
-  it('the catalog has the eight scenarios of the API, numbered 1–8 in order', () => {
+  it('the catalog has the nine scenarios of the API, numbered 1–9 in order', () => {
     expect(SCENARIOS.map((s) => s.id)).toEqual([...SCENARIO_IDS]);
-    expect(SCENARIOS.map((s) => s.number)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
+    expect(SCENARIOS.map((s) => s.number)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9]);
   });
 
   for (const scenario of SCENARIOS) {
@@ -54,6 +54,65 @@ describe('scenario scripts', () => {
     expect(restart.build(createPrng(7))).toEqual(restart.build(createPrng(7)));
     const crashed = new Set(Array.from({ length: 20 }, (_, seed) => JSON.stringify(restart.build(createPrng(seed)).steps.find((s) => s.id === 'off-crash'))));
     expect(crashed.size).toBeGreaterThan(1);
+  });
+
+  it('9 restart-from-snapshot: node c runs rdb and snapshots before A\'s bare-majority lock on it; B (checks off, unsafe) then C (default) ask right after its restart', () => {
+    const scenario = SCENARIOS.find((s) => s.id === 'restart-from-snapshot')!;
+    const crashed = new Set<number>();
+    for (let seed = 0; seed < 50; seed++) {
+      const script = scenario.build(createPrng(seed));
+      const steps = script.steps;
+      const at = (id: string) => steps.findIndex((s) => s.id === id);
+      const step = <K extends Step['do']>(id: string, kind: K) => {
+        const found = steps[at(id)];
+        expect(found?.do, id).toBe(kind);
+        return found as Extract<Step, { do: K }>;
+      };
+      expect(script.clients.find((c) => c.name === 'B')).toMatchObject({ nodeChecks: false });
+      expect(script.clients.find((c) => c.name === 'B')?.quarantine).not.toBe(false); // only restart detection is off
+      for (const name of ['A', 'C']) {
+        const spec = script.clients.find((c) => c.name === name)!;
+        expect(spec.nodeChecks !== false && spec.quarantine !== false, `${name} runs the defaults`).toBe(true);
+      }
+      const persistence = step('persistence', 'ensure-persistence');
+      expect(persistence.mode).toBe('rdb');
+      const [c] = persistence.nodes!;
+      expect(persistence.nodes).toEqual([c]);
+      crashed.add(c!);
+      expect(at('persistence')).toBeLessThan(at('clean'));
+      for (const [tag, asker, clean] of [['off', 'B', 'clean'], ['on', 'C', 'clean-2']] as const) {
+        const snap = step(`${tag}-snapshot`, 'snapshot');
+        expect(snap.nodes).toEqual([c]);
+        expect(at(clean)).toBeLessThan(at(`${tag}-snapshot`));
+        expect(at(`${tag}-snapshot`)).toBeLessThan(at(`${tag}-holder-acquires`));
+        const cut = step(`${tag}-partition`, 'node').nodes;
+        expect(cut).toHaveLength(2);
+        expect(cut).not.toContain(c);
+        // The cut nodes are marked clean first, so their fence registers never start ahead of the holders'.
+        const order = step(clean, 'mark-clean').order!;
+        expect(order.slice(0, 2)).toEqual(cut);
+        expect([...order].sort()).toEqual([1, 2, 3, 4, 5]);
+        expect(step(`${tag}-holder-acquires`, 'acquire').who).toBe('A');
+        expect(step(`${tag}-crash`, 'node')).toMatchObject({ action: { action: 'crash' }, nodes: [c] });
+        expect(step(`${tag}-restart`, 'node')).toMatchObject({ action: { action: 'start', persistence: 'rdb' }, nodes: [c] });
+        const asks = step(`${tag}-asker-asks`, 'acquire');
+        expect(asks).toMatchObject({ who: asker, reveals: `p-${tag}` });
+        expect(at(`p-${tag}`)).toBeLessThan(at(`${tag}-partition`));
+        // From the partition to the ask nothing may pause: A's lease is running.
+        for (let i = at(`${tag}-partition`); i <= at(`${tag}-asker-asks`); i++) {
+          expect(steps[i]!.chain, steps[i]!.id).toBe(true);
+          expect(steps[i]!.do).not.toBe('predict');
+        }
+      }
+      expect(step('off-fences', 'compare-fences')).toMatchObject({ earlier: 'A', later: 'B' });
+      expect(step('on-fences', 'compare-fences')).toMatchObject({ earlier: 'A', later: 'C' });
+      expect(step('on-sit-out', 'wait-quarantine').nodes).toEqual([c]);
+      // C asks again only once node c's quarantine and A's lease are both over.
+      expect(at('on-sit-out')).toBeLessThan(at('on-c-acquires'));
+      expect(step('on-a-lease', 'wait-validity')).toMatchObject({ who: 'A', resource: 'detection-on/ledger' });
+      expect(at('on-a-lease')).toBeLessThan(at('on-c-acquires'));
+    }
+    expect(crashed.size, 'the seed picks the node that restarts').toBeGreaterThan(2);
   });
 
   it('the PRNG is deterministic and uniform enough', () => {

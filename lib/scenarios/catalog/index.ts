@@ -4,11 +4,12 @@ import { clockDriftScenario } from './clock-drift';
 import { delayedRestartScenario } from './delayed-restart';
 import { minorityFailureScenario } from './minority-failure';
 import { quorumScenario } from './quorum';
+import { restartFromSnapshotScenario } from './restart-from-snapshot';
 import { restartWithoutPersistenceScenario } from './restart-without-persistence';
 import { slowNetworkScenario } from './slow-network';
 import { splitVoteScenario } from './split-vote';
 
-/** The eight teaching scenarios, in order. */
+/** The nine teaching scenarios, in order. */
 export const SCENARIOS: readonly ScenarioDefinition[] = Object.freeze([
   quorumScenario,
   minorityFailureScenario,
@@ -18,6 +19,7 @@ export const SCENARIOS: readonly ScenarioDefinition[] = Object.freeze([
   splitVoteScenario,
   slowNetworkScenario,
   clockDriftScenario,
+  restartFromSnapshotScenario,
 ]);
 
 export function scenarioById(id: string): ScenarioDefinition | undefined {
