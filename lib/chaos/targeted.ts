@@ -250,7 +250,9 @@ export async function runTrial(run: RunContext, spec: TrialSpec): Promise<TrialR
     // The short client: the first to see the victim after its loss.
     let short: Granted | null = null;
     if (s) {
-      short = (await answerOf(s, resources[0]!, shortTtl, victim, heldUntil)).answer;
+      // S's attempt counts once its commands reached the victim (any vote but an error or a
+      // timeout): its check runs there whether or not its round waited for the answer.
+      short = (await answerOf(s, resources[0]!, shortTtl, victim, heldUntil, (vote) => !'etx-'.includes(vote))).answer;
       notes.push(`short client (maxTtlMs ${shortTtl}): ${short.granted ? 'GRANTED' : `refused, ${short.error}`} (votes ${short.votes ?? '-'})`);
       // Until the quarantine a short ceiling would have started is over.
       await sleep(shortTtl + 100);
@@ -350,15 +352,15 @@ export function judgeDefence(kind: TrialKind, e: DefenceEvidence): { defence: st
  * must come twice: a client that has not yet read the node's clock counts a node whose sentinel
  * records a quarantine as quarantined for one attempt, and asks for the time in the next.
  */
-async function answerOf(b: ClientWorker, resource: string, ttlMs: number, victim: number, heldUntil: number):
+async function answerOf(b: ClientWorker, resource: string, ttlMs: number, victim: number, heldUntil: number,
+  enough: (vote: string, quarantinedBefore: boolean) => boolean = (vote, before) => !'etpx-'.includes(vote) && (vote !== 'q' || before)):
   Promise<{ answer: Granted; askedAt: number }> {
   let quarantined = false;
   for (;;) {
     const askedAt = performance.now();
     const answer = await acquire(b, resource, ttlMs, 0);
-    const vote = answer.votes?.[victim];
-    const real = vote !== undefined && !'etpx-'.includes(vote) && (vote !== 'q' || quarantined);
-    if (answer.granted || real || performance.now() >= heldUntil) return { answer, askedAt };
+    const vote = answer.votes?.[victim] ?? '-';
+    if (answer.granted || enough(vote, quarantined) || performance.now() >= heldUntil) return { answer, askedAt };
     quarantined = vote === 'q';
     await sleep(20);
   }
