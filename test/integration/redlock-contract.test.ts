@@ -1,6 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { LockContendedError, QuorumUnavailableError, Redlock, tokenOf, type RedlockSettings } from '@/lib/redlock';
+import type { Redis } from 'ioredis';
+import { InvalidArgumentError, Lock, LockContendedError, QuorumUnavailableError, Redlock, RedlockError, tokenOf, type RedlockSettings } from '@/lib/redlock';
+import { FaultProxy } from '@/lib/faults';
 import { uniquePrefix } from '../support/cluster';
+import { NO_PERSISTENCE, startRedisNode } from '../support/redis-nodes';
 import { redlockEnv } from '../support/redlock-env';
 
 // What a user of a lock library relies on beyond mutual exclusion (issue 17): an acquire a quorum
@@ -182,6 +185,140 @@ describe('the lock core\'s contract', () => {
       for (const c of oom) await c.config('SET', 'maxmemory', '0');
     }
     await lock.release();
+  });
+
+  describe('API robustness (issue 17 item 5)', () => {
+    /** Commands that a grant, a probe or a release would send: none may go out for a refused argument. */
+    const lockTraffic = async (c: Redis) => {
+      const stats = await c.info('commandstats');
+      return ['set', 'evalsha', 'eval', 'time', 'get'].reduce((n, cmd) => n + Number(new RegExp(`cmdstat_${cmd}:calls=(\\d+)`).exec(stats)?.[1] ?? 0), 0);
+    };
+    const trafficOf = () => Promise.all(env.direct.map(lockTraffic));
+    /** The counts once nothing is on its way any more (a grant's late voters still get its rounds after acquire() resolved). */
+    const settledTraffic = async () => {
+      let last = await trafficOf();
+      for (;;) {
+        await sleep(100);
+        const now = await trafficOf();
+        if (now.every((n, i) => n === last[i])) return now;
+        last = now;
+      }
+    };
+    const portOf = (url: string) => new URL(url).port;
+
+    // Two entries of the node list on one redis-server: `localhost` and `127.0.0.1` for the same port
+    // (one database: a second SET NX there finds our own key), or two databases of it (both SETs
+    // land). The later entry votes against, naming the first, so three entries on two servers
+    // never reach a quorum (2) on one of them; also when the first entry's replies come later than
+    // the second's (here: through a proxy adding 100 ms).
+    for (const [dbs, slowFirst] of [['one database', false], ['one database', true], ['two databases', false], ['two databases', true]] as const) {
+      it(`two node URLs reaching one redis-server (localhost and 127.0.0.1, ${dbs})${slowFirst ? ', the first answering later' : ''}: the later votes against naming the first, no quorum on one server`, async () => {
+        const [first, second] = env.cluster.supervisor.directUrls();
+        const p = portOf(first!);
+        const [db0, db1] = dbs === 'one database' ? ['', ''] : ['/0', '/1'];
+        let firstUrl = `redis://127.0.0.1:${p}${db0}`;
+        let proxy: FaultProxy | null = null;
+        if (slowFirst) {
+          proxy = new FaultProxy({ targetPort: Number(p) });
+          firstUrl = `redis://127.0.0.1:${await proxy.start()}${db0}`;
+          proxy.setMode({ kind: 'latency', upMs: 0, upJitterMs: 0, downMs: 100, downJitterMs: 0 });
+        }
+        const r = new Redlock([firstUrl, `redis://localhost:${p}${db1}`, second!], { keyPrefix: uniquePrefix('duplicate'), retryCount: 0, nodeTimeoutMs: 2_000 });
+        redlocks.push(r);
+        try {
+          await r.markNodesClean();
+          // The only other server is held by someone else: a quorum could only come from the first server twice.
+          await env.direct[1]!.set(r.lockKey('res'), 'foreign', 'PX', 10_000);
+          for (let i = 0; i < 3; i++) {
+            const outcome = await r.acquire('res', 1_000).catch((e: unknown) => e);
+            if (outcome instanceof Lock) {
+              await outcome.release();
+              throw new Error(`granted on one redis-server: ${JSON.stringify(outcome.votes)}`);
+            }
+            expect(outcome).toBeInstanceOf(RedlockError);
+            const votes = (outcome as RedlockError).votes;
+            expect(votes[1]).toMatchObject({ vote: 'against', reason: 'error' });
+            expect(votes[1]!.detail).toMatch(/same redis-server as node 1\b/);
+            expect(votes[2]).toMatchObject({ vote: 'against', reason: 'contended' });
+          }
+        } finally {
+          await env.direct[1]!.del(r.lockKey('res'));
+          await r.quit();
+          await proxy?.close();
+        }
+      });
+    }
+
+    it('a resource name with a lone surrogate is an InvalidArgumentError before any traffic; a well-formed pair is a name like any other', async () => {
+      const r = await redlock('surrogates');
+      const before = await settledTraffic();
+      for (const name of ['a\uD800', 'a\uDC00b', '\uDBFF', '\uDC00\uD800']) {
+        expect(await r.acquire(name, 1_000).catch((e: unknown) => e)).toBeInstanceOf(InvalidArgumentError);
+        expect(await r.acquire(['fine', name], 1_000).catch((e: unknown) => e)).toBeInstanceOf(InvalidArgumentError);
+      }
+      // Two lone surrogates would both have been written as U+FFFD: one key for two names.
+      expect(await trafficOf()).toEqual(before);
+      const emoji = await r.acquire('\uD83D\uDE00', 1_000);
+      expect(await env.direct[0]!.exists(r.lockKey('\uD83D\uDE00'))).toBe(1);
+      await emoji.release();
+    });
+
+    it('a ttl that leaves less than 1 ms of validity after drift is an InvalidArgumentError before any traffic, for acquire and extend', async () => {
+      const r = await redlock('short-ttl');
+      const lock = await r.acquire('held', 5_000);
+      const before = await settledTraffic();
+      // driftFactor 0.01: validity horizon = ttl − (ttl × 0.01 + 2 ms); 3 ms leaves 0.97 ms.
+      for (const ttl of [1, 2, 3]) {
+        expect(await r.acquire('res', ttl).catch((e: unknown) => e)).toBeInstanceOf(InvalidArgumentError);
+        expect(await lock.extend(ttl).catch((e: unknown) => e)).toBeInstanceOf(InvalidArgumentError);
+      }
+      const drifty = new Redlock(env.cluster.urls, { keyPrefix: r.settings.keyPrefix, retryCount: 0, driftFactor: 0.4 });
+      redlocks.push(drifty);
+      // driftFactor 0.4: 4 ms leaves 0.4 ms.
+      expect(await drifty.acquire('res', 4).catch((e: unknown) => e)).toBeInstanceOf(InvalidArgumentError);
+      expect(await trafficOf()).toEqual(before);
+      // 4 ms (1.96 ms of validity), and 5 ms at driftFactor 0.4 (1 ms), are valid arguments, whatever the attempts' outcomes.
+      expect(await r.acquire('res', 4).catch((e: unknown) => e)).not.toBeInstanceOf(InvalidArgumentError);
+      expect(await drifty.acquire('res', 5).catch((e: unknown) => e)).not.toBeInstanceOf(InvalidArgumentError);
+      expect(lock.validityMs).toBeGreaterThan(0);
+      await lock.release();
+    });
+
+    it('a node without TIME (rename-command TIME ""): its vote and node-error event name TIME, and the others still grant', async () => {
+      const odd = await startRedisNode([...NO_PERSISTENCE, '--rename-command', 'TIME', '""']);
+      try {
+        expect(await odd.client.time().catch((e: Error) => e.message)).toMatch(/unknown command/);
+        const [first, second] = env.cluster.supervisor.directUrls();
+        const r = new Redlock([first!, second!, odd.url], { keyPrefix: uniquePrefix('no-time'), retryCount: 0, nodeTimeoutMs: 2_000 });
+        redlocks.push(r);
+        const errors: string[] = [];
+        r.on('node-error', (e) => {
+          if (e.node === 2) errors.push(e.error.message);
+        });
+        await r.markNodesClean();
+        // Held on the second node: the third node's vote decides every attempt on `res`.
+        await env.direct[1]!.set(r.lockKey('res'), 'foreign', 'PX', 10_000);
+        try {
+          for (let i = 0; i < 3; i++) {
+            const refused = await r.acquire('res', 1_000).catch((e: unknown) => e);
+            expect(refused).toBeInstanceOf(RedlockError);
+            const vote = (refused as RedlockError).votes[2]!;
+            expect(vote).toMatchObject({ vote: 'against', reason: 'error' });
+            expect(vote.detail).toMatch(/\bTIME\b/);
+          }
+        } finally {
+          await env.direct[1]!.del(r.lockKey('res'));
+        }
+        expect(errors.length).toBeGreaterThan(0);
+        for (const message of errors) expect(message).toMatch(/\bTIME\b/);
+        // Not a crash: the two other nodes grant.
+        const lock = await r.acquire('free', 1_000);
+        await lock.release();
+        await r.quit();
+      } finally {
+        await odd.stop();
+      }
+    });
   });
 
   it('no unhandled rejections happened in this file', () => {

@@ -1,9 +1,16 @@
 /**
  * A "sticky" TCP proxy for tests, behaving like twemproxy-style middleboxes: when its upstream
- * socket closes or errors it keeps the client socket open, and on the client's next bytes it dials
+ * socket closes or errors while the client's connection is idle (every command sent upstream has
+ * had its whole reply), it keeps the client socket open, and on the client's next bytes it dials
  * the target again (holding those bytes until connected) and goes on forwarding over the same
  * client socket. A client behind it never sees a redis-server restart as a closed connection, so
  * tests can prove that such a restart is still detected by other means (e.g. INFO run_id).
+ *
+ * Like a real proxy it never lets a later server's replies answer earlier commands: when the
+ * upstream goes away with a request in flight (bytes sent upstream without their full reply, a
+ * half-sent command, a half-received reply) it closes the client socket instead of redialling.
+ * So does it when it cannot pair requests with replies (pub/sub, MONITOR, CLIENT REPLY, RESP3,
+ * bytes it cannot parse): such a connection is never moved to another upstream.
  *
  * This is the opposite of lib/faults' FaultProxy, which never gives a client connection a second
  * upstream. Tests only; real sockets, no mocks.
@@ -15,6 +22,8 @@ export interface StickyProxy {
   readonly port: number;
   /** Upstream connections dialled since start, all clients together (every redial counts). */
   readonly upstreamConnections: number;
+  /** Client connections the proxy closed because their upstream went away with a request in flight. */
+  readonly closedInFlight: number;
   /** Stops listening and destroys every socket; idempotent. */
   close(): Promise<void>;
 }
@@ -22,8 +31,106 @@ export interface StickyProxy {
 /** How long to wait before dialling again when a dial fails while client bytes are waiting. */
 const REDIAL_DELAY_MS = 50;
 
+/** The end of the RESP value starting at `at`, or -1 when `buf` does not hold all of it yet. */
+type Scan = (buf: Buffer, at: number) => number;
+
+class UnpairableError extends Error {}
+
+const CRLF = 0x0d;
+
+function lineEnd(buf: Buffer, at: number): number {
+  const cr = buf.indexOf(CRLF, at);
+  return cr < 0 || cr + 1 >= buf.length ? -1 : cr;
+}
+
+/** A RESP2 reply (RESP3 types are refused: the proxy cannot pair pushes with requests). */
+const scanReply: Scan = (buf, at) => {
+  if (at >= buf.length) return -1;
+  const type = String.fromCharCode(buf[at]!);
+  const cr = lineEnd(buf, at + 1);
+  if (cr < 0) return -1;
+  const after = cr + 2;
+  switch (type) {
+    case '+':
+    case '-':
+    case ':':
+      return after;
+    case '$': {
+      const len = Number(buf.toString('latin1', at + 1, cr));
+      if (!Number.isInteger(len)) throw new UnpairableError('bad bulk length');
+      if (len < 0) return after;
+      return after + len + 2 <= buf.length ? after + len + 2 : -1;
+    }
+    case '*': {
+      const count = Number(buf.toString('latin1', at + 1, cr));
+      if (!Number.isInteger(count)) throw new UnpairableError('bad array length');
+      let end = after;
+      for (let i = 0; i < count; i++) {
+        end = scanReply(buf, end);
+        if (end < 0) return -1;
+      }
+      return end;
+    }
+    default:
+      throw new UnpairableError(`reply type ${JSON.stringify(type)}`);
+  }
+};
+
+/** Commands after which replies no longer pair one-to-one with requests. */
+const UNPAIRABLE_COMMANDS = new Set(['subscribe', 'psubscribe', 'ssubscribe', 'monitor', 'hello', 'reset']);
+
+/**
+ * Counts the complete RESP values of one direction of a connection, fed in order, chunk by chunk.
+ * `partial` is true while a value has begun and not ended.
+ */
+class RespCounter {
+  count = 0;
+  private rest: Buffer = Buffer.alloc(0);
+  constructor(private readonly scan: Scan, private readonly onValue?: (buf: Buffer, at: number, end: number) => void) {}
+
+  get partial(): boolean {
+    return this.rest.length > 0;
+  }
+
+  feed(chunk: Buffer): void {
+    const buf = this.rest.length === 0 ? chunk : Buffer.concat([this.rest, chunk]);
+    let at = 0;
+    while (at < buf.length) {
+      const end = this.scan(buf, at);
+      if (end < 0) break;
+      this.onValue?.(buf, at, end);
+      this.count++;
+      at = end;
+    }
+    this.rest = at === buf.length ? Buffer.alloc(0) : buf.subarray(at);
+  }
+}
+
+/** A request: a RESP array of bulk strings (what clients send), or an inline command line. */
+const scanRequest: Scan = (buf, at) => {
+  if (buf[at] === 0x2a /* '*' */) return scanReply(buf, at);
+  const lf = buf.indexOf(0x0a, at);
+  return lf < 0 ? -1 : lf + 1;
+};
+
+/** The command name of a request (lower case), or '' when it has none. */
+function commandOf(buf: Buffer, at: number, end: number): string {
+  if (buf[at] !== 0x2a) return buf.toString('latin1', at, end).trim().split(/\s+/)[0]!.toLowerCase();
+  const first = buf.indexOf(CRLF, at) + 2;
+  if (buf[first] !== 0x24 /* '$' */) return '';
+  const cr = buf.indexOf(CRLF, first);
+  const len = Number(buf.toString('latin1', first + 1, cr));
+  return buf.toString('latin1', cr + 2, cr + 2 + len).toLowerCase();
+}
+
+/** Whether a request is CLIENT REPLY …, which makes the server skip replies. */
+function isClientReply(buf: Buffer, at: number, end: number): boolean {
+  return commandOf(buf, at, end) === 'client' && /\r\nreply\r\n/i.test(buf.toString('latin1', at, end));
+}
+
 export async function startStickyProxy(targetPort: number): Promise<StickyProxy> {
   let dialled = 0;
+  let closedInFlight = 0;
   let closing = false;
   const live = new Set<{ client: Socket; drop(): void }>();
 
@@ -32,12 +139,45 @@ export async function startStickyProxy(targetPort: number): Promise<StickyProxy>
     let connected = false;
     const pending: Buffer[] = [];
     let redialTimer: NodeJS.Timeout | null = null;
+    // What went to the current upstream and what came back, to tell an idle connection (safe to
+    // move to a new upstream) from one with a request in flight.
+    let unpairable = false;
+    const markUnpairable = (): void => {
+      unpairable = true;
+    };
+    const requestCounter = () => new RespCounter(scanRequest, (buf, at, end) => {
+      if (UNPAIRABLE_COMMANDS.has(commandOf(buf, at, end)) || isClientReply(buf, at, end)) markUnpairable();
+    });
+    let requests = requestCounter();
+    let replies = new RespCounter(scanReply);
+    const feed = (counter: RespCounter, data: Buffer): void => {
+      if (unpairable) return;
+      try {
+        counter.feed(data);
+      } catch {
+        markUnpairable();
+      }
+    };
+    const idle = (): boolean => !unpairable && !requests.partial && !replies.partial && requests.count === replies.count;
+    const sendUp = (socket: Socket, data: Buffer): void => {
+      feed(requests, data);
+      socket.write(data);
+    };
 
     const forget = (socket: Socket): void => {
       if (upstream !== socket) return;
       upstream = null;
       connected = false;
       socket.destroy();
+      if (!idle()) {
+        // A request in flight: its reply will never come, and a new upstream's replies must not
+        // answer it. A real proxy closes the client (or answers an error): close it.
+        closedInFlight++;
+        entry.drop();
+        return;
+      }
+      requests = requestCounter();
+      replies = new RespCounter(scanReply);
       // Bytes that were waiting for this dial need another one; otherwise wait for the client.
       if (pending.length > 0 && !client.destroyed && redialTimer === null) {
         redialTimer = setTimeout(() => {
@@ -56,9 +196,11 @@ export async function startStickyProxy(targetPort: number): Promise<StickyProxy>
       socket.on('connect', () => {
         if (upstream !== socket) return;
         connected = true;
-        for (const chunk of pending.splice(0)) socket.write(chunk);
+        for (const chunk of pending.splice(0)) sendUp(socket, chunk);
       });
       socket.on('data', (data: Buffer) => {
+        if (upstream !== socket) return;
+        feed(replies, data);
         if (!client.destroyed) client.write(data);
       });
       // The server closing its side (FIN) ends this upstream too: the next bytes get a new one.
@@ -73,8 +215,9 @@ export async function startStickyProxy(targetPort: number): Promise<StickyProxy>
         if (redialTimer !== null) clearTimeout(redialTimer);
         redialTimer = null;
         pending.length = 0;
-        upstream?.destroy();
+        const u = upstream;
         upstream = null;
+        u?.destroy();
         client.destroy();
       },
     };
@@ -83,7 +226,7 @@ export async function startStickyProxy(targetPort: number): Promise<StickyProxy>
     client.setNoDelay(true);
     client.on('data', (data: Buffer) => {
       if (upstream !== null && connected) {
-        upstream.write(data);
+        sendUp(upstream, data);
         return;
       }
       pending.push(data);
@@ -111,6 +254,9 @@ export async function startStickyProxy(targetPort: number): Promise<StickyProxy>
     port: address.port,
     get upstreamConnections() {
       return dialled;
+    },
+    get closedInFlight() {
+      return closedInFlight;
     },
     close() {
       closed ??= new Promise<void>((resolve) => {
