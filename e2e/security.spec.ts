@@ -1,5 +1,6 @@
 import { connect } from 'node:net';
 import { expect, test, type Page } from '@playwright/test';
+import { E2E_LOGIN } from '../playwright.config';
 import { signIn } from './support/login';
 
 /**
@@ -159,5 +160,31 @@ test.describe('the real socket', () => {
     });
     expect(result.head).toMatch(/^HTTP\/1\.1 413 /);
     expect(result.sentBytes).toBeLessThan(64 * 1024 * 1024); // refused long before the 512 MB were sent
+  });
+});
+
+test.describe('login next: never off the console', () => {
+  async function signInThroughForm(page: Page): Promise<void> {
+    await page.getByLabel('Username').fill(E2E_LOGIN.username);
+    await page.getByLabel('Password').fill(E2E_LOGIN.password);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+  }
+
+  for (const next of ['/\\evil.example', '/%5Cevil.example', '/\t/evil.example', '//evil.example', 'https://evil.example', '/.//evil.example']) {
+    test(`next=${JSON.stringify(next)} lands on the console's home`, async ({ page, baseURL }) => {
+      await page.route((url) => url.hostname.endsWith('evil.example'), (route) => route.fulfill({ status: 200, contentType: 'text/html', body: '<h1>evil</h1>' }));
+      await page.goto(`/login?next=${encodeURIComponent(next)}`);
+      await signInThroughForm(page);
+      await expect(page.getByTestId('user-menu')).toBeVisible();
+      expect(new URL(page.url()).origin).toBe(new URL(baseURL!).origin);
+      expect(new URL(page.url()).pathname).toBe('/');
+    });
+  }
+
+  test('a path on the console is honoured', async ({ page }) => {
+    await page.goto(`/login?next=${encodeURIComponent('/audit?action=login')}`);
+    await signInThroughForm(page);
+    await expect(page).toHaveURL(/\/audit\?action=login$/);
+    await expect(page.getByTestId('user-menu')).toBeVisible();
   });
 });

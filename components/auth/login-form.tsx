@@ -6,6 +6,7 @@ import { useState, type FormEvent } from 'react';
 import { meSchema } from '@/lib/api/auth';
 import { ApiError } from '@/lib/client/fetch-json';
 import { postJson, rememberSession } from '@/lib/client/session';
+import { safeNextPath } from '@/app/login/safe-next';
 
 export function LoginForm() {
   const router = useRouter();
@@ -23,8 +24,7 @@ export function LoginForm() {
       const me = await postJson('/api/auth/login', { username: String(form.get('username')), password: String(form.get('password')) }, meSchema);
       rememberSession(me);
       queryClient.setQueryData(['me'], me);
-      const next = search.get('next');
-      router.replace(next && next.startsWith('/') && !next.startsWith('//') ? next : '/');
+      router.replace(safeNextPath(search.get('next'), window.location.origin));
     } catch (err) {
       setError(err instanceof ApiError ? err.message : 'Could not reach the console');
     } finally {
