@@ -1,4 +1,5 @@
-import { expect, test, type Page } from '@playwright/test';
+import { join } from 'node:path';
+import { expect, test, type Locator, type Page } from '@playwright/test';
 import { signIn } from './support/login';
 import { acquire as acquireRaw, postAsSession, restoreNode } from './support/ops';
 import { sandbox } from './support/sandbox';
@@ -7,6 +8,30 @@ import { saveScreens } from './support/screens';
 async function acquire(page: Page, resource: string): Promise<void> {
   const res = await acquireRaw(page, resource);
   expect(res.status(), await res.text()).toBe(200);
+}
+
+/** No axe-core violation on the page as it is now, in the light and the dark theme. */
+async function expectAxeClean(page: Page): Promise<void> {
+  await page.addScriptTag({ path: join(process.cwd(), 'node_modules/axe-core/axe.min.js') });
+  for (const scheme of ['light', 'dark'] as const) {
+    await page.emulateMedia({ colorScheme: scheme });
+    const violations = await page.evaluate(async () => {
+      const axe = (window as unknown as { axe: { run(context: Document): Promise<{ violations: Array<{ id: string; help: string; nodes: Array<{ target: string[] }> }> }> } }).axe;
+      const result = await axe.run(document);
+      return result.violations.map((v) => ({ id: v.id, help: v.help, targets: v.nodes.slice(0, 5).map((n) => n.target.join(' ')) }));
+    });
+    expect(violations, `${scheme} theme: ${JSON.stringify(violations, null, 2)}`).toEqual([]);
+  }
+  await page.emulateMedia({ colorScheme: null });
+}
+
+/** Save one element (a node card, a dialog) in both themes under test-results/screens/. */
+async function saveElement(page: Page, element: Locator, name: string): Promise<void> {
+  for (const scheme of ['light', 'dark'] as const) {
+    await page.emulateMedia({ colorScheme: scheme });
+    await element.screenshot({ path: `test-results/screens/${name}-${scheme}.png` });
+  }
+  await page.emulateMedia({ colorScheme: null });
 }
 
 test.describe('nodes: operator actions with their blast radius', () => {
@@ -54,6 +79,8 @@ test.describe('nodes: operator actions with their blast radius', () => {
 
       await acquire(page, `e2e-quarantine-${Date.now()}`);
       await expect(vote).toHaveAttribute('data-state', 'quarantined', { timeout: 3_000 });
+      // Why: the acquire found no epoch sentinel.
+      await expect(page.getByTestId('node-quarantine-cause-2')).toHaveText('data loss');
       const left = page.getByTestId('node-quarantine-left-2');
       const seconds = async () => Number((await left.textContent())?.replace(/[^\d.]/g, ''));
       const first = await seconds();
@@ -106,32 +133,114 @@ test.describe('nodes: operator actions with their blast radius', () => {
     }
   });
 
-  test('mark clean ends a quarantine and shows the server\'s warning', async ({ page }) => {
+  test('mark clean applies only to the sentinel the operator saw: a node that changed meanwhile is refused, looked at again, then marked with the server\'s warning', async ({ page }) => {
     await signIn(page);
     const control = sandbox();
     try {
       await control.act(3, { action: 'restart', persistence: 'none' });
       await page.goto('/nodes');
-      await expect(page.getByTestId('nodes-vote-3')).toHaveText(/no epoch|quarantined/, { timeout: 5_000 });
+      await expect(page.getByTestId('nodes-vote-3')).toHaveText('no epoch', { timeout: 5_000 });
       await page.getByRole('button', { name: 'Mark node 3 clean' }).click();
       const dialog = page.getByTestId('mark-clean-dialog');
       await expect(dialog).toContainText('Only if you know it lost no lock that is still valid');
+      // No sentinel: when the data went is unknown, and the warning says so before the click.
+      await expect(dialog.getByTestId('mark-clean-warning')).toContainText('no epoch sentinel');
       const confirm = dialog.getByRole('button', { name: 'Mark node 3 clean' });
       await expect(confirm).toBeDisabled();
       await dialog.getByLabel('Reason (recorded in the audit log)').fill('e2e: node 3 never served a lock');
       await saveScreens(page, 'nodes-mark-clean');
-      const answer = page.waitForResponse((r) => r.url().endsWith('/api/nodes/3/mark-clean'));
+      await expectAxeClean(page);
+
+      // Meanwhile (the screen not yet told), an acquire finds the loss and quarantines node 3.
+      await page.route('**/api/nodes', (route) => route.abort());
+      await acquire(page, `e2e-mark-clean-${Date.now()}`);
+      const refused = page.waitForResponse((r) => r.url().endsWith('/api/nodes/3/mark-clean'));
       await confirm.click();
+      expect((await refused).status()).toBe(409);
+      await expect(dialog.getByTestId('mark-clean-changed')).toContainText('changed since it was looked at');
+      await saveScreens(page, 'nodes-mark-clean-changed');
+      await page.unroute('**/api/nodes');
+      // The screen catches up (the 5 s quarantine may even be over by then): look again.
+      await expect(page.getByTestId('nodes-vote-3')).not.toHaveText('no epoch', { timeout: 5_000 });
+      await dialog.getByRole('button', { name: 'Look again' }).click();
+      await expect(dialog.getByTestId('mark-clean-judged')).not.toContainText('no epoch sentinel');
+
+      const answer = page.waitForResponse((r) => r.url().endsWith('/api/nodes/3/mark-clean'));
+      await dialog.getByRole('button', { name: 'Mark node 3 clean' }).click();
+      expect((await answer).status()).toBe(200);
       const body = await (await answer).json() as { warning: string | null };
       if (body.warning) {
-        // Restarted less than the lease ceiling ago: the warning stays on screen until closed.
+        // A restart or loss less than the lease ceiling ago: the warning stays on screen until closed.
+        expect(body.warning).toMatch(/less than the lease ceiling/);
         await expect(dialog.getByTestId('mark-clean-result')).toContainText(body.warning);
         await dialog.getByRole('button', { name: 'Close', exact: true }).last().click();
       }
       await expect(dialog).toBeHidden();
       await expect(page.getByTestId('nodes-vote-3')).toHaveText('votes', { timeout: 5_000 });
     } finally {
+      await page.unroute('**/api/nodes').catch(() => undefined);
       await restoreNode(page, 3);
+    }
+  });
+
+  test('a crash and start of an AOF node: the card says restart detected, with both processes and the countdown', async ({ page }) => {
+    await signIn(page);
+    const control = sandbox();
+    try {
+      await page.goto('/');
+      const card = page.getByTestId('node-card-4');
+      await expect(card).toHaveAttribute('data-state', 'up');
+      await control.act(4, { action: 'crash' });
+      await control.act(4, { action: 'start' });
+      const vote = page.getByTestId('node-quarantine-4');
+      // Counted as soon as the console sees the new process, before any acquire records it.
+      await expect(vote).toHaveAttribute('data-state', 'quarantined', { timeout: 3_000 });
+      // The quarantine lasts the e2e ceiling (5 s) from the process start: read it all at once, then take the pictures.
+      const [cause, why, left] = await Promise.all(['node-quarantine-cause-4', 'node-quarantine-why-4', 'node-quarantine-left-4']
+        .map((id) => page.getByTestId(id).textContent()));
+      await saveElement(page, card, 'node-card-restart-quarantine');
+      expect(cause).toBe('restart detected');
+      expect(why).toMatch(/^process [0-9a-f]{8} → [0-9a-f]{8}/);
+      expect(left).toMatch(/\d/);
+      await expectAxeClean(page);
+    } finally {
+      await restoreNode(page, 4);
+    }
+  });
+
+  test('the restart dialog says what a persistence change does, rdb included', async ({ page }) => {
+    await signIn(page);
+    const control = sandbox();
+    try {
+      await page.goto('/nodes');
+      await page.getByRole('button', { name: 'Restart node 1' }).click();
+      const dialog = page.getByTestId('action-dialog');
+      const data = dialog.getByTestId('restart-data');
+      // The same persistence: stopped gracefully, adopted, votes at once.
+      await expect(dialog.getByRole('radio', { name: 'AOF always' })).toBeChecked();
+      await expect(data).toHaveAttribute('data-adopted', 'yes');
+      await dialog.getByRole('radio', { name: 'RDB (Redis default)' }).check();
+      await expect(dialog.getByTestId('persistence-hint')).toHaveText('a crash brings back the last snapshot: the node sits out maxTtlMs');
+      await expect(data).toContainText('It sits out the lease ceiling (5 s) as a restart');
+      await expect(data).toContainText('The persistence changes (AOF always → RDB snapshots)');
+      await expectAxeClean(page);
+      await dialog.getByRole('button', { name: 'Cancel' }).click();
+
+      // After a period without persistence, AOF always loads the AOF written before it.
+      await control.act(1, { action: 'restart', persistence: 'none' });
+      await expect(page.getByTestId('node-row-1')).toContainText('none', { timeout: 5_000 });
+      await page.getByRole('button', { name: 'Restart node 1' }).click();
+      await dialog.getByRole('radio', { name: 'AOF always' }).check();
+      await expect(data).toHaveAttribute('data-adopted', 'no');
+      await expect(data).toContainText('It loads the AOF it wrote the last time it ran with one');
+      await expect(data).toContainText('quarantines it (restart detected) for the lease ceiling (5 s)');
+      await saveElement(page, dialog, 'nodes-restart-dialog-aof-after-none');
+      await dialog.getByRole('button', { name: 'Restart node 1', exact: true }).click();
+      await expect(dialog).toBeHidden();
+      // It is caught by the quarantine, as the dialog said.
+      await expect(page.getByTestId('nodes-cause-1')).toContainText('restart detected', { timeout: 5_000 });
+    } finally {
+      await restoreNode(page, 1);
     }
   });
 
@@ -170,7 +279,8 @@ test.describe('nodes: operator actions with their blast radius', () => {
     const dialog = page.getByTestId('action-dialog');
     await dialog.getByRole('radio', { name: 'AOF always' }).check();
     await dialog.getByLabel('Delay before starting (s)').fill('3');
-    await expect(dialog.getByTestId('restart-data')).toContainText('Its keys come back from the AOF');
+    await expect(dialog.getByTestId('restart-data')).toContainText('Its keys come back, and it votes at once');
+    await expect(dialog.getByTestId('restart-data')).toHaveAttribute('data-adopted', 'yes');
     await dialog.getByRole('button', { name: 'Restart node 5', exact: true }).click();
     await expect(dialog).toBeHidden();
     const row = page.getByTestId('node-row-5');
@@ -189,5 +299,6 @@ test.describe('nodes: operator actions with their blast radius', () => {
       }
     }
     await saveScreens(page, 'nodes');
+    await expectAxeClean(page);
   });
 });

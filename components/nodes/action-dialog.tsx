@@ -10,14 +10,8 @@ import { blastRadius, type BlastRadius } from './blast-radius';
 import { ReadAge } from '../overview/clock';
 import { Modal } from './modal';
 import { persistenceInfo } from './node-state';
+import { PERSISTENCE_CHOICES, restartOutcome, type Persistence } from './restart-outcome';
 import styles from './nodes.module.css';
-
-type Persistence = 'none' | 'aof-everysec' | 'aof-always';
-const PERSISTENCE_CHOICES: Array<{ value: Persistence; label: string; hint: string }> = [
-  { value: 'none', label: 'None', hint: 'comes back empty, quarantined' },
-  { value: 'aof-everysec', label: 'AOF everysec', hint: 'may lose the last second' },
-  { value: 'aof-always', label: 'AOF always', hint: 'loses nothing acknowledged' },
-];
 
 export interface HoldersState { data: LockHolders | undefined; isPending: boolean; error: Error | null }
 
@@ -34,7 +28,7 @@ export function ActionDialog({ node, cluster, kind, holders, onClose, onDone }: 
 }) {
   const spec = ACTIONS[kind];
   const queryClient = useQueryClient();
-  const current = node.persistence === 'none' || node.persistence === 'aof-everysec' || node.persistence === 'aof-always' ? node.persistence : 'aof-always';
+  const current = PERSISTENCE_CHOICES.find((c) => c.value === node.persistence)?.value ?? 'aof-always';
   const [persistence, setPersistence] = useState<Persistence>(current);
   const [delayS, setDelayS] = useState('0');
   const [latencyMs, setLatencyMs] = useState('200');
@@ -115,7 +109,7 @@ export function ActionDialog({ node, cluster, kind, holders, onClose, onDone }: 
 
       {kind === 'restart' || kind === 'start' ? (
         <div className={styles.form}>
-          <fieldset className={styles.radios}>
+          <fieldset className={styles.radios} aria-describedby="persistence-hint">
             <legend>Persistence when it starts</legend>
             {PERSISTENCE_CHOICES.map((c) => (
               <label key={c.value} className={styles.radio} title={c.hint}>
@@ -123,6 +117,9 @@ export function ActionDialog({ node, cluster, kind, holders, onClose, onDone }: 
                 {c.label}
               </label>
             ))}
+            <span className={`${styles.hint} ${styles.radiosHint}`} id="persistence-hint" data-testid="persistence-hint">
+              {PERSISTENCE_CHOICES.find((c) => c.value === persistence)?.hint}
+            </span>
           </fieldset>
           {kind === 'restart' ? (
             <label className={styles.field}>
@@ -176,11 +173,9 @@ function Impact({ node, cluster, kind, persistence, usableAfter, radius, holders
   } else {
     availability = { tone: 'bad', title: 'New locks cannot be granted', text: `Only ${usableAfter} of ${n} nodes usable afterwards, quorum ${q}: every acquire fails until a node returns.` };
   }
-  // A restart keeps the keys only when the node runs with an AOF now (so it is on disk) and starts with one (so it is read back).
-  const hasAof = (mode: string | null) => mode === 'aof-always' || mode === 'aof-everysec';
-  const restarts = kind === 'restart' || kind === 'start';
-  const keepsData = hasAof(node.persistence) && hasAof(persistence);
-  const restartLoses = kind === 'restart' && !keepsData;
+  // What it loads, and whether it votes at once (a graceful restart the supervisor adopts) or sits out maxTtl.
+  const outcome = kind === 'restart' || kind === 'start' ? restartOutcome(node, kind, persistence, cluster.maxTtlMs) : null;
+  const restartLoses = kind === 'restart' && outcome !== null && outcome.keys !== 'kept';
 
   return (
     <section className={styles.impact} aria-label="Blast radius" data-testid="blast-radius"
@@ -191,17 +186,10 @@ function Impact({ node, cluster, kind, persistence, usableAfter, radius, holders
         <span className={styles.verdictIcon} aria-hidden="true">{availability.tone === 'ok' ? '✓' : availability.tone === 'warn' ? '!' : '✕'}</span>
         <div><strong>{availability.title}</strong>{availability.text}</div>
       </div>
-      {restarts ? (
-        <div className={`${styles.verdictLine} ${keepsData ? styles.ok : styles.warn}`} data-testid="restart-data">
-          <span className={styles.verdictIcon} aria-hidden="true">{keepsData ? '✓' : '!'}</span>
-          {keepsData ? (
-            <div><strong>Its keys come back from the AOF</strong>{persistence === 'aof-everysec' || node.persistence === 'aof-everysec' ? 'Except, after a crash, the last second of writes.' : 'Every acknowledged write is on disk.'}</div>
-          ) : (
-            <div>
-              <strong>It comes back empty</strong>
-              {hasAof(node.persistence) ? 'Started without an AOF it does not read its data back' : 'It has no AOF on disk'}: it has lost every lock key, so the next acquire quarantines it for the lease ceiling ({Math.round(cluster.maxTtlMs / 100) / 10} s) before its vote counts again.
-            </div>
-          )}
+      {outcome ? (
+        <div className={`${styles.verdictLine} ${styles[outcome.tone]}`} data-testid="restart-data" data-adopted={outcome.adopted ? 'yes' : 'no'}>
+          <span className={styles.verdictIcon} aria-hidden="true">{outcome.tone === 'ok' ? '✓' : '!'}</span>
+          <div><strong>{outcome.title}</strong>{outcome.text}</div>
         </div>
       ) : null}
       {spec.effect === 'restores' ? null : holders.isPending ? (

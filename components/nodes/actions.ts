@@ -18,9 +18,11 @@ export interface ActionSpec {
 const persistenceNote = (node: NodeView) => {
   switch (node.persistence) {
     case 'aof-always':
-      return 'With AOF always every acknowledged lock is on disk and comes back with it.';
+      return 'With AOF always every acknowledged lock is on disk and comes back with it, but a crash is never vouched for: started again, it sits out the lease ceiling as a restart.';
     case 'aof-everysec':
-      return 'With AOF everysec the last second of lock writes can be lost, and the quarantine cannot notice.';
+      return 'With AOF everysec the last second of lock writes can be lost: started again, it sits out the lease ceiling as a restart.';
+    case 'rdb':
+      return 'With RDB snapshots it comes back with its last snapshot, older than what it held: started again, it sits out the lease ceiling as a restart.';
     case 'none':
       return 'Without persistence every key is gone: it comes back empty and is quarantined for the lease ceiling.';
     default:
@@ -35,15 +37,17 @@ export const ACTIONS: Record<ActionKind, ActionSpec> = {
   },
   stop: {
     kind: 'stop', label: 'Stop', group: 'process', effect: 'removes', style: 'danger',
-    describe: () => 'Shut redis-server down gracefully (it flushes its AOF first). It stays down until you start it.',
+    describe: (n) => (n.persistence === 'none'
+      ? 'Shut redis-server down gracefully. Without persistence it keeps nothing. It stays down until you start it.'
+      : 'Shut redis-server down gracefully (SHUTDOWN: its AOF fsynced, or a final SAVE with RDB). It stays down until you start it; started with the same persistence, it votes at once.'),
   },
   start: {
     kind: 'start', label: 'Start', group: 'process', effect: 'restores', style: 'recover',
-    describe: () => 'Start redis-server again with the persistence you choose. A node that comes back without its data is quarantined at the next acquire.',
+    describe: () => 'Start redis-server again with the persistence you choose. Unless it was stopped gracefully and starts with the same persistence, it sits out the lease ceiling as a restart.',
   },
   restart: {
     kind: 'restart', label: 'Restart…', group: 'process', effect: 'removes', style: 'caution',
-    describe: () => 'Stop redis-server, then start it again — at once or after a delay — with the persistence you choose. It cannot vote while it is down.',
+    describe: () => 'Stop redis-server gracefully, then start it again — at once or after a delay — with the persistence you choose. It cannot vote while it is down.',
   },
   pause: {
     kind: 'pause', label: 'Pause', group: 'process', effect: 'removes', style: 'danger',

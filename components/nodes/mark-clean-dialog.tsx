@@ -2,23 +2,42 @@
 
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
-import type { NodeView } from '@/lib/api/nodes';
+import type { NodeView, SeenSentinel } from '@/lib/api/nodes';
+import { ApiError } from '@/lib/client/fetch-json';
 import { markNodeClean, opsKeys } from '@/lib/client/ops-queries';
 import { queryKeys } from '@/lib/client/queries';
 import type { Outcome } from './action-dialog';
 import { Modal } from './modal';
+import { quarantineWhy } from './node-state';
 import styles from './nodes.module.css';
 
+/** The sentinel the operator is judging, as the server compares it (null: none to compare, e.g. an old sentinel without a process). */
+function seenOf(node: NodeView): SeenSentinel | undefined {
+  const q = node.quarantine;
+  if (!q || q.state === 'unknown') return { runId: null };
+  return q.runId ? { runId: q.runId, ...(q.createdAt !== null ? { createdAt: q.createdAt } : {}) } : undefined;
+}
+
+/** A message as a sentence of its own: capitalised, with its full stop. */
+const sentence = (text: string) => `${text.charAt(0).toUpperCase()}${text.slice(1)}${/[.!?]$/.test(text) ? '' : '.'}`;
+
+const sameSentinel = (a: NodeView, b: NodeView) =>
+  (a.quarantine?.runId ?? null) === (b.quarantine?.runId ?? null) && (a.quarantine?.createdAt ?? null) === (b.quarantine?.createdAt ?? null)
+  && a.runId === b.runId;
+
 /**
- * End a node's quarantine by hand. The operator vouches that the node holds no lock that was lost;
- * the server answers with a warning when the node restarted less than the lease ceiling ago, and
- * that warning is shown before the dialog closes.
+ * End a node's quarantine by hand. The operator vouches that the node holds no lock that was lost,
+ * judging the node as the dialog shows it when it opened: the server applies the mark only to that
+ * sentinel (a compare-and-set) and refuses with 409 when the node restarted or lost its data again
+ * in between; then the dialog asks the operator to look again. The warning (a restart or data loss
+ * within the lease ceiling) is shown before the click, and the server's after it.
  */
 export function MarkCleanDialog({ node, maxTtlMs, onClose, onDone }: { node: NodeView; maxTtlMs: number; onClose: () => void; onDone: (o: Outcome) => void }) {
   const [reason, setReason] = useState('');
+  const [judged, setJudged] = useState(node);
   const queryClient = useQueryClient();
   const mutation = useMutation({
-    mutationFn: () => markNodeClean(node.id, reason.trim()),
+    mutationFn: () => markNodeClean(node.id, reason.trim(), seenOf(judged)),
     onSuccess: async (res) => {
       await Promise.all([
         queryClient.invalidateQueries({ queryKey: queryKeys.nodes }),
@@ -30,10 +49,23 @@ export function MarkCleanDialog({ node, maxTtlMs, onClose, onDone }: { node: Nod
         onClose();
       }
     },
+    onError: (err) => {
+      if (err instanceof ApiError && err.status === 409) void queryClient.invalidateQueries({ queryKey: queryKeys.nodes });
+    },
   });
   const valid = reason.trim().length >= 3;
   const done = mutation.data;
-  const recentRestart = node.uptimeMs !== null && node.uptimeMs < maxTtlMs;
+  const changed = mutation.error instanceof ApiError && mutation.error.status === 409 ? mutation.error : null;
+  // The node's reading moved on while the dialog was open: what is judged is no longer what is there.
+  const drifted = !done && !sameSentinel(node, judged);
+  const lookAgain = () => {
+    setJudged(node);
+    mutation.reset();
+  };
+  const why = quarantineWhy(judged);
+  const warning = judged.quarantine?.markCleanWarning
+    ?? (judged.uptimeMs !== null && judged.uptimeMs < maxTtlMs
+      ? `it has been up only ${Math.round(judged.uptimeMs / 1000)} s, less than the lease ceiling (${maxTtlMs / 1000} s)` : null);
 
   return (
     <Modal
@@ -46,9 +78,13 @@ export function MarkCleanDialog({ node, maxTtlMs, onClose, onDone }: { node: Nod
       ) : (
         <>
           <button type="button" className="button" onClick={onClose}>Cancel</button>
-          <button type="button" className="button button-primary" disabled={!valid || mutation.isPending} onClick={() => mutation.mutate()} data-testid="confirm-mark-clean">
-            {mutation.isPending ? 'Marking…' : `Mark node ${node.id} clean`}
-          </button>
+          {changed || drifted ? (
+            <button type="button" className="button button-primary" onClick={lookAgain} data-testid="mark-clean-look-again">Look again</button>
+          ) : (
+            <button type="button" className="button button-primary" disabled={!valid || mutation.isPending} onClick={() => mutation.mutate()} data-testid="confirm-mark-clean">
+              {mutation.isPending ? 'Marking…' : `Mark node ${node.id} clean`}
+            </button>
+          )}
         </>
       )}
     >
@@ -57,22 +93,23 @@ export function MarkCleanDialog({ node, maxTtlMs, onClose, onDone }: { node: Nod
           <span className={styles.verdictIcon} aria-hidden="true">{done.warning ? '!' : '✓'}</span>
           <div>
             <strong>Node {node.id} is marked clean and votes again.</strong>
-            {done.warning ? <>Warning from the server: {done.warning}</> : 'No warning: it had been up longer than the lease ceiling.'}
+            {done.warning ? <>Warning from the server: {done.warning}</> : 'No warning: no restart or data loss within the lease ceiling.'}
           </div>
         </div>
       ) : (
         <>
-          <p className={styles.lead}>
-            {node.quarantine?.message ?? 'The node has no epoch sentinel.'} Marking it clean writes a fresh epoch sentinel, so it
-            votes at once instead of waiting out the quarantine.
+          <p className={styles.lead} data-testid="mark-clean-judged">
+            {why ? <><strong>{why.label}</strong> ({why.detail}). </> : null}
+            {sentence(judged.quarantine?.message ?? 'The node has no epoch sentinel')} Marking it clean writes a fresh epoch sentinel for the process
+            running now, so it votes at once instead of waiting out the quarantine; it applies only if the node still has the sentinel shown here.
           </p>
-          <div className={`${styles.verdictLine} ${recentRestart ? styles.bad : styles.warn}`}>
+          <div className={`${styles.verdictLine} ${warning ? styles.bad : styles.warn}`} data-testid="mark-clean-warning">
             <span className={styles.verdictIcon} aria-hidden="true">!</span>
             <div>
               <strong>Only if you know it lost no lock that is still valid</strong>
-              The quarantine exists because a node that lost its data may have voted for a lock that is still held elsewhere. Letting it
-              vote early can grant that resource to a second client.
-              {recentRestart ? ` It has been up only ${Math.round((node.uptimeMs ?? 0) / 1000)} s, less than the lease ceiling (${maxTtlMs / 1000} s).` : ''}
+              The quarantine exists because a node that lost its data or restarted may have voted for a lock that is still held elsewhere.
+              Letting it vote early can grant that resource to a second client.
+              {warning ? ` Node ${node.id}: ${warning}.` : ''}
             </div>
           </div>
           <label className={`${styles.field} ${styles.fieldWide}`}>
@@ -83,7 +120,15 @@ export function MarkCleanDialog({ node, maxTtlMs, onClose, onDone }: { node: Nod
           </label>
         </>
       )}
-      {mutation.error ? <p className={styles.errorText} role="alert">Could not mark it clean: {mutation.error.message}</p> : null}
+      {changed ? (
+        <p className={styles.errorText} role="alert" data-testid="mark-clean-changed">
+          Not marked, nothing was written: {changed.message}.
+        </p>
+      ) : drifted ? (
+        <p className={styles.errorText} role="alert" data-testid="mark-clean-changed">
+          Node {node.id} changed while this dialog was open (its process or epoch sentinel is not the one shown). Look again before marking it clean.
+        </p>
+      ) : mutation.error ? <p className={styles.errorText} role="alert">Could not mark it clean: {mutation.error.message}</p> : null}
     </Modal>
   );
 }

@@ -41,7 +41,7 @@ export function nodeState(node: NodeView): NodeStateInfo {
 }
 
 export interface VoteInfo {
-  key: 'votes' | 'quarantined' | 'unknown' | 'replica' | 'absent';
+  key: 'votes' | 'quarantined' | 'refused' | 'unknown' | 'replica' | 'absent';
   label: string;
   tone: Tone;
   detail: string;
@@ -53,6 +53,8 @@ export function voteState(node: NodeView): VoteInfo {
     return { key: 'absent', label: 'cannot vote', tone: 'bad', detail: 'unreachable: it votes against every acquire' };
   }
   if (node.role !== null && node.role !== 'master') return { key: 'replica', label: 'replica', tone: 'bad', detail: `role ${node.role}: refuses lock writes` };
+  // The lock core votes against it whatever its quarantine: say so first, it does not end by itself.
+  if (node.refusal) return { key: 'refused', label: 'votes against', tone: 'bad', detail: `${node.refusal.reason}: ${node.refusal.message}` };
   const q = node.quarantine;
   if (q?.state === 'quarantined') return { key: 'quarantined', label: 'quarantined', tone: 'warn', detail: q.message };
   if (q?.state === 'unknown') {
@@ -62,12 +64,47 @@ export function voteState(node: NodeView): VoteInfo {
   return { key: 'absent', label: 'not usable', tone: 'warn', detail: 'its vote does not count' };
 }
 
+/** Why a quarantined node sits out, in a few words, and what it lets us tell about it. */
+export interface QuarantineWhy {
+  /** 'restart detected', 'data loss', 'keys evicted', or 'quarantined' when the sentinel does not say. */
+  label: string;
+  /** e.g. 'process a1b2c3d4 → e5f6a7b8' for a restart. */
+  detail: string;
+  /** More, when there is: a restart not yet recorded by any client. */
+  note: string | null;
+}
+
+const short = (runId: string | null) => (runId ? runId.slice(0, 8) : '?');
+
+/** Why the node is quarantined (from the sentinel's cause), or null when it is not. */
+export function quarantineWhy(node: NodeView): QuarantineWhy | null {
+  const q = node.quarantine;
+  if (q?.state !== 'quarantined') return null;
+  switch (q.cause) {
+    case 'restart': {
+      // Not recorded yet: the sentinel still names the old process, the node answers with the new one.
+      const from = q.restartPending ? q.runId : q.prevRunId;
+      const to = q.restartPending ? node.runId : q.runId;
+      return { label: 'restart detected', detail: `process ${short(from)} → ${short(to)}`, note: q.restartPending ? 'recorded at the next acquire' : null };
+    }
+    case 'data-loss':
+      return { label: 'data loss', detail: 'its epoch sentinel was gone: so may every lock be', note: null };
+    case 'eviction':
+      return { label: 'keys evicted', detail: 'evicted_keys grew: a lock key may be gone', note: null };
+    case 'replaced':
+      return { label: 'data replaced', detail: 'a replication sync replaced its dataset', note: null };
+    default:
+      return { label: 'quarantined', detail: q.origin ?? '', note: null };
+  }
+}
+
 const PERSISTENCE_LABEL: Record<string, { label: string; tone: Tone }> = {
   'none': { label: 'none', tone: 'warn' },
-  'rdb': { label: 'RDB snapshots', tone: 'bad' },
+  // Restart detection makes a crashed RDB node sit out maxTtl: a cost in votes, no longer a silent loss.
+  'rdb': { label: 'RDB snapshots', tone: 'warn' },
   'aof-always': { label: 'AOF always', tone: 'ok' },
   'aof-everysec': { label: 'AOF everysec', tone: 'warn' },
-  'aof-no': { label: 'AOF, no fsync', tone: 'bad' },
+  'aof-no': { label: 'AOF, no fsync', tone: 'warn' },
   'aof': { label: 'AOF (fsync ?)', tone: 'warn' },
   'unknown': { label: 'unknown', tone: 'warn' },
 };

@@ -12,7 +12,7 @@ import { ActionDialog, type Outcome } from './action-dialog';
 import { ACTIONS, NETWORK_ACTIONS, PROCESS_ACTIONS, unavailableNodes, type ActionKind } from './actions';
 import { criticalCounts } from './blast-radius';
 import { MarkCleanDialog } from './mark-clean-dialog';
-import { canAct, formatRtt, nodeState, persistenceInfo, voteState, type Tone } from './node-state';
+import { canAct, formatRtt, nodeState, persistenceInfo, quarantineWhy, voteState, type Tone } from './node-state';
 import styles from './nodes.module.css';
 
 type Open = { kind: ActionKind; node: number } | { kind: 'mark-clean'; node: number } | null;
@@ -136,6 +136,7 @@ function NodeRow({ node, skew, operator, sandbox, counts, holdersState, onAction
 }) {
   const state = nodeState(node);
   const vote = voteState(node);
+  const why = vote.key === 'quarantined' ? quarantineWhy(node) : null;
   const persistence = persistenceInfo(node.persistence);
   const allowed = canAct(node);
   const quarantineUntil = node.quarantine?.state === 'quarantined' && node.quarantine.remainingMs !== null ? node.checkedAt + skew + node.quarantine.remainingMs : null;
@@ -164,8 +165,17 @@ function NodeRow({ node, skew, operator, sandbox, counts, holdersState, onAction
         <div className={styles.pills}>
           <span className={`${styles.pill} ${styles[state.tone]}`} title={state.detail} data-testid={`nodes-state-${node.id}`}>{state.label}</span>
           <span className={`${styles.pill} ${styles[vote.tone]}`} title={vote.detail} data-testid={`nodes-vote-${node.id}`}>
-            {vote.label}{quarantineUntil !== null ? <>&nbsp;<Countdown until={quarantineUntil} done="ending" /></> : null}
+            {vote.label}{quarantineUntil !== null && vote.key === 'quarantined' ? <>&nbsp;<Countdown until={quarantineUntil} done="ending" /></> : null}
           </span>
+          {why ? (
+            <span className={`${styles.pill} ${styles.neutral}`} data-testid={`nodes-cause-${node.id}`}
+              title={why.note ? `${why.label}: ${why.detail} · ${why.note}` : `${why.label}: ${why.detail}`}>
+              {why.label}{why.label === 'restart detected' ? <>&nbsp;·&nbsp;<span className="mono">{why.detail.replace('process ', '')}</span></> : null}
+            </span>
+          ) : null}
+          {vote.key === 'refused' && node.refusal ? (
+            <span className={`${styles.pill} ${styles.bad}`} data-testid={`nodes-refusal-${node.id}`} title={node.refusal.message}>{node.refusal.reason}</span>
+          ) : null}
           {restartAt !== null ? <span className={`${styles.pill} ${styles.neutral}`}>restarts in&nbsp;<Countdown until={restartAt} done="now" /></span> : null}
         </div>
         <div className={styles.facts}>

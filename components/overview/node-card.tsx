@@ -4,7 +4,7 @@ import { useState } from 'react';
 import type { NodeView } from '@/lib/api/nodes';
 import { Modal } from '../nodes/modal';
 import {
-  evictionTone, formatOffset, formatRtt, nodeState, persistenceInfo, voteState, VERDICT_LABEL, VERDICT_TONE, type Tone,
+  evictionTone, formatOffset, formatRtt, nodeState, persistenceInfo, quarantineWhy, voteState, VERDICT_LABEL, VERDICT_TONE, type Tone,
 } from '../nodes/node-state';
 import { formatDuration } from '../ui/format';
 import { Countdown, CountdownBar, ReadAge } from './clock';
@@ -27,6 +27,7 @@ export function NodeCard({ node, skew, maxTtlMs }: { node: NodeView; skew: numbe
   const dim = (value: string) => (node.up ? value : '—');
   const quarantineUntil = node.quarantine?.state === 'quarantined' && node.quarantine.remainingMs !== null
     ? checkedAt + node.quarantine.remainingMs : null;
+  const why = vote.key === 'quarantined' ? quarantineWhy(node) : null;
 
   return (
     <article
@@ -47,16 +48,23 @@ export function NodeCard({ node, skew, maxTtlMs }: { node: NodeView; skew: numbe
 
       <div className={styles.vote} data-testid={`node-quarantine-${node.id}`} data-state={vote.key}>
         <div className={styles.voteLine}>
-          <span className={`${styles.voteLabel} ${toneClass(vote.tone)}`}>
-            <span aria-hidden="true">{vote.key === 'votes' ? '✓' : vote.key === 'quarantined' ? '◐' : vote.tone === 'bad' ? '✕' : '!'}</span> {vote.label}
+          <span className={`${styles.voteLabel} ${toneClass(vote.tone)}`} title={why ? `${vote.label}: ${why.label}` : undefined}>
+            <span aria-hidden="true">{vote.key === 'votes' ? '✓' : vote.key === 'quarantined' ? '◐' : vote.tone === 'bad' ? '✕' : '!'}</span>
+            {/* Quarantined: the cause says more than the word (the countdown and the bar say it is a quarantine). */}
+            {why ? <span><span className={styles.srOnly}>{vote.label}: </span><span data-testid={`node-quarantine-cause-${node.id}`}>{why.label}</span></span> : vote.label}
           </span>
-          {quarantineUntil !== null ? (
+          {quarantineUntil !== null && vote.key === 'quarantined' ? (
             <span className={styles.voteTime} aria-label="quarantine time left">
               <Countdown until={quarantineUntil} done="ending…" testId={`node-quarantine-left-${node.id}`} />
             </span>
           ) : null}
         </div>
-        {quarantineUntil !== null ? (
+        {why ? (
+          <span className={styles.voteDetail} title={`${why.label}: ${why.detail}${why.note ? ` · ${why.note}` : ''}`} data-testid={`node-quarantine-why-${node.id}`}>
+            {why.detail}{why.note ? ` · ${why.note}` : ''}
+          </span>
+        ) : null}
+        {quarantineUntil !== null && vote.key === 'quarantined' ? (
           <CountdownBar until={quarantineUntil} totalMs={maxTtlMs} className={styles.bar} fillClassName={styles.barFill} />
         ) : (
           <span className={styles.voteDetail} title={vote.detail}>{voteDetail(node, vote.key, state.detail)}</span>
@@ -71,7 +79,10 @@ export function NodeCard({ node, skew, maxTtlMs }: { node: NodeView; skew: numbe
         <dt>Persistence</dt>
         <dd className={node.up ? toneClass(persistence.tone) : styles.dim}>{node.up || node.persistence ? persistence.label : '—'}</dd>
         <dt>Eviction</dt>
-        <dd className={node.up ? toneClass(evictionTone(node.maxmemoryPolicy)) : styles.dim} title={node.maxmemoryPolicy ?? undefined}>{dim(node.maxmemoryPolicy ?? '—')}</dd>
+        <dd className={node.up ? toneClass(evictionTone(node.maxmemoryPolicy)) : styles.dim}
+          title={node.refusal?.reason === 'unsafe-eviction' ? node.refusal.message : node.maxmemoryPolicy ?? undefined}>
+          {dim(node.maxmemoryPolicy ?? '—')}{node.up && node.refusal?.reason === 'unsafe-eviction' ? ' · votes against' : ''}
+        </dd>
         <dt>Uptime</dt>
         <dd className={node.up ? '' : styles.dim}>{dim(formatDuration(node.uptimeMs))}</dd>
         <dt>Fault proxy</dt>
@@ -121,6 +132,7 @@ function voteDetail(node: NodeView, key: string, stateDetail: string): string {
     return stateDetail;
   }
   if (key === 'unknown') return 'quarantined at the next acquire';
+  if (key === 'refused') return node.refusal?.reason === 'unsafe-eviction' ? `unsafe-eviction: maxmemory-policy ${node.maxmemoryPolicy ?? '?'}` : 'ceiling-mismatch: another maxTtlMs';
   if (key === 'votes') return node.quarantine?.origin ? `clean · ${node.quarantine.origin}` : 'clean: its vote counts';
   return node.quarantine?.message ?? '';
 }

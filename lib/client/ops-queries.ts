@@ -2,7 +2,7 @@ import { queryOptions } from '@tanstack/react-query';
 import { z } from 'zod';
 import { auditResponseSchema, type AuditResponse } from '../api/audit';
 import { lockListResponseSchema, type LockListResponse, type LockView } from '../api/locks';
-import { markCleanResponseSchema, type NodeAction } from '../api/nodes';
+import { markCleanResponseSchema, type NodeAction, type SeenSentinel } from '../api/nodes';
 import { fetchJson } from './fetch-json';
 import { auditUrl, queryKeys, type AuditFilters } from './queries';
 import { postJson } from './session';
@@ -86,8 +86,9 @@ export function runNodeAction(id: number, action: NodeAction): Promise<NodeActio
   return postJson(`/api/nodes/${id}/actions`, action, nodeActionResponseSchema);
 }
 
-export function markNodeClean(id: number, reason: string): Promise<z.infer<typeof markCleanResponseSchema>> {
-  return postJson(`/api/nodes/${id}/mark-clean`, { reason }, markCleanResponseSchema);
+/** Mark a node clean if it still has the sentinel the operator saw (`seen`; 409 SENTINEL_CHANGED otherwise). */
+export function markNodeClean(id: number, reason: string, seen?: SeenSentinel): Promise<z.infer<typeof markCleanResponseSchema>> {
+  return postJson(`/api/nodes/${id}/mark-clean`, seen ? { reason, seen } : { reason }, markCleanResponseSchema);
 }
 
 /**
