@@ -44,7 +44,7 @@ export function LockTotals() {
           const alarm = 'alarm' in t && count > 0 ? styles[t.alarm] : '';
           return (
             <Link key={t.state} href={`/locks?state=${t.state}`} className={`${styles.total} ${alarm}`} data-testid={`lock-total-${t.state}`}
-              aria-label={`${t.label}: ${data ? count : 'loading'} — show in the Locks matrix`}>
+              title={`${t.label}: show them in the Locks matrix`}>
               <span className={styles.totalLabel}><span className={styles.swatch} style={{ background: STATE_COLORS[t.state] }} />{t.label}</span>
               <span className={styles.totalValue} data-testid={`lock-total-${t.state}-value`}>
                 {data ? count.toLocaleString() : <span className={styles.skeleton} style={{ display: 'inline-block', width: 36, height: 24 }} />}
