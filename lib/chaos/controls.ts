@@ -140,7 +140,7 @@ async function checkedTrial(run: RunContext, core: CoreBuild, kind: TrialKind, i
   await run.workers.register.dump(registerPath);
   const events = result.logs.flatMap((p) => readJsonLines<ClientEvent>(p));
   const analysis = analyzePhase({ events, register: readJsonLines<RegisterRecord>(registerPath), nemesis, leakedKeys: [] },
-    { toleranceMs: run.profile.controlTtlMs / 2, end: now(run) });
+    { toleranceMs: run.profile.trialTtlMs / 2, end: now(run) });
   return { result, analysis };
 }
 

@@ -32,6 +32,12 @@ export interface ChaosProfile {
   controlSeeds: number;
   /** Lease of the scripted control scenarios, ms. */
   controlTtlMs: number;
+  /**
+   * Lease and maxTtlMs of the targeted trials (lib/chaos/targeted.ts), ms: long enough that a
+   * victim's restart and the clients' reconnections fit inside A's validity on a loaded box (the
+   * trials wait for it only when something goes wrong).
+   */
+  trialTtlMs: number;
   /** Budget of one mutant attempt (one nemesis), ms. */
   mutantPhaseMs: number;
 }
@@ -51,6 +57,7 @@ const BASE = {
   retryJitterMs: 20,
   holds: { shortMaxMs: 3, extendShare: 0.2, longTtls: 2.5, abandonShare: 0.2, hotAbandonShare: 0 },
   controlTtlMs: 3_000,
+  trialTtlMs: 5_000,
 } as const;
 
 export const PROFILES: Readonly<Record<ChaosProfile['name'], ChaosProfile>> = {

@@ -130,7 +130,7 @@ export async function runTrial(run: RunContext, spec: TrialSpec): Promise<TrialR
   const others = order.filter((i) => !majority.includes(i));
   const policy: EvictionPolicy = spec.policy ?? (spec.kind === 'evict-volatile-lru' ? 'volatile-lru'
     : spec.kind === 'evict-allkeys-random' ? 'allkeys-random' : rng.pick(['volatile-lru', 'allkeys-random'] as const));
-  const ttl = run.profile.controlTtlMs;
+  const ttl = run.profile.trialTtlMs;
   const prefix = `chaos:${run.runId}:${spec.id}:`;
   const base = { maxTtlMs: ttl, retryDelayMs: 20, retryJitterMs: 10, ...spec.settings };
   const settings = clientSettings(run, prefix, base);
