@@ -13,6 +13,8 @@ export const auditEntrySchema = z.object({
   before: z.unknown().nullable(),
   after: z.unknown().nullable(),
   detail: z.string(),
+  /** Aggregated entries (failed logins per address + username + window): how many attempts it stands for. */
+  count: z.number().int().optional(),
 });
 export type AuditEntry = z.infer<typeof auditEntrySchema>;
 

@@ -4,10 +4,10 @@ import type { Redis } from 'ioredis';
 import type { AuditEntry } from '../api/audit';
 import { logger } from './logger';
 import { ensureReady } from '../inspect';
-import { consoleKeys } from './console-keys';
+import { consoleKeys, digest } from './console-keys';
 import { getRuntime } from './runtime';
 
-export type AuditInput = Omit<AuditEntry, 'id' | 'at' | 'reason' | 'before' | 'after' | 'detail'> &
+export type AuditInput = Omit<AuditEntry, 'id' | 'at' | 'reason' | 'before' | 'after' | 'detail' | 'count'> &
   Partial<Pick<AuditEntry, 'reason' | 'before' | 'after' | 'detail'>>;
 
 const MAX_LEN = 100_000;
@@ -43,22 +43,83 @@ export async function recordAudit(input: AuditInput): Promise<{ entry: AuditEntr
 
 export interface AuditFilter { actor?: string; action?: string; since?: number; limit: number }
 
-/** Read the stream from every reachable master, merge, de-duplicate by id, newest first. */
+/**
+ * Failed logins are anonymous traffic: an attacker chooses how many there are, which username
+ * they name and (behind a trusted proxy) from where. They never go to the operators' stream (so
+ * no amount of them can push its history out), but to a stream of their own, capped apart, as one
+ * entry per address + username + 10-minute window that counts its attempts (a hash beside it).
+ * Past 10 usernames from one address in a window, the rest fold into one `*` entry.
+ */
+export const FAILED_LOGIN_WINDOW_MS = 10 * 60_000;
+const FAILED_LOGIN_FOLD = 10;
+const FAILED_LOGIN_MAX_LEN = 10_000;
+const FAILED_LOGIN_TTL_MS = 30 * 24 * 60 * 60 * 1000;
+
+/** A wrong password (`failed`) or an attempt the login limit refused (`refused`), counted in its window. */
+export async function recordFailedLogin(input: { address: string; username: string; kind: 'failed' | 'refused' }): Promise<void> {
+  const now = Date.now();
+  const window = Math.floor(now / FAILED_LOGIN_WINDOW_MS);
+  const keys = consoleKeys();
+  const results = await Promise.allSettled(getRuntime().clients.map(async (c) => {
+    await ensureReady(c, 1_000);
+    return c.eval(RECORD_FAILED_LOGIN, 4,
+      keys.failedLoginUsers(input.address, window), keys.failedLoginWindow([input.address, input.username], window),
+      keys.failedLoginWindow([input.address, '*'], window), keys.auditLoginFailures,
+      String(now), String(FAILED_LOGIN_TTL_MS), String(FAILED_LOGIN_FOLD), String(FAILED_LOGIN_MAX_LEN), input.username, input.kind,
+      `login-failed-${digest(input.address, input.username, String(window))}`, `login-failed-${digest(input.address, '*', String(window))}`,
+      input.address);
+  }));
+  if (!results.some((r) => r.status === 'fulfilled')) logger().error({ ...input }, 'failed-login audit reached no node');
+}
+
+/**
+ * KEYS: the address's usernames this window (set), the address+username hash, the address+`*` hash,
+ * the failed-login stream. ARGV: now, ttl, fold, maxlen, username, kind, id, `*` id, address.
+ * Counts the attempt; the first of its window also adds the stream entry.
+ */
+const RECORD_FAILED_LOGIN = `
+local target, agg, id = ARGV[5], KEYS[2], ARGV[7]
+if redis.call('SISMEMBER', KEYS[1], ARGV[5]) == 0 then
+  if redis.call('SCARD', KEYS[1]) >= tonumber(ARGV[3]) then
+    target, agg, id = '*', KEYS[3], ARGV[8]
+  else
+    redis.call('SADD', KEYS[1], ARGV[5])
+    redis.call('PEXPIRE', KEYS[1], ARGV[2])
+  end
+end
+local n = redis.call('HINCRBY', agg, ARGV[6], 1)
+redis.call('HSET', agg, 'last', ARGV[1])
+if redis.call('HSETNX', agg, 'first', ARGV[1]) == 1 then
+  redis.call('PEXPIRE', agg, ARGV[2])
+  redis.call('XADD', KEYS[4], 'MAXLEN', '~', ARGV[4], '*', 'id', id, 'at', ARGV[1], 'actor', 'anonymous', 'role', 'anonymous',
+    'action', 'login.failed', 'target', target, 'reason', '', 'outcome', 'denied', 'before', '', 'after', '', 'detail', ARGV[9], 'agg', agg)
+end
+return n
+`;
+
+/** Read both streams from every reachable master, merge, de-duplicate by id (the largest count wins), newest first. */
 export async function readAudit(filter: AuditFilter): Promise<{ entries: AuditEntry[]; nodesRead: number; nodesFailed: number }> {
-  const key = streamKey();
+  const keys = consoleKeys();
   const clients = getRuntime().clients;
   // Read more than the limit per node when filtering, so filtered pages are not starved.
   const count = filter.actor || filter.action ? Math.min(MAX_LEN, filter.limit * 20) : filter.limit;
   const results = await Promise.allSettled(clients.map(async (c) => {
     await ensureReady(c, 1_000);
-    return readNode(c, key, filter.since, count);
+    const [operators, failures] = await Promise.all([
+      readNode(c, keys.audit, filter.since, count),
+      readNode(c, keys.auditLoginFailures, filter.since, Math.min(count, FAILED_LOGIN_MAX_LEN)),
+    ]);
+    return [...operators, ...failures];
   }));
   const byId = new Map<string, AuditEntry>();
   let nodesRead = 0;
   for (const r of results) {
     if (r.status !== 'fulfilled') continue;
     nodesRead++;
-    for (const e of r.value) if (!byId.has(e.id)) byId.set(e.id, e);
+    for (const e of r.value) {
+      const seen = byId.get(e.id);
+      if (!seen || (e.count ?? 0) > (seen.count ?? 0)) byId.set(e.id, e);
+    }
   }
   const entries = [...byId.values()]
     .filter((e) => (!filter.actor || e.actor === filter.actor) && (!filter.action || e.action === filter.action || e.action.startsWith(`${filter.action}.`)))
@@ -69,13 +130,28 @@ export async function readAudit(filter: AuditFilter): Promise<{ entries: AuditEn
 
 async function readNode(client: Redis, key: string, since: number | undefined, count: number): Promise<AuditEntry[]> {
   const rows = await client.xrevrange(key, '+', since === undefined ? '-' : `${since}-0`, 'COUNT', count);
-  return rows.map(([, flat]) => {
+  const fields = rows.map(([, flat]) => {
     const f: Record<string, string> = {};
     for (let i = 0; i + 1 < flat.length; i += 2) f[flat[i]!] = flat[i + 1]!;
-    return {
+    return f;
+  });
+  // Aggregated entries: their counts, as this node has them now.
+  const aggregated = fields.filter((f) => f.agg);
+  const counts = aggregated.length === 0 ? [] : (await aggregated.reduce((p, f) => p.hmget(f.agg!, 'failed', 'refused', 'first', 'last'), client.pipeline()).exec()) ?? [];
+  const countOf = new Map(aggregated.map((f, i) => [f, counts[i]?.[1] as Array<string | null> | undefined]));
+  return fields.map((f) => {
+    const entry: AuditEntry = {
       id: f.id ?? '', at: Number(f.at), actor: f.actor ?? '', role: f.role ?? '', action: f.action ?? '', target: f.target ?? '',
       reason: f.reason ?? '', outcome: f.outcome ?? '', before: parseJson(f.before), after: parseJson(f.after), detail: f.detail ?? '',
     };
+    const agg = countOf.get(f);
+    if (f.agg) {
+      const [failed, refused, first, last] = (agg ?? []).map((v) => Number(v ?? 0));
+      entry.count = (failed ?? 0) + (refused ?? 0);
+      entry.detail = `${failed ?? 0} wrong password(s)${refused ? `, ${refused} refused by the login limit` : ''} from ${f.detail}`
+        + (first && last ? ` between ${new Date(first).toISOString()} and ${new Date(last).toISOString()}` : '');
+    }
+    return entry;
   });
 }
 

@@ -11,33 +11,39 @@ import { getRuntime } from './runtime';
  *
  * | key | type | what |
  * |---|---|---|
- * | `<p>audit` | stream | the audit log (capped), written to every master |
+ * | `<p>audit` | stream | the audit log of signed-in principals (capped), written to every master |
+ * | `<p>audit:login-failures` | stream | failed logins, one entry per address + username + window (capped apart) |
  * | `<p>console:session:<sid>:revoked` | string | a logged-out session, PX = until it would have expired |
  * | `<p>console:user:<h(user)>:not-before` | string | "sign out everywhere": sessions issued before this ms are refused |
  * | `<p>console:login:<scope>:<h(…)>` | string / hash | login throttling counters (see auth/login-throttle.ts) |
- * | `<p>console:audit:login-failed:<h(addr, user)>:<window>` | hash | failed logins aggregated per window |
+ * | `<p>console:audit:login-failed:<h(addr, user)>:<window>` | hash | that entry's counts (failed, refused), first and last |
+ * | `<p>console:audit:login-failed:<h(addr)>:<window>:users` | set | usernames tried from an address in a window (folded past 10) |
  */
 export interface ConsoleKeys {
   audit: string;
+  auditLoginFailures: string;
   sessionRevoked(sid: string): string;
   userNotBefore(username: string): string;
   login(scope: string, ...parts: string[]): string;
   failedLoginWindow(parts: string[], window: number): string;
+  failedLoginUsers(address: string, window: number): string;
 }
 
 export function consoleKeys(prefix: string = getRuntime().keyPrefix): ConsoleKeys {
   const c = `${prefix}console:`;
   return {
     audit: `${prefix}audit`,
+    auditLoginFailures: `${prefix}audit:login-failures`,
     sessionRevoked: (sid) => `${c}session:${sid}:revoked`,
     userNotBefore: (username) => `${c}user:${digest(username)}:not-before`,
     login: (scope, ...parts) => `${c}login:${scope}:${digest(...parts)}`,
     failedLoginWindow: (parts, window) => `${c}audit:login-failed:${digest(...parts)}:${window}`,
+    failedLoginUsers: (address, window) => `${c}audit:login-failed:${digest(address)}:${window}:users`,
   };
 }
 
 /** A short, unambiguous digest of client-supplied strings (joined with a separator they cannot contain). */
-function digest(...parts: string[]): string {
+export function digest(...parts: string[]): string {
   const h = createHash('sha256');
   for (const p of parts) h.update(Buffer.from(p, 'utf8').toString('base64')).update('\0');
   return h.digest('base64url').slice(0, 24);

@@ -203,7 +203,8 @@ describe('audit log', () => {
   it('failed logins are audited', async () => {
     await api.call('POST', '/api/auth/login', { body: { username: 'mallory', password: '=cmd|calc' } });
     const json = (await (await api.call('GET', '/api/audit?action=login.failed', { as: 'viewer' })).json()) as AuditResponse;
-    expect(json.entries.some((e) => e.actor === 'mallory' && e.outcome === 'denied')).toBe(true);
+    // The typed username is the target, never the actor: the actor of an anonymous attempt is `anonymous`.
+    expect(json.entries.some((e) => e.actor === 'anonymous' && e.target === 'mallory' && e.outcome === 'denied' && e.count === 1)).toBe(true);
   });
 });
 
