@@ -22,7 +22,7 @@
  *   its own batch did.
  */
 import type { GrantPlan, NodeProbes } from './grant-plan';
-import { judgeGrant, needsCheck, parseProbe, recordProbe, type Probe } from './grant-verdict';
+import { explainNodeError, judgeGrant, needsCheck, parseProbe, recordProbe, type Probe } from './grant-verdict';
 import type { BatchGroup, LockNode, Reply } from './node';
 import { deliver } from './outbound';
 
@@ -135,9 +135,9 @@ export class GrantGroup implements BatchGroup {
       const plan = this.plans[i]!;
       const timed = this.timeFrom >= 0 && i >= this.timeFrom;
       const needsProbe = plan.quarantine || plan.fenced;
-      const failed = failure(this.grants[i]) ?? (needsProbe ? probeFailed : null) ?? (plan.quarantine && timed ? timeFailure(this.time) : null);
+      const failed = failure(this.grants[i]) ?? (needsProbe ? probeFailed : null) ?? (plan.quarantine && timed ? failure(this.time) : null);
       if (failed) {
-        deliver(this.replies[i]!, failed, undefined);
+        deliver(this.replies[i]!, explainNodeError(failed), undefined);
         continue;
       }
       deliver(this.replies[i]!, null, judgeGrant(this.node, plan, this.grants[i], probe, timed ? this.time : null));
@@ -147,13 +147,4 @@ export class GrantGroup implements BatchGroup {
 
 function failure(reply: unknown): Error | null {
   return reply instanceof Error ? reply : null;
-}
-
-/** TIME failed: say plainly when the command is not there (rename-command TIME ""). */
-function timeFailure(reply: unknown): Error | null {
-  if (!(reply instanceof Error)) return null;
-  if (/unknown command/i.test(reply.message)) {
-    return new Error(`the node has no TIME command (renamed or disabled?): the lock core needs it to tell when a quarantine is over (${reply.message})`);
-  }
-  return reply;
 }

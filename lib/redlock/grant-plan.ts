@@ -21,6 +21,8 @@ export interface ClusterView {
   readonly nodeCount: number;
   /** The redis-server process (run_id) each node's last check found: two nodes on one server are refused. */
   readonly runIds: Map<string, number>;
+  /** Some node records a ceiling other than this client's: never start quarantines on "no ceiling anywhere". */
+  ceilingConflict: boolean;
 }
 
 /** The commands every attempt of one Redlock sends the same way, encoded once. */
@@ -34,6 +36,8 @@ export interface NodeProbes {
   readonly fast: Buffer;
   /** probe.lua in check mode; the EVAL fall back of a check is a check too. */
   check(): ScriptCall;
+  /** The check that may start a quarantine on a node without a sentinel (see protocol.ts startQuarantine). */
+  readonly checkStarting: ScriptCall;
   readonly maxTtlMs: number;
   readonly detect: DetectLevel;
   readonly checkIntervalMs: number;
@@ -53,27 +57,29 @@ export function probeScript(epochKey: string, detect: DetectLevel, maxTtlMs: num
   return Object.freeze({ name: `probe ${identity}`, source, sha: createHash('sha1').update(source).digest('hex') });
 }
 
-/** May a check of this client start the quarantine of a node without a sentinel? (See ClusterView.) */
-export function mayStartQuarantine(cluster: ClusterView, quorum = Math.floor(cluster.nodeCount / 2) + 1): boolean {
-  return cluster.ceilingAgreed || cluster.withoutSentinel.size >= quorum;
+/**
+ * May a check of this client start the quarantine of a node without a sentinel at once? Only once a
+ * node confirmed its ceiling. (With no ceiling recorded anywhere it answers, protocol.ts
+ * startQuarantine asks every node before it starts one with its own.)
+ */
+export function mayStartQuarantine(cluster: ClusterView): boolean {
+  return cluster.ceilingAgreed;
 }
 
 /** The probes of one Redlock (its prefix, ceiling and detection settings). */
 export function nodeProbes(epochKey: string, legacyFenceKey: string, maxTtlMs: number, detect: DetectLevel, checkIntervalMs: number,
   nodeCount: number): NodeProbes {
-  const cluster: ClusterView = { ceilingAgreed: false, withoutSentinel: new Set(), nodeCount, runIds: new Map() };
+  const cluster: ClusterView = { ceilingAgreed: false, ceilingConflict: false, withoutSentinel: new Set(), nodeCount, runIds: new Map() };
   const script = probeScript(epochKey, detect, maxTtlMs);
   const checks = [new ScriptCall(script, 2, [epochKey, legacyFenceKey, '1', maxTtlMs, detect, '0']),
     new ScriptCall(script, 2, [epochKey, legacyFenceKey, '1', maxTtlMs, detect, '1'])];
-  // A node without a sentinel may be quarantined once a node confirmed this client's ceiling, or
-  // once a quorum answered and none of them records any ceiling (nothing to confirm against).
-  const quorum = Math.floor(nodeCount / 2) + 1;
   return {
     epochKey,
     legacyFenceKey,
     time: encodeCommand(['TIME']),
     fast: new ScriptCall(script, 2, [epochKey, legacyFenceKey, '0', maxTtlMs, detect, '0']).evalshaPayload(),
-    check: () => checks[mayStartQuarantine(cluster, quorum) ? 1 : 0]!,
+    check: () => checks[mayStartQuarantine(cluster) ? 1 : 0]!,
+    checkStarting: checks[1]!,
     maxTtlMs,
     detect,
     checkIntervalMs,

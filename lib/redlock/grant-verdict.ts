@@ -34,6 +34,16 @@ export interface Probe {
   readonly check: { runIdNow: string; policy: string; started: boolean; cause: string } | null;
 }
 
+/**
+ * A script of ours failed because the node lacks a command it calls: say which ones it needs.
+ * (rename-command TIME "" or an ACL without INFO make every check fail.)
+ */
+export function explainNodeError(err: Error): Error {
+  if (!/unknown (redis )?command|NOPERM/i.test(err.message)) return err;
+  return new Error(`the node refuses a command the lock core needs (TIME, INFO, HMGET, HSET: renamed, disabled or not allowed to this ` +
+    `user?); its votes cannot count: ${err.message}`);
+}
+
 /** A reply that is not the probe's shape (a proxy answering out of order, another script under its SHA). */
 export class ProbeReplyError extends Error {
   override readonly name = 'ProbeReplyError' as const;
@@ -59,10 +69,11 @@ export function parseProbe(reply: unknown): Probe {
  */
 export function needsCheck(node: LockNode, probes: NodeProbes, probe: Probe): boolean {
   if (probe.check !== null) return false;
-  if (node.checks.runId === null || probe.runId !== node.checks.runId) return true;
   // No sentinel: a check starts its quarantine, when this client may (see ClusterView); not more
-  // than once per check interval while it may not, or every grant would bring a check.
-  return probe.createdAt === null && (mayStartQuarantine(probes.cluster) || node.checkDue(probes.checkIntervalMs));
+  // than once per check interval while it may not, or every grant would bring a check. (The vote
+  // is against either way: a node without a sentinel never votes for.)
+  if (probe.createdAt === null) return mayStartQuarantine(probes.cluster) || node.checkDue(probes.checkIntervalMs);
+  return node.checks.runId === null || probe.runId !== node.checks.runId;
 }
 
 /** Remember what a check found, and what it tells about the cluster's ceiling. */
@@ -76,11 +87,13 @@ export function recordProbe(node: LockNode, probes: NodeProbes, probe: Probe): v
     node.checks.checkedAt = performance.now();
     // Two nodes of the list on one redis-server (localhost and 127.0.0.1, two dbs) are not two
     // independent masters: the later one votes against.
+    // The first node checked on this server keeps its vote; any other node of the list found on it
+    // votes against from its own check on, so at most one vote per server is ever counted (votes
+    // count only after a check). Which one keeps it depends on who answers first, not on the list.
     const first = cluster.runIds.get(runId);
-    if (first !== undefined && first < node.index) {
+    if (first !== undefined && first !== node.index) {
       node.checks.duplicateOf = first;
     } else {
-      // The first node of the list on this server keeps its vote (the other finds it at its check).
       cluster.runIds.set(runId, node.index);
       node.checks.duplicateOf = null;
     }
@@ -90,6 +103,7 @@ export function recordProbe(node: LockNode, probes: NodeProbes, probe: Probe): v
   } else {
     cluster.withoutSentinel.delete(node.index);
     if (Number(probe.maxTtlMs) === probes.maxTtlMs) cluster.ceilingAgreed = true;
+    else cluster.ceilingConflict = true;
   }
 }
 

@@ -36,7 +36,7 @@
  */
 import { GrantGroup } from './grant-group';
 import type { GrantPlan } from './grant-plan';
-import { judgeGrant, parseProbe, recordProbe, type Probe } from './grant-verdict';
+import { explainNodeError, judgeGrant, parseProbe, recordProbe, type Probe } from './grant-verdict';
 import type { BatchReplies, LockNode, Reply } from './node';
 
 /** Send the plan to one node; `reply` gets its GrantReply, or the error the node failed with. */
@@ -77,12 +77,12 @@ function sendAlone(node: LockNode, plan: GrantPlan, grant: Buffer, reply: Reply)
     }
     for (const one of batch) {
       if (one instanceof Error) {
-        reply(one, undefined);
+        reply(explainNodeError(one), undefined);
         return;
       }
     }
     if (probe instanceof Error) {
-      reply(probe, undefined);
+      reply(explainNodeError(probe), undefined);
       return;
     }
     let parsed: Probe | null = null;
@@ -108,7 +108,8 @@ function sendAlone(node: LockNode, plan: GrantPlan, grant: Buffer, reply: Reply)
   });
   // Sent after the grant on the same connection (commands go out in the order they are issued).
   if (probe === undefined) {
-    node.runCheck(plan.probes).then((checked) => {
+    // A node met for the first time (or after NOSCRIPT) has never run our probe: send its source.
+    node.runCheck(plan.probes, true).then((checked) => {
       probe = checked;
       settle();
     }, (err: Error) => {

@@ -170,12 +170,15 @@ export class LockNode {
     return new Promise((resolve, reject) => {
       if (this.refuse(1, (err) => reject(err))) return;
       this.pending++;
-      this.command('eval', probes.check().evalPayload(), (err, value) => {
+      const send = () => this.command('eval', probes.check().evalPayload(), (err, value) => {
         this.pending--;
         this.settled++;
         if (err) reject(err);
         else resolve(value);
       });
+      // Still connecting: after the commands sent before it, like call() and callBatch().
+      if (this.booting) void this.booting.then(send);
+      else send();
     });
   }
 

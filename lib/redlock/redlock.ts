@@ -4,6 +4,7 @@ import { epochKey, markNodeClean } from './epoch';
 import { InvalidArgumentError, LockExpiredError, QuorumUnavailableError, type RedlockError } from './errors';
 import type { OperationEvent, RedlockEvents } from './events';
 import { Lock, type ExtendResult, type LockController, type LockState, type ReleaseResult } from './lock';
+import { explainNodeError } from './grant-verdict';
 import { LockNode, nodeLabel } from './node';
 import { attemptAcquire, extendKeys, releaseKeys, type ProtocolContext } from './protocol';
 import { jitteredDelayMs, quorumSize } from './quorum';
@@ -313,7 +314,7 @@ export class Redlock extends EventEmitter<RedlockEvents> implements LockControll
           }),
         ]);
       } catch (err) {
-        this.emit('node-error', { node: node.index, label: node.label, error: err instanceof Error ? err : new Error(String(err)) });
+        this.emit('node-error', { node: node.index, label: node.label, error: explainNodeError(err instanceof Error ? err : new Error(String(err))) });
       } finally {
         clearTimeout(timer);
       }

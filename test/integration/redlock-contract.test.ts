@@ -208,11 +208,11 @@ describe('the lock core\'s contract', () => {
 
     // Two entries of the node list on one redis-server: `localhost` and `127.0.0.1` for the same port
     // (one database: a second SET NX there finds our own key), or two databases of it (both SETs
-    // land). The later entry votes against, naming the first, so three entries on two servers
-    // never reach a quorum (2) on one of them; also when the first entry's replies come later than
-    // the second's (here: through a proxy adding 100 ms).
+    // land). The entry checked second votes against, naming the other, so three entries on two
+    // servers never reach a quorum (2) on one of them; also when the first entry's replies come
+    // later than the second's (here: through a proxy adding 100 ms).
     for (const [dbs, slowFirst] of [['one database', false], ['one database', true], ['two databases', false], ['two databases', true]] as const) {
-      it(`two node URLs reaching one redis-server (localhost and 127.0.0.1, ${dbs})${slowFirst ? ', the first answering later' : ''}: the later votes against naming the first, no quorum on one server`, async () => {
+      it(`two node URLs reaching one redis-server (localhost and 127.0.0.1, ${dbs})${slowFirst ? ', the first answering later' : ''}: one of them votes against naming the other, no quorum on one server`, async () => {
         const [first, second] = env.cluster.supervisor.directUrls();
         const p = portOf(first!);
         const [db0, db1] = dbs === 'one database' ? ['', ''] : ['/0', '/1'];
@@ -237,8 +237,13 @@ describe('the lock core\'s contract', () => {
             }
             expect(outcome).toBeInstanceOf(RedlockError);
             const votes = (outcome as RedlockError).votes;
-            expect(votes[1]).toMatchObject({ vote: 'against', reason: 'error' });
-            expect(votes[1]!.detail).toMatch(/same redis-server as node 1\b/);
+            // Whichever of the two entries was checked first keeps its vote; the other votes
+            // against from its own check on, naming it (so one server never counts twice). With
+            // one database the second SET NX finds our own key anyway, and the round may be
+            // decided (two against) before the duplicate's own answer.
+            const duplicate = votes.slice(0, 2).filter((v) => v.reason === 'error' && /same redis-server as node [12]\b/.test(v.detail ?? ''));
+            if (dbs === 'two databases') expect(duplicate).toHaveLength(1);
+            else expect(duplicate.length).toBeLessThanOrEqual(1);
             expect(votes[2]).toMatchObject({ vote: 'against', reason: 'contended' });
           }
         } finally {

@@ -43,7 +43,8 @@
 -- - the same process with another replication id: its dataset was replaced by a sync (REPLICAOF
 --   and back). Quarantine until now + ceiling.
 -- - evicted_keys changed since the last check of this process (grew: evictions; fell: a CONFIG
---   RESETSTAT, which may hide them): quarantine until now + ceiling.
+--   RESETSTAT, which may hide them), or total_commands_processed fell (a RESETSTAT that brought
+--   evicted_keys back to the value recorded): quarantine until now + ceiling.
 -- - A quarantine raises the register to the hybrid-logical-clock floor now(ms) * 1000: a node
 --   restored from an old snapshot has an old register too.
 --
@@ -82,10 +83,14 @@ local serverStart = now - uptime * 1000
 local replication = redis.call('INFO', 'replication')
 local replid = string.match(replication, 'master_replid:(%x+)') or ''
 local synced = (string.match(replication, 'master_replid2:(%x+)') or '0'):match('^0+$') == nil
+local isReplica = string.match(replication, 'role:(%w+)') ~= 'master'
 local policy = string.match(redis.call('INFO', 'memory'), 'maxmemory_policy:([%w%-]+)') or 'unknown'
-local evicted = tonumber(string.match(redis.call('INFO', 'stats'), 'evicted_keys:(%d+)')) or 0
+local stats = redis.call('INFO', 'stats')
+local evicted = tonumber(string.match(stats, 'evicted_keys:(%d+)')) or 0
+-- Only grows within a process, but for CONFIG RESETSTAT: which also zeroes evicted_keys.
+local processed = tonumber(string.match(stats, 'total_commands_processed:(%d+)')) or 0
 
-local e = redis.call('HMGET', epoch, 'createdAt', 'quarantineUntil', 'runId', 'maxTtlMs', 'fence', 'evicted', 'replid')
+local e = redis.call('HMGET', epoch, 'createdAt', 'quarantineUntil', 'runId', 'maxTtlMs', 'fence', 'evicted', 'replid', 'processed')
 local recorded = tonumber(e[4] or '')
 local ceiling = math.max(ceilingArg, recorded or 0)
 local reconcile = detect == '2' and (recorded == nil or recorded == ceilingArg)
@@ -101,10 +106,12 @@ if not e[1] then
 elseif reconcile and e[3] ~= runId then
   cause = 'restart'
   untilMs = (synced and now or serverStart) + ceiling
-elseif reconcile and e[7] and e[7] ~= replid then
+elseif reconcile and e[7] and e[7] ~= replid and (synced or isReplica) then
+  -- (A master that takes its first replica also gets a new replication id, but keeps its data:
+  -- only a node that synced from another, or is a replica now, had its dataset replaced.)
   cause = 'replaced'
   untilMs = now + ceiling
-elseif reconcile and tostring(evicted) ~= (e[6] or tostring(evicted)) then
+elseif reconcile and (tostring(evicted) ~= (e[6] or tostring(evicted)) or processed < (tonumber(e[8] or '0') or 0)) then
   cause = 'eviction'
   untilMs = now + ceiling
 end
@@ -129,6 +136,8 @@ if cause or reconcile and e[1] then
   end
   if e[7] ~= replid then redis.call('HSET', epoch, 'replid', replid) end
   if tostring(evicted) ~= (e[6] or '') then redis.call('HSET', epoch, 'evicted', tostring(evicted)) end
+  -- A low-water mark is enough to see a fall: recorded when first seen, and after a fall or a restart.
+  if not e[8] or cause or e[3] ~= runId then redis.call('HSET', epoch, 'processed', fmt(processed)) end
 end
 
 local r = redis.call('HMGET', epoch, unpack(FIELDS))
