@@ -29,6 +29,8 @@ export interface StepContext {
   reveal(predictionId: string, actual: string, explanation: string | undefined): void;
   /** Refresh the node lanes from the supervisor now. */
   refreshStates(): Promise<void>;
+  /** Read every node's keys now (the sampler reads them every ~120 ms otherwise). */
+  sampleNow(): Promise<void>;
   /** Tell the console about a node action (live events). */
   nodeAction(node: number, label: string): void;
   /** The largest added latency this run set on any proxy (restore waits for delayed packets). */

@@ -218,6 +218,7 @@ export class ScenarioRun {
       marks: this.marks,
       reveal: (id, actual, explanation) => this.reveal(id, actual, explanation),
       refreshStates: async () => this.sampler?.refreshStates(),
+      sampleNow: async () => this.sampler?.sampleAll(),
       nodeAction: (node, label) => {
         try {
           this.options.onNodeAction?.(node, label);

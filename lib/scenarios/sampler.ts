@@ -39,6 +39,16 @@ export class Sampler {
     this.frozen = true;
   }
 
+  /**
+   * Read every node now and record it (also while a periodic read is in flight): a step calls it
+   * just before a crash, so that a key granted moments earlier is on the timeline before it goes.
+   */
+  async sampleAll(): Promise<void> {
+    if (this.frozen) return;
+    const samples = await Promise.all(this.cluster.addresses.map((a) => this.read(a.id)));
+    if (!this.frozen) for (const s of samples) this.record.sample(s);
+  }
+
   /** Record the supervisor's view of every node now (also right after a node action). */
   async refreshStates(): Promise<void> {
     if (this.frozen) return;

@@ -111,6 +111,9 @@ async function markClean(ctx: StepContext, step: StepOf<'mark-clean'>): Promise<
 async function nodeAction(ctx: StepContext, step: StepOf<'node'>): Promise<string> {
   const a = step.action;
   if (a.action === 'latency') ctx.noteLatency(a.latencyMs + (a.jitterMs ?? 0));
+  // What the nodes hold as a process goes down or stops answering: a key granted less than one
+  // sampling period ago would otherwise never reach the timeline.
+  if (a.action === 'crash' || a.action === 'stop' || a.action === 'restart' || a.action === 'pause') await ctx.sampleNow();
   const t = ctx.now();
   if (step.mark) ctx.marks.set(step.mark, t);
   const label = a.action === 'latency' ? `latency ${a.latencyMs} ms`

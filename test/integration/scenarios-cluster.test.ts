@@ -124,6 +124,9 @@ describe('scenarios end to end on five real nodes', () => {
     expect(aOff.outcome).toBe('granted');
     expect(aOff.votes.filter((v) => v.vote === 'for').map((v) => v.node)).toContain(c);
     expect(aOff.votes.filter((v) => v.vote === 'for')).toHaveLength(3);
+    // The timeline shows A's key on node c until the crash (the nodes are read as a crash begins).
+    const crashAt = view.steps.find((s) => s.id === 'off-crash')!.endedAt!;
+    expect(view.timeline.keys.filter((k) => k.node === c && k.client === 'A' && k.resource === 'detection-off/ledger' && k.from <= crashAt)).toHaveLength(1);
     const bOff = attempt('off-asker-asks');
     expect(bOff.outcome).toBe('granted');
     expect(bOff.votes.find((v) => v.node === c)).toMatchObject({ vote: 'for' });
