@@ -287,8 +287,14 @@ test.describe('teaching scenarios, from the UI, on the real sandbox nodes', () =
   test('controls: space pauses at a step boundary, → steps one step, r restarts with the same seed; one run at a time (409)', async ({ page }) => {
     await page.goto('/scenarios');
     await page.getByTestId('seed-input').fill('77');
+    // At 0.5× the reading pause before the first prediction lasts 2.2 s: room for the space press
+    // below to land before it, even on a loaded machine.
+    await page.getByTestId('speed-0.5').click();
     await page.getByTestId('scenario-card-quorum').getByRole('button', { name: /^Run scenario/ }).click();
     const player = page.getByTestId('scenario-player');
+    await expect(player).toBeVisible();
+    // Space pauses at the next step boundary (pressed first: the check below takes round trips).
+    await page.keyboard.press(' ');
     const firstRun = (await player.getAttribute('data-run'))!;
     const prefix = (await player.getAttribute('data-prefix'))!;
 
@@ -297,9 +303,7 @@ test.describe('teaching scenarios, from the UI, on the real sandbox nodes', () =
     expect(busy.status()).toBe(409);
     expect((await busy.json() as { error: { message: string } }).error.message).toContain('one run at a time');
 
-    // Space pauses at the next step boundary; → runs the next step (here the prediction) and the
-    // steps chained to it, then stops again.
-    await page.keyboard.press(' ');
+    // → runs the next step (here the prediction) and the steps chained to it, then stops again.
     await expect(player).toHaveAttribute('data-status', 'paused', { timeout: 10_000 });
     const done = () => page.getByTestId('steps').locator('[data-status="done"]').count();
     const before = await done();
