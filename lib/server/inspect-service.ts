@@ -1,9 +1,11 @@
 import 'server-only';
 import type { LockDetailResponse, LockListResponse } from '../api/locks';
+import { createHmac } from 'node:crypto';
 import {
-  earlyPage, earlyPageDue, lockDetail, LOCK_STATES, pageLocks, quorumSize, startSnapshot, InvalidCursorError,
-  type EarlyPage, type IndexedSnapshotNode, type Snapshot, type SnapshotNode, type SnapshotRun,
+  arrayLockList, earlyPage, earlyPageDue, lockDetail, LOCK_STATES, pageLocks, quorumSize, startSnapshot, InvalidCursorError,
+  type EarlyPage, type IndexedSnapshotNode, type LockList, type QuorumView, type Snapshot, type SnapshotNode, type SnapshotRun,
 } from '../inspect';
+import { getAuth } from './auth';
 import { badRequest } from './http/errors';
 import { recordSample } from './history';
 import { metrics } from './metrics';
@@ -87,24 +89,39 @@ export interface LockListQuery {
 }
 
 /**
+ * What a caller may see of the values of keys found by `pattern` that are not the console's own
+ * locks: any string on a shared Redis (a password-reset token, a session…). Operators see them
+ * raw; everyone else sees a fingerprint — a keyed hash (equal values, equal fingerprints, so the
+ * quorum matrix still works), the length, and the TTL beside it — and searches only key names.
+ */
+export type ValueAccess = 'raw' | 'fingerprint';
+
+/**
  * A page of the lock list from a snapshot at most 1 s old (5 s with a cursor). A progressive first
  * page (`progressive=1`, no cursor) waits for a snapshot while earlyPageDue() says to and
  * otherwise answers with an early page (lib/inspect/early-page.ts), `complete: false`.
  */
-export async function listLocks(query: LockListQuery): Promise<LockListResponse> {
+export async function listLocks(query: LockListQuery, access: ValueAccess = 'raw'): Promise<LockListResponse> {
+  const runtime = getRuntime();
+  const hide = access === 'fingerprint' && query.pattern !== undefined;
+  const fingerprint = hide ? await fingerprinter(runtime.keyPrefix) : (view: QuorumView) => view;
+  // Searching values would be an oracle for them (does any value contain "reset-7f"?): key names only.
+  const keyOnlySearch = hide && Boolean(query.search?.trim());
   const run = cachedSnapshot(query.pattern, query.fresh === '1', query.cursor ? CURSOR_SNAPSHOT_MAX_AGE_MS : SNAPSHOT_MAX_AGE_MS);
-  if (query.progressive === '1' && !query.cursor && (await earlyPageDue(run))) {
-    const runtime = getRuntime();
+  if (query.progressive === '1' && !query.cursor && !keyOnlySearch && (await earlyPageDue(run))) {
     const early = await earlyPage(runtime.clients, run, { prefix: query.prefix, state: query.state, search: query.search, limit: query.limit }, {
       keyPrefix: runtime.keyPrefix, configuredNodes: runtime.endpoints.length, driftFactor: runtime.driftFactor,
     });
     // A scan that ended meanwhile answers in full instead.
-    if (!run.finished()) return earlyResponse(run, early, runtime.endpoints.length);
+    if (!run.finished()) return earlyResponse(run, { ...early, items: early.items.map(fingerprint) }, runtime.endpoints.length);
   }
   const snap = await run.done;
   let page;
   try {
-    page = pageLocks(snap, { prefix: query.prefix, state: query.state, search: query.search, cursor: query.cursor, limit: query.limit });
+    const pageQuery = { prefix: query.prefix, state: query.state, search: query.search, cursor: query.cursor, limit: query.limit };
+    page = keyOnlySearch
+      ? pageLocks({ lockList: keyMatches(snap.lockList, query.search!) }, { ...pageQuery, search: undefined })
+      : pageLocks(snap, pageQuery);
   } catch (err) {
     if (err instanceof InvalidCursorError) throw badRequest(err.message);
     throw err;
@@ -112,9 +129,49 @@ export async function listLocks(query: LockListQuery): Promise<LockListResponse>
   return {
     readAt: snap.readAt, scanMs: snap.durationMs, pattern: snap.pattern, quorum: snap.quorum,
     nodes: snap.nodes.map((n) => ({ node: n.node, ok: n.ok, error: n.error, keys: n.keys, durationMs: n.durationMs })),
-    stateCounts: snap.stateCounts, total: snap.lockList.length, matched: page.matched, items: page.items, nextCursor: page.nextCursor,
+    stateCounts: snap.stateCounts, total: snap.lockList.length, matched: page.matched, items: page.items.map(fingerprint), nextCursor: page.nextCursor,
     complete: true, scannedKeys: snap.nodes.reduce((sum, n) => sum + n.keys, 0),
     index: fromIndex(snap),
+  };
+}
+
+/** The locks whose resource or key contains `search` (case-insensitive), views made only for those. */
+function keyMatches(list: LockList, search: string): LockList {
+  const needle = search.trim().toLowerCase();
+  const views: QuorumView[] = [];
+  for (let i = 0; i < list.length; i++) {
+    if (list.resourceAt(i).toLowerCase().includes(needle) || list.keyAt(i).toLowerCase().includes(needle)) views.push(list.at(i));
+  }
+  return arrayLockList(views);
+}
+
+/**
+ * Views with foreign values replaced by fingerprints; the console's own lock keys (`<prefix>lock:`)
+ * hold lock tokens and are left as they are. The scanner reads a value as `<token> <metadata>`:
+ * the fingerprint is of the token (the whole value when it has no space), and whatever followed
+ * it (metadata parsed from it) is dropped.
+ */
+async function fingerprinter(keyPrefix: string): Promise<(view: QuorumView) => QuorumView> {
+  const { fingerprintKey } = await getAuth();
+  const ownLocks = `${keyPrefix}lock:`;
+  const cache = new Map<string, string>();
+  const fp = (value: string) => {
+    let out = cache.get(value);
+    if (out === undefined) {
+      out = `${createHmac('sha256', fingerprintKey).update(value).digest('hex').slice(0, 10)}… (fingerprint, ${Buffer.byteLength(value)} bytes)`;
+      cache.set(value, out);
+    }
+    return out;
+  };
+  return (view) => {
+    if (view.key.startsWith(ownLocks)) return view;
+    return {
+      ...view,
+      cells: view.cells.map((c) => ({ ...c, token: c.token === null ? null : fp(c.token), meta: null })),
+      majorityToken: view.majorityToken === null ? null : fp(view.majorityToken),
+      meta: null,
+      fence: null,
+    };
   };
 }
 

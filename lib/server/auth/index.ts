@@ -11,7 +11,11 @@ import { installPeerStamp } from '../http/peer';
 import type { Principal } from './principal';
 import { unauthorized } from '../http/errors';
 
-export interface Auth { accounts: Accounts; sessions: Sessions; throttle: LoginThrottle; devices: Devices }
+export interface Auth {
+  accounts: Accounts; sessions: Sessions; throttle: LoginThrottle; devices: Devices;
+  /** Keys the fingerprints viewers see instead of foreign values (inspect-service.ts). */
+  fingerprintKey: Buffer;
+}
 
 const KEY = Symbol.for('redlock-console.auth');
 type Holder = { [KEY]?: Promise<Auth> };
@@ -38,6 +42,7 @@ async function createAuth(env: Record<string, string | undefined>): Promise<Auth
     sessions: new Sessions(key, new MastersRevocationStore()),
     throttle: new LoginThrottle(),
     devices: new Devices(derive('redlock-console device cookie')),
+    fingerprintKey: derive('redlock-console value fingerprint'),
   };
 }
 
