@@ -18,9 +18,9 @@ import { TokenChip } from './token-chip';
 import { leaseMs } from './ttl';
 import styles from './lock-detail.module.css';
 
-const META_ORDER = ['owner', 'host', 'pid', 'purpose', 'acquiredAt', 'extensions', 'fence', 'ttlMs', 'via'] as const;
+const META_ORDER = ['principal', 'owner', 'host', 'pid', 'purpose', 'acquiredAt', 'extensions', 'fence', 'ttlMs', 'via'] as const;
 const META_LABEL: Record<string, string> = {
-  owner: 'Owner', host: 'Host', pid: 'PID', purpose: 'Purpose', acquiredAt: 'Acquired', extensions: 'Extensions', fence: 'Fence',
+  principal: 'Authenticated as', owner: 'Owner (as claimed)', host: 'Host', pid: 'PID', purpose: 'Purpose', acquiredAt: 'Acquired', extensions: 'Extensions', fence: 'Fence',
   ttlMs: 'Requested TTL', via: 'Via',
 };
 
@@ -184,7 +184,11 @@ function Summary({ view, t0 }: { view: LockView; t0: number }) {
       <div className={styles.tile}>
         <span className={styles.tileLabel}>Holder</span>
         <span className={styles.tileValue}>{view.meta?.owner ?? '—'}</span>
-        <span className={styles.tileNote}>{[view.meta?.host, view.meta?.pid ? `pid ${view.meta.pid}` : null].filter(Boolean).join(' · ') || 'no metadata'}</span>
+        {/* The owner is what the client wrote; the principal is who the console authenticated. */}
+        <span className={styles.tileNote} data-testid="detail-principal">{[
+          view.meta?.principal ? `authenticated as ${view.meta.principal}` : null,
+          view.meta?.host, view.meta?.pid ? `pid ${view.meta.pid}` : null,
+        ].filter(Boolean).join(' · ') || 'no metadata'}</span>
       </div>
     </div>
   );

@@ -18,6 +18,14 @@ function statesOf(detail: LockDetail): NodeState[] {
   });
 }
 
+/** The holder the operator hit, named by the metadata stored with `token`: who authenticated, and who it says it is. */
+function holderOf(detail: LockDetail, token: string): string {
+  const meta = detail.view?.cells.find((c) => c.token === token && c.meta)?.meta;
+  if (!meta) return '; holder: no metadata';
+  const fields = (['principal', 'owner', 'host', 'pid', 'purpose'] as const).filter((k) => meta[k]).map((k) => `${k}=${meta[k]}`);
+  return `; holder: ${fields.join(' ') || 'no metadata'}`;
+}
+
 function readDetail(resource: string): Promise<LockDetail> {
   const runtime = getRuntime();
   return lockDetail(runtime.clients, resource, { keyPrefix: runtime.keyPrefix, configuredNodes: runtime.endpoints.length, driftFactor: runtime.driftFactor });
@@ -31,7 +39,8 @@ function readDetail(resource: string): Promise<LockDetail> {
  * per-node state before and after.
  */
 export async function forceRelease(principal: Principal, resource: string, input: { token: string; reason: string; dryRun?: boolean }): Promise<ForceReleaseResponse> {
-  const before = statesOf(await readDetail(resource));
+  const seen = await readDetail(resource);
+  const before = statesOf(seen);
   if (input.dryRun) {
     return {
       resource, token: input.token, dryRun: true, deleted: 0, auditId: null,
@@ -55,7 +64,7 @@ export async function forceRelease(principal: Principal, resource: string, input
   const { entry } = await recordAudit({
     actor, role, action: 'lock.force-release', target: resource, reason: input.reason, outcome,
     before: nodes.map((n) => ({ node: n.node, ...n.before })), after: nodes.map((n) => ({ node: n.node, outcome: n.outcome, ...n.after })),
-    detail: `token ${input.token.slice(0, 12)}…`,
+    detail: `token ${input.token.slice(0, 12)}…${holderOf(seen, input.token)}`,
   });
   publishEvent({ type: 'lock.force-released', resource, nodes: nodes.filter((n) => n.outcome === 'deleted').map((n) => n.node), detail: actor, source: 'service' });
   return { resource, token: input.token, dryRun: false, deleted: result.deleted, nodes, auditId: entry.id };

@@ -20,17 +20,21 @@ export interface AcquireInput {
 
 /**
  * Take a lock for a program (API key) or an operator (playground). The holder metadata names who
- * asked unless the caller says otherwise; with `waitMs` the request keeps trying (woken by releases)
- * and gives up when the time is over or the HTTP client goes away.
+ * asked unless the caller says otherwise (`owner`), and always who authenticated (`principal`);
+ * with `waitMs` the request keeps trying (woken by releases) and gives up when the time is over or
+ * the HTTP client goes away.
  */
 export async function acquireLock(principal: Principal, input: AcquireInput, signal: AbortSignal): Promise<LockGrant> {
   const redlock = await readyLockCore();
   const waitMs = input.waitMs ?? 0;
   const retryDelayMs = redlock.settings.retryDelayMs;
   const signals = [signal, ...(waitMs > 0 ? [AbortSignal.timeout(waitMs)] : [])];
+  const { actor, role } = actorOf(principal);
   const lock = await redlock.acquire(input.resources, input.ttlMs, {
     fenced: input.fenced,
-    metadata: { owner: actorOf(principal).actor, via: 'http', ...input.metadata },
+    // `owner` and the rest are the client's own claims (a key may call itself "operator");
+    // `principal` is who actually authenticated, written last so no client can set it.
+    metadata: { owner: actor, via: 'http', ...input.metadata, principal: `${role}:${actor}` },
     retryCount: waitMs > 0 ? Math.max(1, Math.ceil(waitMs / Math.max(1, retryDelayMs))) : 0,
     signal: AbortSignal.any(signals),
   }).catch((err: unknown) => {
