@@ -82,9 +82,12 @@ async function main(): Promise<void> {
   console.log('');
   console.log(`  redlock-console is ready${dev ? ' (dev)' : ''}`);
   console.log(`    console   ${url}`);
-  console.log(login.source === 'generated'
-    ? `    login     ${login.username} / ${login.password}   (kept in ${join(config.dataDir, 'operator.json')})`
-    : `    login     ${login.username} / (the password in REDLOCK_ADMIN_PASSWORD)`);
+  // The password is printed once, when it is generated: start logs are often kept and shared.
+  console.log(login.source === 'env'
+    ? `    login     ${login.username} / (the password in REDLOCK_ADMIN_PASSWORD)`
+    : login.created
+      ? `    login     ${login.username} / ${login.password}   (generated now; kept in ${join(config.dataDir, 'operator.json')}, printed only this once)`
+      : `    login     ${login.username} / (the password in ${join(config.dataDir, 'operator.json')})`);
   console.log(`    masters   ${env.REDLOCK_MODE === 'sandbox' ? `${supervisor?.size} local, sandbox` : 'external'}`);
   console.log('    Ctrl-C stops everything.');
   console.log('');
