@@ -30,3 +30,8 @@ export function digestSecret(secret: string): Buffer {
 export function sameDigest(a: Buffer, b: Buffer): boolean {
   return a.length === b.length && timingSafeEqual(a, b);
 }
+
+/** Two secrets (CSRF tokens…) compared in constant time: digests first, so lengths give nothing away either. */
+export function sameSecret(given: string | null, expected: string): boolean {
+  return given !== null && sameDigest(digestSecret(given), digestSecret(expected));
+}

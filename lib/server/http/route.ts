@@ -1,6 +1,7 @@
 import 'server-only';
 import { z } from 'zod';
 import { authenticate } from '../auth';
+import { sameSecret } from '../auth/passwords';
 import { allows, type Permission, type Principal } from '../auth/principal';
 import { badRequest, forbidden, HttpError, unauthorized } from './errors';
 import { errorResponse, json } from './error-response';
@@ -57,8 +58,8 @@ function roleName(principal: Principal): string {
   return principal.kind === 'session' || principal.kind === 'api-key' ? principal.role : principal.kind;
 }
 
-/** Cookie sessions must prove the request came from the console itself: same Origin and the CSRF token. */
-function checkCsrf(req: Request, csrf: string): void {
+/** Cookie sessions must prove the request came from the console itself: same Origin and the CSRF token (compared in constant time). */
+export function checkCsrf(req: Request, csrf: string): void {
   const origin = req.headers.get('origin');
   if (origin) {
     const host = req.headers.get('x-forwarded-host') ?? req.headers.get('host') ?? new URL(req.url).host;
@@ -70,7 +71,7 @@ function checkCsrf(req: Request, csrf: string): void {
     }
     if (originHost !== host) throw new HttpError(403, 'CSRF', `cross-origin request refused (Origin ${origin})`);
   }
-  if (req.headers.get('x-csrf-token') !== csrf) {
+  if (!sameSecret(req.headers.get('x-csrf-token'), csrf)) {
     throw new HttpError(403, 'CSRF', 'missing or wrong x-csrf-token header (read it from GET /api/auth/me)');
   }
 }
