@@ -101,6 +101,18 @@ describe('graceful stops lose nothing (supervisor continuity)', () => {
     }
   }, 60_000);
 
+  it('an adopted restart stays adopted after the first check, however many commands the stopped process had run', async () => {
+    const s = await supervise(dataRoot(), 'aof-always', 1);
+    // The stopped process's counters (total_commands_processed, evicted_keys) are its own: a new
+    // process starts from zero, and that must not read as a CONFIG RESETSTAT hiding evictions.
+    const busy = direct(s, 1);
+    for (let i = 0; i < 500; i++) await busy.ping();
+    await (await redlock(s).acquire('before', 1_000)).release();
+    expect((await s.restart(1)).continuity).toMatchObject({ adopted: true });
+    expect(await voteOf(s, 1, 'after')).toMatchObject({ vote: 'for', reason: 'ok' });
+    expect((await readEpoch(direct(s, 1), PREFIX))?.cause).toBeUndefined();
+  }, 30_000);
+
   it('a crash (SIGKILL) and start sits out the quarantine: the node votes quarantined with cause restart, and a stale marker does not survive the crash', async () => {
     const s = await supervise(dataRoot(), 'aof-always', 3);
     const r = redlock(s);
