@@ -24,11 +24,14 @@ local runId = string.match(server, 'run_id:(%x+)')
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local uptime = tonumber(string.match(server, 'uptime_in_seconds:(%d+)')) or 0
-local evicted = string.match(redis.call('INFO', 'stats'), 'evicted_keys:(%d+)') or '0'
+local stats = redis.call('INFO', 'stats')
+local evicted = string.match(stats, 'evicted_keys:(%d+)') or '0'
+-- The new process counts commands from zero: its own low-water mark (see probe.lua).
+local processed = string.match(stats, 'total_commands_processed:(%d+)') or '0'
 local replid = string.match(redis.call('INFO', 'replication'), 'master_replid:(%x+)') or ''
 if e[2] == ARGV[1] then
   redis.call('HSET', epoch, 'runId', runId, 'prevRunId', ARGV[1], 'origin', ARGV[2],
-    'serverStartedAt', string.format('%.0f', now - uptime * 1000), 'evicted', evicted, 'replid', replid)
+    'serverStartedAt', string.format('%.0f', now - uptime * 1000), 'evicted', evicted, 'replid', replid, 'processed', processed)
   return {1, runId}
 end
 if e[2] == runId and e[3] == ARGV[1] and e[4] == 'restart' then
@@ -36,7 +39,7 @@ if e[2] == runId and e[3] == ARGV[1] and e[4] == 'restart' then
   -- createdAt moves on so that the quarantine reads as a new state (see grant-verdict.ts).
   local untilMs = math.max(tonumber(ARGV[3]) or 0, 0)
   redis.call('HSET', epoch, 'createdAt', string.format('%.0f', now),
-    'quarantineUntil', string.format('%.0f', math.max(untilMs, now)), 'origin', ARGV[2], 'cause', '')
+    'quarantineUntil', string.format('%.0f', math.max(untilMs, now)), 'origin', ARGV[2], 'cause', '', 'processed', processed)
   return {1, runId}
 end
 return {0, 'changed'}

@@ -33,7 +33,9 @@ local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local replid = string.match(redis.call('INFO', 'replication'), 'master_replid:(%x+)') or ''
 local uptime = tonumber(string.match(server, 'uptime_in_seconds:(%d+)')) or 0
-local evicted = string.match(redis.call('INFO', 'stats'), 'evicted_keys:(%d+)') or '0'
+local stats = redis.call('INFO', 'stats')
+local evicted = string.match(stats, 'evicted_keys:(%d+)') or '0'
+local processed = string.match(stats, 'total_commands_processed:(%d+)') or '0'
 
 local register = tonumber(e[4] or '0') or 0
 local legacy = redis.call('GET', KEYS[2])
@@ -52,5 +54,6 @@ redis.call('HSET', epoch,
   'replid', replid,
   'serverStartedAt', string.format('%.0f', now - uptime * 1000),
   'evicted', evicted,
+  'processed', processed,
   'fence', string.format('%.0f', register))
 return {1, now, register, runId}
