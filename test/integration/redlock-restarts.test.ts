@@ -109,6 +109,27 @@ describe('restarts that reload older data are quarantined (restart detection)', 
     await lockB.release();
   });
 
+  it('the restart quarantine never ends before crash + maxTtlMs, though INFO counts uptime in whole seconds', async () => {
+    nodes = await startRedisNodes(() => DEFAULT_RDB);
+    const prefix = uniquePrefix('uptime');
+    const a = client(prefix);
+    await markClean(a, prefix);
+    await nodes[2]!.client.save();
+    // Crash late in a wall-clock second and look just after the next one begins: uptime then
+    // reads 0 or 1 while the process is only a few hundred ms old, the case where now - uptime
+    // lands before the real start.
+    await waitFor(() => Date.now() % 1_000 >= 750 && Date.now() % 1_000 < 800, 2_000, 'late in a second');
+    const crashAt = Date.now();
+    await nodes[2]!.crash();
+    await nodes[2]!.start();
+    await new Promise((res) => setTimeout(res, 1_100 - (Date.now() % 1_000)));
+    const b = client(prefix);
+    await attempt(b, 'probe');
+    const epoch = (await readEpoch(nodes[2]!.client, prefix))!;
+    expect(epoch.cause).toBe('restart');
+    expect(epoch.quarantineUntil).toBeGreaterThanOrEqual(crashAt + MAX_TTL);
+  });
+
   it('a restart into an AOF written before a period without persistence: the grants of that period are not forgotten', async () => {
     nodes = await startRedisNodes(() => AOF_ALWAYS);
     const prefix = uniquePrefix('aof');

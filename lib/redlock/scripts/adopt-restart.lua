@@ -31,7 +31,7 @@ local processed = string.match(stats, 'total_commands_processed:(%d+)') or '0'
 local replid = string.match(redis.call('INFO', 'replication'), 'master_replid:(%x+)') or ''
 if e[2] == ARGV[1] then
   redis.call('HSET', epoch, 'runId', runId, 'prevRunId', ARGV[1], 'origin', ARGV[2],
-    'serverStartedAt', string.format('%.0f', now - uptime * 1000), 'evicted', evicted, 'replid', replid, 'processed', processed)
+    'serverStartedAt', string.format('%.0f', math.min(now, now - (uptime - 1) * 1000)), 'evicted', evicted, 'replid', replid, 'processed', processed)
   return {1, runId}
 end
 if e[2] == runId and e[3] == ARGV[1] and e[4] == 'restart' then

@@ -52,7 +52,7 @@ redis.call('HSET', epoch,
   'cause', '',
   'runId', runId,
   'replid', replid,
-  'serverStartedAt', string.format('%.0f', now - uptime * 1000),
+  'serverStartedAt', string.format('%.0f', math.min(now, now - (uptime - 1) * 1000)),
   'evicted', evicted,
   'processed', processed,
   'fence', string.format('%.0f', register))

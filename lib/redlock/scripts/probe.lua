@@ -79,7 +79,10 @@ local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local server = redis.call('INFO', 'server')
 local runId = string.match(server, 'run_id:(%x+)')
 local uptime = tonumber(string.match(server, 'uptime_in_seconds:(%d+)')) or 0
-local serverStart = now - uptime * 1000
+-- uptime_in_seconds is floor(now) - floor(start) in whole seconds, so the start is before
+-- now - (uptime - 1) s: take that bound (never after now), so a restart quarantine never ends
+-- before start + ceiling (now - uptime s could be up to a second before the real start).
+local serverStart = math.min(now, now - (uptime - 1) * 1000)
 local replication = redis.call('INFO', 'replication')
 local replid = string.match(replication, 'master_replid:(%x+)') or ''
 local synced = (string.match(replication, 'master_replid2:(%x+)') or '0'):match('^0+$') == nil
