@@ -3,7 +3,7 @@ import type { Role } from '../../api/common';
 /** Who is calling, and how they proved it. */
 export type Principal =
   | { kind: 'anonymous' }
-  | { kind: 'session'; username: string; role: Exclude<Role, 'client'>; sid: string; csrf: string; expiresAt: number }
+  | { kind: 'session'; username: string; role: Exclude<Role, 'client'>; sid: string; csrf: string; expiresAt: number; issuedAt: number }
   | { kind: 'api-key'; username: string; role: 'client' }
   | { kind: 'metrics-token'; username: 'metrics' };
 

@@ -20,8 +20,28 @@ export interface SessionClaims {
  * signed in: logout and "sign out everywhere" are recorded on the masters (RevocationStore), so
  * they hold after a restart and in every console process.
  */
+/** A revocation made by this process: one session (`sid`), or every session of `username` issued until `before`. */
+export type Revocation = { sid: string } | { username: string; before: number };
+
 export class Sessions {
+  private readonly revocationListeners = new Set<(r: Revocation) => void>();
+
   constructor(private readonly key: Uint8Array, private readonly store: RevocationStore, readonly ttlMs = DEFAULT_SESSION_TTL_MS) {}
+
+  /** Hear this process's revocations at once (open event streams end with their session). */
+  onRevoked(listener: (r: Revocation) => void): () => void {
+    this.revocationListeners.add(listener);
+    return () => this.revocationListeners.delete(listener);
+  }
+
+  /** Is a session that was valid still valid (not revoked since, by any console process)? */
+  async stillValid(session: { sid: string; username: string; issuedAt: number; expiresAt: number }): Promise<boolean> {
+    return session.expiresAt > Date.now() && !(await this.store.isRevoked(session));
+  }
+
+  private notify(r: Revocation): void {
+    for (const listener of this.revocationListeners) listener(r);
+  }
 
   async issue(user: { username: string; role: 'viewer' | 'operator'; stamp: string }): Promise<{ token: string; claims: SessionClaims }> {
     const now = Date.now();
@@ -57,12 +77,17 @@ export class Sessions {
 
   /** Logout: this session is refused from now on, everywhere. */
   revoke(claims: Pick<SessionClaims, 'sid' | 'expiresAt'>): Promise<WriteResult> {
-    return this.store.revoke(claims.sid, claims.expiresAt);
+    const written = this.store.revoke(claims.sid, claims.expiresAt);
+    this.notify({ sid: claims.sid });
+    return written;
   }
 
   /** Sign out everywhere: every session of `username` issued until now is refused. */
   revokeAll(username: string): Promise<WriteResult> {
-    return this.store.signOutEverywhere(username, Date.now(), this.ttlMs);
+    const now = Date.now();
+    const written = this.store.signOutEverywhere(username, now, this.ttlMs);
+    this.notify({ username, before: now });
+    return written;
   }
 }
 

@@ -2,6 +2,14 @@ import 'server-only';
 import type { LiveEvent } from '../../api/events';
 
 type Listener = (event: LiveEvent) => void;
+type ByteListener = (bytes: Uint8Array) => void;
+
+const encoder = new TextEncoder();
+
+/** One live event as a server-sent event. */
+export function encodeEvent(event: LiveEvent): Uint8Array {
+  return encoder.encode(`event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`);
+}
 
 /**
  * Fan-out of live events to every open /api/events stream. Sources (keyspace notifications,
@@ -10,24 +18,22 @@ type Listener = (event: LiveEvent) => void;
  */
 export class EventHub {
   private readonly listeners = new Set<Listener>();
+  private readonly byteListeners = new Set<ByteListener>();
   private stopSources: (() => void) | null = null;
 
   constructor(private readonly startSources: (emit: (event: LiveEvent) => void) => () => void) {}
 
   get size(): number {
-    return this.listeners.size;
+    return this.listeners.size + this.byteListeners.size;
   }
 
   subscribe(listener: Listener): () => void {
-    this.listeners.add(listener);
-    if (this.listeners.size === 1) this.stopSources = this.startSources((event) => this.publish(event));
-    return () => {
-      if (!this.listeners.delete(listener)) return;
-      if (this.listeners.size === 0) {
-        this.stopSources?.();
-        this.stopSources = null;
-      }
-    };
+    return this.add(this.listeners, listener);
+  }
+
+  /** Events already encoded as server-sent events: each event is serialised once for every stream. */
+  subscribeEncoded(listener: ByteListener): () => void {
+    return this.add(this.byteListeners, listener);
   }
 
   publish(event: LiveEvent): void {
@@ -38,5 +44,26 @@ export class EventHub {
         // one broken stream must not stop the others
       }
     }
+    if (this.byteListeners.size === 0) return;
+    const bytes = encodeEvent(event);
+    for (const listener of this.byteListeners) {
+      try {
+        listener(bytes);
+      } catch {
+        // one broken stream must not stop the others
+      }
+    }
+  }
+
+  private add<L>(set: Set<L>, listener: L): () => void {
+    set.add(listener);
+    if (this.size === 1) this.stopSources = this.startSources((event) => this.publish(event));
+    return () => {
+      if (!set.delete(listener)) return;
+      if (this.size === 0) {
+        this.stopSources?.();
+        this.stopSources = null;
+      }
+    };
   }
 }

@@ -1,0 +1,88 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { USERS, startApi, type ApiHarness } from '../support/api';
+import { attachConsole, closeConsole, detachConsole } from '../support/console-process';
+
+/**
+ * Issue 18, finding 9 (the security part): event streams kept delivering after their session
+ * logged out, and a slow stream could make the server hold any amount for it.
+ */
+
+let api: ApiHarness;
+beforeAll(async () => {
+  api = await startApi({ nodes: 3 });
+});
+afterAll(async () => {
+  await api?.stop();
+});
+
+async function session(): Promise<Record<string, string>> {
+  const res = await api.call('POST', '/api/auth/login', { body: USERS.viewer });
+  const csrf = ((await res.json()) as { csrfToken: string }).csrfToken;
+  return { cookie: res.headers.get('set-cookie')!.split(';')[0]!, 'x-csrf-token': csrf, origin: 'http://console.test' };
+}
+
+/** Read the stream until it ends or `timeoutMs` passes; the text read and whether it ended. */
+async function readAll(body: ReadableStream<Uint8Array>, timeoutMs: number): Promise<{ text: string; ended: boolean }> {
+  const reader = body.getReader();
+  const decoder = new TextDecoder();
+  let text = '';
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const left = deadline - Date.now();
+    if (left <= 0) {
+      await reader.cancel();
+      return { text, ended: false };
+    }
+    const next = await Promise.race([reader.read(), new Promise<null>((r) => setTimeout(() => r(null), left))]);
+    if (next === null) continue;
+    if (next.done) return { text, ended: true };
+    text += decoder.decode(next.value, { stream: true });
+  }
+}
+
+describe('event streams end with their session', () => {
+  it('a logout in this process ends the stream at once', async () => {
+    const s = await session();
+    const res = await api.call('GET', '/api/events', { headers: s });
+    expect(res.status).toBe(200);
+    const read = readAll(res.body!, 5_000);
+    await new Promise((r) => setTimeout(r, 100));
+    const started = Date.now();
+    expect((await api.call('POST', '/api/auth/logout', { body: {}, headers: s })).status).toBe(200);
+    const { text, ended } = await read;
+    expect(ended).toBe(true);
+    expect(Date.now() - started).toBeLessThan(2_000);
+    expect(text).toContain(': connected');
+    expect(text).toContain('event: session-ended');
+  });
+
+  it('a logout in another console process ends it within the recheck interval', async () => {
+    const s = await session();
+    const res = await api.call('GET', '/api/events', { headers: s }); // served by process A
+    const read = readAll(res.body!, 15_000);
+    const a = detachConsole();
+    expect((await api.call('POST', '/api/auth/logout', { body: {}, headers: s })).status).toBe(200); // process B
+    const started = Date.now();
+    const { text, ended } = await read;
+    expect(ended).toBe(true);
+    expect(text).toContain('event: session-ended');
+    expect(Date.now() - started).toBeLessThan(10_000);
+    const b = detachConsole();
+    attachConsole(a);
+    closeConsole(b);
+  });
+});
+
+describe('a slow stream', () => {
+  it('is dropped with a resync hint instead of growing: the server never holds much more than 1 MiB for it', async () => {
+    const s = await session();
+    const res = await api.call('GET', '/api/events', { headers: s });
+    const { getEventHub } = await import('../../lib/server/events');
+    const detail = 'x'.repeat(1_000);
+    for (let i = 0; i < 5_000; i++) getEventHub().publish({ type: 'lock.granted', at: Date.now(), resource: `slow-${i}`, detail, source: 'service' });
+    const { text, ended } = await readAll(res.body!, 5_000); // ~5 MB published, nobody reading until now
+    expect(ended).toBe(true);
+    expect(text.length).toBeLessThan(1.1 * 1024 * 1024);
+    expect(text.trimEnd().split('\n\n').at(-1)).toMatch(/^event: resync/);
+  });
+});
