@@ -121,7 +121,7 @@ export class ReleaseWaiters {
       const sub = node.createSubscriber();
       sub.on('error', (err: Error) => this.onError(node, err));
       sub.on('message', (_channel: string, resource: string) => this.onMessage(resource));
-      sub.subscribe(this.channel).then(
+      const subscribe = () => sub.subscribe(this.channel).then(
         () => {
           if (this.subscribers !== subscribers || this.subscribed) return;
           this.subscribed = true;
@@ -129,6 +129,18 @@ export class ReleaseWaiters {
         },
         (err: unknown) => this.onError(node, err instanceof Error ? err : new Error(String(err))),
       );
+      subscribe();
+      // After a reconnect, subscribe again ourselves (ioredis's autoResubscribe leaves the promise of
+      // its SUBSCRIBE unhandled: a connection dropping again, or quit(), became an unhandled
+      // rejection in the application); releases missed meanwhile are covered by the waiters' delays.
+      let first = true;
+      sub.on('ready', () => {
+        if (first) {
+          first = false;
+          return;
+        }
+        if (this.subscribers === subscribers) void subscribe();
+      });
       subscribers.push(sub);
     }
     this.subscribers = subscribers;
