@@ -24,9 +24,10 @@ import { InvalidArgumentError, LockContendedError, LockExpiredError, MaxTtlMisma
 import type { ReleaseResult } from './lock';
 import { sendGrant } from './grant';
 import { grantPlan, type NodeProbes } from './grant-plan';
-import { explainNodeError, parseProbe, recordProbe, type GrantReply } from './grant-verdict';
+import type { GrantReply } from './grant-verdict';
+import { startQuarantine } from './quarantine-start';
 import { NodeStalledError, type LockNode } from './node';
-import { encodeCommand, ScriptCall } from './resp';
+import { ScriptCall } from './resp';
 import { blockingSize, validityHorizonMs, validityMs } from './quorum';
 import { Round, type ErrorSink } from './round';
 import { EXTEND_SCRIPT, FENCE_SCRIPT, RELEASE_SCRIPT } from './scripts';
@@ -175,51 +176,6 @@ function onAcquireReply(ctx: ProtocolContext, probes: NodeProbes, round: Round, 
     default:
       round.reject(i, 'error', `unexpected reply ${JSON.stringify(reply)}`);
   }
-}
-
-/**
- * A node answered without a sentinel, and its check could not start the quarantine: no node had
- * confirmed this client's ceiling when the check was sent (grant-plan.ts ClusterView). Once the
- * round is over: start it if a node confirmed it by now. Otherwise ask every node for the ceiling
- * it records (a rare extra read, only on a data loss): another ceiling anywhere → start nothing (a
- * client with the cluster's ceiling will); ours somewhere → start it; no sentinel on a quorum and no
- * ceiling recorded on any node that answered → nothing to confirm against: start it with ours.
- * One at a time per node; this check judges no grant, so it may be shared.
- */
-function startQuarantine(ctx: ProtocolContext, node: LockNode, probes: NodeProbes): void {
-  const cluster = probes.cluster;
-  if (node.checks.starting || cluster.ceilingConflict) return;
-  node.checks.starting = true;
-  (cluster.ceilingAgreed ? Promise.resolve(true) : ceilingConfirmed(ctx, probes)).then(async (confirmed) => {
-    if (!confirmed) return;
-    const probe = parseProbe(await node.run(probes.checkStarting));
-    recordProbe(node, probes, probe);
-    if (probe.check?.started) ctx.onQuarantine(node, Number(probe.until), true, (probe.check.cause || null) as QuarantineCause | null);
-  }).catch((err: unknown) => ctx.onNodeError(node, explainNodeError(err instanceof Error ? err : new Error(String(err))))).finally(() => {
-    node.checks.starting = false;
-  });
-}
-
-/** Read the ceiling every node records (up to nodeTimeoutMs): may a quarantine use this client's? */
-async function ceilingConfirmed(ctx: ProtocolContext, probes: NodeProbes): Promise<boolean> {
-  const read = encodeCommand(['HMGET', probes.epochKey, 'createdAt', 'maxTtlMs']);
-  const replies = await Promise.all(ctx.nodes.map((n) => Promise.race([
-    n.runBatch([read]).then((r) => r[0], () => null),
-    new Promise((resolve) => setTimeout(resolve, ctx.settings.nodeTimeoutMs, null).unref()),
-  ])));
-  let without = 0;
-  for (const reply of replies) {
-    if (!Array.isArray(reply)) continue;
-    const [createdAt, maxTtl] = reply as [string | null, string | null];
-    if (createdAt === null) without++;
-    else if (Number(maxTtl) !== probes.maxTtlMs) {
-      probes.cluster.ceilingConflict = true;
-      return false;
-    } else {
-      probes.cluster.ceilingAgreed = true;
-    }
-  }
-  return probes.cluster.ceilingAgreed || without >= ctx.quorum;
 }
 
 /**

@@ -7,12 +7,13 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Redis } from 'ioredis';
 import {
-  Lock, LockContendedError, markNodeClean, readEpoch, readFenceRegister, Redlock, RedlockError,
-  SentinelChangedError, tokenOf, type EpochSentinel, type RedlockSettings,
+  Lock, LockContendedError, markNodeClean, readEpoch, Redlock, RedlockError,
+  SentinelChangedError, type EpochSentinel, type RedlockSettings,
 } from '@/lib/redlock';
 import { ALL_SCRIPTS } from '@/lib/redlock/scripts';
 import { freePort } from '@/lib/cluster/ports';
 import { uniquePrefix, waitFor } from '../support/cluster';
+import { holdOnMajority as holdOnMajorityOf, markCleanLevel } from '../support/majority';
 import { DEFAULT_RDB, NO_PERSISTENCE, startRedisNode, startRedisNodes, type RedisNode } from '../support/redis-nodes';
 import { startStickyProxy, type StickyProxy } from '../support/sticky-proxy';
 
@@ -57,26 +58,7 @@ function directClients(proxies: Record<number, number> = {}): Redis[] {
   return clients;
 }
 
-/**
- * Mark every node clean and give every register the same value: the floors mark-clean writes
- * differ by the milliseconds between the nodes' marks, which would decide a fence comparison.
- */
-async function markClean(a: Redlock, prefix: string): Promise<void> {
-  await a.markNodesClean();
-  const top = Math.max(...(await Promise.all(nodes.map((n) => readFenceRegister(n.client, prefix)))));
-  for (const n of nodes) await n.client.hset(`${prefix}epoch`, 'fence', String(top));
-}
 
-/** A holds `resource` on nodes 1, 2 and 3 only (a bare majority). */
-async function holdOnMajority(a: Redlock, resource: string, ttl = MAX_TTL): Promise<Lock> {
-  const key = a.lockKey(resource);
-  for (const i of [3, 4]) await nodes[i]!.client.set(key, 'foreign-token', 'PX', 60_000);
-  const lock = await a.acquire(resource, ttl);
-  for (const i of [3, 4]) await nodes[i]!.client.del(key);
-  const holders = (await Promise.all(nodes.map((n) => n.client.get(key)))).map((v) => v && tokenOf(v));
-  expect(holders).toEqual([lock.token, lock.token, lock.token, null, null]);
-  return lock;
-}
 
 /** `r`'s attempt, once node 3 answers at all (a restarted node refuses connections for a moment). */
 async function attempt(r: Redlock, resource: string, ttl = 1_000, options: { fenced?: boolean } = {}): Promise<Lock | Error> {
@@ -125,6 +107,9 @@ async function expectLaterFenceAbove(b: Redlock, lockA: Lock, epoch: EpochSentin
 }
 
 /** Node 3 crashes and comes back from a snapshot taken before A's lock (Redis's default persistence). */
+const markClean = (a: Redlock, prefix: string) => markCleanLevel(a, prefix, nodes);
+const holdOnMajority = (a: Redlock, resource: string, ttl = MAX_TTL) => holdOnMajorityOf(a, resource, nodes, ttl);
+
 async function rdbRestartUnderA(prefix: string, beforeLock?: () => Promise<void>): Promise<{ a: Redlock; lockA: Lock }> {
   nodes = await startRedisNodes(() => DEFAULT_RDB);
   const a = client(prefix);

@@ -1,7 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { Lock, LockContendedError, MaxTtlMismatchError, QuorumUnavailableError, readEpoch, RedlockError, readFenceRegister, Redlock, tokenOf, type RedlockSettings } from '@/lib/redlock';
+import { Lock, LockContendedError, MaxTtlMismatchError, QuorumUnavailableError, readEpoch, RedlockError, readFenceRegister, Redlock, type RedlockSettings } from '@/lib/redlock';
 import { uniquePrefix, waitFor } from '../support/cluster';
 import { Redis } from 'ioredis';
+import { holdOnMajority as holdOnMajorityOf, markCleanLevel } from '../support/majority';
 import { AOF_ALWAYS, DEFAULT_RDB, NO_PERSISTENCE, startRedisNodes, type RedisNode } from '../support/redis-nodes';
 import { startStickyProxy, type StickyProxy } from '../support/sticky-proxy';
 
@@ -31,28 +32,12 @@ function client(prefix: string, settings: Partial<RedlockSettings> = {}): Redloc
   return r;
 }
 
-/**
- * Mark every node clean and give every register the same value: the floors mark-clean writes
- * differ by the milliseconds between the nodes' marks, which would decide a fence comparison.
- */
-async function markClean(a: Redlock, prefix: string): Promise<void> {
-  await a.markNodesClean();
-  const top = Math.max(...(await Promise.all(nodes.map((n) => readFenceRegister(n.client, prefix)))));
-  for (const n of nodes) await n.client.hset(`${prefix}epoch`, 'fence', String(top));
-}
 
-/** A holds `res` on nodes 1, 2 and 3 only (a bare majority). */
-async function holdOnMajority(a: Redlock, resource: string): Promise<Lock> {
-  const key = a.lockKey(resource);
-  for (const i of [3, 4]) await nodes[i]!.client.set(key, 'foreign-token', 'PX', 60_000);
-  const lock = await a.acquire(resource, MAX_TTL);
-  for (const i of [3, 4]) await nodes[i]!.client.del(key);
-  const holders = (await Promise.all(nodes.map((n) => n.client.get(key)))).map((v) => v && tokenOf(v));
-  expect(holders).toEqual([lock.token, lock.token, lock.token, null, null]);
-  return lock;
-}
 
 /** B's attempt, once node 3 answers at all (a restarted node refuses connections for a moment). */
+const markClean = (a: Redlock, prefix: string) => markCleanLevel(a, prefix, nodes);
+const holdOnMajority = (a: Redlock, resource: string) => holdOnMajorityOf(a, resource, nodes, MAX_TTL);
+
 async function attempt(b: Redlock, resource: string): Promise<Lock | Error> {
   let outcome: Lock | Error = new Error('no attempt');
   await waitFor(async () => {
