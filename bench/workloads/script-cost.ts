@@ -80,7 +80,7 @@ export async function scriptCosts(client: Redis): Promise<Row[]> {
     const b = r('b');
     const c = r('c');
     costs[0]!.push(await perCall(client, (i) => grant(a(i))));
-    costs[2]!.push(await perCall(client, (i) => [['EVALSHA', FENCE_SCRIPT.sha, 3, `${OUR_PREFIX}epoch`, `${OUR_PREFIX}fence`, lock(a(i)), TOKEN, 1, `${metaHead},"fence":"1"}`]]));
+    costs[2]!.push(await perCall(client, (i) => [['EVALSHA', FENCE_SCRIPT.sha, 2, `${OUR_PREFIX}epoch`, lock(a(i)), TOKEN, 1, `${metaHead},"fence":"1"}`]]));
     costs[3]!.push(await perCall(client, (i) => release(a(i), `${OUR_PREFIX}released`)));
     costs[1]!.push(await perCall(client, (i) => [['EVALSHA', ACQUIRE_SCRIPT.sha, 1, lock(b(i)), value, TTL_MS]]));
     costs[4]!.push(await perCall(client, (i) => release(b(i), '')));

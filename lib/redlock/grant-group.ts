@@ -1,12 +1,25 @@
 /**
  * The grants that go to one node in one batch (one tick of the event loop: at concurrency 64 a
  * node's batch holds dozens of them) share their reads: one `TIME` before them while the node may
- * be quarantined, and one probe (scripts/probe.lua: the sentinel and the fence register) after the
- * last of them, where each grant used to bring its own reads.
+ * be quarantined, and one probe (the sentinel, with the fence register in it) after the last of
+ * them, where each grant used to bring its own reads.
+ *
+ * The probe, when no check is due, is two plain commands, `SCRIPT EXISTS <sha of this client's
+ * check script>` then `HMGET <prefix>epoch …` (a Lua call costs about 4 times as much server CPU
+ * as both). The proof is what a fast read needs to be trusted (see grant.ts): the script is in a
+ * process's cache only after a check of exactly this client's kind ran in that process (it is
+ * loaded by nothing but a check's EVAL, scripts/probe.lua), so `1` says a check ran in the
+ * process that ran our SETs, before the proof ran, hence before the HMGET: the sentinel it reads
+ * was reconciled with that process (a restart from an old snapshot found by that check has
+ * already written the new process's runId and its quarantine; a restart after the proof closes
+ * our connection, or, behind a proxy that keeps it, fails the next proof). In this order, not the
+ * other: a check by another client between an HMGET and a later proof could make a stale read
+ * look proved. `0` (a restart, SCRIPT FLUSH) is followed by a check, as NOSCRIPT was; a node that
+ * refuses SCRIPT (a proxy) gets the probe script's own fast mode (EVALSHA) from then on.
  *
  * Why sharing keeps the guarantees grant.ts argues for one grant (commands on one connection run
  * in the order written, and the reads go out in the same write as the grants):
- * - Probe (sentinel and fence register). Read after the batch's last grant, it is read after each
+ * - Probe (proof, sentinel and fence register). Read after the batch's last grant, it is read after each
  *   member's SET, which is all the arguments need: a node that lost its data or restarted before a
  *   member's SET has no sentinel, a quarantine, or a sentinel of another process at the read, and
  *   registers only grow. Other clients' commands may run between a SET and the reads, as they
@@ -26,6 +39,9 @@ import { explainNodeError, judgeGrant, needsCheck, parseProbe, recordProbe, type
 import type { BatchGroup, LockNode, Reply } from './node';
 import { deliver } from './outbound';
 
+/** The most commands a probe takes (the fast one: proof and read); seal() returns the rest. */
+const FAST_PROBE_COMMANDS = 2;
+
 export class GrantGroup implements BatchGroup {
   private readonly plans: GrantPlan[] = [];
   private readonly replies: Reply[] = [];
@@ -34,6 +50,8 @@ export class GrantGroup implements BatchGroup {
   /** The first member whose SET was written after TIME; −1 while no TIME was sent. */
   private timeFrom = -1;
   private probeWanted = false;
+  /** The fast probe's replies (proof, read) until settle() makes them the probe. */
+  private parts: unknown[] | null = null;
   /** Some member judges the sentinel (not only reads the register). */
   private judging = false;
   private time: unknown = null;
@@ -60,7 +78,7 @@ export class GrantGroup implements BatchGroup {
     const wantTime = plan.quarantine && this.timeFrom < 0 && node.quarantine.wantTime;
     const newProbe = (plan.quarantine || plan.fenced) && !this.probeWanted;
     // The reads it is the first to need are reserved with it, so maxPendingPerNode holds exactly.
-    if (!node.reserve(1 + Number(wantTime) + Number(newProbe), reply)) return;
+    if (!node.reserve(1 + Number(wantTime) + (newProbe ? FAST_PROBE_COMMANDS : 0), reply)) return;
     if (newProbe) this.probeWanted = true;
     if (plan.quarantine) this.judging = true;
     if (wantTime) {
@@ -80,17 +98,35 @@ export class GrantGroup implements BatchGroup {
   seal(): void {
     this.sealed = true;
     if (!this.probeWanted) return;
-    const checking = this.judging && this.node.checkDue(this.probes.checkIntervalMs);
-    this.waiting++;
-    this.node.sendReserved(checking ? this.probes.check().evalshaPayload() : this.probes.fast, (err, value) => {
-      if (err && err.message.startsWith('NOSCRIPT')) {
-        // The process has not run a check of ours (a restart, a SCRIPT FLUSH): check it now. Its
-        // EVAL fall back is a check too, so this loads the probe only together with a check.
-        this.node.runCheck(this.probes, true).then((checked) => this.arrive((this.probe = checked)), (e: Error) => this.arrive((this.probe = e)));
-        return;
-      }
-      this.arrive((this.probe = err ?? value));
-    });
+    const node = this.node;
+    const probes = this.probes;
+    const checking = this.judging && node.checkDue(probes.checkIntervalMs);
+    if (checking || !node.probeByProof) {
+      // One command: the check, or the script's own fast read on a node that refuses SCRIPT EXISTS.
+      node.unreserve(FAST_PROBE_COMMANDS - 1);
+      this.waiting++;
+      node.sendReserved(checking ? probes.check().evalshaPayload() : probes.fast, (err, value) => {
+        if (err && err.message.startsWith('NOSCRIPT')) {
+          // The process has not run a check of ours (a restart, a SCRIPT FLUSH): check it now. Its
+          // EVAL fall back is a check too, so this loads the probe only together with a check.
+          this.checkNow();
+          return;
+        }
+        this.arrive((this.probe = err ?? value));
+      });
+      return;
+    }
+    // The fast probe: the proof first, then the read (the header says why in this order).
+    const parts: unknown[] = [undefined, undefined];
+    this.parts = parts;
+    this.waiting += 2;
+    node.sendReserved(probes.proof, (err, value) => this.arrive((parts[0] = err ?? value)));
+    node.sendReserved(probes.read, (err, value) => this.arrive((parts[1] = err ?? value)));
+  }
+
+  /** A check, sent now (after every command of the group), standing in for the probe. */
+  private checkNow(): void {
+    this.node.runCheck(this.probes, true).then((checked) => this.arrive((this.probe = checked)), (e: Error) => this.arrive((this.probe = e)));
   }
 
   private arrive(_: unknown): void {
@@ -99,6 +135,23 @@ export class GrantGroup implements BatchGroup {
 
   /** Every reply is in: check the node first when the probe asks for it, then judge. */
   private settle(): void {
+    const parts = this.parts;
+    if (parts !== null) {
+      this.parts = null;
+      const [proof, read] = parts;
+      if (read instanceof Error) {
+        this.probe = read;
+      } else if (!Array.isArray(proof) || proof[0] !== 1) {
+        // Not proved: no check of ours ran in this process (a restart, a SCRIPT FLUSH), or the node
+        // refuses SCRIPT EXISTS (a proxy: from now on this node's fast probe is the script's own).
+        if (proof instanceof Error) this.node.probeByProof = false;
+        this.waiting++;
+        this.checkNow();
+        return;
+      } else {
+        this.probe = read;
+      }
+    }
     if (this.probe instanceof Error || this.probe === null) {
       this.decide(null);
       return;

@@ -3,8 +3,12 @@
  * commands and why their order keeps the guarantees).
  */
 import { createHash } from 'node:crypto';
+import { EPOCH_FIELDS } from './epoch';
 import { encodeCommand, ScriptCall } from './resp';
 import { ACQUIRE_SCRIPT, PROBE_SCRIPT, type LuaScript } from './scripts';
+
+/** The sentinel's fields a probe reads, in the order of its reply (scripts/probe.lua FIELDS). */
+export const PROBE_FIELDS = [EPOCH_FIELDS.createdAt, EPOCH_FIELDS.quarantineUntil, EPOCH_FIELDS.runId, EPOCH_FIELDS.maxTtlMs, EPOCH_FIELDS.fence] as const;
 
 /** What a probe's check detects (scripts/probe.lua ARGV[3]). */
 export type DetectLevel = '0' | '1' | '2';
@@ -32,7 +36,13 @@ export interface NodeProbes {
   /** `<prefix>fence`: the register's old key, kept in step while old clients use it. */
   readonly legacyFenceKey: string;
   readonly time: Buffer;
-  /** probe.lua in fast mode, EVALSHA only: it must never be EVALed (see probe.lua). */
+  /**
+   * The fast probe (grant-group.ts): `SCRIPT EXISTS` of this client's check script (the proof that
+   * a check of ours ran in the process), then the sentinel's `HMGET` (the register in it).
+   */
+  readonly proof: Buffer;
+  readonly read: Buffer;
+  /** probe.lua in fast mode, EVALSHA only (it must never be EVALed, see probe.lua): for a node that refuses SCRIPT EXISTS. */
   readonly fast: Buffer;
   /** probe.lua in check mode; the EVAL fall back of a check is a check too. */
   check(): ScriptCall;
@@ -77,6 +87,8 @@ export function nodeProbes(epochKey: string, legacyFenceKey: string, maxTtlMs: n
     epochKey,
     legacyFenceKey,
     time: encodeCommand(['TIME']),
+    proof: encodeCommand(['SCRIPT', 'EXISTS', script.sha]),
+    read: encodeCommand(['HMGET', epochKey, ...PROBE_FIELDS]),
     fast: new ScriptCall(script, 2, [epochKey, legacyFenceKey, '0', maxTtlMs, detect, '0']).evalshaPayload(),
     check: () => checks[mayStartQuarantine(cluster) ? 1 : 0]!,
     checkStarting: checks[1]!,

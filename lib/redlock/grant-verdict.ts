@@ -54,11 +54,14 @@ export function parseProbe(reply: unknown): Probe {
     throw new ProbeReplyError(`unexpected reply to the probe: ${JSON.stringify(reply)?.slice(0, 80)}`);
   }
   const r = reply as (string | number | null)[];
-  const text = (v: string | number | null | undefined): string | null => (v === null || v === undefined ? null : String(v));
   return {
     createdAt: text(r[0]), until: text(r[1]), runId: text(r[2]), maxTtlMs: text(r[3]), fence: text(r[4]),
     check: r.length > 5 ? { runIdNow: String(r[5]), policy: String(r[6]), started: Number(r[7]) === 1, cause: String(r[8] ?? '') } : null,
   };
+}
+
+function text(v: string | number | null | undefined): string | null {
+  return v === null || v === undefined ? null : String(v);
 }
 
 /**
@@ -98,12 +101,16 @@ export function recordProbe(node: LockNode, probes: NodeProbes, probe: Probe): v
       node.checks.duplicateOf = null;
     }
   }
+  // Written only when they change: this runs for every probe.
   if (probe.createdAt === null) {
     cluster.withoutSentinel.add(node.index);
   } else {
-    cluster.withoutSentinel.delete(node.index);
-    if (Number(probe.maxTtlMs) === probes.maxTtlMs) cluster.ceilingAgreed = true;
-    else cluster.ceilingConflict = true;
+    if (cluster.withoutSentinel.size > 0) cluster.withoutSentinel.delete(node.index);
+    if (Number(probe.maxTtlMs) === probes.maxTtlMs) {
+      if (!cluster.ceilingAgreed) cluster.ceilingAgreed = true;
+    } else if (!cluster.ceilingConflict) {
+      cluster.ceilingConflict = true;
+    }
   }
 }
 
@@ -129,14 +136,14 @@ export function epochVerdict(node: LockNode, createdAt: string | null, until: st
     return 'lost';
   }
   // A quarantine is told apart by its sentinel (createdAt and until), not by until alone.
-  const id = `${createdAt}|${until}`;
-  if (until === null || Number(until) <= Number(createdAt) || id === q.over) {
+  if (until === null || (createdAt === q.overCreatedAt && until === q.overUntil) || Number(until) <= Number(createdAt)) {
     q.wantTime = false;
     return null;
   }
   const now = time as [string, string] | null;
   if (now !== null && Number(now[0]) * 1000 + Math.floor(Number(now[1]) / 1000) >= Number(until)) {
-    q.over = id;
+    q.overCreatedAt = createdAt;
+    q.overUntil = until;
     q.wantTime = false;
     return null;
   }

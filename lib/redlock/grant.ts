@@ -14,18 +14,19 @@
  * Why reading the sentinel and the register after the grant, outside the grant, keeps the
  * guarantees (see protocol.ts for the rest):
  * - Quarantine. A node votes for only if the sentinel read after our SET is there, speaks for the
- *   redis-server process this client checked (probe.lua: a fast probe succeeds only in a process
- *   where a check ran, and the client compares the runId with the one its own check found), its
+ *   redis-server process this client checked (a fast probe is trusted only with its proof that a
+ *   check ran in that process, grant-group.ts, and the client compares the runId with the one its
+ *   own check found), its
  *   quarantine is over, its ceiling is ours and its eviction policy (as of the last check) is
  *   noeviction. A node that lost its data or restarted before our SET fails one of these at that
- *   read: a missing sentinel, a sentinel of another process, or NOSCRIPT, each followed by a check
+ *   read: a missing sentinel, a sentinel of another process, or a failed proof, each followed by a check
  *   (on the same connection, so still after our SET) that starts the quarantine. A loss after the
  *   read is the case the quarantine exists for, found by the next acquire: its quarantine runs
  *   until every lock the node held has expired (until = loss found + maxTtl, or process start +
  *   maxTtl for a restart: every lost lock was set before the process started). Our key may stay
  *   on a node that voted against: that only makes others' SET NX fail there (liveness), and our
  *   release or its ttl removes it.
- * - Fences. The argument in protocol.ts (confirmFence) needs the register read on a node after our
+ * - Fences. The argument in fence-round.ts needs the register read on a node after our
  *   SET there: the probe runs after the SET on the same connection, and registers only grow (a
  *   node found restarted or without data gets the floor now × 1000, see probe.lua).
  * The metadata travels inside the lock key's value, so a SET that loses writes nothing at all.

@@ -66,9 +66,11 @@ export class LockNode {
   pending = 0;
   /**
    * What the grant knows of this node's quarantine (see grant.ts): whether to ask for the node's
-   * TIME with the probe, and the last quarantine (createdAt|until) seen to be over on the node's clock.
+   * TIME with the probe, and the last quarantine (its sentinel's createdAt and until) seen to be
+   * over on the node's clock.
    */
-  readonly quarantine: { wantTime: boolean; over: string | null } = { wantTime: true, over: null };
+  readonly quarantine: { wantTime: boolean; overCreatedAt: string | null; overUntil: string | null } =
+    { wantTime: true, overCreatedAt: null, overUntil: null };
   /**
    * What this client's last check of the node found (scripts/probe.lua check mode): the
    * redis-server process (run_id) its sentinel speaks for, its maxmemory-policy, and when (a
@@ -77,6 +79,11 @@ export class LockNode {
    */
   readonly checks: { runId: string | null; policy: string | null; checkedAt: number; starting: boolean; duplicateOf: number | null } =
     { runId: null, policy: null, checkedAt: -Infinity, starting: false, duplicateOf: null };
+  /**
+   * The fast probe proves a check of ours ran in the process by `SCRIPT EXISTS` (grant-group.ts);
+   * false once the node (a proxy before it) refused that command: the script's own fast read then.
+   */
+  probeByProof = true;
   private batch: Outbound[] = [];
   /** The groups of the batch being collected (see BatchGroup), sealed when it is written. */
   private groups: Map<object, BatchGroup> | null = null;
@@ -128,6 +135,7 @@ export class LockNode {
     // its upstream restarts: the probe finds that, see grant-verdict.ts), it only makes it sooner.
     this.client.on('ready', () => {
       this.checks.runId = null;
+      this.probeByProof = true;
     });
   }
 
@@ -230,6 +238,11 @@ export class LockNode {
     if (this.refuse(count, reply)) return false;
     this.pending += count;
     return true;
+  }
+
+  /** Give back `count` commands reserved with reserve() and not sent. */
+  unreserve(count: number): void {
+    this.pending -= count;
   }
 
   /** Queue one command reserved with reserve(); `reply` gets its answer (decoded as UTF-8) or error. */

@@ -13,7 +13,7 @@
  *   or never answered included (their SET may have landed or may still land: commands on one
  *   connection run in order, so our release there runs after our SET). Release and extend are
  *   compare-and-delete/-pexpire of our token, so they can never touch a newer holder's key.
- * - Fence monotonicity: see confirmFence().
+ * - Fence monotonicity: see fence-round.ts.
  * - Quarantine: see grant.ts and scripts/probe.lua. A node that lost its data, restarted (it may
  *   have loaded an older snapshot) or evicted keys votes against until every lock it had granted
  *   has expired (maxTtlMs after the loss was found, or after its process started), so it cannot
@@ -29,8 +29,9 @@ import { startQuarantine } from './quarantine-start';
 import { NodeStalledError, type LockNode } from './node';
 import { ScriptCall } from './resp';
 import { blockingSize, validityHorizonMs, validityMs } from './quorum';
+import { confirmFence } from './fence-round';
 import { Round, type ErrorSink } from './round';
-import { EXTEND_SCRIPT, FENCE_SCRIPT, RELEASE_SCRIPT } from './scripts';
+import { EXTEND_SCRIPT, RELEASE_SCRIPT } from './scripts';
 import type { RedlockSettings } from './settings';
 import { lockValue, parseMetaText } from './value';
 import { newToken } from './token';
@@ -77,7 +78,8 @@ export async function attemptAcquire(ctx: ProtocolContext, req: AcquireRequest):
   const metaHead = `${req.metaHead},"acquiredAt":"${wall0}"`;
   const plan = grantPlan(req.lockKeys, lockValue(token, `${metaHead}}`), ttlMs,
     { quarantine: settings.quarantine, fenced: req.fenced, probes: req.probes });
-  const round = new Round(nodes, quorum, false, timeout, (r, i, reply) => onAcquireReply(ctx, req.probes, r, i, reply as GrantReply), ctx.onNodeError);
+  const round = new Round(nodes, quorum, false, timeout, (r, i, reply) => onAcquireReply(ctx, req.probes, r, i, reply as GrantReply), ctx.onNodeError,
+    req.fenced);
   for (let i = 0; i < nodes.length; i++) sendGrant(nodes[i]!, plan, round.reply(i));
   await round.done;
 
@@ -86,7 +88,8 @@ export async function attemptAcquire(ctx: ProtocolContext, req: AcquireRequest):
   let expired = round.timedOut && horizon <= settings.nodeTimeoutMs;
   if (round.forCount >= quorum) {
     if (req.fenced) {
-      const confirmed = await confirmFence(ctx, req, token, metaHead, round, horizon - (performance.now() - t0));
+      const grantMs = performance.now() - t0;
+      const confirmed = await confirmFence(ctx, req, token, metaHead, round, horizon - grantMs, grantMs);
       votes = confirmed.votes;
       fence = confirmed.ok ? confirmed.fence : null;
       if (!confirmed.ok) expired = confirmed.expired;
@@ -176,76 +179,6 @@ function onAcquireReply(ctx: ProtocolContext, probes: NodeProbes, round: Round, 
     default:
       round.reject(i, 'error', `unexpected reply ${JSON.stringify(reply)}`);
   }
-}
-
-/**
- * Fence round. fence = max(fence registers of the nodes that voted for) + 1; then on those nodes,
- * atomically: if every lock key still holds our token, register = max(register, fence). A quorum
- * must confirm.
- *
- * Why fences strictly increase in grant order (for each resource): let lock A get fence F with
- * confirmations on a quorum C, and lock B be granted after A. B's voters V form a quorum, so they
- * share a node x with C. On x, A's confirmation ran while A's key was there, and B's SET NX ran
- * when no key was there; A's key cannot come back (tokens are set once), so B's SET ran after A's
- * confirmation, when x's register was already ≥ F. Registers never decrease, hence B's fence ≥
- * register(x) + 1 > F. (If B's SET on x had run before A's SET there, B's key on x would have been
- * gone before A was even granted, so B's lease, which ends before any of its keys expires, would
- * have ended before A's: B would precede A.) Using only the registers of the voters counted at the
- * early decision is enough: they alone form a quorum.
- *
- * Who confirms: every node whose grant may have landed, i.e. the early voters and the nodes still
- * pending at the early decision (a late voter's SET may be there; one node stalling between the
- * two rounds must not fail a grant the others can confirm). A late voter's confirmation counts
- * only once its own grant vote is known to be for (the vote arrives first on its connection, or
- * after a check that follows it). The argument above needs of C only that it is a quorum of nodes
- * where A's key was there when the register was raised: the fence script checks the key, so this
- * holds for late voters as for early ones.
- *
- * What breaks this is a register that goes back: a node that lost its data, or restarted from an
- * older snapshot (its register is as old as the snapshot). the check (scripts/probe.lua) reseeds the register
- * of such a node to now(ms) × 1000 when it finds the loss or the restart (and no vote of that
- * process counts before that check ran, see grant.ts), which exceeds every fence issued before, provided the
- * cluster issues fewer than 1,000 fenced grants per ms and node clocks agree within the time
- * between two data losses: the hybrid-logical-clock assumption, stated here and in the README.
- */
-async function confirmFence(ctx: ProtocolContext, req: AcquireRequest, token: string, metaHead: string, voted: Round, remainingMs: number):
-  Promise<{ ok: true; fence: number; votes: readonly Vote[] } | { ok: false; expired: boolean; votes: readonly Vote[] }> {
-  const { nodes, quorum, settings } = ctx;
-  let max = 0;
-  for (let i = 0; i < nodes.length; i++) if (voted.votes[i]!.vote === 'for' && voted.values[i]! > max) max = voted.values[i]!;
-  const fence = max + 1;
-  if (remainingMs <= 0) return { ok: false, expired: true, votes: voted.votes };
-  const keys = [req.probes.epochKey, req.probes.legacyFenceKey, ...req.lockKeys];
-  const args: string[] = keys.slice();
-  args.push(token, String(fence), `${metaHead},"fence":"${fence}"}`);
-  const timeout = Math.min(settings.nodeTimeoutMs, remainingMs);
-  // Late voters: a node still pending at the early decision may have granted too. It gets the
-  // confirmation as well (after its grant batch on the same connection), and its confirmation
-  // counts once its grant's own vote is known to be for.
-  const confirmed: Array<unknown> = new Array<unknown>(nodes.length);
-  const round = new Round(nodes, quorum, false, timeout, (r, i, reply) => {
-    confirmed[i] = reply;
-    settleLate(r, i);
-  }, ctx.onNodeError);
-  const settleLate = (r: Round, i: number): void => {
-    if (confirmed[i] === undefined) return;
-    const first = voted.votes[i]!.vote === 'for' ? voted.votes[i]! : voted.lateVotes?.[i];
-    if (first === undefined) return; // the grant's own vote is not in yet
-    if (first.vote !== 'for') r.reject(i, first.reason, first.detail);
-    else if (confirmed[i] === 1) r.accept(i);
-    else r.reject(i, 'lost');
-  };
-  voted.onLate = (i) => settleLate(round, i);
-  const call = new ScriptCall(FENCE_SCRIPT, keys.length, args);
-  for (let i = 0; i < nodes.length; i++) {
-    const first = voted.votes[i]!;
-    if (first.vote === 'for' || (first.reason === 'pending' && voted.lateVotes?.[i]?.vote !== 'against')) nodes[i]!.call(call, round.reply(i));
-    else round.skip(i);
-  }
-  await round.done;
-  voted.onLate = null;
-  if (round.forCount >= quorum) return { ok: true, fence, votes: round.votes };
-  return { ok: false, expired: round.timedOut && remainingMs <= settings.nodeTimeoutMs, votes: round.votes };
 }
 
 /**

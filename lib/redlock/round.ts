@@ -42,7 +42,15 @@ export class Round {
   private timer: NodeJS.Timeout | null = null;
   private answeredCount = 0;
   private readonly timeoutMs: number;
+  /** Called once if the round is still undecided after hedgeMs (see hedge()), on the deadline's timer. */
+  private onHedge: ((round: Round) => void) | null;
+  /** The timer is set for the hedge point (then re-set for the deadline). */
+  private hedgeTimer: boolean;
 
+  /**
+   * `keepLate`: record the answers of nodes still pending at an early decision (lateVotes, onLate);
+   * only a fenced grant needs them. `onHedge`: see hedge().
+   */
   constructor(
     readonly nodes: readonly LockNode[],
     readonly need: number,
@@ -50,6 +58,9 @@ export class Round {
     timeoutMs: number,
     private readonly onReply: ReplyHandler,
     private readonly onError: ErrorSink,
+    private readonly keepLate = false,
+    private readonly hedgeMs = Infinity,
+    onHedge: ((round: Round) => void) | null = null,
   ) {
     const n = nodes.length;
     this.votes = new Array<Vote>(n);
@@ -58,7 +69,19 @@ export class Round {
       this.resolveDone = resolve;
     });
     this.timeoutMs = Math.max(0, timeoutMs);
-    this.timer = setTimeout(expire, this.timeoutMs, this);
+    this.onHedge = onHedge !== null && hedgeMs < this.timeoutMs ? onHedge : null;
+    this.hedgeTimer = this.onHedge !== null;
+    this.timer = setTimeout(Round.expire, this.hedgeTimer ? hedgeMs : this.timeoutMs, this);
+  }
+
+  /**
+   * Run the hedge now (at most once per round; nothing once decided): what the round does when the
+   * nodes it asked may not be enough, e.g. an early voter refused. Otherwise it runs at hedgeMs.
+   */
+  hedge(): void {
+    const onHedge = this.onHedge;
+    this.onHedge = null;
+    if (onHedge !== null && !this.decided) onHedge(this);
   }
 
   /** Send node i its command. */
@@ -68,6 +91,7 @@ export class Round {
       (err: unknown) => {
         const error = err instanceof Error ? err : new Error(String(err));
         this.onError(this.nodes[i]!, error);
+        this.hedge();
         this.reject(i, 'error', error.message);
       },
     );
@@ -81,6 +105,8 @@ export class Round {
         return;
       }
       this.onError(this.nodes[i]!, err);
+      // A node failing may leave the others short of the quorum: the hedge, if any, now.
+      this.hedge();
       this.reject(i, 'error', err.message);
     };
   }
@@ -92,7 +118,7 @@ export class Round {
 
   accept(i: number, value = 0): void {
     if (this.decided) {
-      this.late(i, { node: i, label: this.nodes[i]!.label, vote: 'for', reason: 'ok' }, value);
+      if (this.keepLate) this.late(i, { node: i, label: this.nodes[i]!.label, vote: 'for', reason: 'ok' }, value);
       return;
     }
     if (this.votes[i]) return;
@@ -104,7 +130,7 @@ export class Round {
   }
 
   reject(i: number, reason: VoteReason, detail?: string, quarantineUntil?: number): void {
-    if (!this.decided && this.votes[i]) return;
+    if (this.decided ? !this.keepLate : this.votes[i]) return;
     const vote: { -readonly [K in keyof Vote]: Vote[K] } = { node: i, label: this.nodes[i]!.label, vote: 'against', reason };
     if (detail !== undefined) vote.detail = detail;
     if (quarantineUntil !== undefined) vote.quarantineUntil = quarantineUntil;
@@ -120,7 +146,7 @@ export class Round {
 
   /** A node that was still pending at the decision answered: tell onLate (once per node). */
   private late(i: number, vote: Vote, value: number): void {
-    if (this.votes[i]?.reason !== 'pending' || this.lateVotes?.[i]) return;
+    if (!this.keepLate || this.votes[i]?.reason !== 'pending' || this.lateVotes?.[i]) return;
     (this.lateVotes ??= new Array<Vote | undefined>(this.nodes.length))[i] = vote;
     this.values[i] = value;
     this.onLate?.(i, vote, value);
@@ -152,12 +178,19 @@ export class Round {
     Object.freeze(this.votes);
     this.resolveDone();
   }
-}
 
-function expire(round: Round): void {
-  // Defer to the check phase: replies already read from the sockets in this loop iteration are
-  // handled first, so a busy event loop does not count answered nodes as timed out.
-  setImmediate(timeOut, round);
+  /** The timer: the hedge first when one is due, then the deadline. */
+  private static expire(round: Round): void {
+    if (round.hedgeTimer) {
+      round.hedgeTimer = false;
+      round.timer = setTimeout(Round.expire, round.timeoutMs - round.hedgeMs, round);
+      round.hedge();
+      return;
+    }
+    // Defer to the check phase: replies already read from the sockets in this loop iteration are
+    // handled first, so a busy event loop does not count answered nodes as timed out.
+    setImmediate(timeOut, round);
+  }
 }
 
 function timeOut(round: Round): void {

@@ -13,12 +13,15 @@ const probes = nodeProbes('t:epoch', 't:fence', 60_000, '2', 1_000, 1);
 const plan = (fenced: boolean, token = 'tok') =>
   grantPlan([`t:lock:${token}`], lockValue(token, '{"owner":"o"}'), 1_000, { quarantine: true, fenced, probes });
 
-type Kind = 'TIME' | 'SET' | 'PROBE' | 'CHECK';
+/** PROOF: the fast probe's SCRIPT EXISTS; PROBE: its HMGET (or the script's fast read); CHECK: a check. */
+type Kind = 'TIME' | 'SET' | 'PROOF' | 'PROBE' | 'CHECK';
 type Answer = (kind: Kind, text: string) => unknown;
 
 function kindOf(text: string): Kind {
   if (text.includes('\r\nTIME\r\n')) return 'TIME';
   if (text.includes('\r\nSET\r\n')) return 'SET';
+  if (text.includes('\r\nSCRIPT\r\n$6\r\nEXISTS\r\n')) return 'PROOF';
+  if (text.includes('\r\nHMGET\r\n')) return 'PROBE';
   if (text.includes(probeScript('t:epoch', '2', 60_000).sha)) return text.includes('t:fence\r\n$1\r\n1\r\n') ? 'CHECK' : 'PROBE';
   throw new Error(`unexpected command ${text}`);
 }
@@ -36,7 +39,9 @@ function recorder(wantTime: boolean, answer: Answer) {
   let groups = new Map<object, BatchGroup>();
   const node = {
     index: 0,
-    quarantine: { wantTime, over: null as string | null },
+    quarantine: { wantTime, overCreatedAt: null as string | null, overUntil: null as string | null },
+    probeByProof: true,
+    unreserve: () => undefined,
     // This client checked the node (process r1, noeviction) a moment ago: no check is due.
     checks: { runId: 'r1' as string | null, policy: 'noeviction' as string | null, checkedAt: 0, starting: false, duplicateOf: null as number | null },
     checkDue: () => false,
@@ -92,27 +97,27 @@ function grants(node: Recorder, plans: ReturnType<typeof plan>[]): Array<GrantRe
 }
 
 const answers = (over: Partial<Record<Kind, unknown>>): Answer => (kind) => over[kind] ??
-  ({ TIME: ['1000', '0'], SET: null, PROBE: probeReply('1', '1'), CHECK: [...probeReply('1', '1'), 'r1', 'noeviction', 0, ''] } as Record<Kind, unknown>)[kind];
+  ({ TIME: ['1000', '0'], SET: null, PROOF: [1], PROBE: probeReply('1', '1'), CHECK: [...probeReply('1', '1'), 'r1', 'noeviction', 0, ''] } as Record<Kind, unknown>)[kind];
 
 describe('the grant batch (lib/redlock/grant.ts, grant-group.ts)', () => {
   it('reads TIME before the SET and the probe (sentinel and fence register) after it', () => {
     const { node, batches, kinds } = recorder(true, answers({}));
     expect(grants(node, [plan(true)])).toEqual([[1, 7]]);
-    expect(kinds()).toEqual([['TIME', 'SET', 'PROBE']]);
+    expect(kinds()).toEqual([['TIME', 'SET', 'PROOF', 'PROBE']]);
     // One SET writes the token and the metadata, in one value: `<token> <json>`.
     expect(batches[0]![1]).toMatch(/SET[\s\S]*t:lock:tok[\s\S]*tok \{"owner":"o"\}[\s\S]*NX[\s\S]*GET[\s\S]*PX/);
-    expect(batches[0]![2]).toContain('t:epoch');
+    expect(batches[0]![3]).toContain('t:epoch');
   });
 
   it('the grants of one batch share one TIME before them and one probe after them all', () => {
     const { node, kinds } = recorder(true, answers({}));
     const replies = grants(node, [plan(true, 'a'), plan(false, 'b'), plan(true, 'c')]);
-    expect(kinds()).toEqual([['TIME', 'SET', 'SET', 'SET', 'PROBE']]);
+    expect(kinds()).toEqual([['TIME', 'SET', 'SET', 'SET', 'PROOF', 'PROBE']]);
     // Every fenced member gets the register read after its SET; the unfenced one none.
     expect(replies).toEqual([[1, 7], [1, 0], [1, 7]]);
     const unfenced = recorder(false, answers({}));
     grants(unfenced.node, [plan(false, 'a'), plan(false, 'b')]);
-    expect(unfenced.kinds()).toEqual([['SET', 'SET', 'PROBE']]);
+    expect(unfenced.kinds()).toEqual([['SET', 'SET', 'PROOF', 'PROBE']]);
   });
 
   it('a quarantine is over only for the grants whose SET ran after the TIME that says so', () => {
@@ -125,14 +130,14 @@ describe('the grant batch (lib/redlock/grant.ts, grant-group.ts)', () => {
     sendGrant(asNode(node), plan(false, 'late'), (err, v) => out.push(err ?? (v as GrantReply)));
     sendGrant(asNode(node), plan(false, 'later'), (err, v) => out.push(err ?? (v as GrantReply)));
     node.flush();
-    expect(kinds()).toEqual([['SET', 'TIME', 'SET', 'SET', 'PROBE']]);
+    expect(kinds()).toEqual([['SET', 'TIME', 'SET', 'SET', 'PROOF', 'PROBE']]);
     // The first SET may have run inside the quarantine: it votes quarantined, even though the
     // node then remembers the quarantine as over (the later members were judged after it).
     expect(out).toEqual([[2, 2_000_000, null, false], [1, 0], [1, 0]]);
-    expect(node.quarantine).toMatchObject({ wantTime: false, over: '1000|2000000' });
+    expect(node.quarantine).toMatchObject({ wantTime: false, overCreatedAt: '1000', overUntil: '2000000' });
     // The same quarantine, remembered as over: no TIME in the next batch, and the node votes for.
     expect(grants(node, [plan(false)])).toEqual([[1, 0]]);
-    expect(kinds()[1]).toEqual(['SET', 'PROBE']);
+    expect(kinds()[1]).toEqual(['SET', 'PROOF', 'PROBE']);
   });
 
   it('a TIME before the end of the quarantine leaves it in force and asks for the time again', () => {
@@ -179,10 +184,20 @@ describe('the grant batch (lib/redlock/grant.ts, grant-group.ts)', () => {
     expect(await settle(fresh.node, [plan(true)])).toEqual([[1, 7]]);
     expect(fresh.node.checked).toBe(1);
     // The probe is not in the process's script cache (a restart behind a proxy that kept our
-    // socket, a SCRIPT FLUSH): the check goes out at once, with the script's source.
-    const flushed = recorder(false, answers({ PROBE: new Error('NOSCRIPT No matching script') }));
+    // socket, a SCRIPT FLUSH): the proof fails, and the check goes out at once, with the script's
+    // source; the read that came with the failed proof is not used.
+    const flushed = recorder(false, answers({ PROOF: [0], PROBE: probeReply('1', '1', '99', 'r1') }));
     expect(await settle(flushed.node, [plan(false, 'a'), plan(true, 'b')])).toEqual([[1, 0], [1, 7]]);
     expect(flushed.node.checked).toBe(1);
+    expect(flushed.node.probeByProof).toBe(true);
+    // A node (a proxy) that refuses SCRIPT: checked now, and its next fast probe is the script's own read.
+    const noScript = recorder(false, answers({ PROOF: new Error("ERR unknown command 'SCRIPT'") }));
+    expect(await settle(noScript.node, [plan(false)])).toEqual([[1, 0]]);
+    expect(noScript.node.checked).toBe(1);
+    expect(noScript.node.probeByProof).toBe(false);
+    expect(grants(noScript.node, [plan(false)])).toEqual([[1, 0]]);
+    expect(noScript.kinds().at(-1)).toEqual(['SET', 'PROBE']);
+    expect(noScript.batches.at(-1)![1]).toContain('EVALSHA');
     // A failed check fails every member that needed it.
     const down = recorder(false, answers({ PROBE: probeReply('1', '1', '7', 'r9'), CHECK: new Error('LOADING') }));
     expect((await settle(down.node, [plan(false)])).map(String)).toEqual(['Error: LOADING']);

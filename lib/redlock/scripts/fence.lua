@@ -4,9 +4,7 @@
 --
 -- KEYS[1]              <prefix>epoch            the node's sentinel hash; its field `fence` is the
 --                                               node's fence register (see probe.lua)
--- KEYS[2]              <prefix>fence            the register's old key (see probe.lua): raised too
---                                               while it exists, never created
--- KEYS[3 .. 2+n]       <prefix>lock:<resource>
+-- KEYS[2 .. 1+n]       <prefix>lock:<resource>
 -- ARGV[1]              token
 -- ARGV[2]              fence (decimal integer)
 -- ARGV[3]              the holder metadata with the fence in it (JSON): each lock key's value
@@ -20,7 +18,7 @@
 local token = ARGV[1]
 local head = token .. ' '
 
-for i = 3, #KEYS do
+for i = 2, #KEYS do
   local value = redis.call('GET', KEYS[i])
   if not (value == token or (value and string.sub(value, 1, #head) == head)) then
     return 0
@@ -31,13 +29,9 @@ local register = tonumber(redis.call('HGET', KEYS[1], 'fence') or '0')
 if tonumber(ARGV[2]) > register then
   redis.call('HSET', KEYS[1], 'fence', ARGV[2])
 end
-local old = redis.call('GET', KEYS[2])
-if old and tonumber(ARGV[2]) > (tonumber(old) or 0) then
-  redis.call('SET', KEYS[2], ARGV[2])
-end
 
 if ARGV[3] ~= '' then
-  for i = 3, #KEYS do
+  for i = 2, #KEYS do
     redis.call('SET', KEYS[i], head .. ARGV[3], 'XX', 'KEEPTTL')
   end
 end

@@ -9,18 +9,21 @@
 -- eviction or partial loss can take one and leave the other.
 --
 -- KEYS[1]              <prefix>epoch
--- KEYS[2]              <prefix>fence   the register's layout before it moved into the hash (old
---                                      clients still read and raise it): the register read is the
---                                      max of both, and every raise keeps it in step while it exists
--- ARGV[1]              '0' fast: read only. '1' check: reconcile the sentinel with this process
---                      (below). Every EVAL of this script is a check (the lock core's fallback on
---                      NOSCRIPT sends the check's arguments; nothing SCRIPT LOADs it), and the lock
---                      core sends it with a first line naming the epoch key, the detection level and
---                      the ceiling (grant-plan.ts), so each (prefix, level, ceiling) has a script of
---                      its own: the script is in a process's cache only after a check of exactly
---                      this kind ran in that process, and such a check reconciles (or, for a client
---                      whose ceiling is not the recorded one, changes nothing and is refused). A
---                      fast read that succeeds proves the sentinel was reconciled with that process.
+-- KEYS[2]              <prefix>fence   the register's layout before it moved into the hash: a check
+--                                      folds it in (max) and keeps it in step while it exists; the
+--                                      fence round raises only the hash's (README: upgrades)
+-- ARGV[1]              '1' check: reconcile the sentinel with this process (below). '0' fast: read
+--                      only, for nodes that refuse SCRIPT EXISTS (a proxy); elsewhere the fast
+--                      probe is `SCRIPT EXISTS <this script's sha>` then `HMGET` (grant-group.ts).
+--                      Every EVAL of this script is a check (the lock core's fallback on NOSCRIPT
+--                      sends the check's arguments; nothing SCRIPT LOADs it), and the lock core
+--                      sends it with a first line naming the epoch key, the detection level and the
+--                      ceiling (grant-plan.ts), so each (prefix, level, ceiling) has a script of its
+--                      own: the script is in a process's cache only after a check of exactly this
+--                      kind ran in that process, and such a check reconciles (or, for a client whose
+--                      ceiling is not the recorded one, changes nothing and is refused). A fast
+--                      read that succeeds (EVALSHA) or follows `SCRIPT EXISTS` = 1 proves the
+--                      sentinel was reconciled with that process.
 -- ARGV[2]              the cluster's lease ceiling maxTtlMs (a quarantine lasts this long)
 -- ARGV[3]              what a check detects: '2' data loss, restarts and evictions (the default);
 --                      '1' data loss only (nodeChecks: false, UNSAFE); '0' nothing (quarantine: false)

@@ -1,0 +1,133 @@
+/**
+ * The fence round of a fenced acquire (protocol.ts runs the grant round before it).
+ *
+ * Fence round. fence = max(fence registers of the nodes that voted for) + 1; then on those nodes,
+ * atomically: if every lock key still holds our token, register = max(register, fence). A quorum
+ * must confirm.
+ *
+ * Why fences strictly increase in grant order (for each resource): let lock A get fence F with
+ * confirmations on a quorum C, and lock B be granted after A. B's voters V form a quorum, so they
+ * share a node x with C. On x, A's confirmation ran while A's key was there, and B's SET NX ran
+ * when no key was there; A's key cannot come back (tokens are set once), so B's SET ran after A's
+ * confirmation, when x's register was already ≥ F. Registers never decrease, hence B's fence ≥
+ * register(x) + 1 > F. (If B's SET on x had run before A's SET there, B's key on x would have been
+ * gone before A was even granted, so B's lease, which ends before any of its keys expires, would
+ * have ended before A's: B would precede A.) Using only the registers of the voters counted at the
+ * early decision is enough: they alone form a quorum.
+ *
+ * Who confirms: every node whose grant may have landed, i.e. the early voters and, when they may
+ * not be enough, the nodes still pending at the early decision (a late voter's SET may be there; one
+ * node stalling between the two rounds must not fail a grant the others can confirm). The early
+ * voters are asked at once; the pending ones as soon as an early voter refuses or fails, or when
+ * the early voters have not all confirmed within the hedge delay (FENCE_HEDGE_FACTOR times the grant
+ * round, at least FENCE_HEDGE_MIN_MS), and not at all when the early voters confirm first: a fenced grant sends
+ * quorum, not N, fence scripts when nothing fails. A late voter's confirmation counts only once its
+ * own grant vote is known to be for (the vote arrives first on its connection, or after a check
+ * that follows it). The argument above needs of C only that it is a quorum of nodes where A's key
+ * was there when the register was raised: the fence script checks the key, so this holds for late
+ * voters as for early ones, whenever their confirmation is sent.
+ *
+ * What breaks this is a register that goes back: a node that lost its data, or restarted from an
+ * older snapshot (its register is as old as the snapshot). The check (scripts/probe.lua) reseeds the register
+ * of such a node to now(ms) × 1000 when it finds the loss or the restart (and no vote of that
+ * process counts before that check ran, see grant.ts), which exceeds every fence issued before, provided the
+ * cluster issues fewer than 1,000 fenced grants per ms and node clocks agree within the time
+ * between two data losses: the hybrid-logical-clock assumption, stated here and in the README.
+ */
+import type { ProtocolContext, AcquireRequest } from './protocol';
+import { ScriptCall } from './resp';
+import { Round } from './round';
+import { FENCE_SCRIPT } from './scripts';
+import type { Vote } from './votes';
+
+/**
+ * The hedge delay of a fence round: this many times the grant round's duration (the fence round
+ * normally takes about as long), at least FENCE_HEDGE_MIN_MS.
+ */
+const FENCE_HEDGE_FACTOR = 3;
+const FENCE_HEDGE_MIN_MS = 5;
+
+export type FenceOutcome = { ok: true; fence: number; votes: readonly Vote[] } | { ok: false; expired: boolean; votes: readonly Vote[] };
+
+/**
+ * Confirm `fence` on a quorum. `voted`: the grant round (decided with a quorum for); `grantMs`: how
+ * long it took; `remainingMs`: the validity horizon left.
+ */
+export async function confirmFence(ctx: ProtocolContext, req: AcquireRequest, token: string, metaHead: string, voted: Round, remainingMs: number,
+  grantMs: number): Promise<FenceOutcome> {
+  const { nodes, settings } = ctx;
+  let max = 0;
+  for (let i = 0; i < nodes.length; i++) if (voted.votes[i]!.vote === 'for' && voted.values[i]! > max) max = voted.values[i]!;
+  const fence = max + 1;
+  if (remainingMs <= 0) return { ok: false, expired: true, votes: voted.votes };
+  const keys = [req.probes.epochKey, ...req.lockKeys];
+  const args: string[] = keys.slice();
+  args.push(token, String(fence), `${metaHead},"fence":"${fence}"}`);
+  const timeout = Math.min(settings.nodeTimeoutMs, remainingMs);
+  // No hedge when no node is pending: the deadline alone.
+  const anyPending = voted.forCount + voted.againstCount < nodes.length;
+  const hedgeMs = anyPending ? Math.max(FENCE_HEDGE_MIN_MS, FENCE_HEDGE_FACTOR * grantMs) : Infinity;
+  const round = new FenceRound(ctx, voted, new ScriptCall(FENCE_SCRIPT, keys.length, args), timeout, hedgeMs);
+  for (let i = 0; i < nodes.length; i++) {
+    const first = voted.votes[i]!;
+    if (first.vote === 'for') nodes[i]!.call(round.call, round.reply(i));
+    else if (first.reason !== 'pending') round.skip(i);
+  }
+  await round.done;
+  voted.onLate = null;
+  if (round.forCount >= ctx.quorum) return { ok: true, fence, votes: round.votes };
+  return { ok: false, expired: round.timedOut && remainingMs <= settings.nodeTimeoutMs, votes: round.votes };
+}
+
+/**
+ * A fence round: early voters' answers count at once; a pending node's (asked by askPending) once
+ * its grant's own vote is known to be for, `confirmed` keeping its answer until then. Functions at
+ * module level, not closures: this runs for every fenced grant.
+ */
+class FenceRound extends Round {
+  confirmed: unknown[] | null = null;
+
+  constructor(ctx: ProtocolContext, readonly voted: Round, readonly call: ScriptCall, timeoutMs: number, hedgeMs: number) {
+    super(ctx.nodes, ctx.quorum, false, timeoutMs, onFenceReply, ctx.onNodeError, false, hedgeMs, askPending);
+  }
+}
+
+function onFenceReply(r: Round, i: number, reply: unknown): void {
+  const round = r as FenceRound;
+  if (round.voted.votes[i]!.vote === 'for') {
+    if (reply === 1) {
+      round.accept(i);
+      return;
+    }
+    round.reject(i, 'lost');
+    round.hedge();
+    return;
+  }
+  round.confirmed![i] = reply;
+  settlePending(round, i);
+}
+
+function settlePending(round: FenceRound, i: number): void {
+  const answer = round.confirmed?.[i];
+  const first = round.voted.lateVotes?.[i];
+  if (answer === undefined || first === undefined) return; // its answer or its grant's vote is not in yet
+  if (first.vote !== 'for') round.reject(i, first.reason, first.detail);
+  else if (answer === 1) round.accept(i);
+  else round.reject(i, 'lost');
+}
+
+/** The hedge: ask the nodes still pending at the grant's early decision (those whose grant may have landed). */
+function askPending(r: Round): void {
+  const round = r as FenceRound;
+  const { voted, nodes } = round;
+  voted.onLate = (i) => settlePending(round, i);
+  for (let i = 0; i < nodes.length; i++) {
+    if (voted.votes[i]!.reason !== 'pending') continue;
+    if (voted.lateVotes?.[i]?.vote === 'against') {
+      round.skip(i);
+      continue;
+    }
+    round.confirmed ??= new Array<unknown>(nodes.length);
+    nodes[i]!.call(round.call, round.reply(i));
+  }
+}

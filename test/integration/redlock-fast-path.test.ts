@@ -1,0 +1,188 @@
+import { describe, expect, it } from 'vitest';
+import { Redis } from 'ioredis';
+import { Redlock, type OperationEvent, type RedlockSettings } from '@/lib/redlock';
+import type { LockNode, Reply } from '@/lib/redlock/node';
+import type { ScriptCall } from '@/lib/redlock/resp';
+import { FENCE_SCRIPT } from '@/lib/redlock/scripts';
+import { epochKey } from '@/lib/redlock/epoch';
+import { probeScript } from '@/lib/redlock/grant-plan';
+import { uniquePrefix } from '../support/cluster';
+import { NO_PERSISTENCE, startRedisNodes } from '../support/redis-nodes';
+import { redlockEnv } from '../support/redlock-env';
+
+// The per-grant cost of the safety checks (issues 16 and 17): a fast probe of two plain commands
+// after the grants, and a fence round that asks the nodes still pending at the grant's decision
+// only when the early voters may not be enough.
+
+const env = redlockEnv();
+const { redlocks, unhandled } = env;
+
+async function redlock(name: string, settings: Partial<RedlockSettings> = {}, urls: readonly string[] = env.cluster.urls): Promise<Redlock> {
+  const r = new Redlock([...urls], { keyPrefix: uniquePrefix(name), retryCount: 0, ...settings });
+  redlocks.push(r);
+  await r.markNodesClean();
+  await r.connect();
+  return r;
+}
+
+function nodesOf(r: Redlock): LockNode[] {
+  return (r as unknown as { nodes: LockNode[] }).nodes;
+}
+
+/**
+ * Intercept the fence scripts the Redlock sends: `onFence` decides for each (true: send it as
+ * usual). The nodes are real; only what this client sends is held back.
+ */
+function interceptFences(r: Redlock, onFence: (node: LockNode, reply: Reply) => boolean): void {
+  for (const node of nodesOf(r)) {
+    const call = node.call.bind(node);
+    node.call = (script: ScriptCall, reply: Reply) => {
+      if (script.script.sha !== FENCE_SCRIPT.sha || onFence(node, reply)) call(script, reply);
+    };
+  }
+}
+
+/** How many nodes hold the lock key with a fence in its metadata (the nodes its fence round confirmed on). */
+async function confirmedOn(key: string): Promise<number> {
+  const values = await Promise.all(env.direct.map((c) => c.get(key)));
+  return values.filter((v) => v !== null && v.includes('"fence"')).length;
+}
+
+async function commandCalls(client: Redis): Promise<Map<string, number>> {
+  const calls = new Map<string, number>();
+  for (const line of (await client.info('commandstats')).split('\r\n')) {
+    const m = /^cmdstat_([^:]+):calls=(\d+)/.exec(line);
+    if (m) calls.set(m[1]!, Number(m[2]));
+  }
+  return calls;
+}
+
+describe('the fence round', () => {
+  it('asks only the early voters when they all confirm: a fenced grant on five healthy nodes confirms on three', async () => {
+    const r = await redlock('fence-quorum', { nodeTimeoutMs: 1_000 });
+    const counts: number[] = [];
+    for (let i = 0; i < 15; i++) {
+      const lock = await r.acquire(`res-${i}`, 5_000);
+      counts.push(await confirmedOn(r.lockKey(`res-${i}`)));
+      await lock.release();
+    }
+    // Every grant confirmed on a quorum; most on exactly a quorum (a node may still be asked when a
+    // loaded machine lets the fence round run past its hedge delay).
+    expect(Math.min(...counts)).toBeGreaterThanOrEqual(3);
+    counts.sort((a, b) => a - b);
+    expect(counts[Math.floor(counts.length / 2)]).toBe(3);
+  });
+
+  it('an early voter that never answers its fence: the pending nodes are asked at the hedge, and the first attempt is granted long before nodeTimeoutMs', async () => {
+    const r = await redlock('fence-stall', { nodeTimeoutMs: 3_000 });
+    let stalled: LockNode | null = null;
+    interceptFences(r, (node) => {
+      if (stalled !== null) return true;
+      stalled = node;
+      return false; // never sent: this node stalls between the two rounds
+    });
+    const events: OperationEvent[] = [];
+    r.on('acquire', (e) => events.push(e));
+    const t0 = performance.now();
+    const lock = await r.acquire('res', 10_000);
+    const elapsed = performance.now() - t0;
+    expect(stalled).not.toBeNull();
+    expect(lock.fence).toBeGreaterThan(0);
+    expect(events[0]!.attempts).toBe(1);
+    // Without the hedge the round waits out nodeTimeoutMs (3 s) for the stalled node and fails.
+    expect(elapsed).toBeLessThan(1_500);
+    expect(await confirmedOn(r.lockKey('res'))).toBeGreaterThanOrEqual(3);
+    await lock.release();
+  });
+
+  it('an early voter refusing its fence (the key gone there): the pending nodes are asked at once, not at the hedge', async () => {
+    const r = await redlock('fence-refused', { nodeTimeoutMs: 3_000 });
+    let fences = 0;
+    let askedOnRefusal = -1;
+    interceptFences(r, (_node, reply) => {
+      fences++;
+      if (fences > 1) return true;
+      queueMicrotask(() => {
+        const before = fences;
+        reply(null, 0);
+        // Fence scripts sent while the refusal was being handled: the pending nodes, asked at once.
+        askedOnRefusal = fences - before;
+      });
+      return false;
+    });
+    const events: OperationEvent[] = [];
+    r.on('acquire', (e) => events.push(e));
+    const lock = await r.acquire('res', 60_000);
+    expect(askedOnRefusal).toBeGreaterThanOrEqual(1);
+    expect(events[0]!.attempts).toBe(1);
+    expect(lock.fence).toBeGreaterThan(0);
+    await lock.release();
+  });
+});
+
+describe('the fast probe', () => {
+  it('two plain commands after the grants, no script and no INFO per acquire: a check only once per nodeCheckIntervalMs', async () => {
+    const r = await redlock('probe-cost', { nodeCheckIntervalMs: 60_000 });
+    // The first grant on each node brings its check.
+    await (await r.acquire('warm', 5_000, { fenced: false })).release();
+    const before = await Promise.all(env.direct.map(commandCalls));
+    const n = 50;
+    for (let i = 0; i < n; i++) {
+      const lock = await r.acquire('res', 5_000, { fenced: false });
+      await lock.release();
+    }
+    const after = await Promise.all(env.direct.map(commandCalls));
+    for (let i = 0; i < env.direct.length; i++) {
+      const delta = (name: string) => (after[i]!.get(name) ?? 0) - (before[i]!.get(name) ?? 0);
+      // Each acquire: SET NX GET, SCRIPT EXISTS, HMGET on every node; each release: one EVALSHA.
+      expect(delta('set')).toBe(n);
+      expect(delta('script|exists')).toBe(n);
+      expect(delta('hmget')).toBe(n);
+      expect(delta('evalsha')).toBe(n);
+      expect(delta('info')).toBe(1); // our own INFO commandstats
+    }
+  });
+
+  it('after SCRIPT FLUSH the proof fails and the node is checked again (the check reloads the probe), then the fast probe resumes', async () => {
+    const r = await redlock('probe-flush', { nodeCheckIntervalMs: 60_000 });
+    // Node 1 is needed for the quorum (a foreign key holds nodes 4 and 5): its own vote is seen.
+    for (const i of [3, 4]) await env.direct[i]!.set(r.lockKey('res'), 'foreign', 'PX', 60_000);
+    await (await r.acquire('res', 5_000)).release();
+    await env.direct[0]!.script('FLUSH');
+    const before = await commandCalls(env.direct[0]!);
+    const lock = await r.acquire('res', 5_000);
+    expect(lock.votes[0]).toMatchObject({ vote: 'for' });
+    await lock.release();
+    const mid = await commandCalls(env.direct[0]!);
+    // The check ran: it EVALs the probe's source (loading it again) and runs INFO inside.
+    const sha = probeScript(epochKey(r.settings.keyPrefix), '2', r.settings.maxTtlMs).sha;
+    expect(await env.direct[0]!.script('EXISTS', sha)).toEqual([1]);
+    expect((mid.get('info') ?? 0) - (before.get('info') ?? 0)).toBeGreaterThan(1);
+    await (await r.acquire('res', 5_000)).release();
+    const after = await commandCalls(env.direct[0]!);
+    expect((after.get('info') ?? 0) - (mid.get('info') ?? 0)).toBe(1); // our own INFO commandstats
+    expect((after.get('script|exists') ?? 0) - (mid.get('script|exists') ?? 0)).toBe(2); // the probe's, and ours
+  });
+
+  it('a node that refuses SCRIPT (renamed, as some proxies do) still votes: its fast probe is the probe script\'s own read', async () => {
+    const nodes = await startRedisNodes((i) => (i === 0 ? [...NO_PERSISTENCE, '--rename-command', 'SCRIPT', 'SCRIPT-HIDDEN'] : NO_PERSISTENCE), 3);
+    try {
+      const r = await redlock('probe-no-script', { nodeCheckIntervalMs: 60_000 }, nodes.map((n) => n.url));
+      // Node 2 is held by a foreign key: every grant needs node 1's own vote.
+      await nodes[1]!.client.set(r.lockKey('res'), 'foreign', 'PX', 60_000);
+      for (let i = 0; i < 5; i++) {
+        const lock = await r.acquire('res', 5_000);
+        expect(lock.votes[0]).toMatchObject({ vote: 'for' });
+        await lock.release();
+      }
+      expect(nodesOf(r)[0]!.probeByProof).toBe(false);
+      expect(nodesOf(r)[1]!.probeByProof).toBe(true);
+    } finally {
+      await Promise.all(nodes.map((n) => n.stop()));
+    }
+  });
+
+  it('no unhandled rejections happened in this file', () => {
+    expect(unhandled).toEqual([]);
+  });
+});
