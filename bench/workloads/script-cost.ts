@@ -3,7 +3,7 @@ import type { Redis } from 'ioredis';
 import NodeRedlock from 'redlock';
 import { lockValue, resolveSettings } from '../../lib/redlock';
 import { prepareAcquire } from '../../lib/redlock/request';
-import { probeScript } from '../../lib/redlock/grant-plan';
+import { PROBE_FIELDS, probeScript } from '../../lib/redlock/grant-plan';
 import { ACQUIRE_SCRIPT, FENCE_SCRIPT, RELEASE_SCRIPT } from '../../lib/redlock/scripts';
 import { MAX_TTL_MS, OUR_PREFIX } from '../harness/cluster';
 import { row, type Row } from '../harness/report';
@@ -61,16 +61,17 @@ export async function scriptCosts(client: Redis): Promise<Row[]> {
   const metaHead = `${req.metaHead},"acquiredAt":"${Date.now()}"`;
   const value = lockValue(TOKEN, `${metaHead}}`);
   const lock = (resource: string) => `${OUR_PREFIX}lock:${resource}`;
-  // The fast probe read after the grant (scripts/probe.lua): loaded here by hand, which only a
-  // measurement may do (the lock core loads it by a check alone).
+  // The fast probe read after the grant (lib/redlock/grant-group.ts: one transaction of SCRIPT
+  // EXISTS and HMGET). Its script is loaded here by hand, which only a measurement may do (the
+  // lock core loads it by a check alone), so that the proof answers 1 as on a checked node.
   const probe = probeScript(`${OUR_PREFIX}epoch`, '2', MAX_TTL_MS);
   await client.script('LOAD', probe.source);
   const grant = (resource: string) => [['SET', lock(resource), value, 'NX', 'GET', 'PX', TTL_MS],
-    ['EVALSHA', probe.sha, 2, `${OUR_PREFIX}epoch`, `${OUR_PREFIX}fence`, '0', MAX_TTL_MS, '2', '0']];
+    ['MULTI'], ['SCRIPT', 'EXISTS', probe.sha], ['HMGET', `${OUR_PREFIX}epoch`, ...PROBE_FIELDS], ['EXEC']];
   const release = (resource: string, channel: string) =>
     [['EVALSHA', RELEASE_SCRIPT.sha, 1, lock(resource), TOKEN, channel, resource]];
 
-  const names = ['ours: grant, one resource (SET NX GET of token + metadata, then the probe script), as sent', 'ours: acquire script (several resources; priced on one)',
+  const names = ['ours: grant, one resource (SET NX GET of token + metadata, then the probe transaction), as sent', 'ours: acquire script (several resources; priced on one)',
     'ours: fence confirmation (fenced: true only)', 'ours: release (compare-and-delete + PUBLISH)',
     'ours: release without the PUBLISH', 'node-redlock: acquire script', 'node-redlock: release script', 'raw: SET NX PX', 'raw: compare-and-delete script'];
   const costs = names.map(() => [] as number[]);

@@ -20,7 +20,7 @@
  * node stalling between the two rounds must not fail a grant the others can confirm). The early
  * voters are asked at once; the pending ones as soon as an early voter refuses or fails, or when
  * the early voters have not all confirmed within the hedge delay (FENCE_HEDGE_FACTOR times the grant
- * round, at least FENCE_HEDGE_MIN_MS), and not at all when the early voters confirm first: a fenced grant sends
+ * round, at least FENCE_HEDGE_MIN_MS, at most half the round's deadline), and not at all when the early voters confirm first: a fenced grant sends
  * quorum, not N, fence scripts when nothing fails. A late voter's confirmation counts only once its
  * own grant vote is known to be for (the vote arrives first on its connection, or after a check
  * that follows it). The argument above needs of C only that it is a quorum of nodes where A's key
@@ -64,10 +64,11 @@ export async function confirmFence(ctx: ProtocolContext, req: AcquireRequest, to
   const args: string[] = keys.slice();
   args.push(token, String(fence), `${metaHead},"fence":"${fence}"}`);
   const timeout = Math.min(settings.nodeTimeoutMs, remainingMs);
-  // No hedge when no node is pending: the deadline alone.
+  // No hedge when no node is pending (the deadline alone); never later than half the deadline, so
+  // that the pending nodes have time to answer.
   const anyPending = voted.forCount + voted.againstCount < nodes.length;
-  const hedgeMs = anyPending ? Math.max(FENCE_HEDGE_MIN_MS, FENCE_HEDGE_FACTOR * grantMs) : Infinity;
-  const round = new FenceRound(ctx, voted, new ScriptCall(FENCE_SCRIPT, keys.length, args), timeout, hedgeMs);
+  const hedgeMs = anyPending ? Math.min(timeout / 2, Math.max(FENCE_HEDGE_MIN_MS, FENCE_HEDGE_FACTOR * grantMs)) : Infinity;
+  const round = new FenceRound(ctx, voted, new ScriptCall(FENCE_SCRIPT, keys.length, args), timeout, hedgeMs, anyPending);
   for (let i = 0; i < nodes.length; i++) {
     const first = voted.votes[i]!;
     if (first.vote === 'for') nodes[i]!.call(round.call, round.reply(i));
@@ -87,8 +88,8 @@ export async function confirmFence(ctx: ProtocolContext, req: AcquireRequest, to
 class FenceRound extends Round {
   confirmed: unknown[] | null = null;
 
-  constructor(ctx: ProtocolContext, readonly voted: Round, readonly call: ScriptCall, timeoutMs: number, hedgeMs: number) {
-    super(ctx.nodes, ctx.quorum, false, timeoutMs, onFenceReply, ctx.onNodeError, false, hedgeMs, askPending);
+  constructor(ctx: ProtocolContext, readonly voted: Round, readonly call: ScriptCall, timeoutMs: number, hedgeMs: number, anyPending: boolean) {
+    super(ctx.nodes, ctx.quorum, false, timeoutMs, onFenceReply, ctx.onNodeError, false, hedgeMs, anyPending ? askPending : null);
   }
 }
 

@@ -4,18 +4,22 @@
  * be quarantined, and one probe (the sentinel, with the fence register in it) after the last of
  * them, where each grant used to bring its own reads.
  *
- * The probe, when no check is due, is two plain commands, `SCRIPT EXISTS <sha of this client's
- * check script>` then `HMGET <prefix>epoch …` (a Lua call costs about 4 times as much server CPU
- * as both). The proof is what a fast read needs to be trusted (see grant.ts): the script is in a
- * process's cache only after a check of exactly this client's kind ran in that process (it is
- * loaded by nothing but a check's EVAL, scripts/probe.lua), so `1` says a check ran in the
- * process that ran our SETs, before the proof ran, hence before the HMGET: the sentinel it reads
- * was reconciled with that process (a restart from an old snapshot found by that check has
- * already written the new process's runId and its quarantine; a restart after the proof closes
- * our connection, or, behind a proxy that keeps it, fails the next proof). In this order, not the
- * other: a check by another client between an HMGET and a later proof could make a stale read
- * look proved. `0` (a restart, SCRIPT FLUSH) is followed by a check, as NOSCRIPT was; a node that
- * refuses SCRIPT (a proxy) gets the probe script's own fast mode (EVALSHA) from then on.
+ * The probe, when no check is due, is one transaction of two plain commands: `MULTI`, `SCRIPT EXISTS
+ * <sha of this client's check script>`, `HMGET <prefix>epoch …`, `EXEC` (a Lua call costs about
+ * twice the server CPU of the whole transaction). The proof is what a fast read needs to be
+ * trusted (see grant.ts): the script is in a process's cache only after a check of exactly this
+ * client's kind ran in that process (it is loaded by nothing but a check's EVAL, see
+ * scripts/probe.lua), so `1` says a check ran in the process before the read, and the read is
+ * that process's sentinel as reconciled by that check (a restart from an old snapshot found by it
+ * has already written the new process's runId and its quarantine). One transaction, because the
+ * proof and the read must be about the same process at the same moment, as the script's own
+ * fast read was: two separate commands let a proxy that keeps our socket across an upstream
+ * restart answer the proof from the old process and the read from the new one (an old snapshot
+ * whose sentinel names the old process: a stale register, a lower fence), and in the other order
+ * another client's check between them can prove a stale read. A transaction runs whole in one
+ * process or not at all (EXEC without its MULTI fails). `0` (a restart, SCRIPT FLUSH) is followed
+ * by a check, as NOSCRIPT was; a node that refuses the transaction or SCRIPT (a proxy) gets the
+ * probe script's own fast read (EVALSHA, atomic too) from then on.
  *
  * Why sharing keeps the guarantees grant.ts argues for one grant (commands on one connection run
  * in the order written, and the reads go out in the same write as the grants):
@@ -39,8 +43,8 @@ import { explainNodeError, judgeGrant, needsCheck, parseProbe, recordProbe, type
 import type { BatchGroup, LockNode, Reply } from './node';
 import { deliver } from './outbound';
 
-/** The most commands a probe takes (the fast one: proof and read); seal() returns the rest. */
-const FAST_PROBE_COMMANDS = 2;
+/** The most commands a probe takes (the fast one: MULTI, proof, read, EXEC); seal() returns the rest. */
+const FAST_PROBE_COMMANDS = 4;
 
 export class GrantGroup implements BatchGroup {
   private readonly plans: GrantPlan[] = [];
@@ -50,7 +54,7 @@ export class GrantGroup implements BatchGroup {
   /** The first member whose SET was written after TIME; −1 while no TIME was sent. */
   private timeFrom = -1;
   private probeWanted = false;
-  /** The fast probe's replies (proof, read) until settle() makes them the probe. */
+  /** The fast probe's replies (MULTI, proof, read, EXEC) until settle() makes them the probe. */
   private parts: unknown[] | null = null;
   /** Some member judges the sentinel (not only reads the register). */
   private judging = false;
@@ -110,22 +114,26 @@ export class GrantGroup implements BatchGroup {
           // The process has not run a check of ours (a restart, a SCRIPT FLUSH): check it now. Its
           // EVAL fall back is a check too, so this loads the probe only together with a check.
           this.checkNow();
+          this.arrive(undefined);
           return;
         }
         this.arrive((this.probe = err ?? value));
       });
       return;
     }
-    // The fast probe: the proof first, then the read (the header says why in this order).
-    const parts: unknown[] = [undefined, undefined];
+    // The fast probe: the proof and the read in one transaction (the header says why).
+    const parts: unknown[] = [undefined, undefined, undefined, undefined];
     this.parts = parts;
-    this.waiting += 2;
-    node.sendReserved(probes.proof, (err, value) => this.arrive((parts[0] = err ?? value)));
-    node.sendReserved(probes.read, (err, value) => this.arrive((parts[1] = err ?? value)));
+    this.waiting += FAST_PROBE_COMMANDS;
+    node.sendReserved(probes.multi, (err, value) => this.arrive((parts[0] = err ?? value)));
+    node.sendReserved(probes.proof, (err, value) => this.arrive((parts[1] = err ?? value)));
+    node.sendReserved(probes.read, (err, value) => this.arrive((parts[2] = err ?? value)));
+    node.sendReserved(probes.exec, (err, value) => this.arrive((parts[3] = err ?? value)));
   }
 
   /** A check, sent now (after every command of the group), standing in for the probe. */
   private checkNow(): void {
+    this.waiting++;
     this.node.runCheck(this.probes, true).then((checked) => this.arrive((this.probe = checked)), (e: Error) => this.arrive((this.probe = e)));
   }
 
@@ -138,18 +146,28 @@ export class GrantGroup implements BatchGroup {
     const parts = this.parts;
     if (parts !== null) {
       this.parts = null;
-      const [proof, read] = parts;
-      if (read instanceof Error) {
-        this.probe = read;
-      } else if (!Array.isArray(proof) || proof[0] !== 1) {
-        // Not proved: no check of ours ran in this process (a restart, a SCRIPT FLUSH), or the node
-        // refuses SCRIPT EXISTS (a proxy: from now on this node's fast probe is the script's own).
-        if (proof instanceof Error) this.node.probeByProof = false;
-        this.waiting++;
+      const [multi, proof, read, executed] = parts;
+      if (parts.every((part) => part instanceof Error)) {
+        // The connection failed them all.
+        this.probe = executed;
+      } else if (multi instanceof Error || proof instanceof Error) {
+        // The node (a proxy before it) refuses transactions or SCRIPT: from now on its fast probe
+        // is the script's own; a check decides now.
+        this.node.probeByProof = false;
         this.checkNow();
         return;
-      } else {
+      } else if (read instanceof Error) {
+        // The read itself failed (LOADING, an ACL without HMGET): every member that needs it fails.
         this.probe = read;
+      } else if (Array.isArray(executed) && executed.length === 2 && Array.isArray(executed[0]) && executed[0][0] === 1 &&
+        Array.isArray(executed[1])) {
+        this.probe = executed[1];
+      } else {
+        // Not proved: no check of ours ran in this process (a restart, a SCRIPT FLUSH: the proof
+        // answered 0), or the transaction did not run whole in one process (EXEC without its
+        // MULTI: our upstream changed in between). A check now decides.
+        this.checkNow();
+        return;
       }
     }
     if (this.probe instanceof Error || this.probe === null) {

@@ -37,11 +37,14 @@ export interface NodeProbes {
   readonly legacyFenceKey: string;
   readonly time: Buffer;
   /**
-   * The fast probe (grant-group.ts): `SCRIPT EXISTS` of this client's check script (the proof that
-   * a check of ours ran in the process), then the sentinel's `HMGET` (the register in it).
+   * The fast probe (grant-group.ts), one transaction: `MULTI`, `SCRIPT EXISTS` of this client's
+   * check script (the proof that a check of ours ran in the process), the sentinel's `HMGET` (the
+   * register in it), `EXEC`.
    */
+  readonly multi: Buffer;
   readonly proof: Buffer;
   readonly read: Buffer;
+  readonly exec: Buffer;
   /** probe.lua in fast mode, EVALSHA only (it must never be EVALed, see probe.lua): for a node that refuses SCRIPT EXISTS. */
   readonly fast: Buffer;
   /** probe.lua in check mode; the EVAL fall back of a check is a check too. */
@@ -87,7 +90,9 @@ export function nodeProbes(epochKey: string, legacyFenceKey: string, maxTtlMs: n
     epochKey,
     legacyFenceKey,
     time: encodeCommand(['TIME']),
+    multi: encodeCommand(['MULTI']),
     proof: encodeCommand(['SCRIPT', 'EXISTS', script.sha]),
+    exec: encodeCommand(['EXEC']),
     read: encodeCommand(['HMGET', epochKey, ...PROBE_FIELDS]),
     fast: new ScriptCall(script, 2, [epochKey, legacyFenceKey, '0', maxTtlMs, detect, '0']).evalshaPayload(),
     check: () => checks[mayStartQuarantine(cluster) ? 1 : 0]!,

@@ -42,7 +42,7 @@ export class Round {
   private timer: NodeJS.Timeout | null = null;
   private answeredCount = 0;
   private readonly timeoutMs: number;
-  /** Called once if the round is still undecided after hedgeMs (see hedge()), on the deadline's timer. */
+  /** Called once: by hedge(), or if the round is still undecided after hedgeMs, on the deadline's timer. */
   private onHedge: ((round: Round) => void) | null;
   /** The timer is set for the hedge point (then re-set for the deadline). */
   private hedgeTimer: boolean;
@@ -69,8 +69,9 @@ export class Round {
       this.resolveDone = resolve;
     });
     this.timeoutMs = Math.max(0, timeoutMs);
-    this.onHedge = onHedge !== null && hedgeMs < this.timeoutMs ? onHedge : null;
-    this.hedgeTimer = this.onHedge !== null;
+    // hedge() can always run it (a refusal, a failure); the timer only before the deadline.
+    this.onHedge = onHedge;
+    this.hedgeTimer = onHedge !== null && hedgeMs < this.timeoutMs;
     this.timer = setTimeout(Round.expire, this.hedgeTimer ? hedgeMs : this.timeoutMs, this);
   }
 

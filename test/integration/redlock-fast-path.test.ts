@@ -11,7 +11,7 @@ import { NO_PERSISTENCE, startRedisNodes } from '../support/redis-nodes';
 import { redlockEnv } from '../support/redlock-env';
 
 // The per-grant cost of the safety checks (issues 16 and 17): a fast probe of two plain commands
-// after the grants, and a fence round that asks the nodes still pending at the grant's decision
+// in one transaction after the grants, and a fence round that asks the nodes still pending at the grant's decision
 // only when the early voters may not be enough.
 
 const env = redlockEnv();
@@ -121,7 +121,7 @@ describe('the fence round', () => {
 });
 
 describe('the fast probe', () => {
-  it('two plain commands after the grants, no script and no INFO per acquire: a check only once per nodeCheckIntervalMs', async () => {
+  it('one transaction of two plain commands after the grants, no script and no INFO per acquire: a check only once per nodeCheckIntervalMs', async () => {
     const r = await redlock('probe-cost', { nodeCheckIntervalMs: 60_000 });
     // The first grant on each node brings its check.
     await (await r.acquire('warm', 5_000, { fenced: false })).release();
@@ -134,10 +134,12 @@ describe('the fast probe', () => {
     const after = await Promise.all(env.direct.map(commandCalls));
     for (let i = 0; i < env.direct.length; i++) {
       const delta = (name: string) => (after[i]!.get(name) ?? 0) - (before[i]!.get(name) ?? 0);
-      // Each acquire: SET NX GET, SCRIPT EXISTS, HMGET on every node; each release: one EVALSHA.
+      // Each acquire: SET NX GET, then MULTI SCRIPT EXISTS HMGET EXEC on every node; each release: one EVALSHA.
       expect(delta('set')).toBe(n);
+      expect(delta('multi')).toBe(n);
       expect(delta('script|exists')).toBe(n);
       expect(delta('hmget')).toBe(n);
+      expect(delta('exec')).toBe(n);
       expect(delta('evalsha')).toBe(n);
       expect(delta('info')).toBe(1); // our own INFO commandstats
     }

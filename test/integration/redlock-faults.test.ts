@@ -213,13 +213,16 @@ describe('Redlock under faults (fault proxies and real process crashes)', () => 
     const locks = [];
     for (let i = 0; i < 60; i++) locks.push(await r.acquire(`k${i}`, 5_000, { fenced: false }));
     const pending = (r as unknown as { nodes: Array<{ pending: number }> }).nodes[4]!.pending;
-    // 60 grant batches were sent its way, each 3 commands (SET NX GET, epoch HMGET, and TIME, which
-    // a node that never answered is still asked for): 6 batches (18 commands, the most that fit
-    // under 20) wait in the proxy, the other 54 failed at once (more if an attempt had to retry:
-    // its cleanup release is refused too).
-    expect(pending).toBe(18);
+    // 60 grant batches were sent its way. Each reserves up to 6 commands under the bound (TIME,
+    // which a node that never answered is still asked for; SET NX GET; the fast probe's MULTI,
+    // SCRIPT EXISTS, HMGET, EXEC) and sends 3 of them here (TIME, SET, and a check: the node was
+    // never checked): the batches wait in the proxy until the next one's 6 would pass 20, the others
+    // failed at once (more if an attempt had to retry: its cleanup release is refused too).
+    expect(pending).toBeLessThanOrEqual(20);
+    expect(pending).toBeGreaterThan(20 - 6);
+    const waiting = pending / 3;
     // (A healthy node that lags a few acquires behind on a loaded box may briefly hit the bound too.)
-    expect(backlogErrors.filter((label) => label === r.nodeLabels[4]).length).toBeGreaterThanOrEqual(54);
+    expect(backlogErrors.filter((label) => label === r.nodeLabels[4]).length).toBeGreaterThanOrEqual(60 - waiting);
     expect(locks[59]!.votes[4]).toMatchObject({ reason: expect.stringMatching(/error|pending/) });
     await Promise.all(locks.map((l) => l.release()));
   });

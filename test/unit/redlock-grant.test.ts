@@ -13,13 +13,18 @@ const probes = nodeProbes('t:epoch', 't:fence', 60_000, '2', 1_000, 1);
 const plan = (fenced: boolean, token = 'tok') =>
   grantPlan([`t:lock:${token}`], lockValue(token, '{"owner":"o"}'), 1_000, { quarantine: true, fenced, probes });
 
-/** PROOF: the fast probe's SCRIPT EXISTS; PROBE: its HMGET (or the script's fast read); CHECK: a check. */
-type Kind = 'TIME' | 'SET' | 'PROOF' | 'PROBE' | 'CHECK';
+/**
+ * MULTI / EXEC around the fast probe's PROOF (SCRIPT EXISTS) and PROBE (its HMGET; or the script's
+ * own fast read); CHECK: a check.
+ */
+type Kind = 'TIME' | 'SET' | 'MULTI' | 'PROOF' | 'PROBE' | 'EXEC' | 'CHECK';
 type Answer = (kind: Kind, text: string) => unknown;
 
 function kindOf(text: string): Kind {
   if (text.includes('\r\nTIME\r\n')) return 'TIME';
   if (text.includes('\r\nSET\r\n')) return 'SET';
+  if (text.includes('\r\nMULTI\r\n')) return 'MULTI';
+  if (text.includes('\r\nEXEC\r\n')) return 'EXEC';
   if (text.includes('\r\nSCRIPT\r\n$6\r\nEXISTS\r\n')) return 'PROOF';
   if (text.includes('\r\nHMGET\r\n')) return 'PROBE';
   if (text.includes(probeScript('t:epoch', '2', 60_000).sha)) return text.includes('t:fence\r\n$1\r\n1\r\n') ? 'CHECK' : 'PROBE';
@@ -71,8 +76,28 @@ function recorder(wantTime: boolean, answer: Answer) {
       const batch = queue;
       queue = [];
       batches.push(batch.map(([text]) => text));
+      // Inside MULTI … EXEC the commands answer QUEUED (or their error, which aborts the EXEC),
+      // and EXEC answers their replies: what Redis does.
+      let queued: unknown[] | null = null;
+      let aborted = false;
       for (const [text, reply] of batch) {
-        const value = answer(kindOf(text), text);
+        const kind = kindOf(text);
+        let value: unknown;
+        if (kind === 'MULTI') {
+          queued = [];
+          value = 'OK';
+        } else if (kind === 'EXEC') {
+          value = queued === null ? new Error('ERR EXEC without MULTI') : aborted ? new Error('EXECABORT Transaction discarded') : queued;
+          queued = null;
+          aborted = false;
+        } else {
+          value = answer(kind, text);
+          if (queued !== null) {
+            if (value instanceof Error) aborted = true;
+            else queued.push(value);
+            value = value instanceof Error ? value : 'QUEUED';
+          }
+        }
         if (value instanceof Error) reply(value, undefined);
         else reply(null, value);
       }
@@ -103,21 +128,21 @@ describe('the grant batch (lib/redlock/grant.ts, grant-group.ts)', () => {
   it('reads TIME before the SET and the probe (sentinel and fence register) after it', () => {
     const { node, batches, kinds } = recorder(true, answers({}));
     expect(grants(node, [plan(true)])).toEqual([[1, 7]]);
-    expect(kinds()).toEqual([['TIME', 'SET', 'PROOF', 'PROBE']]);
+    expect(kinds()).toEqual([['TIME', 'SET', 'MULTI', 'PROOF', 'PROBE', 'EXEC']]);
     // One SET writes the token and the metadata, in one value: `<token> <json>`.
     expect(batches[0]![1]).toMatch(/SET[\s\S]*t:lock:tok[\s\S]*tok \{"owner":"o"\}[\s\S]*NX[\s\S]*GET[\s\S]*PX/);
-    expect(batches[0]![3]).toContain('t:epoch');
+    expect(batches[0]![4]).toContain('t:epoch');
   });
 
   it('the grants of one batch share one TIME before them and one probe after them all', () => {
     const { node, kinds } = recorder(true, answers({}));
     const replies = grants(node, [plan(true, 'a'), plan(false, 'b'), plan(true, 'c')]);
-    expect(kinds()).toEqual([['TIME', 'SET', 'SET', 'SET', 'PROOF', 'PROBE']]);
+    expect(kinds()).toEqual([['TIME', 'SET', 'SET', 'SET', 'MULTI', 'PROOF', 'PROBE', 'EXEC']]);
     // Every fenced member gets the register read after its SET; the unfenced one none.
     expect(replies).toEqual([[1, 7], [1, 0], [1, 7]]);
     const unfenced = recorder(false, answers({}));
     grants(unfenced.node, [plan(false, 'a'), plan(false, 'b')]);
-    expect(unfenced.kinds()).toEqual([['SET', 'SET', 'PROOF', 'PROBE']]);
+    expect(unfenced.kinds()).toEqual([['SET', 'SET', 'MULTI', 'PROOF', 'PROBE', 'EXEC']]);
   });
 
   it('a quarantine is over only for the grants whose SET ran after the TIME that says so', () => {
@@ -130,14 +155,14 @@ describe('the grant batch (lib/redlock/grant.ts, grant-group.ts)', () => {
     sendGrant(asNode(node), plan(false, 'late'), (err, v) => out.push(err ?? (v as GrantReply)));
     sendGrant(asNode(node), plan(false, 'later'), (err, v) => out.push(err ?? (v as GrantReply)));
     node.flush();
-    expect(kinds()).toEqual([['SET', 'TIME', 'SET', 'SET', 'PROOF', 'PROBE']]);
+    expect(kinds()).toEqual([['SET', 'TIME', 'SET', 'SET', 'MULTI', 'PROOF', 'PROBE', 'EXEC']]);
     // The first SET may have run inside the quarantine: it votes quarantined, even though the
     // node then remembers the quarantine as over (the later members were judged after it).
     expect(out).toEqual([[2, 2_000_000, null, false], [1, 0], [1, 0]]);
     expect(node.quarantine).toMatchObject({ wantTime: false, overCreatedAt: '1000', overUntil: '2000000' });
     // The same quarantine, remembered as over: no TIME in the next batch, and the node votes for.
     expect(grants(node, [plan(false)])).toEqual([[1, 0]]);
-    expect(kinds()[1]).toEqual(['SET', 'PROOF', 'PROBE']);
+    expect(kinds()[1]).toEqual(['SET', 'MULTI', 'PROOF', 'PROBE', 'EXEC']);
   });
 
   it('a TIME before the end of the quarantine leaves it in force and asks for the time again', () => {

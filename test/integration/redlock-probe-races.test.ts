@@ -1,0 +1,101 @@
+import { copyFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { Redlock } from '@/lib/redlock';
+import type { LockNode, Reply } from '@/lib/redlock/node';
+import type { ScriptCall } from '@/lib/redlock/resp';
+import { FENCE_SCRIPT } from '@/lib/redlock/scripts';
+import { uniquePrefix } from '../support/cluster';
+import { commandProxy } from '../support/command-proxy';
+import { NO_PERSISTENCE, startRedisNode, startRedisNodes, type RedisNode } from '../support/redis-nodes';
+
+// Races a hostile review found in the fast paths (issues 16/17), on real redis-server: a restart
+// between the fast probe's proof and its read, and a fence round whose grant round was slow.
+
+const DEBUG = [...NO_PERSISTENCE, '--enable-debug-command', 'yes'];
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+let nodes: RedisNode[] = [];
+const cleanups: Array<() => Promise<void> | void> = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0)) await cleanup();
+  await Promise.all(nodes.map((n) => n.stop()));
+  nodes = [];
+});
+
+/** Make node i answer nothing for `ms` (DEBUG SLEEP from another connection). */
+function slow(node: RedisNode, ms: number): void {
+  void node.client.call('DEBUG', 'SLEEP', String(ms / 1000));
+}
+
+describe('the fast probe against a restart between its commands', () => {
+  it('the upstream restarts (from an older snapshot) between the proof and the read, behind a command-level proxy: the later grant\'s fence is still above the earlier ones', async () => {
+    nodes = await startRedisNodes(() => DEBUG, 3);
+    const p2 = await startRedisNode(NO_PERSISTENCE);
+    await p2.crash();
+    const px = commandProxy(nodes[1]!.port, p2.port);
+    cleanups.push(() => p2.stop(), () => void px.server.close());
+    await new Promise((resolve) => px.server.once('listening', resolve));
+    const urls = [nodes[0]!.url, `redis://127.0.0.1:${px.port()}`, nodes[2]!.url];
+    const r = new Redlock(urls, { keyPrefix: uniquePrefix('gap'), retryCount: 0, nodeCheckIntervalMs: 60_000 });
+    cleanups.push(() => r.quit());
+    await r.markNodesClean();
+    await r.connect();
+    await (await r.acquire('res', 10_000)).release();
+    // The snapshot the "restarted" process loads: node 2's data as this client's check left it.
+    await nodes[1]!.client.save();
+    copyFileSync(join(nodes[1]!.dir, 'dump.rdb'), join(p2.dir, 'dump.rdb'));
+    await p2.start([...NO_PERSISTENCE]);
+    // Two grants while node 3 is slow (pending, never asked): confirmed on nodes 1 and 2 only.
+    const fencesA: number[] = [];
+    for (let i = 0; i < 2; i++) {
+      slow(nodes[2]!, 30);
+      await sleep(3);
+      const a = await r.acquire('res', 10_000);
+      fencesA.push(a.fence!);
+      await a.release();
+      await sleep(60);
+    }
+    // B: node 1 slow (pending at the early decision); node 2's upstream is replaced by the old
+    // snapshot's process right after the proof. Trusting the read would give B a register from
+    // before A's confirmations there: a fence not above A's.
+    px.arm();
+    slow(nodes[0]!, 30);
+    await sleep(3);
+    const b = await r.acquire('res', 10_000);
+    expect(px.switched()).toBe(1);
+    expect(b.fence!).toBeGreaterThan(Math.max(...fencesA));
+    // The restarted node is found by the check that follows the failed transaction.
+    expect(b.votes[1]).toMatchObject({ vote: 'against', reason: 'quarantined' });
+    await b.release();
+  });
+});
+
+describe('the fence round after a slow grant round', () => {
+  it('a grant round of ~40 ms (3 × that is past half the default 100 ms deadline) and an early voter stalling: the pending nodes are still asked, and it is granted', async () => {
+    nodes = await startRedisNodes(() => DEBUG, 5);
+    for (let trial = 0; trial < 3; trial++) {
+      const r = new Redlock(nodes.map((n) => n.url), { keyPrefix: uniquePrefix('hedge'), retryCount: 0 });
+      cleanups.push(() => r.quit());
+      await r.markNodesClean();
+      await r.connect();
+      await (await r.acquire('warm', 5_000)).release();
+      const first = (r as unknown as { nodes: LockNode[] }).nodes[0]!;
+      const call = first.call.bind(first);
+      let stalled = false;
+      first.call = (script: ScriptCall, reply: Reply) => {
+        if (script.script.sha !== FENCE_SCRIPT.sha) return call(script, reply);
+        stalled = true; // node 1 stalls between the two rounds
+      };
+      // Node 3 answers its grant at ~40 ms (the quorum's last voter), nodes 4 and 5 at ~60 ms (pending).
+      slow(nodes[2]!, 40);
+      slow(nodes[3]!, 60);
+      slow(nodes[4]!, 60);
+      await sleep(3);
+      const lock = await r.acquire('res', 10_000);
+      expect(stalled).toBe(true);
+      expect(lock.fence).toBeGreaterThan(0);
+      await lock.release();
+      await sleep(100);
+    }
+  });
+});
