@@ -10,6 +10,7 @@
  *   --controls a,b        run only these controls (e.g. --controls restart-rdb-unchecked)
  *   --control-seeds N     seeds per negative control (default: the profile's, 10 in ci)
  *   --no-controls         skip the negative controls
+ *   --mutants a,b         run only these mutants (e.g. --mutants quarantine-ignored)
  *   --no-mutants          skip the mutants
  *   --out DIR             where to write latest.json / latest.md (default chaos/reports)
  */
@@ -19,6 +20,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { CONTROL_NAMES } from '../lib/chaos/controls';
 import { NEMESIS_NAMES, type NemesisName } from '../lib/chaos/nemeses';
+import { MUTANTS } from '../lib/chaos/mutants';
 import { isProfileName, PROFILES } from '../lib/chaos/profiles';
 import { renderMarkdown } from '../lib/chaos/report-markdown';
 import { runChaos } from '../lib/chaos/runner';
@@ -27,7 +29,7 @@ import { describeFatal } from './support/fatal';
 const root = resolve(fileURLToPath(new URL('..', import.meta.url)));
 
 function usage(message: string): never {
-  console.error(`chaos: ${message}\nusage: npm run chaos -- --profile ci|long --seed N [--only a,b] [--controls a,b] [--control-seeds N] [--no-controls] [--no-mutants] [--out DIR]`);
+  console.error(`chaos: ${message}\nusage: npm run chaos -- --profile ci|long --seed N [--only a,b] [--controls a,b] [--control-seeds N] [--no-controls] [--mutants a,b] [--no-mutants] [--out DIR]`);
   process.exit(2);
 }
 
@@ -41,6 +43,7 @@ async function main(): Promise<number> {
       'control-seeds': { type: 'string' },
       'no-controls': { type: 'boolean', default: false },
       'no-mutants': { type: 'boolean', default: false },
+      mutants: { type: 'string' },
       out: { type: 'string', default: join(root, 'chaos', 'reports') },
     },
   });
@@ -50,6 +53,8 @@ async function main(): Promise<number> {
   const only = values.only?.split(',').map((s) => s.trim()).filter(Boolean);
   for (const name of only ?? []) if (!(NEMESIS_NAMES as readonly string[]).includes(name)) usage(`unknown nemesis ${name} (${NEMESIS_NAMES.join(', ')})`);
   const controlNames = values.controls?.split(',').map((s) => s.trim()).filter(Boolean);
+  const mutantNames = values.mutants?.split(',').map((s) => s.trim()).filter(Boolean);
+  for (const name of mutantNames ?? []) if (!MUTANTS.some((m) => m.name === name)) usage(`unknown mutant ${name} (${MUTANTS.map((m) => m.name).join(', ')})`);
   for (const name of controlNames ?? []) if (!CONTROL_NAMES.includes(name)) usage(`unknown control ${name} (${CONTROL_NAMES.join(', ')})`);
   const controlSeeds = values['control-seeds'] === undefined ? undefined : Number(values['control-seeds']);
   if (controlSeeds !== undefined && !(Number.isSafeInteger(controlSeeds) && controlSeeds >= 1 && controlSeeds <= 1_000)) {
@@ -62,7 +67,7 @@ async function main(): Promise<number> {
   log(`profile ${values.profile}, seed ${seed}`);
   const report = await runChaos({
     root, profile, seed, nemeses: only as NemesisName[] | undefined, controls: !values['no-controls'], controlNames,
-    mutants: !values['no-mutants'], log,
+    mutants: !values['no-mutants'], mutantNames, log,
   });
   const outDir = resolve(values.out);
   mkdirSync(outDir, { recursive: true });

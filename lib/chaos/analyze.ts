@@ -45,7 +45,7 @@ export function analyzePhase(history: PhaseHistory, options: { toleranceMs: numb
   if (overlap.overlaps > 0) caughtBy.push('overlap');
   const fencingViolations = fencing.grantOrderViolations + fencing.registerViolations + fencing.duplicateFences + fencing.staleAcceptedFenced;
   if (fencingViolations > 0) caughtBy.push('fencing');
-  const hygieneViolations = hygiene.leakedKeys + hygiene.foreignDeletes + hygiene.expiredGrants;
+  const hygieneViolations = hygiene.leakedKeys + hygiene.foreignDeletes + hygiene.expiredGrants + hygiene.lateExtends;
   if (hygieneViolations > 0) caughtBy.push('hygiene');
   return {
     acquisitions, overlap, fencing, hygiene,

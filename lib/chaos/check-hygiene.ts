@@ -12,12 +12,17 @@ export interface HygieneResult {
   foreignDeletes: number;
   /** Locks returned with no validity left (validity at return ≤ −tolerance). */
   expiredGrants: number;
+  /** Extends accepted although invoked after the validity they extended had ended (by ≥ tolerance). */
+  lateExtends: number;
   /** The lowest validity at return seen, ms (how close grants came to the edge). */
   minValidityAtReturnMs: number | null;
   examples: string[];
 }
 
 const MAX_EXAMPLES = 10;
+const NS_PER_MS = 1_000_000;
+/** An extend invoked at least this long after the validity it extended had ended must have been refused. */
+const LATE_EXTEND_TOLERANCE_MS = 1;
 
 /**
  * Checker 3, hygiene. `toleranceMs` is the slack for the time between the core's decision and the
@@ -26,7 +31,7 @@ const MAX_EXAMPLES = 10;
  */
 export function checkHygiene(locks: Iterable<LockRecord>, nemesis: readonly NemesisEvent[], leaked: readonly LeakedKey[],
   toleranceMs: number): HygieneResult {
-  const result: HygieneResult = { leakedKeys: leaked.length, foreignDeletes: 0, expiredGrants: 0, minValidityAtReturnMs: null, examples: [] };
+  const result: HygieneResult = { leakedKeys: leaked.length, foreignDeletes: 0, expiredGrants: 0, lateExtends: 0, minValidityAtReturnMs: null, examples: [] };
   const note = (line: string) => {
     if (result.examples.length < MAX_EXAMPLES) result.examples.push(line);
   };
@@ -42,6 +47,14 @@ export function checkHygiene(locks: Iterable<LockRecord>, nemesis: readonly Neme
     if (rec.validityAtReturnMs <= -toleranceMs) {
       result.expiredGrants++;
       note(`${rec.lock} on ${rec.resource} was returned with validity ${rec.validityAtReturnMs} ms`);
+    }
+    for (const late of rec.lateExtends) {
+      // Both times are the client's monotonic clock, and the validity end it logs is never before
+      // the core's (scripts/chaos/lock-loop.ts reads the validity left before the clock): a small
+      // fixed tolerance, not the grants' (which compare two clocks).
+      if (late.lateByNs < LATE_EXTEND_TOLERANCE_MS * NS_PER_MS) continue;
+      result.lateExtends++;
+      note(`${rec.lock} on ${rec.resource} was extended by a call made ${(late.lateByNs / NS_PER_MS).toFixed(1)} ms after its validity ended`);
     }
     const votes = rec.releaseVotes;
     if (votes === null || rec.releaseOk === null) continue;

@@ -20,6 +20,12 @@ export interface LockRecord {
   releaseOk: Ns | null;
   releaseVotes: VoteString | null;
   extends: number;
+  /**
+   * Extends that succeeded although they were invoked after the validity they were extending had
+   * ended (by `lateByNs`: the invoke time minus that validity end). The client logs the invoke
+   * before it calls the core, so the core's own clock read later still: it must have refused.
+   */
+  lateExtends: Array<{ invoke: Ns; lateByNs: Ns }>;
 }
 
 /**
@@ -47,6 +53,7 @@ export interface LockIndex {
 /** Fold the client events into one record per granted lock (and the failed acquisitions). */
 export function indexLocks(events: readonly ClientEvent[]): LockIndex {
   const invokes = new Map<string, Extract<ClientEvent, { e: 'acquire-invoke' }>>();
+  const extendInvokes = new Map<string, Ns>();
   const locks = new Map<string, LockRecord>();
   const failures: AcquireFailure[] = [];
   for (const ev of events) {
@@ -60,7 +67,7 @@ export function indexLocks(events: readonly ClientEvent[]): LockIndex {
         locks.set(ev.lock, {
           lock: ev.lock, client: inv.client, resource: inv.resource, fenced: inv.fenced, invoke: inv.t, ok: ev.t,
           grantValidUntil: ev.validUntil, validUntil: ev.validUntil, fence: ev.fence, grantVotes: ev.votes,
-          validityAtReturnMs: ev.validityAtReturnMs, releaseInvoke: null, releaseOk: null, releaseVotes: null, extends: 0,
+          validityAtReturnMs: ev.validityAtReturnMs, releaseInvoke: null, releaseOk: null, releaseVotes: null, extends: 0, lateExtends: [],
         });
         break;
       }
@@ -69,8 +76,13 @@ export function indexLocks(events: readonly ClientEvent[]): LockIndex {
         if (inv) failures.push({ lock: ev.lock, client: inv.client, resource: inv.resource, error: ev.error, latencyNs: ev.t - inv.t });
         break;
       }
+      case 'extend-invoke':
+        extendInvokes.set(ev.lock, ev.t);
+        break;
       case 'extend-ok': {
         const rec = locks.get(ev.lock);
+        const invoked = extendInvokes.get(ev.lock);
+        if (rec && invoked !== undefined && invoked > rec.validUntil) rec.lateExtends.push({ invoke: invoked, lateByNs: invoked - rec.validUntil });
         if (rec) {
           // A failed extend leaves the old validity (PEXPIRE GT never shortens); keep the later end.
           rec.validUntil = Math.max(rec.validUntil, ev.validUntil);

@@ -100,6 +100,37 @@ export const MUTANTS: readonly Mutant[] = [
     nemeses: ['short-max-ttl'],
     cycles: 3,
   },
+  {
+    // A node's quarantine is read and then ignored: a node that lost the holder's key votes for the
+    // next client as if it still held every lock it granted.
+    name: 'quarantine-ignored',
+    description: 'an active quarantine treated as clean',
+    patches: [{ file: 'grant-verdict.ts', find: '    if (verdict !== null) {', replace: '    if (verdict !== null && verdict < 0) {' }],
+    nemeses: ['lose-data', 'lose-data'],
+    cycles: 3,
+  },
+  {
+    // A node found without its data keeps the fence register it came back with (none): the next
+    // grant's fence is computed from registers that never saw the fences issued before.
+    name: 'reseed-missing',
+    description: 'the fence register is not reseeded after a data loss',
+    patches: [{ file: 'scripts/probe.lua', find: '  register = math.max(register, now * 1000)', replace: '  register = register' }],
+    nemeses: ['lose-majority', 'lose-majority'],
+    cycles: 2,
+  },
+  {
+    // Both of extend's validity checks gone (before the round and after it): an extend made after
+    // the lock's validity ended is accepted while the keys are still there.
+    name: 'extend-after-validity',
+    description: 'an extend accepted after the lock\'s validity ended',
+    patches: [
+      { file: 'protocol.ts', find: '  if (validUntil !== null && validUntil <= t0) {', replace: '  if (validUntil !== null && validUntil <= t0 && ttlMs < 0) {' },
+      { file: 'protocol.ts', find: '  const limit = validUntil === null ? horizon : Math.min(horizon, validUntil - t0);', replace: '  const limit = horizon;' },
+      { file: 'protocol.ts', find: '  const late = validUntil !== null && now >= validUntil;', replace: '  const late = validUntil === null && now < 0;' },
+    ],
+    nemeses: ['late-extend', 'late-extend'],
+    cycles: 6,
+  },
 ];
 
 /** Apply `patch` to `source`, or throw if its target is not there exactly `count` times. */

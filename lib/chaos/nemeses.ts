@@ -15,7 +15,8 @@ import type { ClientSettings, HoldMix } from './worker-protocol';
 export const NEMESIS_NAMES = [
   'none', 'blackhole-minority', 'blackhole-majority', 'ring-partition', 'latency', 'connection-reset', 'skew', 'pause-node',
   'crash-aof', 'crash-none-quarantine', 'pause-client',
-  'restart-rdb', 'restart-stale-aof', 'evict-volatile-lru', 'evict-allkeys-random', 'short-max-ttl',
+  'restart-rdb', 'restart-stale-aof', 'evict-volatile-lru', 'evict-allkeys-random', 'short-max-ttl', 'lose-data', 'lose-majority',
+  'late-extend',
 ] as const;
 export type NemesisName = (typeof NEMESIS_NAMES)[number];
 
@@ -147,6 +148,14 @@ async function crash(ctx: NemesisContext, persistence: 'aof-always' | 'none'): P
 
 export const NEMESES: Readonly<Record<NemesisName, Nemesis>> = {
   'none': { name: 'none', title: 'no fault', network: 'direct', fault: async () => null, healMs: () => 500 },
+  'late-extend': {
+    // No fault: the danger is the clients' own timing. The long loops' holds mostly make one extend
+    // from a twentieth of the ttl before their validity ends to a fifth after it (the keys are still
+    // there then): every one after the end must be refused (the hygiene checker's late extends).
+    name: 'late-extend', title: 'extends right around the end of the validity (no fault)', network: 'direct',
+    holds: { lateExtendShare: 0.8, extendShare: 0.05, abandonShare: 0.05 },
+    fault: async () => null, healMs: () => 500,
+  },
   'blackhole-minority': {
     name: 'blackhole-minority', title: 'blackhole 1–2 nodes (a minority) for 1–3 × ttl', network: 'node-proxies',
     fault: (ctx) => blackhole(ctx, ctx.rng.int(1, 2), 1, 3), healMs: (ctx) => ttls(ctx, 0.5, 1),
@@ -294,6 +303,16 @@ export const NEMESES: Readonly<Record<NemesisName, Nemesis>> = {
   },
   'evict-volatile-lru': evictionNemesis('evict-volatile-lru', 'volatile-lru'),
   'evict-allkeys-random': evictionNemesis('evict-allkeys-random', 'allkeys-random'),
+  'lose-data': {
+    name: 'lose-data', title: 'A locks on a bare majority, the victim crashes and restarts without persistence: its data and sentinel gone (targeted)',
+    network: 'direct', targeted: 'lose-data', restartsNodes: true,
+    fault: (ctx) => targetedCycle(ctx, 'lose-data'), healMs: (ctx) => ttls(ctx, 0.5, 1),
+  },
+  'lose-majority': {
+    name: 'lose-majority', title: 'after A\'s fenced grant a majority of the nodes lose their data, fence registers included; B reaches only them (targeted)',
+    network: 'direct', targeted: 'lose-majority', restartsNodes: true,
+    fault: (ctx) => targetedCycle(ctx, 'lose-majority'), healMs: (ctx) => ttls(ctx, 0.5, 1),
+  },
   'short-max-ttl': {
     name: 'short-max-ttl', title: 'A locks on a bare majority, the victim loses its data, a client with a 10× shorter maxTtlMs sees it first (targeted)',
     network: 'direct', targeted: 'short-max-ttl', restartsNodes: true,

@@ -55,7 +55,7 @@ const BASE = {
   retryCount: 40,
   retryDelayMs: 30,
   retryJitterMs: 20,
-  holds: { shortMaxMs: 3, extendShare: 0.2, longTtls: 2.5, abandonShare: 0.2, hotAbandonShare: 0 },
+  holds: { shortMaxMs: 3, extendShare: 0.2, longTtls: 2.5, abandonShare: 0.2, hotAbandonShare: 0, lateExtendShare: 0 },
   controlTtlMs: 3_000,
   trialTtlMs: 5_000,
 } as const;

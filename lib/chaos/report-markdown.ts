@@ -31,13 +31,13 @@ export function renderMarkdown(r: ChaosReport): string {
     '',
     '## Per nemesis',
     '',
-    '| nemesis | path | acquisitions (under fault) | failures by class | overlaps | fence violations | stale writes accepted fenced / unfenced | refused by fence | leaked keys | foreign deletes | expired grants | p50 / p99 acquire ms | commands (scripts) per acquisition | result |',
-    '|---|---|--:|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|',
+    '| nemesis | path | acquisitions (under fault) | failures by class | overlaps | fence violations | stale writes accepted fenced / unfenced | refused by fence | leaked keys | foreign deletes | expired grants | late extends | p50 / p99 acquire ms | commands (scripts) per acquisition | result |',
+    '|---|---|--:|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|',
   ];
   for (const n of r.nemeses) {
     lines.push(`| ${n.nemesis} | ${n.network} | ${num(n.successes)} (${num(n.successesUnderFault)})${n.shortfall ? ' ⚠' : ''} | ${failureClasses(n)} | ` +
       `${n.overlaps} | ${n.fenceViolations} | ${n.staleAcceptedFenced} / ${n.staleAcceptedUnfenced} | ${n.rejectedFenced} | ${n.leakedKeys} | ` +
-      `${n.foreignDeletes} | ${n.expiredGrants} | ${num(n.p50Ms, 1)} / ${num(n.p99Ms, 1)} | ` +
+      `${n.foreignDeletes} | ${n.expiredGrants} | ${n.lateExtends} | ${num(n.p50Ms, 1)} / ${num(n.p99Ms, 1)} | ` +
       `${num(n.commandsPerAcquisition, 1)} (${num(n.scriptCallsPerAcquisition, 1)})${n.costApproximate ? ' ≥' : ''} | ${badge(n.passed)} |`);
   }
   lines.push('', 'Nemeses:', '');

@@ -28,6 +28,8 @@ export const nemesisReportSchema = z.object({
   leakedKeys: z.number().int(),
   foreignDeletes: z.number().int(),
   expiredGrants: z.number().int(),
+  /** Extends accepted although invoked after the validity they extended had ended (reports before it: 0). */
+  lateExtends: z.number().int().default(0),
   minValidityAtReturnMs: z.number().nullable(),
   p50Ms: z.number().nullable(),
   p99Ms: z.number().nullable(),

@@ -27,6 +27,8 @@ export interface ChaosOptions {
   /** Run only these controls (default: all). */
   controlNames?: readonly string[];
   mutants?: boolean;
+  /** Run only these mutants (default: all). */
+  mutantNames?: readonly string[];
   log(line: string): void;
 }
 
@@ -68,7 +70,8 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
   const scratch = scratchDir('redlock-chaos-mutants-');
   const buildRoot = scratch.path;
   try {
-    const mutants = options.mutants === false ? [] : MUTANTS.map((m) => ({ mutant: m, build: buildMutant(root, buildRoot, m) }));
+    const chosen = options.mutantNames ? MUTANTS.filter((m) => options.mutantNames!.includes(m.name)) : MUTANTS;
+    const mutants = options.mutants === false ? [] : chosen.map((m) => ({ mutant: m, build: buildMutant(root, buildRoot, m) }));
     const run = await openRun({ root, profile, leaseScriptShas: await leaseShas([real, ...mutants.map((m) => m.build)]), log });
     const phases: PhaseOutcome[] = [];
     let controls: ControlOutcome[] = [];

@@ -25,12 +25,16 @@
  *   and back around the pressure (CONFIG SET there and back), between two checks of B (B checked
  *   the node before, and asks again once its check interval has passed). Defence: the check finds
  *   evicted_keys grown and starts an eviction quarantine.
+ * - lose-data: the victim crashes and restarts without persistence: empty, the sentinel gone with A's
+ *   key. Defence: the data-loss quarantine (no sentinel: the check starts it), for maxTtlMs from
+ *   the discovery, so B is refused there while A may still hold.
+ * - lose-majority (targeted-reseed.ts): a majority of the nodes lose their data, fence registers
+ *   included. Defence: the quarantines, and the register reseeded to now × 1000 with them.
  * - short-max-ttl: the cluster's ceiling is the trial's lease; the victim loses its data (crash,
  *   restart without persistence); a client S with a ceiling a tenth as long is the first to see it,
  *   and B asks once S's quarantine would be over. Defence: S gets MaxTtlMismatchError and starts no
  *   quarantine; B's check starts one as long as the cluster's ceiling.
  */
-import { join } from 'node:path';
 import { DEFAULT_SETTINGS, readEpoch, type EpochSentinel } from '../redlock';
 import { markNodeClean } from '../redlock/epoch';
 import type { NemesisAction } from './history';
@@ -39,8 +43,11 @@ import { Rng } from './random';
 import { clientSettings, markPrefixClean, now, type CoreBuild, type RunContext } from './run-context';
 import type { ClientSettings } from './worker-protocol';
 import type { ClientWorker } from './workers';
+import { acquire, Sessions, type Granted } from './trial-sessions';
+import { runMajorityLossTrial } from './targeted-reseed';
 
-export const TRIAL_KINDS = ['restart-rdb', 'restart-stale-aof', 'evict-volatile-lru', 'evict-allkeys-random', 'evict-flip', 'short-max-ttl'] as const;
+export const TRIAL_KINDS = ['restart-rdb', 'restart-stale-aof', 'evict-volatile-lru', 'evict-allkeys-random', 'evict-flip', 'short-max-ttl', 'lose-data',
+  'lose-majority'] as const;
 export type TrialKind = (typeof TRIAL_KINDS)[number];
 
 /** What the safe core must be seen doing on the victim, per kind (the report's expectation). */
@@ -51,6 +58,8 @@ export const TRIAL_DEFENCES: Readonly<Record<TrialKind, string>> = {
   'evict-allkeys-random': 'the victim never votes for: unsafe-eviction (or quarantined)',
   'evict-flip': 'the victim refuses B, quarantined for the keys it evicted (cause eviction)',
   'short-max-ttl': 'the short client gets MaxTtlMismatchError; the victim refuses B, quarantined for the cluster\'s ceiling',
+  'lose-data': 'the victim refuses B, quarantined for its data loss (cause data-loss)',
+  'lose-majority': 'B is granted only after the quarantines, with a fence above A\'s (the lost registers reseeded)',
 };
 
 export interface TrialSpec {
@@ -86,40 +95,14 @@ export interface TrialResult {
   detail: string;
 }
 
-interface Granted { granted: boolean; fence?: number | null; validityMs?: number; votes?: string | null; error?: string }
-
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const ids = (nodes: readonly number[]) => nodes.map((n) => n + 1).join(',');
 /** Locks A holds on the victim in the eviction trials (see the header). */
 const EVICTION_LOCKS: Readonly<Record<EvictionPolicy, number>> = { 'volatile-lru': 10, 'allkeys-random': 100 };
 
-/** A trial's client sessions (A, B and S run in client processes 0, 1 and 2) and their logs. */
-class Sessions {
-  readonly logs: string[] = [];
-  private readonly open: ClientWorker[] = [];
-  constructor(private readonly run: RunContext, private readonly spec: TrialSpec) {}
-
-  async start(index: number, urls: string[], settings: ClientSettings): Promise<ClientWorker> {
-    const worker = this.run.workers.clients[index];
-    if (!worker) throw new Error(`targeted trials need ${index + 1} client processes`);
-    const logPath = join(this.run.workDir, `${this.spec.id}.client-${index}.jsonl`);
-    await worker.rpc({ op: 'open', corePath: this.spec.core.indexPath, urls, settings, registerPort: this.run.workers.register.port, logPath, tag: this.spec.id });
-    this.logs.push(logPath);
-    this.open.push(worker);
-    return worker;
-  }
-
-  async close(): Promise<void> {
-    await Promise.all(this.open.splice(0).map((w) => w.rpc({ op: 'close' }).catch(() => undefined)));
-  }
-}
-
-function acquire(c: ClientWorker, resource: string, ttlMs: number, retryCount: number): Promise<Granted> {
-  return c.rpc({ op: 'acquire', resource, ttlMs, fenced: true, retryCount }) as Promise<Granted>;
-}
-
 /** Run one trial of `spec.kind` and return what happened; the checkers judge its logs. */
 export async function runTrial(run: RunContext, spec: TrialSpec): Promise<TrialResult> {
+  if (spec.kind === 'lose-majority') return runMajorityLossTrial(run, spec);
   const { supervisor, direct } = run;
   const n = supervisor.size;
   const rng = new Rng(spec.seed);
@@ -215,7 +198,7 @@ export async function runTrial(run: RunContext, spec: TrialSpec): Promise<TrialR
       result.armed = onExactlyMajority && lost && sentinelKept;
       notes.push(`victim restarted ${spec.kind === 'restart-rdb' ? 'from its snapshot' : 'into its old AOF'}: A's key ${lost ? 'gone' : 'still there'}, ` +
         `sentinel ${sentinelKept ? 'kept' : 'gone'}`);
-    } else if (spec.kind === 'short-max-ttl') {
+    } else if (spec.kind === 'short-max-ttl' || spec.kind === 'lose-data') {
       await supervisor.crash(victim + 1);
       spec.record({ kind: 'data-loss', node: victim });
       await supervisor.start(victim + 1, 'none');
@@ -326,6 +309,11 @@ export function judgeDefence(kind: TrialKind, e: DefenceEvidence): { defence: st
       return { defence: quarantine, defended: refusedByVictim && s?.cause === 'restart' };
     case 'evict-flip':
       return { defence: quarantine, defended: refusedByVictim && s?.cause === 'eviction' };
+    case 'lose-data':
+      return { defence: quarantine, defended: refusedByVictim && s?.cause === 'data-loss' };
+    case 'lose-majority':
+      // Judged by its own trial (targeted-reseed.ts).
+      return { defence: null, defended: false };
     case 'evict-volatile-lru':
     case 'evict-allkeys-random': {
       // A's attempts could not be decided without the victim (its links to the others were cut):

@@ -36,6 +36,8 @@ export interface HoldMix {
   abandonShare: number;
   /** Share of the hot loops' holds that are abandoned too (0 but in the skew phase). */
   hotAbandonShare: number;
+  /** Long-loop holds that make one extend right around the end of their validity (late-extend phase). */
+  lateExtendShare: number;
 }
 
 export interface LoopConfig {

@@ -65,13 +65,19 @@ export async function runLockLoop(ctx: LoopContext, loop: number, long: boolean)
     }
     const ok = now();
     const validityAtReturnMs = lock.expiresAt - Date.now();
-    let validUntil = ok + lock.validityMs * NS_PER_MS;
+    // The validity left, read before the clock: the end computed is never before the core's own
+    // (a preemption in between only moves it later), so a late extend is never flagged wrongly.
+    const validityEnd = () => {
+      const left = lock.validityMs;
+      return now() + left * NS_PER_MS;
+    };
+    let validUntil = validityEnd();
     log.push({ e: 'acquire-ok', lock: lockId, t: ok, validUntil, fence: lock.fence, votes: encodeVotes(lock.votes), validityAtReturnMs });
     ctx.counters.ok++;
     if (config.reportHolds) ctx.send({ type: 'hold', lock: lockId, resource, until: validUntil });
 
     await write(ctx, resource, lock, lockId);
-    const { abandonShare, extendShare, shortMaxMs, longTtls, hotAbandonShare } = config.holds;
+    const { abandonShare, extendShare, shortMaxMs, longTtls, hotAbandonShare, lateExtendShare } = config.holds;
     // Hot loops: short holds, or (hotAbandonShare) an abandoned one; long loops: the whole mix.
     const kind = long ? rng.next() : rng.next() < hotAbandonShare ? 0 : 1;
     if (kind < abandonShare) {
@@ -89,7 +95,7 @@ export async function runLockLoop(ctx: LoopContext, loop: number, long: boolean)
         log.push({ e: 'extend-invoke', lock: lockId, t: now() });
         try {
           await lock.extend(config.ttlMs);
-          validUntil = now() + lock.validityMs * NS_PER_MS;
+          validUntil = validityEnd();
           log.push({ e: 'extend-ok', lock: lockId, t: now(), validUntil });
           if (config.reportHolds) ctx.send({ type: 'hold', lock: lockId, resource, until: validUntil });
         } catch (err) {
@@ -97,6 +103,21 @@ export async function runLockLoop(ctx: LoopContext, loop: number, long: boolean)
           log.push({ e: 'extend-fail', lock: lockId, t: now(), error: errorClass(err) });
           lost = true;
         }
+      }
+    } else if (kind < abandonShare + extendShare + lateExtendShare) {
+      // One extend right around the end of the validity: from a twentieth of the ttl before it to a
+      // fifth after (inside the keys' ttl, which outlives the validity by the drift allowance). The
+      // core must refuse every one made after the end.
+      const aim = (validUntil - now()) / NS_PER_MS + rng.between(-config.ttlMs / 20, config.ttlMs / 5);
+      await sleep(Math.max(0, aim));
+      log.push({ e: 'extend-invoke', lock: lockId, t: now() });
+      try {
+        await lock.extend(config.ttlMs);
+        validUntil = validityEnd();
+        log.push({ e: 'extend-ok', lock: lockId, t: now(), validUntil });
+      } catch (err) {
+        log.push({ e: 'extend-fail', lock: lockId, t: now(), error: errorClass(err) });
+        lost = true;
       }
     } else {
       await sleep(rng.between(0, shortMaxMs));

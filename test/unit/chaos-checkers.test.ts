@@ -121,6 +121,18 @@ describe('checker 2: fencing', () => {
 });
 
 describe('checker 3: hygiene', () => {
+  it('an extend accepted although invoked after the validity it extended had ended is a late extend; one invoked before it is not', () => {
+    const extend = (id: string, invoke: number, validUntil: number): ClientEvent[] => [
+      ...lockEvents({ id, ok: 0, validUntil, release: 300 }).slice(0, 2),
+      { e: 'extend-invoke', lock: id, t: invoke * MS }, { e: 'extend-ok', lock: id, t: (invoke + 1) * MS, validUntil: (invoke + 100) * MS },
+    ];
+    const late = indexLocks([...extend('late', 105, 100), ...extend('edge', 100.5, 100), ...extend('early', 95, 100)]).locks;
+    const result = checkHygiene(late.values(), [], [], 50);
+    // 5 ms after the end counts (the tolerance is 1 ms, not the grants' ttl/2); 0.5 ms and before do not.
+    expect(result.lateExtends).toBe(1);
+    expect(result.examples.join('\n')).toMatch(/late on f:r0 was extended by a call made 5\.0 ms after its validity ended/);
+  });
+
   it('a clean history passes', () => {
     const locks = locksOf({ id: 'a', ok: 0, validUntil: 100, release: 50 }, { id: 'b', ok: 60, validUntil: 160, grantVotes: 'fffcc', releaseVotes: 'fffnn', release: 70 });
     expect(checkHygiene(locks.values(), [], [], 50)).toMatchObject({ leakedKeys: 0, foreignDeletes: 0, expiredGrants: 0 });

@@ -54,14 +54,14 @@ describe('targeted trials: the defence the safe core owes', () => {
 describe('targeted nemeses and their controls', () => {
   it('every targeted nemesis has a negative control that runs its trial with something unsafe, and every control names what exists', () => {
     const targeted = NEMESIS_NAMES.filter((n) => NEMESES[n].targeted);
-    expect(targeted).toEqual(['restart-rdb', 'restart-stale-aof', 'evict-volatile-lru', 'evict-allkeys-random', 'short-max-ttl']);
+    expect(targeted).toEqual(['restart-rdb', 'restart-stale-aof', 'evict-volatile-lru', 'evict-allkeys-random', 'short-max-ttl', 'lose-data', 'lose-majority']);
     for (const name of targeted) {
       const negatives = TARGETED_CONTROLS.filter((c) => c.nemesis === name && c.negative);
       expect(negatives.length, name).toBeGreaterThan(0);
       for (const c of negatives) {
         expect(c.kind).toBe(NEMESES[name].targeted);
-        // Unsafe on purpose: the node checks off, or a build without the defence.
-        expect(c.settings.nodeChecks === false || c.build !== undefined, c.name).toBe(true);
+        // Unsafe on purpose: the node checks or the quarantine off, or a build without the defence.
+        expect(c.settings.nodeChecks === false || c.settings.quarantine === false || c.build !== undefined, c.name).toBe(true);
       }
     }
     for (const c of TARGETED_CONTROLS) {
