@@ -136,8 +136,16 @@ export class LockNode {
     this.client.on('ready', () => {
       this.checks.runId = null;
       this.probeByProof = true;
+      this.readySince = performance.now();
     });
   }
+
+  /**
+   * When the current connection became ready (performance.now()); 0 before the first. Two commands
+   * sent after it and answered on it ran in the order sent (no resend: autoResendUnfulfilledCommands
+   * is off), which is what a failed attempt's cleanup report relies on (protocol.ts).
+   */
+  readySince = 0;
 
   /** Is a check of this node due (never checked since connecting, or the last one is older than intervalMs)? */
   checkDue(intervalMs: number): boolean {

@@ -61,8 +61,12 @@ export interface AcquireRequest {
 
 export type AttemptOutcome =
   | { ok: true; token: string; fence: number | null; validUntil: number; expiresAt: number; votes: readonly Vote[] }
-  /** `split`: the nodes that refused are held by different tokens, e.g. waiters that collided. */
-  | { ok: false; error: RedlockError; split: boolean };
+  /**
+   * `split`: the nodes that refused are held by different tokens, e.g. waiters that collided.
+   * `unanswered`: per node, whether its grant or its cleanup got no answer (a key of the attempt
+   * may remain there until it expires), or null when every node answered both.
+   */
+  | { ok: false; error: RedlockError; split: boolean; unanswered: boolean[] | null };
 
 /** One acquire attempt: a fresh token, one grant batch per node (grant.ts), an optional fence round. */
 export async function attemptAcquire(ctx: ProtocolContext, req: AcquireRequest): Promise<AttemptOutcome> {
@@ -106,8 +110,31 @@ export async function attemptAcquire(ctx: ProtocolContext, req: AcquireRequest):
   // Failed: release everywhere (voters, refusers and the silent alike) and wait for the nodes that
   // answer (up to nodeTimeoutMs), so that when acquire() rejects nothing of the attempt is left on
   // them; a node that does not answer still gets the compare-and-delete after our grant there.
-  await releaseEverywhere(ctx, req.lockKeys, token, req.resources);
-  return { ok: false, error: acquireError(nodes.length, req.resources, votes, expired, round, settings.maxTtlMs), split: isSplit(round) };
+  const cleanup = await releaseEverywhere(ctx, req.lockKeys, token, req.resources);
+  return { ok: false, error: acquireError(nodes.length, req.resources, votes, expired, round, settings.maxTtlMs), split: isSplit(round),
+    unanswered: unansweredNodes(nodes, t0, round.votes, cleanup.votes) };
+}
+
+/**
+ * The nodes where a failed attempt's keys may remain (RedlockError.cleanupPending): the cleanup got
+ * no answer; or the grant failed (an error: its bytes may have reached the node, or sit in a proxy,
+ * and run after the cleanup on another connection); or the grant was still unanswered (timed out,
+ * pending at the decision) and the node's connection was replaced since the attempt began. A node
+ * whose cleanup answered on the connection the grant was sent on holds nothing of the attempt: one
+ * connection runs its commands in the order sent, so the compare-and-delete ran after the SET.
+ * Only reporting: nothing sent or decided depends on it.
+ */
+function unansweredNodes(nodes: readonly LockNode[], t0: number, grant: readonly Vote[], cleanup: readonly Vote[]): boolean[] | null {
+  let out: boolean[] | null = null;
+  for (let i = 0; i < grant.length; i++) {
+    const g = grant[i]!.reason;
+    const c = cleanup[i]!.reason;
+    const unanswered = g === 'timeout' || g === 'pending';
+    if (g === 'error' || g === 'not-asked' || (c !== 'ok' && c !== 'not-held') || (unanswered && nodes[i]!.readySince > t0)) {
+      (out ??= new Array<boolean>(grant.length).fill(false))[i] = true;
+    }
+  }
+  return out;
 }
 
 /** The metadata of the token that refused on the most nodes (ties: the first node's), parsed. */
@@ -223,7 +250,7 @@ export function acquireError(nodeCount: number, resources: readonly string[], vo
  * the waiters that collided with us would only make them collide again (a split-vote livelock);
  * they retry after their jittered delay instead.
  */
-export async function releaseEverywhere(ctx: ProtocolContext, lockKeys: readonly string[], token: string, resources: readonly string[]): Promise<void> {
+export async function releaseEverywhere(ctx: ProtocolContext, lockKeys: readonly string[], token: string, resources: readonly string[]): Promise<Round> {
   const call = releaseCall(ctx, lockKeys, token, '', resources);
   // callRelease: a stalled node still gets the compare-and-delete (queued behind our grant there),
   // without holding up the others.
@@ -235,6 +262,7 @@ export async function releaseEverywhere(ctx: ProtocolContext, lockKeys: readonly
   const round = new Round(ctx.nodes, ctx.nodes.length, true, ctx.settings.nodeTimeoutMs, onReleaseReply, onError);
   for (let i = 0; i < ctx.nodes.length; i++) ctx.nodes[i]!.callRelease(call, round.reply(i));
   await round.done;
+  return round;
 }
 
 function releaseCall(ctx: ProtocolContext, lockKeys: readonly string[], token: string, channel: string, resources: readonly string[]): ScriptCall {

@@ -1,7 +1,7 @@
 import { EventEmitter } from 'node:events';
 import type { Redis } from 'ioredis';
 import { epochKey, markNodeClean } from './epoch';
-import { InvalidArgumentError, LockExpiredError, QuorumUnavailableError, type RedlockError } from './errors';
+import { InvalidArgumentError, LockExpiredError, QuorumUnavailableError, setCleanupPending, type RedlockError } from './errors';
 import type { OperationEvent, RedlockEvents } from './events';
 import { Lock, type ExtendResult, type LockController, type LockState, type ReleaseResult } from './lock';
 import { explainNodeError } from './grant-verdict';
@@ -161,6 +161,8 @@ export class Redlock extends EventEmitter<RedlockEvents> implements LockControll
     let waiter: Waiter | null = null;
     let lastError: RedlockError | null = null;
     let splitNaps = 0;
+    // Nodes where a failed attempt's keys may remain (RedlockError.cleanupPending).
+    let unanswered: boolean[] | null = null;
     try {
       for (;;) {
         const seen = this.waiters.seq;
@@ -180,6 +182,10 @@ export class Redlock extends EventEmitter<RedlockEvents> implements LockControll
           return lock;
         }
         lastError = outcome.error;
+        if (outcome.unanswered) {
+          unanswered ??= new Array<boolean>(outcome.unanswered.length).fill(false);
+          for (let i = 0; i < unanswered.length; i++) if (outcome.unanswered[i]) unanswered[i] = true;
+        }
         if (signal?.aborted) throw signal.reason;
         // A configuration error (this client's maxTtlMs is not the cluster's) is not worth a retry.
         if (retryCount === 0 || this.closed || lastError.name === 'MaxTtlMismatchError') break;
@@ -222,6 +228,7 @@ export class Redlock extends EventEmitter<RedlockEvents> implements LockControll
     } finally {
       waiter?.unregister();
     }
+    if (unanswered) setCleanupPending(lastError, unanswered);
     if (this.listenerCount('acquire') > 0) this.emitOutcome('acquire', req.resources, false, started, lastError.votes, null, attempts, lastError);
     throw lastError;
   }

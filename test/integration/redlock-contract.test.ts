@@ -68,10 +68,38 @@ describe('the lock core\'s contract', () => {
     for (let round = 0; round < 5; round++) {
       const refused = await b.acquire('res', 5_000).catch((e: unknown) => e);
       expect(refused).toBeInstanceOf(LockContendedError);
+      // Every node answered the grant and the cleanup: nothing may remain anywhere.
+      expect((refused as LockContendedError).cleanupPending).toEqual([]);
       // Read at once, in the same tick as the rejection: B's keys on 4 and 5 are already gone.
       const values = await Promise.all(env.direct.map((c) => c.get(key)));
       expect(values.map((v) => v && tokenOf(v))).toEqual([lockA.token, lockA.token, lockA.token, null, null]);
     }
+    await lockA.release();
+  });
+
+  it('a rejected acquire names the nodes where its keys may remain (a node that did not answer), and nothing is left on the others', async () => {
+    const a = await redlock('leftovers-paused');
+    const b = new Redlock(env.cluster.urls, { keyPrefix: a.settings.keyPrefix, retryCount: 2, retryDelayMs: 5, retryJitterMs: 0, nodeTimeoutMs: 300 });
+    redlocks.push(b);
+    await b.connect();
+    const key = a.lockKey('res');
+    for (const i of [3, 4]) await env.direct[i]!.set(key, 'foreign', 'PX', 10_000);
+    const lockA = await a.acquire('res', 5_000);
+    for (const i of [3, 4]) await env.direct[i]!.del(key);
+    // Node 5 stops answering: B's grant and cleanup there stay queued behind the pause.
+    await env.cluster.supervisor.pause(5);
+    try {
+      const refused = await b.acquire('res', 5_000, { metadata: { attempt: 'b-1' } }).catch((e: unknown) => e);
+      expect(refused).toBeInstanceOf(LockContendedError);
+      expect((refused as LockContendedError).cleanupPending).toEqual([4]);
+      const values = await Promise.all(env.direct.slice(0, 4).map((c) => c.get(key)));
+      expect(values.map((v) => v && tokenOf(v))).toEqual([lockA.token, lockA.token, lockA.token, null]);
+    } finally {
+      await env.cluster.supervisor.resume(5);
+    }
+    // Once node 5 runs its queue, the compare-and-deletes that followed each grant remove B's keys.
+    for (let i = 0; i < 50 && (await env.direct[4]!.get(key)) !== null; i++) await sleep(20);
+    expect(await env.direct[4]!.get(key)).toBeNull();
     await lockA.release();
   });
 
