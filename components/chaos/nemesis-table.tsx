@@ -26,6 +26,8 @@ export function NemesisTable({ rows, target }: { rows: readonly NemesisReport[];
             <th scope="col" className={styles.num}>Leaked keys</th>
             <th scope="col" className={styles.num}>Foreign deletes</th>
             <th scope="col" className={styles.num}>Expired grants</th>
+            <th scope="col" className={styles.num} title="extends accepted although made after the validity they extended had ended">Late extends</th>
+            <th scope="col" className={styles.num} title="rejected acquires whose key was still on a node that answered them, read right after the rejection">Leftovers of rejections</th>
             <th scope="col" className={styles.num}>Acquire p50 / p99 ms</th>
             <th scope="col" className={styles.num}>Commands / acquisition</th>
             <th scope="col">Result</th>
@@ -50,6 +52,12 @@ export function NemesisTable({ rows, target }: { rows: readonly NemesisReport[];
                   {count(n.successes)}
                   <span className={styles.sub}>{count(n.successesUnderFault)} under fault</span>
                   {n.shortfall ? <span className={`${styles.sub} ${styles.warning}`}>short of {count(target)}</span> : null}
+                  {n.liveness ? (
+                    <span className={`${styles.sub} ${n.liveness.passed ? '' : styles.hot}`}
+                      title="a quorum stayed reachable: no acquire may fail for unavailability, and throughput may not collapse">
+                      liveness {n.liveness.passed ? 'ok' : 'FAILED'}: {count(n.liveness.unavailable)} unavailable, {count(Math.round(n.liveness.ratePerS))}/s
+                    </span>
+                  ) : null}
                 </td>
                 <td>
                   {classes.length === 0 ? <span className={styles.zero}>—</span> : (
@@ -66,6 +74,8 @@ export function NemesisTable({ rows, target }: { rows: readonly NemesisReport[];
                 <Violation value={n.leakedKeys} />
                 <Violation value={n.foreignDeletes} />
                 <Violation value={n.expiredGrants} />
+                <Violation value={n.lateExtends} />
+                <Violation value={n.rejectedLeftovers} />
                 <td className={styles.num}>{ms(n.p50Ms)} / {ms(n.p99Ms)}</td>
                 <td className={styles.num}>
                   {n.costApproximate ? '≥ ' : ''}{ms(n.commandsPerAcquisition)}

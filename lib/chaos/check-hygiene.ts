@@ -1,5 +1,5 @@
 import type { LeakedKey, NemesisEvent } from './history';
-import type { LockRecord } from './locks';
+import type { AcquireFailure, LockRecord } from './locks';
 
 export interface HygieneResult {
   /** Lock keys left on a node after quiescence + ttl. */
@@ -14,6 +14,11 @@ export interface HygieneResult {
   expiredGrants: number;
   /** Extends accepted although invoked after the validity they extended had ended (by ≥ tolerance). */
   lateExtends: number;
+  /**
+   * Rejected acquires that left a key on a node that answered them (grant and cleanup), read right
+   * after the rejection: when acquire() rejects, nothing of it may remain there.
+   */
+  rejectedLeftovers: number;
   /** The lowest validity at return seen, ms (how close grants came to the edge). */
   minValidityAtReturnMs: number | null;
   examples: string[];
@@ -30,23 +35,40 @@ const LATE_EXTEND_TOLERANCE_MS = 1;
  * with validity ≤ −toleranceMs was certainly granted with none.
  */
 export function checkHygiene(locks: Iterable<LockRecord>, nemesis: readonly NemesisEvent[], leaked: readonly LeakedKey[],
-  toleranceMs: number): HygieneResult {
-  const result: HygieneResult = { leakedKeys: leaked.length, foreignDeletes: 0, expiredGrants: 0, lateExtends: 0, minValidityAtReturnMs: null, examples: [] };
+  toleranceMs: number, failures: readonly AcquireFailure[] = []): HygieneResult {
+  const result: HygieneResult = { leakedKeys: leaked.length, foreignDeletes: 0, expiredGrants: 0, lateExtends: 0, rejectedLeftovers: 0,
+    minValidityAtReturnMs: null, examples: [] };
   const note = (line: string) => {
     if (result.examples.length < MAX_EXAMPLES) result.examples.push(line);
   };
   for (const key of leaked.slice(0, 3)) note(`leaked key ${key.key} on node ${key.node + 1} (pttl ${key.pttlMs})`);
+  for (const f of failures) {
+    if (f.leftovers.length === 0) continue;
+    result.rejectedLeftovers++;
+    note(`${f.lock} on ${f.resource} was rejected (${f.error}) and left its key on node(s) ${f.leftovers.map((n) => n + 1).join(',')}, which answered it`);
+  }
   const losses = nemesis.filter((n): n is Extract<NemesisEvent, { kind: 'data-loss' }> => n.kind === 'data-loss');
   // A loss at an instant counts inside [from, to]; a loss over a window, if the windows meet.
   const lostData = (node: number, from: number, to: number) => losses.some((l) => l.node === node && l.t >= from && (l.since ?? l.t) <= to);
 
+  const stops = clientStops(nemesis);
   for (const rec of locks) {
-    if (result.minValidityAtReturnMs === null || rec.validityAtReturnMs < result.minValidityAtReturnMs) {
-      result.minValidityAtReturnMs = rec.validityAtReturnMs;
+    // Validity at return in the client process's own running time: the time the runner kept it
+    // stopped during the acquire is not counted. Such a stop lands at a moment of the runner's
+    // choosing, possibly between the core's decision and the return (a grant decided with 300 ms
+    // left and returned after an 800 ms stop is not a grant without validity); before the decision
+    // it changes nothing, since the core's clock runs through it and it decides after. The
+    // mid-acquire stops that test the validity rule are self-stops: they land before the replies are
+    // read, so before any decision, and are counted like any other time.
+    const stoppedMs = stoppedDuring(stops, rec.client, rec.invoke, rec.ok) / NS_PER_MS;
+    const validity = rec.validityAtReturnMs + stoppedMs;
+    if (result.minValidityAtReturnMs === null || validity < result.minValidityAtReturnMs) {
+      result.minValidityAtReturnMs = validity;
     }
-    if (rec.validityAtReturnMs <= -toleranceMs) {
+    if (validity <= -toleranceMs) {
       result.expiredGrants++;
-      note(`${rec.lock} on ${rec.resource} was returned with validity ${rec.validityAtReturnMs} ms`);
+      note(`${rec.lock} on ${rec.resource} was returned with validity ${validity.toFixed(0)} ms` +
+        (stoppedMs > 0 ? ` in its own running time (${rec.validityAtReturnMs} ms on the clock, ${stoppedMs.toFixed(0)} ms stopped)` : ''));
     }
     for (const late of rec.lateExtends) {
       // Both times are the client's monotonic clock, and the validity end it logs is never before
@@ -77,4 +99,28 @@ export function checkHygiene(locks: Iterable<LockRecord>, nemesis: readonly Neme
     }
   }
   return result;
+}
+
+/** Per client, the [stop, resume) intervals of the runner's stops (a stop never resumed runs on). */
+function clientStops(nemesis: readonly NemesisEvent[]): Map<number, Array<[number, number]>> {
+  const stops = new Map<number, Array<[number, number]>>();
+  const open = new Map<number, number>();
+  for (const ev of nemesis) {
+    if (ev.kind === 'client-stop') open.set(ev.client, ev.t);
+    if (ev.kind === 'client-resume' && open.has(ev.client)) {
+      const list = stops.get(ev.client) ?? [];
+      list.push([open.get(ev.client)!, ev.t]);
+      stops.set(ev.client, list);
+      open.delete(ev.client);
+    }
+  }
+  for (const [client, t] of open) stops.set(client, [...(stops.get(client) ?? []), [t, Number.MAX_SAFE_INTEGER]]);
+  return stops;
+}
+
+/** How long (ns) `client` was stopped by the runner within [from, to]. */
+function stoppedDuring(stops: Map<number, Array<[number, number]>>, client: number, from: number, to: number): number {
+  let total = 0;
+  for (const [a, b] of stops.get(client) ?? []) total += Math.max(0, Math.min(b, to) - Math.max(a, from));
+  return total;
 }

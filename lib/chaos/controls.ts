@@ -175,6 +175,8 @@ export const TARGETED_CONTROLS: readonly TargetedControl[] = [
     settings: { quarantine: false } },
   { name: 'lose-majority-unquarantined', nemesis: 'lose-majority', kind: 'lose-majority', negative: true, setting: 'quarantine: false',
     settings: { quarantine: false } },
+  { name: 'fence-stall-single-confirmation', nemesis: 'fence-stall', kind: 'fence-stall', negative: true,
+    setting: 'a build whose fence round accepts a single confirmation', settings: {}, build: 'fence-single-confirmation' },
   { name: 'short-max-ttl-no-agreement', nemesis: 'short-max-ttl', kind: 'short-max-ttl', negative: true,
     setting: 'a build without the ceiling agreement', settings: {}, build: 'ceiling-agreement-ignored' },
   { name: 'short-max-ttl-unchecked', nemesis: 'short-max-ttl', kind: 'short-max-ttl', negative: false,

@@ -22,7 +22,11 @@ export type ClientEvent =
    * `validityAtReturnMs`: lock.expiresAt − Date.now() right after acquire() returned (may be < 0).
    */
   | { e: 'acquire-ok'; lock: string; t: Ns; validUntil: Ns; fence: number | null; votes: VoteString; validityAtReturnMs: number }
-  | { e: 'acquire-fail'; lock: string; t: Ns; error: string }
+  /**
+   * `leftovers`: nodes that answered the rejected acquire yet held one of its keys right after the
+   * rejection (read by scripts/chaos/leftovers.ts; absent when not read); `unread`: nodes not read.
+   */
+  | { e: 'acquire-fail'; lock: string; t: Ns; error: string; leftovers?: number[]; unread?: number }
   | { e: 'extend-invoke'; lock: string; t: Ns }
   | { e: 'extend-ok'; lock: string; t: Ns; validUntil: Ns }
   | { e: 'extend-fail'; lock: string; t: Ns; error: string }
@@ -48,7 +52,13 @@ export type NemesisEvent =
    * with an older copy (an older RDB snapshot or AOF), or evicted keys. `since`: the loss went on
    * from then until `t` (evictions under memory pressure), not at one instant.
    */
-  | { t: Ns; kind: 'data-loss'; node: number; since?: Ns };
+  | { t: Ns; kind: 'data-loss'; node: number; since?: Ns }
+  /**
+   * Client process `client` (0-based) was SIGSTOPped by the runner at a moment of the runner's
+   * choosing / resumed (the pause-client nemesis's holder pauses; not its mid-acquire self-stops).
+   */
+  | { t: Ns; kind: 'client-stop'; client: number }
+  | { t: Ns; kind: 'client-resume'; client: number };
 
 /** A nemesis event before it is stamped with its time. */
 export type NemesisAction = NemesisEvent extends infer E ? (E extends NemesisEvent ? Omit<E, 't'> : never) : never;

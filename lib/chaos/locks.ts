@@ -42,6 +42,8 @@ export interface AcquireFailure {
   resource: string;
   error: string;
   latencyNs: Ns;
+  /** Nodes that answered the acquire yet held one of its keys right after the rejection (empty: none, or not read). */
+  leftovers: number[];
 }
 
 export interface LockIndex {
@@ -73,7 +75,7 @@ export function indexLocks(events: readonly ClientEvent[]): LockIndex {
       }
       case 'acquire-fail': {
         const inv = invokes.get(ev.lock);
-        if (inv) failures.push({ lock: ev.lock, client: inv.client, resource: inv.resource, error: ev.error, latencyNs: ev.t - inv.t });
+        if (inv) failures.push({ lock: ev.lock, client: inv.client, resource: inv.resource, error: ev.error, latencyNs: ev.t - inv.t, leftovers: ev.leftovers ?? [] });
         break;
       }
       case 'extend-invoke':

@@ -131,6 +131,37 @@ export const MUTANTS: readonly Mutant[] = [
     nemeses: ['late-extend', 'late-extend'],
     cycles: 6,
   },
+  {
+    // A failed attempt's keys are left to expire: no cleanup release, and every node reported as
+    // having answered it (a core that forgot the release knows of nothing pending).
+    name: 'no-cleanup',
+    description: 'a failed attempt does not release its partial keys',
+    patches: [{
+      file: 'protocol.ts', find: '  const cleanup = await releaseEverywhere(ctx, req.lockKeys, token, req.resources);',
+      replace: "  const cleanup = { votes: round.votes.map((v) => ({ ...v, reason: 'ok' as const })) };",
+    }],
+    nemeses: ['none', 'none'],
+    cycles: 2,
+  },
+  {
+    name: 'fence-no-increment',
+    description: 'fence = max(registers) without +1',
+    patches: [{ file: 'fence-round.ts', find: '  const fence = max + 1;', replace: '  const fence = max;' }],
+    nemeses: ['none', 'none'],
+    cycles: 2,
+  },
+  {
+    // The fence round decides at its first confirmation: a fence raised on a minority only.
+    name: 'fence-single-confirmation',
+    description: 'the fence round accepts a single confirmation',
+    patches: [
+      { file: 'fence-round.ts', find: '    super(ctx.nodes, ctx.quorum, false,', replace: '    super(ctx.nodes, 1, false,' },
+      { file: 'fence-round.ts', find: '  if (round.forCount >= ctx.quorum) return { ok: true, fence, votes: round.votes };',
+        replace: '  if (round.forCount >= 1) return { ok: true, fence, votes: round.votes };' },
+    ],
+    nemeses: ['fence-stall', 'fence-stall'],
+    cycles: 2,
+  },
 ];
 
 /** Apply `patch` to `source`, or throw if its target is not there exactly `count` times. */

@@ -16,7 +16,7 @@ export const NEMESIS_NAMES = [
   'none', 'blackhole-minority', 'blackhole-majority', 'ring-partition', 'latency', 'connection-reset', 'skew', 'pause-node',
   'crash-aof', 'crash-none-quarantine', 'pause-client',
   'restart-rdb', 'restart-stale-aof', 'evict-volatile-lru', 'evict-allkeys-random', 'short-max-ttl', 'lose-data', 'lose-majority',
-  'late-extend',
+  'late-extend', 'fence-stall',
 ] as const;
 export type NemesisName = (typeof NEMESIS_NAMES)[number];
 
@@ -69,6 +69,11 @@ export interface Nemesis {
    * phase must show the safe core's defence in every one.
    */
   targeted?: TrialKind;
+  /**
+   * Every client reaches a quorum of nodes the whole time: acquires must not fail for unavailability
+   * nor collapse in throughput (the liveness verdict, lib/chaos/liveness.ts).
+   */
+  keepsQuorum?: boolean;
   /** Nodes restart in this phase, so their command counts start over (the cost is a lower bound). */
   restartsNodes?: boolean;
   /** Before the first cycle / after the last heal (e.g. switch the nodes' persistence). */
@@ -147,17 +152,17 @@ async function crash(ctx: NemesisContext, persistence: 'aof-always' | 'none'): P
 }
 
 export const NEMESES: Readonly<Record<NemesisName, Nemesis>> = {
-  'none': { name: 'none', title: 'no fault', network: 'direct', fault: async () => null, healMs: () => 500 },
+  'none': { name: 'none', keepsQuorum: true, title: 'no fault', network: 'direct', fault: async () => null, healMs: () => 500 },
   'late-extend': {
     // No fault: the danger is the clients' own timing. The long loops' holds mostly make one extend
     // from a twentieth of the ttl before their validity ends to a fifth after it (the keys are still
     // there then): every one after the end must be refused (the hygiene checker's late extends).
-    name: 'late-extend', title: 'extends right around the end of the validity (no fault)', network: 'direct',
+    name: 'late-extend', keepsQuorum: true, title: 'extends right around the end of the validity (no fault)', network: 'direct',
     holds: { lateExtendShare: 0.8, extendShare: 0.05, abandonShare: 0.05 },
     fault: async () => null, healMs: () => 500,
   },
   'blackhole-minority': {
-    name: 'blackhole-minority', title: 'blackhole 1–2 nodes (a minority) for 1–3 × ttl', network: 'node-proxies',
+    name: 'blackhole-minority', keepsQuorum: true, title: 'blackhole 1–2 nodes (a minority) for 1–3 × ttl', network: 'node-proxies',
     fault: (ctx) => blackhole(ctx, ctx.rng.int(1, 2), 1, 3), healMs: (ctx) => ttls(ctx, 0.5, 1),
   },
   'blackhole-majority': {
@@ -167,7 +172,7 @@ export const NEMESES: Readonly<Record<NemesisName, Nemesis>> = {
     fault: (ctx) => blackhole(ctx, 3, 1.2, 2), healMs: (ctx) => ttls(ctx, 1, 1.5),
   },
   'ring-partition': {
-    name: 'ring-partition', title: 'ring partition: client i reaches nodes i…i+2 only (dropped or refused links)', network: 'client-links',
+    name: 'ring-partition', keepsQuorum: true, title: 'ring partition: client i reaches nodes i…i+2 only (dropped or refused links)', network: 'client-links',
     fault: async (ctx) => {
       const n = ctx.supervisor.size;
       const mode = ctx.cycle % 2 === 0 ? { kind: 'blackhole' as const } : { kind: 'reset' as const };
@@ -217,7 +222,7 @@ export const NEMESES: Readonly<Record<NemesisName, Nemesis>> = {
     healMs: (ctx) => ttls(ctx, 0.5, 1.5),
   },
   'skew': {
-    name: 'skew', title: 'clocks of 3–5 nodes run fast by 60–90 % of driftFactor (leases end early)', network: 'skew',
+    name: 'skew', keepsQuorum: true, title: 'clocks of 3–5 nodes run fast by 60–90 % of driftFactor (leases end early)', network: 'skew',
     // Waiters retry fast, so that a lease that ends early is taken over inside the drift window.
     holds: { abandonShare: 0.7, extendShare: 0.1, hotAbandonShare: 0.03 }, settings: () => ({ retryDelayMs: 10, retryJitterMs: 10 }),
     fault: async (ctx) => {
@@ -233,7 +238,7 @@ export const NEMESES: Readonly<Record<NemesisName, Nemesis>> = {
     healMs: (ctx) => ttls(ctx, 0.25, 0.5),
   },
   'pause-node': {
-    name: 'pause-node', title: 'pause one redis-server (SIGSTOP) for 0.5–3 × ttl', network: 'direct',
+    name: 'pause-node', keepsQuorum: true, title: 'pause one redis-server (SIGSTOP) for 0.5–3 × ttl', network: 'direct',
     fault: async (ctx) => {
       const node = ctx.rng.int(0, ctx.supervisor.size - 1);
       await ctx.supervisor.pause(node + 1);
@@ -253,7 +258,7 @@ export const NEMESES: Readonly<Record<NemesisName, Nemesis>> = {
     fault: (ctx) => crash(ctx, 'none'), healMs: (ctx) => ttls(ctx, 1, 2),
   },
   'pause-client': {
-    name: 'pause-client', title: 'pause a client process (SIGSTOP) for 2 × ttl: the holder, or one in the middle of an acquire',
+    name: 'pause-client', keepsQuorum: true, title: 'pause a client process (SIGSTOP) for 2 × ttl: the holder, or one in the middle of an acquire',
     network: 'direct', reportHolds: true, minCycles: 8,
     // Holds long enough (up to 40 ms) that a pause lands inside one.
     holds: { shortMaxMs: 40 },
@@ -268,8 +273,16 @@ export const NEMESES: Readonly<Record<NemesisName, Nemesis>> = {
           const pool = preferred.length ? preferred : holders;
           const target = pool.sort((a, b) => b.lastHoldAt - a.lastHoldAt)[0];
           if (target) {
-            target.pause(pauseMs);
-            return { label: `pause holder client ${target.index + 1}`, durationMs: pauseMs, heal: async () => target.resume() };
+            // Recorded: the hygiene checker judges validity in the client's own running time.
+            ctx.record({ kind: 'client-stop', client: target.index });
+            target.pause();
+            return {
+              label: `pause holder client ${target.index + 1}`, durationMs: pauseMs,
+              heal: async () => {
+                target.resume();
+                ctx.record({ kind: 'client-resume', client: target.index });
+              },
+            };
           }
           await sleep(2);
         }
@@ -312,6 +325,11 @@ export const NEMESES: Readonly<Record<NemesisName, Nemesis>> = {
     name: 'lose-majority', title: 'after A\'s fenced grant a majority of the nodes lose their data, fence registers included; B reaches only them (targeted)',
     network: 'direct', targeted: 'lose-majority', restartsNodes: true,
     fault: (ctx) => targetedCycle(ctx, 'lose-majority'), healMs: (ctx) => ttls(ctx, 0.5, 1),
+  },
+  'fence-stall': {
+    name: 'fence-stall', title: 'A\'s grant voted for by a bare majority, one voter of which stalls at the fence round; B sees the stalled node and the two A never reached (targeted)',
+    network: 'direct', targeted: 'fence-stall',
+    fault: (ctx) => targetedCycle(ctx, 'fence-stall'), healMs: (ctx) => ttls(ctx, 0.2, 0.5),
   },
   'short-max-ttl': {
     name: 'short-max-ttl', title: 'A locks on a bare majority, the victim loses its data, a client with a 10× shorter maxTtlMs sees it first (targeted)',

@@ -31,17 +31,28 @@ export function renderMarkdown(r: ChaosReport): string {
     '',
     '## Per nemesis',
     '',
-    '| nemesis | path | acquisitions (under fault) | failures by class | overlaps | fence violations | stale writes accepted fenced / unfenced | refused by fence | leaked keys | foreign deletes | expired grants | late extends | p50 / p99 acquire ms | commands (scripts) per acquisition | result |',
-    '|---|---|--:|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|',
+    '| nemesis | path | acquisitions (under fault) | failures by class | overlaps | fence violations | stale writes accepted fenced / unfenced | refused by fence | leaked keys | foreign deletes | expired grants | late extends | leftovers of rejected acquires | p50 / p99 acquire ms | commands (scripts) per acquisition | result |',
+    '|---|---|--:|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|',
   ];
   for (const n of r.nemeses) {
     lines.push(`| ${n.nemesis} | ${n.network} | ${num(n.successes)} (${num(n.successesUnderFault)})${n.shortfall ? ' ⚠' : ''} | ${failureClasses(n)} | ` +
       `${n.overlaps} | ${n.fenceViolations} | ${n.staleAcceptedFenced} / ${n.staleAcceptedUnfenced} | ${n.rejectedFenced} | ${n.leakedKeys} | ` +
-      `${n.foreignDeletes} | ${n.expiredGrants} | ${n.lateExtends} | ${num(n.p50Ms, 1)} / ${num(n.p99Ms, 1)} | ` +
+      `${n.foreignDeletes} | ${n.expiredGrants} | ${n.lateExtends} | ${n.rejectedLeftovers} | ${num(n.p50Ms, 1)} / ${num(n.p99Ms, 1)} | ` +
       `${num(n.commandsPerAcquisition, 1)} (${num(n.scriptCallsPerAcquisition, 1)})${n.costApproximate ? ' ≥' : ''} | ${badge(n.passed)} |`);
   }
   lines.push('', 'Nemeses:', '');
   for (const n of r.nemeses) lines.push(`- **${n.nemesis}**: ${n.title}; ${n.cycles} cycles in ${duration(n.durationMs)}${n.faults[0] ? `, e.g. ${n.faults[0]}` : ''}.`);
+  const live = r.nemeses.filter((n) => n.liveness);
+  if (live.length) {
+    lines.push('', '## Liveness', '',
+      'Nemeses that keep a quorum reachable for every client must not fail acquires for unavailability, nor collapse in throughput ' +
+      '(lib/chaos/liveness.ts).', '',
+      '| nemesis | QuorumUnavailableError (allowed) | acquisitions/s (floor) | result |', '|---|--:|--:|---|');
+    for (const n of live) {
+      const l = n.liveness!;
+      lines.push(`| ${n.nemesis} | ${l.unavailable} (≤ ${l.allowedUnavailable}) | ${num(l.ratePerS)} (${l.floorPerS === null ? 'no baseline' : `≥ ${num(l.floorPerS)}`}) | ${badge(l.passed)} |`);
+    }
+  }
   const targeted = r.nemeses.filter((n) => n.targeted);
   if (targeted.length) {
     lines.push('', '## Targeted nemeses', '',

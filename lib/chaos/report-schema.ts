@@ -30,6 +30,19 @@ export const nemesisReportSchema = z.object({
   expiredGrants: z.number().int(),
   /** Extends accepted although invoked after the validity they extended had ended (reports before it: 0). */
   lateExtends: z.number().int().default(0),
+  /**
+   * The liveness verdict of a nemesis that keeps a quorum reachable (lib/chaos/liveness.ts), null
+   * for the others (and in reports before it).
+   */
+  liveness: z.object({
+    unavailable: z.number().int(),
+    allowedUnavailable: z.number().int(),
+    ratePerS: z.number(),
+    floorPerS: z.number().nullable(),
+    passed: z.boolean(),
+  }).nullable().default(null),
+  /** Rejected acquires that left a key on a node that answered them (reports before it: 0). */
+  rejectedLeftovers: z.number().int().default(0),
   minValidityAtReturnMs: z.number().nullable(),
   p50Ms: z.number().nullable(),
   p99Ms: z.number().nullable(),

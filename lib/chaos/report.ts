@@ -1,4 +1,5 @@
 import type { ControlOutcome } from './controls';
+import { judgeLiveness, livenessFailure } from './liveness';
 import { NEMESES } from './nemeses';
 import type { PhaseOutcome } from './phase';
 import type { ChaosProfile } from './profiles';
@@ -33,12 +34,13 @@ export function nemesisReport(outcome: PhaseOutcome): NemesisReport {
     failures: a.acquisitions.failures, failuresByClass: a.acquisitions.failuresByClass,
     overlaps: a.overlap.overlaps, fenceViolations: f.grantOrderViolations + f.registerViolations + f.duplicateFences,
     staleAcceptedFenced: f.staleAcceptedFenced, staleAcceptedUnfenced: f.staleAcceptedUnfenced, rejectedFenced: f.rejectedFenced,
-    leakedKeys: h.leakedKeys, foreignDeletes: h.foreignDeletes, expiredGrants: h.expiredGrants, lateExtends: h.lateExtends, minValidityAtReturnMs: h.minValidityAtReturnMs,
+    leakedKeys: h.leakedKeys, foreignDeletes: h.foreignDeletes, expiredGrants: h.expiredGrants, lateExtends: h.lateExtends, rejectedLeftovers: h.rejectedLeftovers,
+    minValidityAtReturnMs: h.minValidityAtReturnMs,
     p50Ms: a.acquisitions.p50Ms, p99Ms: a.acquisitions.p99Ms,
     commandsPerAcquisition: cost.commandsPerAcquisition, scriptCallsPerAcquisition: cost.scriptCallsPerAcquisition,
     costApproximate: NEMESES[outcome.nemesis].restartsNodes ?? false,
     violations: a.violations, examples: examplesOf(outcome), shortfall: outcome.shortfall, clientErrors: outcome.clientErrors.length,
-    targeted, passed: a.violations === 0 && defended,
+    targeted, liveness: null, passed: a.violations === 0 && defended,
   };
 }
 
@@ -72,6 +74,16 @@ export function buildReport(input: ReportInput): ChaosReport {
   const nemeses = input.phases.map(nemesisReport);
   const failures: string[] = [];
   const warnings: string[] = [];
+  const baseline = nemeses.find((n) => n.nemesis === 'none');
+  const baselinePerS = baseline && baseline.durationMs > 0 ? baseline.successes / (baseline.durationMs / 1000) : null;
+  for (const [i, n] of nemeses.entries()) {
+    if (!NEMESES[input.phases[i]!.nemesis].keepsQuorum) continue;
+    n.liveness = judgeLiveness(n, baselinePerS);
+    if (!n.liveness.passed) {
+      n.passed = false;
+      failures.push(livenessFailure(n.nemesis, n.liveness));
+    }
+  }
   for (const n of nemeses) {
     if (n.violations > 0) failures.push(`${n.nemesis}: ${n.violations} safety violation(s) with the real core`);
     if (n.shortfall) warnings.push(`${n.nemesis}: ${n.successes} successful acquisitions, short of the target ${profile.targetPerNemesis}`);

@@ -30,6 +30,8 @@
  *   the discovery, so B is refused there while A may still hold.
  * - lose-majority (targeted-reseed.ts): a majority of the nodes lose their data, fence registers
  *   included. Defence: the quarantines, and the register reseeded to now × 1000 with them.
+ * - fence-stall (targeted-fence.ts): A's grant on exactly a majority, one voter of which stalls at
+ *   the fence round. Defence: A is refused, its fence confirmed on a minority only.
  * - short-max-ttl: the cluster's ceiling is the trial's lease; the victim loses its data (crash,
  *   restart without persistence); a client S with a ceiling a tenth as long is the first to see it,
  *   and B asks once S's quarantine would be over. Defence: S gets MaxTtlMismatchError and starts no
@@ -45,9 +47,10 @@ import type { ClientSettings } from './worker-protocol';
 import type { ClientWorker } from './workers';
 import { acquire, Sessions, type Granted } from './trial-sessions';
 import { runMajorityLossTrial } from './targeted-reseed';
+import { runFenceStallTrial } from './targeted-fence';
 
 export const TRIAL_KINDS = ['restart-rdb', 'restart-stale-aof', 'evict-volatile-lru', 'evict-allkeys-random', 'evict-flip', 'short-max-ttl', 'lose-data',
-  'lose-majority'] as const;
+  'lose-majority', 'fence-stall'] as const;
 export type TrialKind = (typeof TRIAL_KINDS)[number];
 
 /** What the safe core must be seen doing on the victim, per kind (the report's expectation). */
@@ -60,6 +63,7 @@ export const TRIAL_DEFENCES: Readonly<Record<TrialKind, string>> = {
   'short-max-ttl': 'the short client gets MaxTtlMismatchError; the victim refuses B, quarantined for the cluster\'s ceiling',
   'lose-data': 'the victim refuses B, quarantined for its data loss (cause data-loss)',
   'lose-majority': 'B is granted only after the quarantines, with a fence above A\'s (the lost registers reseeded)',
+  'fence-stall': 'A is refused (QuorumUnavailableError): its fence cannot be confirmed on a quorum',
 };
 
 export interface TrialSpec {
@@ -103,6 +107,7 @@ const EVICTION_LOCKS: Readonly<Record<EvictionPolicy, number>> = { 'volatile-lru
 /** Run one trial of `spec.kind` and return what happened; the checkers judge its logs. */
 export async function runTrial(run: RunContext, spec: TrialSpec): Promise<TrialResult> {
   if (spec.kind === 'lose-majority') return runMajorityLossTrial(run, spec);
+  if (spec.kind === 'fence-stall') return runFenceStallTrial(run, spec);
   const { supervisor, direct } = run;
   const n = supervisor.size;
   const rng = new Rng(spec.seed);
@@ -312,7 +317,8 @@ export function judgeDefence(kind: TrialKind, e: DefenceEvidence): { defence: st
     case 'lose-data':
       return { defence: quarantine, defended: refusedByVictim && s?.cause === 'data-loss' };
     case 'lose-majority':
-      // Judged by its own trial (targeted-reseed.ts).
+    case 'fence-stall':
+      // Judged by their own trials (targeted-reseed.ts, targeted-fence.ts).
       return { defence: null, defended: false };
     case 'evict-volatile-lru':
     case 'evict-allkeys-random': {

@@ -9,7 +9,8 @@ import { encodeVotes, NS_PER_MS, nowNs } from '../../lib/chaos/history';
 import { RegisterClient } from '../../lib/chaos/register-client';
 import type { ClientSettings, ClientToRunner, LoopConfig, RpcOp, RunnerToClient } from '../../lib/chaos/worker-protocol';
 import type * as Core from '../../lib/redlock';
-import { errorClass, runLockLoop, write } from './lock-loop';
+import { ATTEMPT_FIELD, LeftoverReader } from './leftovers';
+import { errorClass, failure, runLockLoop, write } from './lock-loop';
 
 /** argv: <client index> <run origin (hrtime ns)> <lock core to preload>. */
 const client = Number(process.argv[2]);
@@ -53,12 +54,13 @@ async function runLoops(config: LoopConfig): Promise<void> {
   const core = await loadCore(config.corePath);
   const redlock = newRedlock(core, config.urls, config.settings);
   const register = new RegisterClient(config.registerPort);
+  const leftovers = new LeftoverReader(config.urls);
   const log = new EventLog(config.logPath);
   const counters = { ok: 0, failed: 0 };
   const progress = setInterval(() => send({ type: 'progress', ...counters }), 250);
   try {
     await register.ready();
-    const ctx = { client, origin, config, redlock, register, log, counters, stopped: () => stopRequested, takeSelfStop, send };
+    const ctx = { client, origin, config, redlock, register, leftovers, log, counters, stopped: () => stopRequested, takeSelfStop, send };
     const loops = Array.from({ length: config.loops }, (_, i) => runLockLoop(ctx, i, false));
     for (let i = 0; i < config.longLoops; i++) loops.push(runLockLoop(ctx, config.loops + i, true));
     await Promise.all(loops);
@@ -67,6 +69,7 @@ async function runLoops(config: LoopConfig): Promise<void> {
     armedStopMs = null;
     log.close();
     register.close();
+    leftovers.close();
     await redlock.quit();
   }
   send({ type: 'loop-done', ...counters, events: log.size });
@@ -77,6 +80,7 @@ interface Session {
   tag: string;
   redlock: Core.Redlock;
   register: RegisterClient;
+  leftovers: LeftoverReader;
   log: EventLog;
   locks: Map<string, { lock: Core.Lock; id: string }>;
   seq: number;
@@ -89,7 +93,8 @@ async function rpc(op: RpcOp): Promise<unknown> {
     const core = await loadCore(op.corePath);
     const register = new RegisterClient(op.registerPort);
     await register.ready();
-    session = { tag: op.tag, redlock: newRedlock(core, op.urls, op.settings), register, log: new EventLog(op.logPath), locks: new Map(), seq: 0 };
+    session = { tag: op.tag, redlock: newRedlock(core, op.urls, op.settings), register, leftovers: new LeftoverReader(op.urls), log: new EventLog(op.logPath),
+      locks: new Map(), seq: 0 };
     return null;
   }
   const s = session;
@@ -99,7 +104,8 @@ async function rpc(op: RpcOp): Promise<unknown> {
       const id = `${s.tag}.${client}.${s.seq++}`;
       s.log.push({ e: 'acquire-invoke', lock: id, client, resource: op.resource, fenced: op.fenced, t: now() });
       try {
-        const lock = await s.redlock.acquire(op.resource, op.ttlMs, { fenced: op.fenced, retryCount: op.retryCount, retryDelayMs: 20, retryJitterMs: 10 });
+        const lock = await s.redlock.acquire(op.resource, op.ttlMs, { fenced: op.fenced, retryCount: op.retryCount, retryDelayMs: 20, retryJitterMs: 10,
+          metadata: { [ATTEMPT_FIELD]: id } });
         const ok = now();
         const validityAtReturnMs = lock.expiresAt - Date.now();
         s.log.push({ e: 'acquire-ok', lock: id, t: ok, validUntil: ok + lock.validityMs * NS_PER_MS, fence: lock.fence,
@@ -107,7 +113,7 @@ async function rpc(op: RpcOp): Promise<unknown> {
         s.locks.set(op.resource, { lock, id });
         return { granted: true, fence: lock.fence, validityMs: lock.validityMs, votes: encodeVotes(lock.votes) };
       } catch (err) {
-        s.log.push({ e: 'acquire-fail', lock: id, t: now(), error: errorClass(err) });
+        s.log.push(await failure(s, id, op.resource, err, now()));
         // The votes of the last attempt (every RedlockError but InvalidArgumentError carries them).
         const votes = (err as { votes?: readonly { vote: string; reason: string }[] }).votes;
         return { granted: false, error: errorClass(err), message: err instanceof Error ? err.message : String(err),
@@ -132,6 +138,7 @@ async function rpc(op: RpcOp): Promise<unknown> {
       session = null;
       s.log.close();
       s.register.close();
+      s.leftovers.close();
       await s.redlock.quit();
       return { events: s.log.size };
     }

@@ -3,12 +3,13 @@
  * register with the lock's fence → hold (short, long with extensions, or abandoned at the end of
  * its validity) → write again → release. Every step is logged with its CLOCK_MONOTONIC time.
  */
-import { encodeVotes, NS_PER_MS, nowNs } from '../../lib/chaos/history';
+import { encodeVotes, NS_PER_MS, nowNs, type ClientEvent } from '../../lib/chaos/history';
 import type { EventLog } from '../../lib/chaos/event-log';
 import { Rng } from '../../lib/chaos/random';
 import type { RegisterClient } from '../../lib/chaos/register-client';
 import type { ClientToRunner, LoopConfig } from '../../lib/chaos/worker-protocol';
 import type { Lock, Redlock } from '../../lib/redlock';
+import { ATTEMPT_FIELD, cleanupPendingOf, type LeftoverReader } from './leftovers';
 
 export interface LoopContext {
   client: number;
@@ -16,6 +17,8 @@ export interface LoopContext {
   config: LoopConfig;
   redlock: Redlock;
   register: RegisterClient;
+  /** Reads what a rejected acquire left on the nodes that answered it. */
+  leftovers: LeftoverReader;
   log: EventLog;
   counters: { ok: number; failed: number };
   stopped(): boolean;
@@ -53,12 +56,12 @@ export async function runLockLoop(ctx: LoopContext, loop: number, long: boolean)
     try {
       const pending = ctx.redlock.acquire(resource, config.ttlMs, {
         fenced: config.fenced, retryCount: config.settings.retryCount, retryDelayMs: config.settings.retryDelayMs,
-        retryJitterMs: config.settings.retryJitterMs,
+        retryJitterMs: config.settings.retryJitterMs, metadata: { [ATTEMPT_FIELD]: lockId },
       });
       selfStop?.();
       lock = await pending;
     } catch (err) {
-      log.push({ e: 'acquire-fail', lock: lockId, t: now(), error: errorClass(err) });
+      log.push(await failure(ctx, lockId, resource, err, now()));
       ctx.counters.failed++;
       await sleep(rng.between(1, 5));
       continue;
@@ -137,4 +140,16 @@ export async function write(ctx: Pick<LoopContext, 'register' | 'log' | 'origin'
   const accepted = await ctx.register.write({ resource, fence: lock.fence, lock: lockId });
   ctx.log.push({ e: 'write', lock: lockId, t, done: nowNs(ctx.origin), fence: lock.fence, accepted });
   return accepted;
+}
+
+/**
+ * The log event of a rejected acquire, with what it left on the nodes that answered it, read at
+ * once (see leftovers.ts). `t` is the rejection's time, taken before the read.
+ */
+export async function failure(ctx: Pick<LoopContext, 'redlock' | 'leftovers'>, lockId: string, resource: string, err: unknown, t: number):
+  Promise<Extract<ClientEvent, { e: 'acquire-fail' }>> {
+  const pending = cleanupPendingOf(err);
+  if (pending === null) return { e: 'acquire-fail', lock: lockId, t, error: errorClass(err) };
+  const read = await ctx.leftovers.check(ctx.redlock.lockKey(resource), lockId, pending);
+  return { e: 'acquire-fail', lock: lockId, t, error: errorClass(err), leftovers: read.leftovers, unread: read.unread };
 }

@@ -133,6 +133,20 @@ describe('checker 3: hygiene', () => {
     expect(result.examples.join('\n')).toMatch(/late on f:r0 was extended by a call made 5\.0 ms after its validity ended/);
   });
 
+  it('a rejected acquire whose key was read back on a node that answered it is a leftover; one with nothing left, or not read, is not', () => {
+    const rejected = (id: string, leftovers?: number[]): ClientEvent[] => [
+      { e: 'acquire-invoke', lock: id, client: 0, resource: 'f:r1', fenced: true, t: 0 },
+      { e: 'acquire-fail', lock: id, t: 5 * MS, error: 'LockContendedError', ...(leftovers ? { leftovers, unread: 0 } : {}) },
+    ];
+    const { locks, failures } = indexLocks([...rejected('left', [3, 4]), ...rejected('clean', []), ...rejected('unread')]);
+    const result = checkHygiene(locks.values(), [], [], 50, failures);
+    expect(result.rejectedLeftovers).toBe(1);
+    expect(result.examples.join('\n')).toMatch(/left on f:r1 was rejected \(LockContendedError\) and left its key on node\(s\) 4,5/);
+    // The phase's verdict counts it as a violation of the hygiene checker.
+    const phase = analyzePhase({ events: rejected('left', [2]), register: [], nemesis: [], leakedKeys: [] }, { toleranceMs: 50, end: 10 * MS });
+    expect(phase).toMatchObject({ violations: 1, caughtBy: ['hygiene'] });
+  });
+
   it('a clean history passes', () => {
     const locks = locksOf({ id: 'a', ok: 0, validUntil: 100, release: 50 }, { id: 'b', ok: 60, validUntil: 160, grantVotes: 'fffcc', releaseVotes: 'fffnn', release: 70 });
     expect(checkHygiene(locks.values(), [], [], 50)).toMatchObject({ leakedKeys: 0, foreignDeletes: 0, expiredGrants: 0 });
@@ -171,6 +185,16 @@ describe('checker 3: hygiene', () => {
     const locks = locksOf({ id: 'a', ok: 0, validUntil: 0, validityAtReturnMs: -300 }, { id: 'b', ok: 10, validUntil: 10, validityAtReturnMs: -20 });
     const result = checkHygiene(locks.values(), [], [{ node: 2, key: 'p:lock:x', pttlMs: -1 }], 100);
     expect(result).toMatchObject({ expiredGrants: 1, leakedKeys: 1, minValidityAtReturnMs: -300 });
+  });
+
+  it('judges validity in the client\'s own running time: a stop by the runner during the acquire is not counted, a stop of another client is', () => {
+    // Acquire invoked at 0 ms, returned at 900 ms with −483 ms on the clock; client 0 stopped from 50 to 850 ms.
+    const [, ok] = lockEvents({ id: 'a', ok: 900, validUntil: 900, validityAtReturnMs: -483 });
+    const locks = indexLocks([{ e: 'acquire-invoke', lock: 'a', client: 0, resource: 'f:r0', fenced: true, t: 0 }, ok!]).locks;
+    const stop = (client: number): NemesisEvent[] => [{ t: 50 * MS, kind: 'client-stop', client }, { t: 850 * MS, kind: 'client-resume', client }];
+    expect(checkHygiene(locks.values(), stop(0), [], 50)).toMatchObject({ expiredGrants: 0, minValidityAtReturnMs: 317 });
+    expect(checkHygiene(locks.values(), stop(1), [], 50).expiredGrants).toBe(1);
+    expect(checkHygiene(locks.values(), [], [], 50).expiredGrants).toBe(1);
   });
 });
 

@@ -73,6 +73,33 @@ describe('chaos report', () => {
     expect(build([]).verdict.passed).toBe(false);
   });
 
+  it('liveness: a nemesis that keeps a quorum fails the run on QuorumUnavailableErrors or a throughput collapse; one that does not is not judged', () => {
+    const phase = (nemesis: PhaseOutcome['nemesis'], durationMs: number, unavailable: number): PhaseOutcome => {
+      const base = outcome(nemesis, false);
+      const acquisitions = { ...base.analysis.acquisitions, failures: unavailable, failuresByClass: (unavailable ? { QuorumUnavailableError: unavailable } : {}) as Record<string, number> };
+      return { ...base, durationMs, analysis: { ...base.analysis, acquisitions } };
+    };
+    const build = (...phases: PhaseOutcome[]) => buildReport({
+      profile: PROFILES.ci, seed: 1, startedAt: new Date(0), durationMs: 5_000, host: { cpus: 2, loadAverage: [1, 1, 1], node: 'v20', redis: '7.0' },
+      phases, controls: [], mutants: [],
+    });
+    // 2 acquisitions in 1 s without faults; the paused node's phase: 2 in 1 s (ok), 2 in 20 s (a collapse), or 3 unavailable.
+    const ok = build(phase('none', 1_000, 0), phase('pause-node', 1_000, 0));
+    expect(ok.verdict.passed).toBe(true);
+    expect(ok.nemeses[1]!.liveness).toMatchObject({ unavailable: 0, ratePerS: 2, floorPerS: 0.4, passed: true });
+    const slow = build(phase('none', 1_000, 0), phase('pause-node', 20_000, 0));
+    expect(slow.verdict.passed).toBe(false);
+    expect(slow.nemeses[1]!.passed).toBe(false);
+    expect(slow.verdict.failures[0]).toMatch(/pause-node: liveness: 0 acquisitions\/s, under the floor of 0/);
+    const unavailable = build(phase('none', 1_000, 0), phase('pause-node', 1_000, 3));
+    expect(unavailable.verdict.failures[0]).toMatch(/pause-node: liveness: 3 QuorumUnavailableError\(s\) \(at most 2\)/);
+    expect(renderMarkdown(unavailable)).toContain('| pause-node | 3 (≤ 2) |');
+    // A majority blackholed: unavailability is expected there, so it is not judged.
+    const majority = build(phase('none', 1_000, 0), phase('blackhole-majority', 20_000, 3));
+    expect(majority.nemeses[1]!.liveness).toBeNull();
+    expect(majority.verdict.passed).toBe(true);
+  });
+
   it('reports of older runs (no targeted block, controls without a nemesis) still parse', () => {
     const old = JSON.parse(JSON.stringify(report(false))) as { nemeses: Record<string, unknown>[]; controls: Record<string, unknown>[] };
     for (const n of old.nemeses) delete n.targeted;

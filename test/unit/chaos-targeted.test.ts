@@ -54,7 +54,8 @@ describe('targeted trials: the defence the safe core owes', () => {
 describe('targeted nemeses and their controls', () => {
   it('every targeted nemesis has a negative control that runs its trial with something unsafe, and every control names what exists', () => {
     const targeted = NEMESIS_NAMES.filter((n) => NEMESES[n].targeted);
-    expect(targeted).toEqual(['restart-rdb', 'restart-stale-aof', 'evict-volatile-lru', 'evict-allkeys-random', 'short-max-ttl', 'lose-data', 'lose-majority']);
+    expect(targeted).toEqual(['restart-rdb', 'restart-stale-aof', 'evict-volatile-lru', 'evict-allkeys-random', 'short-max-ttl', 'lose-data', 'lose-majority',
+      'fence-stall']);
     for (const name of targeted) {
       const negatives = TARGETED_CONTROLS.filter((c) => c.nemesis === name && c.negative);
       expect(negatives.length, name).toBeGreaterThan(0);

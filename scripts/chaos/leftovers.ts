@@ -1,0 +1,60 @@
+/**
+ * The check behind "nothing of a rejected attempt remains on a node that answered" (issue 17's
+ * contract, issue 24's checker). Right after acquire() rejects, read the lock key on every node the
+ * error does not name in `cleanupPending`, over connections of our own (the same paths as the core's,
+ * so a node the core cannot reach is not read either), and report the nodes where a key written by
+ * this very acquire is still there. Each attempt of an acquire writes the caller's metadata, so the
+ * acquire's id in it (`attempt`) tells its keys from everyone else's. A read that fails or times out
+ * proves nothing and is counted as unread.
+ */
+import { Redis } from 'ioredis';
+
+/** The metadata field that names the acquire a lock value belongs to. */
+export const ATTEMPT_FIELD = 'attempt';
+
+export interface LeftoverReport {
+  /** Nodes (0-based) that answered the attempt and still hold one of its keys. */
+  leftovers: number[];
+  /** Nodes that should have been read but could not be. */
+  unread: number;
+}
+
+export class LeftoverReader {
+  private readonly nodes: Redis[];
+
+  constructor(urls: readonly string[]) {
+    this.nodes = urls.map((url) => {
+      const r = new Redis(url, { enableOfflineQueue: false, maxRetriesPerRequest: 0, commandTimeout: 250, lazyConnect: false,
+        retryStrategy: () => 100 });
+      r.on('error', () => undefined);
+      return r;
+    });
+  }
+
+  /** Read `key` on every node not in `pending` and name those where `attempt`'s value is still there. */
+  async check(key: string, attempt: string, pending: readonly number[]): Promise<LeftoverReport> {
+    const marker = `"${ATTEMPT_FIELD}":${JSON.stringify(attempt)}`;
+    const report: LeftoverReport = { leftovers: [], unread: 0 };
+    await Promise.all(this.nodes.map(async (node, i) => {
+      if (pending.includes(i)) return;
+      try {
+        const value = await node.get(key);
+        if (value !== null && value.includes(marker)) report.leftovers.push(i);
+      } catch {
+        report.unread++;
+      }
+    }));
+    report.leftovers.sort((a, b) => a - b);
+    return report;
+  }
+
+  close(): void {
+    for (const node of this.nodes) node.disconnect();
+  }
+}
+
+/** The nodes a rejection names in cleanupPending (none when the error does not carry it, e.g. InvalidArgumentError). */
+export function cleanupPendingOf(err: unknown): readonly number[] | null {
+  const pending = (err as { cleanupPending?: unknown } | null)?.cleanupPending;
+  return Array.isArray(pending) ? (pending as number[]) : null;
+}
