@@ -75,7 +75,7 @@ export function NemesisTable({ rows, target }: { rows: readonly NemesisReport[];
                 <Violation value={n.foreignDeletes} />
                 <Violation value={n.expiredGrants} />
                 <Violation value={n.lateExtends} />
-                <Violation value={n.rejectedLeftovers} />
+                <Violation value={n.leftovers} />
                 <td className={styles.num}>{ms(n.p50Ms)} / {ms(n.p99Ms)}</td>
                 <td className={styles.num}>
                   {n.costApproximate ? '≥ ' : ''}{ms(n.commandsPerAcquisition)}

@@ -37,7 +37,7 @@ export function analyzePhase(history: PhaseHistory, options: { toleranceMs: numb
   const { locks, failures } = indexLocks(history.events);
   const overlap = checkOverlap(locks.values());
   const fencing = checkFencing(locks, history.register);
-  const hygiene = checkHygiene(locks.values(), history.nemesis, history.leakedKeys, options.toleranceMs, failures);
+  const hygiene = checkHygiene(locks.values(), history.nemesis, history.leakedKeys, options.toleranceMs, failures, history.liveKeys);
   const acquisitions = acquireStats(locks.values(), failures, faultWindows(history.nemesis, options.end));
   let accepted = 0;
   for (const w of history.register) if (w.accepted) accepted++;
@@ -45,7 +45,7 @@ export function analyzePhase(history: PhaseHistory, options: { toleranceMs: numb
   if (overlap.overlaps > 0) caughtBy.push('overlap');
   const fencingViolations = fencing.grantOrderViolations + fencing.registerViolations + fencing.duplicateFences + fencing.staleAcceptedFenced;
   if (fencingViolations > 0) caughtBy.push('fencing');
-  const hygieneViolations = hygiene.leakedKeys + hygiene.foreignDeletes + hygiene.expiredGrants + hygiene.lateExtends + hygiene.rejectedLeftovers;
+  const hygieneViolations = hygiene.leakedKeys + hygiene.foreignDeletes + hygiene.expiredGrants + hygiene.lateExtends + hygiene.leftovers;
   if (hygieneViolations > 0) caughtBy.push('hygiene');
   return {
     acquisitions, overlap, fencing, hygiene,

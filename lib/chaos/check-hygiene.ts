@@ -1,4 +1,4 @@
-import type { LeakedKey, NemesisEvent } from './history';
+import { attemptOf, type LeakedKey, type LiveKey, type NemesisEvent } from './history';
 import type { AcquireFailure, LockRecord } from './locks';
 
 export interface HygieneResult {
@@ -15,10 +15,11 @@ export interface HygieneResult {
   /** Extends accepted although invoked after the validity they extended had ended (by ≥ tolerance). */
   lateExtends: number;
   /**
-   * Rejected acquires that left a key on a node that answered them (grant and cleanup), read right
-   * after the rejection: when acquire() rejects, nothing of it may remain there.
+   * Keys left where nothing may remain, read while they would still be live: a rejected acquire's
+   * on a node that answered it (not in its cleanupPending), read right after the rejection or at
+   * quiescence; a released lock's on a node that granted it and answered its release.
    */
-  rejectedLeftovers: number;
+  leftovers: number;
   /** The lowest validity at return seen, ms (how close grants came to the edge). */
   minValidityAtReturnMs: number | null;
   examples: string[];
@@ -35,17 +36,26 @@ const LATE_EXTEND_TOLERANCE_MS = 1;
  * with validity ≤ −toleranceMs was certainly granted with none.
  */
 export function checkHygiene(locks: Iterable<LockRecord>, nemesis: readonly NemesisEvent[], leaked: readonly LeakedKey[],
-  toleranceMs: number, failures: readonly AcquireFailure[] = []): HygieneResult {
-  const result: HygieneResult = { leakedKeys: leaked.length, foreignDeletes: 0, expiredGrants: 0, lateExtends: 0, rejectedLeftovers: 0,
+  toleranceMs: number, failures: readonly AcquireFailure[] = [], live: readonly LiveKey[] = []): HygieneResult {
+  const result: HygieneResult = { leakedKeys: leaked.length, foreignDeletes: 0, expiredGrants: 0, lateExtends: 0, leftovers: 0,
     minValidityAtReturnMs: null, examples: [] };
   const note = (line: string) => {
     if (result.examples.length < MAX_EXAMPLES) result.examples.push(line);
   };
   for (const key of leaked.slice(0, 3)) note(`leaked key ${key.key} on node ${key.node + 1} (pttl ${key.pttlMs})`);
+  // Keys at quiescence, by the acquire that wrote them.
+  const liveByAttempt = new Map<string, number[]>();
+  for (const k of live) {
+    const attempt = attemptOf(k.value);
+    if (attempt !== null) liveByAttempt.set(attempt, [...(liveByAttempt.get(attempt) ?? []), k.node]);
+  }
   for (const f of failures) {
-    if (f.leftovers.length === 0) continue;
-    result.rejectedLeftovers++;
-    note(`${f.lock} on ${f.resource} was rejected (${f.error}) and left its key on node(s) ${f.leftovers.map((n) => n + 1).join(',')}, which answered it`);
+    const atQuiescence = (liveByAttempt.get(f.lock) ?? []).filter((n) => f.pending !== null && !f.pending.includes(n));
+    const nodes = [...new Set([...f.leftovers, ...atQuiescence])].sort((a, b) => a - b);
+    if (nodes.length === 0) continue;
+    result.leftovers++;
+    note(`${f.lock} on ${f.resource} was rejected (${f.error}) and left its key on node(s) ${nodes.map((n) => n + 1).join(',')}, which answered it` +
+      (f.leftovers.length ? '' : ' (found at quiescence)'));
   }
   const losses = nemesis.filter((n): n is Extract<NemesisEvent, { kind: 'data-loss' }> => n.kind === 'data-loss');
   // A loss at an instant counts inside [from, to]; a loss over a window, if the windows meet.
@@ -80,6 +90,13 @@ export function checkHygiene(locks: Iterable<LockRecord>, nemesis: readonly Neme
     }
     const votes = rec.releaseVotes;
     if (votes === null || rec.releaseOk === null) continue;
+    // Released: its key must be gone from every node that granted it and answered the release
+    // (deleted it, or found nothing of ours); one run of commands, in order, on that node.
+    const kept = (liveByAttempt.get(rec.lock) ?? []).filter((n) => rec.grantVotes[n] === 'f' && (votes[n] === 'f' || votes[n] === 'n'));
+    if (kept.length) {
+      result.leftovers++;
+      note(`${rec.lock} on ${rec.resource} was released, yet its key was still on node(s) ${kept.map((n) => n + 1).join(',')} at quiescence`);
+    }
     for (let node = 0; node < votes.length; node++) {
       const granted = rec.grantVotes[node];
       const released = votes[node];

@@ -24,9 +24,10 @@ export type ClientEvent =
   | { e: 'acquire-ok'; lock: string; t: Ns; validUntil: Ns; fence: number | null; votes: VoteString; validityAtReturnMs: number }
   /**
    * `leftovers`: nodes that answered the rejected acquire yet held one of its keys right after the
-   * rejection (read by scripts/chaos/leftovers.ts; absent when not read); `unread`: nodes not read.
+   * rejection (read by scripts/chaos/leftovers.ts; absent when not read); `unread`: nodes not read;
+   * `pending`: the error's cleanupPending (nodes where its keys may remain).
    */
-  | { e: 'acquire-fail'; lock: string; t: Ns; error: string; leftovers?: number[]; unread?: number }
+  | { e: 'acquire-fail'; lock: string; t: Ns; error: string; leftovers?: number[]; unread?: number; pending?: number[] }
   | { e: 'extend-invoke'; lock: string; t: Ns }
   | { e: 'extend-ok'; lock: string; t: Ns; validUntil: Ns }
   | { e: 'extend-fail'; lock: string; t: Ns; error: string }
@@ -70,6 +71,27 @@ export interface PhaseHistory {
   nemesis: readonly NemesisEvent[];
   /** Lock keys still on a node after quiescence + ttl. */
   leakedKeys: readonly LeakedKey[];
+  /** Lock keys on the nodes at quiescence, before the leases ran out (absent: not scanned). */
+  liveKeys?: readonly LiveKey[];
+}
+
+/** The holder-metadata field in which every chaos acquire writes its lock id (so a key names its acquire). */
+export const ATTEMPT_FIELD = 'attempt';
+
+/** The lock id a lock value's metadata names (ATTEMPT_FIELD), or null. */
+export function attemptOf(value: string): string | null {
+  const at = value.indexOf(`"${ATTEMPT_FIELD}":"`);
+  if (at < 0) return null;
+  const start = at + ATTEMPT_FIELD.length + 4;
+  const end = value.indexOf('"', start);
+  return end < 0 ? null : value.slice(start, end);
+}
+
+/** A lock key read at quiescence (the clients stopped, the leases not yet over), with its value. */
+export interface LiveKey {
+  node: number;
+  key: string;
+  value: string;
 }
 
 export interface LeakedKey {

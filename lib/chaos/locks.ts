@@ -44,6 +44,8 @@ export interface AcquireFailure {
   latencyNs: Ns;
   /** Nodes that answered the acquire yet held one of its keys right after the rejection (empty: none, or not read). */
   leftovers: number[];
+  /** The rejection's cleanupPending (null: not logged). */
+  pending: number[] | null;
 }
 
 export interface LockIndex {
@@ -75,7 +77,8 @@ export function indexLocks(events: readonly ClientEvent[]): LockIndex {
       }
       case 'acquire-fail': {
         const inv = invokes.get(ev.lock);
-        if (inv) failures.push({ lock: ev.lock, client: inv.client, resource: inv.resource, error: ev.error, latencyNs: ev.t - inv.t, leftovers: ev.leftovers ?? [] });
+        if (inv) failures.push({ lock: ev.lock, client: inv.client, resource: inv.resource, error: ev.error, latencyNs: ev.t - inv.t, leftovers: ev.leftovers ?? [],
+          pending: ev.pending ?? null });
         break;
       }
       case 'extend-invoke':

@@ -144,6 +144,14 @@ export const MUTANTS: readonly Mutant[] = [
     cycles: 2,
   },
   {
+    // A release that says it deleted but leaves the key to expire.
+    name: 'release-keeps-key',
+    description: 'a release reports the key deleted but leaves it',
+    patches: [{ file: 'scripts/release.lua', find: "    redis.call('DEL', KEYS[i])", replace: "    redis.call('EXISTS', KEYS[i])" }],
+    nemeses: ['none', 'none'],
+    cycles: 2,
+  },
+  {
     name: 'fence-no-increment',
     description: 'fence = max(registers) without +1',
     patches: [{ file: 'fence-round.ts', find: '  const fence = max + 1;', replace: '  const fence = max;' }],

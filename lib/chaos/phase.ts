@@ -8,7 +8,7 @@ import type { ClientEvent, NemesisEvent, RegisterRecord } from './history';
 import { NEMESES, type Fault, type NemesisContext, type NemesisName, type NetworkPath } from './nemeses';
 import { Rng } from './random';
 import {
-  clientSettings, markPrefixClean, now, readCommandStats, readJsonLines, recorder, resetCommandStats, scanLeakedKeys,
+  clientSettings, markPrefixClean, now, readCommandStats, readJsonLines, recorder, resetCommandStats, scanLeakedKeys, scanLiveKeys,
   type CoreBuild, type RunContext,
 } from './run-context';
 import { commandCost, type CommandCost } from './stats';
@@ -154,7 +154,9 @@ export async function runPhase(run: RunContext, spec: PhaseSpec): Promise<PhaseO
   const durationMs = performance.now() - started;
   step(`clients stopped (${successes()} acquisitions, ${ctx.cycle} cycles)`);
 
-  // Quiescence: every fault healed and every client stopped; let every lease run out.
+  // Quiescence: every fault healed and every client stopped. Read the keys while they would still
+  // be live (what a rejected or released acquire left), then let every lease run out.
+  const liveKeys = await scanLiveKeys(run, keyPrefix);
   await sleep(ttl + 300);
   const leakedKeys = await scanLeakedKeys(run, keyPrefix);
   const commandStats = await readCommandStats(run);
@@ -165,7 +167,7 @@ export async function runPhase(run: RunContext, spec: PhaseSpec): Promise<PhaseO
 
   const events = [...logs, ...trials.flatMap((t) => t.logs)].flatMap((path) => readJsonLines<ClientEvent>(path));
   const register = readJsonLines<RegisterRecord>(registerPath);
-  const analysis = analyzePhase({ events, register, nemesis: nemesisLog, leakedKeys }, { toleranceMs: ttl / 2, end: now(run) });
+  const analysis = analyzePhase({ events, register, nemesis: nemesisLog, leakedKeys, liveKeys }, { toleranceMs: ttl / 2, end: now(run) });
   return {
     id: spec.id, nemesis: spec.nemesis, title: nemesis.title, core: spec.core.name, durationMs: Math.round(durationMs), cycles: ctx.cycle,
     faults, analysis, cost: commandCost(commandStats, analysis.acquisitions.successes),

@@ -37,7 +37,7 @@ export function renderMarkdown(r: ChaosReport): string {
   for (const n of r.nemeses) {
     lines.push(`| ${n.nemesis} | ${n.network} | ${num(n.successes)} (${num(n.successesUnderFault)})${n.shortfall ? ' ⚠' : ''} | ${failureClasses(n)} | ` +
       `${n.overlaps} | ${n.fenceViolations} | ${n.staleAcceptedFenced} / ${n.staleAcceptedUnfenced} | ${n.rejectedFenced} | ${n.leakedKeys} | ` +
-      `${n.foreignDeletes} | ${n.expiredGrants} | ${n.lateExtends} | ${n.rejectedLeftovers} | ${num(n.p50Ms, 1)} / ${num(n.p99Ms, 1)} | ` +
+      `${n.foreignDeletes} | ${n.expiredGrants} | ${n.lateExtends} | ${n.leftovers} | ${num(n.p50Ms, 1)} / ${num(n.p99Ms, 1)} | ` +
       `${num(n.commandsPerAcquisition, 1)} (${num(n.scriptCallsPerAcquisition, 1)})${n.costApproximate ? ' ≥' : ''} | ${badge(n.passed)} |`);
   }
   lines.push('', 'Nemeses:', '');

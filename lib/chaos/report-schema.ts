@@ -42,7 +42,7 @@ export const nemesisReportSchema = z.object({
     passed: z.boolean(),
   }).nullable().default(null),
   /** Rejected acquires that left a key on a node that answered them (reports before it: 0). */
-  rejectedLeftovers: z.number().int().default(0),
+  leftovers: z.number().int().default(0),
   minValidityAtReturnMs: z.number().nullable(),
   p50Ms: z.number().nullable(),
   p99Ms: z.number().nullable(),

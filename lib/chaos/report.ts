@@ -34,7 +34,7 @@ export function nemesisReport(outcome: PhaseOutcome): NemesisReport {
     failures: a.acquisitions.failures, failuresByClass: a.acquisitions.failuresByClass,
     overlaps: a.overlap.overlaps, fenceViolations: f.grantOrderViolations + f.registerViolations + f.duplicateFences,
     staleAcceptedFenced: f.staleAcceptedFenced, staleAcceptedUnfenced: f.staleAcceptedUnfenced, rejectedFenced: f.rejectedFenced,
-    leakedKeys: h.leakedKeys, foreignDeletes: h.foreignDeletes, expiredGrants: h.expiredGrants, lateExtends: h.lateExtends, rejectedLeftovers: h.rejectedLeftovers,
+    leakedKeys: h.leakedKeys, foreignDeletes: h.foreignDeletes, expiredGrants: h.expiredGrants, lateExtends: h.lateExtends, leftovers: h.leftovers,
     minValidityAtReturnMs: h.minValidityAtReturnMs,
     p50Ms: a.acquisitions.p50Ms, p99Ms: a.acquisitions.p99Ms,
     commandsPerAcquisition: cost.commandsPerAcquisition, scriptCallsPerAcquisition: cost.scriptCallsPerAcquisition,

@@ -3,7 +3,7 @@ import type { Redis } from 'ioredis';
 import type { ClusterSupervisor } from '../cluster';
 import { markNodeClean } from '../redlock/epoch';
 import { parseJsonLines } from './event-log';
-import type { LeakedKey, NemesisAction, NemesisEvent } from './history';
+import type { LeakedKey, LiveKey, NemesisAction, NemesisEvent } from './history';
 import { nowNs } from './history';
 import type { ClientLinks, SkewLinks } from './links';
 import type { ChaosProfile } from './profiles';
@@ -63,6 +63,24 @@ export async function resetCommandStats(run: RunContext): Promise<void> {
 
 export async function readCommandStats(run: RunContext): Promise<Record<string, number>[]> {
   return Promise.all(run.direct.map(async (c) => parseCommandStats(await c.info('commandstats'))));
+}
+
+/** Every lock key of `keyPrefix` on every node, with its value (a key gone between the scan and the read is skipped). */
+export async function scanLiveKeys(run: RunContext, keyPrefix: string): Promise<LiveKey[]> {
+  const live: LiveKey[] = [];
+  await Promise.all(run.direct.map(async (c, node) => {
+    let cursor = '0';
+    do {
+      const [next, keys] = await c.scan(cursor, 'MATCH', `${keyPrefix}lock:*`, 'COUNT', 1000);
+      cursor = next;
+      const values = keys.length ? await c.mget(keys) : [];
+      keys.forEach((key, i) => {
+        const value = values[i];
+        if (typeof value === 'string') live.push({ node, key, value });
+      });
+    } while (cursor !== '0');
+  }));
+  return live;
 }
 
 /** Lock keys of `keyPrefix` still alive on any node (the epoch and fence keys have no TTL by design). */

@@ -5,11 +5,11 @@
  */
 import { pathToFileURL } from 'node:url';
 import { EventLog } from '../../lib/chaos/event-log';
-import { encodeVotes, NS_PER_MS, nowNs } from '../../lib/chaos/history';
+import { ATTEMPT_FIELD, encodeVotes, NS_PER_MS, nowNs } from '../../lib/chaos/history';
 import { RegisterClient } from '../../lib/chaos/register-client';
 import type { ClientSettings, ClientToRunner, LoopConfig, RpcOp, RunnerToClient } from '../../lib/chaos/worker-protocol';
 import type * as Core from '../../lib/redlock';
-import { ATTEMPT_FIELD, LeftoverReader } from './leftovers';
+import { LeftoverReader } from './leftovers';
 import { errorClass, failure, runLockLoop, write } from './lock-loop';
 
 /** argv: <client index> <run origin (hrtime ns)> <lock core to preload>. */

@@ -8,9 +8,7 @@
  * proves nothing and is counted as unread.
  */
 import { Redis } from 'ioredis';
-
-/** The metadata field that names the acquire a lock value belongs to. */
-export const ATTEMPT_FIELD = 'attempt';
+import { attemptOf } from '../../lib/chaos/history';
 
 export interface LeftoverReport {
   /** Nodes (0-based) that answered the attempt and still hold one of its keys. */
@@ -33,13 +31,12 @@ export class LeftoverReader {
 
   /** Read `key` on every node not in `pending` and name those where `attempt`'s value is still there. */
   async check(key: string, attempt: string, pending: readonly number[]): Promise<LeftoverReport> {
-    const marker = `"${ATTEMPT_FIELD}":${JSON.stringify(attempt)}`;
     const report: LeftoverReport = { leftovers: [], unread: 0 };
     await Promise.all(this.nodes.map(async (node, i) => {
       if (pending.includes(i)) return;
       try {
         const value = await node.get(key);
-        if (value !== null && value.includes(marker)) report.leftovers.push(i);
+        if (value !== null && attemptOf(value) === attempt) report.leftovers.push(i);
       } catch {
         report.unread++;
       }

@@ -3,13 +3,13 @@
  * register with the lock's fence → hold (short, long with extensions, or abandoned at the end of
  * its validity) → write again → release. Every step is logged with its CLOCK_MONOTONIC time.
  */
-import { encodeVotes, NS_PER_MS, nowNs, type ClientEvent } from '../../lib/chaos/history';
+import { ATTEMPT_FIELD, encodeVotes, NS_PER_MS, nowNs, type ClientEvent } from '../../lib/chaos/history';
 import type { EventLog } from '../../lib/chaos/event-log';
 import { Rng } from '../../lib/chaos/random';
 import type { RegisterClient } from '../../lib/chaos/register-client';
 import type { ClientToRunner, LoopConfig } from '../../lib/chaos/worker-protocol';
 import type { Lock, Redlock } from '../../lib/redlock';
-import { ATTEMPT_FIELD, cleanupPendingOf, type LeftoverReader } from './leftovers';
+import { cleanupPendingOf, type LeftoverReader } from './leftovers';
 
 export interface LoopContext {
   client: number;
@@ -151,5 +151,5 @@ export async function failure(ctx: Pick<LoopContext, 'redlock' | 'leftovers'>, l
   const pending = cleanupPendingOf(err);
   if (pending === null) return { e: 'acquire-fail', lock: lockId, t, error: errorClass(err) };
   const read = await ctx.leftovers.check(ctx.redlock.lockKey(resource), lockId, pending);
-  return { e: 'acquire-fail', lock: lockId, t, error: errorClass(err), leftovers: read.leftovers, unread: read.unread };
+  return { e: 'acquire-fail', lock: lockId, t, error: errorClass(err), leftovers: read.leftovers, unread: read.unread, pending: [...pending] };
 }

@@ -140,11 +140,29 @@ describe('checker 3: hygiene', () => {
     ];
     const { locks, failures } = indexLocks([...rejected('left', [3, 4]), ...rejected('clean', []), ...rejected('unread')]);
     const result = checkHygiene(locks.values(), [], [], 50, failures);
-    expect(result.rejectedLeftovers).toBe(1);
+    expect(result.leftovers).toBe(1);
     expect(result.examples.join('\n')).toMatch(/left on f:r1 was rejected \(LockContendedError\) and left its key on node\(s\) 4,5/);
     // The phase's verdict counts it as a violation of the hygiene checker.
     const phase = analyzePhase({ events: rejected('left', [2]), register: [], nemesis: [], leakedKeys: [] }, { toleranceMs: 50, end: 10 * MS });
     expect(phase).toMatchObject({ violations: 1, caughtBy: ['hygiene'] });
+  });
+
+  it('keys read at quiescence: a released lock\'s on a node that answered its release, or a rejected acquire\'s outside its cleanupPending, are leftovers', () => {
+    const value = (id: string) => `tok {"owner":"x","attempt":"${id}","ttlMs":"100"}`;
+    // a: released; node 2 deleted it ('f'), node 5's release timed out ('t').
+    const released = lockEvents({ id: 'a', ok: 0, validUntil: 100, release: 50, releaseVotes: 'fffft' });
+    const rejected: ClientEvent[] = [
+      { e: 'acquire-invoke', lock: 'r', client: 1, resource: 'f:r1', fenced: true, t: 0 },
+      { e: 'acquire-fail', lock: 'r', t: 5 * MS, error: 'QuorumUnavailableError', leftovers: [], unread: 0, pending: [3] },
+    ];
+    const { locks, failures } = indexLocks([...released, ...rejected]);
+    const live = (keys: Array<[number, string]>) => keys.map(([node, id]) => ({ node, key: `p:lock:${id}`, value: value(id) }));
+    const check = (keys: Array<[number, string]>) => checkHygiene(locks.values(), [], [], 50, failures, live(keys));
+    expect(check([[4, 'a'], [3, 'r']]).leftovers).toBe(0);
+    const found = check([[1, 'a'], [0, 'r']]);
+    expect(found.leftovers).toBe(2);
+    expect(found.examples.join('\n')).toMatch(/a on f:r0 was released, yet its key was still on node\(s\) 2 at quiescence/);
+    expect(found.examples.join('\n')).toMatch(/r on f:r1 was rejected \(QuorumUnavailableError\) and left its key on node\(s\) 1, which answered it \(found at quiescence\)/);
   });
 
   it('a clean history passes', () => {
