@@ -1,4 +1,4 @@
-import { Redlock } from '../../lib/redlock';
+import { lockKey, Redlock } from '../../lib/redlock';
 import { OUR_PREFIX } from '../harness/cluster';
 import { pick, type BenchContext, type Workload } from '../harness/context';
 import { closePeers, createPeers, PEER_LABELS, type LockClient, type PeerId } from '../harness/peers';
@@ -57,7 +57,7 @@ async function staleMajorityCommands(ctx: BenchContext, peer: LockClient, id: Pe
   const { cluster } = ctx;
   const resource = `stale-${run}-${id}`;
   // Each library's key for the resource: write the foreign values under every layout's name.
-  const keys = [`${OUR_PREFIX}lock:${resource}`, `nr:${resource}`, `ss:${resource}`, resource];
+  const keys = [lockKey(OUR_PREFIX, resource), `nr:${resource}`, `ss:${resource}`, resource];
   for (const [i, token] of [[0, 'stale-a'], [1, 'stale-a'], [2, 'stale-b']] as const) {
     for (const key of keys) await cluster.admin[i]!.set(key, token, 'PX', 30_000);
   }

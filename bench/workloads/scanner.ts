@@ -2,7 +2,7 @@ import { register } from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Redis } from 'ioredis';
-import { ensureReady, pageLocks, snapshot } from '../../lib/inspect';
+import { ensureReady, lockPattern, pageLocks, snapshot } from '../../lib/inspect';
 import { OUR_PREFIX, redisCpuSeconds, type BenchCluster } from '../harness/cluster';
 import type { BenchContext, Workload } from '../harness/context';
 import { atMost, row, type Section } from '../harness/report';
@@ -62,7 +62,7 @@ async function naiveScan(clients: readonly Redis[]): Promise<number> {
     const pttls: number[] = [];
     let cursor = '0';
     do {
-      const [next, batch] = await client.scan(cursor, 'MATCH', `${OUR_PREFIX}lock:*`, 'COUNT', 1_000);
+      const [next, batch] = await client.scan(cursor, 'MATCH', lockPattern(OUR_PREFIX), 'COUNT', 1_000);
       cursor = next;
       if (batch.length === 0) continue;
       const pipeline = client.pipeline();

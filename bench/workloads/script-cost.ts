@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import NodeRedlock from 'redlock';
-import { lockValue, resolveSettings } from '../../lib/redlock';
+import { epochKey, lockKey, lockValue, releaseChannel, resolveSettings } from '../../lib/redlock';
 import { prepareAcquire } from '../../lib/redlock/request';
 import { PROBE_FIELDS, probeScript } from '../../lib/redlock/grant-plan';
 import { ACQUIRE_SCRIPT, FENCE_SCRIPT, RELEASE_SCRIPT } from '../../lib/redlock/scripts';
@@ -60,14 +60,14 @@ export async function scriptCosts(client: Redis): Promise<Row[]> {
   const req = prepareAcquire(settings, 'cost', TTL_MS, { fenced: false });
   const metaHead = `${req.metaHead},"acquiredAt":"${Date.now()}"`;
   const value = lockValue(TOKEN, `${metaHead}}`);
-  const lock = (resource: string) => `${OUR_PREFIX}lock:${resource}`;
+  const lock = (resource: string) => lockKey(OUR_PREFIX, resource);
   // The fast probe read after the grant (lib/redlock/grant-group.ts: one transaction of SCRIPT
   // EXISTS and HMGET). Its script is loaded here by hand, which only a measurement may do (the
   // lock core loads it by a check alone), so that the proof answers 1 as on a checked node.
-  const probe = probeScript(`${OUR_PREFIX}epoch`, '2', MAX_TTL_MS);
+  const probe = probeScript(epochKey(OUR_PREFIX), '2', MAX_TTL_MS);
   await client.script('LOAD', probe.source);
   const grant = (resource: string) => [['SET', lock(resource), value, 'NX', 'GET', 'PX', TTL_MS],
-    ['MULTI'], ['SCRIPT', 'EXISTS', probe.sha], ['HMGET', `${OUR_PREFIX}epoch`, ...PROBE_FIELDS], ['EXEC']];
+    ['MULTI'], ['SCRIPT', 'EXISTS', probe.sha], ['HMGET', epochKey(OUR_PREFIX), ...PROBE_FIELDS], ['EXEC']];
   const release = (resource: string, channel: string) =>
     [['EVALSHA', RELEASE_SCRIPT.sha, 1, lock(resource), TOKEN, channel, resource]];
 
@@ -81,8 +81,8 @@ export async function scriptCosts(client: Redis): Promise<Row[]> {
     const b = r('b');
     const c = r('c');
     costs[0]!.push(await perCall(client, (i) => grant(a(i))));
-    costs[2]!.push(await perCall(client, (i) => [['EVALSHA', FENCE_SCRIPT.sha, 2, `${OUR_PREFIX}epoch`, lock(a(i)), TOKEN, 1, `${metaHead},"fence":"1"}`]]));
-    costs[3]!.push(await perCall(client, (i) => release(a(i), `${OUR_PREFIX}released`)));
+    costs[2]!.push(await perCall(client, (i) => [['EVALSHA', FENCE_SCRIPT.sha, 2, epochKey(OUR_PREFIX), lock(a(i)), TOKEN, 1, `${metaHead},"fence":"1"}`]]));
+    costs[3]!.push(await perCall(client, (i) => release(a(i), releaseChannel(OUR_PREFIX))));
     costs[1]!.push(await perCall(client, (i) => [['EVALSHA', ACQUIRE_SCRIPT.sha, 1, lock(b(i)), value, TTL_MS]]));
     costs[4]!.push(await perCall(client, (i) => release(b(i), '')));
     costs[5]!.push(await perCall(client, (i) => [['EVALSHA', sha(nrAcquire), 1, `nr:${c(i)}`, TOKEN, TTL_MS]]));

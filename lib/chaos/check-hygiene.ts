@@ -63,14 +63,14 @@ export function checkHygiene(locks: Iterable<LockRecord>, nemesis: readonly Neme
 
   const stops = clientStops(nemesis);
   for (const rec of locks) {
-    // Validity at return in the client process's own running time: the time the runner kept it
-    // stopped during the acquire is not counted. Such a stop lands at a moment of the runner's
-    // choosing, possibly between the core's decision and the return (a grant decided with 300 ms
-    // left and returned after an 800 ms stop is not a grant without validity); before the decision
-    // it changes nothing, since the core's clock runs through it and it decides after. The
-    // mid-acquire stops that test the validity rule are self-stops: they land before the replies are
-    // read, so before any decision, and are counted like any other time.
-    const stoppedMs = stoppedDuring(stops, rec.client, rec.invoke, rec.ok) / NS_PER_MS;
+    // Validity at return in the client process's own running time after the core's decision: the
+    // time the runner kept the process stopped between the decision (the core's 'acquire' event,
+    // logged by the client) and the return is not counted. Such a stop lands at a moment of the
+    // runner's choosing (a grant decided with 300 ms left and returned after an 800 ms stop is not a
+    // grant without validity). A stop before the decision counts: the core's clock runs through it,
+    // and a core that grants after it with no validity left is what this check is for. Without a
+    // logged decision nothing is forgiven.
+    const stoppedMs = rec.decided === null ? 0 : stoppedDuring(stops, rec.client, rec.decided, rec.ok) / NS_PER_MS;
     const validity = rec.validityAtReturnMs + stoppedMs;
     if (result.minValidityAtReturnMs === null || validity < result.minValidityAtReturnMs) {
       result.minValidityAtReturnMs = validity;

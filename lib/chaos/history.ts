@@ -21,7 +21,8 @@ export type ClientEvent =
    * `validUntil`: the validity end the client computed at the grant (t + lock.validityMs).
    * `validityAtReturnMs`: lock.expiresAt − Date.now() right after acquire() returned (may be < 0).
    */
-  | { e: 'acquire-ok'; lock: string; t: Ns; validUntil: Ns; fence: number | null; votes: VoteString; validityAtReturnMs: number }
+  /** `decided`: when the core decided the grant (its 'acquire' event), if the client recorded it. */
+  | { e: 'acquire-ok'; lock: string; t: Ns; validUntil: Ns; fence: number | null; votes: VoteString; validityAtReturnMs: number; decided?: Ns }
   /**
    * `leftovers`: nodes that answered the rejected acquire yet held one of its keys right after the
    * rejection (read by scripts/chaos/leftovers.ts; absent when not read); `unread`: nodes not read;

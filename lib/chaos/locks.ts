@@ -16,6 +16,8 @@ export interface LockRecord {
   fence: number | null;
   grantVotes: VoteString;
   validityAtReturnMs: number;
+  /** When the core decided the grant, if the client recorded it (null: unknown). */
+  decided: Ns | null;
   releaseInvoke: Ns | null;
   releaseOk: Ns | null;
   releaseVotes: VoteString | null;
@@ -71,7 +73,7 @@ export function indexLocks(events: readonly ClientEvent[]): LockIndex {
         locks.set(ev.lock, {
           lock: ev.lock, client: inv.client, resource: inv.resource, fenced: inv.fenced, invoke: inv.t, ok: ev.t,
           grantValidUntil: ev.validUntil, validUntil: ev.validUntil, fence: ev.fence, grantVotes: ev.votes,
-          validityAtReturnMs: ev.validityAtReturnMs, releaseInvoke: null, releaseOk: null, releaseVotes: null, extends: 0, lateExtends: [],
+          validityAtReturnMs: ev.validityAtReturnMs, decided: ev.decided ?? null, releaseInvoke: null, releaseOk: null, releaseVotes: null, extends: 0, lateExtends: [],
         });
         break;
       }

@@ -70,10 +70,11 @@ export interface Nemesis {
    */
   targeted?: TrialKind;
   /**
-   * Every client reaches a quorum of nodes the whole time: acquires must not fail for unavailability
-   * nor collapse in throughput (the liveness verdict, lib/chaos/liveness.ts).
+   * Every client reaches a quorum of nodes the whole time, with a node to spare or a bare one:
+   * acquires must not fail for unavailability nor collapse in throughput (the liveness verdict,
+   * lib/chaos/liveness.ts).
    */
-  keepsQuorum?: boolean;
+  keepsQuorum?: 'spare' | 'bare';
   /** Nodes restart in this phase, so their command counts start over (the cost is a lower bound). */
   restartsNodes?: boolean;
   /** Before the first cycle / after the last heal (e.g. switch the nodes' persistence). */
@@ -152,17 +153,17 @@ async function crash(ctx: NemesisContext, persistence: 'aof-always' | 'none'): P
 }
 
 export const NEMESES: Readonly<Record<NemesisName, Nemesis>> = {
-  'none': { name: 'none', keepsQuorum: true, title: 'no fault', network: 'direct', fault: async () => null, healMs: () => 500 },
+  'none': { name: 'none', keepsQuorum: 'spare', title: 'no fault', network: 'direct', fault: async () => null, healMs: () => 500 },
   'late-extend': {
     // No fault: the danger is the clients' own timing. The long loops' holds mostly make one extend
     // from a twentieth of the ttl before their validity ends to a fifth after it (the keys are still
     // there then): every one after the end must be refused (the hygiene checker's late extends).
-    name: 'late-extend', keepsQuorum: true, title: 'extends right around the end of the validity (no fault)', network: 'direct',
+    name: 'late-extend', keepsQuorum: 'spare', title: 'extends right around the end of the validity (no fault)', network: 'direct',
     holds: { lateExtendShare: 0.8, extendShare: 0.05, abandonShare: 0.05 },
     fault: async () => null, healMs: () => 500,
   },
   'blackhole-minority': {
-    name: 'blackhole-minority', keepsQuorum: true, title: 'blackhole 1–2 nodes (a minority) for 1–3 × ttl', network: 'node-proxies',
+    name: 'blackhole-minority', keepsQuorum: 'bare', title: 'blackhole 1–2 nodes (a minority) for 1–3 × ttl', network: 'node-proxies',
     fault: (ctx) => blackhole(ctx, ctx.rng.int(1, 2), 1, 3), healMs: (ctx) => ttls(ctx, 0.5, 1),
   },
   'blackhole-majority': {
@@ -172,7 +173,7 @@ export const NEMESES: Readonly<Record<NemesisName, Nemesis>> = {
     fault: (ctx) => blackhole(ctx, 3, 1.2, 2), healMs: (ctx) => ttls(ctx, 1, 1.5),
   },
   'ring-partition': {
-    name: 'ring-partition', keepsQuorum: true, title: 'ring partition: client i reaches nodes i…i+2 only (dropped or refused links)', network: 'client-links',
+    name: 'ring-partition', keepsQuorum: 'bare', title: 'ring partition: client i reaches nodes i…i+2 only (dropped or refused links)', network: 'client-links',
     fault: async (ctx) => {
       const n = ctx.supervisor.size;
       const mode = ctx.cycle % 2 === 0 ? { kind: 'blackhole' as const } : { kind: 'reset' as const };
@@ -222,7 +223,7 @@ export const NEMESES: Readonly<Record<NemesisName, Nemesis>> = {
     healMs: (ctx) => ttls(ctx, 0.5, 1.5),
   },
   'skew': {
-    name: 'skew', keepsQuorum: true, title: 'clocks of 3–5 nodes run fast by 60–90 % of driftFactor (leases end early)', network: 'skew',
+    name: 'skew', keepsQuorum: 'spare', title: 'clocks of 3–5 nodes run fast by 60–90 % of driftFactor (leases end early)', network: 'skew',
     // Waiters retry fast, so that a lease that ends early is taken over inside the drift window.
     holds: { abandonShare: 0.7, extendShare: 0.1, hotAbandonShare: 0.03 }, settings: () => ({ retryDelayMs: 10, retryJitterMs: 10 }),
     fault: async (ctx) => {
@@ -238,7 +239,7 @@ export const NEMESES: Readonly<Record<NemesisName, Nemesis>> = {
     healMs: (ctx) => ttls(ctx, 0.25, 0.5),
   },
   'pause-node': {
-    name: 'pause-node', keepsQuorum: true, title: 'pause one redis-server (SIGSTOP) for 0.5–3 × ttl', network: 'direct',
+    name: 'pause-node', keepsQuorum: 'spare', title: 'pause one redis-server (SIGSTOP) for 0.5–3 × ttl', network: 'direct',
     fault: async (ctx) => {
       const node = ctx.rng.int(0, ctx.supervisor.size - 1);
       await ctx.supervisor.pause(node + 1);
@@ -258,7 +259,7 @@ export const NEMESES: Readonly<Record<NemesisName, Nemesis>> = {
     fault: (ctx) => crash(ctx, 'none'), healMs: (ctx) => ttls(ctx, 1, 2),
   },
   'pause-client': {
-    name: 'pause-client', keepsQuorum: true, title: 'pause a client process (SIGSTOP) for 2 × ttl: the holder, or one in the middle of an acquire',
+    name: 'pause-client', keepsQuorum: 'spare', title: 'pause a client process (SIGSTOP) for 2 × ttl: the holder, or one in the middle of an acquire',
     network: 'direct', reportHolds: true, minCycles: 8,
     // Holds long enough (up to 40 ms) that a pause lands inside one.
     holds: { shortMaxMs: 40 },

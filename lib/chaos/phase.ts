@@ -156,7 +156,7 @@ export async function runPhase(run: RunContext, spec: PhaseSpec): Promise<PhaseO
 
   // Quiescence: every fault healed and every client stopped. Read the keys while they would still
   // be live (what a rejected or released acquire left), then let every lease run out.
-  const liveKeys = await scanLiveKeys(run, keyPrefix);
+  const liveKeys = await scanLiveKeys(run, [keyPrefix, ...trials.map((t) => t.prefix)]);
   await sleep(ttl + 300);
   const leakedKeys = await scanLeakedKeys(run, keyPrefix);
   const commandStats = await readCommandStats(run);

@@ -77,8 +77,9 @@ export function buildReport(input: ReportInput): ChaosReport {
   const baseline = nemeses.find((n) => n.nemesis === 'none');
   const baselinePerS = baseline && baseline.durationMs > 0 ? baseline.successes / (baseline.durationMs / 1000) : null;
   for (const [i, n] of nemeses.entries()) {
-    if (!NEMESES[input.phases[i]!.nemesis].keepsQuorum) continue;
-    n.liveness = judgeLiveness(n, baselinePerS);
+    const quorum = NEMESES[input.phases[i]!.nemesis].keepsQuorum;
+    if (!quorum) continue;
+    n.liveness = judgeLiveness(n, baselinePerS, quorum);
     if (!n.liveness.passed) {
       n.passed = false;
       failures.push(livenessFailure(n.nemesis, n.liveness));

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import type { Redis } from 'ioredis';
 import type { ClusterSupervisor } from '../cluster';
 import { markNodeClean } from '../redlock/epoch';
+import { lockPattern } from '../redlock/keys';
 import { parseJsonLines } from './event-log';
 import type { LeakedKey, LiveKey, NemesisAction, NemesisEvent } from './history';
 import { nowNs } from './history';
@@ -65,13 +66,13 @@ export async function readCommandStats(run: RunContext): Promise<Record<string, 
   return Promise.all(run.direct.map(async (c) => parseCommandStats(await c.info('commandstats'))));
 }
 
-/** Every lock key of `keyPrefix` on every node, with its value (a key gone between the scan and the read is skipped). */
-export async function scanLiveKeys(run: RunContext, keyPrefix: string): Promise<LiveKey[]> {
+/** Every lock key of these prefixes on every node, with its value (a key gone between the scan and the read is skipped). */
+export async function scanLiveKeys(run: RunContext, keyPrefixes: readonly string[]): Promise<LiveKey[]> {
   const live: LiveKey[] = [];
-  await Promise.all(run.direct.map(async (c, node) => {
+  await Promise.all(run.direct.flatMap((c, node) => keyPrefixes.map(async (keyPrefix) => {
     let cursor = '0';
     do {
-      const [next, keys] = await c.scan(cursor, 'MATCH', `${keyPrefix}lock:*`, 'COUNT', 1000);
+      const [next, keys] = await c.scan(cursor, 'MATCH', lockPattern(keyPrefix), 'COUNT', 1000);
       cursor = next;
       const values = keys.length ? await c.mget(keys) : [];
       keys.forEach((key, i) => {
@@ -79,7 +80,7 @@ export async function scanLiveKeys(run: RunContext, keyPrefix: string): Promise<
         if (typeof value === 'string') live.push({ node, key, value });
       });
     } while (cursor !== '0');
-  }));
+  })));
   return live;
 }
 

@@ -9,6 +9,7 @@ import { findRedisServer, redisServerVersion } from '../cluster';
 import { runControls, type ControlOutcome } from './controls';
 import { buildMutant } from './mutant-build';
 import { MUTANTS } from './mutants';
+import { judgeLiveness, livenessFailure } from './liveness';
 import { NEMESES, NEMESIS_NAMES, type NemesisName } from './nemeses';
 import { runPhase, type PhaseOutcome } from './phase';
 import type { ChaosProfile } from './profiles';
@@ -43,7 +44,12 @@ async function leaseShas(builds: readonly CoreBuild[]): Promise<string[]> {
   return [...shas];
 }
 
-async function runMutant(run: RunContext, build: CoreBuild, name: string, seed: number): Promise<MutantReport> {
+/**
+ * Run a mutant against its nemeses until one catches it: a safety violation, or (where the nemesis
+ * keeps a quorum, and the real core's no-fault phase ran for a baseline) a liveness failure, e.g. a
+ * core whose failed attempts leave their keys and say nothing remains collapses in throughput.
+ */
+async function runMutant(run: RunContext, build: CoreBuild, name: string, seed: number, baselinePerS: number | null): Promise<MutantReport> {
   const mutant = MUTANTS.find((m) => m.name === name)!;
   const report: MutantReport = { name, description: mutant.description, caught: false, caughtBy: null, attempts: [] };
   for (const [attempt, nemesis] of mutant.nemeses.entries()) {
@@ -51,11 +57,16 @@ async function runMutant(run: RunContext, build: CoreBuild, name: string, seed: 
       id: `mutant-${name}-${attempt + 1}-${nemesis}`, nemesis, core: build, target: 0, maxMs: run.profile.mutantPhaseMs, minCycles: mutant.cycles,
       seed: seed + attempt * 7,
     });
-    report.attempts.push(mutantAttempt(outcome));
-    run.log(`mutant ${name} × ${nemesis}: ${outcome.analysis.violations} violation(s) ${outcome.analysis.caughtBy.join(', ')}`);
-    if (outcome.analysis.violations > 0) {
+    const quorum = NEMESES[nemesis].keepsQuorum;
+    const a = outcome.analysis.acquisitions;
+    const live = quorum ? judgeLiveness({ ...a, durationMs: outcome.durationMs }, baselinePerS, quorum) : null;
+    const checkers = live && !live.passed ? [...outcome.analysis.caughtBy, 'liveness'] : outcome.analysis.caughtBy;
+    const tried = mutantAttempt(outcome);
+    report.attempts.push({ ...tried, checkers, examples: live && !live.passed ? [livenessFailure(nemesis, live), ...tried.examples].slice(0, 3) : tried.examples });
+    run.log(`mutant ${name} × ${nemesis}: ${outcome.analysis.violations} violation(s) ${checkers.join(', ')}`);
+    if (checkers.length > 0) {
       report.caught = true;
-      report.caughtBy = { nemesis, checkers: outcome.analysis.caughtBy };
+      report.caughtBy = { nemesis, checkers };
       break;
     }
   }
@@ -97,8 +108,10 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
           buildMutant(root, buildRoot, MUTANTS.find((m) => m.name === name) ?? unknownMutant(name));
         controls = await runControls(run, real, seed, buildOf, options.controlNames);
       }
+      const none = phases.find((p) => p.nemesis === 'none');
+      const baselinePerS = none && none.durationMs > 0 ? none.analysis.acquisitions.successes / (none.durationMs / 1000) : null;
       for (const [i, { mutant, build }] of mutants.entries()) {
-        mutantReports.push(await runMutant(run, build, mutant.name, seed * 100 + 50 + i));
+        mutantReports.push(await runMutant(run, build, mutant.name, seed * 100 + 50 + i, baselinePerS));
       }
     } finally {
       await run.close();

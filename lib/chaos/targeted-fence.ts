@@ -58,7 +58,7 @@ export async function runFenceStallTrial(run: RunContext, spec: TrialSpec): Prom
   const label = `fence-stall: A voted for by nodes ${ids(majority)}, node ${victim + 1} stalls at the fence round`;
   const sessions = new Sessions(run, spec);
   const result: TrialResult = {
-    kind: spec.kind, id: spec.id, logs: sessions.logs, victim, majority, armed: false, defence: null, defended: false, label, detail: '',
+    kind: spec.kind, id: spec.id, prefix, logs: sessions.logs, victim, majority, armed: false, defence: null, defended: false, label, detail: '',
   };
   const notes: string[] = [];
   const stall = new StallProxy(supervisor.nodes()[victim]!.port);
@@ -71,9 +71,10 @@ export async function runFenceStallTrial(run: RunContext, spec: TrialSpec): Prom
     for (const u of unreached) run.links.set(0, u, { kind: 'blackhole' });
     stall.arm([await fenceSha(spec.core.indexPath)]);
     spec.record({ kind: 'fault', what: label });
-    // A few retries: an attempt that fails before its fence round (a timeout on a loaded box) would
-    // leave the trial without its danger; once the victim is stalled, every attempt meets it.
-    const lockA = await acquire(a, resource, CEILING_MS, 3);
+    // Retries: an attempt that fails before its fence round (a timeout on a loaded box) would leave
+    // the trial without its danger; once the victim is stalled, every attempt meets it.
+    let lockA: Granted = { granted: false };
+    for (let tries = 0; tries < 3 && !lockA.granted && stall.stalled === 0; tries++) lockA = await acquire(a, resource, CEILING_MS, 3);
     // What B will compute from (the victim and the unreached) against what A's fence round raised.
     const seen = await registers(bSees);
     const raised = await registers(confirmers);
@@ -97,9 +98,10 @@ export async function runFenceStallTrial(run: RunContext, spec: TrialSpec): Prom
     }
     notes.push(lockB.granted ? `B granted on nodes ${ids(bSees)}, fence ${lockB.fence}` : `B never granted (${lockB.error})`);
     if (lockB.granted) await b.rpc({ op: 'release', resource });
-    // The safe core's defence: A refused, as its fence could not be confirmed on a quorum.
+    // The safe core's defence: A refused, as its fence could not be confirmed on a quorum (a refusal
+    // before any fence round, the danger not in place, proves nothing).
     result.defence = lockA.granted ? `A granted with fence ${lockA.fence} confirmed on a minority` : `A refused (${lockA.error})`;
-    result.defended = !lockA.granted && lockA.error === 'QuorumUnavailableError';
+    result.defended = result.armed && !lockA.granted && lockA.error === 'QuorumUnavailableError';
   } finally {
     for (let c = 0; c < n; c++) {
       run.links.set(0, c, { kind: 'pass' });

@@ -37,7 +37,7 @@ export async function runMajorityLossTrial(run: RunContext, spec: TrialSpec): Pr
   const sessions = new Sessions(run, spec);
   const label = `lose-majority: nodes ${ids(lost)} lose their data after A's grant`;
   const result: TrialResult = {
-    kind: spec.kind, id: spec.id, logs: sessions.logs, victim, majority: lost, armed: false, defence: null, defended: false, label, detail: '',
+    kind: spec.kind, id: spec.id, prefix, logs: sessions.logs, victim, majority: lost, armed: false, defence: null, defended: false, label, detail: '',
   };
   const notes: string[] = [];
   try {

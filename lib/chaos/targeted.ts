@@ -37,7 +37,7 @@
  *   and B asks once S's quarantine would be over. Defence: S gets MaxTtlMismatchError and starts no
  *   quarantine; B's check starts one as long as the cluster's ceiling.
  */
-import { DEFAULT_SETTINGS, readEpoch, type EpochSentinel } from '../redlock';
+import { DEFAULT_SETTINGS, lockKey as keyOf, readEpoch, type EpochSentinel } from '../redlock';
 import { markNodeClean } from '../redlock/epoch';
 import type { NemesisAction } from './history';
 import { evictedKeys, evictionPolicy, evictUntil, memoryPressure, removeFillers, restartClean, type EvictionPolicy } from './node-ops';
@@ -84,6 +84,8 @@ export interface TrialSpec {
 export interface TrialResult {
   kind: TrialKind;
   id: string;
+  /** The trial's key prefix (its locks are under it). */
+  prefix: string;
   /** Event logs of the trial's client sessions (JSONL), for the checkers. */
   logs: string[];
   victim: number;
@@ -122,11 +124,11 @@ export async function runTrial(run: RunContext, spec: TrialSpec): Promise<TrialR
   const prefix = `chaos:${run.runId}:${spec.id}:`;
   const base = { maxTtlMs: ttl, retryDelayMs: 20, retryJitterMs: 10, ...spec.settings };
   const settings = clientSettings(run, prefix, base);
-  const lockKey = (resource: string) => `${prefix}lock:${resource}`;
+  const lockKey = (resource: string) => keyOf(prefix, resource);
   const v = direct[victim]!;
   const sessions = new Sessions(run, spec);
   const result: TrialResult = {
-    kind: spec.kind, id: spec.id, logs: sessions.logs, victim, majority, armed: false, defence: null, defended: false,
+    kind: spec.kind, id: spec.id, prefix, logs: sessions.logs, victim, majority, armed: false, defence: null, defended: false,
     label: `${spec.kind}: victim node ${victim + 1}, A on nodes ${ids(majority)}`, detail: '',
   };
   const notes: string[] = [`victim node ${victim + 1}, A on nodes ${ids(majority)}`];

@@ -1,7 +1,8 @@
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Redis, ReplyError } from 'ioredis';
-import { adoptGracefulRestart, EPOCH_FIELDS, epochKey, serverRunId } from '../redlock/epoch';
+import { adoptGracefulRestart, EPOCH_FIELDS, serverRunId } from '../redlock/epoch';
+import { epochKey } from '../redlock/keys';
 import type { Persistence } from './persistence';
 
 /**

@@ -4,6 +4,7 @@ import type { LockSink } from './grouping';
 import type { ScannedLock } from './quorum-view';
 import { parseMeta } from './meta';
 import { runScanBatch } from './scan-script';
+import { lockKeyPrefix, lockPattern, resourceOf } from '../redlock/keys';
 
 /** A key matching the pattern that is not a string, so not a lock (reported, never fatal). */
 export interface NonStringKey {
@@ -83,25 +84,12 @@ export const SCAN_DEFAULTS = Object.freeze({
 
 const NON_STRING_SAMPLE = 100;
 
-/** Our lock key prefix: `<keyPrefix>lock:`. */
-export function lockKeyPrefix(keyPrefix: string): string {
-  return `${keyPrefix}lock:`;
-}
+/** The lock key layout is the core's (lib/redlock/keys.ts). */
+export { escapeGlob, lockKeyPrefix, lockPattern } from '../redlock/keys';
 
-/** Escape Redis glob metacharacters (`* ? [ ] \`) so `text` matches only itself. */
-export function escapeGlob(text: string): string {
-  return text.replace(/[*?[\]\\]/g, (c) => `\\${c}`);
-}
-
-/** The MATCH pattern for our lock keys whose resource starts with `resourcePrefix`. */
-export function lockPattern(keyPrefix: string, resourcePrefix = ''): string {
-  return `${escapeGlob(lockKeyPrefix(keyPrefix))}${escapeGlob(resourcePrefix)}*`;
-}
-
-/** The resource a key names: without `<keyPrefix>lock:` in our layout, else the key itself. */
+/** The resource of a lock key of our layout; any other key names itself. */
 export function resourceOfKey(key: string, keyPrefix: string): string {
-  const prefix = lockKeyPrefix(keyPrefix);
-  return key.startsWith(prefix) ? key.slice(prefix.length) : key;
+  return resourceOf(keyPrefix, key) ?? key;
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { Redis } from 'ioredis';
+import { epochKey, legacyFenceKey } from './keys';
 import { ADOPT_RESTART_SCRIPT, MARK_CLEAN_SCRIPT } from './scripts';
 
 /**
@@ -51,19 +52,6 @@ export interface EpochSentinel {
   serverStartedAt?: number;
   /** The node's fence register (0 when none). */
   fence: number;
-}
-
-export function epochKey(keyPrefix: string): string {
-  return `${keyPrefix}epoch`;
-}
-
-/**
- * Where the fence register lived before it moved into the sentinel hash (`<prefix>fence`, a
- * string). The first check of a node folds it into the hash with max and deletes it; nothing
- * writes it any more.
- */
-export function legacyFenceKey(keyPrefix: string): string {
-  return `${keyPrefix}fence`;
 }
 
 /** The node's fence register, or 0 when it has none (a register not yet folded in counts too). */

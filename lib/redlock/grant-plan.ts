@@ -116,14 +116,20 @@ export interface GrantPlan {
   readonly fenced: boolean;
   readonly ttlMs: number;
   readonly probes: NodeProbes;
+  /**
+   * Nodes on which this attempt's grant was sent again as EVAL after a NOSCRIPT (several
+   * resources): commands sent after the first try (a cleanup) may run before the second, so a
+   * failed attempt names these nodes in cleanupPending (protocol.ts). Null until one happens.
+   */
+  replayedOn: boolean[] | null;
 }
 
 /** `value` is what every lock key gets: `<token> <metadata>` (value.ts). */
 export function grantPlan(lockKeys: readonly string[], value: string, ttlMs: number,
   options: { quarantine: boolean; fenced: boolean; probes: NodeProbes }): GrantPlan {
   if (lockKeys.length === 1) {
-    return { lockKeys, scriptCall: null, ttlMs, ...options, grant: encodeCommand(['SET', lockKeys[0]!, value, 'NX', 'GET', 'PX', ttlMs]) };
+    return { lockKeys, scriptCall: null, ttlMs, ...options, grant: encodeCommand(['SET', lockKeys[0]!, value, 'NX', 'GET', 'PX', ttlMs]), replayedOn: null };
   }
   const call = new ScriptCall(ACQUIRE_SCRIPT, lockKeys.length, [...lockKeys, value, ttlMs]);
-  return { lockKeys, scriptCall: call, ttlMs, ...options, grant: call.evalshaPayload() };
+  return { lockKeys, scriptCall: call, ttlMs, ...options, grant: call.evalshaPayload(), replayedOn: null };
 }

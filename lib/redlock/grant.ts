@@ -49,13 +49,19 @@ export function sendGrant(node: LockNode, plan: GrantPlan, reply: Reply): void {
   GrantGroup.of(node, plan.probes).add(plan, plan.scriptCall === null ? reply : (err, value) => {
     if (err && isNoScript(err)) {
       // The node lost its script cache: the grant again with the script's source, with reads of
-      // its own. The commands we sent after it (a cleanup release) fall back the same way, in
-      // reply order, so they still run after it.
+      // its own. The group holds this reply until its check answers, so a command we sent after
+      // the first try (a cleanup's release, which falls back to EVAL at once) may run before the
+      // second: the node is recorded, and a failed attempt names it in cleanupPending.
+      replayed(plan, node);
       sendAlone(node, plan, plan.scriptCall!.evalPayload(), reply);
       return;
     }
     reply(err, value);
   });
+}
+
+function replayed(plan: GrantPlan, node: LockNode): void {
+  (plan.replayedOn ??= new Array<boolean>(node.index + 1).fill(false))[node.index] = true;
 }
 
 function isNoScript(err: Error): boolean {
@@ -101,6 +107,7 @@ function sendAlone(node: LockNode, plan: GrantPlan, grant: Buffer, reply: Reply)
     const granted = err ? null : replies[grantAt];
     if (plan.scriptCall && grant === plan.grant && granted instanceof Error && isNoScript(granted)) {
       retried = true;
+      replayed(plan, node);
       sendAlone(node, plan, plan.scriptCall.evalPayload(), reply);
       return;
     }

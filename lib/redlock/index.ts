@@ -19,13 +19,13 @@ export type { RedlockEvents, NodeErrorEvent, QuarantineEvent, LockLostEvent, Ope
 export { quorumSize, blockingSize, driftMs, validityMs, validityHorizonMs, jitteredDelayMs } from './quorum';
 export { LIMITS, RESERVED_METADATA } from './validate';
 export { nodeLabel, NodeBacklogError, NodeStalledError } from './node';
+/** The key layout: every key and channel the core uses on a node. */
+export { epochKey, escapeGlob, legacyFenceKey, lockKey, lockKeyPrefix, lockKeysOf, lockPattern, releaseChannel, resourceOf } from './keys';
 /** A lock key's value is `<token> <metadata JSON>`: read it with these. */
 export { lockValue, metaTextOf, tokenOf } from './value';
 export {
   adoptGracefulRestart,
   EPOCH_FIELDS,
-  epochKey,
-  legacyFenceKey,
   markNodeClean,
   nodeTimeMs,
   parseEpoch,

@@ -1,6 +1,7 @@
 import { EventEmitter } from 'node:events';
 import type { Redis } from 'ioredis';
-import { epochKey, markNodeClean } from './epoch';
+import { markNodeClean } from './epoch';
+import { epochKey, lockKeyPrefix, lockKeysOf, releaseChannel } from './keys';
 import { InvalidArgumentError, LockExpiredError, QuorumUnavailableError, setCleanupPending, type RedlockError } from './errors';
 import type { OperationEvent, RedlockEvents } from './events';
 import { Lock, type ExtendResult, type LockController, type LockState, type ReleaseResult } from './lock';
@@ -8,7 +9,7 @@ import { explainNodeError } from './grant-verdict';
 import { LockNode, nodeLabel } from './node';
 import { attemptAcquire, extendKeys, releaseKeys, type ProtocolContext } from './protocol';
 import { jitteredDelayMs, quorumSize } from './quorum';
-import { checkLeaseTtl, lockKeysOf, prepareAcquire, probesOf } from './request';
+import { checkLeaseTtl, prepareAcquire, probesOf } from './request';
 import { checkDelay, checkRetryCount, describe, resolveSettings, type RedlockSettings } from './settings';
 import { runUsing } from './using';
 import { checkResources, checkToken } from './validate';
@@ -83,12 +84,12 @@ export class Redlock extends EventEmitter<RedlockEvents> implements LockControll
     // This Redlock's probes and its view of the cluster (made once; prepareAcquire finds them).
     probesOf(this.settings, created.length);
     const prefix = this.settings.keyPrefix;
-    this.lockPrefix = `${prefix}lock:`;
+    this.lockPrefix = lockKeyPrefix(prefix);
     this.ctx = {
       nodes: created,
       quorum: this.quorum,
       settings: this.settings,
-      channel: `${prefix}released`,
+      channel: releaseChannel(prefix),
       onNodeError,
       onQuarantine: (node, until, discovered, cause) => {
         if (this.quarantineSeen[node.index] === until && !discovered) return;

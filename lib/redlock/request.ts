@@ -1,5 +1,5 @@
 import { hostname } from 'node:os';
-import { epochKey, legacyFenceKey } from './epoch';
+import { epochKey, legacyFenceKey, lockKeysOf } from './keys';
 import { InvalidArgumentError } from './errors';
 import { nodeProbes, type NodeProbes } from './grant-plan';
 import type { AcquireRequest } from './protocol';
@@ -15,13 +15,6 @@ const DEFAULT_OWNER = `${PROCESS_HOST}:${PROCESS_PID}`;
 export interface RequestOptions {
   fenced?: boolean;
   metadata?: Record<string, string>;
-}
-
-/** `<prefix>lock:<resource>` for each resource, in order. */
-export function lockKeysOf(keyPrefix: string, names: readonly string[]): string[] {
-  const keys = new Array<string>(names.length);
-  for (let i = 0; i < names.length; i++) keys[i] = `${keyPrefix}lock:${names[i]}`;
-  return keys;
 }
 
 /** A ttl within [1, maxTtlMs] that leaves some validity after drift; InvalidArgumentError otherwise. */

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { Lock } from '../redlock';
+import { lockKey, type Lock } from '../redlock';
 import type { RunStatus, RunView, Speed, StepView } from '../api/scenarios';
 import { ScenarioClient } from './clients';
 import { ScenarioCluster, type ClusterControl } from './cluster';
@@ -210,7 +210,7 @@ export class ScenarioRun {
       clients: this.clients,
       prefix: this.prefix,
       maxTtlMs: this.script.maxTtlMs,
-      lockKey: (r) => `${this.prefix}lock:${r}`,
+      lockKey: (r) => lockKey(this.prefix, r),
       sleep: (ms) => this.flow.sleep(ms),
       sleepScaled: (ms) => this.flow.sleep(ms / this.flow.speed),
       background: this.background,

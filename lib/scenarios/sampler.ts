@@ -1,4 +1,4 @@
-import { epochKey } from '../redlock';
+import { epochKey, lockKey } from '../redlock';
 import { laneState, type ScenarioCluster } from './cluster';
 import type { RunRecord } from './record';
 
@@ -77,6 +77,6 @@ export class Sampler {
   }
 
   private read(node: number) {
-    return this.cluster.read(node, this.now, (r) => `${this.prefix}lock:${r}`, this.resources, epochKey(this.prefix));
+    return this.cluster.read(node, this.now, (r) => lockKey(this.prefix, r), this.resources, epochKey(this.prefix));
   }
 }

@@ -5,6 +5,7 @@ import {
   arrayLockList, earlyPage, earlyPageDue, lockDetail, LOCK_STATES, pageLocks, quorumSize, startSnapshot, InvalidCursorError,
   type EarlyPage, type IndexedSnapshotNode, type LockList, type QuorumView, type Snapshot, type SnapshotNode, type SnapshotRun,
 } from '../inspect';
+import { lockKeyPrefix } from '../redlock/keys';
 import { getAuth } from './auth';
 import { badRequest } from './http/errors';
 import { recordSample } from './history';
@@ -153,7 +154,7 @@ function keyMatches(list: LockList, search: string): LockList {
  */
 async function fingerprinter(keyPrefix: string): Promise<(view: QuorumView) => QuorumView> {
   const { fingerprintKey } = await getAuth();
-  const ownLocks = `${keyPrefix}lock:`;
+  const ownLocks = lockKeyPrefix(keyPrefix);
   const cache = new Map<string, string>();
   const fp = (value: string) => {
     let out = cache.get(value);

@@ -30,9 +30,19 @@ function loadCore(path: string): Promise<typeof Core> {
   return core;
 }
 
+/**
+ * When the core decided each grant, by resource (the 'acquire' event fires at the decision, in the
+ * continuation that returns the lock): the hygiene checker forgives a runner's stop of this process
+ * only after it (check-hygiene.ts).
+ */
+const decisions = new Map<string, number>();
+
 function newRedlock(core: typeof Core, urls: string[], settings: ClientSettings): Core.Redlock {
   const redlock = new core.Redlock(urls, { ...settings });
   redlock.on('node-error', () => undefined);
+  redlock.on('acquire', (e) => {
+    if (e.ok) decisions.set(e.resources.join('\n'), nowNs(origin));
+  });
   return redlock;
 }
 
@@ -60,7 +70,7 @@ async function runLoops(config: LoopConfig): Promise<void> {
   const progress = setInterval(() => send({ type: 'progress', ...counters }), 250);
   try {
     await register.ready();
-    const ctx = { client, origin, config, redlock, register, leftovers, log, counters, stopped: () => stopRequested, takeSelfStop, send };
+    const ctx = { client, origin, config, redlock, register, leftovers, decisions, log, counters, stopped: () => stopRequested, takeSelfStop, send };
     const loops = Array.from({ length: config.loops }, (_, i) => runLockLoop(ctx, i, false));
     for (let i = 0; i < config.longLoops; i++) loops.push(runLockLoop(ctx, config.loops + i, true));
     await Promise.all(loops);

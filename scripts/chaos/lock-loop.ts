@@ -19,6 +19,8 @@ export interface LoopContext {
   register: RegisterClient;
   /** Reads what a rejected acquire left on the nodes that answered it. */
   leftovers: LeftoverReader;
+  /** When the core decided the last grant of each resource (client.ts), taken at acquire-ok. */
+  decisions: Map<string, number>;
   log: EventLog;
   counters: { ok: number; failed: number };
   stopped(): boolean;
@@ -68,6 +70,8 @@ export async function runLockLoop(ctx: LoopContext, loop: number, long: boolean)
     }
     const ok = now();
     const validityAtReturnMs = lock.expiresAt - Date.now();
+    const decided = ctx.decisions.get(resource);
+    ctx.decisions.delete(resource);
     // The validity left, read before the clock: the end computed is never before the core's own
     // (a preemption in between only moves it later), so a late extend is never flagged wrongly.
     const validityEnd = () => {
@@ -75,7 +79,8 @@ export async function runLockLoop(ctx: LoopContext, loop: number, long: boolean)
       return now() + left * NS_PER_MS;
     };
     let validUntil = validityEnd();
-    log.push({ e: 'acquire-ok', lock: lockId, t: ok, validUntil, fence: lock.fence, votes: encodeVotes(lock.votes), validityAtReturnMs });
+    log.push({ e: 'acquire-ok', lock: lockId, t: ok, validUntil, fence: lock.fence, votes: encodeVotes(lock.votes), validityAtReturnMs,
+      ...(decided === undefined ? {} : { decided }) });
     ctx.counters.ok++;
     if (config.reportHolds) ctx.send({ type: 'hold', lock: lockId, resource, until: validUntil });
 

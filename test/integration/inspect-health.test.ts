@@ -2,7 +2,8 @@ import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { clusterHealth, clusterVerdict, nodeHealth, type HealthOptions } from '@/lib/inspect';
-import { EPOCH_FIELDS, epochKey, markNodeClean, nodeTimeMs, serverRunId } from '@/lib/redlock/epoch';
+import { EPOCH_FIELDS, markNodeClean, nodeTimeMs, serverRunId } from '@/lib/redlock/epoch';
+import { epochKey } from '@/lib/redlock/keys';
 import { startTestCluster, uniquePrefix, type TestCluster } from '../support/cluster';
 
 let cluster: TestCluster;

@@ -103,6 +103,21 @@ describe('the lock core\'s contract', () => {
     await lockA.release();
   });
 
+  it('a rejected multi-resource acquire names a node whose grant went again as EVAL after NOSCRIPT (it may run after the cleanup)', async () => {
+    const a = await redlock('leftovers-noscript');
+    const key = a.lockKey('x');
+    // Nodes 1–3 hold x for someone else; node 5 lost its script cache.
+    for (const i of [0, 1, 2]) await env.direct[i]!.set(key, 'foreign', 'PX', 10_000);
+    await env.direct[4]!.script('FLUSH');
+    const refused = await a.acquire(['x', 'y'], 2_000, { fenced: false }).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(LockContendedError);
+    expect((refused as LockContendedError).cleanupPending).toContain(4);
+    // Node 4 answered its grant and the cleanup on one connection: nothing of the attempt there.
+    expect((refused as LockContendedError).cleanupPending).not.toContain(3);
+    expect(await env.direct[3]!.exists(key, a.lockKey('y'))).toBe(0);
+    for (const i of [0, 1, 2]) await env.direct[i]!.del(key);
+  });
+
   it('held by another client on two nodes with a third quarantined: LockContendedError (wait), not QuorumUnavailableError (outage)', async () => {
     const a = await redlock('contended-quarantined');
     const b = new Redlock(env.cluster.urls, { keyPrefix: a.settings.keyPrefix, retryCount: 0 });

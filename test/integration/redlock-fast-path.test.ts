@@ -4,7 +4,7 @@ import { Redlock, type OperationEvent, type RedlockSettings } from '@/lib/redloc
 import type { LockNode, Reply } from '@/lib/redlock/node';
 import type { ScriptCall } from '@/lib/redlock/resp';
 import { FENCE_SCRIPT } from '@/lib/redlock/scripts';
-import { epochKey } from '@/lib/redlock/epoch';
+import { epochKey } from '@/lib/redlock/keys';
 import { probeScript } from '@/lib/redlock/grant-plan';
 import { uniquePrefix } from '../support/cluster';
 import { NO_PERSISTENCE, startRedisNodes } from '../support/redis-nodes';

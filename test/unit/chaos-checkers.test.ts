@@ -205,14 +205,21 @@ describe('checker 3: hygiene', () => {
     expect(result).toMatchObject({ expiredGrants: 1, leakedKeys: 1, minValidityAtReturnMs: -300 });
   });
 
-  it('judges validity in the client\'s own running time: a stop by the runner during the acquire is not counted, a stop of another client is', () => {
+  it('judges validity in the client\'s own running time after the decision: a runner\'s stop after the core decided is not counted, one before it is', () => {
     // Acquire invoked at 0 ms, returned at 900 ms with −483 ms on the clock; client 0 stopped from 50 to 850 ms.
-    const [, ok] = lockEvents({ id: 'a', ok: 900, validUntil: 900, validityAtReturnMs: -483 });
-    const locks = indexLocks([{ e: 'acquire-invoke', lock: 'a', client: 0, resource: 'f:r0', fenced: true, t: 0 }, ok!]).locks;
+    const grant = (decided: number | undefined) => {
+      const [, ok] = lockEvents({ id: 'a', ok: 900, validUntil: 900, validityAtReturnMs: -483 });
+      const event = decided === undefined ? ok! : { ...ok!, decided: decided * MS } as ClientEvent;
+      return indexLocks([{ e: 'acquire-invoke', lock: 'a', client: 0, resource: 'f:r0', fenced: true, t: 0 }, event]).locks;
+    };
     const stop = (client: number): NemesisEvent[] => [{ t: 50 * MS, kind: 'client-stop', client }, { t: 850 * MS, kind: 'client-resume', client }];
-    expect(checkHygiene(locks.values(), stop(0), [], 50)).toMatchObject({ expiredGrants: 0, minValidityAtReturnMs: 317 });
-    expect(checkHygiene(locks.values(), stop(1), [], 50).expiredGrants).toBe(1);
-    expect(checkHygiene(locks.values(), [], [], 50).expiredGrants).toBe(1);
+    // Decided at 40 ms, before the stop: the stop came between the decision and the return.
+    expect(checkHygiene(grant(40).values(), stop(0), [], 50)).toMatchObject({ expiredGrants: 0, minValidityAtReturnMs: 317 });
+    // Decided at 860 ms, after the stop: the core's clock ran through it, nothing is forgiven.
+    expect(checkHygiene(grant(860).values(), stop(0), [], 50).expiredGrants).toBe(1);
+    // Another client's stop, or no decision logged: nothing is forgiven.
+    expect(checkHygiene(grant(40).values(), stop(1), [], 50).expiredGrants).toBe(1);
+    expect(checkHygiene(grant(undefined).values(), stop(0), [], 50).expiredGrants).toBe(1);
   });
 });
 

@@ -46,7 +46,7 @@ function report(overlap: boolean) {
 function targetedOutcome(defended: readonly boolean[]): PhaseOutcome {
   const base = outcome('restart-rdb', false);
   return { ...base, shortfall: false, trials: defended.map((d, i) => ({
-    kind: 'restart-rdb', id: `t${i}`, logs: [], victim: 1, majority: [0, 1, 2], armed: true, defence: d ? 'quarantined (restart)' : null, defended: d,
+    kind: 'restart-rdb', id: `t${i}`, prefix: `p:t${i}:`, logs: [], victim: 1, majority: [0, 1, 2], armed: true, defence: d ? 'quarantined (restart)' : null, defended: d,
     label: `trial ${i}`, detail: `trial ${i} detail`,
   })) };
 }

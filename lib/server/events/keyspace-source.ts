@@ -2,6 +2,7 @@ import 'server-only';
 import type { Redis } from 'ioredis';
 import type { LiveEvent } from '../../api/events';
 import { ensureNotifications } from '../../inspect';
+import { lockKeyPrefix } from '../../redlock/keys';
 
 const EVENT_TYPES: Record<string, LiveEvent['type']> = {
   set: 'lock.granted',
@@ -72,7 +73,7 @@ export interface KeyspaceSourceOptions {
  * are not grants (see NodeKeyEvents). Returns a stop function.
  */
 export function startKeyspaceSource(options: KeyspaceSourceOptions): () => void {
-  const lockPrefix = `${options.keyPrefix}lock:`;
+  const lockPrefix = lockKeyPrefix(options.keyPrefix);
   const groupMs = options.groupMs ?? 40;
   const pending = new Map<string, { event: LiveEvent; timer: NodeJS.Timeout }>();
   const subscribers: Redis[] = [];

@@ -1,5 +1,6 @@
 import 'server-only';
 import type { LiveEvent } from '../../api/events';
+import { lockKeyPrefix, lockPattern } from '../../redlock/keys';
 import { getRuntime } from '../runtime';
 
 /**
@@ -9,8 +10,8 @@ import { getRuntime } from '../runtime';
  */
 export function startLockPollingSource(nodes: number[], emit: (event: LiveEvent) => void, intervalMs = 1_000): () => void {
   const runtime = getRuntime();
-  const pattern = `${runtime.keyPrefix}lock:*`;
-  const lockPrefix = `${runtime.keyPrefix}lock:`;
+  const pattern = lockPattern(runtime.keyPrefix);
+  const lockPrefix = lockKeyPrefix(runtime.keyPrefix);
   let last = new Map<string, Set<number>>();
   let first = true;
   const tick = async () => {

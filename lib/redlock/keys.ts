@@ -1,0 +1,70 @@
+/**
+ * The lock core's key layout: every key and channel it reads or writes on a node, built here and
+ * nowhere else (the console, the inspector, the scenarios, the bench and the chaos harness import
+ * these). Under a deployment's `keyPrefix`:
+ *
+ * | key | type | what |
+ * |---|---|---|
+ * | `<prefix>lock:<resource>` | string, PX ttl | a lock: `<token> <metadata JSON>` (value.ts) |
+ * | `<prefix>epoch` | hash, no ttl | the epoch sentinel and the fence register (epoch.ts) |
+ * | `<prefix>fence` | string | the fence register of older versions, folded into the hash by a check |
+ * | `<prefix>released` | pub/sub channel | a release's resource name, for waiters (waiters.ts) |
+ *
+ * Resource names are any well-formed string (validate.ts), so a lock key is the lock prefix and
+ * the name, nothing escaped: a key that starts with the lock prefix names exactly one resource.
+ */
+
+const LOCK_NAMESPACE = 'lock:';
+
+/** `<prefix>lock:`: every lock key starts with it. */
+export function lockKeyPrefix(keyPrefix: string): string {
+  return keyPrefix + LOCK_NAMESPACE;
+}
+
+/** `<prefix>lock:<resource>`. */
+export function lockKey(keyPrefix: string, resource: string): string {
+  return keyPrefix + LOCK_NAMESPACE + resource;
+}
+
+/** `<prefix>lock:<resource>` for each resource, in order. */
+export function lockKeysOf(keyPrefix: string, resources: readonly string[]): string[] {
+  const head = keyPrefix + LOCK_NAMESPACE;
+  const keys = new Array<string>(resources.length);
+  for (let i = 0; i < resources.length; i++) keys[i] = head + resources[i]!;
+  return keys;
+}
+
+/** The SCAN MATCH glob of the lock keys whose resource starts with `resourcePrefix` (all by default; glob characters escaped). */
+export function lockPattern(keyPrefix: string, resourcePrefix = ''): string {
+  return `${escapeGlob(keyPrefix + LOCK_NAMESPACE)}${escapeGlob(resourcePrefix)}*`;
+}
+
+/** The resource a lock key names, or null when `key` is not a lock key of this prefix. */
+export function resourceOf(keyPrefix: string, key: string): string | null {
+  const head = keyPrefix + LOCK_NAMESPACE;
+  return key.startsWith(head) ? key.slice(head.length) : null;
+}
+
+/** `<prefix>epoch`: the epoch sentinel hash (the fence register is one of its fields). */
+export function epochKey(keyPrefix: string): string {
+  return `${keyPrefix}epoch`;
+}
+
+/**
+ * Where the fence register lived before it moved into the sentinel hash (`<prefix>fence`, a
+ * string). The first check of a node folds it into the hash with max and deletes it; nothing
+ * writes it any more.
+ */
+export function legacyFenceKey(keyPrefix: string): string {
+  return `${keyPrefix}fence`;
+}
+
+/** `<prefix>released`: the channel a release publishes its resource names on. */
+export function releaseChannel(keyPrefix: string): string {
+  return `${keyPrefix}released`;
+}
+
+/** Escape Redis glob characters (`*?[]\`) so a literal string matches only itself. */
+export function escapeGlob(text: string): string {
+  return text.replace(/[*?[\]\\]/g, '\\$&');
+}
