@@ -27,7 +27,7 @@ export function NemesisTable({ rows, target }: { rows: readonly NemesisReport[];
             <th scope="col" className={styles.num}>Foreign deletes</th>
             <th scope="col" className={styles.num}>Expired grants</th>
             <th scope="col" className={styles.num} title="extends accepted although made after the validity they extended had ended">Late extends</th>
-            <th scope="col" className={styles.num} title="rejected acquires whose key was still on a node that answered them, read right after the rejection">Leftovers of rejections</th>
+            <th scope="col" className={styles.num} title="keys a rejected acquire or a released lock left on a node that answered it, read while they would still be live">Leftovers</th>
             <th scope="col" className={styles.num}>Acquire p50 / p99 ms</th>
             <th scope="col" className={styles.num}>Commands / acquisition</th>
             <th scope="col">Result</th>

@@ -1,4 +1,4 @@
-import type { LockView } from '@/lib/api/locks';
+import { LOCK_STATES, type LockView } from '@/lib/api/locks';
 
 export type LockStateName = LockView['state'];
 
@@ -9,4 +9,4 @@ export const STATE_INFO: Record<LockStateName, { label: string; tone: 'ok' | 'wa
   held: { label: 'held', tone: 'ok', help: 'A quorum of nodes holds one token: a client can count on this lock.', rank: 3 },
 };
 
-export const STATE_ORDER: LockStateName[] = ['held', 'expiring', 'partial', 'split'];
+export const STATE_ORDER: readonly LockStateName[] = LOCK_STATES;

@@ -18,7 +18,7 @@ export const SORTS: Array<{ key: SortKey; label: string }> = [
 
 export function parseStates(value: string | null): LockStateName[] {
   if (!value) return [];
-  return value.split(',').filter((s): s is LockStateName => (STATE_ORDER as string[]).includes(s));
+  return value.split(',').filter((s): s is LockStateName => (STATE_ORDER as readonly string[]).includes(s));
 }
 
 /** The filters an address asks for (the same the screen starts with). */

@@ -9,8 +9,3 @@ export function formatDuration(ms: number | null): string {
   if (h < 48) return `${h}h ${m % 60}m`;
   return `${Math.floor(h / 24)}d ${h % 24}h`;
 }
-
-export function formatMs(ms: number | null, digits = 1): string {
-  if (ms === null || !Number.isFinite(ms)) return '—';
-  return `${ms.toFixed(ms < 10 ? digits : 0)} ms`;
-}

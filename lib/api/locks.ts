@@ -1,7 +1,8 @@
 import { z } from 'zod';
+import { LOCK_STATES } from '../inspect/quorum-view';
 import { resourceSchema } from './common';
 
-export const LOCK_STATES = ['held', 'expiring', 'partial', 'split'] as const;
+export { LOCK_STATES };
 export const lockStateSchema = z.enum(LOCK_STATES);
 
 export const lockCellSchema = z.object({

@@ -31,7 +31,7 @@ export function renderMarkdown(r: ChaosReport): string {
     '',
     '## Per nemesis',
     '',
-    '| nemesis | path | acquisitions (under fault) | failures by class | overlaps | fence violations | stale writes accepted fenced / unfenced | refused by fence | leaked keys | foreign deletes | expired grants | late extends | leftovers of rejected acquires | p50 / p99 acquire ms | commands (scripts) per acquisition | result |',
+    '| nemesis | path | acquisitions (under fault) | failures by class | overlaps | fence violations | stale writes accepted fenced / unfenced | refused by fence | leaked keys | foreign deletes | expired grants | late extends | leftovers (rejected, released) | p50 / p99 acquire ms | commands (scripts) per acquisition | result |',
     '|---|---|--:|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|',
   ];
   for (const n of r.nemeses) {

@@ -1,6 +1,5 @@
 import { infiniteQueryOptions, queryOptions } from '@tanstack/react-query';
 import { z } from 'zod';
-import { auditResponseSchema } from '../api/audit';
 import { lockDetailResponseSchema, lockListResponseSchema } from '../api/locks';
 import { nodesResponseSchema } from '../api/nodes';
 import { fetchJson } from './fetch-json';
@@ -87,13 +86,6 @@ export function auditUrl(filters: AuditFilters, format: 'json' | 'csv' = 'json')
   if (filters.since !== undefined) params.set('since', String(filters.since));
   return `/api/audit?${params}`;
 }
-
-export const auditQuery = (filters: AuditFilters) =>
-  queryOptions({
-    queryKey: [...queryKeys.audit, filters] as const,
-    queryFn: ({ signal }) => fetchJson(auditUrl(filters), auditResponseSchema, { signal }),
-    refetchInterval: 5_000,
-  });
 
 const historySchema = z.object({
   buckets: z.array(z.object({

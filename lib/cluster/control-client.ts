@@ -10,7 +10,7 @@ export class ControlClient {
   constructor(private readonly url: string, private readonly secret: string, private readonly timeoutMs = 30_000) {}
 
   /** From REDLOCK_CONTROL_URL and REDLOCK_CONTROL_SECRET_FILE; null when the console does not run the cluster. */
-  static fromEnv(env: NodeJS.ProcessEnv = process.env): ControlClient | null {
+  static fromEnv(env: Record<string, string | undefined> = process.env): ControlClient | null {
     const url = env[CONTROL_ENV.url];
     const file = env[CONTROL_ENV.secretFile];
     if (!url || !file) return null;

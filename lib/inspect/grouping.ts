@@ -342,13 +342,3 @@ export class LockGrouper {
     return { list: new FrozenLockList(columns, order, states.subarray(0, order.length)), stateCounts, shownPerReading };
   }
 }
-
-/** Group per-node readings by key into quorum views, sorted by resource (then key). */
-export function groupQuorumViews(readings: readonly NodeReading[], options: QuorumOptions): QuorumView[] {
-  const grouper = new LockGrouper(readings.length);
-  readings.forEach((reading, index) => {
-    if (!reading.ok) return;
-    for (const l of reading.keys) grouper.add(index, l.key, l.token, l.pttlMs, l.meta, l.metaRead ?? l.meta !== null, 0, l.resource);
-  });
-  return grouper.views(readings, options);
-}

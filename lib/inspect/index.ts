@@ -26,7 +26,7 @@ export {
 } from './quorum-view';
 /** Grouping per-node scans by key (columnar, fed key by key) into quorum views. */
 export {
-  groupQuorumViews, LockGrouper, type LockSink, type NodeReading,
+  LockGrouper, type LockSink, type NodeReading,
 } from './grouping';
 /** A full snapshot of every node's lock keys, grouped into quorum views (awaited, or watched as it runs). */
 export { snapshot, startSnapshot, type Snapshot, type SnapshotNode, type SnapshotOptions, type SnapshotRun } from './snapshot';

@@ -2,6 +2,8 @@
  * The quorum view: what the masters say, together, about one lock key. Pure (no I/O): the
  * scanner and lockDetail read the nodes, this module decides what the readings mean.
  */
+import { driftMs, quorumSize } from '../redlock/quorum';
+import { DEFAULT_SETTINGS } from '../redlock/settings';
 
 /**
  * - `held`: one token on at least a quorum (⌊N/2⌋+1 of the configured N) with validity left above
@@ -11,10 +13,9 @@
  *   leftovers, or a lock that lost its majority);
  * - `split`: two or more distinct tokens and none with a majority.
  */
-export type LockState = 'held' | 'expiring' | 'partial' | 'split';
-
-/** Every state, in the order the console lists them. */
-export const LOCK_STATES: readonly LockState[] = Object.freeze(['held', 'expiring', 'partial', 'split']);
+/** Every state, in the order the console lists them: the one definition (lib/api's schema and the UI derive theirs). */
+export const LOCK_STATES = Object.freeze(['held', 'expiring', 'partial', 'split'] as const);
+export type LockState = (typeof LOCK_STATES)[number];
 
 /** One lock key as one node holds it (a string key: the token and its TTL). */
 export interface ScannedLock {
@@ -89,19 +90,17 @@ export interface QuorumOptions {
   expiringThresholdMs?: number;
 }
 
-/** Clock drift allowed per ms of lease (as in the lock core's settings). */
-export const DEFAULT_DRIFT_FACTOR = 0.01;
+/** Clock drift allowed per ms of lease: the lock core's default. */
+export const DEFAULT_DRIFT_FACTOR = DEFAULT_SETTINGS.driftFactor;
 /** A majority lock with this much validity or less is `expiring`. */
 export const DEFAULT_EXPIRING_THRESHOLD_MS = 2_000;
 
-/** ⌊N/2⌋+1. */
-export function quorumSize(configuredNodes: number): number {
-  return Math.floor(configuredNodes / 2) + 1;
-}
+/** ⌊N/2⌋+1: the lock core's quorum. */
+export { quorumSize };
 
-/** The drift allowance for a lease of `ttlMs`: ttl × driftFactor + 2 ms. */
+/** The drift allowance for a lease of `ttlMs` (the lock core's: ttl × driftFactor + 2 ms). */
 export function driftAllowanceMs(ttlMs: number, driftFactor: number = DEFAULT_DRIFT_FACTOR): number {
-  return ttlMs * driftFactor + 2;
+  return driftMs(ttlMs, driftFactor);
 }
 
 /** Orders views by resource, then key (plain code-unit order, the same the page cursor uses). */

@@ -35,11 +35,6 @@ export function validityHorizonMs(ttlMs: number, driftFactor: number): number {
   return ttlMs - driftMs(ttlMs, driftFactor);
 }
 
-/** Can a round still reach `need` votes for, with `inFavour` for and `outstanding` not yet answered? */
-export function canReach(inFavour: number, outstanding: number, need: number): boolean {
-  return inFavour + outstanding >= need;
-}
-
 /**
  * A retry delay uniformly drawn from [max(0, delay − jitter), delay + jitter], so clients that
  * failed together do not retry together (the split-vote livelock the Redlock page warns about).

@@ -40,13 +40,6 @@ export function encodeCommand(args: readonly (string | number)[]): Buffer {
   return Buffer.from(encodeCommandText(args), 'utf8');
 }
 
-/** Several commands back to back, one buffer: what a node is sent as one batch. */
-export function encodeCommands(commands: readonly (readonly (string | number)[])[]): Buffer {
-  let text = '';
-  for (const args of commands) text += encodeCommandText(args);
-  return Buffer.from(text, 'utf8');
-}
-
 function encodeCommandText(args: readonly (string | number)[]): string {
   let text = `*${args.length}\r\n`;
   for (let i = 0; i < args.length; i++) text += bulk(String(args[i]));

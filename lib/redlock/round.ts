@@ -85,20 +85,7 @@ export class Round {
     if (onHedge !== null && !this.decided) onHedge(this);
   }
 
-  /** Send node i its command. */
-  send(i: number, reply: Promise<unknown>): void {
-    reply.then(
-      (value) => this.onReply(this, i, value),
-      (err: unknown) => {
-        const error = err instanceof Error ? err : new Error(String(err));
-        this.onError(this.nodes[i]!, error);
-        this.hedge();
-        this.reject(i, 'error', error.message);
-      },
-    );
-  }
-
-  /** Node i's answer, in callback form (what send() does with a promise). */
+  /** Node i's answer, as a callback for the node's reply. */
   reply(i: number): (err: Error | null, value: unknown) => void {
     return (err, value) => {
       if (err === null) {

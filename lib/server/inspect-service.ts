@@ -3,7 +3,7 @@ import type { LockDetailResponse, LockListResponse } from '../api/locks';
 import { createHmac } from 'node:crypto';
 import {
   arrayLockList, earlyPage, earlyPageDue, lockDetail, LOCK_STATES, pageLocks, quorumSize, startSnapshot, InvalidCursorError,
-  type EarlyPage, type IndexedSnapshotNode, type LockList, type QuorumView, type Snapshot, type SnapshotNode, type SnapshotRun,
+  type EarlyPage, type IndexedSnapshotNode, type LockList, type LockState, type QuorumView, type Snapshot, type SnapshotNode, type SnapshotRun,
 } from '../inspect';
 import { lockKeyPrefix } from '../redlock/keys';
 import { getAuth } from './auth';
@@ -80,7 +80,7 @@ function recordRead(snap: Snapshot): void {
 
 export interface LockListQuery {
   prefix?: string;
-  state?: Array<'held' | 'expiring' | 'partial' | 'split'>;
+  state?: LockState[];
   search?: string;
   cursor?: string;
   limit: number;

@@ -1,7 +1,9 @@
 import 'server-only';
 import { Redis } from 'ioredis';
 import { ControlClient } from '../cluster/control-client';
-import { parseNodeUrls, type NodeEndpoint } from '../config/node-urls';
+import { CONFIG_DEFAULTS, loadConfig, type Config, type Env } from '../config/env';
+import type { NodeEndpoint } from '../config/node-urls';
+import { DEFAULT_SETTINGS } from '../redlock/settings';
 
 export type RuntimeMode = 'sandbox' | 'external' | 'unconfigured';
 
@@ -32,25 +34,27 @@ export function getRuntime(): Runtime {
   return holder[KEY];
 }
 
-function createRuntime(env: NodeJS.ProcessEnv): Runtime {
-  const keyPrefix = env.REDLOCK_KEY_PREFIX || 'rl:';
-  const maxTtlMs = Number(env.REDLOCK_MAX_TTL_MS) || 60_000;
-  const driftFactor = 0.01;
-  if (!env.REDLOCK_NODES?.trim()) {
+/** The runtime for an environment (exported for tests; the server uses getRuntime). */
+export function createRuntime(env: Env): Runtime {
+  // The lock core's drift allowance (the console does not configure its own).
+  const driftFactor = DEFAULT_SETTINGS.driftFactor;
+  let config: Config;
+  try {
+    config = loadConfig(env);
+  } catch (err) {
+    return { mode: 'unconfigured', endpoints: [], clients: [], control: null, keyPrefix: CONFIG_DEFAULTS.keyPrefix, maxTtlMs: CONFIG_DEFAULTS.maxTtlMs,
+      driftFactor, problem: (err as Error).message };
+  }
+  const { keyPrefix, maxTtlMs, nodes } = config;
+  if (nodes === null) {
     return { mode: 'unconfigured', endpoints: [], clients: [], control: null, keyPrefix, maxTtlMs, driftFactor,
       problem: 'No masters configured: start the console with `npm start` (local cluster) or set REDLOCK_NODES.' };
-  }
-  let endpoints: NodeEndpoint[];
-  try {
-    endpoints = parseNodeUrls(env.REDLOCK_NODES);
-  } catch (err) {
-    return { mode: 'unconfigured', endpoints: [], clients: [], control: null, keyPrefix, maxTtlMs, driftFactor, problem: (err as Error).message };
   }
   const control = env.REDLOCK_MODE === 'sandbox' ? ControlClient.fromEnv(env) : null;
   return {
     mode: control ? 'sandbox' : 'external',
-    endpoints,
-    clients: endpoints.map((e) => createClient(e.url)),
+    endpoints: nodes,
+    clients: nodes.map((e) => createClient(e.url)),
     control,
     keyPrefix,
     maxTtlMs,

@@ -31,6 +31,17 @@ describe('server runtime', () => {
     expect(after).toBe(before);
   });
 
+  it('reads its settings through lib/config: a bad value is the unconfigured runtime\'s problem, and the drift is the core\'s', async () => {
+    const { createRuntime } = await import('../../lib/server/runtime');
+    const { DEFAULT_SETTINGS } = await import('../../lib/redlock');
+    expect(createRuntime({}).problem).toMatch(/No masters configured/);
+    const bad = createRuntime({ REDLOCK_NODES: cluster.urls.join(','), REDLOCK_KEY_PREFIX: 'has space' });
+    expect(bad).toMatchObject({ mode: 'unconfigured', clients: [] });
+    expect(bad.problem).toMatch(/REDLOCK_KEY_PREFIX must be/);
+    expect(createRuntime({ REDLOCK_MAX_TTL_MS: 'soon' }).problem).toMatch(/REDLOCK_MAX_TTL_MS must be a whole number/);
+    expect(createRuntime({}).driftFactor).toBe(DEFAULT_SETTINGS.driftFactor);
+  });
+
   it('lists every node as its clients see it, and a partitioned one as down', async () => {
     const { listNodes } = await import('../../lib/server/nodes-service');
     const healthy = await listNodes();

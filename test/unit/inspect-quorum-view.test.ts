@@ -1,6 +1,16 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { groupQuorumViews, LockGrouper, quorumSize, quorumView, type LockCell, type ScannedLock } from '@/lib/inspect';
+import { LockGrouper, quorumSize, quorumView, type LockCell, type NodeReading, type QuorumOptions, type QuorumView, type ScannedLock } from '@/lib/inspect';
+
+/** Per-node readings grouped by key into quorum views, sorted by resource (what the scanner does, fed at once). */
+function groupQuorumViews(readings: readonly NodeReading[], options: QuorumOptions): QuorumView[] {
+  const grouper = new LockGrouper(readings.length);
+  readings.forEach((reading, index) => {
+    if (!reading.ok) return;
+    for (const l of reading.keys) grouper.add(index, l.key, l.token, l.pttlMs, l.meta, l.metaRead ?? l.meta !== null, 0, l.resource);
+  });
+  return grouper.views(readings, options);
+}
 
 const present = (node: number, token: string, pttlMs: number, meta: Record<string, string> | null = null): LockCell =>
   ({ node, known: true, present: true, token, pttlMs, meta });

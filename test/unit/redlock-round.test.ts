@@ -10,6 +10,12 @@ const nodes = (n: number, stalled: string[] = []) => Array.from({ length: n }, (
 })) as unknown as LockNode[];
 const accept = (round: Round, i: number, reply: unknown) => (reply === 'yes' ? round.accept(i) : round.reject(i, 'contended'));
 
+/** Node i's reply, as a node delivers it (round.reply's callback), from a promise. */
+function feed(round: Round, i: number, reply: Promise<unknown>): void {
+  const deliver = round.reply(i);
+  reply.then((value) => deliver(null, value), (err: unknown) => deliver(err instanceof Error ? err : new Error(String(err)), undefined));
+}
+
 function deferred<T>() {
   let resolve!: (v: T) => void;
   let reject!: (e: unknown) => void;
@@ -24,7 +30,7 @@ describe('Round: one deadline, early decisions', () => {
   it('decides at the quorum-th vote for; the unanswered vote `pending` and late replies change nothing', async () => {
     const replies = Array.from({ length: 5 }, () => deferred<unknown>());
     const round = new Round(nodes(5), 3, false, 10_000, accept, () => undefined);
-    replies.forEach((d, i) => round.send(i, d.promise));
+    replies.forEach((d, i) => feed(round, i, d.promise));
     for (const i of [0, 2, 4]) replies[i]!.resolve('yes');
     await round.done;
     expect(round.forCount).toBe(3);
@@ -40,7 +46,7 @@ describe('Round: one deadline, early decisions', () => {
     const replies = Array.from({ length: 5 }, () => deferred<unknown>());
     const errors: string[] = [];
     const round = new Round(nodes(5), 3, false, 10_000, accept, (node, err) => errors.push(`${node.label} ${err.message}`));
-    replies.forEach((d, i) => round.send(i, d.promise));
+    replies.forEach((d, i) => feed(round, i, d.promise));
     replies[0]!.resolve('no');
     replies[1]!.reject(new Error('ECONNREFUSED'));
     replies[3]!.resolve('no');
@@ -55,9 +61,9 @@ describe('Round: one deadline, early decisions', () => {
   it('at the deadline the silent vote `timeout`, and their nodes hear how long they were waited for', async () => {
     const stalled: string[] = [];
     const round = new Round(nodes(3, stalled), 2, false, 30, accept, () => undefined);
-    round.send(0, Promise.resolve('yes'));
-    round.send(1, new Promise(() => undefined));
-    round.send(2, new Promise(() => undefined));
+    feed(round, 0, Promise.resolve('yes'));
+    feed(round, 1, new Promise(() => undefined));
+    feed(round, 2, new Promise(() => undefined));
     const t0 = performance.now();
     await round.done;
     expect(performance.now() - t0).toBeGreaterThanOrEqual(25);
@@ -69,7 +75,7 @@ describe('Round: one deadline, early decisions', () => {
   it('waitAll rounds (release) wait for everyone, even past a quorum either way', async () => {
     const replies = Array.from({ length: 3 }, () => deferred<unknown>());
     const round = new Round(nodes(3), 3, true, 10_000, accept, () => undefined);
-    replies.forEach((d, i) => round.send(i, d.promise));
+    replies.forEach((d, i) => feed(round, i, d.promise));
     replies[0]!.resolve('no');
     replies[1]!.resolve('yes');
     await new Promise((r) => setTimeout(r, 5));
@@ -84,7 +90,7 @@ describe('Round: one deadline, early decisions', () => {
     round.skip(3);
     round.skip(4);
     expect(round.decided).toBe(false);
-    for (const i of [0, 1, 2]) round.send(i, Promise.resolve('yes'));
+    for (const i of [0, 1, 2]) feed(round, i, Promise.resolve('yes'));
     await round.done;
     expect(round.votes.map((v) => v.reason)).toEqual(['ok', 'ok', 'ok', 'not-asked', 'not-asked']);
   });
