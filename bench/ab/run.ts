@@ -1,6 +1,6 @@
 /**
  * A/B of the lock core against an earlier commit, on one machine at one time: `npm run bench:ab --
- * --base <commit> [--runs 8] [--ms 4000]`. The base's lib/redlock (git archive) and the working
+ * --base <commit> [--runs 8] [--ms 4000] [--modes f64,u64,f1,u1]`. The base's lib/redlock (git archive) and the working
  * tree's are copied side by side; for each mode (fenced / unfenced × c=64 / c=1) the two builds run
  * in alternating separate processes (bench/ab/worker.ts) against the same five fresh masters, the
  * order flipped every round so that load drifting on a shared box hits both alike. The result is
@@ -16,9 +16,13 @@ import { parseArgs } from 'node:util';
 import { BenchCluster } from '../harness/cluster';
 
 const root = join(import.meta.dirname, '..', '..');
-const { values } = parseArgs({ options: { base: { type: 'string' }, runs: { type: 'string', default: '8' }, ms: { type: 'string', default: '4000' } } });
-if (!values.base) {
-  console.error('usage: npm run bench:ab -- --base <commit> [--runs 8] [--ms 4000]');
+const MODES = { f64: [1, 64], u64: [0, 64], f1: [1, 1], u1: [0, 1] } as const;
+const { values } = parseArgs({
+  options: { base: { type: 'string' }, runs: { type: 'string', default: '8' }, ms: { type: 'string', default: '4000' }, modes: { type: 'string', default: 'f64,u64,f1,u1' } },
+});
+const modes = values.modes.split(',').map((m) => m.trim());
+if (!values.base || modes.some((m) => !(m in MODES))) {
+  console.error('usage: npm run bench:ab -- --base <commit> [--runs 8] [--ms 4000] [--modes f64,u64,f1,u1]  (f/u: fenced/unfenced, 64/1: concurrency)');
   process.exit(2);
 }
 const runs = Number(values.runs);
@@ -42,7 +46,7 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor((xs.le
 
 const cluster = await BenchCluster.start(scratch);
 try {
-  for (const [fenced, concurrency] of [[1, 64], [0, 64], [1, 1], [0, 1]] as const) {
+  for (const [fenced, concurrency] of modes.map((m) => MODES[m as keyof typeof MODES])) {
     const samples: Record<'base' | 'now', Sample[]> = { base: [], now: [] };
     for (let r = 0; r < runs; r++) {
       for (const which of r % 2 === 0 ? (['base', 'now'] as const) : (['now', 'base'] as const)) {
