@@ -35,7 +35,7 @@
  * between two data losses: the hybrid-logical-clock assumption, stated here and in the README.
  */
 import type { ProtocolContext, AcquireRequest } from './protocol';
-import { ScriptCall } from './resp';
+import { isOne, ScriptCall } from './resp';
 import { Round } from './round';
 import { FENCE_SCRIPT } from './scripts';
 import type { Vote } from './votes';
@@ -96,7 +96,7 @@ class FenceRound extends Round {
 function onFenceReply(r: Round, i: number, reply: unknown): void {
   const round = r as FenceRound;
   if (round.voted.votes[i]!.vote === 'for') {
-    if (reply === 1) {
+    if (isOne(reply)) {
       round.accept(i);
       return;
     }
@@ -113,7 +113,7 @@ function settlePending(round: FenceRound, i: number): void {
   const first = round.voted.lateVotes?.[i];
   if (answer === undefined || first === undefined) return; // its answer or its grant's vote is not in yet
   if (first.vote !== 'for') round.reject(i, first.reason, first.detail);
-  else if (answer === 1) round.accept(i);
+  else if (isOne(answer)) round.accept(i);
   else round.reject(i, 'lost');
 }
 

@@ -42,6 +42,7 @@ import type { GrantPlan, NodeProbes } from './grant-plan';
 import { explainNodeError, judgeGrant, needsCheck, parseProbe, recordProbe, type Probe } from './grant-verdict';
 import type { BatchGroup, LockNode, Reply } from './node';
 import { deliver } from './outbound';
+import { isOne } from './resp';
 
 /** The most commands a probe takes (the fast one: MULTI, proof, read, EXEC); seal() returns the rest. */
 const FAST_PROBE_COMMANDS = 4;
@@ -159,7 +160,7 @@ export class GrantGroup implements BatchGroup {
       } else if (read instanceof Error) {
         // The read itself failed (LOADING, an ACL without HMGET): every member that needs it fails.
         this.probe = read;
-      } else if (Array.isArray(executed) && executed.length === 2 && Array.isArray(executed[0]) && executed[0][0] === 1 &&
+      } else if (Array.isArray(executed) && executed.length === 2 && Array.isArray(executed[0]) && isOne(executed[0][0]) &&
         Array.isArray(executed[1])) {
         this.probe = executed[1];
       } else {

@@ -6,6 +6,7 @@
 import type { QuarantineCause } from './epoch';
 import { mayStartQuarantine, type GrantPlan, type NodeProbes } from './grant-plan';
 import type { LockNode } from './node';
+import { isZero } from './resp';
 import { metaTextOf, tokenOf } from './value';
 
 /**
@@ -178,7 +179,7 @@ export function judgeGrant(node: LockNode, plan: GrantPlan, grant: unknown, prob
   }
   if (plan.scriptCall === null) {
     if (grant !== null) return held(1, String(grant));
-  } else if (grant !== 0) {
+  } else if (!isZero(grant)) {
     const [i, holder] = grant as [number, string];
     return held(Number(i), String(holder));
   }

@@ -1,7 +1,7 @@
 import { Redis } from 'ioredis';
 import { OWNED_CLIENT_OPTIONS, SUBSCRIBER_OPTIONS } from './client-options';
 import { InvalidArgumentError } from './errors';
-import { BatchSlot, LeanCall, LeanSlot, PayloadCommand, sendEach, SlotBatch, writeOwned, type BatchReplies, type Outbound, type Reply } from './outbound';
+import { LeanCall, LeanSlot, sendPublic, SlotBatch, writeOwned, type BatchReplies, type Outbound, type Reply } from './outbound';
 import type { NodeProbes } from './grant-plan';
 import type { ScriptCall } from './resp';
 import { ALL_SCRIPTS, PROBE_SCRIPT } from './scripts';
@@ -162,7 +162,7 @@ export class LockNode {
     return new Promise((resolve, reject) => {
       if (this.refuse(1, (err) => reject(err))) return;
       this.pending++;
-      const send = () => this.command('eval', probes.check().evalPayload(), (err, value) => {
+      const send = () => this.command(probes.check().evalPayload(), (err, value) => {
         this.pending--;
         this.settled++;
         if (err) reject(err);
@@ -255,7 +255,7 @@ export class LockNode {
 
   /** Queue one command reserved with reserve(); `reply` gets its answer (decoded as UTF-8) or error. */
   sendReserved(payload: Buffer, reply: Reply): void {
-    this.command('batch', payload, (err, value) => {
+    this.command(payload, (err, value) => {
       this.pending--;
       this.settled++;
       reply(err, value);
@@ -309,17 +309,17 @@ export class LockNode {
       reply(null, replies);
     });
     for (let i = 0; i < commands.length; i++) {
-      this.enqueue(this.owned ? new LeanSlot(commands[i]!, batch, i) : new BatchSlot(commands[i]!, batch, i));
+      this.enqueue(new LeanSlot(commands[i]!, batch, i));
     }
   }
 
   private sendScript(call: ScriptCall, reply: Reply): void {
-    this.command('evalsha', call.evalshaPayload(), (err, value) => {
+    this.command(call.evalshaPayload(), (err, value) => {
       if (err && isNoScript(err)) {
         // The script cache is empty (restart, SCRIPT FLUSH): send the source. Ordering note: the
         // commands sent after the EVALSHA on this connection also fail with NOSCRIPT and fall
         // back in reply order, so a token's acquire still lands before its release.
-        this.command('eval', call.evalPayload(), (err2, value2) => {
+        this.command(call.evalPayload(), (err2, value2) => {
           this.pending--;
           this.settled++;
           reply(err2, value2);
@@ -333,8 +333,8 @@ export class LockNode {
   }
 
   /** Queue one command; `reply` gets its answer (decoded as UTF-8) or error. */
-  private command(name: string, payload: Buffer, reply: Reply): void {
-    this.enqueue(this.owned ? new LeanCall(payload, reply) : new PayloadCommand(name, payload, reply));
+  private command(payload: Buffer, reply: Reply): void {
+    this.enqueue(new LeanCall(payload, reply));
   }
 
   /**
@@ -372,7 +372,7 @@ export class LockNode {
     const batch = this.batch;
     this.batch = [];
     if (this.owned) writeOwned(this.client, batch);
-    else sendEach(this.client, batch);
+    else sendPublic(this.client, batch);
   };
 
   /** Resolves once the first connection attempt of an owned client has settled. */

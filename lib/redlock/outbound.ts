@@ -1,37 +1,16 @@
-import { Command, type Redis } from 'ioredis';
-import { replyText } from './resp';
+import type { Redis } from 'ioredis';
+import { decodeCommand, replyText } from './resp';
 
 /**
  * How a LockNode's commands reach ioredis. Each is a prebuilt RESP payload and a place for its
  * reply. On connections the lock core opened itself the commands of one tick go out as ONE write
- * of lean queue entries (writeOwned); on clients passed in, as ioredis Commands through
- * sendCommand, corked (sendEach).
+ * of lean queue entries (writeOwned); on clients passed in, through the public callBuffer
+ * (sendPublic), which works with any ioredis major the user runs.
  */
 export interface Outbound {
   toWritable(stream?: unknown): string | Buffer;
   resolve(value: unknown): void;
   reject(err: Error): void;
-}
-
-/**
- * An ioredis command whose RESP bytes are prebuilt (ioredis matches its reply as usual), for a
- * client passed in; its answer goes to `reply`, without a promise (see initPromise below).
- */
-export class PayloadCommand extends Command {
-  constructor(name: string, private readonly payload: Buffer, private readonly reply: Reply) {
-    super(name, [], { replyEncoding: 'utf8' });
-  }
-
-  override toWritable(): Buffer {
-    return this.payload;
-  }
-
-  /** See below: replaces Command's initPromise. */
-  static attach(command: PayloadCommand): void {
-    command.promise = SETTLED;
-    command.resolve = (value: Buffer | Buffer[]) => deliver(command.reply, null, command.transformReply(value));
-    command.reject = (err: Error) => deliver(command.reply, err, undefined);
-  }
 }
 
 /** Replies of a batch of commands, in order: each the reply or the Error it failed with. */
@@ -71,38 +50,6 @@ export class SlotBatch {
     if (--this.remaining === 0) deliver(this.done, null, this.replies);
   }
 }
-
-/**
- * One command of a batch on a client passed in: its reply lands in the batch instead of a promise
- * of its own (a promise per command is much of ioredis's per-command cost).
- */
-export class BatchSlot extends Command {
-  constructor(private readonly payload: Buffer, private readonly batch: SlotBatch, private readonly at: number) {
-    super('batch', [], { replyEncoding: 'utf8' });
-  }
-
-  override toWritable(): Buffer {
-    return this.payload;
-  }
-
-  /** See below: replaces Command's initPromise. */
-  static attach(slot: BatchSlot): void {
-    slot.promise = SETTLED;
-    slot.resolve = (value: Buffer | Buffer[]) => slot.batch.settle(slot.at, slot.transformReply(value));
-    slot.reject = (err: Error) => slot.batch.settle(slot.at, err);
-  }
-}
-
-const SETTLED = Promise.resolve();
-// The Command constructor calls initPromise() to make the command's promise: a slot has none, it
-// tells its batch, and a PayloadCommand calls back. (initPromise is private in ioredis's typings,
-// hence the prototype.) The closures read the fields at call time, after the constructor set them.
-(BatchSlot.prototype as unknown as { initPromise(this: BatchSlot): void }).initPromise = function initPromise(this: BatchSlot) {
-  BatchSlot.attach(this);
-};
-(PayloadCommand.prototype as unknown as { initPromise(this: PayloadCommand): void }).initPromise = function initPromise(this: PayloadCommand) {
-  PayloadCommand.attach(this);
-};
 
 const NO_ARGS: readonly never[] = Object.freeze([]);
 
@@ -184,15 +131,23 @@ export function writeOwned(client: Redis, batch: readonly Outbound[]): void {
   for (let i = 0; i < batch.length; i++) internal.commandQueue.push({ command: batch[i]!, select });
 }
 
-/** The commands of one tick on a client passed in: sendCommand each, corked into one write. */
-export function sendEach(client: Redis, batch: readonly Outbound[]): void {
-  // A lone command is a plain write: corking one write only sends it down the slower writev path.
-  if (batch.length === 1) {
-    client.sendCommand(batch[0] as Command);
-    return;
+/**
+ * The commands of one tick on a client passed in, through ioredis's public API only (`callBuffer`,
+ * in ioredis 5 and 6 alike): each prebuilt command is decoded back into its arguments and sent in
+ * order, so it goes out on the client's connection in the order issued, whatever that client's
+ * version, protocol (RESP2 or RESP3) or pipelining options. Replies arrive raw and are decoded as
+ * on the connections the lock core opens.
+ */
+export function sendPublic(client: Redis, batch: readonly Outbound[]): void {
+  // One pipeline, written at once (as the corked batch of an owned connection is). Always a
+  // pipeline, even for one command: a client with enableAutoPipelining loses the command name of
+  // a bare callBuffer on its way into the automatic pipeline (ioredis 5 and 6 alike).
+  const pipeline = client.pipeline();
+  for (let i = 0; i < batch.length; i++) {
+    const command = batch[i]!;
+    const [name, ...args] = decodeCommand(command.toWritable() as Buffer);
+    pipeline.callBuffer(name!.toString('latin1'), ...args, (err: Error | null | undefined, value: unknown) => (err ? command.reject(err) : command.resolve(value)));
   }
-  const stream = client.status === 'ready' ? client.stream : undefined;
-  stream?.cork();
-  for (let i = 0; i < batch.length; i++) client.sendCommand(batch[i] as Command);
-  stream?.uncork();
+  // Each command's callback has its answer; the pipeline's own promise adds nothing.
+  pipeline.exec().catch(() => undefined);
 }

@@ -27,7 +27,7 @@ import { grantPlan, type NodeProbes } from './grant-plan';
 import type { GrantReply } from './grant-verdict';
 import { startQuarantine } from './quarantine-start';
 import { NodeStalledError, type LockNode } from './node';
-import { ScriptCall } from './resp';
+import { isOne, ScriptCall } from './resp';
 import { blockingSize, validityHorizonMs, validityMs } from './quorum';
 import { confirmFence } from './fence-round';
 import { Round, type ErrorSink } from './round';
@@ -343,6 +343,6 @@ export async function extendKeys(ctx: ProtocolContext, resources: readonly strin
 }
 
 function onExtendReply(round: Round, i: number, reply: unknown): void {
-  if (reply === 1) round.accept(i);
+  if (isOne(reply)) round.accept(i);
   else round.reject(i, 'lost');
 }

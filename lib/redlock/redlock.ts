@@ -67,6 +67,13 @@ export class Redlock extends EventEmitter<RedlockEvents> implements LockControll
         throw new InvalidArgumentError('nodes', `each node must be a redis:// URL or an ioredis client, got ${describe(target)}`);
       }
     }
+    for (const target of nodes) {
+      // ioredis prefixes the keys of known commands: the lock core's keys would change (keyPrefix is its own setting).
+      if (typeof target !== 'string' && typeof target.options?.keyPrefix === 'string' && target.options.keyPrefix !== '') {
+        throw new InvalidArgumentError('nodes', `a client with the ioredis keyPrefix option (${JSON.stringify(target.options.keyPrefix)}) would move the lock core's keys: ` +
+          'pass a client without it and use the keyPrefix setting');
+      }
+    }
     if (new Set(nodes).size !== nodes.length) throw new InvalidArgumentError('nodes', 'the same client is listed twice');
     // Labels are checked (URLs parsed, duplicates refused) before any connection is opened.
     const labels = nodes.map(nodeLabel);

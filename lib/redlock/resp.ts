@@ -52,3 +52,35 @@ export function replyText(reply: unknown): unknown {
   if (Array.isArray(reply)) return reply.map(replyText);
   return reply;
 }
+
+/** The arguments of one RESP command (an array of bulk strings, as encodeCommand writes it). */
+export function decodeCommand(payload: Buffer): Buffer[] {
+  let pos = 0;
+  const line = (): number => {
+    const end = payload.indexOf(13, pos);
+    const value = Number(payload.toString('latin1', pos + 1, end));
+    pos = end + 2;
+    return value;
+  };
+  if (payload[0] !== 42) throw new Error('not a RESP command');
+  const count = line();
+  const args = new Array<Buffer>(count);
+  for (let i = 0; i < count; i++) {
+    const size = line();
+    args[i] = payload.subarray(pos, pos + size);
+    pos += size + 2;
+  }
+  return args;
+}
+
+/**
+ * An integer reply of 1 (or 0): a number, or its decimal text from a client passed in with the
+ * ioredis `stringNumbers` option. Only where the command's reply is an integer.
+ */
+export function isOne(reply: unknown): boolean {
+  return reply === 1 || reply === '1';
+}
+
+export function isZero(reply: unknown): boolean {
+  return reply === 0 || reply === '0';
+}

@@ -1,0 +1,106 @@
+import { describe, expect, it, vi } from 'vitest';
+import { Redis as Redis5 } from 'ioredis';
+import { Redis as Redis6 } from 'ioredis6';
+import { InvalidArgumentError, LockContendedError, readEpoch, Redlock, type RedlockSettings } from '@/lib/redlock';
+import { uniquePrefix } from '../support/cluster';
+import { redlockEnv } from '../support/redlock-env';
+
+// Clients a user passes in go through ioredis's public API only, so they may be of either major
+// (5: RESP2; 6: RESP3 by default) and configured as the user likes. Before, a client of ioredis 6
+// crashed the process (the core handed it ioredis 5 Command objects) on the first acquire.
+
+const env = redlockEnv();
+const { redlocks, unhandled } = env;
+
+type Options = Record<string, unknown>;
+const VARIANTS: ReadonlyArray<{ name: string; make: (url: string, options: Options) => Redis5 }> = [
+  { name: 'ioredis 5', make: (url, options) => new Redis5(url, options) },
+  { name: 'ioredis 6 (RESP3)', make: (url, options) => new Redis6(url, options) as unknown as Redis5 },
+  { name: 'ioredis 6 (RESP3, replyMapping resp3)', make: (url, options) => new Redis6(url, { replyMapping: 'resp3', ...options }) as unknown as Redis5 },
+  { name: 'ioredis 6 (RESP2)', make: (url, options) => new Redis6(url, { protocol: 2, ...options }) as unknown as Redis5 },
+];
+const CONFIGS: ReadonlyArray<{ name: string; options: Options }> = [
+  { name: 'defaults', options: {} },
+  { name: 'stringNumbers', options: { stringNumbers: true } },
+  { name: 'auto-pipelining', options: { enableAutoPipelining: true } },
+];
+
+async function withClients(make: (url: string, options: Options) => Redis5, options: Options, name: string, settings: Partial<RedlockSettings> = {}) {
+  const clients = env.cluster.urls.map((url) => {
+    const c = make(url, options);
+    c.on('error', () => undefined);
+    return c;
+  });
+  const r = new Redlock(clients, { keyPrefix: uniquePrefix(name), retryCount: 0, ...settings });
+  redlocks.push(r);
+  await r.markNodesClean();
+  return { r, clients, close: () => clients.forEach((c) => c.disconnect()) };
+}
+
+describe('the lock core on clients passed in', () => {
+  for (const variant of VARIANTS) {
+    for (const config of CONFIGS) {
+      it(`${variant.name}, ${config.name}: fenced grant, contention, extend, release, several resources, a data loss seen, 16 loops`, async () => {
+        const { r, close } = await withClients(variant.make, config.options, 'clients');
+        try {
+          const lock = await r.acquire('a', 5_000);
+          expect(typeof lock.fence).toBe('number');
+          expect(lock.votes.filter((v) => v.vote === 'for').length).toBeGreaterThanOrEqual(3);
+          const refused = await r.acquire('a', 5_000).catch((e: unknown) => e);
+          expect(refused).toBeInstanceOf(LockContendedError);
+          const extended = await lock.extend(5_000);
+          expect(extended.votes.filter((v) => v.reason === 'ok').length).toBeGreaterThanOrEqual(3);
+          const released = await lock.release();
+          expect(released.deleted).toBe(5);
+          const again = await r.acquire('a', 5_000);
+          expect(again.fence!).toBeGreaterThan(lock.fence!);
+          await again.release();
+          const two = await r.acquire(['x', 'y'], 5_000);
+          await two.release();
+
+          // Node 5 loses its data: read through this client's replies, it never votes for, and its
+          // check writes a data-loss quarantine.
+          await env.direct[4]!.del(`${r.settings.keyPrefix}epoch`);
+          const after = await r.acquire('b', 5_000);
+          expect(after.votes[4]!.vote).not.toBe('for');
+          await after.release();
+          await vi.waitFor(async () => expect((await readEpoch(env.direct[4]!, r.settings.keyPrefix))?.cause).toBe('data-loss'));
+
+          let failures = 0;
+          let granted = 0;
+          const end = performance.now() + 600;
+          await Promise.all(Array.from({ length: 16 }, async (_, w) => {
+            while (performance.now() < end) {
+              try {
+                const l = await r.acquire(`w${w}`, 5_000, { fenced: w % 2 === 0 });
+                await l.release();
+                granted++;
+              } catch {
+                failures++;
+              }
+            }
+          }));
+          expect(failures).toBe(0);
+          expect(granted).toBeGreaterThan(16);
+        } finally {
+          await r.quit();
+          close();
+        }
+      });
+    }
+  }
+
+  it('a client with the ioredis keyPrefix option is refused (it would move the lock core\'s keys)', () => {
+    const client = new Redis6(env.cluster.urls[0]!, { keyPrefix: 'app:', lazyConnect: true });
+    try {
+      expect(() => new Redlock([client as unknown as Redis5], {})).toThrow(InvalidArgumentError);
+      expect(() => new Redlock([client as unknown as Redis5], {})).toThrow(/keyPrefix/);
+    } finally {
+      client.disconnect();
+    }
+  });
+
+  it('no unhandled rejections happened in this file', () => {
+    expect(unhandled).toEqual([]);
+  });
+});
