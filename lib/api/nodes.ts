@@ -95,8 +95,10 @@ export type NodesResponse = z.infer<typeof nodesResponseSchema>;
 /** POST /api/nodes/{id}/actions — the same contract the supervisor's control channel accepts. */
 export { nodeActionSchema, NODE_ACTION_NAMES, type NodeAction } from '../cluster/actions';
 
+/** A node id in a path: decimal digits only (`0x2`, `2e0`, ` 2` or `02` name no node), 1–15. */
 export const nodeIdParamsSchema = z.strictObject({
-  id: z.coerce.number().int('node ids are whole numbers').min(1).max(15),
+  id: z.string().regex(/^[1-9][0-9]?$/, 'node ids are whole numbers written in decimal, from 1').transform(Number)
+    .pipe(z.number().int().max(15, 'node ids go up to 15')),
 });
 
 /**

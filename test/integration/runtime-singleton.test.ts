@@ -42,6 +42,31 @@ describe('server runtime', () => {
     expect(createRuntime({}).driftFactor).toBe(DEFAULT_SETTINGS.driftFactor);
   });
 
+  it('readiness: a flood of requests costs each master one PING per period, and a crashed one is counted out after it', async () => {
+    const { readiness, READINESS_CACHE_MS } = await import('../../lib/server/readiness');
+    const admin = [1, 2, 3].map((id) => cluster.client(id));
+    await Promise.all(admin.map((a) => a.connect()));
+    const pings = async () => {
+      let total = 0;
+      for (const a of admin) total += Number(/cmdstat_ping:calls=(\d+)/.exec(await a.info('commandstats'))?.[1] ?? 0);
+      return total;
+    };
+    await new Promise((r) => setTimeout(r, READINESS_CACHE_MS + 50));
+    const before = await pings();
+    const answers = await Promise.all(Array.from({ length: 200 }, () => readiness()));
+    expect(answers.every((a) => a.ready && a.up === 3 && a.quorum === 2 && a.nodes === 3)).toBe(true);
+    expect(await pings() - before).toBe(3);
+    await cluster.supervisor.crash(3);
+    try {
+      expect((await readiness()).up).toBe(3); // the reading of this period
+      await new Promise((r) => setTimeout(r, READINESS_CACHE_MS + 50));
+      expect(await readiness()).toMatchObject({ ready: true, up: 2 });
+    } finally {
+      await cluster.supervisor.start(3);
+      for (const a of admin) a.disconnect();
+    }
+  });
+
   it('lists every node as its clients see it, and a partitioned one as down', async () => {
     const { listNodes } = await import('../../lib/server/nodes-service');
     const healthy = await listNodes();

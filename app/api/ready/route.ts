@@ -1,12 +1,10 @@
-import { listNodes } from '@/lib/server/nodes-service';
+import { readiness } from '@/lib/server/readiness';
 
 export const runtime = 'nodejs';
 export const dynamic = 'force-dynamic';
 
-/** Readiness: 200 when a quorum of masters answers, else 503 (for load balancers and orchestrators). */
+/** Readiness: 200 when a quorum of masters answers, else 503 (for load balancers and orchestrators); read at most once a second. */
 export async function GET(): Promise<Response> {
-  const nodes = await listNodes();
-  const up = nodes.nodes.filter((n) => n.up).length;
-  const ready = nodes.mode !== 'unconfigured' && up >= nodes.quorum;
-  return Response.json({ ready, up, quorum: nodes.quorum, nodes: nodes.nodes.length }, { status: ready ? 200 : 503, headers: { 'cache-control': 'no-store' } });
+  const r = await readiness();
+  return Response.json(r, { status: r.ready ? 200 : 503, headers: { 'cache-control': 'no-store' } });
 }
