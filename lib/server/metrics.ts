@@ -12,12 +12,19 @@ export interface Metrics {
   nodeRtt: Gauge<'node'>;
   nodeClockOffset: Gauge<'node'>;
   nodeQuarantined: Gauge<'node'>;
+  nodeQuarantineRemaining: Gauge<'node'>;
+  nodeUnsafe: Gauge<'node'>;
+  clusterQuorum: Gauge;
+  clusterUsable: Gauge;
+  clusterCanGrant: Gauge;
   lockListRead: Histogram<'source'>;
   indexRescans: Counter<'node' | 'reason'>;
   indexRereadKeys: Counter<'node'>;
 }
 
 const KEY = Symbol.for('redlock-console.metrics');
+/** Prefix of prom-client's default process metrics. */
+const DEFAULT_PREFIX = 'redlock_console_';
 type Holder = { [KEY]?: Metrics };
 
 /** The server's Prometheus registry (prom-client), one per process, kept across dev reloads. */
@@ -29,7 +36,12 @@ export function metrics(): Metrics {
 
 function createMetrics(): Metrics {
   const registry = new Registry();
-  collectDefaultMetrics({ register: registry, prefix: 'redlock_console_' });
+  collectDefaultMetrics({ register: registry, prefix: DEFAULT_PREFIX });
+  // Gauges named like counters break the exposition format's naming rule (promtool: "non-counter
+  // metrics should not have _total suffix"); each is the sum of its labelled twin, which stays.
+  for (const name of ['nodejs_active_handles_total', 'nodejs_active_requests_total', 'nodejs_active_resources_total']) {
+    registry.removeSingleMetric(DEFAULT_PREFIX + name);
+  }
   return {
     registry,
     acquireDuration: new Histogram({
@@ -43,6 +55,15 @@ function createMetrics(): Metrics {
     nodeRtt: new Gauge({ name: 'redlock_node_rtt_seconds', help: 'PING round trip', labelNames: ['node'], registers: [registry] }),
     nodeClockOffset: new Gauge({ name: 'redlock_node_clock_offset_seconds', help: 'Node clock minus console clock, RTT-corrected', labelNames: ['node'], registers: [registry] }),
     nodeQuarantined: new Gauge({ name: 'redlock_node_quarantined', help: '1 while the node votes against after a data loss', labelNames: ['node'], registers: [registry] }),
+    nodeQuarantineRemaining: new Gauge({
+      name: 'redlock_node_quarantine_remaining_seconds', help: 'Seconds until the node votes again (0 when it is not quarantined)', labelNames: ['node'], registers: [registry],
+    }),
+    nodeUnsafe: new Gauge({
+      name: 'redlock_node_unsafe', help: '1 when the node\'s setup breaks an assumption (persistence, eviction policy, role, lease ceiling)', labelNames: ['node'], registers: [registry],
+    }),
+    clusterQuorum: new Gauge({ name: 'redlock_cluster_quorum', help: 'Votes a lock needs: a majority of the configured masters', registers: [registry] }),
+    clusterUsable: new Gauge({ name: 'redlock_cluster_usable_nodes', help: 'Masters whose vote can count now (up, a master, not quarantined, not refused)', registers: [registry] }),
+    clusterCanGrant: new Gauge({ name: 'redlock_cluster_can_grant', help: '1 when a quorum of usable masters can grant a lock now', registers: [registry] }),
     lockListRead: new Histogram({
       name: 'redlock_lock_list_read_seconds',
       help: 'Time to read every node for the lock list: source="index" when the live lock index caught up, "scan" when a node was scanned in full',

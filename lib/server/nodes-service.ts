@@ -58,7 +58,12 @@ export async function listNodes(): Promise<NodesResponse> {
     if (n.rttMs !== null) m.nodeRtt.set({ node }, n.rttMs / 1000);
     if (n.clockOffsetMs !== null) m.nodeClockOffset.set({ node }, n.clockOffsetMs / 1000);
     m.nodeQuarantined.set({ node }, n.quarantine?.state === 'quarantined' ? 1 : 0);
+    m.nodeQuarantineRemaining.set({ node }, n.quarantine?.state === 'quarantined' ? (n.quarantine.remainingMs ?? 0) / 1000 : 0);
+    m.nodeUnsafe.set({ node }, n.verdict.level === 'unsafe' ? 1 : 0);
   }
+  m.clusterQuorum.set(verdict.quorum);
+  m.clusterUsable.set(verdict.usable);
+  m.clusterCanGrant.set(verdict.canGrant ? 1 : 0);
   recordSample({ kind: 'nodes', rttMs: nodes.map((n) => n.rttMs) });
   return { mode: runtime.mode, readAt, quorum: verdict.quorum, maxTtlMs: runtime.maxTtlMs, verdict, nodes, problem: null };
 }

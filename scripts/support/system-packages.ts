@@ -28,6 +28,13 @@ export const CHROMIUM: SystemPackage = {
   hint: 'Chromium is needed for the browser tests: run `sudo apt-get install chromium`',
 };
 
+export const PROMTOOL: SystemPackage = {
+  binary: 'promtool',
+  debianPackage: 'prometheus',
+  paths: ['/usr/bin/promtool'],
+  hint: 'promtool (Prometheus) checks the metrics and the alert rules: run `sudo apt-get install prometheus`',
+};
+
 function which(pkg: SystemPackage): string | null {
   const dirs = (process.env.PATH ?? '').split(':').filter(Boolean).map((d) => `${d}/${pkg.binary}`);
   for (const file of [...pkg.paths, ...dirs]) {

@@ -1,9 +1,13 @@
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AuditResponse } from '../../lib/api/audit';
 import type { ForceReleaseResponse, LockDetailResponse, LockGrant, LockListResponse } from '../../lib/api/locks';
 import { Redlock, tokenOf } from '../../lib/redlock';
 import { auditFromCsv } from '../../lib/server/audit-csv';
 import { METRICS_TOKEN, startApi, type ApiHarness } from '../support/api';
+import { findPromtool } from '../support/promtool';
 
 let api: ApiHarness;
 beforeAll(async () => {
@@ -98,6 +102,20 @@ describe('lock service over HTTP', () => {
     expect(scrape).toMatch(/redlock_lock_list_read_seconds_count\{source="index"\} [1-9]/);
     expect(scrape).toMatch(/redlock_lock_index_rescans_total\{node="1",reason="first-build"\} 1\b/);
     expect(scrape).toMatch(/redlock_lock_index_reread_keys_total\{node="1"\} [1-9]/);
+    // The exposition format's naming rules (what promtool check metrics lints): counters end in
+    // _total, nothing else does.
+    const types = [...scrape.matchAll(/^# TYPE (\S+) (\S+)$/gm)].map((m) => ({ name: m[1]!, type: m[2]! }));
+    expect(types.length).toBeGreaterThan(20);
+    expect(types.filter((t) => t.type !== 'counter' && t.name.endsWith('_total')).map((t) => t.name)).toEqual([]);
+    expect(types.filter((t) => t.type === 'counter' && !t.name.endsWith('_total')).map((t) => t.name)).toEqual([]);
+    // Prometheus's own linter on the real output, and every metric the alert rules use is exported.
+    const lint = spawnSync(findPromtool(), ['check', 'metrics'], { input: scrape, encoding: 'utf8' });
+    expect(lint.status, lint.stdout + lint.stderr).toBe(0);
+    const rules = readFileSync(join(import.meta.dirname, '..', '..', 'deploy', 'prometheus', 'alerts.yml'), 'utf8');
+    const used = new Set([...rules.matchAll(/\b(redlock_[a-z_]+)\b/g)].map((m) => m[1]!));
+    expect(used.size).toBeGreaterThan(5);
+    const exported = new Set(types.map((t) => t.name));
+    expect([...used].filter((name) => !exported.has(name))).toEqual([]);
   });
 
   it('a progressive first page answers while a paused node holds the scan up, then the full page follows', async () => {
