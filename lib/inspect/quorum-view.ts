@@ -72,7 +72,7 @@ export interface QuorumView {
   validityMs: number | null;
   /** The fencing token from the holder metadata, when there is one. */
   fence: number | null;
-  /** Holder metadata from the first majority-token node that has it (else from any holder). */
+  /** Holder metadata of the majority token, from a node whose copy has the fence if any does (else from any holder). */
   meta: Record<string, string> | null;
   /** Nodes whose key has no TTL (PTTL −1): a lock that never expires is an operator problem. */
   noTtlNodes: readonly number[];
@@ -189,14 +189,19 @@ export function classify(resource: string, key: string, sorted: LockCell[], opti
     state = tokens >= 2 ? 'split' : 'partial';
   }
 
+  // The majority token's metadata, from a node whose copy carries the fence when one does: the
+  // fence round writes it only on the nodes that confirmed (a quorum, not every voter).
   let meta: Record<string, string> | null = null;
+  let majorityMeta = false;
   for (const cell of sorted) {
     if (!cell.known || !cell.present || cell.meta === null) continue;
     if (majorityToken === null || cell.token === majorityToken) {
-      meta = cell.meta;
-      break;
+      if (!majorityMeta || (meta?.fence === undefined && cell.meta.fence !== undefined)) meta = cell.meta;
+      majorityMeta = true;
+      if (meta?.fence !== undefined) break;
+      continue;
     }
-    meta ??= cell.meta; // a minority holder's, unless a majority holder's turns up
+    if (!majorityMeta) meta ??= cell.meta; // a minority holder's, unless a majority holder's turns up
   }
   const fenceText = meta?.fence;
   const fence = fenceText !== undefined && fenceText !== '' && Number.isFinite(Number(fenceText)) ? Number(fenceText) : null;

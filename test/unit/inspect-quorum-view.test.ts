@@ -85,6 +85,19 @@ describe('quorum view classification', () => {
     expect(view([present(1, 'A', 1_000, { owner: 'x', fence: 'n/a' }), absent(2), absent(3), absent(4), absent(5)]).fence).toBeNull();
   });
 
+  it('takes the majority token\'s metadata from a node whose copy has the fence (the fence round writes it on the confirmers only)', () => {
+    const v = view([
+      present(1, 'A', 9_000, { owner: 'o' }), present(2, 'A', 9_000, { owner: 'o' }),
+      present(3, 'A', 9_000, { owner: 'o', fence: '12' }), present(4, 'A', 9_000, { owner: 'o', fence: '12' }), absent(5),
+    ]);
+    expect(v.meta).toEqual({ owner: 'o', fence: '12' });
+    expect(v.fence).toBe(12);
+    // A minority leftover's fence never wins over the majority's copies without one.
+    const w = view([present(1, 'B', 9_000, { fence: '99' }), present(2, 'A', 9_000, { owner: 'o' }), present(3, 'A', 9_000), present(4, 'A', 9_000), absent(5)]);
+    expect(w.meta).toEqual({ owner: 'o' });
+    expect(w.fence).toBeNull();
+  });
+
   it('lists cells in node order whatever order they came in', () => {
     const v = view([absent(3), present(1, 'A', 9_000), present(2, 'A', 9_000)]);
     expect(v.cells.map((c) => c.node)).toEqual([1, 2, 3]);
