@@ -7,6 +7,8 @@ import { hasNotifyFlags } from '../../lib/inspect/notifications';
 // No Docker engine runs here, so the file is checked for exactly what the product promises.
 interface Service { image?: string; build?: unknown; command?: string[]; ports?: string[]; healthcheck?: { test: string[] };
   environment?: Record<string, string>; depends_on?: Record<string, { condition: string }> }
+/** The one secret of the file, required from the environment (compose's `${VAR:?message}`). */
+const PASSWORD = /^\$\{REDLOCK_REDIS_PASSWORD:\?[^}]+\}$/;
 const compose = parse(readFileSync('docker-compose.yml', 'utf8'), { merge: true }) as { services: Record<string, Service> };
 const masters = Object.entries(compose.services).filter(([, s]) => s.image?.startsWith('redis:'));
 
@@ -24,22 +26,32 @@ describe('docker-compose.yml', () => {
       expect(flags.replace(/\$\$/g, '')).not.toContain('$');
       expect(hasNotifyFlags(flags.replace(/\$\$/g, '$'))).toBe(true);
       expect(args).not.toMatch(/replicaof|slaveof|cluster-enabled/);
+      expect(args).toContain('--maxmemory-policy noeviction');
+      // No password-less master: the password is required from the environment, never written here.
+      expect(service.command![service.command!.indexOf('--requirepass') + 1]).toMatch(PASSWORD);
+      // The healthcheck authenticates through redis-cli's REDISCLI_AUTH.
       expect(service.healthcheck?.test).toEqual(['CMD', 'redis-cli', 'ping']);
+      expect(service.environment?.REDISCLI_AUTH).toBe('${REDLOCK_REDIS_PASSWORD}');
     }
     expect(readFileSync('docker-compose.yml', 'utf8')).not.toMatch(/replicaof|slaveof/);
   });
 
-  it('publishes each master on its own host port', () => {
-    const hostPorts = masters.map(([, s]) => s.ports![0]!.split(':')[0]);
-    expect(hostPorts).toEqual(['6381', '6382', '6383', '6384', '6385']);
-    expect(masters.every(([, s]) => s.ports![0]!.endsWith(':6379'))).toBe(true);
+  it('publishes each master on its own host port, on 127.0.0.1 only, and the console too', () => {
+    expect(masters.map(([, s]) => s.ports)).toEqual([1, 2, 3, 4, 5].map((i) => [`127.0.0.1:638${i}:6379`]));
+    expect(compose.services.console!.ports).toEqual(['127.0.0.1:3000:3000']);
+    // Nothing anywhere is published on every interface.
+    for (const service of Object.values(compose.services)) for (const port of service.ports ?? []) expect(port).toMatch(/^127\.0\.0\.1:/);
   });
 
   it('builds the console from the Dockerfile and points REDLOCK_NODES at exactly the five masters', () => {
     const consoleService = compose.services.console!;
     expect(consoleService.build).toBe('.');
-    const nodes = parseNodeUrls(consoleService.environment!.REDLOCK_NODES!);
+    const raw = consoleService.environment!.REDLOCK_NODES!;
+    // Every URL carries the masters' password (compose fills it in from the environment).
+    expect(raw.split(',').every((url) => url.startsWith('redis://:${REDLOCK_REDIS_PASSWORD}@'))).toBe(true);
+    const nodes = parseNodeUrls(raw.replaceAll('${REDLOCK_REDIS_PASSWORD}', 'a1b2c3'));
     expect(nodes.map((n) => n.label)).toEqual(masters.map(([name]) => `${name}:6379`));
+    expect(nodes.every((n) => !n.label.includes('a1b2c3'))).toBe(true);
     expect(consoleService.environment!.HOST).toBe('0.0.0.0');
     for (const [name] of masters) expect(consoleService.depends_on?.[name]?.condition).toBe('service_healthy');
     const dockerfile = readFileSync('Dockerfile', 'utf8');
