@@ -262,6 +262,33 @@ describe('live events', () => {
       await other.quit();
     }
   });
+
+  it('a stream says connected only once the hub is subscribed: a grant right after it is never lost', async () => {
+    // No other stream is open: this one starts the hub's sources (a subscription on every node).
+    await new Promise((r) => setTimeout(r, 100));
+    const res = await api.call('GET', '/api/events', { as: 'viewer' });
+    const reader = res.body!.getReader();
+    const decoder = new TextDecoder();
+    let buffer = '';
+    const readUntil = async (pattern: RegExp, what: string) => {
+      while (!pattern.test(buffer)) {
+        const chunk = await Promise.race([reader.read(), new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`no ${what} within 3 s`)), 3_000))]);
+        buffer += decoder.decode(chunk.value);
+      }
+    };
+    // Connected beforehand: the grant's SETs reach every node within a millisecond of `connected`.
+    const nodes = [1, 2, 3, 4, 5].map((id) => api.cluster.client(id));
+    try {
+      await Promise.all(nodes.map((n) => n.connect()));
+      await readUntil(/: connected \d+/, 'connected');
+      await Promise.all(nodes.map((n) => n.set('rl:lock:sse-first', 'tok-first', 'PX', 5_000)));
+      await readUntil(/event: lock\.granted\ndata: \{[^\n]*"resource":"sse-first"/, 'grant event');
+    } finally {
+      await reader.cancel();
+      await Promise.all(nodes.map((n) => n.del('rl:lock:sse-first')));
+      for (const n of nodes) n.disconnect();
+    }
+  });
 });
 
 describe('nodes', () => {

@@ -20,8 +20,20 @@ export class EventHub {
   private readonly listeners = new Set<Listener>();
   private readonly byteListeners = new Set<ByteListener>();
   private stopSources: (() => void) | null = null;
+  /** Resolves once the running sources said their subscriptions are in place. */
+  private sourcesReady: Promise<void> = Promise.resolve();
 
-  constructor(private readonly startSources: (emit: (event: LiveEvent) => void) => () => void) {}
+  /** `startSources` calls `ready` once its subscriptions are in place (events from then on are seen). */
+  constructor(private readonly startSources: (emit: (event: LiveEvent) => void, ready: () => void) => () => void) {}
+
+  /**
+   * Resolves when the sources' subscriptions are in place, or after `timeoutMs` (a node that does
+   * not answer must not hold every stream's `connected` back). A stream says `connected` after it.
+   */
+  ready(timeoutMs: number): Promise<void> {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    return Promise.race([this.sourcesReady, new Promise<void>((resolve) => (timer = setTimeout(resolve, timeoutMs)))]).finally(() => clearTimeout(timer));
+  }
 
   get size(): number {
     return this.listeners.size + this.byteListeners.size;
@@ -57,7 +69,11 @@ export class EventHub {
 
   private add<L>(set: Set<L>, listener: L): () => void {
     set.add(listener);
-    if (this.size === 1) this.stopSources = this.startSources((event) => this.publish(event));
+    if (this.size === 1) {
+      let ready!: () => void;
+      this.sourcesReady = new Promise<void>((resolve) => (ready = resolve));
+      this.stopSources = this.startSources((event) => this.publish(event), () => ready());
+    }
     return () => {
       if (!set.delete(listener)) return;
       if (this.size === 0) {

@@ -13,7 +13,7 @@ type Holder = { [KEY]?: EventHub };
 /** The server's one event hub (kept across dev reloads). Services publish on it directly. */
 export function getEventHub(): EventHub {
   const holder = globalThis as Holder;
-  holder[KEY] ??= new EventHub((emit) => startSources(emit));
+  holder[KEY] ??= new EventHub((emit, ready) => startSources(emit, ready));
   return holder[KEY];
 }
 
@@ -21,10 +21,11 @@ export function publishEvent(event: Omit<LiveEvent, 'at'> & { at?: number }): vo
   getEventHub().publish({ at: Date.now(), ...event });
 }
 
-function startSources(emit: (event: LiveEvent) => void): () => void {
+function startSources(emit: (event: LiveEvent) => void, ready: () => void): () => void {
   const runtime = getRuntime();
   const stops: Array<() => void> = [startNodeSource(emit)];
   stops.push(startKeyspaceSource({
+    onReady: ready,
     clients: runtime.clients,
     keyPrefix: runtime.keyPrefix,
     manageConfig: runtime.mode === 'sandbox',

@@ -65,6 +65,8 @@ export interface KeyspaceSourceOptions {
   emit(event: LiveEvent): void;
   /** Called with the nodes on which notifications could not be enabled (they need polling). */
   onUnsupported(nodes: number[]): void;
+  /** Called once every node's subscription is in place (or given up on: polled instead). */
+  onReady?(): void;
 }
 
 /**
@@ -126,6 +128,7 @@ export function startKeyspaceSource(options: KeyspaceSourceOptions): () => void 
       }
     }));
     if (unsupported.length && !stopped) options.onUnsupported(unsupported.sort((a, b) => a - b));
+    options.onReady?.();
   })();
 
   return () => {

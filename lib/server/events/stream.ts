@@ -10,6 +10,8 @@ export const MAX_QUEUED_BYTES = 1024 * 1024;
 /** How often a stream checks that its session was not revoked by another console process. */
 export const SESSION_RECHECK_MS = 5_000;
 const HEARTBEAT_MS = 15_000;
+/** How long a new stream waits for the hub's subscriptions before it says `connected` anyway. */
+const CONNECT_WAIT_MS = 2_000;
 
 /**
  * GET /api/events: server-sent events from the process's one event hub. Each event is serialised
@@ -49,8 +51,10 @@ export function eventStream(req: Request, principal: Principal): Response {
         }
         controller.enqueue(bytes);
       };
-      stops.push(getEventHub().subscribeEncoded(send));
-      send(encoder.encode(`retry: 2000\n: connected ${Date.now()}\n\n`));
+      const hub = getEventHub();
+      stops.push(hub.subscribeEncoded(send));
+      // `connected` once the hub's Redis subscriptions are in place: an event after it is never lost.
+      void hub.ready(CONNECT_WAIT_MS).then(() => send(encoder.encode(`retry: 2000\n: connected ${Date.now()}\n\n`)));
       timers.push(setInterval(() => send(encoder.encode(`: heartbeat ${Date.now()}\n\n`)), HEARTBEAT_MS));
       if (principal.kind === 'session') {
         const ended = `event: session-ended\ndata: {"reason":"signed out or expired"}\n\n`;
