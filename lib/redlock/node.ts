@@ -41,6 +41,8 @@ export function nodeLabel(target: string | Redis): string {
   }
   const options = target.options;
   if (options.path) return options.path;
+  // A Sentinel-managed client: its master's name (its host option is a placeholder).
+  if (Array.isArray(options.sentinels) && options.sentinels.length > 0 && options.name) return `sentinel:${options.name}`;
   return `${options.host ?? '127.0.0.1'}:${options.port ?? 6379}`;
 }
 
@@ -141,9 +143,10 @@ export class LockNode {
   }
 
   /**
-   * When the current connection became ready (performance.now()); 0 before the first. Two commands
-   * sent after it and answered on it ran in the order sent (no resend: autoResendUnfulfilledCommands
-   * is off), which is what a failed attempt's cleanup report relies on (protocol.ts).
+   * When the current connection became ready (performance.now()); 0 before the first. A failed
+   * attempt names the node in cleanupPending when this moved during the attempt (protocol.ts): on a
+   * new connection a client may re-send what the old one left unanswered (a client passed in keeps
+   * ioredis's autoResendUnfulfilledCommands; the core's own connections have it off).
    */
   readySince = 0;
 

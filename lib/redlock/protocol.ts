@@ -118,23 +118,26 @@ export async function attemptAcquire(ctx: ProtocolContext, req: AcquireRequest):
 /**
  * The nodes where a failed attempt's keys may remain (RedlockError.cleanupPending): the cleanup got
  * no answer; or the grant failed (an error: its bytes may have reached the node, or sit in a proxy,
- * and run after the cleanup on another connection); or the grant was still unanswered (timed out,
- * pending at the decision) and the node's connection was replaced since the attempt began; or the
+ * and run after the cleanup on another connection); or the node's connection was replaced since the
+ * attempt began (whatever the grant answered: see below); or the
  * grant was sent again after a NOSCRIPT (several resources: grant.ts), which may run after the
  * cleanup. A node whose cleanup answered on the connection the grant was sent on, the grant sent
  * once, holds nothing of the attempt: one connection runs its commands in the order sent, so the
  * compare-and-delete ran after the SET.
  * Only reporting: nothing sent or decided depends on it.
  */
-function unansweredNodes(nodes: readonly LockNode[], t0: number, grant: readonly Vote[], cleanup: readonly Vote[],
+export function unansweredNodes(nodes: readonly Pick<LockNode, 'readySince'>[], t0: number, grant: readonly Vote[], cleanup: readonly Vote[],
   replayedOn: readonly boolean[] | null): boolean[] | null {
   let out: boolean[] | null = null;
   for (let i = 0; i < grant.length; i++) {
     const g = grant[i]!.reason;
     const c = cleanup[i]!.reason;
-    const unanswered = g === 'timeout' || g === 'pending';
-    // A grant sent again after NOSCRIPT (grant.ts) may run after the cleanup.
-    if (g === 'error' || g === 'not-asked' || (c !== 'ok' && c !== 'not-held') || (unanswered && nodes[i]!.readySince > t0) || replayedOn?.[i] === true) {
+    // A grant sent again after NOSCRIPT (grant.ts) may run after the cleanup. A connection replaced
+    // since the attempt began names the node whatever the grant answered: a client passed in may
+    // re-send unanswered commands on its new connection (ioredis's autoResendUnfulfilledCommands,
+    // reconnectOnError), so an answer there does not prove that no copy of the grant is still on
+    // its way over the old one.
+    if (g === 'error' || g === 'not-asked' || (c !== 'ok' && c !== 'not-held') || nodes[i]!.readySince > t0 || replayedOn?.[i] === true) {
       (out ??= new Array<boolean>(grant.length).fill(false))[i] = true;
     }
   }

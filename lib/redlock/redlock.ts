@@ -68,9 +68,17 @@ export class Redlock extends EventEmitter<RedlockEvents> implements LockControll
       }
     }
     for (const target of nodes) {
-      // ioredis prefixes the keys of known commands: the lock core's keys would change (keyPrefix is its own setting).
-      if (typeof target !== 'string' && typeof target.options?.keyPrefix === 'string' && target.options.keyPrefix !== '') {
-        throw new InvalidArgumentError('nodes', `a client with the ioredis keyPrefix option (${JSON.stringify(target.options.keyPrefix)}) would move the lock core's keys: ` +
+      if (typeof target === 'string') continue;
+      // A Cluster spreads one node's commands over several masters and re-sends a pipeline after
+      // MOVED or CLUSTERDOWN on timers of its own: a failed attempt's release could run before its
+      // SET, and a batch across slots is refused without a reply. Redlock wants independent masters.
+      if ((target as { isCluster?: boolean }).isCluster === true) {
+        throw new InvalidArgumentError('nodes', 'a Redis Cluster client cannot be a node: give each independent master as a URL or a plain client');
+      }
+      // ioredis prefixes the keys of known commands (a string or Buffer keyPrefix): the lock core's keys would move.
+      const prefix = (target.options as { keyPrefix?: string | Buffer } | undefined)?.keyPrefix;
+      if (prefix !== undefined && prefix !== null && prefix.length > 0) {
+        throw new InvalidArgumentError('nodes', `a client with the ioredis keyPrefix option (${JSON.stringify(String(prefix))}) would move the lock core's keys: ` +
           'pass a client without it and use the keyPrefix setting');
       }
     }

@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
 import { Redis as Redis5 } from 'ioredis';
-import { Redis as Redis6 } from 'ioredis6';
+import { Cluster as Cluster6, Redis as Redis6 } from 'ioredis6';
 import { InvalidArgumentError, LockContendedError, readEpoch, Redlock, type RedlockSettings } from '@/lib/redlock';
 import { uniquePrefix } from '../support/cluster';
 import { redlockEnv } from '../support/redlock-env';
@@ -97,6 +97,23 @@ describe('the lock core on clients passed in', () => {
       expect(() => new Redlock([client as unknown as Redis5], {})).toThrow(/keyPrefix/);
     } finally {
       client.disconnect();
+    }
+  });
+
+  it('a Redis Cluster client and a Buffer keyPrefix are refused; Sentinel-managed clients are told apart by their master\'s name', () => {
+    const cluster = new Cluster6([{ host: '127.0.0.1', port: 1 }], { lazyConnect: true });
+    const prefixed = new Redis5(env.cluster.urls[0]!, { keyPrefix: Buffer.from('app:') as unknown as string, lazyConnect: true });
+    const sentinels = ['a', 'b'].map((name) => new Redis6({ sentinels: [{ host: '127.0.0.1', port: 1 }], name, lazyConnect: true }) as unknown as Redis5);
+    try {
+      expect(() => new Redlock([cluster as unknown as Redis5], {})).toThrow(/Cluster client cannot be a node/);
+      expect(() => new Redlock([prefixed], {})).toThrow(/keyPrefix/);
+      const r = new Redlock(sentinels, { keyPrefix: uniquePrefix('sentinel') });
+      expect(r.nodeLabels).toEqual(['sentinel:a', 'sentinel:b']);
+      void r.quit();
+    } finally {
+      cluster.disconnect();
+      prefixed.disconnect();
+      for (const s of sentinels) s.disconnect();
     }
   });
 
