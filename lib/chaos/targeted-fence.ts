@@ -22,12 +22,11 @@ import { Rng } from './random';
 import { clientSettings, markPrefixClean, type RunContext } from './run-context';
 import { StallProxy } from './stall-proxy';
 import type { TrialResult, TrialSpec } from './targeted';
-import { acquire, Sessions, type Granted } from './trial-sessions';
+import { acquire, acquireUntilGranted, Sessions, type Granted } from './trial-sessions';
 
 /** The trial's lease ceiling (and A's and B's lease), ms: B waits out A's key on the victim. */
 const CEILING_MS = 1_500;
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const ids = (nodes: readonly number[]) => nodes.map((n) => n + 1).join(',');
 
 /** The SHA1 of the fence script of the core build the trial runs. */
@@ -90,12 +89,7 @@ export async function runFenceStallTrial(run: RunContext, spec: TrialSpec): Prom
 
     // B reaches only the victim and the nodes A never reached; A's key on the victim expires by itself.
     for (const c of confirmers) run.links.set(1, c, { kind: 'blackhole' });
-    const deadline = performance.now() + 3 * CEILING_MS + 2_000;
-    let lockB: Granted = { granted: false };
-    while (!lockB.granted && performance.now() < deadline) {
-      lockB = await acquire(b, resource, CEILING_MS, 0);
-      if (!lockB.granted) await sleep(50);
-    }
+    const lockB = await acquireUntilGranted(b, resource, CEILING_MS, 3 * CEILING_MS + 2_000);
     notes.push(lockB.granted ? `B granted on nodes ${ids(bSees)}, fence ${lockB.fence}` : `B never granted (${lockB.error})`);
     if (lockB.granted) await b.rpc({ op: 'release', resource });
     // The safe core's defence: A refused, as its fence could not be confirmed on a quorum (a refusal

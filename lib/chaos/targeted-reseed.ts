@@ -15,12 +15,11 @@ import { readEpoch } from '../redlock';
 import { Rng } from './random';
 import { clientSettings, markPrefixClean, type RunContext } from './run-context';
 import type { TrialResult, TrialSpec } from './targeted';
-import { acquire, Sessions, type Granted } from './trial-sessions';
+import { acquire, acquireUntilGranted, Sessions } from './trial-sessions';
 
 /** The trial's lease ceiling (and A's lease), ms. */
 const CEILING_MS = 1_500;
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const ids = (nodes: readonly number[]) => nodes.map((n) => n + 1).join(',');
 
 export async function runMajorityLossTrial(run: RunContext, spec: TrialSpec): Promise<TrialResult> {
@@ -62,12 +61,7 @@ export async function runMajorityLossTrial(run: RunContext, spec: TrialSpec): Pr
     // B reaches only the nodes that lost their data.
     for (const k of kept) run.links.set(1, k, { kind: 'blackhole' });
     // Single attempts until granted: the quarantines last CEILING_MS from their discovery.
-    const deadline = performance.now() + 3 * CEILING_MS + 2_000;
-    let lockB: Granted = { granted: false };
-    while (!lockB.granted && performance.now() < deadline) {
-      lockB = await acquire(b, resource, CEILING_MS, 0);
-      if (!lockB.granted) await sleep(50);
-    }
+    const lockB = await acquireUntilGranted(b, resource, CEILING_MS, 3 * CEILING_MS + 2_000);
     const causes = await Promise.all(lost.map(async (i) => (await readEpoch(direct[i]!, prefix))?.cause ?? 'none'));
     notes.push(lockB.granted ? `B granted on nodes ${ids(lost)}, fence ${lockB.fence}` : `B never granted (${lockB.error})`,
       `lost nodes' causes: ${causes.join(',')}`);

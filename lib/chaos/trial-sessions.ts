@@ -38,3 +38,17 @@ export class Sessions {
 export function acquire(c: ClientWorker, resource: string, ttlMs: number, retryCount: number): Promise<Granted> {
   return c.rpc({ op: 'acquire', resource, ttlMs, fenced: true, retryCount }) as Promise<Granted>;
 }
+
+/**
+ * Single fenced attempts, 50 ms apart, until one is granted or `forMs` has passed: for a client that
+ * waits out something the trial arranged (quarantines, a key left to expire).
+ */
+export async function acquireUntilGranted(c: ClientWorker, resource: string, ttlMs: number, forMs: number): Promise<Granted> {
+  const deadline = performance.now() + forMs;
+  let granted: Granted = { granted: false };
+  while (!granted.granted && performance.now() < deadline) {
+    granted = await acquire(c, resource, ttlMs, 0);
+    if (!granted.granted) await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return granted;
+}
