@@ -144,18 +144,6 @@ export const MUTANTS: readonly Mutant[] = [
     cycles: 2,
   },
   {
-    // The same, but every node named in cleanupPending: the leftover reads then promise nothing,
-    // and what is left to see it is the throughput collapse (liveness).
-    name: 'no-cleanup-named',
-    description: 'a failed attempt does not release its partial keys, and says they may remain everywhere',
-    patches: [{
-      file: 'protocol.ts', find: '  const cleanup = await releaseEverywhere(ctx, req.lockKeys, token, req.resources);',
-      replace: "  const cleanup = { votes: round.votes.map((v) => ({ ...v, reason: 'timeout' as const })) };",
-    }],
-    nemeses: ['none', 'none'],
-    cycles: 2,
-  },
-  {
     // A release that says it deleted but leaves the key to expire.
     name: 'release-keeps-key',
     description: 'a release reports the key deleted but leaves it',

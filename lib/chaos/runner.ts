@@ -46,10 +46,11 @@ async function leaseShas(builds: readonly CoreBuild[]): Promise<string[]> {
 
 /**
  * Run a mutant against its nemeses until one catches it: a safety violation, or (where the nemesis
- * keeps a quorum, and the real core's no-fault phase ran for a baseline) a liveness failure, e.g. a
- * core whose failed attempts leave their keys and say nothing remains collapses in throughput.
+ * keeps a quorum) acquires failing for unavailability. Not the throughput floor: a mutant's phase
+ * lasts a few seconds, the first of which its client processes spend loading the build, so its rate
+ * says little (safe builds measured under 20 % of the long no-fault phase's).
  */
-async function runMutant(run: RunContext, build: CoreBuild, name: string, seed: number, baselinePerS: number | null): Promise<MutantReport> {
+async function runMutant(run: RunContext, build: CoreBuild, name: string, seed: number): Promise<MutantReport> {
   const mutant = MUTANTS.find((m) => m.name === name)!;
   const report: MutantReport = { name, description: mutant.description, caught: false, caughtBy: null, attempts: [] };
   for (const [attempt, nemesis] of mutant.nemeses.entries()) {
@@ -59,7 +60,7 @@ async function runMutant(run: RunContext, build: CoreBuild, name: string, seed: 
     });
     const quorum = NEMESES[nemesis].keepsQuorum;
     const a = outcome.analysis.acquisitions;
-    const live = quorum ? judgeLiveness({ ...a, durationMs: outcome.durationMs }, baselinePerS, quorum) : null;
+    const live = quorum ? judgeLiveness({ ...a, durationMs: outcome.durationMs }, null, quorum) : null;
     const checkers = live && !live.passed ? [...outcome.analysis.caughtBy, 'liveness'] : outcome.analysis.caughtBy;
     const tried = mutantAttempt(outcome);
     report.attempts.push({ ...tried, checkers, examples: live && !live.passed ? [livenessFailure(nemesis, live), ...tried.examples].slice(0, 3) : tried.examples });
@@ -108,10 +109,8 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
           buildMutant(root, buildRoot, MUTANTS.find((m) => m.name === name) ?? unknownMutant(name));
         controls = await runControls(run, real, seed, buildOf, options.controlNames);
       }
-      const none = phases.find((p) => p.nemesis === 'none');
-      const baselinePerS = none && none.durationMs > 0 ? none.analysis.acquisitions.successes / (none.durationMs / 1000) : null;
       for (const [i, { mutant, build }] of mutants.entries()) {
-        mutantReports.push(await runMutant(run, build, mutant.name, seed * 100 + 50 + i, baselinePerS));
+        mutantReports.push(await runMutant(run, build, mutant.name, seed * 100 + 50 + i));
       }
     } finally {
       await run.close();
