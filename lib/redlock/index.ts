@@ -18,7 +18,8 @@ export type { Vote, VoteReason } from './votes';
 export type { RedlockEvents, NodeErrorEvent, QuarantineEvent, LockLostEvent, OperationEvent } from './events';
 export { quorumSize, blockingSize, driftMs, validityMs, validityHorizonMs, jitteredDelayMs } from './quorum';
 export { LIMITS, RESERVED_METADATA } from './validate';
-export { nodeLabel, NodeBacklogError, NodeStalledError } from './node';
+export { NodeBacklogError, NodeStalledError } from './node';
+export { nodeLabel } from './node-label';
 /** The key layout: every key and channel the core uses on a node. */
 export { epochKey, escapeGlob, legacyFenceKey, lockKey, lockKeyPrefix, lockKeysOf, lockPattern, releaseChannel, resourceOf } from './keys';
 /** A lock key's value is `<token> <metadata JSON>`: read it with these. */

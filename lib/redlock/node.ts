@@ -1,9 +1,9 @@
 import { Redis } from 'ioredis';
 import { OWNED_CLIENT_OPTIONS, SUBSCRIBER_OPTIONS } from './client-options';
-import { InvalidArgumentError } from './errors';
 import { LeanCall, LeanSlot, sendPublic, SlotBatch, writeOwned, type BatchReplies, type Outbound, type Reply } from './outbound';
 import type { NodeProbes } from './grant-plan';
 import type { ScriptCall } from './resp';
+import { nodeLabel } from './node-label';
 import { ALL_SCRIPTS, PROBE_SCRIPT } from './scripts';
 
 export type { BatchReplies, Reply } from './outbound';
@@ -23,27 +23,6 @@ export class NodeBacklogError extends Error {
 /** The node let a round's whole deadline pass unanswered and has not answered since. */
 export class NodeStalledError extends Error {
   override readonly name = 'NodeStalledError' as const;
-}
-
-/** `host:port` of a node, without credentials. */
-export function nodeLabel(target: string | Redis): string {
-  if (typeof target === 'string') {
-    let url: URL;
-    try {
-      url = new URL(target);
-    } catch {
-      throw new InvalidArgumentError('nodes', 'each node must be a redis:// or rediss:// URL or an ioredis client');
-    }
-    if (url.protocol !== 'redis:' && url.protocol !== 'rediss:') {
-      throw new InvalidArgumentError('nodes', `each node URL must start with redis:// or rediss://, got ${url.protocol}//`);
-    }
-    return `${url.hostname || '127.0.0.1'}:${url.port || '6379'}`;
-  }
-  const options = target.options;
-  if (options.path) return options.path;
-  // A Sentinel-managed client: its master's name (its host option is a placeholder).
-  if (Array.isArray(options.sentinels) && options.sentinels.length > 0 && options.name) return `sentinel:${options.name}`;
-  return `${options.host ?? '127.0.0.1'}:${options.port ?? 6379}`;
 }
 
 function ignoreReply(): void {

@@ -6,7 +6,8 @@ import { InvalidArgumentError, LockExpiredError, QuorumUnavailableError, setClea
 import type { OperationEvent, RedlockEvents } from './events';
 import { Lock, type ExtendResult, type LockController, type LockState, type ReleaseResult } from './lock';
 import { explainNodeError } from './grant-verdict';
-import { LockNode, nodeLabel } from './node';
+import { LockNode } from './node';
+import { nodeLabel } from './node-label';
 import { attemptAcquire, extendKeys, releaseKeys, type ProtocolContext } from './protocol';
 import { jitteredDelayMs, quorumSize } from './quorum';
 import { checkLeaseTtl, prepareAcquire, probesOf } from './request';

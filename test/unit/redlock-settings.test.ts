@@ -3,7 +3,7 @@ import { DEFAULT_SETTINGS, InvalidArgumentError, LIMITS, Redlock, resolveSetting
 import { LockContendedError, LockExpiredError, QuorumUnavailableError } from '@/lib/redlock/errors';
 import { checkMetadata, checkResources, checkToken, checkTtl } from '@/lib/redlock/validate';
 import { newToken } from '@/lib/redlock/token';
-import { nodeLabel } from '@/lib/redlock/node';
+import { nodeLabel } from '@/lib/redlock/node-label';
 
 describe('settings', () => {
   it('has frozen, documented defaults', () => {
