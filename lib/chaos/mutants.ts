@@ -72,7 +72,7 @@ export const MUTANTS: readonly Mutant[] = [
     description: 'quorum counted over the connected nodes instead of all N',
     patches: [{
       file: 'redlock.ts', find: '      quorum: this.quorum,',
-      replace: "      get quorum() { return Math.floor(created.filter((n) => n.client.status === 'ready').length / 2) + 1; },",
+      replace: "      get quorum() { return Math.floor(created.filter((n) => n.ready).length / 2) + 1; },",
     }],
     nemeses: ['ring-partition'],
     cycles: 6,

@@ -1,5 +1,6 @@
 import type { Redis } from 'ioredis';
 import { epochKey, legacyFenceKey } from './keys';
+import { ScriptCall } from './resp';
 import { ADOPT_RESTART_SCRIPT, MARK_CLEAN_SCRIPT } from './scripts';
 
 /**
@@ -87,16 +88,31 @@ export class SentinelChangedError extends Error {
  */
 export async function markNodeClean(client: Redis,
   options: { keyPrefix: string; maxTtlMs: number; origin?: string; seen?: SeenSentinel }): Promise<EpochSentinel> {
-  const origin = options.origin ?? 'clean';
-  const seen = options.seen;
-  const reply = (await client.eval(MARK_CLEAN_SCRIPT.source, 2, epochKey(options.keyPrefix), legacyFenceKey(options.keyPrefix),
-    options.maxTtlMs, origin, seen ? (seen.runId ?? '-') : '', seen?.createdAt !== undefined ? String(seen.createdAt) : '')) as unknown[];
-  if (Number(reply[0]) !== 1) {
-    throw new SentinelChangedError(`the node's sentinel changed since it was looked at (now: ${reply[1] ? `written at ${String(reply[1])}` : 'none'}` +
-      `${reply[2] ? `, process ${String(reply[2]).slice(0, 8)}` : ''}): look again before marking it clean`);
-  }
+  const call = markCleanArgs(options);
+  const reply = (await client.eval(MARK_CLEAN_SCRIPT.source, 2, ...call)) as unknown[];
+  checkMarkClean(reply);
   const sentinel = await readEpoch(client, options.keyPrefix);
-  return sentinel ?? { createdAt: Number(reply[1]), quarantineUntil: Number(reply[1]), maxTtlMs: options.maxTtlMs, origin, fence: Number(reply[2]) };
+  return sentinel ?? { createdAt: Number(reply[1]), quarantineUntil: Number(reply[1]), maxTtlMs: options.maxTtlMs, origin: options.origin ?? 'clean', fence: Number(reply[2]) };
+}
+
+/** markNodeClean's script call, for the lock core's own connections (LockNode.run); check the reply with checkMarkClean. */
+export function markCleanCall(options: { keyPrefix: string; maxTtlMs: number; origin?: string; seen?: SeenSentinel }): ScriptCall {
+  return new ScriptCall(MARK_CLEAN_SCRIPT, 2, markCleanArgs(options));
+}
+
+function markCleanArgs(options: { keyPrefix: string; maxTtlMs: number; origin?: string; seen?: SeenSentinel }): string[] {
+  const seen = options.seen;
+  return [epochKey(options.keyPrefix), legacyFenceKey(options.keyPrefix), String(options.maxTtlMs), options.origin ?? 'clean',
+    seen ? (seen.runId ?? '-') : '', seen?.createdAt !== undefined ? String(seen.createdAt) : ''];
+}
+
+/** SentinelChangedError unless mark-clean.lua applied. */
+export function checkMarkClean(reply: unknown): void {
+  const r = reply as unknown[];
+  if (Number(r[0]) !== 1) {
+    throw new SentinelChangedError(`the node's sentinel changed since it was looked at (now: ${r[1] ? `written at ${String(r[1])}` : 'none'}` +
+      `${r[2] ? `, process ${String(r[2]).slice(0, 8)}` : ''}): look again before marking it clean`);
+  }
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import { InvalidArgumentError } from './errors';
+import { parseNodeUrl } from './node-url';
 
 /**
  * How a node is named in votes, events and errors: `host:port` (or a socket path, or
@@ -7,16 +7,8 @@ import { InvalidArgumentError } from './errors';
  */
 export function nodeLabel(target: string | Redis): string {
   if (typeof target === 'string') {
-    let url: URL;
-    try {
-      url = new URL(target);
-    } catch {
-      throw new InvalidArgumentError('nodes', 'each node must be a redis:// or rediss:// URL or an ioredis client');
-    }
-    if (url.protocol !== 'redis:' && url.protocol !== 'rediss:') {
-      throw new InvalidArgumentError('nodes', `each node URL must start with redis:// or rediss://, got ${url.protocol}//`);
-    }
-    return `${url.hostname || '127.0.0.1'}:${url.port || '6379'}`;
+    const { host, port } = parseNodeUrl(target);
+    return host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
   }
   const options = target.options;
   if (options.path) return options.path;

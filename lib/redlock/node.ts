@@ -1,6 +1,8 @@
 import { Redis } from 'ioredis';
-import { OWNED_CLIENT_OPTIONS, SUBSCRIBER_OPTIONS } from './client-options';
-import { LeanCall, LeanSlot, sendPublic, SlotBatch, writeOwned, type BatchReplies, type Outbound, type Reply } from './outbound';
+import { SUBSCRIBER_OPTIONS } from './client-options';
+import { NodeConnection } from './connection';
+import { parseNodeUrl } from './node-url';
+import { LeanCall, LeanSlot, sendPublic, SlotBatch, type BatchReplies, type Outbound, type Reply } from './outbound';
 import type { NodeProbes } from './grant-plan';
 import type { ScriptCall } from './resp';
 import { nodeLabel } from './node-label';
@@ -34,14 +36,18 @@ function isNoScript(err: unknown): boolean {
 }
 
 /**
- * One Redis master as the lock core sees it: its client, a label, and a bound on the commands in
- * flight. Scripts run by their precomputed SHA (EVALSHA) with a fall back to EVAL on NOSCRIPT.
+ * One Redis master as the lock core sees it: its connection (the core's own for a URL, or the
+ * ioredis client passed in), a label, and a bound on the commands in flight. Scripts run by their
+ * precomputed SHA (EVALSHA) with a fall back to EVAL on NOSCRIPT.
  */
 export class LockNode {
   readonly index: number;
   readonly label: string;
-  readonly client: Redis;
-  /** True when the lock core created the client (and so closes it). */
+  /** The client passed in; null when the node was given as a URL (the core's own connection). */
+  readonly client: Redis | null;
+  /** The core's own connection (connection.ts); null for a client passed in. */
+  readonly connection: NodeConnection | null;
+  /** True when the lock core created the connection (and so closes it). */
   readonly owned: boolean;
   /** Commands sent and not yet answered. */
   pending = 0;
@@ -87,38 +93,45 @@ export class LockNode {
     if (typeof target === 'string') {
       this.url = target;
       this.owned = true;
-      this.client = new Redis(target, { ...OWNED_CLIENT_OPTIONS });
-      this.client.on('error', (err: Error) => onConnectionError(this, err));
+      this.client = null;
+      const connection = (this.connection = new NodeConnection(parseNodeUrl(target)));
+      connection.on('error', (err: Error) => onConnectionError(this, err));
       // Load the scripts on every (re)connection, before any EVALSHA of ours: NOSCRIPT becomes
       // rare (a SCRIPT FLUSH), and the EVAL fallback keeps working when it happens. Never the
       // probe: it is loaded only by a check (see scripts/probe.lua), which is what makes a
       // successful fast probe prove that the process was checked.
-      this.client.on('ready', () => {
+      connection.on('ready', () => {
         for (const script of ALL_SCRIPTS) {
-          if (script !== PROBE_SCRIPT) this.client.script('LOAD', script.source).catch(() => undefined);
+          if (script !== PROBE_SCRIPT) connection.call('SCRIPT', 'LOAD', script.source).catch(() => undefined);
         }
       });
       this.booting = new Promise<void>((resolve) => {
         const settle = () => {
-          this.client.off('ready', settle).off('error', settle).off('end', settle);
+          connection.off('ready', settle).off('error', settle).off('end', settle);
           this.booting = null;
           resolve();
         };
-        this.client.on('ready', settle).on('error', settle).on('end', settle);
+        connection.on('ready', settle).on('error', settle).on('end', settle);
       });
     } else {
       this.url = null;
       this.owned = false;
       this.client = target;
+      this.connection = null;
     }
     // A new connection may reach another process (a restart, a failover behind a proxy): check it
     // before its next vote. Detection does not rely on this (a proxy may keep our socket open while
     // its upstream restarts: the probe finds that, see grant-verdict.ts), it only makes it sooner.
-    this.client.on('ready', () => {
+    (this.connection ?? this.client)!.on('ready', () => {
       this.checks.runId = null;
       this.probeByProof = true;
       this.readySince = performance.now();
     });
+  }
+
+  /** Is the node's connection up (ready for commands)? */
+  get ready(): boolean {
+    return (this.connection ?? this.client)!.status === 'ready';
   }
 
   /**
@@ -353,8 +366,8 @@ export class LockNode {
     }
     const batch = this.batch;
     this.batch = [];
-    if (this.owned) writeOwned(this.client, batch);
-    else sendPublic(this.client, batch);
+    if (this.connection) this.connection.write(batch);
+    else sendPublic(this.client!, batch);
   };
 
   /** Resolves once the first connection attempt of an owned client has settled. */
@@ -364,18 +377,11 @@ export class LockNode {
 
   /** A new connection for pub/sub, owned by the caller. */
   createSubscriber(): Redis {
-    return this.url !== null ? new Redis(this.url, { ...SUBSCRIBER_OPTIONS }) : this.client.duplicate({ ...SUBSCRIBER_OPTIONS });
+    return this.url !== null ? new Redis(this.url, { ...SUBSCRIBER_OPTIONS }) : this.client!.duplicate({ ...SUBSCRIBER_OPTIONS });
   }
 
-  /** Close the client if the lock core opened it. */
+  /** Close the connection if the lock core opened it. */
   async close(): Promise<void> {
-    if (!this.owned) return;
-    const client = this.client;
-    if (client.status === 'end') return;
-    await Promise.race([
-      client.quit().catch(() => undefined),
-      new Promise((resolve) => setTimeout(resolve, 250).unref()),
-    ]);
-    client.disconnect();
+    await this.connection?.close();
   }
 }

@@ -2,13 +2,13 @@ import type { Redis } from 'ioredis';
 import { decodeCommand, replyText } from './resp';
 
 /**
- * How a LockNode's commands reach ioredis. Each is a prebuilt RESP payload and a place for its
+ * How a LockNode's commands reach a node. Each is a prebuilt RESP payload and a place for its
  * reply. On connections the lock core opened itself the commands of one tick go out as ONE write
- * of lean queue entries (writeOwned); on clients passed in, through the public callBuffer
- * (sendPublic), which works with any ioredis major the user runs.
+ * (connection.ts); on clients passed in, through ioredis's public callBuffer (sendPublic), which
+ * works with any ioredis major the user runs.
  */
 export interface Outbound {
-  toWritable(stream?: unknown): string | Buffer;
+  payload(): Buffer;
   resolve(value: unknown): void;
   reject(err: Error): void;
 }
@@ -51,21 +51,15 @@ export class SlotBatch {
   }
 }
 
-const NO_ARGS: readonly never[] = Object.freeze([]);
-
 /**
- * Queue entries for connections the lock core owns: just what ioredis's reply handler touches
- * (name, args, resolve, reject), no Command, no promise, no closure. Replies arrive raw (Buffers)
- * and are decoded here.
+ * One command and where its reply goes: no Command, no promise, no closure. Replies arrive as text
+ * (connection.ts) or raw Buffers (a client passed in, callBuffer) and are decoded here alike.
  */
 export class LeanCall implements Outbound {
-  readonly name = 'lean';
-  readonly args = NO_ARGS;
+  constructor(private readonly bytes: Buffer, private readonly reply: Reply) {}
 
-  constructor(private readonly payload: Buffer, private readonly reply: Reply) {}
-
-  toWritable(): Buffer {
-    return this.payload;
+  payload(): Buffer {
+    return this.bytes;
   }
 
   resolve(value: unknown): void {
@@ -79,13 +73,10 @@ export class LeanCall implements Outbound {
 
 /** One command of a batch on a connection the lock core owns. */
 export class LeanSlot implements Outbound {
-  readonly name = 'lean';
-  readonly args = NO_ARGS;
+  constructor(private readonly bytes: Buffer, private readonly batch: SlotBatch, private readonly at: number) {}
 
-  constructor(private readonly payload: Buffer, private readonly batch: SlotBatch, private readonly at: number) {}
-
-  toWritable(): Buffer {
-    return this.payload;
+  payload(): Buffer {
+    return this.bytes;
   }
 
   resolve(value: unknown): void {
@@ -95,40 +86,6 @@ export class LeanSlot implements Outbound {
   reject(err: Error): void {
     this.batch.settle(this.at, err);
   }
-}
-
-/** ioredis's queue of the commands written and waiting for their replies, in order. */
-interface CommandQueue {
-  push(item: { command: Outbound; stream?: undefined; select: number }): void;
-}
-
-/**
- * The commands of one tick on a connection the lock core opened, as ONE write: their bytes
- * concatenated, then each queued for its reply in the same order, which is what ioredis's
- * sendCommand does per command (a status check, a write, a queue entry) minus a write and a
- * Command each. Our own connections have known options (no command timeout, no offline queue, no
- * key prefix, never in subscriber mode), so nothing else of sendCommand applies; when the
- * connection is not ready every command fails at once, as sendCommand does without an offline
- * queue. The bytes and their order are exactly what sendCommand would write, so replies still
- * match commands one to one.
- */
-export function writeOwned(client: Redis, batch: readonly Outbound[]): void {
-  const stream = client.status === 'ready' ? client.stream : undefined;
-  if (!stream?.writable) {
-    const err = new Error(`Connection is not ready (${client.status})`);
-    for (const command of batch) command.reject(err);
-    return;
-  }
-  const internal = client as unknown as { commandQueue: CommandQueue; condition: { select: number } | null };
-  const select = internal.condition?.select ?? 0;
-  if (batch.length === 1) {
-    stream.write(batch[0]!.toWritable(stream));
-  } else {
-    const parts = new Array<Buffer>(batch.length);
-    for (let i = 0; i < batch.length; i++) parts[i] = batch[i]!.toWritable(stream) as Buffer;
-    stream.write(Buffer.concat(parts));
-  }
-  for (let i = 0; i < batch.length; i++) internal.commandQueue.push({ command: batch[i]!, select });
 }
 
 /**
@@ -145,7 +102,7 @@ export function sendPublic(client: Redis, batch: readonly Outbound[]): void {
   const pipeline = client.pipeline();
   for (let i = 0; i < batch.length; i++) {
     const command = batch[i]!;
-    const [name, ...args] = decodeCommand(command.toWritable() as Buffer);
+    const [name, ...args] = decodeCommand(command.payload());
     pipeline.callBuffer(name!.toString('latin1'), ...args, (err: Error | null | undefined, value: unknown) => (err ? command.reject(err) : command.resolve(value)));
   }
   // Each command's callback has its answer; the pipeline's own promise adds nothing.

@@ -1,6 +1,6 @@
 import { EventEmitter } from 'node:events';
 import type { Redis } from 'ioredis';
-import { markNodeClean } from './epoch';
+import { checkMarkClean, markCleanCall } from './epoch';
 import { epochKey, lockKeyPrefix, lockKeysOf, releaseChannel } from './keys';
 import { InvalidArgumentError, LockExpiredError, QuorumUnavailableError, setCleanupPending, type RedlockError } from './errors';
 import type { OperationEvent, RedlockEvents } from './events';
@@ -332,7 +332,7 @@ export class Redlock extends EventEmitter<RedlockEvents> implements LockControll
       let timer: NodeJS.Timeout | undefined;
       try {
         await Promise.race([
-          node.whenBooted().then(() => markNodeClean(node.client, { keyPrefix, maxTtlMs, origin: 'clean' })),
+          node.whenBooted().then(() => node.run(markCleanCall({ keyPrefix, maxTtlMs, origin: 'clean' }))).then(checkMarkClean),
           new Promise((_, reject) => {
             timer = setTimeout(() => reject(new Error(`mark clean timed out after ${timeoutMs} ms`)), timeoutMs);
           }),

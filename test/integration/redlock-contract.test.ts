@@ -287,7 +287,10 @@ describe('the lock core\'s contract', () => {
             const duplicate = votes.slice(0, 2).filter((v) => v.reason === 'error' && /same redis-server as node [12]\b/.test(v.detail ?? ''));
             if (dbs === 'two databases') expect(duplicate).toHaveLength(1);
             else expect(duplicate.length).toBeLessThanOrEqual(1);
-            expect(votes[2]).toMatchObject({ vote: 'against', reason: 'contended' });
+            // The third node is held by someone else; when the two entries already decided the
+            // round (an error and an against), its answer may still be pending.
+            expect(votes[2]!.vote).toBe('against');
+            expect(['contended', 'pending']).toContain(votes[2]!.reason);
           }
         } finally {
           await env.direct[1]!.del(r.lockKey('res'));

@@ -1,0 +1,139 @@
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Redis } from 'ioredis';
+import { InvalidArgumentError, Lock, QuorumUnavailableError, Redlock, type NodeErrorEvent } from '@/lib/redlock';
+import { freePort } from '@/lib/cluster/ports';
+import { uniquePrefix, waitFor } from '../support/cluster';
+import { NO_PERSISTENCE, startRedisNode, type RedisNode } from '../support/redis-nodes';
+
+// The lock core's own connections (lib/redlock/connection.ts) for nodes given as URLs: what a URL
+// may carry (password, ACL user, database, TLS) reaches the server, a wrong password is an error
+// the caller sees (not a hang), anything the URL cannot express is refused up front, and a
+// connection the server drops comes back by itself.
+
+const PASSWORD = 'pa ss:w@rd/1';
+let node: RedisNode;
+let tlsNode: RedisNode;
+let tlsPort = 0;
+let certDir = '';
+
+beforeAll(async () => {
+  node = await startRedisNode(NO_PERSISTENCE);
+  // The direct client stays signed in as the default user; new connections need the password.
+  await node.client.config('SET', 'requirepass', PASSWORD);
+  await node.client.call('ACL', 'SETUSER', 'locker', 'on', '>locker-pw', '~*', '&*', '+@all');
+  certDir = mkdtempSync(join(tmpdir(), 'redlock-tls-'));
+  execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', join(certDir, 'key.pem'), '-out', join(certDir, 'cert.pem'),
+    '-days', '1', '-subj', '/CN=localhost', '-addext', 'subjectAltName=DNS:localhost,IP:127.0.0.1'], { stdio: 'ignore' });
+  tlsPort = await freePort();
+  tlsNode = await startRedisNode([...NO_PERSISTENCE, '--tls-port', String(tlsPort), '--tls-cert-file', join(certDir, 'cert.pem'),
+    '--tls-key-file', join(certDir, 'key.pem'), '--tls-ca-cert-file', join(certDir, 'cert.pem'), '--tls-auth-clients', 'no']);
+});
+
+afterAll(async () => {
+  await node?.stop();
+  await tlsNode?.stop();
+  if (certDir) rmSync(certDir, { recursive: true, force: true });
+});
+
+const auth = (user: string, password: string) => `${encodeURIComponent(user)}:${encodeURIComponent(password)}`;
+
+describe('the lock core\'s own connections (nodes given as URLs)', () => {
+  it('a password and a database in the URL: the lock key is written in that database of the authenticated server', async () => {
+    const r = new Redlock([`redis://${auth('', PASSWORD)}@127.0.0.1:${node.port}/3`], { keyPrefix: uniquePrefix('conn'), retryCount: 0 });
+    try {
+      await r.markNodesClean();
+      const lock = await r.acquire('res', 5_000);
+      const db3 = new Redis({ port: node.port, password: PASSWORD, db: 3 });
+      try {
+        expect(await db3.get(r.lockKey('res'))).toMatch(new RegExp(`^${lock.token}( |$)`));
+        expect(await node.client.get(r.lockKey('res'))).toBeNull();
+      } finally {
+        db3.disconnect();
+      }
+      expect(await lock.release()).toMatchObject({ deleted: 1, complete: true });
+    } finally {
+      await r.quit();
+    }
+  });
+
+  it('an ACL user and password: granted as that user', async () => {
+    const r = new Redlock([`redis://${auth('locker', 'locker-pw')}@127.0.0.1:${node.port}`], { keyPrefix: uniquePrefix('conn'), retryCount: 0 });
+    try {
+      await r.markNodesClean();
+      const lock = await r.acquire('res', 5_000);
+      expect(lock).toBeInstanceOf(Lock);
+      expect(await lock.release()).toMatchObject({ deleted: 1, complete: true });
+    } finally {
+      await r.quit();
+    }
+  });
+
+  it('a wrong password: node-error events name the failed authentication, and an acquire fails at once instead of waiting', async () => {
+    const r = new Redlock([`redis://${auth('', 'wrong')}@127.0.0.1:${node.port}`], { keyPrefix: uniquePrefix('conn'), retryCount: 0 });
+    const errors: NodeErrorEvent[] = [];
+    r.on('node-error', (e) => errors.push(e));
+    try {
+      const started = performance.now();
+      const outcome = await r.acquire('res', 5_000).catch((e: unknown) => e);
+      expect(outcome).toBeInstanceOf(QuorumUnavailableError);
+      expect(performance.now() - started).toBeLessThan(1_000);
+      await waitFor(() => errors.some((e) => /authentication/i.test(e.error.message) && /WRONGPASS|invalid/i.test(e.error.message)));
+      expect(errors[0]!.label).toBe(`127.0.0.1:${node.port}`);
+      expect(JSON.stringify(errors.map((e) => e.label))).not.toContain('wrong');
+    } finally {
+      await r.quit();
+    }
+  });
+
+  for (const url of ['redis://127.0.0.1:6379?family=6', 'redis://127.0.0.1:6379/abc', 'redis://127.0.0.1:6379/16', 'redis://127.0.0.1:6379#x', 'http://127.0.0.1:6379']) {
+    it(`refuses ${url} before connecting (InvalidArgumentError naming the URL's shape)`, () => {
+      expect(() => new Redlock([url])).toThrow(InvalidArgumentError);
+    });
+  }
+
+  it('a connection the server kills comes back by itself, and the node is checked again before it votes', async () => {
+    const r = new Redlock([`redis://${auth('', PASSWORD)}@127.0.0.1:${node.port}`], { keyPrefix: uniquePrefix('conn'), retryCount: 0 });
+    try {
+      await r.markNodesClean();
+      await (await r.acquire('before', 5_000)).release();
+      const killed = Number(await node.client.call('CLIENT', 'KILL', 'TYPE', 'normal', 'SKIPME', 'yes'));
+      expect(killed).toBeGreaterThan(0);
+      // Granted again once reconnected (the first attempts may meet the closed connection).
+      await waitFor(async () => (await r.acquire('after', 5_000).then((l) => l.release(), () => null)) !== null, 5_000);
+    } finally {
+      await r.quit();
+    }
+  });
+
+  it('rediss:// connects with TLS and verifies the server against the trusted CAs (NODE_EXTRA_CA_CERTS); an untrusted certificate is an error', () => {
+    const script = `
+      import { Redlock } from '@/lib/redlock';
+      const r = new Redlock(['rediss://localhost:${tlsPort}'], { keyPrefix: 'tls-test:', retryCount: 0 });
+      const errors = [];
+      r.on('node-error', (e) => errors.push(e.error.message));
+      try {
+        await r.markNodesClean();
+        const lock = await r.acquire('res', 5000);
+        const released = await lock.release();
+        console.log(JSON.stringify({ fence: String(lock.fence), deleted: released.deleted }));
+      } catch (e) {
+        console.log(JSON.stringify({ failed: e.name, errors }));
+      } finally {
+        await r.quit();
+      }`;
+    const run = (env: NodeJS.ProcessEnv) => {
+      const out = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { cwd: process.cwd(), encoding: 'utf8', env, timeout: 20_000 });
+      return JSON.parse(out.stdout.trim().split('\n').pop() ?? '{}') as { fence?: string; deleted?: number; failed?: string; errors?: string[] };
+    };
+    const trusted = run({ ...process.env, NODE_EXTRA_CA_CERTS: join(certDir, 'cert.pem') });
+    expect(trusted).toMatchObject({ deleted: 1 });
+    expect(Number(trusted.fence)).toBeGreaterThan(0);
+    const untrusted = run({ ...process.env, NODE_EXTRA_CA_CERTS: '' });
+    expect(untrusted.failed).toBeDefined();
+    expect(untrusted.errors!.join(' ')).toMatch(/self[- ]signed|certificate/i);
+  });
+});
