@@ -14,6 +14,7 @@ export default defineConfig([
   {
     // lib/ is framework-free and has no default exports (ARCHITECTURE.md habits).
     files: ['lib/**/*.ts'],
+    ignores: ['**/*.d.ts'],
     rules: { 'import/no-default-export': 'error' },
   },
   globalIgnores(['.next/**', '.next-*/**', 'out/**', 'build/**', 'next-env.d.ts', '.data/**', 'test-results/**',
