@@ -4,6 +4,8 @@ FROM node:20-bookworm-slim AS build
 WORKDIR /app
 ENV NEXT_TELEMETRY_DISABLED=1
 COPY package.json package-lock.json ./
+# The lock core is an npm workspace: its manifest must be there for npm ci to link it.
+COPY packages/redlock/package.json packages/redlock/
 RUN npm ci --no-audit --no-fund
 COPY . .
 RUN node --import tsx scripts/build.ts

@@ -14,9 +14,34 @@ export default defineConfig([
   {
     // lib/ is framework-free and has no default exports (ARCHITECTURE.md habits).
     files: ['lib/**/*.ts'],
-    ignores: ['**/*.d.ts'],
     rules: { 'import/no-default-export': 'error' },
   },
-  globalIgnores(['.next/**', '.next-*/**', 'out/**', 'build/**', 'next-env.d.ts', '.data/**', 'test-results/**',
+  {
+    // The lock core is a package (packages/redlock): everything else imports it by its name and
+    // entry points only, never its files, so its exports map is the one contract.
+    files: ['**/*.{ts,tsx,mjs}'],
+    ignores: ['packages/redlock/**'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [
+        { group: ['@redlock-console/redlock/*', '!@redlock-console/redlock/internals'],
+          message: "Import the lock core from '@redlock-console/redlock' (or '/internals'), not its files." },
+        { group: ['**/packages/redlock', '**/packages/redlock/**', '**/lib/redlock', '**/lib/redlock/**'],
+          message: "Import the lock core by its package name '@redlock-console/redlock'." },
+      ] }],
+    },
+  },
+  {
+    // ...and the package stands alone: no console code, no framework.
+    files: ['packages/redlock/src/**/*.ts'],
+    ignores: ['**/*.d.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [
+        { group: ['@/*', '../../*', 'next', 'next/*', 'react', 'react/*', 'zod', 'server-only'],
+          message: 'The lock core is framework-free and self-contained: it imports only node:*, ioredis, redis-parser and its own files.' },
+      ] }],
+      'import/no-default-export': 'error',
+    },
+  },
+  globalIgnores(['packages/*/dist/**', '.next/**', '.next-*/**', 'out/**', 'build/**', 'next-env.d.ts', '.data/**', 'test-results/**',
     'playwright-report/**', 'node_modules/**', 'bench/tmp/**', 'chaos/tmp/**']),
 ]);

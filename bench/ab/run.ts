@@ -1,7 +1,7 @@
 /**
  * A/B of the lock core against an earlier commit, on one machine at one time: `npm run bench:ab --
- * --base <commit> [--runs 8] [--ms 4000] [--modes f64,u64,f1,u1]`. The base's lib/redlock (git archive) and the working
- * tree's are copied side by side; for each mode (fenced / unfenced × c=64 / c=1) the two builds run
+ * --base <commit> [--runs 8] [--ms 4000] [--modes f64,u64,f1,u1]`. The base's core source (git archive of
+ * packages/redlock/src, or lib/redlock before the core became a package) and the working tree's are copied side by side; for each mode (fenced / unfenced × c=64 / c=1) the two builds run
  * in alternating separate processes (bench/ab/worker.ts) against the same five fresh masters, the
  * order flipped every round so that load drifting on a shared box hits both alike. The result is
  * the median of each build and the median of the paired ratios (now / base): throughput, p50,
@@ -9,10 +9,11 @@
  * (docs/benchmarks.md); on a noisy box, read the CPU per pair beside the throughput.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { cpSync, mkdirSync, rmSync, symlinkSync } from 'node:fs';
+import { cpSync, mkdirSync, renameSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { coreSourceDir } from '../../lib/chaos/mutant-build';
 import { BenchCluster } from '../harness/cluster';
 
 const root = join(import.meta.dirname, '..', '..');
@@ -37,8 +38,15 @@ mkdirSync(scratch, { recursive: true });
 symlinkSync(join(root, 'node_modules'), join(scratch, 'node_modules'), 'dir');
 const builds = { base: join(scratch, 'base'), now: join(scratch, 'now') };
 mkdirSync(builds.base);
-execFileSync('sh', ['-c', `git -C "${root}" archive "${values.base}" lib/redlock | tar -x -C "${builds.base}"`]);
-cpSync(join(root, 'lib', 'redlock'), join(builds.now, 'lib', 'redlock'), { recursive: true });
+// Both builds end up as <build>/lib/redlock, whatever the path in their commit.
+const baseSource = spawnSync('git', ['-C', root, 'cat-file', '-e', `${values.base}:packages/redlock/src/index.ts`]).status === 0
+  ? 'packages/redlock/src' : 'lib/redlock';
+execFileSync('sh', ['-c', `git -C "${root}" archive "${values.base}" ${baseSource} | tar -x -C "${builds.base}"`]);
+if (baseSource !== 'lib/redlock') {
+  mkdirSync(join(builds.base, 'lib'), { recursive: true });
+  renameSync(join(builds.base, baseSource), join(builds.base, 'lib', 'redlock'));
+}
+cpSync(coreSourceDir(root), join(builds.now, 'lib', 'redlock'), { recursive: true });
 
 interface Sample { pairsPerS: number; p50Ms: number; clientUsPerPair: number; redisUsPerPair: number; commandsPerPair: number }
 const FIGURES: ReadonlyArray<keyof Sample> = ['pairsPerS', 'p50Ms', 'clientUsPerPair', 'redisUsPerPair', 'commandsPerPair'];

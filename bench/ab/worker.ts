@@ -6,7 +6,7 @@
  */
 import { pathToFileURL } from 'node:url';
 import { Redis } from 'ioredis';
-import type * as Core from '../../lib/redlock';
+import type * as Core from '@redlock-console/redlock';
 
 const [corePath, urlList, fencedArg, concurrencyArg, msArg] = process.argv.slice(2);
 const core = (await import(pathToFileURL(corePath!).href)) as typeof Core;

@@ -2,7 +2,7 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { ClusterSupervisor } from '../../lib/cluster';
-import { markNodeClean } from '../../lib/redlock/epoch';
+import { markNodeClean } from '@redlock-console/redlock';
 
 /** The key prefix and lease ceiling of our lock core in every workload (the console's defaults). */
 export const OUR_PREFIX = 'rl:';

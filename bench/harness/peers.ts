@@ -2,7 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { Redlock as SesameRedlock } from '@sesamecare-oss/redlock';
 import { Redis } from 'ioredis';
 import NodeRedlock from 'redlock';
-import { Redlock } from '../../lib/redlock';
+import { Redlock } from '@redlock-console/redlock';
 import { OUR_PREFIX, MAX_TTL_MS } from './cluster';
 
 /** Something holding a lock: the libraries' own lock objects, or the raw floor's. */

@@ -1,4 +1,4 @@
-import { lockKey, Redlock } from '../../lib/redlock';
+import { lockKey, Redlock } from '@redlock-console/redlock';
 import { OUR_PREFIX } from '../harness/cluster';
 import { pick, type BenchContext, type Workload } from '../harness/context';
 import { closePeers, createPeers, PEER_LABELS, type LockClient, type PeerId } from '../harness/peers';

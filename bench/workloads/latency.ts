@@ -1,4 +1,4 @@
-import { Redlock } from '../../lib/redlock';
+import { Redlock } from '@redlock-console/redlock';
 import { MAX_TTL_MS, OUR_PREFIX } from '../harness/cluster';
 import { pick, type BenchContext, type Workload } from '../harness/context';
 import { closePeers, createPeers, PEER_LABELS, type LockClient, type PeerId } from '../harness/peers';

@@ -17,7 +17,7 @@ const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
 /**
  * Every node holds the same locks, each with its metadata, as our lock core writes them
- * (lib/redlock/value.ts): `<prefix>lock:<resource>` = a 27-character token, a space, then the
+ * (packages/redlock/src/value.ts): `<prefix>lock:<resource>` = a 27-character token, a space, then the
  * holder metadata as a JSON string.
  * Written by a Lua loop on the node, 10,000 locks per call: a pipeline of a million commands
  * takes most of a minute on a busy two-core machine, this takes about a second.

@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import NodeRedlock from 'redlock';
-import { epochKey, lockKey, lockValue, releaseChannel, resolveSettings } from '../../lib/redlock';
-import { prepareAcquire } from '../../lib/redlock/request';
-import { PROBE_FIELDS, probeScript } from '../../lib/redlock/grant-plan';
-import { ACQUIRE_SCRIPT, FENCE_SCRIPT, RELEASE_SCRIPT } from '../../lib/redlock/scripts';
+import { epochKey, lockKey, lockValue, releaseChannel, resolveSettings } from '@redlock-console/redlock';
+import { prepareAcquire } from '@redlock-console/redlock/internals';
+import { PROBE_FIELDS, probeScript } from '@redlock-console/redlock/internals';
+import { ACQUIRE_SCRIPT, FENCE_SCRIPT, RELEASE_SCRIPT } from '@redlock-console/redlock/internals';
 import { MAX_TTL_MS, OUR_PREFIX } from '../harness/cluster';
 import { row, type Row } from '../harness/report';
 import { figure } from '../harness/stats';
@@ -44,8 +44,8 @@ function sha(source: string): string {
 /**
  * What each Lua script (and the raw commands) costs the Redis server per call, measured alone on
  * one node: the reason behind the throughput figures when the servers and the client share cores.
- * Our grant is the batch the lock core sends for one resource (lib/redlock/grant.ts): SET NX GET of
- * the lock key's value (`<token> <metadata>`, lib/redlock/value.ts, with the metadata
+ * Our grant is the batch the lock core sends for one resource (packages/redlock/src/grant.ts): SET NX GET of
+ * the lock key's value (`<token> <metadata>`, packages/redlock/src/value.ts, with the metadata
  * prepareAcquire builds) and the epoch read; the acquire script (several resources) is priced on
  * one resource for comparison.
  */
@@ -61,7 +61,7 @@ export async function scriptCosts(client: Redis): Promise<Row[]> {
   const metaHead = `${req.metaHead},"acquiredAt":"${Date.now()}"`;
   const value = lockValue(TOKEN, `${metaHead}}`);
   const lock = (resource: string) => lockKey(OUR_PREFIX, resource);
-  // The fast probe read after the grant (lib/redlock/grant-group.ts: one transaction of SCRIPT
+  // The fast probe read after the grant (packages/redlock/src/grant-group.ts: one transaction of SCRIPT
   // EXISTS and HMGET). Its script is loaded here by hand, which only a measurement may do (the
   // lock core loads it by a check alone), so that the proof answers 1 as on a checked node.
   const probe = probeScript(epochKey(OUR_PREFIX), '2', MAX_TTL_MS);

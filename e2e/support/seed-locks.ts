@@ -6,7 +6,7 @@ import { sandbox } from './sandbox';
  * Write lock keys straight into the e2e cluster's masters, bypassing the lock service: fast
  * (pipelines, thousands of keys per round trip) and able to build states the service never
  * leaves behind on purpose (a key on 2 of 5 nodes, two tokens on two nodes each, …).
- * Keys follow the lock core's layout (lib/redlock/value.ts): `rl:lock:<resource>` =
+ * Keys follow the lock core's layout (packages/redlock/src/value.ts): `rl:lock:<resource>` =
  * `<token> <metadata JSON>` (string values) with PX, or the bare token without metadata.
  */
 

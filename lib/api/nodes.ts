@@ -11,7 +11,7 @@ export const quarantineSchema = z.object({
   remainingMs: z.number().nullable(),
   origin: z.string().nullable(),
   /** Why it is quarantined: restart detected, data loss, keys evicted (null when clean or not recorded). */
-  cause: z.enum(['data-loss', 'restart', 'replaced', 'eviction']).nullable(), // QUARANTINE_CAUSES of lib/redlock/epoch.ts (kept out of the browser bundle)
+  cause: z.enum(['data-loss', 'restart', 'replaced', 'eviction']).nullable(), // QUARANTINE_CAUSES of packages/redlock/src/epoch.ts (kept out of the browser bundle)
   /** The redis-server process the sentinel speaks for, and the one before it (a restart). */
   runId: z.string().nullable(),
   prevRunId: z.string().nullable(),

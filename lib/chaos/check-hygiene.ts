@@ -103,7 +103,7 @@ export function checkHygiene(locks: Iterable<LockRecord>, nemesis: readonly Neme
       // Our SET was refused there (the key was held by another token), so a key deleted there
       // was not ours. (A quarantined vote proves nothing here: the grant batch's SET NX runs
       // before the quarantine check and may have set our key, which our release then deletes;
-      // see lib/redlock/grant.ts.)
+      // see packages/redlock/src/grant.ts.)
       if (released === 'f' && granted === 'c') {
         result.foreignDeletes++;
         note(`${rec.lock} deleted a key on node ${node + 1} that refused its SET (${granted})`);

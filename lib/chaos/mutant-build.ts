@@ -4,6 +4,11 @@ import { join } from 'node:path';
 import { applyPatch, type Mutant } from './mutants';
 import type { CoreBuild } from './run-context';
 
+/** Where the lock core's source lives in the repository (the package's src/). */
+export function coreSourceDir(projectRoot: string): string {
+  return join(projectRoot, 'packages', 'redlock', 'src');
+}
+
 /**
  * Regenerate the source and SHA1 of every script in `<core>/scripts/index.ts` from the .lua files
  * beside it (same format as scripts/gen-lua.mjs). A patched script must get its own SHA: EVALSHA
@@ -29,7 +34,7 @@ function escape(text: string): string {
 }
 
 /**
- * Copy lib/redlock to `<buildRoot>/<mutant>/redlock`, apply the mutant's patches (checked), and
+ * Copy the core's source (coreSourceDir) to `<buildRoot>/<mutant>/redlock`, apply the mutant's patches (checked), and
  * return the build. The build root gets a node_modules link to the project's, so the copy resolves
  * ioredis like the original.
  */
@@ -38,7 +43,7 @@ export function buildMutant(projectRoot: string, buildRoot: string, mutant: Muta
   const modules = join(buildRoot, 'node_modules');
   if (!existsSync(modules)) symlinkSync(join(projectRoot, 'node_modules'), modules, 'dir');
   const coreDir = join(buildRoot, mutant.name, 'redlock');
-  cpSync(join(projectRoot, 'lib', 'redlock'), coreDir, { recursive: true });
+  cpSync(coreSourceDir(projectRoot), coreDir, { recursive: true });
   let luaChanged = false;
   for (const patch of mutant.patches) {
     const file = join(coreDir, patch.file);

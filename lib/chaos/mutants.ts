@@ -1,5 +1,5 @@
 /**
- * Mutants: deliberately broken builds of the lock core. Each is a copy of lib/redlock with one
+ * Mutants: deliberately broken builds of the lock core. Each is a copy of the core's source with one
  * small source patch; the harness must catch every one. A patch whose target text is not found
  * (or found a different number of times) fails the build loudly, so a refactor of the core cannot
  * silently turn a mutant into the real thing.
@@ -7,7 +7,7 @@
 import type { NemesisName } from './nemeses';
 
 export interface SourcePatch {
-  /** Path inside the core's directory (lib/redlock). */
+  /** Path inside the core's source directory (packages/redlock/src). */
   file: string;
   find: string;
   replace: string;
@@ -177,7 +177,7 @@ export function applyPatch(source: string, patch: SourcePatch, mutant: string): 
   const expected = patch.count ?? 1;
   const found = source.split(patch.find).length - 1;
   if (found !== expected) {
-    throw new Error(`mutant ${mutant}: expected ${expected} occurrence(s) of ${JSON.stringify(patch.find)} in lib/redlock/${patch.file}, ` +
+    throw new Error(`mutant ${mutant}: expected ${expected} occurrence(s) of ${JSON.stringify(patch.find)} in packages/redlock/src/${patch.file}, ` +
       `found ${found}: the core changed, update the mutant in lib/chaos/mutants.ts`);
   }
   return source.split(patch.find).join(patch.replace);

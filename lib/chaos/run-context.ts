@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import type { Redis } from 'ioredis';
 import type { ClusterSupervisor } from '../cluster';
-import { markNodeClean } from '../redlock/epoch';
-import { lockPattern } from '../redlock/keys';
+import { markNodeClean } from '@redlock-console/redlock';
+import { lockPattern } from '@redlock-console/redlock';
 import { parseJsonLines } from './event-log';
 import type { LeakedKey, LiveKey, NemesisAction, NemesisEvent } from './history';
 import { nowNs } from './history';

@@ -12,6 +12,7 @@ import { ClusterConfigError, ClusterSupervisor } from '../cluster';
 import { ClientLinks, SkewLinks } from './links';
 import type { ChaosProfile } from './profiles';
 import type { RunContext } from './run-context';
+import { coreSourceDir } from './mutant-build';
 import { ChaosWorkers } from './workers';
 
 export interface OpenRunOptions {
@@ -77,7 +78,7 @@ export async function openRun(options: OpenRunOptions): Promise<OpenRun> {
       return client;
     });
     cleanups.push(() => direct.forEach((c) => c.disconnect()));
-    const workers = await ChaosWorkers.start(options.root, options.profile.clients, origin, join(options.root, 'lib', 'redlock', 'index.ts'));
+    const workers = await ChaosWorkers.start(options.root, options.profile.clients, origin, join(coreSourceDir(options.root), 'index.ts'));
     cleanups.push(() => workers.close());
     const ports = supervisor.nodes().map((n) => n.port);
     const links = await ClientLinks.start(options.profile.clients, ports);

@@ -7,7 +7,7 @@ import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { findRedisServer, redisServerVersion } from '../cluster';
 import { runControls, type ControlOutcome } from './controls';
-import { buildMutant } from './mutant-build';
+import { buildMutant, coreSourceDir } from './mutant-build';
 import { MUTANTS } from './mutants';
 import { judgeLiveness, livenessFailure } from './liveness';
 import { NEMESES, NEMESIS_NAMES, type NemesisName } from './nemeses';
@@ -78,7 +78,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
   const { root, profile, seed, log } = options;
   const startedAt = new Date();
   const t0 = performance.now();
-  const real: CoreBuild = { name: 'real', indexPath: join(root, 'lib', 'redlock', 'index.ts') };
+  const real: CoreBuild = { name: 'real', indexPath: join(coreSourceDir(root), 'index.ts') };
   const scratch = scratchDir('redlock-chaos-mutants-');
   const buildRoot = scratch.path;
   try {

@@ -17,7 +17,7 @@
  */
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { readEpoch } from '../redlock';
+import { readEpoch } from '@redlock-console/redlock';
 import { Rng } from './random';
 import { clientSettings, markPrefixClean, type RunContext } from './run-context';
 import { StallProxy } from './stall-proxy';

@@ -5,13 +5,13 @@
  * minority. B, which reaches only the nodes that lost their data (its links to the others are
  * blackholed), is granted once their quarantines are over; its fence is computed from their
  * registers alone. A core that does not reseed a lost register (to now(ms) × 1000, see
- * lib/redlock/scripts/probe.lua) gives B a fence below A's, which the fencing checker finds; the
+ * packages/redlock/src/scripts/probe.lua) gives B a fence below A's, which the fencing checker finds; the
  * safe core gives B a fence above it.
  *
  * The trial's ceiling is shorter than the other trials' (the quarantines last that long, and B
  * waits them out): nothing else here needs A to hold across a restart.
  */
-import { readEpoch } from '../redlock';
+import { readEpoch } from '@redlock-console/redlock';
 import { Rng } from './random';
 import { clientSettings, markPrefixClean, type RunContext } from './run-context';
 import type { TrialResult, TrialSpec } from './targeted';

@@ -37,8 +37,8 @@
  *   and B asks once S's quarantine would be over. Defence: S gets MaxTtlMismatchError and starts no
  *   quarantine; B's check starts one as long as the cluster's ceiling.
  */
-import { DEFAULT_SETTINGS, lockKey as keyOf, readEpoch, type EpochSentinel } from '../redlock';
-import { markNodeClean } from '../redlock/epoch';
+import { DEFAULT_SETTINGS, lockKey as keyOf, readEpoch, type EpochSentinel } from '@redlock-console/redlock';
+import { markNodeClean } from '@redlock-console/redlock';
 import type { NemesisAction } from './history';
 import { evictedKeys, evictionPolicy, evictUntil, memoryPressure, removeFillers, restartClean, type EvictionPolicy } from './node-ops';
 import { Rng } from './random';

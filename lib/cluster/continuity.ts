@@ -1,8 +1,8 @@
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Redis, ReplyError } from 'ioredis';
-import { adoptGracefulRestart, EPOCH_FIELDS, serverRunId } from '../redlock/epoch';
-import { epochKey } from '../redlock/keys';
+import { adoptGracefulRestart, EPOCH_FIELDS, serverRunId } from '@redlock-console/redlock';
+import { epochKey } from '@redlock-console/redlock';
 import type { Persistence } from './persistence';
 
 /**

@@ -3,7 +3,7 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { FaultProxy, type FaultMode } from '../faults';
-import { markNodeClean } from '../redlock/epoch';
+import { markNodeClean } from '@redlock-console/redlock';
 import type { NodeAction } from './actions';
 import {
   adoptAfterStart, deleteMarker, keepsData, readAndShutdown, takeMarker, writeMarker, type ContinuityOutcome, type StoppedIncarnation,

@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import { epochKey } from '../redlock/keys';
+import { epochKey } from '@redlock-console/redlock';
 
 /**
  * What changes when a node's keys are replaced or dropped without a keyspace notification per

@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import { epochKey } from '../redlock/keys';
+import { epochKey } from '@redlock-console/redlock';
 import { ensureReady, errorMessage, withTimeout } from './connection';
 import { quarantineOf, type QuarantineInfo } from './quarantine';
 import { refusalOf, safetyVerdict, type Refusal, type SafetyVerdict, type VerdictOptions } from './verdict';

@@ -1,9 +1,9 @@
-import { metaTextOf, parseMetaText, tokenOf } from '../redlock/value';
+import { metaTextOf, parseMetaText, tokenOf } from '@redlock-console/redlock';
 
 /**
  * Holder metadata in the Redis layout: a lock key `<prefix>lock:<resource>` holds
  * `<token> <metadata JSON>`, the attempt's token (base64url, no space), one space, then a JSON
- * object whose values are strings (see lib/redlock/value.ts). Every key of a multi-resource lock
+ * object whose values are strings (see packages/redlock/src/value.ts). Every key of a multi-resource lock
  * holds the same value. A value without a space is a bare token: another library's lock, or one
  * written without metadata. There is no separate metadata key: the metadata of lock key K on
  * node X is whatever follows the first space in K's value on X, so it always belongs to the token

@@ -1,4 +1,4 @@
-import { parseEpoch, type EpochSentinel, type QuarantineCause } from '../redlock/epoch';
+import { parseEpoch, type EpochSentinel, type QuarantineCause } from '@redlock-console/redlock';
 
 /** The node's quarantine as the lock core sees it: the epoch sentinel (`<prefix>epoch`), reconciled with the running process. */
 export interface QuarantineInfo {

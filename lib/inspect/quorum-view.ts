@@ -2,8 +2,8 @@
  * The quorum view: what the masters say, together, about one lock key. Pure (no I/O): the
  * scanner and lockDetail read the nodes, this module decides what the readings mean.
  */
-import { driftMs, quorumSize } from '../redlock/quorum';
-import { DEFAULT_SETTINGS } from '../redlock/settings';
+import { driftMs, quorumSize } from '@redlock-console/redlock';
+import { DEFAULT_SETTINGS } from '@redlock-console/redlock';
 
 /**
  * - `held`: one token on at least a quorum (⌊N/2⌋+1 of the configured N) with validity left above

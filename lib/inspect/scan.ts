@@ -4,7 +4,7 @@ import type { LockSink } from './grouping';
 import type { ScannedLock } from './quorum-view';
 import { parseMeta } from './meta';
 import { runScanBatch } from './scan-script';
-import { lockKeyPrefix, lockPattern, resourceOf } from '../redlock/keys';
+import { lockKeyPrefix, lockPattern, resourceOf } from '@redlock-console/redlock';
 
 /** A key matching the pattern that is not a string, so not a lock (reported, never fatal). */
 export interface NonStringKey {
@@ -84,8 +84,8 @@ export const SCAN_DEFAULTS = Object.freeze({
 
 const NON_STRING_SAMPLE = 100;
 
-/** The lock key layout is the core's (lib/redlock/keys.ts). */
-export { escapeGlob, lockKeyPrefix, lockPattern } from '../redlock/keys';
+/** The lock key layout is the core's (packages/redlock/src/keys.ts). */
+export { escapeGlob, lockKeyPrefix, lockPattern } from '@redlock-console/redlock';
 
 /** The resource of a lock key of our layout; any other key names itself. */
 export function resourceOfKey(key: string, keyPrefix: string): string {

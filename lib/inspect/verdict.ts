@@ -25,7 +25,7 @@ export interface VerdictOptions {
   quarantineEnabled: boolean;
 }
 
-/** A vote the lock core refuses whatever the node's quarantine, with the reason it gives (lib/redlock/votes.ts). */
+/** A vote the lock core refuses whatever the node's quarantine, with the reason it gives (the core's votes.ts). */
 export interface Refusal {
   reason: 'unsafe-eviction' | 'ceiling-mismatch';
   message: string;

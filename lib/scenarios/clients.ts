@@ -1,5 +1,5 @@
 import { Redis, type RedisOptions } from 'ioredis';
-import { Redlock, type OperationEvent } from '../redlock';
+import { Redlock, type OperationEvent } from '@redlock-console/redlock';
 import type { ClientSpec } from './script';
 
 /** Where one node can be reached: through its fault proxy (what every client uses) or directly. */

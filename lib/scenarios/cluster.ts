@@ -5,8 +5,8 @@ import type { NodeStatus } from '../cluster/supervisor';
 import type { NodeLaneState } from '../api/scenarios';
 import { splitLockValue } from '../inspect/meta';
 import { luaScript, readLua, runLua } from '../inspect/script';
-import { EPOCH_FIELDS } from '../redlock';
-import { ALL_SCRIPTS, PROBE_SCRIPT } from '../redlock/scripts';
+import { EPOCH_FIELDS } from '@redlock-console/redlock';
+import { ALL_SCRIPTS, PROBE_SCRIPT } from '@redlock-console/redlock/internals';
 import type { NodeAddress } from './clients';
 import type { KeyReading, NodeSample } from './timeline';
 
@@ -18,7 +18,7 @@ export interface ClusterControl {
 
 /**
  * Shorten a key's TTL on one node if it still holds `token` (the clock-drift simulation). The value
- * is `<token> <metadata JSON>` (see lib/redlock/value.ts), so the key holds the token when its
+ * is `<token> <metadata JSON>` (see packages/redlock/src/value.ts), so the key holds the token when its
  * value is the token or starts with the token and a space, as the lock core's scripts decide; the
  * value is left as it is, only the TTL changes.
  * KEYS[1] lock key   ARGV[1] token, ARGV[2] percent faster

@@ -1,4 +1,4 @@
-import type { Lock } from '../redlock';
+import type { Lock } from '@redlock-console/redlock';
 import type { ScenarioClient } from './clients';
 import type { ScenarioCluster } from './cluster';
 import type { RunRecord } from './record';

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { lockKey, type Lock } from '../redlock';
+import { lockKey, type Lock } from '@redlock-console/redlock';
 import type { RunStatus, RunView, Speed, StepView } from '../api/scenarios';
 import { ScenarioClient } from './clients';
 import { ScenarioCluster, type ClusterControl } from './cluster';

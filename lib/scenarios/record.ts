@@ -1,5 +1,5 @@
 import type { NodeLaneState, Outcome, Prediction, ScenarioVote, StepView, TimelineView } from '../api/scenarios';
-import type { Vote } from '../redlock';
+import type { Vote } from '@redlock-console/redlock';
 import { checkMutualExclusion, type CheckerResult } from './checker';
 import { FencedRegister, PlainRegister, type WriteAttempt } from './registers';
 import { assembleKeySegments, assembleQuarantineSegments, assembleStateSegments, type NodeSample, type StateObservation } from './timeline';

@@ -1,4 +1,4 @@
-import { epochKey, lockKey } from '../redlock';
+import { epochKey, lockKey } from '@redlock-console/redlock';
 import { laneState, type ScenarioCluster } from './cluster';
 import type { RunRecord } from './record';
 

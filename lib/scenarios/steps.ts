@@ -1,5 +1,5 @@
 import type { Outcome } from '../api/scenarios';
-import { markNodeClean, nodeTimeMs, readEpoch } from '../redlock';
+import { markNodeClean, nodeTimeMs, readEpoch } from '@redlock-console/redlock';
 import type { ScenarioClient } from './clients';
 import { lockId, type StepContext } from './context';
 import { outcomeOf, seconds, voteSummary, voteViews, type AttemptRecord } from './record';

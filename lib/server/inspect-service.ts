@@ -5,7 +5,7 @@ import {
   arrayLockList, earlyPage, earlyPageDue, lockDetail, LOCK_STATES, pageLocks, quorumSize, startSnapshot, InvalidCursorError,
   type EarlyPage, type IndexedSnapshotNode, type LockList, type LockState, type QuorumView, type Snapshot, type SnapshotNode, type SnapshotRun,
 } from '../inspect';
-import { lockKeyPrefix } from '../redlock/keys';
+import { lockKeyPrefix } from '@redlock-console/redlock';
 import { getAuth } from './auth';
 import { badRequest } from './http/errors';
 import { recordSample } from './history';

@@ -1,5 +1,5 @@
 import 'server-only';
-import { Redlock } from '../redlock';
+import { Redlock } from '@redlock-console/redlock';
 import { publishEvent } from './events';
 import { logger } from './logger';
 import { metrics, outcomeOf } from './metrics';

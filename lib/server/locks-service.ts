@@ -1,6 +1,6 @@
 import 'server-only';
 import type { LockGrant, VoteView } from '../api/locks';
-import { LockContendedError, type Vote } from '../redlock';
+import { LockContendedError, type Vote } from '@redlock-console/redlock';
 import { actorOf, allows, type Principal } from './auth/principal';
 import { badRequest } from './http/errors';
 import { readyLockCore } from './lock-core';

@@ -1,6 +1,6 @@
 import 'server-only';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import type { OperationEvent } from '../redlock';
+import type { OperationEvent } from '@redlock-console/redlock';
 
 export interface Metrics {
   registry: Registry;

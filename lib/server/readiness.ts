@@ -1,6 +1,6 @@
 import 'server-only';
 import { withTimeout } from '../inspect';
-import { quorumSize } from '../redlock/quorum';
+import { quorumSize } from '@redlock-console/redlock';
 import { getRuntime } from './runtime';
 
 export interface Readiness {

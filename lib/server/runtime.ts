@@ -3,7 +3,7 @@ import { Redis } from 'ioredis';
 import { ControlClient } from '../cluster/control-client';
 import { CONFIG_DEFAULTS, loadConfig, type Config, type Env } from '../config/env';
 import type { NodeEndpoint } from '../config/node-urls';
-import { DEFAULT_SETTINGS } from '../redlock/settings';
+import { DEFAULT_SETTINGS } from '@redlock-console/redlock';
 
 export type RuntimeMode = 'sandbox' | 'external' | 'unconfigured';
 

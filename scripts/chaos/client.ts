@@ -8,7 +8,7 @@ import { EventLog } from '../../lib/chaos/event-log';
 import { ATTEMPT_FIELD, encodeVotes, NS_PER_MS, nowNs } from '../../lib/chaos/history';
 import { RegisterClient } from '../../lib/chaos/register-client';
 import type { ClientSettings, ClientToRunner, LoopConfig, RpcOp, RunnerToClient } from '../../lib/chaos/worker-protocol';
-import type * as Core from '../../lib/redlock';
+import type * as Core from '@redlock-console/redlock';
 import { LeftoverReader } from './leftovers';
 import { errorClass, failure, runLockLoop, write } from './lock-loop';
 

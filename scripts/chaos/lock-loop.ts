@@ -8,7 +8,7 @@ import type { EventLog } from '../../lib/chaos/event-log';
 import { Rng } from '../../lib/chaos/random';
 import type { RegisterClient } from '../../lib/chaos/register-client';
 import type { ClientToRunner, LoopConfig } from '../../lib/chaos/worker-protocol';
-import type { Lock, Redlock } from '../../lib/redlock';
+import type { Lock, Redlock } from '@redlock-console/redlock';
 import { cleanupPendingOf, type LeftoverReader } from './leftovers';
 
 export interface LoopContext {

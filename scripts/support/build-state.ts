@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 
-const SOURCE_DIRS = ['app', 'components', 'lib', 'public'];
+const SOURCE_DIRS = ['app', 'components', 'lib', 'packages/redlock/src', 'public'];
 const SOURCE_FILES = ['package-lock.json', 'next.config.ts', 'tsconfig.json', 'postcss.config.mjs', 'proxy.ts', 'instrumentation.ts'];
 const STAMP = 'redlock-source-hash';
 const distDir = () => process.env.NEXT_DIST_DIR || '.next';

@@ -6,7 +6,7 @@ import { Redis } from 'ioredis';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ClusterSupervisor, type ClusterOptions } from '../../lib/cluster';
 import type { Persistence } from '../../lib/cluster/persistence';
-import { QuorumUnavailableError, readEpoch, Redlock, serverRunId, type Vote } from '../../lib/redlock';
+import { QuorumUnavailableError, readEpoch, Redlock, serverRunId, type Vote } from '@redlock-console/redlock';
 import { waitFor } from '../support/cluster';
 
 // Issue 16, "graceful stops lose nothing": a node the supervisor stopped gracefully (SHUTDOWN with

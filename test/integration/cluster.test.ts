@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ClusterConfigError, ClusterSupervisor, NodeActionError, freePort } from '../../lib/cluster';
-import { readEpoch } from '../../lib/redlock/epoch';
+import { readEpoch } from '@redlock-console/redlock';
 import { startTestCluster, waitFor, type TestCluster } from '../support/cluster';
 
 let cluster: TestCluster;

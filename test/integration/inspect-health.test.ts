@@ -2,8 +2,8 @@ import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { clusterHealth, clusterVerdict, nodeHealth, type HealthOptions } from '@/lib/inspect';
-import { EPOCH_FIELDS, markNodeClean, nodeTimeMs, serverRunId } from '@/lib/redlock/epoch';
-import { epochKey } from '@/lib/redlock/keys';
+import { EPOCH_FIELDS, markNodeClean, nodeTimeMs, serverRunId } from '@redlock-console/redlock';
+import { epochKey } from '@redlock-console/redlock';
 import { startTestCluster, uniquePrefix, type TestCluster } from '../support/cluster';
 
 let cluster: TestCluster;

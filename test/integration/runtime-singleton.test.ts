@@ -33,7 +33,7 @@ describe('server runtime', () => {
 
   it('reads its settings through lib/config: a bad value is the unconfigured runtime\'s problem, and the drift is the core\'s', async () => {
     const { createRuntime } = await import('../../lib/server/runtime');
-    const { DEFAULT_SETTINGS } = await import('../../lib/redlock');
+    const { DEFAULT_SETTINGS } = await import('@redlock-console/redlock');
     expect(createRuntime({}).problem).toMatch(/No masters configured/);
     const bad = createRuntime({ REDLOCK_NODES: cluster.urls.join(','), REDLOCK_KEY_PREFIX: 'has space' });
     expect(bad).toMatchObject({ mode: 'unconfigured', clients: [] });

@@ -2,8 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunView } from '@/lib/api/scenarios';
 import { scenarioById, ScenarioRun, type ClusterControl } from '@/lib/scenarios';
 import { ScenarioCluster } from '@/lib/scenarios/cluster';
-import { ALL_SCRIPTS, PROBE_SCRIPT } from '@/lib/redlock/scripts';
-import { markNodeClean, nodeTimeMs } from '@/lib/redlock';
+import { ALL_SCRIPTS, PROBE_SCRIPT } from '@redlock-console/redlock/internals';
+import { markNodeClean, nodeTimeMs } from '@redlock-console/redlock';
 import { startTestCluster, uniquePrefix, type TestCluster } from '../support/cluster';
 
 /**

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Redis } from 'ioredis';
 import { ControlClient, freePort, isPortFree } from '../../lib/cluster';
-import { readEpoch, Redlock, serverRunId } from '../../lib/redlock';
+import { readEpoch, Redlock, serverRunId } from '@redlock-console/redlock';
 import { isAlive, waitFor } from '../support/cluster';
 
 const roots: string[] = [];

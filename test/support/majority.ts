@@ -1,5 +1,5 @@
 import { expect } from 'vitest';
-import { readFenceRegister, tokenOf, type Lock, type Redlock } from '../../lib/redlock';
+import { readFenceRegister, tokenOf, type Lock, type Redlock } from '@redlock-console/redlock';
 import type { RedisNode } from './redis-nodes';
 
 /**

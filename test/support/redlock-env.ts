@@ -1,6 +1,6 @@
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll } from 'vitest';
-import type { Redlock } from '../../lib/redlock';
+import type { Redlock } from '@redlock-console/redlock';
 import { startTestCluster, type TestCluster } from './cluster';
 
 /** What a lock-core test file shares: set by the hooks redlockEnv() registers. */

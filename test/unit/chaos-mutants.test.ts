@@ -2,12 +2,12 @@ import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { regenerateScripts } from '../../lib/chaos/mutant-build';
+import { coreSourceDir, regenerateScripts } from '../../lib/chaos/mutant-build';
 import { applyPatch, MUTANTS } from '../../lib/chaos/mutants';
 import { NEMESIS_NAMES } from '../../lib/chaos/nemeses';
 import { encodeCommand, RespRequestParser } from '../../lib/chaos/resp';
 
-const core = join(process.cwd(), 'lib', 'redlock');
+const core = coreSourceDir(process.cwd());
 const dirs: string[] = [];
 afterAll(() => {
   for (const d of dirs) rmSync(d, { recursive: true, force: true });

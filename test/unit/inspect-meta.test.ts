@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseMeta, splitLockValue } from '@/lib/inspect';
-import { lockValue } from '@/lib/redlock';
+import { lockValue } from '@redlock-console/redlock';
 
 describe('lock values: `<token> <metadata JSON>`', () => {
   it('splits at the first space into the token and the parsed metadata', () => {

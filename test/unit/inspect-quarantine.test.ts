@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { markCleanWarningOf, quarantineOf, type ProcessFacts } from '@/lib/inspect/quarantine';
-import { parseEpoch } from '@/lib/redlock/epoch';
+import { parseEpoch } from '@redlock-console/redlock';
 
 const A = 'a1b2c3d4'.padEnd(40, '0');
 const B = 'e5f6a7b8'.padEnd(40, '0');

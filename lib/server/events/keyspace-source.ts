@@ -2,7 +2,7 @@ import 'server-only';
 import type { Redis } from 'ioredis';
 import type { LiveEvent } from '../../api/events';
 import { ensureNotifications } from '../../inspect';
-import { lockKeyPrefix } from '../../redlock/keys';
+import { lockKeyPrefix } from '@redlock-console/redlock';
 
 const EVENT_TYPES: Record<string, LiveEvent['type']> = {
   set: 'lock.granted',
@@ -14,7 +14,7 @@ const EVENT_TYPES: Record<string, LiveEvent['type']> = {
 
 /**
  * What one node's keyevents mean for its lock keys. A lock key's value is `<token> <metadata>`
- * (lib/redlock/value.ts), and the lock core rewrites it while the lock is held: an extend writes
+ * (packages/redlock/src/value.ts), and the lock core rewrites it while the lock is held: an extend writes
  * the new extension count (`SET … KEEPTTL`, then `PEXPIRE`), a fenced grant's second round the
  * fence (`SET … XX KEEPTTL`). A grant is a SET on a key that is not there (`SET … NX PX`, which
  * Redis reports as `set` then `expire`). So a `set` is a grant only on a key this node does not

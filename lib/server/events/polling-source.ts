@@ -1,6 +1,6 @@
 import 'server-only';
 import type { LiveEvent } from '../../api/events';
-import { lockKeyPrefix, lockPattern } from '../../redlock/keys';
+import { lockKeyPrefix, lockPattern } from '@redlock-console/redlock';
 import { getRuntime } from '../runtime';
 
 /**

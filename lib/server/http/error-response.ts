@@ -3,7 +3,7 @@ import { NodeActionError } from '../../cluster/errors';
 import { logger } from '../logger';
 import { HttpError } from './errors';
 
-/** Lock-core errors by their literal names (lib/redlock/errors.ts), so this mapper needs no import cycle. */
+/** Lock-core errors by their literal names (@redlock-console/redlock errors.ts), so this mapper needs no import cycle. */
 const LOCK_ERRORS: Record<string, { status: number; code: string }> = {
   LockContendedError: { status: 409, code: 'LOCK_CONTENDED' },
   QuorumUnavailableError: { status: 503, code: 'QUORUM_UNAVAILABLE' },

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { InvalidArgumentError, lockValue, metaTextOf, Redlock, tokenOf } from '@/lib/redlock';
-import { newToken } from '@/lib/redlock/token';
+import { InvalidArgumentError, lockValue, metaTextOf, Redlock, tokenOf } from '@redlock-console/redlock';
+import { newToken } from '../../src/token';
 
-describe('the lock value `<token> <metadata>` (lib/redlock/value.ts)', () => {
+describe('the lock value `<token> <metadata>` (src/value.ts)', () => {
   it('joins and splits at the first space; a value without one is a bare token', () => {
     const value = lockValue('AbC_-12', '{"owner":"a b","note":"x y z"}');
     expect(value).toBe('AbC_-12 {"owner":"a b","note":"x y z"}');

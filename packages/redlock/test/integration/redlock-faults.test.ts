@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { LockExpiredError, QuorumUnavailableError, Redlock, type Lock, type RedlockSettings } from '@/lib/redlock';
-import { uniquePrefix, waitFor } from '../support/cluster';
-import { redlockEnv } from '../support/redlock-env';
+import { LockExpiredError, QuorumUnavailableError, Redlock, type Lock, type RedlockSettings } from '@redlock-console/redlock';
+import { uniquePrefix, waitFor } from '@/test/support/cluster';
+import { redlockEnv } from '@/test/support/redlock-env';
 
 const env = redlockEnv();
 const { redlocks, unhandled } = env;

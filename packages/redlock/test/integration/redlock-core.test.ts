@@ -3,9 +3,9 @@ import { describe, expect, it } from 'vitest';
 import {
   InvalidArgumentError, LockContendedError, LockExpiredError, metaTextOf, Redlock, readEpoch, readFenceRegister, tokenOf, type OperationEvent,
   type RedlockSettings,
-} from '@/lib/redlock';
-import { uniquePrefix, waitFor } from '../support/cluster';
-import { redlockEnv } from '../support/redlock-env';
+} from '@redlock-console/redlock';
+import { uniquePrefix, waitFor } from '@/test/support/cluster';
+import { redlockEnv } from '@/test/support/redlock-env';
 
 const env = redlockEnv();
 const { redlocks, unhandled } = env;

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import type { LockNode } from '@/lib/redlock/node';
-import { ScriptCall } from '@/lib/redlock/resp';
-import { Round } from '@/lib/redlock/round';
-import { RELEASE_SCRIPT } from '@/lib/redlock/scripts';
+import type { LockNode } from '../../src/node';
+import { ScriptCall } from '../../src/resp';
+import { Round } from '../../src/round';
+import { RELEASE_SCRIPT } from '../../src/scripts';
 
 /** Fake nodes; `stalled` records each markStalled(waitedMs) a round makes. */
 const nodes = (n: number, stalled: string[] = []) => Array.from({ length: n }, (_, i) => ({

@@ -1,13 +1,13 @@
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { markNodeClean } from '@/lib/redlock/epoch';
-import { sendGrant } from '@/lib/redlock/grant';
-import { grantPlan, nodeProbes } from '@/lib/redlock/grant-plan';
-import { LockNode, type Reply } from '@/lib/redlock/node';
-import { ScriptCall } from '@/lib/redlock/resp';
-import { RELEASE_SCRIPT } from '@/lib/redlock/scripts';
-import { lockValue } from '@/lib/redlock/value';
-import { startTestCluster, type TestCluster } from '../support/cluster';
+import { markNodeClean } from '../../src/epoch';
+import { sendGrant } from '../../src/grant';
+import { grantPlan, nodeProbes } from '../../src/grant-plan';
+import { LockNode, type Reply } from '../../src/node';
+import { ScriptCall } from '../../src/resp';
+import { RELEASE_SCRIPT } from '../../src/scripts';
+import { lockValue } from '../../src/value';
+import { startTestCluster, type TestCluster } from '@/test/support/cluster';
 
 // What one node's connection carries when several operations share a batch (node.ts, grant-group.ts),
 // read back from a real redis-server with MONITOR: the order Redis ran the commands in.

@@ -23,7 +23,7 @@ export { nodeLabel } from './node-label';
 /** The key layout: every key and channel the core uses on a node. */
 export { epochKey, escapeGlob, legacyFenceKey, lockKey, lockKeyPrefix, lockKeysOf, lockPattern, releaseChannel, resourceOf } from './keys';
 /** A lock key's value is `<token> <metadata JSON>`: read it with these. */
-export { lockValue, metaTextOf, tokenOf } from './value';
+export { lockValue, metaTextOf, parseMetaText, tokenOf } from './value';
 export {
   adoptGracefulRestart,
   EPOCH_FIELDS,

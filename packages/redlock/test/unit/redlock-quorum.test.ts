@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { blockingSize, driftMs, jitteredDelayMs, quorumSize, validityHorizonMs, validityMs } from '@/lib/redlock/quorum';
+import { blockingSize, driftMs, jitteredDelayMs, quorumSize, validityHorizonMs, validityMs } from '../../src/quorum';
 
 const nodeCount = fc.integer({ min: 1, max: 9 });
 const driftFactor = fc.double({ min: 0, max: 0.49, noNaN: true });

@@ -38,7 +38,7 @@ export interface AcquireOptions {
 
 /**
  * Redlock over N independent Redis masters, with fencing tokens, data-loss quarantine, holder
- * metadata, automatic extension (using) and waiter wake-up on release. See lib/redlock/protocol.ts
+ * metadata, automatic extension (using) and waiter wake-up on release. See src/protocol.ts
  * for the protocol and its safety arguments, and ARCHITECTURE.md for the key layout.
  */
 export class Redlock extends EventEmitter<RedlockEvents> implements LockController {

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_SETTINGS, InvalidArgumentError, LIMITS, Redlock, resolveSettings } from '@/lib/redlock';
-import { LockContendedError, LockExpiredError, QuorumUnavailableError } from '@/lib/redlock/errors';
-import { checkMetadata, checkResources, checkToken, checkTtl } from '@/lib/redlock/validate';
-import { newToken } from '@/lib/redlock/token';
-import { nodeLabel } from '@/lib/redlock/node-label';
+import { DEFAULT_SETTINGS, InvalidArgumentError, LIMITS, Redlock, resolveSettings } from '@redlock-console/redlock';
+import { LockContendedError, LockExpiredError, QuorumUnavailableError } from '../../src/errors';
+import { checkMetadata, checkResources, checkToken, checkTtl } from '../../src/validate';
+import { newToken } from '../../src/token';
+import { nodeLabel } from '../../src/node-label';
 
 describe('settings', () => {
   it('has frozen, documented defaults', () => {

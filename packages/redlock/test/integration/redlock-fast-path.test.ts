@@ -1,14 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { Redis } from 'ioredis';
-import { Redlock, type OperationEvent, type RedlockSettings } from '@/lib/redlock';
-import type { LockNode, Reply } from '@/lib/redlock/node';
-import type { ScriptCall } from '@/lib/redlock/resp';
-import { FENCE_SCRIPT } from '@/lib/redlock/scripts';
-import { epochKey } from '@/lib/redlock/keys';
-import { probeScript } from '@/lib/redlock/grant-plan';
-import { uniquePrefix } from '../support/cluster';
-import { NO_PERSISTENCE, startRedisNodes } from '../support/redis-nodes';
-import { redlockEnv } from '../support/redlock-env';
+import { Redlock, type OperationEvent, type RedlockSettings } from '@redlock-console/redlock';
+import type { LockNode, Reply } from '../../src/node';
+import type { ScriptCall } from '../../src/resp';
+import { FENCE_SCRIPT } from '../../src/scripts';
+import { epochKey } from '../../src/keys';
+import { probeScript } from '../../src/grant-plan';
+import { uniquePrefix } from '@/test/support/cluster';
+import { NO_PERSISTENCE, startRedisNodes } from '@/test/support/redis-nodes';
+import { redlockEnv } from '@/test/support/redlock-env';
 
 // The per-grant cost of the safety checks (issues 16 and 17): a fast probe of two plain commands
 // in one transaction after the grants, and a fence round that asks the nodes still pending at the grant's decision

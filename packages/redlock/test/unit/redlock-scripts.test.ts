@@ -3,12 +3,12 @@ import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ALL_SCRIPTS } from '@/lib/redlock/scripts';
+import { ALL_SCRIPTS } from '../../src/scripts';
 
-const root = join(import.meta.dirname, '..', '..');
-const scriptsDir = join(root, 'lib', 'redlock', 'scripts');
+const root = join(import.meta.dirname, '..', '..', '..', '..');
+const scriptsDir = join(import.meta.dirname, '..', '..', 'src', 'scripts');
 
-describe('generated Lua scripts (lib/redlock/scripts/index.ts)', () => {
+describe('generated Lua scripts (src/scripts/index.ts)', () => {
   it('is up to date with the .lua files (node scripts/gen-lua.mjs --check)', () => {
     const run = spawnSync(process.execPath, [join(root, 'scripts', 'gen-lua.mjs'), '--check'], { encoding: 'utf8' });
     expect(run.stderr).toBe('');
@@ -36,8 +36,8 @@ describe('generated Lua scripts (lib/redlock/scripts/index.ts)', () => {
   });
 
   it('the lock core never reads .lua files at run time', () => {
-    for (const file of readdirSync(join(root, 'lib', 'redlock')).filter((f) => f.endsWith('.ts'))) {
-      const text = readFileSync(join(root, 'lib', 'redlock', file), 'utf8');
+    for (const file of readdirSync(join(import.meta.dirname, '..', '..', 'src')).filter((f) => f.endsWith('.ts'))) {
+      const text = readFileSync(join(import.meta.dirname, '..', '..', 'src', file), 'utf8');
       expect(text, file).not.toMatch(/readFile|\.lua['"`]/);
     }
   });

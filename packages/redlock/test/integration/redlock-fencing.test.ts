@@ -1,7 +1,7 @@
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { QuorumUnavailableError, Redlock, markNodeClean, readFenceRegister } from '@/lib/redlock';
-import { startTestCluster, uniquePrefix, waitFor, type TestCluster } from '../support/cluster';
+import { QuorumUnavailableError, Redlock, markNodeClean, readFenceRegister } from '@redlock-console/redlock';
+import { startTestCluster, uniquePrefix, waitFor, type TestCluster } from '@/test/support/cluster';
 
 const unhandled: unknown[] = [];
 const onUnhandled = (reason: unknown) => unhandled.push(reason);

@@ -4,12 +4,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Redis } from 'ioredis';
-import { InvalidArgumentError, Lock, QuorumUnavailableError, Redlock, type NodeErrorEvent } from '@/lib/redlock';
+import { InvalidArgumentError, Lock, QuorumUnavailableError, Redlock, type NodeErrorEvent } from '@redlock-console/redlock';
 import { freePort } from '@/lib/cluster/ports';
-import { uniquePrefix, waitFor } from '../support/cluster';
-import { NO_PERSISTENCE, startRedisNode, type RedisNode } from '../support/redis-nodes';
+import { uniquePrefix, waitFor } from '@/test/support/cluster';
+import { NO_PERSISTENCE, startRedisNode, type RedisNode } from '@/test/support/redis-nodes';
 
-// The lock core's own connections (lib/redlock/connection.ts) for nodes given as URLs: what a URL
+// The lock core's own connections (src/connection.ts) for nodes given as URLs: what a URL
 // may carry (password, ACL user, database, TLS) reaches the server, a wrong password is an error
 // the caller sees (not a hang), anything the URL cannot express is refused up front, and a
 // connection the server drops comes back by itself.
@@ -111,7 +111,7 @@ describe('the lock core\'s own connections (nodes given as URLs)', () => {
 
   it('rediss:// connects with TLS and verifies the server against the trusted CAs (NODE_EXTRA_CA_CERTS); an untrusted certificate is an error', () => {
     const script = `
-      import { Redlock } from '@/lib/redlock';
+      import { Redlock } from '@redlock-console/redlock';
       const r = new Redlock(['rediss://localhost:${tlsPort}'], { keyPrefix: 'tls-test:', retryCount: 0 });
       const errors = [];
       r.on('node-error', (e) => errors.push(e.error.message));

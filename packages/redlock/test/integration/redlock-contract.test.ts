@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import type { Redis } from 'ioredis';
-import { InvalidArgumentError, Lock, LockContendedError, QuorumUnavailableError, Redlock, RedlockError, tokenOf, type RedlockSettings } from '@/lib/redlock';
+import { InvalidArgumentError, Lock, LockContendedError, QuorumUnavailableError, Redlock, RedlockError, tokenOf, type RedlockSettings } from '@redlock-console/redlock';
 import { FaultProxy } from '@/lib/faults';
-import { uniquePrefix } from '../support/cluster';
-import { NO_PERSISTENCE, startRedisNode } from '../support/redis-nodes';
-import { redlockEnv } from '../support/redlock-env';
+import { uniquePrefix } from '@/test/support/cluster';
+import { NO_PERSISTENCE, startRedisNode } from '@/test/support/redis-nodes';
+import { redlockEnv } from '@/test/support/redlock-env';
 
 // What a user of a lock library relies on beyond mutual exclusion (issue 17): an acquire a quorum
 // can grant is granted, a rejected acquire leaves nothing behind, and the error says whether the

@@ -9,13 +9,13 @@ import { Redis } from 'ioredis';
 import {
   Lock, LockContendedError, markNodeClean, readEpoch, Redlock, RedlockError,
   SentinelChangedError, type EpochSentinel, type RedlockSettings,
-} from '@/lib/redlock';
-import { ALL_SCRIPTS } from '@/lib/redlock/scripts';
+} from '@redlock-console/redlock';
+import { ALL_SCRIPTS } from '../../src/scripts';
 import { freePort } from '@/lib/cluster/ports';
-import { uniquePrefix, waitFor } from '../support/cluster';
-import { holdOnMajority as holdOnMajorityOf, markCleanLevel } from '../support/majority';
-import { DEFAULT_RDB, NO_PERSISTENCE, startRedisNode, startRedisNodes, type RedisNode } from '../support/redis-nodes';
-import { startStickyProxy, type StickyProxy } from '../support/sticky-proxy';
+import { uniquePrefix, waitFor } from '@/test/support/cluster';
+import { holdOnMajority as holdOnMajorityOf, markCleanLevel } from '@/test/support/majority';
+import { DEFAULT_RDB, NO_PERSISTENCE, startRedisNode, startRedisNodes, type RedisNode } from '@/test/support/redis-nodes';
+import { startStickyProxy, type StickyProxy } from '@/test/support/sticky-proxy';
 
 // A hostile review of the restart detection (ab53dbf) found sequences, on real redis-server, in
 // which the core gave two holders at once, a later grant a lower fence, or no grant ever. Each test

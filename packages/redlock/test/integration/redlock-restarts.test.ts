@@ -1,10 +1,10 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { Lock, LockContendedError, MaxTtlMismatchError, QuorumUnavailableError, readEpoch, RedlockError, readFenceRegister, Redlock, type RedlockSettings } from '@/lib/redlock';
-import { uniquePrefix, waitFor } from '../support/cluster';
+import { Lock, LockContendedError, MaxTtlMismatchError, QuorumUnavailableError, readEpoch, RedlockError, readFenceRegister, Redlock, type RedlockSettings } from '@redlock-console/redlock';
+import { uniquePrefix, waitFor } from '@/test/support/cluster';
 import { Redis } from 'ioredis';
-import { holdOnMajority as holdOnMajorityOf, markCleanLevel } from '../support/majority';
-import { AOF_ALWAYS, DEFAULT_RDB, NO_PERSISTENCE, startRedisNodes, type RedisNode } from '../support/redis-nodes';
-import { startStickyProxy, type StickyProxy } from '../support/sticky-proxy';
+import { holdOnMajority as holdOnMajorityOf, markCleanLevel } from '@/test/support/majority';
+import { AOF_ALWAYS, DEFAULT_RDB, NO_PERSISTENCE, startRedisNodes, type RedisNode } from '@/test/support/redis-nodes';
+import { startStickyProxy, type StickyProxy } from '@/test/support/sticky-proxy';
 
 // The losses a real Redis has that leave the epoch sentinel in place (issue 16): a restart from an
 // older RDB snapshot (Redis's default persistence), a restart into an AOF older than a period run

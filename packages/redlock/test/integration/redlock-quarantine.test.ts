@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { LockContendedError, QuorumUnavailableError, Redlock, RedlockError, readEpoch, tokenOf, type QuarantineEvent } from '@/lib/redlock';
-import { uniquePrefix, waitFor } from '../support/cluster';
-import { redlockEnv } from '../support/redlock-env';
+import { LockContendedError, QuorumUnavailableError, Redlock, RedlockError, readEpoch, tokenOf, type QuarantineEvent } from '@redlock-console/redlock';
+import { uniquePrefix, waitFor } from '@/test/support/cluster';
+import { redlockEnv } from '@/test/support/redlock-env';
 
 const env = redlockEnv();
 const { redlocks, unhandled } = env;
@@ -111,7 +111,7 @@ describe('quarantine after data loss (epoch sentinel)', () => {
     expect(await voteOf(prefix, 2, 'probe')).toBe('quarantined');
     await waitFor(async () => tokenOf((await env.direct[4]!.get(b.lockKey('res'))) ?? '') === during.token, 1_000, 'the last vote');
     // Node 3 voted against; its SET NX may have landed (the grant and the quarantine check are
-    // separate commands, see lib/redlock/grant.ts): a key on a node that did not vote for us is
+    // separate commands, see src/grant.ts): a key on a node that did not vote for us is
     // ordinary, and the release removes it.
     await during.release();
     expect(await env.direct[2]!.get(b.lockKey('res'))).toBeNull();

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { sendGrant } from '@/lib/redlock/grant';
-import { grantPlan, nodeProbes, probeScript } from '@/lib/redlock/grant-plan';
-import type { GrantReply } from '@/lib/redlock/grant-verdict';
-import type { BatchGroup, LockNode, Reply } from '@/lib/redlock/node';
-import { lockValue } from '@/lib/redlock/value';
+import { sendGrant } from '../../src/grant';
+import { grantPlan, nodeProbes, probeScript } from '../../src/grant-plan';
+import type { GrantReply } from '../../src/grant-verdict';
+import type { BatchGroup, LockNode, Reply } from '../../src/node';
+import { lockValue } from '../../src/value';
 
 // The command layout and the verdicts of grant.ts / grant-group.ts, with the node's connection
 // replaced by a recorder that answers each command by its kind. (What Redis does with these
@@ -124,7 +124,7 @@ function grants(node: Recorder, plans: ReturnType<typeof plan>[]): Array<GrantRe
 const answers = (over: Partial<Record<Kind, unknown>>): Answer => (kind) => over[kind] ??
   ({ TIME: ['1000', '0'], SET: null, PROOF: [1], PROBE: probeReply('1', '1'), CHECK: [...probeReply('1', '1'), 'r1', 'noeviction', 0, ''] } as Record<Kind, unknown>)[kind];
 
-describe('the grant batch (lib/redlock/grant.ts, grant-group.ts)', () => {
+describe('the grant batch (src/grant.ts, grant-group.ts)', () => {
   it('reads TIME before the SET and the probe (sentinel and fence register) after it', () => {
     const { node, batches, kinds } = recorder(true, answers({}));
     expect(grants(node, [plan(true)])).toEqual([[1, 7]]);

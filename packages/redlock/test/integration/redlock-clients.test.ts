@@ -1,9 +1,9 @@
 import { describe, expect, it, vi } from 'vitest';
 import { Redis as Redis5 } from 'ioredis';
 import { Cluster as Cluster6, Redis as Redis6 } from 'ioredis6';
-import { InvalidArgumentError, LockContendedError, readEpoch, Redlock, type RedlockSettings } from '@/lib/redlock';
-import { uniquePrefix } from '../support/cluster';
-import { redlockEnv } from '../support/redlock-env';
+import { InvalidArgumentError, LockContendedError, readEpoch, Redlock, type RedlockSettings } from '@redlock-console/redlock';
+import { uniquePrefix } from '@/test/support/cluster';
+import { redlockEnv } from '@/test/support/redlock-env';
 
 // Clients a user passes in go through ioredis's public API only, so they may be of either major
 // (5: RESP2; 6: RESP3 by default) and configured as the user likes. Before, a client of ioredis 6

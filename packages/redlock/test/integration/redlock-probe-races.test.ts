@@ -1,13 +1,13 @@
 import { copyFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { Redlock } from '@/lib/redlock';
-import type { LockNode, Reply } from '@/lib/redlock/node';
-import type { ScriptCall } from '@/lib/redlock/resp';
-import { FENCE_SCRIPT } from '@/lib/redlock/scripts';
-import { uniquePrefix } from '../support/cluster';
-import { commandProxy } from '../support/command-proxy';
-import { NO_PERSISTENCE, startRedisNode, startRedisNodes, type RedisNode } from '../support/redis-nodes';
+import { Redlock } from '@redlock-console/redlock';
+import type { LockNode, Reply } from '../../src/node';
+import type { ScriptCall } from '../../src/resp';
+import { FENCE_SCRIPT } from '../../src/scripts';
+import { uniquePrefix } from '@/test/support/cluster';
+import { commandProxy } from '@/test/support/command-proxy';
+import { NO_PERSISTENCE, startRedisNode, startRedisNodes, type RedisNode } from '@/test/support/redis-nodes';
 
 // Races a hostile review found in the fast paths (issues 16/17), on real redis-server: a restart
 // between the fast probe's proof and its read, and a fence round whose grant round was slow.

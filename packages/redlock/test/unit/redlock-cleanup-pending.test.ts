@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { unansweredNodes } from '@/lib/redlock/protocol';
-import type { Vote, VoteReason } from '@/lib/redlock/votes';
+import { unansweredNodes } from '../../src/protocol';
+import type { Vote, VoteReason } from '../../src/votes';
 
 const votes = (...reasons: VoteReason[]): Vote[] =>
   reasons.map((reason, node) => ({ node, label: `n${node}`, vote: reason === 'ok' ? 'for' : 'against', reason }));
