@@ -294,7 +294,7 @@ test.describe('nodes: operator actions with their blast radius', () => {
     await signIn(page);
     await page.goto('/nodes');
     for (let id = 1; id <= 5; id++) {
-      for (const name of ['Crash', 'Stop', 'Restart', 'Pause', 'Partition', 'Add latency']) {
+      for (const name of ['Crash', 'Stop', 'Restart', 'Pause', 'Partition', 'Reset connections', 'Add latency']) {
         await expect(page.getByRole('button', { name: `${name} node ${id}`, exact: true })).toBeVisible();
       }
     }

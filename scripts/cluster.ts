@@ -8,7 +8,8 @@
  */
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ClusterSupervisor, continuityLines, ControlClient, nodeActionSchema } from '../lib/cluster';
+import { nodeActionSchema } from '../lib/api/node-actions';
+import { ClusterSupervisor, continuityLines, ControlClient } from '../lib/cluster';
 import { loadConfig } from '../lib/config';
 import { describeFatal } from './support/fatal';
 import { installProcessGuards } from './support/process-guards';

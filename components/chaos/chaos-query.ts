@@ -1,5 +1,5 @@
 import { queryOptions } from '@tanstack/react-query';
-import { chaosReportResponseSchema } from '@/lib/chaos/report-schema';
+import { chaosReportResponseSchema } from '@/lib/api/chaos-report';
 import { ApiError, fetchJson } from '@/lib/client/fetch-json';
 
 /** The latest chaos report. A 404 (no report yet) is an answer, not something to retry. */

@@ -2,7 +2,7 @@
 
 import { useQuery } from '@tanstack/react-query';
 import type { ReactNode } from 'react';
-import type { ChaosReport } from '@/lib/chaos/report-schema';
+import type { ChaosReport } from '@/lib/api/chaos-report';
 import { ApiError } from '@/lib/client/fetch-json';
 import { chaosReportQuery } from './chaos-query';
 import styles from './chaos.module.css';

@@ -1,4 +1,4 @@
-import type { ControlReport, MutantReport } from '@/lib/chaos/report-schema';
+import type { ControlReport, MutantReport } from '@/lib/api/chaos-report';
 import styles from './chaos.module.css';
 import { duration } from './format';
 import { VerdictBadge } from './verdict-badge';

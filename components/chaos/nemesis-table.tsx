@@ -1,4 +1,4 @@
-import type { NemesisReport } from '@/lib/chaos/report-schema';
+import type { NemesisReport } from '@/lib/api/chaos-report';
 import styles from './chaos.module.css';
 import { count, errorLabel, ms } from './format';
 import { VerdictBadge } from './verdict-badge';

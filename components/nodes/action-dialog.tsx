@@ -2,7 +2,8 @@
 
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
-import type { NodeAction, NodeView, NodesResponse } from '@/lib/api/nodes';
+import { NODE_ACTION_LIMITS, nodeActionSchema, type NodeAction } from '@/lib/api/node-actions';
+import type { NodeView, NodesResponse } from '@/lib/api/nodes';
 import { opsKeys, runNodeAction, type LockHolders } from '@/lib/client/ops-queries';
 import { queryKeys } from '@/lib/client/queries';
 import { ACTIONS, unavailableNodes, type ActionKind } from './actions';
@@ -41,21 +42,21 @@ export function ActionDialog({ node, cluster, kind, holders, onClose, onDone }: 
   const delay = Number(delayS);
   const latency = Number(latencyMs);
   const jitter = Number(jitterMs);
-  const invalid = (kind === 'restart' && !(Number.isFinite(delay) && delay >= 0 && delay <= 600))
-    || (kind === 'latency' && !(Number.isInteger(latency) && latency >= 1 && latency <= 60_000 && Number.isInteger(jitter) && jitter >= 0 && jitter <= 60_000));
 
   const action = (): NodeAction => {
     switch (kind) {
       case 'start':
         return { action: 'start', persistence };
       case 'restart':
-        return delay > 0 ? { action: 'restart', persistence, delayMs: Math.round(delay * 1000) } : { action: 'restart', persistence };
+        return delay !== 0 ? { action: 'restart', persistence, delayMs: Math.round(delay * 1000) } : { action: 'restart', persistence };
       case 'latency':
-        return jitter > 0 ? { action: 'latency', latencyMs: latency, jitterMs: jitter } : { action: 'latency', latencyMs: latency };
+        return jitterMs.trim() !== '' && jitter !== 0 ? { action: 'latency', latencyMs: latency, jitterMs: jitter } : { action: 'latency', latencyMs: latency };
       default:
-        return { action: kind };
+        return { action: kind } as NodeAction;
     }
   };
+  // The API's own schema decides (lib/api/node-actions.ts): the form cannot drift from what the server accepts.
+  const invalid = !nodeActionSchema.safeParse(action()).success;
 
   const mutation = useMutation({
     mutationFn: () => runNodeAction(node.id, action()),
@@ -124,8 +125,9 @@ export function ActionDialog({ node, cluster, kind, holders, onClose, onDone }: 
           {kind === 'restart' ? (
             <label className={styles.field}>
               Delay before starting (s)
-              <input type="number" min={0} max={600} step={1} value={delayS} onChange={(e) => setDelayS(e.target.value)} aria-describedby="delay-hint" />
-              <span className={styles.hint} id="delay-hint">0 = at once · up to 600</span>
+              <input type="number" min={NODE_ACTION_LIMITS.delayMs.min / 1000} max={NODE_ACTION_LIMITS.delayMs.max / 1000} step={1} value={delayS}
+                onChange={(e) => setDelayS(e.target.value)} aria-describedby="delay-hint" />
+              <span className={styles.hint} id="delay-hint">0 = at once · up to {NODE_ACTION_LIMITS.delayMs.max / 1000}</span>
             </label>
           ) : null}
         </div>
@@ -135,11 +137,11 @@ export function ActionDialog({ node, cluster, kind, holders, onClose, onDone }: 
         <div className={styles.form}>
           <label className={styles.field}>
             Latency (ms, round trip)
-            <input type="number" min={1} max={60_000} step={1} value={latencyMs} onChange={(e) => setLatencyMs(e.target.value)} />
+            <input type="number" min={NODE_ACTION_LIMITS.latencyMs.min} max={NODE_ACTION_LIMITS.latencyMs.max} step={1} value={latencyMs} onChange={(e) => setLatencyMs(e.target.value)} />
           </label>
           <label className={styles.field}>
             Jitter (ms, random extra)
-            <input type="number" min={0} max={60_000} step={1} value={jitterMs} onChange={(e) => setJitterMs(e.target.value)} />
+            <input type="number" min={NODE_ACTION_LIMITS.jitterMs.min} max={NODE_ACTION_LIMITS.jitterMs.max} step={1} value={jitterMs} onChange={(e) => setJitterMs(e.target.value)} />
           </label>
         </div>
       ) : null}

@@ -1,6 +1,8 @@
+import { NODE_ACTION_GROUPS, type NodeActionName } from '@/lib/api/node-actions';
 import type { NodeView } from '@/lib/api/nodes';
 
-export type ActionKind = 'crash' | 'stop' | 'start' | 'restart' | 'pause' | 'resume' | 'partition' | 'heal' | 'latency';
+/** The actions are the API's (lib/api/node-actions.ts): a new one there fails to compile here until it has its spec. */
+export type ActionKind = NodeActionName;
 
 /**
  * What each action does to a node's vote: `removes` (it stops answering), `slows` (it answers late,
@@ -61,6 +63,10 @@ export const ACTIONS: Record<ActionKind, ActionSpec> = {
     kind: 'partition', label: 'Partition', group: 'network', effect: 'removes', style: 'danger',
     describe: () => 'Cut its network: the fault proxy drops every packet, so the process runs but no client reaches it. Keys still expire on time.',
   },
+  reset: {
+    kind: 'reset', label: 'Reset connections', group: 'network', effect: 'removes', style: 'danger',
+    describe: () => 'Reset every connection through its fault proxy (TCP RST), and every new one as soon as it opens, as a flapping link or a failing load balancer would: the process runs and keeps its keys, but no client gets an answer until you heal it.',
+  },
   heal: {
     kind: 'heal', label: 'Heal', group: 'network', effect: 'restores', style: 'recover',
     describe: (n) => (n.fault === 'latency' ? 'Remove the added latency: traffic passes straight through again.' : 'Reconnect it: the fault proxy passes traffic again.'),
@@ -71,9 +77,9 @@ export const ACTIONS: Record<ActionKind, ActionSpec> = {
   },
 };
 
-/** The order buttons appear in. */
-export const PROCESS_ACTIONS: ActionKind[] = ['crash', 'stop', 'start', 'restart', 'pause', 'resume'];
-export const NETWORK_ACTIONS: ActionKind[] = ['partition', 'heal', 'latency'];
+/** The order buttons appear in (the API's groups). */
+export const PROCESS_ACTIONS: readonly ActionKind[] = NODE_ACTION_GROUPS.process;
+export const NETWORK_ACTIONS: readonly ActionKind[] = NODE_ACTION_GROUPS.network;
 
 /** Nodes that cannot answer now, whatever the reason: their votes are already missing. */
 export function unavailableNodes(nodes: readonly NodeView[]): Set<number> {

@@ -1,3 +1,4 @@
+import type { NodeActionName } from '@/lib/api/node-actions';
 import type { NodeView } from '@/lib/api/nodes';
 
 export type Tone = 'ok' | 'warn' | 'bad' | 'neutral';
@@ -140,7 +141,7 @@ export function formatRtt(ms: number | null): string {
 }
 
 /** Process-level actions need the supervisor; network actions need the fault proxy. */
-export function canAct(node: NodeView) {
+export function canAct(node: NodeView): Record<NodeActionName, boolean> {
   const process = node.process;
   const running = process === 'up' || process === 'starting';
   return {
@@ -153,5 +154,6 @@ export function canAct(node: NodeView) {
     partition: node.fault !== null && node.fault !== 'blackhole',
     heal: node.fault !== null && node.fault !== 'pass',
     latency: node.fault !== null && node.fault !== 'blackhole',
+    reset: node.fault !== null && node.fault !== 'reset',
   };
 }

@@ -22,3 +22,7 @@ export const meSchema = z.object({
   expiresAt: z.number(),
 });
 export type Me = z.infer<typeof meSchema>;
+
+/** What POST /api/auth/logout answers; `revokedOn`: the masters that recorded the revocation. */
+export const logoutResponseSchema = z.object({ ok: z.literal(true), everywhere: z.boolean(), revokedOn: z.number().int() });
+export type LogoutResponse = z.infer<typeof logoutResponseSchema>;

@@ -92,8 +92,6 @@ export const nodesResponseSchema = z.object({
 });
 export type NodesResponse = z.infer<typeof nodesResponseSchema>;
 
-/** POST /api/nodes/{id}/actions — the same contract the supervisor's control channel accepts. */
-export { nodeActionSchema, NODE_ACTION_NAMES, type NodeAction } from '../cluster/actions';
 
 /** A node id in a path: decimal digits only (`0x2`, `2e0`, ` 2` or `02` name no node), 1–15. */
 export const nodeIdParamsSchema = z.strictObject({

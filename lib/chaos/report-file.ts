@@ -1,6 +1,6 @@
 import { readFile, stat } from 'node:fs/promises';
 import { isAbsolute, relative, resolve } from 'node:path';
-import { chaosReportSchema, type ChaosReportResponse } from './report-schema';
+import { chaosReportSchema, type ChaosReportResponse } from '../api/chaos-report';
 
 /** Where the latest report is: REDLOCK_CHAOS_REPORT, else chaos/reports/latest.json under `cwd`. */
 export function chaosReportPath(env: Readonly<Record<string, string | undefined>> = process.env, cwd = process.cwd()): string {

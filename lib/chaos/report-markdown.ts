@@ -1,4 +1,4 @@
-import type { ChaosReport, NemesisReport } from './report-schema';
+import type { ChaosReport, NemesisReport } from '../api/chaos-report';
 
 const num = (v: number | null, digits = 0) => (v === null ? '—' : v.toLocaleString('en-US', { maximumFractionDigits: digits }));
 const badge = (ok: boolean) => (ok ? '✅ pass' : '❌ FAIL');

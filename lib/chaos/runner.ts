@@ -14,7 +14,7 @@ import { NEMESES, NEMESIS_NAMES, type NemesisName } from './nemeses';
 import { runPhase, type PhaseOutcome } from './phase';
 import type { ChaosProfile } from './profiles';
 import { buildReport, mutantAttempt } from './report';
-import type { ChaosReport, MutantReport } from './report-schema';
+import type { ChaosReport, MutantReport } from '../api/chaos-report';
 import { openRun, scratchDir } from './run-env';
 import type { CoreBuild, RunContext } from './run-context';
 

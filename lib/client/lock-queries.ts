@@ -132,9 +132,8 @@ export function forceRelease(resource: string, body: { token: string; reason: st
 const errorVotesSchema = z.object({ error: z.object({ details: z.object({ votes: z.array(voteSchema) }) }) });
 
 /**
- * The per-node votes of a failed lock operation (409 / 503 carry them in `error.details.votes`).
- * Those come from the lock core as they are, with 0-based node indexes, while successful answers
- * number nodes from 1 like the rest of the console: indexes are shifted when a node 0 shows up.
+ * The per-node votes of a failed lock operation (409 / 503 carry them in `error.details.votes`),
+ * nodes numbered from 1 as in every answer of the API and in the lock core's votes.
  */
 export function votesOfError(err: unknown): VoteView[] | null {
   if (!(err instanceof ApiError)) return null;

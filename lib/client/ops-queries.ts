@@ -2,7 +2,8 @@ import { queryOptions } from '@tanstack/react-query';
 import { z } from 'zod';
 import { auditResponseSchema, type AuditResponse } from '../api/audit';
 import { lockListResponseSchema, type LockListResponse, type LockView } from '../api/locks';
-import { markCleanResponseSchema, type NodeAction, type SeenSentinel } from '../api/nodes';
+import { nodeActionResponseSchema, type NodeAction, type NodeActionResponse } from '../api/node-actions';
+import { markCleanResponseSchema, type SeenSentinel } from '../api/nodes';
 import { fetchJson } from './fetch-json';
 import { auditUrl, queryKeys, type AuditFilters } from './queries';
 import { postJson } from './session';
@@ -70,17 +71,6 @@ export const lockHoldersQuery = () =>
     staleTime: 1_000,
   });
 
-/** What POST /api/nodes/{id}/actions answers: the supervisor's status of the node after the action. */
-export const nodeActionResponseSchema = z.object({
-  node: z.object({
-    id: z.number().int(),
-    state: z.string(),
-    pid: z.number().nullable(),
-    persistence: z.string(),
-    restartAt: z.number().nullable(),
-  }).loose(),
-});
-export type NodeActionResponse = z.infer<typeof nodeActionResponseSchema>;
 
 export function runNodeAction(id: number, action: NodeAction): Promise<NodeActionResponse> {
   return postJson(`/api/nodes/${id}/actions`, action, nodeActionResponseSchema);

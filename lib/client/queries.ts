@@ -1,5 +1,6 @@
 import { infiniteQueryOptions, queryOptions } from '@tanstack/react-query';
 import { z } from 'zod';
+import { historyResponseSchema } from '../api/history';
 import { lockDetailResponseSchema, lockListResponseSchema } from '../api/locks';
 import { nodesResponseSchema } from '../api/nodes';
 import { fetchJson } from './fetch-json';
@@ -87,17 +88,11 @@ export function auditUrl(filters: AuditFilters, format: 'json' | 'csv' = 'json')
   return `/api/audit?${params}`;
 }
 
-const historySchema = z.object({
-  buckets: z.array(z.object({
-    t: z.number(), acquireOk: z.number(), acquireFailed: z.number(), p50Ms: z.number().nullable(), p99Ms: z.number().nullable(),
-    rttMs: z.array(z.number().nullable()).nullable(), locks: z.number().nullable(), byState: z.record(z.string(), z.number()).nullable(),
-  })),
-});
-export type HistoryBucket = z.infer<typeof historySchema>['buckets'][number];
+export type { HistoryBucket } from '../api/history';
 
 export const historyQuery = () =>
   queryOptions({
     queryKey: queryKeys.history,
-    queryFn: ({ signal }) => fetchJson('/api/history', historySchema, { signal }),
+    queryFn: ({ signal }) => fetchJson('/api/history', historyResponseSchema, { signal }),
     refetchInterval: 2_000,
   });

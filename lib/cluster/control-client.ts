@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { NodeAction } from './actions';
+import type { NodeAction } from '../api/node-actions';
 import { CONTROL_ENV, type ControlErrorBody } from './control-protocol';
 import { NodeActionError } from './errors';
 import type { NodeStatus } from './supervisor';

@@ -1,7 +1,7 @@
 import { timingSafeEqual, createHash } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { nodeActionSchema } from './actions';
+import { nodeActionSchema } from '../api/node-actions';
 import { NodeActionError } from './errors';
 import type { ClusterSupervisor } from './supervisor';
 

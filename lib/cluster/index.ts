@@ -1,5 +1,4 @@
 export { ClusterSupervisor, type ClusterOptions, type NodeStatus } from './supervisor';
-export { nodeActionSchema, NODE_ACTION_NAMES, type NodeAction, type NodeActionName } from './actions';
 export { ClusterConfigError, NodeActionError } from './errors';
 export { continuityLines, CONTINUITY_FILE, type ContinuityCode, type ContinuityOutcome } from './continuity';
 export { PERSISTENCE_MODES, isPersistence, persistenceArgs, type Persistence } from './persistence';

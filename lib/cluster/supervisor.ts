@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { FaultProxy, type FaultMode } from '../faults';
 import { markNodeClean } from '@redlock-console/redlock';
-import type { NodeAction } from './actions';
+import type { NodeAction } from '../api/node-actions';
 import {
   adoptAfterStart, deleteMarker, keepsData, readAndShutdown, takeMarker, writeMarker, type ContinuityOutcome, type StoppedIncarnation,
 } from './continuity';

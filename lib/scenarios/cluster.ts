@@ -1,5 +1,5 @@
 import { Redis } from 'ioredis';
-import type { NodeAction } from '../cluster/actions';
+import type { NodeAction } from '../api/node-actions';
 import type { Persistence } from '../cluster/persistence';
 import type { NodeStatus } from '../cluster/supervisor';
 import type { NodeLaneState } from '../api/scenarios';

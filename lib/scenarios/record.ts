@@ -133,7 +133,7 @@ export class RunRecord {
 }
 
 export function voteViews(votes: readonly Vote[]): ScenarioVote[] {
-  return votes.map((v) => ({ node: v.node + 1, vote: v.vote, reason: v.reason, ...(v.detail ? { detail: v.detail.slice(0, 160) } : {}) }));
+  return votes.map((v) => ({ node: v.node, vote: v.vote, reason: v.reason, ...(v.detail ? { detail: v.detail.slice(0, 160) } : {}) }));
 }
 
 export function outcomeOf(err: unknown): Outcome {

@@ -1,4 +1,4 @@
-import type { NodeAction } from '../cluster/actions';
+import type { NodeAction } from '../api/node-actions';
 import type { Persistence } from '../cluster/persistence';
 import type { ScenarioId } from '../api/scenarios';
 import type { Prng } from './prng';

@@ -1,4 +1,5 @@
 import 'server-only';
+import type { HistoryBucket } from '../api/history';
 
 /**
  * A rolling one-second-bucket window (10 minutes) of what the console saw: acquire outcomes and
@@ -10,16 +11,7 @@ export type Sample =
   | { kind: 'nodes'; rttMs: Array<number | null> }
   | { kind: 'locks'; total: number; byState: Record<string, number> };
 
-export interface HistoryBucket {
-  t: number;
-  acquireOk: number;
-  acquireFailed: number;
-  p50Ms: number | null;
-  p99Ms: number | null;
-  rttMs: Array<number | null> | null;
-  locks: number | null;
-  byState: Record<string, number> | null;
-}
+export type { HistoryBucket } from '../api/history';
 
 interface Bucket { t: number; ok: number; failed: number; durations: number[]; rtt: Array<number | null> | null; locks: number | null; byState: Record<string, number> | null }
 

@@ -33,9 +33,9 @@ export function lockCore(): Redlock {
   redlock.on('extend', (event) => m.operations.inc({ operation: 'extend', outcome: outcomeOf(event) }));
   redlock.on('release', (event) => m.operations.inc({ operation: 'release', outcome: outcomeOf(event) }));
   redlock.on('quarantine', (event) => {
-    if (event.discovered) publishEvent({ type: 'node.quarantined', node: event.node + 1, detail: `until ${new Date(event.until).toISOString()}`, source: 'service' });
+    if (event.discovered) publishEvent({ type: 'node.quarantined', node: event.node, detail: `until ${new Date(event.until).toISOString()}`, source: 'service' });
   });
-  redlock.on('node-error', (event) => logger().debug({ node: event.node + 1, err: event.error.message }, 'lock core node error'));
+  redlock.on('node-error', (event) => logger().debug({ node: event.node, err: event.error.message }, 'lock core node error'));
   holder[KEY] = redlock;
   holder[READY] = redlock.connect();
   return redlock;

@@ -5,9 +5,9 @@ import { actorOf, allows, type Principal } from './auth/principal';
 import { badRequest } from './http/errors';
 import { readyLockCore } from './lock-core';
 
-/** Votes with 1-based node ids, as the console shows nodes everywhere else. */
+/** The votes as the API shows them (the core numbers nodes from 1, as the API does). */
 export function voteViews(votes: readonly Vote[]): VoteView[] {
-  return votes.map((v) => ({ ...v, node: v.node + 1 }));
+  return votes.map((v) => ({ ...v }));
 }
 
 export interface AcquireInput {

@@ -1,6 +1,6 @@
 import 'server-only';
 import type { Redis } from 'ioredis';
-import type { NodeAction } from '../cluster/actions';
+import type { NodeAction } from '../api/node-actions';
 import type { NodeStatus } from '../cluster/supervisor';
 import type { SeenSentinel } from '@redlock-console/redlock';
 import { markNodeClean, parseEpoch, SentinelChangedError } from '@redlock-console/redlock';

@@ -2,14 +2,9 @@ import 'server-only';
 import { withTimeout } from '../inspect';
 import { quorumSize } from '@redlock-console/redlock';
 import { getRuntime } from './runtime';
+import type { Readiness } from '../api/health';
 
-export interface Readiness {
-  ready: boolean;
-  /** Masters that answered PING. */
-  up: number;
-  quorum: number;
-  nodes: number;
-}
+export type { Readiness } from '../api/health';
 
 /** How long one reading answers every request (a flood of /api/ready costs the masters one PING each per period). */
 export const READINESS_CACHE_MS = 1_000;

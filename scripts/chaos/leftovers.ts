@@ -50,8 +50,13 @@ export class LeftoverReader {
   }
 }
 
-/** The nodes a rejection names in cleanupPending (none when the error does not carry it, e.g. InvalidArgumentError). */
+/**
+ * The nodes a rejection names in cleanupPending (none when the error does not carry it, e.g.
+ * InvalidArgumentError), as positions in the node list: the chaos logs index nodes like the arrays
+ * they sit in (0-based), while the core numbers them from 1 (votes.ts). This is the one place the
+ * harness converts.
+ */
 export function cleanupPendingOf(err: unknown): readonly number[] | null {
   const pending = (err as { cleanupPending?: unknown } | null)?.cleanupPending;
-  return Array.isArray(pending) ? (pending as number[]) : null;
+  return Array.isArray(pending) ? (pending as number[]).map((n) => n - 1) : null;
 }

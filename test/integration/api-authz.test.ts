@@ -1,4 +1,16 @@
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ZodType } from 'zod';
+import { logoutResponseSchema, meSchema } from '../../lib/api/auth';
+import { auditResponseSchema } from '../../lib/api/audit';
+import { chaosReportResponseSchema } from '../../lib/api/chaos-report';
+import { apiErrorSchema } from '../../lib/api/common';
+import { healthResponseSchema, readinessResponseSchema } from '../../lib/api/health';
+import { historyResponseSchema } from '../../lib/api/history';
+import { forceReleaseResponseSchema, lockDetailResponseSchema, lockGrantSchema, lockListResponseSchema, releaseResponseSchema } from '../../lib/api/locks';
+import { nodeActionResponseSchema } from '../../lib/api/node-actions';
+import { markCleanResponseSchema, nodesResponseSchema } from '../../lib/api/nodes';
+import { runResponseSchema, scenarioListSchema } from '../../lib/api/scenarios';
 import type { Permission } from '../../lib/server/auth/principal';
 import { METRICS_TOKEN, USERS, routePatterns, startApi, type ApiHarness, type Who } from '../support/api';
 
@@ -6,31 +18,34 @@ import { METRICS_TOKEN, USERS, routePatterns, startApi, type ApiHarness, type Wh
  * THE table: every route of app/api with its method, the permission it needs, and a harmless
  * request that an allowed caller can make. The last test fails when a route file or method
  * exists that this table does not list, so a new route cannot skip the authorization check.
+ * `reply`: the lib/api schema of the route's JSON answer (lib/api is the one contract): every 2xx
+ * answer here must parse with it, every error with apiErrorSchema. None: not JSON (a stream, the
+ * Prometheus text format), or this request's answer is an error.
  */
-const ROUTES: Array<{ method: string; pattern: string; path: (who: Who) => string; permission: Permission; body?: (who: Who) => unknown }> = [
-  { method: 'GET', pattern: '/api/health', path: () => '/api/health', permission: 'public' },
-  { method: 'GET', pattern: '/api/ready', path: () => '/api/ready', permission: 'public' },
-  { method: 'POST', pattern: '/api/auth/login', path: () => '/api/auth/login', permission: 'public', body: () => USERS.viewer },
-  { method: 'POST', pattern: '/api/auth/logout', path: () => '/api/auth/logout', permission: 'read', body: () => ({}) },
-  { method: 'GET', pattern: '/api/auth/me', path: () => '/api/auth/me', permission: 'read' },
-  { method: 'GET', pattern: '/api/nodes', path: () => '/api/nodes', permission: 'read' },
-  { method: 'POST', pattern: '/api/nodes/[id]/actions', path: () => '/api/nodes/1/actions', permission: 'operate', body: () => ({ action: 'heal' }) },
-  { method: 'POST', pattern: '/api/nodes/[id]/mark-clean', path: () => '/api/nodes/1/mark-clean', permission: 'operate', body: () => ({ reason: 'authz matrix' }) },
-  { method: 'GET', pattern: '/api/locks', path: () => '/api/locks?limit=5', permission: 'read' },
-  { method: 'POST', pattern: '/api/locks', path: () => '/api/locks', permission: 'lock', body: (who) => ({ resource: `authz-${who}`, ttlMs: 2_000 }) },
-  { method: 'GET', pattern: '/api/locks/[resource]', path: () => '/api/locks/authz-x', permission: 'read' },
+const ROUTES: Array<{ method: string; pattern: string; path: (who: Who) => string; permission: Permission; body?: (who: Who) => unknown; reply?: ZodType }> = [
+  { method: 'GET', pattern: '/api/health', path: () => '/api/health', permission: 'public', reply: healthResponseSchema },
+  { method: 'GET', pattern: '/api/ready', path: () => '/api/ready', permission: 'public', reply: readinessResponseSchema },
+  { method: 'POST', pattern: '/api/auth/login', path: () => '/api/auth/login', permission: 'public', body: () => USERS.viewer, reply: meSchema },
+  { method: 'POST', pattern: '/api/auth/logout', path: () => '/api/auth/logout', permission: 'read', body: () => ({}), reply: logoutResponseSchema },
+  { method: 'GET', pattern: '/api/auth/me', path: () => '/api/auth/me', permission: 'read', reply: meSchema },
+  { method: 'GET', pattern: '/api/nodes', path: () => '/api/nodes', permission: 'read', reply: nodesResponseSchema },
+  { method: 'POST', pattern: '/api/nodes/[id]/actions', path: () => '/api/nodes/1/actions', permission: 'operate', body: () => ({ action: 'heal' }), reply: nodeActionResponseSchema },
+  { method: 'POST', pattern: '/api/nodes/[id]/mark-clean', path: () => '/api/nodes/1/mark-clean', permission: 'operate', body: () => ({ reason: 'authz matrix' }), reply: markCleanResponseSchema },
+  { method: 'GET', pattern: '/api/locks', path: () => '/api/locks?limit=5', permission: 'read', reply: lockListResponseSchema },
+  { method: 'POST', pattern: '/api/locks', path: () => '/api/locks', permission: 'lock', body: (who) => ({ resource: `authz-${who}`, ttlMs: 2_000 }), reply: lockGrantSchema },
+  { method: 'GET', pattern: '/api/locks/[resource]', path: () => '/api/locks/authz-x', permission: 'read', reply: lockDetailResponseSchema },
   { method: 'POST', pattern: '/api/locks/[resource]/extend', path: () => '/api/locks/authz-x/extend', permission: 'lock', body: () => ({ token: 'not-held', ttlMs: 1_000 }) },
-  { method: 'POST', pattern: '/api/locks/[resource]/release', path: () => '/api/locks/authz-x/release', permission: 'lock', body: () => ({ token: 'not-held' }) },
-  { method: 'POST', pattern: '/api/locks/[resource]/force-release', path: () => '/api/locks/authz-x/force-release', permission: 'operate', body: () => ({ token: 'not-held', reason: 'authz matrix', dryRun: true }) },
+  { method: 'POST', pattern: '/api/locks/[resource]/release', path: () => '/api/locks/authz-x/release', permission: 'lock', body: () => ({ token: 'not-held' }), reply: releaseResponseSchema },
+  { method: 'POST', pattern: '/api/locks/[resource]/force-release', path: () => '/api/locks/authz-x/force-release', permission: 'operate', body: () => ({ token: 'not-held', reason: 'authz matrix', dryRun: true }), reply: forceReleaseResponseSchema },
   { method: 'GET', pattern: '/api/events', path: () => '/api/events', permission: 'read' },
-  { method: 'GET', pattern: '/api/audit', path: () => '/api/audit?limit=5', permission: 'read' },
+  { method: 'GET', pattern: '/api/audit', path: () => '/api/audit?limit=5', permission: 'read', reply: auditResponseSchema },
   { method: 'GET', pattern: '/api/metrics', path: () => '/api/metrics', permission: 'metrics' },
-  { method: 'GET', pattern: '/api/history', path: () => '/api/history', permission: 'read' },
-  { method: 'GET', pattern: '/api/scenarios', path: () => '/api/scenarios', permission: 'read' },
+  { method: 'GET', pattern: '/api/history', path: () => '/api/history', permission: 'read', reply: historyResponseSchema },
+  { method: 'GET', pattern: '/api/scenarios', path: () => '/api/scenarios', permission: 'read', reply: scenarioListSchema },
   { method: 'POST', pattern: '/api/scenarios/[id]/runs', path: () => '/api/scenarios/no-such/runs', permission: 'operate', body: () => ({}) },
-  { method: 'GET', pattern: '/api/scenarios/runs/current', path: () => '/api/scenarios/runs/current', permission: 'read' },
+  { method: 'GET', pattern: '/api/scenarios/runs/current', path: () => '/api/scenarios/runs/current', permission: 'read', reply: runResponseSchema },
   { method: 'POST', pattern: '/api/scenarios/runs/current/[action]', path: () => '/api/scenarios/runs/current/pause', permission: 'operate', body: () => ({}) },
-  { method: 'GET', pattern: '/api/chaos/report', path: () => '/api/chaos/report', permission: 'read' },
+  { method: 'GET', pattern: '/api/chaos/report', path: () => '/api/chaos/report', permission: 'read', reply: chaosReportResponseSchema },
 ];
 
 const ALLOWED: Record<Permission, Who[]> = {
@@ -62,6 +77,11 @@ describe('authorization matrix: every route × every role', () => {
         if (allowed) {
           expect([401, 403], text).not.toContain(res.status);
           expect(res.status).toBeLessThan(500);
+          if (res.status >= 400) expect(apiErrorSchema.safeParse(JSON.parse(text)).success, text).toBe(true);
+          else if (r.reply) {
+            const parsed = r.reply.safeParse(JSON.parse(text));
+            expect(parsed.success, `${text.slice(0, 300)}\n${parsed.error?.message ?? ''}`).toBe(true);
+          }
         } else {
           expect(res.status).toBe(who === 'anonymous' ? 401 : 403);
           expect((JSON.parse(text) as { error: { message: string } }).error.message).toBeTruthy();
@@ -90,6 +110,23 @@ describe('authorization matrix: every route × every role', () => {
     const crossOrigin = await api.call('POST', '/api/nodes/1/actions', { as: 'operator', body: { action: 'heal' }, headers: { origin: 'https://evil.example' } });
     expect(crossOrigin.status).toBe(403);
     expect(((await crossOrigin.json()) as { error: { code: string } }).error.code).toBe('CSRF');
+  });
+
+  it('names the lib/api schema of every JSON answer (the routes without one answer a stream, text, or only errors here)', () => {
+    expect(ROUTES.filter((r) => !r.reply).map((r) => `${r.method} ${r.pattern}`)).toEqual([
+      'POST /api/locks/[resource]/extend', // a token nobody holds: 409, checked against apiErrorSchema
+      'GET /api/events', // text/event-stream: each event is lib/api/events.ts liveEventSchema
+      'GET /api/metrics', // the Prometheus text format (promtool checks it, api-locks.test.ts)
+      'POST /api/scenarios/[id]/runs', // an unknown scenario: 400
+      'POST /api/scenarios/runs/current/[action]', // no run: 409
+    ]);
+  });
+
+  it('the README\'s HTTP API table names every route (`METHOD /api/path/{param}`)', () => {
+    const readme = readFileSync('README.md', 'utf8');
+    const section = readme.slice(readme.indexOf('## HTTP API'), readme.indexOf('\n## ', readme.indexOf('## HTTP API') + 5));
+    const missing = ROUTES.map((r) => `${r.method} ${r.pattern.replace(/\[(\w+)\]/g, '{$1}')}`).filter((route) => !new RegExp(`\`${route.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}[\`?]`).test(section));
+    expect(missing).toEqual([]);
   });
 
   it('lists every route file and method in the table above', async () => {

@@ -11,7 +11,7 @@ import { PROFILES } from '../../lib/chaos/profiles';
 import { buildReport } from '../../lib/chaos/report';
 import { chaosReportPath, readChaosReport } from '../../lib/chaos/report-file';
 import { renderMarkdown } from '../../lib/chaos/report-markdown';
-import { chaosReportSchema } from '../../lib/chaos/report-schema';
+import { chaosReportSchema } from '../../lib/api/chaos-report';
 
 const MS = 1_000_000;
 const dirs: string[] = [];

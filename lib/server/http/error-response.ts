@@ -22,8 +22,8 @@ export function errorResponse(err: unknown): Response {
   const mapped = name ? LOCK_ERRORS[name] : undefined;
   if (mapped) {
     const { votes, holder } = err as { votes?: ReadonlyArray<{ node: number }>; holder?: Readonly<Record<string, string>> | null };
-    // Nodes are numbered from 1 everywhere in the API (the lock core counts from 0).
-    const details: Record<string, unknown> | undefined = votes === undefined ? undefined : { votes: votes.map((v) => ({ ...v, node: v.node + 1 })) };
+    // Nodes are numbered from 1, in the core's votes as everywhere in the API.
+    const details: Record<string, unknown> | undefined = votes === undefined ? undefined : { votes: votes.map((v) => ({ ...v })) };
     // A contended acquire names the holder by its metadata (owner, host, pid, acquiredAt…), never by token.
     if (details && holder !== undefined) details.holder = holder;
     return json(mapped.status, { error: { code: mapped.code, message: (err as Error).message, details } });

@@ -12,7 +12,7 @@ export abstract class RedlockError extends Error {
   /** The resources of the request, when known. */
   readonly resources: readonly string[];
   /**
-   * For a rejected acquire: the nodes (0-based, as in `votes`) where a grant or the cleanup of one
+   * For a rejected acquire: the numbers of the nodes (from 1, as in `votes`) where a grant or the cleanup of one
    * of its attempts got no answer (a timeout, an error, still pending), so a key of the attempt may
    * stay there until it expires (at most the ttl); the compare-and-delete was still sent to them.
    * Every other node holds nothing of the acquire once it has rejected. Empty otherwise.
@@ -98,6 +98,6 @@ export function isRedlockError(err: unknown): err is RedlockError {
 /** Record on a rejected acquire's error the nodes where its keys may remain (the core's own use). */
 export function setCleanupPending(error: RedlockError, unanswered: readonly boolean[]): void {
   const nodes: number[] = [];
-  for (let i = 0; i < unanswered.length; i++) if (unanswered[i]) nodes.push(i);
+  for (let i = 0; i < unanswered.length; i++) if (unanswered[i]) nodes.push(i + 1);
   (error as { cleanupPending: readonly number[] }).cleanupPending = nodes;
 }

@@ -5,6 +5,7 @@ import type { Vote } from './votes';
 
 /** A command to one node failed (or its connection reported an error). */
 export interface NodeErrorEvent {
+  /** The node's number: its position in the list the Redlock was built with, counted from 1 (see votes.ts). */
   readonly node: number;
   readonly label: string;
   readonly error: Error;
@@ -15,6 +16,7 @@ export interface NodeErrorEvent {
  * `until` (node clock, ms).
  */
 export interface QuarantineEvent {
+  /** The node's number: its position in the list the Redlock was built with, counted from 1 (see votes.ts). */
   readonly node: number;
   readonly label: string;
   readonly until: number;

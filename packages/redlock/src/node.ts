@@ -41,7 +41,10 @@ function isNoScript(err: unknown): boolean {
  * precomputed SHA (EVALSHA) with a fall back to EVAL on NOSCRIPT.
  */
 export class LockNode {
+  /** Position in the Redlock's node list (0-based), for its arrays. */
   readonly index: number;
+  /** The node's number in votes, events and errors: index + 1 (see votes.ts). */
+  readonly number: number;
   readonly label: string;
   /** The client passed in; null when the node was given as a URL (the core's own connection). */
   readonly client: Redis | null;
@@ -87,6 +90,7 @@ export class LockNode {
   constructor(index: number, target: string | Redis, maxPending: number, onConnectionError: (node: LockNode, err: Error) => void,
     stallAfterMs = Infinity) {
     this.index = index;
+    this.number = index + 1;
     this.label = nodeLabel(target);
     this.maxPending = maxPending;
     this.stallAfterMs = stallAfterMs;

@@ -90,7 +90,7 @@ export class Redlock extends EventEmitter<RedlockEvents> implements LockControll
       // Counting one server twice would let a minority pass for a quorum.
       throw new InvalidArgumentError('nodes', `a node is listed twice (${labels.join(', ')})`);
     }
-    const onNodeError = (node: LockNode, error: Error) => this.emit('node-error', { node: node.index, label: node.label, error });
+    const onNodeError = (node: LockNode, error: Error) => this.emit('node-error', { node: node.number, label: node.label, error });
     const created = nodes.map((target, i) => new LockNode(i, target, this.settings.maxPendingPerNode, onNodeError, this.settings.nodeTimeoutMs));
     this.nodes = created;
     this.nodeLabels = Object.freeze(labels);
@@ -110,7 +110,7 @@ export class Redlock extends EventEmitter<RedlockEvents> implements LockControll
       onQuarantine: (node, until, discovered, cause) => {
         if (this.quarantineSeen[node.index] === until && !discovered) return;
         this.quarantineSeen[node.index] = until;
-        this.emit('quarantine', { node: node.index, label: node.label, until, discovered, ...(cause ? { cause } : {}) });
+        this.emit('quarantine', { node: node.number, label: node.label, until, discovered, ...(cause ? { cause } : {}) });
       },
     };
     this.waiters = new ReleaseWaiters(created, this.ctx.channel, this.settings.subscriberLingerMs, onNodeError);
@@ -338,7 +338,7 @@ export class Redlock extends EventEmitter<RedlockEvents> implements LockControll
           }),
         ]);
       } catch (err) {
-        this.emit('node-error', { node: node.index, label: node.label, error: explainNodeError(err instanceof Error ? err : new Error(String(err))) });
+        this.emit('node-error', { node: node.number, label: node.label, error: explainNodeError(err instanceof Error ? err : new Error(String(err))) });
       } finally {
         clearTimeout(timer);
       }
@@ -372,7 +372,7 @@ export class Redlock extends EventEmitter<RedlockEvents> implements LockControll
   }
 
   private closedError(resources: readonly string[]): QuorumUnavailableError {
-    const votes: Vote[] = this.nodes.map((n) => ({ node: n.index, label: n.label, vote: 'against', reason: 'not-asked', detail: 'quit() was called' }));
+    const votes: Vote[] = this.nodes.map((n) => ({ node: n.number, label: n.label, vote: 'against', reason: 'not-asked', detail: 'quit() was called' }));
     return new QuorumUnavailableError('this Redlock was closed with quit()', votes, resources);
   }
 

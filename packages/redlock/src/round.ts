@@ -106,11 +106,11 @@ export class Round {
 
   accept(i: number, value = 0): void {
     if (this.decided) {
-      if (this.keepLate) this.late(i, { node: i, label: this.nodes[i]!.label, vote: 'for', reason: 'ok' }, value);
+      if (this.keepLate) this.late(i, { node: this.nodes[i]!.number, label: this.nodes[i]!.label, vote: 'for', reason: 'ok' }, value);
       return;
     }
     if (this.votes[i]) return;
-    this.votes[i] = { node: i, label: this.nodes[i]!.label, vote: 'for', reason: 'ok' };
+    this.votes[i] = { node: this.nodes[i]!.number, label: this.nodes[i]!.label, vote: 'for', reason: 'ok' };
     this.values[i] = value;
     this.forCount++;
     this.answeredCount++;
@@ -119,7 +119,7 @@ export class Round {
 
   reject(i: number, reason: VoteReason, detail?: string, quarantineUntil?: number): void {
     if (this.decided ? !this.keepLate : this.votes[i]) return;
-    const vote: { -readonly [K in keyof Vote]: Vote[K] } = { node: i, label: this.nodes[i]!.label, vote: 'against', reason };
+    const vote: { -readonly [K in keyof Vote]: Vote[K] } = { node: this.nodes[i]!.number, label: this.nodes[i]!.label, vote: 'against', reason };
     if (detail !== undefined) vote.detail = detail;
     if (quarantineUntil !== undefined) vote.quarantineUntil = quarantineUntil;
     if (this.decided) {
@@ -159,7 +159,7 @@ export class Round {
     this.timedOut = reason === 'timeout';
     for (let i = 0; i < this.votes.length; i++) {
       if (this.votes[i]) continue;
-      this.votes[i] = { node: i, label: this.nodes[i]!.label, vote: 'against', reason };
+      this.votes[i] = { node: this.nodes[i]!.number, label: this.nodes[i]!.label, vote: 'against', reason };
       // The whole deadline passed without this node's answer (see LockNode.markStalled).
       if (reason === 'timeout') this.nodes[i]!.markStalled(this.timeoutMs);
     }

@@ -21,8 +21,16 @@
  */
 export type VoteReason = 'ok' | 'contended' | 'quarantined' | 'unsafe-eviction' | 'ceiling-mismatch' | 'lost' | 'not-held' | 'timeout' | 'pending' | 'error' | 'not-asked';
 
+/**
+ * Nodes are numbered from 1 in the order of the list a Redlock is built with: node 1 is
+ * `nodes[0]`, and a round's votes are in that order (`votes[n - 1].node === n`). The one scheme
+ * across every layer: the console, its HTTP API, metrics, events, the cluster supervisor, the
+ * chaos harness and the scenarios all say "node 3" for the same node. Why from 1: these numbers are
+ * read by people (errors, logs, the console, alerts), and the console's nodes were numbered from 1
+ * before the core had votes; arrays stay arrays, indexed at `n - 1`.
+ */
 export interface Vote {
-  /** Index of the node in the list the Redlock was constructed with (0-based). */
+  /** The node's number (from 1, in the order of the Redlock's node list). */
   readonly node: number;
   /** host:port of the node (never credentials). */
   readonly label: string;

@@ -64,10 +64,13 @@ describe('the lock core\'s contract', () => {
     // A holds nodes 1–3 (a foreign key keeps it off 4 and 5, then goes): B gets 4 and 5, and is refused.
     for (const i of [3, 4]) await env.direct[i]!.set(key, 'foreign', 'PX', 10_000);
     const lockA = await a.acquire('res', 5_000);
+    // Nodes are numbered from 1 in the order given (votes.ts): node n's vote is votes[n - 1].
+    expect(lockA.votes.map((v) => v.node)).toEqual([1, 2, 3, 4, 5]);
     for (const i of [3, 4]) await env.direct[i]!.del(key);
     for (let round = 0; round < 5; round++) {
       const refused = await b.acquire('res', 5_000).catch((e: unknown) => e);
       expect(refused).toBeInstanceOf(LockContendedError);
+      expect((refused as LockContendedError).votes.map((v) => v.node)).toEqual([1, 2, 3, 4, 5]);
       // Every node answered the grant and the cleanup: nothing may remain anywhere.
       expect((refused as LockContendedError).cleanupPending).toEqual([]);
       // Read at once, in the same tick as the rejection: B's keys on 4 and 5 are already gone.
@@ -91,7 +94,7 @@ describe('the lock core\'s contract', () => {
     try {
       const refused = await b.acquire('res', 5_000, { metadata: { attempt: 'b-1' } }).catch((e: unknown) => e);
       expect(refused).toBeInstanceOf(LockContendedError);
-      expect((refused as LockContendedError).cleanupPending).toEqual([4]);
+      expect((refused as LockContendedError).cleanupPending).toEqual([5]); // node numbers, as in votes
       const values = await Promise.all(env.direct.slice(0, 4).map((c) => c.get(key)));
       expect(values.map((v) => v && tokenOf(v))).toEqual([lockA.token, lockA.token, lockA.token, null]);
     } finally {
@@ -111,9 +114,9 @@ describe('the lock core\'s contract', () => {
     await env.direct[4]!.script('FLUSH');
     const refused = await a.acquire(['x', 'y'], 2_000, { fenced: false }).catch((e: unknown) => e);
     expect(refused).toBeInstanceOf(LockContendedError);
-    expect((refused as LockContendedError).cleanupPending).toContain(4);
+    expect((refused as LockContendedError).cleanupPending).toContain(5);
     // Node 4 answered its grant and the cleanup on one connection: nothing of the attempt there.
-    expect((refused as LockContendedError).cleanupPending).not.toContain(3);
+    expect((refused as LockContendedError).cleanupPending).not.toContain(4);
     expect(await env.direct[3]!.exists(key, a.lockKey('y'))).toBe(0);
     for (const i of [0, 1, 2]) await env.direct[i]!.del(key);
   });
@@ -344,7 +347,7 @@ describe('the lock core\'s contract', () => {
         redlocks.push(r);
         const errors: string[] = [];
         r.on('node-error', (e) => {
-          if (e.node === 2) errors.push(e.error.message);
+          if (e.node === 3) errors.push(e.error.message);
         });
         await r.markNodesClean();
         // Held on the second node: the third node's vote decides every attempt on `res`.

@@ -132,8 +132,8 @@ describe('fencing tokens', () => {
       const vote = (refused as QuorumUnavailableError).votes[2]!;
       expect(vote.reason).toBe('quarantined');
       // The node votes quarantined at once; the quarantine it starts is reported right after.
-      await waitFor(() => quarantines.some((q) => q.node === 2 && q.discovered), 1_000, 'the quarantine event');
-      const until = quarantines.find((q) => q.node === 2 && q.discovered)!.until;
+      await waitFor(() => quarantines.some((q) => q.node === 3 && q.discovered), 1_000, 'the quarantine event');
+      const until = quarantines.find((q) => q.node === 3 && q.discovered)!.until;
       // The discovery reseeded the register to now × 1000 (the hybrid-logical-clock floor).
       expect(await readFenceRegister(direct[2]!, prefix)).toBeGreaterThan(highest);
 

@@ -93,7 +93,7 @@ describe('quarantine after data loss (epoch sentinel)', () => {
     const until = events[0]!.until;
     expect(until).toBeGreaterThan(Date.now() + MAX_TTL - 1_000);
     expect(until).toBeLessThanOrEqual(Date.now() + MAX_TTL + 50);
-    expect(events[0]).toMatchObject({ node: 2, until, discovered: true });
+    expect(events[0]).toMatchObject({ node: 3, until, discovered: true }); // node 3 = votes[2]
     expect(lockA.validityMs).toBeGreaterThan(0); // A still holds: refusing B is what keeps it exclusive
 
     // The sentinel the acquire script wrote, with the server start from INFO.

@@ -79,7 +79,7 @@ describe('restarts that reload older data are quarantined (restart detection)', 
     const refused = await attempt(b, 'res');
     expectRefusedBy(refused, 2, 'quarantined');
     expect(lockA.validityMs).toBeGreaterThan(0); // A still holds: refusing B keeps it exclusive
-    expect(events).toContain('2:restart');
+    expect(events).toContain('3:restart'); // node 3 = nodes[2]
     const epoch = await readEpoch(nodes[2]!.client, prefix);
     expect(epoch).toMatchObject({ cause: 'restart', origin: 'quarantine' });
     // It sits out until its process start + maxTtlMs (the distlock page's delayed restart).

@@ -1,12 +1,20 @@
 import { describe, expect, it } from 'vitest';
+import { LockContendedError, setCleanupPending } from '../../src/errors';
 import { unansweredNodes } from '../../src/protocol';
 import type { Vote, VoteReason } from '../../src/votes';
 
 const votes = (...reasons: VoteReason[]): Vote[] =>
-  reasons.map((reason, node) => ({ node, label: `n${node}`, vote: reason === 'ok' ? 'for' : 'against', reason }));
+  reasons.map((reason, i) => ({ node: i + 1, label: `n${i + 1}`, vote: reason === 'ok' ? 'for' : 'against', reason }));
 const nodes = (...readySince: number[]) => readySince.map((r) => ({ readySince: r }));
 
 describe('cleanupPending: the nodes where a failed attempt\'s keys may remain', () => {
+  it('names nodes by their number (from 1), as votes do', () => {
+    const err = new LockContendedError('m', votes('ok', 'timeout', 'ok', 'error'), ['r']);
+    setCleanupPending(err, [false, true, false, true]);
+    expect(err.cleanupPending).toEqual([2, 4]);
+    expect(err.cleanupPending.map((n) => err.votes[n - 1]!.reason)).toEqual(['timeout', 'error']);
+  });
+
   it('nodes that answered the grant and the cleanup on one connection hold nothing', () => {
     expect(unansweredNodes(nodes(1, 1, 1), 10, votes('ok', 'contended', 'pending'), votes('ok', 'not-held', 'not-held'), null)).toBeNull();
   });

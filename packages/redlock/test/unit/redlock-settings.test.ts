@@ -100,7 +100,7 @@ describe('tokens and errors', () => {
   });
 
   it('each error class has a literal name and carries votes', () => {
-    const votes = [{ node: 0, label: 'h:1', vote: 'against', reason: 'timeout' }] as const;
+    const votes = [{ node: 1, label: 'h:1', vote: 'against', reason: 'timeout' }] as const;
     for (const [Cls, name] of [[LockContendedError, 'LockContendedError'], [QuorumUnavailableError, 'QuorumUnavailableError'],
       [LockExpiredError, 'LockExpiredError']] as const) {
       const err = new Cls('m', votes, ['r']);

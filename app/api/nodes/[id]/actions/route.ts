@@ -1,4 +1,5 @@
-import { nodeActionSchema, nodeIdParamsSchema } from '@/lib/api/nodes';
+import { nodeActionSchema } from '@/lib/api/node-actions';
+import { nodeIdParamsSchema } from '@/lib/api/nodes';
 import { route } from '@/lib/server/http/route';
 import { runNodeAction } from '@/lib/server/node-actions';
 

@@ -1,5 +1,6 @@
 /**
- * The chaos report: one JSON document per run (chaos/reports/latest.json by default). This zod
+ * GET /api/chaos/report, and the file behind it: one JSON document per chaos run
+ * (chaos/reports/latest.json by default). This zod
  * schema is the one contract between the runner that writes it and the console that shows it.
  */
 import { z } from 'zod';
