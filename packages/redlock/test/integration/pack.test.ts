@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -9,7 +9,10 @@ import { NO_PERSISTENCE, startRedisNodes, type RedisNode } from '@/test/support/
 // ESM + CJS + declarations), installed with ioredis 6 in an empty directory, then plain Node
 // scripts (no tsx, no bundler) take and release fenced locks on three real masters, through a URL
 // and through an ioredis 6 client; the exports map hides everything but the entry points; the
-// declarations typecheck for an ESM and a CJS consumer under moduleResolution nodenext.
+// declarations typecheck for an ESM and a CJS consumer under moduleResolution nodenext. The same
+// scripts run on the floor of the declared Node range (20.9.0) and on the current LTS lines (22,
+// 24): their official binaries come from the npm registry (node-<platform>-<arch>), cached in the
+// temporary directory between runs.
 
 const packageDir = join(import.meta.dirname, '..', '..');
 const root = join(packageDir, '..', '..');
@@ -33,10 +36,41 @@ afterAll(async () => {
 });
 
 const app = () => join(work, 'app');
-function runNode(file: string, source: string): string {
+function runNode(file: string, source: string, node = process.execPath): string {
   writeFileSync(join(app(), file), source);
-  return execFileSync(process.execPath, [file], { cwd: app(), encoding: 'utf8', timeout: 30_000 }).trim().split('\n').pop()!;
+  return execFileSync(node, [file], { cwd: app(), encoding: 'utf8', timeout: 30_000 }).trim().split('\n').pop()!;
 }
+
+/** The official Node binary of `version` (a major or an exact version) for this platform, from the npm registry. */
+function nodeBinary(version: string): string {
+  const cache = join(tmpdir(), 'redlock-node-binaries', version);
+  const bin = join(cache, 'package', 'bin', 'node');
+  if (!existsSync(bin)) {
+    mkdirSync(cache, { recursive: true });
+    const name = execFileSync('npm', ['pack', `node-${process.platform}-${process.arch}@${version}`, '--pack-destination', cache, '--silent'],
+      { encoding: 'utf8', timeout: 240_000 }).trim().split('\n').pop()!;
+    execFileSync('tar', ['-xzf', join(cache, name), '-C', cache]);
+    rmSync(join(cache, name));
+  }
+  return bin;
+}
+
+const ESM_SCRIPT = (urls: string[], prefix: string) => `
+  import { Redlock, isRedlockError } from '@redlock-console/redlock';
+  import { Redis } from 'ioredis';
+  const urls = ${JSON.stringify(urls)};
+  const byUrl = new Redlock(urls, { keyPrefix: '${prefix}' });
+  await byUrl.markNodesClean();
+  const a = await byUrl.acquire('invoice-42', 5000);
+  const held = await byUrl.acquire('invoice-42', 5000, { retryCount: 0 }).catch((e) => isRedlockError(e) ? e.name : String(e));
+  const releasedA = await a.release();
+  const clients = urls.map((u) => new Redis(u));
+  const byClient = new Redlock(clients, { keyPrefix: '${prefix}' });
+  const b = await byClient.acquire('invoice-42', 5000);
+  const releasedB = await b.release();
+  await byUrl.quit(); await byClient.quit(); clients.forEach((c) => c.disconnect());
+  console.log(JSON.stringify({ a: String(a.fence), b: String(b.fence), held, deleted: [releasedA.deleted, releasedB.deleted], node: process.version }));
+`;
 
 describe('the packed lock core, installed from its tarball with ioredis 6', () => {
   it('holds only the built files: dist (ESM, CJS, declarations), README and package.json', () => {
@@ -50,29 +84,26 @@ describe('the packed lock core, installed from its tarball with ioredis 6', () =
   });
 
   it('a plain-Node ESM script takes and releases a fenced lock on URL nodes and on ioredis 6 clients; fences increase', () => {
-    const urls = JSON.stringify(nodes.map((n) => n.url));
-    const out = runNode('esm.mjs', `
-      import { Redlock, isRedlockError } from '@redlock-console/redlock';
-      import { Redis } from 'ioredis';
-      const urls = ${urls};
-      const byUrl = new Redlock(urls, { keyPrefix: 'pack-esm:' });
-      await byUrl.markNodesClean();
-      const a = await byUrl.acquire('invoice-42', 5000);
-      const held = await byUrl.acquire('invoice-42', 5000, { retryCount: 0 }).catch((e) => isRedlockError(e) ? e.name : String(e));
-      const releasedA = await a.release();
-      const clients = urls.map((u) => new Redis(u));
-      const byClient = new Redlock(clients, { keyPrefix: 'pack-esm:' });
-      const b = await byClient.acquire('invoice-42', 5000);
-      const releasedB = await b.release();
-      await byUrl.quit(); await byClient.quit(); clients.forEach((c) => c.disconnect());
-      console.log(JSON.stringify({ a: String(a.fence), b: String(b.fence), held, deleted: [releasedA.deleted, releasedB.deleted] }));
-    `);
-    const result = JSON.parse(out) as { a: string; b: string; held: string; deleted: number[] };
+    const result = JSON.parse(runNode('esm.mjs', ESM_SCRIPT(nodes.map((n) => n.url), 'pack-esm:'))) as { a: string; b: string; held: string; deleted: number[] };
     expect(result.held).toBe('LockContendedError');
     expect(result.deleted).toEqual([3, 3]);
     expect(BigInt(result.b)).toBeGreaterThan(BigInt(result.a));
     expect(execFileSync(process.execPath, ['-p', "require('ioredis/package.json').version"], { cwd: app(), encoding: 'utf8' })).toMatch(/^6\./);
   });
+
+  // engines: >=20.9 (package.json); 22 and 24 are the current LTS lines.
+  for (const version of ['20.9.0', '22', '24']) {
+    it(`the same ESM script and a CJS require() on Node ${version}`, () => {
+      const node = nodeBinary(version);
+      const result = JSON.parse(runNode(`esm-${version}.mjs`, ESM_SCRIPT(nodes.map((n) => n.url), `pack-node-${version}:`), node)) as
+        { a: string; b: string; held: string; deleted: number[]; node: string };
+      expect(result.node.startsWith(`v${version}`)).toBe(true);
+      expect(result).toMatchObject({ held: 'LockContendedError', deleted: [3, 3] });
+      expect(BigInt(result.b)).toBeGreaterThan(BigInt(result.a));
+      const cjs = runNode(`cjs-${version}.cjs`, `const { Redlock, quorumSize } = require('@redlock-console/redlock'); console.log(JSON.stringify({ q: quorumSize(5), ok: typeof Redlock }));`, node);
+      expect(JSON.parse(cjs)).toEqual({ q: 3, ok: 'function' });
+    }, 300_000);
+  }
 
   it('a CommonJS script require()s it and takes a fenced lock', () => {
     const out = runNode('cjs.cjs', `
