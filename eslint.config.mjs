@@ -22,12 +22,21 @@ export default defineConfig([
     files: ['**/*.{ts,tsx,mjs}'],
     ignores: ['packages/redlock/**'],
     rules: {
-      'no-restricted-imports': ['error', { patterns: [
-        { group: ['@redlock-console/redlock/*', '!@redlock-console/redlock/internals'],
-          message: "Import the lock core from '@redlock-console/redlock' (or '/internals'), not its files." },
-        { group: ['**/packages/redlock', '**/packages/redlock/**', '**/lib/redlock', '**/lib/redlock/**'],
-          message: "Import the lock core by its package name '@redlock-console/redlock'." },
-      ] }],
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['@redlock-console/redlock/*', '!@redlock-console/redlock/internals'],
+              message: "Import the lock core from '@redlock-console/redlock' (or '/internals'), not its files.",
+            },
+            {
+              group: ['**/packages/redlock', '**/packages/redlock/**', '**/lib/redlock', '**/lib/redlock/**'],
+              message: "Import the lock core by its package name '@redlock-console/redlock'.",
+            },
+          ],
+        },
+      ],
     },
   },
   {
@@ -35,13 +44,33 @@ export default defineConfig([
     files: ['packages/redlock/src/**/*.ts'],
     ignores: ['**/*.d.ts'],
     rules: {
-      'no-restricted-imports': ['error', { patterns: [
-        { group: ['@/*', '../../*', 'next', 'next/*', 'react', 'react/*', 'zod', 'server-only'],
-          message: 'The lock core is framework-free and self-contained: it imports only node:*, ioredis, redis-parser and its own files.' },
-      ] }],
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['@/*', '../../*', 'next', 'next/*', 'react', 'react/*', 'zod', 'server-only'],
+              message:
+                'The lock core is framework-free and self-contained: it imports only node:*, ioredis, redis-parser and its own files.',
+            },
+          ],
+        },
+      ],
       'import/no-default-export': 'error',
     },
   },
-  globalIgnores(['packages/*/dist/**', '.next/**', '.next-*/**', 'out/**', 'build/**', 'next-env.d.ts', '.data/**', 'test-results/**',
-    'playwright-report/**', 'node_modules/**', 'bench/tmp/**', 'chaos/tmp/**']),
+  globalIgnores([
+    'packages/*/dist/**',
+    '.next/**',
+    '.next-*/**',
+    'out/**',
+    'build/**',
+    'next-env.d.ts',
+    '.data/**',
+    'test-results/**',
+    'playwright-report/**',
+    'node_modules/**',
+    'bench/tmp/**',
+    'chaos/tmp/**',
+  ]),
 ]);

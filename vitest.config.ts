@@ -6,7 +6,10 @@ export default defineConfig({
     // The lock core by its package name, from source (as tsconfig.json's paths do for tsc, tsx and Next).
     alias: [
       { find: /^@redlock-console\/redlock$/, replacement: fileURLToPath(new URL('./packages/redlock/src/index.ts', import.meta.url)) },
-      { find: /^@redlock-console\/redlock\/internals$/, replacement: fileURLToPath(new URL('./packages/redlock/src/internals.ts', import.meta.url)) },
+      {
+        find: /^@redlock-console\/redlock\/internals$/,
+        replacement: fileURLToPath(new URL('./packages/redlock/src/internals.ts', import.meta.url)),
+      },
       { find: /^@\//, replacement: fileURLToPath(new URL('./', import.meta.url)) },
       { find: /^server-only$/, replacement: fileURLToPath(new URL('./test/support/empty.ts', import.meta.url)) },
     ],

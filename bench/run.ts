@@ -45,7 +45,9 @@ export async function runBench(options: RunOptions): Promise<{ results: BenchRes
   const cluster = await BenchCluster.start(SCRATCH_DIR);
   activeCluster = cluster;
   const machine = machineInfo(cluster.redisVersion, ioredisVersion());
-  options.log(`5 masters up (Redis ${cluster.redisVersion}); load average ${machine.loadAtStart.join(' / ')}; ${selected.map((w) => w.id).join(', ')}`);
+  options.log(
+    `5 masters up (Redis ${cluster.redisVersion}); load average ${machine.loadAtStart.join(' / ')}; ${selected.map((w) => w.id).join(', ')}`,
+  );
   const ctx: BenchContext = { cluster, options: { quick: options.quick, runs }, log: options.log };
   const workloads: WorkloadResult[] = [];
   try {
@@ -55,7 +57,14 @@ export async function runBench(options: RunOptions): Promise<{ results: BenchRes
         workloads.push(await workload.run(ctx));
       } catch (err) {
         // One broken workload must not cost the others' figures: report it and go on.
-        workloads.push({ id: workload.id, title: workload.id, method: 'failed', sections: [], targets: [], notes: [`failed: ${describeError(err)}`] });
+        workloads.push({
+          id: workload.id,
+          title: workload.id,
+          method: 'failed',
+          sections: [],
+          targets: [],
+          notes: [`failed: ${describeError(err)}`],
+        });
       } finally {
         await cluster.resume();
       }

@@ -35,7 +35,10 @@ test.describe('audit log: who did what, filtered, paged, exported', () => {
     await expect(rows.nth(1)).toHaveAttribute('data-action', 'node.latency');
     for (const action of await rows.evaluateAll((els) => els.map((e) => e.getAttribute('data-action')))) expect(action).toMatch(/^node\./);
 
-    await rows.nth(1).getByRole('button', { name: /Show details of node\.latency on node 4/ }).click();
+    await rows
+      .nth(1)
+      .getByRole('button', { name: /Show details of node\.latency on node 4/ })
+      .click();
     const detail = page.getByTestId('audit-detail');
     await expect(detail).toBeVisible();
     const diff = detail.getByTestId('audit-diff');

@@ -7,9 +7,11 @@ import { deleteLocks, randomToken, seedLocks } from './support/seed-locks';
 
 const unique = () => `${Date.now().toString(36)}${Math.floor(Math.random() * 1e6).toString(36)}`;
 
-
 test.describe('force-release: from a playground grant to the audit log', () => {
-  test('a lock taken in the playground shows up live in the matrix within 1 s, is force-released through the whole flow, disappears and is audited', async ({ page, context }) => {
+  test('a lock taken in the playground shows up live in the matrix within 1 s, is force-released through the whole flow, disappears and is audited', async ({
+    page,
+    context,
+  }) => {
     await signIn(page);
     const resource = `e2e-fr/${unique()}`;
     const reason = `e2e: holder wedged, releasing ${resource}`;
@@ -44,7 +46,9 @@ test.describe('force-release: from a playground grant to the audit log', () => {
     expect(token.length).toBeGreaterThanOrEqual(20);
     await card.getByTestId('keep-alive').check();
     await expect(row).toHaveAttribute('data-state', 'held');
-    const cellTokens = await row.locator('[data-testid="lock-cell"]').evaluateAll((cells) => cells.map((c) => (c as HTMLElement).dataset.token ?? null));
+    const cellTokens = await row
+      .locator('[data-testid="lock-cell"]')
+      .evaluateAll((cells) => cells.map((c) => (c as HTMLElement).dataset.token ?? null));
     expect(cellTokens.filter((t) => t === token).length).toBeGreaterThanOrEqual(3);
 
     // Detail → force-release.
@@ -124,7 +128,8 @@ test.describe('force-release: from a playground grant to the audit log', () => {
 
       const me = z.object({ csrfToken: z.string() }).parse(await (await page.request.get('/api/auth/me')).json());
       const refused = await page.request.post(`/api/locks/${encodeURIComponent(resource)}/force-release`, {
-        data: { token, reason: 'viewer tries anyway', dryRun: false }, headers: { 'x-csrf-token': me.csrfToken },
+        data: { token, reason: 'viewer tries anyway', dryRun: false },
+        headers: { 'x-csrf-token': me.csrfToken },
       });
       expect(refused.status()).toBe(403);
     } finally {

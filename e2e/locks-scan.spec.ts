@@ -41,9 +41,16 @@ test.describe('locks: a scan that takes a while', () => {
       await page.goto(`/locks?prefix=${encodeURIComponent(base)}`);
       // Early: every row read directly on every node (node 3 does not answer: unknown), four of
       // five hold each token (held), totals not known yet.
-      await expect.poll(() => matrixState(page), { timeout: 5_000, intervals: [50] }).toEqual({
-        scan: 'scanning', banner: true, rows: resources, states: ['held', 'held', 'held'], node3: ['unknown', 'unknown', 'unknown'], total: '…',
-      });
+      await expect
+        .poll(() => matrixState(page), { timeout: 5_000, intervals: [50] })
+        .toEqual({
+          scan: 'scanning',
+          banner: true,
+          rows: resources,
+          states: ['held', 'held', 'held'],
+          node3: ['unknown', 'unknown', 'unknown'],
+          total: '…',
+        });
       await expect(page.getByTestId('locks-read-at')).toContainText('scanning…');
       // One theme only: the early page lasts about the 2 s the scan waits for node 3.
       await page.screenshot({ path: 'test-results/screens/locks-scanning-light.png', fullPage: true });

@@ -28,7 +28,15 @@ test.describe('locks: the quorum matrix', () => {
     const heldToken = randomToken();
     const splitA = randomToken();
     const splitB = randomToken();
-    const meta = { owner: 'e2e', host: 'playwright', pid: '1', purpose: 'state fixtures', acquiredAt: String(Date.now()), extensions: '0', ttlMs: '60000' };
+    const meta = {
+      owner: 'e2e',
+      host: 'playwright',
+      pid: '1',
+      purpose: 'state fixtures',
+      acquiredAt: String(Date.now()),
+      extensions: '0',
+      ttlMs: '60000',
+    };
     await seedLocks([
       { resource: held, token: heldToken, ttlMs: 60_000, nodes: ALL, meta },
       { resource: partial, token: randomToken(), ttlMs: 60_000, nodes: [2, 4], meta },
@@ -52,7 +60,9 @@ test.describe('locks: the quorum matrix', () => {
       // partial: keys on 2 of 5 nodes, no validity.
       await expect(row(page, partial)).toHaveAttribute('data-state', 'partial');
       await expect(row(page, partial).getByTestId('lock-state')).toHaveText('partial');
-      const partialCells = await row(page, partial).locator('[data-testid="lock-cell"]').evaluateAll((cells) => cells.map((c) => (c as HTMLElement).dataset.present));
+      const partialCells = await row(page, partial)
+        .locator('[data-testid="lock-cell"]')
+        .evaluateAll((cells) => cells.map((c) => (c as HTMLElement).dataset.present));
       expect(partialCells).toEqual(['false', 'true', 'false', 'true', 'false']);
       await expect(row(page, partial).getByTestId('lock-validity')).toHaveText('no majority');
 
@@ -60,7 +70,9 @@ test.describe('locks: the quorum matrix', () => {
       await expect(row(page, split)).toHaveAttribute('data-state', 'split');
       await expect(row(page, split).getByTestId('lock-state')).toHaveText('split');
       expect(await tokensOf(row(page, split))).toEqual([splitA, splitA, null, splitB, splitB]);
-      const hues = await row(page, split).locator('[data-testid="lock-cell"] [data-token-hue]').evaluateAll((chips) => chips.map((c) => (c as HTMLElement).dataset.tokenHue));
+      const hues = await row(page, split)
+        .locator('[data-testid="lock-cell"] [data-token-hue]')
+        .evaluateAll((chips) => chips.map((c) => (c as HTMLElement).dataset.tokenHue));
       expect(hues).toHaveLength(4);
       expect(hues[0]).toBe(hues[1]);
       expect(hues[2]).toBe(hues[3]);
@@ -86,9 +98,17 @@ test.describe('locks: the quorum matrix', () => {
 
       // Client-side sort: worst state first puts split, then partial, then held.
       await page.getByLabel('Sort loaded rows').selectOption('state');
-      await expect.poll(() => page.getByTestId('lock-row').evaluateAll((rows) => rows
-        .sort((a, b) => a.getBoundingClientRect().top - b.getBoundingClientRect().top)
-        .map((r) => (r as HTMLElement).dataset.state))).toEqual(['split', 'partial', 'held']);
+      await expect
+        .poll(() =>
+          page
+            .getByTestId('lock-row')
+            .evaluateAll((rows) =>
+              rows
+                .sort((a, b) => a.getBoundingClientRect().top - b.getBoundingClientRect().top)
+                .map((r) => (r as HTMLElement).dataset.state),
+            ),
+        )
+        .toEqual(['split', 'partial', 'held']);
       await page.getByLabel('Sort loaded rows').selectOption('resource');
 
       // Keyboard: j moves down, k up, Enter opens the selected lock.
@@ -121,7 +141,8 @@ test.describe('locks: the quorum matrix', () => {
       const dialog = page.getByTestId('force-release-dialog');
       await expect(dialog.getByRole('radio')).toHaveCount(2);
       await dialog.getByRole('radio', { name: new RegExp(splitA.slice(0, 6)) }).check();
-      await expect.poll(() => dialog.locator('[data-outcome]').evaluateAll((rows) => rows.map((r) => (r as HTMLElement).dataset.outcome)))
+      await expect
+        .poll(() => dialog.locator('[data-outcome]').evaluateAll((rows) => rows.map((r) => (r as HTMLElement).dataset.outcome)))
         .toEqual(['would-delete', 'would-delete', 'absent', 'other-holder', 'other-holder']);
       await saveScreens(page, 'force-release-split');
       await dialog.getByRole('button', { name: 'Cancel' }).click();
@@ -232,7 +253,9 @@ test.describe('locks: the quorum matrix', () => {
         samples.push(await page.evaluate(() => performance.getEntriesByName('locks:first-rows')[0]!.startTime));
         if (samples[samples.length - 1]! < 2_000) break;
       }
-      test.info().annotations.push({ type: 'first rows (ms after navigation start)', description: samples.map((s) => s.toFixed(0)).join(', ') });
+      test
+        .info()
+        .annotations.push({ type: 'first rows (ms after navigation start)', description: samples.map((s) => s.toFixed(0)).join(', ') });
       expect(Math.min(...samples)).toBeLessThan(2_000);
       await expect(page.getByTestId('locks-matched')).toHaveText('10,000');
       // Read from the live index (a node whose subscription another test broke is scanned once, then indexed again).
@@ -248,16 +271,27 @@ test.describe('locks: the quorum matrix', () => {
       expect(await page.getByTestId('lock-row').count()).toBeLessThan(80);
 
       // Scroll into the middle of the first page: rows from there are rendered.
-      await scroller.evaluate((el) => { el.scrollTop = 300 * 56; });
+      await scroller.evaluate((el) => {
+        el.scrollTop = 300 * 56;
+      });
       await expect(row(page, resources[300]!)).toBeVisible();
       await expect(row(page, resources[0]!)).toHaveCount(0);
 
       // Scroll to the end of what is loaded, repeatedly: more pages come in with the cursor.
-      await expect.poll(async () => {
-        await scroller.evaluate((el) => { el.scrollTop = el.scrollHeight; });
-        return Number(await page.getByTestId('lock-matrix').getAttribute('data-rows'));
-      }, { timeout: 15_000 }).toBeGreaterThanOrEqual(1_500);
-      await scroller.evaluate((el) => { el.scrollTop = el.scrollHeight; });
+      await expect
+        .poll(
+          async () => {
+            await scroller.evaluate((el) => {
+              el.scrollTop = el.scrollHeight;
+            });
+            return Number(await page.getByTestId('lock-matrix').getAttribute('data-rows'));
+          },
+          { timeout: 15_000 },
+        )
+        .toBeGreaterThanOrEqual(1_500);
+      await scroller.evaluate((el) => {
+        el.scrollTop = el.scrollHeight;
+      });
       await expect(page.getByTestId('lock-row').last()).toBeVisible();
       const rendered = await page.getByTestId('lock-row').evaluateAll((rows) => rows.map((r) => (r as HTMLElement).dataset.resource!));
       expect(rendered.some((r) => r >= resources[1_000]!)).toBe(true);

@@ -16,7 +16,11 @@ async function expectAxeClean(page: Page): Promise<void> {
   for (const scheme of ['light', 'dark'] as const) {
     await page.emulateMedia({ colorScheme: scheme });
     const violations = await page.evaluate(async () => {
-      const axe = (window as unknown as { axe: { run(context: Document): Promise<{ violations: Array<{ id: string; help: string; nodes: Array<{ target: string[] }> }> }> } }).axe;
+      const axe = (
+        window as unknown as {
+          axe: { run(context: Document): Promise<{ violations: Array<{ id: string; help: string; nodes: Array<{ target: string[] }> }> }> };
+        }
+      ).axe;
       const result = await axe.run(document);
       return result.violations.map((v) => ({ id: v.id, help: v.help, targets: v.nodes.slice(0, 5).map((n) => n.target.join(' ')) }));
     });
@@ -35,7 +39,9 @@ async function saveElement(page: Page, element: Locator, name: string): Promise<
 }
 
 test.describe('nodes: operator actions with their blast radius', () => {
-  test('crash from the Nodes screen, see it down on the overview within 2 s, restart without persistence, watch the quarantine count down', async ({ page }) => {
+  test('crash from the Nodes screen, see it down on the overview within 2 s, restart without persistence, watch the quarantine count down', async ({
+    page,
+  }) => {
     await signIn(page);
     try {
       await page.goto('/nodes');
@@ -133,7 +139,9 @@ test.describe('nodes: operator actions with their blast radius', () => {
     }
   });
 
-  test('mark clean applies only to the sentinel the operator saw: a node that changed meanwhile is refused, looked at again, then marked with the server\'s warning', async ({ page }) => {
+  test("mark clean applies only to the sentinel the operator saw: a node that changed meanwhile is refused, looked at again, then marked with the server's warning", async ({
+    page,
+  }) => {
     await signIn(page);
     const control = sandbox();
     try {
@@ -168,7 +176,7 @@ test.describe('nodes: operator actions with their blast radius', () => {
       const answer = page.waitForResponse((r) => r.url().endsWith('/api/nodes/3/mark-clean'));
       await dialog.getByRole('button', { name: 'Mark node 3 clean' }).click();
       expect((await answer).status()).toBe(200);
-      const body = await (await answer).json() as { warning: string | null };
+      const body = (await (await answer).json()) as { warning: string | null };
       if (body.warning) {
         // A restart or loss less than the lease ceiling ago: the warning stays on screen until closed.
         expect(body.warning).toMatch(/less than the lease ceiling/);
@@ -196,8 +204,9 @@ test.describe('nodes: operator actions with their blast radius', () => {
       // Counted as soon as the console sees the new process, before any acquire records it.
       await expect(vote).toHaveAttribute('data-state', 'quarantined', { timeout: 3_000 });
       // The quarantine lasts the e2e ceiling (5 s) from the process start: read it all at once, then take the pictures.
-      const [cause, why, left] = await Promise.all(['node-quarantine-cause-4', 'node-quarantine-why-4', 'node-quarantine-left-4']
-        .map((id) => page.getByTestId(id).textContent()));
+      const [cause, why, left] = await Promise.all(
+        ['node-quarantine-cause-4', 'node-quarantine-why-4', 'node-quarantine-left-4'].map((id) => page.getByTestId(id).textContent()),
+      );
       await saveElement(page, card, 'node-card-restart-quarantine');
       expect(cause).toBe('restart detected');
       expect(why).toMatch(/^process [0-9a-f]{8} → [0-9a-f]{8}/);
@@ -267,7 +276,9 @@ test.describe('nodes: operator actions with their blast radius', () => {
     await page.goto('/nodes');
     await expect(page.getByTestId('external-notice')).toContainText('process and network actions are unavailable');
     for (let id = 1; id <= 5; id++) await expect(page.getByTestId(`node-actions-${id}`)).toBeVisible();
-    await expect(page.getByRole('button', { name: /^(crash|stop|start|restart|pause|resume|partition|heal|add latency) node/i })).toHaveCount(0);
+    await expect(
+      page.getByRole('button', { name: /^(crash|stop|start|restart|pause|resume|partition|heal|add latency) node/i }),
+    ).toHaveCount(0);
     await expect(page.getByRole('group', { name: 'Epoch actions for node 1' })).toBeVisible();
     await saveScreens(page, 'nodes-external');
   });

@@ -7,7 +7,10 @@ import { saveScreens } from './support/screens';
 /** Lock traffic through the lock service as the e2e API-key client: grants, then one contended failure. */
 async function lockTraffic(page: Page, prefix: string, count: number): Promise<void> {
   for (let i = 0; i < count; i++) {
-    const res = await page.request.post('/api/locks', { headers: AS_CLIENT, data: { resource: `${prefix}-${i}`, ttlMs: 5_000, metadata: { owner: 'e2e-overview' } } });
+    const res = await page.request.post('/api/locks', {
+      headers: AS_CLIENT,
+      data: { resource: `${prefix}-${i}`, ttlMs: 5_000, metadata: { owner: 'e2e-overview' } },
+    });
     expect(res.status(), await res.text()).toBe(200);
   }
   const contended = await page.request.post('/api/locks', { headers: AS_CLIENT, data: { resource: `${prefix}-0`, ttlMs: 5_000 } });
@@ -41,7 +44,8 @@ test.describe('overview: can locks be granted, and what every master says', () =
     const prefix = `e2e-ov-${Date.now()}`;
     await lockTraffic(page, prefix, 6);
     // The totals come from the lock list's snapshot: at least our six are held right now.
-    await expect.poll(async () => Number((await page.getByTestId('lock-total-held-value').textContent())?.replace(/\D/g, '')), { timeout: 5_000 })
+    await expect
+      .poll(async () => Number((await page.getByTestId('lock-total-held-value').textContent())?.replace(/\D/g, '')), { timeout: 5_000 })
       .toBeGreaterThanOrEqual(6);
 
     for (const chart of ['chart-latency', 'chart-outcomes', 'chart-rtt', 'chart-locks']) {
@@ -54,7 +58,9 @@ test.describe('overview: can locks be granted, and what every master says', () =
 
   test('skeletons hold the place of the cards, so nothing shifts when the first reading lands', async ({ page }) => {
     let release!: () => void;
-    const gate = new Promise<void>((resolve) => { release = resolve; });
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
     await page.route('**/api/nodes', async (route) => {
       await gate;
       await route.continue();
@@ -105,7 +111,12 @@ test.describe('overview: can locks be granted, and what every master says', () =
 
   test('a failing history read is an error state on every chart, not a crash', async ({ page }) => {
     await page.route('**/api/history', (route) =>
-      route.fulfill({ status: 503, contentType: 'application/json', body: JSON.stringify({ error: { code: 'UNAVAILABLE', message: 'history is unavailable (test)' } }) }));
+      route.fulfill({
+        status: 503,
+        contentType: 'application/json',
+        body: JSON.stringify({ error: { code: 'UNAVAILABLE', message: 'history is unavailable (test)' } }),
+      }),
+    );
     await page.goto('/');
     for (const chart of ['chart-latency', 'chart-outcomes', 'chart-rtt', 'chart-locks']) {
       await expect(page.getByTestId(chart)).toHaveAttribute('data-loading-state', 'error', { timeout: 10_000 });

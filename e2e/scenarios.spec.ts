@@ -20,21 +20,33 @@ interface Finished {
 }
 
 /** Answers by prediction id; the rest get the first choice (the outcome never depends on it). */
-async function runFromUi(page: Page, id: string, seed: number, answers: Record<string, string> = {},
-  atPrediction?: (id: string) => Promise<void>): Promise<Finished> {
+async function runFromUi(
+  page: Page,
+  id: string,
+  seed: number,
+  answers: Record<string, string> = {},
+  atPrediction?: (id: string) => Promise<void>,
+): Promise<Finished> {
   await page.goto('/scenarios');
   await page.getByTestId('speed-2').click();
   await page.getByTestId('seed-input').fill(String(seed));
-  await page.getByTestId(`scenario-card-${id}`).getByRole('button', { name: /^Run scenario/ }).click();
+  await page
+    .getByTestId(`scenario-card-${id}`)
+    .getByRole('button', { name: /^Run scenario/ })
+    .click();
   const player = page.getByTestId('scenario-player');
   await expect(player).toHaveAttribute('data-scenario', id);
   const prefix = (await player.getAttribute('data-prefix'))!;
   expect(prefix).toMatch(/^rl:demo:[0-9a-f]+:$/);
   for (;;) {
-    await page.waitForFunction((states) => {
-      const el = document.querySelector<HTMLElement>('[data-testid="scenario-player"]');
-      return !!el && (states.includes(el.dataset.status ?? '') || !!document.querySelector('[data-testid="predict-prompt"]'));
-    }, DONE, { timeout: 100_000 });
+    await page.waitForFunction(
+      (states) => {
+        const el = document.querySelector<HTMLElement>('[data-testid="scenario-player"]');
+        return !!el && (states.includes(el.dataset.status ?? '') || !!document.querySelector('[data-testid="predict-prompt"]'));
+      },
+      DONE,
+      { timeout: 100_000 },
+    );
     const prompt = page.getByTestId('predict-prompt');
     if (await prompt.count()) {
       const pid = (await prompt.getAttribute('data-prediction'))!;
@@ -54,10 +66,17 @@ async function runFromUi(page: Page, id: string, seed: number, answers: Record<s
 
 /** Every node up, healed, on aof-always; not one key of the run's prefix left, read directly from each redis-server. */
 async function expectClusterRestored(page: Page, prefix: string): Promise<void> {
-  await expect.poll(async () => {
-    const body = await (await page.request.get('/api/nodes')).json() as { nodes: Array<{ up: boolean; process: string; fault: string | null; persistence: string }> };
-    return body.nodes.map((n) => `${n.up}/${n.process}/${n.fault}/${n.persistence}`);
-  }, { timeout: 20_000 }).toEqual(Array(5).fill('true/up/pass/aof-always'));
+  await expect
+    .poll(
+      async () => {
+        const body = (await (await page.request.get('/api/nodes')).json()) as {
+          nodes: Array<{ up: boolean; process: string; fault: string | null; persistence: string }>;
+        };
+        return body.nodes.map((n) => `${n.up}/${n.process}/${n.fault}/${n.persistence}`);
+      },
+      { timeout: 20_000 },
+    )
+    .toEqual(Array(5).fill('true/up/pass/aof-always'));
   const nodes = await sandbox().nodes();
   for (const node of nodes) {
     const direct = new Redis({ host: node.host, port: node.port, lazyConnect: true, maxRetriesPerRequest: 1 });
@@ -96,8 +115,17 @@ async function expectAxeClean(page: Page): Promise<void> {
     const violations = await page.evaluate(async (excluded) => {
       type Result = { violations: Array<{ id: string; nodes: Array<{ target: string[]; failureSummary?: string }> }> };
       const axe = (window as unknown as { axe: { run: (ctx: object, opts: object) => Promise<Result> } }).axe;
-      const result = await axe.run({ include: [['html']], exclude: excluded }, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] } });
-      return result.violations.map((v) => `${v.id}: ${v.nodes.slice(0, 3).map((n) => `${n.target.join(' ')} (${n.failureSummary ?? ''})`).join(', ')}`);
+      const result = await axe.run(
+        { include: [['html']], exclude: excluded },
+        { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] } },
+      );
+      return result.violations.map(
+        (v) =>
+          `${v.id}: ${v.nodes
+            .slice(0, 3)
+            .map((n) => `${n.target.join(' ')} (${n.failureSummary ?? ''})`)
+            .join(', ')}`,
+      );
     }, exclude);
     expect(violations, `axe, ${scheme} theme`).toEqual([]);
   }
@@ -139,7 +167,9 @@ test.describe('teaching scenarios, from the UI, on the real sandbox nodes', () =
     await expectClusterRestored(page, prefix);
   });
 
-  test('2 minority failure: two nodes down still lock, a third makes acquire fail with QuorumUnavailable; back from the crash they sit out', async ({ page }) => {
+  test('2 minority failure: two nodes down still lock, a third makes acquire fail with QuorumUnavailable; back from the crash they sit out', async ({
+    page,
+  }) => {
     const { prefix } = await runFromUi(page, 'minority-failure', 2);
     await expect(outcome(page, 'a-acquires')).toHaveAttribute('data-outcome', 'granted');
     await expect(outcome(page, 'b-refused')).toHaveAttribute('data-outcome', 'QuorumUnavailableError');
@@ -162,7 +192,9 @@ test.describe('teaching scenarios, from the UI, on the real sandbox nodes', () =
     const off = page.getByTestId('checker-resource-quarantine-off/ledger');
     await expect(off).toHaveAttribute('data-state', 'violation');
     await expect(off.getByTestId('overlap').first()).toHaveAttribute('data-both-valid', 'true');
-    await expect(page.locator('[data-testid="checker-lane"][data-resource="quarantine-off/ledger"] [data-testid="timeline-overlap"]')).toHaveCount(1);
+    await expect(
+      page.locator('[data-testid="checker-lane"][data-resource="quarantine-off/ledger"] [data-testid="timeline-overlap"]'),
+    ).toHaveCount(1);
     // Refused: which class the core names depends on its reading of the votes (the quarantine is in them).
     await expect(outcome(page, 'on-other-asks')).toHaveAttribute('data-outcome', /^(LockContendedError|QuorumUnavailableError)$/);
     await expect(page.getByTestId('checker-resource-quarantine-on/ledger')).toHaveAttribute('data-state', 'ok');
@@ -192,7 +224,7 @@ test.describe('teaching scenarios, from the UI, on the real sandbox nodes', () =
     await expectClusterRestored(page, prefix);
   });
 
-  test('5 client pause: the plain store takes A\'s stale write, the fenced store rejects it', async ({ page }) => {
+  test("5 client pause: the plain store takes A's stale write, the fenced store rejects it", async ({ page }) => {
     const { prefix } = await runFromUi(page, 'client-pause', 5, { 'p-stale': 'unfenced-only' });
     await expect(page.getByTestId('write-1')).toHaveAttribute('data-client', 'B');
     await expect(page.getByTestId('write-1')).toHaveAttribute('data-fenced', 'accepted');
@@ -237,7 +269,9 @@ test.describe('teaching scenarios, from the UI, on the real sandbox nodes', () =
     await expectClusterRestored(page, prefix);
   });
 
-  test('8 clock drift: within the allowance no overlap; a fast majority beyond it makes two holders; one fast node cannot', async ({ page }) => {
+  test('8 clock drift: within the allowance no overlap; a fast majority beyond it makes two holders; one fast node cannot', async ({
+    page,
+  }) => {
     const { prefix } = await runFromUi(page, 'clock-drift', 8, { 'p-beyond': 'overlap' });
     await expect(page.getByTestId('checker-resource-ledger-1')).toHaveAttribute('data-state', 'ok');
     const beyond = page.getByTestId('checker-resource-ledger-2');
@@ -249,7 +283,9 @@ test.describe('teaching scenarios, from the UI, on the real sandbox nodes', () =
     await expectClusterRestored(page, prefix);
   });
 
-  test('9 restart from an old snapshot: detection off → B holds with A (red), fence not above; detection on → C refused, node quarantined, then granted above A', async ({ page }) => {
+  test('9 restart from an old snapshot: detection off → B holds with A (red), fence not above; detection on → C refused, node quarantined, then granted above A', async ({
+    page,
+  }) => {
     const { prefix } = await runFromUi(page, 'restart-from-snapshot', 9, { 'p-off': 'granted', 'p-on': 'LockContendedError' });
     await expect(page.locator('[data-testid="cast-client"][data-client="B"]')).toHaveAttribute('data-unsafe', 'true');
     await expect(page.locator('[data-testid="cast-client"][data-client="C"]')).toHaveAttribute('data-unsafe', 'false');
@@ -259,7 +295,9 @@ test.describe('teaching scenarios, from the UI, on the real sandbox nodes', () =
     const off = page.getByTestId('checker-resource-detection-off/ledger');
     await expect(off).toHaveAttribute('data-state', 'violation');
     await expect(off.getByTestId('overlap').first()).toHaveAttribute('data-both-valid', 'true');
-    await expect(page.locator('[data-testid="checker-lane"][data-resource="detection-off/ledger"] [data-testid="timeline-overlap"]')).toHaveCount(1);
+    await expect(
+      page.locator('[data-testid="checker-lane"][data-resource="detection-off/ledger"] [data-testid="timeline-overlap"]'),
+    ).toHaveCount(1);
     await expect(page.getByTestId('fact-fences-off')).toHaveAttribute('data-value', /^B's fence (equals|is [\d,]+ below) A's: not above$/);
     // So the fenced store took both writers.
     await expect(page.getByTestId('write-0')).toHaveAttribute('data-client', 'B');
@@ -284,13 +322,18 @@ test.describe('teaching scenarios, from the UI, on the real sandbox nodes', () =
     await expectClusterRestored(page, prefix);
   });
 
-  test('controls: space pauses at a step boundary, → steps one step, r restarts with the same seed; one run at a time (409)', async ({ page }) => {
+  test('controls: space pauses at a step boundary, → steps one step, r restarts with the same seed; one run at a time (409)', async ({
+    page,
+  }) => {
     await page.goto('/scenarios');
     await page.getByTestId('seed-input').fill('77');
     // At 0.5× the reading pause before the first prediction lasts 2.2 s: room for the space press
     // below to land before it, even on a loaded machine.
     await page.getByTestId('speed-0.5').click();
-    await page.getByTestId('scenario-card-quorum').getByRole('button', { name: /^Run scenario/ }).click();
+    await page
+      .getByTestId('scenario-card-quorum')
+      .getByRole('button', { name: /^Run scenario/ })
+      .click();
     const player = page.getByTestId('scenario-player');
     await expect(player).toBeVisible();
     // Space pauses at the next step boundary (pressed first: the check below takes round trips).
@@ -298,10 +341,10 @@ test.describe('teaching scenarios, from the UI, on the real sandbox nodes', () =
     const firstRun = (await player.getAttribute('data-run'))!;
     const prefix = (await player.getAttribute('data-prefix'))!;
 
-    const me = await (await page.request.get('/api/auth/me')).json() as { csrfToken: string };
+    const me = (await (await page.request.get('/api/auth/me')).json()) as { csrfToken: string };
     const busy = await page.request.post('/api/scenarios/split-vote/runs', { data: {}, headers: { 'x-csrf-token': me.csrfToken } });
     expect(busy.status()).toBe(409);
-    expect((await busy.json() as { error: { message: string } }).error.message).toContain('one run at a time');
+    expect(((await busy.json()) as { error: { message: string } }).error.message).toContain('one run at a time');
 
     // → runs the next step (here the prediction) and the steps chained to it, then stops again.
     await expect(player).toHaveAttribute('data-status', 'paused', { timeout: 10_000 });

@@ -12,10 +12,16 @@ import { signIn } from './support/login';
 const SCREENS = ['/', '/locks', '/nodes', '/playground', '/scenarios', '/audit', '/chaos'];
 
 function directives(csp: string): Map<string, string> {
-  return new Map(csp.split(';').map((d) => d.trim()).filter(Boolean).map((d) => {
-    const space = d.indexOf(' ');
-    return space < 0 ? [d, ''] : [d.slice(0, space), d.slice(space + 1)];
-  }));
+  return new Map(
+    csp
+      .split(';')
+      .map((d) => d.trim())
+      .filter(Boolean)
+      .map((d) => {
+        const space = d.indexOf(' ');
+        return space < 0 ? [d, ''] : [d.slice(0, space), d.slice(space + 1)];
+      }),
+  );
 }
 
 /** CSP violations the page reports (collected before any of its scripts run). */
@@ -34,7 +40,9 @@ async function watchViolations(page: Page): Promise<string[]> {
 }
 
 test.describe('security headers', () => {
-  test('a page gets a nonce CSP without unsafe-inline scripts, no framing, nosniff, referrer and permissions policies', async ({ page }) => {
+  test('a page gets a nonce CSP without unsafe-inline scripts, no framing, nosniff, referrer and permissions policies', async ({
+    page,
+  }) => {
     const first = (await page.goto('/login'))!.headers();
     const second = (await page.goto('/login'))!.headers();
     const csp = directives(first['content-security-policy'] ?? '');
@@ -107,12 +115,17 @@ test.describe('security headers', () => {
     // A page of another origin (about:blank here) frames the lock screen with its Force-release buttons.
     await page.setContent(`<iframe id="victim" src="${baseURL}/locks" width="1200" height="800"></iframe>`);
     await page.locator('#victim').waitFor();
-    await expect.poll(async () => {
-      const frame = page.frames().find((f) => f !== page.mainFrame());
-      if (!frame) return 'no frame yet';
-      const text = await frame.evaluate(() => document.body?.innerText ?? '').catch(() => '');
-      return text.includes('redlock-console') || text.includes('Sign out') ? 'rendered' : 'blocked';
-    }, { timeout: 10_000 }).toBe('blocked');
+    await expect
+      .poll(
+        async () => {
+          const frame = page.frames().find((f) => f !== page.mainFrame());
+          if (!frame) return 'no frame yet';
+          const text = await frame.evaluate(() => document.body?.innerText ?? '').catch(() => '');
+          return text.includes('redlock-console') || text.includes('Sign out') ? 'rendered' : 'blocked';
+        },
+        { timeout: 10_000 },
+      )
+      .toBe('blocked');
   });
 });
 
@@ -121,7 +134,8 @@ test.describe('the real socket', () => {
     const statuses: number[] = [];
     for (let i = 0; i < 7; i++) {
       const res = await request.post('/api/auth/login', {
-        data: { username: 'e2e-xff-nobody', password: 'wrong' }, headers: { 'x-forwarded-for': `10.66.${i}.${i + 1}` },
+        data: { username: 'e2e-xff-nobody', password: 'wrong' },
+        headers: { 'x-forwarded-for': `10.66.${i}.${i + 1}` },
       });
       statuses.push(res.status());
     }
@@ -149,7 +163,9 @@ test.describe('the real socket', () => {
       socket.on('error', () => (answer ? finish() : undefined)); // EPIPE/ECONNRESET once the server closed: expected
       socket.on('close', () => (answer ? finish() : reject(new Error(`closed without an answer after ${sent} bytes`))));
       const chunk = Buffer.concat([Buffer.from('10000\r\n'), Buffer.alloc(0x10000, 0x20), Buffer.from('\r\n')]);
-      socket.write(`POST /api/auth/login HTTP/1.1\r\nHost: ${url.host}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n`);
+      socket.write(
+        `POST /api/auth/login HTTP/1.1\r\nHost: ${url.host}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n`,
+      );
       const pump = () => {
         while (!done && !socket.destroyed && sent < 512 * 1024 * 1024) {
           sent += 0x10000;
@@ -170,9 +186,19 @@ test.describe('login next: never off the console', () => {
     await page.getByRole('button', { name: 'Sign in' }).click();
   }
 
-  for (const next of ['/\\evil.example', '/%5Cevil.example', '/\t/evil.example', '//evil.example', 'https://evil.example', '/.//evil.example']) {
+  for (const next of [
+    '/\\evil.example',
+    '/%5Cevil.example',
+    '/\t/evil.example',
+    '//evil.example',
+    'https://evil.example',
+    '/.//evil.example',
+  ]) {
     test(`next=${JSON.stringify(next)} lands on the console's home`, async ({ page, baseURL }) => {
-      await page.route((url) => url.hostname.endsWith('evil.example'), (route) => route.fulfill({ status: 200, contentType: 'text/html', body: '<h1>evil</h1>' }));
+      await page.route(
+        (url) => url.hostname.endsWith('evil.example'),
+        (route) => route.fulfill({ status: 200, contentType: 'text/html', body: '<h1>evil</h1>' }),
+      );
       await page.goto(`/login?next=${encodeURIComponent(next)}`);
       await signInThroughForm(page);
       await expect(page.getByTestId('user-menu')).toBeVisible();

@@ -29,7 +29,10 @@ function parseArgs(argv: readonly string[]): { quick: boolean; only: string[] | 
     else if (arg === '--report') report = true;
     else if (arg === '--only' || arg.startsWith('--only=')) {
       const value = arg === '--only' ? argv[++i] : arg.slice('--only='.length);
-      only = (value ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+      only = (value ?? '')
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean);
       const unknown = only.filter((id) => !ids.includes(id));
       if (only.length === 0 || unknown.length > 0) throw new Error(`--only takes workloads among ${ids.join(', ')}; got "${value ?? ''}"`);
     } else if (arg === '--help' || arg === '-h') {

@@ -29,7 +29,9 @@ import { describeFatal } from './support/fatal';
 const root = resolve(fileURLToPath(new URL('..', import.meta.url)));
 
 function usage(message: string): never {
-  console.error(`chaos: ${message}\nusage: npm run chaos -- --profile ci|long --seed N [--only a,b] [--controls a,b] [--control-seeds N] [--no-controls] [--mutants a,b] [--no-mutants] [--out DIR]`);
+  console.error(
+    `chaos: ${message}\nusage: npm run chaos -- --profile ci|long --seed N [--only a,b] [--controls a,b] [--control-seeds N] [--no-controls] [--mutants a,b] [--no-mutants] [--out DIR]`,
+  );
   process.exit(2);
 }
 
@@ -50,11 +52,22 @@ async function main(): Promise<number> {
   if (!isProfileName(values.profile)) usage(`unknown profile ${JSON.stringify(values.profile)}`);
   const seed = Number(values.seed);
   if (!Number.isSafeInteger(seed) || seed < 0) usage(`--seed must be a whole number ≥ 0, got ${JSON.stringify(values.seed)}`);
-  const only = values.only?.split(',').map((s) => s.trim()).filter(Boolean);
-  for (const name of only ?? []) if (!(NEMESIS_NAMES as readonly string[]).includes(name)) usage(`unknown nemesis ${name} (${NEMESIS_NAMES.join(', ')})`);
-  const controlNames = values.controls?.split(',').map((s) => s.trim()).filter(Boolean);
-  const mutantNames = values.mutants?.split(',').map((s) => s.trim()).filter(Boolean);
-  for (const name of mutantNames ?? []) if (!MUTANTS.some((m) => m.name === name)) usage(`unknown mutant ${name} (${MUTANTS.map((m) => m.name).join(', ')})`);
+  const only = values.only
+    ?.split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  for (const name of only ?? [])
+    if (!(NEMESIS_NAMES as readonly string[]).includes(name)) usage(`unknown nemesis ${name} (${NEMESIS_NAMES.join(', ')})`);
+  const controlNames = values.controls
+    ?.split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  const mutantNames = values.mutants
+    ?.split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  for (const name of mutantNames ?? [])
+    if (!MUTANTS.some((m) => m.name === name)) usage(`unknown mutant ${name} (${MUTANTS.map((m) => m.name).join(', ')})`);
   for (const name of controlNames ?? []) if (!CONTROL_NAMES.includes(name)) usage(`unknown control ${name} (${CONTROL_NAMES.join(', ')})`);
   const controlSeeds = values['control-seeds'] === undefined ? undefined : Number(values['control-seeds']);
   if (controlSeeds !== undefined && !(Number.isSafeInteger(controlSeeds) && controlSeeds >= 1 && controlSeeds <= 1_000)) {
@@ -66,8 +79,15 @@ async function main(): Promise<number> {
   const log = (line: string) => console.log(`[chaos +${((Date.now() - started) / 1000).toFixed(1)}s] ${line}`);
   log(`profile ${values.profile}, seed ${seed}`);
   const report = await runChaos({
-    root, profile, seed, nemeses: only as NemesisName[] | undefined, controls: !values['no-controls'], controlNames,
-    mutants: !values['no-mutants'], mutantNames, log,
+    root,
+    profile,
+    seed,
+    nemeses: only as NemesisName[] | undefined,
+    controls: !values['no-controls'],
+    controlNames,
+    mutants: !values['no-mutants'],
+    mutantNames,
+    log,
   });
   const outDir = resolve(values.out);
   mkdirSync(outDir, { recursive: true });
@@ -82,7 +102,10 @@ async function main(): Promise<number> {
 // Ctrl-C / SIGTERM: exit at once; the 'exit' hooks of the supervisor and the workers SIGKILL every child.
 process.once('SIGINT', () => process.exit(130));
 process.once('SIGTERM', () => process.exit(143));
-main().then((code) => process.exit(code), (err: unknown) => {
-  console.error(describeFatal(err));
-  process.exit(1);
-});
+main().then(
+  (code) => process.exit(code),
+  (err: unknown) => {
+    console.error(describeFatal(err));
+    process.exit(1);
+  },
+);

@@ -24,7 +24,15 @@ async function main(): Promise<void> {
     const control = ControlClient.fromDataDir(config.dataDir);
     if (!control) throw new Error(`no running console found under ${config.dataDir} (start one with npm start)`);
     if (command === 'status') {
-      console.table((await control.nodes()).map((n) => ({ id: n.id, state: n.state, url: n.url, persistence: n.persistence, fault: n.fault?.kind ?? '—' })));
+      console.table(
+        (await control.nodes()).map((n) => ({
+          id: n.id,
+          state: n.state,
+          url: n.url,
+          persistence: n.persistence,
+          fault: n.fault?.kind ?? '—',
+        })),
+      );
       return;
     }
     const action = nodeActionSchema.parse({ action: command });

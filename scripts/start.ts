@@ -11,7 +11,13 @@ import { rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
-  CONTROL_ENV, ClusterSupervisor, continuityLines, ensureSecretFile, startControlServer, type ContinuityOutcome, type ControlServer,
+  CONTROL_ENV,
+  ClusterSupervisor,
+  continuityLines,
+  ensureSecretFile,
+  startControlServer,
+  type ContinuityOutcome,
+  type ControlServer,
 } from '../lib/cluster';
 import { ensureOperatorLogin, loadConfig, redact } from '../lib/config';
 import { ensureBuild } from './support/build-state';
@@ -61,7 +67,9 @@ async function main(): Promise<void> {
     supervisor.on('continuity', (id: number, outcome: ContinuityOutcome) => log(`node ${id}: restart ${outcome.reason}`));
     const secretFile = join(config.dataDir, 'control.secret');
     control = await startControlServer(supervisor, ensureSecretFile(secretFile));
-    writeFileSync(join(config.dataDir, 'control.json'), JSON.stringify({ url: control.url, secretFile, pid: process.pid }), { mode: 0o600 });
+    writeFileSync(join(config.dataDir, 'control.json'), JSON.stringify({ url: control.url, secretFile, pid: process.pid }), {
+      mode: 0o600,
+    });
     env.REDLOCK_MODE = 'sandbox';
     env.REDLOCK_NODES = supervisor.urls().join(',');
     env[CONTROL_ENV.url] = control.url;
@@ -83,36 +91,41 @@ async function main(): Promise<void> {
   console.log(`  redlock-console is ready${dev ? ' (dev)' : ''}`);
   console.log(`    console   ${url}`);
   // The password is printed once, when it is generated: start logs are often kept and shared.
-  console.log(login.source === 'env'
-    ? `    login     ${login.username} / (the password in REDLOCK_ADMIN_PASSWORD)`
-    : login.created
-      ? `    login     ${login.username} / ${login.password}   (generated now; kept in ${join(config.dataDir, 'operator.json')}, printed only this once)`
-      : `    login     ${login.username} / (the password in ${join(config.dataDir, 'operator.json')})`);
+  console.log(
+    login.source === 'env'
+      ? `    login     ${login.username} / (the password in REDLOCK_ADMIN_PASSWORD)`
+      : login.created
+        ? `    login     ${login.username} / ${login.password}   (generated now; kept in ${join(config.dataDir, 'operator.json')}, printed only this once)`
+        : `    login     ${login.username} / (the password in ${join(config.dataDir, 'operator.json')})`,
+  );
   console.log(`    masters   ${env.REDLOCK_MODE === 'sandbox' ? `${supervisor?.size} local, sandbox` : 'external'}`);
   console.log('    Ctrl-C stops everything.');
   console.log('');
 }
 
-const guards = installProcessGuards({
-  async shutdown() {
-    stopping = true;
-    const child = next;
-    if (child && child.exitCode === null && child.signalCode === null) {
-      const exited = new Promise((r) => child.once('exit', r));
-      child.kill('SIGTERM');
-      const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
-      await exited;
-      clearTimeout(timer);
-    }
-    await control?.close().catch(() => undefined);
-    if (control) rmSync(join(loadConfig(process.env, root).dataDir, 'control.json'), { force: true });
-    await supervisor?.shutdown().catch(() => undefined);
+const guards = installProcessGuards(
+  {
+    async shutdown() {
+      stopping = true;
+      const child = next;
+      if (child && child.exitCode === null && child.signalCode === null) {
+        const exited = new Promise((r) => child.once('exit', r));
+        child.kill('SIGTERM');
+        const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
+        await exited;
+        clearTimeout(timer);
+      }
+      await control?.close().catch(() => undefined);
+      if (control) rmSync(join(loadConfig(process.env, root).dataDir, 'control.json'), { force: true });
+      await supervisor?.shutdown().catch(() => undefined);
+    },
+    killSync() {
+      supervisor?.killAllSync();
+      next?.kill('SIGKILL');
+    },
   },
-  killSync() {
-    supervisor?.killAllSync();
-    next?.kill('SIGKILL');
-  },
-}, log);
+  log,
+);
 
 main().catch(async (err: unknown) => {
   console.error(describeFatal(err));

@@ -13,7 +13,10 @@ export default function ConsoleLayout({ children }: { children: ReactNode }) {
     <SessionGate>
       <header className="topbar">
         <Link className="brand" href="/">
-          <span className="brand-mark" aria-hidden="true">◆</span> redlock-console
+          <span className="brand-mark" aria-hidden="true">
+            ◆
+          </span>{' '}
+          redlock-console
         </Link>
         <Nav />
         <div className="topbar-tools">

@@ -9,7 +9,10 @@ export default function LoginPage() {
     <>
       <header className="topbar">
         <span className="brand">
-          <span className="brand-mark" aria-hidden="true">◆</span> redlock-console
+          <span className="brand-mark" aria-hidden="true">
+            ◆
+          </span>{' '}
+          redlock-console
         </span>
         <div className="topbar-tools">
           <ThemeToggle />

@@ -33,15 +33,17 @@ const latencies: number[] = [];
 async function run(forMs: number): Promise<number> {
   let pairs = 0;
   const end = performance.now() + forMs;
-  await Promise.all(Array.from({ length: concurrency }, async (_, w) => {
-    while (performance.now() < end) {
-      const t = performance.now();
-      const lock = await redlock.acquire(`w${w}`, 10_000, { fenced });
-      await lock.release();
-      latencies.push(performance.now() - t);
-      pairs++;
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: concurrency }, async (_, w) => {
+      while (performance.now() < end) {
+        const t = performance.now();
+        const lock = await redlock.acquire(`w${w}`, 10_000, { fenced });
+        await lock.release();
+        latencies.push(performance.now() - t);
+        pairs++;
+      }
+    }),
+  );
   return pairs;
 }
 
@@ -53,12 +55,14 @@ const pairs = await run(ms);
 const cpu = process.cpuUsage(cpu0);
 const after = await serverTotals();
 latencies.sort((a, b) => a - b);
-console.log(JSON.stringify({
-  pairsPerS: pairs / (ms / 1000),
-  p50Ms: latencies[latencies.length >> 1] ?? null,
-  clientUsPerPair: (cpu.user + cpu.system) / pairs,
-  redisUsPerPair: ((after.cpuS - before.cpuS) * 1e6) / pairs,
-  commandsPerPair: (after.commands - before.commands) / pairs,
-}));
+console.log(
+  JSON.stringify({
+    pairsPerS: pairs / (ms / 1000),
+    p50Ms: latencies[latencies.length >> 1] ?? null,
+    clientUsPerPair: (cpu.user + cpu.system) / pairs,
+    redisUsPerPair: ((after.cpuS - before.cpuS) * 1e6) / pairs,
+    commandsPerPair: (after.commands - before.commands) / pairs,
+  }),
+);
 await redlock.quit();
 for (const a of admin) a.disconnect();

@@ -19,7 +19,12 @@ export class BenchCluster {
   readonly admin: Redis[];
   private readonly paused = new Set<number>();
 
-  private constructor(readonly supervisor: ClusterSupervisor, readonly urls: string[], private readonly dataRoot: string, readonly redisVersion: string) {
+  private constructor(
+    readonly supervisor: ClusterSupervisor,
+    readonly urls: string[],
+    private readonly dataRoot: string,
+    readonly redisVersion: string,
+  ) {
     this.admin = urls.map((url) => {
       const client = new Redis(url, { maxRetriesPerRequest: 1, connectTimeout: 2_000 });
       client.on('error', () => undefined);
@@ -30,7 +35,14 @@ export class BenchCluster {
   static async start(root: string, nodes = 5): Promise<BenchCluster> {
     const dataRoot = join(root, `cluster-${process.pid}`);
     rmSync(dataRoot, { recursive: true, force: true });
-    const supervisor = await ClusterSupervisor.start({ dataRoot, nodes, proxies: false, persistence: 'none', keyPrefix: OUR_PREFIX, maxTtlMs: MAX_TTL_MS });
+    const supervisor = await ClusterSupervisor.start({
+      dataRoot,
+      nodes,
+      proxies: false,
+      persistence: 'none',
+      keyPrefix: OUR_PREFIX,
+      maxTtlMs: MAX_TTL_MS,
+    });
     const urls = supervisor.directUrls();
     const probe = new Redis(urls[0]!, { maxRetriesPerRequest: 1 });
     const info = await probe.info('server');
@@ -45,10 +57,12 @@ export class BenchCluster {
 
   /** Empty every node and write our clean epoch sentinel again (as on a fresh data directory). */
   async reset(): Promise<void> {
-    await Promise.all(this.admin.map(async (client) => {
-      await client.flushall();
-      await markNodeClean(client, { keyPrefix: OUR_PREFIX, maxTtlMs: MAX_TTL_MS, origin: 'bench reset' });
-    }));
+    await Promise.all(
+      this.admin.map(async (client) => {
+        await client.flushall();
+        await markNodeClean(client, { keyPrefix: OUR_PREFIX, maxTtlMs: MAX_TTL_MS, origin: 'bench reset' });
+      }),
+    );
   }
 
   /** SIGSTOP nodes (1-based ids). */

@@ -42,7 +42,15 @@ function gitCommit(): string | null {
   const git = (...args: string[]) => execFileSync('git', args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
   try {
     const head = git('rev-parse', '--short', 'HEAD');
-    const changed = git('status', '--porcelain', '--untracked-files=no', '--', ':(top)', ':(top,exclude)bench/results.json', ':(top,exclude)docs/benchmarks.md');
+    const changed = git(
+      'status',
+      '--porcelain',
+      '--untracked-files=no',
+      '--',
+      ':(top)',
+      ':(top,exclude)bench/results.json',
+      ':(top,exclude)docs/benchmarks.md',
+    );
     return changed === '' ? head : `${head} + uncommitted changes`;
   } catch {
     return null;

@@ -13,12 +13,12 @@ export interface Held {
 export type PeerId = 'ours' | 'ours-fenced' | 'node-redlock' | 'node-redlock-noap' | 'sesame' | 'raw' | 'raw-noap';
 
 export const PEER_LABELS: Record<PeerId, string> = {
-  'ours': 'ours (fenced: false)',
+  ours: 'ours (fenced: false)',
   'ours-fenced': 'ours (fenced: true)',
   'node-redlock': 'node-redlock + auto-pipelining',
   'node-redlock-noap': 'node-redlock, no auto-pipelining',
-  'sesame': '@sesamecare-oss/redlock + auto-pipelining',
-  'raw': 'raw ioredis floor + auto-pipelining',
+  sesame: '@sesamecare-oss/redlock + auto-pipelining',
+  raw: 'raw ioredis floor + auto-pipelining',
   'raw-noap': 'raw ioredis floor, no auto-pipelining',
 };
 
@@ -58,7 +58,10 @@ export function queuedCommands(client: Redis): number {
 }
 
 /** Our private node list, for the bench's queue readings only. */
-interface OurNode { client: Redis; pending: number }
+interface OurNode {
+  client: Redis;
+  pending: number;
+}
 export function ourNodes(redlock: Redlock): readonly OurNode[] {
   return (redlock as unknown as { nodes: readonly OurNode[] }).nodes;
 }
@@ -72,7 +75,11 @@ const FENCED_ONCE = Object.freeze({ fenced: true, retryCount: 0 });
 export class Ours implements LockClient {
   readonly id: PeerId;
   readonly label: string;
-  constructor(readonly redlock: Redlock, readonly fenced: boolean, private readonly owner: boolean) {
+  constructor(
+    readonly redlock: Redlock,
+    readonly fenced: boolean,
+    private readonly owner: boolean,
+  ) {
     this.id = fenced ? 'ours-fenced' : 'ours';
     this.label = PEER_LABELS[this.id];
   }
@@ -121,7 +128,11 @@ export class NodeRedlockPeer implements LockClient {
   private readonly redlock: NodeRedlock;
   private readonly prefix: string;
 
-  constructor(readonly id: 'node-redlock' | 'node-redlock-noap', urls: readonly string[], settings: PeerSettings = {}) {
+  constructor(
+    readonly id: 'node-redlock' | 'node-redlock-noap',
+    urls: readonly string[],
+    settings: PeerSettings = {},
+  ) {
     this.label = PEER_LABELS[id];
     this.connections = connect(urls, id === 'node-redlock');
     this.redlock = new NodeRedlock(this.connections, { retryCount: settings.retryCount ?? 10 });
@@ -180,7 +191,10 @@ export class RawFloor implements LockClient {
   readonly connections: Redis[];
   private readonly quorum: number;
 
-  constructor(readonly id: 'raw' | 'raw-noap', urls: readonly string[]) {
+  constructor(
+    readonly id: 'raw' | 'raw-noap',
+    urls: readonly string[],
+  ) {
     this.label = PEER_LABELS[id];
     this.connections = connect(urls, id === 'raw');
     this.quorum = Math.floor(urls.length / 2) + 1;
@@ -209,7 +223,11 @@ export class RawFloor implements LockClient {
           reject(new Error(`raw floor: ${key} refused on ${refused} nodes`));
         }
       };
-      for (const client of clients) client.set(key, token, 'PX', ttlMs, 'NX').then((r) => vote(r === 'OK'), () => vote(false));
+      for (const client of clients)
+        client.set(key, token, 'PX', ttlMs, 'NX').then(
+          (r) => vote(r === 'OK'),
+          () => vote(false),
+        );
     });
   }
 
@@ -228,12 +246,12 @@ export async function createPeers(urls: readonly string[], settings: PeerSetting
   const raw = new RawFloor('raw', urls);
   const rawNoAp = new RawFloor('raw-noap', urls);
   const peers: Record<PeerId, LockClient> = {
-    'ours': ours,
+    ours: ours,
     'ours-fenced': oursFenced,
     'node-redlock': new NodeRedlockPeer('node-redlock', urls, settings),
     'node-redlock-noap': new NodeRedlockPeer('node-redlock-noap', urls, settings),
-    'sesame': new SesamePeer(urls, settings),
-    'raw': raw,
+    sesame: new SesamePeer(urls, settings),
+    raw: raw,
     'raw-noap': rawNoAp,
   };
   await raw.load();

@@ -25,8 +25,15 @@ declare module 'redlock' {
 
   export default class Redlock extends EventEmitter {
     /** `scripts`: functions that get each default Lua script and return the one to use. */
-    constructor(clients: Iterable<Redis>, settings?: Partial<Settings>,
-      scripts?: { acquireScript?: (script: string) => string; extendScript?: (script: string) => string; releaseScript?: (script: string) => string });
+    constructor(
+      clients: Iterable<Redis>,
+      settings?: Partial<Settings>,
+      scripts?: {
+        acquireScript?: (script: string) => string;
+        extendScript?: (script: string) => string;
+        releaseScript?: (script: string) => string;
+      },
+    );
     acquire(resources: string[], duration: number, settings?: Partial<Settings>): Promise<Lock>;
     release(lock: Lock, settings?: Partial<Settings>): Promise<unknown>;
     quit(): Promise<void>;

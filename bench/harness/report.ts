@@ -73,22 +73,30 @@ export function atMost(workload: string, goal: string, fig: Figure, limit: numbe
 
 function table(header: string[], rows: string[][], align: ('l' | 'r')[]): string[] {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-  const line = (cells: string[]) => cells.map((c, i) => (align[i] === 'r' ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join('  ').trimEnd();
+  const line = (cells: string[]) =>
+    cells
+      .map((c, i) => (align[i] === 'r' ? c.padStart(widths[i]!) : c.padEnd(widths[i]!)))
+      .join('  ')
+      .trimEnd();
   return [line(header), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)];
 }
 
 function machineLine(m: MachineInfo): string {
   const end = m.loadAtEnd ? m.loadAtEnd.join(' / ') : '—';
-  return `${m.cores} cores (${m.cpuModel}), ${m.memoryGb} GB, ${m.os}; Node ${m.node}, ioredis ${m.ioredis}, Redis ${m.redis}; ` +
-    `load average (1/5/15 min) at start ${m.loadAtStart.join(' / ')}, at end ${end}${m.commit ? `; code ${m.commit}` : ''}`;
+  return (
+    `${m.cores} cores (${m.cpuModel}), ${m.memoryGb} GB, ${m.os}; Node ${m.node}, ioredis ${m.ioredis}, Redis ${m.redis}; ` +
+    `load average (1/5/15 min) at start ${m.loadAtStart.join(' / ')}, at end ${end}${m.commit ? `; code ${m.commit}` : ''}`
+  );
 }
 
 /** The console table. */
 export function renderText(results: BenchResults): string {
   const out: string[] = [];
   out.push(`Machine: ${machineLine(results.machine)}`);
-  out.push(`Runs: ${results.options.runs} per figure after a warm-up${results.options.quick ? ' (--quick)' : ''}; ` +
-    `figures are min / median / max over the runs; ratios are computed run by run. Took ${results.durationS} s.`);
+  out.push(
+    `Runs: ${results.options.runs} per figure after a warm-up${results.options.quick ? ' (--quick)' : ''}; ` +
+      `figures are min / median / max over the runs; ratios are computed run by run. Took ${results.durationS} s.`,
+  );
   for (const w of results.workloads) {
     out.push('', `== ${w.title}`, `   ${w.method}`);
     for (const s of w.sections) {
@@ -101,8 +109,12 @@ export function renderText(results: BenchResults): string {
   const targets = results.workloads.flatMap((w) => w.targets);
   if (targets.length > 0) {
     out.push('', '== Targets (judged on every run; "met at the median" when only the median meets it)');
-    for (const l of table(['workload', 'goal', 'measured: median [min–max]', 'verdict'], targets.map((t) => [t.workload, t.goal, t.measured, t.verdict]),
-      ['l', 'l', 'l', 'l'])) out.push(`   ${l}`);
+    for (const l of table(
+      ['workload', 'goal', 'measured: median [min–max]', 'verdict'],
+      targets.map((t) => [t.workload, t.goal, t.measured, t.verdict]),
+      ['l', 'l', 'l', 'l'],
+    ))
+      out.push(`   ${l}`);
   }
   return out.join('\n');
 }
@@ -111,13 +123,16 @@ export function renderText(results: BenchResults): string {
 export function renderMarkdown(results: BenchResults): string {
   const out: string[] = [];
   out.push(`Machine: ${machineLine(results.machine)}.`, '');
-  out.push(`${results.options.runs} runs per figure after a warm-up${results.options.quick ? ' (--quick)' : ''}; min / median / max over the runs; ` +
-    `ratios computed run by run. Run started ${results.startedAt}, took ${results.durationS} s.`);
+  out.push(
+    `${results.options.runs} runs per figure after a warm-up${results.options.quick ? ' (--quick)' : ''}; min / median / max over the runs; ` +
+      `ratios computed run by run. Run started ${results.startedAt}, took ${results.durationS} s.`,
+  );
   for (const w of results.workloads) {
     out.push('', `### ${w.title}`, '', w.method, '');
     for (const s of w.sections) {
       out.push(`**${s.title}**`, '', '| | unit | min | median | max | |', '|---|---|--:|--:|--:|---|');
-      for (const r of s.rows) out.push(`| ${r.name} | ${r.unit} | ${fmt(r.figure.min)} | ${fmt(r.figure.median)} | ${fmt(r.figure.max)} | ${r.note ?? ''} |`);
+      for (const r of s.rows)
+        out.push(`| ${r.name} | ${r.unit} | ${fmt(r.figure.min)} | ${fmt(r.figure.median)} | ${fmt(r.figure.max)} | ${r.note ?? ''} |`);
       out.push('');
     }
     for (const n of w.notes) out.push(`- ${n}`);

@@ -5,7 +5,8 @@ export function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
-export type Bounded<T> = { ok: true; value: T; ms: number } | { ok: false; error: unknown; ms: number } | { ok: false; hung: true; ms: number };
+export type Bounded<T> =
+  { ok: true; value: T; ms: number } | { ok: false; error: unknown; ms: number } | { ok: false; hung: true; ms: number };
 
 /**
  * Run `start()` and wait for it at most `limitMs`: every peer call in the degraded workloads goes

@@ -21,7 +21,12 @@ const TTL_MS = 2_000;
 const PAUSE_MS = 300;
 const SIT_OUT_CEILING_MS = 2_000;
 
-async function pausedUnderLoad(ctx: BenchContext, peer: LockClient, seconds: number, tag: string): Promise<{ failed: number; granted: number; errors: Set<string> }> {
+async function pausedUnderLoad(
+  ctx: BenchContext,
+  peer: LockClient,
+  seconds: number,
+  tag: string,
+): Promise<{ failed: number; granted: number; errors: Set<string> }> {
   const { cluster } = ctx;
   let stop = false;
   let failed = 0;
@@ -58,7 +63,11 @@ async function staleMajorityCommands(ctx: BenchContext, peer: LockClient, id: Pe
   const resource = `stale-${run}-${id}`;
   // Each library's key for the resource: write the foreign values under every layout's name.
   const keys = [lockKey(OUR_PREFIX, resource), `nr:${resource}`, `ss:${resource}`, resource];
-  for (const [i, token] of [[0, 'stale-a'], [1, 'stale-a'], [2, 'stale-b']] as const) {
+  for (const [i, token] of [
+    [0, 'stale-a'],
+    [1, 'stale-a'],
+    [2, 'stale-b'],
+  ] as const) {
     for (const key of keys) await cluster.admin[i]!.set(key, token, 'PX', 30_000);
   }
   // MONITOR on node 5: every command a client sent it, without the calls scripts make inside.
@@ -135,26 +144,45 @@ export const availability: Workload = {
       await cluster.resume();
       await closePeers(peers);
     }
-    const failRows: Row[] = VARIANTS.map((id) => row(PEER_LABELS[id], 'failed', figure(failed.get(id)!),
-      errors.get(id)!.size > 0 ? [...errors.get(id)!].join(', ') : undefined));
+    const failRows: Row[] = VARIANTS.map((id) =>
+      row(PEER_LABELS[id], 'failed', figure(failed.get(id)!), errors.get(id)!.size > 0 ? [...errors.get(id)!].join(', ') : undefined),
+    );
     return {
       id: 'availability',
       title: '7. Availability: a paused node, a stale majority, a restarted node',
-      method: `One node SIGSTOPped for ${PAUSE_MS} ms every second (nodes 1–5 in turn) for ${seconds} s while ${CONCURRENCY} loops each take and ` +
+      method:
+        `One node SIGSTOPped for ${PAUSE_MS} ms every second (nodes 1–5 in turn) for ${seconds} s while ${CONCURRENCY} loops each take and ` +
         `release a lock of their own with single attempts (retryCount 0): every attempt has four answering nodes. Then one acquire with the ` +
         `library's default retries against a majority held by two foreign tokens (a split that never goes away), counting the commands node 5 ` +
         `processed. Then a node (aof-always) is SIGKILLed and restarted, and we time how long it sits out with a ${SIT_OUT_CEILING_MS} ms ceiling.`,
       sections: [
         { title: `failed single attempts in ${seconds} s, one node paused 0.3 s every second, c=${CONCURRENCY}`, rows: failRows },
         { title: 'pairs/s during it', rows: VARIANTS.map((id) => row(PEER_LABELS[id], 'pairs/s', figure(granted.get(id)!))) },
-        { title: 'a stale split majority: commands sent to node 5 by one acquire (default retries; MONITOR, script-internal calls not counted)', rows: VARIANTS.map((id) => row(PEER_LABELS[id], 'commands', figure(stale.get(id)!))) },
-        { title: 'a crashed node (aof-always) restarted: time until ours counts its vote again', rows: [
-          row(`ceiling ${SIT_OUT_CEILING_MS} ms (the default maxTtlMs is 60,000 ms)`, 'ms', figure(sat)),
-        ] },
+        {
+          title:
+            'a stale split majority: commands sent to node 5 by one acquire (default retries; MONITOR, script-internal calls not counted)',
+          rows: VARIANTS.map((id) => row(PEER_LABELS[id], 'commands', figure(stale.get(id)!))),
+        },
+        {
+          title: 'a crashed node (aof-always) restarted: time until ours counts its vote again',
+          rows: [row(`ceiling ${SIT_OUT_CEILING_MS} ms (the default maxTtlMs is 60,000 ms)`, 'ms', figure(sat))],
+        },
       ],
       targets: [
-        atMost('7. availability', 'one node paused 0.3 s every second under c=64: ours (fenced: false) fails 0 acquires', failRows[0]!.figure, 0, 'failed'),
-        atMost('7. availability', 'one node paused 0.3 s every second under c=64: ours (fenced: true) fails 0 acquires', failRows[1]!.figure, 0, 'failed'),
+        atMost(
+          '7. availability',
+          'one node paused 0.3 s every second under c=64: ours (fenced: false) fails 0 acquires',
+          failRows[0]!.figure,
+          0,
+          'failed',
+        ),
+        atMost(
+          '7. availability',
+          'one node paused 0.3 s every second under c=64: ours (fenced: true) fails 0 acquires',
+          failRows[1]!.figure,
+          0,
+          'failed',
+        ),
       ],
       notes: [
         `A restarted node sits out its process start + maxTtlMs (the distlock page's delayed restart): the figure above is that ceiling plus the time to notice.`,

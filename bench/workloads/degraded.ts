@@ -13,7 +13,11 @@ const NODE_TIMEOUT_MS = 100;
 /** Acquires per block before the peers (and the healthy / stopped phases) take turns. */
 const BLOCK = 50;
 
-interface Latencies { samples: Samples; hung: number; failed: number }
+interface Latencies {
+  samples: Samples;
+  hung: number;
+  failed: number;
+}
 
 /** Acquire latencies at concurrency 1; releases go out without waiting (a stopped node makes ours wait nodeTimeoutMs for it). */
 async function acquireLatencies(peer: LockClient, count: number, tag: string, limitMs: number): Promise<Latencies> {
@@ -46,11 +50,23 @@ async function drain(peers: readonly LockClient[], limitMs: number): Promise<voi
   }
 }
 
-interface FailureRun { oursP50: number; oursMax: number; oursFencedMax: number; errors: Set<string>; peers: Map<PeerId, { hung: number; returned: number[]; errors: Set<string> }> }
+interface FailureRun {
+  oursP50: number;
+  oursMax: number;
+  oursFencedMax: number;
+  errors: Set<string>;
+  peers: Map<PeerId, { hung: number; returned: number[]; errors: Set<string> }>;
+}
 
 /** Three of five stopped: how long a single attempt (no retries) takes to give up, or whether it does at all. */
-async function timeToFailure(cluster: BenchCluster, peers: Record<PeerId, LockClient>, run: number, attempts: number, peerAttempts: number,
-  limitMs: number): Promise<FailureRun> {
+async function timeToFailure(
+  cluster: BenchCluster,
+  peers: Record<PeerId, LockClient>,
+  run: number,
+  attempts: number,
+  peerAttempts: number,
+  limitMs: number,
+): Promise<FailureRun> {
   const result: FailureRun = { oursP50: Number.NaN, oursMax: Number.NaN, oursFencedMax: Number.NaN, errors: new Set(), peers: new Map() };
   await cluster.pause([3, 4, 5]);
   try {
@@ -123,7 +139,8 @@ export const degraded: Workload = {
         const stopped = new Map<PeerId, Samples>(VARIANTS.map((id) => [id, new Samples()]));
         for (let done = 0; done < count; done += BLOCK) {
           const n = Math.min(BLOCK, count - done);
-          for (const id of shuffled(VARIANTS)) healthy.get(id)!.append(await acquireLatencies(peers[id], n, `h${run}-${done}-${id}`, peerLimitMs));
+          for (const id of shuffled(VARIANTS))
+            healthy.get(id)!.append(await acquireLatencies(peers[id], n, `h${run}-${done}-${id}`, peerLimitMs));
           await cluster.pause([5]);
           try {
             for (const id of shuffled(VARIANTS)) {
@@ -155,46 +172,68 @@ export const degraded: Workload = {
       await closePeers(peers);
     }
 
-    const ratioRows: Row[] = VARIANTS.map((id) => row(`${PEER_LABELS[id]}: stopped / healthy`, '×', figure(ratios(stoppedP99.get(id)!, healthyP99.get(id)!))));
+    const ratioRows: Row[] = VARIANTS.map((id) =>
+      row(`${PEER_LABELS[id]}: stopped / healthy`, '×', figure(ratios(stoppedP99.get(id)!, healthyP99.get(id)!))),
+    );
     const failureNote = (id: 'node-redlock' | 'sesame') => {
       const entries = failures.map((f) => f.peers.get(id)!);
       const hungCount = entries.reduce((s, e) => s + e.hung, 0);
       const returned = entries.flatMap((e) => e.returned);
       const errors = new Set(entries.flatMap((e) => [...e.errors]));
-      return `${PEER_LABELS[id]}: ${hungCount} of ${hungCount + returned.length} attempts had not returned after ${peerLimitMs} ms` +
-        (returned.length > 0 ? `; ${returned.length} returned (${[...errors].join(', ')}) after ${Math.round(Math.min(...returned))}–${Math.round(Math.max(...returned))} ms` : '');
+      return (
+        `${PEER_LABELS[id]}: ${hungCount} of ${hungCount + returned.length} attempts had not returned after ${peerLimitMs} ms` +
+        (returned.length > 0
+          ? `; ${returned.length} returned (${[...errors].join(', ')}) after ${Math.round(Math.min(...returned))}–${Math.round(Math.max(...returned))} ms`
+          : '')
+      );
     };
     const oursErrors = new Set(failures.flatMap((f) => [...f.errors]));
     const failRows: Row[] = [
       row('ours (fenced: false): time to failure, p50', 'ms', figure(failures.map((f) => f.oursP50))),
-      row('ours (fenced: false): time to failure, slowest attempt', 'ms', figure(failures.map((f) => f.oursMax)), [...oursErrors].join(', ')),
+      row(
+        'ours (fenced: false): time to failure, slowest attempt',
+        'ms',
+        figure(failures.map((f) => f.oursMax)),
+        [...oursErrors].join(', '),
+      ),
       row('ours (fenced: true): time to failure, slowest attempt', 'ms', figure(failures.map((f) => f.oursFencedMax))),
     ];
     const sections: Section[] = [
       { title: 'acquire p99, all five nodes up', rows: VARIANTS.map((id) => row(PEER_LABELS[id], 'ms', figure(healthyP99.get(id)!))) },
       {
         title: 'acquire p99, node 5 SIGSTOPped',
-        rows: VARIANTS.map((id) => row(PEER_LABELS[id], 'ms', figure(stoppedP99.get(id)!), hung.get(id)! > 0 ? `${hung.get(id)} hung` : undefined)),
+        rows: VARIANTS.map((id) =>
+          row(PEER_LABELS[id], 'ms', figure(stoppedP99.get(id)!), hung.get(id)! > 0 ? `${hung.get(id)} hung` : undefined),
+        ),
       },
-      { title: 'acquire p50: healthy, then node 5 SIGSTOPped', rows: VARIANTS.flatMap((id) => [
-        row(`${PEER_LABELS[id]}: healthy`, 'ms', figure(healthyP50.get(id)!)),
-        row(`${PEER_LABELS[id]}: node 5 stopped`, 'ms', figure(stoppedP50.get(id)!)),
-      ]) },
+      {
+        title: 'acquire p50: healthy, then node 5 SIGSTOPped',
+        rows: VARIANTS.flatMap((id) => [
+          row(`${PEER_LABELS[id]}: healthy`, 'ms', figure(healthyP50.get(id)!)),
+          row(`${PEER_LABELS[id]}: node 5 stopped`, 'ms', figure(stoppedP50.get(id)!)),
+        ]),
+      },
       { title: 'acquire p99 ratio, node 5 stopped / healthy (same run)', rows: ratioRows },
       { title: `nodes 3, 4, 5 SIGSTOPped: one attempt (retryCount 0), nodeTimeoutMs ${NODE_TIMEOUT_MS}`, rows: failRows },
     ];
     return {
       id: 'degraded',
       title: '4. Degraded nodes',
-      method: `Concurrency 1, ${count} acquires per peer and run with all nodes up and as many with node 5 SIGSTOPped, in alternating blocks of ${BLOCK} (releases sent ` +
+      method:
+        `Concurrency 1, ${count} acquires per peer and run with all nodes up and as many with node 5 SIGSTOPped, in alternating blocks of ${BLOCK} (releases sent ` +
         `without waiting); then nodes 3–5 SIGSTOPped: ${failAttempts} single attempts of ours, 2 of each peer, every call bounded by ` +
         `${peerLimitMs} ms. Nodes get SIGCONT after each phase, and the queues drain before the next.`,
       sections,
       targets: [
         atMost('4. degraded', 'one node stopped: ours (fenced: false) acquire p99 ≤ 1.5× healthy', ratioRows[0]!.figure, 1.5, '×'),
         atMost('4. degraded', 'one node stopped: ours (fenced: true) acquire p99 ≤ 1.5× healthy', ratioRows[1]!.figure, 1.5, '×'),
-        atMost('4. degraded', `three stopped: ours fails within nodeTimeoutMs + 5 = ${NODE_TIMEOUT_MS + 5} ms (slowest attempt)`, failRows[1]!.figure,
-          NODE_TIMEOUT_MS + 5, 'ms'),
+        atMost(
+          '4. degraded',
+          `three stopped: ours fails within nodeTimeoutMs + 5 = ${NODE_TIMEOUT_MS + 5} ms (slowest attempt)`,
+          failRows[1]!.figure,
+          NODE_TIMEOUT_MS + 5,
+          'ms',
+        ),
       ],
       notes: [
         failureNote('node-redlock'),

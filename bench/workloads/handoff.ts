@@ -69,7 +69,7 @@ export const handoff: Workload = {
     // Enough retries that no waiter gives up; the same retry delay (200 ± 100 ms) for every library.
     const [ours, oursFenced] = Ours.create(cluster.urls, { retryCount: 10_000 });
     const peers: Record<string, LockClient> = {
-      'ours': ours,
+      ours: ours,
       'ours-fenced': oursFenced,
       'node-redlock': new NodeRedlockPeer('node-redlock', cluster.urls, { retryCount: 10_000 }),
     };
@@ -116,7 +116,8 @@ export const handoff: Workload = {
     return {
       id: 'handoff',
       title: '3. Contended handoff',
-      method: `${WAITERS} waiters on one resource behind a holder; each grantee releases at once; ${sessions} sessions of ${WAITERS} handoffs ` +
+      method:
+        `${WAITERS} waiters on one resource behind a holder; each grantee releases at once; ${sessions} sessions of ${WAITERS} handoffs ` +
         'per peer and run. Every library retries after 200 ± 100 ms; ours is also woken by the release (pub/sub).',
       sections,
       targets: [],

@@ -13,13 +13,28 @@ import { collectGarbage } from '../harness/util';
  */
 const NO_QUARANTINE = 'diagnostic';
 type Variant = PeerId | typeof NO_QUARANTINE;
-const VARIANTS: readonly Variant[] = ['ours', 'ours-fenced', 'raw', 'raw-noap', 'node-redlock', 'node-redlock-noap', 'sesame', NO_QUARANTINE];
+const VARIANTS: readonly Variant[] = [
+  'ours',
+  'ours-fenced',
+  'raw',
+  'raw-noap',
+  'node-redlock',
+  'node-redlock-noap',
+  'sesame',
+  NO_QUARANTINE,
+];
 const LABELS: Record<Variant, string> = { ...PEER_LABELS, [NO_QUARANTINE]: 'diagnostic: ours (fenced: false, quarantine: false)' };
 const TTL_MS = 10_000;
 /** Pairs per peer before moving to the next: peers take turns, so a load spike hits them all. */
 const BLOCK = 50;
 
-async function block(peer: Pick<LockClient, 'acquire'>, samples: Samples, count: number, errors: { n: number }, cpu = { us: 0 }): Promise<void> {
+async function block(
+  peer: Pick<LockClient, 'acquire'>,
+  samples: Samples,
+  count: number,
+  errors: { n: number },
+  cpu = { us: 0 },
+): Promise<void> {
   const cpu0 = process.cpuUsage();
   for (let i = 0; i < count; i++) {
     const t0 = performance.now();
@@ -43,7 +58,7 @@ export const latency: Workload = {
     await cluster.reset();
     const noQuarantine = new Redlock([...cluster.urls], { keyPrefix: OUR_PREFIX, maxTtlMs: MAX_TTL_MS, quarantine: false });
     const peers: Record<Variant, Pick<LockClient, 'acquire'>> = {
-      ...await createPeers(cluster.urls),
+      ...(await createPeers(cluster.urls)),
       [NO_QUARANTINE]: { acquire: (resource, ttlMs) => noQuarantine.acquire(resource, ttlMs, { fenced: false }) },
     };
     const p50 = new Map<Variant, number[]>(VARIANTS.map((id) => [id, []]));
@@ -84,28 +99,41 @@ export const latency: Workload = {
       row('p50: ours (fenced: true) / raw floor', '×', figure(ratios(p50.get('ours-fenced')!, floorP50))),
       row('p99: ours (fenced: false) / raw floor', '×', figure(ratios(p99.get('ours')!, floorP99))),
       row('p50: ours (fenced: false) / node-redlock + auto-pipelining', '×', figure(ratios(p50.get('ours')!, p50.get('node-redlock')!))),
-      row('p50: ours (fenced: false) / node-redlock, no auto-pipelining', '×', figure(ratios(p50.get('ours')!, p50.get('node-redlock-noap')!))),
+      row(
+        'p50: ours (fenced: false) / node-redlock, no auto-pipelining',
+        '×',
+        figure(ratios(p50.get('ours')!, p50.get('node-redlock-noap')!)),
+      ),
       row('p50: diagnostic, ours with quarantine: false / raw floor', '×', figure(ratios(p50.get(NO_QUARANTINE)!, floorP50))),
-      row('p50: ours (fenced: false) / the same with quarantine: false (what the epoch read costs)', '×',
-        figure(ratios(p50.get('ours')!, p50.get(NO_QUARANTINE)!))),
+      row(
+        'p50: ours (fenced: false) / the same with quarantine: false (what the epoch read costs)',
+        '×',
+        figure(ratios(p50.get('ours')!, p50.get(NO_QUARANTINE)!)),
+      ),
     ];
     const sections: Section[] = [
       { title: 'acquire + release, p50', rows: VARIANTS.map((id) => row(LABELS[id], 'ms', figure(p50.get(id)!), note(id))) },
       { title: 'acquire + release, p99', rows: VARIANTS.map((id) => row(LABELS[id], 'ms', figure(p99.get(id)!))) },
       { title: 'ratios (same run)', rows: ratioRows },
-      { title: 'CPU of this process per pair (client side)', rows: VARIANTS.map((id) => row(LABELS[id], 'µs/pair', figure(clientUs.get(id)!))) },
+      {
+        title: 'CPU of this process per pair (client side)',
+        rows: VARIANTS.map((id) => row(LABELS[id], 'µs/pair', figure(clientUs.get(id)!))),
+      },
     ];
     return {
       id: 'latency',
       title: '2. Latency at concurrency 1',
-      method: `One caller; ${pairs} acquire + release pairs per peer and run on one resource, peers taking turns in blocks of ${BLOCK}; ` +
+      method:
+        `One caller; ${pairs} acquire + release pairs per peer and run on one resource, peers taking turns in blocks of ${BLOCK}; ` +
         'p50 and p99 of each pair (acquire start to release end). The floor in the ratios is the faster raw configuration of each run.',
       sections,
       targets: [atMost('2. latency', 'p50 of ours (fenced: false) ≤ 1.15× the raw floor', ratioRows[0]!.figure, 1.15, '×')],
-      notes: ['fenced: true adds a third round trip (the fence confirmation), so it cannot come within 1.15× of a two-round-trip floor; ' +
-        'the target is judged on fenced: false, which makes the same two round trips as the floor.',
+      notes: [
+        'fenced: true adds a third round trip (the fence confirmation), so it cannot come within 1.15× of a two-round-trip floor; ' +
+          'the target is judged on fenced: false, which makes the same two round trips as the floor.',
         'The diagnostic row turns off the data-loss quarantine (the epoch read after each grant, which the floor does not make) ' +
-        'to show what that check costs; it is never a configuration to run.'],
+          'to show what that check costs; it is never a configuration to run.',
+      ],
     };
   },
 };

@@ -30,7 +30,11 @@ async function pairs(peer: LockClient, total: number, tag: string, progress = { 
   return failed;
 }
 
-interface StoppedRun { peakQueued: number; pairsPerS: number; rssPeakMb: number }
+interface StoppedRun {
+  peakQueued: number;
+  pairsPerS: number;
+  rssPeakMb: number;
+}
 
 /** Node 5 SIGSTOPped for `ms` under load: how many commands wait on its connection at most. */
 async function underStoppedNode(peer: LockClient, ms: number, tag: string): Promise<StoppedRun> {
@@ -85,8 +89,12 @@ export const memory: Workload = {
     const [ours, oursFenced] = Ours.create(cluster.urls);
     const trace: { run: number; s: number; pairs: number; rssMb: number }[] = [];
     const perRun = {
-      rssGcGrowth: [] as number[], heapGcGrowth: [] as number[], rssNoGcGrowth: [] as number[], peakOverStart: [] as number[],
-      segmentGrowth: [] as number[], pairsPerS: [] as number[],
+      rssGcGrowth: [] as number[],
+      heapGcGrowth: [] as number[],
+      rssNoGcGrowth: [] as number[],
+      peakOverStart: [] as number[],
+      segmentGrowth: [] as number[],
+      pairsPerS: [] as number[],
     };
     let firstRss = 0;
     let lastRss = 0;
@@ -132,7 +140,9 @@ export const memory: Workload = {
         perRun.heapGcGrowth.push(mb(end.heap - start.heap));
         perRun.rssNoGcGrowth.push(mb(endNoGc - start.rss));
         perRun.peakOverStart.push(mb(peak - start.rss));
-        ctx.log(`memory: run ${run}/${options.runs}: RSS after GC ${mb(start.rss)} → ${mb(end.rss)} MB (without the GC ${mb(endNoGc)} MB), heap ${mb(start.heap)} → ${mb(end.heap)} MB`);
+        ctx.log(
+          `memory: run ${run}/${options.runs}: RSS after GC ${mb(start.rss)} → ${mb(end.rss)} MB (without the GC ${mb(endNoGc)} MB), heap ${mb(start.heap)} → ${mb(end.heap)} MB`,
+        );
       }
     } finally {
       await ours.close();
@@ -171,11 +181,25 @@ export const memory: Workload = {
         rows: [
           row(`RSS after a full GC: growth over a run of ${pairsLabel} pairs`, 'MB', rssGrowth),
           row(`heap used after a full GC: growth over a run`, 'MB', heapGrowth),
-          row(`RSS after a full GC: growth over all ${allPairs} pairs`, 'MB', figure([mb(lastRss - firstRss)]), `${mb(firstRss)} → ${mb(lastRss)} MB`),
-          row(`heap used after a full GC: growth over all ${allPairs} pairs`, 'MB', figure([mb(lastHeap - firstHeap)]), `${mb(firstHeap)} → ${mb(lastHeap)} MB`),
-          row('RSS at a run\'s end without a GC, over its start (garbage not yet collected included)', 'MB', figure(perRun.rssNoGcGrowth)),
+          row(
+            `RSS after a full GC: growth over all ${allPairs} pairs`,
+            'MB',
+            figure([mb(lastRss - firstRss)]),
+            `${mb(firstRss)} → ${mb(lastRss)} MB`,
+          ),
+          row(
+            `heap used after a full GC: growth over all ${allPairs} pairs`,
+            'MB',
+            figure([mb(lastHeap - firstHeap)]),
+            `${mb(firstHeap)} → ${mb(lastHeap)} MB`,
+          ),
+          row("RSS at a run's end without a GC, over its start (garbage not yet collected included)", 'MB', figure(perRun.rssNoGcGrowth)),
           row('highest RSS sampled during a run (every second), over its start', 'MB', figure(perRun.peakOverStart)),
-          row(`RSS change per segment of ${(total / segments).toLocaleString('en-US')} pairs, without a GC`, 'MB', figure(perRun.segmentGrowth)),
+          row(
+            `RSS change per segment of ${(total / segments).toLocaleString('en-US')} pairs, without a GC`,
+            'MB',
+            figure(perRun.segmentGrowth),
+          ),
           row('throughput during a run', 'pairs/s', figure(perRun.pairsPerS), failed > 0 ? `${failed} failed pairs` : undefined),
         ],
       },
@@ -184,7 +208,8 @@ export const memory: Workload = {
         rows: STOPPED_VARIANTS.map((id) => row(PEER_LABELS[id], 'commands', figure(stopped.get(id)!.map((r) => r.peakQueued)))),
       },
       {
-        title: 'the same window: pairs per second, and the highest RSS of this process (sampled every 50 ms) over its RSS after a full GC just before',
+        title:
+          'the same window: pairs per second, and the highest RSS of this process (sampled every 50 ms) over its RSS after a full GC just before',
         rows: STOPPED_VARIANTS.flatMap((id) => [
           row(`${PEER_LABELS[id]}`, 'pairs/s', figure(stopped.get(id)!.map((r) => r.pairsPerS))),
           row(`${PEER_LABELS[id]}: RSS peak over the start`, 'MB', figure(stopped.get(id)!.map((r) => r.rssPeakMb))),
@@ -194,15 +219,21 @@ export const memory: Workload = {
     return {
       id: 'memory',
       title: '5. Memory',
-      method: `${options.runs} runs of ${pairsLabel} pairs each on one Redlock, RSS and heap read after a full GC at both ends of every run ` +
+      method:
+        `${options.runs} runs of ${pairsLabel} pairs each on one Redlock, RSS and heap read after a full GC at both ends of every run ` +
         '(and without it at the end), sampled every second in between; then node 5 SIGSTOPped under load per peer and run, its ' +
-        'connection\'s ioredis command queue sampled every 50 ms.',
+        "connection's ioredis command queue sampled every 50 ms.",
       sections,
       targets: [
         atMost('5. memory', `RSS after a full GC: growth over ${pairsLabel} pairs ≤ 5 MB`, rssGrowth, 5, 'MB'),
         atMost('5. memory', `heap used after a full GC: growth over ${pairsLabel} pairs ≤ 1 MB`, heapGrowth, 1, 'MB'),
-        atMost('5. memory', `node stopped: ours keeps ≤ maxPendingPerNode (${MAX_PENDING_PER_NODE}) commands waiting`,
-          figure(stopped.get('ours')!.map((r) => r.peakQueued)), MAX_PENDING_PER_NODE, 'commands'),
+        atMost(
+          '5. memory',
+          `node stopped: ours keeps ≤ maxPendingPerNode (${MAX_PENDING_PER_NODE}) commands waiting`,
+          figure(stopped.get('ours')!.map((r) => r.peakQueued)),
+          MAX_PENDING_PER_NODE,
+          'commands',
+        ),
       ],
       notes: [],
       details: { rssTrace: trace },

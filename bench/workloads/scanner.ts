@@ -47,35 +47,39 @@ return n
 
 async function populate(cluster: BenchCluster, count: number): Promise<void> {
   const now = String(Date.now());
-  await Promise.all(cluster.admin.map(async (client) => {
-    for (let start = 0; start < count; start += 10_000) {
-      await client.eval(POPULATE, 0, OUR_PREFIX, TTL_MS, now, start, Math.min(count, start + 10_000) - 1);
-    }
-  }));
+  await Promise.all(
+    cluster.admin.map(async (client) => {
+      for (let start = 0; start < count; start += 10_000) {
+        await client.eval(POPULATE, 0, OUR_PREFIX, TTL_MS, now, start, Math.min(count, start + 10_000) - 1);
+      }
+    }),
+  );
 }
 
 /** The naive scan: SCAN MATCH COUNT 1000 per node, then GET + PTTL of the batch's keys in one pipeline. */
 async function naiveScan(clients: readonly Redis[]): Promise<number> {
-  const counts = await Promise.all(clients.map(async (client) => {
-    const keys: string[] = [];
-    const values: (string | null)[] = [];
-    const pttls: number[] = [];
-    let cursor = '0';
-    do {
-      const [next, batch] = await client.scan(cursor, 'MATCH', lockPattern(OUR_PREFIX), 'COUNT', 1_000);
-      cursor = next;
-      if (batch.length === 0) continue;
-      const pipeline = client.pipeline();
-      for (const key of batch) pipeline.get(key).pttl(key);
-      const replies = (await pipeline.exec()) ?? [];
-      for (let i = 0; i < batch.length; i++) {
-        keys.push(batch[i]!);
-        values.push(replies[2 * i]?.[1] as string | null);
-        pttls.push(replies[2 * i + 1]?.[1] as number);
-      }
-    } while (cursor !== '0');
-    return keys.length;
-  }));
+  const counts = await Promise.all(
+    clients.map(async (client) => {
+      const keys: string[] = [];
+      const values: (string | null)[] = [];
+      const pttls: number[] = [];
+      let cursor = '0';
+      do {
+        const [next, batch] = await client.scan(cursor, 'MATCH', lockPattern(OUR_PREFIX), 'COUNT', 1_000);
+        cursor = next;
+        if (batch.length === 0) continue;
+        const pipeline = client.pipeline();
+        for (const key of batch) pipeline.get(key).pttl(key);
+        const replies = (await pipeline.exec()) ?? [];
+        for (let i = 0; i < batch.length; i++) {
+          keys.push(batch[i]!);
+          values.push(replies[2 * i]?.[1] as string | null);
+          pttls.push(replies[2 * i + 1]?.[1] as number);
+        }
+      } while (cursor !== '0');
+      return keys.length;
+    }),
+  );
   return counts.reduce((a, b) => a + b, 0);
 }
 
@@ -150,7 +154,8 @@ export const scanner: Workload = {
       await naiveScan(naiveClients);
       const [buildMs, built] = await timed(() => lockIndex()!.snapshot());
       indexBuildMs.push(buildMs);
-      if (built.lockList.length !== count || built.nodes.some((n) => n.indexed)) problems.add(`index build saw ${built.lockList.length} locks`);
+      if (built.lockList.length !== count || built.nodes.some((n) => n.indexed))
+        problems.add(`index build saw ${built.lockList.length} locks`);
       await listLocks({ limit: 100, fresh: '1' });
       let churnRound = 0;
       for (let run = 1; run <= options.runs; run++) {
@@ -167,10 +172,14 @@ export const scanner: Workload = {
         indexCpu.client.push(client * 1000);
         indexCpu.redis.push(redis * 1000);
         for (const snap of [quietSnap, churnSnap]) {
-          if (snap.lockList.length !== count || snap.nodes.some((n) => !n.ok || !n.indexed || n.keys !== count)) problems.add(`indexed snapshot saw ${snap.lockList.length} locks`);
+          if (snap.lockList.length !== count || snap.nodes.some((n) => !n.ok || !n.indexed || n.keys !== count))
+            problems.add(`indexed snapshot saw ${snap.lockList.length} locks`);
         }
         const regranted = churnSnap.lockList.at(first);
-        if (churnSnap.nodes.some((n) => n.reread !== regrant) || regranted.majorityToken !== `regrant${run}-${String(first).padStart(21, '0')}`) {
+        if (
+          churnSnap.nodes.some((n) => n.reread !== regrant) ||
+          regranted.majorityToken !== `regrant${run}-${String(first).padStart(21, '0')}`
+        ) {
           problems.add('indexed snapshot missed the re-grants');
         }
         for (const which of shuffled(['ours', 'naive'] as const)) {
@@ -181,7 +190,8 @@ export const scanner: Workload = {
             cpu.oursRedis.push(redis * 1000);
             const [paging] = await timed(async () => pageLocks(snap, { limit: 100 }));
             pageMs.push(paging);
-            if (snap.lockList.length !== count || snap.nodes.some((n) => !n.ok || n.keys !== count)) problems.add(`snapshot saw ${snap.lockList.length} locks`);
+            if (snap.lockList.length !== count || snap.nodes.some((n) => !n.ok || n.keys !== count))
+              problems.add(`snapshot saw ${snap.lockList.length} locks`);
           } else {
             const [[ms, keys], client, redis] = await withCpu(cluster, () => timed(() => naiveScan(naiveClients)));
             naiveMs.push(ms);
@@ -201,13 +211,23 @@ export const scanner: Workload = {
         coldMs.push(performance.now() - start);
         earlyCount.runs++;
         if (!page.complete) earlyCount.early++;
-        if (page.items.length !== 100 || page.items.some((v) => v.holders !== cluster.size)) pageProblems.add(`first page had ${page.items.length} rows (of ${page.total} found; ${page.nodes.filter((n) => !n.ok).map((n) => `node ${n.node}: ${n.error}`).join(', ') || 'every node read'})`);
+        if (page.items.length !== 100 || page.items.some((v) => v.holders !== cluster.size))
+          pageProblems.add(
+            `first page had ${page.items.length} rows (of ${page.total} found; ${
+              page.nodes
+                .filter((n) => !n.ok)
+                .map((n) => `node ${n.node}: ${n.error}`)
+                .join(', ') || 'every node read'
+            })`,
+          );
         const full = await listLocks({ limit: 100 });
         fullMs.push(performance.now() - start);
-        if (!full.complete || full.items.length !== 100 || full.total !== count) pageProblems.add(`full first page had ${full.items.length} of ${full.total}`);
+        if (!full.complete || full.items.length !== 100 || full.total !== count)
+          pageProblems.add(`full first page had ${full.items.length} of ${full.total}`);
         const [fresh, freshPage] = await timed(() => listLocks({ limit: 100, fresh: '1', progressive: '1' }));
         freshMs.push(fresh);
-        if (!freshPage.complete || freshPage.total !== count) pageProblems.add(`indexed first page had ${freshPage.items.length} of ${freshPage.total}`);
+        if (!freshPage.complete || freshPage.total !== count)
+          pageProblems.add(`indexed first page had ${freshPage.items.length} of ${freshPage.total}`);
         const [warm] = await timed(() => listLocks({ limit: 100 }));
         warmMs.push(warm);
         ctx.log(`scanner: run ${run}/${options.runs} done`);
@@ -225,18 +245,26 @@ export const scanner: Workload = {
       {
         title: `full snapshot of ${cluster.size} × ${count.toLocaleString('en-US')} lock keys (with metadata)`,
         rows: [
-          row('ours: lib/inspect snapshot() (Lua batches: SCAN + MGET + PTTL, values split into token and metadata, grouped into quorum views)', 'ms', ours,
-            problems.size > 0 ? [...problems].join('; ') : undefined),
+          row(
+            'ours: lib/inspect snapshot() (Lua batches: SCAN + MGET + PTTL, values split into token and metadata, grouped into quorum views)',
+            'ms',
+            ours,
+            problems.size > 0 ? [...problems].join('; ') : undefined,
+          ),
           row('naive: SCAN COUNT 1000 + pipelined GET + PTTL per batch (values not split or parsed, no grouping)', 'ms', figure(naiveMs)),
           row('naive / ours (same run)', '×', figure(ratios(naiveMs, oursMs))),
         ],
       },
       {
-        title: 'the live lock index (lib/inspect LockIndex, what the console\'s Locks screen uses): snapshots without a rescan',
+        title: "the live lock index (lib/inspect LockIndex, what the console's Locks screen uses): snapshots without a rescan",
         rows: [
           row('first snapshot: builds the index (a full scan, as above; once)', 'ms', figure(indexBuildMs)),
           row('snapshot, nothing changed since the last (a barrier per node, then the quorum views)', 'ms', figure(indexedMs)),
-          row(`snapshot after ${CHURN_PER_NODE.toLocaleString('en-US')} locks were granted again on every node (re-reads ${(cluster.size * CHURN_PER_NODE).toLocaleString('en-US')} keys)`, 'ms', figure(indexedChurnMs)),
+          row(
+            `snapshot after ${CHURN_PER_NODE.toLocaleString('en-US')} locks were granted again on every node (re-reads ${(cluster.size * CHURN_PER_NODE).toLocaleString('en-US')} keys)`,
+            'ms',
+            figure(indexedChurnMs),
+          ),
           row('naive scan / indexed snapshot after churn (same run)', '×', figure(ratios(naiveMs, indexedChurnMs))),
           row('CPU of that snapshot: client', 'ms', figure(indexCpu.client)),
           row('CPU of that snapshot: redis (5 servers)', 'ms', figure(indexCpu.redis)),
@@ -252,11 +280,15 @@ export const scanner: Workload = {
         ],
       },
       {
-        title: 'Locks API, first page (100 items): lib/server/inspect-service listLocks() in-process, the console\'s runtime clients',
+        title: "Locks API, first page (100 items): lib/server/inspect-service listLocks() in-process, the console's runtime clients",
         rows: [
-          row(`at the console's start (no index yet: built by a full scan), fresh=1&progressive=1 as the Locks screen asks: first answer; early in ${earlyCount.early} of ${earlyCount.runs} runs`, 'ms', cold,
-            pageProblems.size > 0 ? [...pageProblems].join('; ') : undefined),
-          row('at the console\'s start: until the full first page (the scan\'s end), from the same start', 'ms', figure(fullMs)),
+          row(
+            `at the console's start (no index yet: built by a full scan), fresh=1&progressive=1 as the Locks screen asks: first answer; early in ${earlyCount.early} of ${earlyCount.runs} runs`,
+            'ms',
+            cold,
+            pageProblems.size > 0 ? [...pageProblems].join('; ') : undefined,
+          ),
+          row("at the console's start: until the full first page (the scan's end), from the same start", 'ms', figure(fullMs)),
           row('fresh=1&progressive=1 with the index in place (it catches up, then pages)', 'ms', figure(freshMs)),
           row('again at once (inspect-service reuses a snapshot for 1 s)', 'ms', figure(warmMs)),
           row('paging a snapshot already in memory (lib/inspect pageLocks, first 100)', 'ms', figure(pageMs)),
@@ -266,16 +298,34 @@ export const scanner: Workload = {
     return {
       id: 'scanner',
       title: '6. Scanner',
-      method: `${cluster.size} masters each holding the same ${count.toLocaleString('en-US')} locks and their metadata strings, keyspace notifications ` +
-        'on (Eg$x). Per run: the live index\'s snapshot with nothing changed and after 1,000 locks per node were granted again; ours (full ' +
-        'scan) and the naive scan in random order; then the Locks API\'s first page at the console\'s start (index dropped: progressive, an ' +
+      method:
+        `${cluster.size} masters each holding the same ${count.toLocaleString('en-US')} locks and their metadata strings, keyspace notifications ` +
+        "on (Eg$x). Per run: the live index's snapshot with nothing changed and after 1,000 locks per node were granted again; ours (full " +
+        "scan) and the naive scan in random order; then the Locks API's first page at the console's start (index dropped: progressive, an " +
         'early page while it is built, each row read directly on every node; and until the full page), with the index in place, and warm.',
       sections,
       targets: [
-        atMost('6. scanner', `snapshot of ${cluster.size} × ${count.toLocaleString('en-US')} keys ≤ 1000 ms (the live index, after ${CHURN_PER_NODE.toLocaleString('en-US')} re-grants per node)`,
-          figure(indexedChurnMs), 1_000, 'ms'),
-        atMost('6. scanner', `full rescan of ${cluster.size} × ${count.toLocaleString('en-US')} keys ≤ 1000 ms (the index's first build)`, ours, 1_000, 'ms'),
-        atMost('6. scanner', 'Locks API first page ≤ 200 ms (at the console\'s start: progressive, while the index is built)', cold, 200, 'ms'),
+        atMost(
+          '6. scanner',
+          `snapshot of ${cluster.size} × ${count.toLocaleString('en-US')} keys ≤ 1000 ms (the live index, after ${CHURN_PER_NODE.toLocaleString('en-US')} re-grants per node)`,
+          figure(indexedChurnMs),
+          1_000,
+          'ms',
+        ),
+        atMost(
+          '6. scanner',
+          `full rescan of ${cluster.size} × ${count.toLocaleString('en-US')} keys ≤ 1000 ms (the index's first build)`,
+          ours,
+          1_000,
+          'ms',
+        ),
+        atMost(
+          '6. scanner',
+          "Locks API first page ≤ 200 ms (at the console's start: progressive, while the index is built)",
+          cold,
+          200,
+          'ms',
+        ),
         atMost('6. scanner', 'Locks API first page ≤ 200 ms (fresh=1, the index in place)', figure(freshMs), 200, 'ms'),
         atMost('6. scanner', 'Locks API first page ≤ 200 ms (warm: snapshot < 1 s old)', figure(warmMs), 200, 'ms'),
       ],

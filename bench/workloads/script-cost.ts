@@ -34,7 +34,7 @@ async function perCall(client: Redis, call: Call): Promise<number> {
     const failed = replies?.find(([err]) => err);
     if (failed) throw failed[0]!;
   }
-  return ((await cpuSeconds(client)) - before) * 1e6 / CALLS;
+  return (((await cpuSeconds(client)) - before) * 1e6) / CALLS;
 }
 
 function sha(source: string): string {
@@ -66,14 +66,26 @@ export async function scriptCosts(client: Redis): Promise<Row[]> {
   // lock core loads it by a check alone), so that the proof answers 1 as on a checked node.
   const probe = probeScript(epochKey(OUR_PREFIX), '2', MAX_TTL_MS);
   await client.script('LOAD', probe.source);
-  const grant = (resource: string) => [['SET', lock(resource), value, 'NX', 'GET', 'PX', TTL_MS],
-    ['MULTI'], ['SCRIPT', 'EXISTS', probe.sha], ['HMGET', epochKey(OUR_PREFIX), ...PROBE_FIELDS], ['EXEC']];
-  const release = (resource: string, channel: string) =>
-    [['EVALSHA', RELEASE_SCRIPT.sha, 1, lock(resource), TOKEN, channel, resource]];
+  const grant = (resource: string) => [
+    ['SET', lock(resource), value, 'NX', 'GET', 'PX', TTL_MS],
+    ['MULTI'],
+    ['SCRIPT', 'EXISTS', probe.sha],
+    ['HMGET', epochKey(OUR_PREFIX), ...PROBE_FIELDS],
+    ['EXEC'],
+  ];
+  const release = (resource: string, channel: string) => [['EVALSHA', RELEASE_SCRIPT.sha, 1, lock(resource), TOKEN, channel, resource]];
 
-  const names = ['ours: grant, one resource (SET NX GET of token + metadata, then the probe transaction), as sent', 'ours: acquire script (several resources; priced on one)',
-    'ours: fence confirmation (fenced: true only)', 'ours: release (compare-and-delete + PUBLISH)',
-    'ours: release without the PUBLISH', 'node-redlock: acquire script', 'node-redlock: release script', 'raw: SET NX PX', 'raw: compare-and-delete script'];
+  const names = [
+    'ours: grant, one resource (SET NX GET of token + metadata, then the probe transaction), as sent',
+    'ours: acquire script (several resources; priced on one)',
+    'ours: fence confirmation (fenced: true only)',
+    'ours: release (compare-and-delete + PUBLISH)',
+    'ours: release without the PUBLISH',
+    'node-redlock: acquire script',
+    'node-redlock: release script',
+    'raw: SET NX PX',
+    'raw: compare-and-delete script',
+  ];
   const costs = names.map(() => [] as number[]);
   for (let rep = 0; rep < REPS; rep++) {
     const r = (tag: string) => (i: number) => `cost-${rep}-${tag}-${i}`;
@@ -81,7 +93,11 @@ export async function scriptCosts(client: Redis): Promise<Row[]> {
     const b = r('b');
     const c = r('c');
     costs[0]!.push(await perCall(client, (i) => grant(a(i))));
-    costs[2]!.push(await perCall(client, (i) => [['EVALSHA', FENCE_SCRIPT.sha, 2, epochKey(OUR_PREFIX), lock(a(i)), TOKEN, 1, `${metaHead},"fence":"1"}`]]));
+    costs[2]!.push(
+      await perCall(client, (i) => [
+        ['EVALSHA', FENCE_SCRIPT.sha, 2, epochKey(OUR_PREFIX), lock(a(i)), TOKEN, 1, `${metaHead},"fence":"1"}`],
+      ]),
+    );
     costs[3]!.push(await perCall(client, (i) => release(a(i), releaseChannel(OUR_PREFIX))));
     costs[1]!.push(await perCall(client, (i) => [['EVALSHA', ACQUIRE_SCRIPT.sha, 1, lock(b(i)), value, TTL_MS]]));
     costs[4]!.push(await perCall(client, (i) => release(b(i), '')));

@@ -26,7 +26,12 @@ function newTally(): Tally {
 }
 
 /** `concurrency` workers, each acquiring and releasing its own resource in a loop until `end`. */
-async function loop(peer: LockClient, concurrency: number, end: number, resourceOf: (w: number) => string): Promise<{ pairs: number; errors: number }> {
+async function loop(
+  peer: LockClient,
+  concurrency: number,
+  end: number,
+  resourceOf: (w: number) => string,
+): Promise<{ pairs: number; errors: number }> {
   let pairs = 0;
   let errors = 0;
   const worker = async (w: number) => {
@@ -60,7 +65,15 @@ async function loop(peer: LockClient, concurrency: number, end: number, resource
  * the peer being compiled again (it tripled our client CPU per pair in short slices), which a
  * running service does once, not every half-second.
  */
-async function slice(peer: LockClient, cluster: BenchCluster, concurrency: number, ms: number, warmMs: number, tag: string, into: Tally): Promise<void> {
+async function slice(
+  peer: LockClient,
+  cluster: BenchCluster,
+  concurrency: number,
+  ms: number,
+  warmMs: number,
+  tag: string,
+  into: Tally,
+): Promise<void> {
   collectGarbage();
   await loop(peer, concurrency, performance.now() + warmMs, (w) => `${tag}-c${concurrency}-warm${w}`);
   const cpu0 = process.cpuUsage();
@@ -120,7 +133,11 @@ export const throughput: Workload = {
       const ratioRows = [
         row('ours (fenced: false) / node-redlock + auto-pipelining', '×', figure(ratios(rates(c, 'ours'), nr))),
         row('ours (fenced: true) / node-redlock + auto-pipelining', '×', figure(ratios(rates(c, 'ours-fenced'), nr))),
-        row('ours (fenced: false) / node-redlock, no auto-pipelining', '×', figure(ratios(rates(c, 'ours'), rates(c, 'node-redlock-noap')))),
+        row(
+          'ours (fenced: false) / node-redlock, no auto-pipelining',
+          '×',
+          figure(ratios(rates(c, 'ours'), rates(c, 'node-redlock-noap'))),
+        ),
         row('ours (fenced: false) / @sesamecare-oss/redlock', '×', figure(ratios(rates(c, 'ours'), rates(c, 'sesame')))),
         row('ours (fenced: false) / raw ioredis floor', '×', figure(ratios(rates(c, 'ours'), rates(c, 'raw')))),
       ];
@@ -135,14 +152,22 @@ export const throughput: Workload = {
           ];
         }),
       });
-      targets.push(atLeast('1. throughput', `c=${c}: ours (fenced: false) ≥ 2.5× node-redlock + auto-pipelining`, ratioRows[0]!.figure, 2.5, '×'));
-      targets.push(atLeast('1. throughput', `c=${c}: ours (fenced: true) ≥ 1.5× node-redlock + auto-pipelining`, ratioRows[1]!.figure, 1.5, '×'));
+      targets.push(
+        atLeast('1. throughput', `c=${c}: ours (fenced: false) ≥ 2.5× node-redlock + auto-pipelining`, ratioRows[0]!.figure, 2.5, '×'),
+      );
+      targets.push(
+        atLeast('1. throughput', `c=${c}: ours (fenced: true) ≥ 1.5× node-redlock + auto-pipelining`, ratioRows[1]!.figure, 1.5, '×'),
+      );
     }
-    sections.push({ title: 'Redis CPU per call, measured alone on one node (5,000 calls pipelined 500 at a time; 5 repetitions)', rows: costs });
+    sections.push({
+      title: 'Redis CPU per call, measured alone on one node (5,000 calls pipelined 500 at a time; 5 repetitions)',
+      rows: costs,
+    });
     return {
       id: 'throughput',
       title: '1. Uncontended throughput',
-      method: `${CONCURRENCY.join(' and ')} workers, each acquiring and releasing its own resource (ttl ${TTL_MS} ms) in a loop; a run gives ` +
+      method:
+        `${CONCURRENCY.join(' and ')} workers, each acquiring and releasing its own resource (ttl ${TTL_MS} ms) in a loop; a run gives ` +
         `each peer ${slices} slices of ${sliceMs} ms, the peers taking turns in a new random order each round; before each slice a full GC ` +
         `and ${warmMs} ms of the same loop, unmeasured (see slice() in bench/workloads/throughput.ts). CPU: process.cpuUsage() of ` +
         'this process and INFO cpu of the masters.',

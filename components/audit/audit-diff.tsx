@@ -34,7 +34,10 @@ export function showDetail(detail: string): string {
   try {
     const parsed: unknown = JSON.parse(detail);
     if (!isRecord(parsed)) return detail;
-    return Object.entries(parsed).filter(([k]) => k !== 'action').map(([k, v]) => `${k} ${show(v)}`).join(' · ');
+    return Object.entries(parsed)
+      .filter(([k]) => k !== 'action')
+      .map(([k, v]) => `${k} ${show(v)}`)
+      .join(' · ');
   } catch {
     return detail;
   }
@@ -52,7 +55,8 @@ function keysOf(...rows: Array<Row | undefined>): string[] {
  * a single snapshot (node actions) becomes one row per field; changed values are highlighted.
  */
 export function AuditDiff({ before, after }: { before: unknown; after: unknown }) {
-  if (before === null && after === null) return <p className={styles.muted}>This action changes no node state (nothing before or after was recorded).</p>;
+  if (before === null && after === null)
+    return <p className={styles.muted}>This action changes no node state (nothing before or after was recorded).</p>;
 
   if ((before === null || perNode(before)) && (after === null || perNode(after))) {
     const b = (before ?? []) as Row[];
@@ -64,7 +68,11 @@ export function AuditDiff({ before, after }: { before: unknown; after: unknown }
         <thead>
           <tr>
             <th scope="col">Node</th>
-            {fields.map((f) => <th key={f} scope="col">{f}</th>)}
+            {fields.map((f) => (
+              <th key={f} scope="col">
+                {f}
+              </th>
+            ))}
           </tr>
         </thead>
         <tbody>
@@ -81,8 +89,16 @@ export function AuditDiff({ before, after }: { before: unknown; after: unknown }
                   return (
                     <td key={f} className={changed ? styles.changed : undefined}>
                       {rb && ra && f in rb && f in ra ? (
-                        changed ? <><span className={styles.was}>{show(vb)}</span> → <span className={styles.now}>{show(va)}</span></> : show(va)
-                      ) : show(ra?.[f] ?? rb?.[f])}
+                        changed ? (
+                          <>
+                            <span className={styles.was}>{show(vb)}</span> → <span className={styles.now}>{show(va)}</span>
+                          </>
+                        ) : (
+                          show(va)
+                        )
+                      ) : (
+                        show(ra?.[f] ?? rb?.[f])
+                      )}
                     </td>
                   );
                 })}
@@ -101,7 +117,11 @@ export function AuditDiff({ before, after }: { before: unknown; after: unknown }
     return (
       <table className={styles.diff} data-testid="audit-diff" data-shape="fields">
         <thead>
-          <tr><th scope="col">Field</th><th scope="col">Before</th><th scope="col">After</th></tr>
+          <tr>
+            <th scope="col">Field</th>
+            <th scope="col">Before</th>
+            <th scope="col">After</th>
+          </tr>
         </thead>
         <tbody>
           {fields.map((f) => {
@@ -123,8 +143,14 @@ export function AuditDiff({ before, after }: { before: unknown; after: unknown }
 
   return (
     <div className={styles.rawPair} data-testid="audit-diff" data-shape="raw">
-      <div><h4>Before</h4><pre>{JSON.stringify(before, null, 2)}</pre></div>
-      <div><h4>After</h4><pre>{JSON.stringify(after, null, 2)}</pre></div>
+      <div>
+        <h4>Before</h4>
+        <pre>{JSON.stringify(before, null, 2)}</pre>
+      </div>
+      <div>
+        <h4>After</h4>
+        <pre>{JSON.stringify(after, null, 2)}</pre>
+      </div>
     </div>
   );
 }

@@ -21,10 +21,20 @@ const SINCE_PRESETS = [
 ] as const;
 
 const ACTION_GROUPS: Array<{ label: string; options: Array<[string, string]> }> = [
-  { label: 'Families', options: [['', 'All actions'], ['node', 'Every node action'], ['lock', 'Every lock action'], ['login', 'Every sign-in']] },
+  {
+    label: 'Families',
+    options: [
+      ['', 'All actions'],
+      ['node', 'Every node action'],
+      ['lock', 'Every lock action'],
+      ['login', 'Every sign-in'],
+    ],
+  },
   {
     label: 'Node actions',
-    options: ['crash', 'stop', 'start', 'restart', 'pause', 'resume', 'partition', 'heal', 'latency', 'reset', 'mark-clean'].map((a): [string, string] => [`node.${a}`, `node.${a}`]),
+    options: ['crash', 'stop', 'start', 'restart', 'pause', 'resume', 'partition', 'heal', 'latency', 'reset', 'mark-clean'].map(
+      (a): [string, string] => [`node.${a}`, `node.${a}`],
+    ),
   },
   { label: 'Locks', options: [['lock.force-release', 'lock.force-release']] },
   { label: 'Sign-ins', options: [['login.failed', 'login.failed']] },
@@ -63,7 +73,13 @@ export function AuditScreen() {
   const debounce = useRef<ReturnType<typeof setTimeout> | null>(null);
   const tbody = useRef<HTMLTableSectionElement>(null);
 
-  const view: AuditView = { actor: actor || undefined, action: action || undefined, limit, since: absoluteSince, sinceSpanMs: preset?.ms ?? undefined };
+  const view: AuditView = {
+    actor: actor || undefined,
+    action: action || undefined,
+    limit,
+    since: absoluteSince,
+    sinceSpanMs: preset?.ms ?? undefined,
+  };
   const query = useQuery(auditViewQuery(view));
   const data = query.data;
   const entries = useMemo(() => data?.entries ?? [], [data]);
@@ -89,12 +105,13 @@ export function AuditScreen() {
     debounce.current = setTimeout(() => setParam({ actor: value.trim() || null }), 350);
   };
 
-  const toggle = (id: string) => setExpanded((s) => {
-    const next = new Set(s);
-    if (next.has(id)) next.delete(id);
-    else next.add(id);
-    return next;
-  });
+  const toggle = (id: string) =>
+    setExpanded((s) => {
+      const next = new Set(s);
+      if (next.has(id)) next.delete(id);
+      else next.add(id);
+      return next;
+    });
 
   // j / k move between rows, Enter / Space open one (the shell lists these keys behind `?`).
   const onRowsKey = (e: KeyboardEvent<HTMLTableSectionElement>) => {
@@ -119,53 +136,114 @@ export function AuditScreen() {
       <div className={styles.header}>
         <div>
           <h1 className={styles.title}>Audit log</h1>
-          <p className={styles.subtitle}>Every node action, force-release and sign-in, written to every master and read back from all of them.</p>
+          <p className={styles.subtitle}>
+            Every node action, force-release and sign-in, written to every master and read back from all of them.
+          </p>
         </div>
         <div className={styles.exports}>
-          <a className={`button ${styles.exportLink}`} href={csvHref} download="redlock-audit.csv" aria-disabled={!csvHref} data-testid="export-csv">
+          <a
+            className={`button ${styles.exportLink}`}
+            href={csvHref}
+            download="redlock-audit.csv"
+            aria-disabled={!csvHref}
+            data-testid="export-csv"
+          >
             ⤓ Export CSV
           </a>
-          <a className={`button ${styles.exportLink}`} href={jsonHref} download="redlock-audit.json" aria-disabled={!jsonHref} data-testid="export-json">
+          <a
+            className={`button ${styles.exportLink}`}
+            href={jsonHref}
+            download="redlock-audit.json"
+            aria-disabled={!jsonHref}
+            data-testid="export-json"
+          >
             ⤓ Export JSON
           </a>
         </div>
       </div>
 
-      <form className={styles.filters} role="search" aria-label="Filter the audit log" onSubmit={(e) => { e.preventDefault(); setParam({ actor: actorDraft.trim() || null }); }}>
+      <form
+        className={styles.filters}
+        role="search"
+        aria-label="Filter the audit log"
+        onSubmit={(e) => {
+          e.preventDefault();
+          setParam({ actor: actorDraft.trim() || null });
+        }}
+      >
         <label className={styles.field}>
           Actor
           <span className={styles.searchWrap}>
-            <input type="search" value={actorDraft} onChange={(e) => onActor(e.target.value)} placeholder="exact user name" list="audit-actors"
-              data-shortcut-search aria-keyshortcuts="/" autoComplete="off" spellCheck={false} />
+            <input
+              type="search"
+              value={actorDraft}
+              onChange={(e) => onActor(e.target.value)}
+              placeholder="exact user name"
+              list="audit-actors"
+              data-shortcut-search
+              aria-keyshortcuts="/"
+              autoComplete="off"
+              spellCheck={false}
+            />
             {actorDraft ? null : <kbd aria-hidden="true">/</kbd>}
           </span>
-          <datalist id="audit-actors">{actors.map((a) => <option key={a} value={a} />)}</datalist>
+          <datalist id="audit-actors">
+            {actors.map((a) => (
+              <option key={a} value={a} />
+            ))}
+          </datalist>
         </label>
         <label className={styles.field}>
           Action
           <select value={action} onChange={(e) => setParam({ action: e.target.value || null })}>
             {ACTION_GROUPS.map((g) => (
               <optgroup key={g.label} label={g.label}>
-                {g.options.map(([value, label]) => <option key={value || 'all'} value={value}>{label}</option>)}
+                {g.options.map(([value, label]) => (
+                  <option key={value || 'all'} value={value}>
+                    {label}
+                  </option>
+                ))}
               </optgroup>
             ))}
           </select>
         </label>
         <label className={styles.field}>
           Since
-          <select value={preset ? preset.value : 'custom'} onChange={(e) => setParam({ since: e.target.value === '24h' ? null : e.target.value })}>
-            {SINCE_PRESETS.map((p) => <option key={p.value} value={p.value}>{p.label}</option>)}
+          <select
+            value={preset ? preset.value : 'custom'}
+            onChange={(e) => setParam({ since: e.target.value === '24h' ? null : e.target.value })}
+          >
+            {SINCE_PRESETS.map((p) => (
+              <option key={p.value} value={p.value}>
+                {p.label}
+              </option>
+            ))}
             {preset ? null : <option value="custom">Since {absoluteSince ? new Date(absoluteSince).toLocaleString() : '…'}</option>}
           </select>
         </label>
         <label className={styles.field}>
           Limit
-          <select value={limit} onChange={(e) => setParam({ limit: e.target.value === '500' ? null : e.target.value })} style={{ minWidth: 100 }}>
-            {LIMITS.map((l) => <option key={l} value={l}>{l.toLocaleString()}</option>)}
+          <select
+            value={limit}
+            onChange={(e) => setParam({ limit: e.target.value === '500' ? null : e.target.value })}
+            style={{ minWidth: 100 }}
+          >
+            {LIMITS.map((l) => (
+              <option key={l} value={l}>
+                {l.toLocaleString()}
+              </option>
+            ))}
           </select>
         </label>
         {actor || action || sinceParam !== '24h' || limit !== 500 ? (
-          <button type="button" className="button button-ghost" onClick={() => { setActorDraft(''); setParam({ actor: null, action: null, since: null, limit: null }); }}>
+          <button
+            type="button"
+            className="button button-ghost"
+            onClick={() => {
+              setActorDraft('');
+              setParam({ actor: null, action: null, since: null, limit: null });
+            }}
+          >
             Clear filters
           </button>
         ) : null}
@@ -179,42 +257,72 @@ export function AuditScreen() {
               </span>
               <span className={data.nodesFailed ? styles.warnText : undefined}>
                 read from {data.nodesRead} of {data.nodesRead + data.nodesFailed} masters
-                {data.nodesFailed ? ' — entries only the others hold are missing' : ''} · <ReadAge at={query.dataUpdatedAt} prefix="updated" />
+                {data.nodesFailed ? ' — entries only the others hold are missing' : ''} ·{' '}
+                <ReadAge at={query.dataUpdatedAt} prefix="updated" />
               </span>
             </>
           ) : null}
-          {query.error && data ? <span className={styles.badText} role="alert">refresh failed: {query.error.message}</span> : null}
+          {query.error && data ? (
+            <span className={styles.badText} role="alert">
+              refresh failed: {query.error.message}
+            </span>
+          ) : null}
         </div>
       </form>
 
       <div className={styles.tableWrap} data-testid="audit-table" data-loading-state={state}>
         <table className={styles.table}>
-          <caption className="sr-only" style={{ position: 'absolute', width: 1, height: 1, overflow: 'hidden', clip: 'rect(0 0 0 0)' }}>Audit entries, newest first</caption>
+          <caption className="sr-only" style={{ position: 'absolute', width: 1, height: 1, overflow: 'hidden', clip: 'rect(0 0 0 0)' }}>
+            Audit entries, newest first
+          </caption>
           <thead>
             <tr>
-              <th scope="col" className={styles.colTime}>Time</th>
-              <th scope="col" className={styles.colActor}>Actor</th>
-              <th scope="col" className={styles.colAction}>Action</th>
-              <th scope="col" className={styles.colTarget}>Target</th>
-              <th scope="col" className={styles.colOutcome}>Outcome</th>
+              <th scope="col" className={styles.colTime}>
+                Time
+              </th>
+              <th scope="col" className={styles.colActor}>
+                Actor
+              </th>
+              <th scope="col" className={styles.colAction}>
+                Action
+              </th>
+              <th scope="col" className={styles.colTarget}>
+                Target
+              </th>
+              <th scope="col" className={styles.colOutcome}>
+                Outcome
+              </th>
               <th scope="col">Reason · detail</th>
-              <th scope="col" className={styles.colToggle}><span style={{ position: 'absolute', width: 1, height: 1, overflow: 'hidden', clip: 'rect(0 0 0 0)' }}>Details</span></th>
+              <th scope="col" className={styles.colToggle}>
+                <span style={{ position: 'absolute', width: 1, height: 1, overflow: 'hidden', clip: 'rect(0 0 0 0)' }}>Details</span>
+              </th>
             </tr>
           </thead>
           <tbody ref={tbody} onKeyDown={onRowsKey}>
-            {state === 'loading' ? Array.from({ length: 8 }, (_, i) => (
-              <tr key={i} className={styles.skeletonRow} aria-hidden="true">
-                {[70, 60, 55, 50, 40, 80, 0].map((w, j) => <td key={j}>{w ? <span className={styles.skeleton} style={{ width: `${w}%` }} /> : null}</td>)}
-              </tr>
-            )) : null}
+            {state === 'loading'
+              ? Array.from({ length: 8 }, (_, i) => (
+                  <tr key={i} className={styles.skeletonRow} aria-hidden="true">
+                    {[70, 60, 55, 50, 40, 80, 0].map((w, j) => (
+                      <td key={j}>{w ? <span className={styles.skeleton} style={{ width: `${w}%` }} /> : null}</td>
+                    ))}
+                  </tr>
+                ))
+              : null}
             {state === 'error' ? (
-              <tr><td colSpan={7} className={styles.empty} role="alert"><strong>Could not read the audit log</strong>{query.error?.message}</td></tr>
+              <tr>
+                <td colSpan={7} className={styles.empty} role="alert">
+                  <strong>Could not read the audit log</strong>
+                  {query.error?.message}
+                </td>
+              </tr>
             ) : null}
             {state === 'empty' ? (
               <tr>
                 <td colSpan={7} className={styles.empty} data-testid="audit-empty">
                   <strong>{filtered ? 'No entries match these filters' : 'Nothing audited yet'}</strong>
-                  {filtered ? 'Widen the time range or clear a filter.' : 'Node actions, force-releases and sign-ins appear here as they happen.'}
+                  {filtered
+                    ? 'Widen the time range or clear a filter.'
+                    : 'Node actions, force-releases and sign-ins appear here as they happen.'}
                 </td>
               </tr>
             ) : null}
@@ -229,12 +337,31 @@ export function AuditScreen() {
         {entries.length > 0 ? (
           <nav className={styles.pager} aria-label="Pages">
             <span data-testid="audit-range">
-              {(current * PAGE_SIZE + 1).toLocaleString()}–{Math.min(entries.length, (current + 1) * PAGE_SIZE).toLocaleString()} of {entries.length.toLocaleString()}
+              {(current * PAGE_SIZE + 1).toLocaleString()}–{Math.min(entries.length, (current + 1) * PAGE_SIZE).toLocaleString()} of{' '}
+              {entries.length.toLocaleString()}
             </span>
             <span className={styles.pagerButtons}>
-              <button type="button" className="button" disabled={current === 0} onClick={() => setPage(current - 1)} aria-label="Previous page">‹ Previous</button>
-              <span>page {current + 1} of {pages}</span>
-              <button type="button" className="button" disabled={current >= pages - 1} onClick={() => setPage(current + 1)} aria-label="Next page">Next ›</button>
+              <button
+                type="button"
+                className="button"
+                disabled={current === 0}
+                onClick={() => setPage(current - 1)}
+                aria-label="Previous page"
+              >
+                ‹ Previous
+              </button>
+              <span>
+                page {current + 1} of {pages}
+              </span>
+              <button
+                type="button"
+                className="button"
+                disabled={current >= pages - 1}
+                onClick={() => setPage(current + 1)}
+                aria-label="Next page"
+              >
+                Next ›
+              </button>
             </span>
           </nav>
         ) : null}
@@ -261,19 +388,51 @@ function EntryRow({ entry, open, onToggle }: { entry: AuditEntry; open: boolean;
         }
       }}
     >
-      <td><When at={entry.at} /></td>
       <td>
-        <span className={styles.actor}><span className={styles.actorName} title={entry.actor}>{entry.actor}</span><span className={styles.role}>{entry.role}</span></span>
+        <When at={entry.at} />
       </td>
-      <td><span className={`${styles.chip} ${actionClass(entry.action)}`} title={entry.action}>{entry.action}</span></td>
-      <td className="mono" title={entry.target}>{entry.target}</td>
-      <td><span className={`${styles.outcome} ${styles[tone]}`}>{entry.outcome}</span></td>
+      <td>
+        <span className={styles.actor}>
+          <span className={styles.actorName} title={entry.actor}>
+            {entry.actor}
+          </span>
+          <span className={styles.role}>{entry.role}</span>
+        </span>
+      </td>
+      <td>
+        <span className={`${styles.chip} ${actionClass(entry.action)}`} title={entry.action}>
+          {entry.action}
+        </span>
+      </td>
+      <td className="mono" title={entry.target}>
+        {entry.target}
+      </td>
+      <td>
+        <span className={`${styles.outcome} ${styles[tone]}`}>{entry.outcome}</span>
+      </td>
       <td className={styles.reason} title={entry.reason || entry.detail}>
-        {entry.reason ? entry.reason : showDetail(entry.detail) ? <span className={styles.detailText}>{showDetail(entry.detail)}</span> : <span className={styles.detailText}>—</span>}
+        {entry.reason ? (
+          entry.reason
+        ) : showDetail(entry.detail) ? (
+          <span className={styles.detailText}>{showDetail(entry.detail)}</span>
+        ) : (
+          <span className={styles.detailText}>—</span>
+        )}
       </td>
       <td>
-        <button type="button" className={styles.toggle} aria-expanded={open} aria-controls={open ? detailsId : undefined} aria-label={`${open ? 'Hide' : 'Show'} details of ${entry.action} on ${entry.target}`}
-          onClick={(e) => { e.stopPropagation(); onToggle(); }}>›</button>
+        <button
+          type="button"
+          className={styles.toggle}
+          aria-expanded={open}
+          aria-controls={open ? detailsId : undefined}
+          aria-label={`${open ? 'Hide' : 'Show'} details of ${entry.action} on ${entry.target}`}
+          onClick={(e) => {
+            e.stopPropagation();
+            onToggle();
+          }}
+        >
+          ›
+        </button>
       </td>
     </tr>
   );
@@ -287,14 +446,24 @@ function DetailRow({ entry }: { entry: AuditEntry }) {
           <div>
             <h4 className={styles.detailTitle}>Entry</h4>
             <dl className={styles.detailMeta}>
-              <dt>When</dt><dd>{new Date(entry.at).toISOString()}</dd>
-              <dt>Actor</dt><dd>{entry.actor} ({entry.role})</dd>
-              <dt>Action</dt><dd className="mono">{entry.action}</dd>
-              <dt>Target</dt><dd className="mono">{entry.target}</dd>
-              <dt>Outcome</dt><dd>{entry.outcome}</dd>
-              <dt>Reason</dt><dd>{entry.reason || '—'}</dd>
-              <dt>Detail</dt><dd className="mono">{entry.detail || '—'}</dd>
-              <dt>Id</dt><dd className="mono">{entry.id}</dd>
+              <dt>When</dt>
+              <dd>{new Date(entry.at).toISOString()}</dd>
+              <dt>Actor</dt>
+              <dd>
+                {entry.actor} ({entry.role})
+              </dd>
+              <dt>Action</dt>
+              <dd className="mono">{entry.action}</dd>
+              <dt>Target</dt>
+              <dd className="mono">{entry.target}</dd>
+              <dt>Outcome</dt>
+              <dd>{entry.outcome}</dd>
+              <dt>Reason</dt>
+              <dd>{entry.reason || '—'}</dd>
+              <dt>Detail</dt>
+              <dd className="mono">{entry.detail || '—'}</dd>
+              <dt>Id</dt>
+              <dd className="mono">{entry.id}</dd>
             </dl>
           </div>
           <div>
@@ -313,7 +482,9 @@ function When({ at }: { at: number }) {
   return (
     <span className={styles.time} title={d.toISOString()}>
       <span>{d.toLocaleTimeString([], { hour12: false })}</span>
-      <span className={styles.timeAgo}>{d.toLocaleDateString([], { month: 'short', day: 'numeric' })} · {now ? `${formatAge(now - at)} ago` : ''}</span>
+      <span className={styles.timeAgo}>
+        {d.toLocaleDateString([], { month: 'short', day: 'numeric' })} · {now ? `${formatAge(now - at)} ago` : ''}
+      </span>
     </span>
   );
 }

@@ -21,7 +21,11 @@ export function LoginForm() {
     setBusy(true);
     setError(null);
     try {
-      const me = await postJson('/api/auth/login', { username: String(form.get('username')), password: String(form.get('password')) }, meSchema);
+      const me = await postJson(
+        '/api/auth/login',
+        { username: String(form.get('username')), password: String(form.get('password')) },
+        meSchema,
+      );
       rememberSession(me);
       queryClient.setQueryData(['me'], me);
       router.replace(safeNextPath(search.get('next'), window.location.origin));
@@ -44,11 +48,17 @@ export function LoginForm() {
         Password
         <input name="password" type="password" autoComplete="current-password" required />
       </label>
-      {error ? <p className="form-error" role="alert">{error}</p> : null}
+      {error ? (
+        <p className="form-error" role="alert">
+          {error}
+        </p>
+      ) : null}
       <button type="submit" className="button button-primary" disabled={busy}>
         {busy ? 'Signing in…' : 'Sign in'}
       </button>
-      <p className="muted small">The operator login is printed by <code>npm start</code> and kept in <code>.data/operator.json</code>.</p>
+      <p className="muted small">
+        The operator login is printed by <code>npm start</code> and kept in <code>.data/operator.json</code>.
+      </p>
     </form>
   );
 }

@@ -13,7 +13,21 @@ export function SessionGate({ children }: { children: ReactNode }) {
   useEffect(() => {
     if (!isPending && !error && me === null) router.replace(`/login?next=${encodeURIComponent(pathname)}`);
   }, [isPending, error, me, router, pathname]);
-  if (error) return <main className="page"><p className="callout callout-bad" role="alert">Could not reach the console: {error.message}</p></main>;
-  if (isPending || !me) return <main className="page"><p className="muted" data-loading-state="loading">Checking your session…</p></main>;
+  if (error)
+    return (
+      <main className="page">
+        <p className="callout callout-bad" role="alert">
+          Could not reach the console: {error.message}
+        </p>
+      </main>
+    );
+  if (isPending || !me)
+    return (
+      <main className="page">
+        <p className="muted" data-loading-state="loading">
+          Checking your session…
+        </p>
+      </main>
+    );
   return <>{children}</>;
 }

@@ -22,8 +22,12 @@ export function UserMenu() {
         {me.sandbox ? 'sandbox cluster' : 'external masters'}
       </span>
       <span className="user-name">{me.username}</span>
-      <span className="role-badge" data-testid="role-badge">{me.role}</span>
-      <button type="button" className="button button-ghost" onClick={signOut}>Sign out</button>
+      <span className="role-badge" data-testid="role-badge">
+        {me.role}
+      </span>
+      <button type="button" className="button button-ghost" onClick={signOut}>
+        Sign out
+      </button>
     </div>
   );
 }

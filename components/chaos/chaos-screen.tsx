@@ -30,8 +30,12 @@ export function ChaosScreen() {
         </div>
         {data ? (
           <div className={styles.meta}>
-            <span>profile {data.report.profile}, seed {data.report.seed}</span>
-            <span>run {new Date(data.report.startedAt).toLocaleString()} · {duration(data.report.durationMs)}</span>
+            <span>
+              profile {data.report.profile}, seed {data.report.seed}
+            </span>
+            <span>
+              run {new Date(data.report.startedAt).toLocaleString()} · {duration(data.report.durationMs)}
+            </span>
             <span className={styles.mono}>{data.source}</span>
           </div>
         ) : null}
@@ -42,7 +46,9 @@ export function ChaosScreen() {
         <div className={styles.empty} role={missing ? undefined : 'alert'}>
           {missing ? <p>No chaos report yet.</p> : <p>The report could not be read.</p>}
           <p>{query.error.message}</p>
-          <p>Run <code>npm run chaos -- --profile ci --seed 1</code> to write one.</p>
+          <p>
+            Run <code>npm run chaos -- --profile ci --seed 1</code> to write one.
+          </p>
         </div>
       ) : null}
       {data ? <Report report={data.report} /> : null}
@@ -58,18 +64,37 @@ function Report({ report }: { report: ChaosReport }) {
   return (
     <>
       <div className={styles.summary}>
-        <Stat label="Verdict" value={<VerdictBadge passed={report.verdict.passed} warn={report.verdict.warnings.length > 0} />}
-          note={report.verdict.passed ? 'every safe configuration clean, every control and mutant caught' : `${report.verdict.failures.length} failure(s)`} />
+        <Stat
+          label="Verdict"
+          value={<VerdictBadge passed={report.verdict.passed} warn={report.verdict.warnings.length > 0} />}
+          note={
+            report.verdict.passed
+              ? 'every safe configuration clean, every control and mutant caught'
+              : `${report.verdict.failures.length} failure(s)`
+          }
+        />
         <Stat label="Safety violations" value={count(violations)} note={`real core, ${report.nemeses.length} nemeses`} />
         <Stat label="Acquisitions" value={count(acquisitions)} note={`target ${count(s.targetPerNemesis)} per nemesis`} />
         <Stat label="Controls" value={`${controlsPassed} / ${report.controls.length}`} note="negative controls and safe twins" />
-        <Stat label="Mutants caught" value={`${report.mutantScore.caught} / ${report.mutantScore.total}`} note="broken builds of the core" />
+        <Stat
+          label="Mutants caught"
+          value={`${report.mutantScore.caught} / ${report.mutantScore.total}`}
+          note="broken builds of the core"
+        />
       </div>
 
       {report.verdict.failures.length || report.verdict.warnings.length ? (
         <ul className={styles.notes}>
-          {report.verdict.failures.map((f) => <li key={f} className={styles.failure}>{f}</li>)}
-          {report.verdict.warnings.map((w) => <li key={w} className={styles.warning}>{w}</li>)}
+          {report.verdict.failures.map((f) => (
+            <li key={f} className={styles.failure}>
+              {f}
+            </li>
+          ))}
+          {report.verdict.warnings.map((w) => (
+            <li key={w} className={styles.warning}>
+              {w}
+            </li>
+          ))}
         </ul>
       ) : null}
 
@@ -89,14 +114,17 @@ function Report({ report }: { report: ChaosReport }) {
 
       <div className={styles.section}>
         <h2 className={styles.sectionTitle}>Mutants</h2>
-        <p className={styles.sectionNote}>caught {report.mutantScore.caught} of {report.mutantScore.total}</p>
+        <p className={styles.sectionNote}>
+          caught {report.mutantScore.caught} of {report.mutantScore.total}
+        </p>
       </div>
       <MutantsTable rows={report.mutants} />
 
       <p className={styles.assumptions}>
         The figures rest on bounded clock drift on the nodes (within driftFactor; the skew nemesis stays inside it) and on one clock for
         every local process. A client&apos;s own pauses are not prevented, only fenced: the unfenced stale writes are the expected price of
-        going without fences. Host: {report.host.cpus} CPUs, load {report.host.loadAverage.join(' ')}, Node {report.host.node}, redis-server {report.host.redis}.
+        going without fences. Host: {report.host.cpus} CPUs, load {report.host.loadAverage.join(' ')}, Node {report.host.node}, redis-server{' '}
+        {report.host.redis}.
       </p>
     </>
   );

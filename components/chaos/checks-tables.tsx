@@ -12,7 +12,9 @@ export function ControlsTable({ rows }: { rows: readonly ControlReport[] }) {
           <tr>
             <th scope="col">Control</th>
             <th scope="col">Expectation</th>
-            <th scope="col" className={styles.num}>Found</th>
+            <th scope="col" className={styles.num}>
+              Found
+            </th>
             <th scope="col">Result</th>
           </tr>
         </thead>
@@ -21,15 +23,21 @@ export function ControlsTable({ rows }: { rows: readonly ControlReport[] }) {
             <tr key={c.name}>
               <th scope="row">
                 {c.name}
-                <span className={styles.sub}>{c.negative ? 'negative control: the checker must catch it' : 'safe twin: nothing may be found'}</span>
+                <span className={styles.sub}>
+                  {c.negative ? 'negative control: the checker must catch it' : 'safe twin: nothing may be found'}
+                </span>
                 {c.nemesis ? <span className={styles.sub}>situation of {c.nemesis}</span> : null}
               </th>
               <td>
                 {c.expectation}
                 {c.details[0] ? <span className={`${styles.sub} ${styles.evidence}`}>{c.details[0]}</span> : null}
               </td>
-              <td className={styles.num}>{c.found} of {c.trials}</td>
-              <td><VerdictBadge passed={c.passed} /></td>
+              <td className={styles.num}>
+                {c.found} of {c.trials}
+              </td>
+              <td>
+                <VerdictBadge passed={c.passed} />
+              </td>
             </tr>
           ))}
         </tbody>
@@ -61,13 +69,22 @@ export function MutantsTable({ rows }: { rows: readonly MutantReport[] }) {
                   <span className={styles.sub}>{m.description}</span>
                 </th>
                 <td>
-                  {m.caughtBy ? <>{m.caughtBy.nemesis} → {m.caughtBy.checkers.join(', ')}</> : <span className={styles.hot}>not caught</span>}
+                  {m.caughtBy ? (
+                    <>
+                      {m.caughtBy.nemesis} → {m.caughtBy.checkers.join(', ')}
+                    </>
+                  ) : (
+                    <span className={styles.hot}>not caught</span>
+                  )}
                   <span className={styles.sub}>
-                    {m.attempts.length} attempt{m.attempts.length === 1 ? '' : 's'}, {duration(m.attempts.reduce((s, a) => s + a.durationMs, 0))}
+                    {m.attempts.length} attempt{m.attempts.length === 1 ? '' : 's'},{' '}
+                    {duration(m.attempts.reduce((s, a) => s + a.durationMs, 0))}
                   </span>
                 </td>
                 <td className={styles.evidence}>{last?.examples[0] ?? '—'}</td>
-                <td><VerdictBadge passed={m.caught} label={m.caught ? 'caught' : 'missed'} /></td>
+                <td>
+                  <VerdictBadge passed={m.caught} label={m.caught ? 'caught' : 'missed'} />
+                </td>
               </tr>
             );
           })}

@@ -16,20 +16,50 @@ export function NemesisTable({ rows, target }: { rows: readonly NemesisReport[];
         <thead>
           <tr>
             <th scope="col">Nemesis</th>
-            <th scope="col" className={styles.num}>Acquisitions</th>
+            <th scope="col" className={styles.num}>
+              Acquisitions
+            </th>
             <th scope="col">Failures by class</th>
-            <th scope="col" className={styles.num}>Overlaps</th>
-            <th scope="col" className={styles.num}>Fence violations</th>
-            <th scope="col" className={styles.num} title="accepted writes of an older holder after a newer holder's, fenced register">Stale writes fenced</th>
-            <th scope="col" className={styles.num} title="the same on the unfenced register: what fencing prevents">Stale writes unfenced</th>
-            <th scope="col" className={styles.num}>Refused by fence</th>
-            <th scope="col" className={styles.num}>Leaked keys</th>
-            <th scope="col" className={styles.num}>Foreign deletes</th>
-            <th scope="col" className={styles.num}>Expired grants</th>
-            <th scope="col" className={styles.num} title="extends accepted although made after the validity they extended had ended">Late extends</th>
-            <th scope="col" className={styles.num} title="keys a rejected acquire or a released lock left on a node that answered it, read while they would still be live">Leftovers</th>
-            <th scope="col" className={styles.num}>Acquire p50 / p99 ms</th>
-            <th scope="col" className={styles.num}>Commands / acquisition</th>
+            <th scope="col" className={styles.num}>
+              Overlaps
+            </th>
+            <th scope="col" className={styles.num}>
+              Fence violations
+            </th>
+            <th scope="col" className={styles.num} title="accepted writes of an older holder after a newer holder's, fenced register">
+              Stale writes fenced
+            </th>
+            <th scope="col" className={styles.num} title="the same on the unfenced register: what fencing prevents">
+              Stale writes unfenced
+            </th>
+            <th scope="col" className={styles.num}>
+              Refused by fence
+            </th>
+            <th scope="col" className={styles.num}>
+              Leaked keys
+            </th>
+            <th scope="col" className={styles.num}>
+              Foreign deletes
+            </th>
+            <th scope="col" className={styles.num}>
+              Expired grants
+            </th>
+            <th scope="col" className={styles.num} title="extends accepted although made after the validity they extended had ended">
+              Late extends
+            </th>
+            <th
+              scope="col"
+              className={styles.num}
+              title="keys a rejected acquire or a released lock left on a node that answered it, read while they would still be live"
+            >
+              Leftovers
+            </th>
+            <th scope="col" className={styles.num}>
+              Acquire p50 / p99 ms
+            </th>
+            <th scope="col" className={styles.num}>
+              Commands / acquisition
+            </th>
             <th scope="col">Result</th>
           </tr>
         </thead>
@@ -41,9 +71,14 @@ export function NemesisTable({ rows, target }: { rows: readonly NemesisReport[];
                 <th scope="row">
                   {n.nemesis} <span className={styles.path}>{n.network}</span>
                   <span className={styles.sub}>{n.title}</span>
-                  <span className={styles.sub}>{n.cycles} fault cycles, {ms(n.durationMs / 1000, 1)} s</span>
+                  <span className={styles.sub}>
+                    {n.cycles} fault cycles, {ms(n.durationMs / 1000, 1)} s
+                  </span>
                   {n.targeted ? (
-                    <span className={`${styles.sub} ${n.targeted.defended < n.targeted.trials ? styles.hot : ''}`} title={n.targeted.expectation}>
+                    <span
+                      className={`${styles.sub} ${n.targeted.defended < n.targeted.trials ? styles.hot : ''}`}
+                      title={n.targeted.expectation}
+                    >
                       targeted: danger in place in {n.targeted.armed} of {n.targeted.trials} trials, defence seen in {n.targeted.defended}
                     </span>
                   ) : null}
@@ -53,35 +88,51 @@ export function NemesisTable({ rows, target }: { rows: readonly NemesisReport[];
                   <span className={styles.sub}>{count(n.successesUnderFault)} under fault</span>
                   {n.shortfall ? <span className={`${styles.sub} ${styles.warning}`}>short of {count(target)}</span> : null}
                   {n.liveness ? (
-                    <span className={`${styles.sub} ${n.liveness.passed ? '' : styles.hot}`}
-                      title="a quorum stayed reachable: no acquire may fail for unavailability, and throughput may not collapse">
-                      liveness {n.liveness.passed ? 'ok' : 'FAILED'}: {count(n.liveness.unavailable)} unavailable, {count(Math.round(n.liveness.ratePerS))}/s
+                    <span
+                      className={`${styles.sub} ${n.liveness.passed ? '' : styles.hot}`}
+                      title="a quorum stayed reachable: no acquire may fail for unavailability, and throughput may not collapse"
+                    >
+                      liveness {n.liveness.passed ? 'ok' : 'FAILED'}: {count(n.liveness.unavailable)} unavailable,{' '}
+                      {count(Math.round(n.liveness.ratePerS))}/s
                     </span>
                   ) : null}
                 </td>
                 <td>
-                  {classes.length === 0 ? <span className={styles.zero}>—</span> : (
+                  {classes.length === 0 ? (
+                    <span className={styles.zero}>—</span>
+                  ) : (
                     <span className={styles.classes}>
-                      {classes.map(([name, c]) => <span key={name} className={styles.classChip}>{errorLabel(name)} {count(c)}</span>)}
+                      {classes.map(([name, c]) => (
+                        <span key={name} className={styles.classChip}>
+                          {errorLabel(name)} {count(c)}
+                        </span>
+                      ))}
                     </span>
                   )}
                 </td>
                 <Violation value={n.overlaps} />
                 <Violation value={n.fenceViolations} />
                 <Violation value={n.staleAcceptedFenced} />
-                <td className={`${styles.num} ${n.staleAcceptedUnfenced > 0 ? styles.expected : styles.zero}`}>{count(n.staleAcceptedUnfenced)}</td>
+                <td className={`${styles.num} ${n.staleAcceptedUnfenced > 0 ? styles.expected : styles.zero}`}>
+                  {count(n.staleAcceptedUnfenced)}
+                </td>
                 <td className={`${styles.num} ${n.rejectedFenced > 0 ? '' : styles.zero}`}>{count(n.rejectedFenced)}</td>
                 <Violation value={n.leakedKeys} />
                 <Violation value={n.foreignDeletes} />
                 <Violation value={n.expiredGrants} />
                 <Violation value={n.lateExtends} />
                 <Violation value={n.leftovers} />
-                <td className={styles.num}>{ms(n.p50Ms)} / {ms(n.p99Ms)}</td>
                 <td className={styles.num}>
-                  {n.costApproximate ? '≥ ' : ''}{ms(n.commandsPerAcquisition)}
+                  {ms(n.p50Ms)} / {ms(n.p99Ms)}
+                </td>
+                <td className={styles.num}>
+                  {n.costApproximate ? '≥ ' : ''}
+                  {ms(n.commandsPerAcquisition)}
                   <span className={styles.sub}>{ms(n.scriptCallsPerAcquisition)} script calls</span>
                 </td>
-                <td><VerdictBadge passed={n.passed} warn={n.shortfall} /></td>
+                <td>
+                  <VerdictBadge passed={n.passed} warn={n.shortfall} />
+                </td>
               </tr>
             );
           })}

@@ -3,11 +3,30 @@
 import { useQuery } from '@tanstack/react-query';
 import { useId, useMemo, useState, type ReactNode } from 'react';
 import {
-  Area, Bar, BarChart, CartesianGrid, ComposedChart, Line, LineChart, Tooltip, XAxis, YAxis, type TooltipContentProps,
+  Area,
+  Bar,
+  BarChart,
+  CartesianGrid,
+  ComposedChart,
+  Line,
+  LineChart,
+  Tooltip,
+  XAxis,
+  YAxis,
+  type TooltipContentProps,
 } from 'recharts';
 import { historyQuery, type HistoryBucket } from '@/lib/client/queries';
 import {
-  clockLabel, latencySeries, lockCountSeries, outcomeBinMs, outcomeSeries, rttSeries, tickLabel, timeTicks, windowOf, type TimeWindow,
+  clockLabel,
+  latencySeries,
+  lockCountSeries,
+  outcomeBinMs,
+  outcomeSeries,
+  rttSeries,
+  tickLabel,
+  timeTicks,
+  windowOf,
+  type TimeWindow,
 } from './series';
 import styles from './charts.module.css';
 
@@ -61,29 +80,45 @@ export function HistoryCharts({ nodeCount }: { nodeCount: number }) {
   const okSum = outcomes.reduce((s, p) => s + (p.ok ?? 0), 0);
   const failSum = outcomes.reduce((s, p) => s + (p.failed ?? 0), 0);
   const lastRtt = [...rtt].reverse().find((p) => p[`n1`] !== undefined && Object.entries(p).some(([k, v]) => k !== 't' && v !== null));
-  const maxRtt = lastRtt ? Math.max(...Object.entries(lastRtt).filter(([k, v]) => k !== 't' && v !== null).map(([, v]) => v as number)) : null;
+  const maxRtt = lastRtt
+    ? Math.max(
+        ...Object.entries(lastRtt)
+          .filter(([k, v]) => k !== 't' && v !== null)
+          .map(([, v]) => v as number),
+      )
+    : null;
   const lastLocks = [...locks].reverse().find((p) => p.total !== null);
   const ticks = timeTicks(w);
 
   return (
     <section aria-labelledby="activity-title" className={styles.palette}>
       <div className={styles.sectionHead}>
-        <h2 id="activity-title" className={styles.sectionTitle}>Activity</h2>
+        <h2 id="activity-title" className={styles.sectionTitle}>
+          Activity
+        </h2>
         <div className={styles.sectionMeta}>
           <span>1 s buckets, kept 10 min on the console server</span>
           <div className={styles.windowPicker} role="group" aria-label="Time window">
             {WINDOWS.map((o) => (
-              <button key={o.ms} type="button" aria-pressed={span === o.ms} onClick={() => setSpan(o.ms)}>{o.label}</button>
+              <button key={o.ms} type="button" aria-pressed={span === o.ms} onClick={() => setSpan(o.ms)}>
+                {o.label}
+              </button>
             ))}
           </div>
         </div>
       </div>
       <div className={styles.grid}>
         <ChartCard
-          testId="chart-latency" state={latencyState} errorText={errorText}
-          title="Acquire latency" subtitle="p50 and p99 per second, from the lock core's own timings"
+          testId="chart-latency"
+          state={latencyState}
+          errorText={errorText}
+          title="Acquire latency"
+          subtitle="p50 and p99 per second, from the lock core's own timings"
           stat={lastLatency ? { value: `${fmtMs(lastLatency.p99!)} ms`, label: 'latest p99' } : null}
-          legend={[{ label: 'p50', color: 'var(--p50)' }, { label: 'p99', color: 'var(--p99)' }]}
+          legend={[
+            { label: 'p50', color: 'var(--p50)' },
+            { label: 'p99', color: 'var(--p99)' },
+          ]}
           empty={{ title: 'No acquires in this window', hint: 'Latency appears as soon as a client takes a lock.' }}
         >
           <LineChart data={latency} responsive style={{ width: '100%', height: '100%' }} margin={MARGIN}>
@@ -91,19 +126,52 @@ export function HistoryCharts({ nodeCount }: { nodeCount: number }) {
             <TimeAxis w={w} ticks={ticks} />
             <YAxis {...Y_AXIS} tickFormatter={axisMs} />
             <Tooltip content={(p) => <TimeTooltip {...p} unit="ms" />} isAnimationActive={false} />
-            <Line dataKey="p50" name="p50" stroke="var(--p50)" strokeWidth={2} dot={latency.length < 60 ? { r: 2.5, fill: 'var(--p50)', strokeWidth: 0 } : false} isAnimationActive={false} connectNulls={false} />
-            <Line dataKey="p99" name="p99" stroke="var(--p99)" strokeWidth={2} strokeDasharray="5 3" dot={latency.length < 60 ? { r: 2.5, fill: 'var(--p99)', strokeWidth: 0 } : false} isAnimationActive={false} connectNulls={false} />
+            <Line
+              dataKey="p50"
+              name="p50"
+              stroke="var(--p50)"
+              strokeWidth={2}
+              dot={latency.length < 60 ? { r: 2.5, fill: 'var(--p50)', strokeWidth: 0 } : false}
+              isAnimationActive={false}
+              connectNulls={false}
+            />
+            <Line
+              dataKey="p99"
+              name="p99"
+              stroke="var(--p99)"
+              strokeWidth={2}
+              strokeDasharray="5 3"
+              dot={latency.length < 60 ? { r: 2.5, fill: 'var(--p99)', strokeWidth: 0 } : false}
+              isAnimationActive={false}
+              connectNulls={false}
+            />
           </LineChart>
         </ChartCard>
 
         <ChartCard
-          testId="chart-outcomes" state={outcomeState} errorText={errorText}
-          title="Acquire outcomes" subtitle={`granted vs failed (contended, no quorum, timed out), per ${binMs / 1000} s bar`}
-          stat={outcomeState === 'ready' ? { value: `${okSum.toLocaleString()} / ${failSum.toLocaleString()}`, label: 'granted / failed in window' } : null}
-          legend={[{ label: 'granted', color: 'var(--ok)', box: true }, { label: 'failed', color: 'var(--bad)', box: true }]}
+          testId="chart-outcomes"
+          state={outcomeState}
+          errorText={errorText}
+          title="Acquire outcomes"
+          subtitle={`granted vs failed (contended, no quorum, timed out), per ${binMs / 1000} s bar`}
+          stat={
+            outcomeState === 'ready'
+              ? { value: `${okSum.toLocaleString()} / ${failSum.toLocaleString()}`, label: 'granted / failed in window' }
+              : null
+          }
+          legend={[
+            { label: 'granted', color: 'var(--ok)', box: true },
+            { label: 'failed', color: 'var(--bad)', box: true },
+          ]}
           empty={{ title: 'No acquires in this window', hint: 'Every acquire through this console is counted here.' }}
         >
-          <BarChart data={outcomes} responsive style={{ width: '100%', height: '100%' }} margin={MARGIN} barCategoryGap={binMs > 1_000 ? 1 : 0}>
+          <BarChart
+            data={outcomes}
+            responsive
+            style={{ width: '100%', height: '100%' }}
+            margin={MARGIN}
+            barCategoryGap={binMs > 1_000 ? 1 : 0}
+          >
             <CartesianGrid vertical={false} strokeDasharray="3 3" />
             <XAxis dataKey="t" ticks={ticks} tickFormatter={tickLabel} interval="preserveStartEnd" tickLine={false} minTickGap={24} />
             <YAxis {...Y_AXIS} allowDecimals={false} />
@@ -114,8 +182,11 @@ export function HistoryCharts({ nodeCount }: { nodeCount: number }) {
         </ChartCard>
 
         <ChartCard
-          testId="chart-rtt" state={rttState} errorText={errorText}
-          title="Round-trip time per node" subtitle="PING through the path lock clients use, as the console read it"
+          testId="chart-rtt"
+          state={rttState}
+          errorText={errorText}
+          title="Round-trip time per node"
+          subtitle="PING through the path lock clients use, as the console read it"
           stat={maxRtt !== null ? { value: `${fmtMs(maxRtt)} ms`, label: 'slowest node now' } : null}
           legend={Array.from({ length: nodeCount }, (_, i) => ({ label: `node ${i + 1}`, color: nodeColor(i + 1) }))}
           empty={{ title: 'No node readings yet', hint: 'RTT is recorded each time the console reads the nodes.' }}
@@ -126,14 +197,26 @@ export function HistoryCharts({ nodeCount }: { nodeCount: number }) {
             <YAxis {...Y_AXIS} tickFormatter={axisMs} />
             <Tooltip content={(p) => <TimeTooltip {...p} unit="ms" />} isAnimationActive={false} />
             {Array.from({ length: nodeCount }, (_, i) => (
-              <Line key={i} dataKey={`n${i + 1}`} name={`node ${i + 1}`} stroke={nodeColor(i + 1)} strokeWidth={1.6} dot={false} isAnimationActive={false} connectNulls={false} />
+              <Line
+                key={i}
+                dataKey={`n${i + 1}`}
+                name={`node ${i + 1}`}
+                stroke={nodeColor(i + 1)}
+                strokeWidth={1.6}
+                dot={false}
+                isAnimationActive={false}
+                connectNulls={false}
+              />
             ))}
           </LineChart>
         </ChartCard>
 
         <ChartCard
-          testId="chart-locks" state={lockState} errorText={errorText}
-          title="Locks over time" subtitle="keys by quorum state, from the console's scans"
+          testId="chart-locks"
+          state={lockState}
+          errorText={errorText}
+          title="Locks over time"
+          subtitle="keys by quorum state, from the console's scans"
           stat={lastLocks ? { value: (lastLocks.total ?? 0).toLocaleString(), label: 'locks at last scan' } : null}
           legend={[...STATE_SERIES.map((s) => ({ label: s.label, color: s.color, box: true })), { label: 'total', color: 'var(--text)' }]}
           empty={{ title: 'No lock scans in this window', hint: 'Counts are recorded each time the console scans the nodes.' }}
@@ -144,9 +227,29 @@ export function HistoryCharts({ nodeCount }: { nodeCount: number }) {
             <YAxis {...Y_AXIS} allowDecimals={false} />
             <Tooltip content={(p) => <TimeTooltip {...p} unit="" />} isAnimationActive={false} />
             {STATE_SERIES.map((s) => (
-              <Area key={s.key} dataKey={s.key} name={s.label} stackId="l" type="stepAfter" stroke="none" fill={s.color} fillOpacity={0.35} isAnimationActive={false} connectNulls={false} />
+              <Area
+                key={s.key}
+                dataKey={s.key}
+                name={s.label}
+                stackId="l"
+                type="stepAfter"
+                stroke="none"
+                fill={s.color}
+                fillOpacity={0.35}
+                isAnimationActive={false}
+                connectNulls={false}
+              />
             ))}
-            <Line dataKey="total" name="total" type="stepAfter" stroke="var(--text)" strokeWidth={1.5} dot={false} isAnimationActive={false} connectNulls={false} />
+            <Line
+              dataKey="total"
+              name="total"
+              type="stepAfter"
+              stroke="var(--text)"
+              strokeWidth={1.5}
+              dot={false}
+              isAnimationActive={false}
+              connectNulls={false}
+            />
           </ComposedChart>
         </ChartCard>
       </div>
@@ -156,12 +259,31 @@ export function HistoryCharts({ nodeCount }: { nodeCount: number }) {
 
 function TimeAxis({ w, ticks }: { w: TimeWindow; ticks: number[] }) {
   return (
-    <XAxis dataKey="t" type="number" scale="time" domain={[w.start, w.end]} ticks={ticks} tickFormatter={tickLabel}
-      allowDataOverflow tickLine={false} minTickGap={24} />
+    <XAxis
+      dataKey="t"
+      type="number"
+      scale="time"
+      domain={[w.start, w.end]}
+      ticks={ticks}
+      tickFormatter={tickLabel}
+      allowDataOverflow
+      tickLine={false}
+      minTickGap={24}
+    />
   );
 }
 
-function ChartCard({ testId, state, title, subtitle, stat, legend, empty, errorText, children }: {
+function ChartCard({
+  testId,
+  state,
+  title,
+  subtitle,
+  stat,
+  legend,
+  empty,
+  errorText,
+  children,
+}: {
   testId: string;
   state: LoadingState;
   title: string;
@@ -174,10 +296,18 @@ function ChartCard({ testId, state, title, subtitle, stat, legend, empty, errorT
 }) {
   const titleId = useId();
   return (
-    <figure className={styles.card} data-testid={testId} data-loading-state={state} aria-labelledby={titleId} aria-busy={state === 'loading'}>
+    <figure
+      className={styles.card}
+      data-testid={testId}
+      data-loading-state={state}
+      aria-labelledby={titleId}
+      aria-busy={state === 'loading'}
+    >
       <div className={styles.head}>
         <div>
-          <h3 className={styles.title} id={titleId}>{title}</h3>
+          <h3 className={styles.title} id={titleId}>
+            {title}
+          </h3>
           <p className={styles.subtitle}>{subtitle}</p>
         </div>
         {stat && state === 'ready' ? (
@@ -189,14 +319,31 @@ function ChartCard({ testId, state, title, subtitle, stat, legend, empty, errorT
       </div>
       <ul className={styles.legend} aria-label="Legend">
         {legend.map((l) => (
-          <li key={l.label}><span className={l.box ? styles.legendSwatchBox : styles.legendSwatch} style={{ background: l.color }} />{l.label}</li>
+          <li key={l.label}>
+            <span className={l.box ? styles.legendSwatchBox : styles.legendSwatch} style={{ background: l.color }} />
+            {l.label}
+          </li>
         ))}
       </ul>
       <div className={styles.plot}>
         {state === 'ready' ? children : null}
         {state === 'loading' ? <div className={styles.skeleton} aria-label="Loading" /> : null}
-        {state === 'empty' ? <div className={styles.overlay}><div><strong>{empty.title}</strong>{empty.hint}</div></div> : null}
-        {state === 'error' ? <div className={`${styles.overlay} ${styles.overlayError}`} role="alert"><div><strong>Could not read the history</strong>{errorText}</div></div> : null}
+        {state === 'empty' ? (
+          <div className={styles.overlay}>
+            <div>
+              <strong>{empty.title}</strong>
+              {empty.hint}
+            </div>
+          </div>
+        ) : null}
+        {state === 'error' ? (
+          <div className={`${styles.overlay} ${styles.overlayError}`} role="alert">
+            <div>
+              <strong>Could not read the history</strong>
+              {errorText}
+            </div>
+          </div>
+        ) : null}
       </div>
     </figure>
   );
@@ -211,8 +358,14 @@ function TimeTooltip({ active, payload, label, unit }: TooltipContentProps & { u
       <div className={styles.tooltipTime}>{typeof label === 'number' ? clockLabel(label) : label}</div>
       {rows.map((p) => (
         <div key={String(p.dataKey)} className={styles.tooltipRow}>
-          <span><span className={styles.legendSwatchBox} style={{ background: p.color ?? p.stroke }} />{p.name}</span>
-          <strong>{typeof p.value === 'number' ? (unit === 'ms' ? fmtMs(p.value) : p.value.toLocaleString()) : String(p.value)}{unit ? ` ${unit}` : ''}</strong>
+          <span>
+            <span className={styles.legendSwatchBox} style={{ background: p.color ?? p.stroke }} />
+            {p.name}
+          </span>
+          <strong>
+            {typeof p.value === 'number' ? (unit === 'ms' ? fmtMs(p.value) : p.value.toLocaleString()) : String(p.value)}
+            {unit ? ` ${unit}` : ''}
+          </strong>
         </div>
       ))}
     </div>

@@ -3,7 +3,10 @@ import type { HistoryBucket } from '@/lib/client/queries';
 /** A gap longer than this between two readings breaks a line instead of drawing across it. */
 export const GAP_MS = 5_000;
 
-export interface TimeWindow { start: number; end: number }
+export interface TimeWindow {
+  start: number;
+  end: number;
+}
 
 /** The window the charts show: `spanMs` back from the newest bucket (server time, 1 s buckets). */
 export function windowOf(buckets: readonly HistoryBucket[], spanMs: number, fallbackEnd: number): TimeWindow {
@@ -36,7 +39,12 @@ export function sampled<P extends { t: number }>(points: readonly P[], blank: (t
   return out;
 }
 
-export interface LatencyPoint { t: number; p50: number | null; p99: number | null; n: number }
+export interface LatencyPoint {
+  t: number;
+  p50: number | null;
+  p99: number | null;
+  n: number;
+}
 export function latencySeries(buckets: readonly HistoryBucket[], w: TimeWindow): LatencyPoint[] {
   const pts = buckets
     .filter((b) => b.t >= w.start && b.t <= w.end && b.p50Ms !== null)
@@ -49,7 +57,11 @@ export function outcomeBinMs(w: TimeWindow): number {
   return w.end - w.start <= 60_000 ? 1_000 : 5_000;
 }
 
-export interface OutcomePoint { t: number; ok: number | null; failed: number | null }
+export interface OutcomePoint {
+  t: number;
+  ok: number | null;
+  failed: number | null;
+}
 /**
  * Acquires per bin (see outcomeBinMs), ok vs failed, one bar per bin of the window, the bar at the
  * bin's start. From the first bucket the server kept, an empty second is a measured zero (the server
@@ -88,18 +100,32 @@ export function rttSeries(buckets: readonly HistoryBucket[], w: TimeWindow, node
     .filter((b) => b.t >= w.start && b.t <= w.end && b.rttMs !== null)
     .map((b) => {
       const p = blank(b.t);
-      b.rttMs!.forEach((v, i) => { p[`n${i + 1}`] = v; });
+      b.rttMs!.forEach((v, i) => {
+        p[`n${i + 1}`] = v;
+      });
       return p;
     });
   return sampled(pts, blank);
 }
 
-export interface LockCountPoint { t: number; held: number | null; expiring: number | null; partial: number | null; split: number | null; total: number | null }
+export interface LockCountPoint {
+  t: number;
+  held: number | null;
+  expiring: number | null;
+  partial: number | null;
+  split: number | null;
+  total: number | null;
+}
 export function lockCountSeries(buckets: readonly HistoryBucket[], w: TimeWindow): LockCountPoint[] {
   const pts = buckets
     .filter((b) => b.t >= w.start && b.t <= w.end && b.locks !== null)
     .map((b): LockCountPoint => ({
-      t: b.t, total: b.locks, held: b.byState?.held ?? 0, expiring: b.byState?.expiring ?? 0, partial: b.byState?.partial ?? 0, split: b.byState?.split ?? 0,
+      t: b.t,
+      total: b.locks,
+      held: b.byState?.held ?? 0,
+      expiring: b.byState?.expiring ?? 0,
+      partial: b.byState?.partial ?? 0,
+      split: b.byState?.split ?? 0,
     }));
   return sampled(pts, (t) => ({ t, held: null, expiring: null, partial: null, split: null, total: null }));
 }

@@ -56,24 +56,54 @@ export function useCountdowns(root: RefObject<HTMLElement | null>, onExpire?: ()
  * Text that counts down to `expiresAt` (local ms). `initialMs` is what it shows before the first
  * tick (the TTL as read). `watch`: reaching zero calls the screen's onExpire (to refresh).
  */
-export function Countdown({ expiresAt, initialMs, watch = false, className, testId }: {
-  expiresAt: number; initialMs: number; watch?: boolean; className?: string; testId?: string;
+export function Countdown({
+  expiresAt,
+  initialMs,
+  watch = false,
+  className,
+  testId,
+}: {
+  expiresAt: number;
+  initialMs: number;
+  watch?: boolean;
+  className?: string;
+  testId?: string;
 }) {
   return (
-    <span className={`${styles.countdown} ${className ?? ''}`} data-expires-at={expiresAt} data-watch={watch ? '1' : undefined} data-testid={testId}>
+    <span
+      className={`${styles.countdown} ${className ?? ''}`}
+      data-expires-at={expiresAt}
+      data-watch={watch ? '1' : undefined}
+      data-testid={testId}
+    >
       {formatTtl(initialMs)}
     </span>
   );
 }
 
 /** A thin bar that shrinks from full (`totalMs` left) to empty at `expiresAt`. */
-export function CountdownBar({ expiresAt, initialMs, totalMs, tone = 'accent', className }: {
-  expiresAt: number; initialMs: number; totalMs: number; tone?: 'accent' | 'ok' | 'warn' | 'bad' | 'token'; className?: string;
+export function CountdownBar({
+  expiresAt,
+  initialMs,
+  totalMs,
+  tone = 'accent',
+  className,
+}: {
+  expiresAt: number;
+  initialMs: number;
+  totalMs: number;
+  tone?: 'accent' | 'ok' | 'warn' | 'bad' | 'token';
+  className?: string;
 }) {
   const fraction = Math.min(1, Math.max(0, initialMs / Math.max(1, totalMs)));
   return (
-    <span className={`${styles.bar} ${styles[`bar-${tone}`]} ${className ?? ''}`} data-expires-at={expiresAt} data-total={totalMs}
-      style={{ '--left': fraction.toFixed(3) } as CSSProperties} aria-hidden="true">
+    <span
+      className={`${styles.bar} ${styles[`bar-${tone}`]} ${className ?? ''}`}
+      data-expires-at={expiresAt}
+      data-total={totalMs}
+      style={{ '--left': fraction.toFixed(3) } as CSSProperties}
+      aria-hidden="true"
+    >
       <span className={styles.fill} />
     </span>
   );
@@ -103,5 +133,9 @@ function subscribe(listener: () => void): () => void {
 
 /** The time, updated once a second: for "read 3 s ago" texts (not for countdowns). */
 export function useNow(): number {
-  return useSyncExternalStore(subscribe, () => now, () => 0);
+  return useSyncExternalStore(
+    subscribe,
+    () => now,
+    () => 0,
+  );
 }

@@ -43,8 +43,20 @@ function errorText(err: unknown): string {
  * entry. The token is the one from the screen the operator opened this from; it is never re-read,
  * so a lock that changed hands in the meantime is left alone (compare-and-delete).
  */
-export function ForceReleaseDialog({ resource, tokens, initialToken, seenAt, labels, onClose }: {
-  resource: string; tokens: SeenToken[]; initialToken: string; seenAt: number; labels: Map<number, string>; onClose: () => void;
+export function ForceReleaseDialog({
+  resource,
+  tokens,
+  initialToken,
+  seenAt,
+  labels,
+  onClose,
+}: {
+  resource: string;
+  tokens: SeenToken[];
+  initialToken: string;
+  seenAt: number;
+  labels: Map<number, string>;
+  onClose: () => void;
 }) {
   const ref = useRef<HTMLDialogElement>(null);
   const queryClient = useQueryClient();
@@ -94,16 +106,28 @@ export function ForceReleaseDialog({ resource, tokens, initialToken, seenAt, lab
   };
 
   return (
-    <dialog ref={ref} className={`dialog ${styles.dialog}`} aria-labelledby="force-release-title" data-testid="force-release-dialog"
-      onClose={onClose} onCancel={(e) => { if (release.isPending) e.preventDefault(); }}>
+    <dialog
+      ref={ref}
+      className={`dialog ${styles.dialog}`}
+      aria-labelledby="force-release-title"
+      data-testid="force-release-dialog"
+      onClose={onClose}
+      onCancel={(e) => {
+        if (release.isPending) e.preventDefault();
+      }}
+    >
       <div className={styles.head}>
         <div>
-          <h2 id="force-release-title">{result ? 'Force-release done' : 'Force-release'} <code className={styles.resource}>{resource}</code></h2>
+          <h2 id="force-release-title">
+            {result ? 'Force-release done' : 'Force-release'} <code className={styles.resource}>{resource}</code>
+          </h2>
           <p className={styles.lede}>
             Compare-and-delete on every node: only keys that still hold the token below are deleted, so a newer holder is never hit.
           </p>
         </div>
-        <button type="button" className="button button-ghost" aria-label="Close" onClick={close} disabled={release.isPending}>✕</button>
+        <button type="button" className="button button-ghost" aria-label="Close" onClick={close} disabled={release.isPending}>
+          ✕
+        </button>
       </div>
 
       <ol className={styles.steps} aria-label="Steps">
@@ -112,7 +136,8 @@ export function ForceReleaseDialog({ resource, tokens, initialToken, seenAt, lab
           const state = i < step ? 'done' : i === step ? 'current' : 'todo';
           return (
             <li key={label} className={`${styles.step} ${styles[`step-${state}`]}`} aria-current={state === 'current' ? 'step' : undefined}>
-              <span className={styles.stepNum}>{state === 'done' ? '✓' : i + 1}</span>{label}
+              <span className={styles.stepNum}>{state === 'done' ? '✓' : i + 1}</span>
+              {label}
             </li>
           );
         })}
@@ -126,9 +151,19 @@ export function ForceReleaseDialog({ resource, tokens, initialToken, seenAt, lab
               <div className={styles.tokenChoices} role="radiogroup" aria-label="Token to release">
                 {tokens.map((t) => (
                   <label key={t.token} className={`${styles.tokenChoice} ${t.token === token ? styles.tokenChoiceOn : ''}`}>
-                    <input type="radio" name="token" value={t.token} checked={t.token === token} onChange={() => setToken(t.token)} disabled={release.isPending} />
+                    <input
+                      type="radio"
+                      name="token"
+                      value={t.token}
+                      checked={t.token === token}
+                      onChange={() => setToken(t.token)}
+                      disabled={release.isPending}
+                    />
                     <TokenChip token={t.token} variant={t.majority ? 'majority' : 'plain'} />
-                    <span className="muted small">on node {t.nodes.join(', ')}{t.majority ? ' · majority' : ''}</span>
+                    <span className="muted small">
+                      on node {t.nodes.join(', ')}
+                      {t.majority ? ' · majority' : ''}
+                    </span>
                   </label>
                 ))}
               </div>
@@ -140,15 +175,27 @@ export function ForceReleaseDialog({ resource, tokens, initialToken, seenAt, lab
             )}
           </div>
 
-          <section aria-labelledby="preview-title" className={styles.preview} data-testid="force-release-preview" data-loading-state={preview.isFetching ? 'loading' : preview.isError ? 'error' : 'ready'}>
+          <section
+            aria-labelledby="preview-title"
+            className={styles.preview}
+            data-testid="force-release-preview"
+            data-loading-state={preview.isFetching ? 'loading' : preview.isError ? 'error' : 'ready'}
+          >
             <div className={styles.previewHead}>
               <h3 id="preview-title">1 · Dry run: what each node will do</h3>
-              <button type="button" className="button button-ghost small" onClick={() => void preview.refetch()} disabled={preview.isFetching || release.isPending}>
+              <button
+                type="button"
+                className="button button-ghost small"
+                onClick={() => void preview.refetch()}
+                disabled={preview.isFetching || release.isPending}
+              >
                 {preview.isFetching ? 'Checking…' : 'Check again'}
               </button>
             </div>
             {preview.isError ? (
-              <p className="callout callout-bad" role="alert">{errorText(preview.error)}</p>
+              <p className="callout callout-bad" role="alert">
+                {errorText(preview.error)}
+              </p>
             ) : (
               <NodeOutcomes nodes={preview.data?.nodes ?? null} labels={labels} token={token} />
             )}
@@ -163,22 +210,52 @@ export function ForceReleaseDialog({ resource, tokens, initialToken, seenAt, lab
           </section>
 
           <label className={styles.field} htmlFor={reasonId}>
-            <span>2 · Reason <em>(required, goes to the audit log)</em></span>
-            <textarea id={reasonId} value={reason} onChange={(e) => setReason(e.target.value)} rows={2} maxLength={500} required
-              placeholder="e.g. holder crashed mid-deploy (INC-2317), lock blocks the queue" disabled={release.isPending} aria-describedby={`${reasonId}-hint`} />
-            <small id={`${reasonId}-hint`} className={reason.length > 0 && !reasonOk ? styles.hintBad : styles.hint}>{reason.trim().length}/500 · at least 3 characters</small>
+            <span>
+              2 · Reason <em>(required, goes to the audit log)</em>
+            </span>
+            <textarea
+              id={reasonId}
+              value={reason}
+              onChange={(e) => setReason(e.target.value)}
+              rows={2}
+              maxLength={500}
+              required
+              placeholder="e.g. holder crashed mid-deploy (INC-2317), lock blocks the queue"
+              disabled={release.isPending}
+              aria-describedby={`${reasonId}-hint`}
+            />
+            <small id={`${reasonId}-hint`} className={reason.length > 0 && !reasonOk ? styles.hintBad : styles.hint}>
+              {reason.trim().length}/500 · at least 3 characters
+            </small>
           </label>
 
           <label className={styles.field} htmlFor={confirmId}>
-            <span>3 · Type <code>{resource}</code> to confirm</span>
-            <input id={confirmId} type="text" value={typed} onChange={(e) => setTyped(e.target.value)} autoComplete="off" spellCheck={false}
-              className={typed.length > 0 && !typedOk ? styles.inputBad : typedOk ? styles.inputOk : ''} disabled={release.isPending} aria-invalid={typed.length > 0 && !typedOk} />
+            <span>
+              3 · Type <code>{resource}</code> to confirm
+            </span>
+            <input
+              id={confirmId}
+              type="text"
+              value={typed}
+              onChange={(e) => setTyped(e.target.value)}
+              autoComplete="off"
+              spellCheck={false}
+              className={typed.length > 0 && !typedOk ? styles.inputBad : typedOk ? styles.inputOk : ''}
+              disabled={release.isPending}
+              aria-invalid={typed.length > 0 && !typedOk}
+            />
           </label>
 
-          {release.isError && <p className="callout callout-bad" role="alert">{errorText(release.error)}</p>}
+          {release.isError && (
+            <p className="callout callout-bad" role="alert">
+              {errorText(release.error)}
+            </p>
+          )}
 
           <div className="dialog-actions">
-            <button type="button" className="button" onClick={close} disabled={release.isPending}>Cancel</button>
+            <button type="button" className="button" onClick={close} disabled={release.isPending}>
+              Cancel
+            </button>
             <button type="submit" className={`button ${styles.danger}`} disabled={!canConfirm} data-testid="force-release-confirm">
               {release.isPending ? 'Releasing…' : `Force-release on ${wouldDelete} node${wouldDelete === 1 ? '' : 's'}`}
             </button>
@@ -191,13 +268,21 @@ export function ForceReleaseDialog({ resource, tokens, initialToken, seenAt, lab
           <p className={`${styles.resultBanner} ${result.deleted > 0 ? styles.resultOk : styles.resultWarn}`} role="status">
             <strong>{result.deleted > 0 ? `Deleted on ${result.deleted} of ${result.nodes.length} nodes.` : 'Nothing was deleted.'}</strong>
             {result.auditId && (
-              <span> Audit entry <code data-testid="force-release-audit-id">{result.auditId}</code> · <Link href="/audit?action=lock.force-release">open the audit log</Link></span>
+              <span>
+                {' '}
+                Audit entry <code data-testid="force-release-audit-id">{result.auditId}</code> ·{' '}
+                <Link href="/audit?action=lock.force-release">open the audit log</Link>
+              </span>
             )}
           </p>
           <NodeOutcomes nodes={result.nodes} labels={labels} token={token} showAfter />
           <div className="dialog-actions">
-            <Link className="button" href="/locks">Back to the matrix</Link>
-            <button type="button" className="button button-primary" onClick={close} autoFocus>Done</button>
+            <Link className="button" href="/locks">
+              Back to the matrix
+            </Link>
+            <button type="button" className="button button-primary" onClick={close} autoFocus>
+              Done
+            </button>
           </div>
         </div>
       )}
@@ -205,34 +290,70 @@ export function ForceReleaseDialog({ resource, tokens, initialToken, seenAt, lab
   );
 }
 
-function NodeOutcomes({ nodes, labels, token, showAfter = false }: {
-  nodes: ForceReleaseResponse['nodes'] | null; labels: Map<number, string>; token: string; showAfter?: boolean;
+function NodeOutcomes({
+  nodes,
+  labels,
+  token,
+  showAfter = false,
+}: {
+  nodes: ForceReleaseResponse['nodes'] | null;
+  labels: Map<number, string>;
+  token: string;
+  showAfter?: boolean;
 }) {
   if (!nodes) {
-    return <div className={styles.outcomesLoading} aria-busy="true">Asking every node…</div>;
+    return (
+      <div className={styles.outcomesLoading} aria-busy="true">
+        Asking every node…
+      </div>
+    );
   }
   return (
     <table className={styles.outcomes} data-testid="force-release-nodes">
       <thead>
-        <tr><th scope="col">Node</th><th scope="col">{showAfter ? 'Held before' : 'Holds now'}</th><th scope="col">{showAfter ? 'Result' : 'Will'}</th>{showAfter && <th scope="col">After</th>}</tr>
+        <tr>
+          <th scope="col">Node</th>
+          <th scope="col">{showAfter ? 'Held before' : 'Holds now'}</th>
+          <th scope="col">{showAfter ? 'Result' : 'Will'}</th>
+          {showAfter && <th scope="col">After</th>}
+        </tr>
       </thead>
       <tbody>
         {nodes.map((n) => {
           const info = OUTCOME[n.outcome];
           return (
             <tr key={n.node} data-testid={`outcome-node-${n.node}`} data-outcome={n.outcome}>
-              <th scope="row">node {n.node} <span className={styles.nodeLabel}>{labels.get(n.node) ?? ''}</span></th>
+              <th scope="row">
+                node {n.node} <span className={styles.nodeLabel}>{labels.get(n.node) ?? ''}</span>
+              </th>
               <td>
-                {n.before === null ? <span className="muted">could not read</span> : n.before.token === null ? <span className="muted">no key</span> : (
+                {n.before === null ? (
+                  <span className="muted">could not read</span>
+                ) : n.before.token === null ? (
+                  <span className="muted">no key</span>
+                ) : (
                   <span className={styles.holds}>
                     <TokenChip token={n.before.token} variant={n.before.token === token ? 'majority' : 'other'} />
-                    {n.before.pttlMs !== null && <span className="muted small mono">{n.before.pttlMs < 0 ? 'no TTL' : formatTtl(n.before.pttlMs)}</span>}
+                    {n.before.pttlMs !== null && (
+                      <span className="muted small mono">{n.before.pttlMs < 0 ? 'no TTL' : formatTtl(n.before.pttlMs)}</span>
+                    )}
                   </span>
                 )}
               </td>
-              <td><span className={`${styles.pill} ${styles[`pill-${info.tone}`]}`}>{info.label}</span>{n.error && n.outcome === 'unreachable' ? <span className={styles.err}>{n.error}</span> : null}</td>
+              <td>
+                <span className={`${styles.pill} ${styles[`pill-${info.tone}`]}`}>{info.label}</span>
+                {n.error && n.outcome === 'unreachable' ? <span className={styles.err}>{n.error}</span> : null}
+              </td>
               {showAfter && (
-                <td>{n.after === null ? <span className="muted">—</span> : n.after.token === null ? <span className="muted">no key</span> : <TokenChip token={n.after.token} variant="other" />}</td>
+                <td>
+                  {n.after === null ? (
+                    <span className="muted">—</span>
+                  ) : n.after.token === null ? (
+                    <span className="muted">no key</span>
+                  ) : (
+                    <TokenChip token={n.after.token} variant="other" />
+                  )}
+                </td>
               )}
             </tr>
           );

@@ -20,8 +20,16 @@ import styles from './lock-detail.module.css';
 
 const META_ORDER = ['principal', 'owner', 'host', 'pid', 'purpose', 'acquiredAt', 'extensions', 'fence', 'ttlMs', 'via'] as const;
 const META_LABEL: Record<string, string> = {
-  principal: 'Authenticated as', owner: 'Owner (as claimed)', host: 'Host', pid: 'PID', purpose: 'Purpose', acquiredAt: 'Acquired', extensions: 'Extensions', fence: 'Fence',
-  ttlMs: 'Requested TTL', via: 'Via',
+  principal: 'Authenticated as',
+  owner: 'Owner (as claimed)',
+  host: 'Host',
+  pid: 'PID',
+  purpose: 'Purpose',
+  acquiredAt: 'Acquired',
+  extensions: 'Extensions',
+  fence: 'Fence',
+  ttlMs: 'Requested TTL',
+  via: 'Via',
 };
 
 /** The tokens on the nodes, most held first (the majority's first when there is one). */
@@ -49,12 +57,17 @@ export function LockDetail({ resource }: { resource: string }) {
   const isOperator = me?.role === 'operator';
 
   if (isPending) {
-    return <div className={styles.loading} data-loading-state="loading">Reading {resource} from every node…</div>;
+    return (
+      <div className={styles.loading} data-loading-state="loading">
+        Reading {resource} from every node…
+      </div>
+    );
   }
   if (error && !data) {
     return (
       <div className="callout callout-bad" role="alert" data-loading-state="error">
-        Could not read <code>{resource}</code>: {error.message}{error instanceof ApiError && error.status === 400 ? ' (is the resource name valid?)' : ''}
+        Could not read <code>{resource}</code>: {error.message}
+        {error instanceof ApiError && error.status === 400 ? ' (is the resource name valid?)' : ''}
       </div>
     );
   }
@@ -80,32 +93,54 @@ export function LockDetail({ resource }: { resource: string }) {
         <div className={styles.headMain}>
           <div className={styles.headTitle}>
             <h1 className={styles.resource}>{resource}</h1>
-            {view ? <StateBadge state={view.state} large /> : <span className={styles.freeBadge} data-testid="lock-state" data-state="free">free</span>}
+            {view ? (
+              <StateBadge state={view.state} large />
+            ) : (
+              <span className={styles.freeBadge} data-testid="lock-state" data-state="free">
+                free
+              </span>
+            )}
           </div>
           <div className={styles.headSub}>
             <code>{data.key}</code>
-            <span>· read {formatClock(data.readAt)}{now ? ` (${formatAgo(data.readAt, now)})` : ''}</span>
+            <span>
+              · read {formatClock(data.readAt)}
+              {now ? ` (${formatAgo(data.readAt, now)})` : ''}
+            </span>
           </div>
         </div>
         {isOperator && (
-          <button type="button" className={`button ${styles.danger}`} onClick={openDialog} disabled={!view} data-testid="force-release-button"
-            title={view ? 'Compare-and-delete the token you see here, on every node' : 'Nothing to release'}>
+          <button
+            type="button"
+            className={`button ${styles.danger}`}
+            onClick={openDialog}
+            disabled={!view}
+            data-testid="force-release-button"
+            title={view ? 'Compare-and-delete the token you see here, on every node' : 'Nothing to release'}
+          >
             Force-release…
           </button>
         )}
       </header>
 
-      {view ? <Summary view={view} t0={t0} /> : (
+      {view ? (
+        <Summary view={view} t0={t0} />
+      ) : (
         <div className={styles.free} data-testid="lock-free">
           <strong>No node holds this lock now</strong>
-          <span>It was released or expired{mine[0] ? ` — last event: ${mine[0].type.replace('lock.', '')} at ${formatClock(mine[0].at)}` : ''}. A client asking for <code>{resource}</code> would be granted it.</span>
+          <span>
+            It was released or expired{mine[0] ? ` — last event: ${mine[0].type.replace('lock.', '')} at ${formatClock(mine[0].at)}` : ''}.
+            A client asking for <code>{resource}</code> would be granted it.
+          </span>
         </div>
       )}
 
       <section className={styles.card} aria-labelledby="nodes-title">
         <div className={styles.cardHead}>
           <h2 id="nodes-title">Per node</h2>
-          <span className="muted small">Each master answers for itself, atomically: TYPE, PTTL, GET, and the holder metadata of the token it holds.</span>
+          <span className="muted small">
+            Each master answers for itself, atomically: TYPE, PTTL, GET, and the holder metadata of the token it holds.
+          </span>
         </div>
         <NodeTable data={data} view={view} t0={t0} labels={labels} />
       </section>
@@ -116,7 +151,16 @@ export function LockDetail({ resource }: { resource: string }) {
             <h2 id="meta-title">Holder metadata</h2>
             <span className="muted small">Written with the lock, same TTL</span>
           </div>
-          {view?.meta ? <MetaList view={view} now={now} /> : <p className={styles.emptyNote}>No metadata{view ? ' (a lock written by another client: its value is a bare token, or what follows the token is not readable metadata).' : '.'}</p>}
+          {view?.meta ? (
+            <MetaList view={view} now={now} />
+          ) : (
+            <p className={styles.emptyNote}>
+              No metadata
+              {view
+                ? ' (a lock written by another client: its value is a bare token, or what follows the token is not readable metadata).'
+                : '.'}
+            </p>
+          )}
         </section>
         <section className={styles.card} aria-labelledby="events-title">
           <div className={styles.cardHead}>
@@ -128,8 +172,14 @@ export function LockDetail({ resource }: { resource: string }) {
       </div>
 
       {dialog && (
-        <ForceReleaseDialog resource={resource} tokens={dialog.tokens} initialToken={dialog.token} seenAt={dialog.seenAt}
-          labels={labels} onClose={() => setDialog(null)} />
+        <ForceReleaseDialog
+          resource={resource}
+          tokens={dialog.tokens}
+          initialToken={dialog.token}
+          seenAt={dialog.seenAt}
+          labels={labels}
+          onClose={() => setDialog(null)}
+        />
       )}
     </div>
   );
@@ -154,14 +204,20 @@ function Summary({ view, t0 }: { view: LockView; t0: number }) {
           </>
         ) : (
           <>
-            <Countdown className={`${styles.tileValue} ${tone === 'warn' ? styles.warn : ''}`} expiresAt={t0 + view.validityMs} initialMs={view.validityMs} />
+            <Countdown
+              className={`${styles.tileValue} ${tone === 'warn' ? styles.warn : ''}`}
+              expiresAt={t0 + view.validityMs}
+              initialMs={view.validityMs}
+            />
             <CountdownBar expiresAt={t0 + view.validityMs} initialMs={view.validityMs} totalMs={lease} tone={tone} />
           </>
         )}
       </div>
       <div className={styles.tile}>
         <span className={styles.tileLabel}>{view.majorityToken ? 'Majority token' : 'Tokens'}</span>
-        {view.majorityToken ? <TokenChip token={view.majorityToken} variant="majority" full /> : (
+        {view.majorityToken ? (
+          <TokenChip token={view.majorityToken} variant="majority" full />
+        ) : (
           <span className={styles.tokenList}>
             {seenTokens(view).map((t, i) => (
               <span key={t.token} className={styles.tokenItem}>
@@ -173,28 +229,49 @@ function Summary({ view, t0 }: { view: LockView; t0: number }) {
           </span>
         )}
         <span className={styles.tileNote} data-testid="detail-holders">
-          {view.majorityToken ? `on ${view.holders} of ${view.cells.length} nodes · quorum ${view.quorum}` : `${view.tokens} token${view.tokens === 1 ? '' : 's'}, most held on ${view.holders} node${view.holders === 1 ? '' : 's'} · quorum ${view.quorum}`}
+          {view.majorityToken
+            ? `on ${view.holders} of ${view.cells.length} nodes · quorum ${view.quorum}`
+            : `${view.tokens} token${view.tokens === 1 ? '' : 's'}, most held on ${view.holders} node${view.holders === 1 ? '' : 's'} · quorum ${view.quorum}`}
         </span>
       </div>
       <div className={styles.tile}>
         <span className={styles.tileLabel}>Fencing token</span>
-        <span className={`${styles.tileValue} mono`} data-testid="detail-fence">{view.fence ?? '—'}</span>
-        <span className={styles.tileNote}>{view.fence !== null ? 'Pass it to the storage you protect; it rejects smaller ones.' : 'Not a fenced lock.'}</span>
+        <span className={`${styles.tileValue} mono`} data-testid="detail-fence">
+          {view.fence ?? '—'}
+        </span>
+        <span className={styles.tileNote}>
+          {view.fence !== null ? 'Pass it to the storage you protect; it rejects smaller ones.' : 'Not a fenced lock.'}
+        </span>
       </div>
       <div className={styles.tile}>
         <span className={styles.tileLabel}>Holder</span>
         <span className={styles.tileValue}>{view.meta?.owner ?? '—'}</span>
         {/* The owner is what the client wrote; the principal is who the console authenticated. */}
-        <span className={styles.tileNote} data-testid="detail-principal">{[
-          view.meta?.principal ? `authenticated as ${view.meta.principal}` : null,
-          view.meta?.host, view.meta?.pid ? `pid ${view.meta.pid}` : null,
-        ].filter(Boolean).join(' · ') || 'no metadata'}</span>
+        <span className={styles.tileNote} data-testid="detail-principal">
+          {[
+            view.meta?.principal ? `authenticated as ${view.meta.principal}` : null,
+            view.meta?.host,
+            view.meta?.pid ? `pid ${view.meta.pid}` : null,
+          ]
+            .filter(Boolean)
+            .join(' · ') || 'no metadata'}
+        </span>
       </div>
     </div>
   );
 }
 
-function NodeTable({ data, view, t0, labels }: { data: LockDetailResponse; view: LockView | null; t0: number; labels: Map<number, string> }) {
+function NodeTable({
+  data,
+  view,
+  t0,
+  labels,
+}: {
+  data: LockDetailResponse;
+  view: LockView | null;
+  t0: number;
+  labels: Map<number, string>;
+}) {
   const lease = view ? leaseMs(view) : 1;
   const letters = new Map((view ? seenTokens(view) : []).map((t, i) => [t.token, String.fromCharCode(65 + i)]));
   return (
@@ -204,7 +281,9 @@ function NodeTable({ data, view, t0, labels }: { data: LockDetailResponse; view:
           <th scope="col">Node</th>
           <th scope="col">Holds</th>
           <th scope="col">Token</th>
-          <th scope="col" className={styles.ttlCol}>PTTL</th>
+          <th scope="col" className={styles.ttlCol}>
+            PTTL
+          </th>
           <th scope="col">Fence here</th>
           <th scope="col">Extensions</th>
         </tr>
@@ -212,23 +291,57 @@ function NodeTable({ data, view, t0, labels }: { data: LockDetailResponse; view:
       <tbody>
         {data.nodes.map((n) => {
           const cell = view?.cells.find((c) => c.node === n.node);
-          const status = !n.ok ? { label: 'unreachable', tone: 'bad' } : !cell?.present ? (n.type && n.type !== 'none' && n.type !== 'string' ? { label: `not a lock (${n.type})`, tone: 'warn' } : { label: 'no key', tone: 'muted' })
-            : view?.majorityToken === null ? { label: `token ${letters.get(cell.token ?? '') ?? '?'} · no majority`, tone: 'info' } : cell.token === view?.majorityToken ? { label: 'majority token', tone: 'ok' } : { label: 'other token', tone: 'warn' };
+          const status = !n.ok
+            ? { label: 'unreachable', tone: 'bad' }
+            : !cell?.present
+              ? n.type && n.type !== 'none' && n.type !== 'string'
+                ? { label: `not a lock (${n.type})`, tone: 'warn' }
+                : { label: 'no key', tone: 'muted' }
+              : view?.majorityToken === null
+                ? { label: `token ${letters.get(cell.token ?? '') ?? '?'} · no majority`, tone: 'info' }
+                : cell.token === view?.majorityToken
+                  ? { label: 'majority token', tone: 'ok' }
+                  : { label: 'other token', tone: 'warn' };
           return (
             <tr key={n.node} data-testid={`detail-node-${n.node}`} data-present={cell?.present ? 'true' : 'false'}>
               <th scope="row">
                 <span className={styles.nodeName}>node {n.node}</span>
                 <span className={styles.nodeLabel}>{labels.get(n.node) ?? ''}</span>
               </th>
-              <td><span className={`${styles.pill} ${styles[`pill-${status.tone}`]}`}>{status.label}</span>{!n.ok && n.error ? <span className={styles.nodeError}>{n.error}</span> : null}</td>
-              <td>{cell?.present && cell.token ? <TokenChip token={cell.token} variant={view?.majorityToken === null ? 'plain' : cell.token === view?.majorityToken ? 'majority' : 'other'} full /> : <span className="muted">—</span>}</td>
+              <td>
+                <span className={`${styles.pill} ${styles[`pill-${status.tone}`]}`}>{status.label}</span>
+                {!n.ok && n.error ? <span className={styles.nodeError}>{n.error}</span> : null}
+              </td>
+              <td>
+                {cell?.present && cell.token ? (
+                  <TokenChip
+                    token={cell.token}
+                    variant={view?.majorityToken === null ? 'plain' : cell.token === view?.majorityToken ? 'majority' : 'other'}
+                    full
+                  />
+                ) : (
+                  <span className="muted">—</span>
+                )}
+              </td>
               <td className={styles.ttlCol}>
-                {cell?.present && cell.pttlMs !== null ? (cell.pttlMs < 0 ? <span className={styles.bad}>no TTL</span> : (
-                  <div className={styles.ttlCell} style={cell.token ? hueStyle(cell.token) : undefined}>
-                    <Countdown expiresAt={t0 + cell.pttlMs} initialMs={cell.pttlMs} />
-                    <CountdownBar expiresAt={t0 + cell.pttlMs} initialMs={cell.pttlMs} totalMs={lease} tone="token" className={styles.ttlBar} />
-                  </div>
-                )) : <span className="muted">—</span>}
+                {cell?.present && cell.pttlMs !== null ? (
+                  cell.pttlMs < 0 ? (
+                    <span className={styles.bad}>no TTL</span>
+                  ) : (
+                    <div className={styles.ttlCell} style={cell.token ? hueStyle(cell.token) : undefined}>
+                      <Countdown expiresAt={t0 + cell.pttlMs} initialMs={cell.pttlMs} />
+                      <CountdownBar
+                        expiresAt={t0 + cell.pttlMs}
+                        initialMs={cell.pttlMs}
+                        totalMs={lease}
+                        tone="token"
+                        className={styles.ttlBar}
+                      />
+                    </div>
+                  )
+                ) : (
+                  <span className="muted">—</span>
+                )}
               </td>
               <td className="mono">{cell?.meta?.fence ?? <span className="muted">—</span>}</td>
               <td className="mono">{cell?.meta?.extensions ?? <span className="muted">—</span>}</td>
@@ -242,33 +355,48 @@ function NodeTable({ data, view, t0, labels }: { data: LockDetailResponse; view:
 
 function MetaList({ view, now }: { view: LockView; now: number }) {
   const meta = view.meta ?? {};
-  const keys = [...META_ORDER.filter((k) => k in meta), ...Object.keys(meta).filter((k) => !(META_ORDER as readonly string[]).includes(k)).sort()];
+  const keys = [
+    ...META_ORDER.filter((k) => k in meta),
+    ...Object.keys(meta)
+      .filter((k) => !(META_ORDER as readonly string[]).includes(k))
+      .sort(),
+  ];
   const fenceNodes = view.cells.filter((c) => c.meta?.fence !== undefined).map((c) => c.node);
   const source = view.cells.find((c) => c.meta !== null && JSON.stringify(c.meta) === JSON.stringify(view.meta));
   return (
     <>
-    {view.majorityToken === null && source && (
-      <p className={styles.emptyNote}>No majority: this is the metadata of the holder on node {source.node}. Other holders wrote their own.</p>
-    )}
-    <dl className={styles.meta} data-testid="detail-meta">
-      {keys.map((key) => {
-        const value = meta[key]!;
-        let shown: ReactNode = value;
-        if (key === 'acquiredAt' && Number.isFinite(Number(value))) {
-          const at = Number(value);
-          shown = <>{new Date(at).toLocaleString()} <span className="muted">({now ? formatAgo(at, now) : ''})</span></>;
-        } else if (key === 'ttlMs') shown = `${Number(value).toLocaleString('en-US')} ms`;
-        else if (key === 'fence' && fenceNodes.length > 0 && fenceNodes.length < view.cells.length) {
-          shown = <>{value} <span className="muted">(recorded on node {fenceNodes.join(', ')}: the nodes that confirmed it)</span></>;
-        }
-        return (
-          <div key={key} className={styles.metaRow} data-meta={key}>
-            <dt>{META_LABEL[key] ?? key}</dt>
-            <dd className={key === 'purpose' || key === 'acquiredAt' ? '' : 'mono'}>{shown}</dd>
-          </div>
-        );
-      })}
-    </dl>
+      {view.majorityToken === null && source && (
+        <p className={styles.emptyNote}>
+          No majority: this is the metadata of the holder on node {source.node}. Other holders wrote their own.
+        </p>
+      )}
+      <dl className={styles.meta} data-testid="detail-meta">
+        {keys.map((key) => {
+          const value = meta[key]!;
+          let shown: ReactNode = value;
+          if (key === 'acquiredAt' && Number.isFinite(Number(value))) {
+            const at = Number(value);
+            shown = (
+              <>
+                {new Date(at).toLocaleString()} <span className="muted">({now ? formatAgo(at, now) : ''})</span>
+              </>
+            );
+          } else if (key === 'ttlMs') shown = `${Number(value).toLocaleString('en-US')} ms`;
+          else if (key === 'fence' && fenceNodes.length > 0 && fenceNodes.length < view.cells.length) {
+            shown = (
+              <>
+                {value} <span className="muted">(recorded on node {fenceNodes.join(', ')}: the nodes that confirmed it)</span>
+              </>
+            );
+          }
+          return (
+            <div key={key} className={styles.metaRow} data-meta={key}>
+              <dt>{META_LABEL[key] ?? key}</dt>
+              <dd className={key === 'purpose' || key === 'acquiredAt' ? '' : 'mono'}>{shown}</dd>
+            </div>
+          );
+        })}
+      </dl>
     </>
   );
 }

@@ -21,7 +21,8 @@ export function LockEvents({ events, now }: { events: LiveEvent[]; now: number }
   if (events.length === 0) {
     return (
       <p className={styles.emptyNote} data-testid="lock-events-empty">
-        Nothing yet. Grants, extensions, releases and expiries of this lock appear here as the nodes report them, from the moment you opened this page.
+        Nothing yet. Grants, extensions, releases and expiries of this lock appear here as the nodes report them, from the moment you opened
+        this page.
       </p>
     );
   }
@@ -39,7 +40,8 @@ export function LockEvents({ events, now }: { events: LiveEvent[]; now: number }
               <span className={styles.eventSource}>{SOURCE[event.source]}</span>
             </span>
             <time className={styles.eventTime} dateTime={new Date(event.at).toISOString()} title={new Date(event.at).toLocaleString()}>
-              {formatClock(event.at)}<span className="muted"> · {now ? formatAgo(event.at, now) : ''}</span>
+              {formatClock(event.at)}
+              <span className="muted"> · {now ? formatAgo(event.at, now) : ''}</span>
             </time>
           </li>
         );

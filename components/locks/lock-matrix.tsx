@@ -46,17 +46,22 @@ export function LockMatrix() {
   const [states, setStates] = useState<LockStateName[]>(() => parseStates(params.get('state')));
   const [patternMode, setPatternMode] = useState(() => params.has('pattern'));
   const [pattern, setPattern] = useState(() => params.get('pattern') ?? '*lock*');
-  const [sort, setSort] = useState<SortKey>(() => (SORTS.some((s) => s.key === params.get('sort')) ? (params.get('sort') as SortKey) : 'resource'));
+  const [sort, setSort] = useState<SortKey>(() =>
+    SORTS.some((s) => s.key === params.get('sort')) ? (params.get('sort') as SortKey) : 'resource',
+  );
   const debouncedSearch = useDebounced(search.trim(), 250);
   const debouncedPrefix = useDebounced(prefix, 250);
   const debouncedPattern = useDebounced(pattern.trim(), 400);
 
-  const filters = useMemo<LockFilters>(() => ({
-    ...(debouncedPrefix && !(patternMode && debouncedPattern) ? { prefix: debouncedPrefix } : {}),
-    ...(states.length ? { state: states.join(',') } : {}),
-    ...(debouncedSearch ? { search: debouncedSearch } : {}),
-    ...(patternMode && debouncedPattern ? { pattern: debouncedPattern } : {}),
-  }), [debouncedPrefix, states, debouncedSearch, patternMode, debouncedPattern]);
+  const filters = useMemo<LockFilters>(
+    () => ({
+      ...(debouncedPrefix && !(patternMode && debouncedPattern) ? { prefix: debouncedPrefix } : {}),
+      ...(states.length ? { state: states.join(',') } : {}),
+      ...(debouncedSearch ? { search: debouncedSearch } : {}),
+      ...(patternMode && debouncedPattern ? { pattern: debouncedPattern } : {}),
+    }),
+    [debouncedPrefix, states, debouncedSearch, patternMode, debouncedPattern],
+  );
   const currentFiltersKey = filtersKey(filters);
 
   // The filters live in the address too, so a view can be shared or reloaded.
@@ -164,8 +169,11 @@ export function LockMatrix() {
     const timer = setTimeout(() => {
       const above = firstIndex > 0 ? rows[firstIndex - 1] : undefined;
       const next: WindowAnchor = above ? { resource: above.view.resource, key: above.view.key } : null;
-      setAnchorState((current) => (current.filters === currentFiltersKey && current.anchor?.resource === next?.resource && current.anchor?.key === next?.key
-        ? current : { filters: currentFiltersKey, anchor: next }));
+      setAnchorState((current) =>
+        current.filters === currentFiltersKey && current.anchor?.resource === next?.resource && current.anchor?.key === next?.key
+          ? current
+          : { filters: currentFiltersKey, anchor: next },
+      );
     }, 150);
     return () => clearTimeout(timer);
   }, [firstIndex, rows, currentFiltersKey]);
@@ -189,13 +197,16 @@ export function LockMatrix() {
   const [inspectKey, setInspectKey] = useState<string | null>(null);
   const selectedIndex = useMemo(() => (selectedKey === null ? -1 : rows.findIndex((r) => r.view.key === selectedKey)), [rows, selectedKey]);
   const ownLayout = !filters.pattern;
-  const open = useCallback((row: MatrixRowData) => {
-    if (ownLayout) router.push(`/locks/${encodeURIComponent(row.view.resource)}`);
-    else {
-      setSelectedKey(row.view.key);
-      setInspectKey(row.view.key);
-    }
-  }, [ownLayout, router]);
+  const open = useCallback(
+    (row: MatrixRowData) => {
+      if (ownLayout) router.push(`/locks/${encodeURIComponent(row.view.resource)}`);
+      else {
+        setSelectedKey(row.view.key);
+        setInspectKey(row.view.key);
+      }
+    },
+    [ownLayout, router],
+  );
 
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
@@ -204,7 +215,7 @@ export function LockMatrix() {
       const up = e.key === 'k' || e.key === 'ArrowUp';
       if ((down || up) && rows.length > 0) {
         e.preventDefault();
-        const from = selectedIndex >= 0 ? selectedIndex : (down ? firstIndex - 1 : firstIndex + 1);
+        const from = selectedIndex >= 0 ? selectedIndex : down ? firstIndex - 1 : firstIndex + 1;
         const next = Math.min(rows.length - 1, Math.max(0, from + (down ? 1 : -1)));
         setSelectedKey(rows[next]!.view.key);
         virtualizer.scrollToIndex(next, { align: 'auto' });
@@ -226,7 +237,9 @@ export function LockMatrix() {
   const nodeIds = useMemo(() => (nodeIdList ? nodeIdList.split(',').map(Number) : [1, 2, 3, 4, 5]), [nodeIdList]);
   const labels = useMemo(() => new Map(nodesInfo?.nodes.map((n) => [n.id, n.label]) ?? []), [nodesInfo]);
   const toggleState = (state: LockStateName) =>
-    setStates((current) => (current.includes(state) ? current.filter((s) => s !== state) : STATE_ORDER.filter((s) => s === state || current.includes(s))));
+    setStates((current) =>
+      current.includes(state) ? current.filter((s) => s !== state) : STATE_ORDER.filter((s) => s === state || current.includes(s)),
+    );
   const filtering = !!(filters.prefix || filters.search || filters.state);
   const clearFilters = () => {
     setSearch('');
@@ -240,14 +253,16 @@ export function LockMatrix() {
 
   const loadState = pagesQuery.isPending ? 'loading' : pagesQuery.isError && !pages ? 'error' : 'ready';
   const badNodes = latest?.nodes.filter((n) => !n.ok) ?? [];
-  const inspected = inspectKey === null ? null : rows.find((r) => r.view.key === inspectKey) ?? null;
+  const inspected = inspectKey === null ? null : (rows.find((r) => r.view.key === inspectKey) ?? null);
   const isOperator = me?.role === 'operator';
 
   return (
     <section ref={sectionRef} className={styles.screen} aria-labelledby="locks-title">
       <div className={styles.titleRow}>
         <div>
-          <h1 id="locks-title" className={styles.title}>Locks</h1>
+          <h1 id="locks-title" className={styles.title}>
+            Locks
+          </h1>
           <p className={styles.subtitle}>
             The quorum matrix: every resource against every master. Same colour, same token; a row is only a lock when a quorum agrees.
           </p>
@@ -256,75 +271,151 @@ export function LockMatrix() {
       </div>
 
       <div className={styles.tabs} role="group" aria-label="Filter by state" data-testid="state-tabs">
-        <button type="button" className={`${styles.tab} ${states.length === 0 ? styles.tabActive : ''}`} aria-pressed={states.length === 0} onClick={() => setStates([])}>
+        <button
+          type="button"
+          className={`${styles.tab} ${states.length === 0 ? styles.tabActive : ''}`}
+          aria-pressed={states.length === 0}
+          onClick={() => setStates([])}
+        >
           <span className={styles.tabLabel}>All locks</span>
-          <span className={styles.tabCount} data-testid="state-count-all">{tabCount(latest, latest?.total)}</span>
+          <span className={styles.tabCount} data-testid="state-count-all">
+            {tabCount(latest, latest?.total)}
+          </span>
         </button>
         {STATE_ORDER.map((state) => (
-          <button key={state} type="button" className={`${styles.tab} ${styles[`tab-${STATE_INFO[state].tone}`]} ${states.includes(state) ? styles.tabActive : ''}`}
-            aria-pressed={states.includes(state)} onClick={() => toggleState(state)} title={STATE_INFO[state].help}>
-            <span className={styles.tabLabel}><span className={styles.tabDot} aria-hidden="true" />{STATE_INFO[state].label}</span>
-            <span className={styles.tabCount} data-testid={`state-count-${state}`}>{tabCount(latest, latest?.stateCounts[state])}</span>
+          <button
+            key={state}
+            type="button"
+            className={`${styles.tab} ${styles[`tab-${STATE_INFO[state].tone}`]} ${states.includes(state) ? styles.tabActive : ''}`}
+            aria-pressed={states.includes(state)}
+            onClick={() => toggleState(state)}
+            title={STATE_INFO[state].help}
+          >
+            <span className={styles.tabLabel}>
+              <span className={styles.tabDot} aria-hidden="true" />
+              {STATE_INFO[state].label}
+            </span>
+            <span className={styles.tabCount} data-testid={`state-count-${state}`}>
+              {tabCount(latest, latest?.stateCounts[state])}
+            </span>
           </button>
         ))}
       </div>
 
       <div className={styles.toolbar}>
         <label className={styles.searchBox}>
-          <span className={styles.searchIcon} aria-hidden="true">⌕</span>
-          <input data-shortcut-search type="search" placeholder="Search resource, token, owner, host, purpose" aria-label="Search locks"
-            value={search} onChange={(e) => setSearch(e.target.value)}
+          <span className={styles.searchIcon} aria-hidden="true">
+            ⌕
+          </span>
+          <input
+            data-shortcut-search
+            type="search"
+            placeholder="Search resource, token, owner, host, purpose"
+            aria-label="Search locks"
+            value={search}
+            onChange={(e) => setSearch(e.target.value)}
             onKeyDown={(e) => {
               if (e.key === 'Escape') e.currentTarget.blur();
               if (e.key === 'Enter' && rows[0]) {
                 e.currentTarget.blur();
                 setSelectedKey(rows[0].view.key);
               }
-            }} />
+            }}
+          />
           <kbd className={styles.kbd}>/</kbd>
         </label>
         {patternMode ? (
           <label className={styles.field}>
             <span>Glob</span>
-            <input type="text" aria-label="Key pattern (glob)" value={pattern} onChange={(e) => setPattern(e.target.value)} spellCheck={false} className={styles.globInput}
-              title="A Redis MATCH pattern, e.g. lock:* or *:mutex" />
+            <input
+              type="text"
+              aria-label="Key pattern (glob)"
+              value={pattern}
+              onChange={(e) => setPattern(e.target.value)}
+              spellCheck={false}
+              className={styles.globInput}
+              title="A Redis MATCH pattern, e.g. lock:* or *:mutex"
+            />
           </label>
         ) : (
           <label className={styles.field}>
             <span>Prefix</span>
-            <input type="text" placeholder="e.g. orders/" aria-label="Resource prefix" value={prefix} onChange={(e) => setPrefix(e.target.value)} spellCheck={false} />
+            <input
+              type="text"
+              placeholder="e.g. orders/"
+              aria-label="Resource prefix"
+              value={prefix}
+              onChange={(e) => setPrefix(e.target.value)}
+              spellCheck={false}
+            />
           </label>
         )}
         <label className={styles.field}>
           <span>Sort</span>
           <select aria-label="Sort loaded rows" value={sort} onChange={(e) => setSort(e.target.value as SortKey)}>
-            {SORTS.map((s) => <option key={s.key} value={s.key}>{s.label}</option>)}
+            {SORTS.map((s) => (
+              <option key={s.key} value={s.key}>
+                {s.label}
+              </option>
+            ))}
           </select>
         </label>
         <div className={styles.segmented} role="group" aria-label="Which keys">
-          <button type="button" aria-pressed={!patternMode} className={!patternMode ? styles.segActive : ''} onClick={() => setPatternMode(false)}>Console keys</button>
-          <button type="button" aria-pressed={patternMode} className={patternMode ? styles.segActive : ''} onClick={() => setPatternMode(true)}
-            title="Inspect keys another Redlock library wrote, by glob">Pattern</button>
+          <button
+            type="button"
+            aria-pressed={!patternMode}
+            className={!patternMode ? styles.segActive : ''}
+            onClick={() => setPatternMode(false)}
+          >
+            Console keys
+          </button>
+          <button
+            type="button"
+            aria-pressed={patternMode}
+            className={patternMode ? styles.segActive : ''}
+            onClick={() => setPatternMode(true)}
+            title="Inspect keys another Redlock library wrote, by glob"
+          >
+            Pattern
+          </button>
         </div>
       </div>
 
       <ScanProgress page={pages?.[0]} />
       {badNodes.length > 0 && (
         <p className={`callout callout-warn ${styles.notice}`} role="status" data-testid="unreadable-nodes">
-          <strong>{badNodes.length === 1 ? `Node ${badNodes[0]!.node} could not be read` : `Nodes ${badNodes.map((n) => n.node).join(', ')} could not be read`}</strong>
-          {' '}({badNodes[0]!.error ?? 'no answer'}). {badNodes.length === 1 ? 'Its cells show' : 'Their cells show'} as unknown; states are computed from the nodes that answered.
+          <strong>
+            {badNodes.length === 1
+              ? `Node ${badNodes[0]!.node} could not be read`
+              : `Nodes ${badNodes.map((n) => n.node).join(', ')} could not be read`}
+          </strong>{' '}
+          ({badNodes[0]!.error ?? 'no answer'}). {badNodes.length === 1 ? 'Its cells show' : 'Their cells show'} as unknown; states are
+          computed from the nodes that answered.
         </p>
       )}
       {sort !== 'resource' && !smallList && (
         <p className={`callout ${styles.notice}`} role="status">
-          Sorted within the {formatCount(baseRows.length)} loaded rows, as read at {latest ? formatClock(latest.readAt) : '…'}. TTLs keep counting down; <button type="button" className={styles.linkButton} onClick={refresh}>reload</button> for fresh readings, or sort by resource to stay live.
+          Sorted within the {formatCount(baseRows.length)} loaded rows, as read at {latest ? formatClock(latest.readAt) : '…'}. TTLs keep
+          counting down;{' '}
+          <button type="button" className={styles.linkButton} onClick={refresh}>
+            reload
+          </button>{' '}
+          for fresh readings, or sort by resource to stay live.
         </p>
       )}
 
-      <div className={`${styles.matrix} ${refreshing ? styles.refreshing : ''}`} role="table" aria-label="Quorum matrix" aria-rowcount={(latest?.matched ?? rows.length) + 1}
-        aria-busy={loadState === 'loading' || refreshing || scanning} data-testid="lock-matrix" data-loading-state={loadState} data-rows={rows.length}
+      <div
+        className={`${styles.matrix} ${refreshing ? styles.refreshing : ''}`}
+        role="table"
+        aria-label="Quorum matrix"
+        aria-rowcount={(latest?.matched ?? rows.length) + 1}
+        aria-busy={loadState === 'loading' || refreshing || scanning}
+        data-testid="lock-matrix"
+        data-loading-state={loadState}
+        data-rows={rows.length}
         data-scan={scanning ? 'scanning' : 'complete'}
-        style={{ '--nodes': nodeIds.length } as CSSProperties}>
+        style={{ '--nodes': nodeIds.length } as CSSProperties}
+      >
         <div ref={scrollRef} className={styles.scroller} tabIndex={-1} data-testid="lock-matrix-scroller">
           <MatrixHeader nodeIds={nodeIds} labels={labels} nodes={latest?.nodes ?? []} quorum={latest?.quorum ?? null} />
           {loadState === 'loading' && <MatrixSkeleton nodes={nodeIds.length} />}
@@ -332,7 +423,9 @@ export function LockMatrix() {
             <div className={styles.empty} role="alert">
               <strong>Could not read the locks</strong>
               <span>{pagesQuery.error?.message}</span>
-              <button type="button" className="button" onClick={() => void refetch()}>Try again</button>
+              <button type="button" className="button" onClick={() => void refetch()}>
+                Try again
+              </button>
             </div>
           )}
           {loadState === 'ready' && rows.length === 0 && !hasNextPage && !scanning && (
@@ -340,14 +433,25 @@ export function LockMatrix() {
               {filtering || filters.pattern ? (
                 <>
                   <strong>No lock matches</strong>
-                  <span>{filters.pattern ? `No key matches ${filters.pattern}` : 'Nothing matches these filters'}{latest ? ` among ${formatCount(latest.total)} keys.` : '.'}</span>
-                  {filtering && <button type="button" className="button" onClick={clearFilters}>Clear filters</button>}
+                  <span>
+                    {filters.pattern ? `No key matches ${filters.pattern}` : 'Nothing matches these filters'}
+                    {latest ? ` among ${formatCount(latest.total)} keys.` : '.'}
+                  </span>
+                  {filtering && (
+                    <button type="button" className="button" onClick={clearFilters}>
+                      Clear filters
+                    </button>
+                  )}
                 </>
               ) : (
                 <>
                   <strong>No locks are held right now</strong>
                   <span>Locks taken through the API{isOperator ? ' or the playground' : ''} show up here within a second.</span>
-                  {isOperator && <Link className="button button-primary" href="/playground">Open the playground</Link>}
+                  {isOperator && (
+                    <Link className="button button-primary" href="/playground">
+                      Open the playground
+                    </Link>
+                  )}
                 </>
               )}
             </div>
@@ -358,14 +462,29 @@ export function LockMatrix() {
                 const row = rows[item.index];
                 if (!row) {
                   return (
-                    <div key={item.key} className={styles.moreRow} style={{ transform: `translateY(${item.start - HEADER_HEIGHT}px)` }} role="row" data-testid="lock-loader-row">
+                    <div
+                      key={item.key}
+                      className={styles.moreRow}
+                      style={{ transform: `translateY(${item.start - HEADER_HEIGHT}px)` }}
+                      role="row"
+                      data-testid="lock-loader-row"
+                    >
                       <span role="cell">{isFetchingNextPage ? 'Loading more locks…' : 'Scroll for more'}</span>
                     </div>
                   );
                 }
                 return (
-                  <MatrixRow key={item.key} row={row} index={item.index} start={item.start - HEADER_HEIGHT} nodeIds={nodeIds} selected={row.view.key === selectedKey}
-                    linkable={ownLayout} onSelect={setSelectedKey} onOpen={open} />
+                  <MatrixRow
+                    key={item.key}
+                    row={row}
+                    index={item.index}
+                    start={item.start - HEADER_HEIGHT}
+                    nodeIds={nodeIds}
+                    selected={row.view.key === selectedKey}
+                    linkable={ownLayout}
+                    onSelect={setSelectedKey}
+                    onOpen={open}
+                  />
                 );
               })}
             </div>

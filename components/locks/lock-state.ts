@@ -3,8 +3,18 @@ import { LOCK_STATES, type LockView } from '@/lib/api/locks';
 export type LockStateName = LockView['state'];
 
 export const STATE_INFO: Record<LockStateName, { label: string; tone: 'ok' | 'warn' | 'info' | 'bad'; help: string; rank: number }> = {
-  split: { label: 'split', tone: 'bad', help: 'Two or more tokens and none on a quorum: nobody holds this lock, and stale keys block new grants.', rank: 0 },
-  partial: { label: 'partial', tone: 'info', help: 'Keys on fewer than a quorum of nodes, one token: a failed attempt’s leftovers or a lock that lost its majority.', rank: 1 },
+  split: {
+    label: 'split',
+    tone: 'bad',
+    help: 'Two or more tokens and none on a quorum: nobody holds this lock, and stale keys block new grants.',
+    rank: 0,
+  },
+  partial: {
+    label: 'partial',
+    tone: 'info',
+    help: 'Keys on fewer than a quorum of nodes, one token: a failed attempt’s leftovers or a lock that lost its majority.',
+    rank: 1,
+  },
   expiring: { label: 'expiring', tone: 'warn', help: 'A quorum holds one token, but its validity is about to run out.', rank: 2 },
   held: { label: 'held', tone: 'ok', help: 'A quorum of nodes holds one token: a client can count on this lock.', rank: 3 },
 };

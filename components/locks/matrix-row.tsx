@@ -16,28 +16,52 @@ export type { MatrixRowData } from './window-merge';
 
 type Cell = LockView['cells'][number];
 
-export function MatrixHeader({ nodeIds, labels, nodes, quorum }: {
-  nodeIds: number[]; labels: Map<number, string>; nodes: Array<{ node: number; ok: boolean; keys: number; error: string | null }>; quorum: number | null;
+export function MatrixHeader({
+  nodeIds,
+  labels,
+  nodes,
+  quorum,
+}: {
+  nodeIds: number[];
+  labels: Map<number, string>;
+  nodes: Array<{ node: number; ok: boolean; keys: number; error: string | null }>;
+  quorum: number | null;
 }) {
   return (
     <div className={styles.header} role="rowgroup">
       <div className={styles.headerRow} role="row" aria-rowindex={1}>
-        <div role="columnheader" className={styles.headCell}>State</div>
-        <div role="columnheader" className={styles.headCell}>Resource</div>
+        <div role="columnheader" className={styles.headCell}>
+          State
+        </div>
+        <div role="columnheader" className={styles.headCell}>
+          Resource
+        </div>
         {nodeIds.map((id) => {
           const info = nodes.find((n) => n.node === id);
           const tone = !info ? 'unknown' : info.ok ? 'ok' : 'bad';
           return (
-            <div key={id} role="columnheader" className={`${styles.headCell} ${styles.nodeHead}`} data-testid={`node-column-${id}`}
-              title={info && !info.ok ? `node ${id} could not be read: ${info.error ?? 'no answer'}` : labels.get(id)}>
+            <div
+              key={id}
+              role="columnheader"
+              className={`${styles.headCell} ${styles.nodeHead}`}
+              data-testid={`node-column-${id}`}
+              title={info && !info.ok ? `node ${id} could not be read: ${info.error ?? 'no answer'}` : labels.get(id)}
+            >
               <span className={styles.nodeName}>
-                <span className={`${styles.nodeDot} ${styles[`nodeDot-${tone}`]}`} aria-hidden="true" />node {id}
+                <span className={`${styles.nodeDot} ${styles[`nodeDot-${tone}`]}`} aria-hidden="true" />
+                node {id}
               </span>
-              <span className={styles.nodeMeta}>{info ? (info.ok ? `${formatCount(info.keys)} key${info.keys === 1 ? '' : 's'}` : 'unreadable') : labels.get(id) ?? ''}</span>
+              <span className={styles.nodeMeta}>
+                {info ? (info.ok ? `${formatCount(info.keys)} key${info.keys === 1 ? '' : 's'}` : 'unreadable') : (labels.get(id) ?? '')}
+              </span>
             </div>
           );
         })}
-        <div role="columnheader" className={styles.headCell} title="What a client holding the majority token can count on: the quorum-th longest PTTL minus clock drift">
+        <div
+          role="columnheader"
+          className={styles.headCell}
+          title="What a client holding the majority token can count on: the quorum-th longest PTTL minus clock drift"
+        >
           Validity{quorum !== null ? <span className={styles.nodeMeta}>quorum {quorum}</span> : null}
         </div>
       </div>
@@ -45,7 +69,19 @@ export function MatrixHeader({ nodeIds, labels, nodes, quorum }: {
   );
 }
 
-function NodeCell({ cell, node, majority, t0, lease }: { cell: Cell | undefined; node: number; majority: string | null; t0: number; lease: number }) {
+function NodeCell({
+  cell,
+  node,
+  majority,
+  t0,
+  lease,
+}: {
+  cell: Cell | undefined;
+  node: number;
+  majority: string | null;
+  t0: number;
+  lease: number;
+}) {
   if (!cell || !cell.known) {
     return (
       <div role="cell" className={`${styles.cell} ${styles.cellUnknown}`} data-testid="lock-cell" data-node={node} data-present="unknown">
@@ -64,11 +100,20 @@ function NodeCell({ cell, node, majority, t0, lease }: { cell: Cell | undefined;
   const variant = majority === null ? 'plain' : cell.token === majority ? 'majority' : 'other';
   const pttl = cell.pttlMs ?? 0;
   return (
-    <div role="cell" className={`${styles.cell} ${styles.cellPresent} ${variant === 'other' ? styles.cellOther : ''}`} style={hueStyle(cell.token)}
-      data-testid="lock-cell" data-node={node} data-present="true" data-token={cell.token}>
+    <div
+      role="cell"
+      className={`${styles.cell} ${styles.cellPresent} ${variant === 'other' ? styles.cellOther : ''}`}
+      style={hueStyle(cell.token)}
+      data-testid="lock-cell"
+      data-node={node}
+      data-present="true"
+      data-token={cell.token}
+    >
       <TokenChip token={cell.token} variant={variant} className={styles.cellChip} />
       {cell.pttlMs === -1 ? (
-        <span className={styles.noTtl} title="This key never expires: a lock nobody can take again until an operator releases it">no TTL</span>
+        <span className={styles.noTtl} title="This key never expires: a lock nobody can take again until an operator releases it">
+          no TTL
+        </span>
       ) : (
         <>
           <Countdown className={styles.cellTtl} expiresAt={t0 + pttl} initialMs={pttl} watch />
@@ -90,28 +135,68 @@ function subline(view: LockView, nodeCount: number): string {
   return parts.join(' · ');
 }
 
-export const MatrixRow = memo(function MatrixRow({ row, index, start, nodeIds, selected, linkable, onSelect, onOpen }: {
-  row: MatrixRowData; index: number; start: number; nodeIds: number[]; selected: boolean; linkable: boolean;
-  onSelect: (key: string) => void; onOpen: (row: MatrixRowData) => void;
+export const MatrixRow = memo(function MatrixRow({
+  row,
+  index,
+  start,
+  nodeIds,
+  selected,
+  linkable,
+  onSelect,
+  onOpen,
+}: {
+  row: MatrixRowData;
+  index: number;
+  start: number;
+  nodeIds: number[];
+  selected: boolean;
+  linkable: boolean;
+  onSelect: (key: string) => void;
+  onOpen: (row: MatrixRowData) => void;
 }) {
   const { view, t0 } = row;
   const lease = leaseMs(view);
   const validityTone = view.state === 'expiring' ? 'warn' : 'ok';
   return (
-    <div role="row" aria-rowindex={index + 2} aria-selected={selected} id={`lock-row-${index}`}
+    <div
+      role="row"
+      aria-rowindex={index + 2}
+      aria-selected={selected}
+      id={`lock-row-${index}`}
       className={`${styles.row} ${selected ? styles.rowSelected : ''} ${styles[`row-${view.state}`]}`}
-      style={{ transform: `translateY(${start}px)` }} data-testid="lock-row" data-resource={view.resource} data-state={view.state}
-      onClick={() => onSelect(view.key)} onDoubleClick={() => onOpen(row)}>
-      <div role="cell" className={styles.stateCell}><StateBadge state={view.state} /></div>
+      style={{ transform: `translateY(${start}px)` }}
+      data-testid="lock-row"
+      data-resource={view.resource}
+      data-state={view.state}
+      onClick={() => onSelect(view.key)}
+      onDoubleClick={() => onOpen(row)}
+    >
+      <div role="cell" className={styles.stateCell}>
+        <StateBadge state={view.state} />
+      </div>
       <div role="rowheader" className={styles.resourceCell}>
         {linkable ? (
-          <Link href={`/locks/${encodeURIComponent(view.resource)}`} prefetch={false} className={styles.resource} title={view.resource}
-            onClick={(e) => e.stopPropagation()}>{view.resource}</Link>
+          <Link
+            href={`/locks/${encodeURIComponent(view.resource)}`}
+            prefetch={false}
+            className={styles.resource}
+            title={view.resource}
+            onClick={(e) => e.stopPropagation()}
+          >
+            {view.resource}
+          </Link>
         ) : (
-          <button type="button" className={`${styles.resource} ${styles.resourceButton}`} title={view.key} onClick={(e) => {
-            e.stopPropagation();
-            onOpen(row);
-          }}>{view.key}</button>
+          <button
+            type="button"
+            className={`${styles.resource} ${styles.resourceButton}`}
+            title={view.key}
+            onClick={(e) => {
+              e.stopPropagation();
+              onOpen(row);
+            }}
+          >
+            {view.key}
+          </button>
         )}
         <span className={styles.sub}>
           {subline(view, nodeIds.length)}
@@ -119,16 +204,30 @@ export const MatrixRow = memo(function MatrixRow({ row, index, start, nodeIds, s
         </span>
       </div>
       {nodeIds.map((node) => (
-        <NodeCell key={node} node={node} cell={view.cells.find((c) => c.node === node)} majority={view.majorityToken} t0={t0} lease={lease} />
+        <NodeCell
+          key={node}
+          node={node}
+          cell={view.cells.find((c) => c.node === node)}
+          majority={view.majorityToken}
+          t0={t0}
+          lease={lease}
+        />
       ))}
       <div role="cell" className={styles.validityCell} data-testid="lock-validity">
         {view.majorityToken === null ? (
-          <span className={styles.noMajority} title="No token is on a quorum of nodes: no client can count on this lock">no majority</span>
+          <span className={styles.noMajority} title="No token is on a quorum of nodes: no client can count on this lock">
+            no majority
+          </span>
         ) : view.validityMs === null ? (
           <span className={styles.noTtl}>never expires</span>
         ) : (
           <>
-            <Countdown className={`${styles.validity} ${styles[`validity-${validityTone}`]}`} expiresAt={t0 + view.validityMs} initialMs={view.validityMs} watch />
+            <Countdown
+              className={`${styles.validity} ${styles[`validity-${validityTone}`]}`}
+              expiresAt={t0 + view.validityMs}
+              initialMs={view.validityMs}
+              watch
+            />
             <CountdownBar expiresAt={t0 + view.validityMs} initialMs={view.validityMs} totalMs={lease} tone={validityTone} />
           </>
         )}

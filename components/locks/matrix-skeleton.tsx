@@ -6,12 +6,14 @@ export function MatrixSkeleton({ nodes }: { nodes: number }) {
     <div className={styles.skeleton} aria-hidden="true">
       {Array.from({ length: 8 }, (_, i) => (
         <div key={i} className={styles.skeletonRow}>
-          <span /><span />
-          {Array.from({ length: nodes }, (_, j) => <span key={j} />)}
+          <span />
+          <span />
+          {Array.from({ length: nodes }, (_, j) => (
+            <span key={j} />
+          ))}
           <span />
         </div>
       ))}
     </div>
   );
 }
-

@@ -17,15 +17,32 @@ export function ReadAt({ latest, now, onRefresh }: { latest: PageFacts | undefin
           <span className={`${styles.readDot} ${now && now - latest.readAt > 5_000 ? styles.readStale : ''}`} aria-hidden="true" />
           Read <time dateTime={new Date(latest.readAt).toISOString()}>{formatClock(latest.readAt)}</time>
           <span className="muted">
-            {' · '}{now ? formatAgo(latest.readAt, now) : ''}
-            {' · '}{!latest.complete ? `scanning… ${formatCount(latest.scannedKeys)} keys so far`
-              : latest.index ? <span title="Kept up to date by keyspace notifications: only the locks that changed were read again">live index, {Math.round(latest.scanMs)} ms</span>
-                : `scan ${Math.round(latest.scanMs)} ms`}
+            {' · '}
+            {now ? formatAgo(latest.readAt, now) : ''}
+            {' · '}
+            {!latest.complete ? (
+              `scanning… ${formatCount(latest.scannedKeys)} keys so far`
+            ) : latest.index ? (
+              <span title="Kept up to date by keyspace notifications: only the locks that changed were read again">
+                live index, {Math.round(latest.scanMs)} ms
+              </span>
+            ) : (
+              `scan ${Math.round(latest.scanMs)} ms`
+            )}
             {' · '}quorum {latest.quorum} of {latest.nodes.length}
           </span>
         </>
-      ) : <span className="muted">Reading the masters…</span>}
-      <button type="button" className={`button button-ghost ${styles.refresh}`} onClick={onRefresh} aria-label="Reload the list from the first page">↻</button>
+      ) : (
+        <span className="muted">Reading the masters…</span>
+      )}
+      <button
+        type="button"
+        className={`button button-ghost ${styles.refresh}`}
+        onClick={onRefresh}
+        aria-label="Reload the list from the first page"
+      >
+        ↻
+      </button>
     </div>
   );
 }
@@ -39,21 +56,38 @@ export function ScanProgress({ page }: { page: Pick<LockListPage, 'complete' | '
   if (!page || page.complete) return null;
   return (
     <p className={`callout ${styles.notice}`} role="status" data-testid="locks-scanning">
-      <strong>Still scanning the masters</strong>: {formatCount(page.scannedKeys)} keys read so far, {formatCount(page.total)} locks found.
-      {' '}These rows are the first locks found, each read directly from every node; the full list, its counts and more pages follow when the scan ends.
+      <strong>Still scanning the masters</strong>: {formatCount(page.scannedKeys)} keys read so far, {formatCount(page.total)} locks found.{' '}
+      These rows are the first locks found, each read directly from every node; the full list, its counts and more pages follow when the
+      scan ends.
     </p>
   );
 }
 
 /** The matrix footer: how many rows are loaded of how many match, or that the scan is still running. */
-export function MatrixFooter({ latest, loaded, matching, hasNextPage }: { latest: PageFacts | undefined; loaded: number; matching: boolean; hasNextPage: boolean }) {
+export function MatrixFooter({
+  latest,
+  loaded,
+  matching,
+  hasNextPage,
+}: {
+  latest: PageFacts | undefined;
+  loaded: number;
+  matching: boolean;
+  hasNextPage: boolean;
+}) {
   return (
     <div className={styles.footer} data-testid="locks-footer">
       <span>
-        {latest && !latest.complete && <>Scanning · <strong>{formatCount(loaded)}</strong> {matching ? 'matching ' : ''}locks shown of <strong data-testid="locks-matched">{formatCount(latest.matched)}</strong> found so far</>}
+        {latest && !latest.complete && (
+          <>
+            Scanning · <strong>{formatCount(loaded)}</strong> {matching ? 'matching ' : ''}locks shown of{' '}
+            <strong data-testid="locks-matched">{formatCount(latest.matched)}</strong> found so far
+          </>
+        )}
         {latest?.complete && (
           <>
-            <strong>{formatCount(loaded)}</strong> of <strong data-testid="locks-matched">{formatCount(latest.matched)}</strong> {matching ? 'matching ' : ''}locks loaded
+            <strong>{formatCount(loaded)}</strong> of <strong data-testid="locks-matched">{formatCount(latest.matched)}</strong>{' '}
+            {matching ? 'matching ' : ''}locks loaded
             {hasNextPage ? ' · more load as you scroll' : ''}
           </>
         )}

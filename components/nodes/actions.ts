@@ -34,46 +34,96 @@ const persistenceNote = (node: NodeView) => {
 
 export const ACTIONS: Record<ActionKind, ActionSpec> = {
   crash: {
-    kind: 'crash', label: 'Crash', group: 'process', effect: 'removes', style: 'danger',
+    kind: 'crash',
+    label: 'Crash',
+    group: 'process',
+    effect: 'removes',
+    style: 'danger',
     describe: (n) => `Kill redis-server with SIGKILL, as a power cut would. It stays down until you start it. ${persistenceNote(n)}`,
   },
   stop: {
-    kind: 'stop', label: 'Stop', group: 'process', effect: 'removes', style: 'danger',
-    describe: (n) => (n.persistence === 'none'
-      ? 'Shut redis-server down gracefully. Without persistence it keeps nothing. It stays down until you start it.'
-      : 'Shut redis-server down gracefully (SHUTDOWN: its AOF fsynced, or a final SAVE with RDB). It stays down until you start it; started with the same persistence, it votes at once.'),
+    kind: 'stop',
+    label: 'Stop',
+    group: 'process',
+    effect: 'removes',
+    style: 'danger',
+    describe: (n) =>
+      n.persistence === 'none'
+        ? 'Shut redis-server down gracefully. Without persistence it keeps nothing. It stays down until you start it.'
+        : 'Shut redis-server down gracefully (SHUTDOWN: its AOF fsynced, or a final SAVE with RDB). It stays down until you start it; started with the same persistence, it votes at once.',
   },
   start: {
-    kind: 'start', label: 'Start', group: 'process', effect: 'restores', style: 'recover',
-    describe: () => 'Start redis-server again with the persistence you choose. Unless it was stopped gracefully and starts with the same persistence, it sits out the lease ceiling as a restart.',
+    kind: 'start',
+    label: 'Start',
+    group: 'process',
+    effect: 'restores',
+    style: 'recover',
+    describe: () =>
+      'Start redis-server again with the persistence you choose. Unless it was stopped gracefully and starts with the same persistence, it sits out the lease ceiling as a restart.',
   },
   restart: {
-    kind: 'restart', label: 'Restart…', group: 'process', effect: 'removes', style: 'caution',
-    describe: () => 'Stop redis-server gracefully, then start it again — at once or after a delay — with the persistence you choose. It cannot vote while it is down.',
+    kind: 'restart',
+    label: 'Restart…',
+    group: 'process',
+    effect: 'removes',
+    style: 'caution',
+    describe: () =>
+      'Stop redis-server gracefully, then start it again — at once or after a delay — with the persistence you choose. It cannot vote while it is down.',
   },
   pause: {
-    kind: 'pause', label: 'Pause', group: 'process', effect: 'removes', style: 'danger',
-    describe: () => 'Freeze the process with SIGSTOP, like a long GC or VM pause: it keeps its keys and their TTLs keep running, but it answers nobody until resumed.',
+    kind: 'pause',
+    label: 'Pause',
+    group: 'process',
+    effect: 'removes',
+    style: 'danger',
+    describe: () =>
+      'Freeze the process with SIGSTOP, like a long GC or VM pause: it keeps its keys and their TTLs keep running, but it answers nobody until resumed.',
   },
   resume: {
-    kind: 'resume', label: 'Resume', group: 'process', effect: 'restores', style: 'recover',
+    kind: 'resume',
+    label: 'Resume',
+    group: 'process',
+    effect: 'restores',
+    style: 'recover',
     describe: () => 'Let the process run again (SIGCONT). Keys that expired while it was frozen are gone; the rest answer again.',
   },
   partition: {
-    kind: 'partition', label: 'Partition', group: 'network', effect: 'removes', style: 'danger',
-    describe: () => 'Cut its network: the fault proxy drops every packet, so the process runs but no client reaches it. Keys still expire on time.',
+    kind: 'partition',
+    label: 'Partition',
+    group: 'network',
+    effect: 'removes',
+    style: 'danger',
+    describe: () =>
+      'Cut its network: the fault proxy drops every packet, so the process runs but no client reaches it. Keys still expire on time.',
   },
   reset: {
-    kind: 'reset', label: 'Reset connections', group: 'network', effect: 'removes', style: 'danger',
-    describe: () => 'Reset every connection through its fault proxy (TCP RST), and every new one as soon as it opens, as a flapping link or a failing load balancer would: the process runs and keeps its keys, but no client gets an answer until you heal it.',
+    kind: 'reset',
+    label: 'Reset connections',
+    group: 'network',
+    effect: 'removes',
+    style: 'danger',
+    describe: () =>
+      'Reset every connection through its fault proxy (TCP RST), and every new one as soon as it opens, as a flapping link or a failing load balancer would: the process runs and keeps its keys, but no client gets an answer until you heal it.',
   },
   heal: {
-    kind: 'heal', label: 'Heal', group: 'network', effect: 'restores', style: 'recover',
-    describe: (n) => (n.fault === 'latency' ? 'Remove the added latency: traffic passes straight through again.' : 'Reconnect it: the fault proxy passes traffic again.'),
+    kind: 'heal',
+    label: 'Heal',
+    group: 'network',
+    effect: 'restores',
+    style: 'recover',
+    describe: (n) =>
+      n.fault === 'latency'
+        ? 'Remove the added latency: traffic passes straight through again.'
+        : 'Reconnect it: the fault proxy passes traffic again.',
   },
   latency: {
-    kind: 'latency', label: 'Add latency…', group: 'network', effect: 'slows', style: 'caution',
-    describe: () => 'Delay every packet through its fault proxy (half each way), with optional random jitter. Votes slower than the per-node timeout count against, and a slow grant eats into the validity clients get.',
+    kind: 'latency',
+    label: 'Add latency…',
+    group: 'network',
+    effect: 'slows',
+    style: 'caution',
+    describe: () =>
+      'Delay every packet through its fault proxy (half each way), with optional random jitter. Votes slower than the per-node timeout count against, and a slow grant eats into the validity clients get.',
   },
 };
 
@@ -83,6 +133,17 @@ export const NETWORK_ACTIONS: readonly ActionKind[] = NODE_ACTION_GROUPS.network
 
 /** Nodes that cannot answer now, whatever the reason: their votes are already missing. */
 export function unavailableNodes(nodes: readonly NodeView[]): Set<number> {
-  return new Set(nodes.filter((n) => !n.up || n.process === 'down' || n.process === 'stopping' || n.process === 'paused'
-    || n.fault === 'blackhole' || n.fault === 'reset').map((n) => n.id));
+  return new Set(
+    nodes
+      .filter(
+        (n) =>
+          !n.up ||
+          n.process === 'down' ||
+          n.process === 'stopping' ||
+          n.process === 'paused' ||
+          n.fault === 'blackhole' ||
+          n.fault === 'reset',
+      )
+      .map((n) => n.id),
+  );
 }

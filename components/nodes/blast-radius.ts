@@ -48,7 +48,8 @@ export function blastRadius(locks: readonly LockView[], target: number, unavaila
     const before = holders.length;
     const after = before - 1;
     if (before < quorum) alreadyBelow++;
-    else if (after < quorum) losing.push({ resource: lock.resource, before, after, holders, validityMs: lock.validityMs, fence: lock.fence });
+    else if (after < quorum)
+      losing.push({ resource: lock.resource, before, after, holders, validityMs: lock.validityMs, fence: lock.fence });
     else surviving++;
   }
   losing.sort((a, b) => (a.resource < b.resource ? -1 : a.resource > b.resource ? 1 : 0));
@@ -56,7 +57,12 @@ export function blastRadius(locks: readonly LockView[], target: number, unavaila
 }
 
 /** How many locks each node is the deciding vote for (the count `blastRadius(…).losing.length` per node). */
-export function criticalCounts(locks: readonly LockView[], nodeIds: readonly number[], unavailable: ReadonlySet<number>, quorum: number): Map<number, { holds: number; critical: number }> {
+export function criticalCounts(
+  locks: readonly LockView[],
+  nodeIds: readonly number[],
+  unavailable: ReadonlySet<number>,
+  quorum: number,
+): Map<number, { holds: number; critical: number }> {
   const counts = new Map(nodeIds.map((id) => [id, { holds: 0, critical: 0 }]));
   for (const lock of locks) {
     const token = lock.majorityToken;

@@ -22,8 +22,9 @@ function seenOf(node: NodeView): SeenSentinel | undefined {
 const sentence = (text: string) => `${text.charAt(0).toUpperCase()}${text.slice(1)}${/[.!?]$/.test(text) ? '' : '.'}`;
 
 const sameSentinel = (a: NodeView, b: NodeView) =>
-  (a.quarantine?.runId ?? null) === (b.quarantine?.runId ?? null) && (a.quarantine?.createdAt ?? null) === (b.quarantine?.createdAt ?? null)
-  && a.runId === b.runId;
+  (a.quarantine?.runId ?? null) === (b.quarantine?.runId ?? null) &&
+  (a.quarantine?.createdAt ?? null) === (b.quarantine?.createdAt ?? null) &&
+  a.runId === b.runId;
 
 /**
  * End a node's quarantine by hand. The operator vouches that the node holds no lock that was lost,
@@ -32,7 +33,17 @@ const sameSentinel = (a: NodeView, b: NodeView) =>
  * in between; then the dialog asks the operator to look again. The warning (a restart or data loss
  * within the lease ceiling) is shown before the click, and the server's after it.
  */
-export function MarkCleanDialog({ node, maxTtlMs, onClose, onDone }: { node: NodeView; maxTtlMs: number; onClose: () => void; onDone: (o: Outcome) => void }) {
+export function MarkCleanDialog({
+  node,
+  maxTtlMs,
+  onClose,
+  onDone,
+}: {
+  node: NodeView;
+  maxTtlMs: number;
+  onClose: () => void;
+  onDone: (o: Outcome) => void;
+}) {
   const [reason, setReason] = useState('');
   const [judged, setJudged] = useState(node);
   const queryClient = useQueryClient();
@@ -63,9 +74,11 @@ export function MarkCleanDialog({ node, maxTtlMs, onClose, onDone }: { node: Nod
     mutation.reset();
   };
   const why = quarantineWhy(judged);
-  const warning = judged.quarantine?.markCleanWarning
-    ?? (judged.uptimeMs !== null && judged.uptimeMs < maxTtlMs
-      ? `it has been up only ${Math.round(judged.uptimeMs / 1000)} s, less than the lease ceiling (${maxTtlMs / 1000} s)` : null);
+  const warning =
+    judged.quarantine?.markCleanWarning ??
+    (judged.uptimeMs !== null && judged.uptimeMs < maxTtlMs
+      ? `it has been up only ${Math.round(judged.uptimeMs / 1000)} s, less than the lease ceiling (${maxTtlMs / 1000} s)`
+      : null);
 
   return (
     <Modal
@@ -73,24 +86,40 @@ export function MarkCleanDialog({ node, maxTtlMs, onClose, onDone }: { node: Nod
       onClose={onClose}
       tone="warn"
       testId="mark-clean-dialog"
-      footer={done ? (
-        <button type="button" className="button button-primary" onClick={onClose}>Close</button>
-      ) : (
-        <>
-          <button type="button" className="button" onClick={onClose}>Cancel</button>
-          {changed || drifted ? (
-            <button type="button" className="button button-primary" onClick={lookAgain} data-testid="mark-clean-look-again">Look again</button>
-          ) : (
-            <button type="button" className="button button-primary" disabled={!valid || mutation.isPending} onClick={() => mutation.mutate()} data-testid="confirm-mark-clean">
-              {mutation.isPending ? 'Marking…' : `Mark node ${node.id} clean`}
+      footer={
+        done ? (
+          <button type="button" className="button button-primary" onClick={onClose}>
+            Close
+          </button>
+        ) : (
+          <>
+            <button type="button" className="button" onClick={onClose}>
+              Cancel
             </button>
-          )}
-        </>
-      )}
+            {changed || drifted ? (
+              <button type="button" className="button button-primary" onClick={lookAgain} data-testid="mark-clean-look-again">
+                Look again
+              </button>
+            ) : (
+              <button
+                type="button"
+                className="button button-primary"
+                disabled={!valid || mutation.isPending}
+                onClick={() => mutation.mutate()}
+                data-testid="confirm-mark-clean"
+              >
+                {mutation.isPending ? 'Marking…' : `Mark node ${node.id} clean`}
+              </button>
+            )}
+          </>
+        )
+      }
     >
       {done ? (
         <div className={`${styles.verdictLine} ${done.warning ? styles.warn : styles.ok}`} role="status" data-testid="mark-clean-result">
-          <span className={styles.verdictIcon} aria-hidden="true">{done.warning ? '!' : '✓'}</span>
+          <span className={styles.verdictIcon} aria-hidden="true">
+            {done.warning ? '!' : '✓'}
+          </span>
           <div>
             <strong>Node {node.id} is marked clean and votes again.</strong>
             {done.warning ? <>Warning from the server: {done.warning}</> : 'No warning: no restart or data loss within the lease ceiling.'}
@@ -99,12 +128,19 @@ export function MarkCleanDialog({ node, maxTtlMs, onClose, onDone }: { node: Nod
       ) : (
         <>
           <p className={styles.lead} data-testid="mark-clean-judged">
-            {why ? <><strong>{why.label}</strong> ({why.detail}). </> : null}
-            {sentence(judged.quarantine?.message ?? 'The node has no epoch sentinel')} Marking it clean writes a fresh epoch sentinel for the process
-            running now, so it votes at once instead of waiting out the quarantine; it applies only if the node still has the sentinel shown here.
+            {why ? (
+              <>
+                <strong>{why.label}</strong> ({why.detail}).{' '}
+              </>
+            ) : null}
+            {sentence(judged.quarantine?.message ?? 'The node has no epoch sentinel')} Marking it clean writes a fresh epoch sentinel for
+            the process running now, so it votes at once instead of waiting out the quarantine; it applies only if the node still has the
+            sentinel shown here.
           </p>
           <div className={`${styles.verdictLine} ${warning ? styles.bad : styles.warn}`} data-testid="mark-clean-warning">
-            <span className={styles.verdictIcon} aria-hidden="true">!</span>
+            <span className={styles.verdictIcon} aria-hidden="true">
+              !
+            </span>
             <div>
               <strong>Only if you know it lost no lock that is still valid</strong>
               The quarantine exists because a node that lost its data or restarted may have voted for a lock that is still held elsewhere.
@@ -114,9 +150,17 @@ export function MarkCleanDialog({ node, maxTtlMs, onClose, onDone }: { node: Nod
           </div>
           <label className={`${styles.field} ${styles.fieldWide}`}>
             Reason (recorded in the audit log)
-            <textarea value={reason} onChange={(e) => setReason(e.target.value)} maxLength={500} required
-              placeholder="e.g. fresh node, never served locks" aria-describedby="mark-clean-hint" />
-            <span className={styles.hint} id="mark-clean-hint">At least 3 characters.</span>
+            <textarea
+              value={reason}
+              onChange={(e) => setReason(e.target.value)}
+              maxLength={500}
+              required
+              placeholder="e.g. fresh node, never served locks"
+              aria-describedby="mark-clean-hint"
+            />
+            <span className={styles.hint} id="mark-clean-hint">
+              At least 3 characters.
+            </span>
           </label>
         </>
       )}
@@ -126,9 +170,14 @@ export function MarkCleanDialog({ node, maxTtlMs, onClose, onDone }: { node: Nod
         </p>
       ) : drifted ? (
         <p className={styles.errorText} role="alert" data-testid="mark-clean-changed">
-          Node {node.id} changed while this dialog was open (its process or epoch sentinel is not the one shown). Look again before marking it clean.
+          Node {node.id} changed while this dialog was open (its process or epoch sentinel is not the one shown). Look again before marking
+          it clean.
         </p>
-      ) : mutation.error ? <p className={styles.errorText} role="alert">Could not mark it clean: {mutation.error.message}</p> : null}
+      ) : mutation.error ? (
+        <p className={styles.errorText} role="alert">
+          Could not mark it clean: {mutation.error.message}
+        </p>
+      ) : null}
     </Modal>
   );
 }

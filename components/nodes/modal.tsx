@@ -7,7 +7,15 @@ import styles from './nodes.module.css';
  * A modal on the native <dialog>: focus is trapped and restored by the browser, Esc closes it, and
  * it is named by its heading. Mounted only while open, so its content always starts fresh.
  */
-export function Modal({ title, onClose, children, footer, wide, testId, tone }: {
+export function Modal({
+  title,
+  onClose,
+  children,
+  footer,
+  wide,
+  testId,
+  tone,
+}: {
   title: ReactNode;
   onClose: () => void;
   children: ReactNode;
@@ -38,7 +46,9 @@ export function Modal({ title, onClose, children, footer, wide, testId, tone }: 
     >
       <div className={styles.modalHead}>
         <h2 id={headingId}>{title}</h2>
-        <button type="button" className={`button button-ghost ${styles.modalClose}`} aria-label="Close" onClick={onClose}>×</button>
+        <button type="button" className={`button button-ghost ${styles.modalClose}`} aria-label="Close" onClick={onClose}>
+          ×
+        </button>
       </div>
       <div className={styles.modalBody}>{children}</div>
       {footer ? <div className="dialog-actions">{footer}</div> : null}

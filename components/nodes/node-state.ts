@@ -19,17 +19,33 @@ export interface NodeStateInfo {
  */
 export function nodeState(node: NodeView): NodeStateInfo {
   if (node.process === 'paused') {
-    return { key: 'paused', label: 'paused', tone: 'bad', detail: 'process paused (SIGSTOP): it keeps its keys but answers nobody, so it cannot vote' };
+    return {
+      key: 'paused',
+      label: 'paused',
+      tone: 'bad',
+      detail: 'process paused (SIGSTOP): it keeps its keys but answers nobody, so it cannot vote',
+    };
   }
   if (node.fault === 'blackhole') {
-    return { key: 'partitioned', label: 'partitioned', tone: 'bad', detail: 'its network is cut (the fault proxy drops every packet): the process runs, but no client reaches it' };
+    return {
+      key: 'partitioned',
+      label: 'partitioned',
+      tone: 'bad',
+      detail: 'its network is cut (the fault proxy drops every packet): the process runs, but no client reaches it',
+    };
   }
   if (node.fault === 'reset') {
-    return { key: 'resetting', label: 'resetting', tone: 'bad', detail: 'the fault proxy resets every connection: no client can talk to it' };
+    return {
+      key: 'resetting',
+      label: 'resetting',
+      tone: 'bad',
+      detail: 'the fault proxy resets every connection: no client can talk to it',
+    };
   }
   // The supervisor knows a process it killed is gone before a client notices the dead connection:
   // in the sandbox its word settles "down" (the console's own reading may still be in flight).
-  if (node.process === 'down') return { key: 'down', label: 'down', tone: 'bad', detail: node.error ?? 'the redis-server process is not running' };
+  if (node.process === 'down')
+    return { key: 'down', label: 'down', tone: 'bad', detail: node.error ?? 'the redis-server process is not running' };
   if (node.process === 'stopping') return { key: 'stopping', label: 'stopping', tone: 'bad', detail: 'the process is shutting down' };
   if (!node.up) {
     if (node.process === 'starting') return { key: 'starting', label: 'starting', tone: 'warn', detail: 'the process is starting' };
@@ -53,13 +69,20 @@ export function voteState(node: NodeView): VoteInfo {
   if (!node.up || node.process === 'down' || node.process === 'stopping') {
     return { key: 'absent', label: 'cannot vote', tone: 'bad', detail: 'unreachable: it votes against every acquire' };
   }
-  if (node.role !== null && node.role !== 'master') return { key: 'replica', label: 'replica', tone: 'bad', detail: `role ${node.role}: refuses lock writes` };
+  if (node.role !== null && node.role !== 'master')
+    return { key: 'replica', label: 'replica', tone: 'bad', detail: `role ${node.role}: refuses lock writes` };
   // The lock core votes against it whatever its quarantine: say so first, it does not end by itself.
-  if (node.refusal) return { key: 'refused', label: 'votes against', tone: 'bad', detail: `${node.refusal.reason}: ${node.refusal.message}` };
+  if (node.refusal)
+    return { key: 'refused', label: 'votes against', tone: 'bad', detail: `${node.refusal.reason}: ${node.refusal.message}` };
   const q = node.quarantine;
   if (q?.state === 'quarantined') return { key: 'quarantined', label: 'quarantined', tone: 'warn', detail: q.message };
   if (q?.state === 'unknown') {
-    return { key: 'unknown', label: 'no epoch', tone: 'warn', detail: 'no epoch sentinel: the next acquire will quarantine it for the lease ceiling' };
+    return {
+      key: 'unknown',
+      label: 'no epoch',
+      tone: 'warn',
+      detail: 'no epoch sentinel: the next acquire will quarantine it for the lease ceiling',
+    };
   }
   if (node.usable) return { key: 'votes', label: 'votes', tone: 'ok', detail: q?.message ?? 'clean: its vote counts' };
   return { key: 'absent', label: 'not usable', tone: 'warn', detail: 'its vote does not count' };
@@ -86,7 +109,11 @@ export function quarantineWhy(node: NodeView): QuarantineWhy | null {
       // Not recorded yet: the sentinel still names the old process, the node answers with the new one.
       const from = q.restartPending ? q.runId : q.prevRunId;
       const to = q.restartPending ? node.runId : q.runId;
-      return { label: 'restart detected', detail: `process ${short(from)} → ${short(to)}`, note: q.restartPending ? 'recorded at the next acquire' : null };
+      return {
+        label: 'restart detected',
+        detail: `process ${short(from)} → ${short(to)}`,
+        note: q.restartPending ? 'recorded at the next acquire' : null,
+      };
     }
     case 'data-loss':
       return { label: 'data loss', detail: 'its epoch sentinel was gone: so may every lock be', note: null };
@@ -100,14 +127,14 @@ export function quarantineWhy(node: NodeView): QuarantineWhy | null {
 }
 
 const PERSISTENCE_LABEL: Record<string, { label: string; tone: Tone }> = {
-  'none': { label: 'none', tone: 'warn' },
+  none: { label: 'none', tone: 'warn' },
   // Restart detection makes a crashed RDB node sit out maxTtl: a cost in votes, no longer a silent loss.
-  'rdb': { label: 'RDB snapshots', tone: 'warn' },
+  rdb: { label: 'RDB snapshots', tone: 'warn' },
   'aof-always': { label: 'AOF always', tone: 'ok' },
   'aof-everysec': { label: 'AOF everysec', tone: 'warn' },
   'aof-no': { label: 'AOF, no fsync', tone: 'warn' },
-  'aof': { label: 'AOF (fsync ?)', tone: 'warn' },
-  'unknown': { label: 'unknown', tone: 'warn' },
+  aof: { label: 'AOF (fsync ?)', tone: 'warn' },
+  unknown: { label: 'unknown', tone: 'warn' },
 };
 
 export function persistenceInfo(mode: string | null): { label: string; tone: Tone } {

@@ -39,7 +39,12 @@ export function NodesScreen() {
   const skew = data ? skewMs(data.readAt, nodes.dataUpdatedAt) : 0;
   const counts = useMemo(() => {
     if (!data || !holders.data) return null;
-    return criticalCounts(holders.data.locks, data.nodes.map((n) => n.id), unavailableNodes(data.nodes), data.quorum);
+    return criticalCounts(
+      holders.data.locks,
+      data.nodes.map((n) => n.id),
+      unavailableNodes(data.nodes),
+      data.quorum,
+    );
   }, [data, holders.data]);
   const openNode = data && open ? data.nodes.find((n) => n.id === open.node) : undefined;
 
@@ -61,42 +66,81 @@ export function NodesScreen() {
 
       {me.data && !operator ? (
         <div className={`callout ${styles.notice} ${styles.callInfo}`} data-testid="viewer-notice" role="note">
-          <span className={styles.noticeIcon} aria-hidden="true">i</span>
-          <div><strong>You are signed in as a {me.data.role}.</strong>You can watch every node here; crashing, partitioning or marking nodes clean needs the operator role (the server refuses it anyway).</div>
+          <span className={styles.noticeIcon} aria-hidden="true">
+            i
+          </span>
+          <div>
+            <strong>You are signed in as a {me.data.role}.</strong>You can watch every node here; crashing, partitioning or marking nodes
+            clean needs the operator role (the server refuses it anyway).
+          </div>
         </div>
       ) : null}
       {me.data && !sandbox ? (
         <div className={`callout callout-warn ${styles.notice}`} data-testid="external-notice" role="note">
-          <span className={`${styles.noticeIcon} ${styles.noticeIconWarn}`} aria-hidden="true">!</span>
-          <div><strong>External masters: process and network actions are unavailable.</strong>This console does not own these Redis processes or their network, so it will not crash, stop, restart, pause, partition or slow them. Marking a quarantined node clean still works: it only writes the node&apos;s epoch sentinel.</div>
+          <span className={`${styles.noticeIcon} ${styles.noticeIconWarn}`} aria-hidden="true">
+            !
+          </span>
+          <div>
+            <strong>External masters: process and network actions are unavailable.</strong>This console does not own these Redis processes
+            or their network, so it will not crash, stop, restart, pause, partition or slow them. Marking a quarantined node clean still
+            works: it only writes the node&apos;s epoch sentinel.
+          </div>
         </div>
       ) : null}
 
       {nodes.isPending ? (
         <div className={styles.list} aria-busy="true" data-loading-state="loading">
-          {Array.from({ length: 5 }, (_, i) => <div key={i} className={styles.row} style={{ height: operator ? 128 : 76 }} />)}
+          {Array.from({ length: 5 }, (_, i) => (
+            <div key={i} className={styles.row} style={{ height: operator ? 128 : 76 }} />
+          ))}
         </div>
       ) : nodes.error && !data ? (
-        <div className="callout callout-bad" role="alert" style={{ display: 'flex', justifyContent: 'space-between', alignItems: 'center' }}>
-          <span><strong>Could not read the nodes.</strong> {nodes.error.message}</span>
-          <button type="button" className="button" onClick={() => void nodes.refetch()}>Try again</button>
+        <div
+          className="callout callout-bad"
+          role="alert"
+          style={{ display: 'flex', justifyContent: 'space-between', alignItems: 'center' }}
+        >
+          <span>
+            <strong>Could not read the nodes.</strong> {nodes.error.message}
+          </span>
+          <button type="button" className="button" onClick={() => void nodes.refetch()}>
+            Try again
+          </button>
         </div>
       ) : data?.mode === 'unconfigured' ? (
-        <p className="callout callout-warn" role="alert">No masters are configured. Start the console with <code>npm start</code>, or set <code>REDLOCK_NODES</code>.</p>
+        <p className="callout callout-warn" role="alert">
+          No masters are configured. Start the console with <code>npm start</code>, or set <code>REDLOCK_NODES</code>.
+        </p>
       ) : data ? (
         <div className={styles.list} data-testid="node-rows" data-loading-state="ready">
           {data.nodes.map((node) => (
-            <NodeRow key={node.id} node={node} skew={skew} operator={operator} sandbox={sandbox} counts={counts?.get(node.id) ?? null}
+            <NodeRow
+              key={node.id}
+              node={node}
+              skew={skew}
+              operator={operator}
+              sandbox={sandbox}
+              counts={counts?.get(node.id) ?? null}
               holdersState={holders.isPending ? 'loading' : holders.error && !holders.data ? 'error' : 'ready'}
-              onAction={(kind) => setOpen({ kind, node: node.id })} />
+              onAction={(kind) => setOpen({ kind, node: node.id })}
+            />
           ))}
         </div>
       ) : null}
 
       {open && openNode && data && open.kind !== 'mark-clean' ? (
-        <ActionDialog key={`${open.kind}-${open.node}`} node={openNode} cluster={data} kind={open.kind}
+        <ActionDialog
+          key={`${open.kind}-${open.node}`}
+          node={openNode}
+          cluster={data}
+          kind={open.kind}
           holders={{ data: holders.data, isPending: holders.isPending, error: holders.error }}
-          onClose={() => setOpen(null)} onDone={(o) => { setOpen(null); pushToast(o); }} />
+          onClose={() => setOpen(null)}
+          onDone={(o) => {
+            setOpen(null);
+            pushToast(o);
+          }}
+        />
       ) : null}
       {open && openNode && data && open.kind === 'mark-clean' ? (
         <MarkCleanDialog node={openNode} maxTtlMs={data.maxTtlMs} onClose={() => setOpen(null)} onDone={pushToast} />
@@ -106,8 +150,15 @@ export function NodesScreen() {
         {toasts.map((t) => (
           <div key={t.id} className={`${styles.toast} ${styles[t.tone]}`}>
             <span>{t.text}</span>
-            <button type="button" className="button button-ghost" style={{ padding: '0 6px' }} aria-label="Dismiss"
-              onClick={() => setToasts((list) => list.filter((x) => x.id !== t.id))}>×</button>
+            <button
+              type="button"
+              className="button button-ghost"
+              style={{ padding: '0 6px' }}
+              aria-label="Dismiss"
+              onClick={() => setToasts((list) => list.filter((x) => x.id !== t.id))}
+            >
+              ×
+            </button>
           </div>
         ))}
       </div>
@@ -125,7 +176,15 @@ function ClusterLine({ data }: { data: NodesResponse }) {
   );
 }
 
-function NodeRow({ node, skew, operator, sandbox, counts, holdersState, onAction }: {
+function NodeRow({
+  node,
+  skew,
+  operator,
+  sandbox,
+  counts,
+  holdersState,
+  onAction,
+}: {
   node: NodeView;
   skew: number;
   operator: boolean;
@@ -139,7 +198,10 @@ function NodeRow({ node, skew, operator, sandbox, counts, holdersState, onAction
   const why = vote.key === 'quarantined' ? quarantineWhy(node) : null;
   const persistence = persistenceInfo(node.persistence);
   const allowed = canAct(node);
-  const quarantineUntil = node.quarantine?.state === 'quarantined' && node.quarantine.remainingMs !== null ? node.checkedAt + skew + node.quarantine.remainingMs : null;
+  const quarantineUntil =
+    node.quarantine?.state === 'quarantined' && node.quarantine.remainingMs !== null
+      ? node.checkedAt + skew + node.quarantine.remainingMs
+      : null;
   const rowTone = state.tone === 'bad' ? styles.bad : state.tone === 'warn' || vote.tone !== 'ok' ? styles.warn : '';
   const showMarkClean = node.up && (node.quarantine?.state === 'quarantined' || node.quarantine?.state === 'unknown');
   const restartAt = node.restartAt !== null ? node.restartAt + skew : null;
@@ -148,44 +210,99 @@ function NodeRow({ node, skew, operator, sandbox, counts, holdersState, onAction
     const spec = ACTIONS[kind];
     const label = kind === 'heal' && node.fault === 'latency' ? 'Remove latency' : spec.label;
     return (
-      <button key={kind} type="button" className={`${styles.act} ${styles[spec.style]}`} onClick={() => onAction(kind)}
-        aria-label={`${label.replace('…', '')} node ${node.id}`} data-testid={`node-action-${node.id}-${kind}`} aria-haspopup="dialog">
+      <button
+        key={kind}
+        type="button"
+        className={`${styles.act} ${styles[spec.style]}`}
+        onClick={() => onAction(kind)}
+        aria-label={`${label.replace('…', '')} node ${node.id}`}
+        data-testid={`node-action-${node.id}-${kind}`}
+        aria-haspopup="dialog"
+      >
         {label}
       </button>
     );
   };
 
   return (
-    <article className={`${styles.row} ${rowTone}`} aria-label={`node ${node.id}`} data-testid={`node-row-${node.id}`} data-state={state.key}>
+    <article
+      className={`${styles.row} ${rowTone}`}
+      aria-label={`node ${node.id}`}
+      data-testid={`node-row-${node.id}`}
+      data-state={state.key}
+    >
       <div className={styles.rowMain}>
         <div>
           <div className={styles.nodeName}>node {node.id}</div>
           <div className={styles.nodeAddr}>{node.label}</div>
         </div>
         <div className={styles.pills}>
-          <span className={`${styles.pill} ${styles[state.tone]}`} title={state.detail} data-testid={`nodes-state-${node.id}`}>{state.label}</span>
+          <span className={`${styles.pill} ${styles[state.tone]}`} title={state.detail} data-testid={`nodes-state-${node.id}`}>
+            {state.label}
+          </span>
           <span className={`${styles.pill} ${styles[vote.tone]}`} title={vote.detail} data-testid={`nodes-vote-${node.id}`}>
-            {vote.label}{quarantineUntil !== null && vote.key === 'quarantined' ? <>&nbsp;<Countdown until={quarantineUntil} done="ending" /></> : null}
+            {vote.label}
+            {quarantineUntil !== null && vote.key === 'quarantined' ? (
+              <>
+                &nbsp;
+                <Countdown until={quarantineUntil} done="ending" />
+              </>
+            ) : null}
           </span>
           {why ? (
-            <span className={`${styles.pill} ${styles.neutral}`} data-testid={`nodes-cause-${node.id}`}
-              title={why.note ? `${why.label}: ${why.detail} · ${why.note}` : `${why.label}: ${why.detail}`}>
-              {why.label}{why.label === 'restart detected' ? <>&nbsp;·&nbsp;<span className="mono">{why.detail.replace('process ', '')}</span></> : null}
+            <span
+              className={`${styles.pill} ${styles.neutral}`}
+              data-testid={`nodes-cause-${node.id}`}
+              title={why.note ? `${why.label}: ${why.detail} · ${why.note}` : `${why.label}: ${why.detail}`}
+            >
+              {why.label}
+              {why.label === 'restart detected' ? (
+                <>
+                  &nbsp;·&nbsp;<span className="mono">{why.detail.replace('process ', '')}</span>
+                </>
+              ) : null}
             </span>
           ) : null}
           {vote.key === 'refused' && node.refusal ? (
-            <span className={`${styles.pill} ${styles.bad}`} data-testid={`nodes-refusal-${node.id}`} title={node.refusal.message}>{node.refusal.reason}</span>
+            <span className={`${styles.pill} ${styles.bad}`} data-testid={`nodes-refusal-${node.id}`} title={node.refusal.message}>
+              {node.refusal.reason}
+            </span>
           ) : null}
-          {restartAt !== null ? <span className={`${styles.pill} ${styles.neutral}`}>restarts in&nbsp;<Countdown until={restartAt} done="now" /></span> : null}
+          {restartAt !== null ? (
+            <span className={`${styles.pill} ${styles.neutral}`}>
+              restarts in&nbsp;
+              <Countdown until={restartAt} done="now" />
+            </span>
+          ) : null}
         </div>
         <div className={styles.facts}>
           <Fact label="Persistence" value={persistence.label} tone={node.up ? persistence.tone : 'neutral'} />
           <Fact label="Uptime" value={node.up ? formatDuration(node.uptimeMs) : '—'} />
-          <Fact label="RTT" value={node.up ? formatRtt(node.rttMs) : '—'} tone={node.rttMs !== null && node.rttMs > 50 ? 'warn' : 'neutral'} />
-          <Fact label="Network" value={node.fault === null ? 'direct' : node.fault === 'pass' ? 'pass-through' : node.fault === 'latency' ? (node.faultDetail ?? 'latency') : node.fault} tone={node.fault && node.fault !== 'pass' ? 'warn' : 'neutral'} />
+          <Fact
+            label="RTT"
+            value={node.up ? formatRtt(node.rttMs) : '—'}
+            tone={node.rttMs !== null && node.rttMs > 50 ? 'warn' : 'neutral'}
+          />
+          <Fact
+            label="Network"
+            value={
+              node.fault === null
+                ? 'direct'
+                : node.fault === 'pass'
+                  ? 'pass-through'
+                  : node.fault === 'latency'
+                    ? (node.faultDetail ?? 'latency')
+                    : node.fault
+            }
+            tone={node.fault && node.fault !== 'pass' ? 'warn' : 'neutral'}
+          />
         </div>
         <div className={styles.locks} data-testid={`node-locks-${node.id}`}>
-          {holdersState === 'loading' ? 'Reading locks…' : holdersState === 'error' ? 'Locks could not be read' : counts ? (
+          {holdersState === 'loading' ? (
+            'Reading locks…'
+          ) : holdersState === 'error' ? (
+            'Locks could not be read'
+          ) : counts ? (
             <>
               <strong>{counts.holds.toLocaleString()}</strong> held lock{counts.holds === 1 ? '' : 's'} here
               <br />
@@ -193,7 +310,9 @@ function NodeRow({ node, skew, operator, sandbox, counts, holdersState, onAction
                 deciding vote for <strong className={counts.critical ? styles.critical : ''}>{counts.critical.toLocaleString()}</strong>
               </span>
             </>
-          ) : '—'}
+          ) : (
+            '—'
+          )}
         </div>
       </div>
       {operator ? (
@@ -214,8 +333,14 @@ function NodeRow({ node, skew, operator, sandbox, counts, holdersState, onAction
           <div className={styles.group} role="group" aria-label={`Epoch actions for node ${node.id}`}>
             <span className={styles.groupLabel}>Epoch</span>
             {showMarkClean ? (
-              <button type="button" className={`${styles.act} ${styles.caution}`} onClick={() => onAction('mark-clean')} aria-haspopup="dialog"
-                aria-label={`Mark node ${node.id} clean`} data-testid={`node-action-${node.id}-mark-clean`}>
+              <button
+                type="button"
+                className={`${styles.act} ${styles.caution}`}
+                onClick={() => onAction('mark-clean')}
+                aria-haspopup="dialog"
+                aria-label={`Mark node ${node.id} clean`}
+                data-testid={`node-action-${node.id}-mark-clean`}
+              >
                 Mark clean…
               </button>
             ) : (
@@ -232,7 +357,9 @@ function Fact({ label, value, tone = 'neutral' }: { label: string; value: string
   return (
     <div className={styles.fact}>
       <span className={styles.factLabel}>{label}</span>
-      <span className={`${styles.factValue} ${tone !== 'neutral' ? styles[tone] : ''}`} title={value}>{value}</span>
+      <span className={`${styles.factValue} ${tone !== 'neutral' ? styles[tone] : ''}`} title={value}>
+        {value}
+      </span>
     </div>
   );
 }

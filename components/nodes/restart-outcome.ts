@@ -9,8 +9,8 @@ export const PERSISTENCE_CHOICES: Array<{ value: Persistence; label: string; hin
   { value: 'aof-always', label: 'AOF always', hint: 'loses nothing acknowledged; after a crash it still sits out maxTtlMs' },
 ];
 
-const LABEL: Record<string, string> = { 'none': 'none', 'rdb': 'RDB snapshots', 'aof-everysec': 'AOF everysec', 'aof-always': 'AOF always' };
-const label = (mode: string | null) => (mode ? LABEL[mode] ?? mode : 'unknown persistence');
+const LABEL: Record<string, string> = { none: 'none', rdb: 'RDB snapshots', 'aof-everysec': 'AOF everysec', 'aof-always': 'AOF always' };
+const label = (mode: string | null) => (mode ? (LABEL[mode] ?? mode) : 'unknown persistence');
 const keepsData = (mode: string | null) => mode === 'rdb' || mode === 'aof-everysec' || mode === 'aof-always';
 const isAof = (mode: string | null) => mode === 'aof-everysec' || mode === 'aof-always';
 
@@ -30,21 +30,37 @@ export interface RestartOutcome {
  * persistence flushed, never for 'none', never after a crash) and a start with the same
  * persistence; everything else is a restart the lock core quarantines for maxTtl, whatever it loads.
  */
-export function restartOutcome(node: Pick<NodeView, 'persistence' | 'process' | 'resumable'>, kind: 'start' | 'restart', next: Persistence,
-  maxTtlMs: number): RestartOutcome {
+export function restartOutcome(
+  node: Pick<NodeView, 'persistence' | 'process' | 'resumable'>,
+  kind: 'start' | 'restart',
+  next: Persistence,
+  maxTtlMs: number,
+): RestartOutcome {
   const ceiling = `the lease ceiling (${Math.round(maxTtlMs / 100) / 10} s)`;
   const running = node.process !== null && node.process !== 'down';
   // The stop this restart makes (running), or the one the supervisor recorded (down).
   const graceful = kind === 'restart' && running ? keepsData(node.persistence) : node.resumable !== null;
-  const from = running ? node.persistence : node.resumable ?? node.persistence;
+  const from = running ? node.persistence : (node.resumable ?? node.persistence);
   if (next === 'none') {
-    return { tone: 'warn', adopted: false, keys: 'lost', title: 'It comes back empty',
-      text: `Without persistence it reads nothing back: it has lost every lock key, so the next acquire finds no epoch sentinel and quarantines it for ${ceiling} before its vote counts again.` };
+    return {
+      tone: 'warn',
+      adopted: false,
+      keys: 'lost',
+      title: 'It comes back empty',
+      text: `Without persistence it reads nothing back: it has lost every lock key, so the next acquire finds no epoch sentinel and quarantines it for ${ceiling} before its vote counts again.`,
+    };
   }
   if (graceful && from === next) {
-    const stop = running ? `It is stopped with SHUTDOWN (${next === 'rdb' ? 'a final SAVE' : 'its AOF fsynced'})` : `It was stopped gracefully with ${label(next)}`;
-    return { tone: 'ok', adopted: true, keys: 'kept', title: 'Its keys come back, and it votes at once',
-      text: `${stop} and starts with the same persistence, so it holds exactly what it held: the supervisor adopts the restart (written to the audit log) and the lock core does not quarantine it.` };
+    const stop = running
+      ? `It is stopped with SHUTDOWN (${next === 'rdb' ? 'a final SAVE' : 'its AOF fsynced'})`
+      : `It was stopped gracefully with ${label(next)}`;
+    return {
+      tone: 'ok',
+      adopted: true,
+      keys: 'kept',
+      title: 'Its keys come back, and it votes at once',
+      text: `${stop} and starts with the same persistence, so it holds exactly what it held: the supervisor adopts the restart (written to the audit log) and the lock core does not quarantine it.`,
+    };
   }
   let loads: string;
   let keys: RestartOutcome['keys'];
@@ -61,9 +77,17 @@ export function restartOutcome(node: Pick<NodeView, 'persistence' | 'process' | 
     keys = 'older';
     loads = `It loads the last RDB snapshot in its data directory, if there is one (written the last time it ran with RDB): older than what it holds now`;
   }
-  const why = from === 'none' ? 'it ran without persistence, so nothing vouches for what it loads'
-    : graceful ? `the persistence changes (${label(from)} → ${label(next)}), so the supervisor does not vouch for it`
-      : 'it was not stopped gracefully, and a crash is never vouched for';
-  return { tone: 'warn', adopted: false, keys, title: `It sits out ${ceiling} as a restart`,
-    text: `${loads}. ${why[0]!.toUpperCase()}${why.slice(1)}: the lock core sees a new redis-server process and quarantines it (restart detected) for ${ceiling} from its start before its vote counts.` };
+  const why =
+    from === 'none'
+      ? 'it ran without persistence, so nothing vouches for what it loads'
+      : graceful
+        ? `the persistence changes (${label(from)} → ${label(next)}), so the supervisor does not vouch for it`
+        : 'it was not stopped gracefully, and a crash is never vouched for';
+  return {
+    tone: 'warn',
+    adopted: false,
+    keys,
+    title: `It sits out ${ceiling} as a restart`,
+    text: `${loads}. ${why[0]!.toUpperCase()}${why.slice(1)}: the lock core sees a new redis-server process and quarantines it (restart detected) for ${ceiling} from its start before its vote counts.`,
+  };
 }

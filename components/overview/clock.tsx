@@ -90,11 +90,26 @@ export function formatRemaining(ms: number): string {
  * "read 0.4 s ago": how old a number on screen is. Turns amber once it is older than `staleAfterMs`
  * (the refresh stopped, or the server is slow), so a frozen number never passes for a live one.
  */
-export function ReadAge({ at, staleAfterMs = 5_000, prefix = 'read', className, testId }: {
-  at: number | null; staleAfterMs?: number; prefix?: string; className?: string; testId?: string;
+export function ReadAge({
+  at,
+  staleAfterMs = 5_000,
+  prefix = 'read',
+  className,
+  testId,
+}: {
+  at: number | null;
+  staleAfterMs?: number;
+  prefix?: string;
+  className?: string;
+  testId?: string;
 }) {
   const now = useNow(100);
-  if (at === null || now === 0) return <span className={className} data-testid={testId}>{prefix} —</span>;
+  if (at === null || now === 0)
+    return (
+      <span className={className} data-testid={testId}>
+        {prefix} —
+      </span>
+    );
   const age = Math.max(0, now - at);
   const stale = age > staleAfterMs;
   return (
@@ -114,11 +129,25 @@ export function ReadAge({ at, staleAfterMs = 5_000, prefix = 'read', className, 
 export function Countdown({ until, done = '0.0 s', testId }: { until: number; done?: string; testId?: string }) {
   const now = useNow(100);
   const left = until - (now || until);
-  return <span data-testid={testId} className="mono">{left > 0 ? formatRemaining(left) : done}</span>;
+  return (
+    <span data-testid={testId} className="mono">
+      {left > 0 ? formatRemaining(left) : done}
+    </span>
+  );
 }
 
 /** A bar that empties as `until` approaches (of a `totalMs` span). */
-export function CountdownBar({ until, totalMs, className, fillClassName }: { until: number; totalMs: number; className?: string; fillClassName?: string }) {
+export function CountdownBar({
+  until,
+  totalMs,
+  className,
+  fillClassName,
+}: {
+  until: number;
+  totalMs: number;
+  className?: string;
+  fillClassName?: string;
+}) {
   const now = useNow(100);
   const left = Math.max(0, until - (now || until));
   const fraction = totalMs > 0 ? Math.min(1, left / totalMs) : 0;

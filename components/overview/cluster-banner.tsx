@@ -11,22 +11,40 @@ type Tone = 'ok' | 'warn' | 'bad';
 export function ClusterBanner({ data, skew }: { data: NodesResponse; skew: number }) {
   const { verdict, nodes } = data;
   // Reachable as the cards say it (the supervisor's "process down" counts at once), so the two never disagree.
-  const reachable = nodes.filter((n) => { const k = nodeState(n).key; return k === 'up' || k === 'slow'; }).length;
+  const reachable = nodes.filter((n) => {
+    const k = nodeState(n).key;
+    return k === 'up' || k === 'slow';
+  }).length;
   const spare = verdict.usable - verdict.quorum;
   const waiting = !verdict.canGrant && verdict.grantableInMs !== null && verdict.grantableInMs > 0;
   // Green only when every node votes: a node out is a warning even while the others carry the quorum.
-  const tone: Tone = verdict.canGrant ? (spare >= 1 && verdict.usable === verdict.configuredNodes ? 'ok' : 'warn') : waiting ? 'warn' : 'bad';
+  const tone: Tone = verdict.canGrant
+    ? spare >= 1 && verdict.usable === verdict.configuredNodes
+      ? 'ok'
+      : 'warn'
+    : waiting
+      ? 'warn'
+      : 'bad';
   const readAt = data.readAt + skew;
   // The first reason repeats the headline; the rest say why each unusable node does not count.
   const reasons = verdict.reasons.slice(1);
 
   let note: React.ReactNode;
   if (verdict.canGrant) {
-    note = spare >= 1
-      ? `${spare} more node${spare === 1 ? '' : 's'} can fail before new locks stop.`
-      : 'No margin left: one more node failure stops every new lock.';
+    note =
+      spare >= 1
+        ? `${spare} more node${spare === 1 ? '' : 's'} can fail before new locks stop.`
+        : 'No margin left: one more node failure stops every new lock.';
   } else if (waiting) {
-    note = <>Only quarantines stand in the way: grantable in <strong><Countdown until={readAt + verdict.grantableInMs!} done="a moment" testId="grantable-in" /></strong>.</>;
+    note = (
+      <>
+        Only quarantines stand in the way: grantable in{' '}
+        <strong>
+          <Countdown until={readAt + verdict.grantableInMs!} done="a moment" testId="grantable-in" />
+        </strong>
+        .
+      </>
+    );
   } else {
     const missing = verdict.quorum - verdict.usable;
     note = `${missing} more usable node${missing === 1 ? ' is' : 's are'} needed for a majority; acquires fail until then.`;
@@ -40,7 +58,9 @@ export function ClusterBanner({ data, skew }: { data: NodesResponse; skew: numbe
       aria-label="Can locks be granted"
       aria-live="polite"
     >
-      <span className={styles.bannerIcon} aria-hidden="true">{tone === 'ok' ? '✓' : tone === 'warn' ? '!' : '✕'}</span>
+      <span className={styles.bannerIcon} aria-hidden="true">
+        {tone === 'ok' ? '✓' : tone === 'warn' ? '!' : '✕'}
+      </span>
       <div className={styles.bannerBody}>
         <h2 className={styles.bannerHeadline}>
           {verdict.canGrant ? 'Locks can be granted' : waiting ? 'Locks cannot be granted yet' : 'Locks cannot be granted'}
@@ -51,7 +71,11 @@ export function ClusterBanner({ data, skew }: { data: NodesResponse; skew: numbe
         <p className={styles.bannerNote}>{note}</p>
         {reasons.length > 0 ? (
           <ul className={styles.reasons} aria-label="Why">
-            {reasons.map((r) => <li key={r}><Reason text={r} data={data} skew={skew} /></li>)}
+            {reasons.map((r) => (
+              <li key={r}>
+                <Reason text={r} data={data} skew={skew} />
+              </li>
+            ))}
           </ul>
         ) : null}
       </div>
@@ -71,7 +95,11 @@ function Reason({ text, data, skew }: { text: string; data: NodesResponse; skew:
   const match = /^node (\d+) is quarantined for another [\d.]+ s$/.exec(text);
   const node = match ? data.nodes.find((n) => n.id === Number(match[1])) : undefined;
   if (!node?.quarantine || node.quarantine.remainingMs === null) return <>{text}</>;
-  return <>node {node.id} is quarantined for another <Countdown until={node.checkedAt + skew + node.quarantine.remainingMs} done="a moment" /></>;
+  return (
+    <>
+      node {node.id} is quarantined for another <Countdown until={node.checkedAt + skew + node.quarantine.remainingMs} done="a moment" />
+    </>
+  );
 }
 
 /** One slot per configured node, usable ones first, with the quorum line drawn across. */
@@ -86,19 +114,34 @@ function QuorumGauge({ data }: { data: NodesResponse }) {
     .sort((a, b) => rank[a.tone] - rank[b.tone] || a.id - b.id);
   const slotWidth = 38 + 4;
   return (
-    <div className={styles.gauge} role="img" aria-label={`${data.verdict.usable} of ${data.verdict.configuredNodes} nodes usable; quorum ${data.verdict.quorum}`}>
+    <div
+      className={styles.gauge}
+      role="img"
+      aria-label={`${data.verdict.usable} of ${data.verdict.configuredNodes} nodes usable; quorum ${data.verdict.quorum}`}
+    >
       <div className={styles.gaugeTrack}>
         {slots.map((s) => (
-          <span key={s.id} className={`${styles.gaugeSlot} ${styles[s.tone]}`} title={s.title}>n{s.id}</span>
+          <span key={s.id} className={`${styles.gaugeSlot} ${styles[s.tone]}`} title={s.title}>
+            n{s.id}
+          </span>
         ))}
         <span className={styles.gaugeMarker} style={{ left: data.verdict.quorum * slotWidth - 3 }}>
           <span className={styles.gaugeMarkerLabel}>quorum {data.verdict.quorum}</span>
         </span>
       </div>
       <span className={styles.gaugeLegend} aria-hidden="true">
-        <span><i style={{ background: 'var(--ok)' }} />votes</span>
-        <span><i style={{ background: 'var(--warn)' }} />quarantined</span>
-        <span><i style={{ background: 'var(--bad)' }} />out</span>
+        <span>
+          <i style={{ background: 'var(--ok)' }} />
+          votes
+        </span>
+        <span>
+          <i style={{ background: 'var(--warn)' }} />
+          quarantined
+        </span>
+        <span>
+          <i style={{ background: 'var(--bad)' }} />
+          out
+        </span>
       </span>
     </div>
   );

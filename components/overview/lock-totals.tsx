@@ -7,7 +7,10 @@ import { ReadAge, skewMs } from './clock';
 import styles from './overview.module.css';
 
 export const STATE_COLORS: Record<string, string> = {
-  held: 'var(--ok)', expiring: 'var(--info)', partial: 'var(--warn)', split: 'var(--bad)',
+  held: 'var(--ok)',
+  expiring: 'var(--info)',
+  partial: 'var(--warn)',
+  split: 'var(--bad)',
 };
 
 const TILES = [
@@ -23,12 +26,27 @@ export function LockTotals() {
   const skew = data ? skewMs(data.readAt, dataUpdatedAt) : 0;
   const unread = data ? data.nodes.filter((n) => !n.ok).length : 0;
   return (
-    <section aria-labelledby="lock-totals-title" data-testid="lock-totals" data-loading-state={isPending ? 'loading' : data ? 'ready' : 'empty'}>
+    <section
+      aria-labelledby="lock-totals-title"
+      data-testid="lock-totals"
+      data-loading-state={isPending ? 'loading' : data ? 'ready' : 'empty'}
+    >
       <div className={styles.sectionHead}>
-        <h2 className={styles.sectionTitle} id="lock-totals-title">Locks by state</h2>
+        <h2 className={styles.sectionTitle} id="lock-totals-title">
+          Locks by state
+        </h2>
         <div className={styles.sectionMeta}>
-          {error ? <span style={{ color: 'var(--bad)' }} role="alert">refresh failed: {error.message}</span> : null}
-          {data ? <span>{data.index ? 'live index' : 'scan'} {Math.round(data.scanMs)} ms{unread ? ` · ${unread} node${unread === 1 ? '' : 's'} not read` : ''}</span> : null}
+          {error ? (
+            <span style={{ color: 'var(--bad)' }} role="alert">
+              refresh failed: {error.message}
+            </span>
+          ) : null}
+          {data ? (
+            <span>
+              {data.index ? 'live index' : 'scan'} {Math.round(data.scanMs)} ms
+              {unread ? ` · ${unread} node${unread === 1 ? '' : 's'} not read` : ''}
+            </span>
+          ) : null}
           <ReadAge at={data ? data.readAt + skew : null} />
           <Link href="/locks">Open the matrix →</Link>
         </div>
@@ -36,18 +54,36 @@ export function LockTotals() {
       <div className={styles.totals}>
         <div className={styles.total} data-testid="lock-total-all">
           <span className={styles.totalLabel}>All locks</span>
-          <span className={styles.totalValue}>{data ? data.total.toLocaleString() : <span className={styles.skeleton} style={{ display: 'inline-block', width: 48, height: 24 }} />}</span>
+          <span className={styles.totalValue}>
+            {data ? (
+              data.total.toLocaleString()
+            ) : (
+              <span className={styles.skeleton} style={{ display: 'inline-block', width: 48, height: 24 }} />
+            )}
+          </span>
           <span className={styles.totalHint}>keys seen on any node</span>
         </div>
         {TILES.map((t) => {
           const count = data?.stateCounts[t.state] ?? 0;
           const alarm = 'alarm' in t && count > 0 ? styles[t.alarm] : '';
           return (
-            <Link key={t.state} href={`/locks?state=${t.state}`} className={`${styles.total} ${alarm}`} data-testid={`lock-total-${t.state}`}
-              title={`${t.label}: show them in the Locks matrix`}>
-              <span className={styles.totalLabel}><span className={styles.swatch} style={{ background: STATE_COLORS[t.state] }} />{t.label}</span>
+            <Link
+              key={t.state}
+              href={`/locks?state=${t.state}`}
+              className={`${styles.total} ${alarm}`}
+              data-testid={`lock-total-${t.state}`}
+              title={`${t.label}: show them in the Locks matrix`}
+            >
+              <span className={styles.totalLabel}>
+                <span className={styles.swatch} style={{ background: STATE_COLORS[t.state] }} />
+                {t.label}
+              </span>
               <span className={styles.totalValue} data-testid={`lock-total-${t.state}-value`}>
-                {data ? count.toLocaleString() : <span className={styles.skeleton} style={{ display: 'inline-block', width: 36, height: 24 }} />}
+                {data ? (
+                  count.toLocaleString()
+                ) : (
+                  <span className={styles.skeleton} style={{ display: 'inline-block', width: 36, height: 24 }} />
+                )}
               </span>
               <span className={styles.totalHint}>{t.hint}</span>
             </Link>

@@ -4,7 +4,16 @@ import { useState } from 'react';
 import type { NodeView } from '@/lib/api/nodes';
 import { Modal } from '../nodes/modal';
 import {
-  evictionTone, formatOffset, formatRtt, nodeState, persistenceInfo, quarantineWhy, voteState, VERDICT_LABEL, VERDICT_TONE, type Tone,
+  evictionTone,
+  formatOffset,
+  formatRtt,
+  nodeState,
+  persistenceInfo,
+  quarantineWhy,
+  voteState,
+  VERDICT_LABEL,
+  VERDICT_TONE,
+  type Tone,
 } from '../nodes/node-state';
 import { formatDuration } from '../ui/format';
 import { Countdown, CountdownBar, ReadAge } from './clock';
@@ -25,8 +34,8 @@ export function NodeCard({ node, skew, maxTtlMs }: { node: NodeView; skew: numbe
   const verdictTone = VERDICT_TONE[node.verdict.level];
   const cardTone = state.tone === 'bad' ? 'bad' : state.tone === 'warn' || vote.tone !== 'ok' ? 'warn' : null;
   const dim = (value: string) => (node.up ? value : '—');
-  const quarantineUntil = node.quarantine?.state === 'quarantined' && node.quarantine.remainingMs !== null
-    ? checkedAt + node.quarantine.remainingMs : null;
+  const quarantineUntil =
+    node.quarantine?.state === 'quarantined' && node.quarantine.remainingMs !== null ? checkedAt + node.quarantine.remainingMs : null;
   const why = vote.key === 'quarantined' ? quarantineWhy(node) : null;
 
   return (
@@ -39,7 +48,9 @@ export function NodeCard({ node, skew, maxTtlMs }: { node: NodeView; skew: numbe
       <header className={styles.cardHead}>
         <div style={{ minWidth: 0 }}>
           <span className={styles.cardName}>node {node.id}</span>
-          <span className={styles.cardAddr} title={node.label}>{node.label}</span>
+          <span className={styles.cardAddr} title={node.label}>
+            {node.label}
+          </span>
         </div>
         <span className={`${styles.pill} ${toneClass(state.tone)}`} title={state.detail}>
           <span data-testid={`node-state-${node.id}`}>{state.label}</span>
@@ -49,9 +60,18 @@ export function NodeCard({ node, skew, maxTtlMs }: { node: NodeView; skew: numbe
       <div className={styles.vote} data-testid={`node-quarantine-${node.id}`} data-state={vote.key}>
         <div className={styles.voteLine}>
           <span className={`${styles.voteLabel} ${toneClass(vote.tone)}`} title={why ? `${vote.label}: ${why.label}` : undefined}>
-            <span aria-hidden="true">{vote.key === 'votes' ? '✓' : vote.key === 'quarantined' ? '◐' : vote.tone === 'bad' ? '✕' : '!'}</span>
+            <span aria-hidden="true">
+              {vote.key === 'votes' ? '✓' : vote.key === 'quarantined' ? '◐' : vote.tone === 'bad' ? '✕' : '!'}
+            </span>
             {/* Quarantined: the cause says more than the word (the countdown and the bar say it is a quarantine). */}
-            {why ? <span><span className={styles.srOnly}>{vote.label}: </span><span data-testid={`node-quarantine-cause-${node.id}`}>{why.label}</span></span> : vote.label}
+            {why ? (
+              <span>
+                <span className={styles.srOnly}>{vote.label}: </span>
+                <span data-testid={`node-quarantine-cause-${node.id}`}>{why.label}</span>
+              </span>
+            ) : (
+              vote.label
+            )}
           </span>
           {quarantineUntil !== null && vote.key === 'quarantined' ? (
             <span className={styles.voteTime} aria-label="quarantine time left">
@@ -60,14 +80,21 @@ export function NodeCard({ node, skew, maxTtlMs }: { node: NodeView; skew: numbe
           ) : null}
         </div>
         {why ? (
-          <span className={styles.voteDetail} title={`${why.label}: ${why.detail}${why.note ? ` · ${why.note}` : ''}`} data-testid={`node-quarantine-why-${node.id}`}>
-            {why.detail}{why.note ? ` · ${why.note}` : ''}
+          <span
+            className={styles.voteDetail}
+            title={`${why.label}: ${why.detail}${why.note ? ` · ${why.note}` : ''}`}
+            data-testid={`node-quarantine-why-${node.id}`}
+          >
+            {why.detail}
+            {why.note ? ` · ${why.note}` : ''}
           </span>
         ) : null}
         {quarantineUntil !== null && vote.key === 'quarantined' ? (
           <CountdownBar until={quarantineUntil} totalMs={maxTtlMs} className={styles.bar} fillClassName={styles.barFill} />
         ) : (
-          <span className={styles.voteDetail} title={vote.detail}>{voteDetail(node, vote.key, state.detail)}</span>
+          <span className={styles.voteDetail} title={vote.detail}>
+            {voteDetail(node, vote.key, state.detail)}
+          </span>
         )}
       </div>
 
@@ -75,23 +102,33 @@ export function NodeCard({ node, skew, maxTtlMs }: { node: NodeView; skew: numbe
         <dt>RTT</dt>
         <dd className={node.rttMs === null ? styles.dim : node.rttMs > 50 ? styles.warn : ''}>{dim(formatRtt(node.rttMs))}</dd>
         <dt>Clock offset</dt>
-        <dd className={node.clockOffsetMs === null ? styles.dim : ''} title="the node's clock minus this console's, RTT-corrected">{dim(formatOffset(node.clockOffsetMs))}</dd>
+        <dd className={node.clockOffsetMs === null ? styles.dim : ''} title="the node's clock minus this console's, RTT-corrected">
+          {dim(formatOffset(node.clockOffsetMs))}
+        </dd>
         <dt>Persistence</dt>
         <dd className={node.up ? toneClass(persistence.tone) : styles.dim}>{node.up || node.persistence ? persistence.label : '—'}</dd>
         <dt>Eviction</dt>
-        <dd className={node.up ? toneClass(evictionTone(node.maxmemoryPolicy)) : styles.dim}
-          title={node.refusal?.reason === 'unsafe-eviction' ? node.refusal.message : node.maxmemoryPolicy ?? undefined}>
-          {dim(node.maxmemoryPolicy ?? '—')}{node.up && node.refusal?.reason === 'unsafe-eviction' ? ' · votes against' : ''}
+        <dd
+          className={node.up ? toneClass(evictionTone(node.maxmemoryPolicy)) : styles.dim}
+          title={node.refusal?.reason === 'unsafe-eviction' ? node.refusal.message : (node.maxmemoryPolicy ?? undefined)}
+        >
+          {dim(node.maxmemoryPolicy ?? '—')}
+          {node.up && node.refusal?.reason === 'unsafe-eviction' ? ' · votes against' : ''}
         </dd>
         <dt>Uptime</dt>
         <dd className={node.up ? '' : styles.dim}>{dim(formatDuration(node.uptimeMs))}</dd>
         <dt>Fault proxy</dt>
         <dd className={node.fault === null || node.fault === 'pass' ? styles.dim : styles.warn} title={node.faultDetail ?? undefined}>
-          {node.fault === null ? 'none' : node.fault === 'pass' ? 'pass-through' : node.faultDetail ?? node.fault}
+          {node.fault === null ? 'none' : node.fault === 'pass' ? 'pass-through' : (node.faultDetail ?? node.fault)}
         </dd>
       </dl>
 
-      <section className={styles.verdict} aria-label={`safety verdict of node ${node.id}`} data-testid={`node-verdict-${node.id}`} data-level={node.verdict.level}>
+      <section
+        className={styles.verdict}
+        aria-label={`safety verdict of node ${node.id}`}
+        data-testid={`node-verdict-${node.id}`}
+        data-level={node.verdict.level}
+      >
         <div className={styles.verdictHead}>
           <span className={styles.verdictTitle}>Safety</span>
           <span className={`${styles.pill} ${toneClass(verdictTone)}`}>{VERDICT_LABEL[node.verdict.level]}</span>
@@ -101,7 +138,12 @@ export function NodeCard({ node, skew, maxTtlMs }: { node: NodeView; skew: numbe
         ) : (
           <>
             <p className={styles.verdictReason}>{node.verdict.reasons[0]}</p>
-            <button type="button" className={styles.moreButton} onClick={() => setShowReasons(true)} aria-label={`All safety reasons for node ${node.id}`}>
+            <button
+              type="button"
+              className={styles.moreButton}
+              onClick={() => setShowReasons(true)}
+              aria-label={`All safety reasons for node ${node.id}`}
+            >
               {node.verdict.reasons.length > 1 ? `All ${node.verdict.reasons.length} reasons` : 'Details'} →
             </button>
           </>
@@ -110,15 +152,28 @@ export function NodeCard({ node, skew, maxTtlMs }: { node: NodeView; skew: numbe
 
       <footer className={styles.cardFoot}>
         <ReadAge at={checkedAt} />
-        <span title={node.role ? `role ${node.role}` : undefined}>{node.version ? `redis ${node.version}` : node.process ? `process ${node.process}` : ''}</span>
+        <span title={node.role ? `role ${node.role}` : undefined}>
+          {node.version ? `redis ${node.version}` : node.process ? `process ${node.process}` : ''}
+        </span>
       </footer>
 
       {showReasons ? (
-        <Modal title={`Node ${node.id}: ${VERDICT_LABEL[node.verdict.level]}`} onClose={() => setShowReasons(false)}
-          footer={<button type="button" className="button" onClick={() => setShowReasons(false)}>Close</button>}>
-          <p className="muted" style={{ marginTop: 0 }}>{node.label} · {persistence.label} · {node.maxmemoryPolicy ?? 'eviction policy unknown'}</p>
+        <Modal
+          title={`Node ${node.id}: ${VERDICT_LABEL[node.verdict.level]}`}
+          onClose={() => setShowReasons(false)}
+          footer={
+            <button type="button" className="button" onClick={() => setShowReasons(false)}>
+              Close
+            </button>
+          }
+        >
+          <p className="muted" style={{ marginTop: 0 }}>
+            {node.label} · {persistence.label} · {node.maxmemoryPolicy ?? 'eviction policy unknown'}
+          </p>
           <ol className={styles.reasonList}>
-            {node.verdict.reasons.map((r) => <li key={r}>{r}</li>)}
+            {node.verdict.reasons.map((r) => (
+              <li key={r}>{r}</li>
+            ))}
           </ol>
         </Modal>
       ) : null}
@@ -132,7 +187,10 @@ function voteDetail(node: NodeView, key: string, stateDetail: string): string {
     return stateDetail;
   }
   if (key === 'unknown') return 'quarantined at the next acquire';
-  if (key === 'refused') return node.refusal?.reason === 'unsafe-eviction' ? `unsafe-eviction: maxmemory-policy ${node.maxmemoryPolicy ?? '?'}` : 'ceiling-mismatch: another maxTtlMs';
+  if (key === 'refused')
+    return node.refusal?.reason === 'unsafe-eviction'
+      ? `unsafe-eviction: maxmemory-policy ${node.maxmemoryPolicy ?? '?'}`
+      : 'ceiling-mismatch: another maxTtlMs';
   if (key === 'votes') return node.quarantine?.origin ? `clean · ${node.quarantine.origin}` : 'clean: its vote counts';
   return node.quarantine?.message ?? '';
 }
@@ -148,11 +206,17 @@ export function NodeCardSkeleton() {
         </div>
         <span className={styles.skeleton} style={{ width: 52, height: 20, borderRadius: 999 }} />
       </div>
-      <div className={styles.vote}><span className={styles.skeleton} style={{ width: '60%', height: 12 }} /></div>
-      <div className={styles.facts} style={{ display: 'flex', flexDirection: 'column', gap: 12, paddingTop: 14 }}>
-        {[80, 65, 75, 60, 70, 55].map((w, i) => <span key={i} className={styles.skeleton} style={{ width: `${w}%`, height: 12 }} />)}
+      <div className={styles.vote}>
+        <span className={styles.skeleton} style={{ width: '60%', height: 12 }} />
       </div>
-      <div className={styles.verdict}><span className={styles.skeleton} style={{ width: '90%', height: 12 }} /></div>
+      <div className={styles.facts} style={{ display: 'flex', flexDirection: 'column', gap: 12, paddingTop: 14 }}>
+        {[80, 65, 75, 60, 70, 55].map((w, i) => (
+          <span key={i} className={styles.skeleton} style={{ width: `${w}%`, height: 12 }} />
+        ))}
+      </div>
+      <div className={styles.verdict}>
+        <span className={styles.skeleton} style={{ width: '90%', height: 12 }} />
+      </div>
       <div className={styles.cardFoot} />
     </div>
   );

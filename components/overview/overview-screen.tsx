@@ -28,7 +28,11 @@ export function OverviewScreen() {
           </p>
         </div>
         <div className={styles.headerMeta}>
-          {isRefetchError && error ? <span style={{ color: 'var(--bad)' }} role="alert">last refresh failed: {error.message}</span> : null}
+          {isRefetchError && error ? (
+            <span style={{ color: 'var(--bad)' }} role="alert">
+              last refresh failed: {error.message}
+            </span>
+          ) : null}
         </div>
       </div>
 
@@ -42,12 +46,17 @@ export function OverviewScreen() {
         </section>
       ) : error && !data ? (
         <div className={`callout callout-bad ${styles.errorBox}`} role="alert" data-testid="nodes-error">
-          <span><strong>Could not read the nodes.</strong> {error.message}</span>
-          <button type="button" className="button" onClick={() => void refetch()}>Try again</button>
+          <span>
+            <strong>Could not read the nodes.</strong> {error.message}
+          </span>
+          <button type="button" className="button" onClick={() => void refetch()}>
+            Try again
+          </button>
         </div>
       ) : data?.mode === 'unconfigured' ? (
         <p className="callout callout-warn" role="alert">
-          No masters are configured{data.problem ? `: ${data.problem}` : ''}. Start the console with <code>npm start</code>, or set <code>REDLOCK_NODES</code>.
+          No masters are configured{data.problem ? `: ${data.problem}` : ''}. Start the console with <code>npm start</code>, or set{' '}
+          <code>REDLOCK_NODES</code>.
         </p>
       ) : data ? (
         <ClusterBanner data={data} skew={skew} />
@@ -57,12 +66,20 @@ export function OverviewScreen() {
 
       <section aria-labelledby="nodes-title">
         <div className={styles.sectionHead}>
-          <h2 className={styles.sectionTitle} id="nodes-title">Masters</h2>
+          <h2 className={styles.sectionTitle} id="nodes-title">
+            Masters
+          </h2>
           <span className={styles.sectionMeta}>
-            {data ? `${data.nodes.filter((n) => ['up', 'slow'].includes(nodeState(n).key)).length} up · ${data.verdict.usable} usable · ${data.nodes.filter((n) => n.verdict.level !== 'ok').length} with safety notes` : null}
+            {data
+              ? `${data.nodes.filter((n) => ['up', 'slow'].includes(nodeState(n).key)).length} up · ${data.verdict.usable} usable · ${data.nodes.filter((n) => n.verdict.level !== 'ok').length} with safety notes`
+              : null}
           </span>
         </div>
-        <div className={styles.cards} data-testid="node-cards" data-loading-state={isPending ? 'loading' : data?.nodes.length ? 'ready' : 'empty'}>
+        <div
+          className={styles.cards}
+          data-testid="node-cards"
+          data-loading-state={isPending ? 'loading' : data?.nodes.length ? 'ready' : 'empty'}
+        >
           {isPending
             ? Array.from({ length: 5 }, (_, i) => <NodeCardSkeleton key={i} />)
             : data?.nodes.map((node) => <NodeCard key={node.id} node={node} skew={skew} maxTtlMs={data.maxTtlMs} />)}

@@ -100,7 +100,8 @@ function load(): void {
   } catch {
     state = EMPTY;
   }
-  for (const lock of state.locks) if (lock.keepAlive && lock.status === 'held' && lock.validUntil > Date.now()) scheduleKeepAlive(lock.id, 0);
+  for (const lock of state.locks)
+    if (lock.keepAlive && lock.status === 'held' && lock.validUntil > Date.now()) scheduleKeepAlive(lock.id, 0);
 }
 
 function subscribe(listener: () => void): () => void {
@@ -110,7 +111,11 @@ function subscribe(listener: () => void): () => void {
 }
 
 export function usePlayground(): PlaygroundState {
-  return useSyncExternalStore(subscribe, () => state, () => EMPTY);
+  return useSyncExternalStore(
+    subscribe,
+    () => state,
+    () => EMPTY,
+  );
 }
 
 function patchLock(id: string, patch: Partial<SessionLock>): void {
@@ -137,20 +142,53 @@ export async function acquire(input: AcquireInput, signal?: AbortSignal): Promis
     const grant = await acquireLock(input, signal);
     const arrived = Date.now();
     const lock: SessionLock = {
-      id: nextId('lock'), resources: grant.resources, token: grant.token, fence: grant.fence, fenced: input.fenced, ttlMs: input.ttlMs,
-      metadata: input.metadata, acquiredAt: arrived, validUntil: arrived + grant.validityMs, leaseMs: input.ttlMs, status: 'held',
-      keepAlive: false, extensions: 0, lastExtendedAt: null, note: null,
+      id: nextId('lock'),
+      resources: grant.resources,
+      token: grant.token,
+      fence: grant.fence,
+      fenced: input.fenced,
+      ttlMs: input.ttlMs,
+      metadata: input.metadata,
+      acquiredAt: arrived,
+      validUntil: arrived + grant.validityMs,
+      leaseMs: input.ttlMs,
+      status: 'held',
+      keepAlive: false,
+      extensions: 0,
+      lastExtendedAt: null,
+      note: null,
     };
     set((s) => ({ ...s, locks: [lock, ...s.locks] }));
     record({
-      kind: 'acquire', at, durationMs: performance.now() - started, resources: grant.resources, token: grant.token, ok: true, status: 200, code: null,
-      message: 'granted', votes: grant.votes, fence: grant.fence, validityMs: grant.validityMs, auto: false, deleted: null,
+      kind: 'acquire',
+      at,
+      durationMs: performance.now() - started,
+      resources: grant.resources,
+      token: grant.token,
+      ok: true,
+      status: 200,
+      code: null,
+      message: 'granted',
+      votes: grant.votes,
+      fence: grant.fence,
+      validityMs: grant.validityMs,
+      auto: false,
+      deleted: null,
     });
     return true;
   } catch (err) {
     record({
-      kind: 'acquire', at, durationMs: performance.now() - started, resources: input.resources, token: null, ok: false, ...failure(err),
-      fence: null, validityMs: null, auto: false, deleted: null,
+      kind: 'acquire',
+      at,
+      durationMs: performance.now() - started,
+      resources: input.resources,
+      token: null,
+      ok: false,
+      ...failure(err),
+      fence: null,
+      validityMs: null,
+      auto: false,
+      deleted: null,
     });
     return false;
   }
@@ -164,11 +202,30 @@ export async function extend(id: string, ttlMs: number, auto = false): Promise<b
   try {
     const result = await extendLock(lock.resources, lock.token, ttlMs);
     const arrived = Date.now();
-    patchLock(id, { validUntil: arrived + result.validityMs, leaseMs: ttlMs, extensions: lock.extensions + 1, lastExtendedAt: arrived, status: 'held', note: null });
+    patchLock(id, {
+      validUntil: arrived + result.validityMs,
+      leaseMs: ttlMs,
+      extensions: lock.extensions + 1,
+      lastExtendedAt: arrived,
+      status: 'held',
+      note: null,
+    });
     if (!auto) {
       record({
-        kind: 'extend', at, durationMs: performance.now() - started, resources: lock.resources, token: lock.token, ok: true, status: 200, code: null,
-        message: 'extended', votes: result.votes, fence: null, validityMs: result.validityMs, auto, deleted: null,
+        kind: 'extend',
+        at,
+        durationMs: performance.now() - started,
+        resources: lock.resources,
+        token: lock.token,
+        ok: true,
+        status: 200,
+        code: null,
+        message: 'extended',
+        votes: result.votes,
+        fence: null,
+        validityMs: result.validityMs,
+        auto,
+        deleted: null,
       });
     }
     return true;
@@ -177,7 +234,19 @@ export async function extend(id: string, ttlMs: number, auto = false): Promise<b
     // A refused extension (409) means the lock is gone or was taken over: say so on the card.
     if (f.status === 409) patchLock(id, { status: 'lost', keepAlive: false, note: f.message });
     if (auto && f.status !== 409) patchLock(id, { note: `keep-alive: ${f.message}` });
-    record({ kind: 'extend', at, durationMs: performance.now() - started, resources: lock.resources, token: lock.token, ok: false, ...f, fence: null, validityMs: null, auto, deleted: null });
+    record({
+      kind: 'extend',
+      at,
+      durationMs: performance.now() - started,
+      resources: lock.resources,
+      token: lock.token,
+      ok: false,
+      ...f,
+      fence: null,
+      validityMs: null,
+      auto,
+      deleted: null,
+    });
     return false;
   }
 }
@@ -192,13 +261,40 @@ export async function release(id: string): Promise<boolean> {
     const result = await releaseLock(lock.resources, lock.token);
     patchLock(id, { status: 'released', keepAlive: false, note: result.released ? null : 'no node held it any more' });
     record({
-      kind: 'release', at, durationMs: performance.now() - started, resources: lock.resources, token: lock.token, ok: true, status: 200, code: null,
-      message: result.released ? (result.complete ? 'released on every node' : 'released (some nodes did not answer)') : 'nothing to release',
-      votes: result.votes, fence: null, validityMs: null, auto: false, deleted: result.deleted,
+      kind: 'release',
+      at,
+      durationMs: performance.now() - started,
+      resources: lock.resources,
+      token: lock.token,
+      ok: true,
+      status: 200,
+      code: null,
+      message: result.released
+        ? result.complete
+          ? 'released on every node'
+          : 'released (some nodes did not answer)'
+        : 'nothing to release',
+      votes: result.votes,
+      fence: null,
+      validityMs: null,
+      auto: false,
+      deleted: result.deleted,
     });
     return true;
   } catch (err) {
-    record({ kind: 'release', at, durationMs: performance.now() - started, resources: lock.resources, token: lock.token, ok: false, ...failure(err), fence: null, validityMs: null, auto: false, deleted: null });
+    record({
+      kind: 'release',
+      at,
+      durationMs: performance.now() - started,
+      resources: lock.resources,
+      token: lock.token,
+      ok: false,
+      ...failure(err),
+      fence: null,
+      validityMs: null,
+      auto: false,
+      deleted: null,
+    });
     return false;
   }
 }
@@ -212,14 +308,17 @@ function stopKeepAlive(id: string): void {
 /** Extend a third of the way into each lease, like a client's watchdog; stops on the first refusal. */
 function scheduleKeepAlive(id: string, delayMs: number): void {
   stopKeepAlive(id);
-  keepAliveTimers.set(id, setTimeout(async () => {
-    keepAliveTimers.delete(id);
-    const lock = state.locks.find((l) => l.id === id);
-    if (!lock || !lock.keepAlive || lock.status !== 'held') return;
-    const ok = await extend(id, lock.ttlMs, true);
-    const after = state.locks.find((l) => l.id === id);
-    if (after?.keepAlive && after.status === 'held') scheduleKeepAlive(id, ok ? Math.max(100, after.ttlMs / 3) : 250);
-  }, delayMs));
+  keepAliveTimers.set(
+    id,
+    setTimeout(async () => {
+      keepAliveTimers.delete(id);
+      const lock = state.locks.find((l) => l.id === id);
+      if (!lock || !lock.keepAlive || lock.status !== 'held') return;
+      const ok = await extend(id, lock.ttlMs, true);
+      const after = state.locks.find((l) => l.id === id);
+      if (after?.keepAlive && after.status === 'held') scheduleKeepAlive(id, ok ? Math.max(100, after.ttlMs / 3) : 250);
+    }, delayMs),
+  );
 }
 
 export function setKeepAlive(id: string, on: boolean): void {

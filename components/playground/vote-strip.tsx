@@ -13,7 +13,10 @@ function explain(vote: VoteView, kind: OperationKind): { text: string; tone: Ton
     case 'contended':
       return { text: 'held by another token', tone: 'warn' };
     case 'quarantined':
-      return { text: vote.quarantineUntil ? `quarantined until ${formatClock(vote.quarantineUntil)}` : 'quarantined (lost its data)', tone: 'info' };
+      return {
+        text: vote.quarantineUntil ? `quarantined until ${formatClock(vote.quarantineUntil)}` : 'quarantined (lost its data)',
+        tone: 'info',
+      };
     case 'lost':
       return { text: 'key is no longer ours', tone: 'warn' };
     case 'not-held':
@@ -47,13 +50,28 @@ export function VoteStrip({ votes, kind, quorum }: { votes: VoteView[]; kind: Op
         {sorted.map((vote) => {
           const { text, tone } = explain(vote, kind);
           return (
-            <li key={vote.node} className={`${styles.vote} ${styles[`vote-${tone}`]}`} data-testid={`vote-node-${vote.node}`} data-vote={vote.vote} data-reason={vote.reason}>
+            <li
+              key={vote.node}
+              className={`${styles.vote} ${styles[`vote-${tone}`]}`}
+              data-testid={`vote-node-${vote.node}`}
+              data-vote={vote.vote}
+              data-reason={vote.reason}
+            >
               <span className={styles.voteHead}>
                 <span className={styles.voteNode}>node {vote.node}</span>
-                <span className={styles.voteMark} aria-label={vote.vote === 'for' ? 'voted for' : tone === 'muted' ? 'not counted' : 'voted against'}>{vote.vote === 'for' ? '✓' : tone === 'muted' ? '–' : '✕'}</span>
+                <span
+                  className={styles.voteMark}
+                  aria-label={vote.vote === 'for' ? 'voted for' : tone === 'muted' ? 'not counted' : 'voted against'}
+                >
+                  {vote.vote === 'for' ? '✓' : tone === 'muted' ? '–' : '✕'}
+                </span>
               </span>
               <span className={styles.voteReason}>{text}</span>
-              {vote.detail ? <span className={styles.voteDetail} title={vote.detail}>{vote.detail}</span> : null}
+              {vote.detail ? (
+                <span className={styles.voteDetail} title={vote.detail}>
+                  {vote.detail}
+                </span>
+              ) : null}
               <span className={styles.voteLabel}>{vote.label}</span>
             </li>
           );

@@ -5,7 +5,11 @@ import { clientColor, fmtSeconds, shortFence } from './palette';
 import styles from './scenarios.module.css';
 
 function Client({ name }: { name: string }) {
-  return <span className={styles.clientChip} style={{ background: clientColor(name) }}>{name}</span>;
+  return (
+    <span className={styles.clientChip} style={{ background: clientColor(name) }}>
+      {name}
+    </span>
+  );
 }
 
 /** The mutual-exclusion checker: over what clients believe, per resource. */
@@ -13,18 +17,31 @@ export function CheckerPanel({ run }: { run: RunView }) {
   const { checker } = run;
   const violations = checker.resources.reduce((n, r) => n + r.overlaps.length, 0);
   return (
-    <section className={`${styles.panel} ${checker.ok ? styles.checkerOk : styles.checkerBad}`} data-testid="checker"
-      data-state={checker.ok ? 'ok' : 'violation'} aria-labelledby="checker-title">
+    <section
+      className={`${styles.panel} ${checker.ok ? styles.checkerOk : styles.checkerBad}`}
+      data-testid="checker"
+      data-state={checker.ok ? 'ok' : 'violation'}
+      aria-labelledby="checker-title"
+    >
       <div className={styles.panelHead}>
         <h2 id="checker-title">Mutual-exclusion checker</h2>
-        <span className={checker.ok ? styles.pillOk : styles.pillBad}>{checker.ok ? 'holds' : `${violations} overlap${violations === 1 ? '' : 's'}`}</span>
+        <span className={checker.ok ? styles.pillOk : styles.pillBad}>
+          {checker.ok ? 'holds' : `${violations} overlap${violations === 1 ? '' : 's'}`}
+        </span>
       </div>
       <p className={styles.verdict}>
-        {checker.ok ? 'No two clients have believed they hold the same resource at the same time.' : 'Two clients believed they held the same resource at the same time.'}
+        {checker.ok
+          ? 'No two clients have believed they hold the same resource at the same time.'
+          : 'Two clients believed they held the same resource at the same time.'}
       </p>
       <ul className={styles.checkList}>
         {checker.resources.map((r) => (
-          <li key={r.resource} data-testid={`checker-resource-${r.resource}`} data-state={r.ok ? 'ok' : 'violation'} data-overlaps={r.overlaps.length}>
+          <li
+            key={r.resource}
+            data-testid={`checker-resource-${r.resource}`}
+            data-state={r.ok ? 'ok' : 'violation'}
+            data-overlaps={r.overlaps.length}
+          >
             <div className={styles.checkRow}>
               <span className={r.ok ? styles.dotOk : styles.dotBad} aria-hidden="true" />
               <code className={styles.resourceName}>{r.resource}</code>
@@ -36,7 +53,7 @@ export function CheckerPanel({ run }: { run: RunView }) {
                 <strong> ({fmtSeconds(o.to - o.from)})</strong>
                 <div className={styles.overlapWhy}>
                   {o.bothValid
-                    ? 'Both were inside their validity: the protocol\'s own guarantee broke.'
+                    ? "Both were inside their validity: the protocol's own guarantee broke."
                     : 'One of them was past its validity (it could not tell): only fencing protects the data.'}
                 </div>
               </div>
@@ -56,7 +73,9 @@ export function StoresPanel({ run }: { run: RunView }) {
     <section className={styles.panel} data-testid="stores" aria-labelledby="stores-title">
       <div className={styles.panelHead}>
         <h2 id="stores-title">Storage behind the lock</h2>
-        <span className="muted small">{writes.length} write{writes.length === 1 ? '' : 's'}</span>
+        <span className="muted small">
+          {writes.length} write{writes.length === 1 ? '' : 's'}
+        </span>
       </div>
       <div className={styles.storeGrid}>
         <div className={styles.store} data-testid="store-unfenced">
@@ -67,7 +86,9 @@ export function StoresPanel({ run }: { run: RunView }) {
         <div className={styles.store} data-testid="store-fenced">
           <span className={styles.storeLabel}>Fenced store</span>
           <span className={styles.storeValue}>{stores.fenced.value ?? '—'}</span>
-          <span className="muted small">needs fence ≥ {stores.fenced.highest === null ? 'highest seen' : shortFence(stores.fenced.highest)}</span>
+          <span className="muted small">
+            needs fence ≥ {stores.fenced.highest === null ? 'highest seen' : shortFence(stores.fenced.highest)}
+          </span>
         </div>
       </div>
       {writes.length === 0 ? (
@@ -75,17 +96,34 @@ export function StoresPanel({ run }: { run: RunView }) {
       ) : (
         <table className={styles.writes}>
           <thead>
-            <tr><th>time</th><th>client</th><th>value</th><th>fence</th><th>plain</th><th>fenced</th></tr>
+            <tr>
+              <th>time</th>
+              <th>client</th>
+              <th>value</th>
+              <th>fence</th>
+              <th>plain</th>
+              <th>fenced</th>
+            </tr>
           </thead>
           <tbody>
             {writes.map((w, i) => (
               <tr key={i} data-testid={`write-${i}`} data-client={w.client} data-unfenced={w.unfenced} data-fenced={w.fenced}>
                 <td className={styles.num}>{fmtSeconds(w.t)}</td>
-                <td><Client name={w.client} /></td>
+                <td>
+                  <Client name={w.client} />
+                </td>
                 <td>{w.value}</td>
-                <td className={styles.num} title={w.fence === null ? '' : String(w.fence)}>{shortFence(w.fence)}</td>
-                <td><span className={styles.pillOk}>accepted</span></td>
-                <td><span className={w.fenced === 'accepted' ? styles.pillOk : styles.pillBad} title={w.reason}>{w.fenced}</span></td>
+                <td className={styles.num} title={w.fence === null ? '' : String(w.fence)}>
+                  {shortFence(w.fence)}
+                </td>
+                <td>
+                  <span className={styles.pillOk}>accepted</span>
+                </td>
+                <td>
+                  <span className={w.fenced === 'accepted' ? styles.pillOk : styles.pillBad} title={w.reason}>
+                    {w.fenced}
+                  </span>
+                </td>
               </tr>
             ))}
           </tbody>
@@ -101,13 +139,18 @@ export function StepsPanel({ run }: { run: RunView }) {
     <section className={styles.panel} aria-labelledby="steps-title">
       <div className={styles.panelHead}>
         <h2 id="steps-title">Script</h2>
-        <span className="muted small">{run.steps.filter((s) => s.status === 'done').length} / {run.steps.length} steps</span>
+        <span className="muted small">
+          {run.steps.filter((s) => s.status === 'done').length} / {run.steps.length} steps
+        </span>
       </div>
       {/* Scrolls when long: focusable so a keyboard can scroll it too. */}
       <ol className={styles.steps} data-testid="steps" tabIndex={0} aria-label="Steps of the script">
         {run.steps.map((s) => (
           <li key={s.id} className={styles[`step-${s.status}`]} data-testid={`step-${s.id}`} data-status={s.status} title={s.say}>
-            <span className={styles.stepTitle}>{s.chained ? '↳ ' : ''}{s.title}</span>
+            <span className={styles.stepTitle}>
+              {s.chained ? '↳ ' : ''}
+              {s.title}
+            </span>
             {s.result && <span className={styles.stepResult}>{s.result}</span>}
           </li>
         ))}
@@ -124,7 +167,11 @@ export function ResultPanel({ run }: { run: RunView }) {
     <section className={styles.panel} data-testid="result" aria-labelledby="result-title">
       <div className={styles.panelHead}>
         <h2 id="result-title">What this run showed</h2>
-        {answered.length > 0 && <span className="muted small">predictions: {right} of {answered.length} right</span>}
+        {answered.length > 0 && (
+          <span className="muted small">
+            predictions: {right} of {answered.length} right
+          </span>
+        )}
       </div>
       <p className={styles.lesson}>{run.lesson}</p>
       {run.facts.length > 0 && (
@@ -147,7 +194,10 @@ export function ResultPanel({ run }: { run: RunView }) {
                 <span className={styles[`pred-${state}`]}>{state === 'right' ? '✓' : state === 'wrong' ? '✕' : '·'}</span>
                 <span>
                   <span className={styles.predQ}>{p.question}</span>
-                  <span className="muted small">{p.skipped ? 'skipped' : `you: ${label(p.answer)}`}{p.actual !== null ? ` · happened: ${label(p.actual)}` : ''}</span>
+                  <span className="muted small">
+                    {p.skipped ? 'skipped' : `you: ${label(p.answer)}`}
+                    {p.actual !== null ? ` · happened: ${label(p.actual)}` : ''}
+                  </span>
                 </span>
               </li>
             );
@@ -157,16 +207,24 @@ export function ResultPanel({ run }: { run: RunView }) {
       {run.simulated.length > 0 && (
         <div className={styles.simulated}>
           <strong>Simulated, said plainly:</strong>
-          <ul>{run.simulated.map((s) => <li key={s}>{s}</li>)}</ul>
+          <ul>
+            {run.simulated.map((s) => (
+              <li key={s}>{s}</li>
+            ))}
+          </ul>
         </div>
       )}
       {run.restore && (
-        <p className={styles.restore} data-testid="restore-status" data-state={run.restore.error ? 'error' : run.restore.done ? 'done' : 'running'}>
+        <p
+          className={styles.restore}
+          data-testid="restore-status"
+          data-state={run.restore.error ? 'error' : run.restore.done ? 'done' : 'running'}
+        >
           {run.restore.error
             ? `Restoring the cluster failed: ${run.restore.error}`
             : run.restore.done
               ? `Cluster restored${run.restore.actions.length ? `: ${run.restore.actions.join('; ')}` : ' (nothing to undo)'} · ${run.restore.keysDeleted} key${run.restore.keysDeleted === 1 ? '' : 's'} of ${run.prefix} deleted.`
-              : 'Restoring the cluster: healing proxies, restarting nodes, deleting this run\'s keys…'}
+              : "Restoring the cluster: healing proxies, restarting nodes, deleting this run's keys…"}
         </p>
       )}
     </section>
@@ -177,7 +235,9 @@ export function EventLog({ run }: { run: RunView }) {
   const entries = run.log.slice(-60).reverse();
   return (
     <details className={styles.logBox}>
-      <summary>Event log <span className="muted small">({run.log.length})</span></summary>
+      <summary>
+        Event log <span className="muted small">({run.log.length})</span>
+      </summary>
       <ol className={styles.log} data-testid="event-log">
         {entries.map((e, i) => (
           <li key={`${e.t}-${i}`} className={styles[`tone-${e.tone}`]}>

@@ -18,11 +18,21 @@ const ICONS = {
 } as const;
 
 function Icon({ name }: { name: keyof typeof ICONS }) {
-  return <svg className={styles.icon} viewBox="0 0 16 16" aria-hidden="true"><path d={ICONS[name]} /></svg>;
+  return (
+    <svg className={styles.icon} viewBox="0 0 16 16" aria-hidden="true">
+      <path d={ICONS[name]} />
+    </svg>
+  );
 }
 
 const STATUS_LABEL: Record<RunView['status'], string> = {
-  running: 'Running', paused: 'Paused', predict: 'Your prediction', restoring: 'Restoring the cluster', done: 'Finished', failed: 'Failed', cancelled: 'Cancelled',
+  running: 'Running',
+  paused: 'Paused',
+  predict: 'Your prediction',
+  restoring: 'Restoring the cluster',
+  done: 'Finished',
+  failed: 'Failed',
+  cancelled: 'Cancelled',
 };
 
 /** Where the run's clock stands now: the last answer's time, moved on smoothly (~30 fps) while it runs. */
@@ -52,16 +62,34 @@ function TimelineCard({ run, receivedAt, live }: { run: RunView; receivedAt: num
   return (
     <section className={styles.timelineCard} aria-labelledby="timeline-title">
       <div className={styles.panelHead}>
-        <h2 id="timeline-title">Timeline <span className="muted small">{fmtSeconds(now)}</span></h2>
+        <h2 id="timeline-title">
+          Timeline <span className="muted small">{fmtSeconds(now)}</span>
+        </h2>
         <span className={styles.legend}>
-          <span><i className={styles.legendKey} /> key on a node</span>
-          <span><i className={styles.legendFuse} /> TTL still to run</span>
-          <span><i className={styles.legendHatch} /> node down</span>
-          <span><i className={styles.legendQuarantine} /> node quarantined</span>
-          <span><i className={styles.legendPause} /> client paused</span>
-          <span><i className={styles.legendStale} /> believes past validity</span>
-          <span><i className={styles.legendDotOk} /> granted <i className={styles.legendDotBad} /> refused</span>
-          <span><i className={styles.legendOverlap} /> overlap</span>
+          <span>
+            <i className={styles.legendKey} /> key on a node
+          </span>
+          <span>
+            <i className={styles.legendFuse} /> TTL still to run
+          </span>
+          <span>
+            <i className={styles.legendHatch} /> node down
+          </span>
+          <span>
+            <i className={styles.legendQuarantine} /> node quarantined
+          </span>
+          <span>
+            <i className={styles.legendPause} /> client paused
+          </span>
+          <span>
+            <i className={styles.legendStale} /> believes past validity
+          </span>
+          <span>
+            <i className={styles.legendDotOk} /> granted <i className={styles.legendDotBad} /> refused
+          </span>
+          <span>
+            <i className={styles.legendOverlap} /> overlap
+          </span>
         </span>
       </div>
       <Timeline run={run} now={now} live={live} />
@@ -74,7 +102,17 @@ function typing(target: EventTarget | null): boolean {
   return !!el && (el.tagName === 'INPUT' || el.tagName === 'TEXTAREA' || el.tagName === 'SELECT' || el.isContentEditable);
 }
 
-export function Player({ run, receivedAt, canOperate, onBack }: { run: RunView; receivedAt: number; canOperate: boolean; onBack: () => void }) {
+export function Player({
+  run,
+  receivedAt,
+  canOperate,
+  onBack,
+}: {
+  run: RunView;
+  receivedAt: number;
+  canOperate: boolean;
+  onBack: () => void;
+}) {
   const queryClient = useQueryClient();
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState<RunAction | null>(null);
@@ -138,47 +176,110 @@ export function Player({ run, receivedAt, canOperate, onBack }: { run: RunView; 
   const revealed = [...run.predictions].reverse().find((p) => p.actual !== null) ?? null;
 
   return (
-    <div className={styles.player} data-testid="scenario-player" data-status={run.status} data-scenario={run.scenarioId} data-run={run.runId}
-      data-prefix={run.prefix}>
+    <div
+      className={styles.player}
+      data-testid="scenario-player"
+      data-status={run.status}
+      data-scenario={run.scenarioId}
+      data-run={run.runId}
+      data-prefix={run.prefix}
+    >
       <div className={styles.playerHead}>
         <div className={styles.playerTitle}>
-          <button type="button" className="button button-ghost small" onClick={onBack}>← All scenarios</button>
-          <h1 className={styles.title}><span className={styles.number}>{run.number}</span>{run.title}</h1>
-          <span className={`${styles.status} ${styles[`status-${run.status}`]}`} data-testid="run-status">{STATUS_LABEL[run.status]}</span>
+          <button type="button" className="button button-ghost small" onClick={onBack}>
+            ← All scenarios
+          </button>
+          <h1 className={styles.title}>
+            <span className={styles.number}>{run.number}</span>
+            {run.title}
+          </h1>
+          <span className={`${styles.status} ${styles[`status-${run.status}`]}`} data-testid="run-status">
+            {STATUS_LABEL[run.status]}
+          </span>
         </div>
         <div className={styles.meta}>
-          <span>seed <code>{run.seed}</code></span>
-          <span>prefix <code>{run.prefix}</code></span>
-          <span>TTL {fmtSeconds(run.ttlMs)} · lease ceiling {fmtSeconds(run.maxTtlMs)} · quorum {run.quorum} of {run.nodes.length}</span>
+          <span>
+            seed <code>{run.seed}</code>
+          </span>
+          <span>
+            prefix <code>{run.prefix}</code>
+          </span>
+          <span>
+            TTL {fmtSeconds(run.ttlMs)} · lease ceiling {fmtSeconds(run.maxTtlMs)} · quorum {run.quorum} of {run.nodes.length}
+          </span>
           <span>started by {run.startedBy}</span>
         </div>
       </div>
 
       <div className={styles.controlBar} role="toolbar" aria-label="Run controls">
-        <button type="button" className="button button-primary" disabled={!canOperate || !active || busy !== null}
-          onClick={() => void act(run.mode === 'play' ? 'pause' : 'play')} aria-keyshortcuts="Space" data-testid="play-pause">
-          {run.mode === 'play' && active ? <><Icon name="pause" /> Pause</> : <><Icon name="play" /> Play</>}
+        <button
+          type="button"
+          className="button button-primary"
+          disabled={!canOperate || !active || busy !== null}
+          onClick={() => void act(run.mode === 'play' ? 'pause' : 'play')}
+          aria-keyshortcuts="Space"
+          data-testid="play-pause"
+        >
+          {run.mode === 'play' && active ? (
+            <>
+              <Icon name="pause" /> Pause
+            </>
+          ) : (
+            <>
+              <Icon name="play" /> Play
+            </>
+          )}
         </button>
-        <button type="button" className="button" disabled={!canOperate || !active || busy !== null} onClick={() => void act('step')} aria-keyshortcuts="ArrowRight">
+        <button
+          type="button"
+          className="button"
+          disabled={!canOperate || !active || busy !== null}
+          onClick={() => void act('step')}
+          aria-keyshortcuts="ArrowRight"
+        >
           <Icon name="step" /> Step
         </button>
-        <button type="button" className="button" disabled={!canOperate || busy !== null} onClick={() => void act('restart')} aria-keyshortcuts="r" data-testid="restart">
+        <button
+          type="button"
+          className="button"
+          disabled={!canOperate || busy !== null}
+          onClick={() => void act('restart')}
+          aria-keyshortcuts="r"
+          data-testid="restart"
+        >
           <Icon name="restart" /> Restart
         </button>
-        <button type="button" className="button" disabled={!canOperate || !active || run.status === 'restoring' || busy !== null} onClick={() => void act('cancel')}>
+        <button
+          type="button"
+          className="button"
+          disabled={!canOperate || !active || run.status === 'restoring' || busy !== null}
+          onClick={() => void act('cancel')}
+        >
           <Icon name="stop" /> Cancel
         </button>
         <div className={styles.speed} role="group" aria-label="Speed">
           {SPEEDS.map((s: Speed) => (
-            <button key={s} type="button" className={`${styles.speedButton} ${run.speed === s ? styles.speedOn : ''}`} aria-pressed={run.speed === s}
-              disabled={!canOperate || !active} onClick={() => void act('speed', { speed: s })}>{s}×</button>
+            <button
+              key={s}
+              type="button"
+              className={`${styles.speedButton} ${run.speed === s ? styles.speedOn : ''}`}
+              aria-pressed={run.speed === s}
+              disabled={!canOperate || !active}
+              onClick={() => void act('speed', { speed: s })}
+            >
+              {s}×
+            </button>
           ))}
         </div>
         <span className={styles.hint}>
           <kbd>Space</kbd> play/pause · <kbd>→</kbd> step · <kbd>r</kbd> restart · speed scales the pauses between steps, never the TTLs
         </span>
       </div>
-      {error && <div className="callout callout-bad" role="alert">{error}</div>}
+      {error && (
+        <div className="callout callout-bad" role="alert">
+          {error}
+        </div>
+      )}
 
       <div className={styles.stage}>
         <section className={styles.narration} aria-live="polite" data-testid="narration">
@@ -188,10 +289,23 @@ export function Player({ run, receivedAt, canOperate, onBack }: { run: RunView; 
               <p className={styles.question}>{pending.question}</p>
               <div className={styles.choices}>
                 {pending.choices.map((c) => (
-                  <button key={c.id} type="button" className={`button ${styles.choice}`} disabled={!canOperate || busy !== null}
-                    data-testid={`predict-choice-${c.id}`} onClick={() => void act('predict', { choice: c.id })}>{c.label}</button>
+                  <button
+                    key={c.id}
+                    type="button"
+                    className={`button ${styles.choice}`}
+                    disabled={!canOperate || busy !== null}
+                    data-testid={`predict-choice-${c.id}`}
+                    onClick={() => void act('predict', { choice: c.id })}
+                  >
+                    {c.label}
+                  </button>
                 ))}
-                <button type="button" className="button button-ghost" disabled={!canOperate || busy !== null} onClick={() => void act('predict', { choice: null })}>
+                <button
+                  type="button"
+                  className="button button-ghost"
+                  disabled={!canOperate || busy !== null}
+                  onClick={() => void act('predict', { choice: null })}
+                >
                   Skip
                 </button>
               </div>
@@ -200,14 +314,17 @@ export function Player({ run, receivedAt, canOperate, onBack }: { run: RunView; 
           ) : (
             <>
               <span className={styles.kicker}>
-                Step {Math.min(run.stepIndex + 1, run.steps.length)} of {run.steps.length}{step ? ` · ${step.title}` : ''}
+                Step {Math.min(run.stepIndex + 1, run.steps.length)} of {run.steps.length}
+                {step ? ` · ${step.title}` : ''}
               </span>
               <p className={styles.say}>{leadStep?.kind === 'predict' && beat.length > 0 ? beat[0]!.say : leadStep?.say}</p>
               {beat.length > 0 && (
                 <ol className={styles.beat} data-testid="beat">
                   {beat.map((s) => (
                     <li key={s.id} className={styles[`beat-${s.status}`]}>
-                      <span className={styles.beatMark} aria-hidden="true">{s.status === 'done' ? '✓' : s.status === 'failed' ? '✕' : s.status === 'active' ? '…' : '·'}</span>
+                      <span className={styles.beatMark} aria-hidden="true">
+                        {s.status === 'done' ? '✓' : s.status === 'failed' ? '✕' : s.status === 'active' ? '…' : '·'}
+                      </span>
                       <span className={styles.beatTitle}>{s.title}</span>
                       {s.result && <span className={styles.result}>{s.result}</span>}
                     </li>
@@ -217,27 +334,47 @@ export function Player({ run, receivedAt, canOperate, onBack }: { run: RunView; 
             </>
           )}
           {revealed && !pending && (
-            <div className={`${styles.reveal} ${revealed.skipped ? '' : revealed.answer === revealed.actual ? styles.revealRight : styles.revealWrong}`}
-              data-testid="reveal" data-prediction={revealed.id}>
+            <div
+              className={`${styles.reveal} ${revealed.skipped ? '' : revealed.answer === revealed.actual ? styles.revealRight : styles.revealWrong}`}
+              data-testid="reveal"
+              data-prediction={revealed.id}
+            >
               <strong>
-                {revealed.skipped ? 'What happened: ' : revealed.answer === revealed.actual ? 'You called it: ' : 'Not quite — what happened: '}
+                {revealed.skipped
+                  ? 'What happened: '
+                  : revealed.answer === revealed.actual
+                    ? 'You called it: '
+                    : 'Not quite — what happened: '}
                 {revealed.choices.find((c) => c.id === revealed.actual)?.label}
               </strong>
               {revealed.explanation && <span> {revealed.explanation}</span>}
             </div>
           )}
-          {run.error && <div className="callout callout-bad" role="alert">The run failed: {run.error}</div>}
+          {run.error && (
+            <div className="callout callout-bad" role="alert">
+              The run failed: {run.error}
+            </div>
+          )}
         </section>
         <aside className={styles.cast} aria-label="Clients">
           {run.clients.map((c) => (
             <div key={c.name} className={styles.castRow} data-testid="cast-client" data-client={c.name} data-unsafe={c.unsafe}>
-              <span className={styles.clientChip} style={{ background: clientColor(c.name) }}>{c.name}</span>
-              <span className={c.unsafe ? styles.unsafe : undefined} title={c.unsafeSetting ? `unsafe: ${c.unsafeSetting}` : undefined}>{c.description}</span>
+              <span className={styles.clientChip} style={{ background: clientColor(c.name) }}>
+                {c.name}
+              </span>
+              <span className={c.unsafe ? styles.unsafe : undefined} title={c.unsafeSetting ? `unsafe: ${c.unsafeSetting}` : undefined}>
+                {c.description}
+              </span>
             </div>
           ))}
-          {run.resources.length > 1 && run.resources.map((r, i) => (
-            <div key={r.name} className={styles.castRow}><span className={styles.resIndex}>{i + 1}</span><code>{r.name}</code><span className="muted small">{r.description}</span></div>
-          ))}
+          {run.resources.length > 1 &&
+            run.resources.map((r, i) => (
+              <div key={r.name} className={styles.castRow}>
+                <span className={styles.resIndex}>{i + 1}</span>
+                <code>{r.name}</code>
+                <span className="muted small">{r.description}</span>
+              </div>
+            ))}
         </aside>
       </div>
 

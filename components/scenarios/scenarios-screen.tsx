@@ -20,25 +20,54 @@ export function ScenariosScreen() {
   const active = !!run && ACTIVE_STATUSES.includes(run.status);
 
   if (run && (active || watching)) {
-    return <Player run={run} receivedAt={current.dataUpdatedAt} canOperate={canOperate} onBack={() => {
-      setWatching(false);
-      void queryClient.invalidateQueries({ queryKey: scenarioKeys.list });
-    }} />;
+    return (
+      <Player
+        run={run}
+        receivedAt={current.dataUpdatedAt}
+        canOperate={canOperate}
+        onBack={() => {
+          setWatching(false);
+          void queryClient.invalidateQueries({ queryKey: scenarioKeys.list });
+        }}
+      />
+    );
   }
 
   return (
-    <Catalog scenarios={list.data?.scenarios ?? []} loading={list.isPending} available={list.data?.available ?? false} problem={list.data?.problem ?? null}
-      canOperate={canOperate} lastRun={run ? { title: run.title, status: run.status } : null} onWatch={() => setWatching(true)}
+    <Catalog
+      scenarios={list.data?.scenarios ?? []}
+      loading={list.isPending}
+      available={list.data?.available ?? false}
+      problem={list.data?.problem ?? null}
+      canOperate={canOperate}
+      lastRun={run ? { title: run.title, status: run.status } : null}
+      onWatch={() => setWatching(true)}
       onStarted={(res) => {
         queryClient.setQueryData(scenarioKeys.current, res);
         setWatching(true);
-      }} />
+      }}
+    />
   );
 }
 
-function Catalog({ scenarios, loading, available, problem, canOperate, lastRun, onWatch, onStarted }: {
-  scenarios: ScenarioSummary[]; loading: boolean; available: boolean; problem: string | null; canOperate: boolean;
-  lastRun: { title: string; status: string } | null; onWatch: () => void; onStarted: (res: Awaited<ReturnType<typeof startScenarioRun>>) => void;
+function Catalog({
+  scenarios,
+  loading,
+  available,
+  problem,
+  canOperate,
+  lastRun,
+  onWatch,
+  onStarted,
+}: {
+  scenarios: ScenarioSummary[];
+  loading: boolean;
+  available: boolean;
+  problem: string | null;
+  canOperate: boolean;
+  lastRun: { title: string; status: string } | null;
+  onWatch: () => void;
+  onStarted: (res: Awaited<ReturnType<typeof startScenarioRun>>) => void;
 }) {
   const [seed, setSeed] = useState('');
   const [speed, setSpeed] = useState<Speed>(1);
@@ -65,36 +94,65 @@ function Catalog({ scenarios, loading, available, problem, canOperate, lastRun, 
         <div>
           <h1 className={styles.title}>Scenarios</h1>
           <p className={styles.subtitle}>
-            Guided runs on the real sandbox nodes: real Redlock clients, real crashes, partitions and latency. Watch what every node holds and what every
-            client believes; predict before you see; the checker turns red the moment two clients hold the same lock.
+            Guided runs on the real sandbox nodes: real Redlock clients, real crashes, partitions and latency. Watch what every node holds
+            and what every client believes; predict before you see; the checker turns red the moment two clients hold the same lock.
           </p>
         </div>
         <div className={styles.options}>
           <label className={styles.option}>
             <span>Seed</span>
-            <input value={seed} onChange={(e) => setSeed(e.target.value)} placeholder="random" inputMode="numeric" aria-invalid={seedProblem}
-              className={seedProblem ? styles.invalid : undefined} data-testid="seed-input" />
+            <input
+              value={seed}
+              onChange={(e) => setSeed(e.target.value)}
+              placeholder="random"
+              inputMode="numeric"
+              aria-invalid={seedProblem}
+              className={seedProblem ? styles.invalid : undefined}
+              data-testid="seed-input"
+            />
           </label>
           <div className={styles.option} role="group" aria-label="Speed">
             <span>Speed</span>
             <div className={styles.speed}>
               {SPEEDS.map((s) => (
-                <button key={s} type="button" className={`${styles.speedButton} ${speed === s ? styles.speedOn : ''}`} aria-pressed={speed === s}
-                  onClick={() => setSpeed(s)} data-testid={`speed-${s}`}>{s}×</button>
+                <button
+                  key={s}
+                  type="button"
+                  className={`${styles.speedButton} ${speed === s ? styles.speedOn : ''}`}
+                  aria-pressed={speed === s}
+                  onClick={() => setSpeed(s)}
+                  data-testid={`speed-${s}`}
+                >
+                  {s}×
+                </button>
               ))}
             </div>
           </div>
         </div>
       </div>
       {!loading && !available && problem && (
-        <div className="callout callout-warn" role="alert" data-testid="scenarios-unavailable"><strong>Scenarios cannot run here.</strong> {problem}</div>
+        <div className="callout callout-warn" role="alert" data-testid="scenarios-unavailable">
+          <strong>Scenarios cannot run here.</strong> {problem}
+        </div>
       )}
-      {!canOperate && <div className="callout">Starting a run takes the sandbox nodes down and up again: operators only. You can watch a run an operator started.</div>}
-      {error && <div className="callout callout-bad" role="alert">{error}</div>}
+      {!canOperate && (
+        <div className="callout">
+          Starting a run takes the sandbox nodes down and up again: operators only. You can watch a run an operator started.
+        </div>
+      )}
+      {error && (
+        <div className="callout callout-bad" role="alert">
+          {error}
+        </div>
+      )}
       {lastRun && (
         <div className={styles.lastRun}>
-          <span>Last run: <strong>{lastRun.title}</strong> ({lastRun.status})</span>
-          <button type="button" className="button small" onClick={onWatch}>Show it</button>
+          <span>
+            Last run: <strong>{lastRun.title}</strong> ({lastRun.status})
+          </span>
+          <button type="button" className="button small" onClick={onWatch}>
+            Show it
+          </button>
         </div>
       )}
       <ol className={styles.cards}>
@@ -103,14 +161,27 @@ function Catalog({ scenarios, loading, available, problem, canOperate, lastRun, 
             <div className={styles.cardTop}>
               <span className={styles.number}>{s.number}</span>
               <h2 className={styles.cardTitle}>{s.title}</h2>
-              <span className="muted small" title="at 1×, plus the time you take to predict">~{s.estimatedSeconds} s</span>
+              <span className="muted small" title="at 1×, plus the time you take to predict">
+                ~{s.estimatedSeconds} s
+              </span>
             </div>
             <p className={styles.cardSummary}>{s.summary}</p>
             <p className={styles.cardLesson}>{s.lesson}</p>
             <div className={styles.cardFoot}>
-              <span className={styles.tags}>{s.tags.map((t) => <span key={t} className={styles.tag}>{t}</span>)}</span>
-              <button type="button" className="button button-primary" disabled={!available || !canOperate || seedProblem || starting !== null}
-                onClick={() => void start(s.id)} aria-label={`Run scenario ${s.number}: ${s.title}`}>
+              <span className={styles.tags}>
+                {s.tags.map((t) => (
+                  <span key={t} className={styles.tag}>
+                    {t}
+                  </span>
+                ))}
+              </span>
+              <button
+                type="button"
+                className="button button-primary"
+                disabled={!available || !canOperate || seedProblem || starting !== null}
+                onClick={() => void start(s.id)}
+                aria-label={`Run scenario ${s.number}: ${s.title}`}
+              >
                 {starting === s.id ? 'Starting…' : 'Run'}
               </button>
             </div>

@@ -83,8 +83,17 @@ export function layoutTimeline(run: RunView, now: number, live = true): Layout {
       }
       const fuseTo = k.open && k.expiresAt > now ? k.expiresAt : null;
       rowEnds[row] = fuseTo ?? to;
-      bars.push({ node: node.id, resource: k.resource, client: k.client, from: k.from, to, fuseTo, expiresAt: k.expiresAt, row,
-        cut: !k.open && k.to < k.expiresAt - 80 });
+      bars.push({
+        node: node.id,
+        resource: k.resource,
+        client: k.client,
+        from: k.from,
+        to,
+        fuseTo,
+        expiresAt: k.expiresAt,
+        row,
+        cut: !k.open && k.to < k.expiresAt - 80,
+      });
     }
     rowsByNode.set(node.id, Math.max(1, rowEnds.length));
   }
@@ -104,7 +113,14 @@ export function layoutTimeline(run: RunView, now: number, live = true): Layout {
   y += SECTION_H;
   for (const c of run.clients) {
     const pauses = run.timeline.markers.some((m) => m.client === c.name && m.kind === 'pause');
-    lanes.push({ kind: 'client', id: c.name, label: `Client ${c.name}`, sub: c.unsafe ? (c.unsafeSetting ?? 'unsafe') : pauses ? 'pause is simulated' : '', y, h: CLIENT_H });
+    lanes.push({
+      kind: 'client',
+      id: c.name,
+      label: `Client ${c.name}`,
+      sub: c.unsafe ? (c.unsafeSetting ?? 'unsafe') : pauses ? 'pause is simulated' : '',
+      y,
+      h: CLIENT_H,
+    });
     y += CLIENT_H;
   }
   y += 6;

@@ -6,7 +6,11 @@ import { useLiveEvents } from '@/lib/client/live-events';
 export function LiveStatus() {
   const { connected } = useLiveEvents();
   return (
-    <span className={`live-dot ${connected ? 'live-on' : 'live-off'}`} data-testid="live-status" title={connected ? 'Live: changes stream in as they happen' : 'Reconnecting to the live event stream…'}>
+    <span
+      className={`live-dot ${connected ? 'live-on' : 'live-off'}`}
+      data-testid="live-status"
+      title={connected ? 'Live: changes stream in as they happen' : 'Reconnecting to the live event stream…'}
+    >
       <span aria-hidden="true" className="dot" /> {connected ? 'live' : 'reconnecting'}
     </span>
   );

@@ -20,7 +20,12 @@ export function Nav() {
       {NAV_ITEMS.map((item) => {
         const active = item.href === '/' ? pathname === '/' : pathname.startsWith(item.href);
         return (
-          <Link key={item.href} href={item.href} className={`nav-link${active ? ' nav-link-active' : ''}`} aria-current={active ? 'page' : undefined}>
+          <Link
+            key={item.href}
+            href={item.href}
+            className={`nav-link${active ? ' nav-link-active' : ''}`}
+            aria-current={active ? 'page' : undefined}
+          >
             {item.label}
           </Link>
         );

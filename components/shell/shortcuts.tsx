@@ -62,21 +62,27 @@ export function Shortcuts() {
   }, [open]);
   return (
     <>
-      <button type="button" className="button button-ghost icon-button" aria-label="Keyboard shortcuts (?)" onClick={() => setOpen(true)}>?</button>
+      <button type="button" className="button button-ghost icon-button" aria-label="Keyboard shortcuts (?)" onClick={() => setOpen(true)}>
+        ?
+      </button>
       <dialog ref={dialog} className="dialog" aria-label="Keyboard shortcuts" onClose={() => setOpen(false)} data-testid="shortcuts-dialog">
         <h2>Keyboard shortcuts</h2>
         <table className="shortcut-table">
           <tbody>
             {SHORTCUTS.map(([keys, what]) => (
               <tr key={keys}>
-                <td><kbd>{keys}</kbd></td>
+                <td>
+                  <kbd>{keys}</kbd>
+                </td>
                 <td>{what}</td>
               </tr>
             ))}
           </tbody>
         </table>
         <div className="dialog-actions">
-          <button type="button" className="button" onClick={() => setOpen(false)}>Close</button>
+          <button type="button" className="button" onClick={() => setOpen(false)}>
+            Close
+          </button>
         </div>
       </dialog>
     </>

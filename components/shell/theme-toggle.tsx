@@ -18,8 +18,14 @@ function subscribe(onChange: () => void): () => void {
 export function ThemeToggle() {
   const choice = useSyncExternalStore(subscribe, readTheme, () => 'system' as ThemeChoice);
   return (
-    <button type="button" className="button button-ghost icon-button" aria-label={`${LABEL[choice]} (press t to change)`} title={LABEL[choice]}
-      data-testid="theme-toggle" onClick={() => applyTheme(nextTheme(choice))}>
+    <button
+      type="button"
+      className="button button-ghost icon-button"
+      aria-label={`${LABEL[choice]} (press t to change)`}
+      title={LABEL[choice]}
+      data-testid="theme-toggle"
+      onClick={() => applyTheme(nextTheme(choice))}
+    >
       <span aria-hidden="true">{ICON[choice]}</span>
     </button>
   );

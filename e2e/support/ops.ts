@@ -12,7 +12,7 @@ export function acquire(page: Page, resource: string, ttlMs = 5_000): Promise<AP
 
 /** POST as the signed-in user with the session's CSRF token (what the console's own client does). */
 export async function postAsSession(page: Page, url: string, data: unknown): Promise<APIResponse> {
-  const me = await (await page.request.get('/api/auth/me')).json() as { csrfToken: string };
+  const me = (await (await page.request.get('/api/auth/me')).json()) as { csrfToken: string };
   return page.request.post(url, { data, headers: { 'x-csrf-token': me.csrfToken } });
 }
 
@@ -25,6 +25,9 @@ export async function restoreNode(page: Page, id: number): Promise<void> {
   await control.act(id, { action: 'heal' });
   await control.act(id, { action: 'restart', persistence: 'aof-always' });
   // The console's client reconnects to the restarted node on its own schedule: ask until it answers.
-  await expect.poll(async () => (await postAsSession(page, `/api/nodes/${id}/mark-clean`, { reason: 'e2e cleanup: fresh empty node' })).status(),
-    { timeout: 10_000 }).toBe(200);
+  await expect
+    .poll(async () => (await postAsSession(page, `/api/nodes/${id}/mark-clean`, { reason: 'e2e cleanup: fresh empty node' })).status(), {
+      timeout: 10_000,
+    })
+    .toBe(200);
 }

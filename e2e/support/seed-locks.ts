@@ -31,7 +31,9 @@ export function randomToken(): string {
 /** One ioredis client per node, through the same URLs (fault proxies) the console uses. */
 export async function nodeClients(): Promise<Redis[]> {
   const nodes = await sandbox().nodes();
-  return nodes.sort((a, b) => a.id - b.id).map((n) => new Redis(n.url, { lazyConnect: false, maxRetriesPerRequest: 1, enableOfflineQueue: true }));
+  return nodes
+    .sort((a, b) => a.id - b.id)
+    .map((n) => new Redis(n.url, { lazyConnect: false, maxRetriesPerRequest: 1, enableOfflineQueue: true }));
 }
 
 async function withClients<T>(fn: (clients: Redis[]) => Promise<T>): Promise<T> {
@@ -46,20 +48,22 @@ async function withClients<T>(fn: (clients: Redis[]) => Promise<T>): Promise<T> 
 /** Write the locks, node by node in parallel, BATCH keys per pipeline. */
 export async function seedLocks(locks: readonly SeedLock[]): Promise<void> {
   await withClients(async (clients) => {
-    await Promise.all(clients.map(async (client, i) => {
-      const node = i + 1;
-      const mine = locks.filter((l) => l.nodes.includes(node));
-      for (let start = 0; start < mine.length; start += BATCH) {
-        const pipe = client.pipeline();
-        for (const lock of mine.slice(start, start + BATCH)) {
-          const value = lock.meta && Object.keys(lock.meta).length > 0 ? `${lock.token} ${JSON.stringify(lock.meta)}` : lock.token;
-          pipe.set(`${KEY_PREFIX}lock:${lock.resource}`, value, 'PX', lock.ttlMs);
+    await Promise.all(
+      clients.map(async (client, i) => {
+        const node = i + 1;
+        const mine = locks.filter((l) => l.nodes.includes(node));
+        for (let start = 0; start < mine.length; start += BATCH) {
+          const pipe = client.pipeline();
+          for (const lock of mine.slice(start, start + BATCH)) {
+            const value = lock.meta && Object.keys(lock.meta).length > 0 ? `${lock.token} ${JSON.stringify(lock.meta)}` : lock.token;
+            pipe.set(`${KEY_PREFIX}lock:${lock.resource}`, value, 'PX', lock.ttlMs);
+          }
+          const replies = await pipe.exec();
+          const failed = replies?.find(([err]) => err);
+          if (failed) throw failed[0]!;
         }
-        const replies = await pipe.exec();
-        const failed = replies?.find(([err]) => err);
-        if (failed) throw failed[0]!;
-      }
-    }));
+      }),
+    );
   });
 }
 
@@ -76,7 +80,15 @@ export async function seedManyLocks(prefix: string, count: number, ttlMs: number
     token: randomToken(),
     ttlMs,
     nodes: all,
-    meta: { owner: `worker-${i % 17}`, host: `batch-${i % 5}.e2e`, pid: String(1000 + (i % 97)), purpose: 'seeded by e2e', acquiredAt, extensions: '0', ttlMs: String(ttlMs) },
+    meta: {
+      owner: `worker-${i % 17}`,
+      host: `batch-${i % 5}.e2e`,
+      pid: String(1000 + (i % 97)),
+      purpose: 'seeded by e2e',
+      acquiredAt,
+      extensions: '0',
+      ttlMs: String(ttlMs),
+    },
   }));
   await seedLocks(locks);
   return locks.map((l) => l.resource);
@@ -85,23 +97,29 @@ export async function seedManyLocks(prefix: string, count: number, ttlMs: number
 /** Delete lock keys of these resources on every node (the metadata is in the keys' values). */
 export async function deleteLocks(resources: readonly string[]): Promise<void> {
   await withClients(async (clients) => {
-    await Promise.all(clients.map(async (client) => {
-      for (let start = 0; start < resources.length; start += BATCH) {
-        const keys = resources.slice(start, start + BATCH).map((r) => `${KEY_PREFIX}lock:${r}`);
-        await client.unlink(...keys);
-      }
-    }));
+    await Promise.all(
+      clients.map(async (client) => {
+        for (let start = 0; start < resources.length; start += BATCH) {
+          const keys = resources.slice(start, start + BATCH).map((r) => `${KEY_PREFIX}lock:${r}`);
+          await client.unlink(...keys);
+        }
+      }),
+    );
   });
 }
 
 /** Write arbitrary keys (e.g. another Redlock library's bare `lock:<name>` keys) on some nodes. */
-export async function seedRawKeys(keys: ReadonlyArray<{ key: string; value: string; ttlMs: number; nodes: readonly number[] }>): Promise<void> {
+export async function seedRawKeys(
+  keys: ReadonlyArray<{ key: string; value: string; ttlMs: number; nodes: readonly number[] }>,
+): Promise<void> {
   await withClients(async (clients) => {
-    await Promise.all(clients.map(async (client, i) => {
-      const pipe = client.pipeline();
-      for (const k of keys) if (k.nodes.includes(i + 1)) pipe.set(k.key, k.value, 'PX', k.ttlMs);
-      await pipe.exec();
-    }));
+    await Promise.all(
+      clients.map(async (client, i) => {
+        const pipe = client.pipeline();
+        for (const k of keys) if (k.nodes.includes(i + 1)) pipe.set(k.key, k.value, 'PX', k.ttlMs);
+        await pipe.exec();
+      }),
+    );
   });
 }
 

@@ -34,4 +34,16 @@ export const auditResponseSchema = z.object({
 });
 export type AuditResponse = z.infer<typeof auditResponseSchema>;
 
-export const AUDIT_CSV_COLUMNS = ['id', 'at', 'actor', 'role', 'action', 'target', 'reason', 'outcome', 'before', 'after', 'detail'] as const;
+export const AUDIT_CSV_COLUMNS = [
+  'id',
+  'at',
+  'actor',
+  'role',
+  'action',
+  'target',
+  'reason',
+  'outcome',
+  'before',
+  'after',
+  'detail',
+] as const;

@@ -35,13 +35,16 @@ export const nemesisReportSchema = z.object({
    * The liveness verdict of a nemesis that keeps a quorum reachable (lib/chaos/liveness.ts), null
    * for the others (and in reports before it).
    */
-  liveness: z.object({
-    unavailable: z.number().int(),
-    allowedUnavailable: z.number().int(),
-    ratePerS: z.number(),
-    floorPerS: z.number().nullable(),
-    passed: z.boolean(),
-  }).nullable().default(null),
+  liveness: z
+    .object({
+      unavailable: z.number().int(),
+      allowedUnavailable: z.number().int(),
+      ratePerS: z.number(),
+      floorPerS: z.number().nullable(),
+      passed: z.boolean(),
+    })
+    .nullable()
+    .default(null),
   /** Rejected acquires that left a key on a node that answered them (reports before it: 0). */
   leftovers: z.number().int().default(0),
   minValidityAtReturnMs: z.number().nullable(),
@@ -62,13 +65,16 @@ export const nemesisReportSchema = z.object({
    * keys on a bare majority, one node of which loses data); in how many it was in place, and in how
    * many the safe core's defence (`expectation`) was seen. Absent in reports of older runs.
    */
-  targeted: z.object({
-    trials: z.number().int(),
-    armed: z.number().int(),
-    defended: z.number().int(),
-    expectation: z.string(),
-    examples: z.array(z.string()),
-  }).nullable().optional(),
+  targeted: z
+    .object({
+      trials: z.number().int(),
+      armed: z.number().int(),
+      defended: z.number().int(),
+      expectation: z.string(),
+      examples: z.array(z.string()),
+    })
+    .nullable()
+    .optional(),
   passed: z.boolean(),
 });
 

@@ -2,8 +2,17 @@ import { z } from 'zod';
 
 /** One server-sent event on GET /api/events (`event:` is the type, `data:` this JSON). */
 export const liveEventSchema = z.object({
-  type: z.enum(['lock.granted', 'lock.extended', 'lock.released', 'lock.expired', 'lock.force-released',
-    'node.up', 'node.down', 'node.quarantined', 'node.action']),
+  type: z.enum([
+    'lock.granted',
+    'lock.extended',
+    'lock.released',
+    'lock.expired',
+    'lock.force-released',
+    'node.up',
+    'node.down',
+    'node.quarantined',
+    'node.action',
+  ]),
   at: z.number(),
   resource: z.string().optional(),
   /** Nodes (1-based) the change was seen on, within the grouping window. */

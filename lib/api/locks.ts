@@ -33,7 +33,10 @@ export const lockViewSchema = z.object({
 export type LockView = z.infer<typeof lockViewSchema>;
 
 const stateList = z.string().transform((value, ctx) => {
-  const states = value.split(',').map((s) => s.trim()).filter(Boolean);
+  const states = value
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   for (const s of states) {
     if (!(LOCK_STATES as readonly string[]).includes(s)) {
       ctx.addIssue({ code: 'custom', message: `unknown state "${s}" (use ${LOCK_STATES.join(', ')})` });
@@ -120,19 +123,23 @@ export const voteSchema = z.object({
 });
 export type VoteView = z.infer<typeof voteSchema>;
 
-const metadataSchema = z.record(z.string().min(1).max(64), z.string().max(256)).refine((m) => Object.keys(m).length <= 16, 'at most 16 metadata fields');
+const metadataSchema = z
+  .record(z.string().min(1).max(64), z.string().max(256))
+  .refine((m) => Object.keys(m).length <= 16, 'at most 16 metadata fields');
 const ttlSchema = z.number().int('must be a whole number of milliseconds').positive('must be positive');
 
 /** POST /api/locks */
-export const acquireBodySchema = z.strictObject({
-  resource: resourceSchema.optional(),
-  resources: z.array(resourceSchema).min(1).max(64).optional(),
-  ttlMs: ttlSchema,
-  fenced: z.boolean().optional(),
-  metadata: metadataSchema.optional(),
-  /** Keep trying (woken by releases) for up to this long before answering 409. @default 0 */
-  waitMs: z.number().int().min(0).max(30_000).optional(),
-}).refine((b) => (b.resource === undefined) !== (b.resources === undefined), 'give exactly one of resource or resources');
+export const acquireBodySchema = z
+  .strictObject({
+    resource: resourceSchema.optional(),
+    resources: z.array(resourceSchema).min(1).max(64).optional(),
+    ttlMs: ttlSchema,
+    fenced: z.boolean().optional(),
+    metadata: metadataSchema.optional(),
+    /** Keep trying (woken by releases) for up to this long before answering 409. @default 0 */
+    waitMs: z.number().int().min(0).max(30_000).optional(),
+  })
+  .refine((b) => (b.resource === undefined) !== (b.resources === undefined), 'give exactly one of resource or resources');
 
 export const lockGrantSchema = z.object({
   resources: z.array(z.string()),

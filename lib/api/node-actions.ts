@@ -17,8 +17,8 @@ export const NODE_ACTION_LIMITS = Object.freeze({
   jitterMs: { min: 0, max: 60_000 },
 });
 
-const ms = (field: keyof typeof NODE_ACTION_LIMITS) => z.number().int('must be a whole number of milliseconds')
-  .min(NODE_ACTION_LIMITS[field].min).max(NODE_ACTION_LIMITS[field].max);
+const ms = (field: keyof typeof NODE_ACTION_LIMITS) =>
+  z.number().int('must be a whole number of milliseconds').min(NODE_ACTION_LIMITS[field].min).max(NODE_ACTION_LIMITS[field].max);
 const persistence = z.enum(PERSISTENCE_MODES as [Persistence, ...Persistence[]]);
 
 export const nodeActionSchema = z.discriminatedUnion('action', [
@@ -46,12 +46,14 @@ export const NODE_ACTION_GROUPS = Object.freeze({
 
 /** What POST /api/nodes/{id}/actions answers: the supervisor's status of the node after the action. */
 export const nodeActionResponseSchema = z.object({
-  node: z.object({
-    id: z.number().int(),
-    state: z.string(),
-    pid: z.number().nullable(),
-    persistence: z.string(),
-    restartAt: z.number().nullable(),
-  }).loose(),
+  node: z
+    .object({
+      id: z.number().int(),
+      state: z.string(),
+      pid: z.number().nullable(),
+      persistence: z.string(),
+      restartAt: z.number().nullable(),
+    })
+    .loose(),
 });
 export type NodeActionResponse = z.infer<typeof nodeActionResponseSchema>;

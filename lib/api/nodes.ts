@@ -92,10 +92,12 @@ export const nodesResponseSchema = z.object({
 });
 export type NodesResponse = z.infer<typeof nodesResponseSchema>;
 
-
 /** A node id in a path: decimal digits only (`0x2`, `2e0`, ` 2` or `02` name no node), 1–15. */
 export const nodeIdParamsSchema = z.strictObject({
-  id: z.string().regex(/^[1-9][0-9]?$/, 'node ids are whole numbers written in decimal, from 1').transform(Number)
+  id: z
+    .string()
+    .regex(/^[1-9][0-9]?$/, 'node ids are whole numbers written in decimal, from 1')
+    .transform(Number)
     .pipe(z.number().int().max(15, 'node ids go up to 15')),
 });
 
@@ -105,7 +107,10 @@ export const nodeIdParamsSchema = z.strictObject({
  * runId null: the node had no sentinel.
  */
 export const seenSentinelSchema = z.strictObject({
-  runId: z.string().regex(/^[0-9a-f]{1,64}$/, 'a redis run_id (hex)').nullable(),
+  runId: z
+    .string()
+    .regex(/^[0-9a-f]{1,64}$/, 'a redis run_id (hex)')
+    .nullable(),
   createdAt: z.number().int().min(0).optional(),
 });
 

@@ -124,34 +124,77 @@ export type NodeLaneState = z.infer<typeof nodeStateSchema>;
 export const timelineSchema = z.object({
   /** Where time stands now (ms since the start); frozen when the script ended. */
   now: z.number(),
-  nodeStates: z.array(z.object({ node: z.number().int(), from: z.number(), to: z.number().nullable(), state: nodeStateSchema, detail: z.string() })),
+  nodeStates: z.array(
+    z.object({ node: z.number().int(), from: z.number(), to: z.number().nullable(), state: nodeStateSchema, detail: z.string() }),
+  ),
   /** What each node held: a key of `resource` with `client`'s token, seen from `from` to `to`, expiring at `expiresAt`. */
-  keys: z.array(z.object({
-    node: z.number().int(), resource: z.string(), client: z.string(), from: z.number(), to: z.number(), expiresAt: z.number(), open: z.boolean(),
-  })),
+  keys: z.array(
+    z.object({
+      node: z.number().int(),
+      resource: z.string(),
+      client: z.string(),
+      from: z.number(),
+      to: z.number(),
+      expiresAt: z.number(),
+      open: z.boolean(),
+    }),
+  ),
   /** Moments on a node lane or a client lane: actions, drift steps, pauses. */
-  markers: z.array(z.object({
-    t: z.number(), node: z.number().int().nullable(), client: z.string().nullable(), kind: z.string(), label: z.string(),
-  })),
+  markers: z.array(
+    z.object({
+      t: z.number(),
+      node: z.number().int().nullable(),
+      client: z.string().nullable(),
+      kind: z.string(),
+      label: z.string(),
+    }),
+  ),
   /**
    * When a node sat out a quarantine of the run's prefix (its epoch sentinel, read with its keys):
    * from the first reading that showed it to its end (run time), and why the lock core started it.
    */
   quarantines: z.array(z.object({ node: z.number().int(), from: z.number(), to: z.number(), cause: z.string(), open: z.boolean() })),
   /** When each client BELIEVED it held the lock: from the grant to the release, or to its validity end (or later, if paused). */
-  beliefs: z.array(z.object({
-    client: z.string(), resource: z.string(), from: z.number(), validUntil: z.number(), to: z.number().nullable(),
-    fence: z.number().nullable(), stale: z.boolean(), ended: z.enum(['open', 'released', 'expired', 'abandoned']),
-  })),
+  beliefs: z.array(
+    z.object({
+      client: z.string(),
+      resource: z.string(),
+      from: z.number(),
+      validUntil: z.number(),
+      to: z.number().nullable(),
+      fence: z.number().nullable(),
+      stale: z.boolean(),
+      ended: z.enum(['open', 'released', 'expired', 'abandoned']),
+    }),
+  ),
   /** Every acquire call: from its start to its answer, with the deciding round's votes. */
-  attempts: z.array(z.object({
-    id: z.string(), client: z.string(), resource: z.string(), from: z.number(), to: z.number().nullable(), outcome: outcomeSchema.nullable(),
-    votes: z.array(voteViewSchema), validityMs: z.number().nullable(), fence: z.number().nullable(), tries: z.number().int(), message: z.string().nullable(),
-  })),
-  writes: z.array(z.object({
-    t: z.number(), client: z.string(), resource: z.string(), fence: z.number().nullable(), value: z.string(),
-    unfenced: z.literal('accepted'), fenced: z.enum(['accepted', 'rejected']), reason: z.string(),
-  })),
+  attempts: z.array(
+    z.object({
+      id: z.string(),
+      client: z.string(),
+      resource: z.string(),
+      from: z.number(),
+      to: z.number().nullable(),
+      outcome: outcomeSchema.nullable(),
+      votes: z.array(voteViewSchema),
+      validityMs: z.number().nullable(),
+      fence: z.number().nullable(),
+      tries: z.number().int(),
+      message: z.string().nullable(),
+    }),
+  ),
+  writes: z.array(
+    z.object({
+      t: z.number(),
+      client: z.string(),
+      resource: z.string(),
+      fence: z.number().nullable(),
+      value: z.string(),
+      unfenced: z.literal('accepted'),
+      fenced: z.enum(['accepted', 'rejected']),
+      reason: z.string(),
+    }),
+  ),
 });
 export type TimelineView = z.infer<typeof timelineSchema>;
 
@@ -217,7 +260,9 @@ export const runViewSchema = z.object({
   log: z.array(z.object({ t: z.number(), text: z.string(), tone: z.enum(['info', 'ok', 'warn', 'bad', 'muted']) })),
   /** What the run said it simulates (honest list). */
   simulated: z.array(z.string()),
-  restore: z.object({ done: z.boolean(), actions: z.array(z.string()), keysDeleted: z.number().int(), error: z.string().nullable() }).nullable(),
+  restore: z
+    .object({ done: z.boolean(), actions: z.array(z.string()), keysDeleted: z.number().int(), error: z.string().nullable() })
+    .nullable(),
   error: z.string().nullable(),
 });
 export type RunView = z.infer<typeof runViewSchema>;

@@ -43,12 +43,16 @@ export function analyzePhase(history: PhaseHistory, options: { toleranceMs: numb
   for (const w of history.register) if (w.accepted) accepted++;
   const caughtBy: string[] = [];
   if (overlap.overlaps > 0) caughtBy.push('overlap');
-  const fencingViolations = fencing.grantOrderViolations + fencing.registerViolations + fencing.duplicateFences + fencing.staleAcceptedFenced;
+  const fencingViolations =
+    fencing.grantOrderViolations + fencing.registerViolations + fencing.duplicateFences + fencing.staleAcceptedFenced;
   if (fencingViolations > 0) caughtBy.push('fencing');
   const hygieneViolations = hygiene.leakedKeys + hygiene.foreignDeletes + hygiene.expiredGrants + hygiene.lateExtends + hygiene.leftovers;
   if (hygieneViolations > 0) caughtBy.push('hygiene');
   return {
-    acquisitions, overlap, fencing, hygiene,
+    acquisitions,
+    overlap,
+    fencing,
+    hygiene,
     writes: { accepted, rejected: history.register.length - accepted },
     violations: overlap.overlaps + fencingViolations + hygieneViolations,
     caughtBy,

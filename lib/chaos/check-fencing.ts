@@ -29,8 +29,13 @@ const MAX_EXAMPLES = 10;
  */
 export function checkFencing(locks: ReadonlyMap<string, LockRecord>, register: readonly RegisterRecord[]): FencingResult {
   const result: FencingResult = {
-    grantOrderViolations: 0, registerViolations: 0, duplicateFences: 0, staleAcceptedFenced: 0, staleAcceptedUnfenced: 0,
-    rejectedFenced: 0, examples: [],
+    grantOrderViolations: 0,
+    registerViolations: 0,
+    duplicateFences: 0,
+    staleAcceptedFenced: 0,
+    staleAcceptedUnfenced: 0,
+    rejectedFenced: 0,
+    examples: [],
   };
   const note = (line: string) => {
     if (result.examples.length < MAX_EXAMPLES) result.examples.push(line);

@@ -35,10 +35,23 @@ const LATE_EXTEND_TOLERANCE_MS = 1;
  * client reading lock.expiresAt (a scheduler can preempt a process in between); a lock observed
  * with validity ≤ −toleranceMs was certainly granted with none.
  */
-export function checkHygiene(locks: Iterable<LockRecord>, nemesis: readonly NemesisEvent[], leaked: readonly LeakedKey[],
-  toleranceMs: number, failures: readonly AcquireFailure[] = [], live: readonly LiveKey[] = []): HygieneResult {
-  const result: HygieneResult = { leakedKeys: leaked.length, foreignDeletes: 0, expiredGrants: 0, lateExtends: 0, leftovers: 0,
-    minValidityAtReturnMs: null, examples: [] };
+export function checkHygiene(
+  locks: Iterable<LockRecord>,
+  nemesis: readonly NemesisEvent[],
+  leaked: readonly LeakedKey[],
+  toleranceMs: number,
+  failures: readonly AcquireFailure[] = [],
+  live: readonly LiveKey[] = [],
+): HygieneResult {
+  const result: HygieneResult = {
+    leakedKeys: leaked.length,
+    foreignDeletes: 0,
+    expiredGrants: 0,
+    lateExtends: 0,
+    leftovers: 0,
+    minValidityAtReturnMs: null,
+    examples: [],
+  };
   const note = (line: string) => {
     if (result.examples.length < MAX_EXAMPLES) result.examples.push(line);
   };
@@ -54,8 +67,10 @@ export function checkHygiene(locks: Iterable<LockRecord>, nemesis: readonly Neme
     const nodes = [...new Set([...f.leftovers, ...atQuiescence])].sort((a, b) => a - b);
     if (nodes.length === 0) continue;
     result.leftovers++;
-    note(`${f.lock} on ${f.resource} was rejected (${f.error}) and left its key on node(s) ${nodes.map((n) => n + 1).join(',')}, which answered it` +
-      (f.leftovers.length ? '' : ' (found at quiescence)'));
+    note(
+      `${f.lock} on ${f.resource} was rejected (${f.error}) and left its key on node(s) ${nodes.map((n) => n + 1).join(',')}, which answered it` +
+        (f.leftovers.length ? '' : ' (found at quiescence)'),
+    );
   }
   const losses = nemesis.filter((n): n is Extract<NemesisEvent, { kind: 'data-loss' }> => n.kind === 'data-loss');
   // A loss at an instant counts inside [from, to]; a loss over a window, if the windows meet.
@@ -77,8 +92,10 @@ export function checkHygiene(locks: Iterable<LockRecord>, nemesis: readonly Neme
     }
     if (validity <= -toleranceMs) {
       result.expiredGrants++;
-      note(`${rec.lock} on ${rec.resource} was returned with validity ${validity.toFixed(0)} ms` +
-        (stoppedMs > 0 ? ` in its own running time (${rec.validityAtReturnMs} ms on the clock, ${stoppedMs.toFixed(0)} ms stopped)` : ''));
+      note(
+        `${rec.lock} on ${rec.resource} was returned with validity ${validity.toFixed(0)} ms` +
+          (stoppedMs > 0 ? ` in its own running time (${rec.validityAtReturnMs} ms on the clock, ${stoppedMs.toFixed(0)} ms stopped)` : ''),
+      );
     }
     for (const late of rec.lateExtends) {
       // Both times are the client's monotonic clock, and the validity end it logs is never before
@@ -86,7 +103,9 @@ export function checkHygiene(locks: Iterable<LockRecord>, nemesis: readonly Neme
       // fixed tolerance, not the grants' (which compare two clocks).
       if (late.lateByNs < LATE_EXTEND_TOLERANCE_MS * NS_PER_MS) continue;
       result.lateExtends++;
-      note(`${rec.lock} on ${rec.resource} was extended by a call made ${(late.lateByNs / NS_PER_MS).toFixed(1)} ms after its validity ended`);
+      note(
+        `${rec.lock} on ${rec.resource} was extended by a call made ${(late.lateByNs / NS_PER_MS).toFixed(1)} ms after its validity ended`,
+      );
     }
     const votes = rec.releaseVotes;
     if (votes === null || rec.releaseOk === null) continue;
@@ -95,7 +114,9 @@ export function checkHygiene(locks: Iterable<LockRecord>, nemesis: readonly Neme
     const kept = (liveByAttempt.get(rec.lock) ?? []).filter((n) => rec.grantVotes[n] === 'f' && (votes[n] === 'f' || votes[n] === 'n'));
     if (kept.length) {
       result.leftovers++;
-      note(`${rec.lock} on ${rec.resource} was released, yet its key was still on node(s) ${kept.map((n) => n + 1).join(',')} at quiescence`);
+      note(
+        `${rec.lock} on ${rec.resource} was released, yet its key was still on node(s) ${kept.map((n) => n + 1).join(',')} at quiescence`,
+      );
     }
     for (let node = 0; node < votes.length; node++) {
       const granted = rec.grantVotes[node];

@@ -67,7 +67,8 @@ export abstract class CommandProxy {
     upstream.setNoDelay(true);
     const parser = new RespRequestParser();
     const connection: ProxiedConnection = {
-      client, upstream,
+      client,
+      upstream,
       end: () => {
         client.destroy();
         upstream.destroy();

@@ -39,21 +39,48 @@ export interface ControlOutcome {
   details: string[];
 }
 
-interface Granted { granted: boolean; fence?: number | null; votes?: string; error?: string }
+interface Granted {
+  granted: boolean;
+  fence?: number | null;
+  votes?: string;
+  error?: string;
+}
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Run one scripted trial with clients A and B on a fresh prefix, then check its history. */
-async function trial(run: RunContext, id: string, settings: ClientSettings, core: CoreBuild, urls: string[],
-  script: (a: ClientWorker, b: ClientWorker, nemesis: NemesisEvent[]) => Promise<void>): Promise<PhaseAnalysis> {
+async function trial(
+  run: RunContext,
+  id: string,
+  settings: ClientSettings,
+  core: CoreBuild,
+  urls: string[],
+  script: (a: ClientWorker, b: ClientWorker, nemesis: NemesisEvent[]) => Promise<void>,
+): Promise<PhaseAnalysis> {
   const [a, b] = run.workers.clients;
   if (!a || !b) throw new Error('controls need two client processes');
   await markPrefixClean(run, settings.keyPrefix, settings.maxTtlMs);
   run.workers.register.reset();
   const logs = [a, b].map((c) => join(run.workDir, `${id}.client-${c.index}.jsonl`));
   const nemesis: NemesisEvent[] = [];
-  await a.rpc({ op: 'open', corePath: core.indexPath, urls, settings, registerPort: run.workers.register.port, logPath: logs[0]!, tag: id });
-  await b.rpc({ op: 'open', corePath: core.indexPath, urls, settings, registerPort: run.workers.register.port, logPath: logs[1]!, tag: id });
+  await a.rpc({
+    op: 'open',
+    corePath: core.indexPath,
+    urls,
+    settings,
+    registerPort: run.workers.register.port,
+    logPath: logs[0]!,
+    tag: id,
+  });
+  await b.rpc({
+    op: 'open',
+    corePath: core.indexPath,
+    urls,
+    settings,
+    registerPort: run.workers.register.port,
+    logPath: logs[1]!,
+    tag: id,
+  });
   try {
     await script(a, b, nemesis);
   } finally {
@@ -63,12 +90,19 @@ async function trial(run: RunContext, id: string, settings: ClientSettings, core
   const registerPath = join(run.workDir, `${id}.register.jsonl`);
   await run.workers.register.dump(registerPath);
   const events = logs.flatMap((p) => readJsonLines<ClientEvent>(p));
-  return analyzePhase({ events, register: readJsonLines<RegisterRecord>(registerPath), nemesis, leakedKeys: [] },
-    { toleranceMs: settings.maxTtlMs / 2, end: now(run) });
+  return analyzePhase(
+    { events, register: readJsonLines<RegisterRecord>(registerPath), nemesis, leakedKeys: [] },
+    { toleranceMs: settings.maxTtlMs / 2, end: now(run) },
+  );
 }
 
 /** The seeds' restart scenario, timed so that the restarted node is in the holder's majority. */
-async function restartTrial(run: RunContext, core: CoreBuild, seed: number, quarantine: boolean): Promise<{ overlap: boolean; detail: string }> {
+async function restartTrial(
+  run: RunContext,
+  core: CoreBuild,
+  seed: number,
+  quarantine: boolean,
+): Promise<{ overlap: boolean; detail: string }> {
   const { supervisor } = run;
   const ttl = run.profile.controlTtlMs;
   const rng = new Rng(seed);
@@ -94,7 +128,8 @@ async function restartTrial(run: RunContext, core: CoreBuild, seed: number, quar
     nemesis.push({ t: now(run), kind: 'data-loss', node: restarted });
     await supervisor.start(restarted + 1, 'none');
     const lockB = (await b.rpc({ op: 'acquire', resource: 'f:ctl', ttlMs: ttl, fenced: true, retryCount: 25 })) as Granted;
-    detail = `seed ${seed}: A held nodes ${majority.map((n) => n + 1).join(',')} (votes ${lockA.votes}), node ${restarted + 1} restarted empty; ` +
+    detail =
+      `seed ${seed}: A held nodes ${majority.map((n) => n + 1).join(',')} (votes ${lockA.votes}), node ${restarted + 1} restarted empty; ` +
       (lockB.granted ? `B granted (votes ${lockB.votes}, fence ${lockB.fence} after A's ${lockA.fence})` : `B refused (${lockB.error})`);
     await a.rpc({ op: 'write', resource: 'f:ctl' });
     if (lockB.granted) await b.rpc({ op: 'write', resource: 'f:ctl' });
@@ -131,16 +166,25 @@ async function pauseTrial(run: RunContext, core: CoreBuild, index: number, fence
 }
 
 /** One targeted trial on a fresh register, checked on its own. */
-async function checkedTrial(run: RunContext, core: CoreBuild, kind: TrialKind, id: string, seed: number, settings: Partial<ClientSettings>,
-  policy?: EvictionPolicy): Promise<{ result: TrialResult; analysis: PhaseAnalysis }> {
+async function checkedTrial(
+  run: RunContext,
+  core: CoreBuild,
+  kind: TrialKind,
+  id: string,
+  seed: number,
+  settings: Partial<ClientSettings>,
+  policy?: EvictionPolicy,
+): Promise<{ result: TrialResult; analysis: PhaseAnalysis }> {
   run.workers.register.reset();
   const nemesis: NemesisEvent[] = [];
   const result = await runTrial(run, { kind, id, core, seed, settings, record: recorder(run, nemesis), ...(policy ? { policy } : {}) });
   const registerPath = join(run.workDir, `${id}.register.jsonl`);
   await run.workers.register.dump(registerPath);
   const events = result.logs.flatMap((p) => readJsonLines<ClientEvent>(p));
-  const analysis = analyzePhase({ events, register: readJsonLines<RegisterRecord>(registerPath), nemesis, leakedKeys: [] },
-    { toleranceMs: run.profile.trialTtlMs / 2, end: now(run) });
+  const analysis = analyzePhase(
+    { events, register: readJsonLines<RegisterRecord>(registerPath), nemesis, leakedKeys: [] },
+    { toleranceMs: run.profile.trialTtlMs / 2, end: now(run) },
+  );
   return { result, analysis };
 }
 
@@ -162,53 +206,138 @@ export interface TargetedControl {
 const UNCHECKED = { nodeChecks: false } as const;
 
 export const TARGETED_CONTROLS: readonly TargetedControl[] = [
-  { name: 'restart-rdb-unchecked', nemesis: 'restart-rdb', kind: 'restart-rdb', negative: true, setting: 'nodeChecks: false', settings: UNCHECKED },
-  { name: 'restart-stale-aof-unchecked', nemesis: 'restart-stale-aof', kind: 'restart-stale-aof', negative: true, setting: 'nodeChecks: false',
-    settings: UNCHECKED },
-  { name: 'evict-volatile-lru-unchecked', nemesis: 'evict-volatile-lru', kind: 'evict-volatile-lru', negative: true, setting: 'nodeChecks: false',
-    settings: UNCHECKED },
-  { name: 'evict-allkeys-random-unchecked', nemesis: 'evict-allkeys-random', kind: 'evict-allkeys-random', negative: true,
-    setting: 'nodeChecks: false', settings: UNCHECKED },
+  {
+    name: 'restart-rdb-unchecked',
+    nemesis: 'restart-rdb',
+    kind: 'restart-rdb',
+    negative: true,
+    setting: 'nodeChecks: false',
+    settings: UNCHECKED,
+  },
+  {
+    name: 'restart-stale-aof-unchecked',
+    nemesis: 'restart-stale-aof',
+    kind: 'restart-stale-aof',
+    negative: true,
+    setting: 'nodeChecks: false',
+    settings: UNCHECKED,
+  },
+  {
+    name: 'evict-volatile-lru-unchecked',
+    nemesis: 'evict-volatile-lru',
+    kind: 'evict-volatile-lru',
+    negative: true,
+    setting: 'nodeChecks: false',
+    settings: UNCHECKED,
+  },
+  {
+    name: 'evict-allkeys-random-unchecked',
+    nemesis: 'evict-allkeys-random',
+    kind: 'evict-allkeys-random',
+    negative: true,
+    setting: 'nodeChecks: false',
+    settings: UNCHECKED,
+  },
   { name: 'evict-flip', nemesis: null, kind: 'evict-flip', negative: false, setting: 'checks on', settings: {}, seeds: 4 },
   { name: 'evict-flip-unchecked', nemesis: null, kind: 'evict-flip', negative: true, setting: 'nodeChecks: false', settings: UNCHECKED },
-  { name: 'lose-data-unquarantined', nemesis: 'lose-data', kind: 'lose-data', negative: true, setting: 'quarantine: false',
-    settings: { quarantine: false } },
-  { name: 'lose-majority-unquarantined', nemesis: 'lose-majority', kind: 'lose-majority', negative: true, setting: 'quarantine: false',
-    settings: { quarantine: false } },
-  { name: 'fence-stall-single-confirmation', nemesis: 'fence-stall', kind: 'fence-stall', negative: true,
-    setting: 'a build whose fence round accepts a single confirmation', settings: {}, build: 'fence-single-confirmation' },
-  { name: 'short-max-ttl-no-agreement', nemesis: 'short-max-ttl', kind: 'short-max-ttl', negative: true,
-    setting: 'a build without the ceiling agreement', settings: {}, build: 'ceiling-agreement-ignored' },
-  { name: 'short-max-ttl-unchecked', nemesis: 'short-max-ttl', kind: 'short-max-ttl', negative: false,
-    setting: 'nodeChecks: false (the agreement is not behind it)', settings: UNCHECKED, seeds: 3 },
+  {
+    name: 'lose-data-unquarantined',
+    nemesis: 'lose-data',
+    kind: 'lose-data',
+    negative: true,
+    setting: 'quarantine: false',
+    settings: { quarantine: false },
+  },
+  {
+    name: 'lose-majority-unquarantined',
+    nemesis: 'lose-majority',
+    kind: 'lose-majority',
+    negative: true,
+    setting: 'quarantine: false',
+    settings: { quarantine: false },
+  },
+  {
+    name: 'fence-stall-single-confirmation',
+    nemesis: 'fence-stall',
+    kind: 'fence-stall',
+    negative: true,
+    setting: 'a build whose fence round accepts a single confirmation',
+    settings: {},
+    build: 'fence-single-confirmation',
+  },
+  {
+    name: 'short-max-ttl-no-agreement',
+    nemesis: 'short-max-ttl',
+    kind: 'short-max-ttl',
+    negative: true,
+    setting: 'a build without the ceiling agreement',
+    settings: {},
+    build: 'ceiling-agreement-ignored',
+  },
+  {
+    name: 'short-max-ttl-unchecked',
+    nemesis: 'short-max-ttl',
+    kind: 'short-max-ttl',
+    negative: false,
+    setting: 'nodeChecks: false (the agreement is not behind it)',
+    settings: UNCHECKED,
+    seeds: 3,
+  },
 ];
 
-async function runTargetedControl(run: RunContext, core: CoreBuild, control: TargetedControl, seeds: readonly number[]): Promise<ControlOutcome> {
+async function runTargetedControl(
+  run: RunContext,
+  core: CoreBuild,
+  control: TargetedControl,
+  seeds: readonly number[],
+): Promise<ControlOutcome> {
   const details: string[] = [];
   let found = 0;
   let defended = 0;
   for (const [i, s] of seeds.entries()) {
     // evict-flip alternates its two policies over the seeds.
-    const policy: EvictionPolicy | undefined = control.kind === 'evict-flip' ? (i % 2 === 0 ? 'volatile-lru' : 'allkeys-random') : undefined;
+    const policy: EvictionPolicy | undefined =
+      control.kind === 'evict-flip' ? (i % 2 === 0 ? 'volatile-lru' : 'allkeys-random') : undefined;
     const { result, analysis } = await checkedTrial(run, core, control.kind, `ctl-${control.name}-${s}`, s, control.settings, policy);
     const caught = control.negative ? analysis.overlap.overlaps > 0 || analysis.caughtBy.includes('fencing') : analysis.violations > 0;
     if (caught) found++;
     if (result.defended) defended++;
-    const example = [...analysis.overlap.examples.map((e) => `overlap on ${e.resource} for ${e.overlapMs.toFixed(1)} ms`), ...analysis.fencing.examples,
-      ...analysis.hygiene.examples][0];
+    const example = [
+      ...analysis.overlap.examples.map((e) => `overlap on ${e.resource} for ${e.overlapMs.toFixed(1)} ms`),
+      ...analysis.fencing.examples,
+      ...analysis.hygiene.examples,
+    ][0];
     const what = analysis.caughtBy.length ? `${analysis.caughtBy.join(', ')}: ${example ?? '?'}` : 'nothing';
-    details.push(control.negative
-      ? `${caught ? 'caught' : 'NOT caught'} (${what}${result.armed ? '' : ', danger NOT in place'}): seed ${s}: ${result.detail}`
-      : `${caught ? `VIOLATION (${what})` : 'no violation'}, ${result.defended ? 'defended' : 'NOT defended'} (${result.defence ?? 'no defence seen'}): ` +
-        `seed ${s}: ${result.detail}`);
+    details.push(
+      control.negative
+        ? `${caught ? 'caught' : 'NOT caught'} (${what}${result.armed ? '' : ', danger NOT in place'}): seed ${s}: ${result.detail}`
+        : `${caught ? `VIOLATION (${what})` : 'no violation'}, ${result.defended ? 'defended' : 'NOT defended'} (${result.defence ?? 'no defence seen'}): ` +
+            `seed ${s}: ${result.detail}`,
+    );
   }
   const trials = seeds.length;
   const need = Math.ceil(trials * 0.9);
   return control.negative
-    ? { name: control.name, nemesis: control.nemesis, negative: true, trials, found, passed: found >= need, details,
-      expectation: `${control.setting}: overlap or fence regression found in ≥ ${need} of ${trials} seeds` }
-    : { name: control.name, nemesis: control.nemesis, negative: false, trials, found, passed: found === 0 && defended === trials, details,
-      expectation: `${control.setting}: no violation in any seed, and every seed shows that ${TRIAL_DEFENCES[control.kind]}` };
+    ? {
+        name: control.name,
+        nemesis: control.nemesis,
+        negative: true,
+        trials,
+        found,
+        passed: found >= need,
+        details,
+        expectation: `${control.setting}: overlap or fence regression found in ≥ ${need} of ${trials} seeds`,
+      }
+    : {
+        name: control.name,
+        nemesis: control.nemesis,
+        negative: false,
+        trials,
+        found,
+        passed: found === 0 && defended === trials,
+        details,
+        expectation: `${control.setting}: no violation in any seed, and every seed shows that ${TRIAL_DEFENCES[control.kind]}`,
+      };
 }
 
 function controlSeeds(run: RunContext, seed: number): number[] {
@@ -224,15 +353,24 @@ function logged(run: RunContext, outcomes: ControlOutcome[]): (outcome: ControlO
 
 /** The names of every control, in the order they run. */
 export const CONTROL_NAMES: readonly string[] = [
-  'restart-no-quarantine', 'restart-quarantine', 'pause-holder-unfenced', 'pause-holder-fenced', ...TARGETED_CONTROLS.map((c) => c.name),
+  'restart-no-quarantine',
+  'restart-quarantine',
+  'pause-holder-unfenced',
+  'pause-holder-fenced',
+  ...TARGETED_CONTROLS.map((c) => c.name),
 ];
 
 /**
  * The controls (`only`: these names; default all): the restart and pause ones, then the targeted
  * ones. `buildOf` gives a mutant's build.
  */
-export async function runControls(run: RunContext, core: CoreBuild, seed: number, buildOf: (mutant: string) => CoreBuild,
-  only?: readonly string[]): Promise<ControlOutcome[]> {
+export async function runControls(
+  run: RunContext,
+  core: CoreBuild,
+  seed: number,
+  buildOf: (mutant: string) => CoreBuild,
+  only?: readonly string[],
+): Promise<ControlOutcome[]> {
   const outcomes: ControlOutcome[] = [];
   const add = logged(run, outcomes);
   const seeds = controlSeeds(run, seed);
@@ -246,8 +384,13 @@ export async function runControls(run: RunContext, core: CoreBuild, seed: number
       unsafe.details.push(`${r.overlap ? 'overlap found' : 'NO overlap'}: ${r.detail}`);
     }
     const need = Math.ceil(seeds.length * 0.9);
-    add({ ...unsafe, nemesis: 'crash-none-quarantine', expectation: `quarantine: false: overlap found in ≥ ${need} of ${seeds.length} seeds`,
-      trials: seeds.length, passed: unsafe.found >= need });
+    add({
+      ...unsafe,
+      nemesis: 'crash-none-quarantine',
+      expectation: `quarantine: false: overlap found in ≥ ${need} of ${seeds.length} seeds`,
+      trials: seeds.length,
+      passed: unsafe.found >= need,
+    });
   }
 
   if (wanted('restart-quarantine')) {
@@ -257,8 +400,16 @@ export async function runControls(run: RunContext, core: CoreBuild, seed: number
       if (r.overlap) twin.found++;
       twin.details.push(`${r.overlap ? 'OVERLAP' : 'no overlap'}: ${r.detail}`);
     }
-    add({ name: 'restart-quarantine', nemesis: 'crash-none-quarantine', expectation: 'quarantine on: no overlap in any seed', negative: false,
-      trials: 3, found: twin.found, passed: twin.found === 0, details: twin.details });
+    add({
+      name: 'restart-quarantine',
+      nemesis: 'crash-none-quarantine',
+      expectation: 'quarantine on: no overlap in any seed',
+      negative: false,
+      trials: 3,
+      found: twin.found,
+      passed: twin.found === 0,
+      details: twin.details,
+    });
   }
 
   for (const fenced of [false, true]) {
@@ -271,11 +422,29 @@ export async function runControls(run: RunContext, core: CoreBuild, seed: number
       stale += fenced ? a.fencing.staleAcceptedFenced : a.fencing.staleAcceptedUnfenced;
       refused += a.fencing.rejectedFenced;
     }
-    add(fenced
-      ? { name: 'pause-holder-fenced', nemesis: 'pause-client', expectation: 'fenced: the stale write is refused (0 accepted)', negative: false, trials,
-        found: stale, passed: stale === 0 && refused >= trials, details: [`${stale} stale writes accepted, ${refused} refused by the fence`] }
-      : { name: 'pause-holder-unfenced', nemesis: 'pause-client', expectation: 'unfenced: stale writes accepted > 0', negative: true, trials,
-        found: stale, passed: stale > 0, details: [`${stale} stale writes accepted`] });
+    add(
+      fenced
+        ? {
+            name: 'pause-holder-fenced',
+            nemesis: 'pause-client',
+            expectation: 'fenced: the stale write is refused (0 accepted)',
+            negative: false,
+            trials,
+            found: stale,
+            passed: stale === 0 && refused >= trials,
+            details: [`${stale} stale writes accepted, ${refused} refused by the fence`],
+          }
+        : {
+            name: 'pause-holder-unfenced',
+            nemesis: 'pause-client',
+            expectation: 'unfenced: stale writes accepted > 0',
+            negative: true,
+            trials,
+            found: stale,
+            passed: stale > 0,
+            details: [`${stale} stale writes accepted`],
+          },
+    );
   }
 
   for (const control of TARGETED_CONTROLS) {

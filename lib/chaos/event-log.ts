@@ -10,7 +10,10 @@ export class EventLog {
   private count = 0;
   private readonly timer: NodeJS.Timeout;
 
-  constructor(private readonly path: string, flushMs = 500) {
+  constructor(
+    private readonly path: string,
+    flushMs = 500,
+  ) {
     writeFileSync(path, '');
     this.timer = setInterval(() => this.flush(), flushMs);
     this.timer.unref();

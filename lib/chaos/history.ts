@@ -22,7 +22,16 @@ export type ClientEvent =
    * `validityAtReturnMs`: lock.expiresAt − Date.now() right after acquire() returned (may be < 0).
    */
   /** `decided`: when the core decided the grant (its 'acquire' event), if the client recorded it. */
-  | { e: 'acquire-ok'; lock: string; t: Ns; validUntil: Ns; fence: number | null; votes: VoteString; validityAtReturnMs: number; decided?: Ns }
+  | {
+      e: 'acquire-ok';
+      lock: string;
+      t: Ns;
+      validUntil: Ns;
+      fence: number | null;
+      votes: VoteString;
+      validityAtReturnMs: number;
+      decided?: Ns;
+    }
   /**
    * `leftovers`: nodes that answered the rejected acquire yet held one of its keys right after the
    * rejection (read by scripts/chaos/leftovers.ts; absent when not read); `unread`: nodes not read;
@@ -108,7 +117,17 @@ export function isFencedResource(resource: string): boolean {
 }
 
 const VOTE_CODES: Record<string, string> = {
-  ok: 'f', contended: 'c', quarantined: 'q', 'unsafe-eviction': 'u', 'ceiling-mismatch': 'm', lost: 'l', 'not-held': 'n', timeout: 't', pending: 'p', error: 'e', 'not-asked': 'x',
+  ok: 'f',
+  contended: 'c',
+  quarantined: 'q',
+  'unsafe-eviction': 'u',
+  'ceiling-mismatch': 'm',
+  lost: 'l',
+  'not-held': 'n',
+  timeout: 't',
+  pending: 'p',
+  error: 'e',
+  'not-asked': 'x',
 };
 
 /** Encode per-node votes (`{ vote, reason }`) as a VoteString. */

@@ -22,21 +22,33 @@ export const THROUGHPUT_FLOOR = 0.2;
 export type Liveness = NonNullable<NemesisReport['liveness']>;
 
 /** The liveness verdict of one phase (`baselinePerS`: the no-fault phase's rate, if it ran). */
-export function judgeLiveness(n: Pick<NemesisReport, 'successes' | 'failures' | 'failuresByClass' | 'durationMs'>, baselinePerS: number | null,
-  quorum: keyof typeof UNAVAILABLE_SHARE = 'spare'): Liveness {
+export function judgeLiveness(
+  n: Pick<NemesisReport, 'successes' | 'failures' | 'failuresByClass' | 'durationMs'>,
+  baselinePerS: number | null,
+  quorum: keyof typeof UNAVAILABLE_SHARE = 'spare',
+): Liveness {
   const unavailable = n.failuresByClass.QuorumUnavailableError ?? 0;
   const allowedUnavailable = Math.max(UNAVAILABLE_MIN, Math.floor(UNAVAILABLE_SHARE[quorum] * (n.successes + n.failures)));
   const ratePerS = n.durationMs > 0 ? n.successes / (n.durationMs / 1000) : 0;
   const floorPerS = baselinePerS === null ? null : THROUGHPUT_FLOOR * baselinePerS;
-  return { unavailable, allowedUnavailable, ratePerS, floorPerS, passed: unavailable <= allowedUnavailable && (floorPerS === null || ratePerS >= floorPerS) };
+  return {
+    unavailable,
+    allowedUnavailable,
+    ratePerS,
+    floorPerS,
+    passed: unavailable <= allowedUnavailable && (floorPerS === null || ratePerS >= floorPerS),
+  };
 }
 
 /** Why a liveness verdict failed, for the run's failures. */
 export function livenessFailure(nemesis: string, l: Liveness): string {
   const parts: string[] = [];
-  if (l.unavailable > l.allowedUnavailable) parts.push(`${l.unavailable} QuorumUnavailableError(s) (at most ${l.allowedUnavailable}) although a quorum was reachable`);
+  if (l.unavailable > l.allowedUnavailable)
+    parts.push(`${l.unavailable} QuorumUnavailableError(s) (at most ${l.allowedUnavailable}) although a quorum was reachable`);
   if (l.floorPerS !== null && l.ratePerS < l.floorPerS) {
-    parts.push(`${l.ratePerS.toFixed(0)} acquisitions/s, under the floor of ${l.floorPerS.toFixed(0)} (${THROUGHPUT_FLOOR * 100} % of the no-fault phase's)`);
+    parts.push(
+      `${l.ratePerS.toFixed(0)} acquisitions/s, under the floor of ${l.floorPerS.toFixed(0)} (${THROUGHPUT_FLOOR * 100} % of the no-fault phase's)`,
+    );
   }
   return `${nemesis}: liveness: ${parts.join('; ')}`;
 }

@@ -71,16 +71,38 @@ export function indexLocks(events: readonly ClientEvent[]): LockIndex {
         const inv = invokes.get(ev.lock);
         if (!inv) break;
         locks.set(ev.lock, {
-          lock: ev.lock, client: inv.client, resource: inv.resource, fenced: inv.fenced, invoke: inv.t, ok: ev.t,
-          grantValidUntil: ev.validUntil, validUntil: ev.validUntil, fence: ev.fence, grantVotes: ev.votes,
-          validityAtReturnMs: ev.validityAtReturnMs, decided: ev.decided ?? null, releaseInvoke: null, releaseOk: null, releaseVotes: null, extends: 0, lateExtends: [],
+          lock: ev.lock,
+          client: inv.client,
+          resource: inv.resource,
+          fenced: inv.fenced,
+          invoke: inv.t,
+          ok: ev.t,
+          grantValidUntil: ev.validUntil,
+          validUntil: ev.validUntil,
+          fence: ev.fence,
+          grantVotes: ev.votes,
+          validityAtReturnMs: ev.validityAtReturnMs,
+          decided: ev.decided ?? null,
+          releaseInvoke: null,
+          releaseOk: null,
+          releaseVotes: null,
+          extends: 0,
+          lateExtends: [],
         });
         break;
       }
       case 'acquire-fail': {
         const inv = invokes.get(ev.lock);
-        if (inv) failures.push({ lock: ev.lock, client: inv.client, resource: inv.resource, error: ev.error, latencyNs: ev.t - inv.t, leftovers: ev.leftovers ?? [],
-          pending: ev.pending ?? null });
+        if (inv)
+          failures.push({
+            lock: ev.lock,
+            client: inv.client,
+            resource: inv.resource,
+            error: ev.error,
+            latencyNs: ev.t - inv.t,
+            leftovers: ev.leftovers ?? [],
+            pending: ev.pending ?? null,
+          });
         break;
       }
       case 'extend-invoke':
@@ -89,7 +111,8 @@ export function indexLocks(events: readonly ClientEvent[]): LockIndex {
       case 'extend-ok': {
         const rec = locks.get(ev.lock);
         const invoked = extendInvokes.get(ev.lock);
-        if (rec && invoked !== undefined && invoked > rec.validUntil) rec.lateExtends.push({ invoke: invoked, lateByNs: invoked - rec.validUntil });
+        if (rec && invoked !== undefined && invoked > rec.validUntil)
+          rec.lateExtends.push({ invoke: invoked, lateByNs: invoked - rec.validUntil });
         if (rec) {
           // A failed extend leaves the old validity (PEXPIRE GT never shortens); keep the later end.
           rec.validUntil = Math.max(rec.validUntil, ev.validUntil);

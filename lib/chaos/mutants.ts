@@ -46,34 +46,52 @@ export const MUTANTS: readonly Mutant[] = [
   {
     name: 'no-validity-check',
     description: 'a lock is granted even when no validity is left',
-    patches: [{ file: 'protocol.ts', find: 'if ((!req.fenced || fence !== null) && validity > 0) {', replace: 'if (!req.fenced || fence !== null) {' }],
+    patches: [
+      {
+        file: 'protocol.ts',
+        find: 'if ((!req.fenced || fence !== null) && validity > 0) {',
+        replace: 'if (!req.fenced || fence !== null) {',
+      },
+    ],
     nemeses: ['pause-client', 'pause-client'],
     cycles: 8,
   },
   {
     name: 'release-plain-del',
     description: 'release by plain DEL, without comparing the token',
-    patches: [{
-      file: 'scripts/release.lua', find: "if value == token or (value and string.sub(value, 1, #head) == head) then",
-      replace: 'if value then',
-    }],
+    patches: [
+      {
+        file: 'scripts/release.lua',
+        find: 'if value == token or (value and string.sub(value, 1, #head) == head) then',
+        replace: 'if value then',
+      },
+    ],
     nemeses: ['none', 'pause-client'],
     cycles: 4,
   },
   {
     name: 'extend-minority',
     description: 'an extension accepted on a minority of the nodes',
-    patches: [{ file: 'protocol.ts', find: 'if (round.forCount >= quorum && validity > 0 && !late) {', replace: 'if (round.forCount >= 1 && validity > 0 && !late) {' }],
+    patches: [
+      {
+        file: 'protocol.ts',
+        find: 'if (round.forCount >= quorum && validity > 0 && !late) {',
+        replace: 'if (round.forCount >= 1 && validity > 0 && !late) {',
+      },
+    ],
     nemeses: ['blackhole-majority', 'blackhole-majority'],
     cycles: 6,
   },
   {
     name: 'quorum-connected',
     description: 'quorum counted over the connected nodes instead of all N',
-    patches: [{
-      file: 'redlock.ts', find: '      quorum: this.quorum,',
-      replace: "      get quorum() { return Math.floor(created.filter((n) => n.ready).length / 2) + 1; },",
-    }],
+    patches: [
+      {
+        file: 'redlock.ts',
+        find: '      quorum: this.quorum,',
+        replace: '      get quorum() { return Math.floor(created.filter((n) => n.ready).length / 2) + 1; },',
+      },
+    ],
     nemeses: ['ring-partition'],
     cycles: 6,
   },
@@ -93,9 +111,17 @@ export const MUTANTS: readonly Mutant[] = [
     name: 'ceiling-agreement-ignored',
     description: 'nodes recording another maxTtlMs are trusted, and a client quarantines for its own ceiling',
     patches: [
-      { file: 'grant-verdict.ts', find: 'if (recorded !== probes.maxTtlMs) {', replace: 'if (recorded !== probes.maxTtlMs && recorded < 0) {' },
+      {
+        file: 'grant-verdict.ts',
+        find: 'if (recorded !== probes.maxTtlMs) {',
+        replace: 'if (recorded !== probes.maxTtlMs && recorded < 0) {',
+      },
       // Every client counts as agreeing with the cluster's ceiling from the start.
-      { file: 'grant-plan.ts', find: 'const cluster: ClusterView = { ceilingAgreed: false,', replace: 'const cluster: ClusterView = { ceilingAgreed: true,' },
+      {
+        file: 'grant-plan.ts',
+        find: 'const cluster: ClusterView = { ceilingAgreed: false,',
+        replace: 'const cluster: ClusterView = { ceilingAgreed: true,',
+      },
     ],
     nemeses: ['short-max-ttl'],
     cycles: 3,
@@ -122,11 +148,23 @@ export const MUTANTS: readonly Mutant[] = [
     // Both of extend's validity checks gone (before the round and after it): an extend made after
     // the lock's validity ended is accepted while the keys are still there.
     name: 'extend-after-validity',
-    description: 'an extend accepted after the lock\'s validity ended',
+    description: "an extend accepted after the lock's validity ended",
     patches: [
-      { file: 'protocol.ts', find: '  if (validUntil !== null && validUntil <= t0) {', replace: '  if (validUntil !== null && validUntil <= t0 && ttlMs < 0) {' },
-      { file: 'protocol.ts', find: '  const limit = validUntil === null ? horizon : Math.min(horizon, validUntil - t0);', replace: '  const limit = horizon;' },
-      { file: 'protocol.ts', find: '  const late = validUntil !== null && now >= validUntil;', replace: '  const late = validUntil === null && now < 0;' },
+      {
+        file: 'protocol.ts',
+        find: '  if (validUntil !== null && validUntil <= t0) {',
+        replace: '  if (validUntil !== null && validUntil <= t0 && ttlMs < 0) {',
+      },
+      {
+        file: 'protocol.ts',
+        find: '  const limit = validUntil === null ? horizon : Math.min(horizon, validUntil - t0);',
+        replace: '  const limit = horizon;',
+      },
+      {
+        file: 'protocol.ts',
+        find: '  const late = validUntil !== null && now >= validUntil;',
+        replace: '  const late = validUntil === null && now < 0;',
+      },
     ],
     nemeses: ['late-extend', 'late-extend'],
     cycles: 6,
@@ -136,10 +174,13 @@ export const MUTANTS: readonly Mutant[] = [
     // having answered it (a core that forgot the release knows of nothing pending).
     name: 'no-cleanup',
     description: 'a failed attempt does not release its partial keys',
-    patches: [{
-      file: 'protocol.ts', find: '  const cleanup = await releaseEverywhere(ctx, req.lockKeys, token, req.resources);',
-      replace: "  const cleanup = { votes: round.votes.map((v) => ({ ...v, reason: 'ok' as const })) };",
-    }],
+    patches: [
+      {
+        file: 'protocol.ts',
+        find: '  const cleanup = await releaseEverywhere(ctx, req.lockKeys, token, req.resources);',
+        replace: "  const cleanup = { votes: round.votes.map((v) => ({ ...v, reason: 'ok' as const })) };",
+      },
+    ],
     nemeses: ['none', 'none'],
     cycles: 2,
   },
@@ -164,8 +205,11 @@ export const MUTANTS: readonly Mutant[] = [
     description: 'the fence round accepts a single confirmation',
     patches: [
       { file: 'fence-round.ts', find: '    super(ctx.nodes, ctx.quorum, false,', replace: '    super(ctx.nodes, 1, false,' },
-      { file: 'fence-round.ts', find: '  if (round.forCount >= ctx.quorum) return { ok: true, fence, votes: round.votes };',
-        replace: '  if (round.forCount >= 1) return { ok: true, fence, votes: round.votes };' },
+      {
+        file: 'fence-round.ts',
+        find: '  if (round.forCount >= ctx.quorum) return { ok: true, fence, votes: round.votes };',
+        replace: '  if (round.forCount >= 1) return { ok: true, fence, votes: round.votes };',
+      },
     ],
     nemeses: ['fence-stall', 'fence-stall'],
     cycles: 2,
@@ -177,8 +221,10 @@ export function applyPatch(source: string, patch: SourcePatch, mutant: string): 
   const expected = patch.count ?? 1;
   const found = source.split(patch.find).length - 1;
   if (found !== expected) {
-    throw new Error(`mutant ${mutant}: expected ${expected} occurrence(s) of ${JSON.stringify(patch.find)} in packages/redlock/src/${patch.file}, ` +
-      `found ${found}: the core changed, update the mutant in lib/chaos/mutants.ts`);
+    throw new Error(
+      `mutant ${mutant}: expected ${expected} occurrence(s) of ${JSON.stringify(patch.find)} in packages/redlock/src/${patch.file}, ` +
+        `found ${found}: the core changed, update the mutant in lib/chaos/mutants.ts`,
+    );
   }
   return source.split(patch.find).join(patch.replace);
 }

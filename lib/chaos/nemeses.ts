@@ -13,10 +13,26 @@ import type { ClientWorker } from './workers';
 import type { ClientSettings, HoldMix } from './worker-protocol';
 
 export const NEMESIS_NAMES = [
-  'none', 'blackhole-minority', 'blackhole-majority', 'ring-partition', 'latency', 'connection-reset', 'skew', 'pause-node',
-  'crash-aof', 'crash-none-quarantine', 'pause-client',
-  'restart-rdb', 'restart-stale-aof', 'evict-volatile-lru', 'evict-allkeys-random', 'short-max-ttl', 'lose-data', 'lose-majority',
-  'late-extend', 'fence-stall',
+  'none',
+  'blackhole-minority',
+  'blackhole-majority',
+  'ring-partition',
+  'latency',
+  'connection-reset',
+  'skew',
+  'pause-node',
+  'crash-aof',
+  'crash-none-quarantine',
+  'pause-client',
+  'restart-rdb',
+  'restart-stale-aof',
+  'evict-volatile-lru',
+  'evict-allkeys-random',
+  'short-max-ttl',
+  'lose-data',
+  'lose-majority',
+  'late-extend',
+  'fence-stall',
 ] as const;
 export type NemesisName = (typeof NEMESIS_NAMES)[number];
 
@@ -96,7 +112,8 @@ async function blackhole(ctx: NemesisContext, count: number, min: number, max: n
   const nodes = ctx.rng.sample(allNodes(ctx), count);
   for (const n of nodes) await ctx.supervisor.partition(n + 1);
   return {
-    label: `blackhole nodes ${ids(nodes)}`, durationMs: ttls(ctx, min, max),
+    label: `blackhole nodes ${ids(nodes)}`,
+    durationMs: ttls(ctx, min, max),
     heal: async () => {
       for (const n of nodes) await ctx.supervisor.heal(n + 1);
     },
@@ -121,7 +138,9 @@ async function targetedCycle(ctx: NemesisContext, kind: TrialKind): Promise<Faul
  */
 function evictionNemesis(name: 'evict-volatile-lru' | 'evict-allkeys-random', policy: EvictionPolicy): Nemesis {
   return {
-    name, network: 'direct', targeted: name,
+    name,
+    network: 'direct',
+    targeted: name,
     title: `one node with maxmemory-policy ${policy}, under memory pressure, while A holds locks there (targeted)`,
     setup: async (ctx) => {
       ctx.victim = ctx.rng.int(0, ctx.supervisor.size - 1);
@@ -133,7 +152,8 @@ function evictionNemesis(name: 'evict-volatile-lru' | 'evict-allkeys-random', po
       await node.config('SET', 'maxmemory', '0');
       await node.config('SET', 'maxmemory-policy', 'noeviction');
     },
-    fault: (ctx) => targetedCycle(ctx, name), healMs: (ctx) => ttls(ctx, 0.5, 1),
+    fault: (ctx) => targetedCycle(ctx, name),
+    healMs: (ctx) => ttls(ctx, 0.5, 1),
   };
 }
 
@@ -145,7 +165,8 @@ async function crash(ctx: NemesisContext, persistence: 'aof-always' | 'none'): P
     if (persistence === 'none') ctx.record({ kind: 'data-loss', node: n });
   }
   return {
-    label: `crash nodes ${ids(nodes)}, restart with ${persistence}`, durationMs: ttls(ctx, 0.5, 2),
+    label: `crash nodes ${ids(nodes)}, restart with ${persistence}`,
+    durationMs: ttls(ctx, 0.5, 2),
     heal: async () => {
       for (const n of nodes) await ctx.supervisor.start(n + 1, persistence);
     },
@@ -153,27 +174,41 @@ async function crash(ctx: NemesisContext, persistence: 'aof-always' | 'none'): P
 }
 
 export const NEMESES: Readonly<Record<NemesisName, Nemesis>> = {
-  'none': { name: 'none', keepsQuorum: 'spare', title: 'no fault', network: 'direct', fault: async () => null, healMs: () => 500 },
+  none: { name: 'none', keepsQuorum: 'spare', title: 'no fault', network: 'direct', fault: async () => null, healMs: () => 500 },
   'late-extend': {
     // No fault: the danger is the clients' own timing. The long loops' holds mostly make one extend
     // from a twentieth of the ttl before their validity ends to a fifth after it (the keys are still
     // there then): every one after the end must be refused (the hygiene checker's late extends).
-    name: 'late-extend', keepsQuorum: 'spare', title: 'extends right around the end of the validity (no fault)', network: 'direct',
+    name: 'late-extend',
+    keepsQuorum: 'spare',
+    title: 'extends right around the end of the validity (no fault)',
+    network: 'direct',
     holds: { lateExtendShare: 0.8, extendShare: 0.05, abandonShare: 0.05 },
-    fault: async () => null, healMs: () => 500,
+    fault: async () => null,
+    healMs: () => 500,
   },
   'blackhole-minority': {
-    name: 'blackhole-minority', keepsQuorum: 'bare', title: 'blackhole 1–2 nodes (a minority) for 1–3 × ttl', network: 'node-proxies',
-    fault: (ctx) => blackhole(ctx, ctx.rng.int(1, 2), 1, 3), healMs: (ctx) => ttls(ctx, 0.5, 1),
+    name: 'blackhole-minority',
+    keepsQuorum: 'bare',
+    title: 'blackhole 1–2 nodes (a minority) for 1–3 × ttl',
+    network: 'node-proxies',
+    fault: (ctx) => blackhole(ctx, ctx.rng.int(1, 2), 1, 3),
+    healMs: (ctx) => ttls(ctx, 0.5, 1),
   },
   'blackhole-majority': {
-    name: 'blackhole-majority', title: 'blackhole 3 nodes (a majority) for 1.2–2 × ttl', network: 'node-proxies',
+    name: 'blackhole-majority',
+    title: 'blackhole 3 nodes (a majority) for 1.2–2 × ttl',
+    network: 'node-proxies',
     // Long loops mostly make long, extended holds: an extension during the fault is the test.
     holds: { extendShare: 0.7, abandonShare: 0.05, longTtls: 4 },
-    fault: (ctx) => blackhole(ctx, 3, 1.2, 2), healMs: (ctx) => ttls(ctx, 1, 1.5),
+    fault: (ctx) => blackhole(ctx, 3, 1.2, 2),
+    healMs: (ctx) => ttls(ctx, 1, 1.5),
   },
   'ring-partition': {
-    name: 'ring-partition', keepsQuorum: 'bare', title: 'ring partition: client i reaches nodes i…i+2 only (dropped or refused links)', network: 'client-links',
+    name: 'ring-partition',
+    keepsQuorum: 'bare',
+    title: 'ring partition: client i reaches nodes i…i+2 only (dropped or refused links)',
+    network: 'client-links',
     fault: async (ctx) => {
       const n = ctx.supervisor.size;
       const mode = ctx.cycle % 2 === 0 ? { kind: 'blackhole' as const } : { kind: 'reset' as const };
@@ -190,8 +225,10 @@ export const NEMESES: Readonly<Record<NemesisName, Nemesis>> = {
     },
     healMs: (ctx) => ttls(ctx, 0.5, 1),
   },
-  'latency': {
-    name: 'latency', title: 'latency 0.3–0.9 × ttl with 0.3 × ttl jitter on 1–5 nodes', network: 'node-proxies',
+  latency: {
+    name: 'latency',
+    title: 'latency 0.3–0.9 × ttl with 0.3 × ttl jitter on 1–5 nodes',
+    network: 'node-proxies',
     // Rounds wait for slow nodes up to the validity horizon, so grants come close to the edge.
     settings: (ttlMs) => ({ nodeTimeoutMs: ttlMs }),
     fault: async (ctx) => {
@@ -200,7 +237,8 @@ export const NEMESES: Readonly<Record<NemesisName, Nemesis>> = {
       const jitterMs = Math.round(0.3 * ctx.ttlMs);
       for (const n of nodes) await ctx.supervisor.act(n + 1, { action: 'latency', latencyMs, jitterMs });
       return {
-        label: `latency ${latencyMs}+0..${jitterMs} ms on nodes ${ids(nodes)}`, durationMs: ttls(ctx, 1.5, 3),
+        label: `latency ${latencyMs}+0..${jitterMs} ms on nodes ${ids(nodes)}`,
+        durationMs: ttls(ctx, 1.5, 3),
         heal: async () => {
           for (const n of nodes) await ctx.supervisor.heal(n + 1);
         },
@@ -209,12 +247,15 @@ export const NEMESES: Readonly<Record<NemesisName, Nemesis>> = {
     healMs: (ctx) => ttls(ctx, 1, 2),
   },
   'connection-reset': {
-    name: 'connection-reset', title: 'reset every connection to 1–3 nodes (and refuse new ones) for 0.2–1 × ttl', network: 'node-proxies',
+    name: 'connection-reset',
+    title: 'reset every connection to 1–3 nodes (and refuse new ones) for 0.2–1 × ttl',
+    network: 'node-proxies',
     fault: async (ctx) => {
       const nodes = ctx.rng.sample(allNodes(ctx), ctx.rng.int(1, 3));
       for (const n of nodes) await ctx.supervisor.act(n + 1, { action: 'reset' });
       return {
-        label: `reset nodes ${ids(nodes)}`, durationMs: ttls(ctx, 0.2, 1),
+        label: `reset nodes ${ids(nodes)}`,
+        durationMs: ttls(ctx, 0.2, 1),
         heal: async () => {
           for (const n of nodes) await ctx.supervisor.heal(n + 1);
         },
@@ -222,16 +263,23 @@ export const NEMESES: Readonly<Record<NemesisName, Nemesis>> = {
     },
     healMs: (ctx) => ttls(ctx, 0.5, 1.5),
   },
-  'skew': {
-    name: 'skew', keepsQuorum: 'spare', title: 'clocks of 3–5 nodes run fast by 60–90 % of driftFactor (leases end early)', network: 'skew',
+  skew: {
+    name: 'skew',
+    keepsQuorum: 'spare',
+    title: 'clocks of 3–5 nodes run fast by 60–90 % of driftFactor (leases end early)',
+    network: 'skew',
     // Waiters retry fast, so that a lease that ends early is taken over inside the drift window.
-    holds: { abandonShare: 0.7, extendShare: 0.1, hotAbandonShare: 0.03 }, settings: () => ({ retryDelayMs: 10, retryJitterMs: 10 }),
+    holds: { abandonShare: 0.7, extendShare: 0.1, hotAbandonShare: 0.03 },
+    settings: () => ({ retryDelayMs: 10, retryJitterMs: 10 }),
     fault: async (ctx) => {
       const nodes = ctx.rng.sample(allNodes(ctx), ctx.rng.int(3, ctx.supervisor.size));
       const rates = allNodes(ctx).map((n) => (nodes.includes(n) ? ctx.rng.between(0.6, 0.9) * ctx.driftFactor : 0));
       ctx.skew.setRates(rates);
       return {
-        label: `skew nodes ${ids(nodes)} by ${rates.filter((r) => r > 0).map((r) => `${(r * 100).toFixed(1)}%`).join(', ')}`,
+        label: `skew nodes ${ids(nodes)} by ${rates
+          .filter((r) => r > 0)
+          .map((r) => `${(r * 100).toFixed(1)}%`)
+          .join(', ')}`,
         durationMs: ttls(ctx, 3, 6),
         heal: async () => ctx.skew.setRates([]),
       };
@@ -239,28 +287,46 @@ export const NEMESES: Readonly<Record<NemesisName, Nemesis>> = {
     healMs: (ctx) => ttls(ctx, 0.25, 0.5),
   },
   'pause-node': {
-    name: 'pause-node', keepsQuorum: 'spare', title: 'pause one redis-server (SIGSTOP) for 0.5–3 × ttl', network: 'direct',
+    name: 'pause-node',
+    keepsQuorum: 'spare',
+    title: 'pause one redis-server (SIGSTOP) for 0.5–3 × ttl',
+    network: 'direct',
     fault: async (ctx) => {
       const node = ctx.rng.int(0, ctx.supervisor.size - 1);
       await ctx.supervisor.pause(node + 1);
-      return { label: `pause node ${node + 1}`, durationMs: ttls(ctx, 0.5, 3), heal: async () => void (await ctx.supervisor.resume(node + 1)) };
+      return {
+        label: `pause node ${node + 1}`,
+        durationMs: ttls(ctx, 0.5, 3),
+        heal: async () => void (await ctx.supervisor.resume(node + 1)),
+      };
     },
     healMs: (ctx) => ttls(ctx, 0.5, 1),
   },
   'crash-aof': {
-    name: 'crash-aof', title: 'crash 1–2 nodes (SIGKILL), restart with aof-always after 0.5–2 × ttl (each sits out maxTtlMs)', network: 'direct',
+    name: 'crash-aof',
+    title: 'crash 1–2 nodes (SIGKILL), restart with aof-always after 0.5–2 × ttl (each sits out maxTtlMs)',
+    network: 'direct',
     restartsNodes: true,
     setup: (ctx) => restartAll(ctx, 'aof-always'),
     teardown: (ctx) => restartAll(ctx, 'none'),
-    fault: (ctx) => crash(ctx, 'aof-always'), healMs: (ctx) => ttls(ctx, 1, 2),
+    fault: (ctx) => crash(ctx, 'aof-always'),
+    healMs: (ctx) => ttls(ctx, 1, 2),
   },
   'crash-none-quarantine': {
-    name: 'crash-none-quarantine', title: 'crash 1–2 nodes, restart without persistence (quarantine on)', network: 'direct', restartsNodes: true,
-    fault: (ctx) => crash(ctx, 'none'), healMs: (ctx) => ttls(ctx, 1, 2),
+    name: 'crash-none-quarantine',
+    title: 'crash 1–2 nodes, restart without persistence (quarantine on)',
+    network: 'direct',
+    restartsNodes: true,
+    fault: (ctx) => crash(ctx, 'none'),
+    healMs: (ctx) => ttls(ctx, 1, 2),
   },
   'pause-client': {
-    name: 'pause-client', keepsQuorum: 'spare', title: 'pause a client process (SIGSTOP) for 2 × ttl: the holder, or one in the middle of an acquire',
-    network: 'direct', reportHolds: true, minCycles: 8,
+    name: 'pause-client',
+    keepsQuorum: 'spare',
+    title: 'pause a client process (SIGSTOP) for 2 × ttl: the holder, or one in the middle of an acquire',
+    network: 'direct',
+    reportHolds: true,
+    minCycles: 8,
     // Holds long enough (up to 40 ms) that a pause lands inside one.
     holds: { shortMaxMs: 40 },
     fault: async (ctx) => {
@@ -278,7 +344,8 @@ export const NEMESES: Readonly<Record<NemesisName, Nemesis>> = {
             ctx.record({ kind: 'client-stop', client: target.index });
             target.pause();
             return {
-              label: `pause holder client ${target.index + 1}`, durationMs: pauseMs,
+              label: `pause holder client ${target.index + 1}`,
+              durationMs: pauseMs,
               heal: async () => {
                 target.resume();
                 ctx.record({ kind: 'client-resume', client: target.index });
@@ -301,40 +368,64 @@ export const NEMESES: Readonly<Record<NemesisName, Nemesis>> = {
     healMs: (ctx) => ttls(ctx, 0.5, 1),
   },
   'restart-rdb': {
-    name: 'restart-rdb', title: 'SAVE, A locks on a bare majority, the victim SIGKILLed and restarted from that RDB snapshot (targeted)',
-    network: 'direct', targeted: 'restart-rdb', restartsNodes: true,
+    name: 'restart-rdb',
+    title: 'SAVE, A locks on a bare majority, the victim SIGKILLed and restarted from that RDB snapshot (targeted)',
+    network: 'direct',
+    targeted: 'restart-rdb',
+    restartsNodes: true,
     // Redis's default persistence on every node; the phase after starts from empty data directories.
     setup: (ctx) => restartAllClean(ctx.supervisor, 'rdb'),
     teardown: (ctx) => restartAllClean(ctx.supervisor, 'none'),
-    fault: (ctx) => targetedCycle(ctx, 'restart-rdb'), healMs: (ctx) => ttls(ctx, 0.5, 1),
+    fault: (ctx) => targetedCycle(ctx, 'restart-rdb'),
+    healMs: (ctx) => ttls(ctx, 0.5, 1),
   },
   'restart-stale-aof': {
-    name: 'restart-stale-aof', title: 'aof-always → crash → none → A locks on a bare majority → crash → aof-always: the victim loads its old AOF (targeted)',
-    network: 'direct', targeted: 'restart-stale-aof', restartsNodes: true,
+    name: 'restart-stale-aof',
+    title: 'aof-always → crash → none → A locks on a bare majority → crash → aof-always: the victim loads its old AOF (targeted)',
+    network: 'direct',
+    targeted: 'restart-stale-aof',
+    restartsNodes: true,
     setup: (ctx) => restartAllClean(ctx.supervisor, 'aof-always'),
     teardown: (ctx) => restartAllClean(ctx.supervisor, 'none'),
-    fault: (ctx) => targetedCycle(ctx, 'restart-stale-aof'), healMs: (ctx) => ttls(ctx, 0.5, 1),
+    fault: (ctx) => targetedCycle(ctx, 'restart-stale-aof'),
+    healMs: (ctx) => ttls(ctx, 0.5, 1),
   },
   'evict-volatile-lru': evictionNemesis('evict-volatile-lru', 'volatile-lru'),
   'evict-allkeys-random': evictionNemesis('evict-allkeys-random', 'allkeys-random'),
   'lose-data': {
-    name: 'lose-data', title: 'A locks on a bare majority, the victim crashes and restarts without persistence: its data and sentinel gone (targeted)',
-    network: 'direct', targeted: 'lose-data', restartsNodes: true,
-    fault: (ctx) => targetedCycle(ctx, 'lose-data'), healMs: (ctx) => ttls(ctx, 0.5, 1),
+    name: 'lose-data',
+    title: 'A locks on a bare majority, the victim crashes and restarts without persistence: its data and sentinel gone (targeted)',
+    network: 'direct',
+    targeted: 'lose-data',
+    restartsNodes: true,
+    fault: (ctx) => targetedCycle(ctx, 'lose-data'),
+    healMs: (ctx) => ttls(ctx, 0.5, 1),
   },
   'lose-majority': {
-    name: 'lose-majority', title: 'after A\'s fenced grant a majority of the nodes lose their data, fence registers included; B reaches only them (targeted)',
-    network: 'direct', targeted: 'lose-majority', restartsNodes: true,
-    fault: (ctx) => targetedCycle(ctx, 'lose-majority'), healMs: (ctx) => ttls(ctx, 0.5, 1),
+    name: 'lose-majority',
+    title: "after A's fenced grant a majority of the nodes lose their data, fence registers included; B reaches only them (targeted)",
+    network: 'direct',
+    targeted: 'lose-majority',
+    restartsNodes: true,
+    fault: (ctx) => targetedCycle(ctx, 'lose-majority'),
+    healMs: (ctx) => ttls(ctx, 0.5, 1),
   },
   'fence-stall': {
-    name: 'fence-stall', title: 'A\'s grant voted for by a bare majority, one voter of which stalls at the fence round; B sees the stalled node and the two A never reached (targeted)',
-    network: 'direct', targeted: 'fence-stall',
-    fault: (ctx) => targetedCycle(ctx, 'fence-stall'), healMs: (ctx) => ttls(ctx, 0.2, 0.5),
+    name: 'fence-stall',
+    title:
+      "A's grant voted for by a bare majority, one voter of which stalls at the fence round; B sees the stalled node and the two A never reached (targeted)",
+    network: 'direct',
+    targeted: 'fence-stall',
+    fault: (ctx) => targetedCycle(ctx, 'fence-stall'),
+    healMs: (ctx) => ttls(ctx, 0.2, 0.5),
   },
   'short-max-ttl': {
-    name: 'short-max-ttl', title: 'A locks on a bare majority, the victim loses its data, a client with a 10× shorter maxTtlMs sees it first (targeted)',
-    network: 'direct', targeted: 'short-max-ttl', restartsNodes: true,
-    fault: (ctx) => targetedCycle(ctx, 'short-max-ttl'), healMs: (ctx) => ttls(ctx, 0.5, 1),
+    name: 'short-max-ttl',
+    title: 'A locks on a bare majority, the victim loses its data, a client with a 10× shorter maxTtlMs sees it first (targeted)',
+    network: 'direct',
+    targeted: 'short-max-ttl',
+    restartsNodes: true,
+    fault: (ctx) => targetedCycle(ctx, 'short-max-ttl'),
+    healMs: (ctx) => ttls(ctx, 0.5, 1),
   },
 };

@@ -62,7 +62,12 @@ const HEADROOM_BYTES = 512 * 1024;
  * maxmemory back to 0 (no limit: nothing more is evicted). Eviction happens only under the node's
  * policy: with noeviction the writes fail with OOM instead, which is ignored here.
  */
-export async function memoryPressure(client: Redis, fillerPrefix: string, done: () => Promise<boolean>, maxFillers = 4_000): Promise<PressureOutcome> {
+export async function memoryPressure(
+  client: Redis,
+  fillerPrefix: string,
+  done: () => Promise<boolean>,
+  maxFillers = 4_000,
+): Promise<PressureOutcome> {
   const before = await evictedKeys(client);
   const used = infoField(await client.info('memory'), 'used_memory');
   await client.config('SET', 'maxmemory', String(used + HEADROOM_BYTES));

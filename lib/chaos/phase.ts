@@ -8,8 +8,17 @@ import type { ClientEvent, NemesisEvent, RegisterRecord } from './history';
 import { NEMESES, type Fault, type NemesisContext, type NemesisName, type NetworkPath } from './nemeses';
 import { Rng } from './random';
 import {
-  clientSettings, markPrefixClean, now, readCommandStats, readJsonLines, recorder, resetCommandStats, scanLeakedKeys, scanLiveKeys,
-  type CoreBuild, type RunContext,
+  clientSettings,
+  markPrefixClean,
+  now,
+  readCommandStats,
+  readJsonLines,
+  recorder,
+  resetCommandStats,
+  scanLeakedKeys,
+  scanLiveKeys,
+  type CoreBuild,
+  type RunContext,
 } from './run-context';
 import { commandCost, type CommandCost } from './stats';
 import { runTrial, type TrialResult } from './targeted';
@@ -47,10 +56,14 @@ export interface PhaseOutcome {
 
 export function clientUrls(run: RunContext, path: NetworkPath, client: number): string[] {
   switch (path) {
-    case 'direct': return run.supervisor.directUrls();
-    case 'node-proxies': return run.supervisor.urls();
-    case 'client-links': return run.links.urls(client);
-    case 'skew': return run.skew.urls();
+    case 'direct':
+      return run.supervisor.directUrls();
+    case 'node-proxies':
+      return run.supervisor.urls();
+    case 'client-links':
+      return run.links.urls(client);
+    case 'skew':
+      return run.skew.urls();
   }
 }
 
@@ -67,15 +80,34 @@ export async function runPhase(run: RunContext, spec: PhaseSpec): Promise<PhaseO
   const trials: TrialResult[] = [];
   const record = recorder(run, nemesisLog);
   const ctx: NemesisContext = {
-    supervisor, clients: workers.clients, fencedClients: workers.clients.slice(0, profile.fencedClients).map((c) => c.index),
-    links: run.links, skew: run.skew, rng, ttlMs: ttl, driftFactor: profile.driftFactor, cycle: 0, direct: run.direct, victim: null, record,
+    supervisor,
+    clients: workers.clients,
+    fencedClients: workers.clients.slice(0, profile.fencedClients).map((c) => c.index),
+    links: run.links,
+    skew: run.skew,
+    rng,
+    ttlMs: ttl,
+    driftFactor: profile.driftFactor,
+    cycle: 0,
+    direct: run.direct,
+    victim: null,
+    record,
     trial: async (kind, options = {}) => {
       // A prefix of its own (under the phase's, fresh) and the phase's core; the trial's sessions
       // run in client processes 0–2 beside their lock loops, and their logs join the phase's history.
-      const result = await runTrial(run, { kind, id: `${spec.id}.t${ctx.cycle}`, core: spec.core, seed: rng.fork(1_000 + ctx.cycle),
-        settings: spec.settings, record, ...options });
+      const result = await runTrial(run, {
+        kind,
+        id: `${spec.id}.t${ctx.cycle}`,
+        core: spec.core,
+        seed: rng.fork(1_000 + ctx.cycle),
+        settings: spec.settings,
+        record,
+        ...options,
+      });
       trials.push(result);
-      run.log(`  [${spec.id}] trial ${ctx.cycle}: ${result.defended ? 'defended' : 'NOT defended'} (${result.defence ?? 'no defence seen'}); ${result.detail}`);
+      run.log(
+        `  [${spec.id}] trial ${ctx.cycle}: ${result.defended ? 'defended' : 'NOT defended'} (${result.defence ?? 'no defence seen'}); ${result.detail}`,
+      );
       return result;
     },
   };
@@ -97,9 +129,21 @@ export async function runPhase(run: RunContext, spec: PhaseSpec): Promise<PhaseO
     const resources = Array.from({ length: fenced ? profile.fencedResources : profile.unfencedResources }, (_, r) => `${kind}:r${r}`);
     const urls = clientUrls(run, nemesis.network, i);
     const config: LoopConfig = {
-      phase: spec.id, corePath: spec.core.indexPath, urls, settings, ttlMs: ttl, fenced, resources, longResources: [`${kind}:long`],
-      loops: profile.loopsPerClient, longLoops: profile.longLoopsPerClient,
-      seed: rng.fork(i), holds, maxMs: spec.maxMs + 5_000, reportHolds: nemesis.reportHolds ?? false, logPath: logs[i]!,
+      phase: spec.id,
+      corePath: spec.core.indexPath,
+      urls,
+      settings,
+      ttlMs: ttl,
+      fenced,
+      resources,
+      longResources: [`${kind}:long`],
+      loops: profile.loopsPerClient,
+      longLoops: profile.longLoopsPerClient,
+      seed: rng.fork(i),
+      holds,
+      maxMs: spec.maxMs + 5_000,
+      reportHolds: nemesis.reportHolds ?? false,
+      logPath: logs[i]!,
       registerPort: workers.register.port,
     };
     return c.loop(config);
@@ -143,12 +187,15 @@ export async function runPhase(run: RunContext, spec: PhaseSpec): Promise<PhaseO
     workers.resumeAll();
   }
   let stopTimer: NodeJS.Timeout | undefined;
-  await Promise.race([settled, new Promise<void>((resolve) => {
-    stopTimer = setTimeout(() => {
-      failure ??= new Error(`phase ${spec.id}: the clients did not stop within 60 s`);
-      resolve();
-    }, 60_000);
-  })]);
+  await Promise.race([
+    settled,
+    new Promise<void>((resolve) => {
+      stopTimer = setTimeout(() => {
+        failure ??= new Error(`phase ${spec.id}: the clients did not stop within 60 s`);
+        resolve();
+      }, 60_000);
+    }),
+  ]);
   clearTimeout(stopTimer);
   if (failure !== null) throw failure;
   const durationMs = performance.now() - started;
@@ -169,9 +216,17 @@ export async function runPhase(run: RunContext, spec: PhaseSpec): Promise<PhaseO
   const register = readJsonLines<RegisterRecord>(registerPath);
   const analysis = analyzePhase({ events, register, nemesis: nemesisLog, leakedKeys, liveKeys }, { toleranceMs: ttl / 2, end: now(run) });
   return {
-    id: spec.id, nemesis: spec.nemesis, title: nemesis.title, core: spec.core.name, durationMs: Math.round(durationMs), cycles: ctx.cycle,
-    faults, analysis, cost: commandCost(commandStats, analysis.acquisitions.successes),
+    id: spec.id,
+    nemesis: spec.nemesis,
+    title: nemesis.title,
+    core: spec.core.name,
+    durationMs: Math.round(durationMs),
+    cycles: ctx.cycle,
+    faults,
+    analysis,
+    cost: commandCost(commandStats, analysis.acquisitions.successes),
     shortfall: analysis.acquisitions.successes < spec.target,
-    clientErrors: workers.clients.flatMap((c) => c.unhandled), trials,
+    clientErrors: workers.clients.flatMap((c) => c.unhandled),
+    trials,
   };
 }

@@ -61,9 +61,25 @@ const BASE = {
 } as const;
 
 export const PROFILES: Readonly<Record<ChaosProfile['name'], ChaosProfile>> = {
-  ci: { ...BASE, holds: { ...BASE.holds }, name: 'ci', targetPerNemesis: 2_000, maxPhaseMs: 40_000, minCycles: 6, controlSeeds: 10, mutantPhaseMs: 8_000 },
+  ci: {
+    ...BASE,
+    holds: { ...BASE.holds },
+    name: 'ci',
+    targetPerNemesis: 2_000,
+    maxPhaseMs: 40_000,
+    minCycles: 6,
+    controlSeeds: 10,
+    mutantPhaseMs: 8_000,
+  },
   long: {
-    ...BASE, holds: { ...BASE.holds }, name: 'long', targetPerNemesis: 50_000, maxPhaseMs: 900_000, minCycles: 30, controlSeeds: 20, mutantPhaseMs: 30_000,
+    ...BASE,
+    holds: { ...BASE.holds },
+    name: 'long',
+    targetPerNemesis: 50_000,
+    maxPhaseMs: 900_000,
+    minCycles: 30,
+    controlSeeds: 20,
+    mutantPhaseMs: 30_000,
   },
 };
 

@@ -8,9 +8,7 @@ export function chaosReportPath(env: Readonly<Record<string, string | undefined>
   return resolve(cwd, configured || 'chaos/reports/latest.json');
 }
 
-export type ChaosReportRead =
-  | { ok: true; value: ChaosReportResponse }
-  | { ok: false; reason: 'missing' | 'invalid'; message: string };
+export type ChaosReportRead = { ok: true; value: ChaosReportResponse } | { ok: false; reason: 'missing' | 'invalid'; message: string };
 
 /** Read and validate the latest chaos report; never throws for a missing or malformed file. */
 export async function readChaosReport(path: string, cwd = process.cwd()): Promise<ChaosReportRead> {
@@ -32,7 +30,11 @@ export async function readChaosReport(path: string, cwd = process.cwd()): Promis
   const parsed = chaosReportSchema.safeParse(json);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    return { ok: false, reason: 'invalid', message: `${source} is not a chaos report of this version (${issue?.path.join('.') || 'root'}: ${issue?.message}): run the chaos harness again` };
+    return {
+      ok: false,
+      reason: 'invalid',
+      message: `${source} is not a chaos report of this version (${issue?.path.join('.') || 'root'}: ${issue?.message}): run the chaos harness again`,
+    };
   }
   return { ok: true, value: { report: parsed.data, source, modifiedAt: Math.round(modifiedAt) } };
 }

@@ -35,42 +35,72 @@ export function renderMarkdown(r: ChaosReport): string {
     '|---|---|--:|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|',
   ];
   for (const n of r.nemeses) {
-    lines.push(`| ${n.nemesis} | ${n.network} | ${num(n.successes)} (${num(n.successesUnderFault)})${n.shortfall ? ' ⚠' : ''} | ${failureClasses(n)} | ` +
-      `${n.overlaps} | ${n.fenceViolations} | ${n.staleAcceptedFenced} / ${n.staleAcceptedUnfenced} | ${n.rejectedFenced} | ${n.leakedKeys} | ` +
-      `${n.foreignDeletes} | ${n.expiredGrants} | ${n.lateExtends} | ${n.leftovers} | ${num(n.p50Ms, 1)} / ${num(n.p99Ms, 1)} | ` +
-      `${num(n.commandsPerAcquisition, 1)} (${num(n.scriptCallsPerAcquisition, 1)})${n.costApproximate ? ' ≥' : ''} | ${badge(n.passed)} |`);
+    lines.push(
+      `| ${n.nemesis} | ${n.network} | ${num(n.successes)} (${num(n.successesUnderFault)})${n.shortfall ? ' ⚠' : ''} | ${failureClasses(n)} | ` +
+        `${n.overlaps} | ${n.fenceViolations} | ${n.staleAcceptedFenced} / ${n.staleAcceptedUnfenced} | ${n.rejectedFenced} | ${n.leakedKeys} | ` +
+        `${n.foreignDeletes} | ${n.expiredGrants} | ${n.lateExtends} | ${n.leftovers} | ${num(n.p50Ms, 1)} / ${num(n.p99Ms, 1)} | ` +
+        `${num(n.commandsPerAcquisition, 1)} (${num(n.scriptCallsPerAcquisition, 1)})${n.costApproximate ? ' ≥' : ''} | ${badge(n.passed)} |`,
+    );
   }
   lines.push('', 'Nemeses:', '');
-  for (const n of r.nemeses) lines.push(`- **${n.nemesis}**: ${n.title}; ${n.cycles} cycles in ${duration(n.durationMs)}${n.faults[0] ? `, e.g. ${n.faults[0]}` : ''}.`);
+  for (const n of r.nemeses)
+    lines.push(
+      `- **${n.nemesis}**: ${n.title}; ${n.cycles} cycles in ${duration(n.durationMs)}${n.faults[0] ? `, e.g. ${n.faults[0]}` : ''}.`,
+    );
   const live = r.nemeses.filter((n) => n.liveness);
   if (live.length) {
-    lines.push('', '## Liveness', '',
+    lines.push(
+      '',
+      '## Liveness',
+      '',
       'Nemeses that keep a quorum reachable for every client must not fail acquires for unavailability, nor collapse in throughput ' +
-      '(lib/chaos/liveness.ts).', '',
-      '| nemesis | QuorumUnavailableError (allowed) | acquisitions/s (floor) | result |', '|---|--:|--:|---|');
+        '(lib/chaos/liveness.ts).',
+      '',
+      '| nemesis | QuorumUnavailableError (allowed) | acquisitions/s (floor) | result |',
+      '|---|--:|--:|---|',
+    );
     for (const n of live) {
       const l = n.liveness!;
-      lines.push(`| ${n.nemesis} | ${l.unavailable} (≤ ${l.allowedUnavailable}) | ${num(l.ratePerS)} (${l.floorPerS === null ? 'no baseline' : `≥ ${num(l.floorPerS)}`}) | ${badge(l.passed)} |`);
+      lines.push(
+        `| ${n.nemesis} | ${l.unavailable} (≤ ${l.allowedUnavailable}) | ${num(l.ratePerS)} (${l.floorPerS === null ? 'no baseline' : `≥ ${num(l.floorPerS)}`}) | ${badge(l.passed)} |`,
+      );
     }
   }
   const targeted = r.nemeses.filter((n) => n.targeted);
   if (targeted.length) {
-    lines.push('', '## Targeted nemeses', '',
-      'Each cycle creates the danger on purpose (the holder\'s keys on a bare majority, one node of which loses data); ' +
-      'the safe core must show its defence in every trial, and the negative control must be caught.', '',
-      '| nemesis | trials | danger in place | defence seen | expected defence | negative control |', '|---|--:|--:|--:|---|---|');
+    lines.push(
+      '',
+      '## Targeted nemeses',
+      '',
+      "Each cycle creates the danger on purpose (the holder's keys on a bare majority, one node of which loses data); " +
+        'the safe core must show its defence in every trial, and the negative control must be caught.',
+      '',
+      '| nemesis | trials | danger in place | defence seen | expected defence | negative control |',
+      '|---|--:|--:|--:|---|---|',
+    );
     for (const n of targeted) {
       const t = n.targeted!;
-      const controls = r.controls.filter((c) => c.nemesis === n.nemesis && c.negative).map((c) => `${c.name}: ${c.found} of ${c.trials} ${c.passed ? '✅' : '❌'}`);
+      const controls = r.controls
+        .filter((c) => c.nemesis === n.nemesis && c.negative)
+        .map((c) => `${c.name}: ${c.found} of ${c.trials} ${c.passed ? '✅' : '❌'}`);
       lines.push(`| ${n.nemesis} | ${t.trials} | ${t.armed} | ${t.defended} | ${t.expectation} | ${controls.join('; ') || '—'} |`);
     }
   }
   lines.push('', '## Negative controls', '', '| control | nemesis | expectation | found | result |', '|---|---|---|--:|---|');
-  for (const c of r.controls) lines.push(`| ${c.name} | ${c.nemesis ?? '—'} | ${c.expectation} | ${c.found} of ${c.trials} | ${badge(c.passed)} |`);
-  lines.push('', `## Mutants: caught ${r.mutantScore.caught}/${r.mutantScore.total}`, '', '| mutant | what is broken | caught by | evidence | result |', '|---|---|---|---|---|');
+  for (const c of r.controls)
+    lines.push(`| ${c.name} | ${c.nemesis ?? '—'} | ${c.expectation} | ${c.found} of ${c.trials} | ${badge(c.passed)} |`);
+  lines.push(
+    '',
+    `## Mutants: caught ${r.mutantScore.caught}/${r.mutantScore.total}`,
+    '',
+    '| mutant | what is broken | caught by | evidence | result |',
+    '|---|---|---|---|---|',
+  );
   for (const m of r.mutants) {
     const last = m.attempts[m.attempts.length - 1];
-    const by = m.caughtBy ? `${m.caughtBy.nemesis} → ${m.caughtBy.checkers.join(', ')}` : `not caught (${m.attempts.map((a) => a.nemesis).join(', ')})`;
+    const by = m.caughtBy
+      ? `${m.caughtBy.nemesis} → ${m.caughtBy.checkers.join(', ')}`
+      : `not caught (${m.attempts.map((a) => a.nemesis).join(', ')})`;
     lines.push(`| ${m.name} | ${m.description} | ${by} | ${(last?.examples[0] ?? '—').replace(/\|/g, '\\|')} | ${badge(m.caught)} |`);
   }
   if (r.verdict.failures.length || r.verdict.warnings.length) {

@@ -48,8 +48,16 @@ export function recorder(run: RunContext, into: NemesisEvent[]): (event: Nemesis
 export function clientSettings(run: RunContext, keyPrefix: string, overrides: Partial<ClientSettings> = {}): ClientSettings {
   const p = run.profile;
   return {
-    keyPrefix, maxTtlMs: p.ttlMs, driftFactor: p.driftFactor, nodeTimeoutMs: p.nodeTimeoutMs, retryCount: p.retryCount,
-    retryDelayMs: p.retryDelayMs, retryJitterMs: p.retryJitterMs, quarantine: true, nodeChecks: true, ...overrides,
+    keyPrefix,
+    maxTtlMs: p.ttlMs,
+    driftFactor: p.driftFactor,
+    nodeTimeoutMs: p.nodeTimeoutMs,
+    retryCount: p.retryCount,
+    retryDelayMs: p.retryDelayMs,
+    retryJitterMs: p.retryJitterMs,
+    quarantine: true,
+    nodeChecks: true,
+    ...overrides,
   };
 }
 
@@ -69,37 +77,43 @@ export async function readCommandStats(run: RunContext): Promise<Record<string, 
 /** Every lock key of these prefixes on every node, with its value (a key gone between the scan and the read is skipped). */
 export async function scanLiveKeys(run: RunContext, keyPrefixes: readonly string[]): Promise<LiveKey[]> {
   const live: LiveKey[] = [];
-  await Promise.all(run.direct.flatMap((c, node) => keyPrefixes.map(async (keyPrefix) => {
-    let cursor = '0';
-    do {
-      const [next, keys] = await c.scan(cursor, 'MATCH', lockPattern(keyPrefix), 'COUNT', 1000);
-      cursor = next;
-      const values = keys.length ? await c.mget(keys) : [];
-      keys.forEach((key, i) => {
-        const value = values[i];
-        if (typeof value === 'string') live.push({ node, key, value });
-      });
-    } while (cursor !== '0');
-  })));
+  await Promise.all(
+    run.direct.flatMap((c, node) =>
+      keyPrefixes.map(async (keyPrefix) => {
+        let cursor = '0';
+        do {
+          const [next, keys] = await c.scan(cursor, 'MATCH', lockPattern(keyPrefix), 'COUNT', 1000);
+          cursor = next;
+          const values = keys.length ? await c.mget(keys) : [];
+          keys.forEach((key, i) => {
+            const value = values[i];
+            if (typeof value === 'string') live.push({ node, key, value });
+          });
+        } while (cursor !== '0');
+      }),
+    ),
+  );
   return live;
 }
 
 /** Lock keys of `keyPrefix` still alive on any node (the epoch and fence keys have no TTL by design). */
 export async function scanLeakedKeys(run: RunContext, keyPrefix: string): Promise<LeakedKey[]> {
   const leaked: LeakedKey[] = [];
-  await Promise.all(run.direct.map(async (c, node) => {
-    let cursor = '0';
-    do {
-      const [next, keys] = await c.scan(cursor, 'MATCH', `${keyPrefix}*`, 'COUNT', 1000);
-      cursor = next;
-      for (const key of keys) {
-        const rest = key.slice(keyPrefix.length);
-        if (!rest.startsWith('lock:')) continue;
-        const pttlMs = await c.pttl(key);
-        if (pttlMs !== -2) leaked.push({ node, key, pttlMs });
-      }
-    } while (cursor !== '0');
-  }));
+  await Promise.all(
+    run.direct.map(async (c, node) => {
+      let cursor = '0';
+      do {
+        const [next, keys] = await c.scan(cursor, 'MATCH', `${keyPrefix}*`, 'COUNT', 1000);
+        cursor = next;
+        for (const key of keys) {
+          const rest = key.slice(keyPrefix.length);
+          if (!rest.startsWith('lock:')) continue;
+          const pttlMs = await c.pttl(key);
+          if (pttlMs !== -2) leaked.push({ node, key, pttlMs });
+        }
+      } while (cursor !== '0');
+    }),
+  );
   return leaked;
 }
 

@@ -86,8 +86,18 @@ export async function openRun(options: OpenRunOptions): Promise<OpenRun> {
     const skew = await SkewLinks.start(ports, options.leaseScriptShas);
     cleanups.push(() => skew.close());
     return {
-      root: options.root, origin, runId: `${process.pid}-${Date.now().toString(36)}`, workDir, profile: options.profile, supervisor, direct,
-      workers, links, skew, log: options.log, close,
+      root: options.root,
+      origin,
+      runId: `${process.pid}-${Date.now().toString(36)}`,
+      workDir,
+      profile: options.profile,
+      supervisor,
+      direct,
+      workers,
+      links,
+      skew,
+      log: options.log,
+      close,
     };
   } catch (err) {
     await close();

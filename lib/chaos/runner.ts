@@ -33,7 +33,10 @@ export interface ChaosOptions {
   log(line: string): void;
 }
 
-interface LuaModule { ACQUIRE_SCRIPT: { sha: string }; EXTEND_SCRIPT: { sha: string } }
+interface LuaModule {
+  ACQUIRE_SCRIPT: { sha: string };
+  EXTEND_SCRIPT: { sha: string };
+}
 
 async function leaseShas(builds: readonly CoreBuild[]): Promise<string[]> {
   const shas = new Set<string>();
@@ -55,7 +58,12 @@ async function runMutant(run: RunContext, build: CoreBuild, name: string, seed: 
   const report: MutantReport = { name, description: mutant.description, caught: false, caughtBy: null, attempts: [] };
   for (const [attempt, nemesis] of mutant.nemeses.entries()) {
     const outcome = await runPhase(run, {
-      id: `mutant-${name}-${attempt + 1}-${nemesis}`, nemesis, core: build, target: 0, maxMs: run.profile.mutantPhaseMs, minCycles: mutant.cycles,
+      id: `mutant-${name}-${attempt + 1}-${nemesis}`,
+      nemesis,
+      core: build,
+      target: 0,
+      maxMs: run.profile.mutantPhaseMs,
+      minCycles: mutant.cycles,
       seed: seed + attempt * 7,
     });
     const quorum = NEMESES[nemesis].keepsQuorum;
@@ -63,7 +71,11 @@ async function runMutant(run: RunContext, build: CoreBuild, name: string, seed: 
     const live = quorum ? judgeLiveness({ ...a, durationMs: outcome.durationMs }, null, quorum) : null;
     const checkers = live && !live.passed ? [...outcome.analysis.caughtBy, 'liveness'] : outcome.analysis.caughtBy;
     const tried = mutantAttempt(outcome);
-    report.attempts.push({ ...tried, checkers, examples: live && !live.passed ? [livenessFailure(nemesis, live), ...tried.examples].slice(0, 3) : tried.examples });
+    report.attempts.push({
+      ...tried,
+      checkers,
+      examples: live && !live.passed ? [livenessFailure(nemesis, live), ...tried.examples].slice(0, 3) : tried.examples,
+    });
     run.log(`mutant ${name} × ${nemesis}: ${outcome.analysis.violations} violation(s) ${checkers.join(', ')}`);
     if (checkers.length > 0) {
       report.caught = true;
@@ -93,19 +105,26 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       for (const [i, nemesis] of names.entries()) {
         log(`nemesis ${nemesis}…`);
         const outcome = await runPhase(run, {
-          id: nemesis, nemesis, core: real, target: profile.targetPerNemesis, maxMs: profile.maxPhaseMs,
+          id: nemesis,
+          nemesis,
+          core: real,
+          target: profile.targetPerNemesis,
+          maxMs: profile.maxPhaseMs,
           minCycles: Math.max(profile.minCycles, NEMESES[nemesis].minCycles ?? 0),
           seed: seed * 100 + i,
         });
         phases.push(outcome);
         const a = outcome.analysis;
-        log(`nemesis ${nemesis}: ${a.acquisitions.successes} acquisitions in ${(outcome.durationMs / 1000).toFixed(1)} s, ` +
-          `${a.violations} violation(s)${a.caughtBy.length ? ` (${a.caughtBy.join(', ')})` : ''}`);
+        log(
+          `nemesis ${nemesis}: ${a.acquisitions.successes} acquisitions in ${(outcome.durationMs / 1000).toFixed(1)} s, ` +
+            `${a.violations} violation(s)${a.caughtBy.length ? ` (${a.caughtBy.join(', ')})` : ''}`,
+        );
       }
       if (options.controls !== false) {
         log('negative controls…');
         // A control may run a mutant's build (the short-max-ttl one runs the core without the ceiling agreement).
-        const buildOf = (name: string) => mutants.find((m) => m.mutant.name === name)?.build ??
+        const buildOf = (name: string) =>
+          mutants.find((m) => m.mutant.name === name)?.build ??
           buildMutant(root, buildRoot, MUTANTS.find((m) => m.name === name) ?? unknownMutant(name));
         controls = await runControls(run, real, seed, buildOf, options.controlNames);
       }
@@ -115,8 +134,12 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     } finally {
       await run.close();
     }
-    const host = { cpus: cpus().length, loadAverage: loadavg().map((l) => Math.round(l * 100) / 100), node: process.version,
-      redis: await safeRedisVersion() };
+    const host = {
+      cpus: cpus().length,
+      loadAverage: loadavg().map((l) => Math.round(l * 100) / 100),
+      node: process.version,
+      redis: await safeRedisVersion(),
+    };
     return buildReport({ profile, seed, startedAt, durationMs: performance.now() - t0, host, phases, controls, mutants: mutantReports });
   } finally {
     scratch.remove();

@@ -24,8 +24,11 @@ export interface AcquireStats {
 }
 
 /** Acquisition figures of one phase. `faultWindows`: [start, end) intervals with a fault in place. */
-export function acquireStats(locks: Iterable<LockRecord>, failures: readonly AcquireFailure[],
-  faultWindows: ReadonlyArray<readonly [number, number]>): AcquireStats {
+export function acquireStats(
+  locks: Iterable<LockRecord>,
+  failures: readonly AcquireFailure[],
+  faultWindows: ReadonlyArray<readonly [number, number]>,
+): AcquireStats {
   const latencies: number[] = [];
   let underFault = 0;
   let fenced = 0;
@@ -81,5 +84,8 @@ export function commandCost(perNode: readonly Record<string, number>[], successe
     }
   }
   if (successes === 0) return { commandsPerAcquisition: null, scriptCallsPerAcquisition: null };
-  return { commandsPerAcquisition: Math.round((all / successes) * 100) / 100, scriptCallsPerAcquisition: Math.round((scripts / successes) * 100) / 100 };
+  return {
+    commandsPerAcquisition: Math.round((all / successes) * 100) / 100,
+    scriptCallsPerAcquisition: Math.round((scripts / successes) * 100) / 100,
+  };
 }

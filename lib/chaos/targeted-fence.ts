@@ -42,7 +42,8 @@ export async function runFenceStallTrial(run: RunContext, spec: TrialSpec): Prom
   const prefix = `chaos:${run.runId}:${spec.id}:`;
   const settings = clientSettings(run, prefix, { maxTtlMs: CEILING_MS, retryDelayMs: 20, retryJitterMs: 10, ...spec.settings });
   const resource = `f:${spec.id}`;
-  const registers = async (nodes: readonly number[]) => Promise.all(nodes.map(async (i) => (await readEpoch(direct[i]!, prefix))?.fence ?? 0));
+  const registers = async (nodes: readonly number[]) =>
+    Promise.all(nodes.map(async (i) => (await readEpoch(direct[i]!, prefix))?.fence ?? 0));
 
   await markPrefixClean(run, prefix, CEILING_MS);
   const all = Array.from({ length: n }, (_, i) => i);
@@ -57,7 +58,17 @@ export async function runFenceStallTrial(run: RunContext, spec: TrialSpec): Prom
   const label = `fence-stall: A voted for by nodes ${ids(majority)}, node ${victim + 1} stalls at the fence round`;
   const sessions = new Sessions(run, spec);
   const result: TrialResult = {
-    kind: spec.kind, id: spec.id, prefix, logs: sessions.logs, victim, majority, armed: false, defence: null, defended: false, label, detail: '',
+    kind: spec.kind,
+    id: spec.id,
+    prefix,
+    logs: sessions.logs,
+    victim,
+    majority,
+    armed: false,
+    defence: null,
+    defended: false,
+    label,
+    detail: '',
   };
   const notes: string[] = [];
   const stall = new StallProxy(supervisor.nodes()[victim]!.port);
@@ -78,9 +89,11 @@ export async function runFenceStallTrial(run: RunContext, spec: TrialSpec): Prom
     const seen = await registers(bSees);
     const raised = await registers(confirmers);
     result.armed = stall.stalled > 0 && Math.max(...seen) < Math.max(...raised);
-    notes.push(lockA.granted ? `A granted, fence ${lockA.fence}` : `A refused (${lockA.error})`,
+    notes.push(
+      lockA.granted ? `A granted, fence ${lockA.fence}` : `A refused (${lockA.error})`,
       `fence script held on node ${victim + 1}: ${stall.stalled > 0 ? 'yes' : 'no'}`,
-      `registers B will see (nodes ${ids(bSees)}) max ${Math.max(...seen)}, raised on nodes ${ids(confirmers)} max ${Math.max(...raised)}`);
+      `registers B will see (nodes ${ids(bSees)}) max ${Math.max(...seen)}, raised on nodes ${ids(confirmers)} max ${Math.max(...raised)}`,
+    );
     if (lockA.granted) await a.rpc({ op: 'release', resource });
     // The stall ends in a reset: the held fence script (and A's cleanup or release) never run there.
     stall.release();

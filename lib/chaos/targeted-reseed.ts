@@ -26,7 +26,10 @@ export async function runMajorityLossTrial(run: RunContext, spec: TrialSpec): Pr
   const { supervisor, direct } = run;
   const n = supervisor.size;
   const rng = new Rng(spec.seed);
-  const order = rng.sample(Array.from({ length: n }, (_, i) => i), n);
+  const order = rng.sample(
+    Array.from({ length: n }, (_, i) => i),
+    n,
+  );
   const lost = order.slice(0, Math.floor(n / 2) + 1).sort((a, b) => a - b);
   const kept = order.filter((i) => !lost.includes(i));
   const victim = spec.victim !== undefined && lost.includes(spec.victim) ? spec.victim : lost[0]!;
@@ -36,7 +39,17 @@ export async function runMajorityLossTrial(run: RunContext, spec: TrialSpec): Pr
   const sessions = new Sessions(run, spec);
   const label = `lose-majority: nodes ${ids(lost)} lose their data after A's grant`;
   const result: TrialResult = {
-    kind: spec.kind, id: spec.id, prefix, logs: sessions.logs, victim, majority: lost, armed: false, defence: null, defended: false, label, detail: '',
+    kind: spec.kind,
+    id: spec.id,
+    prefix,
+    logs: sessions.logs,
+    victim,
+    majority: lost,
+    armed: false,
+    defence: null,
+    defended: false,
+    label,
+    detail: '',
   };
   const notes: string[] = [];
   try {
@@ -63,8 +76,10 @@ export async function runMajorityLossTrial(run: RunContext, spec: TrialSpec): Pr
     // Single attempts until granted: the quarantines last CEILING_MS from their discovery.
     const lockB = await acquireUntilGranted(b, resource, CEILING_MS, 3 * CEILING_MS + 2_000);
     const causes = await Promise.all(lost.map(async (i) => (await readEpoch(direct[i]!, prefix))?.cause ?? 'none'));
-    notes.push(lockB.granted ? `B granted on nodes ${ids(lost)}, fence ${lockB.fence}` : `B never granted (${lockB.error})`,
-      `lost nodes' causes: ${causes.join(',')}`);
+    notes.push(
+      lockB.granted ? `B granted on nodes ${ids(lost)}, fence ${lockB.fence}` : `B never granted (${lockB.error})`,
+      `lost nodes' causes: ${causes.join(',')}`,
+    );
     const above = lockB.granted && lockA.granted && (lockB.fence ?? 0) > (lockA.fence ?? 0);
     result.defence = lockB.granted ? `B's fence ${above ? 'above' : 'NOT above'} A's; quarantined (${causes.join(',')})` : null;
     result.defended = above && causes.every((c) => c === 'data-loss');

@@ -49,8 +49,17 @@ import { acquire, Sessions, type Granted } from './trial-sessions';
 import { runMajorityLossTrial } from './targeted-reseed';
 import { runFenceStallTrial } from './targeted-fence';
 
-export const TRIAL_KINDS = ['restart-rdb', 'restart-stale-aof', 'evict-volatile-lru', 'evict-allkeys-random', 'evict-flip', 'short-max-ttl', 'lose-data',
-  'lose-majority', 'fence-stall'] as const;
+export const TRIAL_KINDS = [
+  'restart-rdb',
+  'restart-stale-aof',
+  'evict-volatile-lru',
+  'evict-allkeys-random',
+  'evict-flip',
+  'short-max-ttl',
+  'lose-data',
+  'lose-majority',
+  'fence-stall',
+] as const;
 export type TrialKind = (typeof TRIAL_KINDS)[number];
 
 /** What the safe core must be seen doing on the victim, per kind (the report's expectation). */
@@ -60,9 +69,9 @@ export const TRIAL_DEFENCES: Readonly<Record<TrialKind, string>> = {
   'evict-volatile-lru': 'the victim never votes for: unsafe-eviction (or quarantined)',
   'evict-allkeys-random': 'the victim never votes for: unsafe-eviction (or quarantined)',
   'evict-flip': 'the victim refuses B, quarantined for the keys it evicted (cause eviction)',
-  'short-max-ttl': 'the short client gets MaxTtlMismatchError; the victim refuses B, quarantined for the cluster\'s ceiling',
+  'short-max-ttl': "the short client gets MaxTtlMismatchError; the victim refuses B, quarantined for the cluster's ceiling",
   'lose-data': 'the victim refuses B, quarantined for its data loss (cause data-loss)',
-  'lose-majority': 'B is granted only after the quarantines, with a fence above A\'s (the lost registers reseeded)',
+  'lose-majority': "B is granted only after the quarantines, with a fence above A's (the lost registers reseeded)",
   'fence-stall': 'A is refused (QuorumUnavailableError): its fence cannot be confirmed on a quorum',
 };
 
@@ -113,13 +122,21 @@ export async function runTrial(run: RunContext, spec: TrialSpec): Promise<TrialR
   const { supervisor, direct } = run;
   const n = supervisor.size;
   const rng = new Rng(spec.seed);
-  const order = rng.sample(Array.from({ length: n }, (_, i) => i), n);
+  const order = rng.sample(
+    Array.from({ length: n }, (_, i) => i),
+    n,
+  );
   const victim = spec.victim ?? rng.pick(order.slice(0, Math.floor(n / 2) + 1));
   // A's majority: the victim and two others; A's links to the rest are cut while it acquires.
   const majority = [victim, ...order.filter((i) => i !== victim).slice(0, Math.floor(n / 2))].sort((a, b) => a - b);
   const others = order.filter((i) => !majority.includes(i));
-  const policy: EvictionPolicy = spec.policy ?? (spec.kind === 'evict-volatile-lru' ? 'volatile-lru'
-    : spec.kind === 'evict-allkeys-random' ? 'allkeys-random' : rng.pick(['volatile-lru', 'allkeys-random'] as const));
+  const policy: EvictionPolicy =
+    spec.policy ??
+    (spec.kind === 'evict-volatile-lru'
+      ? 'volatile-lru'
+      : spec.kind === 'evict-allkeys-random'
+        ? 'allkeys-random'
+        : rng.pick(['volatile-lru', 'allkeys-random'] as const));
   const ttl = run.profile.trialTtlMs;
   const prefix = `chaos:${run.runId}:${spec.id}:`;
   const base = { maxTtlMs: ttl, retryDelayMs: 20, retryJitterMs: 10, ...spec.settings };
@@ -128,8 +145,17 @@ export async function runTrial(run: RunContext, spec: TrialSpec): Promise<TrialR
   const v = direct[victim]!;
   const sessions = new Sessions(run, spec);
   const result: TrialResult = {
-    kind: spec.kind, id: spec.id, prefix, logs: sessions.logs, victim, majority, armed: false, defence: null, defended: false,
-    label: `${spec.kind}: victim node ${victim + 1}, A on nodes ${ids(majority)}`, detail: '',
+    kind: spec.kind,
+    id: spec.id,
+    prefix,
+    logs: sessions.logs,
+    victim,
+    majority,
+    armed: false,
+    defence: null,
+    defended: false,
+    label: `${spec.kind}: victim node ${victim + 1}, A on nodes ${ids(majority)}`,
+    detail: '',
   };
   const notes: string[] = [`victim node ${victim + 1}, A on nodes ${ids(majority)}`];
   let restore: (() => Promise<void>) | null = null;
@@ -156,7 +182,10 @@ export async function runTrial(run: RunContext, spec: TrialSpec): Promise<TrialR
     const b = await sessions.start(1, supervisor.directUrls(), settings);
     // short-max-ttl: the short client S, with a tenth of the cluster's ceiling.
     const shortTtl = Math.round(ttl / 10);
-    const s = spec.kind === 'short-max-ttl' ? await sessions.start(2, supervisor.directUrls(), clientSettings(run, prefix, { ...base, maxTtlMs: shortTtl })) : null;
+    const s =
+      spec.kind === 'short-max-ttl'
+        ? await sessions.start(2, supervisor.directUrls(), clientSettings(run, prefix, { ...base, maxTtlMs: shortTtl }))
+        : null;
     // Every client has talked to every node before anything happens (long-lived clients; the safe
     // core refuses S everywhere, for its ceiling).
     for (const c of s ? [a, b, s] : [a, b]) {
@@ -188,10 +217,14 @@ export async function runTrial(run: RunContext, spec: TrialSpec): Promise<TrialR
     for (const o of others) run.links.set(a.index, o, { kind: 'reset' });
     for (const o of others) run.links.set(a.index, o, { kind: 'pass' });
     const held = resources.filter((_, k) => locks[k]!.granted);
-    const onExactlyMajority = held.length > 0 && await keysOnExactly(run, held.map(lockKey), majority);
+    const onExactlyMajority = held.length > 0 && (await keysOnExactly(run, held.map(lockKey), majority));
     const victimVotes = locks.map((l) => l.votes?.[victim] ?? '-');
-    notes.push(held.length === resources.length ? `A granted ${held.length} lock(s)` : `A granted ${held.length} of ${resources.length} lock(s)` +
-      ` (victim votes ${summarize(victimVotes)}${locks.find((l) => !l.granted)?.error ? `, ${locks.find((l) => !l.granted)!.error}` : ''})`);
+    notes.push(
+      held.length === resources.length
+        ? `A granted ${held.length} lock(s)`
+        : `A granted ${held.length} of ${resources.length} lock(s)` +
+            ` (victim votes ${summarize(victimVotes)}${locks.find((l) => !l.granted)?.error ? `, ${locks.find((l) => !l.granted)!.error}` : ''})`,
+    );
 
     spec.record({ kind: 'fault', what: result.label });
     let asked = held;
@@ -203,8 +236,10 @@ export async function runTrial(run: RunContext, spec: TrialSpec): Promise<TrialR
       const lost = held.length > 0 && (await v.exists(lockKey(held[0]!))) === 0;
       sentinelKept = (await readEpoch(v, prefix)) !== null;
       result.armed = onExactlyMajority && lost && sentinelKept;
-      notes.push(`victim restarted ${spec.kind === 'restart-rdb' ? 'from its snapshot' : 'into its old AOF'}: A's key ${lost ? 'gone' : 'still there'}, ` +
-        `sentinel ${sentinelKept ? 'kept' : 'gone'}`);
+      notes.push(
+        `victim restarted ${spec.kind === 'restart-rdb' ? 'from its snapshot' : 'into its old AOF'}: A's key ${lost ? 'gone' : 'still there'}, ` +
+          `sentinel ${sentinelKept ? 'kept' : 'gone'}`,
+      );
     } else if (spec.kind === 'short-max-ttl' || spec.kind === 'lose-data') {
       await supervisor.crash(victim + 1);
       spec.record({ kind: 'data-loss', node: victim });
@@ -227,8 +262,11 @@ export async function runTrial(run: RunContext, spec: TrialSpec): Promise<TrialR
       const present = keys.length ? await Promise.all(keys.map((k) => v.exists(k))) : [];
       asked = held.filter((_, k) => present[k] === 0).slice(0, 3);
       sentinelKept = (await readEpoch(v, prefix)) !== null;
-      notes.push(`${flip ? `policy ${policy} and back; ` : ''}pressure evicted ${pressure.evicted} key(s)` +
-        (keys.length ? `, ${keys.length - present.filter((p) => p === 1).length} of A's ${keys.length}` : '') + `, sentinel ${sentinelKept ? 'kept' : 'evicted'}`);
+      notes.push(
+        `${flip ? `policy ${policy} and back; ` : ''}pressure evicted ${pressure.evicted} key(s)` +
+          (keys.length ? `, ${keys.length - present.filter((p) => p === 1).length} of A's ${keys.length}` : '') +
+          `, sentinel ${sentinelKept ? 'kept' : 'evicted'}`,
+      );
       result.armed = keys.length ? onExactlyMajority && asked.length > 0 && sentinelKept : pressure.evicted > 0;
       if (flip) {
         // Between two checks: B asks once its check interval since its last check has passed.
@@ -243,7 +281,9 @@ export async function runTrial(run: RunContext, spec: TrialSpec): Promise<TrialR
       // S's attempt counts once its commands reached the victim (any vote but an error or a
       // timeout): its check runs there whether or not its round waited for the answer.
       short = (await answerOf(s, resources[0]!, shortTtl, victim, heldUntil, (vote) => !'etx-'.includes(vote))).answer;
-      notes.push(`short client (maxTtlMs ${shortTtl}): ${short.granted ? 'GRANTED' : `refused, ${short.error}`} (votes ${short.votes ?? '-'})`);
+      notes.push(
+        `short client (maxTtlMs ${shortTtl}): ${short.granted ? 'GRANTED' : `refused, ${short.error}`} (votes ${short.votes ?? '-'})`,
+      );
       // Until the quarantine a short ceiling would have started is over.
       await sleep(shortTtl + 100);
     }
@@ -259,18 +299,28 @@ export async function runTrial(run: RunContext, spec: TrialSpec): Promise<TrialR
     }
     if (late) {
       result.armed = false;
-      notes.push('B had no answer from the victim before the end of A\'s validity');
+      notes.push("B had no answer from the victim before the end of A's validity");
     }
     const grantedB = targets.filter((_, k) => answers[k]!.granted);
     const epoch = await readEpoch(v, prefix).catch(() => null);
-    notes.push(`B ${grantedB.length ? `GRANTED ${grantedB.length} of ${targets.length} (votes ${answers.find((x) => x.granted)!.votes}, fence ` +
-      `${answers.find((x) => x.granted)!.fence} after A's ${locks[resources.indexOf(grantedB[0]!)]?.fence ?? '-'})` : `refused (${answers[0]!.error}, votes ${answers[0]!.votes ?? '-'})`}` +
-      `; victim's sentinel: ${epoch ? `${epoch.origin}${epoch.cause ? `, cause ${epoch.cause}` : ''}, ceiling ${epoch.maxTtlMs}` : 'none'}`);
+    notes.push(
+      `B ${
+        grantedB.length
+          ? `GRANTED ${grantedB.length} of ${targets.length} (votes ${answers.find((x) => x.granted)!.votes}, fence ` +
+            `${answers.find((x) => x.granted)!.fence} after A's ${locks[resources.indexOf(grantedB[0]!)]?.fence ?? '-'})`
+          : `refused (${answers[0]!.error}, votes ${answers[0]!.votes ?? '-'})`
+      }` +
+        `; victim's sentinel: ${epoch ? `${epoch.origin}${epoch.cause ? `, cause ${epoch.cause}` : ''}, ceiling ${epoch.maxTtlMs}` : 'none'}`,
+    );
 
     // The defence the safe core owes on the victim.
     const judged = judgeDefence(spec.kind, {
-      aVictimVotes: victimVotes, bVictimVotes: answers.map((x) => x.votes?.[victim] ?? '-'), bGranted: grantedB.length > 0,
-      sentinel: epoch, shortError: short?.error ?? null, ceiling: ttl,
+      aVictimVotes: victimVotes,
+      bVictimVotes: answers.map((x) => x.votes?.[victim] ?? '-'),
+      bGranted: grantedB.length > 0,
+      sentinel: epoch,
+      shortError: short?.error ?? null,
+      ceiling: ttl,
     });
     result.defence = judged.defence;
     result.defended = judged.defended;
@@ -334,7 +384,9 @@ export function judgeDefence(kind: TrialKind, e: DefenceEvidence): { defence: st
       const mismatch = e.shortError === 'MaxTtlMismatchError';
       const full = s?.cause === 'data-loss' && s.maxTtlMs === e.ceiling && s.quarantineUntil - s.createdAt === e.ceiling;
       return {
-        defence: mismatch ? `short client refused (MaxTtlMismatchError); quarantine of ${s ? s.quarantineUntil - s.createdAt : 'no'} ms` : null,
+        defence: mismatch
+          ? `short client refused (MaxTtlMismatchError); quarantine of ${s ? s.quarantineUntil - s.createdAt : 'no'} ms`
+          : null,
         defended: mismatch && refusedByVictim && full,
       };
     }
@@ -348,9 +400,14 @@ export function judgeDefence(kind: TrialKind, e: DefenceEvidence): { defence: st
  * must come twice: a client that has not yet read the node's clock counts a node whose sentinel
  * records a quarantine as quarantined for one attempt, and asks for the time in the next.
  */
-async function answerOf(b: ClientWorker, resource: string, ttlMs: number, victim: number, heldUntil: number,
-  enough: (vote: string, quarantinedBefore: boolean) => boolean = (vote, before) => !'etpx-'.includes(vote) && (vote !== 'q' || before)):
-  Promise<{ answer: Granted; askedAt: number }> {
+async function answerOf(
+  b: ClientWorker,
+  resource: string,
+  ttlMs: number,
+  victim: number,
+  heldUntil: number,
+  enough: (vote: string, quarantinedBefore: boolean) => boolean = (vote, before) => !'etpx-'.includes(vote) && (vote !== 'q' || before),
+): Promise<{ answer: Granted; askedAt: number }> {
   let quarantined = false;
   for (;;) {
     const askedAt = performance.now();

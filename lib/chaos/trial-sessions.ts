@@ -8,22 +8,42 @@ import type { ClientSettings } from './worker-protocol';
 import type { ClientWorker } from './workers';
 
 /** A trial's answer to one acquire (the worker's reply). */
-export interface Granted { granted: boolean; fence?: number | null; validityMs?: number; votes?: string | null; error?: string }
+export interface Granted {
+  granted: boolean;
+  fence?: number | null;
+  validityMs?: number;
+  votes?: string | null;
+  error?: string;
+}
 
 /** The trial a session belongs to: its id names the logs. */
-interface SessionOwner { id: string; core: { indexPath: string } }
+interface SessionOwner {
+  id: string;
+  core: { indexPath: string };
+}
 
 /** A trial's client sessions (A, B and S run in client processes 0, 1 and 2) and their logs. */
 export class Sessions {
   readonly logs: string[] = [];
   private readonly open: ClientWorker[] = [];
-  constructor(private readonly run: RunContext, private readonly spec: SessionOwner) {}
+  constructor(
+    private readonly run: RunContext,
+    private readonly spec: SessionOwner,
+  ) {}
 
   async start(index: number, urls: string[], settings: ClientSettings): Promise<ClientWorker> {
     const worker = this.run.workers.clients[index];
     if (!worker) throw new Error(`targeted trials need ${index + 1} client processes`);
     const logPath = join(this.run.workDir, `${this.spec.id}.client-${index}.jsonl`);
-    await worker.rpc({ op: 'open', corePath: this.spec.core.indexPath, urls, settings, registerPort: this.run.workers.register.port, logPath, tag: this.spec.id });
+    await worker.rpc({
+      op: 'open',
+      corePath: this.spec.core.indexPath,
+      urls,
+      settings,
+      registerPort: this.run.workers.register.port,
+      logPath,
+      tag: this.spec.id,
+    });
     this.logs.push(logPath);
     this.open.push(worker);
     return worker;

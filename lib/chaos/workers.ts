@@ -7,7 +7,10 @@ import type { ClientToRunner, LoopConfig, RegisterToRunner, RpcOp, RunnerToClien
 
 /** Spawn `node --import tsx <script>` with an IPC channel; stderr kept (the tail) for error messages. */
 function spawnWorker(root: string, script: string, args: string[]): { proc: ChildProcess; stderr: () => string } {
-  const proc = spawn(process.execPath, ['--import', 'tsx', join(root, script), ...args], { cwd: root, stdio: ['ignore', 'ignore', 'pipe', 'ipc'] });
+  const proc = spawn(process.execPath, ['--import', 'tsx', join(root, script), ...args], {
+    cwd: root,
+    stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
+  });
   let tail = '';
   proc.stderr?.setEncoding('utf8');
   proc.stderr?.on('data', (d: string) => (tail = (tail + d).slice(-4_000)));
@@ -55,10 +58,16 @@ export class ClientWorker {
   private readyResolve: (() => void) | null = null;
   readonly ready: Promise<void>;
 
-  constructor(readonly index: number, readonly proc: ChildProcess, private readonly stderr: () => string) {
+  constructor(
+    readonly index: number,
+    readonly proc: ChildProcess,
+    private readonly stderr: () => string,
+  ) {
     this.ready = new Promise((resolve) => (this.readyResolve = resolve));
     proc.on('message', (msg: ClientToRunner) => this.onMessage(msg));
-    proc.on('exit', (code, sig) => this.failAll(new Error(`client ${index} exited (${code ?? sig}):\n${this.stderr().trim().split('\n').slice(-40).join('\n')}`)));
+    proc.on('exit', (code, sig) =>
+      this.failAll(new Error(`client ${index} exited (${code ?? sig}):\n${this.stderr().trim().split('\n').slice(-40).join('\n')}`)),
+    );
   }
 
   get pid(): number {
@@ -171,7 +180,10 @@ export class ClientWorker {
 export class RegisterWorker {
   private dumpWaiter: { resolve: (count: number) => void; reject: (err: Error) => void } | null = null;
 
-  constructor(readonly proc: ChildProcess, readonly port: number) {
+  constructor(
+    readonly proc: ChildProcess,
+    readonly port: number,
+  ) {
     proc.on('message', (msg: RegisterToRunner) => {
       if (msg.type === 'dumped') {
         this.dumpWaiter?.resolve(msg.count);
@@ -210,7 +222,11 @@ export class RegisterWorker {
 export class ChaosWorkers {
   private readonly lifeline = new Lifeline();
   private readonly exitHook = () => this.killAllSync();
-  private constructor(readonly clients: ClientWorker[], readonly register: RegisterWorker, private readonly procs: ChildProcess[]) {
+  private constructor(
+    readonly clients: ClientWorker[],
+    readonly register: RegisterWorker,
+    private readonly procs: ChildProcess[],
+  ) {
     process.once('exit', this.exitHook);
     for (const p of procs) if (p.pid) this.lifeline.watch(p.pid);
   }
@@ -222,7 +238,9 @@ export class ChaosWorkers {
       const reg = spawnWorker(root, 'scripts/chaos/register.ts', [origin.toString()]);
       procs.push(reg.proc);
       const port = await new Promise<number>((resolve, reject) => {
-        reg.proc.once('message', (msg: RegisterToRunner) => (msg.type === 'ready' ? resolve(msg.port) : reject(new Error('register: unexpected message'))));
+        reg.proc.once('message', (msg: RegisterToRunner) =>
+          msg.type === 'ready' ? resolve(msg.port) : reject(new Error('register: unexpected message')),
+        );
         reg.proc.once('exit', (code) => reject(new Error(`the register process exited (${code}): ${reg.stderr()}`)));
       });
       const clients: ClientWorker[] = [];
@@ -231,9 +249,16 @@ export class ChaosWorkers {
         procs.push(w.proc);
         clients.push(new ClientWorker(i, w.proc, w.stderr));
       }
-      await Promise.all(clients.map((c) => Promise.race([c.ready, new Promise((_, reject) => {
-        c.proc.once('exit', (code) => reject(new Error(`client ${c.index} exited at start (${code})`)));
-      })])));
+      await Promise.all(
+        clients.map((c) =>
+          Promise.race([
+            c.ready,
+            new Promise((_, reject) => {
+              c.proc.once('exit', (code) => reject(new Error(`client ${c.index} exited at start (${code})`)));
+            }),
+          ]),
+        ),
+      );
       return new ChaosWorkers(clients, new RegisterWorker(reg.proc, port), procs);
     } catch (err) {
       for (const p of procs) signal(p, 'SIGKILL');
@@ -257,16 +282,22 @@ export class ChaosWorkers {
   async close(): Promise<void> {
     this.resumeAll();
     for (const p of this.procs) if (p.connected) p.disconnect();
-    await Promise.all(this.procs.map((p) => (exited(p) ? undefined : new Promise<void>((resolve) => {
-      const timer = setTimeout(() => {
-        signal(p, 'SIGKILL');
-        resolve();
-      }, 3_000);
-      p.once('exit', () => {
-        clearTimeout(timer);
-        resolve();
-      });
-    }))));
+    await Promise.all(
+      this.procs.map((p) =>
+        exited(p)
+          ? undefined
+          : new Promise<void>((resolve) => {
+              const timer = setTimeout(() => {
+                signal(p, 'SIGKILL');
+                resolve();
+              }, 3_000);
+              p.once('exit', () => {
+                clearTimeout(timer);
+                resolve();
+              });
+            }),
+      ),
+    );
     this.lifeline.close();
     process.removeListener('exit', this.exitHook);
   }

@@ -3,7 +3,11 @@ import type { z } from 'zod';
 /** An API answer that was not 2xx: status and the server's message. */
 export class ApiError extends Error {
   override readonly name = 'ApiError' as const;
-  constructor(readonly status: number, message: string, readonly body: unknown = null) {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly body: unknown = null,
+  ) {
     super(message);
   }
 }

@@ -1,8 +1,15 @@
 import { keepPreviousData, queryOptions } from '@tanstack/react-query';
 import { z } from 'zod';
 import {
-  extendResponseSchema, forceReleaseResponseSchema, lockGrantSchema, lockListResponseSchema, releaseResponseSchema, voteSchema,
-  type ForceReleaseResponse, type LockGrant, type VoteView,
+  extendResponseSchema,
+  forceReleaseResponseSchema,
+  lockGrantSchema,
+  lockListResponseSchema,
+  releaseResponseSchema,
+  voteSchema,
+  type ForceReleaseResponse,
+  type LockGrant,
+  type VoteView,
 } from '../api/locks';
 import { ApiError, fetchJson } from './fetch-json';
 import { lockListUrl, queryKeys, type LockFilters, type LockListPage } from './queries';

@@ -28,7 +28,13 @@ export const locksSummaryQuery = () =>
     queryKey: opsKeys.locksSummary,
     queryFn: ({ signal }) => fetchJson('/api/locks?limit=1', lockListResponseSchema, { signal }),
     select: (page: LockListResponse) => ({
-      readAt: page.readAt, scanMs: page.scanMs, index: page.index, total: page.total, stateCounts: page.stateCounts, nodes: page.nodes, quorum: page.quorum,
+      readAt: page.readAt,
+      scanMs: page.scanMs,
+      index: page.index,
+      total: page.total,
+      stateCounts: page.stateCounts,
+      nodes: page.nodes,
+      quorum: page.quorum,
     }),
     refetchInterval: 2_000,
   });
@@ -71,7 +77,6 @@ export const lockHoldersQuery = () =>
     staleTime: 1_000,
   });
 
-
 export function runNodeAction(id: number, action: NodeAction): Promise<NodeActionResponse> {
   return postJson(`/api/nodes/${id}/actions`, action, nodeActionResponseSchema);
 }
@@ -86,7 +91,13 @@ export function markNodeClean(id: number, reason: string, seen?: SeenSentinel): 
  * absolute `since`). The answer carries the `since` it was read with, so an export can ask for
  * exactly the entries on screen.
  */
-export interface AuditView { actor?: string; action?: string; sinceSpanMs?: number; since?: number; limit: number }
+export interface AuditView {
+  actor?: string;
+  action?: string;
+  sinceSpanMs?: number;
+  since?: number;
+  limit: number;
+}
 
 export const auditViewQuery = (view: AuditView) =>
   queryOptions({

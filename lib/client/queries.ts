@@ -22,7 +22,12 @@ export const nodesQuery = () =>
     refetchIntervalInBackground: false,
   });
 
-export interface LockFilters { prefix?: string; state?: string; search?: string; pattern?: string }
+export interface LockFilters {
+  prefix?: string;
+  state?: string;
+  search?: string;
+  pattern?: string;
+}
 
 /**
  * GET /api/locks with these filters, from `cursor` (null: the first page). `progressive`: a first
@@ -78,7 +83,12 @@ export const lockDetailQuery = (resource: string) =>
     refetchInterval: 1_000,
   });
 
-export interface AuditFilters { actor?: string; action?: string; since?: number; limit?: number }
+export interface AuditFilters {
+  actor?: string;
+  action?: string;
+  since?: number;
+  limit?: number;
+}
 
 export function auditUrl(filters: AuditFilters, format: 'json' | 'csv' = 'json'): string {
   const params = new URLSearchParams({ limit: String(filters.limit ?? 500), format });

@@ -1,6 +1,13 @@
 import { queryOptions } from '@tanstack/react-query';
 import {
-  ACTIVE_STATUSES, runResponseSchema, scenarioListSchema, type RunAction, type RunActionBody, type RunResponse, type ScenarioId, type Speed,
+  ACTIVE_STATUSES,
+  runResponseSchema,
+  scenarioListSchema,
+  type RunAction,
+  type RunActionBody,
+  type RunResponse,
+  type ScenarioId,
+  type Speed,
 } from '../api/scenarios';
 import { fetchJson } from './fetch-json';
 import { postJson } from './session';

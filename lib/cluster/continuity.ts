@@ -74,8 +74,15 @@ export function takeMarker(dataDir: string): ContinuityMarker | null {
   }
   try {
     const m = JSON.parse(text) as Partial<ContinuityMarker>;
-    if (m.version !== 1 || typeof m.runId !== 'string' || !/^[0-9a-f]+$/.test(m.runId) || typeof m.persistence !== 'string'
-      || typeof m.keyPrefix !== 'string' || typeof m.quarantineUntil !== 'number') return null;
+    if (
+      m.version !== 1 ||
+      typeof m.runId !== 'string' ||
+      !/^[0-9a-f]+$/.test(m.runId) ||
+      typeof m.persistence !== 'string' ||
+      typeof m.keyPrefix !== 'string' ||
+      typeof m.quarantineUntil !== 'number'
+    )
+      return null;
     return m as ContinuityMarker;
   } catch {
     return null;
@@ -89,8 +96,15 @@ export function keepsData(mode: Persistence): boolean {
 
 /** A short client straight to the redis-server process (never through its fault proxy). */
 function directClient(host: string, port: number): Redis {
-  const client = new Redis({ host, port, lazyConnect: true, maxRetriesPerRequest: 0, enableOfflineQueue: false,
-    retryStrategy: () => null, connectTimeout: 1_000 });
+  const client = new Redis({
+    host,
+    port,
+    lazyConnect: true,
+    maxRetriesPerRequest: 0,
+    enableOfflineQueue: false,
+    retryStrategy: () => null,
+    connectTimeout: 1_000,
+  });
   client.on('error', () => undefined);
   return client;
 }
@@ -106,12 +120,17 @@ export interface StoppedIncarnation {
  * flushed. Resolves once Redis accepted the SHUTDOWN (it closes the connection); rejects when it
  * refused (e.g. the final save failed: the process keeps running) or could not be reached.
  */
-export async function readAndShutdown(host: string, port: number, persistence: Persistence, keyPrefix: string): Promise<StoppedIncarnation> {
+export async function readAndShutdown(
+  host: string,
+  port: number,
+  persistence: Persistence,
+  keyPrefix: string,
+): Promise<StoppedIncarnation> {
   const client = directClient(host, port);
   try {
     await client.connect();
     const runId = await serverRunId(client);
-    const quarantineUntil = Number(await client.hget(epochKey(keyPrefix), EPOCH_FIELDS.quarantineUntil) ?? 0) || 0;
+    const quarantineUntil = Number((await client.hget(epochKey(keyPrefix), EPOCH_FIELDS.quarantineUntil)) ?? 0) || 0;
     try {
       await client.call('SHUTDOWN', ...(persistence === 'rdb' ? ['SAVE'] : []));
     } catch (err) {
@@ -125,39 +144,72 @@ export async function readAndShutdown(host: string, port: number, persistence: P
 }
 
 /** Decide, and when the marker allows it apply, continuity for a node that has just started. */
-export async function adoptAfterStart(host: string, port: number, marker: ContinuityMarker | null,
-  options: { persistence: Persistence; keyPrefix: string; lastExit: string }): Promise<ContinuityOutcome> {
+export async function adoptAfterStart(
+  host: string,
+  port: number,
+  marker: ContinuityMarker | null,
+  options: { persistence: Persistence; keyPrefix: string; lastExit: string },
+): Promise<ContinuityOutcome> {
   const at = Date.now();
   const client = directClient(host, port);
   try {
     await client.connect();
     const runId = await serverRunId(client).catch(() => null);
-    const no = (code: ContinuityCode, reason: string): ContinuityOutcome =>
-      ({ adopted: false, code, reason: `not adopted: ${reason}`, runId, previousRunId: marker?.runId ?? null, at });
+    const no = (code: ContinuityCode, reason: string): ContinuityOutcome => ({
+      adopted: false,
+      code,
+      reason: `not adopted: ${reason}`,
+      runId,
+      previousRunId: marker?.runId ?? null,
+      at,
+    });
     if (!marker) {
-      return no('no-marker', options.persistence === 'none'
-        ? 'it started without persistence and holds nothing: the lock core quarantines it for maxTtlMs'
-        : `no graceful stop with its data flushed was recorded (last exit: ${options.lastExit}), so the lock core treats it as a restart that may have lost data: it sits out maxTtlMs`);
+      return no(
+        'no-marker',
+        options.persistence === 'none'
+          ? 'it started without persistence and holds nothing: the lock core quarantines it for maxTtlMs'
+          : `no graceful stop with its data flushed was recorded (last exit: ${options.lastExit}), so the lock core treats it as a restart that may have lost data: it sits out maxTtlMs`,
+      );
     }
     if (marker.persistence !== options.persistence) {
-      return no('persistence-changed', options.persistence === 'none'
-        ? `stopped with ${marker.persistence}, started without persistence: it holds nothing, and the lock core quarantines it for maxTtlMs`
-        : `stopped with ${marker.persistence}, started with ${options.persistence}: what it loaded is not what it held, so it sits out maxTtlMs as a restart`);
+      return no(
+        'persistence-changed',
+        options.persistence === 'none'
+          ? `stopped with ${marker.persistence}, started without persistence: it holds nothing, and the lock core quarantines it for maxTtlMs`
+          : `stopped with ${marker.persistence}, started with ${options.persistence}: what it loaded is not what it held, so it sits out maxTtlMs as a restart`,
+      );
     }
     if (marker.keyPrefix !== options.keyPrefix) {
       return no('prefix-changed', `its graceful stop was recorded for key prefix ${marker.keyPrefix}, not ${options.keyPrefix}`);
     }
-    const result = await adoptGracefulRestart(client, { keyPrefix: options.keyPrefix, previousRunId: marker.runId,
-      origin: `graceful restart adopted by the supervisor (${options.persistence})`, previousQuarantineUntil: marker.quarantineUntil });
+    const result = await adoptGracefulRestart(client, {
+      keyPrefix: options.keyPrefix,
+      previousRunId: marker.runId,
+      origin: `graceful restart adopted by the supervisor (${options.persistence})`,
+      previousQuarantineUntil: marker.quarantineUntil,
+    });
     if (result.adopted) {
-      return { adopted: true, code: 'adopted', reason: `adopted: stopped gracefully with ${marker.persistence} and started unchanged, so it lost nothing and votes at once`,
-        runId, previousRunId: marker.runId, at };
+      return {
+        adopted: true,
+        code: 'adopted',
+        reason: `adopted: stopped gracefully with ${marker.persistence} and started unchanged, so it lost nothing and votes at once`,
+        runId,
+        previousRunId: marker.runId,
+        at,
+      };
     }
     return result.reason === 'no-sentinel'
       ? no('no-sentinel', 'it has no epoch sentinel (its data was lost or never marked): the lock core quarantines it')
       : no('changed', 'its sentinel no longer speaks for the process that was stopped: the lock core decides from the sentinel');
   } catch (err) {
-    return { adopted: false, code: 'error', reason: `not adopted: ${(err as Error).message}`, runId: null, previousRunId: marker?.runId ?? null, at };
+    return {
+      adopted: false,
+      code: 'error',
+      reason: `not adopted: ${(err as Error).message}`,
+      runId: null,
+      previousRunId: marker?.runId ?? null,
+      at,
+    };
   } finally {
     client.disconnect();
   }
@@ -168,7 +220,9 @@ export function continuityLines(nodes: ReadonlyArray<{ id: number; continuity: C
   const adopted = nodes.filter((n) => n.continuity?.adopted).map((n) => n.id);
   const lines: string[] = [];
   if (adopted.length > 0) {
-    lines.push(`graceful restart adopted on node${adopted.length > 1 ? 's' : ''} ${adopted.join(', ')}: stopped with their data flushed, they vote at once`);
+    lines.push(
+      `graceful restart adopted on node${adopted.length > 1 ? 's' : ''} ${adopted.join(', ')}: stopped with their data flushed, they vote at once`,
+    );
   }
   for (const n of nodes) if (n.continuity && !n.continuity.adopted) lines.push(`node ${n.id}: restart ${n.continuity.reason}`);
   return lines;

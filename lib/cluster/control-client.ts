@@ -7,7 +7,11 @@ import type { NodeStatus } from './supervisor';
 
 /** The console server's handle on the supervisor, over the local control channel. */
 export class ControlClient {
-  constructor(private readonly url: string, private readonly secret: string, private readonly timeoutMs = 30_000) {}
+  constructor(
+    private readonly url: string,
+    private readonly secret: string,
+    private readonly timeoutMs = 30_000,
+  ) {}
 
   /** From REDLOCK_CONTROL_URL and REDLOCK_CONTROL_SECRET_FILE; null when the console does not run the cluster. */
   static fromEnv(env: Record<string, string | undefined> = process.env): ControlClient | null {

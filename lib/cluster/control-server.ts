@@ -28,10 +28,11 @@ export async function startControlServer(supervisor: ClusterSupervisor, secret: 
   const { port: bound } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${bound}`,
-    close: () => new Promise((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }
 
@@ -53,7 +54,9 @@ async function handle(supervisor: ClusterSupervisor, expected: Buffer, req: Inco
     }
     const parsed = nodeActionSchema.safeParse(body);
     if (!parsed.success) {
-      return send(res, 400, { error: { code: 'BAD_ACTION', message: parsed.error.issues.map((i) => `${i.path.join('.') || 'body'}: ${i.message}`).join('; ') } });
+      return send(res, 400, {
+        error: { code: 'BAD_ACTION', message: parsed.error.issues.map((i) => `${i.path.join('.') || 'body'}: ${i.message}`).join('; ') },
+      });
     }
     try {
       const node = await supervisor.act(Number(match[1]), parsed.data);

@@ -4,7 +4,10 @@
  */
 export class ClusterConfigError extends Error {
   override readonly name = 'ClusterConfigError' as const;
-  constructor(message: string, readonly code: 'REDIS_MISSING' | 'PORT_IN_USE' | 'BAD_CONFIG' | 'START_FAILED') {
+  constructor(
+    message: string,
+    readonly code: 'REDIS_MISSING' | 'PORT_IN_USE' | 'BAD_CONFIG' | 'START_FAILED',
+  ) {
     super(message);
   }
 }
@@ -12,7 +15,10 @@ export class ClusterConfigError extends Error {
 /** An action that does not fit the node's current state (e.g. resume a node that is not paused). */
 export class NodeActionError extends Error {
   override readonly name = 'NodeActionError' as const;
-  constructor(message: string, readonly code: 'NOT_FOUND' | 'BAD_STATE' | 'BAD_ACTION' | 'NO_PROXY') {
+  constructor(
+    message: string,
+    readonly code: 'NOT_FOUND' | 'BAD_STATE' | 'BAD_ACTION' | 'NO_PROXY',
+  ) {
     super(message);
   }
 }

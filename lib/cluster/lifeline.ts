@@ -43,10 +43,16 @@ export class Lifeline {
     (this.child.stdin as unknown as { unref?: () => void } | null)?.unref?.();
   }
 
-  get pid(): number | null { return this.child?.pid ?? null; }
+  get pid(): number | null {
+    return this.child?.pid ?? null;
+  }
 
-  watch(pid: number): void { this.child?.stdin?.write(`+${pid}\n`); }
-  forget(pid: number): void { this.child?.stdin?.write(`-${pid}\n`); }
+  watch(pid: number): void {
+    this.child?.stdin?.write(`+${pid}\n`);
+  }
+  forget(pid: number): void {
+    this.child?.stdin?.write(`-${pid}\n`);
+  }
 
   /** Normal shutdown: the nodes are already stopped; let the watchdog go. */
   close(): void {

@@ -8,7 +8,12 @@ import { persistenceArgs, type Persistence } from './persistence';
 
 export type NodeState = 'starting' | 'up' | 'paused' | 'stopping' | 'down';
 
-export interface NodeExit { code: number | null; signal: NodeJS.Signals | null; at: number; expected: boolean }
+export interface NodeExit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  at: number;
+  expected: boolean;
+}
 
 export interface RedisNodeOptions {
   id: number;
@@ -51,12 +56,24 @@ export class RedisNode extends EventEmitter {
     this.dataDir = options.dataDir;
   }
 
-  get state(): NodeState { return this._state; }
-  get pid(): number | null { return this.child?.pid ?? null; }
-  get persistence(): Persistence { return this._persistence; }
-  get startedAt(): number | null { return this._startedAt; }
-  get lastExit(): NodeExit | null { return this._lastExit; }
-  get logFile(): string { return join(this.dataDir, 'redis.log'); }
+  get state(): NodeState {
+    return this._state;
+  }
+  get pid(): number | null {
+    return this.child?.pid ?? null;
+  }
+  get persistence(): Persistence {
+    return this._persistence;
+  }
+  get startedAt(): number | null {
+    return this._startedAt;
+  }
+  get lastExit(): NodeExit | null {
+    return this._lastExit;
+  }
+  get logFile(): string {
+    return join(this.dataDir, 'redis.log');
+  }
 
   /** Spawn redis-server with `persistence` and resolve once it answers PING. */
   async start(persistence: Persistence): Promise<void> {
@@ -66,9 +83,24 @@ export class RedisNode extends EventEmitter {
     const logOffset = fileSize(this.logFile);
     const logFd = openSync(this.logFile, 'a', 0o600);
     const args = [
-      '--port', String(this.port), '--bind', this.host, '--dir', this.dataDir,
-      '--daemonize', 'no', '--protected-mode', 'yes', '--logfile', '', '--pidfile', '',
-      '--dbfilename', 'dump.rdb', '--appenddirname', 'aof',
+      '--port',
+      String(this.port),
+      '--bind',
+      this.host,
+      '--dir',
+      this.dataDir,
+      '--daemonize',
+      'no',
+      '--protected-mode',
+      'yes',
+      '--logfile',
+      '',
+      '--pidfile',
+      '',
+      '--dbfilename',
+      'dump.rdb',
+      '--appenddirname',
+      'aof',
       ...persistenceArgs(persistence),
       ...(this.options.extraArgs ?? []),
     ];
@@ -108,7 +140,8 @@ export class RedisNode extends EventEmitter {
       if (/Address already in use/i.test(tail)) {
         throw new ClusterConfigError(
           `port ${this.port} is already in use (another redis-server or redlock-console?); stop it or choose other ports with REDLOCK_SERVER_PORT_BASE`,
-          'PORT_IN_USE');
+          'PORT_IN_USE',
+        );
       }
       const reason = lastMeaningfulLine(tail) ?? (err as Error).message;
       throw new ClusterConfigError(`redis-server for node ${this.id} on port ${this.port} did not start: ${reason}`, 'START_FAILED');
@@ -132,7 +165,14 @@ export class RedisNode extends EventEmitter {
     const timeout = this.options.stopTimeoutMs ?? 5_000;
     const deadline = sleep(timeout).then(() => true);
     const asked = shutdown
-      ? await Promise.race([shutdown().then(() => true, () => false), this.exited.then(() => true), deadline.then(() => false)])
+      ? await Promise.race([
+          shutdown().then(
+            () => true,
+            () => false,
+          ),
+          this.exited.then(() => true),
+          deadline.then(() => false),
+        ])
       : false;
     if (!asked) signal(child, 'SIGTERM');
     const timedOut = await Promise.race([this.exited.then(() => false), deadline]);
@@ -204,7 +244,10 @@ function readLogTail(file: string, from: number): string {
 }
 
 function lastMeaningfulLine(log: string): string | null {
-  const lines = log.split('\n').map((l) => l.replace(/^\d+:[A-Z] [^*#-]*[*#-] /, '').trim()).filter(Boolean);
+  const lines = log
+    .split('\n')
+    .map((l) => l.replace(/^\d+:[A-Z] [^*#-]*[*#-] /, '').trim())
+    .filter(Boolean);
   return lines.find((l) => /error|fatal|can't|cannot|failed|bad|wrong/i.test(l)) ?? lines.at(-1) ?? null;
 }
 

@@ -9,8 +9,15 @@ const execFileP = promisify(execFile);
 export function findRedisServer(env: NodeJS.ProcessEnv = process.env): string | null {
   const candidates = env.REDIS_SERVER
     ? [env.REDIS_SERVER]
-    : [...(env.PATH ?? '').split(delimiter).filter(Boolean).map((dir) => join(dir, 'redis-server')),
-       '/usr/bin/redis-server', '/usr/local/bin/redis-server', '/usr/sbin/redis-server'];
+    : [
+        ...(env.PATH ?? '')
+          .split(delimiter)
+          .filter(Boolean)
+          .map((dir) => join(dir, 'redis-server')),
+        '/usr/bin/redis-server',
+        '/usr/local/bin/redis-server',
+        '/usr/sbin/redis-server',
+      ];
   for (const file of candidates) {
     try {
       accessSync(file, constants.X_OK);

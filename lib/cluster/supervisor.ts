@@ -6,7 +6,14 @@ import { FaultProxy, type FaultMode } from '../faults';
 import { markNodeClean } from '@redlock-console/redlock';
 import type { NodeAction } from '../api/node-actions';
 import {
-  adoptAfterStart, deleteMarker, keepsData, readAndShutdown, takeMarker, writeMarker, type ContinuityOutcome, type StoppedIncarnation,
+  adoptAfterStart,
+  deleteMarker,
+  keepsData,
+  readAndShutdown,
+  takeMarker,
+  writeMarker,
+  type ContinuityOutcome,
+  type StoppedIncarnation,
 } from './continuity';
 import { ClusterConfigError, NodeActionError } from './errors';
 import { Lifeline } from './lifeline';
@@ -102,7 +109,9 @@ export class ClusterSupervisor extends EventEmitter {
   private closed = false;
   private readonly exitHook = () => this.killAllSync();
 
-  private constructor(private readonly options: Required<Pick<ClusterOptions, 'dataRoot' | 'host' | 'keyPrefix' | 'maxTtlMs'>> & ClusterOptions) {
+  private constructor(
+    private readonly options: Required<Pick<ClusterOptions, 'dataRoot' | 'host' | 'keyPrefix' | 'maxTtlMs'>> & ClusterOptions,
+  ) {
     super();
     this.registry = new PidRegistry(join(options.dataRoot, 'pids.json'));
     this.lifeline = options.lifeline === false ? null : new Lifeline();
@@ -121,7 +130,11 @@ export class ClusterSupervisor extends EventEmitter {
 
     mkdirSync(options.dataRoot, { recursive: true, mode: 0o700 });
     const supervisor = new ClusterSupervisor({
-      host: '127.0.0.1', keyPrefix: 'rl:', maxTtlMs: 60_000, ...options, binary,
+      host: '127.0.0.1',
+      keyPrefix: 'rl:',
+      maxTtlMs: 60_000,
+      ...options,
+      binary,
     });
     supervisor.registry.reapStale();
     try {
@@ -135,15 +148,29 @@ export class ClusterSupervisor extends EventEmitter {
         mkdirSync(dataDir, { recursive: true, mode: 0o700 });
         const port = options.portBase !== undefined ? options.portBase + i : await freePort(host);
         const node = new RedisNode({ id, port, host, dataDir, binary, extraArgs: options.extraArgs });
-        const member: Member = { node, proxy: null, queue: Promise.resolve(), restartTimer: null, restartAt: null, nextPersistence: persistence(i),
-          continuity: null, resumable: null, gatedMode: null };
+        const member: Member = {
+          node,
+          proxy: null,
+          queue: Promise.resolve(),
+          restartTimer: null,
+          restartAt: null,
+          nextPersistence: persistence(i),
+          continuity: null,
+          resumable: null,
+          gatedMode: null,
+        };
         supervisor.members.push(member);
         supervisor.wire(member);
         // Before its proxy exists: no client can reach the node until it is marked or adopted.
         await supervisor.startNode(member, persistence(i), fresh);
         if (options.proxies !== false) {
-          const proxy = new FaultProxy({ name: `node-${id}`, targetHost: host, targetPort: port, listenHost: host,
-            listenPort: options.proxyPortBase !== undefined ? options.proxyPortBase + i : 0 });
+          const proxy = new FaultProxy({
+            name: `node-${id}`,
+            targetHost: host,
+            targetPort: port,
+            listenHost: host,
+            listenPort: options.proxyPortBase !== undefined ? options.proxyPortBase + i : 0,
+          });
           await proxy.start();
           member.proxy = proxy;
         }
@@ -155,7 +182,9 @@ export class ClusterSupervisor extends EventEmitter {
     return supervisor;
   }
 
-  get size(): number { return this.members.length; }
+  get size(): number {
+    return this.members.length;
+  }
 
   /** Client URLs, one per node, in node order (through the proxies when there are any). */
   urls(): string[] {
@@ -190,14 +219,30 @@ export class ClusterSupervisor extends EventEmitter {
     return run.then(() => this.status(member));
   }
 
-  crash(id: number) { return this.act(id, { action: 'crash' }); }
-  stop(id: number) { return this.act(id, { action: 'stop' }); }
-  start(id: number, persistence?: Persistence) { return this.act(id, { action: 'start', persistence }); }
-  restart(id: number, options: { persistence?: Persistence; delayMs?: number } = {}) { return this.act(id, { action: 'restart', ...options }); }
-  pause(id: number) { return this.act(id, { action: 'pause' }); }
-  resume(id: number) { return this.act(id, { action: 'resume' }); }
-  partition(id: number) { return this.act(id, { action: 'partition' }); }
-  heal(id: number) { return this.act(id, { action: 'heal' }); }
+  crash(id: number) {
+    return this.act(id, { action: 'crash' });
+  }
+  stop(id: number) {
+    return this.act(id, { action: 'stop' });
+  }
+  start(id: number, persistence?: Persistence) {
+    return this.act(id, { action: 'start', persistence });
+  }
+  restart(id: number, options: { persistence?: Persistence; delayMs?: number } = {}) {
+    return this.act(id, { action: 'restart', ...options });
+  }
+  pause(id: number) {
+    return this.act(id, { action: 'pause' });
+  }
+  resume(id: number) {
+    return this.act(id, { action: 'resume' });
+  }
+  partition(id: number) {
+    return this.act(id, { action: 'partition' });
+  }
+  heal(id: number) {
+    return this.act(id, { action: 'heal' });
+  }
 
   /** Resolves once node `id` is up (e.g. after a delayed restart). */
   async waitUntilUp(id: number, timeoutMs = 20_000): Promise<NodeStatus> {
@@ -218,10 +263,12 @@ export class ClusterSupervisor extends EventEmitter {
       if (m.restartTimer) clearTimeout(m.restartTimer);
       m.restartTimer = null;
     }
-    await Promise.all(this.members.map(async (m) => {
-      await m.proxy?.close().catch(() => undefined);
-      await this.stopNode(m).catch(() => undefined);
-    }));
+    await Promise.all(
+      this.members.map(async (m) => {
+        await m.proxy?.close().catch(() => undefined);
+        await this.stopNode(m).catch(() => undefined);
+      }),
+    );
     this.lifeline?.close();
     process.removeListener('exit', this.exitHook);
     this.emit('shutdown');
@@ -280,8 +327,13 @@ export class ClusterSupervisor extends EventEmitter {
         return this.setFault(member, { kind: 'reset' });
       case 'latency': {
         const jitter = action.jitterMs ?? 0;
-        return this.setFault(member, { kind: 'latency', upMs: Math.floor(action.latencyMs / 2), upJitterMs: Math.floor(jitter / 2),
-          downMs: Math.ceil(action.latencyMs / 2), downJitterMs: Math.ceil(jitter / 2) });
+        return this.setFault(member, {
+          kind: 'latency',
+          upMs: Math.floor(action.latencyMs / 2),
+          upJitterMs: Math.floor(jitter / 2),
+          downMs: Math.ceil(action.latencyMs / 2),
+          downJitterMs: Math.ceil(jitter / 2),
+        });
       }
     }
   }
@@ -310,15 +362,22 @@ export class ClusterSupervisor extends EventEmitter {
     member.resumable = null;
     const persistence = node.persistence;
     let reading = null as Promise<StoppedIncarnation> | null;
-    const shutdown = keepsData(persistence) && node.state !== 'starting'
-      ? () => (reading = readAndShutdown(node.host, node.port, persistence, this.options.keyPrefix))
-      : undefined;
+    const shutdown =
+      keepsData(persistence) && node.state !== 'starting'
+        ? () => (reading = readAndShutdown(node.host, node.port, persistence, this.options.keyPrefix))
+        : undefined;
     const exit = await node.stop(shutdown);
     // The exit can be seen before the SHUTDOWN's connection closes: wait for the reading itself.
     const seen = reading ? await (reading as Promise<StoppedIncarnation>).catch(() => null) : null;
     if (seen && exit && exit.code === 0 && exit.signal === null) {
-      writeMarker(node.dataDir, { version: 1, runId: seen.runId, persistence, keyPrefix: this.options.keyPrefix,
-        quarantineUntil: seen.quarantineUntil, stoppedAt: exit.at });
+      writeMarker(node.dataDir, {
+        version: 1,
+        runId: seen.runId,
+        persistence,
+        keyPrefix: this.options.keyPrefix,
+        quarantineUntil: seen.quarantineUntil,
+        stoppedAt: exit.at,
+      });
       member.resumable = persistence;
       this.emit('graceful-stop', node.id, seen);
     }
@@ -369,7 +428,13 @@ export class ClusterSupervisor extends EventEmitter {
   }
 
   private async markClean(member: Member, origin: string): Promise<void> {
-    const client = new Redis({ host: member.node.host, port: member.node.port, lazyConnect: true, maxRetriesPerRequest: 1, enableOfflineQueue: false });
+    const client = new Redis({
+      host: member.node.host,
+      port: member.node.port,
+      lazyConnect: true,
+      maxRetriesPerRequest: 1,
+      enableOfflineQueue: false,
+    });
     client.on('error', () => undefined);
     try {
       await client.connect();
@@ -439,7 +504,8 @@ async function assertPortsFree(host: string, base: number | undefined, count: nu
     if (!(await isPortFree(port, host))) {
       throw new ClusterConfigError(
         `port ${port} on ${host} is already in use (another redlock-console or redis-server?); stop it or set ${envName} to a free range`,
-        'PORT_IN_USE');
+        'PORT_IN_USE',
+      );
     }
   }
 }

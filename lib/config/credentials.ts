@@ -33,7 +33,12 @@ export function ensureOperatorLogin(dataDir: string, fromEnv: { user: string | n
     // first run: generate below
   }
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
-  const login: OperatorLogin = { username: 'operator', password: randomBytes(15).toString('base64url'), source: 'generated', created: true };
+  const login: OperatorLogin = {
+    username: 'operator',
+    password: randomBytes(15).toString('base64url'),
+    source: 'generated',
+    created: true,
+  };
   writeFileSync(file, `${JSON.stringify({ username: login.username, password: login.password }, null, 2)}\n`, { mode: 0o600 });
   chmodSync(file, 0o600);
   return login;

@@ -14,7 +14,10 @@ const EXAMPLE = 'redis://:password@10.0.0.5:6379,redis://10.0.0.6:6379';
 
 /** Parse REDLOCK_NODES: comma-separated redis:// or rediss:// URLs (user and password allowed). */
 export function parseNodeUrls(value: string, variable = 'REDLOCK_NODES'): NodeEndpoint[] {
-  const entries = value.split(',').map((s) => s.trim()).filter(Boolean);
+  const entries = value
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   if (entries.length === 0) throw new ConfigError(`${variable} is empty; list your masters, e.g. ${EXAMPLE}`);
   if (entries.length > 15) throw new ConfigError(`${variable} lists ${entries.length} masters; at most 15 are supported`);
   const seen = new Set<string>();
@@ -35,7 +38,8 @@ export function parseNodeUrls(value: string, variable = 'REDLOCK_NODES'): NodeEn
     const db = url.pathname.replace(/^\//, '');
     if (db && !/^\d{1,2}$/.test(db)) throw new ConfigError(`${where} has a bad database number "${db}"`);
     const label = `${url.hostname}:${port}`;
-    if (seen.has(label)) throw new ConfigError(`${where} repeats ${label}; each master must be listed once (Redlock needs independent nodes)`);
+    if (seen.has(label))
+      throw new ConfigError(`${where} repeats ${label}; each master must be listed once (Redlock needs independent nodes)`);
     seen.add(label);
     return { url: entry, label, host: url.hostname, port, tls: url.protocol === 'rediss:' };
   });

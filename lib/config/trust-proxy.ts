@@ -12,10 +12,7 @@ import { ConfigError } from './errors';
  *   the TCP peer leftwards through X-Forwarded-For while the address is one of these; the first one
  *   that is not is the client.
  */
-export type TrustProxy =
-  | { kind: 'off' }
-  | { kind: 'hops'; hops: number }
-  | { kind: 'cidrs'; list: BlockList; text: string };
+export type TrustProxy = { kind: 'off' } | { kind: 'hops'; hops: number } | { kind: 'cidrs'; list: BlockList; text: string };
 
 export function parseTrustProxy(raw: string | undefined): TrustProxy {
   const value = raw?.trim() ?? '';
@@ -26,13 +23,18 @@ export function parseTrustProxy(raw: string | undefined): TrustProxy {
     return { kind: 'hops', hops };
   }
   const list = new BlockList();
-  for (const item of value.split(',').map((s) => s.trim()).filter(Boolean)) {
+  for (const item of value
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)) {
     const [address, bits, extra] = item.split('/');
     const family = isIP(address ?? '');
     const max = family === 4 ? 32 : 128;
     const prefix = bits === undefined ? max : /^\d+$/.test(bits) ? Number(bits) : NaN;
     if (!family || extra !== undefined || !(prefix >= 0 && prefix <= max)) {
-      throw new ConfigError(`REDLOCK_TRUST_PROXY: "${item}" is not an IP address or CIDR range (use off, a hop count, or e.g. 10.0.0.0/8,::1)`);
+      throw new ConfigError(
+        `REDLOCK_TRUST_PROXY: "${item}" is not an IP address or CIDR range (use off, a hop count, or e.g. 10.0.0.0/8,::1)`,
+      );
     }
     list.addSubnet(address!, prefix, family === 4 ? 'ipv4' : 'ipv6');
   }

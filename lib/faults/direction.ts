@@ -165,10 +165,13 @@ export class Direction {
     if (this.timer !== null && this.timerAt === at) return;
     this.clearTimer();
     this.timerAt = at;
-    this.timer = setTimeout(() => {
-      this.timer = null;
-      this.pump();
-    }, Math.max(1, Math.ceil(inMs)));
+    this.timer = setTimeout(
+      () => {
+        this.timer = null;
+        this.pump();
+      },
+      Math.max(1, Math.ceil(inMs)),
+    );
   }
 
   private clearTimer(): void {
@@ -181,9 +184,7 @@ export class Direction {
     const source = this.conn.sourceOf(this.name);
     if (source === null || source.destroyed) return;
     const pause =
-      !this.discarding &&
-      this.host.mode().kind !== 'blackhole' &&
-      (this.waitingDrain || this.queuedBytes >= this.host.maxBufferBytes);
+      !this.discarding && this.host.mode().kind !== 'blackhole' && (this.waitingDrain || this.queuedBytes >= this.host.maxBufferBytes);
     if (pause && !source.isPaused()) source.pause();
     else if (!pause && source.isPaused()) source.resume();
   }

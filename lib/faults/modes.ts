@@ -26,12 +26,7 @@ export type FaultMode =
 
 export type FaultModeKind = FaultMode['kind'];
 
-export const FAULT_MODE_KINDS: readonly FaultModeKind[] = Object.freeze([
-  'pass',
-  'blackhole',
-  'reset',
-  'latency',
-]);
+export const FAULT_MODE_KINDS: readonly FaultModeKind[] = Object.freeze(['pass', 'blackhole', 'reset', 'latency']);
 
 /** Thrown by {@link parseFaultMode} (and so by `FaultProxy.setMode`) on an invalid mode. */
 export class FaultModeError extends Error {
@@ -123,9 +118,7 @@ export function parseFaultMode(input: unknown): FaultMode {
       return Object.freeze({ kind: 'latency', ...values });
     }
     default:
-      throw new FaultModeError(
-        `unknown fault mode kind ${describe(kind)} (expected one of: ${FAULT_MODE_KINDS.join(', ')})`,
-      );
+      throw new FaultModeError(`unknown fault mode kind ${describe(kind)} (expected one of: ${FAULT_MODE_KINDS.join(', ')})`);
   }
 }
 

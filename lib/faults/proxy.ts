@@ -127,10 +127,9 @@ export class FaultProxy extends EventEmitter<FaultProxyEvents> {
       const onListenError = (error: NodeJS.ErrnoException): void => {
         this.starting = null;
         const wrapped = Object.assign(
-          new Error(
-            `fault proxy "${this.name}": cannot listen on ${this.listenHost}:${this.listenPort}: ${error.code ?? error.message}`,
-            { cause: error },
-          ),
+          new Error(`fault proxy "${this.name}": cannot listen on ${this.listenHost}:${this.listenPort}: ${error.code ?? error.message}`, {
+            cause: error,
+          }),
           { code: error.code },
         );
         reject(wrapped);

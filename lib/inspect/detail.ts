@@ -68,40 +68,42 @@ export async function lockDetail(clients: readonly Redis[], resource: string, op
   const timeoutMs = options.timeoutMs ?? SCAN_DEFAULTS.batchTimeoutMs;
   const maxValueBytes = options.maxValueBytes ?? SCAN_DEFAULTS.maxValueBytes;
 
-  const readings = await Promise.all(clients.map(async (client, i) => {
-    const node = i + 1;
-    const t0 = performance.now();
-    try {
-      const read = async () => {
-        await ensureReady(client, timeoutMs, options.signal);
-        return readLua(client, READ_KEY, [key], []);
-      };
-      const reply = await withTimeout(read(), timeoutMs, `reading ${key} on node ${node}`, options.signal);
-      if (!Array.isArray(reply) || reply.length < 2) throw new Error(`node ${node} sent an unexpected reply`);
-      const [typeReply, pttlReply, value] = reply as unknown[];
-      const type = String(typeReply);
-      let cell: LockCell = { node, known: true, present: false, token: null, pttlMs: null, meta: null };
-      if (type === 'string' && typeof value === 'string') {
-        // Our layout: `<token> <metadata JSON>`; bad JSON or a bare token is no metadata.
-        const { token, meta } = inLayout ? splitLockValue(value) : { token: value, meta: null };
-        cell = { node, known: true, present: true, token: token.slice(0, maxValueBytes), pttlMs: Number(pttlReply), meta };
+  const readings = await Promise.all(
+    clients.map(async (client, i) => {
+      const node = i + 1;
+      const t0 = performance.now();
+      try {
+        const read = async () => {
+          await ensureReady(client, timeoutMs, options.signal);
+          return readLua(client, READ_KEY, [key], []);
+        };
+        const reply = await withTimeout(read(), timeoutMs, `reading ${key} on node ${node}`, options.signal);
+        if (!Array.isArray(reply) || reply.length < 2) throw new Error(`node ${node} sent an unexpected reply`);
+        const [typeReply, pttlReply, value] = reply as unknown[];
+        const type = String(typeReply);
+        let cell: LockCell = { node, known: true, present: false, token: null, pttlMs: null, meta: null };
+        if (type === 'string' && typeof value === 'string') {
+          // Our layout: `<token> <metadata JSON>`; bad JSON or a bare token is no metadata.
+          const { token, meta } = inLayout ? splitLockValue(value) : { token: value, meta: null };
+          cell = { node, known: true, present: true, token: token.slice(0, maxValueBytes), pttlMs: Number(pttlReply), meta };
+        }
+        return { info: { node, ok: true, error: null, type, durationMs: elapsedMs(t0) }, cell };
+      } catch (err) {
+        if (options.signal?.aborted) throw options.signal.reason ?? err;
+        const cell: LockCell = { node, known: false, present: false, token: null, pttlMs: null, meta: null };
+        return { info: { node, ok: false, error: errorMessage(err), type: null, durationMs: elapsedMs(t0) }, cell };
       }
-      return { info: { node, ok: true, error: null, type, durationMs: elapsedMs(t0) }, cell };
-    } catch (err) {
-      if (options.signal?.aborted) throw options.signal.reason ?? err;
-      const cell: LockCell = { node, known: false, present: false, token: null, pttlMs: null, meta: null };
-      return { info: { node, ok: false, error: errorMessage(err), type: null, durationMs: elapsedMs(t0) }, cell };
-    }
-  }));
+    }),
+  );
 
   const cells = readings.map((r) => r.cell);
   const shownResource = options.key ? resourceOfKey(key, options.keyPrefix) : resource;
   const view = cells.some((c) => c.present)
     ? quorumView(shownResource, key, cells, {
-      configuredNodes: options.configuredNodes ?? clients.length,
-      driftFactor: options.driftFactor,
-      expiringThresholdMs: options.expiringThresholdMs,
-    })
+        configuredNodes: options.configuredNodes ?? clients.length,
+        driftFactor: options.driftFactor,
+        expiringThresholdMs: options.expiringThresholdMs,
+      })
     : null;
   return { readAt, durationMs: elapsedMs(started), resource: shownResource, key, view, nodes: readings.map((r) => r.info) };
 }

@@ -86,20 +86,28 @@ function within<T>(promise: Promise<T>, ms: number): Promise<T | null> {
  * to the exact views, so a filtered early page may hold fewer rows than there are. `matched`
  * counts the candidates found so far (or the rows, with a state filter).
  */
-export async function earlyPage(clients: readonly Redis[], run: SnapshotRun, query: Omit<PageQuery, 'cursor'>,
-  options: EarlyPageOptions): Promise<EarlyPage> {
+export async function earlyPage(
+  clients: readonly Redis[],
+  run: SnapshotRun,
+  query: Omit<PageQuery, 'cursor'>,
+  options: EarlyPageOptions,
+): Promise<EarlyPage> {
   const limit = clampPageLimit(query.limit);
   const prefix = query.prefix ?? '';
   const needle = query.search?.trim().toLowerCase() || null;
-  const accept = (resource: string, key: string) => resource.startsWith(prefix)
-    && (needle === null || resource.toLowerCase().includes(needle) || key.toLowerCase().includes(needle));
+  const accept = (resource: string, key: string) =>
+    resource.startsWith(prefix) && (needle === null || resource.toLowerCase().includes(needle) || key.toLowerCase().includes(needle));
   const scanMs = run.elapsedMs();
   const keysPerNode = run.keysPerNode();
   const { keys, accepted } = run.firstKeys(limit, accept);
   const readAt = Date.now();
   const { views, nodes } = await readLocks(clients, keys, {
-    keyPrefix: options.keyPrefix, configuredNodes: options.configuredNodes, driftFactor: options.driftFactor,
-    expiringThresholdMs: options.expiringThresholdMs, timeoutMs: options.timeoutMs ?? EARLY_READ_TIMEOUT_MS, signal: options.signal,
+    keyPrefix: options.keyPrefix,
+    configuredNodes: options.configuredNodes,
+    driftFactor: options.driftFactor,
+    expiringThresholdMs: options.expiringThresholdMs,
+    timeoutMs: options.timeoutMs ?? EARLY_READ_TIMEOUT_MS,
+    signal: options.signal,
   });
   const page = pageLocks({ locks: views }, { prefix: query.prefix, state: query.state, search: query.search, limit });
   return {

@@ -23,7 +23,11 @@ const COMMANDS = ['flushall', 'flushdb', 'swapdb', 'debug', 'replicaof', 'slaveo
 
 export async function nodeFingerprint(client: Redis, keyPrefix: string): Promise<NodeFingerprint> {
   // Plain INFO holds server, persistence, stats and replication; one section per call (Redis 6 too).
-  const [info, commands, epoch] = await Promise.all([client.info(), client.info('commandstats'), client.hget(epochKey(keyPrefix), 'createdAt')]);
+  const [info, commands, epoch] = await Promise.all([
+    client.info(),
+    client.info('commandstats'),
+    client.hget(epochKey(keyPrefix), 'createdAt'),
+  ]);
   const fields = new Map<string, string>();
   const parts: string[] = [`epoch=${epoch ?? 'none'}`];
   for (const line of `${info}\n${commands}`.split('\n')) {

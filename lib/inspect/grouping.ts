@@ -1,4 +1,12 @@
-import { inNodeOrder, LOCK_STATES, type LockCell, type LockState, type QuorumOptions, type QuorumView, type ScannedLock } from './quorum-view';
+import {
+  inNodeOrder,
+  LOCK_STATES,
+  type LockCell,
+  type LockState,
+  type QuorumOptions,
+  type QuorumView,
+  type ScannedLock,
+} from './quorum-view';
 import { FrozenLockList, makeView, stateCode, type FrozenColumns } from './view-list';
 
 /**
@@ -70,7 +78,10 @@ export class LockGrouper {
    * @param readingCount how many readings (nodes) there are
    * @param lockPrefix `<prefix>lock:`: a key's resource is the key without it (else the key itself)
    */
-  constructor(readonly readingCount: number, private readonly lockPrefix = '') {
+  constructor(
+    readonly readingCount: number,
+    private readonly lockPrefix = '',
+  ) {
     this.counts = new Array<number>(readingCount).fill(0);
   }
 
@@ -90,8 +101,16 @@ export class LockGrouper {
   }
 
   /** Add one key as reading `index` found it; `readAt` as in LockSink (0: PTTLs are not aged). */
-  add(index: number, key: string, token: string, pttlMs: number, meta: Record<string, string> | null, metaRead: boolean,
-    readAt = 0, resource?: string): void {
+  add(
+    index: number,
+    key: string,
+    token: string,
+    pttlMs: number,
+    meta: Record<string, string> | null,
+    metaRead: boolean,
+    readAt = 0,
+    resource?: string,
+  ): void {
     const n = this.readingCount;
     let group = this.groupOf.get(key);
     const added = group === undefined;
@@ -193,7 +212,10 @@ export class LockGrouper {
    * many it took. One pass with a small sorted buffer, never a sort of everything: an early page
    * picks its rows from a scan still under way this way.
    */
-  firstKeys(limit: number, accept: (resource: string, key: string) => boolean): { keys: { resource: string; key: string }[]; accepted: number } {
+  firstKeys(
+    limit: number,
+    accept: (resource: string, key: string) => boolean,
+  ): { keys: { resource: string; key: string }[]; accepted: number } {
     const { keys, resources } = this;
     const best: number[] = [];
     if (limit < 1) return { keys: [], accepted: 0 };
@@ -314,17 +336,35 @@ export class LockGrouper {
    * not follow later changes: the grouper copies them before its next write to a cell (`copy`:
    * false when this grouper will not change again, so it never copies).
    */
-  viewList(readings: readonly Pick<NodeReading, 'node' | 'ok'>[], options: QuorumOptions, now = 0, dropExpired = false, copy = true):
-    { list: FrozenLockList; stateCounts: Record<LockState, number>; shownPerReading: number[] } {
+  viewList(
+    readings: readonly Pick<NodeReading, 'node' | 'ok'>[],
+    options: QuorumOptions,
+    now = 0,
+    dropExpired = false,
+    copy = true,
+  ): { list: FrozenLockList; stateCounts: Record<LockState, number>; shownPerReading: number[] } {
     const n = this.readingCount;
     this.sortGroups();
     // Cells that say "not there" or "could not read" are the same for every key: made once, shared.
     const nodes = readings.map((r) => r.node);
     const ok = readings.map((r) => r.ok);
-    const blank = nodes.map((node, i): LockCell => Object.freeze({ node, known: ok[i]!, present: false, token: null, pttlMs: null, meta: null }));
+    const blank = nodes.map((node, i): LockCell =>
+      Object.freeze({ node, known: ok[i]!, present: false, token: null, pttlMs: null, meta: null }),
+    );
     const columns: FrozenColumns = {
-      readingCount: n, keys: this.keys, resources: this.resources, tokens: this.tokens, expiries: this.expiries, metas: this.metas,
-      nodes, ok, blank, ordered: inNodeOrder(blank), now, dropExpired, options,
+      readingCount: n,
+      keys: this.keys,
+      resources: this.resources,
+      tokens: this.tokens,
+      expiries: this.expiries,
+      metas: this.metas,
+      nodes,
+      ok,
+      blank,
+      ordered: inNodeOrder(blank),
+      now,
+      dropExpired,
+      options,
     };
     if (copy) this.shared = true;
     const order: number[] = [];

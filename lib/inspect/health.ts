@@ -72,21 +72,46 @@ export async function nodeHealth(client: Redis, node: number, options: HealthOpt
   const timeoutMs = options.timeoutMs ?? HEALTH_TIMEOUT_MS;
   let facts: Omit<NodeHealth, 'verdict' | 'usable' | 'refusal'>;
   try {
-    facts = await withTimeout(readFacts(client, node, checkedAt, timeoutMs, options), timeoutMs, `health check of node ${node}`, options.signal);
+    facts = await withTimeout(
+      readFacts(client, node, checkedAt, timeoutMs, options),
+      timeoutMs,
+      `health check of node ${node}`,
+      options.signal,
+    );
   } catch (err) {
     if (options.signal?.aborted) throw options.signal.reason ?? err;
     facts = {
-      node, up: false, error: errorMessage(err), checkedAt, rttMs: null, clockOffsetMs: null, version: null, runId: null, role: null,
-      uptimeMs: null, persistence: null, maxmemoryPolicy: null, notifyKeyspaceEvents: null, configReadable: null, quarantine: null,
+      node,
+      up: false,
+      error: errorMessage(err),
+      checkedAt,
+      rttMs: null,
+      clockOffsetMs: null,
+      version: null,
+      runId: null,
+      role: null,
+      uptimeMs: null,
+      persistence: null,
+      maxmemoryPolicy: null,
+      notifyKeyspaceEvents: null,
+      configReadable: null,
+      quarantine: null,
     };
   }
-  const quarantineBlocks = options.quarantineEnabled && (facts.quarantine?.state === 'quarantined' || facts.quarantine?.state === 'unknown');
+  const quarantineBlocks =
+    options.quarantineEnabled && (facts.quarantine?.state === 'quarantined' || facts.quarantine?.state === 'unknown');
   const refusal = facts.up ? refusalOf(facts, options) : null;
   const usable = facts.up && (facts.role === null || facts.role === 'master') && !quarantineBlocks && refusal === null;
   return { ...facts, refusal, usable, verdict: safetyVerdict(facts, options) };
 }
 
-async function readFacts(client: Redis, node: number, checkedAt: number, timeoutMs: number, options: HealthOptions): Promise<Omit<NodeHealth, 'verdict' | 'usable' | 'refusal'>> {
+async function readFacts(
+  client: Redis,
+  node: number,
+  checkedAt: number,
+  timeoutMs: number,
+  options: HealthOptions,
+): Promise<Omit<NodeHealth, 'verdict' | 'usable' | 'refusal'>> {
   await ensureReady(client, timeoutMs, options.signal);
   const p0 = performance.now();
   await client.ping();
@@ -108,14 +133,23 @@ async function readFacts(client: Redis, node: number, checkedAt: number, timeout
   const [infoText, epochRaw, ...configReplies] = await Promise.all([
     client.info(), // the default sections (server, memory, persistence, replication…), on any Redis version
     client.hgetall(epochKey(options.keyPrefix)).catch(() => ({}) as Record<string, string>),
-    ...CONFIG_PARAMETERS.map((name) => client.config('GET', name).then((r) => ({ ok: true as const, value: pairValue(r) }),
-      (err: unknown) => ({ ok: false as const, value: errorMessage(err) }))),
+    ...CONFIG_PARAMETERS.map((name) =>
+      client.config('GET', name).then(
+        (r) => ({ ok: true as const, value: pairValue(r) }),
+        (err: unknown) => ({ ok: false as const, value: errorMessage(err) }),
+      ),
+    ),
   ]);
   const info = parseInfo(infoText);
   const configReadable = configReplies.every((r) => r.ok);
   const config = Object.fromEntries(CONFIG_PARAMETERS.map((name, i) => [name, configReplies[i]?.ok ? configReplies[i].value : null]));
 
-  const aofEnabled = config.appendonly != null ? config.appendonly === 'yes' : info.get('aof_enabled') !== undefined ? info.get('aof_enabled') === '1' : null;
+  const aofEnabled =
+    config.appendonly != null
+      ? config.appendonly === 'yes'
+      : info.get('aof_enabled') !== undefined
+        ? info.get('aof_enabled') === '1'
+        : null;
   const persistence = persistenceOf(aofEnabled, config.appendfsync ?? null, config.save ?? null);
   const uptime = info.get('uptime_in_seconds');
   const uptimeMs = uptime === undefined ? null : Number(uptime) * 1000;
@@ -123,7 +157,12 @@ async function readFacts(client: Redis, node: number, checkedAt: number, timeout
   const nodeNow = localNowMs() + clockOffsetMs;
 
   return {
-    node, up: true, error: null, checkedAt, rttMs, clockOffsetMs,
+    node,
+    up: true,
+    error: null,
+    checkedAt,
+    rttMs,
+    clockOffsetMs,
     version: info.get('redis_version') ?? null,
     runId,
     role: info.get('role') ?? null,
@@ -132,7 +171,13 @@ async function readFacts(client: Redis, node: number, checkedAt: number, timeout
     maxmemoryPolicy: config['maxmemory-policy'] ?? info.get('maxmemory_policy') ?? null,
     notifyKeyspaceEvents: config['notify-keyspace-events'] ?? null,
     configReadable,
-    quarantine: quarantineOf(epochRaw, { nodeNow, runIdNow: runId, uptimeMs, maxTtlMs: options.maxTtlMs, enabled: options.quarantineEnabled }),
+    quarantine: quarantineOf(epochRaw, {
+      nodeNow,
+      runIdNow: runId,
+      uptimeMs,
+      maxTtlMs: options.maxTtlMs,
+      enabled: options.quarantineEnabled,
+    }),
   };
 }
 

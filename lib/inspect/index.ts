@@ -10,8 +10,15 @@ export { ensureReady, errorMessage, withTimeout } from './connection';
 export { InvalidCursorError } from './errors';
 /** Scanning one node in bounded Lua batches (SCAN + MGET + PTTL per round trip, values split into token and metadata). */
 export {
-  escapeGlob, lockKeyPrefix, lockPattern, resourceOfKey, scanNode, SCAN_DEFAULTS,
-  type NodeScan, type NonStringKey, type ScanOptions,
+  escapeGlob,
+  lockKeyPrefix,
+  lockPattern,
+  resourceOfKey,
+  scanNode,
+  SCAN_DEFAULTS,
+  type NodeScan,
+  type NonStringKey,
+  type ScanOptions,
 } from './scan';
 /** The scanner's Lua source and SHA (EVALSHA with an EVAL fallback). */
 export { runScanBatch, SCAN_BATCH_SCRIPT, SCAN_BATCH_SHA } from './scan-script';
@@ -21,18 +28,33 @@ export { parseMeta, splitLockValue } from './meta';
 export { luaScript, readLua, runLua, type LuaScript } from './script';
 /** Pure classification of one key across the nodes: held / expiring / partial / split. */
 export {
-  compareLocks, DEFAULT_DRIFT_FACTOR, DEFAULT_EXPIRING_THRESHOLD_MS, driftAllowanceMs, LOCK_STATES, quorumSize, quorumView,
-  type LockCell, type LockState, type QuorumOptions, type QuorumView, type ScannedLock,
+  compareLocks,
+  DEFAULT_DRIFT_FACTOR,
+  DEFAULT_EXPIRING_THRESHOLD_MS,
+  driftAllowanceMs,
+  LOCK_STATES,
+  quorumSize,
+  quorumView,
+  type LockCell,
+  type LockState,
+  type QuorumOptions,
+  type QuorumView,
+  type ScannedLock,
 } from './quorum-view';
 /** Grouping per-node scans by key (columnar, fed key by key) into quorum views. */
-export {
-  LockGrouper, type LockSink, type NodeReading,
-} from './grouping';
+export { LockGrouper, type LockSink, type NodeReading } from './grouping';
 /** A full snapshot of every node's lock keys, grouped into quorum views (awaited, or watched as it runs). */
 export { snapshot, startSnapshot, type Snapshot, type SnapshotNode, type SnapshotOptions, type SnapshotRun } from './snapshot';
 /** Stable-cursor pages of a snapshot, filtered by resource prefix, state and search text. */
 export {
-  clampPageLimit, decodeCursor, encodeCursor, pageLocks, PAGE_LIMIT_DEFAULT, PAGE_LIMIT_MAX, type LockPage, type PageQuery,
+  clampPageLimit,
+  decodeCursor,
+  encodeCursor,
+  pageLocks,
+  PAGE_LIMIT_DEFAULT,
+  PAGE_LIMIT_MAX,
+  type LockPage,
+  type PageQuery,
 } from './page';
 /** A snapshot's locks read by position; views made on demand. */
 export { arrayLockList, type LockList } from './view-list';
@@ -44,13 +66,24 @@ export { readLocks, type ReadLocksOptions, type ReadNode } from './read-keys';
 export { lockDetail, type DetailNode, type DetailOptions, type LockDetail } from './detail';
 /** Per-node health: reachability, RTT, clock offset, setup, quarantine. */
 export {
-  clusterHealth, HEALTH_TIMEOUT_MS, nodeHealth, parseInfo,
-  type HealthOptions, type NodeHealth, type PersistenceInfo, type QuarantineInfo,
+  clusterHealth,
+  HEALTH_TIMEOUT_MS,
+  nodeHealth,
+  parseInfo,
+  type HealthOptions,
+  type NodeHealth,
+  type PersistenceInfo,
+  type QuarantineInfo,
 } from './health';
 /** Safety verdicts per node and whether the cluster can grant locks. */
 export {
-  clusterVerdict, safetyVerdict,
-  type ClusterVerdict, type HealthFacts, type SafetyLevel, type SafetyVerdict, type VerdictOptions,
+  clusterVerdict,
+  safetyVerdict,
+  type ClusterVerdict,
+  type HealthFacts,
+  type SafetyLevel,
+  type SafetyVerdict,
+  type VerdictOptions,
 } from './verdict';
 /** A live index of the lock keys, kept by keyspace notifications: snapshots without a rescan. */
 export { LockIndex, type IndexedSnapshot, type IndexedSnapshotNode, type LockIndexOptions, type RescanReason } from './lock-index';

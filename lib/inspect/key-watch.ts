@@ -59,7 +59,8 @@ export class NodeKeyWatch {
   private async connect(manageConfig: boolean, timeoutMs: number): Promise<SubscribeOutcome> {
     try {
       // Bounded: a node that stops answering here must not hold up the snapshot waiting on it.
-      if (!(await withTimeout(ensureNotifications(this.client, manageConfig), timeoutMs, 'reading the notification settings'))) return 'no-notifications';
+      if (!(await withTimeout(ensureNotifications(this.client, manageConfig), timeoutMs, 'reading the notification settings')))
+        return 'no-notifications';
     } catch {
       return 'failed';
     }
@@ -68,7 +69,11 @@ export class NodeKeyWatch {
     // Commands wait out a reconnect (bounded by the callers' timeouts) instead of failing with it:
     // a barrier queued meanwhile is answered once the subscription is back.
     const sub = this.client.duplicate({
-      enableOfflineQueue: true, lazyConnect: false, connectTimeout: timeoutMs, commandTimeout: undefined, maxRetriesPerRequest: null,
+      enableOfflineQueue: true,
+      lazyConnect: false,
+      connectTimeout: timeoutMs,
+      commandTimeout: undefined,
+      maxRetriesPerRequest: null,
     });
     sub.on('error', () => undefined);
     sub.on('close', () => this.lose());

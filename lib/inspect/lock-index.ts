@@ -74,8 +74,8 @@ export interface LockIndexOptions extends Partial<QuorumOptions> {
  * - `subscribe-failed`: its notifications could not be subscribed to or caught up with (slow or unreachable).
  * A node that could not be read at all (ok: false) says why it was about to be scanned, if it was.
  */
-export type RescanReason = 'first-build' | 'events-lost' | 'notifications-off' | 'keys-replaced' | 'no-notifications' | 'not-indexable'
-  | 'subscribe-failed';
+export type RescanReason =
+  'first-build' | 'events-lost' | 'notifications-off' | 'keys-replaced' | 'no-notifications' | 'not-indexable' | 'subscribe-failed';
 
 /** A snapshot node, and how the index read it. */
 export interface IndexedSnapshotNode extends SnapshotNode {
@@ -102,7 +102,10 @@ export class LockIndex {
   private scanningNodes = 0;
   private stopped = false;
 
-  constructor(private readonly clients: readonly Redis[], private readonly options: LockIndexOptions) {
+  constructor(
+    private readonly clients: readonly Redis[],
+    private readonly options: LockIndexOptions,
+  ) {
     this.lockPrefix = lockKeyPrefix(options.keyPrefix);
     this.timeoutMs = options.batchTimeoutMs ?? SCAN_DEFAULTS.batchTimeoutMs;
     this.store = new LockGrouper(clients.length, this.lockPrefix);
@@ -131,14 +134,17 @@ export class LockIndex {
     const settle = () => {
       if (this.running === run) this.running = null;
     };
-    const done = this.refresh(readAt, started, signal).then((snap) => {
-      result = snap;
-      settle();
-      return snap;
-    }, (err: unknown) => {
-      settle();
-      throw err;
-    });
+    const done = this.refresh(readAt, started, signal).then(
+      (snap) => {
+        result = snap;
+        settle();
+        return snap;
+      },
+      (err: unknown) => {
+        settle();
+        throw err;
+      },
+    );
     done.catch(() => undefined);
     run = {
       readAt,
@@ -175,15 +181,28 @@ export class LockIndex {
     const nodes = settled.map((s) => (s as PromiseFulfilledResult<IndexedSnapshotNode>).value);
     await fillMissingMeta(this.clients, this.store, { readable: nodes.map((n) => n.ok), timeoutMs: this.timeoutMs, signal });
     const configuredNodes = this.options.configuredNodes ?? this.clients.length;
-    const { list, stateCounts, shownPerReading } = this.store.viewList(nodes, {
-      configuredNodes, driftFactor: this.options.driftFactor, expiringThresholdMs: this.options.expiringThresholdMs,
-    }, performance.now(), true);
+    const { list, stateCounts, shownPerReading } = this.store.viewList(
+      nodes,
+      {
+        configuredNodes,
+        driftFactor: this.options.driftFactor,
+        expiringThresholdMs: this.options.expiringThresholdMs,
+      },
+      performance.now(),
+      true,
+    );
     // Keys held nowhere any more leave empty groups behind: drop them once they are the many.
     if (this.store.emptyGroups > 10_000 && this.store.emptyGroups * 2 > this.store.size) this.store = this.store.compacted();
     // Keys per node as the views show them (a key past its TTL is gone even before its event).
     nodes.forEach((n, i) => (n.keys = n.ok ? shownPerReading[i]! : (this.store.counts[i] ?? 0)));
     return {
-      readAt, durationMs: elapsedMs(started), pattern: this.pattern, configuredNodes, quorum: quorumSize(configuredNodes), nodes, stateCounts,
+      readAt,
+      durationMs: elapsedMs(started),
+      pattern: this.pattern,
+      configuredNodes,
+      quorum: quorumSize(configuredNodes),
+      nodes,
+      stateCounts,
       lockList: list,
       get locks() {
         return list.toArray();
@@ -203,8 +222,18 @@ export class LockIndex {
     let rescan: RescanReason | null = null;
     let scanning = false;
     const result = (ok: boolean, error: string | null, truncated = false): IndexedSnapshotNode => ({
-      node, ok, error, keys: 0, nonString: this.nonString[i]!.sample, nonStringCount: this.nonString[i]!.count,
-      truncated, batches, durationMs: elapsedMs(t0), indexed, reread, rescan,
+      node,
+      ok,
+      error,
+      keys: 0,
+      nonString: this.nonString[i]!.sample,
+      nonStringCount: this.nonString[i]!.count,
+      truncated,
+      batches,
+      durationMs: elapsedMs(t0),
+      indexed,
+      reread,
+      rescan,
     });
     try {
       await ensureReady(client, this.timeoutMs, signal);
@@ -216,7 +245,10 @@ export class LockIndex {
         const generation = watch.generation;
         const [, fp, flags] = await withTimeout(
           Promise.all([watch.barrier(this.timeoutMs), nodeFingerprint(client, this.options.keyPrefix), notifyFlags(client)]),
-          this.timeoutMs, `catching up with node ${node}`, signal);
+          this.timeoutMs,
+          `catching up with node ${node}`,
+          signal,
+        );
         if (!hasNotifyFlags(flags)) reason = 'notifications-off';
         else if (!fp.indexable) reason = 'not-indexable';
         else if (fp.value !== watch.fingerprint) reason = 'keys-replaced';
@@ -237,13 +269,26 @@ export class LockIndex {
       const live = await this.catchUp(i);
       const generation = typeof live === 'number' ? live : null;
       if (typeof live !== 'number') rescan = live; // why this is a plain scan
-      const fp = generation === null ? null : await withTimeout(nodeFingerprint(client, this.options.keyPrefix), this.timeoutMs,
-        `reading node ${node}'s fingerprint`, signal);
+      const fp =
+        generation === null
+          ? null
+          : await withTimeout(
+              nodeFingerprint(client, this.options.keyPrefix),
+              this.timeoutMs,
+              `reading node ${node}'s fingerprint`,
+              signal,
+            );
       watch.dirty.clear();
       this.store.clearReading(i);
       const scan = await scanNode(client, node, {
-        keyPrefix: this.options.keyPrefix, pattern: this.pattern, count: this.options.count, maxValueBytes: this.options.maxValueBytes,
-        batchTimeoutMs: this.timeoutMs, signal, metaShare: { index: i, of: this.clients.length }, sink: this.store.sinkFor(i),
+        keyPrefix: this.options.keyPrefix,
+        pattern: this.pattern,
+        count: this.options.count,
+        maxValueBytes: this.options.maxValueBytes,
+        batchTimeoutMs: this.timeoutMs,
+        signal,
+        metaShare: { index: i, of: this.clients.length },
+        sink: this.store.sinkFor(i),
       });
       batches = scan.batches;
       this.nonString[i] = { sample: scan.nonString, count: scan.nonStringCount };
@@ -283,8 +328,11 @@ export class LockIndex {
       if (outcome !== 'subscribed') return outcome === 'no-notifications' ? outcome : 'subscribe-failed';
       // Bounded like every other read of a node here: a node that stops answering between the
       // subscription and this read would otherwise hold the snapshot (and every request sharing it).
-      const publishing = await withTimeout((async () => hasNotifyFlags(await notifyFlags(client)) || (manage && (await ensureNotifications(client, true))))(),
-        this.timeoutMs, `reading node ${i + 1}'s notification settings`);
+      const publishing = await withTimeout(
+        (async () => hasNotifyFlags(await notifyFlags(client)) || (manage && (await ensureNotifications(client, true))))(),
+        this.timeoutMs,
+        `reading node ${i + 1}'s notification settings`,
+      );
       if (!publishing) return 'no-notifications';
       // The PING is answered after the subscription was (re)confirmed and the flags were set.
       const generation = watch.generation;
@@ -305,7 +353,12 @@ export class LockIndex {
     for (let start = 0; start < keys.length; start += REREAD_CHUNK) {
       const chunk = keys.slice(start, start + REREAD_CHUNK);
       const sentAt = performance.now();
-      const reply = await withTimeout(readLua(this.clients[i]!, READ_KEYS, chunk, args), this.timeoutMs, `re-reading keys on node ${i + 1}`, signal);
+      const reply = await withTimeout(
+        readLua(this.clients[i]!, READ_KEYS, chunk, args),
+        this.timeoutMs,
+        `re-reading keys on node ${i + 1}`,
+        signal,
+      );
       onBatch();
       if (!Array.isArray(reply)) throw new Error(`node ${i + 1} sent an unexpected reply`);
       chunk.forEach((key, k) => {

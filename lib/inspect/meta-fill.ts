@@ -23,29 +23,31 @@ export async function fillMissingMeta(
   const perNode: { group: number; key: string; token: string }[][] = clients.map(() => []);
   for (const { group, key, token, reading } of grouper.metaWanted(options.readable)) perNode[reading]!.push({ group, key, token });
   let filled = 0;
-  await Promise.all(perNode.map(async (todo, reading) => {
-    const client = clients[reading]!;
-    for (let start = 0; start < todo.length; start += CHUNK) {
-      const chunk = todo.slice(start, start + CHUNK);
-      const pipeline = client.pipeline();
-      for (const { key } of chunk) pipeline.get(key);
-      let replies: [Error | null, unknown][] | null;
-      try {
-        replies = await withTimeout(pipeline.exec(), options.timeoutMs, 'reading lock metadata', options.signal);
-      } catch (err) {
-        if (options.signal?.aborted) throw err;
-        return;
+  await Promise.all(
+    perNode.map(async (todo, reading) => {
+      const client = clients[reading]!;
+      for (let start = 0; start < todo.length; start += CHUNK) {
+        const chunk = todo.slice(start, start + CHUNK);
+        const pipeline = client.pipeline();
+        for (const { key } of chunk) pipeline.get(key);
+        let replies: [Error | null, unknown][] | null;
+        try {
+          replies = await withTimeout(pipeline.exec(), options.timeoutMs, 'reading lock metadata', options.signal);
+        } catch (err) {
+          if (options.signal?.aborted) throw err;
+          return;
+        }
+        chunk.forEach(({ group, token }, i) => {
+          const [err, value] = replies?.[i] ?? [null, null];
+          // Gone, no longer a string, or another holder's value now: nothing to say about this token.
+          if (err || typeof value !== 'string') return;
+          const split = splitLockValue(value);
+          if (split.token !== token) return;
+          grouper.setMeta(group, reading, split.meta);
+          if (split.meta) filled++;
+        });
       }
-      chunk.forEach(({ group, token }, i) => {
-        const [err, value] = replies?.[i] ?? [null, null];
-        // Gone, no longer a string, or another holder's value now: nothing to say about this token.
-        if (err || typeof value !== 'string') return;
-        const split = splitLockValue(value);
-        if (split.token !== token) return;
-        grouper.setMeta(group, reading, split.meta);
-        if (split.meta) filled++;
-      });
-    }
-  }));
+    }),
+  );
   return filled;
 }

@@ -69,7 +69,9 @@ export function pageLocks(snapshot: { lockList: LockList } | { locks: readonly Q
 
   // Sorted by resource: the prefix's resources are one run starting at the first resource ≥ prefix.
   let index = firstIndexFrom(locks.length, 0, (i) => locks.resourceAt(i) >= prefix);
-  const fromCursor = after ? firstIndexFrom(locks.length, 0, (i) => compareLocks({ resource: locks.resourceAt(i), key: locks.keyAt(i) }, after) > 0) : 0;
+  const fromCursor = after
+    ? firstIndexFrom(locks.length, 0, (i) => compareLocks({ resource: locks.resourceAt(i), key: locks.keyAt(i) }, after) > 0)
+    : 0;
   const start = Math.max(index, fromCursor);
 
   if (states === null && needle === null) {

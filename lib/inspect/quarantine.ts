@@ -43,9 +43,9 @@ export interface ProcessFacts {
 
 export const CAUSE_LABEL: Record<QuarantineCause, string> = {
   'data-loss': 'data loss',
-  'restart': 'restart detected',
-  'replaced': 'data replaced by replication',
-  'eviction': 'keys evicted',
+  restart: 'restart detected',
+  replaced: 'data replaced by replication',
+  eviction: 'keys evicted',
 };
 
 /** The first 8 characters of a run_id: enough to tell two processes apart on screen. */
@@ -56,13 +56,30 @@ export function quarantineOf(raw: Record<string, string>, facts: ProcessFacts): 
   const epoch = parseEpoch(raw);
   const markCleanWarning = markCleanWarningOf(epoch, facts);
   if (!epoch) {
-    return { state: 'unknown', until: null, remainingMs: null, origin: null, cause: null, runId: null, prevRunId: null, serverStartedAt: null,
-      createdAt: null, recordedMaxTtlMs: null, restartPending: false, markCleanWarning,
-      message: facts.enabled ? 'unknown: will be quarantined at the next acquire' : 'no epoch sentinel (quarantine disabled)' };
+    return {
+      state: 'unknown',
+      until: null,
+      remainingMs: null,
+      origin: null,
+      cause: null,
+      runId: null,
+      prevRunId: null,
+      serverStartedAt: null,
+      createdAt: null,
+      recordedMaxTtlMs: null,
+      restartPending: false,
+      markCleanWarning,
+      message: facts.enabled ? 'unknown: will be quarantined at the next acquire' : 'no epoch sentinel (quarantine disabled)',
+    };
   }
   const base = {
-    origin: epoch.origin, runId: epoch.runId ?? null, prevRunId: epoch.prevRunId ?? null, serverStartedAt: epoch.serverStartedAt ?? null,
-    createdAt: epoch.createdAt, recordedMaxTtlMs: epoch.maxTtlMs || null, markCleanWarning,
+    origin: epoch.origin,
+    runId: epoch.runId ?? null,
+    prevRunId: epoch.prevRunId ?? null,
+    serverStartedAt: epoch.serverStartedAt ?? null,
+    createdAt: epoch.createdAt,
+    recordedMaxTtlMs: epoch.maxTtlMs || null,
+    markCleanWarning,
   };
   // probe.lua's check: a sentinel of another process is a restart, quarantined until that process's start + ceiling.
   const restartPending = facts.enabled && facts.runIdNow !== null && epoch.runId !== facts.runIdNow;
@@ -78,10 +95,16 @@ export function quarantineOf(raw: Record<string, string>, facts: ProcessFacts): 
     return { ...base, state: 'clean', until: epoch.quarantineUntil, remainingMs: null, cause: null, restartPending, message: 'clean' };
   }
   const left = `quarantined until ${new Date(until).toISOString()} (${(remaining / 1000).toFixed(1)} s left)`;
-  const processes = cause === 'restart' ? ` (process ${shortRunId(restartPending ? epoch.runId : epoch.prevRunId)} → ${shortRunId(restartPending ? facts.runIdNow : epoch.runId)})` : '';
-  const message = restartPending && cause === 'restart'
-    ? `restart detected${processes}: the next acquire records it; ${left}`
-    : cause ? `${CAUSE_LABEL[cause]}${processes}: ${left}` : left;
+  const processes =
+    cause === 'restart'
+      ? ` (process ${shortRunId(restartPending ? epoch.runId : epoch.prevRunId)} → ${shortRunId(restartPending ? facts.runIdNow : epoch.runId)})`
+      : '';
+  const message =
+    restartPending && cause === 'restart'
+      ? `restart detected${processes}: the next acquire records it; ${left}`
+      : cause
+        ? `${CAUSE_LABEL[cause]}${processes}: ${left}`
+        : left;
   return { ...base, state: 'quarantined', until, remainingMs: Math.ceil(remaining), cause, restartPending, message };
 }
 
@@ -96,10 +119,17 @@ export function markCleanWarningOf(epoch: EpochSentinel | null, facts: Omit<Proc
   if (!epoch) return `it has no epoch sentinel: it lost its data, and when is unknown; ${risk}`;
   const events: Array<{ agoMs: number; what: string }> = [];
   if (facts.uptimeMs !== null) events.push({ agoMs: facts.uptimeMs, what: 'its redis-server process started' });
-  if (epoch.serverStartedAt !== undefined) events.push({ agoMs: facts.nodeNow - epoch.serverStartedAt, what: 'its redis-server process started' });
+  if (epoch.serverStartedAt !== undefined)
+    events.push({ agoMs: facts.nodeNow - epoch.serverStartedAt, what: 'its redis-server process started' });
   if (epoch.origin === 'quarantine' && epoch.cause) {
-    const found = ({ 'data-loss': 'a data loss was found', 'restart': 'a restart was found', 'replaced': 'its data was replaced by a replication sync',
-      'eviction': 'evicted keys were found' } satisfies Record<QuarantineCause, string>)[epoch.cause];
+    const found = (
+      {
+        'data-loss': 'a data loss was found',
+        restart: 'a restart was found',
+        replaced: 'its data was replaced by a replication sync',
+        eviction: 'evicted keys were found',
+      } satisfies Record<QuarantineCause, string>
+    )[epoch.cause];
     events.push({ agoMs: facts.nodeNow - epoch.createdAt, what: found });
   }
   const recent = events.filter((e) => e.agoMs < facts.maxTtlMs).sort((a, b) => a.agoMs - b.agoMs)[0];

@@ -207,8 +207,19 @@ export function classify(resource: string, key: string, sorted: LockCell[], opti
   const fence = fenceText !== undefined && fenceText !== '' && Number.isFinite(Number(fenceText)) ? Number(fenceText) : null;
 
   return {
-    resource, key, cells: sorted, state, majorityToken, holders: topCount, tokens, quorum, validityMs, fence, meta,
-    noTtlNodes: noTtlNodes ?? NO_NODES, unknownNodes: unknownNodes ?? NO_NODES,
+    resource,
+    key,
+    cells: sorted,
+    state,
+    majorityToken,
+    holders: topCount,
+    tokens,
+    quorum,
+    validityMs,
+    fence,
+    meta,
+    noTtlNodes: noTtlNodes ?? NO_NODES,
+    unknownNodes: unknownNodes ?? NO_NODES,
   };
 }
 

@@ -67,41 +67,50 @@ export interface ReadNode {
  * exact as of the read (not as a scan saw them). A node that fails or times out gives unknown
  * cells; only an abort rejects. Node ids are positions in `clients` + 1.
  */
-export async function readLocks(clients: readonly Redis[], locks: readonly { resource: string; key: string }[],
-  options: ReadLocksOptions): Promise<{ views: QuorumView[]; nodes: ReadNode[] }> {
+export async function readLocks(
+  clients: readonly Redis[],
+  locks: readonly { resource: string; key: string }[],
+  options: ReadLocksOptions,
+): Promise<{ views: QuorumView[]; nodes: ReadNode[] }> {
   options.signal?.throwIfAborted();
   const timeoutMs = options.timeoutMs ?? SCAN_DEFAULTS.batchTimeoutMs;
   const lockPrefix = lockKeyPrefix(options.keyPrefix);
   const args = [lockPrefix, options.maxValueBytes ?? SCAN_DEFAULTS.maxValueBytes];
   const keys = locks.map((l) => l.key);
   const grouper = new LockGrouper(clients.length, lockPrefix);
-  const nodes = await Promise.all(clients.map(async (client, i): Promise<ReadNode> => {
-    const node = i + 1;
-    const t0 = performance.now();
-    if (keys.length === 0) return { node, ok: true, error: null, durationMs: 0 };
-    try {
-      const read = async () => {
-        await ensureReady(client, timeoutMs, options.signal);
-        return readLua(client, READ_KEYS, keys, args);
-      };
-      const sentAt = performance.now();
-      const reply = await withTimeout(read(), timeoutMs, `reading ${keys.length} keys on node ${node}`, options.signal);
-      if (!Array.isArray(reply)) throw new Error(`node ${node} sent an unexpected reply`);
-      locks.forEach(({ resource, key }, k) => {
-        const value: unknown = reply[3 * k];
-        if (typeof value !== 'string') return;
-        grouper.add(i, key, value, Number(reply[3 * k + 1]), parseMeta(reply[3 * k + 2]), true, sentAt, resource);
-      });
-      return { node, ok: true, error: null, durationMs: elapsedMs(t0) };
-    } catch (err) {
-      if (options.signal?.aborted) throw options.signal.reason ?? err;
-      return { node, ok: false, error: errorMessage(err), durationMs: elapsedMs(t0) };
-    }
-  }));
-  const views = grouper.views(nodes, {
-    configuredNodes: options.configuredNodes ?? clients.length,
-    driftFactor: options.driftFactor,
-    expiringThresholdMs: options.expiringThresholdMs,
-  }, performance.now());
+  const nodes = await Promise.all(
+    clients.map(async (client, i): Promise<ReadNode> => {
+      const node = i + 1;
+      const t0 = performance.now();
+      if (keys.length === 0) return { node, ok: true, error: null, durationMs: 0 };
+      try {
+        const read = async () => {
+          await ensureReady(client, timeoutMs, options.signal);
+          return readLua(client, READ_KEYS, keys, args);
+        };
+        const sentAt = performance.now();
+        const reply = await withTimeout(read(), timeoutMs, `reading ${keys.length} keys on node ${node}`, options.signal);
+        if (!Array.isArray(reply)) throw new Error(`node ${node} sent an unexpected reply`);
+        locks.forEach(({ resource, key }, k) => {
+          const value: unknown = reply[3 * k];
+          if (typeof value !== 'string') return;
+          grouper.add(i, key, value, Number(reply[3 * k + 1]), parseMeta(reply[3 * k + 2]), true, sentAt, resource);
+        });
+        return { node, ok: true, error: null, durationMs: elapsedMs(t0) };
+      } catch (err) {
+        if (options.signal?.aborted) throw options.signal.reason ?? err;
+        return { node, ok: false, error: errorMessage(err), durationMs: elapsedMs(t0) };
+      }
+    }),
+  );
+  const views = grouper.views(
+    nodes,
+    {
+      configuredNodes: options.configuredNodes ?? clients.length,
+      driftFactor: options.driftFactor,
+      expiringThresholdMs: options.expiringThresholdMs,
+    },
+    performance.now(),
+  );
   return { views, nodes };
 }

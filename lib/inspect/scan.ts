@@ -121,7 +121,15 @@ export async function scanNode(client: Redis, node: number, options: ScanOptions
   let truncated = false;
   const sink = options.sink;
   const result = (ok: boolean, error: string | null): NodeScan => ({
-    node, ok, error, keys: ok ? keys : [], keyCount, nonString, nonStringCount: nonStringSeen.size, batches, truncated,
+    node,
+    ok,
+    error,
+    keys: ok ? keys : [],
+    keyCount,
+    nonString,
+    nonStringCount: nonStringSeen.size,
+    batches,
+    truncated,
     durationMs: elapsedMs(started),
   });
 
@@ -154,7 +162,14 @@ export async function scanNode(client: Redis, node: number, options: ScanOptions
           keyCount++;
         } else if (!seen.has(key)) {
           seen.add(key);
-          keys.push({ key, resource: key.startsWith(lockPrefix) ? key.slice(lockPrefix.length) : key, token, pttlMs, meta, metaRead: rawMeta !== 0 });
+          keys.push({
+            key,
+            resource: key.startsWith(lockPrefix) ? key.slice(lockPrefix.length) : key,
+            token,
+            pttlMs,
+            meta,
+            metaRead: rawMeta !== 0,
+          });
           keyCount++;
         }
       }

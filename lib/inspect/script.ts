@@ -17,7 +17,12 @@ export function luaScript(source: string): LuaScript {
  * EVALSHA, falling back to EVAL (which also caches the script) when the node answers NOSCRIPT
  * (a restarted node, SCRIPT FLUSH). For scripts that write; readLua() for those that only read.
  */
-export async function runLua(client: Redis, script: LuaScript, keys: readonly string[], args: readonly (string | number)[]): Promise<unknown> {
+export async function runLua(
+  client: Redis,
+  script: LuaScript,
+  keys: readonly string[],
+  args: readonly (string | number)[],
+): Promise<unknown> {
   try {
     return await client.evalsha(script.sha, keys.length, ...keys, ...args);
   } catch (err) {
@@ -39,7 +44,12 @@ const withoutReadOnlyEval = new WeakSet<Redis>();
  * incident an operator opened it for. EVALSHA_RO runs through the pause, and on read-only
  * replicas. A server without it (Redis 6) gets runLua, as before.
  */
-export async function readLua(client: Redis, script: LuaScript, keys: readonly string[], args: readonly (string | number)[]): Promise<unknown> {
+export async function readLua(
+  client: Redis,
+  script: LuaScript,
+  keys: readonly string[],
+  args: readonly (string | number)[],
+): Promise<unknown> {
   if (withoutReadOnlyEval.has(client)) return runLua(client, script, keys, args);
   try {
     return await client.evalsha_ro(script.sha, keys.length, ...keys, ...args);

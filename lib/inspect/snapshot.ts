@@ -69,7 +69,10 @@ export interface SnapshotRun {
   /** Distinct keys found so far, all nodes together. */
   found(): number;
   /** The first `limit` keys found so far in view order among those `accept` takes (see LockGrouper.firstKeys). */
-  firstKeys(limit: number, accept: (resource: string, key: string) => boolean): { keys: { resource: string; key: string }[]; accepted: number };
+  firstKeys(
+    limit: number,
+    accept: (resource: string, key: string) => boolean,
+  ): { keys: { resource: string; key: string }[]; accepted: number };
 }
 
 /**
@@ -92,9 +95,16 @@ export function startSnapshot(clients: readonly Redis[], options: SnapshotOption
   let result: Snapshot | null = null;
   let scanning = true;
   const run = async (): Promise<Snapshot> => {
-    const scans = await Promise.all(clients.map((client, i) => scanNode(client, i + 1, {
-      ...options, pattern, metaShare: options.metaShare ?? { index: i, of: clients.length }, sink: grouper.sinkFor(i),
-    }))).finally(() => {
+    const scans = await Promise.all(
+      clients.map((client, i) =>
+        scanNode(client, i + 1, {
+          ...options,
+          pattern,
+          metaShare: options.metaShare ?? { index: i, of: clients.length },
+          sink: grouper.sinkFor(i),
+        }),
+      ),
+    ).finally(() => {
       scanning = false;
     });
     if (withMeta) {
@@ -115,8 +125,15 @@ export function startSnapshot(clients: readonly Redis[], options: SnapshotOption
       configuredNodes,
       quorum: quorumSize(configuredNodes),
       nodes: scans.map((s) => ({
-        node: s.node, ok: s.ok, error: s.error, keys: grouper.counts[s.node - 1] ?? 0, nonString: s.nonString, nonStringCount: s.nonStringCount,
-        truncated: s.truncated, batches: s.batches, durationMs: s.durationMs,
+        node: s.node,
+        ok: s.ok,
+        error: s.error,
+        keys: grouper.counts[s.node - 1] ?? 0,
+        nonString: s.nonString,
+        nonStringCount: s.nonStringCount,
+        truncated: s.truncated,
+        batches: s.batches,
+        durationMs: s.durationMs,
       })),
       lockList: list,
       get locks() {

@@ -45,13 +45,17 @@ export function refusalOf(facts: HealthFacts, options: VerdictOptions): Refusal 
   if (!options.quarantineEnabled || !facts.up) return null;
   const recorded = facts.quarantine?.recordedMaxTtlMs ?? null;
   if (recorded !== null && recorded !== options.maxTtlMs) {
-    return { reason: 'ceiling-mismatch',
-      message: `it records the lease ceiling maxTtlMs ${recorded}, this console uses ${options.maxTtlMs}: the lock core refuses its votes (ceiling-mismatch), since a shorter quarantine than a lease lets a second holder in` };
+    return {
+      reason: 'ceiling-mismatch',
+      message: `it records the lease ceiling maxTtlMs ${recorded}, this console uses ${options.maxTtlMs}: the lock core refuses its votes (ceiling-mismatch), since a shorter quarantine than a lease lets a second holder in`,
+    };
   }
   const policy = facts.maxmemoryPolicy;
   if (policy !== null && policy !== 'noeviction') {
-    return { reason: 'unsafe-eviction',
-      message: `maxmemory-policy ${policy} can evict held locks, the epoch sentinel or the fence register: the lock core refuses its votes (unsafe-eviction) until it is noeviction` };
+    return {
+      reason: 'unsafe-eviction',
+      message: `maxmemory-policy ${policy} can evict held locks, the epoch sentinel or the fence register: the lock core refuses its votes (unsafe-eviction) until it is noeviction`,
+    };
   }
   return null;
 }
@@ -65,23 +69,34 @@ export function safetyVerdict(facts: HealthFacts, options: VerdictOptions): Safe
     return finish(found);
   }
   if (facts.role !== null && facts.role !== 'master') {
-    add('unsafe', `a replica (role ${facts.role}): it refuses lock writes, and a failover can promote it without the latest locks; Redlock needs independent masters`);
+    add(
+      'unsafe',
+      `a replica (role ${facts.role}): it refuses lock writes, and a failover can promote it without the latest locks; Redlock needs independent masters`,
+    );
   }
   persistenceReasons(facts, options, add);
   const policy = facts.maxmemoryPolicy;
   if (policy === null) add('warn', 'maxmemory-policy cannot be read: cannot verify that held locks are never evicted');
   else if (policy !== 'noeviction') {
-    const what = policy.startsWith('volatile-') ? 'held locks (every lock key has a TTL)' : 'held locks, the epoch sentinel or the fence register';
-    add('unsafe', options.quarantineEnabled
-      ? `maxmemory-policy ${policy} can evict ${what}: the lock core refuses its votes (unsafe-eviction) until it is noeviction`
-      : `maxmemory-policy ${policy} can evict ${what}, and with the quarantine off its votes still count`);
+    const what = policy.startsWith('volatile-')
+      ? 'held locks (every lock key has a TTL)'
+      : 'held locks, the epoch sentinel or the fence register';
+    add(
+      'unsafe',
+      options.quarantineEnabled
+        ? `maxmemory-policy ${policy} can evict ${what}: the lock core refuses its votes (unsafe-eviction) until it is noeviction`
+        : `maxmemory-policy ${policy} can evict ${what}, and with the quarantine off its votes still count`,
+    );
   }
   const refusal = refusalOf(facts, options);
   if (refusal?.reason === 'ceiling-mismatch') add('unsafe', refusal.message);
   const allowance = driftAllowanceMs(options.maxTtlMs, options.driftFactor ?? DEFAULT_DRIFT_FACTOR);
   if (facts.clockOffsetMs !== null && Math.abs(facts.clockOffsetMs) > allowance) {
     const side = facts.clockOffsetMs > 0 ? 'ahead of' : 'behind';
-    add('warn', `its clock is ${Math.round(Math.abs(facts.clockOffsetMs))} ms ${side} this console, more than the drift allowance (${Math.round(allowance)} ms): a clock that far off may also jump, which shortens leases`);
+    add(
+      'warn',
+      `its clock is ${Math.round(Math.abs(facts.clockOffsetMs))} ms ${side} this console, more than the drift allowance (${Math.round(allowance)} ms): a clock that far off may also jump, which shortens leases`,
+    );
   }
   if (facts.configReadable === false) {
     add('warn', 'CONFIG is refused (managed Redis?): appendfsync, RDB saves and keyspace notifications cannot be verified');
@@ -93,24 +108,46 @@ function persistenceReasons(facts: HealthFacts, options: VerdictOptions, add: (l
   const maxTtl = `${Math.round(options.maxTtlMs / 100) / 10} s`;
   switch (facts.persistence?.mode ?? 'unknown') {
     case 'none':
-      if (options.quarantineEnabled) add('warn', `persistence none: restarts lose locks; the quarantine keeps it from voting for maxTtl (${maxTtl}) after a restart`);
-      else add('unsafe', 'persistence none without quarantine: a restart loses its locks and it votes again at once, so a second client can be granted a lock that is still held');
+      if (options.quarantineEnabled)
+        add('warn', `persistence none: restarts lose locks; the quarantine keeps it from voting for maxTtl (${maxTtl}) after a restart`);
+      else
+        add(
+          'unsafe',
+          'persistence none without quarantine: a restart loses its locks and it votes again at once, so a second client can be granted a lock that is still held',
+        );
       break;
     case 'rdb':
       if (options.quarantineEnabled) {
-        add('warn', `RDB snapshots only (save "${facts.persistence?.rdbSaves ?? ''}"): a crash brings back the last snapshot; restart detection keeps it from voting for maxTtl (${maxTtl}) after every restart`);
+        add(
+          'warn',
+          `RDB snapshots only (save "${facts.persistence?.rdbSaves ?? ''}"): a crash brings back the last snapshot; restart detection keeps it from voting for maxTtl (${maxTtl}) after every restart`,
+        );
       } else {
-        add('unsafe', `RDB snapshots only (save "${facts.persistence?.rdbSaves ?? ''}"): a crash loses the locks written since the last snapshot, and without the quarantine the restored epoch sentinel hides the loss`);
+        add(
+          'unsafe',
+          `RDB snapshots only (save "${facts.persistence?.rdbSaves ?? ''}"): a crash loses the locks written since the last snapshot, and without the quarantine the restored epoch sentinel hides the loss`,
+        );
       }
       break;
     case 'aof-everysec':
-      add('warn', options.quarantineEnabled
-        ? `appendfsync everysec: a crash can lose the last second of locks; restart detection keeps it from voting for maxTtl (${maxTtl}) after the restart`
-        : 'appendfsync everysec: a crash can lose the last second of locks, and without the quarantine it votes again at once');
+      add(
+        'warn',
+        options.quarantineEnabled
+          ? `appendfsync everysec: a crash can lose the last second of locks; restart detection keeps it from voting for maxTtl (${maxTtl}) after the restart`
+          : 'appendfsync everysec: a crash can lose the last second of locks, and without the quarantine it votes again at once',
+      );
       break;
     case 'aof-no':
-      if (options.quarantineEnabled) add('warn', `appendfsync no: a machine crash can lose many seconds of locks; restart detection keeps it from voting for maxTtl (${maxTtl}) after the restart`);
-      else add('unsafe', 'appendfsync no: the OS decides when to write, so a crash can lose many seconds of locks, and without the quarantine it votes again at once');
+      if (options.quarantineEnabled)
+        add(
+          'warn',
+          `appendfsync no: a machine crash can lose many seconds of locks; restart detection keeps it from voting for maxTtl (${maxTtl}) after the restart`,
+        );
+      else
+        add(
+          'unsafe',
+          'appendfsync no: the OS decides when to write, so a crash can lose many seconds of locks, and without the quarantine it votes again at once',
+        );
       break;
     case 'aof':
       add('warn', 'AOF is on but appendfsync cannot be read: cannot verify how much a crash can lose');
@@ -150,9 +187,7 @@ export function clusterVerdict(healths: readonly NodeHealth[], configuredNodes: 
   const usable = healths.filter((h) => h.usable).length;
   const up = healths.filter((h) => h.up).length;
   const canGrant = usable >= quorum;
-  const reasons = [
-    `${usable} of ${configuredNodes} nodes usable, quorum ${quorum}: locks ${canGrant ? 'can' : 'cannot'} be granted`,
-  ];
+  const reasons = [`${usable} of ${configuredNodes} nodes usable, quorum ${quorum}: locks ${canGrant ? 'can' : 'cannot'} be granted`];
   if (healths.length < configuredNodes) reasons.push(`only ${healths.length} of ${configuredNodes} configured nodes were checked`);
   const waits: number[] = [];
   for (const h of healths) {

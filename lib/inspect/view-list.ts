@@ -65,7 +65,11 @@ export class FrozenLockList implements LockList {
    * @param order the groups shown, in view order
    * @param states their states (stateCode()), judged when the order was
    */
-  constructor(private readonly columns: FrozenColumns, private readonly order: readonly number[], private readonly states: Uint8Array) {
+  constructor(
+    private readonly columns: FrozenColumns,
+    private readonly order: readonly number[],
+    private readonly states: Uint8Array,
+  ) {
     this.views = new Array<QuorumView | undefined>(order.length);
   }
 
@@ -123,7 +127,14 @@ function cellShown(columns: FrozenColumns, at: number, reading: number): boolean
 }
 
 /** Scratch cells for `makeView(…, scratch = true)`: one per reading, overwritten per group. */
-const SCRATCH: { node: number; known: boolean; present: boolean; token: string | null; pttlMs: number | null; meta: Record<string, string> | null }[] = [];
+const SCRATCH: {
+  node: number;
+  known: boolean;
+  present: boolean;
+  token: string | null;
+  pttlMs: number | null;
+  meta: Record<string, string> | null;
+}[] = [];
 const SCRATCH_CELLS: LockCell[] = [];
 
 /**

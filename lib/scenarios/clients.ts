@@ -89,7 +89,8 @@ export class ScenarioClient {
       if (signal.aborted) throw signal.reason;
       const waiting = nodes.filter((id) => this.conns[id - 1]?.status !== 'ready');
       if (waiting.length === 0) return;
-      if (performance.now() > deadline) throw new Error(`client ${this.name} could not reach node ${waiting.join(', ')} within ${timeoutMs} ms`);
+      if (performance.now() > deadline)
+        throw new Error(`client ${this.name} could not reach node ${waiting.join(', ')} within ${timeoutMs} ms`);
       await new Promise((resolve) => setTimeout(resolve, 25));
     }
   }

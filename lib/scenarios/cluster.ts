@@ -64,7 +64,10 @@ return out`);
 export function laneState(status: NodeStatus): { state: NodeLaneState; detail: string } {
   switch (status.state) {
     case 'down':
-      return { state: 'down', detail: status.restartAt ? `restarts at ${new Date(status.restartAt).toISOString()}` : `persistence ${status.persistence}` };
+      return {
+        state: 'down',
+        detail: status.restartAt ? `restarts at ${new Date(status.restartAt).toISOString()}` : `persistence ${status.persistence}`,
+      };
     case 'starting':
     case 'stopping':
     case 'paused':
@@ -93,10 +96,19 @@ export class ScenarioCluster {
 
   static async open(control: ClusterControl): Promise<ScenarioCluster> {
     const initial = (await control.nodes()).slice().sort((a, b) => a.id - b.id);
-    const addresses = initial.map((n) => ({ id: n.id, label: `${n.host}:${n.port}`, proxyUrl: n.url, directUrl: `redis://${n.host}:${n.port}` }));
+    const addresses = initial.map((n) => ({
+      id: n.id,
+      label: `${n.host}:${n.port}`,
+      proxyUrl: n.url,
+      directUrl: `redis://${n.host}:${n.port}`,
+    }));
     const direct = addresses.map((a) => {
       const client = new Redis(a.directUrl, {
-        enableOfflineQueue: false, maxRetriesPerRequest: 0, connectTimeout: 500, commandTimeout: 400, retryStrategy: () => 100,
+        enableOfflineQueue: false,
+        maxRetriesPerRequest: 0,
+        connectTimeout: 500,
+        commandTimeout: 400,
+        retryStrategy: () => 100,
       });
       client.on('error', () => undefined);
       return client;
@@ -126,7 +138,13 @@ export class ScenarioCluster {
    * holder's client name from the metadata after it ('?' without metadata). With `epochKey` (the
    * run's sentinel), also the quarantine the node records, its end in run time.
    */
-  async read(node: number, t: () => number, lockKey: (r: string) => string, resources: readonly string[], epochKey?: string): Promise<NodeSample> {
+  async read(
+    node: number,
+    t: () => number,
+    lockKey: (r: string) => string,
+    resources: readonly string[],
+    epochKey?: string,
+  ): Promise<NodeSample> {
     const client = this.direct[node - 1]!;
     const sent = t();
     try {
@@ -169,7 +187,9 @@ export class ScenarioCluster {
   async warmUp(ids: readonly number[]): Promise<void> {
     await this.whenReadable(5_000).catch(() => undefined);
     const scripts = ALL_SCRIPTS.filter((s) => s !== PROBE_SCRIPT);
-    await Promise.all(ids.map((id) => Promise.all(scripts.map((s) => this.direct[id - 1]!.script('LOAD', s.source))).catch(() => undefined)));
+    await Promise.all(
+      ids.map((id) => Promise.all(scripts.map((s) => this.direct[id - 1]!.script('LOAD', s.source))).catch(() => undefined)),
+    );
   }
 
   /**
@@ -177,17 +197,21 @@ export class ScenarioCluster {
    * nodes that do not answer instead of failing.
    */
   async deletePrefix(prefix: string, bestEffort = false): Promise<number> {
-    const counts = await Promise.all(this.direct.map(async (client) => {
-      if (bestEffort && client.status !== 'ready') return 0;
-      let deleted = 0;
-      let cursor = '0';
-      do {
-        const [next, keys] = await client.scan(cursor, 'MATCH', `${globEscape(prefix)}*`, 'COUNT', 500);
-        cursor = next;
-        if (keys.length > 0) deleted += await client.del(...keys);
-      } while (cursor !== '0');
-      return deleted;
-    }).map((count) => (bestEffort ? count.catch(() => 0) : count)));
+    const counts = await Promise.all(
+      this.direct
+        .map(async (client) => {
+          if (bestEffort && client.status !== 'ready') return 0;
+          let deleted = 0;
+          let cursor = '0';
+          do {
+            const [next, keys] = await client.scan(cursor, 'MATCH', `${globEscape(prefix)}*`, 'COUNT', 500);
+            cursor = next;
+            if (keys.length > 0) deleted += await client.del(...keys);
+          } while (cursor !== '0');
+          return deleted;
+        })
+        .map((count) => (bestEffort ? count.catch(() => 0) : count)),
+    );
     return counts.reduce((a, b) => a + b, 0);
   }
 
@@ -200,31 +224,39 @@ export class ScenarioCluster {
   async restore(signalTimeoutMs = 30_000): Promise<string[]> {
     const done: string[] = [];
     const now = await this.control.nodes();
-    await Promise.all(now.map(async (node) => {
-      const was = this.initial.find((n) => n.id === node.id);
-      const persistence: Persistence = was?.persistence ?? node.persistence;
-      if (node.fault && node.fault.kind !== 'pass') {
-        await this.control.act(node.id, { action: 'heal' });
-        done.push(`healed node ${node.id}'s network (${node.fault.kind})`);
-      }
-      if (node.state === 'paused') {
-        await this.control.act(node.id, { action: 'resume' });
-        done.push(`resumed node ${node.id}`);
-      }
-      if (node.state === 'down') {
-        // Also cancels a scheduled delayed restart.
-        await this.control.act(node.id, { action: 'start', persistence });
-        done.push(`started node ${node.id} (${persistence})`);
-      } else if (node.persistence !== persistence) {
-        await this.control.act(node.id, { action: 'restart', persistence });
-        done.push(`restarted node ${node.id} with ${persistence} (was ${node.persistence})`);
-      }
-    }));
+    await Promise.all(
+      now.map(async (node) => {
+        const was = this.initial.find((n) => n.id === node.id);
+        const persistence: Persistence = was?.persistence ?? node.persistence;
+        if (node.fault && node.fault.kind !== 'pass') {
+          await this.control.act(node.id, { action: 'heal' });
+          done.push(`healed node ${node.id}'s network (${node.fault.kind})`);
+        }
+        if (node.state === 'paused') {
+          await this.control.act(node.id, { action: 'resume' });
+          done.push(`resumed node ${node.id}`);
+        }
+        if (node.state === 'down') {
+          // Also cancels a scheduled delayed restart.
+          await this.control.act(node.id, { action: 'start', persistence });
+          done.push(`started node ${node.id} (${persistence})`);
+        } else if (node.persistence !== persistence) {
+          await this.control.act(node.id, { action: 'restart', persistence });
+          done.push(`restarted node ${node.id} with ${persistence} (was ${node.persistence})`);
+        }
+      }),
+    );
     const deadline = Date.now() + signalTimeoutMs;
     for (;;) {
       const nodes = await this.control.nodes();
       if (nodes.every((n) => n.state === 'up' && (!n.fault || n.fault.kind === 'pass'))) break;
-      if (Date.now() > deadline) throw new Error(`nodes not back up after ${signalTimeoutMs} ms: ${nodes.filter((n) => n.state !== 'up').map((n) => n.id).join(', ')}`);
+      if (Date.now() > deadline)
+        throw new Error(
+          `nodes not back up after ${signalTimeoutMs} ms: ${nodes
+            .filter((n) => n.state !== 'up')
+            .map((n) => n.id)
+            .join(', ')}`,
+        );
       await new Promise((r) => setTimeout(r, 100));
     }
     await this.whenReadable(5_000);
@@ -263,7 +295,14 @@ export class ScenarioCluster {
   async whenReadable(timeoutMs: number): Promise<void> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
-      const ok = await Promise.all(this.direct.map((c) => c.ping().then(() => true, () => false)));
+      const ok = await Promise.all(
+        this.direct.map((c) =>
+          c.ping().then(
+            () => true,
+            () => false,
+          ),
+        ),
+      );
       if (ok.every(Boolean)) return;
       if (Date.now() > deadline) throw new Error('nodes not readable after restore');
       await new Promise((r) => setTimeout(r, 100));

@@ -63,9 +63,21 @@ export class ScenarioRun {
     this.prefix = `${options.basePrefix}demo:${this.runId}:`;
     this.script = options.scenario.build(createPrng(options.seed));
     const steps: StepView[] = this.script.steps.map((s, index) => ({
-      index, id: s.id, kind: s.do, title: s.title, say: s.say, chained: !!s.chain, status: 'pending', startedAt: null, endedAt: null, result: null,
+      index,
+      id: s.id,
+      kind: s.do,
+      title: s.title,
+      say: s.say,
+      chained: !!s.chain,
+      status: 'pending',
+      startedAt: null,
+      endedAt: null,
+      result: null,
     }));
-    this.record = new RunRecord(steps, this.script.resources.map((r) => r.name));
+    this.record = new RunRecord(
+      steps,
+      this.script.resources.map((r) => r.name),
+    );
     this.record.pausedAt = (client, at) => this.clients.get(client)?.pausedAt(at) ?? false;
     this.finished = this.run();
   }
@@ -136,9 +148,18 @@ export class ScenarioRun {
       this.cluster = await ScenarioCluster.open(this.options.control);
       if (this.cluster.size !== 5) throw new Error(`scenarios are written for 5 masters; this cluster has ${this.cluster.size}`);
       for (const spec of this.script.clients) {
-        this.clients.set(spec.name, new ScenarioClient(spec, this.cluster.addresses, { keyPrefix: this.prefix, maxTtlMs: this.script.maxTtlMs }));
+        this.clients.set(
+          spec.name,
+          new ScenarioClient(spec, this.cluster.addresses, { keyPrefix: this.prefix, maxTtlMs: this.script.maxTtlMs }),
+        );
       }
-      sampler = new Sampler(this.cluster, this.record, this.prefix, this.script.resources.map((r) => r.name), this.now);
+      sampler = new Sampler(
+        this.cluster,
+        this.record,
+        this.prefix,
+        this.script.resources.map((r) => r.name),
+        this.now,
+      );
       this.sampler = sampler;
       sampler.start();
       await sampler.refreshStates();
@@ -233,8 +254,16 @@ export class ScenarioRun {
   }
 
   private async ask(step: Extract<Step, { do: 'predict' }>): Promise<void> {
-    this.record.predictions.push({ id: step.id, question: step.question, choices: step.choices.map((c) => ({ ...c })), answer: null,
-      skipped: false, answeredAt: null, actual: null, explanation: null });
+    this.record.predictions.push({
+      id: step.id,
+      question: step.question,
+      choices: step.choices.map((c) => ({ ...c })),
+      answer: null,
+      skipped: false,
+      answeredAt: null,
+      actual: null,
+      explanation: null,
+    });
     this.pendingPrediction = step.id;
     this.status = 'predict';
     const p = this.record.predictions[this.record.predictions.length - 1]!;
@@ -298,11 +327,27 @@ export class ScenarioRun {
 
   view(): RunView {
     this.lastSeen = Date.now();
-    return buildView({
-      scenario: this.options.scenario, seed: this.options.seed, startedBy: this.options.startedBy, runId: this.runId, prefix: this.prefix,
-      script: this.script, record: this.record, status: this.status, mode: this.mode, speed: this.speed, startedAt: this.startedAt,
-      finishedAt: this.finishedAt, stepIndex: this.stepIndex, pendingPrediction: this.pendingPrediction, nodes: this.cluster?.addresses ?? [],
-      restore: this.restore, error: this.error,
-    }, this.frozenAt ?? this.now());
+    return buildView(
+      {
+        scenario: this.options.scenario,
+        seed: this.options.seed,
+        startedBy: this.options.startedBy,
+        runId: this.runId,
+        prefix: this.prefix,
+        script: this.script,
+        record: this.record,
+        status: this.status,
+        mode: this.mode,
+        speed: this.speed,
+        startedAt: this.startedAt,
+        finishedAt: this.finishedAt,
+        stepIndex: this.stepIndex,
+        pendingPrediction: this.pendingPrediction,
+        nodes: this.cluster?.addresses ?? [],
+        restore: this.restore,
+        error: this.error,
+      },
+      this.frozenAt ?? this.now(),
+    );
   }
 }

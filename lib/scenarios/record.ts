@@ -41,7 +41,10 @@ export class RunRecord {
   /** Was `client` paused at run time `t`? (Set by the run: a paused client keeps believing.) */
   pausedAt: (client: string, t: number) => boolean = () => false;
 
-  constructor(readonly steps: StepView[], private readonly resources: readonly string[]) {}
+  constructor(
+    readonly steps: StepView[],
+    private readonly resources: readonly string[],
+  ) {}
 
   sample(s: NodeSample): void {
     if (this.samples.length < MAX_SAMPLES) this.samples.push(s);
@@ -101,8 +104,14 @@ export class RunRecord {
     this.plain.write(attempt);
     const fenced = this.fenced.write(attempt);
     const record: WriteRecord = {
-      t: attempt.t, client: attempt.client, resource: attempt.resource, fence: attempt.fence, value: attempt.value,
-      unfenced: 'accepted', fenced: fenced.accepted ? 'accepted' : 'rejected', reason: fenced.reason,
+      t: attempt.t,
+      client: attempt.client,
+      resource: attempt.resource,
+      fence: attempt.fence,
+      value: attempt.value,
+      unfenced: 'accepted',
+      fenced: fenced.accepted ? 'accepted' : 'rejected',
+      reason: fenced.reason,
     };
     this.writes.push(record);
     return record;
@@ -115,8 +124,13 @@ export class RunRecord {
 
   timeline(now: number): TimelineView {
     const keys = assembleKeySegments(this.samples).map((s) => ({
-      node: s.node, resource: s.resource, client: s.client, from: s.from, to: s.to,
-      expiresAt: Number.isFinite(s.expiresAt) ? s.expiresAt : s.to, open: s.open,
+      node: s.node,
+      resource: s.resource,
+      client: s.client,
+      from: s.from,
+      to: s.to,
+      expiresAt: Number.isFinite(s.expiresAt) ? s.expiresAt : s.to,
+      open: s.open,
     }));
     return {
       now,
@@ -124,8 +138,16 @@ export class RunRecord {
       keys,
       quarantines: assembleQuarantineSegments(this.samples),
       markers: this.markers,
-      beliefs: this.beliefs.map((b) => ({ client: b.client, resource: b.resource, from: b.from, validUntil: b.validUntil, to: b.to,
-        fence: b.fence, stale: b.stale, ended: b.ended })),
+      beliefs: this.beliefs.map((b) => ({
+        client: b.client,
+        resource: b.resource,
+        from: b.from,
+        validUntil: b.validUntil,
+        to: b.to,
+        fence: b.fence,
+        stale: b.stale,
+        ended: b.ended,
+      })),
       attempts: this.attempts,
       writes: this.writes,
     };
@@ -144,8 +166,15 @@ export function outcomeOf(err: unknown): Outcome {
 }
 
 const REASON_WORDS: Record<string, string> = {
-  pending: 'not awaited', error: 'unreachable', contended: 'held by another', quarantined: 'quarantined', timeout: 'timed out',
-  'not-asked': 'not asked', lost: 'lost the key', 'not-held': 'nothing to delete', 'unsafe-eviction': 'may evict keys',
+  pending: 'not awaited',
+  error: 'unreachable',
+  contended: 'held by another',
+  quarantined: 'quarantined',
+  timeout: 'timed out',
+  'not-asked': 'not asked',
+  lost: 'lost the key',
+  'not-held': 'nothing to delete',
+  'unsafe-eviction': 'may evict keys',
   'ceiling-mismatch': 'another lease ceiling',
 };
 

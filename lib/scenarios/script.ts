@@ -49,69 +49,80 @@ interface Base {
   chain?: boolean;
 }
 
-export type Step = Base & (
-  | {
-      do: 'mark-clean';
-      /**
-       * Mark the nodes one at a time in this order instead of all at once. A fence register starts
-       * from the node's clock when it is marked, so the order decides which registers start ahead
-       * (say so in `simulated` when a scenario relies on it).
-       */
-      order?: readonly NodeId[];
-    }
-  | {
-      do: 'ensure-persistence'; mode: Persistence;
-      /** Only these nodes (the rest keep theirs). @default every node */
-      nodes?: readonly NodeId[];
-    }
-  /** The node writes its RDB snapshot now (SAVE): what a restart in `rdb` mode will load. */
-  | { do: 'snapshot'; nodes: readonly NodeId[] }
-  | { do: 'predict'; question: string; choices: ReadonlyArray<{ id: string; label: string }> }
-  | {
-      do: 'acquire'; who: string; resource: string; ttlMs: number; fenced?: boolean; retry?: RetrySpec;
-      /** Wait until this client's connections to these nodes are up before asking (restarted nodes). */
-      waitForNodes?: readonly NodeId[];
-      /** Run in the background; a later `await` step waits for it. */
-      background?: boolean;
-      /** Answer the prediction with this id by the outcome kind ('granted', 'LockContendedError'…). */
-      reveals?: string;
-      /**
-       * 'outcome' (the default): by the outcome kind. 'overlap': by the checker, 'overlap' when this
-       * grant made two holders at once, else 'no-overlap'. 'granted': 'granted' or 'refused', for a
-       * refusal whose class depends on which votes arrive first (the lock core decides a round as
-       * soon as its outcome is known).
-       */
-      revealBy?: 'outcome' | 'overlap' | 'granted';
-      /** Shown when revealing, by outcome. */
-      explain?: Partial<Record<string, string>>;
-    }
-  | { do: 'await'; who: string; measureFrom?: { mark: string; fact: string; label: string } }
-  | { do: 'release'; who: string; resource: string; mark?: string }
-  | { do: 'write'; who: string; resource: string; value: string; reveals?: string; explain?: Partial<Record<string, string>> }
-  | { do: 'node'; action: NodeAction; nodes: readonly NodeId[]; mark?: string }
-  | { do: 'wait'; ms: number }
-  | { do: 'wait-validity'; who: string; resource: string; plusMs?: number }
-  | { do: 'wait-keys-gone'; resource: string; timeoutMs?: number }
-  | { do: 'wait-nodes-up'; nodes: readonly NodeId[]; timeoutMs?: number }
-  /**
-   * Wait until the quarantine recorded on each node (its epoch sentinel for the run's prefix) is
-   * over, read on the node's own clock; the fact says how long it sat out after its process started.
-   */
-  | { do: 'wait-quarantine'; nodes: readonly NodeId[]; fact?: { id: string; label: string }; timeoutMs?: number }
-  /** Record as a fact whether `later`'s fence on `resource` is above `earlier`'s (their last grants). */
-  | { do: 'compare-fences'; resource: string; earlier: string; later: string; fact: string; factLabel: string }
-  | { do: 'pause-client'; who: string }
-  | { do: 'wake-client'; who: string }
-  | { do: 'drift'; who: string; resource: string; nodes: readonly NodeId[]; fastPercent: number }
-  | {
-      do: 'together'; who: readonly string[]; resource: string; ttlMs: number; retry: RetrySpec;
-      /** After a grant: write, hold this long (real ms), release. */
-      work?: { holdMs: number };
-      reveals?: string;
-      explain?: Partial<Record<string, string>>;
-    }
-  | { do: 'probe'; who: string; resource: string; since: string; fact: string; factLabel: string; timeoutMs?: number }
-);
+export type Step = Base &
+  (
+    | {
+        do: 'mark-clean';
+        /**
+         * Mark the nodes one at a time in this order instead of all at once. A fence register starts
+         * from the node's clock when it is marked, so the order decides which registers start ahead
+         * (say so in `simulated` when a scenario relies on it).
+         */
+        order?: readonly NodeId[];
+      }
+    | {
+        do: 'ensure-persistence';
+        mode: Persistence;
+        /** Only these nodes (the rest keep theirs). @default every node */
+        nodes?: readonly NodeId[];
+      }
+    /** The node writes its RDB snapshot now (SAVE): what a restart in `rdb` mode will load. */
+    | { do: 'snapshot'; nodes: readonly NodeId[] }
+    | { do: 'predict'; question: string; choices: ReadonlyArray<{ id: string; label: string }> }
+    | {
+        do: 'acquire';
+        who: string;
+        resource: string;
+        ttlMs: number;
+        fenced?: boolean;
+        retry?: RetrySpec;
+        /** Wait until this client's connections to these nodes are up before asking (restarted nodes). */
+        waitForNodes?: readonly NodeId[];
+        /** Run in the background; a later `await` step waits for it. */
+        background?: boolean;
+        /** Answer the prediction with this id by the outcome kind ('granted', 'LockContendedError'…). */
+        reveals?: string;
+        /**
+         * 'outcome' (the default): by the outcome kind. 'overlap': by the checker, 'overlap' when this
+         * grant made two holders at once, else 'no-overlap'. 'granted': 'granted' or 'refused', for a
+         * refusal whose class depends on which votes arrive first (the lock core decides a round as
+         * soon as its outcome is known).
+         */
+        revealBy?: 'outcome' | 'overlap' | 'granted';
+        /** Shown when revealing, by outcome. */
+        explain?: Partial<Record<string, string>>;
+      }
+    | { do: 'await'; who: string; measureFrom?: { mark: string; fact: string; label: string } }
+    | { do: 'release'; who: string; resource: string; mark?: string }
+    | { do: 'write'; who: string; resource: string; value: string; reveals?: string; explain?: Partial<Record<string, string>> }
+    | { do: 'node'; action: NodeAction; nodes: readonly NodeId[]; mark?: string }
+    | { do: 'wait'; ms: number }
+    | { do: 'wait-validity'; who: string; resource: string; plusMs?: number }
+    | { do: 'wait-keys-gone'; resource: string; timeoutMs?: number }
+    | { do: 'wait-nodes-up'; nodes: readonly NodeId[]; timeoutMs?: number }
+    /**
+     * Wait until the quarantine recorded on each node (its epoch sentinel for the run's prefix) is
+     * over, read on the node's own clock; the fact says how long it sat out after its process started.
+     */
+    | { do: 'wait-quarantine'; nodes: readonly NodeId[]; fact?: { id: string; label: string }; timeoutMs?: number }
+    /** Record as a fact whether `later`'s fence on `resource` is above `earlier`'s (their last grants). */
+    | { do: 'compare-fences'; resource: string; earlier: string; later: string; fact: string; factLabel: string }
+    | { do: 'pause-client'; who: string }
+    | { do: 'wake-client'; who: string }
+    | { do: 'drift'; who: string; resource: string; nodes: readonly NodeId[]; fastPercent: number }
+    | {
+        do: 'together';
+        who: readonly string[];
+        resource: string;
+        ttlMs: number;
+        retry: RetrySpec;
+        /** After a grant: write, hold this long (real ms), release. */
+        work?: { holdMs: number };
+        reveals?: string;
+        explain?: Partial<Record<string, string>>;
+      }
+    | { do: 'probe'; who: string; resource: string; since: string; fact: string; factLabel: string; timeoutMs?: number }
+  );
 
 export type StepKind = Step['do'];
 

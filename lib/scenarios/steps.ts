@@ -28,28 +28,72 @@ export async function acquireOnce(ctx: StepContext, call: AcquireCall): Promise<
   const c = ctx.client(call.who);
   const retry = call.retry ?? NO_RETRY;
   const attempt: AttemptRecord = {
-    id: call.id, client: c.name, resource: call.resource, from: ctx.now(), to: null, outcome: null, votes: [], validityMs: null, fence: null, tries: 0, message: null,
+    id: call.id,
+    client: c.name,
+    resource: call.resource,
+    from: ctx.now(),
+    to: null,
+    outcome: null,
+    votes: [],
+    validityMs: null,
+    fence: null,
+    tries: 0,
+    message: null,
   };
   ctx.record.attempts.push(attempt);
   c.lastAcquire = null;
   try {
     const lock = await c.redlock.acquire(call.resource, call.ttlMs, {
-      fenced: call.fenced ?? true, retryCount: retry.count, retryDelayMs: retry.delayMs, retryJitterMs: retry.jitterMs,
-      signal: ctx.signal, metadata: { client: c.name },
+      fenced: call.fenced ?? true,
+      retryCount: retry.count,
+      retryDelayMs: retry.delayMs,
+      retryJitterMs: retry.jitterMs,
+      signal: ctx.signal,
+      metadata: { client: c.name },
     });
     const t = ctx.now();
     const validity = lock.validityMs;
-    Object.assign(attempt, { to: t, outcome: 'granted', votes: voteViews(lock.votes), validityMs: validity, fence: lock.fence, tries: triesOf(c) });
-    ctx.record.beliefs.push({ client: c.name, resource: call.resource, from: t, validUntil: t + validity, to: null, fence: lock.fence, stale: false, ended: 'open' });
+    Object.assign(attempt, {
+      to: t,
+      outcome: 'granted',
+      votes: voteViews(lock.votes),
+      validityMs: validity,
+      fence: lock.fence,
+      tries: triesOf(c),
+    });
+    ctx.record.beliefs.push({
+      client: c.name,
+      resource: call.resource,
+      from: t,
+      validUntil: t + validity,
+      to: null,
+      fence: lock.fence,
+      stale: false,
+      ended: 'open',
+    });
     ctx.locks.set(lockId(c.name, call.resource), lock);
-    ctx.record.say(t, `${c.name} acquired ${call.resource}: ${voteSummary(attempt.votes)}; validity ${seconds(validity)}${lock.fence !== null ? `, fence …${String(lock.fence).slice(-4)}` : ''}`, 'ok');
+    ctx.record.say(
+      t,
+      `${c.name} acquired ${call.resource}: ${voteSummary(attempt.votes)}; validity ${seconds(validity)}${lock.fence !== null ? `, fence …${String(lock.fence).slice(-4)}` : ''}`,
+      'ok',
+    );
     return { outcome: 'granted', attempt };
   } catch (err) {
     const outcome = outcomeOf(err);
     const votes = (err as { votes?: Parameters<typeof voteViews>[0] }).votes ?? [];
-    Object.assign(attempt, { to: ctx.now(), outcome, votes: voteViews(votes), tries: triesOf(c), message: (err as Error).message ?? String(err) });
+    Object.assign(attempt, {
+      to: ctx.now(),
+      outcome,
+      votes: voteViews(votes),
+      tries: triesOf(c),
+      message: (err as Error).message ?? String(err),
+    });
     if (outcome === 'aborted' || ctx.signal.aborted) throw err;
-    ctx.record.say(attempt.to!, `${c.name} was refused ${call.resource}: ${outcome} (${voteSummary(attempt.votes)})`, outcome === 'error' ? 'bad' : 'warn');
+    ctx.record.say(
+      attempt.to!,
+      `${c.name} was refused ${call.resource}: ${outcome} (${voteSummary(attempt.votes)})`,
+      outcome === 'error' ? 'bad' : 'warn',
+    );
     return { outcome, attempt };
   }
 }
@@ -64,9 +108,10 @@ async function release(ctx: StepContext, who: string, resource: string, mark?: s
   const belief = ctx.record.endBelief(who, resource, t, 'released');
   ctx.record.mark(t, 'release', `${who} releases`, { client: who });
   const result = await lock.release();
-  const text = result.deleted > 0
-    ? `${who} released ${resource}: deleted on ${result.deleted} node${result.deleted === 1 ? '' : 's'}`
-    : `${who} released ${resource}: none of its keys were left (compare-and-delete touched nobody else's)`;
+  const text =
+    result.deleted > 0
+      ? `${who} released ${resource}: deleted on ${result.deleted} node${result.deleted === 1 ? '' : 's'}`
+      : `${who} released ${resource}: none of its keys were left (compare-and-delete touched nobody else's)`;
   ctx.record.say(t, text + (belief?.stale ? ' — it only now stops believing it holds the lock' : ''), 'info');
   return text;
 }
@@ -116,9 +161,14 @@ async function nodeAction(ctx: StepContext, step: StepOf<'node'>): Promise<strin
   if (a.action === 'crash' || a.action === 'stop' || a.action === 'restart' || a.action === 'pause') await ctx.sampleNow();
   const t = ctx.now();
   if (step.mark) ctx.marks.set(step.mark, t);
-  const label = a.action === 'latency' ? `latency ${a.latencyMs} ms`
-    : a.action === 'restart' ? `restart${a.persistence ? ` (${a.persistence}${a.delayMs ? `, in ${seconds(a.delayMs)}` : ''})` : ''}`
-      : a.action === 'start' && a.persistence ? `start (${a.persistence})` : a.action;
+  const label =
+    a.action === 'latency'
+      ? `latency ${a.latencyMs} ms`
+      : a.action === 'restart'
+        ? `restart${a.persistence ? ` (${a.persistence}${a.delayMs ? `, in ${seconds(a.delayMs)}` : ''})` : ''}`
+        : a.action === 'start' && a.persistence
+          ? `start (${a.persistence})`
+          : a.action;
   for (const id of step.nodes) ctx.record.mark(t, a.action, label, { node: id });
   await ctx.cluster.act(step.nodes, a);
   for (const id of step.nodes) ctx.nodeAction(id, label);
@@ -129,22 +179,43 @@ async function nodeAction(ctx: StepContext, step: StepOf<'node'>): Promise<strin
 
 async function together(ctx: StepContext, step: StepOf<'together'>): Promise<string> {
   await Promise.all(step.who.map((who) => ctx.client(who).ready([1, 2, 3, 4, 5], 10_000, ctx.signal)));
-  const results = await Promise.all(step.who.map(async (who) => {
-    const { outcome, attempt } = await acquireOnce(ctx, { id: `${step.id}-${who}`, who, resource: step.resource, ttlMs: step.ttlMs, retry: step.retry });
-    if (outcome === 'granted' && step.work) {
-      write(ctx, { id: `${step.id}-${who}-write`, do: 'write', title: '', say: '', who, resource: step.resource, value: `${who}'s work` });
-      await ctx.sleep(step.work.holdMs);
-      await release(ctx, who, step.resource);
-    }
-    return { who, outcome, attempt };
-  }));
+  const results = await Promise.all(
+    step.who.map(async (who) => {
+      const { outcome, attempt } = await acquireOnce(ctx, {
+        id: `${step.id}-${who}`,
+        who,
+        resource: step.resource,
+        ttlMs: step.ttlMs,
+        retry: step.retry,
+      });
+      if (outcome === 'granted' && step.work) {
+        write(ctx, {
+          id: `${step.id}-${who}-write`,
+          do: 'write',
+          title: '',
+          say: '',
+          who,
+          resource: step.resource,
+          value: `${who}'s work`,
+        });
+        await ctx.sleep(step.work.holdMs);
+        await release(ctx, who, step.resource);
+      }
+      return { who, outcome, attempt };
+    }),
+  );
   const winners = results.filter((r) => r.outcome === 'granted');
   if (step.reveals) {
     const actual = step.work ? (winners.length === step.who.length ? 'all' : 'some') : winners.length === 0 ? 'nobody' : winners[0]!.who;
     ctx.reveal(step.reveals, actual, step.explain?.[actual]);
   }
-  if (step.work) for (const r of results) ctx.record.fact(`tries-${r.who}`, `${r.who}: attempts until granted`, r.outcome === 'granted' ? String(r.attempt.tries) : r.outcome);
-  const tries = results.map((r) => `${r.who}: ${r.outcome === 'granted' ? `granted after ${r.attempt.tries} attempt${r.attempt.tries === 1 ? '' : 's'}` : r.outcome}`);
+  if (step.work)
+    for (const r of results)
+      ctx.record.fact(`tries-${r.who}`, `${r.who}: attempts until granted`, r.outcome === 'granted' ? String(r.attempt.tries) : r.outcome);
+  const tries = results.map(
+    (r) =>
+      `${r.who}: ${r.outcome === 'granted' ? `granted after ${r.attempt.tries} attempt${r.attempt.tries === 1 ? '' : 's'}` : r.outcome}`,
+  );
   return tries.join(' · ');
 }
 
@@ -152,7 +223,13 @@ async function probe(ctx: StepContext, step: StepOf<'probe'>): Promise<string> {
   const since = ctx.marks.get(step.since) ?? ctx.now();
   const deadline = ctx.now() + (step.timeoutMs ?? 20_000);
   for (let n = 1; ; n++) {
-    const { outcome } = await acquireOnce(ctx, { id: `${step.id}-${n}`, who: step.who, resource: step.resource, ttlMs: 1_000, fenced: false });
+    const { outcome } = await acquireOnce(ctx, {
+      id: `${step.id}-${n}`,
+      who: step.who,
+      resource: step.resource,
+      ttlMs: 1_000,
+      fenced: false,
+    });
     if (outcome === 'granted') {
       const outage = ctx.now() - since;
       await release(ctx, step.who, step.resource);
@@ -168,13 +245,15 @@ async function drift(ctx: StepContext, step: StepOf<'drift'>): Promise<string> {
   const lock = ctx.locks.get(lockId(step.who, step.resource));
   if (!lock) throw new Error(`drift: ${step.who} holds no lock on ${step.resource}`);
   const parts: string[] = [];
-  await Promise.all(step.nodes.map(async (id) => {
-    const { before, after } = await ctx.cluster.shortenTtl(id, ctx.lockKey(step.resource), lock.token, step.fastPercent);
-    const t = ctx.now();
-    const text = before > 0 ? `clock +${step.fastPercent}%: ${seconds(before)} → ${seconds(after)}` : 'key already gone';
-    ctx.record.mark(t, 'drift', text, { node: id });
-    parts.push(`node ${id}: ${text}`);
-  }));
+  await Promise.all(
+    step.nodes.map(async (id) => {
+      const { before, after } = await ctx.cluster.shortenTtl(id, ctx.lockKey(step.resource), lock.token, step.fastPercent);
+      const t = ctx.now();
+      const text = before > 0 ? `clock +${step.fastPercent}%: ${seconds(before)} → ${seconds(after)}` : 'key already gone';
+      ctx.record.mark(t, 'drift', text, { node: id });
+      parts.push(`node ${id}: ${text}`);
+    }),
+  );
   const belief = ctx.record.openBelief(step.who, step.resource);
   if (belief) ctx.record.say(ctx.now(), `${step.who} still counts on its validity until ${seconds(belief.validUntil)} (run time)`, 'muted');
   return parts.sort().join(' · ');
@@ -183,10 +262,12 @@ async function drift(ctx: StepContext, step: StepOf<'drift'>): Promise<string> {
 /** SAVE on each node, directly: the RDB file a restart in `rdb` mode will load, as of now. */
 async function snapshot(ctx: StepContext, step: StepOf<'snapshot'>): Promise<string> {
   const t = ctx.now();
-  await Promise.all(step.nodes.map(async (id) => {
-    await ctx.cluster.directClient(id).save();
-    ctx.record.mark(ctx.now(), 'snapshot', 'snapshot written (SAVE)', { node: id });
-  }));
+  await Promise.all(
+    step.nodes.map(async (id) => {
+      await ctx.cluster.directClient(id).save();
+      ctx.record.mark(ctx.now(), 'snapshot', 'snapshot written (SAVE)', { node: id });
+    }),
+  );
   return `${Nodes(step.nodes)} wrote ${step.nodes.length === 1 ? 'its' : 'their'} RDB snapshot (SAVE, ${ctx.now() - t} ms)`;
 }
 
@@ -208,9 +289,13 @@ async function waitQuarantine(ctx: StepContext, step: StepOf<'wait-quarantine'>)
       const left = epoch ? epoch.quarantineUntil - nodeNow : 0;
       if (!epoch || left <= 0) {
         if (epoch && epoch.quarantineUntil > epoch.createdAt) {
-          const started = [...ctx.record.markers].reverse().find((m) => m.node === id && (m.kind === 'start' || m.kind === 'restart') && m.t <= t);
+          const started = [...ctx.record.markers]
+            .reverse()
+            .find((m) => m.node === id && (m.kind === 'start' || m.kind === 'restart') && m.t <= t);
           const satOut = started ? t + left - started.t : null;
-          parts.push(`node ${id}: quarantine (${epoch.cause ?? 'unknown'}) over${satOut !== null ? ` ${seconds(satOut)} after the run restarted it` : ''}`);
+          parts.push(
+            `node ${id}: quarantine (${epoch.cause ?? 'unknown'}) over${satOut !== null ? ` ${seconds(satOut)} after the run restarted it` : ''}`,
+          );
           if (step.fact && satOut !== null) ctx.record.fact(step.fact.id, step.fact.label, seconds(satOut));
         } else {
           parts.push(`node ${id}: no quarantine`);
@@ -227,7 +312,9 @@ async function waitQuarantine(ctx: StepContext, step: StepOf<'wait-quarantine'>)
 
 /** Is `later`'s fence above `earlier`'s (their last grants on the resource)? Recorded as a fact. */
 function compareFences(ctx: StepContext, step: StepOf<'compare-fences'>): string {
-  const fenceOf = (who: string) => [...ctx.record.attempts].reverse().find((a) => a.client === who && a.resource === step.resource && a.outcome === 'granted')?.fence ?? null;
+  const fenceOf = (who: string) =>
+    [...ctx.record.attempts].reverse().find((a) => a.client === who && a.resource === step.resource && a.outcome === 'granted')?.fence ??
+    null;
   const earlier = fenceOf(step.earlier);
   const later = fenceOf(step.later);
   if (earlier === null || later === null) {
@@ -237,9 +324,12 @@ function compareFences(ctx: StepContext, step: StepOf<'compare-fences'>): string
   }
   const diff = later - earlier;
   const n = (x: number) => x.toLocaleString('en-US');
-  const text = diff > 0 ? `${step.later}'s fence is above ${step.earlier}'s (+${n(diff)})`
-    : diff === 0 ? `${step.later}'s fence equals ${step.earlier}'s: not above`
-      : `${step.later}'s fence is ${n(-diff)} below ${step.earlier}'s: not above`;
+  const text =
+    diff > 0
+      ? `${step.later}'s fence is above ${step.earlier}'s (+${n(diff)})`
+      : diff === 0
+        ? `${step.later}'s fence equals ${step.earlier}'s: not above`
+        : `${step.later}'s fence is ${n(-diff)} below ${step.earlier}'s: not above`;
   ctx.record.fact(step.fact, step.factLabel, text);
   ctx.record.say(ctx.now(), `${text} (${step.earlier}: ${earlier}, ${step.later}: ${later})`, diff > 0 ? 'ok' : 'bad');
   return text;
@@ -259,8 +349,11 @@ export async function runStep(ctx: StepContext, step: Step): Promise<string> {
     case 'mark-clean':
       return markClean(ctx, step);
     case 'ensure-persistence': {
-      const wrong = (await ctx.cluster.statuses()).filter((s) => s.persistence !== step.mode && (!step.nodes || step.nodes.includes(s.id as NodeId))).map((s) => s.id);
-      if (wrong.length === 0) return `${step.nodes ? Nodes(step.nodes) : 'every node'} already run${step.nodes?.length === 1 ? 's' : ''} ${step.mode}`;
+      const wrong = (await ctx.cluster.statuses())
+        .filter((s) => s.persistence !== step.mode && (!step.nodes || step.nodes.includes(s.id as NodeId)))
+        .map((s) => s.id);
+      if (wrong.length === 0)
+        return `${step.nodes ? Nodes(step.nodes) : 'every node'} already run${step.nodes?.length === 1 ? 's' : ''} ${step.mode}`;
       await ctx.cluster.act(wrong, { action: 'restart', persistence: step.mode });
       await ctx.refreshStates();
       return `restarted node${wrong.length === 1 ? '' : 's'} ${wrong.join(', ')} with ${step.mode}`;
@@ -269,8 +362,17 @@ export async function runStep(ctx: StepContext, step: Step): Promise<string> {
       if (step.waitForNodes) await ctx.client(step.who).ready(step.waitForNodes, 15_000, ctx.signal);
       const run = acquireOnce(ctx, step).then(({ outcome, attempt }) => {
         if (step.reveals) {
-          const checked = step.revealBy === 'overlap' ? ctx.record.checker(ctx.now() + 1).resources.find((r) => r.resource === step.resource) : null;
-          const actual = checked ? (checked.ok ? 'no-overlap' : 'overlap') : step.revealBy === 'granted' ? (outcome === 'granted' ? 'granted' : 'refused') : outcome;
+          const checked =
+            step.revealBy === 'overlap' ? ctx.record.checker(ctx.now() + 1).resources.find((r) => r.resource === step.resource) : null;
+          const actual = checked
+            ? checked.ok
+              ? 'no-overlap'
+              : 'overlap'
+            : step.revealBy === 'granted'
+              ? outcome === 'granted'
+                ? 'granted'
+                : 'refused'
+              : outcome;
           ctx.reveal(step.reveals, actual, step.explain?.[actual]);
         }
         return `${outcome === 'granted' ? 'granted' : outcome}: ${voteSummary(attempt.votes)}${attempt.validityMs !== null ? `, validity ${seconds(attempt.validityMs)}` : ''}`;

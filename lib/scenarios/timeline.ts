@@ -77,8 +77,14 @@ export function assembleKeySegments(samples: readonly NodeSample[], toleranceMs 
       }
       if (seg) close(key, sample.t);
       current.set(key, {
-        node: sample.node, resource: reading.resource, client: reading.client, token: reading.token,
-        from: sample.t, to: sample.t, expiresAt, open: true,
+        node: sample.node,
+        resource: reading.resource,
+        client: reading.client,
+        token: reading.token,
+        from: sample.t,
+        to: sample.t,
+        expiresAt,
+        open: true,
       });
     }
     for (const key of [...current.keys()]) {

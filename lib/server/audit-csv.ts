@@ -2,12 +2,14 @@ import { AUDIT_CSV_COLUMNS, type AuditEntry } from '../api/audit';
 
 /** RFC 4180 CSV of audit entries; `at` as ISO time, before/after as JSON. */
 export function auditToCsv(entries: AuditEntry[]): string {
-  const rows = entries.map((e) => AUDIT_CSV_COLUMNS.map((column) => {
-    const value = e[column];
-    if (column === 'at') return new Date(value as number).toISOString();
-    if (column === 'before' || column === 'after') return value === null ? '' : JSON.stringify(value);
-    return String(value);
-  }));
+  const rows = entries.map((e) =>
+    AUDIT_CSV_COLUMNS.map((column) => {
+      const value = e[column];
+      if (column === 'at') return new Date(value as number).toISOString();
+      if (column === 'before' || column === 'after') return value === null ? '' : JSON.stringify(value);
+      return String(value);
+    }),
+  );
   return [AUDIT_CSV_COLUMNS as readonly string[], ...rows].map((row) => row.map(csvField).join(',')).join('\r\n') + '\r\n';
 }
 
@@ -25,8 +27,17 @@ export function auditFromCsv(text: string): AuditEntry[] {
   return rows.map((row) => {
     const get = (i: number) => unformula(row[i] ?? '');
     return {
-      id: get(0), at: Date.parse(get(1)), actor: get(2), role: get(3), action: get(4), target: get(5), reason: get(6),
-      outcome: get(7), before: get(8) ? JSON.parse(get(8)) : null, after: get(9) ? JSON.parse(get(9)) : null, detail: get(10),
+      id: get(0),
+      at: Date.parse(get(1)),
+      actor: get(2),
+      role: get(3),
+      action: get(4),
+      target: get(5),
+      reason: get(6),
+      outcome: get(7),
+      before: get(8) ? JSON.parse(get(8)) : null,
+      after: get(9) ? JSON.parse(get(9)) : null,
+      detail: get(10),
     };
   });
 }

@@ -23,25 +23,56 @@ function streamKey(): string {
  */
 export async function recordAudit(input: AuditInput): Promise<{ entry: AuditEntry; nodesWritten: number; nodesFailed: number }> {
   const entry: AuditEntry = {
-    id: randomUUID(), at: Date.now(), reason: '', before: null, after: null, detail: '', ...input,
+    id: randomUUID(),
+    at: Date.now(),
+    reason: '',
+    before: null,
+    after: null,
+    detail: '',
+    ...input,
   };
   const fields = [
-    'id', entry.id, 'at', String(entry.at), 'actor', entry.actor, 'role', entry.role, 'action', entry.action,
-    'target', entry.target, 'reason', entry.reason, 'outcome', entry.outcome,
-    'before', entry.before === null ? '' : JSON.stringify(entry.before),
-    'after', entry.after === null ? '' : JSON.stringify(entry.after), 'detail', entry.detail,
+    'id',
+    entry.id,
+    'at',
+    String(entry.at),
+    'actor',
+    entry.actor,
+    'role',
+    entry.role,
+    'action',
+    entry.action,
+    'target',
+    entry.target,
+    'reason',
+    entry.reason,
+    'outcome',
+    entry.outcome,
+    'before',
+    entry.before === null ? '' : JSON.stringify(entry.before),
+    'after',
+    entry.after === null ? '' : JSON.stringify(entry.after),
+    'detail',
+    entry.detail,
   ];
   const key = streamKey();
-  const results = await Promise.allSettled(getRuntime().clients.map(async (c) => {
-    await ensureReady(c, 1_000);
-    return c.xadd(key, 'MAXLEN', '~', String(MAX_LEN), '*', ...fields);
-  }));
+  const results = await Promise.allSettled(
+    getRuntime().clients.map(async (c) => {
+      await ensureReady(c, 1_000);
+      return c.xadd(key, 'MAXLEN', '~', String(MAX_LEN), '*', ...fields);
+    }),
+  );
   const nodesWritten = results.filter((r) => r.status === 'fulfilled').length;
   if (nodesWritten === 0) logger().error({ entry }, 'audit entry reached no node');
   return { entry, nodesWritten, nodesFailed: results.length - nodesWritten };
 }
 
-export interface AuditFilter { actor?: string; action?: string; since?: number; limit: number }
+export interface AuditFilter {
+  actor?: string;
+  action?: string;
+  since?: number;
+  limit: number;
+}
 
 /**
  * Failed logins are anonymous traffic: an attacker chooses how many there are, which username
@@ -60,15 +91,28 @@ export async function recordFailedLogin(input: { address: string; username: stri
   const now = Date.now();
   const window = Math.floor(now / FAILED_LOGIN_WINDOW_MS);
   const keys = consoleKeys();
-  const results = await Promise.allSettled(getRuntime().clients.map(async (c) => {
-    await ensureReady(c, 1_000);
-    return c.eval(RECORD_FAILED_LOGIN, 4,
-      keys.failedLoginUsers(input.address, window), keys.failedLoginWindow([input.address, input.username], window),
-      keys.failedLoginWindow([input.address, '*'], window), keys.auditLoginFailures,
-      String(now), String(FAILED_LOGIN_TTL_MS), String(FAILED_LOGIN_FOLD), String(FAILED_LOGIN_MAX_LEN), input.username, input.kind,
-      `login-failed-${digest(input.address, input.username, String(window))}`, `login-failed-${digest(input.address, '*', String(window))}`,
-      input.address);
-  }));
+  const results = await Promise.allSettled(
+    getRuntime().clients.map(async (c) => {
+      await ensureReady(c, 1_000);
+      return c.eval(
+        RECORD_FAILED_LOGIN,
+        4,
+        keys.failedLoginUsers(input.address, window),
+        keys.failedLoginWindow([input.address, input.username], window),
+        keys.failedLoginWindow([input.address, '*'], window),
+        keys.auditLoginFailures,
+        String(now),
+        String(FAILED_LOGIN_TTL_MS),
+        String(FAILED_LOGIN_FOLD),
+        String(FAILED_LOGIN_MAX_LEN),
+        input.username,
+        input.kind,
+        `login-failed-${digest(input.address, input.username, String(window))}`,
+        `login-failed-${digest(input.address, '*', String(window))}`,
+        input.address,
+      );
+    }),
+  );
   if (!results.some((r) => r.status === 'fulfilled')) logger().error({ ...input }, 'failed-login audit reached no node');
 }
 
@@ -103,14 +147,16 @@ export async function readAudit(filter: AuditFilter): Promise<{ entries: AuditEn
   const clients = getRuntime().clients;
   // Read more than the limit per node when filtering, so filtered pages are not starved.
   const count = filter.actor || filter.action ? Math.min(MAX_LEN, filter.limit * 20) : filter.limit;
-  const results = await Promise.allSettled(clients.map(async (c) => {
-    await ensureReady(c, 1_000);
-    const [operators, failures] = await Promise.all([
-      readNode(c, keys.audit, filter.since, count),
-      readNode(c, keys.auditLoginFailures, filter.since, Math.min(count, FAILED_LOGIN_MAX_LEN)),
-    ]);
-    return [...operators, ...failures];
-  }));
+  const results = await Promise.allSettled(
+    clients.map(async (c) => {
+      await ensureReady(c, 1_000);
+      const [operators, failures] = await Promise.all([
+        readNode(c, keys.audit, filter.since, count),
+        readNode(c, keys.auditLoginFailures, filter.since, Math.min(count, FAILED_LOGIN_MAX_LEN)),
+      ]);
+      return [...operators, ...failures];
+    }),
+  );
   const byId = new Map<string, AuditEntry>();
   let nodesRead = 0;
   for (const r of results) {
@@ -122,7 +168,11 @@ export async function readAudit(filter: AuditFilter): Promise<{ entries: AuditEn
     }
   }
   const entries = [...byId.values()]
-    .filter((e) => (!filter.actor || e.actor === filter.actor) && (!filter.action || e.action === filter.action || e.action.startsWith(`${filter.action}.`)))
+    .filter(
+      (e) =>
+        (!filter.actor || e.actor === filter.actor) &&
+        (!filter.action || e.action === filter.action || e.action.startsWith(`${filter.action}.`)),
+    )
     .sort((a, b) => b.at - a.at || (a.id < b.id ? 1 : -1))
     .slice(0, filter.limit);
   return { entries, nodesRead, nodesFailed: clients.length - nodesRead };
@@ -137,19 +187,32 @@ async function readNode(client: Redis, key: string, since: number | undefined, c
   });
   // Aggregated entries: their counts, as this node has them now.
   const aggregated = fields.filter((f) => f.agg);
-  const counts = aggregated.length === 0 ? [] : (await aggregated.reduce((p, f) => p.hmget(f.agg!, 'failed', 'refused', 'first', 'last'), client.pipeline()).exec()) ?? [];
+  const counts =
+    aggregated.length === 0
+      ? []
+      : ((await aggregated.reduce((p, f) => p.hmget(f.agg!, 'failed', 'refused', 'first', 'last'), client.pipeline()).exec()) ?? []);
   const countOf = new Map(aggregated.map((f, i) => [f, counts[i]?.[1] as Array<string | null> | undefined]));
   return fields.map((f) => {
     const entry: AuditEntry = {
-      id: f.id ?? '', at: Number(f.at), actor: f.actor ?? '', role: f.role ?? '', action: f.action ?? '', target: f.target ?? '',
-      reason: f.reason ?? '', outcome: f.outcome ?? '', before: parseJson(f.before), after: parseJson(f.after), detail: f.detail ?? '',
+      id: f.id ?? '',
+      at: Number(f.at),
+      actor: f.actor ?? '',
+      role: f.role ?? '',
+      action: f.action ?? '',
+      target: f.target ?? '',
+      reason: f.reason ?? '',
+      outcome: f.outcome ?? '',
+      before: parseJson(f.before),
+      after: parseJson(f.after),
+      detail: f.detail ?? '',
     };
     const agg = countOf.get(f);
     if (f.agg) {
       const [failed, refused, first, last] = (agg ?? []).map((v) => Number(v ?? 0));
       entry.count = (failed ?? 0) + (refused ?? 0);
-      entry.detail = `${failed ?? 0} wrong password(s)${refused ? `, ${refused} refused by the login limit` : ''} from ${f.detail}`
-        + (first && last ? ` between ${new Date(first).toISOString()} and ${new Date(last).toISOString()}` : '');
+      entry.detail =
+        `${failed ?? 0} wrong password(s)${refused ? `, ${refused} refused by the login limit` : ''} from ${f.detail}` +
+        (first && last ? ` between ${new Date(first).toISOString()} and ${new Date(last).toISOString()}` : '');
     }
     return entry;
   });

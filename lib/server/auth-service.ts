@@ -36,7 +36,10 @@ export async function login(req: Request, username: string, password: string): P
     const wait = await auth.throttle.turn(username);
     if (wait === null) {
       await recordFailedLogin({ address, username, kind: 'refused' });
-      throw tooMany(`this username is under attack: logins from new browsers are slowed down; try again in a few seconds`, Math.ceil(auth.throttle.limits.maxWaitMs / 1000));
+      throw tooMany(
+        `this username is under attack: logins from new browsers are slowed down; try again in a few seconds`,
+        Math.ceil(auth.throttle.limits.maxWaitMs / 1000),
+      );
     }
     if (wait > 0) await sleep(wait);
   }
@@ -51,7 +54,13 @@ export async function login(req: Request, username: string, password: string): P
   const { token, claims } = await auth.sessions.issue(user);
   const deviceToken = await auth.devices.issue(user.username, trusted ? device.id : undefined);
   await recordAudit({ actor: user.username, role: user.role, action: 'login', target: user.username, outcome: 'ok', detail: address });
-  const me: Me = { username: user.username, role: user.role, csrfToken: claims.csrf, sandbox: getRuntime().mode === 'sandbox', expiresAt: claims.expiresAt };
+  const me: Me = {
+    username: user.username,
+    role: user.role,
+    csrfToken: claims.csrf,
+    sandbox: getRuntime().mode === 'sandbox',
+    expiresAt: claims.expiresAt,
+  };
   const secure = isHttps(req);
   const headers = new Headers({ 'cache-control': 'no-store' });
   headers.append('set-cookie', sessionCookie(token, { secure, maxAgeSeconds: Math.floor((claims.expiresAt - Date.now()) / 1000) }));
@@ -70,15 +79,28 @@ export async function logout(req: Request, principal: Principal, options: { ever
     const { sessions } = await getAuth();
     recorded = options.everywhere ? await sessions.revokeAll(principal.username) : await sessions.revoke(principal);
     await recordAudit({
-      actor: principal.username, role: principal.role, action: options.everywhere ? 'logout.everywhere' : 'logout', target: principal.username,
-      outcome: recorded.majority ? 'ok' : 'partial', detail: `revocation recorded on ${recorded.written} of ${recorded.written + recorded.failed} masters`,
+      actor: principal.username,
+      role: principal.role,
+      action: options.everywhere ? 'logout.everywhere' : 'logout',
+      target: principal.username,
+      outcome: recorded.majority ? 'ok' : 'partial',
+      detail: `revocation recorded on ${recorded.written} of ${recorded.written + recorded.failed} masters`,
     });
   }
-  return json(200, { ok: true, everywhere: options.everywhere === true, revokedOn: recorded.written },
-    { 'set-cookie': sessionCookie('', { secure: isHttps(req), maxAgeSeconds: 0 }) });
+  return json(
+    200,
+    { ok: true, everywhere: options.everywhere === true, revokedOn: recorded.written },
+    { 'set-cookie': sessionCookie('', { secure: isHttps(req), maxAgeSeconds: 0 }) },
+  );
 }
 
 export function me(principal: Principal): Me {
   if (principal.kind !== 'session') throw new HttpError(401, 'UNAUTHORIZED', 'not signed in');
-  return { username: principal.username, role: principal.role, csrfToken: principal.csrf, sandbox: getRuntime().mode === 'sandbox', expiresAt: principal.expiresAt };
+  return {
+    username: principal.username,
+    role: principal.role,
+    csrfToken: principal.csrf,
+    sandbox: getRuntime().mode === 'sandbox',
+    expiresAt: principal.expiresAt,
+  };
 }

@@ -28,7 +28,11 @@ function holderOf(detail: LockDetail, token: string): string {
 
 function readDetail(resource: string): Promise<LockDetail> {
   const runtime = getRuntime();
-  return lockDetail(runtime.clients, resource, { keyPrefix: runtime.keyPrefix, configuredNodes: runtime.endpoints.length, driftFactor: runtime.driftFactor });
+  return lockDetail(runtime.clients, resource, {
+    keyPrefix: runtime.keyPrefix,
+    configuredNodes: runtime.endpoints.length,
+    driftFactor: runtime.driftFactor,
+  });
 }
 
 /**
@@ -38,14 +42,25 @@ function readDetail(resource: string): Promise<LockDetail> {
  * exclusion. `dryRun` reports what each node would do; every real run is audited with the
  * per-node state before and after.
  */
-export async function forceRelease(principal: Principal, resource: string, input: { token: string; reason: string; dryRun?: boolean }): Promise<ForceReleaseResponse> {
+export async function forceRelease(
+  principal: Principal,
+  resource: string,
+  input: { token: string; reason: string; dryRun?: boolean },
+): Promise<ForceReleaseResponse> {
   const seen = await readDetail(resource);
   const before = statesOf(seen);
   if (input.dryRun) {
     return {
-      resource, token: input.token, dryRun: true, deleted: 0, auditId: null,
+      resource,
+      token: input.token,
+      dryRun: true,
+      deleted: 0,
+      auditId: null,
       nodes: before.map((state, i) => ({
-        node: i + 1, before: state, after: null, error: state ? null : 'unreachable',
+        node: i + 1,
+        before: state,
+        after: null,
+        error: state ? null : 'unreachable',
         outcome: !state ? 'unreachable' : state.token === null ? 'absent' : state.token === input.token ? 'would-delete' : 'other-holder',
       })),
     };
@@ -53,19 +68,42 @@ export async function forceRelease(principal: Principal, resource: string, input
   const result = await (await readyLockCore()).releaseToken([resource], input.token);
   const after = statesOf(await readDetail(resource));
   const nodes = result.votes.map((vote, i): ForceReleaseResponse['nodes'][number] => {
-    const outcome = vote.reason === 'ok' ? 'deleted'
-      : vote.reason === 'timeout' || vote.reason === 'error' || vote.reason === 'pending' ? 'unreachable'
-        : (after[i]?.token ?? before[i]?.token ?? null) === null ? 'absent' : 'other-holder';
-    return { node: i + 1, before: before[i] ?? null, outcome, after: after[i] ?? null, error: outcome === 'unreachable' ? (vote.detail ?? vote.reason) : null };
+    const outcome =
+      vote.reason === 'ok'
+        ? 'deleted'
+        : vote.reason === 'timeout' || vote.reason === 'error' || vote.reason === 'pending'
+          ? 'unreachable'
+          : (after[i]?.token ?? before[i]?.token ?? null) === null
+            ? 'absent'
+            : 'other-holder';
+    return {
+      node: i + 1,
+      before: before[i] ?? null,
+      outcome,
+      after: after[i] ?? null,
+      error: outcome === 'unreachable' ? (vote.detail ?? vote.reason) : null,
+    };
   });
   const outcome = result.deleted === 0 ? 'nothing-deleted' : result.complete ? 'ok' : 'partial';
   metrics().forceReleases.inc({ outcome });
   const { actor, role } = actorOf(principal);
   const { entry } = await recordAudit({
-    actor, role, action: 'lock.force-release', target: resource, reason: input.reason, outcome,
-    before: nodes.map((n) => ({ node: n.node, ...n.before })), after: nodes.map((n) => ({ node: n.node, outcome: n.outcome, ...n.after })),
+    actor,
+    role,
+    action: 'lock.force-release',
+    target: resource,
+    reason: input.reason,
+    outcome,
+    before: nodes.map((n) => ({ node: n.node, ...n.before })),
+    after: nodes.map((n) => ({ node: n.node, outcome: n.outcome, ...n.after })),
     detail: `token ${input.token.slice(0, 12)}…${holderOf(seen, input.token)}`,
   });
-  publishEvent({ type: 'lock.force-released', resource, nodes: nodes.filter((n) => n.outcome === 'deleted').map((n) => n.node), detail: actor, source: 'service' });
+  publishEvent({
+    type: 'lock.force-released',
+    resource,
+    nodes: nodes.filter((n) => n.outcome === 'deleted').map((n) => n.node),
+    detail: actor,
+    source: 'service',
+  });
   return { resource, token: input.token, dryRun: false, deleted: result.deleted, nodes, auditId: entry.id };
 }

@@ -13,7 +13,15 @@ export type Sample =
 
 export type { HistoryBucket } from '../api/history';
 
-interface Bucket { t: number; ok: number; failed: number; durations: number[]; rtt: Array<number | null> | null; locks: number | null; byState: Record<string, number> | null }
+interface Bucket {
+  t: number;
+  ok: number;
+  failed: number;
+  durations: number[];
+  rtt: Array<number | null> | null;
+  locks: number | null;
+  byState: Record<string, number> | null;
+}
 
 const WINDOW_S = 600;
 const MAX_DURATIONS_PER_BUCKET = 2_000;
@@ -54,9 +62,20 @@ export function recordSample(sample: Sample, now = Date.now()): void {
 
 /** The window, oldest first, with latency percentiles per bucket. */
 export function readHistory(sinceMs = Date.now() - WINDOW_S * 1000): HistoryBucket[] {
-  return buckets().filter((b) => b.t >= sinceMs).map((b) => {
-    const sorted = [...b.durations].sort((x, y) => x - y);
-    const pick = (q: number) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]! : null);
-    return { t: b.t, acquireOk: b.ok, acquireFailed: b.failed, p50Ms: pick(0.5), p99Ms: pick(0.99), rttMs: b.rtt, locks: b.locks, byState: b.byState };
-  });
+  return buckets()
+    .filter((b) => b.t >= sinceMs)
+    .map((b) => {
+      const sorted = [...b.durations].sort((x, y) => x - y);
+      const pick = (q: number) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]! : null);
+      return {
+        t: b.t,
+        acquireOk: b.ok,
+        acquireFailed: b.failed,
+        p50Ms: pick(0.5),
+        p99Ms: pick(0.99),
+        rttMs: b.rtt,
+        locks: b.locks,
+        byState: b.byState,
+      };
+    });
 }

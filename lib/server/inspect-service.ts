@@ -2,8 +2,23 @@ import 'server-only';
 import type { LockDetailResponse, LockListResponse } from '../api/locks';
 import { createHmac } from 'node:crypto';
 import {
-  arrayLockList, earlyPage, earlyPageDue, lockDetail, LOCK_STATES, pageLocks, quorumSize, startSnapshot, InvalidCursorError,
-  type EarlyPage, type IndexedSnapshotNode, type LockList, type LockState, type QuorumView, type Snapshot, type SnapshotNode, type SnapshotRun,
+  arrayLockList,
+  earlyPage,
+  earlyPageDue,
+  lockDetail,
+  LOCK_STATES,
+  pageLocks,
+  quorumSize,
+  startSnapshot,
+  InvalidCursorError,
+  type EarlyPage,
+  type IndexedSnapshotNode,
+  type LockList,
+  type LockState,
+  type QuorumView,
+  type Snapshot,
+  type SnapshotNode,
+  type SnapshotRun,
 } from '../inspect';
 import { lockKeyPrefix } from '@redlock-console/redlock';
 import { getAuth } from './auth';
@@ -36,9 +51,14 @@ function cachedSnapshot(pattern: string | undefined, fresh: boolean, maxAgeMs = 
   if (hit && !fresh && (hit.at === null || Date.now() - hit.at < maxAgeMs)) return hit.run;
   // Our own layout comes from the live index (a re-read of what changed); any other pattern is scanned.
   const index = pattern === undefined ? lockIndex() : null;
-  const run = index ? index.startSnapshot() : startSnapshot(runtime.clients, {
-    keyPrefix: runtime.keyPrefix, pattern, configuredNodes: runtime.endpoints.length, driftFactor: runtime.driftFactor,
-  });
+  const run = index
+    ? index.startSnapshot()
+    : startSnapshot(runtime.clients, {
+        keyPrefix: runtime.keyPrefix,
+        pattern,
+        configuredNodes: runtime.endpoints.length,
+        driftFactor: runtime.driftFactor,
+      });
   const promise = run.done.then((snap) => {
     // The index hands a run still under way to every caller: count each run once.
     if (!pattern && !recorded.has(run)) {
@@ -110,9 +130,16 @@ export async function listLocks(query: LockListQuery, access: ValueAccess = 'raw
   const keyOnlySearch = hide && Boolean(query.search?.trim());
   const run = cachedSnapshot(query.pattern, query.fresh === '1', query.cursor ? CURSOR_SNAPSHOT_MAX_AGE_MS : SNAPSHOT_MAX_AGE_MS);
   if (query.progressive === '1' && !query.cursor && !keyOnlySearch && (await earlyPageDue(run))) {
-    const early = await earlyPage(runtime.clients, run, { prefix: query.prefix, state: query.state, search: query.search, limit: query.limit }, {
-      keyPrefix: runtime.keyPrefix, configuredNodes: runtime.endpoints.length, driftFactor: runtime.driftFactor,
-    });
+    const early = await earlyPage(
+      runtime.clients,
+      run,
+      { prefix: query.prefix, state: query.state, search: query.search, limit: query.limit },
+      {
+        keyPrefix: runtime.keyPrefix,
+        configuredNodes: runtime.endpoints.length,
+        driftFactor: runtime.driftFactor,
+      },
+    );
     // A scan that ended meanwhile answers in full instead.
     if (!run.finished()) return earlyResponse(run, { ...early, items: early.items.map(fingerprint) }, runtime.endpoints.length);
   }
@@ -128,10 +155,18 @@ export async function listLocks(query: LockListQuery, access: ValueAccess = 'raw
     throw err;
   }
   return {
-    readAt: snap.readAt, scanMs: snap.durationMs, pattern: snap.pattern, quorum: snap.quorum,
+    readAt: snap.readAt,
+    scanMs: snap.durationMs,
+    pattern: snap.pattern,
+    quorum: snap.quorum,
     nodes: snap.nodes.map((n) => ({ node: n.node, ok: n.ok, error: n.error, keys: n.keys, durationMs: n.durationMs })),
-    stateCounts: snap.stateCounts, total: snap.lockList.length, matched: page.matched, items: page.items.map(fingerprint), nextCursor: page.nextCursor,
-    complete: true, scannedKeys: snap.nodes.reduce((sum, n) => sum + n.keys, 0),
+    stateCounts: snap.stateCounts,
+    total: snap.lockList.length,
+    matched: page.matched,
+    items: page.items.map(fingerprint),
+    nextCursor: page.nextCursor,
+    complete: true,
+    scannedKeys: snap.nodes.reduce((sum, n) => sum + n.keys, 0),
     index: fromIndex(snap),
   };
 }
@@ -180,20 +215,34 @@ function earlyResponse(run: SnapshotRun, early: EarlyPage, configuredNodes: numb
   const stateCounts = Object.fromEntries(LOCK_STATES.map((s) => [s, 0])) as Record<(typeof LOCK_STATES)[number], number>;
   for (const item of early.items) stateCounts[item.state]++;
   return {
-    readAt: early.readAt, scanMs: early.scanMs, pattern: run.pattern, quorum: quorumSize(configuredNodes),
+    readAt: early.readAt,
+    scanMs: early.scanMs,
+    pattern: run.pattern,
+    quorum: quorumSize(configuredNodes),
     nodes: early.nodes.map((n) => ({ node: n.node, ok: n.ok, error: n.error, keys: n.keys, durationMs: n.durationMs })),
-    stateCounts, total: early.found, matched: early.matched, items: early.items, nextCursor: null,
-    complete: false, scannedKeys: early.scannedKeys, index: false,
+    stateCounts,
+    total: early.found,
+    matched: early.matched,
+    items: early.items,
+    nextCursor: null,
+    complete: false,
+    scannedKeys: early.scannedKeys,
+    index: false,
   };
 }
 
 export async function getLock(resource: string): Promise<LockDetailResponse> {
   const runtime = getRuntime();
   const detail = await lockDetail(runtime.clients, resource, {
-    keyPrefix: runtime.keyPrefix, configuredNodes: runtime.endpoints.length, driftFactor: runtime.driftFactor,
+    keyPrefix: runtime.keyPrefix,
+    configuredNodes: runtime.endpoints.length,
+    driftFactor: runtime.driftFactor,
   });
   return {
-    readAt: detail.readAt, resource: detail.resource, key: detail.key, view: detail.view,
+    readAt: detail.readAt,
+    resource: detail.resource,
+    key: detail.key,
+    view: detail.view,
     nodes: detail.nodes.map((n) => ({ node: n.node, ok: n.ok, error: n.error, type: n.type })),
   };
 }

@@ -19,11 +19,14 @@ export function lockCore(): Redlock {
   const holder = globalThis as Holder;
   if (holder[KEY]) return holder[KEY];
   const runtime = getRuntime();
-  const redlock = new Redlock(runtime.endpoints.map((e) => e.url), {
-    keyPrefix: runtime.keyPrefix,
-    maxTtlMs: runtime.maxTtlMs,
-    driftFactor: runtime.driftFactor,
-  });
+  const redlock = new Redlock(
+    runtime.endpoints.map((e) => e.url),
+    {
+      keyPrefix: runtime.keyPrefix,
+      maxTtlMs: runtime.maxTtlMs,
+      driftFactor: runtime.driftFactor,
+    },
+  );
   const m = metrics();
   redlock.on('acquire', (event) => {
     m.acquireDuration.observe({ outcome: outcomeOf(event) }, event.durationMs / 1000);
@@ -33,7 +36,13 @@ export function lockCore(): Redlock {
   redlock.on('extend', (event) => m.operations.inc({ operation: 'extend', outcome: outcomeOf(event) }));
   redlock.on('release', (event) => m.operations.inc({ operation: 'release', outcome: outcomeOf(event) }));
   redlock.on('quarantine', (event) => {
-    if (event.discovered) publishEvent({ type: 'node.quarantined', node: event.node, detail: `until ${new Date(event.until).toISOString()}`, source: 'service' });
+    if (event.discovered)
+      publishEvent({
+        type: 'node.quarantined',
+        node: event.node,
+        detail: `until ${new Date(event.until).toISOString()}`,
+        source: 'service',
+      });
   });
   redlock.on('node-error', (event) => logger().debug({ node: event.node, err: event.error.message }, 'lock core node error'));
   holder[KEY] = redlock;

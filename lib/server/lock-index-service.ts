@@ -22,7 +22,9 @@ export function lockIndex(): LockIndex | null {
   if (!entry) {
     entry = {
       index: new LockIndex(runtime.clients, {
-        keyPrefix: runtime.keyPrefix, manageConfig: runtime.mode === 'sandbox', configuredNodes: runtime.endpoints.length,
+        keyPrefix: runtime.keyPrefix,
+        manageConfig: runtime.mode === 'sandbox',
+        configuredNodes: runtime.endpoints.length,
         driftFactor: runtime.driftFactor,
       }),
       runtime,

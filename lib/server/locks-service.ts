@@ -30,18 +30,24 @@ export async function acquireLock(principal: Principal, input: AcquireInput, sig
   const retryDelayMs = redlock.settings.retryDelayMs;
   const signals = [signal, ...(waitMs > 0 ? [AbortSignal.timeout(waitMs)] : [])];
   const { actor, role } = actorOf(principal);
-  const lock = await redlock.acquire(input.resources, input.ttlMs, {
-    fenced: input.fenced,
-    // `owner` and the rest are the client's own claims (a key may call itself "operator");
-    // `principal` is who actually authenticated, written last so no client can set it.
-    metadata: { owner: actor, via: 'http', ...input.metadata, principal: `${role}:${actor}` },
-    retryCount: waitMs > 0 ? Math.max(1, Math.ceil(waitMs / Math.max(1, retryDelayMs))) : 0,
-    signal: AbortSignal.any(signals),
-  }).catch((err: unknown) => {
-    throw allows(principal, 'read') ? err : withoutHolder(err);
-  });
+  const lock = await redlock
+    .acquire(input.resources, input.ttlMs, {
+      fenced: input.fenced,
+      // `owner` and the rest are the client's own claims (a key may call itself "operator");
+      // `principal` is who actually authenticated, written last so no client can set it.
+      metadata: { owner: actor, via: 'http', ...input.metadata, principal: `${role}:${actor}` },
+      retryCount: waitMs > 0 ? Math.max(1, Math.ceil(waitMs / Math.max(1, retryDelayMs))) : 0,
+      signal: AbortSignal.any(signals),
+    })
+    .catch((err: unknown) => {
+      throw allows(principal, 'read') ? err : withoutHolder(err);
+    });
   return {
-    resources: [...lock.resources], token: lock.token, fence: lock.fence, validityMs: lock.validityMs, expiresAt: lock.expiresAt,
+    resources: [...lock.resources],
+    token: lock.token,
+    fence: lock.fence,
+    validityMs: lock.validityMs,
+    expiresAt: lock.expiresAt,
     votes: voteViews(lock.votes),
   };
 }
@@ -65,10 +71,22 @@ function resourcesFor(pathResource: string, bodyResources: string[] | undefined)
 
 export async function extendLock(resource: string, body: { token: string; ttlMs: number; resources?: string[] }) {
   const result = await (await readyLockCore()).extendToken(resourcesFor(resource, body.resources), body.token, body.ttlMs);
-  return { resources: [...result.resources], token: result.token, validityMs: result.validityMs, expiresAt: result.expiresAt, votes: voteViews(result.votes) };
+  return {
+    resources: [...result.resources],
+    token: result.token,
+    validityMs: result.validityMs,
+    expiresAt: result.expiresAt,
+    votes: voteViews(result.votes),
+  };
 }
 
 export async function releaseLock(resource: string, body: { token: string; resources?: string[] }) {
   const result = await (await readyLockCore()).releaseToken(resourcesFor(resource, body.resources), body.token);
-  return { resources: [...result.resources], released: result.deleted > 0, deleted: result.deleted, complete: result.complete, votes: voteViews(result.votes) };
+  return {
+    resources: [...result.resources],
+    released: result.deleted > 0,
+    deleted: result.deleted,
+    complete: result.complete,
+    votes: voteViews(result.votes),
+  };
 }

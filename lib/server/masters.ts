@@ -18,14 +18,20 @@ export function majorityOf(n: number): number {
 
 /** `fn` on every master at once, each after its connection is ready (bounded); settled results in node order. */
 export function onEveryMaster<T>(fn: (client: Redis, node: number) => Promise<T>): Promise<PromiseSettledResult<T>[]> {
-  return Promise.allSettled(getRuntime().clients.map(async (c, i) => {
-    await ensureReady(c, CONNECT_TIMEOUT_MS);
-    return fn(c, i);
-  }));
+  return Promise.allSettled(
+    getRuntime().clients.map(async (c, i) => {
+      await ensureReady(c, CONNECT_TIMEOUT_MS);
+      return fn(c, i);
+    }),
+  );
 }
 
 /** Written on how many masters, out of how many. */
-export interface WriteResult { written: number; failed: number; majority: boolean }
+export interface WriteResult {
+  written: number;
+  failed: number;
+  majority: boolean;
+}
 
 export async function writeEveryMaster(fn: (client: Redis, node: number) => Promise<unknown>): Promise<WriteResult> {
   const results = await onEveryMaster(fn);
@@ -38,8 +44,10 @@ export async function writeEveryMaster(fn: (client: Redis, node: number) => Prom
  * slow every request down), or as soon as one reply is `decisive` (e.g. "revoked": no need to wait
  * for more), or once every master has replied or failed. `answers` holds the replies seen by then.
  */
-export function readMajority<T>(fn: (client: Redis, node: number) => Promise<T>, decisive: (answer: T) => boolean = () => false):
-  Promise<{ answers: T[]; failed: number; configured: number }> {
+export function readMajority<T>(
+  fn: (client: Redis, node: number) => Promise<T>,
+  decisive: (answer: T) => boolean = () => false,
+): Promise<{ answers: T[]; failed: number; configured: number }> {
   const clients = getRuntime().clients;
   const needed = majorityOf(clients.length);
   return new Promise((resolve) => {
@@ -55,16 +63,18 @@ export function readMajority<T>(fn: (client: Redis, node: number) => Promise<T>,
     };
     if (clients.length === 0) settle();
     clients.forEach((c, i) => {
-      ensureReady(c, CONNECT_TIMEOUT_MS).then(() => fn(c, i)).then(
-        (answer) => {
-          answers.push(answer);
-          settle();
-        },
-        () => {
-          failed++;
-          settle();
-        },
-      );
+      ensureReady(c, CONNECT_TIMEOUT_MS)
+        .then(() => fn(c, i))
+        .then(
+          (answer) => {
+            answers.push(answer);
+            settle();
+          },
+          () => {
+            failed++;
+            settle();
+          },
+        );
     });
   });
 }

@@ -21,9 +21,13 @@ function snapshotOf(status: NodeStatus): Record<string, unknown> {
 export async function runNodeAction(principal: Principal, id: number, action: NodeAction): Promise<{ node: NodeStatus }> {
   const runtime = getRuntime();
   if (!runtime.control) {
-    throw new HttpError(409, 'NOT_SANDBOX', runtime.mode === 'external'
-      ? 'these are external masters: the console does not own their processes or network, so it will not crash, stop or partition them'
-      : 'no masters are configured');
+    throw new HttpError(
+      409,
+      'NOT_SANDBOX',
+      runtime.mode === 'external'
+        ? 'these are external masters: the console does not own their processes or network, so it will not crash, stop or partition them'
+        : 'no masters are configured',
+    );
   }
   if (id > runtime.endpoints.length) throw notFound(`there is no node ${id} (nodes are 1…${runtime.endpoints.length})`);
   const before = (await runtime.control.nodes())[id - 1];
@@ -31,18 +35,40 @@ export async function runNodeAction(principal: Principal, id: number, action: No
   const startedAt = Date.now();
   try {
     const node = await runtime.control.act(id, action);
-    await recordAudit({ actor, role, action: `node.${action.action}`, target: `node ${id}`, outcome: 'ok',
-      before: before ? snapshotOf(before) : null, after: snapshotOf(node), detail: JSON.stringify(action) });
+    await recordAudit({
+      actor,
+      role,
+      action: `node.${action.action}`,
+      target: `node ${id}`,
+      outcome: 'ok',
+      before: before ? snapshotOf(before) : null,
+      after: snapshotOf(node),
+      detail: JSON.stringify(action),
+    });
     // A start that happened in this action: whether the supervisor adopted the restart, or why not.
     const continuity = node.continuity;
     if (continuity && continuity.at >= startedAt) {
-      await recordAudit({ actor, role, action: 'node.continuity', target: `node ${id}`, outcome: continuity.adopted ? 'adopted' : 'not-adopted',
-        after: { code: continuity.code, runId: continuity.runId, previousRunId: continuity.previousRunId }, detail: continuity.reason });
+      await recordAudit({
+        actor,
+        role,
+        action: 'node.continuity',
+        target: `node ${id}`,
+        outcome: continuity.adopted ? 'adopted' : 'not-adopted',
+        after: { code: continuity.code, runId: continuity.runId, previousRunId: continuity.previousRunId },
+        detail: continuity.reason,
+      });
     }
     return { node };
   } catch (err) {
-    await recordAudit({ actor, role, action: `node.${action.action}`, target: `node ${id}`, outcome: 'failed',
-      before: before ? snapshotOf(before) : null, detail: (err as Error).message });
+    await recordAudit({
+      actor,
+      role,
+      action: `node.${action.action}`,
+      target: `node ${id}`,
+      outcome: 'failed',
+      before: before ? snapshotOf(before) : null,
+      detail: (err as Error).message,
+    });
     throw err;
   }
 }
@@ -55,8 +81,12 @@ export async function runNodeAction(principal: Principal, id: number, action: No
  * console showed the operator), a compare-and-set: a node that restarted or lost its data again
  * since is not touched, and the answer is 409 SENTINEL_CHANGED.
  */
-export async function markClean(principal: Principal, id: number, reason: string, seen?: SeenSentinel):
-  Promise<{ node: number; markedAt: number; runId: string | null; warning: string | null }> {
+export async function markClean(
+  principal: Principal,
+  id: number,
+  reason: string,
+  seen?: SeenSentinel,
+): Promise<{ node: number; markedAt: number; runId: string | null; warning: string | null }> {
   const runtime = getRuntime();
   const client = runtime.clients[id - 1];
   if (!client) throw notFound(`there is no node ${id} (nodes are 1…${runtime.endpoints.length})`);
@@ -64,31 +94,64 @@ export async function markClean(principal: Principal, id: number, reason: string
     throw new HttpError(503, 'NODE_UNREACHABLE', `node ${id} is not reachable; it can be marked clean once it answers`);
   });
   const [raw, infoText, [seconds, micros]] = await Promise.all([
-    client.hgetall(epochKey(runtime.keyPrefix)), client.info('server'), client.time(),
+    client.hgetall(epochKey(runtime.keyPrefix)),
+    client.info('server'),
+    client.time(),
   ]);
   const info = parseInfo(infoText);
   const uptime = info.get('uptime_in_seconds');
   const epoch = parseEpoch(raw);
   const risk = markCleanWarningOf(epoch, {
-    nodeNow: Number(seconds) * 1000 + Math.floor(Number(micros) / 1000), runIdNow: info.get('run_id') ?? null,
-    uptimeMs: uptime === undefined ? null : Number(uptime) * 1000, maxTtlMs: runtime.maxTtlMs,
+    nodeNow: Number(seconds) * 1000 + Math.floor(Number(micros) / 1000),
+    runIdNow: info.get('run_id') ?? null,
+    uptimeMs: uptime === undefined ? null : Number(uptime) * 1000,
+    maxTtlMs: runtime.maxTtlMs,
   });
   const warning = risk ? `node ${id}: ${risk}` : null;
   const { actor, role } = actorOf(principal);
   const before = epoch
-    ? { runId: epoch.runId ?? null, createdAt: epoch.createdAt, quarantineUntil: epoch.quarantineUntil, cause: epoch.cause ?? null, seen: seen ?? null }
+    ? {
+        runId: epoch.runId ?? null,
+        createdAt: epoch.createdAt,
+        quarantineUntil: epoch.quarantineUntil,
+        cause: epoch.cause ?? null,
+        seen: seen ?? null,
+      }
     : { sentinel: null, seen: seen ?? null };
   let sentinel;
   try {
-    sentinel = await markNodeClean(client, { keyPrefix: runtime.keyPrefix, maxTtlMs: runtime.maxTtlMs, origin: `marked clean by ${actor}`, seen });
+    sentinel = await markNodeClean(client, {
+      keyPrefix: runtime.keyPrefix,
+      maxTtlMs: runtime.maxTtlMs,
+      origin: `marked clean by ${actor}`,
+      seen,
+    });
   } catch (err) {
     if (!(err instanceof SentinelChangedError)) throw err;
     const message = await refusalMessage(client, runtime.keyPrefix, id, seen, err.message);
-    await recordAudit({ actor, role, action: 'node.mark-clean', target: `node ${id}`, reason, outcome: 'refused', before, detail: message });
+    await recordAudit({
+      actor,
+      role,
+      action: 'node.mark-clean',
+      target: `node ${id}`,
+      reason,
+      outcome: 'refused',
+      before,
+      detail: message,
+    });
     throw new HttpError(409, 'SENTINEL_CHANGED', message);
   }
-  await recordAudit({ actor, role, action: 'node.mark-clean', target: `node ${id}`, reason, outcome: warning ? 'ok-with-warning' : 'ok', before,
-    after: { runId: sentinel.runId ?? null, createdAt: sentinel.createdAt, quarantineUntil: sentinel.quarantineUntil }, detail: warning ?? '' });
+  await recordAudit({
+    actor,
+    role,
+    action: 'node.mark-clean',
+    target: `node ${id}`,
+    reason,
+    outcome: warning ? 'ok-with-warning' : 'ok',
+    before,
+    after: { runId: sentinel.runId ?? null, createdAt: sentinel.createdAt, quarantineUntil: sentinel.quarantineUntil },
+    detail: warning ?? '',
+  });
   return { node: id, markedAt: sentinel.createdAt, runId: sentinel.runId ?? null, warning };
 }
 
@@ -97,16 +160,30 @@ export async function markClean(principal: Principal, id: number, reason: string
  * the look (a restart or loss recorded in between), or it is the one seen but speaks for a process
  * that is no longer running (a restart no client has recorded yet: there is nothing sound to mark).
  */
-async function refusalMessage(client: Redis, keyPrefix: string, id: number, seen: SeenSentinel | undefined, fallback: string): Promise<string> {
-  const [raw, infoText] = await Promise.all([client.hgetall(epochKey(keyPrefix)), client.info('server')]).catch(() => [null, null] as const);
+async function refusalMessage(
+  client: Redis,
+  keyPrefix: string,
+  id: number,
+  seen: SeenSentinel | undefined,
+  fallback: string,
+): Promise<string> {
+  const [raw, infoText] = await Promise.all([client.hgetall(epochKey(keyPrefix)), client.info('server')]).catch(
+    () => [null, null] as const,
+  );
   const now = parseEpoch(raw);
-  const runIdNow = infoText ? parseInfo(infoText).get('run_id') ?? null : null;
-  const same = now !== null && seen !== undefined && (now.runId ?? null) === seen.runId && (seen.createdAt === undefined || now.createdAt === seen.createdAt);
+  const runIdNow = infoText ? (parseInfo(infoText).get('run_id') ?? null) : null;
+  const same =
+    now !== null &&
+    seen !== undefined &&
+    (now.runId ?? null) === seen.runId &&
+    (seen.createdAt === undefined || now.createdAt === seen.createdAt);
   if (same && runIdNow !== null && now.runId !== runIdNow) {
     return `node ${id} restarted (process ${shortRunId(now.runId)} → ${shortRunId(runIdNow)}) and no client has recorded the restart yet, so the sentinel you saw speaks for a process that is gone: look again after the next acquire`;
   }
   if (raw === null) return `node ${id}: ${fallback}`;
-  const what = now === null ? 'no sentinel at all'
-    : `${now.cause ? `${CAUSE_LABEL[now.cause]}, ` : ''}${now.origin}, process ${shortRunId(now.runId)}, written ${new Date(now.createdAt).toISOString()}`;
+  const what =
+    now === null
+      ? 'no sentinel at all'
+      : `${now.cause ? `${CAUSE_LABEL[now.cause]}, ` : ''}${now.origin}, process ${shortRunId(now.runId)}, written ${new Date(now.createdAt).toISOString()}`;
   return `node ${id}'s epoch sentinel changed since it was looked at (now: ${what}): look again before marking it clean`;
 }

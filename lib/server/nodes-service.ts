@@ -7,18 +7,39 @@ import { recordSample } from './history';
 import { metrics } from './metrics';
 import { getRuntime } from './runtime';
 
-const EMPTY_VERDICT = { canGrant: false, usable: 0, up: 0, configuredNodes: 0, quorum: 0, grantableInMs: null, reasons: ['no masters configured'] };
+const EMPTY_VERDICT = {
+  canGrant: false,
+  usable: 0,
+  up: 0,
+  configuredNodes: 0,
+  quorum: 0,
+  grantableInMs: null,
+  reasons: ['no masters configured'],
+};
 
 /** Every master's health as the console's clients see it, merged with the supervisor's view in the sandbox. */
 export async function listNodes(): Promise<NodesResponse> {
   const runtime = getRuntime();
   const readAt = Date.now();
   if (runtime.mode === 'unconfigured') {
-    return { mode: 'unconfigured', readAt, quorum: 0, maxTtlMs: runtime.maxTtlMs, verdict: EMPTY_VERDICT, nodes: [], problem: runtime.problem };
+    return {
+      mode: 'unconfigured',
+      readAt,
+      quorum: 0,
+      maxTtlMs: runtime.maxTtlMs,
+      verdict: EMPTY_VERDICT,
+      nodes: [],
+      problem: runtime.problem,
+    };
   }
   const [statuses, healths] = await Promise.all([
     runtime.control?.nodes().catch(() => null) ?? Promise.resolve(null),
-    clusterHealth(runtime.clients, { keyPrefix: runtime.keyPrefix, maxTtlMs: runtime.maxTtlMs, quarantineEnabled: true, driftFactor: runtime.driftFactor }),
+    clusterHealth(runtime.clients, {
+      keyPrefix: runtime.keyPrefix,
+      maxTtlMs: runtime.maxTtlMs,
+      quarantineEnabled: true,
+      driftFactor: runtime.driftFactor,
+    }),
   ]);
   const nodes: NodeView[] = runtime.endpoints.map((endpoint, i) => {
     const status: NodeStatus | undefined = statuses?.[i];

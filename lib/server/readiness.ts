@@ -20,12 +20,14 @@ let inflight: Promise<Readiness> | null = null;
  */
 export function readiness(): Promise<Readiness> {
   if (cached !== null && performance.now() - cached.at < READINESS_CACHE_MS) return Promise.resolve(cached.value);
-  inflight ??= read().then((value) => {
-    cached = { at: performance.now(), value };
-    return value;
-  }).finally(() => {
-    inflight = null;
-  });
+  inflight ??= read()
+    .then((value) => {
+      cached = { at: performance.now(), value };
+      return value;
+    })
+    .finally(() => {
+      inflight = null;
+    });
   return inflight;
 }
 
@@ -34,7 +36,14 @@ async function read(): Promise<Readiness> {
   const nodes = runtime.endpoints.length;
   const quorum = nodes === 0 ? 0 : quorumSize(nodes);
   if (runtime.mode === 'unconfigured') return { ready: false, up: 0, quorum, nodes };
-  const answers = await Promise.all(runtime.clients.map((c) => withTimeout(c.ping(), PING_TIMEOUT_MS, 'PING').then(() => true, () => false)));
+  const answers = await Promise.all(
+    runtime.clients.map((c) =>
+      withTimeout(c.ping(), PING_TIMEOUT_MS, 'PING').then(
+        () => true,
+        () => false,
+      ),
+    ),
+  );
   const up = answers.filter(Boolean).length;
   return { ready: up >= quorum, up, quorum, nodes };
 }

@@ -42,13 +42,29 @@ export function createRuntime(env: Env): Runtime {
   try {
     config = loadConfig(env);
   } catch (err) {
-    return { mode: 'unconfigured', endpoints: [], clients: [], control: null, keyPrefix: CONFIG_DEFAULTS.keyPrefix, maxTtlMs: CONFIG_DEFAULTS.maxTtlMs,
-      driftFactor, problem: (err as Error).message };
+    return {
+      mode: 'unconfigured',
+      endpoints: [],
+      clients: [],
+      control: null,
+      keyPrefix: CONFIG_DEFAULTS.keyPrefix,
+      maxTtlMs: CONFIG_DEFAULTS.maxTtlMs,
+      driftFactor,
+      problem: (err as Error).message,
+    };
   }
   const { keyPrefix, maxTtlMs, nodes } = config;
   if (nodes === null) {
-    return { mode: 'unconfigured', endpoints: [], clients: [], control: null, keyPrefix, maxTtlMs, driftFactor,
-      problem: 'No masters configured: start the console with `npm start` (local cluster) or set REDLOCK_NODES.' };
+    return {
+      mode: 'unconfigured',
+      endpoints: [],
+      clients: [],
+      control: null,
+      keyPrefix,
+      maxTtlMs,
+      driftFactor,
+      problem: 'No masters configured: start the console with `npm start` (local cluster) or set REDLOCK_NODES.',
+    };
   }
   const control = env.REDLOCK_MODE === 'sandbox' ? ControlClient.fromEnv(env) : null;
   return {
@@ -80,4 +96,3 @@ export function createClient(url: string): Redis {
   client.on('error', () => undefined); // surfaced per request; never an unhandled 'error' event
   return client;
 }
-

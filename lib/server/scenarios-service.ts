@@ -24,7 +24,7 @@ function unavailable(): string | null {
   const runtime = getRuntime();
   if (runtime.mode === 'unconfigured') return runtime.problem ?? 'no masters are configured';
   if (!runtime.control) {
-    return 'these are external masters: scenarios crash, partition and slow down nodes, so they only run on the console\'s own sandbox cluster (npm start)';
+    return "these are external masters: scenarios crash, partition and slow down nodes, so they only run on the console's own sandbox cluster (npm start)";
   }
   if (runtime.endpoints.length !== SCENARIO_NODES) {
     return `the scenarios are written for ${SCENARIO_NODES} masters; this sandbox has ${runtime.endpoints.length}`;
@@ -36,8 +36,15 @@ export function listScenarios(): ScenarioList {
   const problem = unavailable();
   const current = state().current;
   return {
-    scenarios: SCENARIOS.map((s) => ({ id: s.id, number: s.number, title: s.title, summary: s.summary, lesson: s.lesson,
-      estimatedSeconds: s.estimatedSeconds, tags: [...s.tags] })),
+    scenarios: SCENARIOS.map((s) => ({
+      id: s.id,
+      number: s.number,
+      title: s.title,
+      summary: s.summary,
+      lesson: s.lesson,
+      estimatedSeconds: s.estimatedSeconds,
+      tags: [...s.tags],
+    })),
     available: problem === null,
     problem,
     current: current ? { runId: current.runId, scenarioId: current.scenarioId, status: current.status } : null,
@@ -52,17 +59,31 @@ function begin(principal: Principal, id: string, seed: number, speed: StartRunBo
   const s = state();
   if (s.current?.active) {
     const v = s.current.view();
-    throw conflict(`scenario ${v.number} (${v.title}) is ${v.status === 'restoring' ? 'restoring the cluster' : 'running'}, started by ${v.startedBy}; only one run at a time — cancel it first`);
+    throw conflict(
+      `scenario ${v.number} (${v.title}) is ${v.status === 'restoring' ? 'restoring the cluster' : 'running'}, started by ${v.startedBy}; only one run at a time — cancel it first`,
+    );
   }
   const runtime = getRuntime();
   const { actor, role } = actorOf(principal);
   const run = new ScenarioRun({
-    scenario, seed, speed: speed ?? 1, control: runtime.control!, basePrefix: runtime.keyPrefix, startedBy: actor,
-    onNodeAction: (node, label) => publishEvent({ type: 'node.action', node, detail: `scenario ${scenario.number}: ${label}`, source: 'service' }),
+    scenario,
+    seed,
+    speed: speed ?? 1,
+    control: runtime.control!,
+    basePrefix: runtime.keyPrefix,
+    startedBy: actor,
+    onNodeAction: (node, label) =>
+      publishEvent({ type: 'node.action', node, detail: `scenario ${scenario.number}: ${label}`, source: 'service' }),
   });
   s.current = run;
-  void recordAudit({ actor, role, action: 'scenario.run', target: `scenario ${scenario.number} (${scenario.id})`, outcome: 'ok',
-    detail: JSON.stringify({ runId: run.runId, seed, speed: speed ?? 1, prefix: run.prefix, ...(restartOf ? { restartOf } : {}) }) });
+  void recordAudit({
+    actor,
+    role,
+    action: 'scenario.run',
+    target: `scenario ${scenario.number} (${scenario.id})`,
+    outcome: 'ok',
+    detail: JSON.stringify({ runId: run.runId, seed, speed: speed ?? 1, prefix: run.prefix, ...(restartOf ? { restartOf } : {}) }),
+  });
   return run;
 }
 
@@ -111,7 +132,9 @@ export async function runAction(principal: Principal, action: RunAction, body: R
     case 'predict': {
       if (body.choice === undefined) throw badRequest('body: choice is required (a choice id, or null to skip)');
       if (!run.predict(body.choice)) {
-        throw run.view().pendingPrediction === null ? conflict('no prediction is waiting for an answer') : badRequest(`"${body.choice}" is not one of the choices`);
+        throw run.view().pendingPrediction === null
+          ? conflict('no prediction is waiting for an answer')
+          : badRequest(`"${body.choice}" is not one of the choices`);
       }
       break;
     }

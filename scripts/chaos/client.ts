@@ -53,10 +53,11 @@ function takeSelfStop(): (() => void) | null {
   armedStopMs = null;
   // Stop this very process with SIGSTOP once the commands of the acquire just started are written
   // (queued behind the lock core's own setImmediate flush, if it batched them).
-  return () => setImmediate(() => {
-    send({ type: 'self-stop', ms });
-    process.kill(process.pid, 'SIGSTOP');
-  });
+  return () =>
+    setImmediate(() => {
+      send({ type: 'self-stop', ms });
+      process.kill(process.pid, 'SIGSTOP');
+    });
 }
 
 async function runLoops(config: LoopConfig): Promise<void> {
@@ -70,7 +71,20 @@ async function runLoops(config: LoopConfig): Promise<void> {
   const progress = setInterval(() => send({ type: 'progress', ...counters }), 250);
   try {
     await register.ready();
-    const ctx = { client, origin, config, redlock, register, leftovers, decisions, log, counters, stopped: () => stopRequested, takeSelfStop, send };
+    const ctx = {
+      client,
+      origin,
+      config,
+      redlock,
+      register,
+      leftovers,
+      decisions,
+      log,
+      counters,
+      stopped: () => stopRequested,
+      takeSelfStop,
+      send,
+    };
     const loops = Array.from({ length: config.loops }, (_, i) => runLockLoop(ctx, i, false));
     for (let i = 0; i < config.longLoops; i++) loops.push(runLockLoop(ctx, config.loops + i, true));
     await Promise.all(loops);
@@ -103,8 +117,15 @@ async function rpc(op: RpcOp): Promise<unknown> {
     const core = await loadCore(op.corePath);
     const register = new RegisterClient(op.registerPort);
     await register.ready();
-    session = { tag: op.tag, redlock: newRedlock(core, op.urls, op.settings), register, leftovers: new LeftoverReader(op.urls), log: new EventLog(op.logPath),
-      locks: new Map(), seq: 0 };
+    session = {
+      tag: op.tag,
+      redlock: newRedlock(core, op.urls, op.settings),
+      register,
+      leftovers: new LeftoverReader(op.urls),
+      log: new EventLog(op.logPath),
+      locks: new Map(),
+      seq: 0,
+    };
     return null;
   }
   const s = session;
@@ -114,20 +135,36 @@ async function rpc(op: RpcOp): Promise<unknown> {
       const id = `${s.tag}.${client}.${s.seq++}`;
       s.log.push({ e: 'acquire-invoke', lock: id, client, resource: op.resource, fenced: op.fenced, t: now() });
       try {
-        const lock = await s.redlock.acquire(op.resource, op.ttlMs, { fenced: op.fenced, retryCount: op.retryCount, retryDelayMs: 20, retryJitterMs: 10,
-          metadata: { [ATTEMPT_FIELD]: id } });
+        const lock = await s.redlock.acquire(op.resource, op.ttlMs, {
+          fenced: op.fenced,
+          retryCount: op.retryCount,
+          retryDelayMs: 20,
+          retryJitterMs: 10,
+          metadata: { [ATTEMPT_FIELD]: id },
+        });
         const ok = now();
         const validityAtReturnMs = lock.expiresAt - Date.now();
-        s.log.push({ e: 'acquire-ok', lock: id, t: ok, validUntil: ok + lock.validityMs * NS_PER_MS, fence: lock.fence,
-          votes: encodeVotes(lock.votes), validityAtReturnMs });
+        s.log.push({
+          e: 'acquire-ok',
+          lock: id,
+          t: ok,
+          validUntil: ok + lock.validityMs * NS_PER_MS,
+          fence: lock.fence,
+          votes: encodeVotes(lock.votes),
+          validityAtReturnMs,
+        });
         s.locks.set(op.resource, { lock, id });
         return { granted: true, fence: lock.fence, validityMs: lock.validityMs, votes: encodeVotes(lock.votes) };
       } catch (err) {
         s.log.push(await failure(s, id, op.resource, err, now()));
         // The votes of the last attempt (every RedlockError but InvalidArgumentError carries them).
         const votes = (err as { votes?: readonly { vote: string; reason: string }[] }).votes;
-        return { granted: false, error: errorClass(err), message: err instanceof Error ? err.message : String(err),
-          votes: Array.isArray(votes) ? encodeVotes(votes) : null };
+        return {
+          granted: false,
+          error: errorClass(err),
+          message: err instanceof Error ? err.message : String(err),
+          votes: Array.isArray(votes) ? encodeVotes(votes) : null,
+        };
       }
     }
     case 'write': {
@@ -158,7 +195,9 @@ async function rpc(op: RpcOp): Promise<unknown> {
 process.on('message', (msg: RunnerToClient) => {
   switch (msg.type) {
     case 'loop':
-      runLoops(msg.config).catch((err: unknown) => send({ type: 'fatal', message: err instanceof Error ? (err.stack ?? err.message) : String(err) }));
+      runLoops(msg.config).catch((err: unknown) =>
+        send({ type: 'fatal', message: err instanceof Error ? (err.stack ?? err.message) : String(err) }),
+      );
       return;
     case 'stop':
       stopRequested = true;
@@ -170,7 +209,8 @@ process.on('message', (msg: RunnerToClient) => {
       const { id, type: _type, ...op } = msg;
       rpc(op).then(
         (value) => send({ type: 'rpc-result', id, ok: true, value }),
-        (err: unknown) => send({ type: 'rpc-result', id, ok: false, error: errorClass(err), message: err instanceof Error ? err.message : String(err) }),
+        (err: unknown) =>
+          send({ type: 'rpc-result', id, ok: false, error: errorClass(err), message: err instanceof Error ? err.message : String(err) }),
       );
       return;
     }
@@ -183,5 +223,7 @@ process.on('unhandledRejection', (reason: unknown) => {
   send({ type: 'unhandled', message: reason instanceof Error ? (reason.stack ?? reason.message) : String(reason) });
 });
 // Compile and load the core now, so that the first phase does not pay for it.
-(preload ? loadCore(preload) : Promise.resolve()).then(() => send({ type: 'ready' }),
-  (err: unknown) => send({ type: 'fatal', message: err instanceof Error ? (err.stack ?? err.message) : String(err) }));
+(preload ? loadCore(preload) : Promise.resolve()).then(
+  () => send({ type: 'ready' }),
+  (err: unknown) => send({ type: 'fatal', message: err instanceof Error ? (err.stack ?? err.message) : String(err) }),
+);

@@ -22,8 +22,13 @@ export class LeftoverReader {
 
   constructor(urls: readonly string[]) {
     this.nodes = urls.map((url) => {
-      const r = new Redis(url, { enableOfflineQueue: false, maxRetriesPerRequest: 0, commandTimeout: 250, lazyConnect: false,
-        retryStrategy: () => 100 });
+      const r = new Redis(url, {
+        enableOfflineQueue: false,
+        maxRetriesPerRequest: 0,
+        commandTimeout: 250,
+        lazyConnect: false,
+        retryStrategy: () => 100,
+      });
       r.on('error', () => undefined);
       return r;
     });
@@ -32,15 +37,17 @@ export class LeftoverReader {
   /** Read `key` on every node not in `pending` and name those where `attempt`'s value is still there. */
   async check(key: string, attempt: string, pending: readonly number[]): Promise<LeftoverReport> {
     const report: LeftoverReport = { leftovers: [], unread: 0 };
-    await Promise.all(this.nodes.map(async (node, i) => {
-      if (pending.includes(i)) return;
-      try {
-        const value = await node.get(key);
-        if (value !== null && attemptOf(value) === attempt) report.leftovers.push(i);
-      } catch {
-        report.unread++;
-      }
-    }));
+    await Promise.all(
+      this.nodes.map(async (node, i) => {
+        if (pending.includes(i)) return;
+        try {
+          const value = await node.get(key);
+          if (value !== null && attemptOf(value) === attempt) report.leftovers.push(i);
+        } catch {
+          report.unread++;
+        }
+      }),
+    );
     report.leftovers.sort((a, b) => a - b);
     return report;
   }

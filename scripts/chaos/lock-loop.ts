@@ -57,8 +57,11 @@ export async function runLockLoop(ctx: LoopContext, loop: number, long: boolean)
     let lock: Lock;
     try {
       const pending = ctx.redlock.acquire(resource, config.ttlMs, {
-        fenced: config.fenced, retryCount: config.settings.retryCount, retryDelayMs: config.settings.retryDelayMs,
-        retryJitterMs: config.settings.retryJitterMs, metadata: { [ATTEMPT_FIELD]: lockId },
+        fenced: config.fenced,
+        retryCount: config.settings.retryCount,
+        retryDelayMs: config.settings.retryDelayMs,
+        retryJitterMs: config.settings.retryJitterMs,
+        metadata: { [ATTEMPT_FIELD]: lockId },
       });
       selfStop?.();
       lock = await pending;
@@ -79,8 +82,16 @@ export async function runLockLoop(ctx: LoopContext, loop: number, long: boolean)
       return now() + left * NS_PER_MS;
     };
     let validUntil = validityEnd();
-    log.push({ e: 'acquire-ok', lock: lockId, t: ok, validUntil, fence: lock.fence, votes: encodeVotes(lock.votes), validityAtReturnMs,
-      ...(decided === undefined ? {} : { decided }) });
+    log.push({
+      e: 'acquire-ok',
+      lock: lockId,
+      t: ok,
+      validUntil,
+      fence: lock.fence,
+      votes: encodeVotes(lock.votes),
+      validityAtReturnMs,
+      ...(decided === undefined ? {} : { decided }),
+    });
     ctx.counters.ok++;
     if (config.reportHolds) ctx.send({ type: 'hold', lock: lockId, resource, until: validUntil });
 
@@ -140,7 +151,12 @@ export async function runLockLoop(ctx: LoopContext, loop: number, long: boolean)
 }
 
 /** Write to the register with the lock's fence (none for unfenced locks); logged either way. */
-export async function write(ctx: Pick<LoopContext, 'register' | 'log' | 'origin'>, resource: string, lock: Lock, lockId: string): Promise<boolean> {
+export async function write(
+  ctx: Pick<LoopContext, 'register' | 'log' | 'origin'>,
+  resource: string,
+  lock: Lock,
+  lockId: string,
+): Promise<boolean> {
   const t = nowNs(ctx.origin);
   const accepted = await ctx.register.write({ resource, fence: lock.fence, lock: lockId });
   ctx.log.push({ e: 'write', lock: lockId, t, done: nowNs(ctx.origin), fence: lock.fence, accepted });
@@ -151,10 +167,23 @@ export async function write(ctx: Pick<LoopContext, 'register' | 'log' | 'origin'
  * The log event of a rejected acquire, with what it left on the nodes that answered it, read at
  * once (see leftovers.ts). `t` is the rejection's time, taken before the read.
  */
-export async function failure(ctx: Pick<LoopContext, 'redlock' | 'leftovers'>, lockId: string, resource: string, err: unknown, t: number):
-  Promise<Extract<ClientEvent, { e: 'acquire-fail' }>> {
+export async function failure(
+  ctx: Pick<LoopContext, 'redlock' | 'leftovers'>,
+  lockId: string,
+  resource: string,
+  err: unknown,
+  t: number,
+): Promise<Extract<ClientEvent, { e: 'acquire-fail' }>> {
   const pending = cleanupPendingOf(err);
   if (pending === null) return { e: 'acquire-fail', lock: lockId, t, error: errorClass(err) };
   const read = await ctx.leftovers.check(ctx.redlock.lockKey(resource), lockId, pending);
-  return { e: 'acquire-fail', lock: lockId, t, error: errorClass(err), leftovers: read.leftovers, unread: read.unread, pending: [...pending] };
+  return {
+    e: 'acquire-fail',
+    lock: lockId,
+    t,
+    error: errorClass(err),
+    leftovers: read.leftovers,
+    unread: read.unread,
+    pending: [...pending],
+  };
 }

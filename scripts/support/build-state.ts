@@ -34,7 +34,11 @@ export function ensureBuild(root: string, nextBin: string, log: (line: string) =
   if (isBuildCurrent(root)) return false;
   log('building the console (no current build found)…');
   const hash = sourceHash(root);
-  const result = spawnSync(process.execPath, [nextBin, 'build'], { cwd: root, stdio: 'inherit', env: { ...process.env, NEXT_TELEMETRY_DISABLED: '1' } });
+  const result = spawnSync(process.execPath, [nextBin, 'build'], {
+    cwd: root,
+    stdio: 'inherit',
+    env: { ...process.env, NEXT_TELEMETRY_DISABLED: '1' },
+  });
   if (result.status !== 0) throw new Error(`next build failed (exit ${result.status ?? result.signal})`);
   writeFileSync(join(root, distDir(), STAMP), hash);
   return true;

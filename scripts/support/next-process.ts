@@ -8,7 +8,10 @@ export function nextBinary(): string {
 }
 
 /** Start `next start` (or `next dev`) as a child process with the console's environment. */
-export function spawnNext(mode: 'start' | 'dev', options: { cwd: string; port: number; host: string; env: Record<string, string> }): ChildProcess {
+export function spawnNext(
+  mode: 'start' | 'dev',
+  options: { cwd: string; port: number; host: string; env: Record<string, string> },
+): ChildProcess {
   return spawn(process.execPath, [nextBinary(), mode, '-p', String(options.port), '-H', options.host], {
     cwd: options.cwd,
     env: { ...process.env, NEXT_TELEMETRY_DISABLED: '1', ...options.env },
@@ -20,7 +23,8 @@ export function spawnNext(mode: 'start' | 'dev', options: { cwd: string; port: n
 export async function waitForHealth(url: string, child: ChildProcess, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
-    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`the console server exited (${child.exitCode ?? child.signalCode}) before it was ready`);
+    if (child.exitCode !== null || child.signalCode !== null)
+      throw new Error(`the console server exited (${child.exitCode ?? child.signalCode}) before it was ready`);
     try {
       const res = await fetch(`${url}/api/health`, { signal: AbortSignal.timeout(2_000) });
       if (res.ok) return;

@@ -13,7 +13,10 @@ export interface ProcessGuards {
  * - an uncaught exception or unhandled rejection: print it, SIGKILL the children, exit 1.
  * (A SIGKILL of this process is covered by the supervisor's lifeline watchdog.)
  */
-export function installProcessGuards(guards: ProcessGuards, log: (line: string) => void = console.log): { stop(code: number): Promise<void> } {
+export function installProcessGuards(
+  guards: ProcessGuards,
+  log: (line: string) => void = console.log,
+): { stop(code: number): Promise<void> } {
   let stopping = false;
   const stop = async (code: number) => {
     if (stopping) return;

@@ -17,7 +17,8 @@ export const REDIS_SERVER: SystemPackage = {
   binary: 'redis-server',
   debianPackage: 'redis-server',
   paths: ['/usr/bin/redis-server', '/usr/local/bin/redis-server'],
-  hint: 'redis-server is not installed: run `sudo apt-get install redis-server` (macOS: `brew install redis`), ' +
+  hint:
+    'redis-server is not installed: run `sudo apt-get install redis-server` (macOS: `brew install redis`), ' +
     'set REDIS_SERVER=/path/to/redis-server, or start masters with `docker compose up` and set REDLOCK_NODES',
 };
 
@@ -36,7 +37,10 @@ export const PROMTOOL: SystemPackage = {
 };
 
 function which(pkg: SystemPackage): string | null {
-  const dirs = (process.env.PATH ?? '').split(':').filter(Boolean).map((d) => `${d}/${pkg.binary}`);
+  const dirs = (process.env.PATH ?? '')
+    .split(':')
+    .filter(Boolean)
+    .map((d) => `${d}/${pkg.binary}`);
   for (const file of [...pkg.paths, ...dirs]) {
     try {
       accessSync(file, constants.X_OK);
@@ -59,7 +63,10 @@ export function ensureSystemPackage(pkg: SystemPackage, log: (line: string) => v
       accessSync(override, constants.X_OK);
       return override;
     } catch {
-      throw new ClusterConfigError(`REDIS_SERVER=${override} is not an executable file; fix the path or unset it to use the one on PATH`, 'REDIS_MISSING');
+      throw new ClusterConfigError(
+        `REDIS_SERVER=${override} is not an executable file; fix the path or unset it to use the one on PATH`,
+        'REDIS_MISSING',
+      );
     }
   }
   const found = which(pkg);
@@ -70,9 +77,10 @@ export function ensureSystemPackage(pkg: SystemPackage, log: (line: string) => v
   log(`${pkg.binary} is missing; installing Debian's ${pkg.debianPackage} with apt-get (running as root)…`);
   const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
   const update = spawnSync('apt-get', ['update', '-qq'], { stdio: 'inherit', env });
-  const install = update.status === 0
-    ? spawnSync('apt-get', ['install', '-y', '-qq', '--no-install-recommends', pkg.debianPackage], { stdio: 'inherit', env })
-    : update;
+  const install =
+    update.status === 0
+      ? spawnSync('apt-get', ['install', '-y', '-qq', '--no-install-recommends', pkg.debianPackage], { stdio: 'inherit', env })
+      : update;
   const installed = which(pkg);
   if (install.status !== 0 || !installed) {
     throw new ClusterConfigError(`apt-get could not install ${pkg.debianPackage}; ${pkg.hint}`, 'REDIS_MISSING');

@@ -7,7 +7,13 @@ import { chaosReportResponseSchema } from '../../lib/api/chaos-report';
 import { apiErrorSchema } from '../../lib/api/common';
 import { healthResponseSchema, readinessResponseSchema } from '../../lib/api/health';
 import { historyResponseSchema } from '../../lib/api/history';
-import { forceReleaseResponseSchema, lockDetailResponseSchema, lockGrantSchema, lockListResponseSchema, releaseResponseSchema } from '../../lib/api/locks';
+import {
+  forceReleaseResponseSchema,
+  lockDetailResponseSchema,
+  lockGrantSchema,
+  lockListResponseSchema,
+  releaseResponseSchema,
+} from '../../lib/api/locks';
 import { nodeActionResponseSchema } from '../../lib/api/node-actions';
 import { markCleanResponseSchema, nodesResponseSchema } from '../../lib/api/nodes';
 import { runResponseSchema, scenarioListSchema } from '../../lib/api/scenarios';
@@ -22,29 +28,115 @@ import { METRICS_TOKEN, USERS, routePatterns, startApi, type ApiHarness, type Wh
  * answer here must parse with it, every error with apiErrorSchema. None: not JSON (a stream, the
  * Prometheus text format), or this request's answer is an error.
  */
-const ROUTES: Array<{ method: string; pattern: string; path: (who: Who) => string; permission: Permission; body?: (who: Who) => unknown; reply?: ZodType }> = [
+const ROUTES: Array<{
+  method: string;
+  pattern: string;
+  path: (who: Who) => string;
+  permission: Permission;
+  body?: (who: Who) => unknown;
+  reply?: ZodType;
+}> = [
   { method: 'GET', pattern: '/api/health', path: () => '/api/health', permission: 'public', reply: healthResponseSchema },
   { method: 'GET', pattern: '/api/ready', path: () => '/api/ready', permission: 'public', reply: readinessResponseSchema },
-  { method: 'POST', pattern: '/api/auth/login', path: () => '/api/auth/login', permission: 'public', body: () => USERS.viewer, reply: meSchema },
-  { method: 'POST', pattern: '/api/auth/logout', path: () => '/api/auth/logout', permission: 'read', body: () => ({}), reply: logoutResponseSchema },
+  {
+    method: 'POST',
+    pattern: '/api/auth/login',
+    path: () => '/api/auth/login',
+    permission: 'public',
+    body: () => USERS.viewer,
+    reply: meSchema,
+  },
+  {
+    method: 'POST',
+    pattern: '/api/auth/logout',
+    path: () => '/api/auth/logout',
+    permission: 'read',
+    body: () => ({}),
+    reply: logoutResponseSchema,
+  },
   { method: 'GET', pattern: '/api/auth/me', path: () => '/api/auth/me', permission: 'read', reply: meSchema },
   { method: 'GET', pattern: '/api/nodes', path: () => '/api/nodes', permission: 'read', reply: nodesResponseSchema },
-  { method: 'POST', pattern: '/api/nodes/[id]/actions', path: () => '/api/nodes/1/actions', permission: 'operate', body: () => ({ action: 'heal' }), reply: nodeActionResponseSchema },
-  { method: 'POST', pattern: '/api/nodes/[id]/mark-clean', path: () => '/api/nodes/1/mark-clean', permission: 'operate', body: () => ({ reason: 'authz matrix' }), reply: markCleanResponseSchema },
+  {
+    method: 'POST',
+    pattern: '/api/nodes/[id]/actions',
+    path: () => '/api/nodes/1/actions',
+    permission: 'operate',
+    body: () => ({ action: 'heal' }),
+    reply: nodeActionResponseSchema,
+  },
+  {
+    method: 'POST',
+    pattern: '/api/nodes/[id]/mark-clean',
+    path: () => '/api/nodes/1/mark-clean',
+    permission: 'operate',
+    body: () => ({ reason: 'authz matrix' }),
+    reply: markCleanResponseSchema,
+  },
   { method: 'GET', pattern: '/api/locks', path: () => '/api/locks?limit=5', permission: 'read', reply: lockListResponseSchema },
-  { method: 'POST', pattern: '/api/locks', path: () => '/api/locks', permission: 'lock', body: (who) => ({ resource: `authz-${who}`, ttlMs: 2_000 }), reply: lockGrantSchema },
-  { method: 'GET', pattern: '/api/locks/[resource]', path: () => '/api/locks/authz-x', permission: 'read', reply: lockDetailResponseSchema },
-  { method: 'POST', pattern: '/api/locks/[resource]/extend', path: () => '/api/locks/authz-x/extend', permission: 'lock', body: () => ({ token: 'not-held', ttlMs: 1_000 }) },
-  { method: 'POST', pattern: '/api/locks/[resource]/release', path: () => '/api/locks/authz-x/release', permission: 'lock', body: () => ({ token: 'not-held' }), reply: releaseResponseSchema },
-  { method: 'POST', pattern: '/api/locks/[resource]/force-release', path: () => '/api/locks/authz-x/force-release', permission: 'operate', body: () => ({ token: 'not-held', reason: 'authz matrix', dryRun: true }), reply: forceReleaseResponseSchema },
+  {
+    method: 'POST',
+    pattern: '/api/locks',
+    path: () => '/api/locks',
+    permission: 'lock',
+    body: (who) => ({ resource: `authz-${who}`, ttlMs: 2_000 }),
+    reply: lockGrantSchema,
+  },
+  {
+    method: 'GET',
+    pattern: '/api/locks/[resource]',
+    path: () => '/api/locks/authz-x',
+    permission: 'read',
+    reply: lockDetailResponseSchema,
+  },
+  {
+    method: 'POST',
+    pattern: '/api/locks/[resource]/extend',
+    path: () => '/api/locks/authz-x/extend',
+    permission: 'lock',
+    body: () => ({ token: 'not-held', ttlMs: 1_000 }),
+  },
+  {
+    method: 'POST',
+    pattern: '/api/locks/[resource]/release',
+    path: () => '/api/locks/authz-x/release',
+    permission: 'lock',
+    body: () => ({ token: 'not-held' }),
+    reply: releaseResponseSchema,
+  },
+  {
+    method: 'POST',
+    pattern: '/api/locks/[resource]/force-release',
+    path: () => '/api/locks/authz-x/force-release',
+    permission: 'operate',
+    body: () => ({ token: 'not-held', reason: 'authz matrix', dryRun: true }),
+    reply: forceReleaseResponseSchema,
+  },
   { method: 'GET', pattern: '/api/events', path: () => '/api/events', permission: 'read' },
   { method: 'GET', pattern: '/api/audit', path: () => '/api/audit?limit=5', permission: 'read', reply: auditResponseSchema },
   { method: 'GET', pattern: '/api/metrics', path: () => '/api/metrics', permission: 'metrics' },
   { method: 'GET', pattern: '/api/history', path: () => '/api/history', permission: 'read', reply: historyResponseSchema },
   { method: 'GET', pattern: '/api/scenarios', path: () => '/api/scenarios', permission: 'read', reply: scenarioListSchema },
-  { method: 'POST', pattern: '/api/scenarios/[id]/runs', path: () => '/api/scenarios/no-such/runs', permission: 'operate', body: () => ({}) },
-  { method: 'GET', pattern: '/api/scenarios/runs/current', path: () => '/api/scenarios/runs/current', permission: 'read', reply: runResponseSchema },
-  { method: 'POST', pattern: '/api/scenarios/runs/current/[action]', path: () => '/api/scenarios/runs/current/pause', permission: 'operate', body: () => ({}) },
+  {
+    method: 'POST',
+    pattern: '/api/scenarios/[id]/runs',
+    path: () => '/api/scenarios/no-such/runs',
+    permission: 'operate',
+    body: () => ({}),
+  },
+  {
+    method: 'GET',
+    pattern: '/api/scenarios/runs/current',
+    path: () => '/api/scenarios/runs/current',
+    permission: 'read',
+    reply: runResponseSchema,
+  },
+  {
+    method: 'POST',
+    pattern: '/api/scenarios/runs/current/[action]',
+    path: () => '/api/scenarios/runs/current/pause',
+    permission: 'operate',
+    body: () => ({}),
+  },
   { method: 'GET', pattern: '/api/chaos/report', path: () => '/api/chaos/report', permission: 'read', reply: chaosReportResponseSchema },
 ];
 
@@ -105,9 +197,17 @@ describe('authorization matrix: every route × every role', () => {
   });
 
   it('cookie mutations need the CSRF token and a same-origin Origin', async () => {
-    const noToken = await api.call('POST', '/api/nodes/1/actions', { as: 'operator', body: { action: 'heal' }, headers: { 'x-csrf-token': 'wrong' } });
+    const noToken = await api.call('POST', '/api/nodes/1/actions', {
+      as: 'operator',
+      body: { action: 'heal' },
+      headers: { 'x-csrf-token': 'wrong' },
+    });
     expect(noToken.status).toBe(403);
-    const crossOrigin = await api.call('POST', '/api/nodes/1/actions', { as: 'operator', body: { action: 'heal' }, headers: { origin: 'https://evil.example' } });
+    const crossOrigin = await api.call('POST', '/api/nodes/1/actions', {
+      as: 'operator',
+      body: { action: 'heal' },
+      headers: { origin: 'https://evil.example' },
+    });
     expect(crossOrigin.status).toBe(403);
     expect(((await crossOrigin.json()) as { error: { code: string } }).error.code).toBe('CSRF');
   });
@@ -122,10 +222,12 @@ describe('authorization matrix: every route × every role', () => {
     ]);
   });
 
-  it('the README\'s HTTP API table names every route (`METHOD /api/path/{param}`)', () => {
+  it("the README's HTTP API table names every route (`METHOD /api/path/{param}`)", () => {
     const readme = readFileSync('README.md', 'utf8');
     const section = readme.slice(readme.indexOf('## HTTP API'), readme.indexOf('\n## ', readme.indexOf('## HTTP API') + 5));
-    const missing = ROUTES.map((r) => `${r.method} ${r.pattern.replace(/\[(\w+)\]/g, '{$1}')}`).filter((route) => !new RegExp(`\`${route.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}[\`?]`).test(section));
+    const missing = ROUTES.map((r) => `${r.method} ${r.pattern.replace(/\[(\w+)\]/g, '{$1}')}`).filter(
+      (route) => !new RegExp(`\`${route.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}[\`?]`).test(section),
+    );
     expect(missing).toEqual([]);
   });
 

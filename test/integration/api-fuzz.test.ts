@@ -26,22 +26,38 @@ const MUTATING: Array<{ name: string; path: (param: string) => string; as: Who }
 const param = fc.oneof(fc.string({ maxLength: 40 }), fc.constantFrom('0', '-1', '1.5', '99', 'NaN', '%', '..', ' ', 'a/b'));
 const body = fc.oneof(
   fc.jsonValue({ maxDepth: 3 }).map((v) => JSON.stringify(v)),
-  fc.record({ token: fc.string(), ttlMs: fc.oneof(fc.integer(), fc.double(), fc.string()), reason: fc.string(), resource: fc.string({ maxLength: 600 }),
-    action: fc.string(), username: fc.string(), password: fc.string() }, { requiredKeys: [] }).map((v) => JSON.stringify(v)),
+  fc
+    .record(
+      {
+        token: fc.string(),
+        ttlMs: fc.oneof(fc.integer(), fc.double(), fc.string()),
+        reason: fc.string(),
+        resource: fc.string({ maxLength: 600 }),
+        action: fc.string(),
+        username: fc.string(),
+        password: fc.string(),
+      },
+      { requiredKeys: [] },
+    )
+    .map((v) => JSON.stringify(v)),
   fc.string({ maxLength: 200 }),
 );
 
 describe('no client mistake is ever a 5xx', () => {
   for (const route of MUTATING) {
     it(`${route.name}: arbitrary JSON bodies and path params → 4xx or 2xx with a message`, async () => {
-      await fc.assert(fc.asyncProperty(param, body, async (p, raw) => {
-        const res = await api.call('POST', route.path(p), { as: route.as, rawBody: raw });
-        expect(res.status, `${route.path(p)} ${raw} → ${res.status} ${await res.clone().text()}`).toBeLessThan(500);
-        if (res.status >= 400 && res.status !== 404 && res.status !== 405) { // no such route: no JSON body, as in Next.js
-          const json = (await res.json()) as { error?: { message?: string } };
-          expect(json.error?.message).toBeTruthy();
-        }
-      }), { numRuns: 40 });
+      await fc.assert(
+        fc.asyncProperty(param, body, async (p, raw) => {
+          const res = await api.call('POST', route.path(p), { as: route.as, rawBody: raw });
+          expect(res.status, `${route.path(p)} ${raw} → ${res.status} ${await res.clone().text()}`).toBeLessThan(500);
+          if (res.status >= 400 && res.status !== 404 && res.status !== 405) {
+            // no such route: no JSON body, as in Next.js
+            const json = (await res.json()) as { error?: { message?: string } };
+            expect(json.error?.message).toBeTruthy();
+          }
+        }),
+        { numRuns: 40 },
+      );
     }, 60_000);
   }
 
@@ -51,7 +67,10 @@ describe('no client mistake is ever a 5xx', () => {
     expect(((await notJson.json()) as { error: { message: string } }).error.message).toMatch(/not valid JSON/);
     const wrongType = await api.call('POST', '/api/locks', { as: 'client', rawBody: 'x', headers: { 'content-type': 'text/plain' } });
     expect(wrongType.status).toBe(415);
-    const huge = await api.call('POST', '/api/locks', { as: 'client', rawBody: JSON.stringify({ resource: 'x'.repeat(70_000), ttlMs: 1 }) });
+    const huge = await api.call('POST', '/api/locks', {
+      as: 'client',
+      rawBody: JSON.stringify({ resource: 'x'.repeat(70_000), ttlMs: 1 }),
+    });
     expect(huge.status).toBe(413);
   });
 

@@ -25,12 +25,14 @@ async function grant(resource: string, ttlMs = 10_000): Promise<LockGrant> {
 
 /** The token each node's lock key holds (its value is `<token> <metadata JSON>`), or null. */
 async function directTokens(resource: string): Promise<Array<string | null>> {
-  return Promise.all([1, 2, 3, 4, 5].map(async (id) => {
-    const c = api.cluster.client(id);
-    if (c.status === 'wait') await c.connect();
-    const value = await c.get(`rl:lock:${resource}`);
-    return value === null ? null : tokenOf(value);
-  }));
+  return Promise.all(
+    [1, 2, 3, 4, 5].map(async (id) => {
+      const c = api.cluster.client(id);
+      if (c.status === 'wait') await c.connect();
+      const value = await c.get(`rl:lock:${resource}`);
+      return value === null ? null : tokenOf(value);
+    }),
+  );
 }
 
 describe('lock service over HTTP', () => {
@@ -43,7 +45,9 @@ describe('lock service over HTTP', () => {
     expect(first.votes.filter((v) => v.vote === 'for').length).toBeGreaterThanOrEqual(3);
     const second = await api.call('POST', '/api/locks', { as: 'client', body: { resource: 'svc-a', ttlMs: 1_000 } });
     expect(second.status).toBe(409);
-    const body = (await second.json()) as { error: { code: string; message: string; details: { votes: Array<{ reason: string }>; holder: Record<string, string> } } };
+    const body = (await second.json()) as {
+      error: { code: string; message: string; details: { votes: Array<{ reason: string }>; holder: Record<string, string> } };
+    };
     expect(body.error.code).toBe('LOCK_CONTENDED');
     expect(body.error.details.votes.some((v) => v.reason === 'contended')).toBe(true);
     // An API key may take locks but not read them: the 409 does not say who holds it.
@@ -77,7 +81,7 @@ describe('lock service over HTTP', () => {
     expect(((await wrong.json()) as { released: boolean }).released).toBe(false);
     expect((await directTokens('svc-c')).every((t) => t === lock.token)).toBe(true);
     const released = await api.call('POST', '/api/locks/svc-c/release', { as: 'client', body: { token: lock.token } });
-    expect(((await released.json()) as { released: boolean; deleted: number })).toMatchObject({ released: true, deleted: 5 });
+    expect((await released.json()) as { released: boolean; deleted: number }).toMatchObject({ released: true, deleted: 5 });
     expect((await directTokens('svc-c')).every((t) => t === null)).toBe(true);
   });
 
@@ -89,7 +93,9 @@ describe('lock service over HTTP', () => {
     const detail = (await (await api.call('GET', '/api/locks/svc-list-1', { as: 'viewer' })).json()) as LockDetailResponse;
     expect(detail.view?.meta).toMatchObject({ owner: 'test-client', purpose: 'test', fence: String(lock.fence) });
     const encoded = await grant('svc/with space%');
-    const odd = (await (await api.call('GET', `/api/locks/${encodeURIComponent('svc/with space%')}`, { as: 'viewer' })).json()) as LockDetailResponse;
+    const odd = (await (
+      await api.call('GET', `/api/locks/${encodeURIComponent('svc/with space%')}`, { as: 'viewer' })
+    ).json()) as LockDetailResponse;
     expect(odd.view?.majorityToken).toBe(encoded.token);
 
     // The list comes from the live lock index once it is built: a new grant is in the next reading
@@ -97,7 +103,10 @@ describe('lock service over HTTP', () => {
     const again = await grant('svc-list-2');
     const indexed = (await (await api.call('GET', '/api/locks?prefix=svc-list&fresh=1', { as: 'viewer' })).json()) as LockListResponse;
     expect(indexed.index).toBe(true);
-    expect(indexed.items.map((i) => [i.resource, i.majorityToken])).toEqual([['svc-list-1', lock.token], ['svc-list-2', again.token]]);
+    expect(indexed.items.map((i) => [i.resource, i.majorityToken])).toEqual([
+      ['svc-list-1', lock.token],
+      ['svc-list-2', again.token],
+    ]);
     const scrape = await (await api.call('GET', '/api/metrics', { headers: { authorization: `Bearer ${METRICS_TOKEN}` } })).text();
     expect(scrape).toMatch(/redlock_lock_list_read_seconds_count\{source="index"\} [1-9]/);
     expect(scrape).toMatch(/redlock_lock_index_rescans_total\{node="1",reason="first-build"\} 1\b/);
@@ -120,7 +129,8 @@ describe('lock service over HTTP', () => {
 
   it('a progressive first page answers while a paused node holds the scan up, then the full page follows', async () => {
     const lock = await grant('svc-prog-1');
-    const get = async (query: string) => (await (await api.call('GET', `/api/locks?${query}`, { as: 'viewer' })).json()) as LockListResponse;
+    const get = async (query: string) =>
+      (await (await api.call('GET', `/api/locks?${query}`, { as: 'viewer' })).json()) as LockListResponse;
     expect(await get('prefix=svc-prog&progressive=1&fresh=1')).toMatchObject({ complete: true, scannedKeys: expect.any(Number) as number });
     await api.cluster.supervisor.pause(5);
     try {
@@ -145,7 +155,10 @@ describe('lock service over HTTP', () => {
 describe('force-release', () => {
   it('dry run shows per node what would happen and changes nothing', async () => {
     const lock = await grant('fr-dry');
-    const res = await api.call('POST', '/api/locks/fr-dry/force-release', { as: 'operator', body: { token: lock.token, reason: 'preview', dryRun: true } });
+    const res = await api.call('POST', '/api/locks/fr-dry/force-release', {
+      as: 'operator',
+      body: { token: lock.token, reason: 'preview', dryRun: true },
+    });
     const body = (await res.json()) as ForceReleaseResponse;
     expect(body.nodes.map((n) => n.outcome)).toEqual(Array(5).fill('would-delete'));
     expect((await directTokens('fr-dry')).every((t) => t === lock.token)).toBe(true);
@@ -162,7 +175,10 @@ describe('force-release', () => {
     const newer = await other.acquire('fr-race', 10_000);
     try {
       // … then the operator clicks.
-      const res = await api.call('POST', '/api/locks/fr-race/force-release', { as: 'operator', body: { token: seen.view!.majorityToken!, reason: 'stuck lock' } });
+      const res = await api.call('POST', '/api/locks/fr-race/force-release', {
+        as: 'operator',
+        body: { token: seen.view!.majorityToken!, reason: 'stuck lock' },
+      });
       const body = (await res.json()) as ForceReleaseResponse;
       expect(body.deleted).toBe(0);
       expect(body.nodes.map((n) => n.outcome)).toEqual(Array(5).fill('other-holder'));
@@ -175,7 +191,10 @@ describe('force-release', () => {
 
   it('deletes the seen token everywhere, and the audit log has the entry with before/after per node', async () => {
     const lock = await grant('fr-real');
-    const res = await api.call('POST', '/api/locks/fr-real/force-release', { as: 'operator', body: { token: lock.token, reason: 'incident 42' } });
+    const res = await api.call('POST', '/api/locks/fr-real/force-release', {
+      as: 'operator',
+      body: { token: lock.token, reason: 'incident 42' },
+    });
     const body = (await res.json()) as ForceReleaseResponse;
     expect(body.deleted).toBe(5);
     expect(body.nodes.every((n) => n.outcome === 'deleted' && n.before?.token === lock.token && n.after?.token === null)).toBe(true);
@@ -183,7 +202,14 @@ describe('force-release', () => {
 
     const audit = (await (await api.call('GET', '/api/audit?action=lock.force-release', { as: 'viewer' })).json()) as AuditResponse;
     const entry = audit.entries.find((e) => e.id === body.auditId)!;
-    expect(entry).toMatchObject({ actor: 'op', role: 'operator', action: 'lock.force-release', target: 'fr-real', reason: 'incident 42', outcome: 'ok' });
+    expect(entry).toMatchObject({
+      actor: 'op',
+      role: 'operator',
+      action: 'lock.force-release',
+      target: 'fr-real',
+      reason: 'incident 42',
+      outcome: 'ok',
+    });
     expect(entry.before).toHaveLength(5);
     expect(entry.after).toHaveLength(5);
     expect(audit.nodesRead).toBe(5);
@@ -222,7 +248,9 @@ describe('audit log', () => {
     await api.call('POST', '/api/auth/login', { body: { username: 'mallory', password: '=cmd|calc' } });
     const json = (await (await api.call('GET', '/api/audit?action=login.failed', { as: 'viewer' })).json()) as AuditResponse;
     // The typed username is the target, never the actor: the actor of an anonymous attempt is `anonymous`.
-    expect(json.entries.some((e) => e.actor === 'anonymous' && e.target === 'mallory' && e.outcome === 'denied' && e.count === 1)).toBe(true);
+    expect(json.entries.some((e) => e.actor === 'anonymous' && e.target === 'mallory' && e.outcome === 'denied' && e.count === 1)).toBe(
+      true,
+    );
   });
 });
 
@@ -240,7 +268,10 @@ describe('live events', () => {
       const lock = await other.acquire('sse-grant', 5_000);
       let elapsed = -1;
       while (elapsed < 0) {
-        const chunk = await Promise.race([reader.read(), new Promise<never>((_, reject) => setTimeout(() => reject(new Error('no event within 2 s')), 2_000))]);
+        const chunk = await Promise.race([
+          reader.read(),
+          new Promise<never>((_, reject) => setTimeout(() => reject(new Error('no event within 2 s')), 2_000)),
+        ]);
         buffer += decoder.decode(chunk.value);
         if (/event: lock\.granted\ndata: \{[^\n]*"resource":"sse-grant"/.test(buffer)) elapsed = performance.now() - started;
       }
@@ -252,7 +283,10 @@ describe('live events', () => {
       await lock.release();
       const released = /event: lock\.released\ndata: \{[^\n]*"resource":"sse-grant"/;
       while (!released.test(buffer)) {
-        const chunk = await Promise.race([reader.read(), new Promise<never>((_, reject) => setTimeout(() => reject(new Error('no release event within 2 s')), 2_000))]);
+        const chunk = await Promise.race([
+          reader.read(),
+          new Promise<never>((_, reject) => setTimeout(() => reject(new Error('no release event within 2 s')), 2_000)),
+        ]);
         buffer += decoder.decode(chunk.value);
       }
       const kinds = [...buffer.matchAll(/event: (lock\.[a-z-]+)\ndata: \{[^\n]*"resource":"sse-grant"/g)].map((m) => m[1]);
@@ -272,7 +306,10 @@ describe('live events', () => {
     let buffer = '';
     const readUntil = async (pattern: RegExp, what: string) => {
       while (!pattern.test(buffer)) {
-        const chunk = await Promise.race([reader.read(), new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`no ${what} within 3 s`)), 3_000))]);
+        const chunk = await Promise.race([
+          reader.read(),
+          new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`no ${what} within 3 s`)), 3_000)),
+        ]);
         buffer += decoder.decode(chunk.value);
       }
     };
@@ -293,7 +330,10 @@ describe('live events', () => {
 
 describe('nodes', () => {
   it('reports health with a verdict; mark-clean inside maxTtl of a restart warns', async () => {
-    const nodes = (await (await api.call('GET', '/api/nodes', { as: 'viewer' })).json()) as { verdict: { canGrant: boolean }; nodes: Array<{ verdict: { level: string; reasons: string[] }; persistence: string }> };
+    const nodes = (await (await api.call('GET', '/api/nodes', { as: 'viewer' })).json()) as {
+      verdict: { canGrant: boolean };
+      nodes: Array<{ verdict: { level: string; reasons: string[] }; persistence: string }>;
+    };
     expect(nodes.verdict.canGrant).toBe(true);
     expect(nodes.nodes[0]!.persistence).toBe('none');
     expect(nodes.nodes[0]!.verdict.reasons.join(' ')).toMatch(/persistence|restart/i);
@@ -302,7 +342,9 @@ describe('nodes', () => {
     await api.call('POST', '/api/nodes/3/actions', { as: 'operator', body: { action: 'restart' } });
     const res = await api.call('POST', '/api/nodes/3/mark-clean', { as: 'operator', body: { reason: 'we know it was empty' } });
     expect(res.status).toBe(200);
-    expect(((await res.json()) as { warning: string | null }).warning).toMatch(/node 3: .* \d+ s ago, less than the lease ceiling|no epoch sentinel/);
+    expect(((await res.json()) as { warning: string | null }).warning).toMatch(
+      /node 3: .* \d+ s ago, less than the lease ceiling|no epoch sentinel/,
+    );
   });
 
   it('refuses a bad action state with 409 and an unknown node with 404', async () => {

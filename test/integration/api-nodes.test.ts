@@ -34,10 +34,17 @@ async function act(id: number, body: unknown): Promise<void> {
 /** Take locks through the console's lock service until `done` (its client reconnects to a restarted node on its own schedule). */
 async function acquireUntil(done: (view: NodeView) => boolean, id: number, what: string): Promise<void> {
   let i = 0;
-  await waitFor(async () => {
-    await api.call('POST', '/api/locks', { as: 'client', body: { resource: `api-nodes-${what.replace(/\W+/g, '-')}-${i++}`, ttlMs: 1_000 } });
-    return done(await nodeView(id));
-  }, 10_000, what);
+  await waitFor(
+    async () => {
+      await api.call('POST', '/api/locks', {
+        as: 'client',
+        body: { resource: `api-nodes-${what.replace(/\W+/g, '-')}-${i++}`, ttlMs: 1_000 },
+      });
+      return done(await nodeView(id));
+    },
+    10_000,
+    what,
+  );
 }
 
 async function audit(action: string): Promise<AuditResponse['entries']> {
@@ -47,8 +54,10 @@ async function audit(action: string): Promise<AuditResponse['entries']> {
 /** Mark clean what the console shows now, as the dialog does. */
 function markClean(id: number, view: NodeView, reason = 'test: judged from the screen') {
   const q = view.quarantine;
-  return api.call('POST', `/api/nodes/${id}/mark-clean`, { as: 'operator',
-    body: { reason, seen: q && q.state !== 'unknown' ? { runId: q.runId, createdAt: q.createdAt } : { runId: null } } });
+  return api.call('POST', `/api/nodes/${id}/mark-clean`, {
+    as: 'operator',
+    body: { reason, seen: q && q.state !== 'unknown' ? { runId: q.runId, createdAt: q.createdAt } : { runId: null } },
+  });
 }
 
 describe('nodes API: restarts, continuity and mark-clean', () => {
@@ -62,7 +71,12 @@ describe('nodes API: restarts, continuity and mark-clean', () => {
 
     await act(2, { action: 'restart' });
     const [adopted] = await audit('node.continuity');
-    expect(adopted).toMatchObject({ target: 'node 2', outcome: 'adopted', actor: 'op', detail: expect.stringMatching(/^adopted: stopped gracefully with aof-always/) });
+    expect(adopted).toMatchObject({
+      target: 'node 2',
+      outcome: 'adopted',
+      actor: 'op',
+      detail: expect.stringMatching(/^adopted: stopped gracefully with aof-always/),
+    });
     await waitFor(async () => (await nodeView(2)).up, 5_000, 'node 2 up');
     const after = await nodeView(2);
     expect(after.usable).toBe(true);
@@ -95,7 +109,11 @@ describe('nodes API: restarts, continuity and mark-clean', () => {
     // The node restarts again between the operator's look and the click.
     await act(2, { action: 'crash' });
     await act(2, { action: 'start' });
-    await acquireUntil((v) => v.quarantine?.restartPending === false && v.quarantine.runId !== seen.quarantine!.runId, 2, 'the second restart recorded');
+    await acquireUntil(
+      (v) => v.quarantine?.restartPending === false && v.quarantine.runId !== seen.quarantine!.runId,
+      2,
+      'the second restart recorded',
+    );
     const stale = await markClean(2, seen);
     expect(stale.status).toBe(409);
     const body = (await stale.json()) as { error: { code: string; message: string } };
@@ -109,7 +127,9 @@ describe('nodes API: restarts, continuity and mark-clean', () => {
     const ok = await markClean(2, fresh);
     expect(ok.status).toBe(200);
     const answer = markCleanResponseSchema.parse(await ok.json());
-    expect(answer.warning).toMatch(/^node 2: (its redis-server process started|a restart was found) \d+ s ago, less than the lease ceiling \(30 s\)/);
+    expect(answer.warning).toMatch(
+      /^node 2: (its redis-server process started|a restart was found) \d+ s ago, less than the lease ceiling \(30 s\)/,
+    );
     expect(answer.runId).toBe(fresh.runId);
     expect(await nodeView(2)).toMatchObject({ usable: true, quarantine: { state: 'clean' } });
   });
@@ -123,7 +143,9 @@ describe('nodes API: restarts, continuity and mark-clean', () => {
       expect(view).toMatchObject({ usable: false, refusal: { reason: 'unsafe-eviction' } });
       expect(view.verdict.level).toBe('unsafe');
       const res = (await (await api.call('GET', '/api/nodes', { as: 'viewer' })).json()) as { verdict: { reasons: string[] } };
-      expect(res.verdict.reasons).toContainEqual(expect.stringMatching(/^node 5 votes against \(unsafe-eviction\): maxmemory-policy volatile-lru/));
+      expect(res.verdict.reasons).toContainEqual(
+        expect.stringMatching(/^node 5 votes against \(unsafe-eviction\): maxmemory-policy volatile-lru/),
+      );
     } finally {
       await client.config('SET', 'maxmemory-policy', 'noeviction');
     }

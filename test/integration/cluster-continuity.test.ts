@@ -57,15 +57,19 @@ const marker = (s: ClusterSupervisor, id: number) => join(s.node(id).dataDir, 'c
 async function voteOf(s: ClusterSupervisor, id: number, resource: string): Promise<Vote> {
   const r = redlock(s, [id]);
   let vote: Vote | undefined;
-  await waitFor(async () => {
-    const outcome = await r.acquire(resource, 1_000).catch((e: unknown) => {
-      if (e instanceof QuorumUnavailableError) return e;
-      throw e;
-    });
-    if (!(outcome instanceof QuorumUnavailableError)) await outcome.release();
-    vote = outcome.votes[0];
-    return vote?.reason !== 'error';
-  }, 5_000, `node ${id} to answer`);
+  await waitFor(
+    async () => {
+      const outcome = await r.acquire(resource, 1_000).catch((e: unknown) => {
+        if (e instanceof QuorumUnavailableError) return e;
+        throw e;
+      });
+      if (!(outcome instanceof QuorumUnavailableError)) await outcome.release();
+      vote = outcome.votes[0];
+      return vote?.reason !== 'error';
+    },
+    5_000,
+    `node ${id} to answer`,
+  );
   return vote!;
 }
 
@@ -119,7 +123,10 @@ describe('graceful stops lose nothing (supervisor continuity)', () => {
     await (await r.acquire('before-crash', 1_000)).release();
     // A marker that should not be there (as a graceful stop of this very process would have written it).
     const runId = await serverRunId(direct(s, 2));
-    writeFileSync(marker(s, 2), JSON.stringify({ version: 1, runId, persistence: 'aof-always', keyPrefix: PREFIX, quarantineUntil: 0, stoppedAt: Date.now() }));
+    writeFileSync(
+      marker(s, 2),
+      JSON.stringify({ version: 1, runId, persistence: 'aof-always', keyPrefix: PREFIX, quarantineUntil: 0, stoppedAt: Date.now() }),
+    );
     await s.crash(2);
     expect(existsSync(marker(s, 2))).toBe(false);
     expect(s.node(2).resumable).toBeNull();
@@ -171,18 +178,29 @@ describe('graceful stops lose nothing (supervisor continuity)', () => {
     s.once('node-up', () => {
       held = new Promise((resolve) => {
         const socket = connect({ host: '127.0.0.1', port: s.node(2).proxyPort! }, () => socket.write('PING\r\n'));
-        socket.on('data', (d) => { resolve({ reply: d.toString().trim(), at: Date.now() }); socket.destroy(); });
+        socket.on('data', (d) => {
+          resolve({ reply: d.toString().trim(), at: Date.now() });
+          socket.destroy();
+        });
         socket.on('close', () => resolve({ reply: 'closed', at: Date.now() }));
         socket.on('error', () => undefined);
       });
-      const eager = new Redis(s.urls()[1]!, { retryStrategy: () => 1, maxRetriesPerRequest: 0, enableOfflineQueue: false, connectTimeout: 500 });
+      const eager = new Redis(s.urls()[1]!, {
+        retryStrategy: () => 1,
+        maxRetriesPerRequest: 0,
+        enableOfflineQueue: false,
+        connectTimeout: 500,
+      });
       eager.on('error', () => undefined);
       open.push({ close: () => eager.disconnect() });
       const knocker = new Redlock([eager], { keyPrefix: PREFIX, maxTtlMs: MAX_TTL, retryCount: 0, nodeTimeoutMs: 1_000 });
       open.push({ close: () => knocker.quit() });
       knocks = (async () => {
         for (let i = 0; knocking; i++) {
-          await knocker.acquire(`knock-${i}`, 1_000).then((l) => l.release(), () => undefined);
+          await knocker.acquire(`knock-${i}`, 1_000).then(
+            (l) => l.release(),
+            () => undefined,
+          );
           await new Promise((res) => setTimeout(res, 1));
         }
       })();
@@ -196,7 +214,11 @@ describe('graceful stops lose nothing (supervisor continuity)', () => {
     expect(answer.at).toBeGreaterThanOrEqual(adoptedAt);
     expect(await voteOf(s, 2, 'after')).toMatchObject({ vote: 'for', reason: 'ok' });
     const adopted = await readEpoch(direct(s, 2), PREFIX);
-    expect(adopted).toMatchObject({ createdAt: sentinel!.createdAt, quarantineUntil: sentinel!.quarantineUntil, prevRunId: sentinel!.runId });
+    expect(adopted).toMatchObject({
+      createdAt: sentinel!.createdAt,
+      quarantineUntil: sentinel!.quarantineUntil,
+      prevRunId: sentinel!.runId,
+    });
     expect(adopted!.origin).toMatch(/graceful restart adopted/);
   }, 30_000);
 });

@@ -141,8 +141,12 @@ describe('bad configuration stops with one clear line', () => {
     const blocker: Server = createServer();
     await new Promise<void>((r) => blocker.listen(port, '127.0.0.1', r));
     try {
-      const err = await ClusterSupervisor.start({ dataRoot: `${cluster.dataRoot}/blocked`, nodes: 1, portBase: port, proxies: false })
-        .catch((e: unknown) => e);
+      const err = await ClusterSupervisor.start({
+        dataRoot: `${cluster.dataRoot}/blocked`,
+        nodes: 1,
+        portBase: port,
+        proxies: false,
+      }).catch((e: unknown) => e);
       expect(err).toBeInstanceOf(ClusterConfigError);
       expect((err as ClusterConfigError).code).toBe('PORT_IN_USE');
       expect((err as Error).message).toMatch(new RegExp(`port ${port} .*already in use.*REDLOCK_SERVER_PORT_BASE`));
@@ -153,8 +157,12 @@ describe('bad configuration stops with one clear line', () => {
   });
 
   it('a redis-server binary that does not exist or cannot start', async () => {
-    const err = await ClusterSupervisor.start({ dataRoot: `${cluster.dataRoot}/nobin`, nodes: 1, proxies: false, binary: '/bin/false' })
-      .catch((e: unknown) => e);
+    const err = await ClusterSupervisor.start({
+      dataRoot: `${cluster.dataRoot}/nobin`,
+      nodes: 1,
+      proxies: false,
+      binary: '/bin/false',
+    }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ClusterConfigError);
     expect((err as ClusterConfigError).code).toBe('START_FAILED');
   });

@@ -253,9 +253,7 @@ describe('FaultProxy: blackhole', () => {
     await closed;
     expect(await set).toBeInstanceOf(Error);
     expect(proxy.stats().connections).toBe(1);
-    expect(errors.some((e) => (e.error as NodeJS.ErrnoException).code === 'ERR_FAULT_PROXY_BUFFER_OVERFLOW')).toBe(
-      true,
-    );
+    expect(errors.some((e) => (e.error as NodeJS.ErrnoException).code === 'ERR_FAULT_PROXY_BUFFER_OVERFLOW')).toBe(true);
 
     proxy.setMode({ kind: 'pass' });
     expect(await bystander.ping()).toBe('PONG');
@@ -338,9 +336,7 @@ describe('FaultProxy: latency', () => {
     const pipeline = client.pipeline();
     for (let i = 0; i < 200; i++) pipeline.incr(k);
     const results = await pipeline.exec();
-    expect(results?.map(([err, value]) => (err ? err.message : value))).toEqual(
-      Array.from({ length: 200 }, (_, i) => i + 1),
-    );
+    expect(results?.map(([err, value]) => (err ? err.message : value))).toEqual(Array.from({ length: 200 }, (_, i) => i + 1));
     const concurrent = await Promise.all(Array.from({ length: 200 }, () => client.incr(k)));
     expect(concurrent).toEqual(Array.from({ length: 200 }, (_, i) => i + 201));
   });
@@ -655,7 +651,10 @@ async function departUpstream(how: Departure, scene: UpstreamScene): Promise<{ s
     case 'restart on the same port': {
       await node.stop('SIGTERM');
       const successor = startRedis(node.port);
-      successor.then((next) => cleanups.push(() => next.stop('SIGKILL')), () => undefined);
+      successor.then(
+        (next) => cleanups.push(() => next.stop('SIGKILL')),
+        () => undefined,
+      );
       return { successor };
     }
     case 'setTarget() to another port': {

@@ -17,8 +17,8 @@ async function pauseWrites(clients: readonly Redis[], nodes: readonly number[]):
   };
 }
 
-describe('a CLIENT PAUSE WRITE (a failover) does not hold the inspector\'s reads', () => {
-  it('scan, lock detail, direct reads and the live index\'s re-reads answer on paused masters', async () => {
+describe("a CLIENT PAUSE WRITE (a failover) does not hold the inspector's reads", () => {
+  it("scan, lock detail, direct reads and the live index's re-reads answer on paused masters", async () => {
     const { clients } = env;
     const p = uniquePrefix('paused');
     await putLock(clients, p, 'before', 'tok-before-aaaaaaaaaaaaaaa', [1, 2, 3, 4, 5], { meta: { owner: 'svc' } });
@@ -30,7 +30,10 @@ describe('a CLIENT PAUSE WRITE (a failover) does not hold the inspector\'s reads
       const unpause = await pauseWrites(clients, [1, 2, 3]);
       try {
         const t0 = performance.now();
-        const step = <T,>(name: string, p: Promise<T>) => p.catch((e: unknown) => { throw new Error(`${name}: ${String(e)}`); });
+        const step = <T>(name: string, p: Promise<T>) =>
+          p.catch((e: unknown) => {
+            throw new Error(`${name}: ${String(e)}`);
+          });
         const [snap, detail, direct, indexed] = await Promise.all([
           step('snapshot', snapshot(clients, { keyPrefix: p, batchTimeoutMs: TIMEOUT_MS })),
           step('detail', lockDetail(clients, 'before', { keyPrefix: p, timeoutMs: TIMEOUT_MS })),
@@ -40,7 +43,10 @@ describe('a CLIENT PAUSE WRITE (a failover) does not hold the inspector\'s reads
         expect(performance.now() - t0).toBeLessThan(TIMEOUT_MS);
 
         expect(snap.nodes.map((n) => [n.node, n.ok, n.error])).toEqual([1, 2, 3, 4, 5].map((n) => [n, true, null]));
-        expect(snap.locks.map((l) => [l.resource, l.state, l.holders])).toEqual([['before', 'held', 5], ['changed', 'held', 5]]);
+        expect(snap.locks.map((l) => [l.resource, l.state, l.holders])).toEqual([
+          ['before', 'held', 5],
+          ['changed', 'held', 5],
+        ]);
         expect(snap.locks[0]!.meta).toEqual({ owner: 'svc' });
         expect(detail.nodes.every((n) => n.ok)).toBe(true);
         expect(detail.view?.holders).toBe(5);
@@ -49,13 +55,18 @@ describe('a CLIENT PAUSE WRITE (a failover) does not hold the inspector\'s reads
         expect(indexed.nodes.map((n) => [n.ok, n.indexed])).toEqual([1, 2, 3, 4, 5].map(() => [true, true]));
         expect(indexed.nodes.slice(0, 3).map((n) => n.reread)).toEqual([1, 1, 1]);
         expect(indexed.locks.map((l) => [l.resource, l.holders, l.majorityToken])).toEqual([
-          ['before', 5, 'tok-before-aaaaaaaaaaaaaaa'], ['changed', 5, 'tok-changed-aaaaaaaaaaaaaa']]);
+          ['before', 5, 'tok-before-aaaaaaaaaaaaaaa'],
+          ['changed', 5, 'tok-changed-aaaaaaaaaaaaaa'],
+        ]);
 
         // Writes are still held: the pause is real. (On a connection of its own: the held SET
         // holds every later command of its connection, the UNPAUSE below included.)
         const writer = env.cluster!.client(1);
         await writer.connect();
-        const write = writer.set(`${p}probe`, '1').then(() => 'written', () => 'refused');
+        const write = writer.set(`${p}probe`, '1').then(
+          () => 'written',
+          () => 'refused',
+        );
         const first = await Promise.race([write, new Promise((r) => setTimeout(r, 300, 'held'))]);
         expect(first).toBe('held');
       } finally {
@@ -75,8 +86,11 @@ describe('a server without EVALSHA_RO (Redis 6)', () => {
 
   it('is read with EVALSHA and EVAL instead, also after its script cache was flushed', async () => {
     // Renaming the read-only variants away makes them unknown commands, as on Redis 6.
-    const cluster = await startTestCluster({ nodes: 3, persistence: 'none',
-      extraArgs: ['--rename-command', 'EVALSHA_RO', 'evalsha_ro_off', '--rename-command', 'EVAL_RO', 'eval_ro_off'] });
+    const cluster = await startTestCluster({
+      nodes: 3,
+      persistence: 'none',
+      extraArgs: ['--rename-command', 'EVALSHA_RO', 'evalsha_ro_off', '--rename-command', 'EVAL_RO', 'eval_ro_off'],
+    });
     started.push(cluster);
     const clients = [1, 2, 3].map((id) => cluster.client(id));
     await Promise.all(clients.map((c) => c.connect()));
@@ -86,7 +100,11 @@ describe('a server without EVALSHA_RO (Redis 6)', () => {
     for (const flush of [false, true]) {
       if (flush) await Promise.all(clients.map((c) => c.script('FLUSH')));
       const snap = await snapshot(clients, { keyPrefix: p, batchTimeoutMs: TIMEOUT_MS });
-      expect(snap.nodes.map((n) => [n.ok, n.error])).toEqual([[true, null], [true, null], [true, null]]);
+      expect(snap.nodes.map((n) => [n.ok, n.error])).toEqual([
+        [true, null],
+        [true, null],
+        [true, null],
+      ]);
       expect(snap.locks.map((l) => [l.resource, l.state, l.holders, l.meta])).toEqual([['r', 'held', 3, { owner: 'old' }]]);
       const detail = await lockDetail(clients, 'r', { keyPrefix: p, timeoutMs: TIMEOUT_MS });
       expect(detail.view?.majorityToken).toBe('tok-r-aaaaaaaaaaaaaaaaaaaa');

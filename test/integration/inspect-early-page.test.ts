@@ -21,9 +21,16 @@ describe('readLocks on real nodes', () => {
     await put(p, 'a', 'tok-a', [1, 2, 3, 4, 5], { owner: 'A' });
     await put(p, 'b', 'tok-b', [2, 3]);
     await env.clients[0]!.hset(`${p}lock:c`, 'f', 'v'); // not a lock
-    const { views, nodes } = await readLocks(env.clients, ['c', 'b', 'a', 'gone'].map((r) => ({ resource: r, key: `${p}lock:${r}` })), { keyPrefix: p });
+    const { views, nodes } = await readLocks(
+      env.clients,
+      ['c', 'b', 'a', 'gone'].map((r) => ({ resource: r, key: `${p}lock:${r}` })),
+      { keyPrefix: p },
+    );
     expect(nodes.every((n) => n.ok)).toBe(true);
-    expect(views.map((v) => [v.resource, v.state, v.holders, v.meta?.owner ?? null])).toEqual([['a', 'held', 5, 'A'], ['b', 'partial', 2, null]]);
+    expect(views.map((v) => [v.resource, v.state, v.holders, v.meta?.owner ?? null])).toEqual([
+      ['a', 'held', 5, 'A'],
+      ['b', 'partial', 2, null],
+    ]);
     expect(views[0]!.cells.every((c) => c.meta?.owner === 'A' && c.pttlMs! > 25_000)).toBe(true);
     expect((await readLocks(env.clients, [], { keyPrefix: p })).views).toEqual([]);
   });
@@ -54,16 +61,27 @@ describe('early page of a scan still under way', () => {
       expect(page.items[0]!.cells.map((c) => c.token)).toEqual(['tok-new', 'tok-0', 'tok-0', 'tok-0', null]);
       expect(page.items[1]).toMatchObject({ state: 'held', holders: 4, unknownNodes: [5], meta: { owner: 'o2' } });
       expect(page.items[1]!.cells[4]).toMatchObject({ node: 5, known: false });
-      expect(page.nodes.map((n) => [n.node, n.ok, n.keys])).toEqual([[1, true, 30], [2, true, 30], [3, true, 30], [4, true, 31], [5, false, 0]]);
+      expect(page.nodes.map((n) => [n.node, n.ok, n.keys])).toEqual([
+        [1, true, 30],
+        [2, true, 30],
+        [3, true, 30],
+        [4, true, 31],
+        [5, false, 0],
+      ]);
       expect(page.found).toBe(31);
       expect(page.scannedKeys).toBe(121);
       expect(page.matched).toBe(31);
 
       // Filters: a prefix, a search on names, a state (applied to the exact views).
-      expect((await earlyPage(env.clients, run, { prefix: 'x-', limit: 5 }, { keyPrefix: p, timeoutMs: 200 })).items
-        .map((v) => [v.resource, v.state])).toEqual([['x-only-on-4', 'partial']]);
-      expect((await earlyPage(env.clients, run, { search: 'R2', limit: 3 }, { keyPrefix: p, timeoutMs: 200 })).items.map((v) => v.resource))
-        .toEqual(['r20', 'r21', 'r22']);
+      expect(
+        (await earlyPage(env.clients, run, { prefix: 'x-', limit: 5 }, { keyPrefix: p, timeoutMs: 200 })).items.map((v) => [
+          v.resource,
+          v.state,
+        ]),
+      ).toEqual([['x-only-on-4', 'partial']]);
+      expect(
+        (await earlyPage(env.clients, run, { search: 'R2', limit: 3 }, { keyPrefix: p, timeoutMs: 200 })).items.map((v) => v.resource),
+      ).toEqual(['r20', 'r21', 'r22']);
       const partial = await earlyPage(env.clients, run, { state: 'partial', limit: 100 }, { keyPrefix: p, timeoutMs: 200 });
       expect(partial.items.map((v) => v.resource)).toEqual(['x-only-on-4']);
       expect(partial.matched).toBe(1);

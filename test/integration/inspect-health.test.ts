@@ -35,7 +35,10 @@ describe('node health on real redis-server', () => {
     expect(healths[0]!.verdict.level).toBe('warn');
     expect(healths[0]!.verdict.reasons[0]).toMatch(/persistence none: restarts lose locks; the quarantine keeps it from voting/);
     expect(healths[1]!.verdict).toEqual({ level: 'ok', reasons: [] });
-    expect(healths[2]!.verdict).toEqual({ level: 'warn', reasons: [expect.stringMatching(/appendfsync everysec: a crash can lose the last second/)] });
+    expect(healths[2]!.verdict).toEqual({
+      level: 'warn',
+      reasons: [expect.stringMatching(/appendfsync everysec: a crash can lose the last second/)],
+    });
     // Without the quarantine a `none` node is unsafe.
     const bare = await nodeHealth(clients[0]!, 1, { ...options, quarantineEnabled: false });
     expect(bare.verdict.level).toBe('unsafe');
@@ -49,7 +52,9 @@ describe('node health on real redis-server', () => {
       const [four, five] = await Promise.all([nodeHealth(clients[3]!, 4, options), nodeHealth(clients[4]!, 5, options)]);
       expect(four.maxmemoryPolicy).toBe('allkeys-lru');
       expect(four.verdict.level).toBe('unsafe');
-      expect(four.verdict.reasons[0]).toMatch(/^maxmemory-policy allkeys-lru can evict held locks, the epoch sentinel or the fence register: the lock core refuses its votes \(unsafe-eviction\)/);
+      expect(four.verdict.reasons[0]).toMatch(
+        /^maxmemory-policy allkeys-lru can evict held locks, the epoch sentinel or the fence register: the lock core refuses its votes \(unsafe-eviction\)/,
+      );
       expect(five.verdict.level).toBe('unsafe');
       expect(five.verdict.reasons[0]).toMatch(/volatile-lru can evict held locks/);
       // The lock core votes against them whatever their quarantine: they are not usable.
@@ -78,8 +83,13 @@ describe('node health on real redis-server', () => {
     // A quarantine written the way the acquire script writes it, under a prefix of this test's own.
     const p = uniquePrefix('quarantine');
     const now = await nodeTimeMs(clients[0]!);
-    await clients[0]!.hset(epochKey(p), { [EPOCH_FIELDS.createdAt]: now, [EPOCH_FIELDS.quarantineUntil]: now + 20_000,
-      [EPOCH_FIELDS.maxTtlMs]: 60_000, [EPOCH_FIELDS.origin]: 'quarantine', [EPOCH_FIELDS.runId]: await serverRunId(clients[0]!) });
+    await clients[0]!.hset(epochKey(p), {
+      [EPOCH_FIELDS.createdAt]: now,
+      [EPOCH_FIELDS.quarantineUntil]: now + 20_000,
+      [EPOCH_FIELDS.maxTtlMs]: 60_000,
+      [EPOCH_FIELDS.origin]: 'quarantine',
+      [EPOCH_FIELDS.runId]: await serverRunId(clients[0]!),
+    });
     await markNodeClean(clients[1]!, { keyPrefix: p, maxTtlMs: 60_000 });
     await markNodeClean(clients[2]!, { keyPrefix: p, maxTtlMs: 60_000 });
     const healths = await clusterHealth(clients, { ...options, keyPrefix: p });

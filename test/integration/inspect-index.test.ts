@@ -35,7 +35,9 @@ function startIndex(keyPrefix: string, manageConfig = true, batchTimeoutMs?: num
 /** What must agree: per lock its state, majority token, and which node holds which token. TTLs drift by ms. */
 function summary(snap: Snapshot) {
   return snap.locks.map((l) => ({
-    resource: l.resource, state: l.state, majority: l.majorityToken,
+    resource: l.resource,
+    state: l.state,
+    majority: l.majorityToken,
     // Without a majority the view shows some holder's metadata, and a scan reads it on fewer nodes.
     owner: l.majorityToken === null ? undefined : (l.meta?.owner ?? null),
     cells: l.cells.map((c) => (c.known ? (c.present ? c.token : '-') : '?')).join(' '),
@@ -82,13 +84,30 @@ async function randomChange(rand: () => number, keyPrefix: string, step: number)
   const token = `tok-${step}-${Math.floor(rand() * 3)}`;
   const meta = JSON.stringify({ owner: `svc-${step % 7}` });
   switch (Math.floor(rand() * 8)) {
-    case 0: case 1: await client.set(key, `${token} ${meta}`, 'PX', 20_000 + Math.floor(rand() * 10_000), 'NX'); break;
-    case 2: await client.set(key, `${token} ${meta}`, 'KEEPTTL', 'XX'); break; // an extend's or fence's rewrite
-    case 3: await client.pexpire(key, 40_000, 'GT'); break;
-    case 4: await client.del(key); break;
-    case 5: await client.set(key, token, 'PX', 30 + Math.floor(rand() * 100)); break; // expires soon
-    case 6: await client.set(`${keyPrefix}other:${step}`, `${token} ${meta}`, 'PX', 20_000).then(() => client.rename(`${keyPrefix}other:${step}`, key)); break;
-    default: await client.eval(`redis.call('DEL', KEYS[1]); return redis.call('SET', KEYS[1], ARGV[1], 'PX', 25000)`, 1, key, `${token} ${meta}`); break;
+    case 0:
+    case 1:
+      await client.set(key, `${token} ${meta}`, 'PX', 20_000 + Math.floor(rand() * 10_000), 'NX');
+      break;
+    case 2:
+      await client.set(key, `${token} ${meta}`, 'KEEPTTL', 'XX');
+      break; // an extend's or fence's rewrite
+    case 3:
+      await client.pexpire(key, 40_000, 'GT');
+      break;
+    case 4:
+      await client.del(key);
+      break;
+    case 5:
+      await client.set(key, token, 'PX', 30 + Math.floor(rand() * 100));
+      break; // expires soon
+    case 6:
+      await client
+        .set(`${keyPrefix}other:${step}`, `${token} ${meta}`, 'PX', 20_000)
+        .then(() => client.rename(`${keyPrefix}other:${step}`, key));
+      break;
+    default:
+      await client.eval(`redis.call('DEL', KEYS[1]); return redis.call('SET', KEYS[1], ARGV[1], 'PX', 25000)`, 1, key, `${token} ${meta}`);
+      break;
   }
 }
 
@@ -126,7 +145,15 @@ function keepWriting(rand: () => number, keyPrefix: string): { steps(): number; 
 describe('the live lock index on real nodes', () => {
   it('agrees with a full scan through grants, rewrites, extensions, renames, releases and expiries, re-reading only what changed', async () => {
     const p = uniquePrefix('index-ops');
-    for (let i = 0; i < 300; i++) await putLock(clients, p, `base-${i}`, `tok-base-${i}`, [1, 2, 3, 4, 5].filter((n) => (i + n) % 4 !== 0), { meta: { owner: 'base' } });
+    for (let i = 0; i < 300; i++)
+      await putLock(
+        clients,
+        p,
+        `base-${i}`,
+        `tok-base-${i}`,
+        [1, 2, 3, 4, 5].filter((n) => (i + n) % 4 !== 0),
+        { meta: { owner: 'base' } },
+      );
     const index = startIndex(p);
     const first = await expectAgrees(index, p);
     expect(first.nodes.map((n) => [n.indexed, n.rescan])).toEqual([1, 2, 3, 4, 5].map(() => [false, 'first-build']));
@@ -321,10 +348,15 @@ describe('the live lock index on real nodes', () => {
       other.stop();
       await run.done.catch(() => undefined);
     }
-    await expect.poll(async () => {
-      const lists = await Promise.all(clients.map((c) => c.call('CLIENT', 'LIST', 'TYPE', 'pubsub') as Promise<string>));
-      return lists.join('').trim();
-    }, { timeout: 3_000 }).toBe('');
+    await expect
+      .poll(
+        async () => {
+          const lists = await Promise.all(clients.map((c) => c.call('CLIENT', 'LIST', 'TYPE', 'pubsub') as Promise<string>));
+          return lists.join('').trim();
+        },
+        { timeout: 3_000 },
+      )
+      .toBe('');
   });
 
   it('events lost while a build is scanning: the node is not trusted afterwards, and is scanned again', async () => {
@@ -373,29 +405,37 @@ describe('the live lock index on real nodes', () => {
   // Node 3's connection stops answering CONFIG GET from its `stallFrom`-th call on (the index reads
   // the notification settings before subscribing, then again behind the subscription): a node that
   // stopped at that moment (a real node, a real connection; only the answer is held back).
-  it.each([1, 2])('a node that stops answering while the index reads its notification settings (read %i) is scanned plainly, not waited for', async (stallFrom) => {
-    const p = uniquePrefix(`index-config-hang-${stallFrom}`);
-    await putLock(clients, p, ['a'], 'tok', [1, 2, 3, 4, 5]);
-    let reads = 0;
-    const stalled = new Proxy(clients[2]!, {
-      get(target, prop) {
-        if (prop === 'config') {
-          return (...args: Parameters<Redis['config']>) =>
-            (String(args[0]).toUpperCase() === 'GET' && ++reads >= stallFrom ? new Promise(() => undefined) : target.config(...args));
-        }
-        const value: unknown = Reflect.get(target, prop, target);
-        return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
-      },
-    });
-    const index = new LockIndex([clients[0]!, clients[1]!, stalled, clients[3]!, clients[4]!], { keyPrefix: p, manageConfig: true, batchTimeoutMs: 300 });
-    indexes.push(index);
-    const t0 = performance.now();
-    const snap = await index.snapshot();
-    expect(performance.now() - t0).toBeLessThan(3_000);
-    expect(reads).toBe(stallFrom);
-    expect(snap.nodes[2]).toMatchObject({ ok: true, indexed: false, rescan: 'subscribe-failed', keys: 1 });
-    expect(snap.locks.map((l) => [l.resource, l.holders])).toEqual([['a', 5]]);
-  }, 10_000);
+  it.each([1, 2])(
+    'a node that stops answering while the index reads its notification settings (read %i) is scanned plainly, not waited for',
+    async (stallFrom) => {
+      const p = uniquePrefix(`index-config-hang-${stallFrom}`);
+      await putLock(clients, p, ['a'], 'tok', [1, 2, 3, 4, 5]);
+      let reads = 0;
+      const stalled = new Proxy(clients[2]!, {
+        get(target, prop) {
+          if (prop === 'config') {
+            return (...args: Parameters<Redis['config']>) =>
+              String(args[0]).toUpperCase() === 'GET' && ++reads >= stallFrom ? new Promise(() => undefined) : target.config(...args);
+          }
+          const value: unknown = Reflect.get(target, prop, target);
+          return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+        },
+      });
+      const index = new LockIndex([clients[0]!, clients[1]!, stalled, clients[3]!, clients[4]!], {
+        keyPrefix: p,
+        manageConfig: true,
+        batchTimeoutMs: 300,
+      });
+      indexes.push(index);
+      const t0 = performance.now();
+      const snap = await index.snapshot();
+      expect(performance.now() - t0).toBeLessThan(3_000);
+      expect(reads).toBe(stallFrom);
+      expect(snap.nodes[2]).toMatchObject({ ok: true, indexed: false, rescan: 'subscribe-failed', keys: 1 });
+      expect(snap.locks.map((l) => [l.resource, l.holders])).toEqual([['a', 5]]);
+    },
+    10_000,
+  );
 
   it('overlapping calls share one refresh; a stopped index refuses', async () => {
     const p = uniquePrefix('index-share');

@@ -28,14 +28,22 @@ describe('holder metadata in the lock value, on real nodes', () => {
     expect(await env.clients[0]!.get(`${p}lock:a`)).toBe('tok-multi-aaaaaaaaaaaaaaaaa {"owner":"h:1","fence":"7","purpose":"batch"}');
     const locks = byResource((await snapshot(env.clients, { keyPrefix: p })).locks);
     for (const r of ['a', 'b', 'c']) {
-      expect(locks.get(r)).toMatchObject({ state: 'held', majorityToken: 'tok-multi-aaaaaaaaaaaaaaaaa', meta: { owner: 'h:1', purpose: 'batch' }, fence: 7 });
+      expect(locks.get(r)).toMatchObject({
+        state: 'held',
+        majorityToken: 'tok-multi-aaaaaaaaaaaaaaaaa',
+        meta: { owner: 'h:1', purpose: 'batch' },
+        fence: 7,
+      });
       expect(locks.get(r)!.cells.every((c) => c.token === 'tok-multi-aaaaaaaaaaaaaaaaa')).toBe(true);
     }
     const detail = await lockDetail(env.clients, 'b', { keyPrefix: p });
     expect(detail.view).toMatchObject({ majorityToken: 'tok-multi-aaaaaaaaaaaaaaaaa', fence: 7 });
     expect(detail.view!.cells.map((c) => c.meta?.owner)).toEqual(['h:1', 'h:1', 'h:1', 'h:1', 'h:1']);
     const read = await readLocks(env.clients, [{ resource: 'c', key: `${p}lock:c` }], { keyPrefix: p });
-    expect(read.views[0]).toMatchObject({ majorityToken: 'tok-multi-aaaaaaaaaaaaaaaaa', meta: { owner: 'h:1', fence: '7', purpose: 'batch' } });
+    expect(read.views[0]).toMatchObject({
+      majorityToken: 'tok-multi-aaaaaaaaaaaaaaaaa',
+      meta: { owner: 'h:1', fence: '7', purpose: 'batch' },
+    });
   });
 
   it('gives each node the metadata of the token it holds; a bare token has none, and old meta keys are never read', async () => {
@@ -44,36 +52,63 @@ describe('holder metadata in the lock value, on real nodes', () => {
     await put(p, ['r'], 'tok-A-aaaaaaaaaaaaaaaaaaaaa', [1, 2, 3], { owner: 'A' });
     await put(p, ['r'], 'tok-B-bbbbbbbbbbbbbbbbbbbbb', [4, 5]);
     // Keys of the old layout (`<prefix>meta:<token>`) are leftovers now: never read.
-    await Promise.all(env.clients.map((c) => c.set(`${p}meta:tok-B-bbbbbbbbbbbbbbbbbbbbb`, JSON.stringify({ owner: 'old-B' }), 'PX', 30_000)));
+    await Promise.all(
+      env.clients.map((c) => c.set(`${p}meta:tok-B-bbbbbbbbbbbbbbbbbbbbb`, JSON.stringify({ owner: 'old-B' }), 'PX', 30_000)),
+    );
     await put(p, ['bare'], 'tok-bare-ccccccccccccccccccc', ALL);
-    await Promise.all(env.clients.map((c) => c.set(`${p}meta:tok-bare-ccccccccccccccccccc`, JSON.stringify({ owner: 'old' }), 'PX', 30_000)));
+    await Promise.all(
+      env.clients.map((c) => c.set(`${p}meta:tok-bare-ccccccccccccccccccc`, JSON.stringify({ owner: 'old' }), 'PX', 30_000)),
+    );
 
     // Every node sends every key's metadata; then the default (one share node per key, the
     // majority token's metadata fetched afterwards when that node held another token).
     for (const metaShare of [{ index: 0, of: 1 }, undefined]) {
       const locks = byResource((await snapshot(env.clients, { keyPrefix: p, metaShare })).locks);
       expect([...locks.keys()]).toEqual(['bare', 'r']);
-      expect(locks.get('r')).toMatchObject({ state: 'held', holders: 3, majorityToken: 'tok-A-aaaaaaaaaaaaaaaaaaaaa', meta: { owner: 'A' } });
-      expect(locks.get('r')!.cells.slice(3).map((c) => [c.token, c.meta])).toEqual([['tok-B-bbbbbbbbbbbbbbbbbbbbb', null], ['tok-B-bbbbbbbbbbbbbbbbbbbbb', null]]);
+      expect(locks.get('r')).toMatchObject({
+        state: 'held',
+        holders: 3,
+        majorityToken: 'tok-A-aaaaaaaaaaaaaaaaaaaaa',
+        meta: { owner: 'A' },
+      });
+      expect(
+        locks
+          .get('r')!
+          .cells.slice(3)
+          .map((c) => [c.token, c.meta]),
+      ).toEqual([
+        ['tok-B-bbbbbbbbbbbbbbbbbbbbb', null],
+        ['tok-B-bbbbbbbbbbbbbbbbbbbbb', null],
+      ]);
       expect(locks.get('bare')).toMatchObject({ state: 'held', majorityToken: 'tok-bare-ccccccccccccccccccc', meta: null });
     }
-    expect((await snapshot(env.clients, { keyPrefix: p, metaShare: { index: 0, of: 1 } })).locks.find((l) => l.resource === 'r')!.cells.map((c) => c.meta?.owner ?? null))
-      .toEqual(['A', 'A', 'A', null, null]);
+    expect(
+      (await snapshot(env.clients, { keyPrefix: p, metaShare: { index: 0, of: 1 } })).locks
+        .find((l) => l.resource === 'r')!
+        .cells.map((c) => c.meta?.owner ?? null),
+    ).toEqual(['A', 'A', 'A', null, null]);
     const detail = await lockDetail(env.clients, 'r', { keyPrefix: p });
     expect(detail.view!.cells.map((c) => [c.token, c.meta?.owner ?? null])).toEqual([
-      ['tok-A-aaaaaaaaaaaaaaaaaaaaa', 'A'], ['tok-A-aaaaaaaaaaaaaaaaaaaaa', 'A'], ['tok-A-aaaaaaaaaaaaaaaaaaaaa', 'A'],
-      ['tok-B-bbbbbbbbbbbbbbbbbbbbb', null], ['tok-B-bbbbbbbbbbbbbbbbbbbbb', null],
+      ['tok-A-aaaaaaaaaaaaaaaaaaaaa', 'A'],
+      ['tok-A-aaaaaaaaaaaaaaaaaaaaa', 'A'],
+      ['tok-A-aaaaaaaaaaaaaaaaaaaaa', 'A'],
+      ['tok-B-bbbbbbbbbbbbbbbbbbbbb', null],
+      ['tok-B-bbbbbbbbbbbbbbbbbbbbb', null],
     ]);
     expect((await lockDetail(env.clients, 'bare', { keyPrefix: p })).view).toMatchObject({ state: 'held', meta: null });
     const scan = await scanNode(env.clients[3]!, 4, { keyPrefix: p });
     expect(scan.keys.find((k) => k.resource === 'r')).toMatchObject({ token: 'tok-B-bbbbbbbbbbbbbbbbbbbbb', meta: null, metaRead: true });
     const mine = await scanNode(env.clients[0]!, 1, { keyPrefix: p });
-    expect(mine.keys.find((k) => k.resource === 'r')).toMatchObject({ token: 'tok-A-aaaaaaaaaaaaaaaaaaaaa', meta: { owner: 'A' }, metaRead: true });
+    expect(mine.keys.find((k) => k.resource === 'r')).toMatchObject({
+      token: 'tok-A-aaaaaaaaaaaaaaaaaaaaa',
+      meta: { owner: 'A' },
+      metaRead: true,
+    });
     // Only lock keys are scanned: the old meta keys are not in the pattern.
     expect(mine.keys.map((k) => k.resource).sort()).toEqual(['bare', 'r']);
   });
 
-  it('reads a split lock\'s metadata per token, and the majority holder\'s for the view', async () => {
+  it("reads a split lock's metadata per token, and the majority holder's for the view", async () => {
     const p = uniquePrefix('split');
     await put(p, ['s'], 'tok-S1-aaaaaaaaaaaaaaaaaaaa', [1, 2], { owner: 'one' });
     await put(p, ['s'], 'tok-S2-bbbbbbbbbbbbbbbbbbbb', [3, 4], { owner: 'two' });
@@ -112,10 +147,17 @@ describe('holder metadata in the lock value, on real nodes', () => {
       expect(detail.view).toMatchObject({ state: 'held', holders: 5, meta: null, majorityToken: tok(r) });
     }
     expect((await lockDetail(env.clients, 'mixed', { keyPrefix: p })).view!.meta).toEqual({ owner: 'm' });
-    const read = await readLocks(env.clients, [...none, 'spaces'].map((r) => ({ resource: r, key: `${p}lock:${r}` })), { keyPrefix: p });
+    const read = await readLocks(
+      env.clients,
+      [...none, 'spaces'].map((r) => ({ resource: r, key: `${p}lock:${r}` })),
+      { keyPrefix: p },
+    );
     expect(read.views.map((v) => [v.resource, v.majorityToken, v.meta])).toEqual([
-      ['array', tok('array'), null], ['bad', tok('bad'), null], ['empty', tok('empty'), null],
-      ['spaces', tok('spaces'), { owner: 'a b c', purpose: ' x ' }], ['text', tok('text'), null],
+      ['array', tok('array'), null],
+      ['bad', tok('bad'), null],
+      ['empty', tok('empty'), null],
+      ['spaces', tok('spaces'), { owner: 'a b c', purpose: ' x ' }],
+      ['text', tok('text'), null],
     ]);
   });
 
@@ -131,7 +173,7 @@ describe('holder metadata in the lock value, on real nodes', () => {
     expect(read.views[0]).toMatchObject({ majorityToken: 'other-lib {"owner":"x"}', meta: null });
   });
 
-  it('fills the metadata a key\'s share node could not send from a holder\'s lock key', async () => {
+  it("fills the metadata a key's share node could not send from a holder's lock key", async () => {
     const p = uniquePrefix('fill');
     // 200 keys on nodes 1-2 only: most keys' share node (of 5) holds nothing, so the fill reads them.
     const pipes = [env.clients[0]!.pipeline(), env.clients[1]!.pipeline()];
@@ -141,7 +183,12 @@ describe('holder metadata in the lock value, on real nodes', () => {
     await Promise.all(pipes.map((pl) => pl.exec()));
     const snap = await snapshot(env.clients, { keyPrefix: p });
     expect(snap.locks).toHaveLength(200);
-    expect(snap.locks.every((l) => l.state === 'partial' && l.meta?.owner === `o${l.resource.slice(1)}` && l.cells[0]!.token === `tok-fill-${l.resource.slice(1)}`)).toBe(true);
+    expect(
+      snap.locks.every(
+        (l) =>
+          l.state === 'partial' && l.meta?.owner === `o${l.resource.slice(1)}` && l.cells[0]!.token === `tok-fill-${l.resource.slice(1)}`,
+      ),
+    ).toBe(true);
   });
 
   it('fills metadata only when the lock key still holds the token the view shows', async () => {
@@ -157,7 +204,12 @@ describe('holder metadata in the lock value, on real nodes', () => {
     grouper.add(0, `${p}lock:gone`, 'tok-gone', 30_000, null, false);
     const filled = await fillMissingMeta(env.clients, grouper, { readable: [true, true, true, true, true], timeoutMs: 2_000 });
     expect(filled).toBe(1);
-    const views = byResource(grouper.views(env.clients.map((_, i) => ({ node: i + 1, ok: true })), { configuredNodes: 5 }));
+    const views = byResource(
+      grouper.views(
+        env.clients.map((_, i) => ({ node: i + 1, ok: true })),
+        { configuredNodes: 5 },
+      ),
+    );
     expect(views.get('kept')!.meta).toEqual({ owner: 'kept' });
     expect(['moved', 'hash', 'gone'].map((r) => views.get(r)!.meta)).toEqual([null, null, null]);
   });

@@ -53,8 +53,15 @@ describe('snapshot on real nodes', () => {
 
     const locks = byResource(snap);
     const held5 = locks.get('held-5')!;
-    expect(held5).toMatchObject({ state: 'held', holders: 5, tokens: 1, majorityToken: 'tok-held5-aaaaaaaaaaaaaaaa', fence: 12,
-      meta: { owner: 'svc-a', fence: '12', purpose: 'demo' }, key: `${p}lock:held-5` });
+    expect(held5).toMatchObject({
+      state: 'held',
+      holders: 5,
+      tokens: 1,
+      majorityToken: 'tok-held5-aaaaaaaaaaaaaaaa',
+      fence: 12,
+      meta: { owner: 'svc-a', fence: '12', purpose: 'demo' },
+      key: `${p}lock:held-5`,
+    });
     expect(held5.validityMs).toBeGreaterThan(25_000);
     expect(held5.validityMs).toBeLessThanOrEqual(30_000 - 302);
     // Metadata is read on one node per key; where that node lacks the key it is fetched afterwards.
@@ -75,7 +82,7 @@ describe('snapshot on real nodes', () => {
     expect((await lockDetail(clients, 'nothing-here', { keyPrefix: p })).view).toBeNull();
   });
 
-  it('reads every key\'s metadata across many batches, each key once', async () => {
+  it("reads every key's metadata across many batches, each key once", async () => {
     const p = uniquePrefix('batches');
     await connected();
     const pipelines = clients.map((c) => c.pipeline());
@@ -97,7 +104,7 @@ describe('snapshot on real nodes', () => {
     expect(plain.locks.every((l) => l.meta === null && l.majorityToken === `tok-${l.resource.slice(1)}`)).toBe(true);
   });
 
-  it('scans another library\'s layout by pattern: the bare resource name holds the token', async () => {
+  it("scans another library's layout by pattern: the bare resource name holds the token", async () => {
     const p = uniquePrefix('foreign');
     await connected();
     await Promise.all(clients.slice(0, 3).map((c) => c.set(`${p}orders:42`, 'node-redlock-token', 'PX', 20_000)));
@@ -123,7 +130,10 @@ describe('snapshot on real nodes', () => {
     const scan = await scanNode(clients[0]!, 1, { keyPrefix: p });
     expect(scan.ok).toBe(true);
     expect(scan.nonStringCount).toBe(2);
-    expect(scan.nonString.map((k) => [k.key, k.type]).sort()).toEqual([[`${p}lock:a-hash`, 'hash'], [`${p}lock:a-list`, 'list']]);
+    expect(scan.nonString.map((k) => [k.key, k.type]).sort()).toEqual([
+      [`${p}lock:a-hash`, 'hash'],
+      [`${p}lock:a-list`, 'list'],
+    ]);
     const found = new Map(scan.keys.map((k) => [k.resource, k]));
     expect([...found.keys()].sort()).toEqual(['binary', 'forever', 'huge']);
     expect(found.get('binary')!.token).toContain('A');

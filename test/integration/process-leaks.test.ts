@@ -13,13 +13,20 @@ afterAll(() => {
   for (const r of roots) rmSync(r, { recursive: true, force: true });
 });
 
-interface Started { child: ChildProcess; pids: number[]; watchdog: number; dataRoot: string; stderr: () => string }
+interface Started {
+  child: ChildProcess;
+  pids: number[];
+  watchdog: number;
+  dataRoot: string;
+  stderr: () => string;
+}
 
 async function startChild(env: Record<string, string> = {}): Promise<Started> {
   const dataRoot = mkdtempSync(join(tmpdir(), 'redlock-leak-'));
   roots.push(dataRoot);
   const child = spawn(process.execPath, ['--import', 'tsx', 'test/support/supervisor-child.ts', dataRoot], {
-    env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
   });
   children.push(child);
   let stdout = '';

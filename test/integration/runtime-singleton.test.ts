@@ -31,7 +31,7 @@ describe('server runtime', () => {
     expect(after).toBe(before);
   });
 
-  it('reads its settings through lib/config: a bad value is the unconfigured runtime\'s problem, and the drift is the core\'s', async () => {
+  it("reads its settings through lib/config: a bad value is the unconfigured runtime's problem, and the drift is the core's", async () => {
     const { createRuntime } = await import('../../lib/server/runtime');
     const { DEFAULT_SETTINGS } = await import('@redlock-console/redlock');
     expect(createRuntime({}).problem).toMatch(/No masters configured/);
@@ -55,7 +55,7 @@ describe('server runtime', () => {
     const before = await pings();
     const answers = await Promise.all(Array.from({ length: 200 }, () => readiness()));
     expect(answers.every((a) => a.ready && a.up === 3 && a.quorum === 2 && a.nodes === 3)).toBe(true);
-    expect(await pings() - before).toBe(3);
+    expect((await pings()) - before).toBe(3);
     await cluster.supervisor.crash(3);
     try {
       expect((await readiness()).up).toBe(3); // the reading of this period

@@ -29,7 +29,7 @@ afterAll(async () => {
 });
 
 describe('ScenarioCluster on real nodes', () => {
-  it('reads each lock key\'s token, with the client named in the metadata after it', async () => {
+  it("reads each lock key's token, with the client named in the metadata after it", async () => {
     const p = uniquePrefix('scn-read');
     const node1 = scenario.directClient(1);
     await node1.set(`${p}lock:a`, `tok-a ${JSON.stringify({ client: 'alice', owner: 'x' })}`, 'PX', 20_000);
@@ -40,15 +40,41 @@ describe('ScenarioCluster on real nodes', () => {
     await node1.set(`${p}lock:c`, 'tok-c {"client": "cut', 'PX', 20_000);
     await node1.set(`${p}lock:d`, `tok-d ${JSON.stringify({ owner: 'y', client: 7 })}`, 'PX', 20_000);
 
-    const sample = await scenario.read(1, () => 0, (r) => `${p}lock:${r}`, ['a', 'b', 'c', 'd', 'e']);
+    const sample = await scenario.read(
+      1,
+      () => 0,
+      (r) => `${p}lock:${r}`,
+      ['a', 'b', 'c', 'd', 'e'],
+    );
     expect(sample.ok).toBe(true);
-    expect(sample.keys.map((k) => [k.resource, k.token, k.client])).toEqual([['a', 'tok-a', 'alice'], ['b', 'tok-b', '?'], ['c', 'tok-c', '?'], ['d', 'tok-d', '?']]);
+    expect(sample.keys.map((k) => [k.resource, k.token, k.client])).toEqual([
+      ['a', 'tok-a', 'alice'],
+      ['b', 'tok-b', '?'],
+      ['c', 'tok-c', '?'],
+      ['d', 'tok-d', '?'],
+    ]);
     expect(sample.keys.every((k) => k.pttl > 15_000)).toBe(true);
-    expect((await scenario.read(2, () => 0, (r) => `${p}lock:${r}`, ['a'])).keys).toEqual([]);
-    expect(await scenario.read(2, () => 0, (r) => `${p}lock:${r}`, [])).toMatchObject({ ok: true, keys: [] });
+    expect(
+      (
+        await scenario.read(
+          2,
+          () => 0,
+          (r) => `${p}lock:${r}`,
+          ['a'],
+        )
+      ).keys,
+    ).toEqual([]);
+    expect(
+      await scenario.read(
+        2,
+        () => 0,
+        (r) => `${p}lock:${r}`,
+        [],
+      ),
+    ).toMatchObject({ ok: true, keys: [] });
   });
 
-  it('with the sentinel key, a reading says whether the node sits out a quarantine and until when (run time, by the node\'s clock)', async () => {
+  it("with the sentinel key, a reading says whether the node sits out a quarantine and until when (run time, by the node's clock)", async () => {
     const p = uniquePrefix('scn-quarantine');
     const node1 = scenario.directClient(1);
     const key = (r: string) => `${p}lock:${r}`;
@@ -86,7 +112,7 @@ describe('ScenarioCluster on real nodes', () => {
     expect(await scenario.shortenTtl(2, `${p}lock:missing`, 'tok-bare', 100)).toEqual({ before: -1, after: -1 });
   });
 
-  it('warming up a restarted node loads the lock core\'s scripts but never the probe, so a successful fast probe still proves a check ran there', async () => {
+  it("warming up a restarted node loads the lock core's scripts but never the probe, so a successful fast probe still proves a check ran there", async () => {
     const node3 = scenario.directClient(3);
     await node3.script('FLUSH');
     await scenario.warmUp([3]);
@@ -98,7 +124,14 @@ describe('ScenarioCluster on real nodes', () => {
 
 /** Run a scenario to its end at 2×, skipping every prediction (the outcome never depends on it). */
 async function runToEnd(id: string, seed: number): Promise<RunView> {
-  const run = new ScenarioRun({ scenario: scenarioById(id)!, seed, speed: 2, control, basePrefix: uniquePrefix('scn-run'), startedBy: 'test' });
+  const run = new ScenarioRun({
+    scenario: scenarioById(id)!,
+    seed,
+    speed: 2,
+    control,
+    basePrefix: uniquePrefix('scn-run'),
+    startedBy: 'test',
+  });
   const answer = setInterval(() => {
     if (run.view().pendingPrediction) run.predict(null);
   }, 50);
@@ -111,7 +144,7 @@ async function runToEnd(id: string, seed: number): Promise<RunView> {
 }
 
 describe('scenarios end to end on five real nodes', () => {
-  it('9 restart from an old snapshot: detection off gives B the lock A holds (two holders, B\'s fence not above A\'s); detection on refuses C until node c sat out its restart', async () => {
+  it("9 restart from an old snapshot: detection off gives B the lock A holds (two holders, B's fence not above A's); detection on refuses C until node c sat out its restart", async () => {
     const view = await runToEnd('restart-from-snapshot', 9);
     expect(view.error).toBeNull();
     expect(view.status).toBe('done');
@@ -126,7 +159,9 @@ describe('scenarios end to end on five real nodes', () => {
     expect(aOff.votes.filter((v) => v.vote === 'for')).toHaveLength(3);
     // The timeline shows A's key on node c until the crash (the nodes are read as a crash begins).
     const crashAt = view.steps.find((s) => s.id === 'off-crash')!.endedAt!;
-    expect(view.timeline.keys.filter((k) => k.node === c && k.client === 'A' && k.resource === 'detection-off/ledger' && k.from <= crashAt)).toHaveLength(1);
+    expect(
+      view.timeline.keys.filter((k) => k.node === c && k.client === 'A' && k.resource === 'detection-off/ledger' && k.from <= crashAt),
+    ).toHaveLength(1);
     const bOff = attempt('off-asker-asks');
     expect(bOff.outcome).toBe('granted');
     expect(bOff.votes.find((v) => v.node === c)).toMatchObject({ vote: 'for' });
@@ -136,7 +171,10 @@ describe('scenarios end to end on five real nodes', () => {
     expect(bOff.fence!).toBeLessThanOrEqual(aOff.fence!);
     expect(view.facts.find((f) => f.id === 'fences-off')!.value).toContain('not above');
     // So the fenced store takes both writers' entries.
-    expect(view.timeline.writes.map((w) => [w.client, w.fenced])).toEqual([['B', 'accepted'], ['A', 'accepted']]);
+    expect(view.timeline.writes.map((w) => [w.client, w.fenced])).toEqual([
+      ['B', 'accepted'],
+      ['A', 'accepted'],
+    ]);
     expect(view.timeline.quarantines.filter((q) => q.from < attempt('on-holder-acquires').from)).toEqual([]);
     expect(view.steps.find((s) => s.id === 'clean')!.result).toContain('one at a time');
 
@@ -159,9 +197,12 @@ describe('scenarios end to end on five real nodes', () => {
     expect(cGranted.to!).toBeGreaterThanOrEqual(aBelief.validUntil);
     expect(cGranted.votes.find((v) => v.node === c)!.reason).not.toBe('quarantined');
     expect(cGranted.fence!).toBeGreaterThan(aOn.fence!);
-    expect(view.facts.find((f) => f.id === 'fences-on')!.value).toContain('C\'s fence is above A\'s');
+    expect(view.facts.find((f) => f.id === 'fences-on')!.value).toContain("C's fence is above A's");
     expect(view.checker.resources.find((r) => r.resource === 'detection-on/ledger')!.ok).toBe(true);
-    expect(view.predictions.map((p) => [p.id, p.actual])).toEqual([['p-off', 'granted'], ['p-on', cRefused.outcome]]);
+    expect(view.predictions.map((p) => [p.id, p.actual])).toEqual([
+      ['p-off', 'granted'],
+      ['p-on', cRefused.outcome],
+    ]);
 
     // Put back: every node up on aof-always, nothing left under the run's prefix.
     expect(view.restore).toMatchObject({ done: true, error: null });

@@ -55,7 +55,7 @@ describe('failed logins in the audit log', () => {
     expect(failed.find((e) => e.detail.includes('198.51.100.4'))).toMatchObject({ count: 3 });
   });
 
-  it('anonymous traffic never pushes out operator history: the operators\' stream does not grow by one entry', async () => {
+  it("anonymous traffic never pushes out operator history: the operators' stream does not grow by one entry", async () => {
     const operator = await signIn('192.0.2.1');
     const session = await signIn('192.0.2.1');
     expect((await api.call('POST', '/api/auth/logout', { body: {}, headers: session })).status).toBe(200); // an operator action, audited

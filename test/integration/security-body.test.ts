@@ -28,20 +28,25 @@ afterAll(async () => {
 /** A chunked body of `total` bytes, made only as it is read; `pulled()` says how much was. */
 function endlessBody(total: number) {
   let pulled = 0;
-  const stream = new ReadableStream<Uint8Array>({
-    pull(controller) {
-      if (pulled >= total) return controller.close();
-      const chunk = new Uint8Array(Math.min(CHUNK, total - pulled)).fill(0x20); // spaces: valid JSON whitespace
-      pulled += chunk.byteLength;
-      controller.enqueue(chunk);
+  const stream = new ReadableStream<Uint8Array>(
+    {
+      pull(controller) {
+        if (pulled >= total) return controller.close();
+        const chunk = new Uint8Array(Math.min(CHUNK, total - pulled)).fill(0x20); // spaces: valid JSON whitespace
+        pulled += chunk.byteLength;
+        controller.enqueue(chunk);
+      },
     },
-  }, { highWaterMark: 0 });
+    { highWaterMark: 0 },
+  );
   return { stream, pulled: () => pulled };
 }
 
 function post(path: string, body: ReadableStream<Uint8Array>, headers: Record<string, string>): Request {
   return new Request(`http://console.test${path}`, {
-    method: 'POST', body, duplex: 'half',
+    method: 'POST',
+    body,
+    duplex: 'half',
     headers: { host: 'console.test', 'content-type': 'application/json', ...headers },
   } as RequestInit);
 }
@@ -51,7 +56,10 @@ const asOperator = () => ({ cookie: session.cookie, 'x-csrf-token': session.csrf
 function bodyRoutes(): Array<{ path: string; params: Record<string, string>; load: () => Promise<Record<string, Handler>> }> {
   return Object.entries(ROUTE_FILES).map(([file, load]) => {
     const params: Record<string, string> = {};
-    const path = file.replace('../../app', '').replace(/\/route\.ts$/, '').replace(/\[(\w+)\]/g, (_, p: keyof typeof PARAMS) => (params[p] = PARAMS[p]));
+    const path = file
+      .replace('../../app', '')
+      .replace(/\/route\.ts$/, '')
+      .replace(/\[(\w+)\]/g, (_, p: keyof typeof PARAMS) => (params[p] = PARAMS[p]));
     return { path, params, load };
   });
 }
@@ -63,7 +71,8 @@ describe('body limits, enforced while the body streams', () => {
       const handler = (await load()).POST;
       if (!handler) continue;
       const body = endlessBody(8 * 1024 * 1024);
-      const headers = path.startsWith('/api/locks') && !path.endsWith('force-release') ? { authorization: `Bearer ${API_KEY}` } : asOperator();
+      const headers =
+        path.startsWith('/api/locks') && !path.endsWith('force-release') ? { authorization: `Bearer ${API_KEY}` } : asOperator();
       const res = await handler(post(path, body.stream, headers), { params: Promise.resolve(params) });
       expect(res.status, `${path}: ${await res.clone().text()}`).toBe(413);
       expect(res.headers.get('connection')).toBe('close');
@@ -76,7 +85,9 @@ describe('body limits, enforced while the body streams', () => {
   it('a declared Content-Length over the limit is refused before a byte is read', async () => {
     const body = endlessBody(1024 * 1024);
     const handler = (await ROUTE_FILES['../../app/api/auth/login/route.ts']!()).POST!;
-    const res = await handler(post('/api/auth/login', body.stream, { 'content-length': String(1024 * 1024) }), { params: Promise.resolve({}) });
+    const res = await handler(post('/api/auth/login', body.stream, { 'content-length': String(1024 * 1024) }), {
+      params: Promise.resolve({}),
+    });
     expect(res.status).toBe(413);
     expect(body.pulled()).toBe(0);
   });
@@ -106,7 +117,9 @@ describe('body limits, enforced while the body streams', () => {
     });
     const res = await handler(post('/api/locks', chunked, { authorization: `Bearer ${API_KEY}` }), { params: Promise.resolve({}) });
     expect(res.status, await res.clone().text()).toBe(200);
-    const near = await api.call('POST', '/api/auth/login', { rawBody: JSON.stringify({ ...USERS.viewer, pad: undefined }) + ' '.repeat(LIMIT - 100) });
+    const near = await api.call('POST', '/api/auth/login', {
+      rawBody: JSON.stringify({ ...USERS.viewer, pad: undefined }) + ' '.repeat(LIMIT - 100),
+    });
     expect(near.status).toBe(200);
   });
 });

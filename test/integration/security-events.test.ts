@@ -79,7 +79,8 @@ describe('a slow stream', () => {
     const res = await api.call('GET', '/api/events', { headers: s });
     const { getEventHub } = await import('../../lib/server/events');
     const detail = 'x'.repeat(1_000);
-    for (let i = 0; i < 5_000; i++) getEventHub().publish({ type: 'lock.granted', at: Date.now(), resource: `slow-${i}`, detail, source: 'service' });
+    for (let i = 0; i < 5_000; i++)
+      getEventHub().publish({ type: 'lock.granted', at: Date.now(), resource: `slow-${i}`, detail, source: 'service' });
     const { text, ended } = await readAll(res.body!, 5_000); // ~5 MB published, nobody reading until now
     expect(ended).toBe(true);
     expect(text.length).toBeLessThan(1.1 * 1024 * 1024);

@@ -21,7 +21,8 @@ afterAll(async () => {
 describe('who holds a lock', () => {
   it('a client key cannot pass itself off as the operator: the authenticated principal is recorded apart', async () => {
     const res = await api.call('POST', '/api/locks', {
-      as: 'client', body: { resource: 'holder-claims', ttlMs: 2_500, metadata: { owner: 'operator', principal: 'operator:op' } },
+      as: 'client',
+      body: { resource: 'holder-claims', ttlMs: 2_500, metadata: { owner: 'operator', principal: 'operator:op' } },
     });
     expect(res.status, await res.clone().text()).toBe(200);
     const detail = (await (await api.call('GET', '/api/locks/holder-claims', { as: 'viewer' })).json()) as LockDetailResponse;
@@ -29,10 +30,16 @@ describe('who holds a lock', () => {
   });
 
   it('the audit entry of a force-release names the holder it hit', async () => {
-    const grant = (await (await api.call('POST', '/api/locks', {
-      as: 'client', body: { resource: 'holder-hit', ttlMs: 2_500, metadata: { owner: 'billing-7', host: 'web-3' } },
-    })).json()) as LockGrant;
-    const res = await api.call('POST', '/api/locks/holder-hit/force-release', { as: 'operator', body: { token: grant.token, reason: 'stuck in an incident' } });
+    const grant = (await (
+      await api.call('POST', '/api/locks', {
+        as: 'client',
+        body: { resource: 'holder-hit', ttlMs: 2_500, metadata: { owner: 'billing-7', host: 'web-3' } },
+      })
+    ).json()) as LockGrant;
+    const res = await api.call('POST', '/api/locks/holder-hit/force-release', {
+      as: 'operator',
+      body: { token: grant.token, reason: 'stuck in an incident' },
+    });
     expect(res.status).toBe(200);
     const { entries } = (await (await api.call('GET', '/api/audit?action=lock.force-release', { as: 'viewer' })).json()) as AuditResponse;
     const entry = entries.find((e) => e.target === 'holder-hit')!;

@@ -61,14 +61,14 @@ describe('login limits', () => {
     expect((await attempt('192.0.2.50', WRONG, { xff: '198.51.100.200' })).status).toBe(429); // 192.0.2.50 is no trusted proxy
   });
 
-  it('a stranger\'s wrong passwords do not make the operator\'s correct password answer 429', async () => {
+  it("a stranger's wrong passwords do not make the operator's correct password answer 429", async () => {
     for (let i = 0; i < 8; i++) await attempt('198.51.100.23', WRONG, { xff: `1.2.3.${i}` });
     expect((await attempt('198.51.100.23', WRONG)).status).toBe(429); // the stranger is stopped…
     const operator = await attempt('192.0.2.10', USERS.operator); // …the operator, from their own address, is not
     expect(operator.status).toBe(200);
   });
 
-  it('a stranger on the operator\'s own address cannot lock out the operator\'s browser (trusted device)', async () => {
+  it("a stranger on the operator's own address cannot lock out the operator's browser (trusted device)", async () => {
     const first = await attempt('127.0.0.1', USERS.operator); // the operator signed in from this browser before
     expect(first.status).toBe(200);
     const device = deviceCookieOf(first);
@@ -80,11 +80,15 @@ describe('login limits', () => {
     expect((await attempt('127.0.0.1', USERS.operator, { cookie: `${device.slice(0, -4)}AAAA` })).status).toBe(429);
   });
 
-  it('a username under a distributed attack is slowed down, not locked: attempts take turns; the owner\'s browser skips the queue', async () => {
+  it("a username under a distributed attack is slowed down, not locked: attempts take turns; the owner's browser skips the queue", async () => {
     const device = deviceCookieOf(await attempt('192.0.2.10', USERS.operator));
     for (let i = 0; i < 10; i++) expect((await attempt(`203.0.113.${i + 100}`, WRONG)).status).toBe(401); // ten addresses, one guess each
     const started = Date.now();
-    const burst = await Promise.all(Array.from({ length: 9 }, (_, i) => attempt(`198.18.0.${i + 1}`, WRONG).then((r) => ({ status: r.status, at: Date.now() - started }))));
+    const burst = await Promise.all(
+      Array.from({ length: 9 }, (_, i) =>
+        attempt(`198.18.0.${i + 1}`, WRONG).then((r) => ({ status: r.status, at: Date.now() - started })),
+      ),
+    );
     const served = burst.filter((b) => b.status === 401);
     // One turn a second for the whole username, at most five seconds ahead: six are served, in turn; the rest are told to come back.
     expect(served.length).toBeGreaterThanOrEqual(5);

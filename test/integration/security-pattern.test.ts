@@ -55,7 +55,7 @@ describe('pattern reads of foreign keys', () => {
     expect(mutex.cells[2]!.token).not.toBe(mutex.cells[0]!.token);
   });
 
-  it('a viewer\'s search matches key names, never values (no oracle)', async () => {
+  it("a viewer's search matches key names, never values (no oracle)", async () => {
     expect((await list('viewer', `pattern=app:*&search=${encodeURIComponent('reset-7f')}`)).body.matched).toBe(0);
     expect((await list('viewer', `pattern=app:*&search=${encodeURIComponent(SECRET)}`)).body.matched).toBe(0);
     const byKey = await list('viewer', 'pattern=app:*&search=password_reset');
@@ -68,7 +68,7 @@ describe('pattern reads of foreign keys', () => {
     expect(body.items.find((v) => v.key === RESET_KEY)!.majorityToken).toBe(SECRET);
   });
 
-  it('the console\'s own locks, read by pattern, still show their tokens to a viewer', async () => {
+  it("the console's own locks, read by pattern, still show their tokens to a viewer", async () => {
     const grant = await api.call('POST', '/api/locks', { as: 'client', body: { resource: 'pattern-own', ttlMs: api.maxTtlMs } });
     expect(grant.status).toBe(200);
     const { token } = (await grant.json()) as { token: string };

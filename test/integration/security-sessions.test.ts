@@ -15,7 +15,10 @@ afterAll(async () => {
   await api?.stop();
 });
 
-interface Session { cookie: string; csrf: string }
+interface Session {
+  cookie: string;
+  csrf: string;
+}
 
 async function login(who: 'operator' | 'viewer' = 'operator'): Promise<Session> {
   const res = await api.call('POST', '/api/auth/login', { body: USERS[who] });
@@ -40,7 +43,8 @@ describe('sessions are revoked for good', () => {
     restartConsole(); // a fresh console: same masters, same data dir (same signing secret), nothing in memory
     expect(await me(s)).toBe(401);
     const force = await api.call('POST', '/api/locks/anything/force-release', {
-      body: { token: 'seen-token', reason: 'replayed cookie', dryRun: true }, headers: headers(s),
+      body: { token: 'seen-token', reason: 'replayed cookie', dryRun: true },
+      headers: headers(s),
     });
     expect(force.status).toBe(401);
     // …while a session that was never revoked survives the restart.

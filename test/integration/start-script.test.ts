@@ -21,7 +21,8 @@ function tempDataDir(): string {
 /** Run `npm start`'s entry point with `env`; resolve when it exits or `until` matches its stdout. */
 function runStart(env: Record<string, string>, until?: RegExp, dataDir = tempDataDir()) {
   const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/start.ts'], {
-    env: { ...process.env, REDLOCK_DATA_DIR: dataDir, ...env }, stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, REDLOCK_DATA_DIR: dataDir, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stdout = '';
   let stderr = '';
@@ -41,7 +42,10 @@ function runStart(env: Record<string, string>, until?: RegExp, dataDir = tempDat
 async function expectOneLineError(env: Record<string, string>, message: RegExp) {
   const run = runStart(env);
   expect(await run.exited).toBe(1);
-  const lines = run.err().split('\n').filter((l) => l.trim() && !l.includes('npm warn'));
+  const lines = run
+    .err()
+    .split('\n')
+    .filter((l) => l.trim() && !l.includes('npm warn'));
   expect(lines).toHaveLength(1);
   expect(lines[0]).toMatch(/^error: /);
   expect(lines[0]).toMatch(message);
@@ -50,7 +54,10 @@ async function expectOneLineError(env: Record<string, string>, message: RegExp) 
 
 describe('npm start: bad configuration stops with one clear line', () => {
   it('a malformed REDLOCK_NODES', async () => {
-    await expectOneLineError({ REDLOCK_NODES: 'redis://a:1,http://b:2' }, /REDLOCK_NODES entry 2 .* must start with redis:\/\/ or rediss:\/\//);
+    await expectOneLineError(
+      { REDLOCK_NODES: 'redis://a:1,http://b:2' },
+      /REDLOCK_NODES entry 2 .* must start with redis:\/\/ or rediss:\/\//,
+    );
   });
 
   it('a port in use', async () => {
@@ -58,15 +65,20 @@ describe('npm start: bad configuration stops with one clear line', () => {
     const blocker = createServer();
     await new Promise<void>((r) => blocker.listen(port, '127.0.0.1', r));
     try {
-      await expectOneLineError({ REDLOCK_PORT_BASE: String(port), REDLOCK_SERVER_PORT_BASE: String(await freePort()), REDLOCK_CLUSTER_SIZE: '1' },
-        new RegExp(`port ${port} .*already in use.*REDLOCK_PORT_BASE`));
+      await expectOneLineError(
+        { REDLOCK_PORT_BASE: String(port), REDLOCK_SERVER_PORT_BASE: String(await freePort()), REDLOCK_CLUSTER_SIZE: '1' },
+        new RegExp(`port ${port} .*already in use.*REDLOCK_PORT_BASE`),
+      );
     } finally {
       blocker.close();
     }
   });
 
   it('a missing redis-server', async () => {
-    await expectOneLineError({ REDIS_SERVER: '/nonexistent/redis-server' }, /REDIS_SERVER=\/nonexistent\/redis-server is not an executable/);
+    await expectOneLineError(
+      { REDIS_SERVER: '/nonexistent/redis-server' },
+      /REDIS_SERVER=\/nonexistent\/redis-server is not an executable/,
+    );
   });
 });
 
@@ -87,10 +99,16 @@ async function freePortRange(count: number): Promise<number> {
 describe('npm start: the whole product, then Ctrl-C', () => {
   it('runs the cluster and the console, prints URL and login, and stops everything on SIGINT', async () => {
     const port = await freePort();
-    const run = runStart({
-      PORT: String(port), REDLOCK_CLUSTER_SIZE: '3', REDLOCK_PORT_BASE: String(await freePortRange(3)),
-      REDLOCK_SERVER_PORT_BASE: String(await freePortRange(3)), REDLOCK_PERSISTENCE: 'none',
-    }, /Ctrl-C stops everything/);
+    const run = runStart(
+      {
+        PORT: String(port),
+        REDLOCK_CLUSTER_SIZE: '3',
+        REDLOCK_PORT_BASE: String(await freePortRange(3)),
+        REDLOCK_SERVER_PORT_BASE: String(await freePortRange(3)),
+        REDLOCK_PERSISTENCE: 'none',
+      },
+      /Ctrl-C stops everything/,
+    );
     await run.matched;
     expect(run.out()).toContain(`console   http://127.0.0.1:${port}`);
     const login = /login\s+(\S+) \/ (\S+)/.exec(run.out());
@@ -102,17 +120,25 @@ describe('npm start: the whole product, then Ctrl-C', () => {
 
     expect((await fetch(`http://127.0.0.1:${port}/api/nodes`)).status).toBe(401);
     const signIn = await fetch(`http://127.0.0.1:${port}/api/auth/login`, {
-      method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: login![1], password: login![2] }),
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ username: login![1], password: login![2] }),
     });
     expect(signIn.status).toBe(200);
     const cookie = signIn.headers.get('set-cookie')!.split(';')[0]!;
     const res = await fetch(`http://127.0.0.1:${port}/api/nodes`, { headers: { cookie } });
     const body = (await res.json()) as { mode: string; nodes: Array<{ up: boolean }> };
     expect(body.mode).toBe('sandbox');
-    await waitFor(async () => {
-      const again = (await (await fetch(`http://127.0.0.1:${port}/api/nodes`, { headers: { cookie } })).json()) as { nodes: Array<{ up: boolean }> };
-      return again.nodes.length === 3 && again.nodes.every((n) => n.up);
-    }, 10_000, 'three nodes up');
+    await waitFor(
+      async () => {
+        const again = (await (await fetch(`http://127.0.0.1:${port}/api/nodes`, { headers: { cookie } })).json()) as {
+          nodes: Array<{ up: boolean }>;
+        };
+        return again.nodes.length === 3 && again.nodes.every((n) => n.up);
+      },
+      10_000,
+      'three nodes up',
+    );
 
     const control = ControlClient.fromDataDir(run.dataDir);
     expect(control).not.toBeNull();
@@ -133,8 +159,14 @@ describe('npm start after a clean Ctrl-C', () => {
     const serverPortBase = await freePortRange(3);
     let portBase = await freePortRange(3);
     while (Math.abs(portBase - serverPortBase) < 3) portBase = await freePortRange(3);
-    const env = { PORT: String(await freePort()), REDLOCK_CLUSTER_SIZE: '3', REDLOCK_PORT_BASE: String(portBase),
-      REDLOCK_SERVER_PORT_BASE: String(serverPortBase), REDLOCK_PERSISTENCE: 'aof-always', REDLOCK_MAX_TTL_MS: '60000' };
+    const env = {
+      PORT: String(await freePort()),
+      REDLOCK_CLUSTER_SIZE: '3',
+      REDLOCK_PORT_BASE: String(portBase),
+      REDLOCK_SERVER_PORT_BASE: String(serverPortBase),
+      REDLOCK_PERSISTENCE: 'aof-always',
+      REDLOCK_MAX_TTL_MS: '60000',
+    };
     const urls = [0, 1, 2].map((i) => `redis://127.0.0.1:${portBase + i}`);
     const runIds = async () => {
       const direct = [0, 1, 2].map((i) => new Redis({ port: serverPortBase + i, host: '127.0.0.1', maxRetriesPerRequest: 1 }));

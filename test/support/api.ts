@@ -23,7 +23,11 @@ export interface ApiHarness {
   /** The cluster's lease ceiling: a test's own Redlock must use the same one. */
   maxTtlMs: number;
   dataDir: string;
-  call(method: string, path: string, options?: { as?: Who; body?: unknown; rawBody?: string; headers?: Record<string, string> }): Promise<Response>;
+  call(
+    method: string,
+    path: string,
+    options?: { as?: Who; body?: unknown; rawBody?: string; headers?: Record<string, string> },
+  ): Promise<Response>;
   stop(): Promise<void>;
 }
 
@@ -38,11 +42,19 @@ export async function startApi(options: { nodes?: number; maxTtlMs?: number } = 
   const secretFile = join(dataDir, 'control.secret');
   const control: ControlServer = await startControlServer(cluster.supervisor, ensureSecretFile(secretFile));
   Object.assign(process.env, {
-    REDLOCK_NODES: cluster.urls.join(','), REDLOCK_MODE: 'sandbox', REDLOCK_CONTROL_URL: control.url,
-    REDLOCK_CONTROL_SECRET_FILE: secretFile, REDLOCK_DATA_DIR: dataDir, REDLOCK_MAX_TTL_MS: String(options.maxTtlMs ?? 3_000),
-    REDLOCK_ADMIN_USER: USERS.operator.username, REDLOCK_ADMIN_PASSWORD: USERS.operator.password,
-    REDLOCK_VIEWER_USER: USERS.viewer.username, REDLOCK_VIEWER_PASSWORD: USERS.viewer.password,
-    REDLOCK_API_KEYS: `test-client=${API_KEY}`, REDLOCK_METRICS_TOKEN: METRICS_TOKEN, LOG_LEVEL: 'silent',
+    REDLOCK_NODES: cluster.urls.join(','),
+    REDLOCK_MODE: 'sandbox',
+    REDLOCK_CONTROL_URL: control.url,
+    REDLOCK_CONTROL_SECRET_FILE: secretFile,
+    REDLOCK_DATA_DIR: dataDir,
+    REDLOCK_MAX_TTL_MS: String(options.maxTtlMs ?? 3_000),
+    REDLOCK_ADMIN_USER: USERS.operator.username,
+    REDLOCK_ADMIN_PASSWORD: USERS.operator.password,
+    REDLOCK_VIEWER_USER: USERS.viewer.username,
+    REDLOCK_VIEWER_PASSWORD: USERS.viewer.password,
+    REDLOCK_API_KEYS: `test-client=${API_KEY}`,
+    REDLOCK_METRICS_TOKEN: METRICS_TOKEN,
+    LOG_LEVEL: 'silent',
   });
   const sessions = new Map<Who, { cookie: string; csrf: string }>();
 
@@ -101,7 +113,11 @@ export function routePatterns(): string[] {
 async function resolve(pathname: string, method: string): Promise<{ handler: Handler; params: Record<string, string> }> {
   const segments = pathname.split('/').filter(Boolean);
   for (const [file, load] of Object.entries(ROUTE_FILES)) {
-    const pattern = file.replace('../../app', '').replace(/\/route\.ts$/, '').split('/').filter(Boolean);
+    const pattern = file
+      .replace('../../app', '')
+      .replace(/\/route\.ts$/, '')
+      .split('/')
+      .filter(Boolean);
     if (pattern.length !== segments.length) continue;
     const params: Record<string, string> = {};
     const ok = pattern.every((p, i) => {

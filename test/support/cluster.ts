@@ -40,8 +40,15 @@ export async function startTestCluster(options: Partial<ClusterOptions> = {}): P
     urls: started.urls(),
     dataRoot,
     client(id, clientOptions = {}) {
-      const client = new Redis(started.node(id).url, { maxRetriesPerRequest: 0, enableOfflineQueue: false, lazyConnect: true,
-        connectTimeout: 1_000, commandTimeout: 1_000, retryStrategy: () => 50, ...clientOptions });
+      const client = new Redis(started.node(id).url, {
+        maxRetriesPerRequest: 0,
+        enableOfflineQueue: false,
+        lazyConnect: true,
+        connectTimeout: 1_000,
+        commandTimeout: 1_000,
+        retryStrategy: () => 50,
+        ...clientOptions,
+      });
       client.on('error', () => undefined);
       clients.push(client);
       return client;

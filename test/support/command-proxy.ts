@@ -97,4 +97,3 @@ export function commandProxy(p1: number, p2: number): { server: Server; port: ()
   server.listen(0, '127.0.0.1');
   return { server, port: () => (server.address() as { port: number }).port, arm: () => (armed = true), switched: () => switched };
 }
-

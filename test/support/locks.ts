@@ -8,16 +8,25 @@ import { startTestCluster, type TestCluster } from './cluster';
  * same value), the metadata being a JSON object of string values, or a raw string written as is
  * after the space (for malformed cases). Without `meta` the value is the bare token.
  */
-export async function putLock(clients: readonly Redis[], prefix: string, resources: string | readonly string[], token: string,
-  nodes: readonly number[], options: { pxMs?: number; meta?: Record<string, string> | string } = {}): Promise<void> {
+export async function putLock(
+  clients: readonly Redis[],
+  prefix: string,
+  resources: string | readonly string[],
+  token: string,
+  nodes: readonly number[],
+  options: { pxMs?: number; meta?: Record<string, string> | string } = {},
+): Promise<void> {
   const pxMs = options.pxMs ?? 30_000;
   const meta = options.meta;
   const value = meta === undefined ? token : `${token} ${typeof meta === 'string' ? meta : JSON.stringify(meta)}`;
-  await Promise.all(nodes.map(async (id) => {
-    const tx = clients[id - 1]!.multi();
-    for (const resource of typeof resources === 'string' ? [resources] : resources) tx.set(`${prefix}lock:${resource}`, value, 'PX', pxMs);
-    await tx.exec();
-  }));
+  await Promise.all(
+    nodes.map(async (id) => {
+      const tx = clients[id - 1]!.multi();
+      for (const resource of typeof resources === 'string' ? [resources] : resources)
+        tx.set(`${prefix}lock:${resource}`, value, 'PX', pxMs);
+      await tx.exec();
+    }),
+  );
 }
 
 /**

@@ -52,8 +52,27 @@ export async function startRedisNode(args: readonly string[]): Promise<RedisNode
   let last = args;
   const run = async (a: readonly string[]) => {
     last = a;
-    child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--dbfilename', 'dump.rdb',
-      '--appenddirname', 'aof', '--daemonize', 'no', '--logfile', '', ...a], { stdio: 'ignore' });
+    child = spawn(
+      'redis-server',
+      [
+        '--port',
+        String(port),
+        '--bind',
+        '127.0.0.1',
+        '--dir',
+        dir,
+        '--dbfilename',
+        'dump.rdb',
+        '--appenddirname',
+        'aof',
+        '--daemonize',
+        'no',
+        '--logfile',
+        '',
+        ...a,
+      ],
+      { stdio: 'ignore' },
+    );
     await ping(port, Date.now() + 5_000);
   };
   const exit = async (signal: NodeJS.Signals) => {
@@ -67,7 +86,10 @@ export async function startRedisNode(args: readonly string[]): Promise<RedisNode
   const client = new Redis({ port, host: '127.0.0.1', maxRetriesPerRequest: 1, retryStrategy: () => 50 });
   client.on('error', () => undefined);
   return {
-    port, dir, client, url: `redis://127.0.0.1:${port}`,
+    port,
+    dir,
+    client,
+    url: `redis://127.0.0.1:${port}`,
     crash: () => exit('SIGKILL'),
     start: (a) => run(a ?? last),
     async stop() {

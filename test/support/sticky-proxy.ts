@@ -86,7 +86,10 @@ const UNPAIRABLE_COMMANDS = new Set(['subscribe', 'psubscribe', 'ssubscribe', 'm
 class RespCounter {
   count = 0;
   private rest: Buffer = Buffer.alloc(0);
-  constructor(private readonly scan: Scan, private readonly onValue?: (buf: Buffer, at: number, end: number) => void) {}
+  constructor(
+    private readonly scan: Scan,
+    private readonly onValue?: (buf: Buffer, at: number, end: number) => void,
+  ) {}
 
   get partial(): boolean {
     return this.rest.length > 0;
@@ -145,9 +148,10 @@ export async function startStickyProxy(targetPort: number): Promise<StickyProxy>
     const markUnpairable = (): void => {
       unpairable = true;
     };
-    const requestCounter = () => new RespCounter(scanRequest, (buf, at, end) => {
-      if (UNPAIRABLE_COMMANDS.has(commandOf(buf, at, end)) || isClientReply(buf, at, end)) markUnpairable();
-    });
+    const requestCounter = () =>
+      new RespCounter(scanRequest, (buf, at, end) => {
+        if (UNPAIRABLE_COMMANDS.has(commandOf(buf, at, end)) || isClientReply(buf, at, end)) markUnpairable();
+      });
     let requests = requestCounter();
     let replies = new RespCounter(scanReply);
     const feed = (counter: RespCounter, data: Buffer): void => {

@@ -32,24 +32,45 @@ function lockEvents(s: LockSpec): ClientEvent[] {
   const resource = s.resource ?? 'f:r0';
   const events: ClientEvent[] = [
     { e: 'acquire-invoke', lock: s.id, client: s.client ?? 0, resource, fenced: resource.startsWith('f:'), t: (s.ok - 1) * MS },
-    { e: 'acquire-ok', lock: s.id, t: s.ok * MS, validUntil: s.validUntil * MS, fence: s.fence === undefined ? null : s.fence,
-      votes: s.grantVotes ?? 'fffff', validityAtReturnMs: s.validityAtReturnMs ?? s.validUntil - s.ok },
+    {
+      e: 'acquire-ok',
+      lock: s.id,
+      t: s.ok * MS,
+      validUntil: s.validUntil * MS,
+      fence: s.fence === undefined ? null : s.fence,
+      votes: s.grantVotes ?? 'fffff',
+      validityAtReturnMs: s.validityAtReturnMs ?? s.validUntil - s.ok,
+    },
   ];
   if (s.extendedUntil !== undefined) {
-    events.push({ e: 'extend-invoke', lock: s.id, t: (s.ok + 1) * MS }, { e: 'extend-ok', lock: s.id, t: (s.ok + 2) * MS, validUntil: s.extendedUntil * MS });
+    events.push(
+      { e: 'extend-invoke', lock: s.id, t: (s.ok + 1) * MS },
+      { e: 'extend-ok', lock: s.id, t: (s.ok + 2) * MS, validUntil: s.extendedUntil * MS },
+    );
   }
   if (s.release !== undefined) {
-    events.push({ e: 'release-invoke', lock: s.id, t: s.release * MS }, { e: 'release-ok', lock: s.id, t: (s.release + 1) * MS, votes: s.releaseVotes ?? 'fffff' });
+    events.push(
+      { e: 'release-invoke', lock: s.id, t: s.release * MS },
+      { e: 'release-ok', lock: s.id, t: (s.release + 1) * MS, votes: s.releaseVotes ?? 'fffff' },
+    );
   }
   return events;
 }
 
 const locksOf = (...specs: LockSpec[]) => indexLocks(specs.flatMap(lockEvents)).locks;
-const write = (resource: string, lock: string, fence: number | null, t: number, accepted = true): RegisterRecord => ({ resource, lock, fence, t: t * MS, accepted });
+const write = (resource: string, lock: string, fence: number | null, t: number, accepted = true): RegisterRecord => ({
+  resource,
+  lock,
+  fence,
+  t: t * MS,
+  accepted,
+});
 
 describe('checker 1: overlap of hold intervals', () => {
   it('finds two locks that hold one resource at once', () => {
-    const result = checkOverlap(locksOf({ id: 'a', ok: 0, validUntil: 100, release: 50 }, { id: 'b', client: 1, ok: 40, validUntil: 140, release: 60 }).values());
+    const result = checkOverlap(
+      locksOf({ id: 'a', ok: 0, validUntil: 100, release: 50 }, { id: 'b', client: 1, ok: 40, validUntil: 140, release: 60 }).values(),
+    );
     expect(result.overlaps).toBe(1);
     expect(result.examples[0]).toMatchObject({ resource: 'f:r0', first: 'a', second: 'b', overlapMs: 10 });
   });
@@ -64,7 +85,10 @@ describe('checker 1: overlap of hold intervals', () => {
   });
 
   it('an extension moves the validity end, and an overlap with the extended hold is found', () => {
-    const locks = locksOf({ id: 'a', ok: 0, validUntil: 100, extendedUntil: 300 }, { id: 'b', client: 1, ok: 200, validUntil: 300, release: 250 });
+    const locks = locksOf(
+      { id: 'a', ok: 0, validUntil: 100, extendedUntil: 300 },
+      { id: 'b', client: 1, ok: 200, validUntil: 300, release: 250 },
+    );
     expect(checkOverlap(locks.values()).overlaps).toBe(1);
   });
 
@@ -85,20 +109,35 @@ describe('checker 1: overlap of hold intervals', () => {
 
 describe('checker 2: fencing', () => {
   it('a clean history passes: fences rise in grant order, the register accepts them in order', () => {
-    const locks = locksOf({ id: 'a', ok: 0, validUntil: 100, release: 50, fence: 7 }, { id: 'b', ok: 60, validUntil: 160, release: 90, fence: 9 });
+    const locks = locksOf(
+      { id: 'a', ok: 0, validUntil: 100, release: 50, fence: 7 },
+      { id: 'b', ok: 60, validUntil: 160, release: 90, fence: 9 },
+    );
     const result = checkFencing(locks, [write('f:r0', 'a', 7, 1), write('f:r0', 'a', 7, 40), write('f:r0', 'b', 9, 61)]);
-    expect(result).toMatchObject({ grantOrderViolations: 0, registerViolations: 0, duplicateFences: 0, staleAcceptedFenced: 0, staleAcceptedUnfenced: 0 });
+    expect(result).toMatchObject({
+      grantOrderViolations: 0,
+      registerViolations: 0,
+      duplicateFences: 0,
+      staleAcceptedFenced: 0,
+      staleAcceptedUnfenced: 0,
+    });
   });
 
   it('finds fences that do not increase in grant order', () => {
-    const locks = locksOf({ id: 'a', ok: 0, validUntil: 100, release: 50, fence: 9 }, { id: 'b', ok: 60, validUntil: 160, release: 90, fence: 9 },
-      { id: 'c', ok: 100, validUntil: 200, release: 110, fence: 4 });
+    const locks = locksOf(
+      { id: 'a', ok: 0, validUntil: 100, release: 50, fence: 9 },
+      { id: 'b', ok: 60, validUntil: 160, release: 90, fence: 9 },
+      { id: 'c', ok: 100, validUntil: 200, release: 110, fence: 4 },
+    );
     expect(checkFencing(locks, []).grantOrderViolations).toBe(2);
   });
 
   it('finds a register that accepted a lower fence, or the same fence from another lock', () => {
-    const locks = locksOf({ id: 'a', ok: 0, validUntil: 100, release: 50, fence: 5 }, { id: 'b', ok: 60, validUntil: 160, release: 90, fence: 6 },
-      { id: 'c', ok: 100, validUntil: 200, release: 150, fence: 6 });
+    const locks = locksOf(
+      { id: 'a', ok: 0, validUntil: 100, release: 50, fence: 5 },
+      { id: 'b', ok: 60, validUntil: 160, release: 90, fence: 6 },
+      { id: 'c', ok: 100, validUntil: 200, release: 150, fence: 6 },
+    );
     const result = checkFencing(locks, [write('f:r0', 'b', 6, 61), write('f:r0', 'a', 5, 70), write('f:r0', 'c', 6, 101)]);
     expect(result.registerViolations).toBe(1);
     expect(result.duplicateFences).toBe(1);
@@ -113,8 +152,12 @@ describe('checker 2: fencing', () => {
       { id: 'd', ok: 120, validUntil: 220, release: 150, fence: 2 },
     );
     const result = checkFencing(locks, [
-      write('u:r0', 'a', null, 1), write('u:r0', 'b', null, 121), write('u:r0', 'a', null, 800),
-      write('f:r0', 'c', 1, 1), write('f:r0', 'd', 2, 121), write('f:r0', 'c', 1, 800, false),
+      write('u:r0', 'a', null, 1),
+      write('u:r0', 'b', null, 121),
+      write('u:r0', 'a', null, 800),
+      write('f:r0', 'c', 1, 1),
+      write('f:r0', 'd', 2, 121),
+      write('f:r0', 'c', 1, 800, false),
     ]);
     expect(result).toMatchObject({ staleAcceptedUnfenced: 1, staleAcceptedFenced: 0, rejectedFenced: 1, registerViolations: 0 });
   });
@@ -124,7 +167,8 @@ describe('checker 3: hygiene', () => {
   it('an extend accepted although invoked after the validity it extended had ended is a late extend; one invoked before it is not', () => {
     const extend = (id: string, invoke: number, validUntil: number): ClientEvent[] => [
       ...lockEvents({ id, ok: 0, validUntil, release: 300 }).slice(0, 2),
-      { e: 'extend-invoke', lock: id, t: invoke * MS }, { e: 'extend-ok', lock: id, t: (invoke + 1) * MS, validUntil: (invoke + 100) * MS },
+      { e: 'extend-invoke', lock: id, t: invoke * MS },
+      { e: 'extend-ok', lock: id, t: (invoke + 1) * MS, validUntil: (invoke + 100) * MS },
     ];
     const late = indexLocks([...extend('late', 105, 100), ...extend('edge', 100.5, 100), ...extend('early', 95, 100)]).locks;
     const result = checkHygiene(late.values(), [], [], 50);
@@ -143,11 +187,14 @@ describe('checker 3: hygiene', () => {
     expect(result.leftovers).toBe(1);
     expect(result.examples.join('\n')).toMatch(/left on f:r1 was rejected \(LockContendedError\) and left its key on node\(s\) 4,5/);
     // The phase's verdict counts it as a violation of the hygiene checker.
-    const phase = analyzePhase({ events: rejected('left', [2]), register: [], nemesis: [], leakedKeys: [] }, { toleranceMs: 50, end: 10 * MS });
+    const phase = analyzePhase(
+      { events: rejected('left', [2]), register: [], nemesis: [], leakedKeys: [] },
+      { toleranceMs: 50, end: 10 * MS },
+    );
     expect(phase).toMatchObject({ violations: 1, caughtBy: ['hygiene'] });
   });
 
-  it('keys read at quiescence: a released lock\'s on a node that answered its release, or a rejected acquire\'s outside its cleanupPending, are leftovers', () => {
+  it("keys read at quiescence: a released lock's on a node that answered its release, or a rejected acquire's outside its cleanupPending, are leftovers", () => {
     const value = (id: string) => `tok {"owner":"x","attempt":"${id}","ttlMs":"100"}`;
     // a: released; node 2 deleted it ('f'), node 5's release timed out ('t').
     const released = lockEvents({ id: 'a', ok: 0, validUntil: 100, release: 50, releaseVotes: 'fffft' });
@@ -158,24 +205,37 @@ describe('checker 3: hygiene', () => {
     const { locks, failures } = indexLocks([...released, ...rejected]);
     const live = (keys: Array<[number, string]>) => keys.map(([node, id]) => ({ node, key: `p:lock:${id}`, value: value(id) }));
     const check = (keys: Array<[number, string]>) => checkHygiene(locks.values(), [], [], 50, failures, live(keys));
-    expect(check([[4, 'a'], [3, 'r']]).leftovers).toBe(0);
-    const found = check([[1, 'a'], [0, 'r']]);
+    expect(
+      check([
+        [4, 'a'],
+        [3, 'r'],
+      ]).leftovers,
+    ).toBe(0);
+    const found = check([
+      [1, 'a'],
+      [0, 'r'],
+    ]);
     expect(found.leftovers).toBe(2);
     expect(found.examples.join('\n')).toMatch(/a on f:r0 was released, yet its key was still on node\(s\) 2 at quiescence/);
-    expect(found.examples.join('\n')).toMatch(/r on f:r1 was rejected \(QuorumUnavailableError\) and left its key on node\(s\) 1, which answered it \(found at quiescence\)/);
+    expect(found.examples.join('\n')).toMatch(
+      /r on f:r1 was rejected \(QuorumUnavailableError\) and left its key on node\(s\) 1, which answered it \(found at quiescence\)/,
+    );
   });
 
   it('a clean history passes', () => {
-    const locks = locksOf({ id: 'a', ok: 0, validUntil: 100, release: 50 }, { id: 'b', ok: 60, validUntil: 160, grantVotes: 'fffcc', releaseVotes: 'fffnn', release: 70 });
+    const locks = locksOf(
+      { id: 'a', ok: 0, validUntil: 100, release: 50 },
+      { id: 'b', ok: 60, validUntil: 160, grantVotes: 'fffcc', releaseVotes: 'fffnn', release: 70 },
+    );
     expect(checkHygiene(locks.values(), [], [], 50)).toMatchObject({ leakedKeys: 0, foreignDeletes: 0, expiredGrants: 0 });
   });
 
-  it('a release that deleted a key on a node that had refused the SET deleted someone else\'s key', () => {
+  it("a release that deleted a key on a node that had refused the SET deleted someone else's key", () => {
     const locks = locksOf({ id: 'a', ok: 0, validUntil: 100, grantVotes: 'fffcq', releaseVotes: 'ffffn', release: 50 });
     expect(checkHygiene(locks.values(), [], [], 50).foreignDeletes).toBe(1);
   });
 
-  it('a key deleted on a node that voted quarantined was ours: the grant\'s SET NX runs before the quarantine check', () => {
+  it("a key deleted on a node that voted quarantined was ours: the grant's SET NX runs before the quarantine check", () => {
     const locks = locksOf({ id: 'a', ok: 0, validUntil: 100, grantVotes: 'fffqq', releaseVotes: 'fffff', release: 50 });
     expect(checkHygiene(locks.values(), [], [], 50).foreignDeletes).toBe(0);
   });
@@ -200,19 +260,25 @@ describe('checker 3: hygiene', () => {
   });
 
   it('finds locks returned with no validity left (beyond the scheduling tolerance) and leaked keys', () => {
-    const locks = locksOf({ id: 'a', ok: 0, validUntil: 0, validityAtReturnMs: -300 }, { id: 'b', ok: 10, validUntil: 10, validityAtReturnMs: -20 });
+    const locks = locksOf(
+      { id: 'a', ok: 0, validUntil: 0, validityAtReturnMs: -300 },
+      { id: 'b', ok: 10, validUntil: 10, validityAtReturnMs: -20 },
+    );
     const result = checkHygiene(locks.values(), [], [{ node: 2, key: 'p:lock:x', pttlMs: -1 }], 100);
     expect(result).toMatchObject({ expiredGrants: 1, leakedKeys: 1, minValidityAtReturnMs: -300 });
   });
 
-  it('judges validity in the client\'s own running time after the decision: a runner\'s stop after the core decided is not counted, one before it is', () => {
+  it("judges validity in the client's own running time after the decision: a runner's stop after the core decided is not counted, one before it is", () => {
     // Acquire invoked at 0 ms, returned at 900 ms with −483 ms on the clock; client 0 stopped from 50 to 850 ms.
     const grant = (decided: number | undefined) => {
       const [, ok] = lockEvents({ id: 'a', ok: 900, validUntil: 900, validityAtReturnMs: -483 });
-      const event = decided === undefined ? ok! : { ...ok!, decided: decided * MS } as ClientEvent;
+      const event = decided === undefined ? ok! : ({ ...ok!, decided: decided * MS } as ClientEvent);
       return indexLocks([{ e: 'acquire-invoke', lock: 'a', client: 0, resource: 'f:r0', fenced: true, t: 0 }, event]).locks;
     };
-    const stop = (client: number): NemesisEvent[] => [{ t: 50 * MS, kind: 'client-stop', client }, { t: 850 * MS, kind: 'client-resume', client }];
+    const stop = (client: number): NemesisEvent[] => [
+      { t: 50 * MS, kind: 'client-stop', client },
+      { t: 850 * MS, kind: 'client-resume', client },
+    ];
     // Decided at 40 ms, before the stop: the stop came between the decision and the return.
     expect(checkHygiene(grant(40).values(), stop(0), [], 50)).toMatchObject({ expiredGrants: 0, minValidityAtReturnMs: 317 });
     // Decided at 860 ms, after the stop: the core's clock ran through it, nothing is forgiven.
@@ -231,25 +297,49 @@ describe('analyzePhase', () => {
       { e: 'acquire-invoke', lock: 'c', client: 2, resource: 'f:r0', fenced: true, t: 0 } as const,
       { e: 'acquire-fail', lock: 'c', t: 5 * MS, error: 'LockContendedError' } as const,
     ];
-    const nemesis: NemesisEvent[] = [{ t: 30 * MS, kind: 'fault', what: 'x' }, { t: 45 * MS, kind: 'heal', what: 'x' }];
+    const nemesis: NemesisEvent[] = [
+      { t: 30 * MS, kind: 'fault', what: 'x' },
+      { t: 45 * MS, kind: 'heal', what: 'x' },
+    ];
     const result = analyzePhase({ events, register: [], nemesis, leakedKeys: [] }, { toleranceMs: 50, end: 200 * MS });
     expect(result.violations).toBe(1);
     expect(result.caughtBy).toEqual(['overlap']);
-    expect(result.acquisitions).toMatchObject({ successes: 2, successesUnderFault: 1, failures: 1, failuresByClass: { LockContendedError: 1 } });
-    const clean = analyzePhase({ events: lockEvents({ id: 'a', ok: 0, validUntil: 100, release: 50, fence: 1 }), register: [], nemesis: [], leakedKeys: [] },
-      { toleranceMs: 50, end: 0 });
+    expect(result.acquisitions).toMatchObject({
+      successes: 2,
+      successesUnderFault: 1,
+      failures: 1,
+      failuresByClass: { LockContendedError: 1 },
+    });
+    const clean = analyzePhase(
+      { events: lockEvents({ id: 'a', ok: 0, validUntil: 100, release: 50, fence: 1 }), register: [], nemesis: [], leakedKeys: [] },
+      { toleranceMs: 50, end: 0 },
+    );
     expect(clean.violations).toBe(0);
   });
 
   it('fault windows pair faults with heals; an unhealed fault runs to the end', () => {
-    expect(faultWindows([{ t: 1, kind: 'fault', what: '' }, { t: 2, kind: 'heal', what: '' }, { t: 5, kind: 'fault', what: '' }], 9)).toEqual([[1, 2], [5, 9]]);
+    expect(
+      faultWindows(
+        [
+          { t: 1, kind: 'fault', what: '' },
+          { t: 2, kind: 'heal', what: '' },
+          { t: 5, kind: 'fault', what: '' },
+        ],
+        9,
+      ),
+    ).toEqual([
+      [1, 2],
+      [5, 9],
+    ]);
   });
 });
 
 describe('helpers', () => {
   it('votes encode as one character per node, the node-check reasons included', () => {
     const v = (reason: string, vote = 'against') => ({ vote, reason });
-    expect(encodeVotes([v('ok', 'for'), v('contended'), v('quarantined'), v('unsafe-eviction'), v('ceiling-mismatch'), v('pending')])).toBe('fcqump');
+    expect(encodeVotes([v('ok', 'for'), v('contended'), v('quarantined'), v('unsafe-eviction'), v('ceiling-mismatch'), v('pending')])).toBe(
+      'fcqump',
+    );
   });
 
   it('the register accepts unfenced writes, and fenced ones only at or above the highest fence', () => {
@@ -263,6 +353,11 @@ describe('helpers', () => {
   it('quantile by nearest rank', () => {
     expect(quantile([], 0.5)).toBeNull();
     expect(quantile([5, 1, 3, 2, 4], 0.5)).toBe(3);
-    expect(quantile(Array.from({ length: 100 }, (_, i) => i + 1), 0.99)).toBe(99);
+    expect(
+      quantile(
+        Array.from({ length: 100 }, (_, i) => i + 1),
+        0.99,
+      ),
+    ).toBe(99);
   });
 });

@@ -25,7 +25,9 @@ describe('mutants', () => {
   });
 
   it('a patch whose target is gone (or found too often) fails loudly', () => {
-    expect(() => applyPatch('return a;', { file: 'x.ts', find: 'return b;', replace: 'return c;' }, 'demo')).toThrow(/expected 1 occurrence.*found 0/);
+    expect(() => applyPatch('return a;', { file: 'x.ts', find: 'return b;', replace: 'return c;' }, 'demo')).toThrow(
+      /expected 1 occurrence.*found 0/,
+    );
     expect(() => applyPatch('a a', { file: 'x.ts', find: 'a', replace: 'b' }, 'demo')).toThrow(/found 2/);
     expect(applyPatch('a a', { file: 'x.ts', find: 'a', replace: 'b', count: 2 }, 'demo')).toBe('b b');
   });
@@ -54,7 +56,9 @@ describe('mutants', () => {
 
 describe('RESP request parser (skew proxy)', () => {
   it('splits a byte stream into whole commands, across chunk boundaries, and re-encodes them identically', () => {
-    const commands = [['EVALSHA', 'abc', '2', 'k1', 'k2', 'tok', '400'], ['PING'], ['SET', 'k', 'a\r\nb']].map((c) => c.map((a) => Buffer.from(a)));
+    const commands = [['EVALSHA', 'abc', '2', 'k1', 'k2', 'tok', '400'], ['PING'], ['SET', 'k', 'a\r\nb']].map((c) =>
+      c.map((a) => Buffer.from(a)),
+    );
     const bytes = Buffer.concat(commands.map(encodeCommand));
     const parser = new RespRequestParser();
     const seen: Buffer[][] = [];

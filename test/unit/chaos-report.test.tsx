@@ -29,36 +29,107 @@ function outcome(nemesis: PhaseOutcome['nemesis'], overlap: boolean): PhaseOutco
     { e: 'release-invoke', lock: 'b', t: 90 * MS },
   ] as const;
   const analysis = analyzePhase({ events: [...events], register: [], nemesis: [], leakedKeys: [] }, { toleranceMs: 200, end: 200 * MS });
-  return { id: nemesis, nemesis, title: 't', core: 'real', durationMs: 1_000, cycles: 3, faults: [], analysis,
-    cost: { commandsPerAcquisition: 40, scriptCallsPerAcquisition: 12 }, shortfall: true, clientErrors: [], trials: [] };
+  return {
+    id: nemesis,
+    nemesis,
+    title: 't',
+    core: 'real',
+    durationMs: 1_000,
+    cycles: 3,
+    faults: [],
+    analysis,
+    cost: { commandsPerAcquisition: 40, scriptCallsPerAcquisition: 12 },
+    shortfall: true,
+    clientErrors: [],
+    trials: [],
+  };
 }
 
 function report(overlap: boolean) {
   return buildReport({
-    profile: PROFILES.ci, seed: 1, startedAt: new Date(0), durationMs: 5_000, host: { cpus: 2, loadAverage: [1, 1, 1], node: 'v20', redis: '7.0' },
+    profile: PROFILES.ci,
+    seed: 1,
+    startedAt: new Date(0),
+    durationMs: 5_000,
+    host: { cpus: 2, loadAverage: [1, 1, 1], node: 'v20', redis: '7.0' },
     phases: [outcome('none', false), outcome('pause-client', overlap)],
-    controls: [{ name: 'pause-holder-unfenced', nemesis: 'pause-client', expectation: 'stale > 0', negative: true, trials: 3, found: 3, passed: true, details: ['3 stale'] }],
-    mutants: [{ name: 'quorum-floor', description: 'quorum ⌊N/2⌋', caught: true, caughtBy: { nemesis: 'ring-partition', checkers: ['overlap'] },
-      attempts: [{ nemesis: 'ring-partition', violations: 4, checkers: ['overlap'], successes: 10, durationMs: 2_000, examples: ['overlap on f:r0'] }] }],
+    controls: [
+      {
+        name: 'pause-holder-unfenced',
+        nemesis: 'pause-client',
+        expectation: 'stale > 0',
+        negative: true,
+        trials: 3,
+        found: 3,
+        passed: true,
+        details: ['3 stale'],
+      },
+    ],
+    mutants: [
+      {
+        name: 'quorum-floor',
+        description: 'quorum ⌊N/2⌋',
+        caught: true,
+        caughtBy: { nemesis: 'ring-partition', checkers: ['overlap'] },
+        attempts: [
+          {
+            nemesis: 'ring-partition',
+            violations: 4,
+            checkers: ['overlap'],
+            successes: 10,
+            durationMs: 2_000,
+            examples: ['overlap on f:r0'],
+          },
+        ],
+      },
+    ],
   });
 }
 
 function targetedOutcome(defended: readonly boolean[]): PhaseOutcome {
   const base = outcome('restart-rdb', false);
-  return { ...base, shortfall: false, trials: defended.map((d, i) => ({
-    kind: 'restart-rdb', id: `t${i}`, prefix: `p:t${i}:`, logs: [], victim: 1, majority: [0, 1, 2], armed: true, defence: d ? 'quarantined (restart)' : null, defended: d,
-    label: `trial ${i}`, detail: `trial ${i} detail`,
-  })) };
+  return {
+    ...base,
+    shortfall: false,
+    trials: defended.map((d, i) => ({
+      kind: 'restart-rdb',
+      id: `t${i}`,
+      prefix: `p:t${i}:`,
+      logs: [],
+      victim: 1,
+      majority: [0, 1, 2],
+      armed: true,
+      defence: d ? 'quarantined (restart)' : null,
+      defended: d,
+      label: `trial ${i}`,
+      detail: `trial ${i} detail`,
+    })),
+  };
 }
 
 describe('chaos report', () => {
-  it('a targeted nemesis passes only when every trial showed the safe core\'s defence, and lists its negative control', () => {
-    const control = { name: 'restart-rdb-unchecked', nemesis: 'restart-rdb' as const, expectation: 'nodeChecks: false: overlap', negative: true, trials: 10, found: 10,
-      passed: true, details: [] };
-    const build = (defended: readonly boolean[]) => buildReport({
-      profile: PROFILES.ci, seed: 1, startedAt: new Date(0), durationMs: 5_000, host: { cpus: 2, loadAverage: [1, 1, 1], node: 'v20', redis: '7.0' },
-      phases: [targetedOutcome(defended)], controls: [control], mutants: [],
-    });
+  it("a targeted nemesis passes only when every trial showed the safe core's defence, and lists its negative control", () => {
+    const control = {
+      name: 'restart-rdb-unchecked',
+      nemesis: 'restart-rdb' as const,
+      expectation: 'nodeChecks: false: overlap',
+      negative: true,
+      trials: 10,
+      found: 10,
+      passed: true,
+      details: [],
+    };
+    const build = (defended: readonly boolean[]) =>
+      buildReport({
+        profile: PROFILES.ci,
+        seed: 1,
+        startedAt: new Date(0),
+        durationMs: 5_000,
+        host: { cpus: 2, loadAverage: [1, 1, 1], node: 'v20', redis: '7.0' },
+        phases: [targetedOutcome(defended)],
+        controls: [control],
+        mutants: [],
+      });
     const good = build([true, true]);
     expect(chaosReportSchema.parse(good)).toEqual(good);
     expect(good.verdict.passed).toBe(true);
@@ -68,7 +139,9 @@ describe('chaos report', () => {
     const bad = build([true, false]);
     expect(bad.verdict.passed).toBe(false);
     expect(bad.nemeses[0]!.passed).toBe(false);
-    expect(bad.verdict.failures[0]).toMatch(/restart-rdb: the safe core's defence .* was seen in 1 of 2 targeted trial\(s\), e\.g\. NOT defended .*trial 1 detail/);
+    expect(bad.verdict.failures[0]).toMatch(
+      /restart-rdb: the safe core's defence .* was seen in 1 of 2 targeted trial\(s\), e\.g\. NOT defended .*trial 1 detail/,
+    );
     // No trial at all proves nothing either.
     expect(build([]).verdict.passed).toBe(false);
   });
@@ -76,13 +149,24 @@ describe('chaos report', () => {
   it('liveness: a nemesis that keeps a quorum fails the run on QuorumUnavailableErrors or a throughput collapse; one that does not is not judged', () => {
     const phase = (nemesis: PhaseOutcome['nemesis'], durationMs: number, unavailable: number): PhaseOutcome => {
       const base = outcome(nemesis, false);
-      const acquisitions = { ...base.analysis.acquisitions, failures: unavailable, failuresByClass: (unavailable ? { QuorumUnavailableError: unavailable } : {}) as Record<string, number> };
+      const acquisitions = {
+        ...base.analysis.acquisitions,
+        failures: unavailable,
+        failuresByClass: (unavailable ? { QuorumUnavailableError: unavailable } : {}) as Record<string, number>,
+      };
       return { ...base, durationMs, analysis: { ...base.analysis, acquisitions } };
     };
-    const build = (...phases: PhaseOutcome[]) => buildReport({
-      profile: PROFILES.ci, seed: 1, startedAt: new Date(0), durationMs: 5_000, host: { cpus: 2, loadAverage: [1, 1, 1], node: 'v20', redis: '7.0' },
-      phases, controls: [], mutants: [],
-    });
+    const build = (...phases: PhaseOutcome[]) =>
+      buildReport({
+        profile: PROFILES.ci,
+        seed: 1,
+        startedAt: new Date(0),
+        durationMs: 5_000,
+        host: { cpus: 2, loadAverage: [1, 1, 1], node: 'v20', redis: '7.0' },
+        phases,
+        controls: [],
+        mutants: [],
+      });
     // 2 acquisitions in 1 s without faults; the paused node's phase: 2 in 1 s (ok), 2 in 20 s (a collapse), or 3 unavailable.
     const ok = build(phase('none', 1_000, 0), phase('pause-node', 1_000, 0));
     expect(ok.verdict.passed).toBe(true);
@@ -133,7 +217,11 @@ describe('chaos report', () => {
     const path = join(dir, 'latest.json');
     expect(chaosReportPath({ REDLOCK_CHAOS_REPORT: path }, '/x')).toBe(path);
     expect(chaosReportPath({}, '/x')).toBe('/x/chaos/reports/latest.json');
-    expect(await readChaosReport(path, dir)).toMatchObject({ ok: false, reason: 'missing', message: expect.stringContaining('npm run chaos') });
+    expect(await readChaosReport(path, dir)).toMatchObject({
+      ok: false,
+      reason: 'missing',
+      message: expect.stringContaining('npm run chaos'),
+    });
     writeFileSync(path, '{"version":0}');
     expect(await readChaosReport(path, dir)).toMatchObject({ ok: false, reason: 'invalid' });
     writeFileSync(path, JSON.stringify(report(false)));

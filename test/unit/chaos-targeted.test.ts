@@ -6,7 +6,13 @@ import { judgeDefence, TRIAL_KINDS, type DefenceEvidence } from '../../lib/chaos
 
 const CEILING = 3_000;
 const evidence = (e: Partial<DefenceEvidence>): DefenceEvidence => ({
-  aVictimVotes: ['f'], bVictimVotes: ['q'], bGranted: false, sentinel: null, shortError: null, ceiling: CEILING, ...e,
+  aVictimVotes: ['f'],
+  bVictimVotes: ['q'],
+  bGranted: false,
+  sentinel: null,
+  shortError: null,
+  ceiling: CEILING,
+  ...e,
 });
 const sentinel = (cause: string | undefined, maxTtlMs = CEILING, length = CEILING) =>
   ({ cause, maxTtlMs, createdAt: 1_000, quarantineUntil: 1_000 + length }) as DefenceEvidence['sentinel'];
@@ -24,9 +30,12 @@ describe('targeted trials: the defence the safe core owes', () => {
     }
   });
 
-  it('an evicting node never votes for: every one of A\'s attempts shows unsafe-eviction (or a quarantine); B\'s may be pending', () => {
+  it("an evicting node never votes for: every one of A's attempts shows unsafe-eviction (or a quarantine); B's may be pending", () => {
     for (const kind of ['evict-volatile-lru', 'evict-allkeys-random'] as const) {
-      expect(judgeDefence(kind, evidence({ aVictimVotes: ['u', 'u'], bVictimVotes: ['p'], bGranted: true }))).toEqual({ defence: 'unsafe-eviction', defended: true });
+      expect(judgeDefence(kind, evidence({ aVictimVotes: ['u', 'u'], bVictimVotes: ['p'], bGranted: true }))).toEqual({
+        defence: 'unsafe-eviction',
+        defended: true,
+      });
       expect(judgeDefence(kind, evidence({ aVictimVotes: ['u', 'q'], bVictimVotes: ['u'] })).defended).toBe(true);
       expect(judgeDefence(kind, evidence({ aVictimVotes: ['u', 'f'], bVictimVotes: ['u'] }))).toEqual({ defence: null, defended: false });
       expect(judgeDefence(kind, evidence({ aVictimVotes: ['u', 't'], bVictimVotes: ['u'] })).defended).toBe(false);
@@ -36,12 +45,14 @@ describe('targeted trials: the defence the safe core owes', () => {
 
   it('a policy switched there and back: B refused by the victim, quarantined for its evictions', () => {
     expect(judgeDefence('evict-flip', evidence({ bVictimVotes: ['q', 'q'], sentinel: sentinel('eviction') })).defended).toBe(true);
-    expect(judgeDefence('evict-flip', evidence({ bVictimVotes: ['q', 'f'], bGranted: true, sentinel: sentinel('eviction') })).defended).toBe(false);
+    expect(
+      judgeDefence('evict-flip', evidence({ bVictimVotes: ['q', 'f'], bGranted: true, sentinel: sentinel('eviction') })).defended,
+    ).toBe(false);
     // The sentinel itself evicted: caught as a data loss, which is not the evicted_keys check.
     expect(judgeDefence('evict-flip', evidence({ sentinel: sentinel('data-loss') })).defended).toBe(false);
   });
 
-  it('a short ceiling: the short client refused with MaxTtlMismatchError, and a quarantine as long as the cluster\'s ceiling', () => {
+  it("a short ceiling: the short client refused with MaxTtlMismatchError, and a quarantine as long as the cluster's ceiling", () => {
     const full = evidence({ shortError: 'MaxTtlMismatchError', sentinel: sentinel('data-loss') });
     expect(judgeDefence('short-max-ttl', full).defended).toBe(true);
     expect(judgeDefence('short-max-ttl', { ...full, shortError: 'LockContendedError' }).defended).toBe(false);
@@ -54,8 +65,16 @@ describe('targeted trials: the defence the safe core owes', () => {
 describe('targeted nemeses and their controls', () => {
   it('every targeted nemesis has a negative control that runs its trial with something unsafe, and every control names what exists', () => {
     const targeted = NEMESIS_NAMES.filter((n) => NEMESES[n].targeted);
-    expect(targeted).toEqual(['restart-rdb', 'restart-stale-aof', 'evict-volatile-lru', 'evict-allkeys-random', 'short-max-ttl', 'lose-data', 'lose-majority',
-      'fence-stall']);
+    expect(targeted).toEqual([
+      'restart-rdb',
+      'restart-stale-aof',
+      'evict-volatile-lru',
+      'evict-allkeys-random',
+      'short-max-ttl',
+      'lose-data',
+      'lose-majority',
+      'fence-stall',
+    ]);
     for (const name of targeted) {
       const negatives = TARGETED_CONTROLS.filter((c) => c.nemesis === name && c.negative);
       expect(negatives.length, name).toBeGreaterThan(0);
@@ -72,6 +91,10 @@ describe('targeted nemeses and their controls', () => {
       if (!c.negative) expect(c.seeds).toBeGreaterThan(0);
     }
     // The run-time flip of the policy has its safe twin and its negative control, outside any phase.
-    expect(TARGETED_CONTROLS.filter((c) => c.kind === 'evict-flip').map((c) => c.negative).sort()).toEqual([false, true]);
+    expect(
+      TARGETED_CONTROLS.filter((c) => c.kind === 'evict-flip')
+        .map((c) => c.negative)
+        .sort(),
+    ).toEqual([false, true]);
   });
 });

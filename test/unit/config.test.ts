@@ -5,7 +5,11 @@ import { ConfigError, loadConfig, parseNodeUrls, redact } from '../../lib/config
 describe('REDLOCK_NODES', () => {
   it('accepts redis:// and rediss:// URLs with user, password and db', () => {
     const nodes = parseNodeUrls(' redis://:s3cret@10.0.0.5:6380/2 , rediss://user:pw@cache.example:6379,redis://10.0.0.7 ');
-    expect(nodes.map((n) => [n.label, n.tls])).toEqual([['10.0.0.5:6380', false], ['cache.example:6379', true], ['10.0.0.7:6379', false]]);
+    expect(nodes.map((n) => [n.label, n.tls])).toEqual([
+      ['10.0.0.5:6380', false],
+      ['cache.example:6379', true],
+      ['10.0.0.7:6379', false],
+    ]);
     expect(nodes[0]!.url).toBe('redis://:s3cret@10.0.0.5:6380/2');
   });
 
@@ -36,21 +40,35 @@ describe('REDLOCK_NODES', () => {
   });
 
   it('either parses or throws ConfigError for any string (never another error)', () => {
-    fc.assert(fc.property(fc.string(), (s) => {
-      try {
-        parseNodeUrls(s);
-      } catch (err) {
-        expect(err).toBeInstanceOf(ConfigError);
-      }
-    }), { numRuns: 500 });
+    fc.assert(
+      fc.property(fc.string(), (s) => {
+        try {
+          parseNodeUrls(s);
+        } catch (err) {
+          expect(err).toBeInstanceOf(ConfigError);
+        }
+      }),
+      { numRuns: 500 },
+    );
   });
 });
 
 describe('loadConfig', () => {
   it('has documented defaults', () => {
     const c = loadConfig({}, '/srv/app');
-    expect(c).toMatchObject({ port: 3000, host: '127.0.0.1', dataDir: '/srv/app/.data', nodes: null, clusterSize: 5, portBase: 6381,
-      serverPortBase: 16381, persistence: 'aof-always', keyPrefix: 'rl:', maxTtlMs: 60_000, adminUser: null });
+    expect(c).toMatchObject({
+      port: 3000,
+      host: '127.0.0.1',
+      dataDir: '/srv/app/.data',
+      nodes: null,
+      clusterSize: 5,
+      portBase: 6381,
+      serverPortBase: 16381,
+      persistence: 'aof-always',
+      keyPrefix: 'rl:',
+      maxTtlMs: 60_000,
+      adminUser: null,
+    });
   });
 
   it.each([

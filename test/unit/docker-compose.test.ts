@@ -5,8 +5,15 @@ import { parseNodeUrls } from '../../lib/config';
 import { hasNotifyFlags } from '../../lib/inspect/notifications';
 
 // No Docker engine runs here, so the file is checked for exactly what the product promises.
-interface Service { image?: string; build?: unknown; command?: string[]; ports?: string[]; healthcheck?: { test: string[] };
-  environment?: Record<string, string>; depends_on?: Record<string, { condition: string }> }
+interface Service {
+  image?: string;
+  build?: unknown;
+  command?: string[];
+  ports?: string[];
+  healthcheck?: { test: string[] };
+  environment?: Record<string, string>;
+  depends_on?: Record<string, { condition: string }>;
+}
 /** The one secret of the file, required from the environment (compose's `${VAR:?message}`). */
 const PASSWORD = /^\$\{REDLOCK_REDIS_PASSWORD:\?[^}]+\}$/;
 const compose = parse(readFileSync('docker-compose.yml', 'utf8'), { merge: true }) as { services: Record<string, Service> };

@@ -9,34 +9,74 @@ import { NodeKeyEvents } from '@/lib/server/events/keyspace-source';
 describe('keyevents of a lock key on one node', () => {
   const run = (events: NodeKeyEvents, sequence: [string, string][]) => sequence.map(([event, key]) => events.classify(event, key));
 
-  it('a grant is one lock.granted: its own PX is not an extension, nor is the fence round\'s rewrite a grant', () => {
+  it("a grant is one lock.granted: its own PX is not an extension, nor is the fence round's rewrite a grant", () => {
     const events = new NodeKeyEvents();
-    expect(run(events, [['set', 'k'], ['expire', 'k'], ['set', 'k']])).toEqual(['lock.granted', null, null]);
+    expect(
+      run(events, [
+        ['set', 'k'],
+        ['expire', 'k'],
+        ['set', 'k'],
+      ]),
+    ).toEqual(['lock.granted', null, null]);
   });
 
-  it('an extend is one lock.extended (the value rewrite before it is not a grant); a bare token\'s extend too', () => {
+  it("an extend is one lock.extended (the value rewrite before it is not a grant); a bare token's extend too", () => {
     const events = new NodeKeyEvents();
-    run(events, [['set', 'k'], ['expire', 'k']]);
-    expect(run(events, [['set', 'k'], ['expire', 'k']])).toEqual([null, 'lock.extended']);
+    run(events, [
+      ['set', 'k'],
+      ['expire', 'k'],
+    ]);
+    expect(
+      run(events, [
+        ['set', 'k'],
+        ['expire', 'k'],
+      ]),
+    ).toEqual([null, 'lock.extended']);
     expect(run(events, [['pexpire', 'k']])).toEqual(['lock.extended']);
   });
 
   it('after a release or an expiry the next set is a grant again', () => {
     const events = new NodeKeyEvents();
-    expect(run(events, [['set', 'k'], ['expire', 'k'], ['del', 'k'], ['set', 'k'], ['expire', 'k'], ['expired', 'k'], ['set', 'k']]))
-      .toEqual(['lock.granted', null, 'lock.released', 'lock.granted', null, 'lock.expired', 'lock.granted']);
+    expect(
+      run(events, [
+        ['set', 'k'],
+        ['expire', 'k'],
+        ['del', 'k'],
+        ['set', 'k'],
+        ['expire', 'k'],
+        ['expired', 'k'],
+        ['set', 'k'],
+      ]),
+    ).toEqual(['lock.granted', null, 'lock.released', 'lock.granted', null, 'lock.expired', 'lock.granted']);
   });
 
   it('keys are tracked one by one (a multi-resource grant sets each in turn)', () => {
     const events = new NodeKeyEvents();
-    expect(run(events, [['set', 'a'], ['expire', 'a'], ['set', 'b'], ['expire', 'b'], ['expire', 'a']]))
-      .toEqual(['lock.granted', null, 'lock.granted', null, 'lock.extended']);
+    expect(
+      run(events, [
+        ['set', 'a'],
+        ['expire', 'a'],
+        ['set', 'b'],
+        ['expire', 'b'],
+        ['expire', 'a'],
+      ]),
+    ).toEqual(['lock.granted', null, 'lock.granted', null, 'lock.extended']);
   });
 
   it('a key held before the events started is extended, not granted, once an expire shows it; reset forgets every key', () => {
     const events = new NodeKeyEvents();
-    expect(run(events, [['expire', 'old'], ['set', 'old']])).toEqual(['lock.extended', null]);
+    expect(
+      run(events, [
+        ['expire', 'old'],
+        ['set', 'old'],
+      ]),
+    ).toEqual(['lock.extended', null]);
     events.reset();
-    expect(run(events, [['set', 'old'], ['rename_from', 'old']])).toEqual(['lock.granted', null]);
+    expect(
+      run(events, [
+        ['set', 'old'],
+        ['rename_from', 'old'],
+      ]),
+    ).toEqual(['lock.granted', null]);
   });
 });

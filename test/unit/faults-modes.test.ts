@@ -1,12 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import {
-  FaultModeError,
-  MAX_FAULT_DELAY_MS,
-  formatFaultMode,
-  parseFaultMode,
-  sameFaultMode,
-  type FaultMode,
-} from '@/lib/faults';
+import { FaultModeError, MAX_FAULT_DELAY_MS, formatFaultMode, parseFaultMode, sameFaultMode, type FaultMode } from '@/lib/faults';
 
 describe('parseFaultMode', () => {
   it.each<[unknown, FaultMode]>([

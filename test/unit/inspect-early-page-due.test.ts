@@ -13,8 +13,15 @@ function handRun() {
   const t0 = performance.now();
   const state = { scanning: false, found: 0 };
   const run: SnapshotRun = {
-    readAt: Date.now(), pattern: 'rl:lock:*', done, finished: () => result, elapsedMs: () => performance.now() - t0,
-    scanning: () => state.scanning, keysPerNode: () => [], found: () => state.found, firstKeys: () => ({ keys: [], accepted: 0 }),
+    readAt: Date.now(),
+    pattern: 'rl:lock:*',
+    done,
+    finished: () => result,
+    elapsedMs: () => performance.now() - t0,
+    scanning: () => state.scanning,
+    keysPerNode: () => [],
+    found: () => state.found,
+    firstKeys: () => ({ keys: [], accepted: 0 }),
   };
   const end = () => {
     result = {} as Snapshot;

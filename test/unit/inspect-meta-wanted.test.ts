@@ -22,11 +22,28 @@ type Op =
   | { op: 'wanted'; readable: boolean[]; fill: boolean[] };
 
 const opArb: fc.Arbitrary<Op> = fc.oneof(
-  { weight: 6, arbitrary: fc.record({ op: fc.constant('add' as const), reading: fc.nat(N - 1), key: fc.constantFrom(...KEYS), token: fc.constantFrom(...TOKENS), metaRead: fc.boolean(), withMeta: fc.boolean() }) },
+  {
+    weight: 6,
+    arbitrary: fc.record({
+      op: fc.constant('add' as const),
+      reading: fc.nat(N - 1),
+      key: fc.constantFrom(...KEYS),
+      token: fc.constantFrom(...TOKENS),
+      metaRead: fc.boolean(),
+      withMeta: fc.boolean(),
+    }),
+  },
   { weight: 4, arbitrary: fc.record({ op: fc.constant('remove' as const), reading: fc.nat(N - 1), key: fc.constantFrom(...KEYS) }) },
   { weight: 1, arbitrary: fc.record({ op: fc.constant('clear' as const), reading: fc.nat(N - 1) }) },
   { weight: 1, arbitrary: fc.record({ op: fc.constant('compact' as const) }) },
-  { weight: 3, arbitrary: fc.record({ op: fc.constant('wanted' as const), readable: fc.array(fc.boolean(), { minLength: N, maxLength: N }), fill: fc.array(fc.boolean(), { minLength: 8, maxLength: 8 }) }) },
+  {
+    weight: 3,
+    arbitrary: fc.record({
+      op: fc.constant('wanted' as const),
+      readable: fc.array(fc.boolean(), { minLength: N, maxLength: N }),
+      fill: fc.array(fc.boolean(), { minLength: 8, maxLength: 8 }),
+    }),
+  },
 );
 
 /** What a grouper that has never answered says about `model`: every group looked at. */
@@ -37,43 +54,49 @@ function fresh(model: Map<string, (Cell | undefined)[]>, readable: boolean[]): s
       if (cell) g.add(reading, key, cell.token, 10_000, cell.meta ?? null, cell.meta !== undefined);
     });
   }
-  return g.metaWanted(readable).map((w) => `${w.key}@${w.reading}:${w.token}`).sort();
+  return g
+    .metaWanted(readable)
+    .map((w) => `${w.key}@${w.reading}:${w.token}`)
+    .sort();
 }
 
 describe('LockGrouper.metaWanted, asked again and again', () => {
   it('names exactly what a grouper built afresh from the same cells would name', () => {
-    fc.assert(fc.property(fc.array(opArb, { minLength: 5, maxLength: 80, size: 'max' }), (ops) => {
-      let g = new LockGrouper(N, PREFIX);
-      const model = new Map<string, (Cell | undefined)[]>();
-      for (const step of ops) {
-        if (step.op === 'add') {
-          const meta = step.metaRead ? (step.withMeta ? { owner: step.token } : null) : undefined;
-          g.add(step.reading, step.key, step.token, 10_000, meta ?? null, step.metaRead);
-          const cells = model.get(step.key) ?? new Array<Cell | undefined>(N).fill(undefined);
-          cells[step.reading] = { token: step.token, meta };
-          model.set(step.key, cells);
-        } else if (step.op === 'remove') {
-          g.remove(step.reading, step.key);
-          const cells = model.get(step.key);
-          if (cells) cells[step.reading] = undefined;
-        } else if (step.op === 'compact') {
-          g = g.compacted(); // as the live index does once empty groups are the many
-        } else if (step.op === 'clear') {
-          g.clearReading(step.reading);
-          for (const cells of model.values()) cells[step.reading] = undefined;
-        } else {
-          const wanted = g.metaWanted(step.readable);
-          expect(wanted.map((w) => `${w.key}@${w.reading}:${w.token}`).sort()).toEqual(fresh(model, step.readable));
-          // As fillMissingMeta does: some are found (with metadata or without), the rest stay missing.
-          wanted.forEach((w, i) => {
-            if (!step.fill[i % step.fill.length]) return;
-            const meta = i % 2 === 0 ? { owner: 'filled' } : null;
-            g.setMeta(w.group, w.reading, meta);
-            model.get(w.key)![w.reading] = { token: w.token, meta };
-          });
+    fc.assert(
+      fc.property(fc.array(opArb, { minLength: 5, maxLength: 80, size: 'max' }), (ops) => {
+        let g = new LockGrouper(N, PREFIX);
+        const model = new Map<string, (Cell | undefined)[]>();
+        for (const step of ops) {
+          if (step.op === 'add') {
+            const meta = step.metaRead ? (step.withMeta ? { owner: step.token } : null) : undefined;
+            g.add(step.reading, step.key, step.token, 10_000, meta ?? null, step.metaRead);
+            const cells = model.get(step.key) ?? new Array<Cell | undefined>(N).fill(undefined);
+            cells[step.reading] = { token: step.token, meta };
+            model.set(step.key, cells);
+          } else if (step.op === 'remove') {
+            g.remove(step.reading, step.key);
+            const cells = model.get(step.key);
+            if (cells) cells[step.reading] = undefined;
+          } else if (step.op === 'compact') {
+            g = g.compacted(); // as the live index does once empty groups are the many
+          } else if (step.op === 'clear') {
+            g.clearReading(step.reading);
+            for (const cells of model.values()) cells[step.reading] = undefined;
+          } else {
+            const wanted = g.metaWanted(step.readable);
+            expect(wanted.map((w) => `${w.key}@${w.reading}:${w.token}`).sort()).toEqual(fresh(model, step.readable));
+            // As fillMissingMeta does: some are found (with metadata or without), the rest stay missing.
+            wanted.forEach((w, i) => {
+              if (!step.fill[i % step.fill.length]) return;
+              const meta = i % 2 === 0 ? { owner: 'filled' } : null;
+              g.setMeta(w.group, w.reading, meta);
+              model.get(w.key)![w.reading] = { token: w.token, meta };
+            });
+          }
         }
-      }
-    }), { numRuns: 1_000 });
+      }),
+      { numRuns: 1_000 },
+    );
   });
 
   it('a lock whose metadata could not be found is asked for again, and not once it is found', () => {

@@ -9,13 +9,26 @@ describe('lock values: `<token> <metadata JSON>`', () => {
     expect(splitLockValue('AbC_-123 {"owner":"o"}')).toEqual({ token: 'AbC_-123', meta: { owner: 'o' } });
   });
 
-  it('reads a bare token (another library\'s lock, or no metadata) as the token with no metadata', () => {
+  it("reads a bare token (another library's lock, or no metadata) as the token with no metadata", () => {
     expect(splitLockValue('AbC_-123')).toEqual({ token: 'AbC_-123', meta: null });
     expect(splitLockValue('')).toEqual({ token: '', meta: null });
   });
 
   it('tolerates whatever follows the token: bad JSON, non-objects and an empty tail are no metadata, never a throw', () => {
-    for (const tail of ['', ' ', '{', '{"owner": "cut', 'not json', '[]', '["a"]', '"text"', '42', 'null', '{"pid":12}', '{"a":"b"} trailing']) {
+    for (const tail of [
+      '',
+      ' ',
+      '{',
+      '{"owner": "cut',
+      'not json',
+      '[]',
+      '["a"]',
+      '"text"',
+      '42',
+      'null',
+      '{"pid":12}',
+      '{"a":"b"} trailing',
+    ]) {
       expect(splitLockValue(`tok ${tail}`)).toEqual({ token: 'tok', meta: null });
     }
     expect(splitLockValue('tok  {"owner":"o"}')).toEqual({ token: 'tok', meta: null }); // two spaces: the tail starts with one
@@ -24,8 +37,24 @@ describe('lock values: `<token> <metadata JSON>`', () => {
 
 describe('holder metadata text', () => {
   it('parses a JSON object of strings', () => {
-    const text = JSON.stringify({ owner: 'h:12', host: 'h', pid: '12', ttlMs: '10000', extensions: '0', acquiredAt: '1763712000000', fence: '42' });
-    expect(parseMeta(text)).toEqual({ owner: 'h:12', host: 'h', pid: '12', ttlMs: '10000', extensions: '0', acquiredAt: '1763712000000', fence: '42' });
+    const text = JSON.stringify({
+      owner: 'h:12',
+      host: 'h',
+      pid: '12',
+      ttlMs: '10000',
+      extensions: '0',
+      acquiredAt: '1763712000000',
+      fence: '42',
+    });
+    expect(parseMeta(text)).toEqual({
+      owner: 'h:12',
+      host: 'h',
+      pid: '12',
+      ttlMs: '10000',
+      extensions: '0',
+      acquiredAt: '1763712000000',
+      fence: '42',
+    });
   });
 
   it('drops fields that are not strings, and is null when none is left', () => {
@@ -35,7 +64,24 @@ describe('holder metadata text', () => {
   });
 
   it('is null for anything that is not a JSON object, and never throws', () => {
-    for (const bad of [null, undefined, 0, 1, '', '{', '{"a":', 'not json', '[]', '["a"]', '"text"', '42', 'null', '{"a":"b"} trailing', ['a'], { a: 'b' }]) {
+    for (const bad of [
+      null,
+      undefined,
+      0,
+      1,
+      '',
+      '{',
+      '{"a":',
+      'not json',
+      '[]',
+      '["a"]',
+      '"text"',
+      '42',
+      'null',
+      '{"a":"b"} trailing',
+      ['a'],
+      { a: 'b' },
+    ]) {
       expect(parseMeta(bad)).toBeNull();
     }
   });

@@ -1,6 +1,15 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { LockGrouper, quorumSize, quorumView, type LockCell, type NodeReading, type QuorumOptions, type QuorumView, type ScannedLock } from '@/lib/inspect';
+import {
+  LockGrouper,
+  quorumSize,
+  quorumView,
+  type LockCell,
+  type NodeReading,
+  type QuorumOptions,
+  type QuorumView,
+  type ScannedLock,
+} from '@/lib/inspect';
 
 /** Per-node readings grouped by key into quorum views, sorted by resource (what the scanner does, fed at once). */
 function groupQuorumViews(readings: readonly NodeReading[], options: QuorumOptions): QuorumView[] {
@@ -12,8 +21,14 @@ function groupQuorumViews(readings: readonly NodeReading[], options: QuorumOptio
   return grouper.views(readings, options);
 }
 
-const present = (node: number, token: string, pttlMs: number, meta: Record<string, string> | null = null): LockCell =>
-  ({ node, known: true, present: true, token, pttlMs, meta });
+const present = (node: number, token: string, pttlMs: number, meta: Record<string, string> | null = null): LockCell => ({
+  node,
+  known: true,
+  present: true,
+  token,
+  pttlMs,
+  meta,
+});
 const absent = (node: number): LockCell => ({ node, known: true, present: false, token: null, pttlMs: null, meta: null });
 const unknown = (node: number): LockCell => ({ node, known: false, present: false, token: null, pttlMs: null, meta: null });
 const view = (cells: LockCell[], configuredNodes = 5, extra: { driftFactor?: number; expiringThresholdMs?: number } = {}) =>
@@ -21,7 +36,13 @@ const view = (cells: LockCell[], configuredNodes = 5, extra: { driftFactor?: num
 
 describe('quorum view classification', () => {
   it('held: one token on every node; validity is the quorum-th largest PTTL minus the drift allowance', () => {
-    const v = view([present(1, 'A', 10_000), present(2, 'A', 9_000), present(3, 'A', 8_000), present(4, 'A', 7_000), present(5, 'A', 6_000)]);
+    const v = view([
+      present(1, 'A', 10_000),
+      present(2, 'A', 9_000),
+      present(3, 'A', 8_000),
+      present(4, 'A', 7_000),
+      present(5, 'A', 6_000),
+    ]);
     expect(v).toMatchObject({ state: 'held', majorityToken: 'A', holders: 5, tokens: 1, quorum: 3 });
     // 3rd largest of 10 000, 9 000, 8 000, … = 8 000; drift = 8 000 × 0.01 + 2 = 82.
     expect(v.validityMs).toBe(7_918);
@@ -78,22 +99,33 @@ describe('quorum view classification', () => {
     const v = view([
       present(1, 'B', 9_000, { owner: 'old', fence: '3' }),
       present(2, 'A', 9_000, { owner: 'new', fence: '7' }),
-      present(3, 'A', 9_000), present(4, 'A', 9_000), absent(5),
+      present(3, 'A', 9_000),
+      present(4, 'A', 9_000),
+      absent(5),
     ]);
     expect(v.meta).toEqual({ owner: 'new', fence: '7' });
     expect(v.fence).toBe(7);
     expect(view([present(1, 'A', 1_000, { owner: 'x', fence: 'n/a' }), absent(2), absent(3), absent(4), absent(5)]).fence).toBeNull();
   });
 
-  it('takes the majority token\'s metadata from a node whose copy has the fence (the fence round writes it on the confirmers only)', () => {
+  it("takes the majority token's metadata from a node whose copy has the fence (the fence round writes it on the confirmers only)", () => {
     const v = view([
-      present(1, 'A', 9_000, { owner: 'o' }), present(2, 'A', 9_000, { owner: 'o' }),
-      present(3, 'A', 9_000, { owner: 'o', fence: '12' }), present(4, 'A', 9_000, { owner: 'o', fence: '12' }), absent(5),
+      present(1, 'A', 9_000, { owner: 'o' }),
+      present(2, 'A', 9_000, { owner: 'o' }),
+      present(3, 'A', 9_000, { owner: 'o', fence: '12' }),
+      present(4, 'A', 9_000, { owner: 'o', fence: '12' }),
+      absent(5),
     ]);
     expect(v.meta).toEqual({ owner: 'o', fence: '12' });
     expect(v.fence).toBe(12);
     // A minority leftover's fence never wins over the majority's copies without one.
-    const w = view([present(1, 'B', 9_000, { fence: '99' }), present(2, 'A', 9_000, { owner: 'o' }), present(3, 'A', 9_000), present(4, 'A', 9_000), absent(5)]);
+    const w = view([
+      present(1, 'B', 9_000, { fence: '99' }),
+      present(2, 'A', 9_000, { owner: 'o' }),
+      present(3, 'A', 9_000),
+      present(4, 'A', 9_000),
+      absent(5),
+    ]);
     expect(w.meta).toEqual({ owner: 'o' });
     expect(w.fence).toBeNull();
   });
@@ -105,24 +137,40 @@ describe('quorum view classification', () => {
 });
 
 describe('grouping readings into views', () => {
-  const lock = (key: string, token: string, pttlMs = 9_000, meta: Record<string, string> | null = null): ScannedLock =>
-    ({ key, resource: key.replace(/^rl:lock:/, ''), token, pttlMs, meta });
+  const lock = (key: string, token: string, pttlMs = 9_000, meta: Record<string, string> | null = null): ScannedLock => ({
+    key,
+    resource: key.replace(/^rl:lock:/, ''),
+    token,
+    pttlMs,
+    meta,
+  });
 
   it('groups by key across nodes, sorts by resource, and keeps unknown nodes unknown', () => {
-    const views = groupQuorumViews([
-      { node: 1, ok: true, keys: [lock('rl:lock:b', 'T'), lock('rl:lock:a', 'S', 9_000, { owner: 'o' })] },
-      { node: 2, ok: true, keys: [lock('rl:lock:a', 'S'), lock('rl:lock:a', 'S')] }, // SCAN may repeat a key
-      { node: 3, ok: false, keys: [lock('rl:lock:c', 'U')] },
-    ], { configuredNodes: 3 });
+    const views = groupQuorumViews(
+      [
+        { node: 1, ok: true, keys: [lock('rl:lock:b', 'T'), lock('rl:lock:a', 'S', 9_000, { owner: 'o' })] },
+        { node: 2, ok: true, keys: [lock('rl:lock:a', 'S'), lock('rl:lock:a', 'S')] }, // SCAN may repeat a key
+        { node: 3, ok: false, keys: [lock('rl:lock:c', 'U')] },
+      ],
+      { configuredNodes: 3 },
+    );
     expect(views.map((v) => v.resource)).toEqual(['a', 'b']); // c is only on an unreadable node
     expect(views[0]).toMatchObject({ state: 'held', holders: 2, unknownNodes: [3], meta: { owner: 'o' } });
-    expect(views[0]!.cells.map((c) => [c.node, c.known, c.present])).toEqual([[1, true, true], [2, true, true], [3, false, false]]);
+    expect(views[0]!.cells.map((c) => [c.node, c.known, c.present])).toEqual([
+      [1, true, true],
+      [2, true, true],
+      [3, false, false],
+    ]);
     expect(views[1]).toMatchObject({ state: 'partial', holders: 1 });
   });
 });
 
 describe('LockGrouper', () => {
-  const readings = [{ node: 1, ok: true }, { node: 2, ok: true }, { node: 3, ok: false }];
+  const readings = [
+    { node: 1, ok: true },
+    { node: 2, ok: true },
+    { node: 3, ok: false },
+  ];
 
   it('ages PTTLs from when each batch was read to when the views are made', () => {
     const g = new LockGrouper(3, 'rl:lock:');
@@ -153,96 +201,111 @@ describe('LockGrouper', () => {
 
 // ─── properties ────────────────────────────────────────────────────────────────────────────────
 
-const cellsArb = fc.integer({ min: 1, max: 7 }).chain((n) =>
-  fc.tuple(
-    fc.constant(n),
-    fc.array(
-      fc.record({
-        known: fc.integer({ min: 0, max: 9 }).map((x) => x > 0),
-        present: fc.boolean(),
-        token: fc.constantFrom('A', 'B', 'C'),
-        pttlMs: fc.oneof(fc.constant(-1), fc.integer({ min: 0, max: 120_000 })),
-        withMeta: fc.boolean(),
-      }),
-      { minLength: n, maxLength: n },
+const cellsArb = fc
+  .integer({ min: 1, max: 7 })
+  .chain((n) =>
+    fc.tuple(
+      fc.constant(n),
+      fc.array(
+        fc.record({
+          known: fc.integer({ min: 0, max: 9 }).map((x) => x > 0),
+          present: fc.boolean(),
+          token: fc.constantFrom('A', 'B', 'C'),
+          pttlMs: fc.oneof(fc.constant(-1), fc.integer({ min: 0, max: 120_000 })),
+          withMeta: fc.boolean(),
+        }),
+        { minLength: n, maxLength: n },
+      ),
+      fc.double({ min: 0, max: 0.1, noNaN: true }),
+      fc.integer({ min: 0, max: 10_000 }),
     ),
-    fc.double({ min: 0, max: 0.1, noNaN: true }),
-    fc.integer({ min: 0, max: 10_000 }),
-  ),
-).map(([n, raw, driftFactor, expiringThresholdMs]) => ({
-  n,
-  driftFactor,
-  expiringThresholdMs,
-  cells: raw.map((r, i): LockCell => {
-    if (!r.known) return unknown(i + 1);
-    if (!r.present) return absent(i + 1);
-    return present(i + 1, r.token, r.pttlMs, r.withMeta ? { owner: `o${i + 1}`, fence: String(i + 1) } : null);
-  }),
-}));
+  )
+  .map(([n, raw, driftFactor, expiringThresholdMs]) => ({
+    n,
+    driftFactor,
+    expiringThresholdMs,
+    cells: raw.map((r, i): LockCell => {
+      if (!r.known) return unknown(i + 1);
+      if (!r.present) return absent(i + 1);
+      return present(i + 1, r.token, r.pttlMs, r.withMeta ? { owner: `o${i + 1}`, fence: String(i + 1) } : null);
+    }),
+  }));
 
 const classify = (c: { n: number; driftFactor: number; expiringThresholdMs: number; cells: LockCell[] }, cells = c.cells) =>
   quorumView('r', 'k', cells, { configuredNodes: c.n, driftFactor: c.driftFactor, expiringThresholdMs: c.expiringThresholdMs });
 
 describe('quorum view properties', () => {
   it('held/expiring ⇒ a token on at least a quorum; otherwise no token has a quorum', () => {
-    fc.assert(fc.property(cellsArb, (c) => {
-      const v = classify(c);
-      const q = quorumSize(c.n);
-      const counts = new Map<string, number>();
-      for (const cell of c.cells) if (cell.known && cell.present) counts.set(cell.token!, (counts.get(cell.token!) ?? 0) + 1);
-      const max = Math.max(0, ...counts.values());
-      expect(v.tokens).toBe(counts.size);
-      if (v.state === 'held' || v.state === 'expiring') {
-        expect(v.holders).toBeGreaterThanOrEqual(q);
-        expect(counts.get(v.majorityToken!)).toBe(v.holders);
-      } else {
-        expect(v.majorityToken).toBeNull();
-        expect(max).toBeLessThan(q);
-      }
-      if (v.state === 'split') expect(v.tokens).toBeGreaterThanOrEqual(2);
-      if (v.state === 'partial') expect(v.tokens).toBeLessThanOrEqual(1);
-    }), { numRuns: 500 });
+    fc.assert(
+      fc.property(cellsArb, (c) => {
+        const v = classify(c);
+        const q = quorumSize(c.n);
+        const counts = new Map<string, number>();
+        for (const cell of c.cells) if (cell.known && cell.present) counts.set(cell.token!, (counts.get(cell.token!) ?? 0) + 1);
+        const max = Math.max(0, ...counts.values());
+        expect(v.tokens).toBe(counts.size);
+        if (v.state === 'held' || v.state === 'expiring') {
+          expect(v.holders).toBeGreaterThanOrEqual(q);
+          expect(counts.get(v.majorityToken!)).toBe(v.holders);
+        } else {
+          expect(v.majorityToken).toBeNull();
+          expect(max).toBeLessThan(q);
+        }
+        if (v.state === 'split') expect(v.tokens).toBeGreaterThanOrEqual(2);
+        if (v.state === 'partial') expect(v.tokens).toBeLessThanOrEqual(1);
+      }),
+      { numRuns: 500 },
+    );
   });
 
   it('validity: a quorum of majority nodes hold the key at least that long, it never exceeds the largest PTTL, and expiring ⇔ validity ≤ threshold', () => {
-    fc.assert(fc.property(cellsArb, (c) => {
-      const v = classify(c);
-      if (v.majorityToken === null) {
-        expect(v.validityMs).toBeNull();
-        return;
-      }
-      const pttls = c.cells.filter((x) => x.known && x.present && x.token === v.majorityToken).map((x) => x.pttlMs!);
-      if (v.validityMs === null) {
-        // Only when a quorum of the majority's keys never expire.
-        expect(pttls.filter((p) => p === -1).length).toBeGreaterThanOrEqual(v.quorum);
-        expect(v.state).toBe('held');
-        return;
-      }
-      expect(v.validityMs).toBeGreaterThanOrEqual(0);
-      expect(pttls.filter((p) => p === -1 || p >= v.validityMs!).length).toBeGreaterThanOrEqual(v.quorum);
-      expect(v.validityMs).toBeLessThanOrEqual(Math.max(...pttls.filter((p) => p >= 0), 0));
-      expect(v.state === 'expiring').toBe(v.validityMs <= c.expiringThresholdMs);
-    }), { numRuns: 500 });
+    fc.assert(
+      fc.property(cellsArb, (c) => {
+        const v = classify(c);
+        if (v.majorityToken === null) {
+          expect(v.validityMs).toBeNull();
+          return;
+        }
+        const pttls = c.cells.filter((x) => x.known && x.present && x.token === v.majorityToken).map((x) => x.pttlMs!);
+        if (v.validityMs === null) {
+          // Only when a quorum of the majority's keys never expire.
+          expect(pttls.filter((p) => p === -1).length).toBeGreaterThanOrEqual(v.quorum);
+          expect(v.state).toBe('held');
+          return;
+        }
+        expect(v.validityMs).toBeGreaterThanOrEqual(0);
+        expect(pttls.filter((p) => p === -1 || p >= v.validityMs!).length).toBeGreaterThanOrEqual(v.quorum);
+        expect(v.validityMs).toBeLessThanOrEqual(Math.max(...pttls.filter((p) => p >= 0), 0));
+        expect(v.state === 'expiring').toBe(v.validityMs <= c.expiringThresholdMs);
+      }),
+      { numRuns: 500 },
+    );
   });
 
   it('is invariant under permuting the node order', () => {
-    fc.assert(fc.property(cellsArb, fc.integer(), (c, seed) => {
-      const shuffled = [...c.cells];
-      let s = seed;
-      for (let i = shuffled.length - 1; i > 0; i--) {
-        s = (s * 1103515245 + 12345) | 0;
-        const j = Math.abs(s) % (i + 1);
-        [shuffled[i], shuffled[j]] = [shuffled[j]!, shuffled[i]!];
-      }
-      expect(classify(c, shuffled)).toEqual(classify(c));
-    }), { numRuns: 300 });
+    fc.assert(
+      fc.property(cellsArb, fc.integer(), (c, seed) => {
+        const shuffled = [...c.cells];
+        let s = seed;
+        for (let i = shuffled.length - 1; i > 0; i--) {
+          s = (s * 1103515245 + 12345) | 0;
+          const j = Math.abs(s) % (i + 1);
+          [shuffled[i], shuffled[j]] = [shuffled[j]!, shuffled[i]!];
+        }
+        expect(classify(c, shuffled)).toEqual(classify(c));
+      }),
+      { numRuns: 300 },
+    );
   });
 
   it('flags exactly the present keys without a TTL, and exactly the unknown nodes', () => {
-    fc.assert(fc.property(cellsArb, (c) => {
-      const v = classify(c);
-      expect(v.noTtlNodes).toEqual(c.cells.filter((x) => x.known && x.present && x.pttlMs === -1).map((x) => x.node));
-      expect(v.unknownNodes).toEqual(c.cells.filter((x) => !x.known).map((x) => x.node));
-    }), { numRuns: 300 });
+    fc.assert(
+      fc.property(cellsArb, (c) => {
+        const v = classify(c);
+        expect(v.noTtlNodes).toEqual(c.cells.filter((x) => x.known && x.present && x.pttlMs === -1).map((x) => x.node));
+        expect(v.unknownNodes).toEqual(c.cells.filter((x) => !x.known).map((x) => x.node));
+      }),
+      { numRuns: 300 },
+    );
   });
 });

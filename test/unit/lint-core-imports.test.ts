@@ -21,18 +21,17 @@ describe('imports of the lock core', () => {
     expect(await restricted(file, `${code}\nexport const x = 1;\n`)).toHaveLength(1);
   });
 
-  it.each([
-    "import { Redlock } from '@redlock-console/redlock';",
-    "import { ALL_SCRIPTS } from '@redlock-console/redlock/internals';",
-  ])('%s is allowed', async (code) => {
-    expect(await restricted('lib/inspect/x.ts', `${code}\nexport const x = 1;\n`)).toEqual([]);
-  });
+  it.each(["import { Redlock } from '@redlock-console/redlock';", "import { ALL_SCRIPTS } from '@redlock-console/redlock/internals';"])(
+    '%s is allowed',
+    async (code) => {
+      expect(await restricted('lib/inspect/x.ts', `${code}\nexport const x = 1;\n`)).toEqual([]);
+    },
+  );
 
-  it.each([
-    "import { config } from '@/lib/config';",
-    "import { z } from 'zod';",
-    "import { NextResponse } from 'next/server';",
-  ])('inside the package, %s is refused', async (code) => {
-    expect(await restricted('packages/redlock/src/x.ts', `${code}\nexport const x = 1;\n`)).toHaveLength(1);
-  });
+  it.each(["import { config } from '@/lib/config';", "import { z } from 'zod';", "import { NextResponse } from 'next/server';"])(
+    'inside the package, %s is refused',
+    async (code) => {
+      expect(await restricted('packages/redlock/src/x.ts', `${code}\nexport const x = 1;\n`)).toHaveLength(1);
+    },
+  );
 });

@@ -3,7 +3,14 @@ import { describe, expect, it } from 'vitest';
 import { MatrixFooter, ReadAt, ScanProgress, tabCount } from '../../components/locks/matrix-status';
 
 const page = (complete: boolean, index = false) => ({
-  readAt: Date.UTC(2026, 0, 1, 12), scanMs: 1_234.5, quorum: 3, complete, scannedKeys: 123_456, total: 30_000, matched: 29_000, index,
+  readAt: Date.UTC(2026, 0, 1, 12),
+  scanMs: 1_234.5,
+  quorum: 3,
+  complete,
+  scannedKeys: 123_456,
+  total: 30_000,
+  matched: 29_000,
+  index,
   nodes: [1, 2, 3, 4, 5].map((node) => ({ node, ok: true, error: null, keys: 24_000, durationMs: 150 })),
 });
 
@@ -37,8 +44,12 @@ describe('the Locks screen while a scan is still running', () => {
     expect(tabCount(undefined, 3)).toBe('–');
 
     const footer = renderToStaticMarkup(<MatrixFooter latest={page(false)} loaded={500} matching={false} hasNextPage={false} />);
-    expect(footer).toMatch(/Scanning · <strong>500<\/strong> locks shown of <strong data-testid="locks-matched">29,000<\/strong> found so far/);
+    expect(footer).toMatch(
+      /Scanning · <strong>500<\/strong> locks shown of <strong data-testid="locks-matched">29,000<\/strong> found so far/,
+    );
     const full = renderToStaticMarkup(<MatrixFooter latest={page(true)} loaded={500} matching hasNextPage />);
-    expect(full).toMatch(/<strong>500<\/strong> of <strong data-testid="locks-matched">29,000<\/strong> matching locks loaded · more load as you scroll/);
+    expect(full).toMatch(
+      /<strong>500<\/strong> of <strong data-testid="locks-matched">29,000<\/strong> matching locks loaded · more load as you scroll/,
+    );
   });
 });

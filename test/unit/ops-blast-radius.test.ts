@@ -8,7 +8,9 @@ import type { LockView } from '@/lib/api/locks';
 const held = (node: number, token: string): LockCell => ({ node, known: true, present: true, token, pttlMs: 9_000, meta: null });
 const absent = (node: number): LockCell => ({ node, known: true, present: false, token: null, pttlMs: null, meta: null });
 const unknown = (node: number): LockCell => ({ node, known: false, present: false, token: null, pttlMs: null, meta: null });
-const lock = (resource: string, cells: LockCell[]): LockView => ({ ...quorumView(resource, `rl:lock:${resource}`, cells, { configuredNodes: 5 }) });
+const lock = (resource: string, cells: LockCell[]): LockView => ({
+  ...quorumView(resource, `rl:lock:${resource}`, cells, { configuredNodes: 5 }),
+});
 
 describe('blast radius of taking one node out', () => {
   it('a lock on exactly a quorum loses its majority when one of its holders goes', () => {
@@ -43,37 +45,61 @@ describe('blast radius of taking one node out', () => {
   });
 
   it('property: a lock is lost exactly when its reachable majority holders include the target and number exactly a quorum', () => {
-    const cellArb = (node: number) => fc.oneof(fc.constant(held(node, 'T')), fc.constant(held(node, 'U')), fc.constant(absent(node)), fc.constant(unknown(node)));
-    fc.assert(fc.property(
-      fc.array(fc.tuple(cellArb(1), cellArb(2), cellArb(3), cellArb(4), cellArb(5)), { maxLength: 20 }),
-      fc.integer({ min: 1, max: 5 }),
-      fc.subarray([1, 2, 3, 4, 5]),
-      (rows, target, out) => {
-        const locks = rows.map((cells, i) => lock(`r${i}`, cells));
-        const unavailable = new Set(out);
-        const r = blastRadius(locks, target, unavailable, 3);
-        const counts = criticalCounts(locks, [1, 2, 3, 4, 5], unavailable, 3);
-        for (const l of locks) {
-          const holders = l.majorityToken === null ? [] : l.cells.filter((c) => c.known && c.present && c.token === l.majorityToken && !unavailable.has(c.node)).map((c) => c.node);
-          const lost = holders.includes(target) && holders.length === 3;
-          expect(r.losing.some((x) => x.resource === l.resource)).toBe(lost);
-        }
-        // The per-node count on the Nodes screen agrees with the dialog.
-        expect(counts.get(target)!.critical).toBe(r.losing.length);
-      },
-    ));
+    const cellArb = (node: number) =>
+      fc.oneof(fc.constant(held(node, 'T')), fc.constant(held(node, 'U')), fc.constant(absent(node)), fc.constant(unknown(node)));
+    fc.assert(
+      fc.property(
+        fc.array(fc.tuple(cellArb(1), cellArb(2), cellArb(3), cellArb(4), cellArb(5)), { maxLength: 20 }),
+        fc.integer({ min: 1, max: 5 }),
+        fc.subarray([1, 2, 3, 4, 5]),
+        (rows, target, out) => {
+          const locks = rows.map((cells, i) => lock(`r${i}`, cells));
+          const unavailable = new Set(out);
+          const r = blastRadius(locks, target, unavailable, 3);
+          const counts = criticalCounts(locks, [1, 2, 3, 4, 5], unavailable, 3);
+          for (const l of locks) {
+            const holders =
+              l.majorityToken === null
+                ? []
+                : l.cells.filter((c) => c.known && c.present && c.token === l.majorityToken && !unavailable.has(c.node)).map((c) => c.node);
+            const lost = holders.includes(target) && holders.length === 3;
+            expect(r.losing.some((x) => x.resource === l.resource)).toBe(lost);
+          }
+          // The per-node count on the Nodes screen agrees with the dialog.
+          expect(counts.get(target)!.critical).toBe(r.losing.length);
+        },
+      ),
+    );
   });
 });
 
 describe('chart series', () => {
   it('breaks a sampled line inside gaps longer than GAP_MS instead of drawing across them', () => {
-    const pts = [{ t: 0, v: 1 }, { t: 1_000, v: 2 }, { t: 1_000 + GAP_MS + 1_000, v: 3 }];
+    const pts = [
+      { t: 0, v: 1 },
+      { t: 1_000, v: 2 },
+      { t: 1_000 + GAP_MS + 1_000, v: 3 },
+    ];
     const out = sampled(pts, (t) => ({ t, v: null as number | null }));
-    expect(out).toEqual([{ t: 0, v: 1 }, { t: 1_000, v: 2 }, { t: 2_000, v: null }, { t: 7_000, v: 3 }]);
+    expect(out).toEqual([
+      { t: 0, v: 1 },
+      { t: 1_000, v: 2 },
+      { t: 2_000, v: null },
+      { t: 7_000, v: 3 },
+    ]);
   });
 
   it('outcome bars: measured zeros after the first bucket, nothing before it, sums per bin', () => {
-    const b = (t: number, ok: number, failed = 0) => ({ t, acquireOk: ok, acquireFailed: failed, p50Ms: null, p99Ms: null, rttMs: null, locks: null, byState: null });
+    const b = (t: number, ok: number, failed = 0) => ({
+      t,
+      acquireOk: ok,
+      acquireFailed: failed,
+      p50Ms: null,
+      p99Ms: null,
+      rttMs: null,
+      locks: null,
+      byState: null,
+    });
     const buckets = [b(10_000, 1), b(11_000, 2, 1), b(14_000, 3)];
     const w = { start: 0, end: 15_000 };
     const perSecond = outcomeSeries(buckets, w, 1_000);

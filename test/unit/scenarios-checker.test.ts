@@ -3,8 +3,13 @@ import { describe, expect, it } from 'vitest';
 import { checkMutualExclusion, type Belief } from '@/lib/scenarios/checker';
 import { RunRecord } from '@/lib/scenarios/record';
 
-const belief = (client: string, from: number, to: number | null, validUntil = to ?? Number.POSITIVE_INFINITY, resource = 'r'): Belief =>
-  ({ client, resource, from, to, validUntil });
+const belief = (client: string, from: number, to: number | null, validUntil = to ?? Number.POSITIVE_INFINITY, resource = 'r'): Belief => ({
+  client,
+  resource,
+  from,
+  to,
+  validUntil,
+});
 
 describe('mutual-exclusion checker (over what clients believe)', () => {
   it('one holder after another is fine, touching ends included', () => {
@@ -16,7 +21,9 @@ describe('mutual-exclusion checker (over what clients believe)', () => {
   it('two clients at once: red, with the overlap and whether both were inside their validity', () => {
     const result = checkMutualExclusion([belief('A', 0, 3_000, 2_900), belief('B', 1_000, 4_000, 3_900)], 5_000);
     expect(result.ok).toBe(false);
-    expect(result.resources[0]!.overlaps).toEqual([{ resource: 'r', clients: ['A', 'B'], from: 1_000, to: 3_000, open: false, bothValid: true }]);
+    expect(result.resources[0]!.overlaps).toEqual([
+      { resource: 'r', clients: ['A', 'B'], from: 1_000, to: 3_000, open: false, bothValid: true },
+    ]);
   });
 
   it('a paused client believing past its validity overlaps, but not both validly (the fencing case)', () => {
@@ -31,27 +38,33 @@ describe('mutual-exclusion checker (over what clients believe)', () => {
   });
 
   it('the same client twice is never a violation; resources are checked apart and listed even when unused', () => {
-    const result = checkMutualExclusion([belief('A', 0, 2_000), belief('A', 1_000, 3_000), belief('B', 500, 900, 900, 'other')], 4_000, ['r', 'other', 'unused']);
+    const result = checkMutualExclusion([belief('A', 0, 2_000), belief('A', 1_000, 3_000), belief('B', 500, 900, 900, 'other')], 4_000, [
+      'r',
+      'other',
+      'unused',
+    ]);
     expect(result.ok).toBe(true);
     expect(result.resources.map((r) => r.resource)).toEqual(['r', 'other', 'unused']);
   });
 
-  it('property: it reports an overlap exactly when two clients\' intervals intersect with positive length', () => {
+  it("property: it reports an overlap exactly when two clients' intervals intersect with positive length", () => {
     const interval = fc.tuple(fc.integer({ min: 0, max: 1_000 }), fc.integer({ min: 1, max: 1_000 }));
-    fc.assert(fc.property(fc.array(fc.tuple(fc.constantFrom('A', 'B', 'C'), interval), { maxLength: 6 }), (items) => {
-      const beliefs = items.map(([client, [from, len]]) => belief(client, from, from + len));
-      const result = checkMutualExclusion(beliefs, 10_000);
-      let expected = false;
-      for (let i = 0; i < beliefs.length; i++) {
-        for (let j = i + 1; j < beliefs.length; j++) {
-          const a = beliefs[i]!;
-          const b = beliefs[j]!;
-          if (a.client !== b.client && Math.min(a.to!, b.to!) > Math.max(a.from, b.from)) expected = true;
+    fc.assert(
+      fc.property(fc.array(fc.tuple(fc.constantFrom('A', 'B', 'C'), interval), { maxLength: 6 }), (items) => {
+        const beliefs = items.map(([client, [from, len]]) => belief(client, from, from + len));
+        const result = checkMutualExclusion(beliefs, 10_000);
+        let expected = false;
+        for (let i = 0; i < beliefs.length; i++) {
+          for (let j = i + 1; j < beliefs.length; j++) {
+            const a = beliefs[i]!;
+            const b = beliefs[j]!;
+            if (a.client !== b.client && Math.min(a.to!, b.to!) > Math.max(a.from, b.from)) expected = true;
+          }
         }
-      }
-      expect(result.ok).toBe(!expected);
-      for (const o of result.resources[0]?.overlaps ?? []) expect(o.to).toBeGreaterThan(o.from);
-    }));
+        expect(result.ok).toBe(!expected);
+        for (const o of result.resources[0]?.overlaps ?? []) expect(o.to).toBeGreaterThan(o.from);
+      }),
+    );
   });
 });
 

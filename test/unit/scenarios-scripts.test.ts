@@ -31,14 +31,19 @@ describe('scenario scripts', () => {
           if ('resource' in step) expect(resources.has(step.resource), `${step.id}: resource ${step.resource}`).toBe(true);
           if ('ttlMs' in step) expect(step.ttlMs).toBeLessThanOrEqual(script.maxTtlMs);
           if ('nodes' in step) for (const n of step.nodes ?? []) expect(n).toBeGreaterThanOrEqual(1);
-          if (step.do === 'compare-fences') for (const name of [step.earlier, step.later]) expect(clients.has(name), `${step.id}: client ${name}`).toBe(true);
+          if (step.do === 'compare-fences')
+            for (const name of [step.earlier, step.later]) expect(clients.has(name), `${step.id}: client ${name}`).toBe(true);
           if (step.do === 'predict') {
             expect(step.choices.length).toBeGreaterThanOrEqual(2);
-            asked.set(step.id, step.choices.map((c) => c.id));
+            asked.set(
+              step.id,
+              step.choices.map((c) => c.id),
+            );
           }
           if ('reveals' in step && step.reveals) {
             expect(asked.has(step.reveals), `${step.id} reveals ${step.reveals}, asked before`).toBe(true);
-            if (step.do === 'acquire' && step.revealBy === 'granted') expect(asked.get(step.reveals)!.sort()).toEqual(['granted', 'refused']);
+            if (step.do === 'acquire' && step.revealBy === 'granted')
+              expect(asked.get(step.reveals)!.sort()).toEqual(['granted', 'refused']);
             else if (step.do === 'acquire' && step.revealBy !== 'overlap') {
               for (const c of asked.get(step.reveals)!) expect([...OUTCOMES, 'overlap', 'no-overlap']).toContain(c);
             }
@@ -52,11 +57,13 @@ describe('scenario scripts', () => {
   it('the same seed builds the same script; the seed picks which nodes fail', () => {
     const restart = SCENARIOS.find((s) => s.id === 'restart-without-persistence')!;
     expect(restart.build(createPrng(7))).toEqual(restart.build(createPrng(7)));
-    const crashed = new Set(Array.from({ length: 20 }, (_, seed) => JSON.stringify(restart.build(createPrng(seed)).steps.find((s) => s.id === 'off-crash'))));
+    const crashed = new Set(
+      Array.from({ length: 20 }, (_, seed) => JSON.stringify(restart.build(createPrng(seed)).steps.find((s) => s.id === 'off-crash'))),
+    );
     expect(crashed.size).toBeGreaterThan(1);
   });
 
-  it('9 restart-from-snapshot: node c runs rdb and snapshots before A\'s bare-majority lock on it; B (checks off, unsafe) then C (default) ask right after its restart', () => {
+  it("9 restart-from-snapshot: node c runs rdb and snapshots before A's bare-majority lock on it; B (checks off, unsafe) then C (default) ask right after its restart", () => {
     const scenario = SCENARIOS.find((s) => s.id === 'restart-from-snapshot')!;
     const crashed = new Set<number>();
     for (let seed = 0; seed < 50; seed++) {
@@ -80,7 +87,10 @@ describe('scenario scripts', () => {
       expect(persistence.nodes).toEqual([c]);
       crashed.add(c!);
       expect(at('persistence')).toBeLessThan(at('clean'));
-      for (const [tag, asker, clean] of [['off', 'B', 'clean'], ['on', 'C', 'clean-2']] as const) {
+      for (const [tag, asker, clean] of [
+        ['off', 'B', 'clean'],
+        ['on', 'C', 'clean-2'],
+      ] as const) {
         const snap = step(`${tag}-snapshot`, 'snapshot');
         expect(snap.nodes).toEqual([c]);
         expect(at(clean)).toBeLessThan(at(`${tag}-snapshot`));

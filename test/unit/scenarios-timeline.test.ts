@@ -89,8 +89,13 @@ describe('timeline assembly: node states', () => {
 });
 
 describe('timeline assembly: quarantines read from the nodes', () => {
-  const q = (t: number, node: number, until: number | null, cause = 'restart', ok = true): NodeSample =>
-    ({ t, node, ok, keys: [], quarantine: until === null ? null : { until, cause } });
+  const q = (t: number, node: number, until: number | null, cause = 'restart', ok = true): NodeSample => ({
+    t,
+    node,
+    ok,
+    keys: [],
+    quarantine: until === null ? null : { until, cause },
+  });
 
   it('readings of one quarantine (same end, within the jitter) are one segment, from the first that showed it to its end as last read', () => {
     const segs = assembleQuarantineSegments([q(0, 3, null), q(120, 3, 4_100), q(240, 3, 4_090), q(360, 3, 4_110), q(4_200, 3, null)]);
@@ -98,10 +103,7 @@ describe('timeline assembly: quarantines read from the nodes', () => {
   });
 
   it('a quarantine ended early (marked clean) is cut at the reading that no longer shows it; one still running is open', () => {
-    const segs = assembleQuarantineSegments([
-      q(0, 2, 5_000, 'data-loss'), q(500, 2, null),
-      q(0, 4, 3_000), q(120, 4, 3_000),
-    ]);
+    const segs = assembleQuarantineSegments([q(0, 2, 5_000, 'data-loss'), q(500, 2, null), q(0, 4, 3_000), q(120, 4, 3_000)]);
     expect(segs).toEqual([
       { node: 2, from: 0, to: 500, cause: 'data-loss', open: false },
       { node: 4, from: 0, to: 3_000, cause: 'restart', open: true },
@@ -110,8 +112,12 @@ describe('timeline assembly: quarantines read from the nodes', () => {
 
   it('a new end is a new quarantine; an unreadable node says nothing; samples without a sentinel reading are ignored', () => {
     const segs = assembleQuarantineSegments([
-      q(0, 1, 2_000), q(120, 1, 0, 'x', false), { t: 240, node: 1, ok: true, keys: [] }, q(360, 1, 2_000),
-      q(2_500, 1, 9_000, 'eviction'), q(2_620, 1, 9_010, 'eviction'),
+      q(0, 1, 2_000),
+      q(120, 1, 0, 'x', false),
+      { t: 240, node: 1, ok: true, keys: [] },
+      q(360, 1, 2_000),
+      q(2_500, 1, 9_000, 'eviction'),
+      q(2_620, 1, 9_010, 'eviction'),
     ]);
     expect(segs).toEqual([
       { node: 1, from: 0, to: 2_000, cause: 'restart', open: false },
@@ -119,7 +125,7 @@ describe('timeline assembly: quarantines read from the nodes', () => {
     ]);
   });
 
-  it('the run record\'s timeline view carries the quarantine segments', () => {
+  it("the run record's timeline view carries the quarantine segments", () => {
     const record = new RunRecord([], ['r']);
     record.sample(q(100, 5, 4_000));
     expect(record.timeline(200).quarantines).toEqual([{ node: 5, from: 100, to: 4_000, cause: 'restart', open: true }]);

@@ -10,7 +10,8 @@ const { checkCsrf } = await import('../../lib/server/http/route');
 
 function req(token: string | null): Request {
   return new Request('http://console.test/api/x', {
-    method: 'POST', headers: { host: 'console.test', origin: 'http://console.test', ...(token === null ? {} : { 'x-csrf-token': token }) },
+    method: 'POST',
+    headers: { host: 'console.test', origin: 'http://console.test', ...(token === null ? {} : { 'x-csrf-token': token }) },
   });
 }
 

@@ -32,7 +32,8 @@ describe('docs/security.md', () => {
   });
 
   it('covers the assets, actors and trust boundaries, and says what is still open', () => {
-    for (const heading of ['## Assets', '## Actors', '## Trust boundaries', '## Threats, defences, tests', '## Still open']) expect(doc).toContain(heading);
+    for (const heading of ['## Assets', '## Actors', '## Trust boundaries', '## Threats, defences, tests', '## Still open'])
+      expect(doc).toContain(heading);
     const readme = readFileSync(join(root, 'README.md'), 'utf8');
     expect(readme).toContain('docs/security.md');
     expect(readme).toContain('`REDLOCK_TRUST_PROXY`');

@@ -10,6 +10,10 @@ export const GET = route({ permission: 'read', query: auditQuerySchema }, async 
   const result = await readAudit(query);
   if (query.format === 'json') return result;
   return new Response(auditToCsv(result.entries), {
-    headers: { 'content-type': 'text/csv; charset=utf-8', 'content-disposition': 'attachment; filename="redlock-audit.csv"', 'cache-control': 'no-store' },
+    headers: {
+      'content-type': 'text/csv; charset=utf-8',
+      'content-disposition': 'attachment; filename="redlock-audit.csv"',
+      'cache-control': 'no-store',
+    },
   });
 });

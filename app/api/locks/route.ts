@@ -11,8 +11,10 @@ export const dynamic = 'force-dynamic';
  * are not the console's locks are shown raw to operators only (viewers get fingerprints).
  */
 export const GET = route({ permission: 'read', query: lockListQuerySchema }, ({ query, principal }) =>
-  listLocks(query, principal.kind === 'session' && principal.role === 'operator' ? 'raw' : 'fingerprint'));
+  listLocks(query, principal.kind === 'session' && principal.role === 'operator' ? 'raw' : 'fingerprint'),
+);
 
 /** The lock service: 200 with the grant, 409 when contended, 503 without a quorum. */
 export const POST = route({ permission: 'lock', body: acquireBodySchema }, ({ req, principal, body }) =>
-  acquireLock(principal, { ...body, resources: body.resources ?? [body.resource!] }, req.signal));
+  acquireLock(principal, { ...body, resources: body.resources ?? [body.resource!] }, req.signal),
+);

@@ -3,7 +3,10 @@ import type { Step } from '../script';
 /** Every run starts here (except where data loss is the point: then the narration says so). */
 export function cleanStep(id = 'clean', order?: Extract<Step, { do: 'mark-clean' }>['order']): Step {
   return {
-    id, do: 'mark-clean', title: 'A prefix of its own', ...(order ? { order } : {}),
+    id,
+    do: 'mark-clean',
+    title: 'A prefix of its own',
+    ...(order ? { order } : {}),
     say: 'This run keeps its locks under a key prefix of its own. A prefix nobody has used has no epoch sentinel on any node, which the lock core reads as "this node lost its data": every node would quarantine it. So the engine first marks the nodes clean for this prefix — true, they hold nothing under it.',
   };
 }

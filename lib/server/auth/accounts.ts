@@ -6,17 +6,31 @@ import { ensureOperatorLogin } from '../../config/credentials';
 import { digestSecret, hashPassword, sameDigest, verifyPassword } from './passwords';
 
 const usersFileSchema = z.strictObject({
-  users: z.array(z.strictObject({
-    username: z.string().min(1).max(128),
-    role: z.enum(['viewer', 'operator']),
-    password: z.string().min(12).optional(),
-    passwordHash: z.string().startsWith('scrypt$').optional(),
-  }).refine((u) => Boolean(u.password) !== Boolean(u.passwordHash), 'give exactly one of password or passwordHash')).default([]),
+  users: z
+    .array(
+      z
+        .strictObject({
+          username: z.string().min(1).max(128),
+          role: z.enum(['viewer', 'operator']),
+          password: z.string().min(12).optional(),
+          passwordHash: z.string().startsWith('scrypt$').optional(),
+        })
+        .refine((u) => Boolean(u.password) !== Boolean(u.passwordHash), 'give exactly one of password or passwordHash'),
+    )
+    .default([]),
   apiKeys: z.array(z.strictObject({ name: z.string().min(1).max(128), key: z.string().min(24) })).default([]),
 });
 
-interface User { username: string; role: 'viewer' | 'operator'; hash: string; stamp: string }
-interface ApiKey { name: string; digest: Buffer }
+interface User {
+  username: string;
+  role: 'viewer' | 'operator';
+  hash: string;
+  stamp: string;
+}
+interface ApiKey {
+  name: string;
+  digest: Buffer;
+}
 
 /**
  * Users, API keys and the metrics scrape token, from configuration:
@@ -27,8 +41,12 @@ interface ApiKey { name: string; digest: Buffer }
  * - `<dataDir>/users.json`: `{ users: [{username, role, password | passwordHash}], apiKeys: [{name, key}] }`.
  */
 export class Accounts {
-  private constructor(private readonly users: Map<string, User>, private readonly apiKeys: ApiKey[], private readonly metricsToken: Buffer | null,
-    private readonly dummyHash: string) {}
+  private constructor(
+    private readonly users: Map<string, User>,
+    private readonly apiKeys: ApiKey[],
+    private readonly metricsToken: Buffer | null,
+    private readonly dummyHash: string,
+  ) {}
 
   /**
    * `stampKey` keys each user's credential stamp: a short HMAC of the password (or of the stored
@@ -37,14 +55,21 @@ export class Accounts {
    */
   static async load(env: Record<string, string | undefined>, dataDir: string, stampKey: Uint8Array): Promise<Accounts> {
     const users = new Map<string, User>();
-    const stamp = (kind: string, secret: string) => createHmac('sha256', stampKey).update(`${kind}\0${secret}`).digest('base64url').slice(0, 16);
+    const stamp = (kind: string, secret: string) =>
+      createHmac('sha256', stampKey).update(`${kind}\0${secret}`).digest('base64url').slice(0, 16);
     const add = async (username: string, role: User['role'], password: string) =>
       users.set(username, { username, role, hash: await hashPassword(password), stamp: stamp('password', password) });
-    const operator = ensureOperatorLogin(dataDir, { user: env.REDLOCK_ADMIN_USER?.trim() || null, password: env.REDLOCK_ADMIN_PASSWORD || null });
+    const operator = ensureOperatorLogin(dataDir, {
+      user: env.REDLOCK_ADMIN_USER?.trim() || null,
+      password: env.REDLOCK_ADMIN_PASSWORD || null,
+    });
     await add(operator.username, 'operator', operator.password);
     if (env.REDLOCK_VIEWER_USER && env.REDLOCK_VIEWER_PASSWORD) await add(env.REDLOCK_VIEWER_USER, 'viewer', env.REDLOCK_VIEWER_PASSWORD);
     const apiKeys: ApiKey[] = [];
-    for (const pair of (env.REDLOCK_API_KEYS ?? '').split(',').map((s) => s.trim()).filter(Boolean)) {
+    for (const pair of (env.REDLOCK_API_KEYS ?? '')
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean)) {
       const eq = pair.indexOf('=');
       const name = pair.slice(0, eq);
       const key = pair.slice(eq + 1);
@@ -55,10 +80,12 @@ export class Accounts {
     try {
       file = usersFileSchema.parse(JSON.parse(readFileSync(join(dataDir, 'users.json'), 'utf8')));
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw new Error(`${join(dataDir, 'users.json')} is invalid: ${(err as Error).message}`);
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT')
+        throw new Error(`${join(dataDir, 'users.json')} is invalid: ${(err as Error).message}`);
     }
     for (const u of file?.users ?? []) {
-      if (u.passwordHash) users.set(u.username, { username: u.username, role: u.role, hash: u.passwordHash, stamp: stamp('hash', u.passwordHash) });
+      if (u.passwordHash)
+        users.set(u.username, { username: u.username, role: u.role, hash: u.passwordHash, stamp: stamp('hash', u.passwordHash) });
       else await add(u.username, u.role, u.password!);
     }
     for (const k of file?.apiKeys ?? []) apiKeys.push({ name: k.name, digest: digestSecret(k.key) });

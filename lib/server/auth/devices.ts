@@ -36,6 +36,12 @@ export class Devices {
 }
 
 export function deviceCookie(token: string, options: { secure: boolean; maxAgeSeconds: number }): string {
-  return [`${DEVICE_COOKIE}=${token}`, 'Path=/api/auth/login', 'HttpOnly', 'SameSite=Strict', `Max-Age=${options.maxAgeSeconds}`,
-    ...(options.secure ? ['Secure'] : [])].join('; ');
+  return [
+    `${DEVICE_COOKIE}=${token}`,
+    'Path=/api/auth/login',
+    'HttpOnly',
+    'SameSite=Strict',
+    `Max-Age=${options.maxAgeSeconds}`,
+    ...(options.secure ? ['Secure'] : []),
+  ].join('; ');
 }

@@ -12,7 +12,10 @@ import type { Principal } from './principal';
 import { unauthorized } from '../http/errors';
 
 export interface Auth {
-  accounts: Accounts; sessions: Sessions; throttle: LoginThrottle; devices: Devices;
+  accounts: Accounts;
+  sessions: Sessions;
+  throttle: LoginThrottle;
+  devices: Devices;
   /** Keys the fingerprints viewers see instead of foreign values (inspect-service.ts). */
   fingerprintKey: Buffer;
 }

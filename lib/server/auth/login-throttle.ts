@@ -63,7 +63,9 @@ export class LoginThrottle {
   async turn(username: string): Promise<number | null> {
     const key = consoleKeys().login('turn', username);
     const now = Date.now();
-    const results = await onEveryMaster((c) => c.eval(TAKE_TURN, 1, key, String(now), String(this.limits.turnMs), String(this.limits.maxWaitMs)) as Promise<number>);
+    const results = await onEveryMaster(
+      (c) => c.eval(TAKE_TURN, 1, key, String(now), String(this.limits.turnMs), String(this.limits.maxWaitMs)) as Promise<number>,
+    );
     const waits = results.flatMap((r) => (r.status === 'fulfilled' ? [Number(r.value)] : []));
     if (waits.some((w) => w < 0)) return null;
     return Math.max(0, ...waits);

@@ -6,7 +6,10 @@
 export class LoginLimiter {
   private readonly failures = new Map<string, number[]>();
 
-  constructor(private readonly limit = 5, private readonly windowMs = 60_000) {}
+  constructor(
+    private readonly limit = 5,
+    private readonly windowMs = 60_000,
+  ) {}
 
   /** Seconds to wait before another attempt is allowed, or 0. */
   retryAfter(key: string, now = Date.now()): number {

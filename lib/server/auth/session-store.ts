@@ -44,11 +44,14 @@ export class MastersRevocationStore implements RevocationStore {
     const keys = consoleKeys();
     const revokedKey = keys.sessionRevoked(session.sid);
     const notBeforeKey = keys.userNotBefore(session.username);
-    const { answers } = await readMajority(async (c) => {
-      const [revoked, notBefore] = (await c.pipeline().exists(revokedKey).get(notBeforeKey).exec()) ?? [];
-      if (revoked?.[0] || notBefore?.[0]) throw revoked?.[0] ?? notBefore?.[0];
-      return revoked?.[1] === 1 || session.issuedAt <= Number(notBefore?.[1] ?? -1);
-    }, (revoked) => revoked);
+    const { answers } = await readMajority(
+      async (c) => {
+        const [revoked, notBefore] = (await c.pipeline().exists(revokedKey).get(notBeforeKey).exec()) ?? [];
+        if (revoked?.[0] || notBefore?.[0]) throw revoked?.[0] ?? notBefore?.[0];
+        return revoked?.[1] === 1 || session.issuedAt <= Number(notBefore?.[1] ?? -1);
+      },
+      (revoked) => revoked,
+    );
     return answers.some(Boolean);
   }
 

@@ -7,7 +7,11 @@ export const SESSION_COOKIE = 'rl_session';
 export const DEFAULT_SESSION_TTL_MS = 12 * 60 * 60 * 1000;
 
 export interface SessionClaims {
-  username: string; role: 'viewer' | 'operator'; sid: string; csrf: string; expiresAt: number;
+  username: string;
+  role: 'viewer' | 'operator';
+  sid: string;
+  csrf: string;
+  expiresAt: number;
   /** When it was issued (ms): "sign out everywhere" refuses every session issued before it. */
   issuedAt: number;
   /** The user's credential stamp at sign-in: a changed password ends the session. */
@@ -26,7 +30,11 @@ export type Revocation = { sid: string } | { username: string; before: number };
 export class Sessions {
   private readonly revocationListeners = new Set<(r: Revocation) => void>();
 
-  constructor(private readonly key: Uint8Array, private readonly store: RevocationStore, readonly ttlMs = DEFAULT_SESSION_TTL_MS) {}
+  constructor(
+    private readonly key: Uint8Array,
+    private readonly store: RevocationStore,
+    readonly ttlMs = DEFAULT_SESSION_TTL_MS,
+  ) {}
 
   /** Hear this process's revocations at once (open event streams end with their session). */
   onRevoked(listener: (r: Revocation) => void): () => void {
@@ -46,9 +54,13 @@ export class Sessions {
   async issue(user: { username: string; role: 'viewer' | 'operator'; stamp: string }): Promise<{ token: string; claims: SessionClaims }> {
     const now = Date.now();
     const claims: SessionClaims = {
-      username: user.username, role: user.role,
-      sid: randomBytes(16).toString('base64url'), csrf: randomBytes(18).toString('base64url'),
-      expiresAt: now + this.ttlMs, issuedAt: now, stamp: user.stamp,
+      username: user.username,
+      role: user.role,
+      sid: randomBytes(16).toString('base64url'),
+      csrf: randomBytes(18).toString('base64url'),
+      expiresAt: now + this.ttlMs,
+      issuedAt: now,
+      stamp: user.stamp,
     };
     const token = await new SignJWT({ role: claims.role, sid: claims.sid, csrf: claims.csrf, iatMs: claims.issuedAt, pv: claims.stamp })
       .setProtectedHeader({ alg: 'HS256' })
@@ -65,7 +77,13 @@ export class Sessions {
     try {
       const { payload } = await jwtVerify(token, this.key, { algorithms: ['HS256'] });
       const { sub, role, sid, csrf, exp, iatMs, pv } = payload as {
-        sub?: string; role?: string; sid?: string; csrf?: string; exp?: number; iatMs?: number; pv?: string;
+        sub?: string;
+        role?: string;
+        sid?: string;
+        csrf?: string;
+        exp?: number;
+        iatMs?: number;
+        pv?: string;
       };
       if (!sub || (role !== 'viewer' && role !== 'operator') || !sid || !csrf || !exp || typeof iatMs !== 'number' || !pv) return null;
       claims = { username: sub, role, sid, csrf, expiresAt: exp * 1000, issuedAt: iatMs, stamp: pv };
@@ -92,8 +110,14 @@ export class Sessions {
 }
 
 export function sessionCookie(token: string, options: { secure: boolean; maxAgeSeconds: number }): string {
-  return [`${SESSION_COOKIE}=${token}`, 'Path=/', 'HttpOnly', 'SameSite=Strict', `Max-Age=${options.maxAgeSeconds}`,
-    ...(options.secure ? ['Secure'] : [])].join('; ');
+  return [
+    `${SESSION_COOKIE}=${token}`,
+    'Path=/',
+    'HttpOnly',
+    'SameSite=Strict',
+    `Max-Age=${options.maxAgeSeconds}`,
+    ...(options.secure ? ['Secure'] : []),
+  ].join('; ');
 }
 
 export function readCookie(header: string | null, name: string): string | null {

@@ -32,7 +32,9 @@ export class EventHub {
    */
   ready(timeoutMs: number): Promise<void> {
     let timer: ReturnType<typeof setTimeout> | undefined;
-    return Promise.race([this.sourcesReady, new Promise<void>((resolve) => (timer = setTimeout(resolve, timeoutMs)))]).finally(() => clearTimeout(timer));
+    return Promise.race([this.sourcesReady, new Promise<void>((resolve) => (timer = setTimeout(resolve, timeoutMs)))]).finally(() =>
+      clearTimeout(timer),
+    );
   }
 
   get size(): number {
@@ -72,7 +74,10 @@ export class EventHub {
     if (this.size === 1) {
       let ready!: () => void;
       this.sourcesReady = new Promise<void>((resolve) => (ready = resolve));
-      this.stopSources = this.startSources((event) => this.publish(event), () => ready());
+      this.stopSources = this.startSources(
+        (event) => this.publish(event),
+        () => ready(),
+      );
     }
     return () => {
       if (!set.delete(listener)) return;

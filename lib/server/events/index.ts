@@ -24,16 +24,18 @@ export function publishEvent(event: Omit<LiveEvent, 'at'> & { at?: number }): vo
 function startSources(emit: (event: LiveEvent) => void, ready: () => void): () => void {
   const runtime = getRuntime();
   const stops: Array<() => void> = [startNodeSource(emit)];
-  stops.push(startKeyspaceSource({
-    onReady: ready,
-    clients: runtime.clients,
-    keyPrefix: runtime.keyPrefix,
-    manageConfig: runtime.mode === 'sandbox',
-    emit,
-    onUnsupported(nodes) {
-      logger().warn({ nodes }, 'keyspace notifications unavailable on these nodes; polling them for lock changes');
-      stops.push(startLockPollingSource(nodes, emit));
-    },
-  }));
+  stops.push(
+    startKeyspaceSource({
+      onReady: ready,
+      clients: runtime.clients,
+      keyPrefix: runtime.keyPrefix,
+      manageConfig: runtime.mode === 'sandbox',
+      emit,
+      onUnsupported(nodes) {
+        logger().warn({ nodes }, 'keyspace notifications unavailable on these nodes; polling them for lock changes');
+        stops.push(startLockPollingSource(nodes, emit));
+      },
+    }),
+  );
   return () => stops.forEach((stop) => stop());
 }

@@ -103,30 +103,38 @@ export function startKeyspaceSource(options: KeyspaceSourceOptions): () => void 
 
   void (async () => {
     const unsupported: number[] = [];
-    await Promise.all(options.clients.map(async (client, i) => {
-      const node = i + 1;
-      try {
-        if (!(await ensureNotifications(client, options.manageConfig))) {
+    await Promise.all(
+      options.clients.map(async (client, i) => {
+        const node = i + 1;
+        try {
+          if (!(await ensureNotifications(client, options.manageConfig))) {
+            unsupported.push(node);
+            return;
+          }
+          const sub = client.duplicate({ enableOfflineQueue: true, lazyConnect: false });
+          sub.on('error', () => undefined);
+          if (stopped) {
+            sub.disconnect();
+            return;
+          }
+          subscribers.push(sub);
+          const keyEvents = new NodeKeyEvents();
+          // Events missed while disconnected (or a restart that lost the node's data) leave the
+          // held keys unknown: start over rather than take a new grant for a rewrite.
+          sub.on('close', () => keyEvents.reset());
+          sub.on('pmessage', onMessage(node, keyEvents));
+          await sub.psubscribe(
+            '__keyevent@*__:set',
+            '__keyevent@*__:del',
+            '__keyevent@*__:expired',
+            '__keyevent@*__:pexpire',
+            '__keyevent@*__:expire',
+          );
+        } catch {
           unsupported.push(node);
-          return;
         }
-        const sub = client.duplicate({ enableOfflineQueue: true, lazyConnect: false });
-        sub.on('error', () => undefined);
-        if (stopped) {
-          sub.disconnect();
-          return;
-        }
-        subscribers.push(sub);
-        const keyEvents = new NodeKeyEvents();
-        // Events missed while disconnected (or a restart that lost the node's data) leave the
-        // held keys unknown: start over rather than take a new grant for a rewrite.
-        sub.on('close', () => keyEvents.reset());
-        sub.on('pmessage', onMessage(node, keyEvents));
-        await sub.psubscribe('__keyevent@*__:set', '__keyevent@*__:del', '__keyevent@*__:expired', '__keyevent@*__:pexpire', '__keyevent@*__:expire');
-      } catch {
-        unsupported.push(node);
-      }
-    }));
+      }),
+    );
     if (unsupported.length && !stopped) options.onUnsupported(unsupported.sort((a, b) => a - b));
     options.onReady?.();
   })();

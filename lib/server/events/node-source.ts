@@ -14,7 +14,14 @@ export function startNodeSource(emit: (event: LiveEvent) => void, intervalMs = 1
       const now = nodes.map((n) => n.up);
       if (last) {
         now.forEach((up, i) => {
-          if (up !== last![i]) emit({ type: up ? 'node.up' : 'node.down', at: Date.now(), node: i + 1, source: 'polling', detail: nodes[i]?.error ?? undefined });
+          if (up !== last![i])
+            emit({
+              type: up ? 'node.up' : 'node.down',
+              at: Date.now(),
+              node: i + 1,
+              source: 'polling',
+              detail: nodes[i]?.error ?? undefined,
+            });
         });
       }
       last = now;

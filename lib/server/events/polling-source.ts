@@ -16,27 +16,31 @@ export function startLockPollingSource(nodes: number[], emit: (event: LiveEvent)
   let first = true;
   const tick = async () => {
     const now = new Map<string, Set<number>>();
-    await Promise.all(nodes.map(async (node) => {
-      const client = runtime.clients[node - 1];
-      if (!client) return;
-      let cursor = '0';
-      try {
-        do {
-          const [next, keys] = await client.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
-          cursor = next;
-          for (const key of keys) {
-            const resource = key.slice(lockPrefix.length);
-            if (!now.has(resource)) now.set(resource, new Set());
-            now.get(resource)!.add(node);
-          }
-        } while (cursor !== '0');
-      } catch {
-        // node unreachable this round
-      }
-    }));
+    await Promise.all(
+      nodes.map(async (node) => {
+        const client = runtime.clients[node - 1];
+        if (!client) return;
+        let cursor = '0';
+        try {
+          do {
+            const [next, keys] = await client.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
+            cursor = next;
+            for (const key of keys) {
+              const resource = key.slice(lockPrefix.length);
+              if (!now.has(resource)) now.set(resource, new Set());
+              now.get(resource)!.add(node);
+            }
+          } while (cursor !== '0');
+        } catch {
+          // node unreachable this round
+        }
+      }),
+    );
     if (!first) {
-      for (const [resource, on] of now) if (!last.has(resource)) emit({ type: 'lock.granted', at: Date.now(), resource, nodes: [...on], source: 'polling' });
-      for (const [resource, on] of last) if (!now.has(resource)) emit({ type: 'lock.released', at: Date.now(), resource, nodes: [...on], source: 'polling' });
+      for (const [resource, on] of now)
+        if (!last.has(resource)) emit({ type: 'lock.granted', at: Date.now(), resource, nodes: [...on], source: 'polling' });
+      for (const [resource, on] of last)
+        if (!now.has(resource)) emit({ type: 'lock.released', at: Date.now(), resource, nodes: [...on], source: 'polling' });
     }
     first = false;
     last = now;

@@ -25,57 +25,72 @@ const CONNECT_WAIT_MS = 2_000;
  */
 export function eventStream(req: Request, principal: Principal): Response {
   let cleanup: () => void = () => undefined;
-  const stream = new ReadableStream<Uint8Array>({
-    start(controller) {
-      let closed = false;
-      const timers: Array<ReturnType<typeof setInterval>> = [];
-      const stops: Array<() => void> = [];
-      const end = (last?: string) => {
-        if (closed) return;
-        closed = true;
-        for (const t of timers) clearInterval(t);
-        for (const stop of stops) stop();
-        try {
-          if (last) controller.enqueue(encoder.encode(last));
-          controller.close();
-        } catch {
-          // already closed by the client
-        }
-      };
-      cleanup = () => end();
-      const send = (bytes: Uint8Array) => {
-        if (closed) return;
-        if ((controller.desiredSize ?? 0) < bytes.byteLength) {
-          end(`event: resync\ndata: {"reason":"this stream fell behind; reconnect and read the current state"}\n\n`);
-          return;
-        }
-        controller.enqueue(bytes);
-      };
-      const hub = getEventHub();
-      stops.push(hub.subscribeEncoded(send));
-      // `connected` once the hub's Redis subscriptions are in place: an event after it is never lost.
-      void hub.ready(CONNECT_WAIT_MS).then(() => send(encoder.encode(`retry: 2000\n: connected ${Date.now()}\n\n`)));
-      timers.push(setInterval(() => send(encoder.encode(`: heartbeat ${Date.now()}\n\n`)), HEARTBEAT_MS));
-      if (principal.kind === 'session') {
-        const ended = `event: session-ended\ndata: {"reason":"signed out or expired"}\n\n`;
-        timers.push(setTimeout(() => end(ended), Math.max(0, principal.expiresAt - Date.now())));
-        void getAuth().then(({ sessions }) => {
+  const stream = new ReadableStream<Uint8Array>(
+    {
+      start(controller) {
+        let closed = false;
+        const timers: Array<ReturnType<typeof setInterval>> = [];
+        const stops: Array<() => void> = [];
+        const end = (last?: string) => {
           if (closed) return;
-          stops.push(sessions.onRevoked((r) => {
-            if ('sid' in r ? r.sid === principal.sid : r.username === principal.username && principal.issuedAt <= r.before) end(ended);
-          }));
-          timers.push(setInterval(() => {
-            void sessions.stillValid(principal).then((valid) => (valid ? undefined : end(ended)), () => undefined);
-          }, SESSION_RECHECK_MS));
-        });
-      }
-      req.signal.addEventListener('abort', () => end(), { once: true });
+          closed = true;
+          for (const t of timers) clearInterval(t);
+          for (const stop of stops) stop();
+          try {
+            if (last) controller.enqueue(encoder.encode(last));
+            controller.close();
+          } catch {
+            // already closed by the client
+          }
+        };
+        cleanup = () => end();
+        const send = (bytes: Uint8Array) => {
+          if (closed) return;
+          if ((controller.desiredSize ?? 0) < bytes.byteLength) {
+            end(`event: resync\ndata: {"reason":"this stream fell behind; reconnect and read the current state"}\n\n`);
+            return;
+          }
+          controller.enqueue(bytes);
+        };
+        const hub = getEventHub();
+        stops.push(hub.subscribeEncoded(send));
+        // `connected` once the hub's Redis subscriptions are in place: an event after it is never lost.
+        void hub.ready(CONNECT_WAIT_MS).then(() => send(encoder.encode(`retry: 2000\n: connected ${Date.now()}\n\n`)));
+        timers.push(setInterval(() => send(encoder.encode(`: heartbeat ${Date.now()}\n\n`)), HEARTBEAT_MS));
+        if (principal.kind === 'session') {
+          const ended = `event: session-ended\ndata: {"reason":"signed out or expired"}\n\n`;
+          timers.push(setTimeout(() => end(ended), Math.max(0, principal.expiresAt - Date.now())));
+          void getAuth().then(({ sessions }) => {
+            if (closed) return;
+            stops.push(
+              sessions.onRevoked((r) => {
+                if ('sid' in r ? r.sid === principal.sid : r.username === principal.username && principal.issuedAt <= r.before) end(ended);
+              }),
+            );
+            timers.push(
+              setInterval(() => {
+                void sessions.stillValid(principal).then(
+                  (valid) => (valid ? undefined : end(ended)),
+                  () => undefined,
+                );
+              }, SESSION_RECHECK_MS),
+            );
+          });
+        }
+        req.signal.addEventListener('abort', () => end(), { once: true });
+      },
+      cancel() {
+        cleanup();
+      },
     },
-    cancel() {
-      cleanup();
-    },
-  }, new ByteLengthQueuingStrategy({ highWaterMark: MAX_QUEUED_BYTES }));
+    new ByteLengthQueuingStrategy({ highWaterMark: MAX_QUEUED_BYTES }),
+  );
   return new Response(stream, {
-    headers: { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store, no-transform', connection: 'keep-alive', 'x-accel-buffering': 'no' },
+    headers: {
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-store, no-transform',
+      connection: 'keep-alive',
+      'x-accel-buffering': 'no',
+    },
   });
 }

@@ -13,7 +13,8 @@ const LOCK_ERRORS: Record<string, { status: number; code: string }> = {
 
 /** The one error mapper of every route: 4xx for what the client can fix, 503 for quorum, 500 only for bugs. */
 export function errorResponse(err: unknown): Response {
-  if (err instanceof HttpError) return json(err.status, { error: { code: err.code, message: err.message, details: err.details } }, err.headers);
+  if (err instanceof HttpError)
+    return json(err.status, { error: { code: err.code, message: err.message, details: err.details } }, err.headers);
   if (err instanceof NodeActionError) {
     const status = err.code === 'NOT_FOUND' ? 404 : err.code === 'BAD_ACTION' ? 400 : 409;
     return json(status, { error: { code: err.code, message: err.message } });

@@ -27,7 +27,9 @@ function state(): { secret: string; installed: boolean } {
 
 /** The stamp of a request from `address` that sent `forwardedFor` (null: no X-Forwarded-For). */
 export function peerStamp(address: string | null | undefined, forwardedFor: string | null): string {
-  return [state().secret, encodeURIComponent(address ?? ''), forwardedFor === null ? '-' : `=${encodeURIComponent(forwardedFor)}`].join(' ');
+  return [state().secret, encodeURIComponent(address ?? ''), forwardedFor === null ? '-' : `=${encodeURIComponent(forwardedFor)}`].join(
+    ' ',
+  );
 }
 
 export function installPeerStamp(): void {

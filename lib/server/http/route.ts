@@ -98,7 +98,8 @@ function decodeParams(params: Record<string, string | string[]> | undefined): Re
  */
 async function readJson(req: Request): Promise<unknown> {
   const type = req.headers.get('content-type') ?? '';
-  if (!/^application\/json\b/i.test(type)) throw new HttpError(415, 'UNSUPPORTED_MEDIA_TYPE', 'send the body as JSON (content-type: application/json)');
+  if (!/^application\/json\b/i.test(type))
+    throw new HttpError(415, 'UNSUPPORTED_MEDIA_TYPE', 'send the body as JSON (content-type: application/json)');
   const declared = Number(req.headers.get('content-length') ?? 0);
   if (declared > MAX_BODY_BYTES) throw tooLarge();
   const text = new TextDecoder().decode(await readLimited(req.body, MAX_BODY_BYTES));

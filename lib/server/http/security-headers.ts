@@ -12,7 +12,10 @@
  * - API answers are data, never documents: `default-src 'none'`.
  */
 
-export interface Header { key: string; value: string }
+export interface Header {
+  key: string;
+  value: string;
+}
 
 /** On every response. */
 export const STATIC_SECURITY_HEADERS: readonly Header[] = Object.freeze([
@@ -21,8 +24,9 @@ export const STATIC_SECURITY_HEADERS: readonly Header[] = Object.freeze([
   { key: 'Referrer-Policy', value: 'no-referrer' },
   {
     key: 'Permissions-Policy',
-    value: 'accelerometer=(), camera=(), display-capture=(), geolocation=(), gyroscope=(), magnetometer=(), microphone=(), '
-      + 'payment=(), publickey-credentials-get=(), usb=(), browsing-topics=()',
+    value:
+      'accelerometer=(), camera=(), display-capture=(), geolocation=(), gyroscope=(), magnetometer=(), microphone=(), ' +
+      'payment=(), publickey-credentials-get=(), usb=(), browsing-topics=()',
   },
   { key: 'Cross-Origin-Opener-Policy', value: 'same-origin' },
   { key: 'Cross-Origin-Resource-Policy', value: 'same-origin' },

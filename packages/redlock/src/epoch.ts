@@ -86,13 +86,23 @@ export class SentinelChangedError extends Error {
  * too and must not hand out a fence lower than one already issued (see protocol.ts). With `seen`,
  * a compare-and-set: SentinelChangedError when the node restarted or lost its data again since.
  */
-export async function markNodeClean(client: Redis,
-  options: { keyPrefix: string; maxTtlMs: number; origin?: string; seen?: SeenSentinel }): Promise<EpochSentinel> {
+export async function markNodeClean(
+  client: Redis,
+  options: { keyPrefix: string; maxTtlMs: number; origin?: string; seen?: SeenSentinel },
+): Promise<EpochSentinel> {
   const call = markCleanArgs(options);
   const reply = (await client.eval(MARK_CLEAN_SCRIPT.source, 2, ...call)) as unknown[];
   checkMarkClean(reply);
   const sentinel = await readEpoch(client, options.keyPrefix);
-  return sentinel ?? { createdAt: Number(reply[1]), quarantineUntil: Number(reply[1]), maxTtlMs: options.maxTtlMs, origin: options.origin ?? 'clean', fence: Number(reply[2]) };
+  return (
+    sentinel ?? {
+      createdAt: Number(reply[1]),
+      quarantineUntil: Number(reply[1]),
+      maxTtlMs: options.maxTtlMs,
+      origin: options.origin ?? 'clean',
+      fence: Number(reply[2]),
+    }
+  );
 }
 
 /** markNodeClean's script call, for the lock core's own connections (LockNode.run); check the reply with checkMarkClean. */
@@ -102,16 +112,24 @@ export function markCleanCall(options: { keyPrefix: string; maxTtlMs: number; or
 
 function markCleanArgs(options: { keyPrefix: string; maxTtlMs: number; origin?: string; seen?: SeenSentinel }): string[] {
   const seen = options.seen;
-  return [epochKey(options.keyPrefix), legacyFenceKey(options.keyPrefix), String(options.maxTtlMs), options.origin ?? 'clean',
-    seen ? (seen.runId ?? '-') : '', seen?.createdAt !== undefined ? String(seen.createdAt) : ''];
+  return [
+    epochKey(options.keyPrefix),
+    legacyFenceKey(options.keyPrefix),
+    String(options.maxTtlMs),
+    options.origin ?? 'clean',
+    seen ? (seen.runId ?? '-') : '',
+    seen?.createdAt !== undefined ? String(seen.createdAt) : '',
+  ];
 }
 
 /** SentinelChangedError unless mark-clean.lua applied. */
 export function checkMarkClean(reply: unknown): void {
   const r = reply as unknown[];
   if (Number(r[0]) !== 1) {
-    throw new SentinelChangedError(`the node's sentinel changed since it was looked at (now: ${r[1] ? `written at ${String(r[1])}` : 'none'}` +
-      `${r[2] ? `, process ${String(r[2]).slice(0, 8)}` : ''}): look again before marking it clean`);
+    throw new SentinelChangedError(
+      `the node's sentinel changed since it was looked at (now: ${r[1] ? `written at ${String(r[1])}` : 'none'}` +
+        `${r[2] ? `, process ${String(r[2]).slice(0, 8)}` : ''}): look again before marking it clean`,
+    );
   }
 }
 
@@ -121,10 +139,18 @@ export function checkMarkClean(reply: unknown): void {
  * that the node does not sit out a restart quarantine (scripts/adopt-restart.lua argues when this is
  * sound). Never call it after a crash. Returns whether it applied.
  */
-export async function adoptGracefulRestart(client: Redis,
-  options: { keyPrefix: string; previousRunId: string; origin: string; previousQuarantineUntil?: number }): Promise<{ adopted: boolean; reason: string }> {
-  const reply = (await client.eval(ADOPT_RESTART_SCRIPT.source, 1, epochKey(options.keyPrefix), options.previousRunId, options.origin,
-    String(options.previousQuarantineUntil ?? 0))) as unknown[];
+export async function adoptGracefulRestart(
+  client: Redis,
+  options: { keyPrefix: string; previousRunId: string; origin: string; previousQuarantineUntil?: number },
+): Promise<{ adopted: boolean; reason: string }> {
+  const reply = (await client.eval(
+    ADOPT_RESTART_SCRIPT.source,
+    1,
+    epochKey(options.keyPrefix),
+    options.previousRunId,
+    options.origin,
+    String(options.previousQuarantineUntil ?? 0),
+  )) as unknown[];
   return Number(reply[0]) === 1 ? { adopted: true, reason: 'adopted' } : { adopted: false, reason: String(reply[1]) };
 }
 

@@ -6,7 +6,8 @@ import type { Vote } from './votes';
  * per-node votes of the round that decided the failure (empty when no node was asked).
  */
 export abstract class RedlockError extends Error {
-  abstract override readonly name: 'LockContendedError' | 'QuorumUnavailableError' | 'LockExpiredError' | 'InvalidArgumentError' | 'MaxTtlMismatchError';
+  abstract override readonly name:
+    'LockContendedError' | 'QuorumUnavailableError' | 'LockExpiredError' | 'InvalidArgumentError' | 'MaxTtlMismatchError';
   /** Per-node votes of the deciding round. */
   readonly votes: readonly Vote[];
   /** The resources of the request, when known. */
@@ -36,7 +37,12 @@ export class LockContendedError extends RedlockError {
    */
   readonly holder: Readonly<Record<string, string>> | null;
 
-  constructor(message: string, votes: readonly Vote[] = [], resources: readonly string[] = [], holder: Readonly<Record<string, string>> | null = null) {
+  constructor(
+    message: string,
+    votes: readonly Vote[] = [],
+    resources: readonly string[] = [],
+    holder: Readonly<Record<string, string>> | null = null,
+  ) {
     super(message, votes, resources);
     this.holder = holder;
   }

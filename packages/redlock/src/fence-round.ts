@@ -53,8 +53,15 @@ export type FenceOutcome = { ok: true; fence: number; votes: readonly Vote[] } |
  * Confirm `fence` on a quorum. `voted`: the grant round (decided with a quorum for); `grantMs`: how
  * long it took; `remainingMs`: the validity horizon left.
  */
-export async function confirmFence(ctx: ProtocolContext, req: AcquireRequest, token: string, metaHead: string, voted: Round, remainingMs: number,
-  grantMs: number): Promise<FenceOutcome> {
+export async function confirmFence(
+  ctx: ProtocolContext,
+  req: AcquireRequest,
+  token: string,
+  metaHead: string,
+  voted: Round,
+  remainingMs: number,
+  grantMs: number,
+): Promise<FenceOutcome> {
   const { nodes, settings } = ctx;
   let max = 0;
   for (let i = 0; i < nodes.length; i++) if (voted.votes[i]!.vote === 'for' && voted.values[i]! > max) max = voted.values[i]!;
@@ -88,7 +95,14 @@ export async function confirmFence(ctx: ProtocolContext, req: AcquireRequest, to
 class FenceRound extends Round {
   confirmed: unknown[] | null = null;
 
-  constructor(ctx: ProtocolContext, readonly voted: Round, readonly call: ScriptCall, timeoutMs: number, hedgeMs: number, anyPending: boolean) {
+  constructor(
+    ctx: ProtocolContext,
+    readonly voted: Round,
+    readonly call: ScriptCall,
+    timeoutMs: number,
+    hedgeMs: number,
+    anyPending: boolean,
+  ) {
     super(ctx.nodes, ctx.quorum, false, timeoutMs, onFenceReply, ctx.onNodeError, false, hedgeMs, anyPending ? askPending : null);
   }
 }

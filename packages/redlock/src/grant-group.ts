@@ -66,7 +66,10 @@ export class GrantGroup implements BatchGroup {
   private sealed = false;
   private decided = false;
 
-  constructor(private readonly node: LockNode, private readonly probes: NodeProbes) {}
+  constructor(
+    private readonly node: LockNode,
+    private readonly probes: NodeProbes,
+  ) {}
 
   /** The group of the batch `node` is collecting for grants with these probes. */
   static of(node: LockNode, probes: NodeProbes): GrantGroup {
@@ -135,7 +138,10 @@ export class GrantGroup implements BatchGroup {
   /** A check, sent now (after every command of the group), standing in for the probe. */
   private checkNow(): void {
     this.waiting++;
-    this.node.runCheck(this.probes, true).then((checked) => this.arrive((this.probe = checked)), (e: Error) => this.arrive((this.probe = e)));
+    this.node.runCheck(this.probes, true).then(
+      (checked) => this.arrive((this.probe = checked)),
+      (e: Error) => this.arrive((this.probe = e)),
+    );
   }
 
   private arrive(_: unknown): void {
@@ -160,8 +166,13 @@ export class GrantGroup implements BatchGroup {
       } else if (read instanceof Error) {
         // The read itself failed (LOADING, an ACL without HMGET): every member that needs it fails.
         this.probe = read;
-      } else if (Array.isArray(executed) && executed.length === 2 && Array.isArray(executed[0]) && isOne(executed[0][0]) &&
-        Array.isArray(executed[1])) {
+      } else if (
+        Array.isArray(executed) &&
+        executed.length === 2 &&
+        Array.isArray(executed[0]) &&
+        isOne(executed[0][0]) &&
+        Array.isArray(executed[1])
+      ) {
         this.probe = executed[1];
       } else {
         // Not proved: no check of ours ran in this process (a restart, a SCRIPT FLUSH: the proof
@@ -184,14 +195,20 @@ export class GrantGroup implements BatchGroup {
       return;
     }
     if (this.judging && needsCheck(this.node, this.probes, probe)) {
-      this.node.runCheck(this.probes).then((checked) => this.decide(parseProbe(checked)), (e: Error) => {
-        this.probe = e;
-        this.decide(null);
-      }).catch((e: unknown) => {
-        // parseProbe refused the check's reply: every member needing it fails with that error.
-        this.probe = e instanceof Error ? e : new Error(String(e));
-        this.decide(null);
-      });
+      this.node
+        .runCheck(this.probes)
+        .then(
+          (checked) => this.decide(parseProbe(checked)),
+          (e: Error) => {
+            this.probe = e;
+            this.decide(null);
+          },
+        )
+        .catch((e: unknown) => {
+          // parseProbe refused the check's reply: every member needing it fails with that error.
+          this.probe = e instanceof Error ? e : new Error(String(e));
+          this.decide(null);
+        });
       return;
     }
     this.decide(probe);

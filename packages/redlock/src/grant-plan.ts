@@ -8,7 +8,13 @@ import { encodeCommand, ScriptCall } from './resp';
 import { ACQUIRE_SCRIPT, PROBE_SCRIPT, type LuaScript } from './scripts';
 
 /** The sentinel's fields a probe reads, in the order of its reply (scripts/probe.lua FIELDS). */
-export const PROBE_FIELDS = [EPOCH_FIELDS.createdAt, EPOCH_FIELDS.quarantineUntil, EPOCH_FIELDS.runId, EPOCH_FIELDS.maxTtlMs, EPOCH_FIELDS.fence] as const;
+export const PROBE_FIELDS = [
+  EPOCH_FIELDS.createdAt,
+  EPOCH_FIELDS.quarantineUntil,
+  EPOCH_FIELDS.runId,
+  EPOCH_FIELDS.maxTtlMs,
+  EPOCH_FIELDS.fence,
+] as const;
 
 /** What a probe's check detects (scripts/probe.lua ARGV[3]). */
 export type DetectLevel = '0' | '1' | '2';
@@ -80,12 +86,20 @@ export function mayStartQuarantine(cluster: ClusterView): boolean {
 }
 
 /** The probes of one Redlock (its prefix, ceiling and detection settings). */
-export function nodeProbes(epochKey: string, legacyFenceKey: string, maxTtlMs: number, detect: DetectLevel, checkIntervalMs: number,
-  nodeCount: number): NodeProbes {
+export function nodeProbes(
+  epochKey: string,
+  legacyFenceKey: string,
+  maxTtlMs: number,
+  detect: DetectLevel,
+  checkIntervalMs: number,
+  nodeCount: number,
+): NodeProbes {
   const cluster: ClusterView = { ceilingAgreed: false, ceilingConflict: false, withoutSentinel: new Set(), nodeCount, runIds: new Map() };
   const script = probeScript(epochKey, detect, maxTtlMs);
-  const checks = [new ScriptCall(script, 2, [epochKey, legacyFenceKey, '1', maxTtlMs, detect, '0']),
-    new ScriptCall(script, 2, [epochKey, legacyFenceKey, '1', maxTtlMs, detect, '1'])];
+  const checks = [
+    new ScriptCall(script, 2, [epochKey, legacyFenceKey, '1', maxTtlMs, detect, '0']),
+    new ScriptCall(script, 2, [epochKey, legacyFenceKey, '1', maxTtlMs, detect, '1']),
+  ];
   return {
     epochKey,
     legacyFenceKey,
@@ -125,10 +139,21 @@ export interface GrantPlan {
 }
 
 /** `value` is what every lock key gets: `<token> <metadata>` (value.ts). */
-export function grantPlan(lockKeys: readonly string[], value: string, ttlMs: number,
-  options: { quarantine: boolean; fenced: boolean; probes: NodeProbes }): GrantPlan {
+export function grantPlan(
+  lockKeys: readonly string[],
+  value: string,
+  ttlMs: number,
+  options: { quarantine: boolean; fenced: boolean; probes: NodeProbes },
+): GrantPlan {
   if (lockKeys.length === 1) {
-    return { lockKeys, scriptCall: null, ttlMs, ...options, grant: encodeCommand(['SET', lockKeys[0]!, value, 'NX', 'GET', 'PX', ttlMs]), replayedOn: null };
+    return {
+      lockKeys,
+      scriptCall: null,
+      ttlMs,
+      ...options,
+      grant: encodeCommand(['SET', lockKeys[0]!, value, 'NX', 'GET', 'PX', ttlMs]),
+      replayedOn: null,
+    };
   }
   const call = new ScriptCall(ACQUIRE_SCRIPT, lockKeys.length, [...lockKeys, value, ttlMs]);
   return { lockKeys, scriptCall: call, ttlMs, ...options, grant: call.evalshaPayload(), replayedOn: null };

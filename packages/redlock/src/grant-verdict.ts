@@ -41,8 +41,10 @@ export interface Probe {
  */
 export function explainNodeError(err: Error): Error {
   if (!/unknown (redis )?command|NOPERM/i.test(err.message)) return err;
-  return new Error(`the node refuses a command the lock core needs (TIME, INFO, HMGET, HSET: renamed, disabled or not allowed to this ` +
-    `user?); its votes cannot count: ${err.message}`);
+  return new Error(
+    `the node refuses a command the lock core needs (TIME, INFO, HMGET, HSET: renamed, disabled or not allowed to this ` +
+      `user?); its votes cannot count: ${err.message}`,
+  );
 }
 
 /** A reply that is not the probe's shape (a proxy answering out of order, another script under its SHA). */
@@ -56,7 +58,11 @@ export function parseProbe(reply: unknown): Probe {
   }
   const r = reply as (string | number | null)[];
   return {
-    createdAt: text(r[0]), until: text(r[1]), runId: text(r[2]), maxTtlMs: text(r[3]), fence: text(r[4]),
+    createdAt: text(r[0]),
+    until: text(r[1]),
+    runId: text(r[2]),
+    maxTtlMs: text(r[3]),
+    fence: text(r[4]),
     check: r.length > 5 ? { runIdNow: String(r[5]), policy: String(r[6]), started: Number(r[7]) === 1, cause: String(r[8] ?? '') } : null,
   };
 }
@@ -167,14 +173,24 @@ export function judgeGrant(node: LockNode, plan: GrantPlan, grant: unknown, prob
     if (verdict === 'lost') return [3];
     const recorded = Number(probe.maxTtlMs);
     if (recorded !== probes.maxTtlMs) {
-      return [4, 'ceiling-mismatch', `the node records maxTtlMs ${probe.maxTtlMs ?? 'none'}, this client uses ${probes.maxTtlMs}`, recorded];
+      return [
+        4,
+        'ceiling-mismatch',
+        `the node records maxTtlMs ${probe.maxTtlMs ?? 'none'}, this client uses ${probes.maxTtlMs}`,
+        recorded,
+      ];
     }
     if (probes.detect === '2' && node.checks.policy !== 'noeviction') {
-      return [4, 'unsafe-eviction', `maxmemory-policy is ${node.checks.policy ?? 'unknown'}: it can evict lock keys or the sentinel`, recorded];
+      return [
+        4,
+        'unsafe-eviction',
+        `maxmemory-policy is ${node.checks.policy ?? 'unknown'}: it can evict lock keys or the sentinel`,
+        recorded,
+      ];
     }
     if (verdict !== null) {
       const cause = probe.check?.cause || null;
-      return [2, verdict, (cause as QuarantineCause | null), probe.check?.started ?? false];
+      return [2, verdict, cause as QuarantineCause | null, probe.check?.started ?? false];
     }
   }
   if (plan.scriptCall === null) {

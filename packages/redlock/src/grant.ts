@@ -46,18 +46,23 @@ export function sendGrant(node: LockNode, plan: GrantPlan, reply: Reply): void {
     sendAlone(node, plan, plan.grant, reply);
     return;
   }
-  GrantGroup.of(node, plan.probes).add(plan, plan.scriptCall === null ? reply : (err, value) => {
-    if (err && isNoScript(err)) {
-      // The node lost its script cache: the grant again with the script's source, with reads of
-      // its own. The group holds this reply until its check answers, so a command we sent after
-      // the first try (a cleanup's release, which falls back to EVAL at once) may run before the
-      // second: the node is recorded, and a failed attempt names it in cleanupPending.
-      replayed(plan, node);
-      sendAlone(node, plan, plan.scriptCall!.evalPayload(), reply);
-      return;
-    }
-    reply(err, value);
-  });
+  GrantGroup.of(node, plan.probes).add(
+    plan,
+    plan.scriptCall === null
+      ? reply
+      : (err, value) => {
+          if (err && isNoScript(err)) {
+            // The node lost its script cache: the grant again with the script's source, with reads of
+            // its own. The group holds this reply until its check answers, so a command we sent after
+            // the first try (a cleanup's release, which falls back to EVAL at once) may run before the
+            // second: the node is recorded, and a failed attempt names it in cleanupPending.
+            replayed(plan, node);
+            sendAlone(node, plan, plan.scriptCall!.evalPayload(), reply);
+            return;
+          }
+          reply(err, value);
+        },
+  );
 }
 
 function replayed(plan: GrantPlan, node: LockNode): void {
@@ -117,12 +122,15 @@ function sendAlone(node: LockNode, plan: GrantPlan, grant: Buffer, reply: Reply)
   // Sent after the grant on the same connection (commands go out in the order they are issued).
   if (probe === undefined) {
     // A node met for the first time (or after NOSCRIPT) has never run our probe: send its source.
-    node.runCheck(plan.probes, true).then((checked) => {
-      probe = checked;
-      settle();
-    }, (err: Error) => {
-      probe = err;
-      settle();
-    });
+    node.runCheck(plan.probes, true).then(
+      (checked) => {
+        probe = checked;
+        settle();
+      },
+      (err: Error) => {
+        probe = err;
+        settle();
+      },
+    );
   }
 }

@@ -57,8 +57,15 @@ export class Lock {
   readonly #controller: LockController;
   readonly #state: LockState;
 
-  constructor(controller: LockController, resources: readonly string[], token: string, fence: number | null, votes: readonly Vote[],
-    keys: readonly string[], state: LockState) {
+  constructor(
+    controller: LockController,
+    resources: readonly string[],
+    token: string,
+    fence: number | null,
+    votes: readonly Vote[],
+    keys: readonly string[],
+    state: LockState,
+  ) {
     this.#controller = controller;
     this.resources = resources;
     this.token = token;

@@ -16,4 +16,3 @@ export function nodeLabel(target: string | Redis): string {
   if (Array.isArray(options.sentinels) && options.sentinels.length > 0 && options.name) return `sentinel:${options.name}`;
   return `${options.host ?? '127.0.0.1'}:${options.port ?? 6379}`;
 }
-

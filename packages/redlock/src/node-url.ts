@@ -27,8 +27,11 @@ export function parseNodeUrl(target: string): NodeAddress {
     throw new InvalidArgumentError('nodes', `each node URL must start with redis:// or rediss://, got ${url.protocol}//`);
   }
   if (url.search !== '' || url.hash !== '') {
-    throw new InvalidArgumentError('nodes', 'a node URL takes no query or fragment (redis[s]://[[user]:password@]host[:port][/db]); ' +
-      'for other connection options pass an ioredis client');
+    throw new InvalidArgumentError(
+      'nodes',
+      'a node URL takes no query or fragment (redis[s]://[[user]:password@]host[:port][/db]); ' +
+        'for other connection options pass an ioredis client',
+    );
   }
   const path = url.pathname.replace(/^\/+/, '');
   if (path !== '' && !/^(?:[0-9]|1[0-5])$/.test(path)) {

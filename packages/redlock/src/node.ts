@@ -59,16 +59,24 @@ export class LockNode {
    * TIME with the probe, and the last quarantine (its sentinel's createdAt and until) seen to be
    * over on the node's clock.
    */
-  readonly quarantine: { wantTime: boolean; overCreatedAt: string | null; overUntil: string | null } =
-    { wantTime: true, overCreatedAt: null, overUntil: null };
+  readonly quarantine: { wantTime: boolean; overCreatedAt: string | null; overUntil: string | null } = {
+    wantTime: true,
+    overCreatedAt: null,
+    overUntil: null,
+  };
   /**
    * What this client's last check of the node found (scripts/probe.lua check mode): the
    * redis-server process (run_id) its sentinel speaks for, its maxmemory-policy, and when (a
    * performance.now() time). runId null: check before the next vote (never checked, reconnected,
    * or a probe found something that needs one).
    */
-  readonly checks: { runId: string | null; policy: string | null; checkedAt: number; starting: boolean; duplicateOf: number | null } =
-    { runId: null, policy: null, checkedAt: -Infinity, starting: false, duplicateOf: null };
+  readonly checks: { runId: string | null; policy: string | null; checkedAt: number; starting: boolean; duplicateOf: number | null } = {
+    runId: null,
+    policy: null,
+    checkedAt: -Infinity,
+    starting: false,
+    duplicateOf: null,
+  };
   /**
    * The fast probe proves a check of ours ran in the process by `SCRIPT EXISTS` (grant-group.ts);
    * false once the node (a proxy before it) refused that command: the script's own fast read then.
@@ -87,8 +95,13 @@ export class LockNode {
   private readonly url: string | null;
   /** Until the first connection attempt of an owned client settles: commands wait for it. */
   private booting: Promise<void> | null = null;
-  constructor(index: number, target: string | Redis, maxPending: number, onConnectionError: (node: LockNode, err: Error) => void,
-    stallAfterMs = Infinity) {
+  constructor(
+    index: number,
+    target: string | Redis,
+    maxPending: number,
+    onConnectionError: (node: LockNode, err: Error) => void,
+    stallAfterMs = Infinity,
+  ) {
     this.index = index;
     this.number = index + 1;
     this.label = nodeLabel(target);
@@ -161,12 +174,13 @@ export class LockNode {
     return new Promise((resolve, reject) => {
       if (this.refuse(1, (err) => reject(err))) return;
       this.pending++;
-      const send = () => this.command(probes.check().evalPayload(), (err, value) => {
-        this.pending--;
-        this.settled++;
-        if (err) reject(err);
-        else resolve(value);
-      });
+      const send = () =>
+        this.command(probes.check().evalPayload(), (err, value) => {
+          this.pending--;
+          this.settled++;
+          if (err) reject(err);
+          else resolve(value);
+        });
       // Still connecting: after the commands sent before it, like call() and callBatch().
       if (this.booting) void this.booting.then(send);
       else send();
@@ -212,8 +226,11 @@ export class LockNode {
       return;
     }
     const sent = this.pending + 1 <= this.maxPending;
-    const err = new NodeStalledError(`${this.label} has not answered for a whole round (nodeTimeoutMs): ${sent
-      ? 'the release was sent, its answer is not awaited' : `the release was not sent (${this.pending} commands in flight)`}`);
+    const err = new NodeStalledError(
+      `${this.label} has not answered for a whole round (nodeTimeoutMs): ${
+        sent ? 'the release was sent, its answer is not awaited' : `the release was not sent (${this.pending} commands in flight)`
+      }`,
+    );
     queueMicrotask(() => reply(err, undefined));
     if (!sent) return;
     this.pending++;

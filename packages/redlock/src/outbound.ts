@@ -39,7 +39,10 @@ export class SlotBatch {
   readonly replies: BatchReplies;
   private remaining: number;
 
-  constructor(size: number, private readonly done: Reply) {
+  constructor(
+    size: number,
+    private readonly done: Reply,
+  ) {
     this.replies = new Array<unknown>(size);
     this.remaining = size;
   }
@@ -56,7 +59,10 @@ export class SlotBatch {
  * (connection.ts) or raw Buffers (a client passed in, callBuffer) and are decoded here alike.
  */
 export class LeanCall implements Outbound {
-  constructor(private readonly bytes: Buffer, private readonly reply: Reply) {}
+  constructor(
+    private readonly bytes: Buffer,
+    private readonly reply: Reply,
+  ) {}
 
   payload(): Buffer {
     return this.bytes;
@@ -73,7 +79,11 @@ export class LeanCall implements Outbound {
 
 /** One command of a batch on a connection the lock core owns. */
 export class LeanSlot implements Outbound {
-  constructor(private readonly bytes: Buffer, private readonly batch: SlotBatch, private readonly at: number) {}
+  constructor(
+    private readonly bytes: Buffer,
+    private readonly batch: SlotBatch,
+    private readonly at: number,
+  ) {}
 
   payload(): Buffer {
     return this.bytes;
@@ -103,7 +113,9 @@ export function sendPublic(client: Redis, batch: readonly Outbound[]): void {
   for (let i = 0; i < batch.length; i++) {
     const command = batch[i]!;
     const [name, ...args] = decodeCommand(command.payload());
-    pipeline.callBuffer(name!.toString('latin1'), ...args, (err: Error | null | undefined, value: unknown) => (err ? command.reject(err) : command.resolve(value)));
+    pipeline.callBuffer(name!.toString('latin1'), ...args, (err: Error | null | undefined, value: unknown) =>
+      err ? command.reject(err) : command.resolve(value),
+    );
   }
   // Each command's callback has its answer; the pipeline's own promise adds nothing.
   pipeline.exec().catch(() => undefined);

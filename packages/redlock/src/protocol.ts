@@ -20,7 +20,14 @@
  *   help a second client to a quorum while the first still holds the lock.
  */
 import type { QuarantineCause } from './epoch';
-import { InvalidArgumentError, LockContendedError, LockExpiredError, MaxTtlMismatchError, QuorumUnavailableError, type RedlockError } from './errors';
+import {
+  InvalidArgumentError,
+  LockContendedError,
+  LockExpiredError,
+  MaxTtlMismatchError,
+  QuorumUnavailableError,
+  type RedlockError,
+} from './errors';
 import type { ReleaseResult } from './lock';
 import { sendGrant } from './grant';
 import { grantPlan, type NodeProbes } from './grant-plan';
@@ -80,10 +87,20 @@ export async function attemptAcquire(ctx: ProtocolContext, req: AcquireRequest):
   const timeout = Math.min(settings.nodeTimeoutMs, horizon);
 
   const metaHead = `${req.metaHead},"acquiredAt":"${wall0}"`;
-  const plan = grantPlan(req.lockKeys, lockValue(token, `${metaHead}}`), ttlMs,
-    { quarantine: settings.quarantine, fenced: req.fenced, probes: req.probes });
-  const round = new Round(nodes, quorum, false, timeout, (r, i, reply) => onAcquireReply(ctx, req.probes, r, i, reply as GrantReply), ctx.onNodeError,
-    req.fenced);
+  const plan = grantPlan(req.lockKeys, lockValue(token, `${metaHead}}`), ttlMs, {
+    quarantine: settings.quarantine,
+    fenced: req.fenced,
+    probes: req.probes,
+  });
+  const round = new Round(
+    nodes,
+    quorum,
+    false,
+    timeout,
+    (r, i, reply) => onAcquireReply(ctx, req.probes, r, i, reply as GrantReply),
+    ctx.onNodeError,
+    req.fenced,
+  );
   for (let i = 0; i < nodes.length; i++) sendGrant(nodes[i]!, plan, round.reply(i));
   await round.done;
 
@@ -111,8 +128,12 @@ export async function attemptAcquire(ctx: ProtocolContext, req: AcquireRequest):
   // answer (up to nodeTimeoutMs), so that when acquire() rejects nothing of the attempt is left on
   // them; a node that does not answer still gets the compare-and-delete after our grant there.
   const cleanup = await releaseEverywhere(ctx, req.lockKeys, token, req.resources);
-  return { ok: false, error: acquireError(nodes.length, req.resources, votes, expired, round, settings.maxTtlMs), split: isSplit(round),
-    unanswered: unansweredNodes(nodes, t0, round.votes, cleanup.votes, plan.replayedOn) };
+  return {
+    ok: false,
+    error: acquireError(nodes.length, req.resources, votes, expired, round, settings.maxTtlMs),
+    split: isSplit(round),
+    unanswered: unansweredNodes(nodes, t0, round.votes, cleanup.votes, plan.replayedOn),
+  };
 }
 
 /**
@@ -126,8 +147,13 @@ export async function attemptAcquire(ctx: ProtocolContext, req: AcquireRequest):
  * compare-and-delete ran after the SET.
  * Only reporting: nothing sent or decided depends on it.
  */
-export function unansweredNodes(nodes: readonly Pick<LockNode, 'readySince'>[], t0: number, grant: readonly Vote[], cleanup: readonly Vote[],
-  replayedOn: readonly boolean[] | null): boolean[] | null {
+export function unansweredNodes(
+  nodes: readonly Pick<LockNode, 'readySince'>[],
+  t0: number,
+  grant: readonly Vote[],
+  cleanup: readonly Vote[],
+  replayedOn: readonly boolean[] | null,
+): boolean[] | null {
   let out: boolean[] | null = null;
   for (let i = 0; i < grant.length; i++) {
     const g = grant[i]!.reason;
@@ -178,7 +204,7 @@ function isSplit(round: Round): boolean {
 const CAUSE_DETAIL: Readonly<Record<QuarantineCause, string>> = {
   'data-loss': 'the node lost its data (no epoch sentinel)',
   restart: 'the node restarted (a new redis-server process: it may have loaded an older snapshot)',
-  replaced: 'the node\'s data was replaced by a replication sync (REPLICAOF, a promoted replica)',
+  replaced: "the node's data was replaced by a replication sync (REPLICAOF, a promoted replica)",
   eviction: 'the node evicted keys since its last check',
 };
 
@@ -203,11 +229,16 @@ function onAcquireReply(ctx: ProtocolContext, probes: NodeProbes, round: Round, 
       round.reject(i, 'quarantined', quarantineDetail(reply[2]), reply[1]);
       return;
     case 3:
-      round.reject(i, 'quarantined', 'the node has no epoch sentinel (it lost its data); its quarantine starts once a node confirms this client\'s maxTtlMs');
+      round.reject(
+        i,
+        'quarantined',
+        "the node has no epoch sentinel (it lost its data); its quarantine starts once a node confirms this client's maxTtlMs",
+      );
       void round.done.then(() => startQuarantine(ctx, round.nodes[i]!, probes));
       return;
     case 4:
-      if (reply[1] === 'ceiling-mismatch' && !round.decided) (round.ceilings ??= new Array<number | undefined>(round.nodes.length))[i] = reply[3];
+      if (reply[1] === 'ceiling-mismatch' && !round.decided)
+        (round.ceilings ??= new Array<number | undefined>(round.nodes.length))[i] = reply[3];
       round.reject(i, reply[1], reply[2]);
       return;
     default:
@@ -227,16 +258,29 @@ function onAcquireReply(ctx: ProtocolContext, probes: NodeProbes, round: Round, 
  *   someone holds it, wait.
  * - Otherwise (the grant had its quorum but the fence round did not) → QuorumUnavailableError.
  */
-export function acquireError(nodeCount: number, resources: readonly string[], votes: readonly Vote[], expired: boolean, round: Round,
-  clientMaxTtlMs = 0): RedlockError {
+export function acquireError(
+  nodeCount: number,
+  resources: readonly string[],
+  votes: readonly Vote[],
+  expired: boolean,
+  round: Round,
+  clientMaxTtlMs = 0,
+): RedlockError {
   const summary = summarizeVotes(votes);
   const what = resources.length === 1 ? JSON.stringify(resources[0]) : `${resources.length} resources`;
-  if (expired) return new LockExpiredError(`acquire ${what}: validity ran out before a quorum was confirmed (${summary})`, votes, resources);
+  if (expired)
+    return new LockExpiredError(`acquire ${what}: validity ran out before a quorum was confirmed (${summary})`, votes, resources);
   // A node that records another ceiling is a configuration error, whatever else went wrong.
   const mismatched = round.ceilings?.find((c) => c !== undefined);
   if (mismatched !== undefined) {
-    return new MaxTtlMismatchError(`acquire ${what}: a node records a lease ceiling (maxTtlMs) of ${mismatched} ms, this client uses ` +
-      `${clientMaxTtlMs}: every client of a cluster must use the same maxTtlMs (${summary})`, votes, resources, mismatched, clientMaxTtlMs);
+    return new MaxTtlMismatchError(
+      `acquire ${what}: a node records a lease ceiling (maxTtlMs) of ${mismatched} ms, this client uses ` +
+        `${clientMaxTtlMs}: every client of a cluster must use the same maxTtlMs (${summary})`,
+      votes,
+      resources,
+      mismatched,
+      clientMaxTtlMs,
+    );
   }
   const grantVotes = round.votes;
   const contended = countReason(grantVotes, 'contended');
@@ -257,7 +301,12 @@ export function acquireError(nodeCount: number, resources: readonly string[], vo
  * the waiters that collided with us would only make them collide again (a split-vote livelock);
  * they retry after their jittered delay instead.
  */
-export async function releaseEverywhere(ctx: ProtocolContext, lockKeys: readonly string[], token: string, resources: readonly string[]): Promise<Round> {
+export async function releaseEverywhere(
+  ctx: ProtocolContext,
+  lockKeys: readonly string[],
+  token: string,
+  resources: readonly string[],
+): Promise<Round> {
   const call = releaseCall(ctx, lockKeys, token, '', resources);
   // callRelease: a stalled node still gets the compare-and-delete (queued behind our grant there),
   // without holding up the others.
@@ -272,7 +321,13 @@ export async function releaseEverywhere(ctx: ProtocolContext, lockKeys: readonly
   return round;
 }
 
-function releaseCall(ctx: ProtocolContext, lockKeys: readonly string[], token: string, channel: string, resources: readonly string[]): ScriptCall {
+function releaseCall(
+  ctx: ProtocolContext,
+  lockKeys: readonly string[],
+  token: string,
+  channel: string,
+  resources: readonly string[],
+): ScriptCall {
   const args = lockKeys.slice();
   args.push(token, channel);
   for (const r of resources) args.push(r);
@@ -280,7 +335,12 @@ function releaseCall(ctx: ProtocolContext, lockKeys: readonly string[], token: s
 }
 
 /** Compare-and-delete on every node, waiting for each (up to nodeTimeoutMs) for a per-node result. */
-export async function releaseKeys(ctx: ProtocolContext, resources: readonly string[], lockKeys: readonly string[], token: string): Promise<ReleaseResult> {
+export async function releaseKeys(
+  ctx: ProtocolContext,
+  resources: readonly string[],
+  lockKeys: readonly string[],
+  token: string,
+): Promise<ReleaseResult> {
   const { nodes, settings } = ctx;
   const t0 = performance.now();
   const call = releaseCall(ctx, lockKeys, token, ctx.channel, resources);
@@ -299,8 +359,7 @@ function onReleaseReply(round: Round, i: number, reply: unknown): void {
 }
 
 export type ExtendOutcome =
-  | { ok: true; validUntil: number; expiresAt: number; votes: readonly Vote[]; durationMs: number }
-  | { ok: false; error: RedlockError };
+  { ok: true; validUntil: number; expiresAt: number; votes: readonly Vote[]; durationMs: number } | { ok: false; error: RedlockError };
 
 /**
  * Compare-and-pexpire on every node; success needs a quorum, within the current validity when
@@ -309,8 +368,14 @@ export type ExtendOutcome =
  * intact; and a quorum that still holds our token has held it without a gap (a token is only
  * ever set once), so no one else can have been granted the lock meanwhile.
  */
-export async function extendKeys(ctx: ProtocolContext, resources: readonly string[], lockKeys: readonly string[], token: string, ttlMs: number,
-  validUntil: number | null): Promise<ExtendOutcome> {
+export async function extendKeys(
+  ctx: ProtocolContext,
+  resources: readonly string[],
+  lockKeys: readonly string[],
+  token: string,
+  ttlMs: number,
+  validUntil: number | null,
+): Promise<ExtendOutcome> {
   const { nodes, quorum, settings } = ctx;
   const t0 = performance.now();
   const wall0 = Date.now();
@@ -319,7 +384,8 @@ export async function extendKeys(ctx: ProtocolContext, resources: readonly strin
     return { ok: false, error: new LockExpiredError(`extend ${what}: the lock's validity has run out`, [], resources) };
   }
   const horizon = validityHorizonMs(ttlMs, settings.driftFactor);
-  if (horizon <= 0) return { ok: false, error: new InvalidArgumentError('ttlMs', `is too short to leave any validity after drift, got ${ttlMs}`) };
+  if (horizon <= 0)
+    return { ok: false, error: new InvalidArgumentError('ttlMs', `is too short to leave any validity after drift, got ${ttlMs}`) };
   const limit = validUntil === null ? horizon : Math.min(horizon, validUntil - t0);
   const timeout = Math.min(settings.nodeTimeoutMs, limit);
   const round = new Round(nodes, quorum, false, timeout, onExtendReply, ctx.onNodeError);
@@ -337,10 +403,16 @@ export async function extendKeys(ctx: ProtocolContext, resources: readonly strin
     return { ok: true, validUntil: t0 + ttlMs - drift, expiresAt: wall0 + ttlMs - drift, votes: round.votes, durationMs: now - t0 };
   }
   if (late || validity <= 0 || (round.timedOut && limit <= settings.nodeTimeoutMs)) {
-    return { ok: false, error: new LockExpiredError(`extend ${what}: validity ran out before a quorum extended it (${summary})`, round.votes, resources) };
+    return {
+      ok: false,
+      error: new LockExpiredError(`extend ${what}: validity ran out before a quorum extended it (${summary})`, round.votes, resources),
+    };
   }
   if (countReason(round.votes, 'lost') >= blockingSize(nodes.length)) {
-    return { ok: false, error: new LockExpiredError(`extend ${what}: the lock is no longer held on enough nodes (${summary})`, round.votes, resources) };
+    return {
+      ok: false,
+      error: new LockExpiredError(`extend ${what}: the lock is no longer held on enough nodes (${summary})`, round.votes, resources),
+    };
   }
   return { ok: false, error: new QuorumUnavailableError(`extend ${what}: too few nodes could vote (${summary})`, round.votes, resources) };
 }

@@ -22,23 +22,33 @@ export function startQuarantine(ctx: ProtocolContext, node: LockNode, probes: No
   const cluster = probes.cluster;
   if (node.checks.starting || cluster.ceilingConflict) return;
   node.checks.starting = true;
-  (cluster.ceilingAgreed ? Promise.resolve(true) : ceilingConfirmed(ctx, probes)).then(async (confirmed) => {
-    if (!confirmed) return;
-    const probe = parseProbe(await node.run(probes.checkStarting));
-    recordProbe(node, probes, probe);
-    if (probe.check?.started) ctx.onQuarantine(node, Number(probe.until), true, (probe.check.cause || null) as QuarantineCause | null);
-  }).catch((err: unknown) => ctx.onNodeError(node, explainNodeError(err instanceof Error ? err : new Error(String(err))))).finally(() => {
-    node.checks.starting = false;
-  });
+  (cluster.ceilingAgreed ? Promise.resolve(true) : ceilingConfirmed(ctx, probes))
+    .then(async (confirmed) => {
+      if (!confirmed) return;
+      const probe = parseProbe(await node.run(probes.checkStarting));
+      recordProbe(node, probes, probe);
+      if (probe.check?.started) ctx.onQuarantine(node, Number(probe.until), true, (probe.check.cause || null) as QuarantineCause | null);
+    })
+    .catch((err: unknown) => ctx.onNodeError(node, explainNodeError(err instanceof Error ? err : new Error(String(err)))))
+    .finally(() => {
+      node.checks.starting = false;
+    });
 }
 
 /** Read the ceiling every node records (up to nodeTimeoutMs): may a quarantine use this client's? */
 async function ceilingConfirmed(ctx: ProtocolContext, probes: NodeProbes): Promise<boolean> {
   const read = encodeCommand(['HMGET', probes.epochKey, 'createdAt', 'maxTtlMs']);
-  const replies = await Promise.all(ctx.nodes.map((n) => Promise.race([
-    n.runBatch([read]).then((r) => r[0], () => null),
-    new Promise((resolve) => setTimeout(resolve, ctx.settings.nodeTimeoutMs, null).unref()),
-  ])));
+  const replies = await Promise.all(
+    ctx.nodes.map((n) =>
+      Promise.race([
+        n.runBatch([read]).then(
+          (r) => r[0],
+          () => null,
+        ),
+        new Promise((resolve) => setTimeout(resolve, ctx.settings.nodeTimeoutMs, null).unref()),
+      ]),
+    ),
+  );
   let without = 0;
   for (const reply of replies) {
     if (!Array.isArray(reply)) continue;
@@ -53,4 +63,3 @@ async function ceilingConfirmed(ctx: ProtocolContext, probes: NodeProbes): Promi
   }
   return probes.cluster.ceilingAgreed || without >= ctx.quorum;
 }
-

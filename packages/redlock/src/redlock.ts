@@ -64,7 +64,10 @@ export class Redlock extends EventEmitter<RedlockEvents> implements LockControll
     if (!Array.isArray(nodes) || nodes.length === 0) throw new InvalidArgumentError('nodes', 'at least one node is needed');
     if (nodes.length > 64) throw new InvalidArgumentError('nodes', `at most 64 nodes, got ${nodes.length}`);
     for (const target of nodes) {
-      if (typeof target !== 'string' && (typeof target !== 'object' || target === null || typeof (target as Redis).evalsha !== 'function')) {
+      if (
+        typeof target !== 'string' &&
+        (typeof target !== 'object' || target === null || typeof (target as Redis).evalsha !== 'function')
+      ) {
         throw new InvalidArgumentError('nodes', `each node must be a redis:// URL or an ioredis client, got ${describe(target)}`);
       }
     }
@@ -74,13 +77,19 @@ export class Redlock extends EventEmitter<RedlockEvents> implements LockControll
       // MOVED or CLUSTERDOWN on timers of its own: a failed attempt's release could run before its
       // SET, and a batch across slots is refused without a reply. Redlock wants independent masters.
       if ((target as { isCluster?: boolean }).isCluster === true) {
-        throw new InvalidArgumentError('nodes', 'a Redis Cluster client cannot be a node: give each independent master as a URL or a plain client');
+        throw new InvalidArgumentError(
+          'nodes',
+          'a Redis Cluster client cannot be a node: give each independent master as a URL or a plain client',
+        );
       }
       // ioredis prefixes the keys of known commands (a string or Buffer keyPrefix): the lock core's keys would move.
       const prefix = (target.options as { keyPrefix?: string | Buffer } | undefined)?.keyPrefix;
       if (prefix !== undefined && prefix !== null && prefix.length > 0) {
-        throw new InvalidArgumentError('nodes', `a client with the ioredis keyPrefix option (${JSON.stringify(String(prefix))}) would move the lock core's keys: ` +
-          'pass a client without it and use the keyPrefix setting');
+        throw new InvalidArgumentError(
+          'nodes',
+          `a client with the ioredis keyPrefix option (${JSON.stringify(String(prefix))}) would move the lock core's keys: ` +
+            'pass a client without it and use the keyPrefix setting',
+        );
       }
     }
     if (new Set(nodes).size !== nodes.length) throw new InvalidArgumentError('nodes', 'the same client is listed twice');
@@ -91,7 +100,9 @@ export class Redlock extends EventEmitter<RedlockEvents> implements LockControll
       throw new InvalidArgumentError('nodes', `a node is listed twice (${labels.join(', ')})`);
     }
     const onNodeError = (node: LockNode, error: Error) => this.emit('node-error', { node: node.number, label: node.label, error });
-    const created = nodes.map((target, i) => new LockNode(i, target, this.settings.maxPendingPerNode, onNodeError, this.settings.nodeTimeoutMs));
+    const created = nodes.map(
+      (target, i) => new LockNode(i, target, this.settings.maxPendingPerNode, onNodeError, this.settings.nodeTimeoutMs),
+    );
     this.nodes = created;
     this.nodeLabels = Object.freeze(labels);
     this.nodeCount = created.length;
@@ -128,7 +139,10 @@ export class Redlock extends EventEmitter<RedlockEvents> implements LockControll
         (listener as (...a: unknown[]) => void).apply(this, args);
       } catch (err) {
         const error = err instanceof Error ? err : new Error(String(err));
-        process.emitWarning(`a Redlock '${String(event)}' listener threw: ${error.message}`, { type: 'RedlockListenerError', detail: error.stack });
+        process.emitWarning(`a Redlock '${String(event)}' listener threw: ${error.message}`, {
+          type: 'RedlockListenerError',
+          detail: error.stack,
+        });
       }
     }
     return listeners.length > 0;
@@ -166,7 +180,8 @@ export class Redlock extends EventEmitter<RedlockEvents> implements LockControll
     const req = prepareAcquire(this.settings, resources, ttlMs, options);
     const retryCount = options.retryCount === undefined ? this.settings.retryCount : checkRetryCount('retryCount', options.retryCount);
     const retryDelayMs = options.retryDelayMs === undefined ? this.settings.retryDelayMs : checkDelay('retryDelayMs', options.retryDelayMs);
-    const retryJitterMs = options.retryJitterMs === undefined ? this.settings.retryJitterMs : checkDelay('retryJitterMs', options.retryJitterMs);
+    const retryJitterMs =
+      options.retryJitterMs === undefined ? this.settings.retryJitterMs : checkDelay('retryJitterMs', options.retryJitterMs);
     const signal = options.signal;
     if (signal !== undefined && !(signal instanceof AbortSignal)) throw new InvalidArgumentError('signal', 'must be an AbortSignal');
     if (signal?.aborted) throw signal.reason;
@@ -195,7 +210,8 @@ export class Redlock extends EventEmitter<RedlockEvents> implements LockControll
             await this.releaseLock(lock);
             throw signal.reason;
           }
-          if (this.listenerCount('acquire') > 0) this.emitOutcome('acquire', req.resources, true, started, outcome.votes, outcome.fence, attempts);
+          if (this.listenerCount('acquire') > 0)
+            this.emitOutcome('acquire', req.resources, true, started, outcome.votes, outcome.fence, attempts);
           return lock;
         }
         lastError = outcome.error;
@@ -246,7 +262,8 @@ export class Redlock extends EventEmitter<RedlockEvents> implements LockControll
       waiter?.unregister();
     }
     if (unanswered) setCleanupPending(lastError, unanswered);
-    if (this.listenerCount('acquire') > 0) this.emitOutcome('acquire', req.resources, false, started, lastError.votes, null, attempts, lastError);
+    if (this.listenerCount('acquire') > 0)
+      this.emitOutcome('acquire', req.resources, false, started, lastError.votes, null, attempts, lastError);
     throw lastError;
   }
 
@@ -256,11 +273,21 @@ export class Redlock extends EventEmitter<RedlockEvents> implements LockControll
    * LockExpiredError after maxExtensions) when the lock can no longer be kept: stop touching the
    * resource then. Resolves with the routine's result or rejects with its error.
    */
-  async using<T>(resources: string | string[], ttlMs: number, routine: (signal: AbortSignal, lock: Lock) => Promise<T>,
-    options: AcquireOptions = {}): Promise<T> {
+  async using<T>(
+    resources: string | string[],
+    ttlMs: number,
+    routine: (signal: AbortSignal, lock: Lock) => Promise<T>,
+    options: AcquireOptions = {},
+  ): Promise<T> {
     if (typeof routine !== 'function') throw new InvalidArgumentError('routine', 'must be a function');
     const lock = await this.acquire(resources, ttlMs, options);
-    return runUsing({ settings: this.settings, lockLost: (l, reason) => this.emit('lock-lost', { lock: l, reason }) }, lock, ttlMs, routine, options.signal);
+    return runUsing(
+      { settings: this.settings, lockLost: (l, reason) => this.emit('lock-lost', { lock: l, reason }) },
+      lock,
+      ttlMs,
+      routine,
+      options.signal,
+    );
   }
 
   /** @internal Lock.extend() */
@@ -281,7 +308,8 @@ export class Redlock extends EventEmitter<RedlockEvents> implements LockControll
       if (this.listenerCount('extend') > 0) this.emitOutcome('extend', lock.resources, true, started, outcome.votes, lock.fence, 1);
       return lock;
     }
-    if (this.listenerCount('extend') > 0) this.emitOutcome('extend', lock.resources, false, started, outcome.error.votes, lock.fence, 1, outcome.error);
+    if (this.listenerCount('extend') > 0)
+      this.emitOutcome('extend', lock.resources, false, started, outcome.error.votes, lock.fence, 1, outcome.error);
     if (outcome.error.name === 'LockExpiredError' && !state.released) this.emit('lock-lost', { lock, reason: outcome.error });
     throw outcome.error;
   }
@@ -306,11 +334,26 @@ export class Redlock extends EventEmitter<RedlockEvents> implements LockControll
     const started = performance.now();
     const outcome = await extendKeys(this.ctx, names, lockKeysOf(this.settings.keyPrefix, names), token, ttlMs, null);
     if (this.listenerCount('extend') > 0) {
-      this.emitOutcome('extend', names, outcome.ok, started, outcome.ok ? outcome.votes : outcome.error.votes, null, 1, outcome.ok ? undefined : outcome.error);
+      this.emitOutcome(
+        'extend',
+        names,
+        outcome.ok,
+        started,
+        outcome.ok ? outcome.votes : outcome.error.votes,
+        null,
+        1,
+        outcome.ok ? undefined : outcome.error,
+      );
     }
     if (!outcome.ok) throw outcome.error;
-    return { resources: names, token, votes: outcome.votes, validityMs: Math.max(0, Math.floor(outcome.validUntil - performance.now())),
-      expiresAt: outcome.expiresAt, durationMs: outcome.durationMs };
+    return {
+      resources: names,
+      token,
+      votes: outcome.votes,
+      validityMs: Math.max(0, Math.floor(outcome.validUntil - performance.now())),
+      expiresAt: outcome.expiresAt,
+      durationMs: outcome.durationMs,
+    };
   }
 
   /** Release a lock known only by its token (compare-and-delete: a newer holder is never hit). */
@@ -328,21 +371,30 @@ export class Redlock extends EventEmitter<RedlockEvents> implements LockControll
   async markNodesClean(): Promise<void> {
     const { keyPrefix, maxTtlMs } = this.settings;
     const timeoutMs = Math.max(this.settings.nodeTimeoutMs, 1_000);
-    await Promise.all(this.nodes.map(async (node) => {
-      let timer: NodeJS.Timeout | undefined;
-      try {
-        await Promise.race([
-          node.whenBooted().then(() => node.run(markCleanCall({ keyPrefix, maxTtlMs, origin: 'clean' }))).then(checkMarkClean),
-          new Promise((_, reject) => {
-            timer = setTimeout(() => reject(new Error(`mark clean timed out after ${timeoutMs} ms`)), timeoutMs);
-          }),
-        ]);
-      } catch (err) {
-        this.emit('node-error', { node: node.number, label: node.label, error: explainNodeError(err instanceof Error ? err : new Error(String(err))) });
-      } finally {
-        clearTimeout(timer);
-      }
-    }));
+    await Promise.all(
+      this.nodes.map(async (node) => {
+        let timer: NodeJS.Timeout | undefined;
+        try {
+          await Promise.race([
+            node
+              .whenBooted()
+              .then(() => node.run(markCleanCall({ keyPrefix, maxTtlMs, origin: 'clean' })))
+              .then(checkMarkClean),
+            new Promise((_, reject) => {
+              timer = setTimeout(() => reject(new Error(`mark clean timed out after ${timeoutMs} ms`)), timeoutMs);
+            }),
+          ]);
+        } catch (err) {
+          this.emit('node-error', {
+            node: node.number,
+            label: node.label,
+            error: explainNodeError(err instanceof Error ? err : new Error(String(err))),
+          });
+        } finally {
+          clearTimeout(timer);
+        }
+      }),
+    );
   }
 
   /** The epoch sentinel key (it holds the fence register too) and the wake-up channel of this prefix (for inspection tools). */
@@ -358,7 +410,12 @@ export class Redlock extends EventEmitter<RedlockEvents> implements LockControll
     await Promise.all(this.nodes.map((node) => node.close()));
   }
 
-  private async releaseInternal(names: readonly string[], keys: readonly string[], token: string, fence: number | null): Promise<ReleaseResult> {
+  private async releaseInternal(
+    names: readonly string[],
+    keys: readonly string[],
+    token: string,
+    fence: number | null,
+  ): Promise<ReleaseResult> {
     const started = performance.now();
     const result = await releaseKeys(this.ctx, names, keys, token);
     if (this.listenerCount('release') > 0) this.emitOutcome('release', names, result.deleted > 0, started, result.votes, fence, 1);
@@ -372,13 +429,35 @@ export class Redlock extends EventEmitter<RedlockEvents> implements LockControll
   }
 
   private closedError(resources: readonly string[]): QuorumUnavailableError {
-    const votes: Vote[] = this.nodes.map((n) => ({ node: n.number, label: n.label, vote: 'against', reason: 'not-asked', detail: 'quit() was called' }));
+    const votes: Vote[] = this.nodes.map((n) => ({
+      node: n.number,
+      label: n.label,
+      vote: 'against',
+      reason: 'not-asked',
+      detail: 'quit() was called',
+    }));
     return new QuorumUnavailableError('this Redlock was closed with quit()', votes, resources);
   }
 
-  private emitOutcome(op: 'acquire' | 'extend' | 'release', resources: readonly string[], ok: boolean, started: number, votes: readonly Vote[],
-    fence: number | null, attempts: number, error?: RedlockError): void {
-    const event: OperationEvent = { resources, ok, durationMs: performance.now() - started, votes, fence, attempts, ...(error ? { error } : {}) };
+  private emitOutcome(
+    op: 'acquire' | 'extend' | 'release',
+    resources: readonly string[],
+    ok: boolean,
+    started: number,
+    votes: readonly Vote[],
+    fence: number | null,
+    attempts: number,
+    error?: RedlockError,
+  ): void {
+    const event: OperationEvent = {
+      resources,
+      ok,
+      durationMs: performance.now() - started,
+      votes,
+      fence,
+      attempts,
+      ...(error ? { error } : {}),
+    };
     this.emit(op, event);
   }
 }

@@ -32,8 +32,14 @@ export function checkLeaseTtl(ttlMs: unknown, settings: Readonly<RedlockSettings
  * pid come from the process; caller fields override them. The metadata is kept as JSON without
  * its closing brace: each attempt appends acquiredAt (and a fenced grant its fence).
  */
-export function prepareAcquire(settings: Readonly<RedlockSettings>, resources: unknown, ttlMs: unknown, options: RequestOptions): AcquireRequest {
-  if (typeof options !== 'object' || options === null) throw new InvalidArgumentError('options', `must be an object, got ${describe(options)}`);
+export function prepareAcquire(
+  settings: Readonly<RedlockSettings>,
+  resources: unknown,
+  ttlMs: unknown,
+  options: RequestOptions,
+): AcquireRequest {
+  if (typeof options !== 'object' || options === null)
+    throw new InvalidArgumentError('options', `must be an object, got ${describe(options)}`);
   const names = checkResources(resources);
   const ttl = checkLeaseTtl(ttlMs, settings);
   if (options.fenced !== undefined && typeof options.fenced !== 'boolean') {
@@ -42,7 +48,10 @@ export function prepareAcquire(settings: Readonly<RedlockSettings>, resources: u
   const callerMeta = checkMetadata(options.metadata);
   const prefix = settings.keyPrefix;
   return {
-    resources: names, ttlMs: ttl, fenced: options.fenced ?? true, lockKeys: lockKeysOf(prefix, names),
+    resources: names,
+    ttlMs: ttl,
+    fenced: options.fenced ?? true,
+    lockKeys: lockKeysOf(prefix, names),
     metaHead: callerMeta.length === 0 ? defaultMetaHead(ttl) : metaHeadOf(callerMeta, ttl),
     probes: probesOf(settings),
   };
@@ -58,15 +67,25 @@ export function probesOf(settings: Readonly<RedlockSettings>, nodeCount = 0): No
   let probes = probesBySettings.get(settings);
   if (probes === undefined) {
     const detect = !settings.quarantine ? '0' : settings.nodeChecks ? '2' : '1';
-    probes = nodeProbes(epochKey(settings.keyPrefix), legacyFenceKey(settings.keyPrefix), settings.maxTtlMs, detect, settings.nodeCheckIntervalMs,
-      nodeCount);
+    probes = nodeProbes(
+      epochKey(settings.keyPrefix),
+      legacyFenceKey(settings.keyPrefix),
+      settings.maxTtlMs,
+      detect,
+      settings.nodeCheckIntervalMs,
+      nodeCount,
+    );
     probesBySettings.set(settings, probes);
   }
   return probes;
 }
 
 function metaHeadOf(callerMeta: readonly string[], ttl: number): string {
-  const fields = new Map<string, string>([['owner', DEFAULT_OWNER], ['host', PROCESS_HOST], ['pid', PROCESS_PID]]);
+  const fields = new Map<string, string>([
+    ['owner', DEFAULT_OWNER],
+    ['host', PROCESS_HOST],
+    ['pid', PROCESS_PID],
+  ]);
   for (let i = 0; i < callerMeta.length; i += 2) fields.set(callerMeta[i]!, callerMeta[i + 1]!);
   fields.set('ttlMs', String(ttl)).set('extensions', '0');
   let metaHead = '{';

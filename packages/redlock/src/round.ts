@@ -119,7 +119,12 @@ export class Round {
 
   reject(i: number, reason: VoteReason, detail?: string, quarantineUntil?: number): void {
     if (this.decided ? !this.keepLate : this.votes[i]) return;
-    const vote: { -readonly [K in keyof Vote]: Vote[K] } = { node: this.nodes[i]!.number, label: this.nodes[i]!.label, vote: 'against', reason };
+    const vote: { -readonly [K in keyof Vote]: Vote[K] } = {
+      node: this.nodes[i]!.number,
+      label: this.nodes[i]!.label,
+      vote: 'against',
+      reason,
+    };
     if (detail !== undefined) vote.detail = detail;
     if (quarantineUntil !== undefined) vote.quarantineUntil = quarantineUntil;
     if (this.decided) {

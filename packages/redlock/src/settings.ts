@@ -157,7 +157,8 @@ export function checkDelay(name: string, value: unknown): number {
 
 /** Merge `partial` over the defaults, validate every field, and freeze the result. */
 export function resolveSettings(partial: Partial<RedlockSettings> = {}): Readonly<RedlockSettings> {
-  if (typeof partial !== 'object' || partial === null) throw new InvalidArgumentError('settings', `must be an object, got ${describe(partial)}`);
+  if (typeof partial !== 'object' || partial === null)
+    throw new InvalidArgumentError('settings', `must be an object, got ${describe(partial)}`);
   for (const key of Object.keys(partial)) {
     if (!(key in DEFAULT_SETTINGS)) throw new InvalidArgumentError(`settings.${key}`, 'is not a setting');
   }
@@ -176,8 +177,10 @@ export function resolveSettings(partial: Partial<RedlockSettings> = {}): Readonl
   if (typeof s.keyPrefix !== 'string' || s.keyPrefix.length > 128) {
     throw new InvalidArgumentError('settings.keyPrefix', `must be a string of at most 128 characters, got ${describe(s.keyPrefix)}`);
   }
-  if (typeof s.quarantine !== 'boolean') throw new InvalidArgumentError('settings.quarantine', `must be a boolean, got ${describe(s.quarantine)}`);
-  if (typeof s.nodeChecks !== 'boolean') throw new InvalidArgumentError('settings.nodeChecks', `must be a boolean, got ${describe(s.nodeChecks)}`);
+  if (typeof s.quarantine !== 'boolean')
+    throw new InvalidArgumentError('settings.quarantine', `must be a boolean, got ${describe(s.quarantine)}`);
+  if (typeof s.nodeChecks !== 'boolean')
+    throw new InvalidArgumentError('settings.nodeChecks', `must be a boolean, got ${describe(s.nodeChecks)}`);
   integerIn('settings.nodeCheckIntervalMs', s.nodeCheckIntervalMs, 10, 3_600_000);
   integerIn('settings.automaticExtensionThresholdMs', s.automaticExtensionThresholdMs, 0, MAX_LEASE_CEILING_MS);
   if (s.maxExtensions !== Number.POSITIVE_INFINITY) integerIn('settings.maxExtensions', s.maxExtensions, 0, Number.MAX_SAFE_INTEGER);

@@ -18,8 +18,13 @@ export interface UsingHost {
  * protected resource now; the lock is still valid for up to that threshold, which is the routine's
  * time to wind down (with fencing, the storage refuses a late write anyway).
  */
-export async function runUsing<T>(host: UsingHost, lock: Lock, ttlMs: number,
-  routine: (signal: AbortSignal, lock: Lock) => Promise<T>, outer?: AbortSignal): Promise<T> {
+export async function runUsing<T>(
+  host: UsingHost,
+  lock: Lock,
+  ttlMs: number,
+  routine: (signal: AbortSignal, lock: Lock) => Promise<T>,
+  outer?: AbortSignal,
+): Promise<T> {
   const { settings } = host;
   const controller = new AbortController();
   const threshold = Math.min(settings.automaticExtensionThresholdMs, Math.floor(ttlMs / 2));
@@ -35,7 +40,7 @@ export async function runUsing<T>(host: UsingHost, lock: Lock, ttlMs: number,
     controller.abort(reason);
   };
   const expire = (): void => {
-    abort(new LockExpiredError('using(): the lock\'s validity ran out before it could be extended', [], lock.resources));
+    abort(new LockExpiredError("using(): the lock's validity ran out before it could be extended", [], lock.resources));
   };
   const schedule = (): void => {
     if (stopped) return;
@@ -51,18 +56,24 @@ export async function runUsing<T>(host: UsingHost, lock: Lock, ttlMs: number,
     timer = null;
     if (stopped) return;
     if (extensions >= settings.maxExtensions) {
-      abort(new LockExpiredError(`using(): the lock reached maxExtensions (${settings.maxExtensions}) and will expire`, [], lock.resources));
+      abort(
+        new LockExpiredError(`using(): the lock reached maxExtensions (${settings.maxExtensions}) and will expire`, [], lock.resources),
+      );
       return;
     }
-    extending = lock.extend(ttlMs).then(
-      () => {
-        extensions++;
-        schedule();
-      },
-      (err: unknown) => abort(err instanceof Error ? err : new Error(String(err))),
-    ).finally(() => {
-      extending = null;
-    }).catch(() => undefined); // a throwing 'lock-lost' listener must not become an unhandled rejection
+    extending = lock
+      .extend(ttlMs)
+      .then(
+        () => {
+          extensions++;
+          schedule();
+        },
+        (err: unknown) => abort(err instanceof Error ? err : new Error(String(err))),
+      )
+      .finally(() => {
+        extending = null;
+      })
+      .catch(() => undefined); // a throwing 'lock-lost' listener must not become an unhandled rejection
   };
   // The caller's signal cancels waiting for the lock, and, once held, the routine too.
   const onOuterAbort = (): void => {

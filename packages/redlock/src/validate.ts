@@ -28,7 +28,8 @@ export function checkResources(input: unknown): readonly string[] {
   }
   if (!Array.isArray(input)) throw new InvalidArgumentError('resources', `must be a string or an array of strings, got ${describe(input)}`);
   if (input.length === 0) throw new InvalidArgumentError('resources', 'must name at least one resource');
-  if (input.length > LIMITS.maxResources) throw new InvalidArgumentError('resources', `at most ${LIMITS.maxResources} per lock, got ${input.length}`);
+  if (input.length > LIMITS.maxResources)
+    throw new InvalidArgumentError('resources', `at most ${LIMITS.maxResources} per lock, got ${input.length}`);
   for (let i = 0; i < input.length; i++) checkResource(input[i], `resources[${i}]`);
   if (input.length > 1 && new Set(input).size !== input.length) throw new InvalidArgumentError('resources', 'must not repeat a resource');
   return Object.freeze(input.slice() as string[]);
@@ -44,7 +45,10 @@ function checkResource(value: unknown, name: string): void {
   if (LONE_SURROGATE.test(value)) throw new InvalidArgumentError(name, 'must be well-formed Unicode (it has a lone surrogate)');
   // Fast path: a string of at most 128 UTF-16 units is at most 512 UTF-8 bytes.
   if (value.length > LIMITS.maxResourceBytes / 4 && Buffer.byteLength(value, 'utf8') > LIMITS.maxResourceBytes) {
-    throw new InvalidArgumentError(name, `must be at most ${LIMITS.maxResourceBytes} bytes of UTF-8, got ${Buffer.byteLength(value, 'utf8')}`);
+    throw new InvalidArgumentError(
+      name,
+      `must be at most ${LIMITS.maxResourceBytes} bytes of UTF-8, got ${Buffer.byteLength(value, 'utf8')}`,
+    );
   }
 }
 
@@ -53,7 +57,8 @@ export function checkTtl(value: unknown, maxTtlMs: number, name = 'ttlMs'): numb
   if (typeof value !== 'number' || !Number.isInteger(value) || value <= 0) {
     throw new InvalidArgumentError(name, `must be a positive whole number of milliseconds, got ${describe(value)}`);
   }
-  if (value > maxTtlMs) throw new InvalidArgumentError(name, `must be at most maxTtlMs (${maxTtlMs}, the cluster's lease ceiling), got ${value}`);
+  if (value > maxTtlMs)
+    throw new InvalidArgumentError(name, `must be at most maxTtlMs (${maxTtlMs}, the cluster's lease ceiling), got ${value}`);
   return value;
 }
 
@@ -82,7 +87,10 @@ export function checkMetadata(input: unknown): string[] {
   const pairs: string[] = [];
   for (const [key, value] of entries) {
     if (key.length === 0 || key.length > LIMITS.maxMetadataKeyChars) {
-      throw new InvalidArgumentError('metadata', `field names must have 1 to ${LIMITS.maxMetadataKeyChars} characters, got ${describe(key)}`);
+      throw new InvalidArgumentError(
+        'metadata',
+        `field names must have 1 to ${LIMITS.maxMetadataKeyChars} characters, got ${describe(key)}`,
+      );
     }
     if (RESERVED_METADATA.includes(key)) throw new InvalidArgumentError(`metadata.${key}`, 'is written by the lock core and cannot be set');
     if (typeof value !== 'string') throw new InvalidArgumentError(`metadata.${key}`, `must be a string, got ${describe(value)}`);

@@ -19,7 +19,18 @@
  * - `error`: the command failed (connection down, refused, script error, backlog full); see `detail`.
  * - `not-asked`: the round did not involve this node (e.g. a fence confirmation goes to voters only).
  */
-export type VoteReason = 'ok' | 'contended' | 'quarantined' | 'unsafe-eviction' | 'ceiling-mismatch' | 'lost' | 'not-held' | 'timeout' | 'pending' | 'error' | 'not-asked';
+export type VoteReason =
+  | 'ok'
+  | 'contended'
+  | 'quarantined'
+  | 'unsafe-eviction'
+  | 'ceiling-mismatch'
+  | 'lost'
+  | 'not-held'
+  | 'timeout'
+  | 'pending'
+  | 'error'
+  | 'not-asked';
 
 /**
  * Nodes are numbered from 1 in the order of the list a Redlock is built with: node 1 is

@@ -121,14 +121,15 @@ export class ReleaseWaiters {
       const sub = node.createSubscriber();
       sub.on('error', (err: Error) => this.onError(node, err));
       sub.on('message', (_channel: string, resource: string) => this.onMessage(resource));
-      const subscribe = () => sub.subscribe(this.channel).then(
-        () => {
-          if (this.subscribers !== subscribers || this.subscribed) return;
-          this.subscribed = true;
-          for (const set of this.byResource.values()) for (const waiter of set) waiter.wake();
-        },
-        (err: unknown) => this.onError(node, err instanceof Error ? err : new Error(String(err))),
-      );
+      const subscribe = () =>
+        sub.subscribe(this.channel).then(
+          () => {
+            if (this.subscribers !== subscribers || this.subscribed) return;
+            this.subscribed = true;
+            for (const set of this.byResource.values()) for (const waiter of set) waiter.wake();
+          },
+          (err: unknown) => this.onError(node, err instanceof Error ? err : new Error(String(err))),
+        );
       subscribe();
       // After a reconnect, subscribe again ourselves (ioredis's autoResubscribe leaves the promise of
       // its SUBSCRIBE unhandled: a connection dropping again, or quit(), became an unhandled

@@ -1,6 +1,5 @@
 import { LockDetail } from '@/components/locks/lock-detail';
 
-
 /** The path segment is the URL-encoded resource name (slashes included). */
 function decodeResource(segment: string): string {
   try {

@@ -27,7 +27,10 @@ beforeAll(async () => {
   const app = join(work, 'app');
   execFileSync('mkdir', [app]);
   execFileSync('npm', ['init', '-y'], { cwd: app, stdio: 'ignore' });
-  execFileSync('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', join(work, tarball), 'ioredis@6'], { cwd: app, stdio: ['ignore', 'ignore', 'pipe'] });
+  execFileSync('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', join(work, tarball), 'ioredis@6'], {
+    cwd: app,
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
 }, 180_000);
 
 afterAll(async () => {
@@ -47,8 +50,14 @@ function nodeBinary(version: string): string {
   const bin = join(cache, 'package', 'bin', 'node');
   if (!existsSync(bin)) {
     mkdirSync(cache, { recursive: true });
-    const name = execFileSync('npm', ['pack', `node-${process.platform}-${process.arch}@${version}`, '--pack-destination', cache, '--silent'],
-      { encoding: 'utf8', timeout: 240_000 }).trim().split('\n').pop()!;
+    const name = execFileSync(
+      'npm',
+      ['pack', `node-${process.platform}-${process.arch}@${version}`, '--pack-destination', cache, '--silent'],
+      { encoding: 'utf8', timeout: 240_000 },
+    )
+      .trim()
+      .split('\n')
+      .pop()!;
     execFileSync('tar', ['-xzf', join(cache, name), '-C', cache]);
     rmSync(join(cache, name));
   }
@@ -74,7 +83,19 @@ const ESM_SCRIPT = (urls: string[], prefix: string) => `
 
 describe('the packed lock core, installed from its tarball with ioredis 6', () => {
   it('holds only the built files: dist (ESM, CJS, declarations), README and package.json', () => {
-    const files = execFileSync('tar', ['-tzf', join(work, readdirSync(work).find((f) => f.endsWith('.tgz'))!)], { encoding: 'utf8' }).trim().split('\n');
+    const files = execFileSync(
+      'tar',
+      [
+        '-tzf',
+        join(
+          work,
+          readdirSync(work).find((f) => f.endsWith('.tgz'))!,
+        ),
+      ],
+      { encoding: 'utf8' },
+    )
+      .trim()
+      .split('\n');
     expect(files).toContain('package/dist/index.js');
     expect(files).toContain('package/dist/index.cjs');
     expect(files).toContain('package/dist/index.d.ts');
@@ -84,29 +105,53 @@ describe('the packed lock core, installed from its tarball with ioredis 6', () =
   });
 
   it('a plain-Node ESM script takes and releases a fenced lock on URL nodes and on ioredis 6 clients; fences increase', () => {
-    const result = JSON.parse(runNode('esm.mjs', ESM_SCRIPT(nodes.map((n) => n.url), 'pack-esm:'))) as { a: string; b: string; held: string; deleted: number[] };
+    const result = JSON.parse(
+      runNode(
+        'esm.mjs',
+        ESM_SCRIPT(
+          nodes.map((n) => n.url),
+          'pack-esm:',
+        ),
+      ),
+    ) as { a: string; b: string; held: string; deleted: number[] };
     expect(result.held).toBe('LockContendedError');
     expect(result.deleted).toEqual([3, 3]);
     expect(BigInt(result.b)).toBeGreaterThan(BigInt(result.a));
-    expect(execFileSync(process.execPath, ['-p', "require('ioredis/package.json').version"], { cwd: app(), encoding: 'utf8' })).toMatch(/^6\./);
+    expect(execFileSync(process.execPath, ['-p', "require('ioredis/package.json').version"], { cwd: app(), encoding: 'utf8' })).toMatch(
+      /^6\./,
+    );
   });
 
   // engines: >=20.9 (package.json); 22 and 24 are the current LTS lines.
   for (const version of ['20.9.0', '22', '24']) {
     it(`the same ESM script and a CJS require() on Node ${version}`, () => {
       const node = nodeBinary(version);
-      const result = JSON.parse(runNode(`esm-${version}.mjs`, ESM_SCRIPT(nodes.map((n) => n.url), `pack-node-${version}:`), node)) as
-        { a: string; b: string; held: string; deleted: number[]; node: string };
+      const result = JSON.parse(
+        runNode(
+          `esm-${version}.mjs`,
+          ESM_SCRIPT(
+            nodes.map((n) => n.url),
+            `pack-node-${version}:`,
+          ),
+          node,
+        ),
+      ) as { a: string; b: string; held: string; deleted: number[]; node: string };
       expect(result.node.startsWith(`v${version}`)).toBe(true);
       expect(result).toMatchObject({ held: 'LockContendedError', deleted: [3, 3] });
       expect(BigInt(result.b)).toBeGreaterThan(BigInt(result.a));
-      const cjs = runNode(`cjs-${version}.cjs`, `const { Redlock, quorumSize } = require('@redlock-console/redlock'); console.log(JSON.stringify({ q: quorumSize(5), ok: typeof Redlock }));`, node);
+      const cjs = runNode(
+        `cjs-${version}.cjs`,
+        `const { Redlock, quorumSize } = require('@redlock-console/redlock'); console.log(JSON.stringify({ q: quorumSize(5), ok: typeof Redlock }));`,
+        node,
+      );
       expect(JSON.parse(cjs)).toEqual({ q: 3, ok: 'function' });
     }, 300_000);
   }
 
   it('a CommonJS script require()s it and takes a fenced lock', () => {
-    const out = runNode('cjs.cjs', `
+    const out = runNode(
+      'cjs.cjs',
+      `
       const { Redlock } = require('@redlock-console/redlock');
       (async () => {
         const r = new Redlock(${JSON.stringify(nodes.map((n) => n.url))}, { keyPrefix: 'pack-cjs:' });
@@ -115,41 +160,65 @@ describe('the packed lock core, installed from its tarball with ioredis 6', () =
         await r.quit();
         console.log(JSON.stringify({ fence: lock }));
       })();
-    `);
+    `,
+    );
     expect(Number(JSON.parse(out).fence)).toBeGreaterThan(0);
   });
 
   it('the exports map hides the files behind the entry points (no deep imports)', () => {
-    const out = runNode('deep.mjs', `
+    const out = runNode(
+      'deep.mjs',
+      `
       const tries = ['@redlock-console/redlock/dist/index.js', '@redlock-console/redlock/src/index.ts', '@redlock-console/redlock/redlock'];
       const codes = [];
       for (const t of tries) codes.push(await import(t).then(() => 'loaded', (e) => e.code));
       console.log(JSON.stringify(codes));
-    `);
+    `,
+    );
     expect(JSON.parse(out)).toEqual(['ERR_PACKAGE_PATH_NOT_EXPORTED', 'ERR_PACKAGE_PATH_NOT_EXPORTED', 'ERR_PACKAGE_PATH_NOT_EXPORTED']);
   });
 
   it('its declarations typecheck for ESM and CJS consumers (moduleResolution nodenext), and a wrong call does not', () => {
     const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
-    writeFileSync(join(app(), 'check.mts'), `
+    writeFileSync(
+      join(app(), 'check.mts'),
+      `
       import { Redlock, type Lock, LockContendedError } from '@redlock-console/redlock';
       const r = new Redlock(['redis://127.0.0.1:6379'], { maxTtlMs: 60_000 });
       const lock: Lock = await r.acquire('x', 1_000, { metadata: { owner: 'me' } });
       const fence: number | null = lock.fence;
       export const e = (err: unknown) => err instanceof LockContendedError && fence;
-    `);
-    writeFileSync(join(app(), 'check.cts'), `
+    `,
+    );
+    writeFileSync(
+      join(app(), 'check.cts'),
+      `
       import { Redlock } from '@redlock-console/redlock';
       export const r = new Redlock(['redis://127.0.0.1:6379']);
-    `);
-    const config = (files: string[]) => JSON.stringify({ compilerOptions: { module: 'nodenext', moduleResolution: 'nodenext', target: 'es2022', strict: true, noEmit: true,
-      types: ['node'], typeRoots: [join(root, 'node_modules', '@types')] }, files });
+    `,
+    );
+    const config = (files: string[]) =>
+      JSON.stringify({
+        compilerOptions: {
+          module: 'nodenext',
+          moduleResolution: 'nodenext',
+          target: 'es2022',
+          strict: true,
+          noEmit: true,
+          types: ['node'],
+          typeRoots: [join(root, 'node_modules', '@types')],
+        },
+        files,
+      });
     writeFileSync(join(app(), 'tsconfig.json'), config(['check.mts', 'check.cts']));
     expect(() => execFileSync(process.execPath, [tsc, '-p', 'tsconfig.json'], { cwd: app(), encoding: 'utf8' })).not.toThrow();
-    writeFileSync(join(app(), 'wrong.mts'), `
+    writeFileSync(
+      join(app(), 'wrong.mts'),
+      `
       import { Redlock } from '@redlock-console/redlock';
       await new Redlock(['redis://127.0.0.1:6379']).acquire('x', '1s');
-    `);
+    `,
+    );
     writeFileSync(join(app(), 'tsconfig.json'), config(['wrong.mts']));
     let output = '';
     try {

@@ -7,8 +7,15 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Redis } from 'ioredis';
 import {
-  Lock, LockContendedError, markNodeClean, readEpoch, Redlock, RedlockError,
-  SentinelChangedError, type EpochSentinel, type RedlockSettings,
+  Lock,
+  LockContendedError,
+  markNodeClean,
+  readEpoch,
+  Redlock,
+  RedlockError,
+  SentinelChangedError,
+  type EpochSentinel,
+  type RedlockSettings,
 } from '@redlock-console/redlock';
 import { ALL_SCRIPTS } from '../../src/scripts';
 import { freePort } from '@/lib/cluster/ports';
@@ -44,7 +51,13 @@ afterEach(async () => {
 });
 
 function client(prefix: string, settings: Partial<RedlockSettings> = {}, targets?: Array<string | Redis>): Redlock {
-  const r = new Redlock(targets ?? nodes.map((n) => n.url), { keyPrefix: prefix, maxTtlMs: MAX_TTL, retryCount: 0, nodeTimeoutMs: 2_000, ...settings });
+  const r = new Redlock(targets ?? nodes.map((n) => n.url), {
+    keyPrefix: prefix,
+    maxTtlMs: MAX_TTL,
+    retryCount: 0,
+    nodeTimeoutMs: 2_000,
+    ...settings,
+  });
   r.on('node-error', () => undefined);
   redlocks.push(r);
   return r;
@@ -58,26 +71,32 @@ function directClients(proxies: Record<number, number> = {}): Redis[] {
   return clients;
 }
 
-
-
 /** `r`'s attempt, once node 3 answers at all (a restarted node refuses connections for a moment). */
 async function attempt(r: Redlock, resource: string, ttl = 1_000, options: { fenced?: boolean } = {}): Promise<Lock | Error> {
   let outcome: Lock | Error = new Error('no attempt');
-  await waitFor(async () => {
-    outcome = await r.acquire(resource, ttl, options).catch((e: Error) => e);
-    return !(outcome instanceof RedlockError && outcome.votes[2]?.reason === 'error');
-  }, 10_000, 'node 3 to answer');
+  await waitFor(
+    async () => {
+      outcome = await r.acquire(resource, ttl, options).catch((e: Error) => e);
+      return !(outcome instanceof RedlockError && outcome.votes[2]?.reason === 'error');
+    },
+    10_000,
+    'node 3 to answer',
+  );
   return outcome;
 }
 
 /** Another client's attempts until node 3 has judged one of them (its check ran there). */
 async function touchNode3(r: Redlock, resource: string, ttl: number, options: { fenced?: boolean } = {}): Promise<void> {
-  await waitFor(async () => {
-    const outcome = await r.acquire(resource, ttl, options).catch((e: Error) => e);
-    if (outcome instanceof Lock) await outcome.release();
-    const vote = outcome instanceof Lock || outcome instanceof RedlockError ? outcome.votes[2] : undefined;
-    return vote !== undefined && !/^(error|pending|timeout)$/.test(vote.reason);
-  }, 10_000, 'node 3 to judge the other client\'s attempt');
+  await waitFor(
+    async () => {
+      const outcome = await r.acquire(resource, ttl, options).catch((e: Error) => e);
+      if (outcome instanceof Lock) await outcome.release();
+      const vote = outcome instanceof Lock || outcome instanceof RedlockError ? outcome.votes[2] : undefined;
+      return vote !== undefined && !/^(error|pending|timeout)$/.test(vote.reason);
+    },
+    10_000,
+    "node 3 to judge the other client's attempt",
+  );
 }
 
 /**
@@ -86,7 +105,9 @@ async function touchNode3(r: Redlock, resource: string, ttl: number, options: { 
  */
 function expectRefused(outcome: Lock | Error, lockA: Lock, node3 = /^quarantined$/): void {
   if (outcome instanceof Lock) {
-    throw new Error(`two holders: B was granted (fence ${outcome.fence}) while A holds (fence ${lockA.fence}, validity ${lockA.validityMs} ms)`);
+    throw new Error(
+      `two holders: B was granted (fence ${outcome.fence}) while A holds (fence ${lockA.fence}, validity ${lockA.validityMs} ms)`,
+    );
   }
   expect(outcome).toBeInstanceOf(LockContendedError);
   const votes = (outcome as LockContendedError).votes;
@@ -134,7 +155,7 @@ async function expectRestartQuarantine(prefix: string): Promise<EpochSentinel> {
 }
 
 describe('another client checking a restarted node first does not make it trusted', () => {
-  it('a client with a shorter maxTtlMs: it is refused and writes nothing; B is refused for the recorded ceiling, and later fences exceed A\'s', async () => {
+  it("a client with a shorter maxTtlMs: it is refused and writes nothing; B is refused for the recorded ceiling, and later fences exceed A's", async () => {
     const prefix = uniquePrefix('absorb-short');
     const { lockA } = await rdbRestartUnderA(prefix);
     const before = await readEpoch(nodes[2]!.client, prefix);
@@ -148,7 +169,7 @@ describe('another client checking a restarted node first does not make it truste
     await expectLaterFenceAbove(b, lockA, epoch);
   });
 
-  it('a client with a shorter maxTtlMs finds a majority without sentinels (three nodes lost their data) while two record the ceiling: it quarantines nothing with its own ceiling and is never granted A\'s lock', async () => {
+  it("a client with a shorter maxTtlMs finds a majority without sentinels (three nodes lost their data) while two record the ceiling: it quarantines nothing with its own ceiling and is never granted A's lock", async () => {
     nodes = await startRedisNodes(() => NO_PERSISTENCE);
     const prefix = uniquePrefix('short-majority');
     const a = client(prefix);
@@ -164,7 +185,9 @@ describe('another client checking a restarted node first does not make it truste
     const outcome = await short.acquire('res', 100).catch((e: unknown) => e);
     const sentinels = await Promise.all(nodes.slice(0, 3).map((n) => readEpoch(n.client, prefix)));
     if (outcome instanceof Lock) {
-      throw new Error(`two holders: the short client was granted while A holds (validity ${lockA.validityMs} ms); sentinels ${JSON.stringify(sentinels)}`);
+      throw new Error(
+        `two holders: the short client was granted while A holds (validity ${lockA.validityMs} ms); sentinels ${JSON.stringify(sentinels)}`,
+      );
     }
     expect(lockA.validityMs).toBeGreaterThan(0);
     for (const e of sentinels) if (e !== null) expect(e.maxTtlMs).toBe(MAX_TTL);
@@ -183,7 +206,7 @@ describe('another client checking a restarted node first does not make it truste
   }
 });
 
-describe('a fast probe that succeeds proves a check of this client\'s kind ran in that process', () => {
+describe("a fast probe that succeeds proves a check of this client's kind ran in that process", () => {
   /**
    * B reaches node 3 through a sticky proxy (its socket stays open across the restart, so no
    * reconnect tells it anything) and checked node 3 before the crash. `between` runs after the
@@ -210,11 +233,26 @@ describe('a fast probe that succeeds proves a check of this client\'s kind ran i
 
   it('a client of another key prefix checks the restarted process first: B (behind a sticky proxy) still refuses it', async () => {
     const prefix = uniquePrefix('sticky-other-prefix');
-    const { lockA, outcome, b } = await behindSticky(prefix, async () => {
-      const other = client(uniquePrefix('other-app'));
-      await other.markNodesClean();
-      await waitFor(async () => other.acquire('x', 200).then((l) => l.release()).then(() => true, () => false), 10_000, 'the other app\'s grant');
-    }, 60_000);
+    const { lockA, outcome, b } = await behindSticky(
+      prefix,
+      async () => {
+        const other = client(uniquePrefix('other-app'));
+        await other.markNodesClean();
+        await waitFor(
+          async () =>
+            other
+              .acquire('x', 200)
+              .then((l) => l.release())
+              .then(
+                () => true,
+                () => false,
+              ),
+          10_000,
+          "the other app's grant",
+        );
+      },
+      60_000,
+    );
     expectRefused(outcome, lockA);
     expect((outcome as LockContendedError).votes[2]!.detail).toMatch(/restart/);
     const epoch = await expectRestartQuarantine(prefix);
@@ -223,9 +261,13 @@ describe('a fast probe that succeeds proves a check of this client\'s kind ran i
 
   it('every script the core ships SCRIPT LOADed into the restarted process (a warm-up): B (behind a sticky proxy) still refuses it', async () => {
     const prefix = uniquePrefix('sticky-preload');
-    const { lockA, outcome } = await behindSticky(prefix, async () => {
-      for (const script of ALL_SCRIPTS) await nodes[2]!.client.script('LOAD', script.source);
-    }, 60_000);
+    const { lockA, outcome } = await behindSticky(
+      prefix,
+      async () => {
+        for (const script of ALL_SCRIPTS) await nodes[2]!.client.script('LOAD', script.source);
+      },
+      60_000,
+    );
     expectRefused(outcome, lockA);
     await expectRestartQuarantine(prefix);
   });
@@ -253,7 +295,7 @@ describe('evictions between two checks', () => {
     return Number(/evicted_keys:(\d+)/.exec(await c.info('stats'))![1]);
   }
 
-  it('CONFIG RESETSTAT (monitoring tools run it) after the eviction of A\'s key: B is refused', async () => {
+  it("CONFIG RESETSTAT (monitoring tools run it) after the eviction of A's key: B is refused", async () => {
     nodes = await startRedisNodes(() => NO_PERSISTENCE);
     const prefix = uniquePrefix('resetstat');
     const a = client(prefix, { nodeCheckIntervalMs: 10 });
@@ -328,21 +370,38 @@ describe('a dataset replaced by replication', () => {
     // Node 4 may be quarantined too (its replication id changed when it got its first replica), and
     // then B's round is decided before node 3's vote: node 3's own quarantine is read from its sentinel.
     expectRefused(await attempt(b, 'res'), lockA, /^(quarantined|pending)$/);
-    await waitFor(async () => (await readEpoch(n3, prefix))?.origin === 'quarantine', 5_000, 'node 3\'s check');
+    await waitFor(async () => (await readEpoch(n3, prefix))?.origin === 'quarantine', 5_000, "node 3's check");
     const epoch = (await readEpoch(n3, prefix))!;
     expect(epoch.maxTtlMs).toBe(MAX_TTL);
     expect(epoch.quarantineUntil - epoch.createdAt).toBe(MAX_TTL);
     expect(epoch.quarantineUntil).toBeGreaterThan(Date.now());
   });
 
-  it('failover to a replica promoted behind node 3\'s address (a proxy repointed): quarantined from now for the ceiling', async () => {
+  it("failover to a replica promoted behind node 3's address (a proxy repointed): quarantined from now for the ceiling", async () => {
     nodes = await startRedisNodes(() => NO_PERSISTENCE);
     const prefix = uniquePrefix('promote');
     // The replica of node 3: a redis-server of its own, replicating node 3.
     const port = await freePort();
     const dir = mkdtempSync(join(tmpdir(), 'redlock-replica-'));
-    const replica: ChildProcess = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'no',
-      '--replicaof', '127.0.0.1', String(nodes[2]!.port)], { stdio: 'ignore' });
+    const replica: ChildProcess = spawn(
+      'redis-server',
+      [
+        '--port',
+        String(port),
+        '--bind',
+        '127.0.0.1',
+        '--dir',
+        dir,
+        '--save',
+        '',
+        '--appendonly',
+        'no',
+        '--replicaof',
+        '127.0.0.1',
+        String(nodes[2]!.port),
+      ],
+      { stdio: 'ignore' },
+    );
     const r = new Redis(port, '127.0.0.1', { maxRetriesPerRequest: 50, retryStrategy: () => 50 });
     r.on('error', () => undefined);
     cleanups.push(() => {
@@ -369,10 +428,13 @@ describe('a dataset replaced by replication', () => {
     });
     await new Promise<void>((res) => server.listen(0, '127.0.0.1', () => res()));
     const proxyPort = (server.address() as { port: number }).port;
-    cleanups.push(() => new Promise<void>((res) => {
-      for (const s of sockets) s.destroy();
-      server.close(() => res());
-    }));
+    cleanups.push(
+      () =>
+        new Promise<void>((res) => {
+          for (const s of sockets) s.destroy();
+          server.close(() => res());
+        }),
+    );
     const urls = nodes.map((n, i) => (i === 2 ? `redis://127.0.0.1:${proxyPort}` : n.url));
 
     // In sync before the nodes are marked clean: node 3's replication id changes when it gets its
@@ -380,7 +442,7 @@ describe('a dataset replaced by replication', () => {
     await waitFor(async () => /master_link_status:up/.test(await r.info('replication').catch(() => '')), 10_000, 'the replica in sync');
     const a = client(prefix, {}, urls);
     await markClean(a, prefix);
-    await waitFor(async () => (await uptimeMs(r)) > MAX_TTL + 1_000, MAX_TTL + 10_000, 'the replica\'s uptime');
+    await waitFor(async () => (await uptimeMs(r)) > MAX_TTL + 1_000, MAX_TTL + 10_000, "the replica's uptime");
     // The replica falls behind (asynchronous replication) and its link drops: what node 3 writes
     // from now on never reaches it.
     replica.kill('SIGSTOP');
@@ -411,8 +473,12 @@ describe('mark-clean as a compare-and-set', () => {
     });
     expect(await readEpoch(nodes[2]!.client, prefix)).toMatchObject({ runId: seen!.runId, createdAt: seen!.createdAt });
     // The operator's click, judged on what they saw, must not apply to the new process.
-    const written = await markNodeClean(nodes[2]!.client, { keyPrefix: prefix, maxTtlMs: MAX_TTL, origin: 'operator',
-      seen: { runId: seen!.runId!, createdAt: seen!.createdAt } }).catch((e: unknown) => e);
+    const written = await markNodeClean(nodes[2]!.client, {
+      keyPrefix: prefix,
+      maxTtlMs: MAX_TTL,
+      origin: 'operator',
+      seen: { runId: seen!.runId!, createdAt: seen!.createdAt },
+    }).catch((e: unknown) => e);
     expect(written).toBeInstanceOf(SentinelChangedError);
     const b = client(prefix);
     expectRefused(await attempt(b, 'res'), lockA);
@@ -475,7 +541,9 @@ describe('liveness without any sentinel', () => {
     for (let i = 0; i < 2; i++) {
       // Our own INFO commandstats reads count one each.
       const checks = (after[i]! - before[i]! - 1) / 4;
-      expect(checks, `node ${i + 1}: ${checks} checks in ${attempts} attempts over ${Math.round(elapsed)} ms`).toBeLessThanOrEqual(Math.ceil(elapsed / interval) + 1);
+      expect(checks, `node ${i + 1}: ${checks} checks in ${attempts} attempts over ${Math.round(elapsed)} ms`).toBeLessThanOrEqual(
+        Math.ceil(elapsed / interval) + 1,
+      );
     }
     for (const n of nodes.slice(0, 2)) expect(await readEpoch(n.client, prefix)).toBeNull();
   });
@@ -491,22 +559,38 @@ describe('a rolling upgrade: clients of the old layout (register in <prefix>fenc
     const key = `${prefix}lock:${resource}`;
     const fenceKey = `${prefix}fence`;
     const token = randomBytes(16).toString('base64url');
-    const first = await Promise.all(nodes.map(async (n) => {
-      const [set, register] = (await n.client.multi().set(key, token, 'PX', ttl, 'NX').get(fenceKey).exec())!;
-      return { n, granted: set![1] === 'OK', register: Number(register![1] ?? 0) };
-    }));
+    const first = await Promise.all(
+      nodes.map(async (n) => {
+        const [set, register] = (await n.client.multi().set(key, token, 'PX', ttl, 'NX').get(fenceKey).exec())!;
+        return { n, granted: set![1] === 'OK', register: Number(register![1] ?? 0) };
+      }),
+    );
     const voters = first.filter((x) => x.granted);
     expect(voters.length).toBeGreaterThanOrEqual(Math.floor(nodes.length / 2) + 1);
     const fence = Math.max(...voters.map((x) => x.register)) + 1;
-    const confirmed = await Promise.all(voters.map(({ n }) => n.client.eval(
-      "if redis.call('GET', KEYS[2]) ~= ARGV[1] then return 0 end\n" +
-      "if tonumber(ARGV[2]) > tonumber(redis.call('GET', KEYS[1]) or '0') then redis.call('SET', KEYS[1], ARGV[2]) end\n" +
-      'return 1', 2, fenceKey, key, token, String(fence))));
+    const confirmed = await Promise.all(
+      voters.map(({ n }) =>
+        n.client.eval(
+          "if redis.call('GET', KEYS[2]) ~= ARGV[1] then return 0 end\n" +
+            "if tonumber(ARGV[2]) > tonumber(redis.call('GET', KEYS[1]) or '0') then redis.call('SET', KEYS[1], ARGV[2]) end\n" +
+            'return 1',
+          2,
+          fenceKey,
+          key,
+          token,
+          String(fence),
+        ),
+      ),
+    );
     expect(confirmed.filter((c) => Number(c) === 1).length).toBeGreaterThanOrEqual(Math.floor(nodes.length / 2) + 1);
     return {
       fence,
       release: async () => {
-        await Promise.all(nodes.map((n) => n.client.eval("if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0", 1, key, token)));
+        await Promise.all(
+          nodes.map((n) =>
+            n.client.eval("if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0", 1, key, token),
+          ),
+        );
       },
     };
   }
@@ -549,13 +633,20 @@ describe('the sticky proxy (test support) is a real proxy', () => {
     const proxy = await startStickyProxy(node.port);
     cleanups.push(() => proxy.close());
     // A client that never sends a command twice: what the proxy does is all the test sees.
-    const c = new Redis(proxy.port, '127.0.0.1', { maxRetriesPerRequest: 0, autoResendUnfulfilledCommands: false, retryStrategy: () => 50 });
+    const c = new Redis(proxy.port, '127.0.0.1', {
+      maxRetriesPerRequest: 0,
+      autoResendUnfulfilledCommands: false,
+      retryStrategy: () => 50,
+    });
     c.on('error', () => undefined);
     cleanups.push(() => c.disconnect());
     let closes = 0;
     c.on('close', () => closes++);
     expect(await c.ping()).toBe('PONG');
-    const blocked = c.blpop('never', 5).then((v) => ({ v }), (e: Error) => ({ e: e.message }));
+    const blocked = c.blpop('never', 5).then(
+      (v) => ({ v }),
+      (e: Error) => ({ e: e.message }),
+    );
     await sleep(100);
     await node.crash();
     await node.start();
@@ -597,14 +688,22 @@ describe('stress: restarts from old snapshots, lost scripts and data, and other 
     cleanups.push(() => Promise.all(proxies.map((p) => p.close())).then(() => undefined));
     const prefix = uniquePrefix('stress');
     const MAX = 800;
-    const safe = () => client(prefix, { maxTtlMs: MAX, nodeCheckIntervalMs: 200, nodeTimeoutMs: 1_000 },
-      directClients({ 1: proxies[0]!.port, 3: proxies[1]!.port }));
+    const safe = () =>
+      client(
+        prefix,
+        { maxTtlMs: MAX, nodeCheckIntervalMs: 200, nodeTimeoutMs: 1_000 },
+        directClients({ 1: proxies[0]!.port, 3: proxies[1]!.port }),
+      );
     const clients = [safe(), safe()];
     await clients[0]!.markNodesClean();
     // Clients that must not make a restarted node look checked: another prefix, a shorter ceiling,
     // the unsafe settings (each touching the same nodes between the safe clients' grants).
-    const others = [client(uniquePrefix('stress-other'), { maxTtlMs: MAX }), client(prefix, { maxTtlMs: 300 }),
-      client(prefix, { maxTtlMs: MAX, nodeChecks: false }), client(prefix, { maxTtlMs: MAX, quarantine: false })];
+    const others = [
+      client(uniquePrefix('stress-other'), { maxTtlMs: MAX }),
+      client(prefix, { maxTtlMs: 300 }),
+      client(prefix, { maxTtlMs: MAX, nodeChecks: false }),
+      client(prefix, { maxTtlMs: MAX, quarantine: false }),
+    ];
     await others[0]!.markNodesClean();
     const grants: Array<{ res: string; at: number; until: number; fence: number }> = [];
     let stop = false;
@@ -653,7 +752,12 @@ describe('stress: restarts from old snapshots, lost scripts and data, and other 
       }
       stop = true;
     };
-    await Promise.all([nemesis(), meddle(), meddle(), ...clients.flatMap((r, j) => Array.from({ length: 6 }, (_, k) => loop(r, j * 6 + k)))]);
+    await Promise.all([
+      nemesis(),
+      meddle(),
+      meddle(),
+      ...clients.flatMap((r, j) => Array.from({ length: 6 }, (_, k) => loop(r, j * 6 + k))),
+    ]);
     const violations: string[] = [];
     for (const res of ['r0', 'r1', 'r2']) {
       const g = grants.filter((x) => x.res === res).sort((x, y) => x.at - y.at);

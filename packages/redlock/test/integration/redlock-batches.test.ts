@@ -33,7 +33,10 @@ const release = (key: string, token: string) => new ScriptCall(RELEASE_SCRIPT, 1
  * Runs `send` in one tick on a fresh LockNode (whose quarantine state `prepare` may set); the
  * commands Redis ran, in order (`NAME key`), and every reply.
  */
-async function ranInOrder(send: (node: LockNode, done: () => Reply) => void, prepare?: (node: LockNode) => void): Promise<{ ran: string[]; replies: unknown[] }> {
+async function ranInOrder(
+  send: (node: LockNode, done: () => Reply) => void,
+  prepare?: (node: LockNode) => void,
+): Promise<{ ran: string[]; replies: unknown[] }> {
   const node = new LockNode(0, url, 1_000, () => undefined);
   await node.whenBooted();
   prepare?.(node);
@@ -88,8 +91,15 @@ describe('one node, one batch: the order Redis runs our commands in', () => {
     // the grants, one probe; a client's first probe of a node is a check, and the node's first
     // check of this probe script answers NOSCRIPT (nothing loads it but a check): its EVAL follows
     // at once, still after every SET.
-    expect(ran).toEqual(['TIME', 'SET b:lock:one', 'EVALSHA b:lock:one', 'SET b:lock:held', 'SET b:lock:three',
-      'EVALSHA b:epoch', 'EVAL b:epoch']);
+    expect(ran).toEqual([
+      'TIME',
+      'SET b:lock:one',
+      'EVALSHA b:lock:one',
+      'SET b:lock:held',
+      'SET b:lock:three',
+      'EVALSHA b:epoch',
+      'EVAL b:epoch',
+    ]);
     // Granted (unfenced), released, held by `other`, granted with the register read after its SET.
     expect(replies).toEqual([[1, 0], 1, [0, 1, 'other', '{"owner":"x"}'], [1, 41]]);
   });
@@ -99,15 +109,21 @@ describe('one node, one batch: the order Redis runs our commands in', () => {
     // A quarantine that ended long ago by the node's clock (ms), not yet known to the client.
     await admin.hset('b:epoch', 'createdAt', '1000', 'quarantineUntil', '2000');
     admin.disconnect();
-    const { ran, replies } = await ranInOrder((node, done) => {
-      sendGrant(node, grant('b:lock:early', 'e'), done());
-      node.quarantine.wantTime = true;
-      sendGrant(node, grant('b:lock:late', 'l'), done());
-    }, (node) => {
-      node.quarantine.wantTime = false;
-    });
+    const { ran, replies } = await ranInOrder(
+      (node, done) => {
+        sendGrant(node, grant('b:lock:early', 'e'), done());
+        node.quarantine.wantTime = true;
+        sendGrant(node, grant('b:lock:late', 'l'), done());
+      },
+      (node) => {
+        node.quarantine.wantTime = false;
+      },
+    );
     expect(ran).toEqual(['SET b:lock:early', 'TIME', 'SET b:lock:late', 'EVALSHA b:epoch']);
     // The early SET may have run inside the quarantine as far as the client can tell: against.
-    expect(replies).toEqual([[2, 2000, null, false], [1, 0]]);
+    expect(replies).toEqual([
+      [2, 2000, null, false],
+      [1, 0],
+    ]);
   });
 });

@@ -16,7 +16,10 @@ type Options = Record<string, unknown>;
 const VARIANTS: ReadonlyArray<{ name: string; make: (url: string, options: Options) => Redis5 }> = [
   { name: 'ioredis 5', make: (url, options) => new Redis5(url, options) },
   { name: 'ioredis 6 (RESP3)', make: (url, options) => new Redis6(url, options) as unknown as Redis5 },
-  { name: 'ioredis 6 (RESP3, replyMapping resp3)', make: (url, options) => new Redis6(url, { replyMapping: 'resp3', ...options }) as unknown as Redis5 },
+  {
+    name: 'ioredis 6 (RESP3, replyMapping resp3)',
+    make: (url, options) => new Redis6(url, { replyMapping: 'resp3', ...options }) as unknown as Redis5,
+  },
   { name: 'ioredis 6 (RESP2)', make: (url, options) => new Redis6(url, { protocol: 2, ...options }) as unknown as Redis5 },
 ];
 const CONFIGS: ReadonlyArray<{ name: string; options: Options }> = [
@@ -25,7 +28,12 @@ const CONFIGS: ReadonlyArray<{ name: string; options: Options }> = [
   { name: 'auto-pipelining', options: { enableAutoPipelining: true } },
 ];
 
-async function withClients(make: (url: string, options: Options) => Redis5, options: Options, name: string, settings: Partial<RedlockSettings> = {}) {
+async function withClients(
+  make: (url: string, options: Options) => Redis5,
+  options: Options,
+  name: string,
+  settings: Partial<RedlockSettings> = {},
+) {
   const clients = env.cluster.urls.map((url) => {
     const c = make(url, options);
     c.on('error', () => undefined);
@@ -69,17 +77,19 @@ describe('the lock core on clients passed in', () => {
           let failures = 0;
           let granted = 0;
           const end = performance.now() + 600;
-          await Promise.all(Array.from({ length: 16 }, async (_, w) => {
-            while (performance.now() < end) {
-              try {
-                const l = await r.acquire(`w${w}`, 5_000, { fenced: w % 2 === 0 });
-                await l.release();
-                granted++;
-              } catch {
-                failures++;
+          await Promise.all(
+            Array.from({ length: 16 }, async (_, w) => {
+              while (performance.now() < end) {
+                try {
+                  const l = await r.acquire(`w${w}`, 5_000, { fenced: w % 2 === 0 });
+                  await l.release();
+                  granted++;
+                } catch {
+                  failures++;
+                }
               }
-            }
-          }));
+            }),
+          );
           expect(failures).toBe(0);
           expect(granted).toBeGreaterThan(16);
         } finally {
@@ -90,7 +100,7 @@ describe('the lock core on clients passed in', () => {
     }
   }
 
-  it('a client with the ioredis keyPrefix option is refused (it would move the lock core\'s keys)', () => {
+  it("a client with the ioredis keyPrefix option is refused (it would move the lock core's keys)", () => {
     const client = new Redis6(env.cluster.urls[0]!, { keyPrefix: 'app:', lazyConnect: true });
     try {
       expect(() => new Redlock([client as unknown as Redis5], {})).toThrow(InvalidArgumentError);
@@ -100,10 +110,12 @@ describe('the lock core on clients passed in', () => {
     }
   });
 
-  it('a Redis Cluster client and a Buffer keyPrefix are refused; Sentinel-managed clients are told apart by their master\'s name', () => {
+  it("a Redis Cluster client and a Buffer keyPrefix are refused; Sentinel-managed clients are told apart by their master's name", () => {
     const cluster = new Cluster6([{ host: '127.0.0.1', port: 1 }], { lazyConnect: true });
     const prefixed = new Redis5(env.cluster.urls[0]!, { keyPrefix: Buffer.from('app:') as unknown as string, lazyConnect: true });
-    const sentinels = ['a', 'b'].map((name) => new Redis6({ sentinels: [{ host: '127.0.0.1', port: 1 }], name, lazyConnect: true }) as unknown as Redis5);
+    const sentinels = ['a', 'b'].map(
+      (name) => new Redis6({ sentinels: [{ host: '127.0.0.1', port: 1 }], name, lazyConnect: true }) as unknown as Redis5,
+    );
     try {
       expect(() => new Redlock([cluster as unknown as Redis5], {})).toThrow(/Cluster client cannot be a node/);
       expect(() => new Redlock([prefixed], {})).toThrow(/keyPrefix/);

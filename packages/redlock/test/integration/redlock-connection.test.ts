@@ -26,11 +26,41 @@ beforeAll(async () => {
   await node.client.config('SET', 'requirepass', PASSWORD);
   await node.client.call('ACL', 'SETUSER', 'locker', 'on', '>locker-pw', '~*', '&*', '+@all');
   certDir = mkdtempSync(join(tmpdir(), 'redlock-tls-'));
-  execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', join(certDir, 'key.pem'), '-out', join(certDir, 'cert.pem'),
-    '-days', '1', '-subj', '/CN=localhost', '-addext', 'subjectAltName=DNS:localhost,IP:127.0.0.1'], { stdio: 'ignore' });
+  execFileSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-keyout',
+      join(certDir, 'key.pem'),
+      '-out',
+      join(certDir, 'cert.pem'),
+      '-days',
+      '1',
+      '-subj',
+      '/CN=localhost',
+      '-addext',
+      'subjectAltName=DNS:localhost,IP:127.0.0.1',
+    ],
+    { stdio: 'ignore' },
+  );
   tlsPort = await freePort();
-  tlsNode = await startRedisNode([...NO_PERSISTENCE, '--tls-port', String(tlsPort), '--tls-cert-file', join(certDir, 'cert.pem'),
-    '--tls-key-file', join(certDir, 'key.pem'), '--tls-ca-cert-file', join(certDir, 'cert.pem'), '--tls-auth-clients', 'no']);
+  tlsNode = await startRedisNode([
+    ...NO_PERSISTENCE,
+    '--tls-port',
+    String(tlsPort),
+    '--tls-cert-file',
+    join(certDir, 'cert.pem'),
+    '--tls-key-file',
+    join(certDir, 'key.pem'),
+    '--tls-ca-cert-file',
+    join(certDir, 'cert.pem'),
+    '--tls-auth-clients',
+    'no',
+  ]);
 });
 
 afterAll(async () => {
@@ -41,7 +71,7 @@ afterAll(async () => {
 
 const auth = (user: string, password: string) => `${encodeURIComponent(user)}:${encodeURIComponent(password)}`;
 
-describe('the lock core\'s own connections (nodes given as URLs)', () => {
+describe("the lock core's own connections (nodes given as URLs)", () => {
   it('a password and a database in the URL: the lock key is written in that database of the authenticated server', async () => {
     const r = new Redlock([`redis://${auth('', PASSWORD)}@127.0.0.1:${node.port}/3`], { keyPrefix: uniquePrefix('conn'), retryCount: 0 });
     try {
@@ -61,7 +91,10 @@ describe('the lock core\'s own connections (nodes given as URLs)', () => {
   });
 
   it('an ACL user and password: granted as that user', async () => {
-    const r = new Redlock([`redis://${auth('locker', 'locker-pw')}@127.0.0.1:${node.port}`], { keyPrefix: uniquePrefix('conn'), retryCount: 0 });
+    const r = new Redlock([`redis://${auth('locker', 'locker-pw')}@127.0.0.1:${node.port}`], {
+      keyPrefix: uniquePrefix('conn'),
+      retryCount: 0,
+    });
     try {
       await r.markNodesClean();
       const lock = await r.acquire('res', 5_000);
@@ -89,7 +122,13 @@ describe('the lock core\'s own connections (nodes given as URLs)', () => {
     }
   });
 
-  for (const url of ['redis://127.0.0.1:6379?family=6', 'redis://127.0.0.1:6379/abc', 'redis://127.0.0.1:6379/16', 'redis://127.0.0.1:6379#x', 'http://127.0.0.1:6379']) {
+  for (const url of [
+    'redis://127.0.0.1:6379?family=6',
+    'redis://127.0.0.1:6379/abc',
+    'redis://127.0.0.1:6379/16',
+    'redis://127.0.0.1:6379#x',
+    'http://127.0.0.1:6379',
+  ]) {
     it(`refuses ${url} before connecting (InvalidArgumentError naming the URL's shape)`, () => {
       expect(() => new Redlock([url])).toThrow(InvalidArgumentError);
     });
@@ -103,7 +142,14 @@ describe('the lock core\'s own connections (nodes given as URLs)', () => {
       const killed = Number(await node.client.call('CLIENT', 'KILL', 'TYPE', 'normal', 'SKIPME', 'yes'));
       expect(killed).toBeGreaterThan(0);
       // Granted again once reconnected (the first attempts may meet the closed connection).
-      await waitFor(async () => (await r.acquire('after', 5_000).then((l) => l.release(), () => null)) !== null, 5_000);
+      await waitFor(
+        async () =>
+          (await r.acquire('after', 5_000).then(
+            (l) => l.release(),
+            () => null,
+          )) !== null,
+        5_000,
+      );
     } finally {
       await r.quit();
     }
@@ -126,8 +172,18 @@ describe('the lock core\'s own connections (nodes given as URLs)', () => {
         await r.quit();
       }`;
     const run = (env: NodeJS.ProcessEnv) => {
-      const out = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { cwd: process.cwd(), encoding: 'utf8', env, timeout: 20_000 });
-      return JSON.parse(out.stdout.trim().split('\n').pop() ?? '{}') as { fence?: string; deleted?: number; failed?: string; errors?: string[] };
+      const out = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+        cwd: process.cwd(),
+        encoding: 'utf8',
+        env,
+        timeout: 20_000,
+      });
+      return JSON.parse(out.stdout.trim().split('\n').pop() ?? '{}') as {
+        fence?: string;
+        deleted?: number;
+        failed?: string;
+        errors?: string[];
+      };
     };
     const trusted = run({ ...process.env, NODE_EXTRA_CA_CERTS: join(certDir, 'cert.pem') });
     expect(trusted).toMatchObject({ deleted: 1 });

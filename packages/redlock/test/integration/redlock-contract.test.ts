@@ -1,6 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import type { Redis } from 'ioredis';
-import { InvalidArgumentError, Lock, LockContendedError, QuorumUnavailableError, Redlock, RedlockError, tokenOf, type RedlockSettings } from '@redlock-console/redlock';
+import {
+  InvalidArgumentError,
+  Lock,
+  LockContendedError,
+  QuorumUnavailableError,
+  Redlock,
+  RedlockError,
+  tokenOf,
+  type RedlockSettings,
+} from '@redlock-console/redlock';
 import { FaultProxy } from '@/lib/faults';
 import { uniquePrefix } from '@/test/support/cluster';
 import { NO_PERSISTENCE, startRedisNode } from '@/test/support/redis-nodes';
@@ -22,7 +31,7 @@ async function redlock(name: string, settings: Partial<RedlockSettings> = {}): P
   return r;
 }
 
-describe('the lock core\'s contract', () => {
+describe("the lock core's contract", () => {
   it('one of five nodes pausing under 32 concurrent fenced loops fails no acquire (the fence round reaches late voters)', async () => {
     // nodeTimeoutMs well above a loaded machine's pauses: what fails here must be the protocol.
     const r = await redlock('pause-one', { nodeTimeoutMs: 1_000 });
@@ -82,7 +91,13 @@ describe('the lock core\'s contract', () => {
 
   it('a rejected acquire names the nodes where its keys may remain (a node that did not answer), and nothing is left on the others', async () => {
     const a = await redlock('leftovers-paused');
-    const b = new Redlock(env.cluster.urls, { keyPrefix: a.settings.keyPrefix, retryCount: 2, retryDelayMs: 5, retryJitterMs: 0, nodeTimeoutMs: 300 });
+    const b = new Redlock(env.cluster.urls, {
+      keyPrefix: a.settings.keyPrefix,
+      retryCount: 2,
+      retryDelayMs: 5,
+      retryJitterMs: 0,
+      nodeTimeoutMs: 300,
+    });
     redlocks.push(b);
     await b.connect();
     const key = a.lockKey('res');
@@ -153,12 +168,21 @@ describe('the lock core\'s contract', () => {
     const r = await redlock('stale-majority', { retryCount: 5, retryDelayMs: 100, retryJitterMs: 0 });
     const key = r.lockKey('res');
     // Leftovers of two other clients: a split vote, which the core answers with short naps.
-    for (const [i, token] of [[0, 'stale-a'], [1, 'stale-a'], [2, 'stale-b']] as const) await env.direct[i]!.set(key, token, 'PX', 10_000);
+    for (const [i, token] of [
+      [0, 'stale-a'],
+      [1, 'stale-a'],
+      [2, 'stale-b'],
+    ] as const)
+      await env.direct[i]!.set(key, token, 'PX', 10_000);
     let attempts = 0;
     r.on('acquire', (e) => (attempts = e.attempts));
-    const before = await Promise.all(env.direct.map(async (c) => Number(/cmdstat_set:calls=(\d+)/.exec(await c.info('commandstats'))?.[1] ?? 0)));
+    const before = await Promise.all(
+      env.direct.map(async (c) => Number(/cmdstat_set:calls=(\d+)/.exec(await c.info('commandstats'))?.[1] ?? 0)),
+    );
     const refused = await r.acquire('res', 1_000).catch((e: unknown) => e);
-    const after = await Promise.all(env.direct.map(async (c) => Number(/cmdstat_set:calls=(\d+)/.exec(await c.info('commandstats'))?.[1] ?? 0)));
+    const after = await Promise.all(
+      env.direct.map(async (c) => Number(/cmdstat_set:calls=(\d+)/.exec(await c.info('commandstats'))?.[1] ?? 0)),
+    );
     expect(refused).toBeInstanceOf(LockContendedError);
     // 1 attempt + 5 retries + at most 3 fast retries after split votes (node-redlock: 1 + retryCount).
     // 1 attempt + 5 retries + at most 3 fast retries after split votes in a row (+1 for the
@@ -237,7 +261,10 @@ describe('the lock core\'s contract', () => {
     /** Commands that a grant, a probe or a release would send: none may go out for a refused argument. */
     const lockTraffic = async (c: Redis) => {
       const stats = await c.info('commandstats');
-      return ['set', 'evalsha', 'eval', 'time', 'get'].reduce((n, cmd) => n + Number(new RegExp(`cmdstat_${cmd}:calls=(\\d+)`).exec(stats)?.[1] ?? 0), 0);
+      return ['set', 'evalsha', 'eval', 'time', 'get'].reduce(
+        (n, cmd) => n + Number(new RegExp(`cmdstat_${cmd}:calls=(\\d+)`).exec(stats)?.[1] ?? 0),
+        0,
+      );
     };
     const trafficOf = () => Promise.all(env.direct.map(lockTraffic));
     /** The counts once nothing is on its way any more (a grant's late voters still get its rounds after acquire() resolved). */
@@ -257,7 +284,12 @@ describe('the lock core\'s contract', () => {
     // land). The entry checked second votes against, naming the other, so three entries on two
     // servers never reach a quorum (2) on one of them; also when the first entry's replies come
     // later than the second's (here: through a proxy adding 100 ms).
-    for (const [dbs, slowFirst] of [['one database', false], ['one database', true], ['two databases', false], ['two databases', true]] as const) {
+    for (const [dbs, slowFirst] of [
+      ['one database', false],
+      ['one database', true],
+      ['two databases', false],
+      ['two databases', true],
+    ] as const) {
       it(`two node URLs reaching one redis-server (localhost and 127.0.0.1, ${dbs})${slowFirst ? ', the first answering later' : ''}: one of them votes against naming the other, no quorum on one server`, async () => {
         const [first, second] = env.cluster.supervisor.directUrls();
         const p = portOf(first!);
@@ -269,7 +301,11 @@ describe('the lock core\'s contract', () => {
           firstUrl = `redis://127.0.0.1:${await proxy.start()}${db0}`;
           proxy.setMode({ kind: 'latency', upMs: 0, upJitterMs: 0, downMs: 100, downJitterMs: 0 });
         }
-        const r = new Redlock([firstUrl, `redis://localhost:${p}${db1}`, second!], { keyPrefix: uniquePrefix('duplicate'), retryCount: 0, nodeTimeoutMs: 2_000 });
+        const r = new Redlock([firstUrl, `redis://localhost:${p}${db1}`, second!], {
+          keyPrefix: uniquePrefix('duplicate'),
+          retryCount: 0,
+          nodeTimeoutMs: 2_000,
+        });
         redlocks.push(r);
         try {
           await r.markNodesClean();
@@ -287,7 +323,9 @@ describe('the lock core\'s contract', () => {
             // against from its own check on, naming it (so one server never counts twice). With
             // one database the second SET NX finds our own key anyway, and the round may be
             // decided (two against) before the duplicate's own answer.
-            const duplicate = votes.slice(0, 2).filter((v) => v.reason === 'error' && /same redis-server as node [12]\b/.test(v.detail ?? ''));
+            const duplicate = votes
+              .slice(0, 2)
+              .filter((v) => v.reason === 'error' && /same redis-server as node [12]\b/.test(v.detail ?? ''));
             if (dbs === 'two databases') expect(duplicate).toHaveLength(1);
             else expect(duplicate.length).toBeLessThanOrEqual(1);
             // The third node is held by someone else; when the two entries already decided the

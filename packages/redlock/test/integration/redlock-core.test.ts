@@ -1,7 +1,15 @@
 import { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
 import {
-  InvalidArgumentError, LockContendedError, LockExpiredError, metaTextOf, Redlock, readEpoch, readFenceRegister, tokenOf, type OperationEvent,
+  InvalidArgumentError,
+  LockContendedError,
+  LockExpiredError,
+  metaTextOf,
+  Redlock,
+  readEpoch,
+  readFenceRegister,
+  tokenOf,
+  type OperationEvent,
   type RedlockSettings,
 } from '@redlock-console/redlock';
 import { uniquePrefix, waitFor } from '@/test/support/cluster';
@@ -9,7 +17,6 @@ import { redlockEnv } from '@/test/support/redlock-env';
 
 const env = redlockEnv();
 const { redlocks, unhandled } = env;
-
 
 async function redlock(name: string, settings: Partial<RedlockSettings> = {}, nodes?: Array<string | Redis>): Promise<Redlock> {
   const r = new Redlock(nodes ?? env.cluster.urls, { keyPrefix: uniquePrefix(name), retryCount: 0, ...settings });
@@ -20,16 +27,22 @@ async function redlock(name: string, settings: Partial<RedlockSettings> = {}, no
 
 /** The lock key of `resource` on every node (null where absent). */
 /** The token each node's key holds (a lock key's value is `<token> <metadata JSON>`), or null. */
-const valuesOf = (r: Redlock, resource: string) => Promise.all(env.direct.map(async (c) => {
-  const value = await c.get(r.lockKey(resource));
-  return value === null ? null : tokenOf(value);
-}));
+const valuesOf = (r: Redlock, resource: string) =>
+  Promise.all(
+    env.direct.map(async (c) => {
+      const value = await c.get(r.lockKey(resource));
+      return value === null ? null : tokenOf(value);
+    }),
+  );
 /** The holder metadata in each node's key (null: no key, or a bare token). */
-const metasOf = (r: Redlock, resource: string) => Promise.all(env.direct.map(async (c) => {
-  const value = await c.get(r.lockKey(resource));
-  const text = value === null ? null : metaTextOf(value);
-  return text === null ? null : JSON.parse(text) as Record<string, string>;
-}));
+const metasOf = (r: Redlock, resource: string) =>
+  Promise.all(
+    env.direct.map(async (c) => {
+      const value = await c.get(r.lockKey(resource));
+      const text = value === null ? null : metaTextOf(value);
+      return text === null ? null : (JSON.parse(text) as Record<string, string>);
+    }),
+  );
 
 describe('Redlock on five real masters', () => {
   it('acquire sets the token on every node with the ttl, holder metadata and a fence; release removes it all', async () => {
@@ -59,7 +72,13 @@ describe('Redlock on five real masters', () => {
     // The holder metadata travels in the key's value, after the token and one space.
     const metas = await metasOf(r, 'invoice-42');
     for (const meta of metas) {
-      expect(meta).toMatchObject({ owner: 'billing-worker', purpose: 'nightly billing', pid: String(process.pid), extensions: '0', ttlMs: '2000' });
+      expect(meta).toMatchObject({
+        owner: 'billing-worker',
+        purpose: 'nightly billing',
+        pid: String(process.pid),
+        extensions: '0',
+        ttlMs: '2000',
+      });
       expect(meta!.host).toBeTruthy();
       expect(Number(meta!.acquiredAt)).toBeGreaterThanOrEqual(before);
     }
@@ -124,7 +143,11 @@ describe('Redlock on five real masters', () => {
     const r = await redlock('together-releases');
     const locks = await Promise.all(Array.from({ length: 40 }, (_, i) => r.acquire(`apart-${i}`, 2_000, { fenced: false })));
     const keys = locks.map((l) => r.lockKey(l.resources[0]!));
-    await waitFor(async () => (await Promise.all(env.direct.map((c) => c.exists(...keys)))).every((n) => n === 40), 1_000, 'every key everywhere');
+    await waitFor(
+      async () => (await Promise.all(env.direct.map((c) => c.exists(...keys)))).every((n) => n === 40),
+      1_000,
+      'every key everywhere',
+    );
     const results = await Promise.all([...locks.map((l) => l.release()), r.releaseToken([...locks[0]!.resources], locks[0]!.token)]);
     expect(results.slice(0, 40).map((res) => res.deleted)).toEqual(new Array(40).fill(5));
     expect(results[40]!.deleted).toBe(0);
@@ -166,7 +189,7 @@ describe('Redlock on five real masters', () => {
     const b = new Redlock(env.cluster.urls, { keyPrefix: a.settings.keyPrefix, retryCount: 0 });
     redlocks.push(b);
     const lock = await a.acquire('held', 2_000, { metadata: { owner: 'billing-worker', purpose: 'nightly run' } });
-    const err = await b.acquire('held', 1_000).catch((e: unknown) => e) as LockContendedError;
+    const err = (await b.acquire('held', 1_000).catch((e: unknown) => e)) as LockContendedError;
     expect(err).toBeInstanceOf(LockContendedError);
     expect(err.holder).toMatchObject({ owner: 'billing-worker', purpose: 'nightly run', ttlMs: '2000' });
     expect(err.message).toContain('held by another client "billing-worker"');
@@ -175,7 +198,7 @@ describe('Redlock on five real masters', () => {
     await lock.release();
     // Another library's lock (a bare token): refused the same way, with no holder to name.
     for (const c of env.direct) await c.set(a.lockKey('foreign'), 'someone-else', 'PX', 2_000);
-    const foreign = await b.acquire('foreign', 1_000).catch((e: unknown) => e) as LockContendedError;
+    const foreign = (await b.acquire('foreign', 1_000).catch((e: unknown) => e)) as LockContendedError;
     expect(foreign).toBeInstanceOf(LockContendedError);
     expect(foreign.holder).toBeNull();
     expect(foreign.message).toContain('held by another client (');
@@ -244,7 +267,7 @@ describe('Redlock on five real masters', () => {
     await expect(other.extend(1_000)).rejects.toBeInstanceOf(LockExpiredError);
   });
 
-  it('a late release never deletes a newer holder\'s key', async () => {
+  it("a late release never deletes a newer holder's key", async () => {
     const r = await redlock('newer');
     const old = await r.acquire('shared', 100);
     await new Promise((res) => setTimeout(res, 150)); // old's lease is over
@@ -286,8 +309,18 @@ describe('Redlock on five real masters', () => {
     const lock = await r.acquire('ev', 1_000);
     await lock.extend(1_000);
     await lock.release();
-    await r.acquire('ev', 1_000).then((l) => r.acquire('ev', 1_000).finally(() => l.release())).catch(() => undefined);
-    expect(events.map(([op, e]) => `${op}:${e.ok}`)).toEqual(['acquire:true', 'extend:true', 'release:true', 'acquire:true', 'acquire:false', 'release:true']);
+    await r
+      .acquire('ev', 1_000)
+      .then((l) => r.acquire('ev', 1_000).finally(() => l.release()))
+      .catch(() => undefined);
+    expect(events.map(([op, e]) => `${op}:${e.ok}`)).toEqual([
+      'acquire:true',
+      'extend:true',
+      'release:true',
+      'acquire:true',
+      'acquire:false',
+      'release:true',
+    ]);
     for (const [, e] of events) {
       expect(e.durationMs).toBeGreaterThanOrEqual(0);
       expect(e.votes).toHaveLength(5);
@@ -355,7 +388,11 @@ describe('Redlock on five real masters', () => {
       () => r.acquire([], 1_000),
       () => r.acquire('x'.repeat(513), 1_000),
       () => r.acquire(['a', 'a'], 1_000),
-      () => r.acquire(Array.from({ length: 65 }, (_, i) => `r${i}`), 1_000),
+      () =>
+        r.acquire(
+          Array.from({ length: 65 }, (_, i) => `r${i}`),
+          1_000,
+        ),
       () => r.acquire('a', 0),
       () => r.acquire('a', -5),
       () => r.acquire('a', 1.5),
@@ -381,7 +418,10 @@ describe('Redlock on five real masters', () => {
       () => lock.extend(10_001),
     ];
     for (const call of calls) {
-      const err = await call().then(() => null, (e: unknown) => e);
+      const err = await call().then(
+        () => null,
+        (e: unknown) => e,
+      );
       expect(err, call.toString()).toBeInstanceOf(InvalidArgumentError);
     }
     expect(await commandCount()).toBe(before);

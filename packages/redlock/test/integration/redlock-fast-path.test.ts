@@ -17,7 +17,11 @@ import { redlockEnv } from '@/test/support/redlock-env';
 const env = redlockEnv();
 const { redlocks, unhandled } = env;
 
-async function redlock(name: string, settings: Partial<RedlockSettings> = {}, urls: readonly string[] = env.cluster.urls): Promise<Redlock> {
+async function redlock(
+  name: string,
+  settings: Partial<RedlockSettings> = {},
+  urls: readonly string[] = env.cluster.urls,
+): Promise<Redlock> {
   const r = new Redlock([...urls], { keyPrefix: uniquePrefix(name), retryCount: 0, ...settings });
   redlocks.push(r);
   await r.markNodesClean();
@@ -166,10 +170,17 @@ describe('the fast probe', () => {
     expect((after.get('script|exists') ?? 0) - (mid.get('script|exists') ?? 0)).toBe(2); // the probe's, and ours
   });
 
-  it('a node that refuses SCRIPT (renamed, as some proxies do) still votes: its fast probe is the probe script\'s own read', async () => {
-    const nodes = await startRedisNodes((i) => (i === 0 ? [...NO_PERSISTENCE, '--rename-command', 'SCRIPT', 'SCRIPT-HIDDEN'] : NO_PERSISTENCE), 3);
+  it("a node that refuses SCRIPT (renamed, as some proxies do) still votes: its fast probe is the probe script's own read", async () => {
+    const nodes = await startRedisNodes(
+      (i) => (i === 0 ? [...NO_PERSISTENCE, '--rename-command', 'SCRIPT', 'SCRIPT-HIDDEN'] : NO_PERSISTENCE),
+      3,
+    );
     try {
-      const r = await redlock('probe-no-script', { nodeCheckIntervalMs: 60_000 }, nodes.map((n) => n.url));
+      const r = await redlock(
+        'probe-no-script',
+        { nodeCheckIntervalMs: 60_000 },
+        nodes.map((n) => n.url),
+      );
       // Node 2 is held by a foreign key: every grant needs node 1's own vote.
       await nodes[1]!.client.set(r.lockKey('res'), 'foreign', 'PX', 60_000);
       for (let i = 0; i < 5; i++) {

@@ -186,9 +186,11 @@ describe('Redlock under faults (fault proxies and real process crashes)', () => 
 
   it('using(): always releases and rethrows when the routine throws; maxExtensions bounds it', async () => {
     const r = await redlock('using-throw', { maxExtensions: 1 });
-    await expect(r.using('job', 1_000, async () => {
-      throw new Error('boom');
-    })).rejects.toThrow('boom');
+    await expect(
+      r.using('job', 1_000, async () => {
+        throw new Error('boom');
+      }),
+    ).rejects.toThrow('boom');
     expect(await leftovers(r)).toEqual([]);
 
     const reason = await r.using('job', 200, async (signal) => {

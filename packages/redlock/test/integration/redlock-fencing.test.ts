@@ -32,7 +32,10 @@ describe('fencing tokens', () => {
   it('many clients, one resource, hundreds of grants, aof-always nodes crashing and restarting: fences strictly increase in grant order', async () => {
     const cluster = await startTestCluster({ nodes: 5, persistence: 'aof-always' });
     const prefix = uniquePrefix('fence-chaos');
-    const clients = Array.from({ length: 8 }, () => new Redlock(cluster.urls, { keyPrefix: prefix, maxTtlMs: 1_000, retryCount: 1_000, retryDelayMs: 20, retryJitterMs: 20 }));
+    const clients = Array.from(
+      { length: 8 },
+      () => new Redlock(cluster.urls, { keyPrefix: prefix, maxTtlMs: 1_000, retryCount: 1_000, retryDelayMs: 20, retryJitterMs: 20 }),
+    );
     try {
       await clients[0]!.markNodesClean();
       const fences: number[] = [];
@@ -124,10 +127,14 @@ describe('fencing tokens', () => {
 
       // Our connection to node 3 reconnects after its restart; until then it votes `error`.
       let refused: unknown = null;
-      await waitFor(async () => {
-        refused = await r.acquire('resource', 500).catch((e: unknown) => e);
-        return (refused as QuorumUnavailableError).votes?.[2]?.reason !== 'error';
-      }, 5_000, 'node 3 to answer again');
+      await waitFor(
+        async () => {
+          refused = await r.acquire('resource', 500).catch((e: unknown) => e);
+          return (refused as QuorumUnavailableError).votes?.[2]?.reason !== 'error';
+        },
+        5_000,
+        'node 3 to answer again',
+      );
       expect(refused).toBeInstanceOf(QuorumUnavailableError);
       const vote = (refused as QuorumUnavailableError).votes[2]!;
       expect(vote.reason).toBe('quarantined');

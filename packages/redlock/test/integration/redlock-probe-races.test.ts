@@ -28,12 +28,15 @@ function slow(node: RedisNode, ms: number): void {
 }
 
 describe('the fast probe against a restart between its commands', () => {
-  it('the upstream restarts (from an older snapshot) between the proof and the read, behind a command-level proxy: the later grant\'s fence is still above the earlier ones', async () => {
+  it("the upstream restarts (from an older snapshot) between the proof and the read, behind a command-level proxy: the later grant's fence is still above the earlier ones", async () => {
     nodes = await startRedisNodes(() => DEBUG, 3);
     const p2 = await startRedisNode(NO_PERSISTENCE);
     await p2.crash();
     const px = commandProxy(nodes[1]!.port, p2.port);
-    cleanups.push(() => p2.stop(), () => void px.server.close());
+    cleanups.push(
+      () => p2.stop(),
+      () => void px.server.close(),
+    );
     await new Promise((resolve) => px.server.once('listening', resolve));
     const urls = [nodes[0]!.url, `redis://127.0.0.1:${px.port()}`, nodes[2]!.url];
     const r = new Redlock(urls, { keyPrefix: uniquePrefix('gap'), retryCount: 0, nodeCheckIntervalMs: 60_000 });
@@ -74,7 +77,10 @@ describe('the fence round after a slow grant round', () => {
   it('a grant round of ~40 ms (3 × that is past half the default 100 ms deadline) and an early voter stalling: the pending nodes are still asked, and it is granted', async () => {
     nodes = await startRedisNodes(() => DEBUG, 5);
     for (let trial = 0; trial < 3; trial++) {
-      const r = new Redlock(nodes.map((n) => n.url), { keyPrefix: uniquePrefix('hedge'), retryCount: 0 });
+      const r = new Redlock(
+        nodes.map((n) => n.url),
+        { keyPrefix: uniquePrefix('hedge'), retryCount: 0 },
+      );
       cleanups.push(() => r.quit());
       await r.markNodesClean();
       await r.connect();

@@ -1,12 +1,19 @@
 import { describe, expect, it } from 'vitest';
-import { LockContendedError, QuorumUnavailableError, Redlock, RedlockError, readEpoch, tokenOf, type QuarantineEvent } from '@redlock-console/redlock';
+import {
+  LockContendedError,
+  QuorumUnavailableError,
+  Redlock,
+  RedlockError,
+  readEpoch,
+  tokenOf,
+  type QuarantineEvent,
+} from '@redlock-console/redlock';
 import { uniquePrefix, waitFor } from '@/test/support/cluster';
 import { redlockEnv } from '@/test/support/redlock-env';
 
 const env = redlockEnv();
 const { redlocks, unhandled } = env;
 const MAX_TTL = 2_000;
-
 
 function client(prefix: string, quarantine = true): Redlock {
   const r = new Redlock(env.cluster.urls, { keyPrefix: prefix, maxTtlMs: MAX_TTL, retryCount: 0, quarantine });
@@ -30,10 +37,14 @@ async function voteOf(prefix: string, index: number, resource: string): Promise<
 /** Acquire until node `index` answers something other than a connection error (our clients reconnect after a restart). */
 async function acquireOnceAnswered(r: Redlock, resource: string, index: number) {
   let outcome: unknown = null;
-  await waitFor(async () => {
-    outcome = await r.acquire(resource, 1_000).catch((e: unknown) => e);
-    return !(outcome instanceof RedlockError && outcome.votes[index]?.reason === 'error');
-  }, 5_000, `node ${index + 1} to answer`);
+  await waitFor(
+    async () => {
+      outcome = await r.acquire(resource, 1_000).catch((e: unknown) => e);
+      return !(outcome instanceof RedlockError && outcome.votes[index]?.reason === 'error');
+    },
+    5_000,
+    `node ${index + 1} to answer`,
+  );
   return outcome;
 }
 
@@ -55,7 +66,13 @@ async function restartScenario(prefix: string) {
   await env.cluster.supervisor.restart(3, { persistence: 'none' });
   await env.cluster.supervisor.heal(4);
   await env.cluster.supervisor.heal(5);
-  expect((await Promise.all(env.direct.map((c) => c.get(a.lockKey('res'))))).map((v) => v && tokenOf(v))).toEqual([lockA.token, lockA.token, null, null, null]);
+  expect((await Promise.all(env.direct.map((c) => c.get(a.lockKey('res'))))).map((v) => v && tokenOf(v))).toEqual([
+    lockA.token,
+    lockA.token,
+    null,
+    null,
+    null,
+  ]);
   return lockA;
 }
 
@@ -103,8 +120,11 @@ describe('quarantine after data loss (epoch sentinel)', () => {
 
     // Once A's keys are gone everywhere, four nodes can grant: B gets the lock (safely: A's lease
     // is over) while node 3 still votes quarantined.
-    await waitFor(async () => (await Promise.all(env.direct.map((c) => c.exists(b.lockKey('res'))))).every((x) => x === 0),
-      MAX_TTL + 500, "A's keys to expire");
+    await waitFor(
+      async () => (await Promise.all(env.direct.map((c) => c.exists(b.lockKey('res'))))).every((x) => x === 0),
+      MAX_TTL + 500,
+      "A's keys to expire",
+    );
     expect(Date.now()).toBeLessThan(until - 100);
     const during = await b.acquire('res', 500);
     expect(during.votes[2]!.reason).toMatch(/quarantined|pending/);

@@ -1,5 +1,15 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { Lock, LockContendedError, MaxTtlMismatchError, QuorumUnavailableError, readEpoch, RedlockError, readFenceRegister, Redlock, type RedlockSettings } from '@redlock-console/redlock';
+import {
+  Lock,
+  LockContendedError,
+  MaxTtlMismatchError,
+  QuorumUnavailableError,
+  readEpoch,
+  RedlockError,
+  readFenceRegister,
+  Redlock,
+  type RedlockSettings,
+} from '@redlock-console/redlock';
 import { uniquePrefix, waitFor } from '@/test/support/cluster';
 import { Redis } from 'ioredis';
 import { holdOnMajority as holdOnMajorityOf, markCleanLevel } from '@/test/support/majority';
@@ -27,12 +37,13 @@ afterEach(async () => {
 });
 
 function client(prefix: string, settings: Partial<RedlockSettings> = {}): Redlock {
-  const r = new Redlock(nodes.map((n) => n.url), { keyPrefix: prefix, maxTtlMs: MAX_TTL, retryCount: 0, ...settings });
+  const r = new Redlock(
+    nodes.map((n) => n.url),
+    { keyPrefix: prefix, maxTtlMs: MAX_TTL, retryCount: 0, ...settings },
+  );
   redlocks.push(r);
   return r;
 }
-
-
 
 /** B's attempt, once node 3 answers at all (a restarted node refuses connections for a moment). */
 const markClean = (a: Redlock, prefix: string) => markCleanLevel(a, prefix, nodes);
@@ -40,10 +51,14 @@ const holdOnMajority = (a: Redlock, resource: string) => holdOnMajorityOf(a, res
 
 async function attempt(b: Redlock, resource: string): Promise<Lock | Error> {
   let outcome: Lock | Error = new Error('no attempt');
-  await waitFor(async () => {
-    outcome = await b.acquire(resource, 1_000).catch((e: Error) => e);
-    return !(outcome instanceof RedlockError && outcome.votes[2]?.reason === 'error');
-  }, 5_000, 'node 3 to answer');
+  await waitFor(
+    async () => {
+      outcome = await b.acquire(resource, 1_000).catch((e: Error) => e);
+      return !(outcome instanceof RedlockError && outcome.votes[2]?.reason === 'error');
+    },
+    5_000,
+    'node 3 to answer',
+  );
   return outcome;
 }
 
@@ -58,7 +73,7 @@ function expectRefusedBy(outcome: Lock | Error, node: number, reason: string): v
 }
 
 describe('restarts that reload older data are quarantined (restart detection)', () => {
-  it('a crash and restart from an older RDB snapshot (default persistence): B is refused while A holds, and later fences exceed A\'s', async () => {
+  it("a crash and restart from an older RDB snapshot (default persistence): B is refused while A holds, and later fences exceed A's", async () => {
     nodes = await startRedisNodes(() => DEFAULT_RDB);
     const prefix = uniquePrefix('rdb');
     const a = client(prefix);
@@ -124,15 +139,26 @@ describe('restarts that reload older data are quarantined (restart detection)', 
     // for the data loss, then serves.
     await nodes[2]!.crash();
     await nodes[2]!.start(NO_PERSISTENCE);
-    await waitFor(async () => {
-      await a.acquire('warm', 200, { fenced: false }).then((l) => l.release(), () => null);
-      const e = await readEpoch(nodes[2]!.client, prefix);
-      return e !== null && e.cause === 'data-loss' && Date.now() > e.quarantineUntil + 20;
-    }, 6_000, 'node 3 quarantined and back');
+    await waitFor(
+      async () => {
+        await a.acquire('warm', 200, { fenced: false }).then(
+          (l) => l.release(),
+          () => null,
+        );
+        const e = await readEpoch(nodes[2]!.client, prefix);
+        return e !== null && e.cause === 'data-loss' && Date.now() > e.quarantineUntil + 20;
+      },
+      6_000,
+      'node 3 quarantined and back',
+    );
     // A takes its lock during the period without persistence, on a majority that includes node 3.
     const lockA = await client(prefix, { maxTtlMs: 2_000 }).acquire('res', 2_000);
     // The acquire decides at its quorum: wait for its last SETs, then take nodes 4 and 5 out of it.
-    await waitFor(async () => (await Promise.all(nodes.map((n) => n.client.exists(a.lockKey('res'))))).every((x) => x === 1), 1_000, "A's keys");
+    await waitFor(
+      async () => (await Promise.all(nodes.map((n) => n.client.exists(a.lockKey('res'))))).every((x) => x === 1),
+      1_000,
+      "A's keys",
+    );
     for (const i of [3, 4]) await nodes[i]!.client.del(a.lockKey('res'));
     // Then "restart with aof-always": the node loads the AOF written before the crash, whose
     // sentinel is clean, and knows nothing of A.
@@ -148,7 +174,7 @@ describe('restarts that reload older data are quarantined (restart detection)', 
     expect(await readEpoch(nodes[2]!.client, prefix)).toMatchObject({ cause: 'restart' });
   });
 
-  it('negative control, nodeChecks: false: the RDB restart gives B the lock A holds, with a fence not above A\'s', async () => {
+  it("negative control, nodeChecks: false: the RDB restart gives B the lock A holds, with a fence not above A's", async () => {
     nodes = await startRedisNodes(() => DEFAULT_RDB);
     const prefix = uniquePrefix('rdb-unsafe');
     const a = client(prefix);
@@ -198,7 +224,7 @@ describe('restart detection does not rely on the connection dropping', () => {
     return { lockA, outcome, prefix };
   }
 
-  it('B\'s socket stays open across node 3\'s restart from an old snapshot, and B still refuses it (NOSCRIPT: the process never ran a check)', async () => {
+  it("B's socket stays open across node 3's restart from an old snapshot, and B still refuses it (NOSCRIPT: the process never ran a check)", async () => {
     const { lockA, outcome, prefix } = await behindStickyProxy(true);
     expectRefusedBy(outcome, 2, 'quarantined');
     expect((outcome as LockContendedError).votes[2]!.detail).toMatch(/restarted/);
@@ -216,7 +242,9 @@ describe('restart detection does not rely on the connection dropping', () => {
 describe('eviction', () => {
   it('a node whose maxmemory-policy can evict votes against (unsafe-eviction); with three such nodes no quorum', async () => {
     const policies = [null, null, 'volatile-lru', 'allkeys-random', 'volatile-ttl'];
-    nodes = await startRedisNodes((i) => (policies[i] ? [...NO_PERSISTENCE, '--maxmemory', '64mb', '--maxmemory-policy', policies[i]!] : NO_PERSISTENCE));
+    nodes = await startRedisNodes((i) =>
+      policies[i] ? [...NO_PERSISTENCE, '--maxmemory', '64mb', '--maxmemory-policy', policies[i]!] : NO_PERSISTENCE,
+    );
     const prefix = uniquePrefix('evict');
     const a = client(prefix);
     await a.markNodesClean();
@@ -266,7 +294,7 @@ describe('eviction', () => {
 });
 
 describe('one lease ceiling for the cluster', () => {
-  it('a client with a shorter maxTtlMs gets MaxTtlMismatchError, and never starts a quarantine shorter than the cluster\'s', async () => {
+  it("a client with a shorter maxTtlMs gets MaxTtlMismatchError, and never starts a quarantine shorter than the cluster's", async () => {
     nodes = await startRedisNodes(() => NO_PERSISTENCE);
     const prefix = uniquePrefix('ceiling');
     const a = client(prefix);

@@ -7,7 +7,6 @@ const env = redlockEnv();
 const { redlocks, unhandled } = env;
 const sleep = (ms: number) => new Promise((res) => setTimeout(res, ms));
 
-
 async function pair(name: string, settings: Partial<RedlockSettings> = {}): Promise<[Redlock, Redlock]> {
   const prefix = uniquePrefix(name);
   const a = new Redlock(env.cluster.urls, { keyPrefix: prefix, retryCount: 0, ...settings });
@@ -120,14 +119,23 @@ describe('waiters are woken by releases (pub/sub on <prefix>released)', () => {
     // Someone else holds nodes 1–3: b's attempts get nodes 4 and 5 and must give them back.
     for (const c of env.direct.slice(0, 3)) await c.set(a.lockKey('res'), 'foreign', 'PX', 2_000);
     await expect(b.acquire('res', 5_000)).rejects.toBeInstanceOf(LockContendedError);
-    await waitFor(async () => (await Promise.all(env.direct.slice(3).map((c) => c.exists(a.lockKey('res'))))).every((x) => x === 0),
-      1_000, 'the failed attempt to be cleaned up on nodes 4 and 5');
+    await waitFor(
+      async () => (await Promise.all(env.direct.slice(3).map((c) => c.exists(a.lockKey('res'))))).every((x) => x === 0),
+      1_000,
+      'the failed attempt to be cleaned up on nodes 4 and 5',
+    );
     // So as soon as one of nodes 1–3 frees up, the next attempt wins with nodes 4 and 5.
     const waiting = b.acquire('res', 5_000, { retryCount: 20, retryDelayMs: 30, retryJitterMs: 10 });
     await sleep(100);
     await env.direct[0]!.del(a.lockKey('res'));
     const lock = await waiting;
-    expect((await Promise.all(env.direct.map((c) => c.get(a.lockKey('res'))))).map((v) => v && tokenOf(v))).toEqual([lock.token, 'foreign', 'foreign', lock.token, lock.token]);
+    expect((await Promise.all(env.direct.map((c) => c.get(a.lockKey('res'))))).map((v) => v && tokenOf(v))).toEqual([
+      lock.token,
+      'foreign',
+      'foreign',
+      lock.token,
+      lock.token,
+    ]);
     await lock.release();
   });
 

@@ -32,7 +32,13 @@ function kindOf(text: string): Kind {
 }
 
 /** A probe's reply (scripts/probe.lua): createdAt, quarantineUntil, runId, maxTtlMs, register. */
-const probeReply = (createdAt: string | null, until: string | null, register = '7', runId = 'r1') => [createdAt, until, runId, '60000', register];
+const probeReply = (createdAt: string | null, until: string | null, register = '7', runId = 'r1') => [
+  createdAt,
+  until,
+  runId,
+  '60000',
+  register,
+];
 
 /**
  * A node whose commands are recorded batch by batch: flush() seals the batch's groups, as
@@ -48,7 +54,13 @@ function recorder(wantTime: boolean, answer: Answer) {
     probeByProof: true,
     unreserve: () => undefined,
     // This client checked the node (process r1, noeviction) a moment ago: no check is due.
-    checks: { runId: 'r1' as string | null, policy: 'noeviction' as string | null, checkedAt: 0, starting: false, duplicateOf: null as number | null },
+    checks: {
+      runId: 'r1' as string | null,
+      policy: 'noeviction' as string | null,
+      checkedAt: 0,
+      starting: false,
+      duplicateOf: null as number | null,
+    },
     checkDue: () => false,
     checked: 0,
     runCheck() {
@@ -68,7 +80,10 @@ function recorder(wantTime: boolean, answer: Answer) {
     callBatch(commands: Buffer[], reply: Reply) {
       const texts = commands.map((c) => c.toString());
       batches.push(texts);
-      reply(null, texts.map((t) => answer(kindOf(t), t)));
+      reply(
+        null,
+        texts.map((t) => answer(kindOf(t), t)),
+      );
     },
     flush() {
       for (const group of groups.values()) group.seal();
@@ -114,15 +129,28 @@ const asNode = (node: Recorder) => node as unknown as LockNode;
 
 function grants(node: Recorder, plans: ReturnType<typeof plan>[]): Array<GrantReply | Error> {
   const out: Array<GrantReply | Error> = [];
-  plans.forEach((p, i) => sendGrant(asNode(node), p, (err, value) => {
-    out[i] = err ?? (value as GrantReply);
-  }));
+  plans.forEach((p, i) =>
+    sendGrant(asNode(node), p, (err, value) => {
+      out[i] = err ?? (value as GrantReply);
+    }),
+  );
   node.flush();
   return out;
 }
 
-const answers = (over: Partial<Record<Kind, unknown>>): Answer => (kind) => over[kind] ??
-  ({ TIME: ['1000', '0'], SET: null, PROOF: [1], PROBE: probeReply('1', '1'), CHECK: [...probeReply('1', '1'), 'r1', 'noeviction', 0, ''] } as Record<Kind, unknown>)[kind];
+const answers =
+  (over: Partial<Record<Kind, unknown>>): Answer =>
+  (kind) =>
+    over[kind] ??
+    (
+      {
+        TIME: ['1000', '0'],
+        SET: null,
+        PROOF: [1],
+        PROBE: probeReply('1', '1'),
+        CHECK: [...probeReply('1', '1'), 'r1', 'noeviction', 0, ''],
+      } as Record<Kind, unknown>
+    )[kind];
 
 describe('the grant batch (src/grant.ts, grant-group.ts)', () => {
   it('reads TIME before the SET and the probe (sentinel and fence register) after it', () => {
@@ -139,7 +167,11 @@ describe('the grant batch (src/grant.ts, grant-group.ts)', () => {
     const replies = grants(node, [plan(true, 'a'), plan(false, 'b'), plan(true, 'c')]);
     expect(kinds()).toEqual([['TIME', 'SET', 'SET', 'SET', 'MULTI', 'PROOF', 'PROBE', 'EXEC']]);
     // Every fenced member gets the register read after its SET; the unfenced one none.
-    expect(replies).toEqual([[1, 7], [1, 0], [1, 7]]);
+    expect(replies).toEqual([
+      [1, 7],
+      [1, 0],
+      [1, 7],
+    ]);
     const unfenced = recorder(false, answers({}));
     grants(unfenced.node, [plan(false, 'a'), plan(false, 'b')]);
     expect(unfenced.kinds()).toEqual([['SET', 'SET', 'MULTI', 'PROOF', 'PROBE', 'EXEC']]);
@@ -158,7 +190,11 @@ describe('the grant batch (src/grant.ts, grant-group.ts)', () => {
     expect(kinds()).toEqual([['SET', 'TIME', 'SET', 'SET', 'MULTI', 'PROOF', 'PROBE', 'EXEC']]);
     // The first SET may have run inside the quarantine: it votes quarantined, even though the
     // node then remembers the quarantine as over (the later members were judged after it).
-    expect(out).toEqual([[2, 2_000_000, null, false], [1, 0], [1, 0]]);
+    expect(out).toEqual([
+      [2, 2_000_000, null, false],
+      [1, 0],
+      [1, 0],
+    ]);
     expect(node.quarantine).toMatchObject({ wantTime: false, overCreatedAt: '1000', overUntil: '2000000' });
     // The same quarantine, remembered as over: no TIME in the next batch, and the node votes for.
     expect(grants(node, [plan(false)])).toEqual([[1, 0]]);
@@ -177,7 +213,9 @@ describe('the grant batch (src/grant.ts, grant-group.ts)', () => {
 
   it('a held key answers its holder; fenced grants carry the register', () => {
     // The holder's value carries its metadata after the token; the vote names the token alone.
-    expect(grants(recorder(false, answers({ SET: 'other-token {"owner":"x y"}' })).node, [plan(false)])).toEqual([[0, 1, 'other-token', '{"owner":"x y"}']]);
+    expect(grants(recorder(false, answers({ SET: 'other-token {"owner":"x y"}' })).node, [plan(false)])).toEqual([
+      [0, 1, 'other-token', '{"owner":"x y"}'],
+    ]);
     expect(grants(recorder(false, answers({ SET: 'bare-token' })).node, [plan(false)])).toEqual([[0, 1, 'bare-token', null]]);
     expect(grants(recorder(false, answers({ PROBE: probeReply('1', '1', '41') })).node, [plan(true)])).toEqual([[1, 41]]);
   });
@@ -190,18 +228,24 @@ describe('the grant batch (src/grant.ts, grant-group.ts)', () => {
     };
     // A sentinel of another process (another client found a restart first): check; it reports the
     // quarantine the restart started.
-    const restarted = recorder(false, answers({
-      PROBE: probeReply('5', '9000000', '7', 'r2'),
-      CHECK: [...probeReply('5', '9000000', '7', 'r2'), 'r2', 'noeviction', 0, 'restart'],
-    }));
+    const restarted = recorder(
+      false,
+      answers({
+        PROBE: probeReply('5', '9000000', '7', 'r2'),
+        CHECK: [...probeReply('5', '9000000', '7', 'r2'), 'r2', 'noeviction', 0, 'restart'],
+      }),
+    );
     expect(await settle(restarted.node, [plan(false)])).toEqual([[2, 9_000_000, 'restart', false]]);
     expect(restarted.node.checked).toBe(1);
     expect(restarted.node.checks.runId).toBe('r2');
     // No sentinel: the check starts the quarantine (this call found the loss).
-    const lost = recorder(false, answers({
-      PROBE: probeReply(null, null, '0', 'r1'),
-      CHECK: [...probeReply('5', '60005', '5000', 'r1'), 'r1', 'noeviction', 1, 'data-loss'],
-    }));
+    const lost = recorder(
+      false,
+      answers({
+        PROBE: probeReply(null, null, '0', 'r1'),
+        CHECK: [...probeReply('5', '60005', '5000', 'r1'), 'r1', 'noeviction', 1, 'data-loss'],
+      }),
+    );
     expect(await settle(lost.node, [plan(false)])).toEqual([[2, 60_005, 'data-loss', true]]);
     // A process this client never checked (a reconnect): checked first, and then it may vote.
     const fresh = recorder(false, answers({}));
@@ -212,7 +256,10 @@ describe('the grant batch (src/grant.ts, grant-group.ts)', () => {
     // socket, a SCRIPT FLUSH): the proof fails, and the check goes out at once, with the script's
     // source; the read that came with the failed proof is not used.
     const flushed = recorder(false, answers({ PROOF: [0], PROBE: probeReply('1', '1', '99', 'r1') }));
-    expect(await settle(flushed.node, [plan(false, 'a'), plan(true, 'b')])).toEqual([[1, 0], [1, 7]]);
+    expect(await settle(flushed.node, [plan(false, 'a'), plan(true, 'b')])).toEqual([
+      [1, 0],
+      [1, 7],
+    ]);
     expect(flushed.node.checked).toBe(1);
     expect(flushed.node.probeByProof).toBe(true);
     // A node (a proxy) that refuses SCRIPT: checked now, and its next fast probe is the script's own read.
@@ -239,8 +286,12 @@ describe('the grant batch (src/grant.ts, grant-group.ts)', () => {
   it('a failed read fails every grant that needs it; a failed grant fails only itself', () => {
     const probeDown = recorder(false, answers({ PROBE: new Error('LOADING') }));
     expect(grants(probeDown.node, [plan(false, 'a'), plan(true, 'b')]).map(String)).toEqual(['Error: LOADING', 'Error: LOADING']);
-    const oneDown = recorder(false, (kind, text) => (kind === 'SET' && text.includes('t:lock:b') ? new Error('OOM') : answers({})(kind, text)));
-    expect(grants(oneDown.node, [plan(false, 'a'), plan(false, 'b'), plan(false, 'c')]).map((r) => (r instanceof Error ? r.message : r))).toEqual([[1, 0], 'OOM', [1, 0]]);
+    const oneDown = recorder(false, (kind, text) =>
+      kind === 'SET' && text.includes('t:lock:b') ? new Error('OOM') : answers({})(kind, text),
+    );
+    expect(
+      grants(oneDown.node, [plan(false, 'a'), plan(false, 'b'), plan(false, 'c')]).map((r) => (r instanceof Error ? r.message : r)),
+    ).toEqual([[1, 0], 'OOM', [1, 0]]);
   });
 
   it('a node still connecting gets each grant as a batch of its own: [TIME], SET, then a check', async () => {

@@ -16,10 +16,16 @@ describe('quorum size', () => {
   });
 
   it('any two sets of at least a quorum of nodes intersect (N = 1…9)', () => {
-    fc.assert(fc.property(nodeCount.chain((n) => fc.tuple(fc.constant(n), subsetOf(n), subsetOf(n))), ([n, a, b]) => {
-      fc.pre(size(a) >= quorumSize(n) && size(b) >= quorumSize(n));
-      expect(a & b).not.toBe(0);
-    }), { numRuns: 2_000 });
+    fc.assert(
+      fc.property(
+        nodeCount.chain((n) => fc.tuple(fc.constant(n), subsetOf(n), subsetOf(n))),
+        ([n, a, b]) => {
+          fc.pre(size(a) >= quorumSize(n) && size(b) >= quorumSize(n));
+          expect(a & b).not.toBe(0);
+        },
+      ),
+      { numRuns: 2_000 },
+    );
   });
 
   it('exhaustively, for every N = 1…9, no two disjoint quorums exist and a smaller threshold would allow them', () => {
@@ -36,12 +42,13 @@ describe('quorum size', () => {
   });
 
   it('a blocking set (N − quorum + 1 holders elsewhere) leaves fewer than a quorum', () => {
-    fc.assert(fc.property(nodeCount, (n) => {
-      expect(n - blockingSize(n)).toBeLessThan(quorumSize(n));
-      expect(n - (blockingSize(n) - 1)).toBeGreaterThanOrEqual(quorumSize(n));
-    }));
+    fc.assert(
+      fc.property(nodeCount, (n) => {
+        expect(n - blockingSize(n)).toBeLessThan(quorumSize(n));
+        expect(n - (blockingSize(n) - 1)).toBeGreaterThanOrEqual(quorumSize(n));
+      }),
+    );
   });
-
 });
 
 describe('validity', () => {
@@ -52,34 +59,47 @@ describe('validity', () => {
   });
 
   it('decreases strictly as elapsed grows', () => {
-    fc.assert(fc.property(ttl, driftFactor, fc.double({ min: 0, max: 1e7, noNaN: true }), fc.double({ min: 0.001, max: 1e6, noNaN: true }),
-      (t, d, elapsed, more) => {
-        expect(validityMs(t, elapsed + more, d)).toBeLessThan(validityMs(t, elapsed, d));
-      }));
+    fc.assert(
+      fc.property(
+        ttl,
+        driftFactor,
+        fc.double({ min: 0, max: 1e7, noNaN: true }),
+        fc.double({ min: 0.001, max: 1e6, noNaN: true }),
+        (t, d, elapsed, more) => {
+          expect(validityMs(t, elapsed + more, d)).toBeLessThan(validityMs(t, elapsed, d));
+        },
+      ),
+    );
   });
 
   it('is never positive once elapsed ≥ ttl, nor at or past the horizon', () => {
-    fc.assert(fc.property(ttl, driftFactor, fc.double({ min: 0, max: 1e7, noNaN: true }), (t, d, extra) => {
-      expect(validityMs(t, t + extra, d)).toBeLessThanOrEqual(0);
-      expect(validityMs(t, validityHorizonMs(t, d) + extra, d)).toBeLessThanOrEqual(1e-6);
-    }));
+    fc.assert(
+      fc.property(ttl, driftFactor, fc.double({ min: 0, max: 1e7, noNaN: true }), (t, d, extra) => {
+        expect(validityMs(t, t + extra, d)).toBeLessThanOrEqual(0);
+        expect(validityMs(t, validityHorizonMs(t, d) + extra, d)).toBeLessThanOrEqual(1e-6);
+      }),
+    );
   });
 
   it('is always below the ttl (drift is at least 2 ms)', () => {
-    fc.assert(fc.property(ttl, driftFactor, fc.double({ min: 0, max: 1e7, noNaN: true }), (t, d, elapsed) => {
-      expect(validityMs(t, elapsed, d)).toBeLessThanOrEqual(t - 2);
-    }));
+    fc.assert(
+      fc.property(ttl, driftFactor, fc.double({ min: 0, max: 1e7, noNaN: true }), (t, d, elapsed) => {
+        expect(validityMs(t, elapsed, d)).toBeLessThanOrEqual(t - 2);
+      }),
+    );
   });
 });
 
 describe('jittered delay', () => {
   it('stays within [max(0, delay − jitter), delay + jitter] and is a whole number', () => {
-    fc.assert(fc.property(fc.nat(100_000), fc.nat(100_000), fc.double({ min: 0, max: 1, noNaN: true, maxExcluded: true }), (delay, jitter, r) => {
-      const value = jitteredDelayMs(delay, jitter, () => r);
-      expect(value).toBeGreaterThanOrEqual(Math.max(0, delay - jitter));
-      expect(value).toBeLessThanOrEqual(delay + jitter);
-      expect(Number.isInteger(value)).toBe(true);
-    }));
+    fc.assert(
+      fc.property(fc.nat(100_000), fc.nat(100_000), fc.double({ min: 0, max: 1, noNaN: true, maxExcluded: true }), (delay, jitter, r) => {
+        const value = jitteredDelayMs(delay, jitter, () => r);
+        expect(value).toBeGreaterThanOrEqual(Math.max(0, delay - jitter));
+        expect(value).toBeLessThanOrEqual(delay + jitter);
+        expect(Number.isInteger(value)).toBe(true);
+      }),
+    );
   });
 
   it('reaches both ends of the range, and survives a broken random source', () => {

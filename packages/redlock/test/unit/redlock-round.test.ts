@@ -5,15 +5,21 @@ import { Round } from '../../src/round';
 import { RELEASE_SCRIPT } from '../../src/scripts';
 
 /** Fake nodes; `stalled` records each markStalled(waitedMs) a round makes. */
-const nodes = (n: number, stalled: string[] = []) => Array.from({ length: n }, (_, i) => ({
-  index: i, label: `h:${i}`, markStalled: (waitedMs: number) => stalled.push(`h:${i} ${waitedMs}`),
-})) as unknown as LockNode[];
+const nodes = (n: number, stalled: string[] = []) =>
+  Array.from({ length: n }, (_, i) => ({
+    index: i,
+    label: `h:${i}`,
+    markStalled: (waitedMs: number) => stalled.push(`h:${i} ${waitedMs}`),
+  })) as unknown as LockNode[];
 const accept = (round: Round, i: number, reply: unknown) => (reply === 'yes' ? round.accept(i) : round.reject(i, 'contended'));
 
 /** Node i's reply, as a node delivers it (round.reply's callback), from a promise. */
 function feed(round: Round, i: number, reply: Promise<unknown>): void {
   const deliver = round.reply(i);
-  reply.then((value) => deliver(null, value), (err: unknown) => deliver(err instanceof Error ? err : new Error(String(err)), undefined));
+  reply.then(
+    (value) => deliver(null, value),
+    (err: unknown) => deliver(err instanceof Error ? err : new Error(String(err)), undefined),
+  );
 }
 
 function deferred<T>() {
@@ -104,6 +110,8 @@ describe('ScriptCall: RESP built once', () => {
     expect(text.endsWith('$4\r\nchan\r\n$2\r\né\r\n')).toBe(true);
     expect(call.evalshaPayload()).toBe(call.evalshaPayload());
     const fallback = call.evalPayload().toString('utf8');
-    expect(fallback.startsWith(`*8\r\n$4\r\nEVAL\r\n$${Buffer.byteLength(RELEASE_SCRIPT.source)}\r\n${RELEASE_SCRIPT.source}\r\n$1\r\n2\r\n`)).toBe(true);
+    expect(
+      fallback.startsWith(`*8\r\n$4\r\nEVAL\r\n$${Buffer.byteLength(RELEASE_SCRIPT.source)}\r\n${RELEASE_SCRIPT.source}\r\n$1\r\n2\r\n`),
+    ).toBe(true);
   });
 });

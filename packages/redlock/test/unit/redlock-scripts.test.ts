@@ -16,7 +16,9 @@ describe('generated Lua scripts (src/scripts/index.ts)', () => {
   });
 
   it('has one entry per .lua file, with its exact source and SHA1', () => {
-    const files = readdirSync(scriptsDir).filter((f) => f.endsWith('.lua')).sort();
+    const files = readdirSync(scriptsDir)
+      .filter((f) => f.endsWith('.lua'))
+      .sort();
     expect(ALL_SCRIPTS.map((s) => `${s.name}.lua`).sort()).toEqual(files);
     for (const script of ALL_SCRIPTS) {
       const source = readFileSync(join(scriptsDir, `${script.name}.lua`), 'utf8');
@@ -28,7 +30,10 @@ describe('generated Lua scripts (src/scripts/index.ts)', () => {
 
   it('every script opens with a header listing KEYS, ARGV and the reply', () => {
     for (const script of ALL_SCRIPTS) {
-      const header = script.source.split('\n').filter((l) => l.startsWith('--')).join('\n');
+      const header = script.source
+        .split('\n')
+        .filter((l) => l.startsWith('--'))
+        .join('\n');
       expect(header, script.name).toMatch(/KEYS\[1/);
       expect(header, script.name).toMatch(/ARGV\[1/);
       expect(header, script.name).toMatch(/Reply:/);

@@ -9,8 +9,16 @@ describe('settings', () => {
   it('has frozen, documented defaults', () => {
     expect(Object.isFrozen(DEFAULT_SETTINGS)).toBe(true);
     expect(DEFAULT_SETTINGS).toMatchObject({
-      driftFactor: 0.01, nodeTimeoutMs: 100, retryCount: 10, retryDelayMs: 200, retryJitterMs: 100, maxTtlMs: 60_000,
-      keyPrefix: 'rl:', quarantine: true, automaticExtensionThresholdMs: 500, maxExtensions: 100,
+      driftFactor: 0.01,
+      nodeTimeoutMs: 100,
+      retryCount: 10,
+      retryDelayMs: 200,
+      retryJitterMs: 100,
+      maxTtlMs: 60_000,
+      keyPrefix: 'rl:',
+      quarantine: true,
+      automaticExtensionThresholdMs: 500,
+      maxExtensions: 100,
     });
     expect(Number.isFinite(DEFAULT_SETTINGS.maxExtensions)).toBe(true); // bounded by default
   });
@@ -24,10 +32,24 @@ describe('settings', () => {
   });
 
   it.each([
-    ['driftFactor', -0.1], ['driftFactor', 0.5], ['driftFactor', Number.NaN], ['nodeTimeoutMs', 0], ['nodeTimeoutMs', 1.5],
-    ['retryCount', -1], ['retryCount', Number.POSITIVE_INFINITY], ['retryDelayMs', -5], ['retryJitterMs', Number.NaN],
-    ['maxTtlMs', 0], ['maxTtlMs', 100.5], ['keyPrefix', 7], ['quarantine', 'yes'], ['automaticExtensionThresholdMs', -1],
-    ['maxExtensions', -1], ['maxExtensions', 2.5], ['maxPendingPerNode', 0], ['noSuchSetting', 1],
+    ['driftFactor', -0.1],
+    ['driftFactor', 0.5],
+    ['driftFactor', Number.NaN],
+    ['nodeTimeoutMs', 0],
+    ['nodeTimeoutMs', 1.5],
+    ['retryCount', -1],
+    ['retryCount', Number.POSITIVE_INFINITY],
+    ['retryDelayMs', -5],
+    ['retryJitterMs', Number.NaN],
+    ['maxTtlMs', 0],
+    ['maxTtlMs', 100.5],
+    ['keyPrefix', 7],
+    ['quarantine', 'yes'],
+    ['automaticExtensionThresholdMs', -1],
+    ['maxExtensions', -1],
+    ['maxExtensions', 2.5],
+    ['maxPendingPerNode', 0],
+    ['noSuchSetting', 1],
   ])('refuses %s = %s with InvalidArgumentError naming it', (key, value) => {
     const err = (() => {
       try {
@@ -64,7 +86,18 @@ describe('input validation', () => {
     expect(Object.isFrozen(checkResources(['a']))).toBe(true);
     expect(checkResources('x'.repeat(512))).toHaveLength(1);
     expect(checkResources('é'.repeat(256))).toHaveLength(1); // 512 bytes
-    for (const bad of ['', [], [''], ['a', 'a'], 'x'.repeat(513), 'é'.repeat(257), [1], null, 5, Array.from({ length: LIMITS.maxResources + 1 }, (_, i) => `r${i}`)]) {
+    for (const bad of [
+      '',
+      [],
+      [''],
+      ['a', 'a'],
+      'x'.repeat(513),
+      'é'.repeat(257),
+      [1],
+      null,
+      5,
+      Array.from({ length: LIMITS.maxResources + 1 }, (_, i) => `r${i}`),
+    ]) {
       expect(() => checkResources(bad), JSON.stringify(bad)?.slice(0, 40)).toThrow(InvalidArgumentError);
     }
   });
@@ -101,8 +134,11 @@ describe('tokens and errors', () => {
 
   it('each error class has a literal name and carries votes', () => {
     const votes = [{ node: 1, label: 'h:1', vote: 'against', reason: 'timeout' }] as const;
-    for (const [Cls, name] of [[LockContendedError, 'LockContendedError'], [QuorumUnavailableError, 'QuorumUnavailableError'],
-      [LockExpiredError, 'LockExpiredError']] as const) {
+    for (const [Cls, name] of [
+      [LockContendedError, 'LockContendedError'],
+      [QuorumUnavailableError, 'QuorumUnavailableError'],
+      [LockExpiredError, 'LockExpiredError'],
+    ] as const) {
       const err = new Cls('m', votes, ['r']);
       expect(err.name).toBe(name);
       expect(err.votes).toBe(votes);

@@ -5,4 +5,6 @@ import { extendLock } from '@/lib/server/locks-service';
 export const runtime = 'nodejs';
 export const dynamic = 'force-dynamic';
 
-export const POST = route({ permission: 'lock', params: resourceParamsSchema, body: extendBodySchema }, ({ params, body }) => extendLock(params.resource, body));
+export const POST = route({ permission: 'lock', params: resourceParamsSchema, body: extendBodySchema }, ({ params, body }) =>
+  extendLock(params.resource, body),
+);

@@ -6,5 +6,6 @@ import { runNodeAction } from '@/lib/server/node-actions';
 export const runtime = 'nodejs';
 export const dynamic = 'force-dynamic';
 
-export const POST = route({ permission: 'operate', params: nodeIdParamsSchema, body: nodeActionSchema },
-  ({ principal, params, body }) => runNodeAction(principal, params.id, body));
+export const POST = route({ permission: 'operate', params: nodeIdParamsSchema, body: nodeActionSchema }, ({ principal, params, body }) =>
+  runNodeAction(principal, params.id, body),
+);

@@ -5,5 +5,6 @@ import { markClean } from '@/lib/server/node-actions';
 export const runtime = 'nodejs';
 export const dynamic = 'force-dynamic';
 
-export const POST = route({ permission: 'operate', params: nodeIdParamsSchema, body: markCleanBodySchema },
-  ({ principal, params, body }) => markClean(principal, params.id, body.reason, body.seen));
+export const POST = route({ permission: 'operate', params: nodeIdParamsSchema, body: markCleanBodySchema }, ({ principal, params, body }) =>
+  markClean(principal, params.id, body.reason, body.seen),
+);

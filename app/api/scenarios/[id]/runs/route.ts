@@ -5,5 +5,7 @@ import { startRun } from '@/lib/server/scenarios-service';
 export const runtime = 'nodejs';
 export const dynamic = 'force-dynamic';
 
-export const POST = route({ permission: 'operate', params: scenarioParamsSchema, body: startRunBodySchema },
-  async ({ principal, params, body }) => startRun(principal, params.id, body));
+export const POST = route(
+  { permission: 'operate', params: scenarioParamsSchema, body: startRunBodySchema },
+  async ({ principal, params, body }) => startRun(principal, params.id, body),
+);
