@@ -13,6 +13,8 @@ step "typecheck"
 npx tsc --noEmit
 step "lint"
 npx eslint --max-warnings=0 .
+step "format (prettier --check; npm run format fixes it)"
+npx prettier --check --log-level warn "**/*.{ts,tsx,mjs,css}"
 step "build"
 node --import tsx scripts/build.ts --if-stale
 step "unit + integration (vitest, real redis-server)"
