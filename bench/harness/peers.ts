@@ -28,8 +28,8 @@ export interface LockClient {
   readonly label: string;
   /** Acquire `resource`; `once`: a single attempt, no retries. */
   acquire(resource: string, ttlMs: number, once?: boolean): Promise<Held>;
-  /** Its ioredis connections, one per node in node order (to read their command queues). */
-  readonly connections: readonly Redis[];
+  /** One entry per node, in node order (its connection; for ours, the core's node). */
+  readonly connections: readonly unknown[];
   /** Commands written to node i and not answered yet, as the client's ioredis queues hold them. */
   queued(i: number): number;
   close(): Promise<void>;
@@ -57,9 +57,8 @@ export function queuedCommands(client: Redis): number {
   return queued;
 }
 
-/** Our private node list, for the bench's queue readings only. */
+/** Our private node list, for the bench's queue readings only: commands in flight per node. */
 interface OurNode {
-  client: Redis;
   pending: number;
 }
 export function ourNodes(redlock: Redlock): readonly OurNode[] {
@@ -94,12 +93,13 @@ export class Ours implements LockClient {
     return this.redlock.acquire(resource, ttlMs, options);
   }
 
-  get connections(): Redis[] {
-    return ourNodes(this.redlock).map((n) => n.client);
+  get connections(): readonly OurNode[] {
+    return ourNodes(this.redlock);
   }
 
+  /** The core's own count of commands sent to node i and not answered (its connections are its own). */
   queued(i: number): number {
-    return queuedCommands(ourNodes(this.redlock)[i]!.client);
+    return ourNodes(this.redlock)[i]!.pending;
   }
 
   async close(): Promise<void> {
