@@ -1,3 +1,4 @@
+import { isRedlockError, nodeLabel, parseNodeUrl, type NodeAddress } from '@redlock-console/redlock';
 import { ConfigError } from './errors';
 
 export interface NodeEndpoint {
@@ -35,13 +36,20 @@ export function parseNodeUrls(value: string, variable = 'REDLOCK_NODES'): NodeEn
     if (!url.hostname) throw new ConfigError(`${where} has no host`);
     const port = url.port ? Number(url.port) : 6379;
     if (!Number.isInteger(port) || port < 1 || port > 65_535) throw new ConfigError(`${where} has a bad port`);
-    const db = url.pathname.replace(/^\//, '');
-    if (db && !/^\d{1,2}$/.test(db)) throw new ConfigError(`${where} has a bad database number "${db}"`);
-    const label = `${url.hostname}:${port}`;
+    // The rest is the lock core's own rule (one parser for what a node URL may say): a query, a
+    // fragment or a database outside 0-15 would pass here and fail every lock route later.
+    let address: NodeAddress;
+    try {
+      address = parseNodeUrl(entry);
+    } catch (err) {
+      if (!isRedlockError(err)) throw err;
+      throw new ConfigError(`${where}: ${err.message.replace(/^nodes: /, '')}`);
+    }
+    const label = nodeLabel(entry);
     if (seen.has(label))
       throw new ConfigError(`${where} repeats ${label}; each master must be listed once (Redlock needs independent nodes)`);
     seen.add(label);
-    return { url: entry, label, host: url.hostname, port, tls: url.protocol === 'rediss:' };
+    return { url: entry, label, host: address.host, port: address.port, tls: address.tls };
   });
 }
 

@@ -19,7 +19,11 @@ describe('REDLOCK_NODES', () => {
     ['10.0.0.5:6379', /must start with redis|is not a URL/],
     ['redis://a:6379,redis://a:6379', /repeats a:6379/],
     ['redis://a:99999', /not a URL|bad port/],
-    ['redis://a:6379/x', /bad database/],
+    ['redis://a:6379/x', /database number \(0-15\)/],
+    // The lock core's rule, not a looser one of the config (it would fail every lock route later).
+    ['redis://a:6379/16', /database number \(0-15\)/],
+    ['redis://a:6379?family=6', /takes no query or fragment/],
+    ['redis://a:6379#frag', /takes no query or fragment/],
     ['not a url', /is not a URL/],
   ])('rejects %j with one clear line', (value, message) => {
     let error: unknown;

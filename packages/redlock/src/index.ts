@@ -17,9 +17,10 @@ export {
 export type { Vote, VoteReason } from './votes';
 export type { RedlockEvents, NodeErrorEvent, QuarantineEvent, LockLostEvent, OperationEvent } from './events';
 export { quorumSize, blockingSize, driftMs, validityMs, validityHorizonMs, jitteredDelayMs } from './quorum';
-export { LIMITS, RESERVED_METADATA } from './validate';
+export { LIMITS, RESERVED_METADATA, VOTE_REASONS } from './vocabulary';
 export { NodeBacklogError, NodeStalledError } from './node';
 export { nodeLabel } from './node-label';
+export { parseNodeUrl, type NodeAddress } from './node-url';
 /** The key layout: every key and channel the core uses on a node. */
 export { epochKey, escapeGlob, legacyFenceKey, lockKey, lockKeyPrefix, lockKeysOf, lockPattern, releaseChannel, resourceOf } from './keys';
 /** A lock key's value is `<token> <metadata JSON>`: read it with these. */
