@@ -1,5 +1,5 @@
 import { EventEmitter } from 'node:events';
-import { connect as connectTcp, type Socket } from 'node:net';
+import { connect as connectTcp, isIP, type Socket } from 'node:net';
 import { connect as connectTls } from 'node:tls';
 import RedisParser from 'redis-parser';
 import type { NodeAddress } from './node-url';
@@ -23,8 +23,8 @@ type Waiting = Pick<Outbound, 'resolve' | 'reject'>;
  * The lock core's own connection to a node it was given as a URL: a socket, the RESP2 parser of
  * redis-parser (the one ioredis 5 ships), and the FIFO of commands waiting for their replies. It
  * exists so the hot path writes the prebuilt bytes of one tick's commands in ONE write with one
- * small queue entry each, through nothing private of anyone's (the ioredis path, public
- * pipelines, costs 3-8× the client CPU per lock: docs/benchmarks.md).
+ * small queue entry each, through nothing private of anyone's (ioredis's public pipelines for
+ * this path cost 3.6× the time per lock and 8× the client CPU at c=64: docs/architecture.md).
  *
  * Semantics the protocol relies on, and which this keeps:
  * - Order: bytes go out in the order write() is called, and Redis answers a connection's commands
@@ -33,8 +33,10 @@ type Waiting = Pick<Outbound, 'resolve' | 'reject'>;
  *   once; commands in flight when the socket closes fail with "Connection closed" and are never
  *   sent again on the next connection (a failed attempt's release must not overtake its SET, and
  *   nothing piles up behind a dead node). The caller's round deadline bounds every wait.
- * - 'ready' is emitted on every (re)connection once AUTH and SELECT succeeded; 'error' for socket
- *   and handshake errors; 'end' once close() was called. Reconnection backs off (reconnectDelayMs).
+ * - 'ready' is emitted on every (re)connection once AUTH and SELECT (when the URL has them) and a
+ *   PING succeeded: a server that refuses the connection (maxclients, protected mode) or is still
+ *   loading its data (LOADING) is not ready, and the attempt is retried; 'error' for socket and
+ *   handshake errors; 'end' once close() was called. Reconnection backs off (reconnectDelayMs).
  */
 export class NodeConnection extends EventEmitter {
   status: ConnectionStatus = 'connecting';
@@ -96,7 +98,8 @@ export class NodeConnection extends EventEmitter {
   private connect(): void {
     if (this.status === 'end') return;
     const { host, port, tls } = this.address;
-    const socket = tls ? connectTls({ host, port, servername: host }) : connectTcp({ host, port });
+    // SNI takes host names only (an IP literal there is deprecated); the certificate is still checked against the IP.
+    const socket = tls ? connectTls({ host, port, ...(isIP(host) === 0 ? { servername: host } : {}) }) : connectTcp({ host, port });
     this.socket = socket;
     socket.setNoDelay(true);
     socket.setKeepAlive(true, 30_000);
@@ -130,34 +133,34 @@ export class NodeConnection extends EventEmitter {
     });
   }
 
-  /** AUTH and SELECT as one write; ready when both answered OK. */
+  /**
+   * AUTH and SELECT (when the URL has them), then PING, as one write; ready when all answered. Each
+   * step names itself in the error of a failed attempt (the socket is then closed and retried).
+   */
   private handshake(socket: Socket, timer: NodeJS.Timeout): void {
     const { username, password, db } = this.address;
     const steps: Array<Array<string | number>> = [];
     if (password !== null) steps.push(username !== null ? ['AUTH', username, password] : ['AUTH', password]);
     if (db !== 0) steps.push(['SELECT', db]);
-    const done = () => {
+    steps.push(['PING']);
+    let left = steps.length;
+    let failed = false;
+    const fail = (step: string) => (err: Error) => {
+      if (failed || this.socket !== socket) return;
+      failed = true;
+      const what = step === 'AUTH' ? 'authentication failed' : step === 'SELECT' ? `SELECT ${db} failed` : 'the node did not answer PING';
+      this.emit('error', new Error(`${what}: ${err.message}`));
+      socket.destroy();
+    };
+    const answered = () => {
+      if (--left > 0 || failed) return;
       clearTimeout(timer);
       this.attempts = 0;
       this.status = 'ready';
       this.emit('ready');
     };
-    if (steps.length === 0) {
-      done();
-      return;
-    }
-    let left = steps.length;
-    let failed = false;
-    const fail = (err: Error) => {
-      if (failed) return;
-      failed = true;
-      this.emit('error', new Error(`${steps[0]![0] === 'AUTH' ? 'authentication or SELECT' : 'SELECT'} failed: ${err.message}`));
-      socket.destroy();
-    };
     socket.write(Buffer.concat(steps.map((step) => encodeCommand(step))));
-    for (let i = 0; i < steps.length; i++) {
-      this.waiting.push({ resolve: () => (--left === 0 && !failed ? done() : undefined), reject: fail });
-    }
+    for (const step of steps) this.waiting.push({ resolve: answered, reject: fail(String(step[0])) });
   }
 
   private shift(): Waiting | undefined {

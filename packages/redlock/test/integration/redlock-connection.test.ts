@@ -6,6 +6,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Redis } from 'ioredis';
 import { InvalidArgumentError, Lock, QuorumUnavailableError, Redlock, type NodeErrorEvent } from '@redlock-console/redlock';
 import { freePort } from '@/lib/cluster/ports';
+import { FaultProxy } from '@/lib/faults';
+import { NodeConnection } from '../../src/connection';
+import { parseNodeUrl } from '../../src/node-url';
 import { uniquePrefix, waitFor } from '@/test/support/cluster';
 import { NO_PERSISTENCE, startRedisNode, type RedisNode } from '@/test/support/redis-nodes';
 
@@ -152,6 +155,68 @@ describe("the lock core's own connections (nodes given as URLs)", () => {
       );
     } finally {
       await r.quit();
+    }
+  });
+
+  it('commands in flight when the socket dies all fail, and none runs on the next connection (nothing is re-sent)', async () => {
+    // Through a fault proxy: blackholed, the commands leave our socket but never reach Redis; the
+    // proxy then resets the connection. A connection layer that re-sent unanswered commands on
+    // reconnection would run the INCRs there (a failed attempt's SET could run after its cleanup).
+    const proxy = new FaultProxy({ targetPort: node.port });
+    const port = await proxy.start();
+    const conn = new NodeConnection(parseNodeUrl(`redis://${auth('', PASSWORD)}@127.0.0.1:${port}`));
+    const readies: number[] = [];
+    conn.on('ready', () => readies.push(Date.now()));
+    conn.on('error', () => undefined);
+    const key = `${uniquePrefix('conn')}inflight`;
+    try {
+      await waitFor(() => conn.status === 'ready');
+      expect(await conn.call('PING')).toBe('PONG');
+      proxy.setMode({ kind: 'blackhole' });
+      const inFlight = Array.from({ length: 20 }, () =>
+        conn.call('INCR', key).then(
+          () => 'answered',
+          (e: Error) => e.message,
+        ),
+      );
+      await new Promise((r) => setTimeout(r, 50));
+      proxy.setMode({ kind: 'reset' });
+      expect(new Set(await Promise.all(inFlight))).toEqual(new Set(['Connection closed']));
+      proxy.setMode({ kind: 'pass' });
+      await waitFor(() => readies.length >= 2 && conn.status === 'ready', 5_000);
+      expect(await conn.call('GET', key)).toBeNull();
+      expect(await node.client.get(key)).toBeNull();
+      // While not ready, a command fails at once (no offline queue).
+      proxy.setMode({ kind: 'reset' });
+      await waitFor(() => conn.status !== 'ready');
+      await expect(conn.call('INCR', key)).rejects.toThrow(/not ready/);
+    } finally {
+      conn.disconnect();
+      await proxy.close();
+    }
+    expect(conn.status).toBe('end');
+    await expect(conn.call('PING')).rejects.toThrow(/not ready \(end\)/);
+  });
+
+  it('the handshake names the step that failed (AUTH, SELECT), and such a connection never becomes ready', async () => {
+    await node.client.call('ACL', 'SETUSER', 'noselect', 'on', '>ns-pw', '~*', '&*', '+@all', '-select');
+    const cases = [
+      [`redis://${auth('', 'nope')}@127.0.0.1:${node.port}/3`, /^authentication failed: WRONGPASS/],
+      [`redis://${auth('noselect', 'ns-pw')}@127.0.0.1:${node.port}/3`, /^SELECT 3 failed: NOPERM/],
+    ] as const;
+    for (const [url, message] of cases) {
+      const conn = new NodeConnection(parseNodeUrl(url));
+      const errors: string[] = [];
+      let ready = false;
+      conn.on('error', (e: Error) => errors.push(e.message));
+      conn.on('ready', () => (ready = true));
+      try {
+        await waitFor(() => errors.length >= 2); // the first attempt and a retry after backoff
+        expect(errors[0]).toMatch(message);
+        expect(ready).toBe(false);
+      } finally {
+        conn.disconnect();
+      }
     }
   });
 
