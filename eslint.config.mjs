@@ -27,8 +27,8 @@ export default defineConfig([
         {
           patterns: [
             {
-              group: ['@redlock-console/redlock/*', '!@redlock-console/redlock/internals'],
-              message: "Import the lock core from '@redlock-console/redlock' (or '/internals'), not its files.",
+              group: ['@redlock-console/redlock/*', '!@redlock-console/redlock/internals', '!@redlock-console/redlock/vocabulary'],
+              message: "Import the lock core from '@redlock-console/redlock' (or '/vocabulary', '/internals'), not its files.",
             },
             {
               group: ['**/packages/redlock', '**/packages/redlock/**', '**/lib/redlock', '**/lib/redlock/**'],

@@ -10,6 +10,10 @@ export default defineConfig({
         find: /^@redlock-console\/redlock\/internals$/,
         replacement: fileURLToPath(new URL('./packages/redlock/src/internals.ts', import.meta.url)),
       },
+      {
+        find: /^@redlock-console\/redlock\/vocabulary$/,
+        replacement: fileURLToPath(new URL('./packages/redlock/src/vocabulary.ts', import.meta.url)),
+      },
       { find: /^@\//, replacement: fileURLToPath(new URL('./', import.meta.url)) },
       { find: /^server-only$/, replacement: fileURLToPath(new URL('./test/support/empty.ts', import.meta.url)) },
     ],

@@ -1,3 +1,5 @@
+import type { VoteReason } from '@redlock-console/redlock/vocabulary';
+import type { Outcome } from '@/lib/api/scenarios';
 /** Client colours: one hue per client name, the same lightness in both themes (white text reads on all). */
 const HUES: Record<string, number> = { A: 255, B: 330, C: 175, D: 295, E: 60, P: 230 };
 
@@ -22,7 +24,7 @@ export function shortFence(fence: number | null): string {
   return s.length > 5 ? `…${s.slice(-4)}` : s;
 }
 
-export const OUTCOME_LABEL: Record<string, string> = {
+export const OUTCOME_LABEL: Record<Outcome, string> = {
   granted: 'granted',
   LockContendedError: 'LockContended',
   QuorumUnavailableError: 'QuorumUnavailable',
@@ -31,7 +33,7 @@ export const OUTCOME_LABEL: Record<string, string> = {
   error: 'error',
 };
 
-export const VOTE_REASON: Record<string, string> = {
+export const VOTE_REASON: Record<VoteReason, string> = {
   ok: 'granted',
   contended: 'held by another client',
   quarantined: 'quarantined: sits out after a data loss or a restart',

@@ -1,3 +1,4 @@
+import { LIMITS } from '@redlock-console/redlock/vocabulary';
 import { z } from 'zod';
 
 // The console's pages run under a CSP without eval (lib/server/http/security-headers.ts). Zod's
@@ -20,4 +21,7 @@ export const roleSchema = z.enum(ROLES);
 export type Role = z.infer<typeof roleSchema>;
 
 /** A resource name as the lock core accepts it (validated again there). */
-export const resourceSchema = z.string().min(1, 'must not be empty').max(512, 'must be at most 512 characters');
+export const resourceSchema = z
+  .string()
+  .min(1, 'must not be empty')
+  .refine((s) => new TextEncoder().encode(s).length <= LIMITS.maxResourceBytes, `must be at most ${LIMITS.maxResourceBytes} bytes (UTF-8)`);

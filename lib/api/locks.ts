@@ -1,3 +1,4 @@
+import { LIMITS, VOTE_REASONS } from '@redlock-console/redlock/vocabulary';
 import { z } from 'zod';
 import { LOCK_STATES } from '../inspect/quorum-view';
 import { resourceSchema } from './common';
@@ -117,22 +118,23 @@ export const voteSchema = z.object({
   node: z.number().int(),
   label: z.string(),
   vote: z.enum(['for', 'against']),
-  reason: z.string(),
+  reason: z.enum(VOTE_REASONS),
   detail: z.string().optional(),
   quarantineUntil: z.number().optional(),
 });
 export type VoteView = z.infer<typeof voteSchema>;
 
+// The core's limits (the core checks them again): a request it would refuse is a 400 here, with the field named.
 const metadataSchema = z
-  .record(z.string().min(1).max(64), z.string().max(256))
-  .refine((m) => Object.keys(m).length <= 16, 'at most 16 metadata fields');
+  .record(z.string().min(1).max(LIMITS.maxMetadataKeyChars), z.string().max(LIMITS.maxMetadataValueChars))
+  .refine((m) => Object.keys(m).length <= LIMITS.maxMetadataFields, `at most ${LIMITS.maxMetadataFields} metadata fields`);
 const ttlSchema = z.number().int('must be a whole number of milliseconds').positive('must be positive');
 
 /** POST /api/locks */
 export const acquireBodySchema = z
   .strictObject({
     resource: resourceSchema.optional(),
-    resources: z.array(resourceSchema).min(1).max(64).optional(),
+    resources: z.array(resourceSchema).min(1).max(LIMITS.maxResources).optional(),
     ttlMs: ttlSchema,
     fenced: z.boolean().optional(),
     metadata: metadataSchema.optional(),

@@ -1,3 +1,4 @@
+import { QUARANTINE_CAUSES } from '@redlock-console/redlock/vocabulary';
 import { z } from 'zod';
 
 export const safetyVerdictSchema = z.object({
@@ -11,7 +12,7 @@ export const quarantineSchema = z.object({
   remainingMs: z.number().nullable(),
   origin: z.string().nullable(),
   /** Why it is quarantined: restart detected, data loss, keys evicted (null when clean or not recorded). */
-  cause: z.enum(['data-loss', 'restart', 'replaced', 'eviction']).nullable(), // QUARANTINE_CAUSES of packages/redlock/src/epoch.ts (kept out of the browser bundle)
+  cause: z.enum(QUARANTINE_CAUSES).nullable(),
   /** The redis-server process the sentinel speaks for, and the one before it (a restart). */
   runId: z.string().nullable(),
   prevRunId: z.string().nullable(),

@@ -1,3 +1,4 @@
+import { VOTE_REASONS } from '@redlock-console/redlock/vocabulary';
 import { z } from 'zod';
 
 /**
@@ -79,7 +80,7 @@ export type RunActionBody = z.infer<typeof runActionBodySchema>;
 export const voteViewSchema = z.object({
   node: z.number().int(),
   vote: z.enum(['for', 'against']),
-  reason: z.string(),
+  reason: z.enum(VOTE_REASONS),
   detail: z.string().optional(),
 });
 export type ScenarioVote = z.infer<typeof voteViewSchema>;

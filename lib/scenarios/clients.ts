@@ -1,5 +1,5 @@
 import { Redis, type RedisOptions } from 'ioredis';
-import { Redlock, type OperationEvent } from '@redlock-console/redlock';
+import { DEFAULT_SETTINGS, Redlock, type OperationEvent } from '@redlock-console/redlock';
 import type { ClientSpec } from './script';
 
 /** Where one node can be reached: through its fault proxy (what every client uses) or directly. */
@@ -55,7 +55,7 @@ export class ScenarioClient {
       maxTtlMs: settings.maxTtlMs,
       quarantine: spec.quarantine ?? true,
       nodeChecks: spec.nodeChecks ?? true,
-      driftFactor: spec.driftFactor ?? 0.01,
+      driftFactor: spec.driftFactor ?? DEFAULT_SETTINGS.driftFactor,
       nodeTimeoutMs: spec.nodeTimeoutMs ?? DEMO_NODE_TIMEOUT_MS,
       retryCount: 0,
       subscriberLingerMs: 200,

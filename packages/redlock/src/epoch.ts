@@ -1,6 +1,7 @@
 import type { Redis } from 'ioredis';
 import { epochKey, legacyFenceKey } from './keys';
 import { ScriptCall } from './resp';
+import { QUARANTINE_CAUSES, type QuarantineCause } from './vocabulary';
 import { ADOPT_RESTART_SCRIPT, MARK_CLEAN_SCRIPT } from './scripts';
 
 /**
@@ -31,8 +32,7 @@ export const EPOCH_FIELDS = Object.freeze({
 });
 
 /** Why a node was quarantined (the sentinel's `cause`). */
-export const QUARANTINE_CAUSES = Object.freeze(['data-loss', 'restart', 'replaced', 'eviction'] as const);
-export type QuarantineCause = (typeof QUARANTINE_CAUSES)[number];
+export { QUARANTINE_CAUSES, type QuarantineCause } from './vocabulary';
 
 export interface EpochSentinel {
   /** Node clock (ms) when the sentinel was last (re)written. */

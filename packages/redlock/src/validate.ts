@@ -1,24 +1,9 @@
 import { InvalidArgumentError } from './errors';
 import { describe } from './settings';
 
-/** Limits on what one request may carry. Checked before any Redis traffic. */
-export const LIMITS = Object.freeze({
-  /** Bytes (UTF-8) of one resource name. */
-  maxResourceBytes: 512,
-  /** Resources in one lock. */
-  maxResources: 64,
-  /** Caller metadata fields per lock. */
-  maxMetadataFields: 16,
-  /** Characters of a metadata field name. */
-  maxMetadataKeyChars: 64,
-  /** Characters of a metadata value. */
-  maxMetadataValueChars: 256,
-  /** Characters of a token given to extendToken / releaseToken. */
-  maxTokenChars: 256,
-});
+import { LIMITS, RESERVED_METADATA } from './vocabulary';
 
-/** Metadata fields the lock core writes itself; a caller may not set them. */
-export const RESERVED_METADATA = Object.freeze(['acquiredAt', 'extensions', 'fence', 'ttlMs']);
+export { LIMITS, RESERVED_METADATA } from './vocabulary';
 
 /** `resources` as a frozen array of distinct, non-empty names of at most 512 bytes. */
 export function checkResources(input: unknown): readonly string[] {

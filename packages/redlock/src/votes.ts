@@ -1,3 +1,5 @@
+import type { VoteReason } from './vocabulary';
+
 /**
  * Per-node outcomes of one round of a lock operation (acquire, fence confirmation, extend, release).
  * Every error and every outcome event carries them, so an operator can see which node said what.
@@ -19,24 +21,14 @@
  * - `error`: the command failed (connection down, refused, script error, backlog full); see `detail`.
  * - `not-asked`: the round did not involve this node (e.g. a fence confirmation goes to voters only).
  */
-export type VoteReason =
-  | 'ok'
-  | 'contended'
-  | 'quarantined'
-  | 'unsafe-eviction'
-  | 'ceiling-mismatch'
-  | 'lost'
-  | 'not-held'
-  | 'timeout'
-  | 'pending'
-  | 'error'
-  | 'not-asked';
+export type { VoteReason } from './vocabulary';
 
 /**
  * Nodes are numbered from 1 in the order of the list a Redlock is built with: node 1 is
  * `nodes[0]`, and a round's votes are in that order (`votes[n - 1].node === n`). The one scheme
- * across every layer: the console, its HTTP API, metrics, events, the cluster supervisor, the
- * chaos harness and the scenarios all say "node 3" for the same node. Why from 1: these numbers are
+ * across the core's votes, events and errors, the console, its HTTP API, metrics, live events,
+ * the cluster supervisor and the scenarios: they all say "node 3" for the same node. (The chaos
+ * harness's own logs index nodes by array position and convert where they read core errors.) Why from 1: these numbers are
  * read by people (errors, logs, the console, alerts), and the console's nodes were numbered from 1
  * before the core had votes; arrays stay arrays, indexed at `n - 1`.
  */

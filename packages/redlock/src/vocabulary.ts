@@ -1,0 +1,45 @@
+/**
+ * `@redlock-console/redlock/vocabulary`: the core's words and limits as plain data, importing
+ * nothing (no ioredis, no node:*), so that code bundled for a browser (the console's lib/api
+ * schemas) states them by reference instead of by copy. The core itself uses these definitions.
+ */
+export { blockingSize, driftMs, quorumSize, validityHorizonMs, validityMs } from './quorum';
+
+/** Limits on what one request may carry. Checked before any Redis traffic. */
+export const LIMITS = Object.freeze({
+  /** Bytes (UTF-8) of one resource name. */
+  maxResourceBytes: 512,
+  /** Resources in one lock. */
+  maxResources: 64,
+  /** Caller metadata fields per lock. */
+  maxMetadataFields: 16,
+  /** Characters of a metadata field name. */
+  maxMetadataKeyChars: 64,
+  /** Characters of a metadata value. */
+  maxMetadataValueChars: 256,
+  /** Characters of a token given to extendToken / releaseToken. */
+  maxTokenChars: 256,
+});
+
+/** Metadata fields the lock core writes itself; a caller may not set them. */
+export const RESERVED_METADATA = Object.freeze(['acquiredAt', 'extensions', 'fence', 'ttlMs']);
+
+/** Why a node sits out: its data is gone, it restarted, its sentinel speaks for another process, or it evicted keys (see epoch.ts). */
+export const QUARANTINE_CAUSES = Object.freeze(['data-loss', 'restart', 'replaced', 'eviction'] as const);
+export type QuarantineCause = (typeof QUARANTINE_CAUSES)[number];
+
+/** Every reason a node votes as it did (votes.ts says what each means). */
+export const VOTE_REASONS = Object.freeze([
+  'ok',
+  'contended',
+  'quarantined',
+  'unsafe-eviction',
+  'ceiling-mismatch',
+  'lost',
+  'not-held',
+  'timeout',
+  'pending',
+  'error',
+  'not-asked',
+] as const);
+export type VoteReason = (typeof VOTE_REASONS)[number];
