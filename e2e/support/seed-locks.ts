@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
+import { lockKey, lockValue } from '@redlock-console/redlock';
 import { sandbox } from './sandbox';
 
 /**
@@ -55,8 +56,8 @@ export async function seedLocks(locks: readonly SeedLock[]): Promise<void> {
         for (let start = 0; start < mine.length; start += BATCH) {
           const pipe = client.pipeline();
           for (const lock of mine.slice(start, start + BATCH)) {
-            const value = lock.meta && Object.keys(lock.meta).length > 0 ? `${lock.token} ${JSON.stringify(lock.meta)}` : lock.token;
-            pipe.set(`${KEY_PREFIX}lock:${lock.resource}`, value, 'PX', lock.ttlMs);
+            const value = lock.meta && Object.keys(lock.meta).length > 0 ? lockValue(lock.token, JSON.stringify(lock.meta)) : lock.token;
+            pipe.set(lockKey(KEY_PREFIX, lock.resource), value, 'PX', lock.ttlMs);
           }
           const replies = await pipe.exec();
           const failed = replies?.find(([err]) => err);
@@ -100,7 +101,7 @@ export async function deleteLocks(resources: readonly string[]): Promise<void> {
     await Promise.all(
       clients.map(async (client) => {
         for (let start = 0; start < resources.length; start += BATCH) {
-          const keys = resources.slice(start, start + BATCH).map((r) => `${KEY_PREFIX}lock:${r}`);
+          const keys = resources.slice(start, start + BATCH).map((r) => lockKey(KEY_PREFIX, r));
           await client.unlink(...keys);
         }
       }),

@@ -1,8 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type { Redis } from 'ioredis';
 import type { ClusterSupervisor } from '../cluster';
-import { markNodeClean } from '@redlock-console/redlock';
-import { lockPattern } from '@redlock-console/redlock';
+import { lockKeyPrefix, lockPattern, markNodeClean } from '@redlock-console/redlock';
 import { parseJsonLines } from './event-log';
 import type { LeakedKey, LiveKey, NemesisAction, NemesisEvent } from './history';
 import { nowNs } from './history';
@@ -106,8 +105,7 @@ export async function scanLeakedKeys(run: RunContext, keyPrefix: string): Promis
         const [next, keys] = await c.scan(cursor, 'MATCH', `${keyPrefix}*`, 'COUNT', 1000);
         cursor = next;
         for (const key of keys) {
-          const rest = key.slice(keyPrefix.length);
-          if (!rest.startsWith('lock:')) continue;
+          if (!key.startsWith(lockKeyPrefix(keyPrefix))) continue;
           const pttlMs = await c.pttl(key);
           if (pttlMs !== -2) leaked.push({ node, key, pttlMs });
         }

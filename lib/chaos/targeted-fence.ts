@@ -17,7 +17,7 @@
  */
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { readEpoch } from '@redlock-console/redlock';
+import { quorumSize, readEpoch } from '@redlock-console/redlock';
 import { Rng } from './random';
 import { clientSettings, markPrefixClean, type RunContext } from './run-context';
 import { StallProxy } from './stall-proxy';
@@ -50,7 +50,7 @@ export async function runFenceStallTrial(run: RunContext, spec: TrialSpec): Prom
   const seeded = await registers(all);
   // Lowest registers first: A never reaches the first two.
   const byRegister = all.slice().sort((x, y) => seeded[x]! - seeded[y]! || x - y);
-  const unreached = byRegister.slice(0, n - (Math.floor(n / 2) + 1)).sort((x, y) => x - y);
+  const unreached = byRegister.slice(0, n - quorumSize(n)).sort((x, y) => x - y);
   const majority = byRegister.slice(unreached.length).sort((x, y) => x - y);
   const victim = spec.victim !== undefined && majority.includes(spec.victim) ? spec.victim : rng.pick(majority);
   const confirmers = majority.filter((i) => i !== victim);

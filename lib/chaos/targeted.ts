@@ -37,7 +37,7 @@
  *   and B asks once S's quarantine would be over. Defence: S gets MaxTtlMismatchError and starts no
  *   quarantine; B's check starts one as long as the cluster's ceiling.
  */
-import { DEFAULT_SETTINGS, lockKey as keyOf, readEpoch, type EpochSentinel } from '@redlock-console/redlock';
+import { DEFAULT_SETTINGS, lockKey as keyOf, quorumSize, readEpoch, type EpochSentinel } from '@redlock-console/redlock';
 import { markNodeClean } from '@redlock-console/redlock';
 import type { NemesisAction } from './history';
 import { evictedKeys, evictionPolicy, evictUntil, memoryPressure, removeFillers, restartClean, type EvictionPolicy } from './node-ops';
@@ -126,9 +126,9 @@ export async function runTrial(run: RunContext, spec: TrialSpec): Promise<TrialR
     Array.from({ length: n }, (_, i) => i),
     n,
   );
-  const victim = spec.victim ?? rng.pick(order.slice(0, Math.floor(n / 2) + 1));
+  const victim = spec.victim ?? rng.pick(order.slice(0, quorumSize(n)));
   // A's majority: the victim and two others; A's links to the rest are cut while it acquires.
-  const majority = [victim, ...order.filter((i) => i !== victim).slice(0, Math.floor(n / 2))].sort((a, b) => a - b);
+  const majority = [victim, ...order.filter((i) => i !== victim).slice(0, quorumSize(n) - 1)].sort((a, b) => a - b);
   const others = order.filter((i) => !majority.includes(i));
   const policy: EvictionPolicy =
     spec.policy ??

@@ -2,6 +2,7 @@ import 'server-only';
 import type { Redis } from 'ioredis';
 import { ensureReady } from '../inspect';
 import { getRuntime } from './runtime';
+import { quorumSize } from '@redlock-console/redlock';
 
 /**
  * The console's own state on the masters (audit, sessions, login throttling): written to every
@@ -11,10 +12,6 @@ import { getRuntime } from './runtime';
  */
 
 const CONNECT_TIMEOUT_MS = 1_000;
-
-export function majorityOf(n: number): number {
-  return Math.floor(n / 2) + 1;
-}
 
 /** `fn` on every master at once, each after its connection is ready (bounded); settled results in node order. */
 export function onEveryMaster<T>(fn: (client: Redis, node: number) => Promise<T>): Promise<PromiseSettledResult<T>[]> {
@@ -36,7 +33,7 @@ export interface WriteResult {
 export async function writeEveryMaster(fn: (client: Redis, node: number) => Promise<unknown>): Promise<WriteResult> {
   const results = await onEveryMaster(fn);
   const written = results.filter((r) => r.status === 'fulfilled').length;
-  return { written, failed: results.length - written, majority: written >= majorityOf(results.length) };
+  return { written, failed: results.length - written, majority: written >= quorumSize(results.length) };
 }
 
 /**
@@ -49,7 +46,7 @@ export function readMajority<T>(
   decisive: (answer: T) => boolean = () => false,
 ): Promise<{ answers: T[]; failed: number; configured: number }> {
   const clients = getRuntime().clients;
-  const needed = majorityOf(clients.length);
+  const needed = quorumSize(clients.length);
   return new Promise((resolve) => {
     const answers: T[] = [];
     let failed = 0;
