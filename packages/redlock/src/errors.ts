@@ -5,7 +5,12 @@ import type { Vote } from './votes';
  * bundlers, usable in `switch (err.name)` and by the console's error mapper), all carrying the
  * per-node votes of the round that decided the failure (empty when no node was asked).
  */
+/** A brand every RedlockError carries, shared by every copy of this package (ESM, CJS, two versions). */
+const BRAND = Symbol.for('@redlock-console/redlock.RedlockError');
+
 export abstract class RedlockError extends Error {
+  /** See isRedlockError. */
+  readonly [BRAND] = true;
   abstract override readonly name:
     'LockContendedError' | 'QuorumUnavailableError' | 'LockExpiredError' | 'InvalidArgumentError' | 'MaxTtlMismatchError';
   /** Per-node votes of the deciding round. */
@@ -97,8 +102,13 @@ export class InvalidArgumentError extends RedlockError {
   }
 }
 
+/**
+ * Is `err` a RedlockError, from this copy of the package or another (the ESM and CommonJS builds
+ * loaded side by side, two installed versions): `instanceof` sees only its own copy's classes, so
+ * this checks a Symbol.for brand. Narrow further by `err.name`, which every class fixes.
+ */
 export function isRedlockError(err: unknown): err is RedlockError {
-  return err instanceof RedlockError;
+  return typeof err === 'object' && err !== null && (err as { [BRAND]?: unknown })[BRAND] === true;
 }
 
 /** Record on a rejected acquire's error the nodes where its keys may remain (the core's own use). */

@@ -50,8 +50,6 @@ export class LockNode {
   readonly client: Redis | null;
   /** The core's own connection (connection.ts); null for a client passed in. */
   readonly connection: NodeConnection | null;
-  /** True when the lock core created the connection (and so closes it). */
-  readonly owned: boolean;
   /** Commands sent and not yet answered. */
   pending = 0;
   /**
@@ -93,7 +91,7 @@ export class LockNode {
   /** `settled` when the node was marked stalled; −1 while it is not. */
   private stalledAt = -1;
   private readonly url: string | null;
-  /** Until the first connection attempt of an owned client settles: commands wait for it. */
+  /** Until the first connection attempt of the core's own connection settles: commands wait for it. */
   private booting: Promise<void> | null = null;
   constructor(
     index: number,
@@ -109,7 +107,6 @@ export class LockNode {
     this.stallAfterMs = stallAfterMs;
     if (typeof target === 'string') {
       this.url = target;
-      this.owned = true;
       this.client = null;
       const connection = (this.connection = new NodeConnection(parseNodeUrl(target)));
       connection.on('error', (err: Error) => onConnectionError(this, err));
@@ -132,7 +129,6 @@ export class LockNode {
       });
     } else {
       this.url = null;
-      this.owned = false;
       this.client = target;
       this.connection = null;
     }
@@ -391,7 +387,7 @@ export class LockNode {
     else sendPublic(this.client!, batch);
   };
 
-  /** Resolves once the first connection attempt of an owned client has settled. */
+  /** Resolves once the first connection attempt of the core's own connection has settled. */
   whenBooted(): Promise<void> {
     return this.booting ?? Promise.resolve();
   }

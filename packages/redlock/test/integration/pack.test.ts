@@ -67,6 +67,10 @@ function nodeBinary(version: string): string {
 const ESM_SCRIPT = (urls: string[], prefix: string) => `
   import { Redlock, isRedlockError } from '@redlock-console/redlock';
   import { Redis } from 'ioredis';
+  import { createRequire } from 'node:module';
+  // The CommonJS build beside the ESM one (the dual-package case): its errors are still recognised.
+  const cjs = createRequire(import.meta.url)('@redlock-console/redlock');
+  const dual = [isRedlockError(new cjs.InvalidArgumentError('x', 'y')), new cjs.InvalidArgumentError('x', 'y') instanceof Error, isRedlockError(new Error('x'))];
   const urls = ${JSON.stringify(urls)};
   const byUrl = new Redlock(urls, { keyPrefix: '${prefix}' });
   await byUrl.markNodesClean();
@@ -78,7 +82,7 @@ const ESM_SCRIPT = (urls: string[], prefix: string) => `
   const b = await byClient.acquire('invoice-42', 5000);
   const releasedB = await b.release();
   await byUrl.quit(); await byClient.quit(); clients.forEach((c) => c.disconnect());
-  console.log(JSON.stringify({ a: String(a.fence), b: String(b.fence), held, deleted: [releasedA.deleted, releasedB.deleted], node: process.version }));
+  console.log(JSON.stringify({ a: String(a.fence), b: String(b.fence), held, deleted: [releasedA.deleted, releasedB.deleted], node: process.version, dual }));
 `;
 
 describe('the packed lock core, installed from its tarball with ioredis 6', () => {
@@ -116,6 +120,7 @@ describe('the packed lock core, installed from its tarball with ioredis 6', () =
     ) as { a: string; b: string; held: string; deleted: number[] };
     expect(result.held).toBe('LockContendedError');
     expect(result.deleted).toEqual([3, 3]);
+    expect((result as unknown as { dual: boolean[] }).dual).toEqual([true, true, false]);
     expect(BigInt(result.b)).toBeGreaterThan(BigInt(result.a));
     expect(execFileSync(process.execPath, ['-p', "require('ioredis/package.json').version"], { cwd: app(), encoding: 'utf8' })).toMatch(
       /^6\./,

@@ -100,6 +100,27 @@ describe('the lock core on clients passed in', () => {
     }
   }
 
+  for (const variant of VARIANTS) {
+    it(`${variant.name}: a waiting acquire is woken by the release over the client's own pub/sub duplicate, not by its retry timer`, async () => {
+      const { r, close } = await withClients(variant.make, {}, 'clients-wake', { retryCount: 3, retryDelayMs: 8_000, retryJitterMs: 0 });
+      try {
+        const held = await r.acquire('q', 10_000);
+        const started = performance.now();
+        const waiting = r.acquire('q', 10_000);
+        // The waiter's subscription is in place once its first attempt was refused.
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        await held.release();
+        const woken = await waiting;
+        // Without the wake-up the second attempt would come 8 s after the first.
+        expect(performance.now() - started).toBeLessThan(3_000);
+        await woken.release();
+      } finally {
+        await r.quit();
+        close();
+      }
+    });
+  }
+
   it("a client with the ioredis keyPrefix option is refused (it would move the lock core's keys)", () => {
     const client = new Redis6(env.cluster.urls[0]!, { keyPrefix: 'app:', lazyConnect: true });
     try {
