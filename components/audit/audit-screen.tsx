@@ -3,7 +3,7 @@
 import { useQuery } from '@tanstack/react-query';
 import { usePathname, useRouter, useSearchParams } from 'next/navigation';
 import { Fragment, useMemo, useRef, useState, type KeyboardEvent } from 'react';
-import type { AuditEntry } from '@/lib/api/audit';
+import { AUDIT_ACTIONS, AUDIT_FAMILIES, type AuditEntry } from '@/lib/api/audit';
 import { auditViewQuery, type AuditView } from '@/lib/client/ops-queries';
 import { auditUrl } from '@/lib/client/queries';
 import { formatAge, ReadAge, useNow } from '../overview/clock';
@@ -20,24 +20,30 @@ const SINCE_PRESETS = [
   { value: 'all', label: 'All time', ms: null },
 ] as const;
 
+const FAMILY_LABEL: Record<string, string> = {
+  node: 'Every node action',
+  lock: 'Every lock action',
+  login: 'Every sign-in',
+  logout: 'Every sign-out',
+};
+const GROUP_LABEL: Record<string, string> = {
+  node: 'Node actions',
+  lock: 'Locks',
+  login: 'Sign-ins',
+  logout: 'Sign-outs',
+  scenario: 'Scenarios',
+};
+
 const ACTION_GROUPS: Array<{ label: string; options: Array<[string, string]> }> = [
   {
     label: 'Families',
-    options: [
-      ['', 'All actions'],
-      ['node', 'Every node action'],
-      ['lock', 'Every lock action'],
-      ['login', 'Every sign-in'],
-    ],
+    options: [['', 'All actions'], ...AUDIT_FAMILIES.map((f): [string, string] => [f, FAMILY_LABEL[f] ?? `Every ${f} action`])],
   },
-  {
-    label: 'Node actions',
-    options: ['crash', 'stop', 'start', 'restart', 'pause', 'resume', 'partition', 'heal', 'latency', 'reset', 'mark-clean'].map(
-      (a): [string, string] => [`node.${a}`, `node.${a}`],
-    ),
-  },
-  { label: 'Locks', options: [['lock.force-release', 'lock.force-release']] },
-  { label: 'Sign-ins', options: [['login.failed', 'login.failed']] },
+  // Every action the server records (lib/api/audit.ts), grouped by family.
+  ...AUDIT_FAMILIES.map((family) => ({
+    label: GROUP_LABEL[family] ?? family,
+    options: AUDIT_ACTIONS.filter((a) => a.startsWith(`${family}.`) || a === family).map((a): [string, string] => [a, a]),
+  })),
 ];
 
 const LIMITS = [100, 500, 1_000, 5_000];

@@ -1,10 +1,31 @@
 import { z } from 'zod';
+import { NODE_ACTION_NAMES } from './node-actions';
+
+/**
+ * Every action the audit log records, by family (the part before the dot): what the server writes
+ * (lib/server's recordAudit takes only these) and what the Audit screen offers as filters.
+ */
+export const AUDIT_ACTIONS = Object.freeze([
+  ...NODE_ACTION_NAMES.map((a) => `node.${a}` as const),
+  'node.mark-clean',
+  'node.continuity',
+  'lock.force-release',
+  'login',
+  'login.failed',
+  'logout',
+  'logout.everywhere',
+  'scenario.run',
+] as const);
+export type AuditAction = (typeof AUDIT_ACTIONS)[number];
+/** The families an action filter may name alone (`node` matches every `node.*`). */
+export const AUDIT_FAMILIES = Object.freeze([...new Set(AUDIT_ACTIONS.map((a) => a.split('.')[0]!))]);
 
 export const auditEntrySchema = z.object({
   id: z.string(),
   at: z.number(),
   actor: z.string(),
   role: z.string(),
+  /** One of AUDIT_ACTIONS (read as any string: entries written by other versions stay readable). */
   action: z.string(),
   target: z.string(),
   reason: z.string(),

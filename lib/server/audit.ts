@@ -1,14 +1,14 @@
 import 'server-only';
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import type { AuditEntry } from '../api/audit';
+import type { AuditAction, AuditEntry } from '../api/audit';
 import { logger } from './logger';
 import { ensureReady } from '../inspect';
 import { consoleKeys, digest } from './console-keys';
 import { getRuntime } from './runtime';
 
-export type AuditInput = Omit<AuditEntry, 'id' | 'at' | 'reason' | 'before' | 'after' | 'detail' | 'count'> &
-  Partial<Pick<AuditEntry, 'reason' | 'before' | 'after' | 'detail'>>;
+export type AuditInput = Omit<AuditEntry, 'id' | 'at' | 'reason' | 'before' | 'after' | 'detail' | 'count' | 'action'> &
+  Partial<Pick<AuditEntry, 'reason' | 'before' | 'after' | 'detail'>> & { action: AuditAction };
 
 const MAX_LEN = 100_000;
 
