@@ -6,10 +6,42 @@ import { z } from 'zod';
 // though zod catches it: in the browser, parse without the JIT.
 if (typeof window !== 'undefined') z.config({ jitless: true });
 
+/**
+ * Every `error.code` the API answers, by status: 400 BAD_REQUEST / INVALID_ARGUMENT / BAD_ACTION,
+ * 401 UNAUTHORIZED, 403 FORBIDDEN / CSRF, 404 NOT_FOUND, 409 CONFLICT / LOCK_CONTENDED /
+ * LOCK_EXPIRED / SENTINEL_CHANGED / NOT_SANDBOX / BAD_STATE / NO_PROXY, 413 TOO_LARGE,
+ * 415 UNSUPPORTED_MEDIA_TYPE, 429 TOO_MANY_REQUESTS, 503 QUORUM_UNAVAILABLE / NODE_UNREACHABLE /
+ * UNAVAILABLE, 500 INTERNAL (a bug, logged).
+ */
+export const API_ERROR_CODES = [
+  'BAD_REQUEST',
+  'INVALID_ARGUMENT',
+  'BAD_ACTION',
+  'UNAUTHORIZED',
+  'FORBIDDEN',
+  'CSRF',
+  'NOT_FOUND',
+  'CONFLICT',
+  'LOCK_CONTENDED',
+  'LOCK_EXPIRED',
+  'SENTINEL_CHANGED',
+  'NOT_SANDBOX',
+  'BAD_STATE',
+  'NO_PROXY',
+  'TOO_LARGE',
+  'UNSUPPORTED_MEDIA_TYPE',
+  'TOO_MANY_REQUESTS',
+  'QUORUM_UNAVAILABLE',
+  'NODE_UNREACHABLE',
+  'UNAVAILABLE',
+  'INTERNAL',
+] as const;
+export type ApiErrorCode = (typeof API_ERROR_CODES)[number];
+
 /** Every non-2xx answer of the API. */
 export const apiErrorSchema = z.object({
   error: z.object({
-    code: z.string(),
+    code: z.enum(API_ERROR_CODES),
     message: z.string(),
     details: z.unknown().optional(),
   }),

@@ -23,3 +23,13 @@ export const liveEventSchema = z.object({
   source: z.enum(['notifications', 'polling', 'service']),
 });
 export type LiveEvent = z.infer<typeof liveEventSchema>;
+
+/**
+ * The stream's own control events (not in liveEventSchema): `event: resync` when the stream fell
+ * too far behind (it is then closed: reconnect and read the current state), `event: session-ended`
+ * when the session was revoked or expired (closed too). Their `data` is this JSON. (A `: connected`
+ * comment line says the subscriptions are in place: no event after it is lost.)
+ */
+export const STREAM_CONTROL_EVENTS = ['resync', 'session-ended'] as const;
+export type StreamControlEvent = (typeof STREAM_CONTROL_EVENTS)[number];
+export const streamControlDataSchema = z.object({ reason: z.string().optional() }).loose();

@@ -124,6 +124,13 @@ export const voteSchema = z.object({
 });
 export type VoteView = z.infer<typeof voteSchema>;
 
+/** `error.details` of LOCK_CONTENDED / QUORUM_UNAVAILABLE / LOCK_EXPIRED: the deciding round's votes, and the holder's metadata (never its token) when contended. */
+export const lockErrorDetailsSchema = z.object({
+  votes: z.array(voteSchema),
+  holder: z.record(z.string(), z.string()).nullable().optional(),
+});
+export type LockErrorDetails = z.infer<typeof lockErrorDetailsSchema>;
+
 // The core's limits (the core checks them again): a request it would refuse is a 400 here, with the field named.
 const metadataSchema = z
   .record(z.string().min(1).max(LIMITS.maxMetadataKeyChars), z.string().max(LIMITS.maxMetadataValueChars))
@@ -169,6 +176,8 @@ export const extendResponseSchema = z.object({
 });
 
 /** POST /api/locks/{resource}/release */
+export type ExtendResponse = z.infer<typeof extendResponseSchema>;
+
 export const releaseBodySchema = z.strictObject({
   token: z.string().min(1).max(256),
   resources: z.array(resourceSchema).min(1).max(64).optional(),
@@ -183,6 +192,8 @@ export const releaseResponseSchema = z.object({
 });
 
 /** POST /api/locks/{resource}/force-release — compare-and-delete of the token the operator saw. */
+export type ReleaseResponse = z.infer<typeof releaseResponseSchema>;
+
 export const forceReleaseBodySchema = z.strictObject({
   token: z.string().min(1).max(256),
   reason: z.string().trim().min(3, 'say why (at least 3 characters)').max(500),

@@ -6,7 +6,7 @@ import {
   lockGrantSchema,
   lockListResponseSchema,
   releaseResponseSchema,
-  voteSchema,
+  lockErrorDetailsSchema,
   type ForceReleaseResponse,
   type LockGrant,
   type VoteView,
@@ -136,7 +136,7 @@ export function forceRelease(resource: string, body: { token: string; reason: st
   return postJson(`/api/locks/${enc(resource)}/force-release`, body, forceReleaseResponseSchema);
 }
 
-const errorVotesSchema = z.object({ error: z.object({ details: z.object({ votes: z.array(voteSchema) }) }) });
+const errorVotesSchema = z.object({ error: z.object({ details: lockErrorDetailsSchema }) });
 
 /**
  * The per-node votes of a failed lock operation (409 / 503 carry them in `error.details.votes`),

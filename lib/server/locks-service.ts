@@ -1,5 +1,5 @@
 import 'server-only';
-import type { LockGrant, VoteView } from '../api/locks';
+import type { ExtendResponse, LockGrant, ReleaseResponse, VoteView } from '../api/locks';
 import { LockContendedError, type Vote } from '@redlock-console/redlock';
 import { actorOf, allows, type Principal } from './auth/principal';
 import { badRequest } from './http/errors';
@@ -69,7 +69,7 @@ function resourcesFor(pathResource: string, bodyResources: string[] | undefined)
   return bodyResources;
 }
 
-export async function extendLock(resource: string, body: { token: string; ttlMs: number; resources?: string[] }) {
+export async function extendLock(resource: string, body: { token: string; ttlMs: number; resources?: string[] }): Promise<ExtendResponse> {
   const result = await (await readyLockCore()).extendToken(resourcesFor(resource, body.resources), body.token, body.ttlMs);
   return {
     resources: [...result.resources],
@@ -80,7 +80,7 @@ export async function extendLock(resource: string, body: { token: string; ttlMs:
   };
 }
 
-export async function releaseLock(resource: string, body: { token: string; resources?: string[] }) {
+export async function releaseLock(resource: string, body: { token: string; resources?: string[] }): Promise<ReleaseResponse> {
   const result = await (await readyLockCore()).releaseToken(resourcesFor(resource, body.resources), body.token);
   return {
     resources: [...result.resources],

@@ -1,10 +1,10 @@
-import type { ApiErrorBody } from '../../api/common';
+import type { ApiErrorBody, ApiErrorCode } from '../../api/common';
 import { NodeActionError } from '../../cluster/errors';
 import { logger } from '../logger';
 import { HttpError } from './errors';
 
 /** Lock-core errors by their literal names (@redlock-console/redlock errors.ts), so this mapper needs no import cycle. */
-const LOCK_ERRORS: Record<string, { status: number; code: string }> = {
+const LOCK_ERRORS: Record<string, { status: number; code: ApiErrorCode }> = {
   LockContendedError: { status: 409, code: 'LOCK_CONTENDED' },
   QuorumUnavailableError: { status: 503, code: 'QUORUM_UNAVAILABLE' },
   LockExpiredError: { status: 409, code: 'LOCK_EXPIRED' },

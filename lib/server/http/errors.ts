@@ -1,9 +1,11 @@
+import type { ApiErrorCode } from '../../api/common';
+
 /** An error with an HTTP status that the route wrapper answers as `{ error: { code, message } }`. */
 export class HttpError extends Error {
   override readonly name = 'HttpError' as const;
   constructor(
     readonly status: number,
-    readonly code: string,
+    readonly code: ApiErrorCode,
     message: string,
     readonly details?: unknown,
     readonly headers: Record<string, string> = {},
