@@ -2,7 +2,9 @@ import { createHash, randomBytes } from 'node:crypto';
 import { Redlock as SesameRedlock } from '@sesamecare-oss/redlock';
 import { Redis } from 'ioredis';
 import NodeRedlock from 'redlock';
-import { Redlock } from '@redlock-console/redlock';
+import { lockKey, quorumSize, Redlock } from '@redlock-console/redlock';
+import { RedlockMutex } from 'redis-semaphore';
+import { createRedlock, IoredisAdapter, type Lock as UniversalLock } from 'redlock-universal';
 import { OUR_PREFIX, MAX_TTL_MS } from './cluster';
 
 /** Something holding a lock: the libraries' own lock objects, or the raw floor's. */
@@ -10,13 +12,28 @@ export interface Held {
   release(): Promise<unknown>;
 }
 
-export type PeerId = 'ours' | 'ours-fenced' | 'node-redlock' | 'node-redlock-noap' | 'sesame' | 'raw' | 'raw-noap';
+export type PeerId =
+  | 'ours'
+  | 'ours-fenced'
+  | 'node-redlock'
+  | 'node-redlock-noap'
+  | 'semaphore'
+  | 'semaphore-noap'
+  | 'universal'
+  | 'universal-noap'
+  | 'sesame'
+  | 'raw'
+  | 'raw-noap';
 
 export const PEER_LABELS: Record<PeerId, string> = {
   ours: 'ours (fenced: false)',
   'ours-fenced': 'ours (fenced: true)',
   'node-redlock': 'node-redlock + auto-pipelining',
   'node-redlock-noap': 'node-redlock, no auto-pipelining',
+  semaphore: 'redis-semaphore RedlockMutex + auto-pipelining',
+  'semaphore-noap': 'redis-semaphore RedlockMutex, no auto-pipelining',
+  universal: 'redlock-universal + auto-pipelining',
+  'universal-noap': 'redlock-universal, no auto-pipelining',
   sesame: '@sesamecare-oss/redlock + auto-pipelining',
   raw: 'raw ioredis floor + auto-pipelining',
   'raw-noap': 'raw ioredis floor, no auto-pipelining',
@@ -28,6 +45,8 @@ export interface LockClient {
   readonly label: string;
   /** Acquire `resource`; `once`: a single attempt, no retries. */
   acquire(resource: string, ttlMs: number, once?: boolean): Promise<Held>;
+  /** The Redis key a lock on `resource` is written to (to check that it really holds a majority). */
+  keyOf(resource: string): string;
   /** One entry per node, in node order (its connection; for ours, the core's node). */
   readonly connections: readonly unknown[];
   /** Commands written to node i and not answered yet, as the client's ioredis queues hold them. */
@@ -93,6 +112,10 @@ export class Ours implements LockClient {
     return this.redlock.acquire(resource, ttlMs, options);
   }
 
+  keyOf(resource: string): string {
+    return lockKey(OUR_PREFIX, resource);
+  }
+
   get connections(): readonly OurNode[] {
     return ourNodes(this.redlock);
   }
@@ -143,6 +166,10 @@ export class NodeRedlockPeer implements LockClient {
     return this.redlock.acquire([this.prefix + resource], ttlMs, once ? { retryCount: 0 } : undefined);
   }
 
+  keyOf(resource: string): string {
+    return this.prefix + resource;
+  }
+
   queued(i: number): number {
     return queuedCommands(this.connections[i]!);
   }
@@ -166,6 +193,105 @@ export class SesamePeer implements LockClient {
 
   acquire(resource: string, ttlMs: number, once = false): Promise<Held> {
     return this.redlock.acquire([`ss:${resource}`], ttlMs, once ? { retryCount: 0 } : undefined);
+  }
+
+  keyOf(resource: string): string {
+    return `ss:${resource}`;
+  }
+
+  queued(i: number): number {
+    return queuedCommands(this.connections[i]!);
+  }
+
+  close(): Promise<void> {
+    return closeAll(this.connections);
+  }
+}
+
+/**
+ * redis-semaphore 5.8 `RedlockMutex`: SET NX PX on every node, a quorum of OKs, compare-and-delete
+ * by script. One mutex object per acquisition, as its README does (each object carries its own
+ * identifier: sharing one between concurrent holders would share the identity). Auto-refresh off
+ * (refreshInterval 0): no other peer here extends in the background.
+ */
+export class SemaphorePeer implements LockClient {
+  readonly label: string;
+  readonly connections: Redis[];
+  private readonly retries: number;
+
+  constructor(
+    readonly id: 'semaphore' | 'semaphore-noap',
+    urls: readonly string[],
+    settings: PeerSettings = {},
+  ) {
+    this.label = PEER_LABELS[id];
+    this.connections = connect(urls, id === 'semaphore');
+    this.retries = settings.retryCount ?? 10;
+  }
+
+  keyOf(resource: string): string {
+    return `mutex:rs:${resource}`;
+  }
+
+  async acquire(resource: string, ttlMs: number, once = false): Promise<Held> {
+    const mutex = new RedlockMutex(this.connections, `rs:${resource}`, {
+      lockTimeout: ttlMs,
+      acquireTimeout: 60_000,
+      acquireAttemptsLimit: once ? 1 : this.retries + 1,
+      retryInterval: 200,
+      refreshInterval: 0,
+    });
+    await mutex.acquire();
+    return { release: () => mutex.release() };
+  }
+
+  queued(i: number): number {
+    return queuedCommands(this.connections[i]!);
+  }
+
+  close(): Promise<void> {
+    return closeAll(this.connections);
+  }
+}
+
+/**
+ * redlock-universal 0.8.5 `createRedlock` over its ioredis adapters: one lock object per resource,
+ * made once and reused (its acquire returns a handle that release takes), as its README does.
+ */
+export class UniversalPeer implements LockClient {
+  readonly label: string;
+  readonly connections: Redis[];
+  private readonly adapters: IoredisAdapter[];
+  private readonly locks = new Map<string, { lock: UniversalLock; once: UniversalLock }>();
+  private readonly retries: number;
+
+  constructor(
+    readonly id: 'universal' | 'universal-noap',
+    urls: readonly string[],
+    settings: PeerSettings = {},
+  ) {
+    this.label = PEER_LABELS[id];
+    this.connections = connect(urls, id === 'universal');
+    this.adapters = this.connections.map((c) => new IoredisAdapter(c));
+    this.retries = settings.retryCount ?? 10;
+  }
+
+  keyOf(resource: string): string {
+    return `ru:${resource}`;
+  }
+
+  async acquire(resource: string, ttlMs: number, once = false): Promise<Held> {
+    const key = `${resource}\u0000${ttlMs}`;
+    let entry = this.locks.get(key);
+    if (!entry) {
+      const make = (retryAttempts: number) =>
+        createRedlock({ adapters: this.adapters, key: this.keyOf(resource), ttl: ttlMs, retryAttempts, retryDelay: 200 });
+      entry = { lock: make(this.retries), once: make(0) };
+      this.locks.set(key, entry);
+    }
+    const lock = once ? entry.once : entry.lock;
+    const handle = await lock.acquire();
+    return { release: () => lock.release(handle) };
   }
 
   queued(i: number): number {
@@ -202,6 +328,10 @@ export class RawFloor implements LockClient {
 
   async load(): Promise<void> {
     await Promise.all(this.connections.map((c) => c.script('LOAD', RAW_RELEASE)));
+  }
+
+  keyOf(resource: string): string {
+    return `raw:${resource}`;
   }
 
   acquire(resource: string, ttlMs: number): Promise<Held> {
@@ -250,6 +380,10 @@ export async function createPeers(urls: readonly string[], settings: PeerSetting
     'ours-fenced': oursFenced,
     'node-redlock': new NodeRedlockPeer('node-redlock', urls, settings),
     'node-redlock-noap': new NodeRedlockPeer('node-redlock-noap', urls, settings),
+    semaphore: new SemaphorePeer('semaphore', urls, settings),
+    'semaphore-noap': new SemaphorePeer('semaphore-noap', urls, settings),
+    universal: new UniversalPeer('universal', urls, settings),
+    'universal-noap': new UniversalPeer('universal-noap', urls, settings),
     sesame: new SesamePeer(urls, settings),
     raw: raw,
     'raw-noap': rawNoAp,
@@ -261,7 +395,32 @@ export async function createPeers(urls: readonly string[], settings: PeerSetting
     const held = await peer.acquire(`warm-${randomBytes(4).toString('hex')}`, 5_000);
     await held.release();
   }
+  await checkPeersHold(peers, urls);
   return peers;
+}
+
+/**
+ * Every peer must really lock: while held, its key is live on at least a quorum of the masters
+ * (read with connections of our own), and after release on none. A library that fails this is
+ * not measured (the bench stops with the reason): a fast lock that does not exclude is no peer.
+ */
+async function checkPeersHold(peers: Record<PeerId, LockClient>, urls: readonly string[]): Promise<void> {
+  const direct = urls.map((url) => new Redis(url, { lazyConnect: false }));
+  try {
+    for (const [id, peer] of Object.entries(peers)) {
+      const resource = `hold-check-${randomBytes(4).toString('hex')}`;
+      const key = peer.keyOf(resource);
+      const held = await peer.acquire(resource, 10_000);
+      const live = (await Promise.all(direct.map((c) => c.pttl(key)))).filter((ttl) => ttl > 0).length;
+      await held.release();
+      const left = (await Promise.all(direct.map((c) => c.exists(key)))).reduce((a, b) => a + b, 0);
+      if (live < quorumSize(urls.length) || left !== 0) {
+        throw new Error(`bench: peer ${id} held ${key} on ${live} of ${urls.length} masters and left it on ${left} after release`);
+      }
+    }
+  } finally {
+    for (const c of direct) c.disconnect();
+  }
 }
 
 export async function closePeers(peers: Record<PeerId, LockClient>): Promise<void> {
