@@ -1,5 +1,5 @@
-import { lockKey, Redlock } from '@redlock-console/redlock';
-import { OUR_PREFIX } from '../harness/cluster';
+import { connect } from 'node:net';
+import { Redlock } from '@redlock-console/redlock';
 import { pick, type BenchContext, type Workload } from '../harness/context';
 import { closePeers, createPeers, PEER_LABELS, type LockClient, type PeerId } from '../harness/peers';
 import { atMost, row, type Row } from '../harness/report';
@@ -15,7 +15,7 @@ import { bounded, describeError, sleep } from '../harness/util';
  * - how long a node that crashed and restarted sits out (the delayed restart): measured with a
  *   2 s ceiling; with the default maxTtlMs it is 60 s from the process start.
  */
-const VARIANTS: readonly PeerId[] = ['ours', 'ours-fenced', 'node-redlock', 'sesame'];
+const VARIANTS: readonly PeerId[] = ['ours', 'ours-fenced', 'node-redlock', 'semaphore', 'universal', 'sesame'];
 const CONCURRENCY = 64;
 const TTL_MS = 2_000;
 const PAUSE_MS = 300;
@@ -57,33 +57,53 @@ async function pausedUnderLoad(
   return { failed, granted, errors };
 }
 
+/**
+ * MONITOR on one node over a plain socket: counts the commands clients send it, not the calls
+ * scripts make inside (MONITOR marks those `[0 lua]`). Its own reader rather than ioredis's
+ * monitor(), which under load could take a monitor line for a reply and throw ("Command queue
+ * state error") out of its socket handler, ending the bench.
+ */
+async function monitorCommands(url: string): Promise<{ count(): number; close(): void }> {
+  const { hostname, port } = new URL(url);
+  const socket = connect({ host: hostname, port: Number(port) });
+  await new Promise<void>((resolve, reject) => socket.once('connect', resolve).once('error', reject));
+  let commands = 0;
+  let rest = '';
+  socket.setEncoding('utf8');
+  socket.on('data', (chunk: string) => {
+    const lines = (rest + chunk).split('\r\n');
+    rest = lines.pop() ?? '';
+    for (const line of lines) if (line.startsWith('+') && line !== '+OK' && !line.includes(' lua]')) commands++;
+  });
+  socket.on('error', () => undefined);
+  socket.write('MONITOR\r\n');
+  return { count: () => commands, close: () => socket.destroy() };
+}
+
 /** Commands node 5 processed for one acquire against a split majority that never goes away. */
 async function staleMajorityCommands(ctx: BenchContext, peer: LockClient, id: PeerId, run: number): Promise<number> {
   const { cluster } = ctx;
   const resource = `stale-${run}-${id}`;
-  // Each library's key for the resource: write the foreign values under every layout's name.
-  const keys = [lockKey(OUR_PREFIX, resource), `nr:${resource}`, `ss:${resource}`, resource];
+  // The peer's own key for the resource (LockClient.keyOf): a split between two foreign tokens on nodes 1-3.
+  const key = peer.keyOf(resource);
   for (const [i, token] of [
     [0, 'stale-a'],
     [1, 'stale-a'],
     [2, 'stale-b'],
   ] as const) {
-    for (const key of keys) await cluster.admin[i]!.set(key, token, 'PX', 30_000);
+    await cluster.admin[i]!.set(key, token, 'PX', 30_000);
   }
-  // MONITOR on node 5: every command a client sent it, without the calls scripts make inside.
-  const monitor = await cluster.admin[4]!.duplicate().monitor();
-  let commands = 0;
-  monitor.on('monitor', (_time: string, _args: string[], source: string) => {
-    if (!source.startsWith('lua')) commands++;
-  });
-  await sleep(50);
-  const before = commands;
-  await bounded(() => peer.acquire(resource, TTL_MS), 10_000);
-  await sleep(100);
-  const sent = commands - before;
-  monitor.disconnect();
-  for (const admin of cluster.admin.slice(0, 3)) await admin.del(...keys);
-  return sent;
+  const monitor = await monitorCommands(cluster.urls[4]!);
+  try {
+    await sleep(50);
+    const before = monitor.count();
+    await bounded(() => peer.acquire(resource, TTL_MS), 10_000);
+    await sleep(100);
+    return monitor.count() - before;
+  } finally {
+    monitor.close();
+    for (const admin of cluster.admin.slice(0, 3)) await admin.del(key);
+  }
 }
 
 /** A node crashed and restarted with aof-always: from its start until ours gets its vote again. */

@@ -5,7 +5,7 @@ import { atMost, row, type Row, type Section } from '../harness/report';
 import { figure, percentile, ratios, Samples, shuffled } from '../harness/stats';
 import { bounded, describeError, sleep } from '../harness/util';
 
-const VARIANTS: readonly PeerId[] = ['ours', 'ours-fenced', 'node-redlock', 'sesame'];
+const VARIANTS: readonly PeerId[] = ['ours', 'ours-fenced', 'node-redlock', 'semaphore', 'universal', 'sesame'];
 const TTL_MS = 2_000;
 /** Our default per-round deadline (settings.nodeTimeoutMs). */
 const NODE_TIMEOUT_MS = 100;
