@@ -5,7 +5,10 @@ import { atMost, row, type Row, type Section } from '../harness/report';
 import { figure, percentile, ratios, Samples, shuffled } from '../harness/stats';
 import { bounded, describeError, sleep } from '../harness/util';
 
-const VARIANTS: readonly PeerId[] = ['ours', 'ours-fenced', 'node-redlock', 'semaphore', 'universal', 'sesame'];
+// Not redis-semaphore and redlock-universal: they wait for every node's reply with no per-node
+// timeout, so with node 5 stopped each of their attempts lasts until the bench's own bound (2 s)
+// and a run would take hours; the availability workload shows them under a paused node instead.
+const VARIANTS: readonly PeerId[] = ['ours', 'ours-fenced', 'node-redlock', 'sesame'];
 const TTL_MS = 2_000;
 /** Our default per-round deadline (settings.nodeTimeoutMs). */
 const NODE_TIMEOUT_MS = 100;
