@@ -1,5 +1,5 @@
-import { join } from 'node:path';
 import { expect, test, type Locator, type Page } from '@playwright/test';
+import { expectAxeClean } from './support/axe';
 import { signIn } from './support/login';
 import { acquire as acquireRaw, postAsSession, restoreNode } from './support/ops';
 import { sandbox } from './support/sandbox';
@@ -8,25 +8,6 @@ import { saveScreens } from './support/screens';
 async function acquire(page: Page, resource: string): Promise<void> {
   const res = await acquireRaw(page, resource);
   expect(res.status(), await res.text()).toBe(200);
-}
-
-/** No axe-core violation on the page as it is now, in the light and the dark theme. */
-async function expectAxeClean(page: Page): Promise<void> {
-  await page.addScriptTag({ path: join(process.cwd(), 'node_modules/axe-core/axe.min.js') });
-  for (const scheme of ['light', 'dark'] as const) {
-    await page.emulateMedia({ colorScheme: scheme });
-    const violations = await page.evaluate(async () => {
-      const axe = (
-        window as unknown as {
-          axe: { run(context: Document): Promise<{ violations: Array<{ id: string; help: string; nodes: Array<{ target: string[] }> }> }> };
-        }
-      ).axe;
-      const result = await axe.run(document);
-      return result.violations.map((v) => ({ id: v.id, help: v.help, targets: v.nodes.slice(0, 5).map((n) => n.target.join(' ')) }));
-    });
-    expect(violations, `${scheme} theme: ${JSON.stringify(violations, null, 2)}`).toEqual([]);
-  }
-  await page.emulateMedia({ colorScheme: null });
 }
 
 /** Save one element (a node card, a dialog) in both themes under test-results/screens/. */

@@ -2,16 +2,34 @@
 
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useRouter } from 'next/navigation';
-import { z } from 'zod';
+import { useRef, useState } from 'react';
+import { logoutResponseSchema } from '@/lib/api/auth';
 import { meQuery, postJson, rememberSession } from '@/lib/client/session';
 
+/**
+ * Who is signed in, and signing out: of this browser, or everywhere (every session of this user,
+ * in every console process: the revocation is kept on the masters, see POST /api/auth/logout).
+ * The two choices sit behind one "Sign out" disclosure so the top bar stays narrow.
+ */
 export function UserMenu() {
   const { data: me } = useQuery(meQuery());
   const queryClient = useQueryClient();
   const router = useRouter();
+  const menu = useRef<HTMLDetailsElement>(null);
+  const [problem, setProblem] = useState<string | null>(null);
   if (!me) return null;
-  async function signOut() {
-    await postJson('/api/auth/logout', {}, z.unknown()).catch(() => undefined);
+  async function signOut(everywhere: boolean) {
+    setProblem(null);
+    try {
+      await postJson('/api/auth/logout', everywhere ? { everywhere: true } : {}, logoutResponseSchema);
+    } catch (err) {
+      // Signing out of this browser goes on regardless (the cookie is gone either way); a failed
+      // "everywhere" must say so: the other sessions may still be valid.
+      if (everywhere) {
+        setProblem(`Could not end the other sessions: ${(err as Error).message}`);
+        return;
+      }
+    }
     rememberSession(null);
     queryClient.clear();
     router.replace('/login');
@@ -25,9 +43,30 @@ export function UserMenu() {
       <span className="role-badge" data-testid="role-badge">
         {me.role}
       </span>
-      <button type="button" className="button button-ghost" onClick={signOut}>
-        Sign out
-      </button>
+      <details className="sign-out-menu" ref={menu} onKeyDown={(e) => e.key === 'Escape' && menu.current?.removeAttribute('open')}>
+        <summary className="button button-ghost">Sign out</summary>
+        <div className="sign-out-choices" role="group" aria-label="Sign out">
+          <button type="button" className="button button-ghost" onClick={() => void signOut(false)}>
+            Sign out of this browser
+          </button>
+          <button
+            type="button"
+            className="button button-ghost"
+            onClick={() => void signOut(true)}
+            aria-describedby="sign-out-everywhere-hint"
+          >
+            Sign out everywhere
+          </button>
+          <p className="sign-out-hint" id="sign-out-everywhere-hint">
+            Ends every session of {me.username}, on every device and console process.
+          </p>
+          {problem ? (
+            <p className="sign-out-hint" role="alert">
+              {problem}
+            </p>
+          ) : null}
+        </div>
+      </details>
     </div>
   );
 }

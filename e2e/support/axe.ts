@@ -1,0 +1,21 @@
+import { join } from 'node:path';
+import { expect, type Page } from '@playwright/test';
+
+/** No axe-core violation on the page as it is now, in the light and the dark theme. */
+export async function expectAxeClean(page: Page): Promise<void> {
+  await page.addScriptTag({ path: join(process.cwd(), 'node_modules/axe-core/axe.min.js') });
+  for (const scheme of ['light', 'dark'] as const) {
+    await page.emulateMedia({ colorScheme: scheme });
+    const violations = await page.evaluate(async () => {
+      const axe = (
+        window as unknown as {
+          axe: { run(context: Document): Promise<{ violations: Array<{ id: string; help: string; nodes: Array<{ target: string[] }> }> }> };
+        }
+      ).axe;
+      const result = await axe.run(document);
+      return result.violations.map((v) => ({ id: v.id, help: v.help, targets: v.nodes.slice(0, 5).map((n) => n.target.join(' ')) }));
+    });
+    expect(violations, `${scheme} theme: ${JSON.stringify(violations, null, 2)}`).toEqual([]);
+  }
+  await page.emulateMedia({ colorScheme: null });
+}
