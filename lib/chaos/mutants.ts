@@ -65,6 +65,12 @@ export const MUTANTS: readonly Mutant[] = [
         find: 'if value == token or (value and string.sub(value, 1, #head) == head) then',
         replace: 'if value then',
       },
+      // The same release, merged with others of its batch (release-group.ts).
+      {
+        file: 'scripts/release-many.lua',
+        find: 'if value == token or (value and string.sub(value, 1, #head) == head) then',
+        replace: 'if value then',
+      },
     ],
     nemeses: ['none', 'pause-client'],
     cycles: 4,
@@ -188,7 +194,11 @@ export const MUTANTS: readonly Mutant[] = [
     // A release that says it deleted but leaves the key to expire.
     name: 'release-keeps-key',
     description: 'a release reports the key deleted but leaves it',
-    patches: [{ file: 'scripts/release.lua', find: "    redis.call('DEL', KEYS[i])", replace: "    redis.call('EXISTS', KEYS[i])" }],
+    patches: [
+      { file: 'scripts/release.lua', find: "    redis.call('DEL', KEYS[i])", replace: "    redis.call('EXISTS', KEYS[i])" },
+      // The same release, merged with others of its batch (release-group.ts).
+      { file: 'scripts/release-many.lua', find: "      redis.call('DEL', key)", replace: "      redis.call('EXISTS', key)" },
+    ],
     nemeses: ['none', 'none'],
     cycles: 2,
   },

@@ -29,10 +29,13 @@ const CEILING_MS = 1_500;
 
 const ids = (nodes: readonly number[]) => nodes.map((n) => n + 1).join(',');
 
-/** The SHA1 of the fence script of the core build the trial runs. */
-async function fenceSha(indexPath: string): Promise<string> {
-  const lua = (await import(pathToFileURL(join(dirname(indexPath), 'scripts', 'index.ts')).href)) as { FENCE_SCRIPT: { sha: string } };
-  return lua.FENCE_SCRIPT.sha;
+/** The SHA1s of the fence scripts of the core build the trial runs (one confirmation, and a batch's merged ones where the build has them). */
+async function fenceShas(indexPath: string): Promise<string[]> {
+  const lua = (await import(pathToFileURL(join(dirname(indexPath), 'scripts', 'index.ts')).href)) as {
+    FENCE_SCRIPT: { sha: string };
+    FENCE_MANY_SCRIPT?: { sha: string };
+  };
+  return [lua.FENCE_SCRIPT.sha, ...(lua.FENCE_MANY_SCRIPT ? [lua.FENCE_MANY_SCRIPT.sha] : [])];
 }
 
 export async function runFenceStallTrial(run: RunContext, spec: TrialSpec): Promise<TrialResult> {
@@ -79,7 +82,7 @@ export async function runFenceStallTrial(run: RunContext, spec: TrialSpec): Prom
     const a = await sessions.start(0, urlsA, settings);
     const b = await sessions.start(1, run.links.urls(1), settings);
     for (const u of unreached) run.links.set(0, u, { kind: 'blackhole' });
-    stall.arm([await fenceSha(spec.core.indexPath)]);
+    stall.arm(await fenceShas(spec.core.indexPath));
     spec.record({ kind: 'fault', what: label });
     // Retries: an attempt that fails before its fence round (a timeout on a loaded box) would leave
     // the trial without its danger; once the victim is stalled, every attempt meets it.

@@ -35,9 +35,9 @@
  * between two data losses: the hybrid-logical-clock assumption, stated here and in the README.
  */
 import type { ProtocolContext, AcquireRequest } from './protocol';
-import { isOne, ScriptCall } from './resp';
+import { isOne } from './resp';
+import { FenceCall, mergeFences } from './fence-group';
 import { Round } from './round';
-import { FENCE_SCRIPT } from './scripts';
 import type { Vote } from './votes';
 
 /**
@@ -67,18 +67,16 @@ export async function confirmFence(
   for (let i = 0; i < nodes.length; i++) if (voted.votes[i]!.vote === 'for' && voted.values[i]! > max) max = voted.values[i]!;
   const fence = max + 1;
   if (remainingMs <= 0) return { ok: false, expired: true, votes: voted.votes };
-  const keys = [req.probes.epochKey, ...req.lockKeys];
-  const args: string[] = keys.slice();
-  args.push(token, String(fence), `${metaHead},"fence":"${fence}"}`);
+  const call = new FenceCall(req.probes.epochKey, req.lockKeys, token, fence, `${metaHead},"fence":"${fence}"}`);
   const timeout = Math.min(settings.nodeTimeoutMs, remainingMs);
   // No hedge when no node is pending (the deadline alone); never later than half the deadline, so
   // that the pending nodes have time to answer.
   const anyPending = voted.forCount + voted.againstCount < nodes.length;
   const hedgeMs = anyPending ? Math.min(timeout / 2, Math.max(FENCE_HEDGE_MIN_MS, FENCE_HEDGE_FACTOR * grantMs)) : Infinity;
-  const round = new FenceRound(ctx, voted, new ScriptCall(FENCE_SCRIPT, keys.length, args), timeout, hedgeMs, anyPending);
+  const round = new FenceRound(ctx, voted, call, timeout, hedgeMs, anyPending);
   for (let i = 0; i < nodes.length; i++) {
     const first = voted.votes[i]!;
-    if (first.vote === 'for') nodes[i]!.call(round.call, round.reply(i));
+    if (first.vote === 'for') sendFence(round, i);
     else if (first.reason !== 'pending') round.skip(i);
   }
   await round.done;
@@ -98,7 +96,7 @@ class FenceRound extends Round {
   constructor(
     ctx: ProtocolContext,
     readonly voted: Round,
-    readonly call: ScriptCall,
+    readonly call: FenceCall,
     timeoutMs: number,
     hedgeMs: number,
     anyPending: boolean,
@@ -143,6 +141,14 @@ function askPending(r: Round): void {
       continue;
     }
     round.confirmed ??= new Array<unknown>(nodes.length);
-    nodes[i]!.call(round.call, round.reply(i));
+    sendFence(round, i);
   }
+}
+
+/**
+ * A confirmation, merged with the others the node's batch carries (fence-group.ts): one group per
+ * sentinel key, since a merged call raises one register.
+ */
+function sendFence(round: FenceRound, i: number): void {
+  round.nodes[i]!.callMerged(round.call.epochKey, mergeFences, round.call, round.reply(i));
 }

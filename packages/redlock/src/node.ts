@@ -5,6 +5,8 @@ import { parseNodeUrl } from './node-url';
 import { LeanCall, LeanSlot, sendPublic, SlotBatch, type BatchReplies, type Outbound, type Reply } from './outbound';
 import type { NodeProbes } from './grant-plan';
 import type { ScriptCall } from './resp';
+import { mergeReleases, type ReleaseCall } from './release-group';
+import { ScriptGroup, type MergeCalls, type Mergeable } from './script-group';
 import { nodeLabel } from './node-label';
 import { ALL_SCRIPTS, PROBE_SCRIPT } from './scripts';
 
@@ -82,7 +84,7 @@ export class LockNode {
   probeByProof = true;
   private batch: Outbound[] = [];
   /** The groups of the batch being collected (see BatchGroup), sealed when it is written. */
-  private groups: Map<object, BatchGroup> | null = null;
+  private groups: Map<unknown, BatchGroup> | null = null;
   private readonly maxPending: number;
   /** A round that waited this long (nodeTimeoutMs) for this node without an answer marks it stalled. */
   private readonly stallAfterMs: number;
@@ -210,15 +212,16 @@ export class LockNode {
   }
 
   /**
-   * A compare-and-delete (release, cleanup): call(), except that on a stalled node `reply` gets
+   * A compare-and-delete (release, cleanup). The releases of one tick go out as one script call
+   * (release-group.ts argues why that keeps every guarantee). On a stalled node `reply` gets
    * NodeStalledError at once while the release is still sent (within maxPendingPerNode), nobody
    * waiting for its answer: it must follow, on the same connection, any grant of ours the node has
    * yet to run (e.g. held by a partition), so that nothing of ours is left there once it answers.
    * Safety: only the wait changes; what is sent, where and in which order is the same.
    */
-  callRelease(call: ScriptCall, reply: Reply): void {
+  callRelease(release: ReleaseCall, reply: Reply): void {
     if (!this.stalled()) {
-      this.call(call, reply);
+      this.callMerged(mergeReleases, mergeReleases, release, reply);
       return;
     }
     const sent = this.pending + 1 <= this.maxPending;
@@ -230,16 +233,48 @@ export class LockNode {
     queueMicrotask(() => reply(err, undefined));
     if (!sent) return;
     this.pending++;
-    if (this.booting) void this.booting.then(() => this.sendScript(call, ignoreReply));
-    else this.sendScript(call, ignoreReply);
+    this.sendMerged(mergeReleases, mergeReleases, release, ignoreReply);
+  }
+
+  /**
+   * call() for a call that the batch merges with the others of its kind into one script call
+   * (script-group.ts; each kind's module argues why merging keeps the guarantees). `kind` names
+   * the group (one per kind and batch); `merge` builds the merged call.
+   */
+  callMerged<M extends Mergeable>(kind: unknown, merge: MergeCalls<M>, member: M, reply: Reply): void {
+    if (this.refuse(1, reply)) return;
+    this.pending++;
+    this.sendMerged(kind, merge, member, reply);
+  }
+
+  private sendMerged<M extends Mergeable>(kind: unknown, merge: MergeCalls<M>, member: M, reply: Reply): void {
+    // Still connecting: on its own, after the commands sent before it (the rare case).
+    if (this.booting) {
+      void this.booting.then(() => this.sendScript(member.single, reply));
+      return;
+    }
+    const group = this.groupOf(kind, () => {
+      const created = new ScriptGroup<M>(
+        merge,
+        (payload, answer) => this.command(payload, answer),
+        (count) => {
+          this.pending -= count;
+          this.settled++;
+        },
+      );
+      // Queued now: the group takes its first member's place in the batch.
+      this.enqueue(created);
+      return created;
+    });
+    group.add(member, reply);
   }
 
   /**
    * The group `key` of the batch being collected, made by `create` on first use. Its seal() runs
    * just before the batch is written, and may add commands at the batch's end (reserve() them).
    */
-  groupOf<G extends BatchGroup>(key: object, create: () => G): G {
-    const groups = (this.groups ??= new Map<object, BatchGroup>());
+  groupOf<G extends BatchGroup>(key: unknown, create: () => G): G {
+    const groups = (this.groups ??= new Map<unknown, BatchGroup>());
     let group = groups.get(key) as G | undefined;
     if (!group) groups.set(key, (group = create()));
     return group;

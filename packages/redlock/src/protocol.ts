@@ -38,7 +38,8 @@ import { isOne, ScriptCall } from './resp';
 import { blockingSize, validityHorizonMs, validityMs } from './quorum';
 import { confirmFence } from './fence-round';
 import { Round, type ErrorSink } from './round';
-import { EXTEND_SCRIPT, RELEASE_SCRIPT } from './scripts';
+import { EXTEND_SCRIPT } from './scripts';
+import { ReleaseCall } from './release-group';
 import type { RedlockSettings } from './settings';
 import { lockValue, parseMetaText } from './value';
 import { newToken } from './token';
@@ -307,7 +308,7 @@ export async function releaseEverywhere(
   token: string,
   resources: readonly string[],
 ): Promise<Round> {
-  const call = releaseCall(ctx, lockKeys, token, '', resources);
+  const call = new ReleaseCall(lockKeys, token, '', resources);
   // callRelease: a stalled node still gets the compare-and-delete (queued behind our grant there),
   // without holding up the others.
   // A node already known to be stalled answers at once (NodeStalledError): not worth a report,
@@ -321,19 +322,6 @@ export async function releaseEverywhere(
   return round;
 }
 
-function releaseCall(
-  ctx: ProtocolContext,
-  lockKeys: readonly string[],
-  token: string,
-  channel: string,
-  resources: readonly string[],
-): ScriptCall {
-  const args = lockKeys.slice();
-  args.push(token, channel);
-  for (const r of resources) args.push(r);
-  return new ScriptCall(RELEASE_SCRIPT, lockKeys.length, args);
-}
-
 /** Compare-and-delete on every node, waiting for each (up to nodeTimeoutMs) for a per-node result. */
 export async function releaseKeys(
   ctx: ProtocolContext,
@@ -343,7 +331,7 @@ export async function releaseKeys(
 ): Promise<ReleaseResult> {
   const { nodes, settings } = ctx;
   const t0 = performance.now();
-  const call = releaseCall(ctx, lockKeys, token, ctx.channel, resources);
+  const call = new ReleaseCall(lockKeys, token, ctx.channel, resources);
   const round = new Round(nodes, nodes.length, true, settings.nodeTimeoutMs, onReleaseReply, ctx.onNodeError);
   for (let i = 0; i < nodes.length; i++) nodes[i]!.callRelease(call, round.reply(i));
   await round.done;

@@ -12,11 +12,17 @@ export class ScriptCall {
   private evalsha: Buffer | null = null;
 
   /** `args`: the `numKeys` keys, then ARGV. */
-  constructor(script: LuaScript, numKeys: number, args: readonly (string | number)[]) {
+  constructor(script: LuaScript, numKeys: number, args: readonly (string | number)[]);
+  /** `args` already encoded (bulkStrings()): `count` arguments, the `numKeys` keys first. */
+  constructor(script: LuaScript, numKeys: number, args: string, count: number);
+  constructor(script: LuaScript, numKeys: number, args: readonly (string | number)[] | string, count = 0) {
     this.script = script;
-    let body = bulk(String(numKeys));
-    for (let i = 0; i < args.length; i++) body += bulk(String(args[i]));
-    this.body = body;
+    if (typeof args === 'string') {
+      this.body = bulk(String(numKeys)) + args;
+      this.count = count + 3;
+      return;
+    }
+    this.body = bulk(String(numKeys)) + bulkStrings(args);
     this.count = args.length + 3;
   }
 
@@ -29,6 +35,13 @@ export class ScriptCall {
   evalPayload(): Buffer {
     return Buffer.from(`*${this.count}\r\n$4\r\nEVAL\r\n${bulk(this.script.source)}${this.body}`, 'utf8');
   }
+}
+
+/** Arguments as RESP bulk strings, back to back (a part of a command, see ScriptCall). */
+export function bulkStrings(args: readonly (string | number)[]): string {
+  let text = '';
+  for (let i = 0; i < args.length; i++) text += bulk(String(args[i]));
+  return text;
 }
 
 function bulk(value: string): string {

@@ -142,11 +142,10 @@ if cause or reconcile and e[1] then
   end
   if e[7] ~= replid then redis.call('HSET', epoch, 'replid', replid) end
   if tostring(evicted) ~= (e[6] or '') then redis.call('HSET', epoch, 'evicted', tostring(evicted)) end
-  -- Kept within half of the real count (rewritten each time the count doubles: a few dozen writes in
-  -- a process's life), so that a RESETSTAT, which brings it to ~0, reads as a fall at the next check
-  -- unless a node processes more than that many commands first.
-  local mark = tonumber(e[8] or '')
-  if not mark or cause or e[3] ~= runId or processed >= 2 * mark then redis.call('HSET', epoch, 'processed', fmt(processed)) end
+  -- The count at this check (one HSET per check: checks run about once per nodeCheckIntervalMs per
+  -- client), so that a RESETSTAT, which brings it to ~0, reads as a fall at the next check unless
+  -- the node processes more commands before it than it had processed in its life at this one.
+  redis.call('HSET', epoch, 'processed', fmt(processed))
 end
 
 local r = redis.call('HMGET', epoch, unpack(FIELDS))

@@ -2,8 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { Redis } from 'ioredis';
 import { Redlock, type OperationEvent, type RedlockSettings } from '@redlock-console/redlock';
 import type { LockNode, Reply } from '../../src/node';
-import type { ScriptCall } from '../../src/resp';
-import { FENCE_SCRIPT } from '../../src/scripts';
+import { FenceCall } from '../../src/fence-group';
 import { epochKey } from '../../src/keys';
 import { probeScript } from '../../src/grant-plan';
 import { uniquePrefix } from '@/test/support/cluster';
@@ -39,9 +38,9 @@ function nodesOf(r: Redlock): LockNode[] {
  */
 function interceptFences(r: Redlock, onFence: (node: LockNode, reply: Reply) => boolean): void {
   for (const node of nodesOf(r)) {
-    const call = node.call.bind(node);
-    node.call = (script: ScriptCall, reply: Reply) => {
-      if (script.script.sha !== FENCE_SCRIPT.sha || onFence(node, reply)) call(script, reply);
+    const callMerged = node.callMerged.bind(node);
+    node.callMerged = (kind, merge, member, reply) => {
+      if (!(member instanceof FenceCall) || onFence(node, reply)) callMerged(kind, merge, member, reply);
     };
   }
 }

@@ -2,9 +2,8 @@ import { copyFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Redlock } from '@redlock-console/redlock';
-import type { LockNode, Reply } from '../../src/node';
-import type { ScriptCall } from '../../src/resp';
-import { FENCE_SCRIPT } from '../../src/scripts';
+import type { LockNode } from '../../src/node';
+import { FenceCall } from '../../src/fence-group';
 import { uniquePrefix } from '@/test/support/cluster';
 import { commandProxy } from '@/test/support/command-proxy';
 import { NO_PERSISTENCE, startRedisNode, startRedisNodes, type RedisNode } from '@/test/support/redis-nodes';
@@ -86,10 +85,10 @@ describe('the fence round after a slow grant round', () => {
       await r.connect();
       await (await r.acquire('warm', 5_000)).release();
       const first = (r as unknown as { nodes: LockNode[] }).nodes[0]!;
-      const call = first.call.bind(first);
+      const callMerged = first.callMerged.bind(first);
       let stalled = false;
-      first.call = (script: ScriptCall, reply: Reply) => {
-        if (script.script.sha !== FENCE_SCRIPT.sha) return call(script, reply);
+      first.callMerged = (kind, merge, member, reply) => {
+        if (!(member instanceof FenceCall)) return callMerged(kind, merge, member, reply);
         stalled = true; // node 1 stalls between the two rounds
       };
       // Node 3 answers its grant at ~40 ms (the quorum's last voter), nodes 4 and 5 at ~60 ms (pending).

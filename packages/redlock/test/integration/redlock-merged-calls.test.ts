@@ -1,0 +1,142 @@
+import { describe, expect, it } from 'vitest';
+import type { Redis } from 'ioredis';
+import { Redlock, type RedlockSettings } from '@redlock-console/redlock';
+import { epochKey } from '../../src/keys';
+import { FenceCall, mergeFences } from '../../src/fence-group';
+import { decodeCommand } from '../../src/resp';
+import { uniquePrefix } from '@/test/support/cluster';
+import { redlockEnv } from '@/test/support/redlock-env';
+
+// Releases and fence confirmations that one node's batch (one tick) carries go out as ONE script
+// call each (script-group.ts, release-group.ts, fence-group.ts): what each member gets back, what
+// is left on the nodes, and how many script calls the nodes ran, read from INFO commandstats.
+
+const env = redlockEnv();
+const { redlocks, unhandled } = env;
+
+async function redlock(name: string, settings: Partial<RedlockSettings> = {}): Promise<{ r: Redlock; prefix: string }> {
+  const prefix = uniquePrefix(name);
+  // Checks once a minute: no probe script runs between the counts below.
+  const r = new Redlock([...env.cluster.urls], { keyPrefix: prefix, retryCount: 0, nodeCheckIntervalMs: 60_000, ...settings });
+  redlocks.push(r);
+  await r.markNodesClean();
+  await r.connect();
+  await (await r.acquire('warm-up', 5_000)).release();
+  return { r, prefix };
+}
+
+async function scriptCalls(client: Redis): Promise<number> {
+  const m = /cmdstat_evalsha:calls=(\d+)/.exec(await client.info('commandstats'));
+  return m ? Number(m[1]) : 0;
+}
+
+async function scriptCallsDuring(run: () => Promise<unknown>): Promise<number[]> {
+  const before = await Promise.all(env.direct.map(scriptCalls));
+  await run();
+  const after = await Promise.all(env.direct.map(scriptCalls));
+  return after.map((n, i) => n - before[i]!);
+}
+
+const names = (n: number, tag: string) => Array.from({ length: n }, (_, i) => `${tag}-${i}`);
+
+describe('releases merged per batch', () => {
+  it('twenty releases in one tick: one script call per node, each release answered with its own result, every key gone', async () => {
+    const { r } = await redlock('merge-release');
+    const locks = await Promise.all(names(20, 'res').map((name) => r.acquire(name, 10_000, { fenced: false })));
+    let results: Awaited<ReturnType<(typeof locks)[number]['release']>>[] = [];
+    const calls = await scriptCallsDuring(async () => {
+      results = await Promise.all(locks.map((lock) => lock.release()));
+    });
+    // One call per node, where separate calls would make twenty.
+    expect(calls).toEqual([1, 1, 1, 1, 1]);
+    results.forEach((result, i) => {
+      expect(result.resources).toEqual([`res-${i}`]);
+      expect(result.deleted).toBe(5);
+      expect(result.complete).toBe(true);
+    });
+    for (const client of env.direct) {
+      expect(await Promise.all(locks.map((lock) => client.exists(r.lockKey(lock.resources[0]!))))).toEqual(locks.map(() => 0));
+    }
+    expect(unhandled).toEqual([]);
+  });
+
+  it('a member whose key another token holds on one node deletes nothing there, and the other members are not affected', async () => {
+    const { r } = await redlock('merge-foreign');
+    const locks = await Promise.all(names(6, 'f').map((name) => r.acquire(name, 10_000, { fenced: false })));
+    const key = r.lockKey('f-2');
+    // Node 1's key of f-2 now belongs to another holder (as after an expiry and a new grant there).
+    await env.direct[0]!.set(key, 'intruder {"owner":"x"}', 'PX', 10_000);
+    const results = await Promise.all(locks.map((lock) => lock.release()));
+    expect(await env.direct[0]!.get(key)).toBe('intruder {"owner":"x"}');
+    expect(results[2]!.deleted).toBe(4);
+    expect(results[2]!.votes[0]).toMatchObject({ node: 1, vote: 'against', reason: 'not-held' });
+    for (const [i, result] of results.entries()) if (i !== 2) expect(result.deleted).toBe(5);
+    await env.direct[0]!.del(key);
+  });
+
+  it('after SCRIPT FLUSH the merged call is sent again with its source, and every member is answered', async () => {
+    const { r } = await redlock('merge-noscript');
+    const locks = await Promise.all(names(8, 'n').map((name) => r.acquire(name, 10_000, { fenced: false })));
+    await Promise.all(env.direct.map((c) => c.script('FLUSH')));
+    const results = await Promise.all(locks.map((lock) => lock.release()));
+    expect(results.map((result) => result.deleted)).toEqual(locks.map(() => 5));
+  });
+});
+
+describe('fence confirmations merged per batch', () => {
+  it('sixteen fenced grants in one tick: fewer script calls than grants on every node, each fence confirmed on a quorum, registers at least every fence they confirmed, a later fence above all', async () => {
+    const { r, prefix } = await redlock('merge-fence');
+    let locks: Awaited<ReturnType<Redlock['acquire']>>[] = [];
+    const calls = await scriptCallsDuring(async () => {
+      locks = await Promise.all(names(16, 'g').map((name) => r.acquire(name, 10_000)));
+    });
+    // A fenced grant of one resource sends one script: its fence confirmation (the grant is a plain
+    // SET). Separate calls would make 16 on each node asked (the early voters of each grant).
+    for (const n of calls) expect(n).toBeLessThanOrEqual(4);
+    // (Fences order the grants of one resource; these sixteen resources may share a value.)
+    const fences = locks.map((lock) => lock.fence!);
+    // Every lock's fence is in the holder metadata on a quorum, and each node's register is at
+    // least every fence it confirmed.
+    const registers = await Promise.all(env.direct.map(async (c) => Number(await c.hget(epochKey(prefix), 'fence'))));
+    for (const lock of locks) {
+      const values = await Promise.all(env.direct.map((c) => c.get(r.lockKey(lock.resources[0]!))));
+      const confirmed = values.map((v, i) => (v?.includes(`"fence":"${lock.fence}"`) ? i : -1)).filter((i) => i >= 0);
+      expect(confirmed.length).toBeGreaterThanOrEqual(3);
+      for (const i of confirmed) expect(registers[i]!).toBeGreaterThanOrEqual(lock.fence!);
+    }
+    await Promise.all(locks.map((lock) => lock.release()));
+    const later = await r.acquire('g-0', 10_000);
+    expect(later.fence!).toBeGreaterThan(Math.max(...fences));
+    await later.release();
+    expect(unhandled).toEqual([]);
+  });
+
+  it('fence-many.lua: a member whose key another token holds is refused (0) and writes nothing; the register goes to the highest confirmed fence, never down', async () => {
+    const prefix = uniquePrefix('fence-many');
+    const node = env.direct[0]!;
+    const epoch = epochKey(prefix);
+    const key = (name: string) => `${prefix}lock:${name}`;
+    await node.hset(epoch, 'fence', '100');
+    await node.set(key('a'), 'ta {"owner":"a"}', 'PX', 10_000);
+    await node.set(key('b'), 'other {"owner":"x"}', 'PX', 10_000);
+    await node.set(key('c'), 'tc', 'PX', 10_000);
+    const members = [
+      new FenceCall(epoch, [key('a')], 'ta', 150, '{"owner":"a","fence":"150"}'),
+      // Its key belongs to another token: refused, though its fence is the highest.
+      new FenceCall(epoch, [key('b')], 'tb', 900, '{"owner":"b","fence":"900"}'),
+      new FenceCall(epoch, [key('c')], 'tc', 120, ''),
+    ];
+    const [, ...args] = decodeCommand(mergeFences(members).evalPayload());
+    const reply = await node.call('EVAL', ...args);
+    expect(reply).toEqual([1, 0, 1]);
+    expect(await node.hget(epoch, 'fence')).toBe('150');
+    expect(await node.get(key('a'))).toBe('ta {"owner":"a","fence":"150"}');
+    expect(await node.get(key('b'))).toBe('other {"owner":"x"}');
+    expect(await node.get(key('c'))).toBe('tc');
+    // A register already above every member's fence is never lowered.
+    await node.hset(epoch, 'fence', '1000');
+    expect(await node.call('EVAL', ...args)).toEqual([1, 0, 1]);
+    expect(await node.hget(epoch, 'fence')).toBe('1000');
+    await node.del(epoch, key('a'), key('b'), key('c'));
+  });
+});
