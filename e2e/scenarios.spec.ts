@@ -79,7 +79,7 @@ async function expectClusterRestored(page: Page, prefix: string): Promise<void> 
     .toEqual(Array(5).fill('true/up/pass/aof-always'));
   const nodes = await sandbox().nodes();
   for (const node of nodes) {
-    const direct = new Redis({ host: node.host, port: node.port, lazyConnect: true, maxRetriesPerRequest: 1 });
+    const direct = new Redis(node.directUrl, { lazyConnect: true, maxRetriesPerRequest: 1 });
     try {
       await direct.connect();
       const keys = await direct.keys(`${prefix.replace(/[*?[\]]/g, '\\$&')}*`);

@@ -74,7 +74,12 @@ async function main(): Promise<void> {
     env.REDLOCK_NODES = supervisor.urls().join(',');
     env[CONTROL_ENV.url] = control.url;
     env[CONTROL_ENV.secretFile] = secretFile;
-    log(`started ${supervisor.size} local masters (persistence ${config.persistence}): ${supervisor.urls().join(' ')}`);
+    log(
+      `started ${supervisor.size} local masters (persistence ${config.persistence}, password in ${join(config.dataDir, 'cluster', 'redis.secret')}): ${supervisor
+        .urls()
+        .map(redact)
+        .join(' ')}`,
+    );
   }
 
   if (!dev) ensureBuild(root, nextBinary(), log);

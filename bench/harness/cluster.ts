@@ -42,6 +42,8 @@ export class BenchCluster {
       persistence: 'none',
       keyPrefix: OUR_PREFIX,
       maxTtlMs: MAX_TTL_MS,
+      // No password: every peer and the bench's own MONITOR reader connect as in earlier runs (a throwaway cluster).
+      password: null,
     });
     const urls = supervisor.directUrls();
     const probe = new Redis(urls[0]!, { maxRetriesPerRequest: 1 });

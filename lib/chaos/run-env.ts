@@ -30,7 +30,8 @@ export interface OpenRun extends RunContext {
 async function startCluster(dataRoot: string, maxTtlMs: number): Promise<ClusterSupervisor> {
   for (let attempt = 1; ; attempt++) {
     try {
-      return await ClusterSupervisor.start({ dataRoot, nodes: 5, persistence: 'none', keyPrefix: 'chaos:', maxTtlMs });
+      // No password: the harness builds its own links and proxies to the nodes (a throwaway cluster in a temporary directory).
+      return await ClusterSupervisor.start({ dataRoot, nodes: 5, persistence: 'none', keyPrefix: 'chaos:', maxTtlMs, password: null });
     } catch (err) {
       // A free port can be taken between the probe and redis-server's bind: try again.
       if (!(err instanceof ClusterConfigError && err.code === 'PORT_IN_USE') || attempt >= 3) throw err;

@@ -94,11 +94,19 @@ export function keepsData(mode: Persistence): boolean {
   return mode !== 'none';
 }
 
+/** Where a redis-server process listens, and the password it requires (null: none). */
+export interface DirectAddress {
+  host: string;
+  port: number;
+  password: string | null;
+}
+
 /** A short client straight to the redis-server process (never through its fault proxy). */
-function directClient(host: string, port: number): Redis {
+function directClient({ host, port, password }: DirectAddress): Redis {
   const client = new Redis({
     host,
     port,
+    ...(password !== null ? { password } : {}),
     lazyConnect: true,
     maxRetriesPerRequest: 0,
     enableOfflineQueue: false,
@@ -120,13 +128,8 @@ export interface StoppedIncarnation {
  * flushed. Resolves once Redis accepted the SHUTDOWN (it closes the connection); rejects when it
  * refused (e.g. the final save failed: the process keeps running) or could not be reached.
  */
-export async function readAndShutdown(
-  host: string,
-  port: number,
-  persistence: Persistence,
-  keyPrefix: string,
-): Promise<StoppedIncarnation> {
-  const client = directClient(host, port);
+export async function readAndShutdown(address: DirectAddress, persistence: Persistence, keyPrefix: string): Promise<StoppedIncarnation> {
+  const client = directClient(address);
   try {
     await client.connect();
     const runId = await serverRunId(client);
@@ -145,13 +148,12 @@ export async function readAndShutdown(
 
 /** Decide, and when the marker allows it apply, continuity for a node that has just started. */
 export async function adoptAfterStart(
-  host: string,
-  port: number,
+  address: DirectAddress,
   marker: ContinuityMarker | null,
   options: { persistence: Persistence; keyPrefix: string; lastExit: string },
 ): Promise<ContinuityOutcome> {
   const at = Date.now();
-  const client = directClient(host, port);
+  const client = directClient(address);
   try {
     await client.connect();
     const runId = await serverRunId(client).catch(() => null);

@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { EventEmitter } from 'node:events';
-import { closeSync, openSync, readFileSync, statSync } from 'node:fs';
+import { chmodSync, closeSync, openSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { ClusterConfigError, NodeActionError } from './errors';
@@ -23,6 +23,12 @@ export interface RedisNodeOptions {
   binary: string;
   /** Extra redis-server arguments (appended last, so they win). */
   extraArgs?: readonly string[];
+  /**
+   * The password clients must AUTH with (`requirepass`), or null for none. It goes to
+   * redis-server in a 0600 config file in the node's data directory, never on its command line
+   * (which any local user can read with `ps`).
+   */
+  password?: string | null;
   readyTimeoutMs?: number;
   stopTimeoutMs?: number;
 }
@@ -82,7 +88,10 @@ export class RedisNode extends EventEmitter {
     this._persistence = persistence;
     const logOffset = fileSize(this.logFile);
     const logFd = openSync(this.logFile, 'a', 0o600);
+    const password = this.options.password ?? null;
     const args = [
+      // A config file must be redis-server's first argument.
+      ...(password !== null ? [writeAuthConfig(this.dataDir, password)] : []),
       '--port',
       String(this.port),
       '--bind',
@@ -133,7 +142,7 @@ export class RedisNode extends EventEmitter {
     if (child.pid) this.emit('spawn', child.pid);
 
     try {
-      await waitUntilReady(this.host, this.port, this.options.readyTimeoutMs ?? 15_000, () => this.child !== child);
+      await waitUntilReady(this.host, this.port, password, this.options.readyTimeoutMs ?? 15_000, () => this.child !== child);
     } catch (err) {
       const tail = readLogTail(this.logFile, logOffset);
       await this.kill('SIGKILL').catch(() => undefined);
@@ -251,8 +260,23 @@ function lastMeaningfulLine(log: string): string | null {
   return lines.find((l) => /error|fatal|can't|cannot|failed|bad|wrong/i.test(l)) ?? lines.at(-1) ?? null;
 }
 
-/** One PING over a raw socket: true on +PONG, false on -LOADING or any failure. */
-export function pingOnce(host: string, port: number, timeoutMs: number): Promise<boolean> {
+/**
+ * `<dataDir>/auth.conf` (0600) holding `requirepass`: redis-server reads it at start, and the
+ * password never appears on its command line. Returns the file's path.
+ */
+function writeAuthConfig(dataDir: string, password: string): string {
+  if (!/^[A-Za-z0-9_-]+$/.test(password)) throw new ClusterConfigError('the sandbox password must be base64url characters', 'BAD_CONFIG');
+  const file = join(dataDir, 'auth.conf');
+  writeFileSync(file, `requirepass ${password}\n`, { mode: 0o600 });
+  chmodSync(file, 0o600);
+  return file;
+}
+
+/**
+ * One PING over a raw socket (after AUTH when the node has a password): true on +PONG, false on
+ * -LOADING, a refused AUTH or any failure.
+ */
+export function pingOnce(host: string, port: number, timeoutMs: number, password: string | null = null): Promise<boolean> {
   return new Promise((resolve) => {
     const socket = connect({ host, port });
     let buffer = '';
@@ -260,22 +284,27 @@ export function pingOnce(host: string, port: number, timeoutMs: number): Promise
       socket.destroy();
       resolve(ok);
     };
+    const replies = password !== null ? 2 : 1;
     socket.setTimeout(timeoutMs, () => done(false));
     socket.once('error', () => done(false));
-    socket.once('connect', () => socket.write('PING\r\n'));
+    socket.once('connect', () =>
+      socket.write(password !== null ? `*2\r\n$4\r\nAUTH\r\n$${password.length}\r\n${password}\r\n*1\r\n$4\r\nPING\r\n` : 'PING\r\n'),
+    );
     socket.on('data', (chunk) => {
       buffer += chunk.toString('latin1');
-      if (buffer.includes('\r\n')) done(buffer.startsWith('+PONG'));
+      const lines = buffer.split('\r\n');
+      if (lines.length <= replies) return;
+      done(lines[replies - 1] === '+PONG' && (replies === 1 || lines[0] === '+OK'));
     });
   });
 }
 
-async function waitUntilReady(host: string, port: number, timeoutMs: number, gone: () => boolean): Promise<void> {
+async function waitUntilReady(host: string, port: number, password: string | null, timeoutMs: number, gone: () => boolean): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   let delay = 5;
   while (Date.now() < deadline) {
     if (gone()) throw new Error('redis-server exited during start');
-    if (await pingOnce(host, port, 500)) return;
+    if (await pingOnce(host, port, 500, password)) return;
     await sleep(delay);
     delay = Math.min(delay * 2, 100);
   }

@@ -13,6 +13,7 @@ import {
   takeMarker,
   writeMarker,
   type ContinuityOutcome,
+  type DirectAddress,
   type StoppedIncarnation,
 } from './continuity';
 import { ClusterConfigError, NodeActionError } from './errors';
@@ -22,6 +23,7 @@ import type { Persistence } from './persistence';
 import { PidRegistry } from './pid-registry';
 import { freePort, isPortFree } from './ports';
 import { findRedisServer, REDIS_MISSING_HINT } from './redis-binary';
+import { ensureSecretFile } from './secret';
 
 export interface ClusterOptions {
   /** Directory holding one data directory per node (`node-1` …) and the pid registry. */
@@ -45,6 +47,12 @@ export interface ClusterOptions {
   extraArgs?: readonly string[];
   /** Spawn the watchdog that kills the nodes if this process dies abruptly. @default true */
   lifeline?: boolean;
+  /**
+   * The password every node requires (`requirepass`, in a 0600 config file, never on a command
+   * line). Omitted: generated once into `<dataRoot>/redis.secret` (0600) and kept. null: none (a
+   * harness that builds its own connections, e.g. the chaos harness and the bench).
+   */
+  password?: string | null;
 }
 
 export interface NodeStatus {
@@ -56,8 +64,10 @@ export interface NodeStatus {
   port: number;
   /** Port of the node's fault proxy, the one clients use; null without proxies. */
   proxyPort: number | null;
-  /** The URL clients connect to (through the proxy when there is one). */
+  /** The URL clients connect to (through the proxy when there is one), with the password. */
   url: string;
+  /** The redis-server process's own URL, bypassing the proxy, with the password. */
+  directUrl: string;
   persistence: Persistence;
   startedAt: number | null;
   uptimeMs: number | null;
@@ -104,6 +114,7 @@ interface Member {
  */
 export class ClusterSupervisor extends EventEmitter {
   private readonly members: Member[] = [];
+  private readonly password: string | null;
   private readonly lifeline: Lifeline | null;
   private readonly registry: PidRegistry;
   private closed = false;
@@ -113,6 +124,7 @@ export class ClusterSupervisor extends EventEmitter {
     private readonly options: Required<Pick<ClusterOptions, 'dataRoot' | 'host' | 'keyPrefix' | 'maxTtlMs'>> & ClusterOptions,
   ) {
     super();
+    this.password = options.password === undefined ? ensureSecretFile(join(options.dataRoot, 'redis.secret')) : options.password;
     this.registry = new PidRegistry(join(options.dataRoot, 'pids.json'));
     this.lifeline = options.lifeline === false ? null : new Lifeline();
     process.once('exit', this.exitHook);
@@ -147,7 +159,7 @@ export class ClusterSupervisor extends EventEmitter {
         const fresh = !existsSync(dataDir);
         mkdirSync(dataDir, { recursive: true, mode: 0o700 });
         const port = options.portBase !== undefined ? options.portBase + i : await freePort(host);
-        const node = new RedisNode({ id, port, host, dataDir, binary, extraArgs: options.extraArgs });
+        const node = new RedisNode({ id, port, host, dataDir, binary, extraArgs: options.extraArgs, password: supervisor.password });
         const member: Member = {
           node,
           proxy: null,
@@ -193,7 +205,16 @@ export class ClusterSupervisor extends EventEmitter {
 
   /** Direct URLs of the redis-server processes, bypassing the proxies (tests and the supervisor only). */
   directUrls(): string[] {
-    return this.members.map((m) => `redis://${m.node.host}:${m.node.port}`);
+    return this.members.map((m) => this.urlOf(m.node.host, m.node.port));
+  }
+
+  /** `redis://[:password@]host:port` (the password is base64url: nothing to escape). */
+  private urlOf(host: string, port: number): string {
+    return this.password !== null ? `redis://:${this.password}@${host}:${port}` : `redis://${host}:${port}`;
+  }
+
+  private addressOf(node: RedisNode): DirectAddress {
+    return { host: node.host, port: node.port, password: this.password };
   }
 
   nodes(): NodeStatus[] {
@@ -364,7 +385,7 @@ export class ClusterSupervisor extends EventEmitter {
     let reading = null as Promise<StoppedIncarnation> | null;
     const shutdown =
       keepsData(persistence) && node.state !== 'starting'
-        ? () => (reading = readAndShutdown(node.host, node.port, persistence, this.options.keyPrefix))
+        ? () => (reading = readAndShutdown(this.addressOf(node), persistence, this.options.keyPrefix))
         : undefined;
     const exit = await node.stop(shutdown);
     // The exit can be seen before the SHUTDOWN's connection closes: wait for the reading itself.
@@ -401,7 +422,7 @@ export class ClusterSupervisor extends EventEmitter {
         member.continuity = null;
         return;
       }
-      const outcome = await adoptAfterStart(node.host, node.port, marker, { persistence, keyPrefix: this.options.keyPrefix, lastExit });
+      const outcome = await adoptAfterStart(this.addressOf(node), marker, { persistence, keyPrefix: this.options.keyPrefix, lastExit });
       member.continuity = outcome;
       this.emit('continuity', node.id, outcome);
     } finally {
@@ -431,6 +452,7 @@ export class ClusterSupervisor extends EventEmitter {
     const client = new Redis({
       host: member.node.host,
       port: member.node.port,
+      ...(this.password !== null ? { password: this.password } : {}),
       lazyConnect: true,
       maxRetriesPerRequest: 1,
       enableOfflineQueue: false,
@@ -474,7 +496,8 @@ export class ClusterSupervisor extends EventEmitter {
       host: node.host,
       port: node.port,
       proxyPort,
-      url: `redis://${node.host}:${proxyPort ?? node.port}`,
+      url: this.urlOf(node.host, proxyPort ?? node.port),
+      directUrl: this.urlOf(node.host, node.port),
       persistence: node.state === 'down' ? m.nextPersistence : node.persistence,
       startedAt: node.startedAt,
       uptimeMs: node.startedAt === null ? null : Date.now() - node.startedAt,

@@ -100,7 +100,7 @@ export class ScenarioCluster {
       id: n.id,
       label: `${n.host}:${n.port}`,
       proxyUrl: n.url,
-      directUrl: `redis://${n.host}:${n.port}`,
+      directUrl: n.directUrl,
     }));
     const direct = addresses.map((a) => {
       const client = new Redis(a.directUrl, {

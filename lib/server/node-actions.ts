@@ -17,8 +17,16 @@ function snapshotOf(status: NodeStatus): Record<string, unknown> {
   return { state: status.state, pid: status.pid, persistence: status.persistence, fault: status.fault, restartAt: status.restartAt };
 }
 
+/** A node's status as the browser may see it: without its URLs (they carry the sandbox's password) or its data directory. */
+export type PublicNodeStatus = Omit<NodeStatus, 'url' | 'directUrl' | 'dataDir'>;
+
+function publicStatus(status: NodeStatus): PublicNodeStatus {
+  const { url: _url, directUrl: _directUrl, dataDir: _dataDir, ...rest } = status;
+  return rest;
+}
+
 /** Run a process or network action on a sandbox node; audited with the node's state before and after. */
-export async function runNodeAction(principal: Principal, id: number, action: NodeAction): Promise<{ node: NodeStatus }> {
+export async function runNodeAction(principal: Principal, id: number, action: NodeAction): Promise<{ node: PublicNodeStatus }> {
   const runtime = getRuntime();
   if (!runtime.control) {
     throw new HttpError(
@@ -58,7 +66,7 @@ export async function runNodeAction(principal: Principal, id: number, action: No
         detail: continuity.reason,
       });
     }
-    return { node };
+    return { node: publicStatus(node) };
   } catch (err) {
     await recordAudit({
       actor,

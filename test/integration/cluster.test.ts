@@ -22,7 +22,8 @@ describe('cluster supervisor on real redis-server processes', () => {
     expect(nodes.map((n) => n.persistence)).toEqual(['none', 'aof-always', 'aof-everysec']);
     for (const node of nodes) {
       expect(node.proxyPort).not.toBe(node.port);
-      expect(node.url).toBe(`redis://127.0.0.1:${node.proxyPort}`);
+      expect(node.url).toMatch(new RegExp(`^redis://:[A-Za-z0-9_-]{43}@127\\.0\\.0\\.1:${node.proxyPort}$`));
+      expect(node.directUrl).toMatch(new RegExp(`^redis://:[A-Za-z0-9_-]{43}@127\\.0\\.0\\.1:${node.port}$`));
       expect(node.uptimeMs).toBeGreaterThanOrEqual(0);
       const client = cluster.client(node.id);
       await client.connect();
