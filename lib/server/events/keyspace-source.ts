@@ -3,8 +3,9 @@ import type { Redis } from 'ioredis';
 import type { LiveEvent } from '../../api/events';
 import { ensureNotifications } from '../../inspect';
 import { lockKeyPrefix } from '@redlock-console/redlock';
+import { EventGrouping } from './event-grouping';
 
-const EVENT_TYPES: Record<string, LiveEvent['type']> = {
+const EVENT_TYPES: Record<string, Extract<LiveEvent['type'], `lock.${string}`>> = {
   set: 'lock.granted',
   pexpire: 'lock.extended',
   expire: 'lock.extended',
@@ -27,7 +28,7 @@ export class NodeKeyEvents {
   private lastGrant: string | null = null;
 
   /** The event type of `event` on `key`, or null when it reports nothing (a rewrite, a grant's own PX). */
-  classify(event: string, key: string): LiveEvent['type'] | null {
+  classify(event: string, key: string): Extract<LiveEvent['type'], `lock.${string}`> | null {
     const lastGrant = this.lastGrant;
     this.lastGrant = null;
     const type = EVENT_TYPES[event];
@@ -76,8 +77,7 @@ export interface KeyspaceSourceOptions {
  */
 export function startKeyspaceSource(options: KeyspaceSourceOptions): () => void {
   const lockPrefix = lockKeyPrefix(options.keyPrefix);
-  const groupMs = options.groupMs ?? 40;
-  const pending = new Map<string, { event: LiveEvent; timer: NodeJS.Timeout }>();
+  const grouping = new EventGrouping(options.emit, options.groupMs ?? 40);
   const subscribers: Redis[] = [];
   let stopped = false;
 
@@ -85,20 +85,7 @@ export function startKeyspaceSource(options: KeyspaceSourceOptions): () => void 
     if (!key.startsWith(lockPrefix)) return;
     const type = keyEvents.classify(channel.slice(channel.lastIndexOf(':') + 1), key);
     if (!type) return;
-    const resource = key.slice(lockPrefix.length);
-    const id = `${type}\0${resource}`;
-    const existing = pending.get(id);
-    if (existing) {
-      if (!existing.event.nodes!.includes(node)) existing.event.nodes!.push(node);
-      return;
-    }
-    const event: LiveEvent = { type, at: Date.now(), resource, nodes: [node], source: 'notifications' };
-    const timer = setTimeout(() => {
-      pending.delete(id);
-      event.nodes!.sort((a, b) => a - b);
-      options.emit(event);
-    }, groupMs);
-    pending.set(id, { event, timer });
+    grouping.add(node, type, key.slice(lockPrefix.length));
   };
 
   void (async () => {
@@ -141,8 +128,7 @@ export function startKeyspaceSource(options: KeyspaceSourceOptions): () => void 
 
   return () => {
     stopped = true;
-    for (const { timer } of pending.values()) clearTimeout(timer);
-    pending.clear();
+    grouping.stop();
     for (const sub of subscribers) sub.disconnect();
   };
 }
