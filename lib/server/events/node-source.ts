@@ -1,30 +1,20 @@
 import 'server-only';
 import type { LiveEvent } from '../../api/events';
 import { listNodes } from '../nodes-service';
+import { NodeTransitions } from './node-transitions';
 
 /** node.up / node.down from a 1 s poll of every node, while someone listens. */
 export function startNodeSource(emit: (event: LiveEvent) => void, intervalMs = 1_000): () => void {
-  let last: boolean[] | null = null;
+  const transitions = new NodeTransitions();
   let running = false;
   const tick = async () => {
     if (running) return;
     running = true;
     try {
       const { nodes } = await listNodes();
-      const now = nodes.map((n) => n.up);
-      if (last) {
-        now.forEach((up, i) => {
-          if (up !== last![i])
-            emit({
-              type: up ? 'node.up' : 'node.down',
-              at: Date.now(),
-              node: i + 1,
-              source: 'polling',
-              detail: nodes[i]?.error ?? undefined,
-            });
-        });
+      for (const change of transitions.observe(nodes)) {
+        emit({ type: change.up ? 'node.up' : 'node.down', at: Date.now(), node: change.node, source: 'polling', detail: change.detail });
       }
-      last = now;
     } catch {
       // the next tick tries again
     } finally {
