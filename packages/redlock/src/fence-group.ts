@@ -1,6 +1,6 @@
 /**
- * Fence confirmations merged per batch (script-group.ts): the confirmations one LockNode sends in
- * one tick go out as one fence-many.lua call, which reads the register once and raises it once.
+ * Fence confirmations merged per batch (script-group.ts): a run of confirmations one LockNode
+ * queues back to back goes out as one fence-many.lua call, which reads the register once and raises it once.
  *
  * Why fence order and mutual exclusion still hold (fence-round.ts has the argument for one call):
  * - Each member is confirmed exactly when fence.lua would have confirmed it: every one of its keys
@@ -10,11 +10,9 @@
  *   by member leaves, and nothing runs in between (the script is atomic). So for every confirmed
  *   member, its key was there and the register was ≥ its fence when the script ended: what the
  *   argument needs of each node of the quorum C.
- * - The call takes the first member's place; later members move up, before commands issued between
- *   them in the same tick. A register raised earlier is only ever higher at any later read, and
- *   registers never decrease, so a later grant's fence can only come out higher (never lower) than
- *   before; a confirmation still runs after its own grant's SET (written in an earlier batch: the
- *   fence round starts after the grant round was decided).
+ * - The merged call stands exactly where its members stood in the connection's command order (only
+ *   a run of confirmations queued back to back is merged: script-group.ts), so each still runs after
+ *   its own grant's SET and before whatever was queued after it.
  * - The metadata rewrite (SET XX KEEPTTL) of a member touches only keys holding its own token.
  */
 import { bulkStrings, ScriptCall } from './resp';

@@ -253,8 +253,15 @@ export class LockNode {
       void this.booting.then(() => this.sendScript(member.single, reply));
       return;
     }
-    const group = this.groupOf(kind, () => {
-      const created = new ScriptGroup<M>(
+    // Only a run of calls of one kind with nothing queued between them is merged: the merged call
+    // stands exactly where its members stood, so no command is reordered. (A group queued earlier
+    // in the batch must not take a later call: a failed attempt decided within one microtask drain,
+    // e.g. by backlog refusals, issues its cleanup after its own SET in the same batch, and the
+    // cleanup must run after that SET.)
+    const groups = (this.groups ??= new Map<unknown, BatchGroup>());
+    let group = groups.get(kind) as ScriptGroup<M> | undefined;
+    if (!group || group.endsAt !== this.batch.length) {
+      group = new ScriptGroup<M>(
         merge,
         (payload, answer) => this.command(payload, answer),
         (count) => {
@@ -262,10 +269,10 @@ export class LockNode {
           this.settled++;
         },
       );
-      // Queued now: the group takes its first member's place in the batch.
-      this.enqueue(created);
-      return created;
-    });
+      groups.set(kind, group);
+      this.enqueue(group);
+      group.endsAt = this.batch.length;
+    }
     group.add(member, reply);
   }
 

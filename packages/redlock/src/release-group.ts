@@ -1,6 +1,6 @@
 /**
- * Releases merged per batch (script-group.ts): the releases one LockNode sends in one tick go out
- * as one release-many.lua call, which runs each member's compare-and-delete in issue order. A Lua
+ * Releases merged per batch (script-group.ts): a run of releases one LockNode queues back to back
+ * goes out as one release-many.lua call, which runs each member's compare-and-delete in issue order. A Lua
  * call's fixed cost was most of a release's server CPU at concurrency 64.
  *
  * Why mutual exclusion and fence order still hold:
@@ -9,15 +9,10 @@
  *   touched, so no member can hit a newer holder, whoever else is in the batch.
  * - The script runs atomically, so nothing runs between members: a stronger ordering than separate
  *   calls, never a weaker one.
- * - The call takes the first member's place in the connection's command order; later members move
- *   up, before commands issued between them in the same tick. Those can only be other tokens'
- *   commands: a token's release (or a failed attempt's cleanup) is issued only after its grant
- *   round was decided, i.e. after its SETs were written in an earlier batch, so every member still
- *   runs after its own SETs on this connection (what protocol.ts relies on for cleanups). A moved
- *   release may let a SET NX issued before it in the same tick find the key free, which the holder
- *   already gave up when it called release (before this batch was written): the grant it allows is
- *   one the protocol allows a moment later anyway. Validity windows are measured by the granting
- *   client from before its own first command, so an earlier delete never lengthens any lock.
+ * - The merged call stands exactly where its members stood in the connection's command order (only
+ *   a run of releases queued back to back is merged: script-group.ts), so every member still runs
+ *   after its own SETs on this connection (what protocol.ts relies on for cleanups) and before
+ *   whatever was queued after it.
  * - Releases never touch the fence register, so fence order is as before.
  */
 import { bulkStrings, ScriptCall } from './resp';

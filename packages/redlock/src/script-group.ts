@@ -11,22 +11,26 @@ export interface Mergeable {
 export type MergeCalls<M extends Mergeable> = (members: readonly M[]) => ScriptCall;
 
 /**
- * The calls of one kind that one LockNode sends in one batch (one tick of the event loop), as ONE
- * script call: a Lua call's fixed cost (and the reads a kind can share, see fence-many.lua) paid
- * once per batch instead of once per call. At concurrency 64 a node's batch holds dozens of them.
- * The group is the batch's one Outbound for all its members: queued where its first member joins,
- * its bytes built when the batch is written, after every member of the tick has joined.
+ * A run of calls of one kind that one LockNode queues back to back in one batch (one tick of the
+ * event loop), sent as ONE script call: a Lua call's fixed cost (and the reads a kind can share,
+ * see fence-many.lua) paid once per run instead of once per call. At concurrency 64 a node's batch
+ * holds runs of dozens: the continuations of one socket read release their locks one after another.
+ * The group is the batch's one Outbound for the run: queued where its first member was, its bytes
+ * built when the batch is written. A call of the kind that comes after any other command starts a
+ * new group (LockNode.sendMerged), so the merged call stands exactly where its members stood: no
+ * command of the connection is reordered.
  *
  * What each kind's merged script must keep, and release-group.ts / fence-group.ts argue: every
- * member does exactly what its own call did, in the order the members were issued, atomically.
- * What moves is the members' place in the connection's command order: the call takes the first
- * member's place, so later members run before commands issued between them in the same tick,
- * never after anything they ran after before.
+ * member does exactly what its own call did, in the order the members were issued, atomically
+ * (nothing else runs between members, which separate calls back to back could not promise either
+ * way: only other clients' commands could have run there).
  *
  * NOSCRIPT (a SCRIPT FLUSH, a restart): the whole call is sent again as EVAL, as a single call
  * was; a failure fails every member, each voting `error` as its own failed call did.
  */
 export class ScriptGroup<M extends Mergeable> implements Outbound {
+  /** The batch's length right after this group was queued: a call joins only while it is unchanged (LockNode.sendMerged). */
+  endsAt = -1;
   private readonly members: M[] = [];
   private readonly replies: Reply[] = [];
   private call: ScriptCall | null = null;

@@ -6,6 +6,7 @@ import { grantPlan, nodeProbes } from '../../src/grant-plan';
 import { LockNode, type Reply } from '../../src/node';
 import { ScriptCall } from '../../src/resp';
 import { RELEASE_SCRIPT } from '../../src/scripts';
+import { ReleaseCall } from '../../src/release-group';
 import { lockValue } from '../../src/value';
 import { startTestCluster, type TestCluster } from '@/test/support/cluster';
 
@@ -125,5 +126,28 @@ describe('one node, one batch: the order Redis runs our commands in', () => {
       [2, 2000, null, false],
       [1, 0],
     ]);
+  });
+
+  it('releases are merged only while queued back to back: a cleanup queued after its own SET runs after it, never in an earlier merged call', async () => {
+    const admin = new Redis(url);
+    await admin.set('b:lock:x', 'tx', 'PX', 5_000);
+    await admin.set('b:lock:y', 'ty', 'PX', 5_000);
+    admin.disconnect();
+    const { ran, replies } = await ranInOrder((node, done) => {
+      // Another lock's releases (a run of two: one merged call), then a grant of R, then R's own
+      // cleanup in the same batch (a failed attempt decided before the batch was written).
+      node.callRelease(new ReleaseCall(['b:lock:x'], 'tx', '', ['x']), done());
+      node.callRelease(new ReleaseCall(['b:lock:y'], 'ty', '', ['y']), done());
+      sendGrant(node, grant('b:lock:r', 'tr'), done());
+      node.callRelease(new ReleaseCall(['b:lock:r'], 'tr', '', ['r']), done());
+    });
+    expect(ran).toEqual(['EVALSHA b:lock:x', 'TIME', 'SET b:lock:r', 'EVALSHA b:lock:r', 'EVALSHA b:epoch']);
+    // x and y deleted by the merged call, r granted, then deleted by its cleanup: nothing left.
+    expect(replies[0]).toBe(1);
+    expect(replies[1]).toBe(1);
+    expect(replies[3]).toBe(1);
+    const check = new Redis(url);
+    expect(await check.exists('b:lock:x', 'b:lock:y', 'b:lock:r')).toBe(0);
+    check.disconnect();
   });
 });
