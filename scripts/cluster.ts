@@ -10,7 +10,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { nodeActionSchema } from '../lib/api/node-actions';
 import { ClusterSupervisor, continuityLines, ControlClient } from '../lib/cluster';
-import { loadConfig } from '../lib/config';
+import { loadConfig, redact } from '../lib/config';
 import { describeFatal } from './support/fatal';
 import { installProcessGuards } from './support/process-guards';
 import { ensureSystemPackage, REDIS_SERVER } from './support/system-packages';
@@ -28,7 +28,7 @@ async function main(): Promise<void> {
         (await control.nodes()).map((n) => ({
           id: n.id,
           state: n.state,
-          url: n.url,
+          url: redact(n.url),
           persistence: n.persistence,
           fault: n.fault?.kind ?? '—',
         })),
@@ -50,7 +50,9 @@ async function main(): Promise<void> {
     keyPrefix: config.keyPrefix,
     maxTtlMs: config.maxTtlMs,
   });
-  console.log(`${supervisor.size} masters up: ${supervisor.urls().join(',')}`);
+  console.log(
+    `${supervisor.size} masters up (password in ${join(config.dataDir, 'cluster', 'redis.secret')}): ${supervisor.urls().map(redact).join(',')}`,
+  );
   for (const line of continuityLines(supervisor.nodes())) console.log(line);
   console.log('Ctrl-C stops them.');
   installProcessGuards({ shutdown: () => supervisor.shutdown(), killSync: () => supervisor.killAllSync() });

@@ -63,4 +63,15 @@ describe('live event grouping', () => {
     vi.advanceTimersByTime(50);
     expect(summary()).toEqual(['lock.granted a [1]', 'lock.granted b [1]', 'lock.granted a [2]']);
   });
+
+  it('a grant right after a release still in its window is a new grant, not a late copy of the old one', () => {
+    grouping.add(1, 'lock.granted', 'r');
+    vi.advanceTimersByTime(40);
+    grouping.add(1, 'lock.released', 'r');
+    vi.advanceTimersByTime(10);
+    grouping.add(2, 'lock.granted', 'r');
+    grouping.add(3, 'lock.granted', 'r');
+    vi.advanceTimersByTime(100);
+    expect(summary()).toEqual(['lock.granted r [1]', 'lock.released r [1]', 'lock.granted r [2,3]']);
+  });
 });

@@ -38,4 +38,10 @@ describe('node transitions', () => {
     expect(t.observe([slow])).toEqual([]);
     expect(t.observe([refused])).toEqual([{ node: 1, up: false, detail: refused.error }]);
   });
+
+  it('a first read that timed out is no down, and no up after it', () => {
+    const t = new NodeTransitions();
+    expect(t.observe([slow])).toEqual([]);
+    expect(t.observe([up])).toEqual([]);
+  });
 });

@@ -23,8 +23,9 @@ interface Group {
  */
 export class EventGrouping {
   private readonly groups = new Map<string, Group>();
-  /** Per resource, the type of the change emitted last (a change of another type ends lingering copies). */
+  /** Per resource, the type of the change that started last (a change of another type ends lingering copies). */
   private readonly lastType = new Map<string, LockEventType>();
+  private lastPrune = 0;
 
   constructor(
     private readonly emit: (event: LiveEvent) => void,
@@ -55,6 +56,9 @@ export class EventGrouping {
     const created: Group = { event, lingerUntil: 0, timer: null };
     created.timer = setTimeout(() => this.flush(id, created), this.groupMs);
     this.groups.set(id, created);
+    // From now on a copy of an earlier change of another type is not a late copy (a release still
+    // in its window counts: the grant after it is a new one).
+    this.lastType.set(resource, type);
     this.prune(at);
   }
 
@@ -69,13 +73,13 @@ export class EventGrouping {
     group.timer = null;
     group.lingerUntil = this.now() + this.lingerMs;
     group.event.nodes!.sort((a, b) => a - b);
-    this.lastType.set(group.event.resource!, group.event.type as LockEventType);
     this.emit(group.event);
   }
 
-  /** Forget groups whose linger ended (bounded memory with many resources). */
+  /** Forget groups whose linger ended (bounded memory with many resources), at most once a second. */
   private prune(at: number): void {
-    if (this.groups.size < 1_024) return;
+    if (this.groups.size < 1_024 || at - this.lastPrune < 1_000) return;
+    this.lastPrune = at;
     for (const [id, group] of this.groups) {
       if (group.timer === null && group.lingerUntil < at) {
         this.groups.delete(id);

@@ -21,7 +21,9 @@ function ambiguous(sighting: NodeSighting): boolean {
  * LOADING…) is reported down at once; one whose read only timed out is reported down when the next
  * poll finds it down too: with hundreds of event streams open, a busy console process missed its
  * own 1 s health deadline and every stream saw 10–19 false down/up pairs (issue 18, finding 9). A
- * node down then up again before it was reported is never reported at all.
+ * node down then up again before it was reported is never reported at all. (A console so busy
+ * that two reads in a row time out still reports the node down: it cannot tell that from a
+ * partition.)
  */
 export class NodeTransitions {
   /** What was last reported (or first seen) per node; null before the first poll. */
@@ -31,7 +33,8 @@ export class NodeTransitions {
 
   observe(nodes: readonly NodeSighting[]): NodeChange[] {
     if (!this.reported) {
-      this.reported = nodes.map((n) => n.up);
+      // A first read that only timed out says nothing: taken as up, so that it is not followed by a false node.up.
+      this.reported = nodes.map((n) => n.up || ambiguous(n));
       return [];
     }
     const changes: NodeChange[] = [];
