@@ -177,9 +177,15 @@ describe('graceful stops lose nothing (supervisor continuity)', () => {
     s.once('continuity', () => (adoptedAt = Date.now()));
     s.once('node-up', () => {
       held = new Promise((resolve) => {
-        const socket = connect({ host: '127.0.0.1', port: s.node(2).proxyPort! }, () => socket.write('PING\r\n'));
+        // AUTH with the sandbox password, then PING: the PING's reply is what counts.
+        const password = new URL(s.urls()[1]!).password;
+        let text = '';
+        const socket = connect({ host: '127.0.0.1', port: s.node(2).proxyPort! }, () => socket.write(`AUTH ${password}\r\nPING\r\n`));
         socket.on('data', (d) => {
-          resolve({ reply: d.toString().trim(), at: Date.now() });
+          text += d.toString();
+          const lines = text.split('\r\n');
+          if (lines.length < 3) return;
+          resolve({ reply: lines[0] === '+OK' ? lines[1]! : lines[0]!, at: Date.now() });
           socket.destroy();
         });
         socket.on('close', () => resolve({ reply: 'closed', at: Date.now() }));

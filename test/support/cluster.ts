@@ -40,7 +40,13 @@ export async function startTestCluster(options: Partial<ClusterOptions> = {}): P
     urls: started.urls(),
     dataRoot,
     client(id, clientOptions = {}) {
-      const client = new Redis(started.node(id).url, {
+      // Host, port and the sandbox password from the node's URL; a username / password given here
+      // wins (ioredis lets a URL's credentials override the options').
+      const url = new URL(started.node(id).url);
+      const client = new Redis({
+        host: url.hostname,
+        port: Number(url.port),
+        ...(url.password ? { password: decodeURIComponent(url.password) } : {}),
         maxRetriesPerRequest: 0,
         enableOfflineQueue: false,
         lazyConnect: true,

@@ -293,15 +293,17 @@ describe("the lock core's contract", () => {
       it(`two node URLs reaching one redis-server (localhost and 127.0.0.1, ${dbs})${slowFirst ? ', the first answering later' : ''}: one of them votes against naming the other, no quorum on one server`, async () => {
         const [first, second] = env.cluster.supervisor.directUrls();
         const p = portOf(first!);
+        // The sandbox password, if the node has one.
+        const auth = new URL(first!).password ? `:${new URL(first!).password}@` : '';
         const [db0, db1] = dbs === 'one database' ? ['', ''] : ['/0', '/1'];
-        let firstUrl = `redis://127.0.0.1:${p}${db0}`;
+        let firstUrl = `redis://${auth}127.0.0.1:${p}${db0}`;
         let proxy: FaultProxy | null = null;
         if (slowFirst) {
           proxy = new FaultProxy({ targetPort: Number(p) });
-          firstUrl = `redis://127.0.0.1:${await proxy.start()}${db0}`;
+          firstUrl = `redis://${auth}127.0.0.1:${await proxy.start()}${db0}`;
           proxy.setMode({ kind: 'latency', upMs: 0, upJitterMs: 0, downMs: 100, downJitterMs: 0 });
         }
-        const r = new Redlock([firstUrl, `redis://localhost:${p}${db1}`, second!], {
+        const r = new Redlock([firstUrl, `redis://${auth}localhost:${p}${db1}`, second!], {
           keyPrefix: uniquePrefix('duplicate'),
           retryCount: 0,
           nodeTimeoutMs: 2_000,
