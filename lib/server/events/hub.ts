@@ -13,11 +13,12 @@ export function encodeEvent(event: LiveEvent): Uint8Array {
 
 /**
  * How long encoded events are collected before they go to the streams as one chunk: each stream
- * then costs at most 1000 / STREAM_BATCH_MS writes a second, whatever the lock traffic. One write
+ * then costs at most 1000 / STREAM_BATCH_MS writes a second, whatever the lock traffic (at 100 ms,
+ * 200 streams still cost the lock service about a fifth of its throughput in a full bench run). One write
  * per event per stream was what 200 open streams cost the lock service (issue 18, finding 9:
  * 372 → 61 pairs/s): two events per lock taken and released, times 200 sockets.
  */
-export const STREAM_BATCH_MS = 100;
+export const STREAM_BATCH_MS = 250;
 /** A batch this large goes out at once (a stream is dropped when a chunk exceeds its free space: stream.ts). */
 export const STREAM_BATCH_MAX_BYTES = 64 * 1024;
 

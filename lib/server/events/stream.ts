@@ -12,6 +12,24 @@ export const SESSION_RECHECK_MS = 5_000;
 const HEARTBEAT_MS = 15_000;
 /** How long a new stream waits for the hub's subscriptions before it says `connected` anyway. */
 const CONNECT_WAIT_MS = 2_000;
+/** Streams of one session share a re-check made this recently (a browser's tabs, a client's many streams). */
+const RECHECK_SHARED_MS = 1_000;
+
+const rechecks = new Map<string, { at: number; valid: Promise<boolean> }>();
+
+/** Is this session still valid? One read of the masters per session per RECHECK_SHARED_MS, whatever the number of its streams. */
+function recheck(
+  sessions: Awaited<ReturnType<typeof getAuth>>['sessions'],
+  principal: Extract<Principal, { kind: 'session' }>,
+): Promise<boolean> {
+  const now = Date.now();
+  const hit = rechecks.get(principal.sid);
+  if (hit && now - hit.at < RECHECK_SHARED_MS) return hit.valid;
+  const valid = sessions.stillValid(principal);
+  rechecks.set(principal.sid, { at: now, valid });
+  if (rechecks.size > 10_000) rechecks.delete(rechecks.keys().next().value!);
+  return valid;
+}
 
 /**
  * GET /api/events: server-sent events from the process's one event hub. Each event is serialised
@@ -69,7 +87,7 @@ export function eventStream(req: Request, principal: Principal): Response {
             );
             timers.push(
               setInterval(() => {
-                void sessions.stillValid(principal).then(
+                void recheck(sessions, principal).then(
                   (valid) => (valid ? undefined : end(ended)),
                   () => undefined,
                 );
