@@ -22,7 +22,8 @@ function recheck(
   sessions: Awaited<ReturnType<typeof getAuth>>['sessions'],
   principal: Extract<Principal, { kind: 'session' }>,
 ): Promise<boolean> {
-  const now = Date.now();
+  // The monotonic clock: a wall clock stepped back must not stretch the sharing.
+  const now = performance.now();
   const hit = rechecks.get(principal.sid);
   if (hit && now - hit.at < RECHECK_SHARED_MS) return hit.valid;
   const valid = sessions.stillValid(principal);
@@ -39,7 +40,7 @@ function recheck(
  *   (a slow client never makes the server hold more for it; EventSource reconnects and the page
  *   reads the current state again);
  * - ends with its session: at once when this process revokes it (logout, sign out everywhere),
- *   within SESSION_RECHECK_MS when another process does, and when it expires.
+ *   within SESSION_RECHECK_MS + RECHECK_SHARED_MS when another process does, and when it expires.
  */
 export function eventStream(req: Request, principal: Principal): Response {
   let cleanup: () => void = () => undefined;

@@ -26,7 +26,11 @@ export type MergeCalls<M extends Mergeable> = (members: readonly M[]) => ScriptC
  * way: only other clients' commands could have run there).
  *
  * NOSCRIPT (a SCRIPT FLUSH, a restart): the whole call is sent again as EVAL, as a single call
- * was; a failure fails every member, each voting `error` as its own failed call did.
+ * was, at the end of the batch being built when the reply arrives: after plain commands queued
+ * behind it (which never fail with NOSCRIPT), exactly as for a single call (LockNode.sendScript).
+ * That is the one reordering, and it is the one the single-call path always had: it can only
+ * delay a compare-and-delete or a confirmation, and every attempt has a token of its own.
+ * A failure fails every member, each voting `error` as its own failed call did.
  */
 export class ScriptGroup<M extends Mergeable> implements Outbound {
   /** The batch's length right after this group was queued: a call joins only while it is unchanged (LockNode.sendMerged). */
