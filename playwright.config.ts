@@ -15,6 +15,8 @@ const REDIS_PORT_BASE = Number(process.env.E2E_REDIS_PORT_BASE ?? 26381);
 export const E2E_LOGIN = { username: 'e2e-operator', password: 'e2e-operator-password' };
 export const E2E_VIEWER = { username: 'e2e-viewer', password: 'e2e-viewer-password' };
 export const E2E_API_KEY = 'e2e-client-key-0123456789abcdef';
+/** The sandbox's lease ceiling (REDLOCK_MAX_TTL_MS): short, so quarantines end within a test. */
+export const E2E_MAX_TTL_MS = 5_000;
 
 export default defineConfig({
   testDir: 'e2e',
@@ -58,7 +60,7 @@ export default defineConfig({
       REDLOCK_PORT_BASE: String(REDIS_PORT_BASE),
       REDLOCK_SERVER_PORT_BASE: String(REDIS_PORT_BASE + 1_000),
       REDLOCK_PERSISTENCE: 'aof-always',
-      REDLOCK_MAX_TTL_MS: '5000',
+      REDLOCK_MAX_TTL_MS: String(E2E_MAX_TTL_MS),
       REDLOCK_ADMIN_USER: E2E_LOGIN.username,
       REDLOCK_ADMIN_PASSWORD: E2E_LOGIN.password,
       REDLOCK_VIEWER_USER: E2E_VIEWER.username,

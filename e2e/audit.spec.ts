@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { expect, test } from '@playwright/test';
+import { expect, test } from './support/test';
 import { AUDIT_CSV_COLUMNS } from '../lib/api/audit';
 import { signIn } from './support/login';
 import { postAsSession } from './support/ops';

@@ -1,4 +1,4 @@
-import { expect, test } from '@playwright/test';
+import { expect, test } from './support/test';
 import { z } from 'zod';
 import { auditResponseSchema } from '../lib/api/audit';
 import { signIn } from './support/login';

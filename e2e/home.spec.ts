@@ -1,4 +1,4 @@
-import { expect, test } from '@playwright/test';
+import { expect, test } from './support/test';
 import { E2E_LOGIN } from '../playwright.config';
 import { signIn } from './support/login';
 import { sandbox } from './support/sandbox';

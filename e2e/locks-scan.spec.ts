@@ -1,4 +1,5 @@
-import { expect, test, type Page } from '@playwright/test';
+import type { Page } from '@playwright/test';
+import { expect, test } from './support/test';
 import { signIn } from './support/login';
 import { saveScreens } from './support/screens';
 import { sandbox } from './support/sandbox';

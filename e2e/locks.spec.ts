@@ -1,4 +1,5 @@
-import { expect, test, type Locator, type Page } from '@playwright/test';
+import type { Locator, Page } from '@playwright/test';
+import { expect, test } from './support/test';
 import { signIn } from './support/login';
 import { saveScreens } from './support/screens';
 import { sandbox } from './support/sandbox';

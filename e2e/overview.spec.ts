@@ -1,4 +1,6 @@
-import { expect, test, type Page } from '@playwright/test';
+import type { Page } from '@playwright/test';
+import { expect, test } from './support/test';
+import { expectAxeClean } from './support/axe';
 import { signIn } from './support/login';
 import { acquire, AS_CLIENT, restoreNode } from './support/ops';
 import { sandbox } from './support/sandbox';
@@ -80,6 +82,8 @@ test.describe('overview: can locks be granted, and what every master says', () =
   });
 
   test('when only quarantines stand in the way, the banner says so and counts down to the first grantable moment', async ({ page }) => {
+    // Three restarts, a quarantine to sit out and three restores: on a slow two-core machine this takes longer than most tests.
+    test.slow();
     const control = sandbox();
     const ids = [1, 2, 3];
     try {
@@ -92,6 +96,14 @@ test.describe('overview: can locks be granted, and what every master says', () =
       await expect(banner).toContainText('Locks cannot be granted');
       await expect(banner).toContainText('has no epoch sentinel');
       await saveScreens(page, 'overview-blocked');
+      // Cards with safety reasons: the button that opens them says what it shows (its name starts with its visible words).
+      const more = page.getByTestId('node-verdict-1').getByRole('button');
+      await expect(more).toHaveAccessibleName(/^(All \d+ safety reasons|Safety details) for node 1$/);
+      await expectAxeClean(page);
+      await more.click();
+      await expect(page.getByRole('dialog', { name: /^Node 1:/ })).toBeVisible();
+      await page.keyboard.press('Escape');
+      await expect(more).toBeFocused();
       // The next acquire quarantines them (and fails: only two nodes may vote for it)…
       expect((await acquire(page, `e2e-grantable-${Date.now()}`)).status()).not.toBe(200);
       // …which turns "cannot" into "not yet": the verdict knows when the quarantines end.

@@ -1,5 +1,6 @@
 import { createRequire } from 'node:module';
-import { expect, test, type Locator, type Page } from '@playwright/test';
+import type { Locator, Page } from '@playwright/test';
+import { expect, test } from './support/test';
 import { Redis } from 'ioredis';
 import { signIn } from './support/login';
 import { sandbox } from './support/sandbox';

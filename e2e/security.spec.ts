@@ -1,5 +1,6 @@
 import { connect } from 'node:net';
-import { expect, test, type Page } from '@playwright/test';
+import type { Page } from '@playwright/test';
+import { expect, test } from './support/test';
 import { E2E_LOGIN } from '../playwright.config';
 import { signIn } from './support/login';
 

@@ -1,4 +1,4 @@
-import { expect, test } from '@playwright/test';
+import { expect, test } from './support/test';
 import { signIn } from './support/login';
 import { expectAxeClean } from './support/axe';
 import { saveScreens } from './support/screens';

@@ -278,7 +278,7 @@ export function AuditScreen() {
 
       <div className={styles.tableWrap} data-testid="audit-table" data-loading-state={state}>
         <table className={styles.table}>
-          <caption className="sr-only" style={{ position: 'absolute', width: 1, height: 1, overflow: 'hidden', clip: 'rect(0 0 0 0)' }}>
+          <caption className="visually-hidden">
             Audit entries, newest first
           </caption>
           <thead>

@@ -4,7 +4,7 @@ import { useEffect, useId, useRef, type ReactNode } from 'react';
 import styles from './nodes.module.css';
 
 /**
- * A modal on the native <dialog>: focus is trapped and restored by the browser, Esc closes it, and
+ * A modal on the native <dialog>: focus is trapped by the browser and given back to the opener on close, Esc closes it, and
  * it is named by its heading. Mounted only while open, so its content always starts fresh.
  */
 export function Modal({
@@ -28,9 +28,13 @@ export function Modal({
   const headingId = useId();
   useEffect(() => {
     const el = ref.current;
+    // The browser gives focus back to the opener only when an attached dialog closes; this one is
+    // unmounted first, so focus would fall to <body> (a keyboard user starts over from the top).
+    const opener = document.activeElement instanceof HTMLElement ? document.activeElement : null;
     if (el && !el.open) el.showModal();
     return () => {
       if (el?.open) el.close();
+      if (opener?.isConnected) opener.focus();
     };
   }, []);
   return (

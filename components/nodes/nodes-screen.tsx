@@ -338,10 +338,10 @@ function NodeRow({
                 className={`${styles.act} ${styles.caution}`}
                 onClick={() => onAction('mark-clean')}
                 aria-haspopup="dialog"
-                aria-label={`Mark node ${node.id} clean`}
                 data-testid={`node-action-${node.id}-mark-clean`}
               >
-                Mark clean…
+                {/* Named by its visible words first (label in name): "Mark clean node 3…". */}
+                Mark clean<span className="visually-hidden"> node {node.id}</span>…
               </button>
             ) : (
               <span className={styles.actionsNote}>{node.up ? 'clean — nothing to mark' : 'unreachable'}</span>

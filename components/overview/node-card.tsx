@@ -138,13 +138,11 @@ export function NodeCard({ node, skew, maxTtlMs }: { node: NodeView; skew: numbe
         ) : (
           <>
             <p className={styles.verdictReason}>{node.verdict.reasons[0]}</p>
-            <button
-              type="button"
-              className={styles.moreButton}
-              onClick={() => setShowReasons(true)}
-              aria-label={`All safety reasons for node ${node.id}`}
-            >
-              {node.verdict.reasons.length > 1 ? `All ${node.verdict.reasons.length} reasons` : 'Details'} →
+            {/* The visible words start the accessible name (WCAG 2.5.3, label in name): a voice user says what they see. */}
+            <button type="button" className={styles.moreButton} onClick={() => setShowReasons(true)}>
+              {node.verdict.reasons.length > 1 ? `All ${node.verdict.reasons.length} safety reasons` : 'Safety details'}
+              <span className="visually-hidden"> for node {node.id}</span>
+              <span aria-hidden="true"> →</span>
             </button>
           </>
         )}

@@ -27,7 +27,7 @@ export async function restoreNode(page: Page, id: number): Promise<void> {
   // The console's client reconnects to the restarted node on its own schedule: ask until it answers.
   await expect
     .poll(async () => (await postAsSession(page, `/api/nodes/${id}/mark-clean`, { reason: 'e2e cleanup: fresh empty node' })).status(), {
-      timeout: 10_000,
+      timeout: 20_000,
     })
     .toBe(200);
 }
