@@ -278,9 +278,7 @@ export function AuditScreen() {
 
       <div className={styles.tableWrap} data-testid="audit-table" data-loading-state={state}>
         <table className={styles.table}>
-          <caption className="visually-hidden">
-            Audit entries, newest first
-          </caption>
+          <caption className="visually-hidden">Audit entries, newest first</caption>
           <thead>
             <tr>
               <th scope="col" className={styles.colTime}>
