@@ -14,6 +14,7 @@ import { memory } from './workloads/memory';
 import { scanner } from './workloads/scanner';
 import { throughput } from './workloads/throughput';
 import { eventStreams } from './workloads/event-streams';
+import { httpService } from './workloads/http-service';
 
 export const BENCH_DIR = dirname(fileURLToPath(import.meta.url));
 /** The committed result of the latest full run. */
@@ -21,7 +22,17 @@ export const RESULTS_FILE = join(BENCH_DIR, 'results.json');
 /** Where --quick and --only runs go (git-ignored), so they never replace the full result. */
 export const SCRATCH_DIR = join(BENCH_DIR, 'tmp');
 
-export const WORKLOADS: readonly Workload[] = [throughput, latency, handoff, degraded, availability, memory, scanner, eventStreams];
+export const WORKLOADS: readonly Workload[] = [
+  throughput,
+  latency,
+  handoff,
+  degraded,
+  availability,
+  memory,
+  scanner,
+  eventStreams,
+  httpService,
+];
 
 export interface RunOptions {
   quick: boolean;

@@ -23,7 +23,7 @@ import { ensureOperatorLogin, loadConfig, redact } from '../lib/config';
 import { ensureBuild } from './support/build-state';
 import { installProcessGuards } from './support/process-guards';
 import { describeFatal } from './support/fatal';
-import { nextBinary, spawnNext, waitForHealth } from './support/next-process';
+import { nextBinary, spawnConsoleServer, waitForHealth } from './support/next-process';
 import { ensureSystemPackage, REDIS_SERVER } from './support/system-packages';
 
 const root = resolve(fileURLToPath(new URL('..', import.meta.url)));
@@ -32,7 +32,7 @@ const log = (line: string) => console.log(`[redlock-console] ${line}`);
 
 let supervisor: ClusterSupervisor | null = null;
 let control: ControlServer | null = null;
-let next: ReturnType<typeof spawnNext> | null = null;
+let next: ReturnType<typeof spawnConsoleServer> | null = null;
 let stopping = false;
 
 async function main(): Promise<void> {
@@ -83,7 +83,7 @@ async function main(): Promise<void> {
   }
 
   if (!dev) ensureBuild(root, nextBinary(), log);
-  next = spawnNext(dev ? 'dev' : 'start', { cwd: root, port: config.port, host: config.host, env });
+  next = spawnConsoleServer(dev ? 'dev' : 'start', { cwd: root, port: config.port, host: config.host, env });
   next.once('exit', (code, signal) => {
     if (stopping) return;
     log(`the console server exited (${signal ?? `code ${code}`}); stopping the cluster`);

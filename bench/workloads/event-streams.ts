@@ -1,10 +1,5 @@
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { request, type ClientRequest } from 'node:http';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { freePort } from '../../lib/cluster';
-import { MAX_TTL_MS, OUR_PREFIX } from '../harness/cluster';
+import { API_KEY, signIn, startConsole, stopConsole } from '../harness/console';
 import { pick, type BenchContext, type Workload } from '../harness/context';
 import { atLeast, row, type Section } from '../harness/report';
 import { figure, ratios } from '../harness/stats';
@@ -21,94 +16,6 @@ import { sleep } from '../harness/util';
 const STREAMS = 200;
 const LOOPS = 32;
 const TTL_MS = 10_000;
-const API_KEY = 'bench-client-key-0123456789abcdef';
-const OPERATOR = { username: 'bench-operator', password: 'bench-operator-password' };
-const ROOT = join(import.meta.dirname, '..', '..');
-
-interface Console {
-  child: ChildProcess;
-  base: string;
-  dataDir: string;
-}
-
-/** The newest modification time under `dir` (ms), 0 when it does not exist. */
-function newestUnder(dir: string): number {
-  if (!existsSync(dir)) return 0;
-  let newest = 0;
-  for (const entry of readdirSync(dir, { withFileTypes: true, recursive: true })) {
-    if (entry.isFile()) newest = Math.max(newest, statSync(join(entry.parentPath, entry.name)).mtimeMs);
-  }
-  return newest;
-}
-
-/** Is there a build of the console newer than every source it is built from? */
-function buildIsFresh(): boolean {
-  const buildId = join(ROOT, '.next', 'BUILD_ID');
-  if (!existsSync(buildId)) return false;
-  const built = statSync(buildId).mtimeMs;
-  return ['app', 'components', 'lib', join('packages', 'redlock', 'src')].every((dir) => newestUnder(join(ROOT, dir)) <= built);
-}
-
-async function startConsole(urls: readonly string[], log: (line: string) => void): Promise<Console> {
-  if (!buildIsFresh()) {
-    log('event-streams: building the console (npm run build) first: no build, or sources newer than it');
-    const build = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/build.ts'], { cwd: ROOT, stdio: 'ignore' });
-    if (build.status !== 0) throw new Error('the console build failed: run `npm run build` to see why');
-  }
-  const port = await freePort();
-  const dataDir = mkdtempSync(join(tmpdir(), 'redlock-bench-console-'));
-  const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/start.ts'], {
-    cwd: ROOT,
-    stdio: 'ignore',
-    env: {
-      ...process.env,
-      NODE_ENV: 'production',
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      REDLOCK_DATA_DIR: dataDir,
-      REDLOCK_NODES: urls.join(','),
-      REDLOCK_KEY_PREFIX: OUR_PREFIX,
-      REDLOCK_MAX_TTL_MS: String(MAX_TTL_MS),
-      REDLOCK_ADMIN_USER: OPERATOR.username,
-      REDLOCK_ADMIN_PASSWORD: OPERATOR.password,
-      REDLOCK_API_KEYS: `bench=${API_KEY}`,
-    },
-  });
-  const base = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 120_000;
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`the console exited (${child.exitCode}) before it answered`);
-    const ok = await fetch(`${base}/api/health`).then(
-      (r) => r.ok,
-      () => false,
-    );
-    if (ok) return { child, base, dataDir };
-    await sleep(250);
-  }
-  child.kill('SIGKILL');
-  throw new Error('the console did not answer /api/health within 120 s');
-}
-
-async function stopConsole(c: Console): Promise<void> {
-  const exited = new Promise((resolve) => c.child.once('exit', resolve));
-  c.child.kill('SIGINT');
-  await Promise.race([exited, sleep(20_000)]);
-  if (c.child.exitCode === null) c.child.kill('SIGKILL');
-  rmSync(c.dataDir, { recursive: true, force: true });
-}
-
-async function signIn(base: string): Promise<string> {
-  const res = await fetch(`${base}/api/auth/login`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', origin: base },
-    body: JSON.stringify(OPERATOR),
-  });
-  if (!res.ok) throw new Error(`sign-in failed: ${res.status} ${await res.text()}`);
-  return res.headers
-    .getSetCookie()
-    .map((c) => c.split(';')[0])
-    .join('; ');
-}
 
 /** One open event stream; counts the events it reads by type. */
 class Stream {

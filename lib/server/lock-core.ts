@@ -12,7 +12,8 @@ const READY = Symbol.for('redlock-console.redlock.ready');
 
 /**
  * The lock core as the console's lock service uses it: its own connections to the masters (through
- * the fault proxies in the sandbox), the cluster's key prefix and lease ceiling, quarantine on.
+ * the fault proxies in the sandbox), the cluster's key prefix and lease ceiling, quarantine on,
+ * writes coalesced per event-loop turn.
  * Its outcome events feed the Prometheus metrics and the rolling history behind the charts.
  */
 export function lockCore(): Redlock {
@@ -25,6 +26,10 @@ export function lockCore(): Redlock {
       keyPrefix: runtime.keyPrefix,
       maxTtlMs: runtime.maxTtlMs,
       driftFactor: runtime.driftFactor,
+      // A server: requests arrive on many connections, each read in its own callback. Writing at
+      // the end of the I/O phase sends one write per node per event-loop turn, not one per request
+      // (1.8x the HTTP lock service's pairs/s at 32 clients; settings.ts argues it is timing only).
+      writeCoalescing: 'io',
     },
   );
   const m = metrics();

@@ -7,14 +7,26 @@ export function nextBinary(): string {
   return require.resolve('next/dist/bin/next');
 }
 
-/** Start `next start` (or `next dev`) as a child process with the console's environment. */
-export function spawnNext(
+/**
+ * Start the console's HTTP server (scripts/console-server.ts: the lock service's fast path, and
+ * Next.js for the rest) as a child process with the console's environment, in production mode or
+ * as `next dev`.
+ */
+export function spawnConsoleServer(
   mode: 'start' | 'dev',
   options: { cwd: string; port: number; host: string; env: Record<string, string> },
 ): ChildProcess {
-  return spawn(process.execPath, [nextBinary(), mode, '-p', String(options.port), '-H', options.host], {
+  const args = ['--import', 'tsx', '--import', './scripts/support/server-only-hook.mjs', 'scripts/console-server.ts'];
+  return spawn(process.execPath, mode === 'dev' ? [...args, '--dev'] : args, {
     cwd: options.cwd,
-    env: { ...process.env, NEXT_TELEMETRY_DISABLED: '1', ...options.env },
+    env: {
+      ...process.env,
+      NEXT_TELEMETRY_DISABLED: '1',
+      ...options.env,
+      NODE_ENV: mode === 'dev' ? 'development' : 'production',
+      PORT: String(options.port),
+      HOST: options.host,
+    },
     stdio: ['ignore', 'inherit', 'inherit'],
   });
 }

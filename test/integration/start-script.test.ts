@@ -106,6 +106,7 @@ describe('npm start: the whole product, then Ctrl-C', () => {
         REDLOCK_PORT_BASE: String(await freePortRange(3)),
         REDLOCK_SERVER_PORT_BASE: String(await freePortRange(3)),
         REDLOCK_PERSISTENCE: 'none',
+        REDLOCK_API_KEYS: 'start-test=start-test-key-0123456789abcdef',
       },
       /Ctrl-C stops everything/,
     );
@@ -139,6 +140,46 @@ describe('npm start: the whole product, then Ctrl-C', () => {
       10_000,
       'three nodes up',
     );
+
+    // The lock service's fast path answers on the same port, with the API's headers (next.config.ts gives /api/nodes the same).
+    const key = { authorization: 'Bearer start-test-key-0123456789abcdef', 'content-type': 'application/json' };
+    const granted = await fetch(`http://127.0.0.1:${port}/api/locks`, {
+      method: 'POST',
+      headers: key,
+      body: JSON.stringify({ resource: 'start-test', ttlMs: 5_000 }),
+    });
+    expect(granted.status, await granted.clone().text()).toBe(200);
+    const nextHeaders = res.headers;
+    for (const name of [
+      'content-security-policy',
+      'x-frame-options',
+      'x-content-type-options',
+      'referrer-policy',
+      'permissions-policy',
+      'cross-origin-opener-policy',
+      'cross-origin-resource-policy',
+    ]) {
+      expect(granted.headers.get(name), name).toBe(nextHeaders.get(name));
+    }
+    expect(granted.headers.get('cache-control')).toBe('no-store');
+    const { token } = (await granted.json()) as { token: string };
+    const released = await fetch(`http://127.0.0.1:${port}/api/locks/start-test/release`, {
+      method: 'POST',
+      headers: key,
+      body: JSON.stringify({ token }),
+    });
+    expect(((await released.json()) as { released: boolean }).released).toBe(true);
+
+    // Errors thrown by a singleton the fast path's copy of lib/ created (here the runtime's control
+    // client) are mapped by the Next.js routes' copy too: a node action that does not fit is a 409.
+    const { csrfToken } = (await signIn.json()) as { csrfToken: string };
+    const misfit = await fetch(`http://127.0.0.1:${port}/api/nodes/1/actions`, {
+      method: 'POST',
+      headers: { cookie, 'x-csrf-token': csrfToken, origin: `http://127.0.0.1:${port}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ action: 'resume' }),
+    });
+    expect(misfit.status, await misfit.clone().text()).toBe(409);
+    expect(((await misfit.json()) as { error: { code: string } }).error.code).toBe('BAD_STATE');
 
     const control = ControlClient.fromDataDir(run.dataDir);
     expect(control).not.toBeNull();

@@ -1,7 +1,10 @@
 import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, request as httpRequest, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ensureSecretFile, startControlServer, type ControlServer } from '../../lib/cluster';
+import { matchLockService } from '../../lib/server/lock-service/routes';
 import { startTestCluster, type TestCluster } from './cluster';
 
 export const USERS = {
@@ -57,6 +60,8 @@ export async function startApi(options: { nodes?: number; maxTtlMs?: number } = 
     LOG_LEVEL: 'silent',
   });
   const sessions = new Map<Who, { cookie: string; csrf: string }>();
+  let fast: Promise<LockServiceServer> | null = null;
+  const lockService = () => (fast ??= startLockServiceServer());
 
   async function session(who: 'viewer' | 'operator') {
     const existing = sessions.get(who);
@@ -71,6 +76,8 @@ export async function startApi(options: { nodes?: number; maxTtlMs?: number } = 
 
   async function invoke(method: string, path: string, headers: Record<string, string>, body?: string): Promise<Response> {
     const url = new URL(path, 'http://console.test');
+    // The lock service's routes are answered by its fast path on a Node request, as in the console's server.
+    if (matchLockService(method, `${url.pathname}${url.search}`)) return (await lockService()).send(method, path, headers, body);
     const { handler, params } = await resolve(url.pathname, method);
     const req = new Request(url, { method, headers: { host: 'console.test', ...headers }, body });
     return handler(req, { params: Promise.resolve(params) });
@@ -96,6 +103,7 @@ export async function startApi(options: { nodes?: number; maxTtlMs?: number } = 
       return res;
     },
     async stop() {
+      if (fast) await fast.then((f) => f.close());
       const { getRuntime } = await import('../../lib/server/runtime');
       for (const c of getRuntime().clients) c.disconnect();
       await control.close();
@@ -140,4 +148,49 @@ async function resolve(pathname: string, method: string): Promise<{ handler: Han
     return { handler, params };
   }
   return { handler: async () => new Response(null, { status: 404 }), params: {} };
+}
+
+export interface LockServiceServer {
+  port: number;
+  /** One request over a real socket, answered as a Web Response (body read whole). */
+  send(method: string, path: string, headers: Record<string, string>, body?: string): Promise<Response>;
+  close(): Promise<void>;
+}
+
+/**
+ * The lock service's fast path on a real Node HTTP server on 127.0.0.1, dispatching through the
+ * same function as scripts/console-server.ts (anything else answers 404 here). Imported lazily,
+ * after the harness has set the environment.
+ */
+export async function startLockServiceServer(): Promise<LockServiceServer> {
+  const { serveIfLockService } = await import('../../lib/server/lock-service');
+  const server: Server = createServer((req, res) => {
+    if (serveIfLockService(req, res)) return;
+    res.writeHead(404).end();
+  });
+  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+  const port = (server.address() as AddressInfo).port;
+  return {
+    port,
+    send(method, path, headers, body) {
+      return new Promise((resolve, reject) => {
+        const req = httpRequest({ host: '127.0.0.1', port, path, method, headers: { host: 'console.test', ...headers } }, (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (c: Buffer) => chunks.push(c));
+          res.on('error', reject);
+          res.on('end', () => {
+            const out = new Headers();
+            for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) out.set(k, Array.isArray(v) ? v.join(', ') : v);
+            resolve(new Response(chunks.length ? Buffer.concat(chunks) : null, { status: res.statusCode ?? 0, headers: out }));
+          });
+        });
+        req.on('error', reject);
+        req.end(body);
+      });
+    },
+    async close() {
+      server.closeAllConnections();
+      await new Promise<void>((done) => server.close(() => done()));
+    },
+  };
 }

@@ -6,7 +6,7 @@ vi.mock('../../lib/server/auth/passwords', async (importOriginal) => {
   return { ...original, sameSecret: (a: string | null, b: string) => (compared.calls++, original.sameSecret(a, b)) };
 });
 
-const { checkCsrf } = await import('../../lib/server/http/route');
+const { checkCsrf } = await import('../../lib/server/http/request-checks');
 
 function req(token: string | null): Request {
   return new Request('http://console.test/api/x', {
@@ -19,9 +19,9 @@ function req(token: string | null): Request {
 describe('CSRF token check', () => {
   it('compares in constant time (through sameSecret), and refuses missing, wrong, prefix and longer tokens', () => {
     const csrf = 'q2Zk1v0Hc3lJm5x8TtRw7bYp';
-    expect(() => checkCsrf(req(csrf), csrf)).not.toThrow();
+    expect(() => checkCsrf(req(csrf).headers, csrf, 'console.test')).not.toThrow();
     for (const wrong of [null, '', 'x', csrf.slice(0, -1), `${csrf}x`, csrf.toUpperCase()]) {
-      expect(() => checkCsrf(req(wrong), csrf), String(wrong)).toThrow(/x-csrf-token/);
+      expect(() => checkCsrf(req(wrong).headers, csrf, 'console.test'), String(wrong)).toThrow(/x-csrf-token/);
     }
     expect(compared.calls).toBe(7);
   });

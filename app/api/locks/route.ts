@@ -1,7 +1,6 @@
-import { acquireBodySchema, lockListQuerySchema } from '@/lib/api/locks';
+import { lockListQuerySchema } from '@/lib/api/locks';
 import { route } from '@/lib/server/http/route';
 import { listLocks } from '@/lib/server/inspect-service';
-import { acquireLock } from '@/lib/server/locks-service';
 
 export const runtime = 'nodejs';
 export const dynamic = 'force-dynamic';
@@ -14,7 +13,5 @@ export const GET = route({ permission: 'read', query: lockListQuerySchema }, ({ 
   listLocks(query, principal.kind === 'session' && principal.role === 'operator' ? 'raw' : 'fingerprint'),
 );
 
-/** The lock service: 200 with the grant, 409 when contended, 503 without a quorum. */
-export const POST = route({ permission: 'lock', body: acquireBodySchema }, ({ req, principal, body }) =>
-  acquireLock(principal, { ...body, resources: body.resources ?? [body.resource!] }, req.signal),
-);
+// POST /api/locks (acquire), …/extend and …/release are the lock service's fast path: answered
+// before Next.js by scripts/console-server.ts (lib/server/lock-service).

@@ -49,8 +49,13 @@ async function createAuth(env: Record<string, string | undefined>): Promise<Auth
   };
 }
 
+/** The request headers authentication reads: a Web `Request`'s, or a Node request's through an adapter (lib/server/lock-service). */
+export interface HeaderReader {
+  get(name: string): string | null;
+}
+
 /** Who sent this request: an API key or scrape token (Authorization: Bearer), a session cookie, or nobody. */
-export async function authenticate(req: Request): Promise<Principal> {
+export async function authenticate(req: { headers: HeaderReader }): Promise<Principal> {
   const auth = await getAuth();
   const header = req.headers.get('authorization');
   if (header) {

@@ -1,7 +1,7 @@
 import type { ApiErrorBody, ApiErrorCode } from '../../api/common';
-import { NodeActionError } from '../../cluster/errors';
+import type { NodeActionError } from '../../cluster/errors';
 import { logger } from '../logger';
-import { HttpError } from './errors';
+import type { HttpError } from './errors';
 
 /** Lock-core errors by their literal names (@redlock-console/redlock errors.ts), so this mapper needs no import cycle. */
 const LOCK_ERRORS: Record<string, { status: number; code: ApiErrorCode }> = {
@@ -11,13 +11,27 @@ const LOCK_ERRORS: Record<string, { status: number; code: ApiErrorCode }> = {
   InvalidArgumentError: { status: 400, code: 'INVALID_ARGUMENT' },
 };
 
+/** An error answer before it becomes a Response: what both the Next.js routes and the lock service's fast path send. */
+export interface ErrorParts {
+  status: number;
+  body: ApiErrorBody;
+  headers: Record<string, string>;
+}
+
 /** The one error mapper of every route: 4xx for what the client can fix, 503 for quorum, 500 only for bugs. */
-export function errorResponse(err: unknown): Response {
-  if (err instanceof HttpError)
-    return json(err.status, { error: { code: err.code, message: err.message, details: err.details } }, err.headers);
-  if (err instanceof NodeActionError) {
+export function errorParts(err: unknown): ErrorParts {
+  // By name, never instanceof: the console's server loads lib/ twice (its own copy for the lock
+  // service's fast path, Next.js's bundled copy for the other routes), and a singleton made by one
+  // copy (the runtime's control client, the auth context) throws that copy's classes in the other.
+  if (isError<HttpError>(err, 'HttpError') && typeof err.status === 'number')
+    return {
+      status: err.status,
+      body: { error: { code: err.code, message: err.message, details: err.details } },
+      headers: err.headers ?? {},
+    };
+  if (isError<NodeActionError>(err, 'NodeActionError')) {
     const status = err.code === 'NOT_FOUND' ? 404 : err.code === 'BAD_ACTION' ? 400 : 409;
-    return json(status, { error: { code: err.code, message: err.message } });
+    return { status, body: { error: { code: err.code, message: err.message } }, headers: {} };
   }
   const name = (err as { name?: string } | null)?.name;
   const mapped = name ? LOCK_ERRORS[name] : undefined;
@@ -27,10 +41,19 @@ export function errorResponse(err: unknown): Response {
     const details: Record<string, unknown> | undefined = votes === undefined ? undefined : { votes: votes.map((v) => ({ ...v })) };
     // A contended acquire names the holder by its metadata (owner, host, pid, acquiredAt…), never by token.
     if (details && holder !== undefined) details.holder = holder;
-    return json(mapped.status, { error: { code: mapped.code, message: (err as Error).message, details } });
+    return { status: mapped.status, body: { error: { code: mapped.code, message: (err as Error).message, details } }, headers: {} };
   }
   logger().error({ err }, 'unhandled error in a route');
-  return json(500, { error: { code: 'INTERNAL', message: 'internal error (logged on the server)' } });
+  return { status: 500, body: { error: { code: 'INTERNAL', message: 'internal error (logged on the server)' } }, headers: {} };
+}
+
+function isError<E extends Error>(err: unknown, name: E['name']): err is E {
+  return err instanceof Error && err.name === name;
+}
+
+export function errorResponse(err: unknown): Response {
+  const { status, body, headers } = errorParts(err);
+  return json(status, body, headers);
 }
 
 export function json(status: number, body: unknown, headers: Record<string, string> = {}): Response {

@@ -12,7 +12,8 @@ import type { Socket } from 'node:net';
  * X-Forwarded-For the client actually sent. A client cannot forge the stamp (it does not know the
  * secret, and the stamp is overwritten anyway); a request without a valid stamp has no known peer.
  *
- * installPeerStamp() runs from instrumentation.ts, once, when the server starts.
+ * installPeerStamp() runs from instrumentation.ts, once, when the server starts; the console's own
+ * server (scripts/console-server.ts) stamps what it hands to Next.js itself (stampPeersInServer).
  */
 export const PEER_HEADER = 'x-redlock-peer';
 
@@ -38,9 +39,23 @@ export function installPeerStamp(): void {
   s.installed = true;
   subscribe('http.server.request.start', (message) => {
     const { request, socket } = message as { request: IncomingMessage; socket: Socket };
-    const xff = request.headers['x-forwarded-for'];
-    request.headers[PEER_HEADER] = peerStamp(socket?.remoteAddress, xff === undefined ? null : Array.isArray(xff) ? xff.join(', ') : xff);
+    stampPeer(request, socket);
   });
+}
+
+/**
+ * For a server that stamps the requests it hands to Next.js itself (scripts/console-server.ts):
+ * no diagnostics-channel subscription (installPeerStamp becomes a no-op), so the requests it
+ * answers without Next.js (the lock service's fast path) cost nothing here.
+ */
+export function stampPeersInServer(): (request: IncomingMessage) => void {
+  state().installed = true;
+  return (request) => stampPeer(request, request.socket);
+}
+
+function stampPeer(request: IncomingMessage, socket: Socket | undefined): void {
+  const xff = request.headers['x-forwarded-for'];
+  request.headers[PEER_HEADER] = peerStamp(socket?.remoteAddress, xff === undefined ? null : Array.isArray(xff) ? xff.join(', ') : xff);
 }
 
 export interface Peer {

@@ -9,6 +9,7 @@ import { mergeReleases, type ReleaseCall } from './release-group';
 import { ScriptGroup, type MergeCalls, type Mergeable } from './script-group';
 import { nodeLabel } from './node-label';
 import { ALL_SCRIPTS, PROBE_SCRIPT } from './scripts';
+import type { RedlockSettings } from './settings';
 
 export type { BatchReplies, Reply } from './outbound';
 
@@ -101,8 +102,10 @@ export class LockNode {
     maxPending: number,
     onConnectionError: (node: LockNode, err: Error) => void,
     stallAfterMs = Infinity,
+    writeCoalescing: RedlockSettings['writeCoalescing'] = 'tick',
   ) {
     this.index = index;
+    this.scheduleFlush = writeCoalescing === 'io' ? () => setImmediate(this.flush) : () => process.nextTick(this.flush);
     this.number = index + 1;
     this.label = nodeLabel(target);
     this.maxPending = maxPending;
@@ -397,8 +400,9 @@ export class LockNode {
    * written together, corked into one write: what auto-pipelining does, without a Pipeline object
    * per batch. Fewer, larger writes save syscalls on both sides.
    *
-   * The flush runs on process.nextTick, once that cascade of continuations has drained, not in
-   * the check phase (setImmediate, as ioredis's auto-pipelining does): at concurrency 1 the extra
+   * By default (writeCoalescing 'tick') the flush runs on process.nextTick, once that cascade of
+   * continuations has drained, not in the check phase (setImmediate, as ioredis's auto-pipelining
+   * does, and as writeCoalescing 'io' does for servers: see settings.ts): at concurrency 1 the extra
    * event-loop hop cost about a third of the client CPU of an acquire + release and 10–15% of its
    * p50 (a release sent while a node's grant is still in flight waited for the check phase), and
    * under load the batches stay as large (the same or better pairs/s and CPU per pair at
@@ -414,8 +418,11 @@ export class LockNode {
    */
   private enqueue(command: Outbound): void {
     this.batch.push(command);
-    if (this.batch.length === 1) process.nextTick(this.flush);
+    if (this.batch.length === 1) this.scheduleFlush();
   }
+
+  /** process.nextTick or setImmediate of flush, by the writeCoalescing setting. */
+  private readonly scheduleFlush: () => void;
 
   private readonly flush = (): void => {
     const groups = this.groups;

@@ -101,7 +101,8 @@ export class Redlock extends EventEmitter<RedlockEvents> implements LockControll
     }
     const onNodeError = (node: LockNode, error: Error) => this.emit('node-error', { node: node.number, label: node.label, error });
     const created = nodes.map(
-      (target, i) => new LockNode(i, target, this.settings.maxPendingPerNode, onNodeError, this.settings.nodeTimeoutMs),
+      (target, i) =>
+        new LockNode(i, target, this.settings.maxPendingPerNode, onNodeError, this.settings.nodeTimeoutMs, this.settings.writeCoalescing),
     );
     this.nodes = created;
     this.nodeLabels = Object.freeze(labels);

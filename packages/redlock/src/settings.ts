@@ -106,6 +106,20 @@ export interface RedlockSettings {
    * @default 1000
    */
   subscriberLingerMs: number;
+  /**
+   * When the commands queued for a node are written to its socket, as one write:
+   * - `'tick'`: once the callback that queued them and its promise continuations are done
+   *   (process.nextTick). The fewest event-loop hops: best for a process taking one lock at a time,
+   *   or many from one place (a loop, Promise.all).
+   * - `'io'`: at the end of the event loop's I/O phase (setImmediate), so the commands of every
+   *   callback of that turn go out together: what a server taking locks for requests arriving on
+   *   many connections wants (one write per node per turn instead of one per request; the console's
+   *   HTTP lock service uses it). Costs one event-loop hop per round.
+   * Only the moment and the number of writes change, never what is written, to which node, or in
+   * which order (see node.ts): mutual exclusion and fence order do not depend on it.
+   * @default 'tick'
+   */
+  writeCoalescing: 'tick' | 'io';
 }
 
 export const DEFAULT_SETTINGS: Readonly<RedlockSettings> = Object.freeze({
@@ -123,6 +137,7 @@ export const DEFAULT_SETTINGS: Readonly<RedlockSettings> = Object.freeze({
   maxExtensions: 100,
   maxPendingPerNode: 4096,
   subscriberLingerMs: 1_000,
+  writeCoalescing: 'tick',
 });
 
 /** Longest ttl / maxTtlMs accepted: one day. */
@@ -186,5 +201,7 @@ export function resolveSettings(partial: Partial<RedlockSettings> = {}): Readonl
   if (s.maxExtensions !== Number.POSITIVE_INFINITY) integerIn('settings.maxExtensions', s.maxExtensions, 0, Number.MAX_SAFE_INTEGER);
   integerIn('settings.maxPendingPerNode', s.maxPendingPerNode, 1, 1_000_000);
   integerIn('settings.subscriberLingerMs', s.subscriberLingerMs, 0, 3_600_000);
+  if (s.writeCoalescing !== 'tick' && s.writeCoalescing !== 'io')
+    throw new InvalidArgumentError('settings.writeCoalescing', `must be 'tick' or 'io', got ${describe(s.writeCoalescing)}`);
   return Object.freeze(s);
 }

@@ -1,0 +1,96 @@
+import 'server-only';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { HeaderReader } from '../auth';
+import { bodyTooLarge, checkBodyHeaders, MAX_BODY_BYTES, parseJsonBody } from '../http/request-checks';
+import { API_CSP, HSTS, STATIC_SECURITY_HEADERS } from '../http/security-headers';
+
+const DECODER = new TextDecoder();
+
+/** A Node request's headers as authentication and the checks read them (names are lower case in Node). */
+export function headerReader(req: IncomingMessage): HeaderReader {
+  return {
+    get(name: string): string | null {
+      const value = req.headers[name];
+      return value === undefined ? null : Array.isArray(value) ? value.join(', ') : value;
+    },
+  };
+}
+
+/**
+ * The JSON body, never more than MAX_BODY_BYTES of it: a declared Content-Length over the limit is
+ * refused before a byte is read, a chunked body as soon as it passes the limit (the rest is not read:
+ * the 413 closes the connection). The same rules and messages as the Next.js routes (route.ts).
+ */
+export function readJsonBody(req: IncomingMessage, headers: HeaderReader): Promise<unknown> {
+  checkBodyHeaders(headers);
+  if (req.destroyed) return Promise.reject(new Error('the HTTP client went away'));
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let total = 0;
+    const onData = (chunk: Buffer) => {
+      total += chunk.byteLength;
+      if (total > MAX_BODY_BYTES) {
+        done();
+        req.pause();
+        reject(bodyTooLarge());
+        return;
+      }
+      chunks.push(chunk);
+    };
+    const onEnd = () => {
+      done();
+      try {
+        // TextDecoder, as the Next.js routes read bodies: it drops a leading byte-order mark.
+        resolve(parseJsonBody(DECODER.decode(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, total))));
+      } catch (err) {
+        reject(err);
+      }
+    };
+    const onError = (err: Error) => {
+      done();
+      reject(err);
+    };
+    const onClose = () => onError(new Error('the HTTP client went away'));
+    const done = () => {
+      req.off('data', onData);
+      req.off('end', onEnd);
+      req.off('error', onError);
+      req.off('close', onClose);
+    };
+    req.on('data', onData);
+    req.on('end', onEnd);
+    req.on('error', onError);
+    req.on('close', onClose);
+  });
+}
+
+/**
+ * The headers every API answer carries (next.config.ts gives the Next.js routes the same ones), as
+ * the flat [name, value, …] list writeHead takes without building a header object per answer.
+ */
+const API_HEADERS: readonly string[] = Object.freeze([
+  ...STATIC_SECURITY_HEADERS.flatMap(({ key, value }) => [key, value]),
+  'Content-Security-Policy',
+  API_CSP,
+  'Content-Type',
+  'application/json',
+  'Cache-Control',
+  'no-store',
+]);
+
+/** Answer with a JSON body; `extra` headers last (an error's `retry-after`, `connection: close`); HSTS only behind https. */
+export function sendJson(
+  req: IncomingMessage,
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  extra: Record<string, string> = {},
+): void {
+  if (res.headersSent || res.destroyed) return;
+  const text = JSON.stringify(body);
+  const headers = [...API_HEADERS, 'Content-Length', String(Buffer.byteLength(text))];
+  if (req.headers['x-forwarded-proto'] === 'https') headers.push(HSTS.key, HSTS.value);
+  for (const name in extra) headers.push(name, extra[name]!);
+  res.writeHead(status, headers);
+  res.end(text);
+}

@@ -1,0 +1,98 @@
+/**
+ * The console's HTTP server process (started by scripts/start.ts with the console's environment):
+ * one Node HTTP server on the console's port. The lock service's three routes (acquire, extend,
+ * release: lib/server/lock-service/routes.ts) are answered by a lean handler on the Node request
+ * itself; every other request goes to Next.js's request handler (pages, the rest of the API).
+ *
+ * Why not only Next.js: a Next.js route handler costs several milliseconds of routing, Web
+ * Request/Response conversion and rendering machinery per call, which made the lock service 30–50×
+ * slower than the core it wraps (issue 19). Why not a framework (fastify): the fast path is three
+ * POST routes with one body rule; they share every check, schema, service function and error
+ * mapper with the Next.js routes (lib/server/http/request-checks.ts, error-response.ts), so the
+ * framework would add a second plugin, validation and error model to keep in step for no gain.
+ *
+ *   node --import tsx --import ./scripts/support/server-only-hook.mjs scripts/console-server.ts [--dev]
+ *
+ * The listening address comes from PORT and HOST; NODE_ENV must be set by the caller (production
+ * unless --dev), before Next.js is loaded.
+ */
+import { createServer } from 'node:http';
+import { resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import next from 'next';
+import { serveIfLockService } from '../lib/server/lock-service';
+import { stampPeersInServer } from '../lib/server/http/peer';
+import { lockCore } from '../lib/server/lock-core';
+import { logger } from '../lib/server/logger';
+
+const root = resolve(fileURLToPath(new URL('..', import.meta.url)));
+const dev = process.argv.includes('--dev');
+const port = Number(process.env.PORT ?? 3000);
+const host = process.env.HOST ?? '127.0.0.1';
+
+/** How long a stop waits for the requests in flight (start.ts kills this process 5 s after its SIGTERM). */
+const DRAIN_MS = 4_000;
+
+async function main(): Promise<void> {
+  // Before the first request: the peer stamp (login limits, audit) and the lock core's connections.
+  const stampPeer = stampPeersInServer();
+  try {
+    lockCore();
+  } catch (err) {
+    // No masters configured (or a setting the core refuses): the console still serves its pages,
+    // which say so; the lock service answers the same error on each request.
+    logger().warn({ err }, 'the lock core could not start; the lock service will refuse requests');
+  }
+  const app = next({ dev, dir: root, hostname: host, port });
+  const handle = app.getRequestHandler();
+  await app.prepare();
+  const server = createServer((req, res) => {
+    if (serveIfLockService(req, res)) return;
+    stampPeer(req);
+    void handle(req, res).catch((err: unknown) => {
+      logger().error({ err }, 'the Next.js request handler failed');
+      if (!res.headersSent) res.writeHead(500, { 'content-type': 'text/plain' });
+      res.end('internal error (logged on the server)');
+    });
+  });
+  // Keep-alive longer than the usual proxy and client idle timeouts (60 s), so a reused connection
+  // is not closed under a client's next request. (In --dev, Next.js attaches its hot-reload socket
+  // handler to this server on the first request; edits to lib/server/lock-service take a restart.)
+  server.keepAliveTimeout = 65_000;
+  server.headersTimeout = 66_000;
+  await new Promise<void>((done, fail) => {
+    server.once('error', fail);
+    server.listen(port, host, () => {
+      server.off('error', fail);
+      done();
+    });
+  });
+  server.on('error', (err) => logger().error({ err }, 'the console server failed'));
+
+  // A stop lets the requests in flight finish (a force-release writes its audit entry after its
+  // deletes), up to DRAIN_MS, then closes Next.js and the lock core's connections.
+  let stopping = false;
+  const stop = (signal: NodeJS.Signals) => {
+    if (stopping) return;
+    stopping = true;
+    const closed = new Promise<void>((done) => server.close(() => done()));
+    server.closeIdleConnections();
+    void Promise.race([closed, new Promise((done) => setTimeout(done, DRAIN_MS).unref())])
+      .then(async () => {
+        server.closeAllConnections();
+        await app.close().catch(() => undefined);
+        await lockCore()
+          .quit()
+          .catch(() => undefined);
+      })
+      .catch(() => undefined)
+      .finally(() => process.exit(128 + (signal === 'SIGINT' ? 2 : 15)));
+  };
+  process.once('SIGTERM', () => stop('SIGTERM'));
+  process.once('SIGINT', () => stop('SIGINT'));
+}
+
+main().catch((err: unknown) => {
+  console.error(err);
+  process.exit(1);
+});
