@@ -23,6 +23,7 @@ import next from 'next';
 import { serveIfLockService } from '../lib/server/lock-service';
 import { stampPeersInServer } from '../lib/server/http/peer';
 import { lockCore } from '../lib/server/lock-core';
+import { flushLockHistory } from '../lib/server/lock-history';
 import { logger } from '../lib/server/logger';
 
 const root = resolve(fileURLToPath(new URL('..', import.meta.url)));
@@ -70,7 +71,8 @@ async function main(): Promise<void> {
   server.on('error', (err) => logger().error({ err }, 'the console server failed'));
 
   // A stop lets the requests in flight finish (a force-release writes its audit entry after its
-  // deletes), up to DRAIN_MS, then closes Next.js and the lock core's connections.
+  // deletes), up to DRAIN_MS, writes the lock history still buffered, then closes Next.js and the
+  // lock core's connections.
   let stopping = false;
   const stop = (signal: NodeJS.Signals) => {
     if (stopping) return;
@@ -80,6 +82,7 @@ async function main(): Promise<void> {
     void Promise.race([closed, new Promise((done) => setTimeout(done, DRAIN_MS).unref())])
       .then(async () => {
         server.closeAllConnections();
+        await flushLockHistory().catch(() => undefined);
         await app.close().catch(() => undefined);
         await lockCore()
           .quit()

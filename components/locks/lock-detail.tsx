@@ -1,6 +1,7 @@
 'use client';
 
 import { useQuery } from '@tanstack/react-query';
+import { LockHistoryPanel } from './lock-history-panel';
 import Link from 'next/link';
 import { useMemo, useRef, useState, type ReactNode } from 'react';
 import type { LockDetailResponse, LockView } from '@/lib/api/locks';
@@ -170,6 +171,8 @@ export function LockDetail({ resource }: { resource: string }) {
           <LockEvents events={mine} now={now} />
         </section>
       </div>
+
+      <LockHistoryPanel resource={resource} />
 
       {dialog && (
         <ForceReleaseDialog

@@ -1,6 +1,7 @@
 import { infiniteQueryOptions, queryOptions } from '@tanstack/react-query';
 import { z } from 'zod';
 import { historyResponseSchema } from '../api/history';
+import { lockHistoryResponseSchema, lockServiceLogResponseSchema } from '../api/lock-history';
 import { lockDetailResponseSchema, lockListResponseSchema } from '../api/locks';
 import { nodesResponseSchema } from '../api/nodes';
 import { fetchJson } from './fetch-json';
@@ -81,6 +82,27 @@ export const lockDetailQuery = (resource: string) =>
     queryKey: queryKeys.lock(resource),
     queryFn: ({ signal }) => fetchJson(`/api/locks/${encodeURIComponent(resource)}`, lockDetailResponseSchema, { signal }),
     refetchInterval: 1_000,
+  });
+
+/** One resource's lock history (issue 19), under the resource's key: whatever refreshes the lock refreshes it. */
+export const lockHistoryQuery = (resource: string) =>
+  queryOptions({
+    queryKey: [...queryKeys.lock(resource), 'history'] as const,
+    queryFn: ({ signal }) =>
+      fetchJson(`/api/locks/${encodeURIComponent(resource)}/history?limit=20`, lockHistoryResponseSchema, { signal }),
+    refetchInterval: 2_000,
+  });
+
+/** The lock service's log across resources (the Audit screen's lock-service view), under the audit key. */
+export const lockServiceLogQuery = (principal: string) =>
+  queryOptions({
+    queryKey: [...queryKeys.audit, 'lock-service', principal] as const,
+    queryFn: ({ signal }) => {
+      const params = new URLSearchParams({ limit: '200' });
+      if (principal) params.set('principal', principal);
+      return fetchJson(`/api/lock-history?${params}`, lockServiceLogResponseSchema, { signal });
+    },
+    refetchInterval: 5_000,
   });
 
 export interface AuditFilters {

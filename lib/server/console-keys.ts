@@ -18,6 +18,8 @@ import { getRuntime } from './runtime';
  * | `<p>console:login:<scope>:<h(…)>` | string / hash | login throttling counters (see auth/login-throttle.ts) |
  * | `<p>console:audit:login-failed:<h(addr, user)>:<window>` | hash | that entry's counts (failed, refused), first and last |
  * | `<p>console:audit:login-failed:<h(addr)>:<window>:users` | set | usernames tried from an address in a window (folded past 10) |
+ * | `<p>lock-history` | stream | the lock history of every resource (capped), written to every master |
+ * | `<p>console:lock-history:<h(resource)>` | stream | one resource's history (capped short, expires a week after its last entry) |
  */
 export interface ConsoleKeys {
   audit: string;
@@ -27,6 +29,8 @@ export interface ConsoleKeys {
   login(scope: string, ...parts: string[]): string;
   failedLoginWindow(parts: string[], window: number): string;
   failedLoginUsers(address: string, window: number): string;
+  lockHistory: string;
+  lockHistoryOf(resource: string): string;
 }
 
 export function consoleKeys(prefix: string = getRuntime().keyPrefix): ConsoleKeys {
@@ -39,6 +43,8 @@ export function consoleKeys(prefix: string = getRuntime().keyPrefix): ConsoleKey
     login: (scope, ...parts) => `${c}login:${scope}:${digest(...parts)}`,
     failedLoginWindow: (parts, window) => `${c}audit:login-failed:${digest(...parts)}:${window}`,
     failedLoginUsers: (address, window) => `${c}audit:login-failed:${digest(address)}:${window}:users`,
+    lockHistory: `${prefix}lock-history`,
+    lockHistoryOf: (resource) => `${c}lock-history:${digest(resource)}`,
   };
 }
 

@@ -3,6 +3,7 @@ import type { ForceReleaseResponse } from '../api/locks';
 import { lockDetail, type LockDetail } from '../inspect';
 import { actorOf, type Principal } from './auth/principal';
 import { recordAudit } from './audit';
+import { recordLockHistory, tokenFingerprint } from './lock-history';
 import { publishEvent } from './events';
 import { readyLockCore } from './lock-core';
 import { metrics } from './metrics';
@@ -87,6 +88,19 @@ export async function forceRelease(
   const outcome = result.deleted === 0 ? 'nothing-deleted' : result.complete ? 'ok' : 'partial';
   metrics().forceReleases.inc({ outcome });
   const { actor, role } = actorOf(principal);
+  if (result.deleted > 0) {
+    recordLockHistory({
+      event: 'force-released',
+      resources: [resource],
+      token: tokenFingerprint(input.token),
+      fence: null,
+      principal: `${role}:${actor}`,
+      metadata: {},
+      ttlMs: null,
+      expiresAt: null,
+      detail: `${outcome}: ${input.reason}`,
+    });
+  }
   const { entry } = await recordAudit({
     actor,
     role,

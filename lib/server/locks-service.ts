@@ -4,6 +4,7 @@ import { LockContendedError, type Vote } from '@redlock-console/redlock';
 import { actorOf, allows, type Principal } from './auth/principal';
 import { badRequest, HttpError } from './http/errors';
 import { readyLockCore } from './lock-core';
+import { recordLockHistory, tokenFingerprint } from './lock-history';
 
 /** The votes as the API shows them (the core numbers nodes from 1, as the API does). */
 export function voteViews(votes: readonly Vote[]): VoteView[] {
@@ -51,6 +52,17 @@ export async function acquireLock(principal: Principal, input: AcquireInput, sig
         );
       throw allows(principal, 'read') ? err : withoutHolder(err);
     });
+  recordLockHistory({
+    event: 'granted',
+    resources: [...lock.resources],
+    token: tokenFingerprint(lock.token),
+    fence: lock.fence,
+    principal: `${role}:${actor}`,
+    metadata: input.metadata ?? {},
+    ttlMs: input.ttlMs,
+    expiresAt: lock.expiresAt,
+    detail: '',
+  });
   return {
     resources: [...lock.resources],
     token: lock.token,
@@ -78,8 +90,29 @@ function resourcesFor(pathResource: string, bodyResources: string[] | undefined)
   return bodyResources;
 }
 
-export async function extendLock(resource: string, body: { token: string; ttlMs: number; resources?: string[] }): Promise<ExtendResponse> {
+/** Who did it, as the lock history names them: `client:<key name>` or `<role>:<user>`. */
+function principalName(principal: Principal): string {
+  const { actor, role } = actorOf(principal);
+  return `${role}:${actor}`;
+}
+
+export async function extendLock(
+  principal: Principal,
+  resource: string,
+  body: { token: string; ttlMs: number; resources?: string[] },
+): Promise<ExtendResponse> {
   const result = await (await readyLockCore()).extendToken(resourcesFor(resource, body.resources), body.token, body.ttlMs);
+  recordLockHistory({
+    event: 'extended',
+    resources: [...result.resources],
+    token: tokenFingerprint(body.token),
+    fence: null,
+    principal: principalName(principal),
+    metadata: {},
+    ttlMs: body.ttlMs,
+    expiresAt: result.expiresAt,
+    detail: '',
+  });
   return {
     resources: [...result.resources],
     token: result.token,
@@ -89,8 +122,26 @@ export async function extendLock(resource: string, body: { token: string; ttlMs:
   };
 }
 
-export async function releaseLock(resource: string, body: { token: string; resources?: string[] }): Promise<ReleaseResponse> {
+export async function releaseLock(
+  principal: Principal,
+  resource: string,
+  body: { token: string; resources?: string[] },
+): Promise<ReleaseResponse> {
   const result = await (await readyLockCore()).releaseToken(resourcesFor(resource, body.resources), body.token);
+  // A release of a token nobody holds changed nothing: no entry (a client's retries or a typo).
+  if (result.deleted > 0) {
+    recordLockHistory({
+      event: 'released',
+      resources: [...result.resources],
+      token: tokenFingerprint(body.token),
+      fence: null,
+      principal: principalName(principal),
+      metadata: {},
+      ttlMs: null,
+      expiresAt: null,
+      detail: `keys deleted on ${result.deleted} node(s)${result.complete ? '' : ' (not every node answered)'}`,
+    });
+  }
   return {
     resources: [...result.resources],
     released: result.deleted > 0,

@@ -18,6 +18,7 @@ import { nodeActionResponseSchema } from '../../lib/api/node-actions';
 import { markCleanResponseSchema, nodesResponseSchema } from '../../lib/api/nodes';
 import { runResponseSchema, scenarioListSchema } from '../../lib/api/scenarios';
 import type { Permission } from '../../lib/server/auth/principal';
+import { lockHistoryResponseSchema, lockServiceLogResponseSchema } from '../../lib/api/lock-history';
 import { LOCK_SERVICE_ROUTES } from '../../lib/server/lock-service/routes';
 import { METRICS_TOKEN, USERS, routePatterns, startApi, type ApiHarness, type Who } from '../support/api';
 
@@ -88,6 +89,20 @@ const ROUTES: Array<{
     path: () => '/api/locks/authz-x',
     permission: 'read',
     reply: lockDetailResponseSchema,
+  },
+  {
+    method: 'GET',
+    pattern: '/api/lock-history',
+    path: () => '/api/lock-history?principal=client%3Atest-client&limit=5',
+    permission: 'read',
+    reply: lockServiceLogResponseSchema,
+  },
+  {
+    method: 'GET',
+    pattern: '/api/locks/[resource]/history',
+    path: () => '/api/locks/authz-x/history?limit=5',
+    permission: 'read',
+    reply: lockHistoryResponseSchema,
   },
   {
     method: 'POST',

@@ -1,5 +1,6 @@
 import { Suspense } from 'react';
 import { AuditScreen } from '@/components/audit/audit-screen';
+import { LockServiceLog } from '@/components/audit/lock-service-log';
 
 export const metadata = { title: 'Audit log' };
 
@@ -7,6 +8,7 @@ export default function AuditPage() {
   return (
     <Suspense>
       <AuditScreen />
+      <LockServiceLog />
     </Suspense>
   );
 }

@@ -50,9 +50,13 @@ export async function serveLockService(req: IncomingMessage, res: ServerResponse
       res.once('close', onClose);
       result = await acquireLock(principal, { ...body, resources: body.resources ?? [body.resource!] }, gone.signal);
     } else if (route.kind === 'extend') {
-      result = await extendLock(params!.resource, parseInput(extendBodySchema, raw, 'body') as z.infer<typeof extendBodySchema>);
+      result = await extendLock(principal, params!.resource, parseInput(extendBodySchema, raw, 'body') as z.infer<typeof extendBodySchema>);
     } else {
-      result = await releaseLock(params!.resource, parseInput(releaseBodySchema, raw, 'body') as z.infer<typeof releaseBodySchema>);
+      result = await releaseLock(
+        principal,
+        params!.resource,
+        parseInput(releaseBodySchema, raw, 'body') as z.infer<typeof releaseBodySchema>,
+      );
     }
     sendJson(req, res, 200, result);
   } catch (err) {

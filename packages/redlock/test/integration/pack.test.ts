@@ -232,5 +232,6 @@ describe('the packed lock core, installed from its tarball with ioredis 6', () =
       output = String((e as { stdout?: string }).stdout);
     }
     expect(output).toMatch(/wrong\.mts.*error TS2345/);
-  });
+    // Two tsc runs: ~20 s on an idle two-core machine, past 30 s on a loaded one.
+  }, 120_000);
 });

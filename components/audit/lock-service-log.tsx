@@ -1,0 +1,136 @@
+'use client';
+
+import { useQuery } from '@tanstack/react-query';
+import Link from 'next/link';
+import { useState } from 'react';
+import { lockServiceLogQuery } from '@/lib/client/queries';
+import styles from './audit.module.css';
+
+/** "02:10:14" over "Nov 27", as the audit log above shows its times. */
+function When({ at }: { at: number }) {
+  const d = new Date(at);
+  return (
+    <>
+      {d.toLocaleTimeString(undefined, { hour12: false })}
+      <span className="muted small" style={{ display: 'block' }}>
+        {d.toLocaleDateString(undefined, { month: 'short', day: 'numeric' })}
+      </span>
+    </>
+  );
+}
+
+/**
+ * The lock service's side of the audit (issue 19): every grant, extend, release and force-release,
+ * newest first, with the principal the console authenticated; narrowed to one API key (or user)
+ * by its principal, e.g. `client:billing`. Each resource links to its lock detail and history.
+ */
+export function LockServiceLog() {
+  const [draft, setDraft] = useState('');
+  const [principal, setPrincipal] = useState('');
+  const { data, error, isPending } = useQuery(lockServiceLogQuery(principal));
+  const state = isPending ? 'loading' : error ? 'error' : 'ready';
+  return (
+    <section aria-labelledby="lock-service-title" data-testid="lock-service-log" style={{ marginTop: 32 }}>
+      <div className={styles.header}>
+        <div>
+          <h2 id="lock-service-title" className={styles.title}>
+            Lock service
+          </h2>
+          <p className={styles.subtitle}>Grants, extends, releases and force-releases, by who authenticated: an API key or a user.</p>
+        </div>
+      </div>
+      <form
+        className={styles.filters}
+        role="search"
+        aria-label="Filter the lock service's log"
+        onSubmit={(e) => {
+          e.preventDefault();
+          setPrincipal(draft.trim());
+        }}
+      >
+        <label className={styles.field}>
+          Key or user
+          <input
+            type="search"
+            value={draft}
+            onChange={(e) => setDraft(e.target.value)}
+            placeholder="client:billing, operator:alice"
+            autoComplete="off"
+            spellCheck={false}
+          />
+        </label>
+        <button type="submit" className="button">
+          Filter
+        </button>
+      </form>
+      <div className={styles.tableWrap} data-loading-state={state}>
+        <table className={styles.table}>
+          <caption className="visually-hidden">Lock service entries, newest first</caption>
+          <thead>
+            <tr>
+              <th scope="col" className={styles.colTime}>
+                Time
+              </th>
+              <th scope="col" className={styles.colActor}>
+                Key or user
+              </th>
+              <th scope="col" className={styles.colAction}>
+                Event
+              </th>
+              <th scope="col" className={styles.colTarget}>
+                Resource
+              </th>
+              <th scope="col">Fence · detail</th>
+            </tr>
+          </thead>
+          <tbody>
+            {error ? (
+              <tr>
+                <td colSpan={5} className={styles.empty} role="alert">
+                  The lock service&apos;s log could not be read: {error.message}
+                </td>
+              </tr>
+            ) : isPending ? (
+              <tr>
+                <td colSpan={5} className={styles.empty}>
+                  Reading the masters…
+                </td>
+              </tr>
+            ) : data.entries.length === 0 ? (
+              <tr>
+                <td colSpan={5} className={styles.empty}>
+                  {principal ? `Nothing recorded for ${principal}.` : 'No lock taken through the console yet.'}
+                </td>
+              </tr>
+            ) : (
+              data.entries.map((e) => (
+                <tr key={e.id} data-testid="lock-service-entry" data-event={e.event}>
+                  <td>
+                    <When at={e.at} />
+                  </td>
+                  <td>{e.principal}</td>
+                  <td>{e.event}</td>
+                  <td>
+                    {e.resources.map((r, i) => (
+                      <span key={r}>
+                        {i > 0 ? ', ' : null}
+                        <Link href={`/locks/${encodeURIComponent(r)}`} title={r}>
+                          {r}
+                        </Link>
+                      </span>
+                    ))}
+                  </td>
+                  <td>
+                    {e.fence !== null ? `fence ${e.fence}` : null}
+                    {e.fence !== null && e.detail ? ' · ' : null}
+                    {e.detail}
+                  </td>
+                </tr>
+              ))
+            )}
+          </tbody>
+        </table>
+      </div>
+    </section>
+  );
+}

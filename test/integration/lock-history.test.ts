@@ -1,0 +1,113 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { lockHistoryResponseSchema, lockServiceLogResponseSchema, type LockHistoryResponse } from '../../lib/api/lock-history';
+import { lockGrantSchema } from '../../lib/api/locks';
+import { startApi, type ApiHarness } from '../support/api';
+import { restartConsole } from '../support/console-process';
+
+/**
+ * Issue 19, part 2: the lock history. Every grant, extend, release and force-release through the
+ * console is recorded on every master with the authenticated principal (the API key's name, not
+ * what the client's metadata claims), read back per resource, with each hold's end derived.
+ */
+let api: ApiHarness;
+
+beforeAll(async () => {
+  api = await startApi({ nodes: 3, maxTtlMs: 10_000 });
+});
+afterAll(async () => {
+  await api?.stop();
+});
+
+/** Write what the lock service buffered (the history is written in batches), then read the resource's history as a viewer. */
+async function history(resource: string): Promise<LockHistoryResponse> {
+  const { flushLockHistory } = await import('../../lib/server/lock-history');
+  await flushLockHistory();
+  const res = await api.call('GET', `/api/locks/${encodeURIComponent(resource)}/history`, { as: 'viewer' });
+  expect(res.status).toBe(200);
+  return lockHistoryResponseSchema.parse(await res.json());
+}
+
+async function grant(resource: string, ttlMs: number, metadata?: Record<string, string>) {
+  const res = await api.call('POST', '/api/locks', { as: 'client', body: { resource, ttlMs, ...(metadata ? { metadata } : {}) } });
+  expect(res.status, await res.clone().text()).toBe(200);
+  return lockGrantSchema.parse(await res.json());
+}
+
+describe('the lock history', () => {
+  it("names the API key that took the lock (not the metadata's claim), its extends and its release; tokens only as fingerprints", async () => {
+    const lock = await grant('history-a', 5_000, { owner: 'operator', job: 'invoice-run' });
+    expect(
+      (await api.call('POST', '/api/locks/history-a/extend', { as: 'client', body: { token: lock.token, ttlMs: 5_000 } })).status,
+    ).toBe(200);
+    expect((await api.call('POST', '/api/locks/history-a/release', { as: 'client', body: { token: lock.token } })).status).toBe(200);
+    // A release of a token nobody holds changes nothing and records nothing.
+    await api.call('POST', '/api/locks/history-a/release', { as: 'client', body: { token: lock.token } });
+    const h = await history('history-a');
+    expect(h.nodesRead).toBe(3);
+    expect(h.holds).toHaveLength(1);
+    const [hold] = h.holds;
+    expect(hold).toMatchObject({ principal: 'client:test-client', ended: 'released', extensions: 1, fence: lock.fence });
+    expect(hold!.metadata).toEqual({ owner: 'operator', job: 'invoice-run' });
+    expect(h.entries.map((e) => e.event)).toEqual(['released', 'extended', 'granted']);
+    expect(JSON.stringify(h)).not.toContain(lock.token);
+    expect(hold!.endedAt! - hold!.grantedAt).toBeGreaterThanOrEqual(0);
+  });
+
+  it('a lock nobody released is "expired" once its last lease ran out; "held" before', async () => {
+    await grant('history-b', 400);
+    expect((await history('history-b')).holds[0]).toMatchObject({ ended: 'held', endedAt: null });
+    await new Promise((resolve) => setTimeout(resolve, 600));
+    const [hold] = (await history('history-b')).holds;
+    expect(hold!.ended).toBe('expired');
+    expect(hold!.endedAt).toBeGreaterThan(hold!.grantedAt);
+  });
+
+  it('a force-release is recorded with the operator who made it and the reason', async () => {
+    const lock = await grant('history-c', 8_000);
+    const res = await api.call('POST', '/api/locks/history-c/force-release', {
+      as: 'operator',
+      body: { token: lock.token, reason: 'stuck invoice job' },
+    });
+    expect(res.status).toBe(200);
+    const h = await history('history-c');
+    expect(h.holds[0]).toMatchObject({ principal: 'client:test-client', ended: 'force-released' });
+    expect(h.entries[0]).toMatchObject({ event: 'force-released', principal: 'operator:op' });
+    expect(h.entries[0]!.detail).toContain('stuck invoice job');
+  });
+
+  it('survives a console restart and the loss of a minority of masters', async () => {
+    const lock = await grant('history-d', 5_000);
+    await api.call('POST', '/api/locks/history-d/release', { as: 'client', body: { token: lock.token } });
+    await history('history-d'); // flushed
+    restartConsole();
+    await api.cluster.supervisor.crash(1);
+    try {
+      const h = await history('history-d');
+      expect(h.nodesFailed).toBe(1);
+      expect(h.holds).toHaveLength(1);
+      expect(h.holds[0]).toMatchObject({ principal: 'client:test-client', ended: 'released' });
+    } finally {
+      await api.cluster.supervisor.act(1, { action: 'start' });
+    }
+  });
+
+  it("the lock service's log across resources, narrowed to one API key, names only that key's entries", async () => {
+    const lock = await grant('history-e', 2_000);
+    await api.call('POST', '/api/locks/history-e/release', { as: 'client', body: { token: lock.token } });
+    const { flushLockHistory } = await import('../../lib/server/lock-history');
+    await flushLockHistory();
+    const res = await api.call('GET', '/api/lock-history?principal=client%3Atest-client&limit=100', { as: 'viewer' });
+    const log = lockServiceLogResponseSchema.parse(await res.json());
+    expect(log.entries.length).toBeGreaterThanOrEqual(2);
+    expect(new Set(log.entries.map((e) => e.principal))).toEqual(new Set(['client:test-client']));
+    expect(log.entries.slice(0, 2).map((e) => `${e.event} ${e.resources.join(',')}`)).toEqual(['released history-e', 'granted history-e']);
+    const none = lockServiceLogResponseSchema.parse(
+      await (await api.call('GET', '/api/lock-history?principal=client%3Anobody', { as: 'viewer' })).json(),
+    );
+    expect(none.entries).toEqual([]);
+  });
+
+  it('a viewer may read it; the anonymous may not', async () => {
+    expect((await api.call('GET', '/api/locks/history-a/history')).status).toBe(401);
+  });
+});
