@@ -32,7 +32,9 @@ const port = Number(process.env.PORT ?? 3000);
 const host = process.env.HOST ?? '127.0.0.1';
 
 /** How long a stop waits for the requests in flight (start.ts kills this process 5 s after its SIGTERM). */
-const DRAIN_MS = 4_000;
+const DRAIN_MS = 3_500;
+/** How long a stop waits for each write of the buffered lock history (a master down must not hold the exit). */
+const FLUSH_AT_STOP_MS = 400;
 
 async function main(): Promise<void> {
   // Before the first request: the peer stamp (login limits, audit) and the lock core's connections.
@@ -82,8 +84,11 @@ async function main(): Promise<void> {
     void Promise.race([closed, new Promise((done) => setTimeout(done, DRAIN_MS).unref())])
       .then(async () => {
         server.closeAllConnections();
-        await flushLockHistory().catch(() => undefined);
+        const flush = () => Promise.race([flushLockHistory(), new Promise((done) => setTimeout(done, FLUSH_AT_STOP_MS).unref())]);
+        await flush();
         await app.close().catch(() => undefined);
+        // Handlers cut off by the close may have recorded entries since: write those too.
+        await flush();
         await lockCore()
           .quit()
           .catch(() => undefined);

@@ -51,7 +51,9 @@ export function LockHistoryPanel({ resource }: { resource: string }) {
       ) : isPending ? (
         <p className={styles.emptyNote}>Reading the masters…</p>
       ) : data.holds.length === 0 ? (
-        <p className={styles.emptyNote}>Nobody has taken this lock through the console&apos;s lock service in the last week.</p>
+        <p className={styles.emptyNote}>
+          Nothing recorded: the history keeps a resource&apos;s last 32 entries for a week, and the 2,000 resources written most recently.
+        </p>
       ) : (
         <div className={styles.historyScroll} role="region" aria-label="History of the holds" tabIndex={0}>
           <table className={`table ${styles.nodeTable}`}>
@@ -72,7 +74,13 @@ export function LockHistoryPanel({ resource }: { resource: string }) {
                   <tr key={hold.token} data-testid="history-hold" data-ended={hold.ended}>
                     <td className={styles.eventTime}>{clock(hold.grantedAt)}</td>
                     <td>
-                      <strong>{hold.principal}</strong>
+                      {hold.principal !== null ? (
+                        <strong>{hold.principal}</strong>
+                      ) : (
+                        <span className="muted" title="Taken before the history's window, or not through the lock service">
+                          unknown (grant not recorded)
+                        </span>
+                      )}
                       <span className={styles.nodeLabel}>token {hold.token}…</span>
                     </td>
                     <td>{hold.metadata.owner ?? <span className="muted">—</span>}</td>

@@ -36,11 +36,22 @@ export type LockHistoryEntry = z.infer<typeof lockHistoryEntrySchema>;
 /** One hold of the resource, from its grant to how it ended (derived from the entries). */
 export const lockHoldSchema = z.object({
   token: z.string(),
-  principal: z.string(),
+  /**
+   * Whether the history has the grant. False: the lock was taken before the history's window (a
+   * long hold whose grant was pushed out) or outside the lock service (a program using the core
+   * directly); who took it is then unknown, never guessed from a later entry.
+   */
+  grantSeen: z.boolean(),
+  /** Who authenticated for the grant; null when the grant is not in the history. */
+  principal: z.string().nullable(),
   metadata: z.record(z.string(), z.string()),
   fence: z.number().nullable(),
+  /** The grant's time, or the earliest entry's when the grant is not in the history. */
   grantedAt: z.number(),
-  /** When it ended: the release, the force-release, or the last lease's end when it expired; null while held. */
+  /**
+   * When it ended: the release or force-release, or the last lease's end when it expired (a
+   * release or force-release after that end does not make the hold longer); null while held.
+   */
   endedAt: z.number().nullable(),
   ended: z.enum(['released', 'force-released', 'expired', 'held']),
   extensions: z.number().int(),
@@ -48,7 +59,7 @@ export const lockHoldSchema = z.object({
 export type LockHold = z.infer<typeof lockHoldSchema>;
 
 export const lockHistoryQuerySchema = z.strictObject({
-  limit: z.coerce.number().int().min(1).max(100).default(50),
+  limit: z.coerce.number().int().min(1).max(32).default(20),
 });
 
 export const lockHistoryResponseSchema = z.object({
@@ -65,7 +76,7 @@ export type LockHistoryResponse = z.infer<typeof lockHistoryResponseSchema>;
 export const lockServiceLogQuerySchema = z.strictObject({
   /** Only this principal's entries, e.g. `client:billing` (an API key) or `operator:alice`. */
   principal: z.string().max(160).optional(),
-  limit: z.coerce.number().int().min(1).max(1_000).default(200),
+  limit: z.coerce.number().int().min(1).max(500).default(200),
 });
 
 export const lockServiceLogResponseSchema = z.object({

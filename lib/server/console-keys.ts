@@ -20,6 +20,7 @@ import { getRuntime } from './runtime';
  * | `<p>console:audit:login-failed:<h(addr)>:<window>:users` | set | usernames tried from an address in a window (folded past 10) |
  * | `<p>lock-history` | stream | the lock history of every resource (capped), written to every master |
  * | `<p>console:lock-history:<h(resource)>` | stream | one resource's history (capped short, expires a week after its last entry) |
+ * | `<p>console:lock-history:index` | sorted set | the resource streams by last write (the least recent dropped past 2,000) |
  */
 export interface ConsoleKeys {
   audit: string;
@@ -31,6 +32,7 @@ export interface ConsoleKeys {
   failedLoginUsers(address: string, window: number): string;
   lockHistory: string;
   lockHistoryOf(resource: string): string;
+  lockHistoryIndex: string;
 }
 
 export function consoleKeys(prefix: string = getRuntime().keyPrefix): ConsoleKeys {
@@ -45,6 +47,7 @@ export function consoleKeys(prefix: string = getRuntime().keyPrefix): ConsoleKey
     failedLoginUsers: (address, window) => `${c}audit:login-failed:${digest(address)}:${window}:users`,
     lockHistory: `${prefix}lock-history`,
     lockHistoryOf: (resource) => `${c}lock-history:${digest(resource)}`,
+    lockHistoryIndex: `${c}lock-history:index`,
   };
 }
 

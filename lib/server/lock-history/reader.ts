@@ -19,17 +19,18 @@ import { getRuntime } from '../runtime';
  */
 export async function readLockHistory(resource: string, limit: number, now = Date.now()): Promise<LockHistoryResponse> {
   // Entries per hold: a grant, a release, and a few extends; read enough for `limit` holds.
-  const { entries, nodesRead, nodesFailed } = await readStream(consoleKeys().lockHistoryOf(resource), Math.min(1_000, limit * 8));
+  // A resource's stream is short (32 entries): read it whole.
+  const { entries, nodesRead, nodesFailed } = await readStream(consoleKeys().lockHistoryOf(resource), 64);
   return { resource, holds: holdsOf(entries, now).slice(0, limit), entries: entries.slice(0, limit * 4), nodesRead, nodesFailed };
 }
 
 /**
  * The lock service's log across resources, newest first, optionally one principal's (an API key's
- * entries by its name). Filtering reads up to 20× the limit of the newest entries per master: an
- * older entry of a quiet key may be out of reach of a page, never wrongly attributed.
+ * entries by its name). Filtering reads at most 5,000 of the newest entries per master: an older
+ * entry of a quiet key may be out of reach, never wrongly attributed.
  */
 export async function readLockServiceLog(filter: { principal?: string; limit: number }): Promise<LockServiceLogResponse> {
-  const count = filter.principal ? Math.min(20_000, filter.limit * 20) : filter.limit;
+  const count = filter.principal ? Math.min(5_000, filter.limit * 10) : filter.limit;
   const read = await readStream(consoleKeys().lockHistory, count);
   const entries = read.entries.filter((e) => !filter.principal || e.principal === filter.principal).slice(0, filter.limit);
   return { entries, nodesRead: read.nodesRead, nodesFailed: read.nodesFailed };
@@ -68,22 +69,25 @@ export function holdsOf(entries: readonly LockHistoryEntry[], now: number): Lock
   }
   const holds: LockHold[] = [];
   for (const [token, list] of byToken) {
-    const first = list[0]!;
-    const granted = list.find((e) => e.event === 'granted') ?? first;
-    const end = list.find((e) => e.event === 'released' || e.event === 'force-released');
-    const lastLease = [...list].reverse().find((e) => e.expiresAt !== null)?.expiresAt ?? null;
-    const ended: LockHold['ended'] = end
+    const granted = list.find((e) => e.event === 'granted') ?? null;
+    const end = list.find((e) => e.event === 'released' || e.event === 'force-released') ?? null;
+    const leases = list.map((e) => e.expiresAt).filter((t): t is number => t !== null);
+    const lastLease = leases.length > 0 ? Math.max(...leases) : null;
+    // A release after the lease ran out ended nothing: the hold had expired by then.
+    const endedInTime = end !== null && (lastLease === null || end.at <= lastLease);
+    const ended: LockHold['ended'] = endedInTime
       ? (end.event as 'released' | 'force-released')
       : lastLease !== null && lastLease <= now
         ? 'expired'
         : 'held';
     holds.push({
       token,
-      principal: granted.principal,
-      metadata: granted.metadata,
-      fence: granted.fence,
-      grantedAt: granted.at,
-      endedAt: end ? end.at : ended === 'expired' ? lastLease : null,
+      grantSeen: granted !== null,
+      principal: granted?.principal ?? null,
+      metadata: granted?.metadata ?? {},
+      fence: granted?.fence ?? null,
+      grantedAt: granted?.at ?? list[0]!.at,
+      endedAt: endedInTime ? end.at : ended === 'expired' ? lastLease : null,
       ended,
       extensions: list.filter((e) => e.event === 'extended').length,
     });

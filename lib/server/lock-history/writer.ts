@@ -1,28 +1,51 @@
 import 'server-only';
 import { randomBytes } from 'node:crypto';
+import type { Redis } from 'ioredis';
 import type { LockHistoryEntry } from '../../api/lock-history';
-import { ensureReady } from '../../inspect';
 import { consoleKeys, digest } from '../console-keys';
 import { logger } from '../logger';
 import { getRuntime } from '../runtime';
 
 /**
  * The lock history's writer: entries are buffered and written to every master in batches (one
- * pipeline per master per FLUSH_MS, or at once past FLUSH_AT entries), so the lock service's fast
+ * script call per master per FLUSH_MS, or at once past FLUSH_AT entries), so the lock service's fast
  * path pays a push into an array, not a round trip. Each entry goes to the cluster's capped stream
- * and to the short stream of each of its resources (what a lock's detail page reads), with the
- * same id everywhere: a reader merges the masters by id, like the audit log, so the history
- * survives a console restart and the loss of a minority of masters. Never throws: a batch that
- * reached no master is logged. What is still buffered when the process stops is written by
- * flushLockHistory() (the console server's stop calls it); a crash loses at most FLUSH_MS of it.
+ * and to the short stream of each of its resources, with the same id everywhere: a reader merges
+ * the masters by id, like the audit log, so the history survives a console restart and the loss of
+ * a minority of masters.
+ *
+ * Bounded, because these are the lock masters (a master that runs out of memory refuses locks; one
+ * that evicts is quarantined by the core):
+ * - an entry is compact: metadata cut to METADATA_MAX bytes, at most RESOURCES_MAX resource names;
+ * - the cluster stream keeps ~MAX_LEN entries, a resource's stream MAX_LEN_PER_RESOURCE;
+ * - at most MAX_RESOURCES resources have a stream: an index (sorted by last write) drops the
+ *   least recently written ones past it, and a stream expires a week after its last entry.
+ * An entry is at most ~1.5 KB (typically ~300 B). Worst case per master: 30,000 × 1.5 KB in the
+ * cluster stream + 2,000 × 32 × 1.5 KB in resource streams ≈ 140 MB; typically ≈ 30 MB.
+ * docs/security.md and the README say so.
+ *
+ * Each master has its own chain of writes: a slow master never delays the others, a master that is
+ * not connected is skipped (it misses those entries; the others have them), and a master's backlog
+ * is capped at MAX_BACKLOG entries (the oldest dropped and counted). Never throws.
  */
 const FLUSH_MS = 200;
 const FLUSH_AT = 500;
-const MAX_LEN = 100_000;
-const MAX_LEN_PER_RESOURCE = 200;
+const MAX_LEN = 30_000;
+const MAX_LEN_PER_RESOURCE = 32;
+const MAX_RESOURCES = 2_000;
 const RESOURCE_TTL_MS = 7 * 24 * 60 * 60 * 1000;
+const METADATA_MAX = 512;
+const RESOURCES_MAX = 8;
+const MAX_BACKLOG = 20_000;
 
 type Pending = LockHistoryEntry;
+
+interface MasterChain {
+  /** Entries handed to this master and not yet written. */
+  backlog: number;
+  tail: Promise<void>;
+  dropped: number;
+}
 
 interface WriterState {
   buffer: Pending[];
@@ -30,7 +53,7 @@ interface WriterState {
   seq: number;
   /** Distinguishes this process's ids from another console's. */
   origin: string;
-  inFlight: Promise<void>;
+  chains: MasterChain[];
 }
 
 const KEY = Symbol.for('redlock-console.lock-history');
@@ -39,7 +62,7 @@ type Holder = { [KEY]?: WriterState };
 /** One buffer per process, on globalThis: the fast path's and Next.js's copies of this module share it. */
 function state(): WriterState {
   const holder = globalThis as Holder;
-  holder[KEY] ??= { buffer: [], timer: null, seq: 0, origin: randomBytes(4).toString('hex'), inFlight: Promise.resolve() };
+  holder[KEY] ??= { buffer: [], timer: null, seq: 0, origin: randomBytes(4).toString('hex'), chains: [] };
   return holder[KEY];
 }
 
@@ -48,48 +71,137 @@ export function tokenFingerprint(token: string): string {
   return digest(token).slice(0, 12);
 }
 
-/** Queue one entry (id and time are given here). */
+/** Queue one entry (id and time are given here; metadata and the resource list are cut to their bounds). */
 export function recordLockHistory(entry: Omit<LockHistoryEntry, 'id' | 'at'>): void {
   const s = state();
   const at = Date.now();
-  s.buffer.push({ id: `${at.toString(36)}-${s.origin}-${(s.seq++).toString(36)}`, at, ...entry });
+  // Fixed-width parts: ids of one process sort in the order they were made, as strings too.
+  const id = `${at.toString(36).padStart(9, '0')}-${s.origin}-${(s.seq++ % 36 ** 6).toString(36).padStart(6, '0')}`;
+  s.buffer.push({ ...entry, id, at, resources: boundedResources(entry.resources), metadata: boundedMetadata(entry.metadata) });
   if (s.buffer.length >= FLUSH_AT) void flushLockHistory();
   else s.timer ??= setTimeout(() => void flushLockHistory(), FLUSH_MS).unref();
 }
 
-/** Write what is buffered now (and wait for the writes before it); resolves when every master answered or failed. */
+function boundedResources(resources: readonly string[]): string[] {
+  const kept = resources.slice(0, RESOURCES_MAX).map((r) => (r.length > 100 ? `${r.slice(0, 99)}…` : r));
+  return resources.length > RESOURCES_MAX ? [...kept, `(+${resources.length - RESOURCES_MAX} more)`] : kept;
+}
+
+function boundedMetadata(metadata: Readonly<Record<string, string>>): Record<string, string> {
+  const out: Record<string, string> = {};
+  let size = 2;
+  for (const [key, value] of Object.entries(metadata)) {
+    const v = value.length > 96 ? `${value.slice(0, 95)}…` : value;
+    size += key.length + v.length + 6;
+    if (size > METADATA_MAX) {
+      out['…'] = 'metadata cut at 512 bytes';
+      break;
+    }
+    out[key] = v;
+  }
+  return out;
+}
+
+/**
+ * Hand what is buffered to every master's chain; resolves when those writes are done (or failed).
+ * The console server's stop calls it (bounded in time there).
+ */
 export function flushLockHistory(): Promise<void> {
   const s = state();
   if (s.timer) clearTimeout(s.timer);
   s.timer = null;
   const batch = s.buffer;
   s.buffer = [];
-  if (batch.length > 0) s.inFlight = s.inFlight.then(() => writeBatch(batch));
-  return s.inFlight;
+  const clients = safeClients();
+  while (s.chains.length < clients.length) s.chains.push({ backlog: 0, tail: Promise.resolve(), dropped: 0 });
+  if (batch.length > 0 && clients.length > 0) {
+    const payload = payloadOf(batch);
+    clients.forEach((client, i) => {
+      const chain = s.chains[i]!;
+      // Not connected now: this master misses the batch (the others have it), nothing waits for it.
+      if (client.status !== 'ready') return;
+      if (chain.backlog + batch.length > MAX_BACKLOG) {
+        chain.dropped += batch.length;
+        logger().warn({ node: i + 1, dropped: chain.dropped }, 'lock history: master too slow, entries dropped for it');
+        return;
+      }
+      chain.backlog += batch.length;
+      chain.tail = chain.tail
+        .then(() => writeBatch(client, payload))
+        .catch((err: unknown) => logger().warn({ node: i + 1, err }, 'lock history: a batch did not reach a master'))
+        .finally(() => {
+          chain.backlog -= batch.length;
+        });
+    });
+  }
+  return Promise.all(s.chains.map((c) => c.tail)).then(() => undefined);
 }
 
-async function writeBatch(batch: readonly Pending[]): Promise<void> {
-  const keys = consoleKeys();
-  const results = await Promise.allSettled(
-    getRuntime().clients.map(async (client) => {
-      await ensureReady(client, 1_000);
-      const pipeline = client.pipeline();
-      for (const entry of batch) {
-        const fields = fieldsOf(entry);
-        pipeline.xadd(keys.lockHistory, 'MAXLEN', '~', String(MAX_LEN), '*', ...fields);
-        for (const resource of entry.resources) {
-          const key = keys.lockHistoryOf(resource);
-          pipeline.xadd(key, 'MAXLEN', '~', String(MAX_LEN_PER_RESOURCE), '*', ...fields);
-          pipeline.pexpire(key, RESOURCE_TTL_MS);
-        }
-      }
-      const replies = (await pipeline.exec()) ?? [];
-      const failed = replies.find(([err]) => err);
-      if (failed) throw failed[0]!;
-    }),
-  );
-  if (!results.some((r) => r.status === 'fulfilled')) logger().error({ entries: batch.length }, 'lock history batch reached no master');
+function safeClients(): readonly Redis[] {
+  try {
+    return getRuntime().clients;
+  } catch {
+    return [];
+  }
 }
+
+/**
+ * One batch to one master: ONE script call carrying the whole batch (encoded once per flush and
+ * shared by every master), not a pipeline of commands per entry. The console's one thread encoded
+ * ~20 ioredis commands per lock pair before (the lock service fell from ~1,800 to ~600 pairs/s in
+ * `npm run bench -- --only http-service`); now it encodes one JSON string per 200 ms.
+ */
+async function writeBatch(client: Redis, payload: string): Promise<void> {
+  const keys = consoleKeys();
+  await client.eval(
+    WRITE_BATCH,
+    2,
+    keys.lockHistory,
+    keys.lockHistoryIndex,
+    String(MAX_LEN),
+    String(MAX_LEN_PER_RESOURCE),
+    String(RESOURCE_TTL_MS),
+    String(MAX_RESOURCES),
+    String(Date.now()),
+    payload,
+  );
+}
+
+/** The batch as the script reads it: per entry, its stream fields and the keys of its resources' streams. */
+function payloadOf(batch: readonly Pending[]): string {
+  const keys = consoleKeys();
+  return JSON.stringify(batch.map((e) => [fieldsOf(e), e.resources.filter((r) => !r.startsWith('(+')).map((r) => keys.lockHistoryOf(r))]));
+}
+
+/**
+ * KEYS[1] = the cluster stream, KEYS[2] = the index of resource streams (score: last write).
+ * ARGV = maxlen, maxlen per resource, resource stream ttl (ms), resource streams kept, now (ms),
+ * the batch (JSON: [[fields…], [resource stream keys…]] per entry). Writes each entry to the
+ * cluster stream and to its resources' streams, refreshes their ttl and index score, and deletes
+ * the least recently written resource streams past the bound. The resource stream keys are the
+ * console's own (lib/server/console-keys.ts); the masters are standalone Redis (no cluster slots).
+ */
+const WRITE_BATCH = `
+local batch = cjson.decode(ARGV[6])
+local touched = {}
+for _, entry in ipairs(batch) do
+  redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[1], '*', unpack(entry[1]))
+  for _, key in ipairs(entry[2]) do
+    redis.call('XADD', key, 'MAXLEN', '~', ARGV[2], '*', unpack(entry[1]))
+    touched[key] = true
+  end
+end
+for key, _ in pairs(touched) do
+  redis.call('PEXPIRE', key, ARGV[3])
+  redis.call('ZADD', KEYS[2], ARGV[5], key)
+end
+local over = redis.call('ZCARD', KEYS[2]) - tonumber(ARGV[4])
+if over > 0 then
+  local old = redis.call('ZPOPMIN', KEYS[2], over)
+  for i = 1, #old, 2 do redis.call('DEL', old[i]) end
+end
+return #batch
+`;
 
 function fieldsOf(e: Pending): string[] {
   return [
