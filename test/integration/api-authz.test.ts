@@ -19,6 +19,7 @@ import { markCleanResponseSchema, nodesResponseSchema } from '../../lib/api/node
 import { runResponseSchema, scenarioListSchema } from '../../lib/api/scenarios';
 import type { Permission } from '../../lib/server/auth/principal';
 import { lockHistoryResponseSchema, lockServiceLogResponseSchema } from '../../lib/api/lock-history';
+import { openApiDocumentSchema } from '../../lib/api/openapi';
 import { LOCK_SERVICE_ROUTES } from '../../lib/server/lock-service/routes';
 import { METRICS_TOKEN, USERS, routePatterns, startApi, type ApiHarness, type Who } from '../support/api';
 
@@ -40,6 +41,7 @@ const ROUTES: Array<{
 }> = [
   { method: 'GET', pattern: '/api/health', path: () => '/api/health', permission: 'public', reply: healthResponseSchema },
   { method: 'GET', pattern: '/api/ready', path: () => '/api/ready', permission: 'public', reply: readinessResponseSchema },
+  { method: 'GET', pattern: '/api/openapi.json', path: () => '/api/openapi.json', permission: 'public', reply: openApiDocumentSchema },
   {
     method: 'POST',
     pattern: '/api/auth/login',
