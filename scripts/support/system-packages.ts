@@ -36,6 +36,20 @@ export const PROMTOOL: SystemPackage = {
   hint: 'promtool (Prometheus) checks the metrics and the alert rules: run `sudo apt-get install prometheus`',
 };
 
+export const CURL: SystemPackage = {
+  binary: 'curl',
+  debianPackage: 'curl',
+  paths: ['/usr/bin/curl'],
+  hint: "curl runs the README's HTTP examples in the tests: run `sudo apt-get install curl`",
+};
+
+export const PYTHON3: SystemPackage = {
+  binary: 'python3',
+  debianPackage: 'python3',
+  paths: ['/usr/bin/python3'],
+  hint: 'python3 runs the Python client example (examples/lock.py) in the tests: run `sudo apt-get install python3`',
+};
+
 function which(pkg: SystemPackage): string | null {
   const dirs = (process.env.PATH ?? '')
     .split(':')
