@@ -1,6 +1,7 @@
-import { expect, type APIResponse, type Page } from '@playwright/test';
+import type { APIResponse, Page } from '@playwright/test';
 import { E2E_API_KEY } from '../../playwright.config';
 import { sandbox } from './sandbox';
+import { repairNode } from './test';
 
 /** The e2e API-key client (role `client`): what a service taking locks would send. */
 export const AS_CLIENT = { authorization: `Bearer ${E2E_API_KEY}` };
@@ -20,14 +21,13 @@ export async function postAsSession(page: Page, url: string, data: unknown): Pro
  * Put a node back the way the suite started it: healed, running with AOF always, clean epoch. A node
  * that ran without persistence comes back empty, so it is marked clean (audited, as an operator would).
  */
-export async function restoreNode(page: Page, id: number): Promise<void> {
+export async function restoreNode(_page: Page, id: number): Promise<void> {
+  // Through the control channel and the node itself, not the console's HTTP API: a cleanup must not
+  // depend on the server under test answering (a GET /api/auth/me that never answered once held a
+  // test's finally for minutes; that hang is still open, see the closing note of 2026-11-27).
   const control = sandbox();
   await control.act(id, { action: 'heal' });
   await control.act(id, { action: 'restart', persistence: 'aof-always' });
-  // The console's client reconnects to the restarted node on its own schedule: ask until it answers.
-  await expect
-    .poll(async () => (await postAsSession(page, `/api/nodes/${id}/mark-clean`, { reason: 'e2e cleanup: fresh empty node' })).status(), {
-      timeout: 20_000,
-    })
-    .toBe(200);
+  const [node] = (await control.nodes()).filter((n) => n.id === id);
+  await repairNode(node!);
 }

@@ -27,7 +27,7 @@ function atBaseline(node: NodeStatus): boolean {
 }
 
 /** Put one node back: healed, running with AOF always, its epoch sentinel present and not quarantined. Returns what was done. */
-async function repairNode(node: NodeStatus): Promise<string[]> {
+export async function repairNode(node: NodeStatus): Promise<string[]> {
   const control = sandbox();
   const done: string[] = [];
   if (node.fault !== null && node.fault.kind !== 'pass') {
