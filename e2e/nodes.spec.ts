@@ -132,6 +132,10 @@ test.describe('nodes: operator actions with their blast radius', () => {
       await control.act(3, { action: 'restart', persistence: 'none' });
       await page.goto('/nodes');
       await expect(page.getByTestId('nodes-vote-3')).toHaveText('no epoch', { timeout: 5_000 });
+      // From here the screen is not told (its node reads fail) until the refusal: what the operator
+      // judges is the node as shown now. (Routed only after the dialog opened, a read in between once
+      // showed the quarantine first, and the click landed on "Look again" instead.)
+      await page.route('**/api/nodes', (route) => route.abort());
       await expectAxeClean(page); // with the Mark clean button on screen
       await page.getByRole('button', { name: /^Mark clean node 3\b/ }).click();
       const dialog = page.getByTestId('mark-clean-dialog');
@@ -145,9 +149,8 @@ test.describe('nodes: operator actions with their blast radius', () => {
       await expectAxeClean(page);
 
       // Meanwhile (the screen not yet told), an acquire finds the loss and quarantines node 3.
-      await page.route('**/api/nodes', (route) => route.abort());
       await acquire(page, `e2e-mark-clean-${Date.now()}`);
-      const refused = page.waitForResponse((r) => r.url().endsWith('/api/nodes/3/mark-clean'));
+      const refused = page.waitForResponse((r) => r.url().endsWith('/api/nodes/3/mark-clean'), { timeout: 15_000 });
       await confirm.click();
       expect((await refused).status()).toBe(409);
       await expect(dialog.getByTestId('mark-clean-changed')).toContainText('changed since it was looked at');
@@ -155,12 +158,15 @@ test.describe('nodes: operator actions with their blast radius', () => {
       await page.unroute('**/api/nodes');
       // The screen catches up (the 5 s quarantine may even be over by then): look again.
       await expect(page.getByTestId('nodes-vote-3')).not.toHaveText('no epoch', { timeout: 5_000 });
+      const marks: string[] = [];
+      page.on('request', (r) => void (r.url().endsWith('/api/nodes/3/mark-clean') && marks.push(r.method())));
       await dialog.getByRole('button', { name: 'Look again' }).click();
       await expect(dialog.getByTestId('mark-clean-judged')).not.toContainText('no epoch sentinel');
 
-      const answer = page.waitForResponse((r) => r.url().endsWith('/api/nodes/3/mark-clean'));
+      const answer = page.waitForResponse((r) => r.url().endsWith('/api/nodes/3/mark-clean'), { timeout: 15_000 });
       await dialog.getByRole('button', { name: 'Mark node 3 clean' }).click();
       expect((await answer).status()).toBe(200);
+      expect(marks, 'only the deliberate click marked the node').toEqual(['POST']);
       const body = (await (await answer).json()) as { warning: string | null };
       if (body.warning) {
         // A restart or loss less than the lease ceiling ago: the warning stays on screen until closed.

@@ -69,6 +69,8 @@ export function MarkCleanDialog({
   const changed = mutation.error instanceof ApiError && mutation.error.status === 409 ? mutation.error : null;
   // The node's reading moved on while the dialog was open: what is judged is no longer what is there.
   const drifted = !done && !sameSentinel(node, judged);
+  // "Look again" and the confirm button are separate elements (keys): a click already on its way
+  // to one never lands on the other through React reusing the DOM node.
   const lookAgain = () => {
     setJudged(node);
     mutation.reset();
@@ -97,11 +99,18 @@ export function MarkCleanDialog({
               Cancel
             </button>
             {changed || drifted ? (
-              <button type="button" className="button button-primary" onClick={lookAgain} data-testid="mark-clean-look-again">
+              <button
+                key="look-again"
+                type="button"
+                className="button button-primary"
+                onClick={lookAgain}
+                data-testid="mark-clean-look-again"
+              >
                 Look again
               </button>
             ) : (
               <button
+                key="confirm"
                 type="button"
                 className="button button-primary"
                 disabled={!valid || mutation.isPending}

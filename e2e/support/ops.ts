@@ -23,8 +23,8 @@ export async function postAsSession(page: Page, url: string, data: unknown): Pro
  */
 export async function restoreNode(_page: Page, id: number): Promise<void> {
   // Through the control channel and the node itself, not the console's HTTP API: a cleanup must not
-  // depend on the server under test answering (a GET /api/auth/me that never answered once held a
-  // test's finally for minutes; that hang is still open, see the closing note of 2026-11-27).
+  // depend on the server under test, nor on the time the test has left (a test that timed out once
+  // reported its cleanup's GET /api/auth/me as the request that "never answered").
   const control = sandbox();
   await control.act(id, { action: 'heal' });
   await control.act(id, { action: 'restart', persistence: 'aof-always' });
