@@ -3,6 +3,7 @@ import { headers } from 'next/headers';
 import type { ReactNode } from 'react';
 import { THEME_BOOT_SCRIPT } from '@/components/shell/theme';
 import './globals.css';
+import './shell.css';
 import { Providers } from './providers';
 
 export const metadata: Metadata = {

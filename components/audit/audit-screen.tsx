@@ -276,7 +276,14 @@ export function AuditScreen() {
         </div>
       </form>
 
-      <div className={styles.tableWrap} data-testid="audit-table" data-loading-state={state}>
+      <div
+        className={styles.tableWrap}
+        data-testid="audit-table"
+        data-loading-state={state}
+        role="region"
+        aria-label="Audit entries"
+        tabIndex={0}
+      >
         <table className={styles.table}>
           <caption className="visually-hidden">Audit entries, newest first</caption>
           <thead>

@@ -63,7 +63,7 @@ export function LockServiceLog() {
           Filter
         </button>
       </form>
-      <div className={styles.tableWrap} data-loading-state={state}>
+      <div className={styles.tableWrap} data-loading-state={state} role="region" aria-label="Lock service entries" tabIndex={0}>
         <table className={styles.table}>
           <caption className="visually-hidden">Lock service entries, newest first</caption>
           <thead>

@@ -43,15 +43,42 @@ export function ChaosScreen() {
 
       {query.isPending ? <div className={styles.empty}>Reading the latest report…</div> : null}
       {query.isError ? (
-        <div className={styles.empty} role={missing ? undefined : 'alert'}>
-          {missing ? <p>No chaos report yet.</p> : <p>The report could not be read.</p>}
-          <p>{query.error.message}</p>
+        <div className={styles.empty} role={missing ? undefined : 'alert'} data-testid="chaos-missing">
+          {missing ? <p>No chaos report on this machine yet.</p> : <p>The report could not be read: {query.error.message}</p>}
+          <HowToRun />
+        </div>
+      ) : null}
+      {data?.reference ? (
+        <div className={`callout ${styles.reference}`} data-testid="chaos-reference">
           <p>
-            Run <code>npm run chaos -- --profile ci --seed 1</code> to write one.
+            <strong>A reference report.</strong> This is {data.reference.note}.
           </p>
+          <HowToRun />
         </div>
       ) : null}
       {data ? <Report report={data.report} /> : null}
+    </div>
+  );
+}
+
+/** How to produce this machine's report: the commands, what they take, where the report lands. */
+function HowToRun() {
+  return (
+    <div className={styles.howTo}>
+      <p>To check the lock core on this machine, with real redis-server processes and its faults:</p>
+      <ol>
+        <li>
+          <code>npm run chaos -- --profile ci --seed 1</code> — a few minutes: every nemesis, the negative controls and the mutants (what{' '}
+          <code>npm test</code> runs).
+        </li>
+        <li>
+          <code>npm run chaos -- --profile long --seed 2</code> — 50,000 acquisitions per nemesis, for a release.
+        </li>
+      </ol>
+      <p>
+        The report is written to <code>chaos/reports/latest.json</code> (or <code>REDLOCK_CHAOS_REPORT</code>) and shows here on the next
+        read.
+      </p>
     </div>
   );
 }

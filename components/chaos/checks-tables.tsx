@@ -6,7 +6,7 @@ import { VerdictBadge } from './verdict-badge';
 /** Negative controls (a violation must be found) and their safe twins (none may be). */
 export function ControlsTable({ rows }: { rows: readonly ControlReport[] }) {
   return (
-    <div className={styles.tableWrap}>
+    <div className={styles.tableWrap} role="region" aria-label="Negative controls" tabIndex={0}>
       <table className={styles.table} data-testid="chaos-controls">
         <thead>
           <tr>
@@ -49,7 +49,7 @@ export function ControlsTable({ rows }: { rows: readonly ControlReport[] }) {
 /** Deliberately broken builds of the core, and which nemesis and checker caught each. */
 export function MutantsTable({ rows }: { rows: readonly MutantReport[] }) {
   return (
-    <div className={styles.tableWrap}>
+    <div className={styles.tableWrap} role="region" aria-label="Mutants" tabIndex={0}>
       <table className={styles.table} data-testid="chaos-mutants">
         <thead>
           <tr>

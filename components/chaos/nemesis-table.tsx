@@ -11,7 +11,7 @@ function Violation({ value }: { value: number }) {
 /** One row per nemesis: what the real core did under it. */
 export function NemesisTable({ rows, target }: { rows: readonly NemesisReport[]; target: number }) {
   return (
-    <div className={styles.tableWrap}>
+    <div className={styles.tableWrap} role="region" aria-label="Nemeses" tabIndex={0}>
       <table className={styles.table} data-testid="chaos-nemeses">
         <thead>
           <tr>

@@ -28,6 +28,8 @@ import {
   windowOf,
   type TimeWindow,
 } from './series';
+import { stateColor } from '../locks/lock-state';
+import { nodeSeriesColor, toneColor } from '../ui/palette';
 import styles from './charts.module.css';
 
 export type LoadingState = 'loading' | 'ready' | 'empty' | 'error';
@@ -38,14 +40,10 @@ const WINDOWS = [
   { label: '10 min', ms: 600_000 },
 ] as const;
 
-const STATE_SERIES = [
-  { key: 'held', label: 'held', color: 'var(--ok)' },
-  { key: 'expiring', label: 'expiring', color: 'var(--info)' },
-  { key: 'partial', label: 'partial', color: 'var(--warn)' },
-  { key: 'split', label: 'split', color: 'var(--bad)' },
-] as const;
+/** Lock states in the chart, bottom to top, in the colours every other screen gives them. */
+export const STATE_SERIES = (['held', 'expiring', 'partial', 'split'] as const).map((key) => ({ key, label: key, color: stateColor(key) }));
 
-const nodeColor = (id: number) => `var(--s${((id - 1) % 8) + 1})`;
+const nodeColor = nodeSeriesColor;
 const fmtMs = (v: number) => (v < 1 ? v.toFixed(2) : v < 10 ? v.toFixed(1) : Math.round(v).toString());
 /** Axis ticks: "0", "2.5 ms", "750 ms", "1.2 s" — short enough for a 56 px axis. */
 const axisMs = (v: number) => (v === 0 ? '0' : v >= 1_000 ? `${+(v / 1000).toFixed(1)} s` : `${+v.toFixed(v < 1 ? 2 : 1)} ms`);
@@ -160,8 +158,8 @@ export function HistoryCharts({ nodeCount }: { nodeCount: number }) {
               : null
           }
           legend={[
-            { label: 'granted', color: 'var(--ok)', box: true },
-            { label: 'failed', color: 'var(--bad)', box: true },
+            { label: 'granted', color: toneColor('ok'), box: true },
+            { label: 'failed', color: toneColor('bad'), box: true },
           ]}
           empty={{ title: 'No acquires in this window', hint: 'Every acquire through this console is counted here.' }}
         >
@@ -176,8 +174,8 @@ export function HistoryCharts({ nodeCount }: { nodeCount: number }) {
             <XAxis dataKey="t" ticks={ticks} tickFormatter={tickLabel} interval="preserveStartEnd" tickLine={false} minTickGap={24} />
             <YAxis {...Y_AXIS} allowDecimals={false} />
             <Tooltip content={(p) => <TimeTooltip {...p} unit={`/ ${binMs / 1000} s`} />} isAnimationActive={false} />
-            <Bar dataKey="ok" name="granted" stackId="o" fill="var(--ok)" isAnimationActive={false} />
-            <Bar dataKey="failed" name="failed" stackId="o" fill="var(--bad)" isAnimationActive={false} />
+            <Bar dataKey="ok" name="granted" stackId="o" fill={toneColor('ok')} isAnimationActive={false} />
+            <Bar dataKey="failed" name="failed" stackId="o" fill={toneColor('bad')} isAnimationActive={false} />
           </BarChart>
         </ChartCard>
 

@@ -159,7 +159,7 @@ export function ForceReleaseDialog({
                       onChange={() => setToken(t.token)}
                       disabled={release.isPending}
                     />
-                    <TokenChip token={t.token} variant={t.majority ? 'majority' : 'plain'} />
+                    <TokenChip token={t.token} variant={t.majority ? 'majority' : 'plain'} copy={false} />
                     <span className="muted small">
                       on node {t.nodes.join(', ')}
                       {t.majority ? ' · majority' : ''}

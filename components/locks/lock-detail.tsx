@@ -18,6 +18,7 @@ import { hueStyle } from './token';
 import { TokenChip } from './token-chip';
 import { leaseMs } from './ttl';
 import styles from './lock-detail.module.css';
+import { CopyButton } from '../ui/copy-button';
 
 const META_ORDER = ['principal', 'owner', 'host', 'pid', 'purpose', 'acquiredAt', 'extensions', 'fence', 'ttlMs', 'via'] as const;
 const META_LABEL: Record<string, string> = {
@@ -94,6 +95,7 @@ export function LockDetail({ resource }: { resource: string }) {
         <div className={styles.headMain}>
           <div className={styles.headTitle}>
             <h1 className={styles.resource}>{resource}</h1>
+            <CopyButton value={resource} what="resource name" />
             {view ? (
               <StateBadge state={view.state} large />
             ) : (
@@ -239,8 +241,11 @@ function Summary({ view, t0 }: { view: LockView; t0: number }) {
       </div>
       <div className={styles.tile}>
         <span className={styles.tileLabel}>Fencing token</span>
-        <span className={`${styles.tileValue} mono`} data-testid="detail-fence">
-          {view.fence ?? '—'}
+        <span className={styles.tileValueRow}>
+          <span className={`${styles.tileValue} ${styles.tileValueWhole} mono`} data-testid="detail-fence">
+            {view.fence ?? '—'}
+          </span>
+          {view.fence !== null ? <CopyButton value={String(view.fence)} what="fence" /> : null}
         </span>
         <span className={styles.tileNote}>
           {view.fence !== null ? 'Pass it to the storage you protect; it rejects smaller ones.' : 'Not a fenced lock.'}
@@ -278,7 +283,7 @@ function NodeTable({
   const lease = view ? leaseMs(view) : 1;
   const letters = new Map((view ? seenTokens(view) : []).map((t, i) => [t.token, String.fromCharCode(65 + i)]));
   return (
-    <table className={`table ${styles.nodeTable}`} data-testid="detail-nodes">
+    <table className={`table table-stack ${styles.nodeTable}`} data-testid="detail-nodes">
       <thead>
         <tr>
           <th scope="col">Node</th>
@@ -311,11 +316,11 @@ function NodeTable({
                 <span className={styles.nodeName}>node {n.node}</span>
                 <span className={styles.nodeLabel}>{labels.get(n.node) ?? ''}</span>
               </th>
-              <td>
+              <td data-label="Holds">
                 <span className={`${styles.pill} ${styles[`pill-${status.tone}`]}`}>{status.label}</span>
                 {!n.ok && n.error ? <span className={styles.nodeError}>{n.error}</span> : null}
               </td>
-              <td>
+              <td data-label="Token">
                 {cell?.present && cell.token ? (
                   <TokenChip
                     token={cell.token}
@@ -326,7 +331,7 @@ function NodeTable({
                   <span className="muted">—</span>
                 )}
               </td>
-              <td className={styles.ttlCol}>
+              <td className={styles.ttlCol} data-label="PTTL">
                 {cell?.present && cell.pttlMs !== null ? (
                   cell.pttlMs < 0 ? (
                     <span className={styles.bad}>no TTL</span>
@@ -346,8 +351,12 @@ function NodeTable({
                   <span className="muted">—</span>
                 )}
               </td>
-              <td className="mono">{cell?.meta?.fence ?? <span className="muted">—</span>}</td>
-              <td className="mono">{cell?.meta?.extensions ?? <span className="muted">—</span>}</td>
+              <td className="mono" data-label="Fence here">
+                {cell?.meta?.fence ?? <span className="muted">—</span>}
+              </td>
+              <td className="mono" data-label="Extensions">
+                {cell?.meta?.extensions ?? <span className="muted">—</span>}
+              </td>
             </tr>
           );
         })}

@@ -14,16 +14,20 @@ import { STATE_INFO, STATE_ORDER, type LockStateName } from './lock-state';
 import { MatrixHeader, MatrixRow, type MatrixRowData } from './matrix-row';
 import { mergeWindow, t0Of } from './window-merge';
 import { KeyInspector } from './key-inspector';
+import { PHONE_QUERY, useMediaQuery } from '../ui/use-media-query';
 import { MatrixSkeleton } from './matrix-skeleton';
 import { MatrixFooter, ReadAt, ScanProgress, tabCount } from './matrix-status';
 import { filtersFromParams, parseStates, sortRows, SORTS, useDebounced, type SortKey } from './matrix-options';
 import { isTyping as typing } from '../ui/keyboard';
+import controls from './lock-list-controls.module.css';
 import styles from './lock-matrix.module.css';
 
 const PAGE_SIZE = 500;
 /** Rows re-read every second around the first one on screen. */
 const WINDOW_SIZE = 60;
 const ROW_HEIGHT = 56;
+/** A row as a stacked card on phones (lock-matrix.module.css, its narrow block). */
+const PHONE_ROW_HEIGHT = 112;
 const HEADER_HEIGHT = 48;
 /** Ask for the next page when the last rendered row is this close to the end of the loaded ones. */
 const PREFETCH_ROWS = 250;
@@ -141,7 +145,9 @@ export function LockMatrix() {
   const count = rows.length + (hasNextPage ? 1 : 0);
   // Stable callbacks: the virtualizer recomputes every row's offset when one of them changes.
   const getItemKey = useCallback((index: number) => rows[index]?.view.key ?? '__more__', [rows]);
-  const estimateSize = useCallback(() => ROW_HEIGHT, []);
+  const phone = useMediaQuery(PHONE_QUERY);
+  const rowHeight = phone ? PHONE_ROW_HEIGHT : ROW_HEIGHT;
+  const estimateSize = useCallback(() => rowHeight, [rowHeight]);
   const getScrollElement = useCallback(() => scrollRef.current, []);
   // TanStack Virtual hands back functions the React Compiler cannot memoize; it is only read here.
   // eslint-disable-next-line react-hooks/incompatible-library
@@ -155,6 +161,8 @@ export function LockMatrix() {
     scrollPaddingStart: HEADER_HEIGHT,
     getItemKey,
   });
+  // Every cached row size was measured for the other layout.
+  useEffect(() => virtualizer.measure(), [virtualizer, rowHeight]);
   const items = virtualizer.getVirtualItems();
   const lastIndex = items.length ? items[items.length - 1]!.index : 0;
   const firstIndex = items.length ? items[0]!.index : 0;
@@ -257,28 +265,28 @@ export function LockMatrix() {
   const isOperator = me?.role === 'operator';
 
   return (
-    <section ref={sectionRef} className={styles.screen} aria-labelledby="locks-title">
-      <div className={styles.titleRow}>
+    <section ref={sectionRef} className={controls.screen} aria-labelledby="locks-title">
+      <div className={controls.titleRow}>
         <div>
-          <h1 id="locks-title" className={styles.title}>
+          <h1 id="locks-title" className={controls.title}>
             Locks
           </h1>
-          <p className={styles.subtitle}>
+          <p className={controls.subtitle}>
             The quorum matrix: every resource against every master. Same colour, same token; a row is only a lock when a quorum agrees.
           </p>
         </div>
         <ReadAt latest={latest} now={now} onRefresh={refresh} />
       </div>
 
-      <div className={styles.tabs} role="group" aria-label="Filter by state" data-testid="state-tabs">
+      <div className={controls.tabs} role="group" aria-label="Filter by state" data-testid="state-tabs">
         <button
           type="button"
-          className={`${styles.tab} ${states.length === 0 ? styles.tabActive : ''}`}
+          className={`${controls.tab} ${states.length === 0 ? controls.tabActive : ''}`}
           aria-pressed={states.length === 0}
           onClick={() => setStates([])}
         >
-          <span className={styles.tabLabel}>All locks</span>
-          <span className={styles.tabCount} data-testid="state-count-all">
+          <span className={controls.tabLabel}>All locks</span>
+          <span className={controls.tabCount} data-testid="state-count-all">
             {tabCount(latest, latest?.total)}
           </span>
         </button>
@@ -286,25 +294,25 @@ export function LockMatrix() {
           <button
             key={state}
             type="button"
-            className={`${styles.tab} ${styles[`tab-${STATE_INFO[state].tone}`]} ${states.includes(state) ? styles.tabActive : ''}`}
+            className={`${controls.tab} ${controls[`tab-${STATE_INFO[state].tone}`]} ${states.includes(state) ? controls.tabActive : ''}`}
             aria-pressed={states.includes(state)}
             onClick={() => toggleState(state)}
             title={STATE_INFO[state].help}
           >
-            <span className={styles.tabLabel}>
-              <span className={styles.tabDot} aria-hidden="true" />
+            <span className={controls.tabLabel}>
+              <span className={controls.tabDot} aria-hidden="true" />
               {STATE_INFO[state].label}
             </span>
-            <span className={styles.tabCount} data-testid={`state-count-${state}`}>
+            <span className={controls.tabCount} data-testid={`state-count-${state}`}>
               {tabCount(latest, latest?.stateCounts[state])}
             </span>
           </button>
         ))}
       </div>
 
-      <div className={styles.toolbar}>
-        <label className={styles.searchBox}>
-          <span className={styles.searchIcon} aria-hidden="true">
+      <div className={controls.toolbar}>
+        <label className={controls.searchBox}>
+          <span className={controls.searchIcon} aria-hidden="true">
             ⌕
           </span>
           <input
@@ -322,10 +330,10 @@ export function LockMatrix() {
               }
             }}
           />
-          <kbd className={styles.kbd}>/</kbd>
+          <kbd className={controls.kbd}>/</kbd>
         </label>
         {patternMode ? (
-          <label className={styles.field}>
+          <label className={controls.field}>
             <span>Glob</span>
             <input
               type="text"
@@ -333,12 +341,12 @@ export function LockMatrix() {
               value={pattern}
               onChange={(e) => setPattern(e.target.value)}
               spellCheck={false}
-              className={styles.globInput}
+              className={controls.globInput}
               title="A Redis MATCH pattern, e.g. lock:* or *:mutex"
             />
           </label>
         ) : (
-          <label className={styles.field}>
+          <label className={controls.field}>
             <span>Prefix</span>
             <input
               type="text"
@@ -350,7 +358,7 @@ export function LockMatrix() {
             />
           </label>
         )}
-        <label className={styles.field}>
+        <label className={controls.field}>
           <span>Sort</span>
           <select aria-label="Sort loaded rows" value={sort} onChange={(e) => setSort(e.target.value as SortKey)}>
             {SORTS.map((s) => (
@@ -360,11 +368,11 @@ export function LockMatrix() {
             ))}
           </select>
         </label>
-        <div className={styles.segmented} role="group" aria-label="Which keys">
+        <div className={controls.segmented} role="group" aria-label="Which keys">
           <button
             type="button"
             aria-pressed={!patternMode}
-            className={!patternMode ? styles.segActive : ''}
+            className={!patternMode ? controls.segActive : ''}
             onClick={() => setPatternMode(false)}
           >
             Console keys
@@ -372,7 +380,7 @@ export function LockMatrix() {
           <button
             type="button"
             aria-pressed={patternMode}
-            className={patternMode ? styles.segActive : ''}
+            className={patternMode ? controls.segActive : ''}
             onClick={() => setPatternMode(true)}
             title="Inspect keys another Redlock library wrote, by glob"
           >
@@ -383,7 +391,7 @@ export function LockMatrix() {
 
       <ScanProgress page={pages?.[0]} />
       {badNodes.length > 0 && (
-        <p className={`callout callout-warn ${styles.notice}`} role="status" data-testid="unreadable-nodes">
+        <p className={`callout callout-warn ${controls.notice}`} role="status" data-testid="unreadable-nodes">
           <strong>
             {badNodes.length === 1
               ? `Node ${badNodes[0]!.node} could not be read`
@@ -394,10 +402,10 @@ export function LockMatrix() {
         </p>
       )}
       {sort !== 'resource' && !smallList && (
-        <p className={`callout ${styles.notice}`} role="status">
+        <p className={`callout ${controls.notice}`} role="status">
           Sorted within the {formatCount(baseRows.length)} loaded rows, as read at {latest ? formatClock(latest.readAt) : '…'}. TTLs keep
           counting down;{' '}
-          <button type="button" className={styles.linkButton} onClick={refresh}>
+          <button type="button" className={controls.linkButton} onClick={refresh}>
             reload
           </button>{' '}
           for fresh readings, or sort by resource to stay live.
@@ -406,10 +414,6 @@ export function LockMatrix() {
 
       <div
         className={`${styles.matrix} ${refreshing ? styles.refreshing : ''}`}
-        role="table"
-        aria-label="Quorum matrix"
-        aria-rowcount={(latest?.matched ?? rows.length) + 1}
-        aria-busy={loadState === 'loading' || refreshing || scanning}
         data-testid="lock-matrix"
         data-loading-state={loadState}
         data-rows={rows.length}
@@ -417,7 +421,48 @@ export function LockMatrix() {
         style={{ '--nodes': nodeIds.length } as CSSProperties}
       >
         <div ref={scrollRef} className={styles.scroller} tabIndex={-1} data-testid="lock-matrix-scroller">
-          <MatrixHeader nodeIds={nodeIds} labels={labels} nodes={latest?.nodes ?? []} quorum={latest?.quorum ?? null} />
+          {/* The table holds only its header and rows; loading, error and empty states sit beside it. */}
+          <div
+            role="table"
+            aria-label="Quorum matrix"
+            aria-rowcount={(latest?.matched ?? rows.length) + 1}
+            aria-busy={loadState === 'loading' || refreshing || scanning}
+          >
+            <MatrixHeader nodeIds={nodeIds} labels={labels} nodes={latest?.nodes ?? []} quorum={latest?.quorum ?? null} />
+            {rows.length > 0 && (
+              <div className={styles.canvas} style={{ height: virtualizer.getTotalSize() }} role="rowgroup">
+                {items.map((item) => {
+                  const row = rows[item.index];
+                  if (!row) {
+                    return (
+                      <div
+                        key={item.key}
+                        className={styles.moreRow}
+                        style={{ transform: `translateY(${item.start - HEADER_HEIGHT}px)` }}
+                        role="row"
+                        data-testid="lock-loader-row"
+                      >
+                        <span role="cell">{isFetchingNextPage ? 'Loading more locks…' : 'Scroll for more'}</span>
+                      </div>
+                    );
+                  }
+                  return (
+                    <MatrixRow
+                      key={item.key}
+                      row={row}
+                      index={item.index}
+                      start={item.start - HEADER_HEIGHT}
+                      nodeIds={nodeIds}
+                      selected={row.view.key === selectedKey}
+                      linkable={ownLayout}
+                      onSelect={setSelectedKey}
+                      onOpen={open}
+                    />
+                  );
+                })}
+              </div>
+            )}
+          </div>
           {loadState === 'loading' && <MatrixSkeleton nodes={nodeIds.length} />}
           {loadState === 'error' && (
             <div className={styles.empty} role="alert">
@@ -454,39 +499,6 @@ export function LockMatrix() {
                   )}
                 </>
               )}
-            </div>
-          )}
-          {rows.length > 0 && (
-            <div className={styles.canvas} style={{ height: virtualizer.getTotalSize() }} role="rowgroup">
-              {items.map((item) => {
-                const row = rows[item.index];
-                if (!row) {
-                  return (
-                    <div
-                      key={item.key}
-                      className={styles.moreRow}
-                      style={{ transform: `translateY(${item.start - HEADER_HEIGHT}px)` }}
-                      role="row"
-                      data-testid="lock-loader-row"
-                    >
-                      <span role="cell">{isFetchingNextPage ? 'Loading more locks…' : 'Scroll for more'}</span>
-                    </div>
-                  );
-                }
-                return (
-                  <MatrixRow
-                    key={item.key}
-                    row={row}
-                    index={item.index}
-                    start={item.start - HEADER_HEIGHT}
-                    nodeIds={nodeIds}
-                    selected={row.view.key === selectedKey}
-                    linkable={ownLayout}
-                    onSelect={setSelectedKey}
-                    onOpen={open}
-                  />
-                );
-              })}
             </div>
           )}
         </div>

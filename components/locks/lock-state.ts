@@ -1,8 +1,10 @@
 import { LOCK_STATES, type LockView } from '@/lib/api/locks';
+import { toneColor, type Tone } from '../ui/palette';
 
 export type LockStateName = LockView['state'];
 
-export const STATE_INFO: Record<LockStateName, { label: string; tone: 'ok' | 'warn' | 'info' | 'bad'; help: string; rank: number }> = {
+/** The one place a lock state gets its tone: the matrix, the tabs, the overview totals and the charts all read it here. */
+export const STATE_INFO: Record<LockStateName, { label: string; tone: Tone; help: string; rank: number }> = {
   split: {
     label: 'split',
     tone: 'bad',
@@ -20,3 +22,8 @@ export const STATE_INFO: Record<LockStateName, { label: string; tone: 'ok' | 'wa
 };
 
 export const STATE_ORDER: readonly LockStateName[] = LOCK_STATES;
+
+/** A lock state's colour, for inline styles and chart series. */
+export function stateColor(state: LockStateName): string {
+  return toneColor(STATE_INFO[state].tone);
+}

@@ -109,7 +109,7 @@ function NodeCell({
       data-present="true"
       data-token={cell.token}
     >
-      <TokenChip token={cell.token} variant={variant} className={styles.cellChip} />
+      <TokenChip token={cell.token} variant={variant} className={styles.cellChip} tabbable={false} />
       {cell.pttlMs === -1 ? (
         <span className={styles.noTtl} title="This key never expires: a lock nobody can take again until an operator releases it">
           no TTL

@@ -2,6 +2,7 @@
 
 import type { LockListPage } from '@/lib/client/queries';
 import { formatAgo, formatClock, formatCount } from './format';
+import controls from './lock-list-controls.module.css';
 import styles from './lock-matrix.module.css';
 
 /** What the Locks screen says about its reading of the masters: when, how far, how many. */
@@ -11,10 +12,10 @@ type PageFacts = Pick<LockListPage, 'readAt' | 'scanMs' | 'quorum' | 'nodes' | '
 /** The title row's reading: when the list was read, how long the scan took, the quorum. */
 export function ReadAt({ latest, now, onRefresh }: { latest: PageFacts | undefined; now: number | null; onRefresh: () => void }) {
   return (
-    <div className={styles.readAt} data-testid="locks-read-at">
+    <div className={controls.readAt} data-testid="locks-read-at">
       {latest ? (
         <>
-          <span className={`${styles.readDot} ${now && now - latest.readAt > 5_000 ? styles.readStale : ''}`} aria-hidden="true" />
+          <span className={`${controls.readDot} ${now && now - latest.readAt > 5_000 ? controls.readStale : ''}`} aria-hidden="true" />
           Read <time dateTime={new Date(latest.readAt).toISOString()}>{formatClock(latest.readAt)}</time>
           <span className="muted">
             {' · '}
@@ -37,7 +38,7 @@ export function ReadAt({ latest, now, onRefresh }: { latest: PageFacts | undefin
       )}
       <button
         type="button"
-        className={`button button-ghost ${styles.refresh}`}
+        className={`button button-ghost ${controls.refresh}`}
         onClick={onRefresh}
         aria-label="Reload the list from the first page"
       >
@@ -55,7 +56,7 @@ export function ReadAt({ latest, now, onRefresh }: { latest: PageFacts | undefin
 export function ScanProgress({ page }: { page: Pick<LockListPage, 'complete' | 'scannedKeys' | 'total'> | undefined }) {
   if (!page || page.complete) return null;
   return (
-    <p className={`callout ${styles.notice}`} role="status" data-testid="locks-scanning">
+    <p className={`callout ${controls.notice}`} role="status" data-testid="locks-scanning">
       <strong>Still scanning the masters</strong>: {formatCount(page.scannedKeys)} keys read so far, {formatCount(page.total)} locks found.{' '}
       These rows are the first locks found, each read directly from every node; the full list, its counts and more pages follow when the
       scan ends.

@@ -1,3 +1,7 @@
+'use client';
+
+import { useEffect, useState } from 'react';
+import { copyText } from '../ui/copy';
 import { hueStyle, shortToken, tokenHue } from './token';
 import styles from './token-chip.module.css';
 
@@ -5,28 +9,65 @@ import styles from './token-chip.module.css';
  * A token as a colour and its first characters. Same colour = same token, on every screen.
  * `variant`: `majority` (solid, the token a quorum holds), `other` (dashed: a different token
  * from the majority's), `plain` (no judgement).
+ *
+ * The chip is a button: hovering or focusing it shows the whole token, clicking copies it. Inside
+ * something that is itself a control (a radio's label), pass `copy={false}`: a plain chip then.
  */
 export function TokenChip({
   token,
   variant = 'plain',
   full = false,
+  copy = true,
+  tabbable = true,
   className,
 }: {
   token: string;
   variant?: 'majority' | 'other' | 'plain';
   full?: boolean;
+  copy?: boolean;
+  /** false in long lists (the matrix): one tab stop per row, not one per token; the detail has them all. */
+  tabbable?: boolean;
   className?: string;
 }) {
-  return (
-    <span
-      className={`${styles.chip} ${styles[variant]} ${full ? styles.full : ''} ${className ?? ''}`}
-      style={hueStyle(token)}
-      title={`token ${token}`}
-      data-token-hue={tokenHue(token)}
-      data-token={token}
-    >
+  const [copied, setCopied] = useState<boolean | null>(null);
+  useEffect(() => {
+    if (copied === null) return;
+    const timer = setTimeout(() => setCopied(null), 1_500);
+    return () => clearTimeout(timer);
+  }, [copied]);
+  const classes = `${styles.chip} ${styles[variant]} ${full ? styles.full : ''} ${copy ? styles.copyable : ''} ${className ?? ''}`;
+  const body = (
+    <>
       <span className={styles.swatch} aria-hidden="true" />
       <span className={styles.text}>{full ? token : shortToken(token)}</span>
-    </span>
+    </>
+  );
+  if (!copy) {
+    return (
+      <span className={classes} style={hueStyle(token)} title={`token ${token}`} data-token-hue={tokenHue(token)} data-token={token}>
+        {body}
+      </span>
+    );
+  }
+  return (
+    <button
+      type="button"
+      className={classes}
+      style={hueStyle(token)}
+      title={`token ${token} (click to copy)`}
+      aria-label={full ? `${token} (copy token)` : `${shortToken(token)} (copy token ${token})`}
+      data-token-hue={tokenHue(token)}
+      data-token={token}
+      tabIndex={tabbable ? undefined : -1}
+      data-tip={copied === null ? token : copied ? 'copied' : `could not copy: ${token}`}
+      data-copied={copied === null ? undefined : String(copied)}
+      onClick={async (e) => {
+        e.stopPropagation();
+        setCopied(await copyText(token, 'token'));
+      }}
+      onDoubleClick={(e) => e.stopPropagation()}
+    >
+      {body}
+    </button>
   );
 }

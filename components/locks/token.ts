@@ -14,11 +14,15 @@ function fnv1a(text: string): number {
 }
 
 /**
- * A hue in degrees for the token. Hues are drawn from 36 steps of 10° so two tokens are either
- * the same colour or visibly different ones, never "almost the same".
+ * Token hues: twelve, 24° apart, from orange-yellow (50°) round to magenta (314°). The reds
+ * (roughly 330°–40°) are left out: red means broken on this console, and a token is not. Two
+ * tokens are either the same colour or visibly different ones, never "almost the same".
  */
+export const TOKEN_HUES: readonly number[] = Array.from({ length: 12 }, (_, i) => 50 + i * 24);
+
+/** The token's hue in degrees, the same on every screen and every reload. */
 export function tokenHue(token: string): number {
-  return (fnv1a(token) % 36) * 10;
+  return TOKEN_HUES[fnv1a(token) % TOKEN_HUES.length]!;
 }
 
 /** The first characters of the token (the tail is what differs least in random tokens anyway). */

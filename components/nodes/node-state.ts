@@ -1,7 +1,19 @@
 import type { NodeActionName } from '@/lib/api/node-actions';
-import type { NodeView } from '@/lib/api/nodes';
+import type { NodesResponse, NodeView } from '@/lib/api/nodes';
 
 export type Tone = 'ok' | 'warn' | 'bad' | 'neutral';
+
+/**
+ * The cluster's tone, the same on every screen (the overview banner, the Nodes header): green only
+ * when every node votes with a spare; amber while locks can still be granted (or soon will be, a
+ * quarantine running out); red when they cannot.
+ */
+export function clusterTone(verdict: NodesResponse['verdict']): Tone {
+  const spare = verdict.usable - verdict.quorum;
+  const waiting = !verdict.canGrant && verdict.grantableInMs !== null && verdict.grantableInMs > 0;
+  if (verdict.canGrant) return spare >= 1 && verdict.usable === verdict.configuredNodes ? 'ok' : 'warn';
+  return waiting ? 'warn' : 'bad';
+}
 
 export interface NodeStateInfo {
   /** One word, stable for tests and styling: up, slow, starting, paused, partitioned, resetting, stopping, down. */

@@ -12,7 +12,7 @@ import { ActionDialog, type Outcome } from './action-dialog';
 import { ACTIONS, NETWORK_ACTIONS, PROCESS_ACTIONS, unavailableNodes, type ActionKind } from './actions';
 import { criticalCounts } from './blast-radius';
 import { MarkCleanDialog } from './mark-clean-dialog';
-import { canAct, formatRtt, nodeState, persistenceInfo, quarantineWhy, voteState, type Tone } from './node-state';
+import { canAct, clusterTone, formatRtt, nodeState, persistenceInfo, quarantineWhy, voteState, type Tone } from './node-state';
 import styles from './nodes.module.css';
 
 type Open = { kind: ActionKind; node: number } | { kind: 'mark-clean'; node: number } | null;
@@ -98,7 +98,8 @@ export function NodesScreen() {
         <div
           className="callout callout-bad"
           role="alert"
-          style={{ display: 'flex', justifyContent: 'space-between', alignItems: 'center' }}
+          data-testid="nodes-error"
+          style={{ display: 'flex', justifyContent: 'space-between', alignItems: 'center', flexWrap: 'wrap', gap: 8 }}
         >
           <span>
             <strong>Could not read the nodes.</strong> {nodes.error.message}
@@ -168,7 +169,7 @@ export function NodesScreen() {
 
 function ClusterLine({ data }: { data: NodesResponse }) {
   const v = data.verdict;
-  const tone: Tone = v.canGrant ? (v.usable > v.quorum ? 'ok' : 'warn') : 'bad';
+  const tone = clusterTone(v);
   return (
     <span className={`${styles.clusterLine} ${styles[tone]}`} data-testid="nodes-cluster-line">
       {v.canGrant ? 'locks can be granted' : 'locks cannot be granted'} · {v.usable} of {v.configuredNodes} usable · quorum {v.quorum}

@@ -1,6 +1,7 @@
 'use client';
 
 import { useSyncExternalStore } from 'react';
+import { toneColor } from '../ui/palette';
 
 /**
  * One shared ticker per period: every countdown and "read … ago" on a screen re-renders from the
@@ -117,7 +118,7 @@ export function ReadAge({
       className={className}
       data-testid={testId}
       data-stale={stale ? 'true' : undefined}
-      style={stale ? { color: 'var(--warn)' } : undefined}
+      style={stale ? { color: toneColor('warn') } : undefined}
       title={`${prefix} at ${new Date(at).toLocaleTimeString()}${stale ? ' — not refreshed since' : ''}`}
     >
       {prefix} {formatAge(age)} ago{stale ? ' · stale' : ''}

@@ -1,11 +1,10 @@
 'use client';
 
 import type { NodesResponse } from '@/lib/api/nodes';
-import { nodeState, voteState } from '../nodes/node-state';
+import { clusterTone, nodeState, voteState } from '../nodes/node-state';
 import { Countdown, ReadAge } from './clock';
 import styles from './overview.module.css';
-
-type Tone = 'ok' | 'warn' | 'bad';
+import { toneColor } from '../ui/palette';
 
 /** "Can locks be granted right now?" — the answer, in words and colour, and why. */
 export function ClusterBanner({ data, skew }: { data: NodesResponse; skew: number }) {
@@ -18,13 +17,7 @@ export function ClusterBanner({ data, skew }: { data: NodesResponse; skew: numbe
   const spare = verdict.usable - verdict.quorum;
   const waiting = !verdict.canGrant && verdict.grantableInMs !== null && verdict.grantableInMs > 0;
   // Green only when every node votes: a node out is a warning even while the others carry the quorum.
-  const tone: Tone = verdict.canGrant
-    ? spare >= 1 && verdict.usable === verdict.configuredNodes
-      ? 'ok'
-      : 'warn'
-    : waiting
-      ? 'warn'
-      : 'bad';
+  const tone = clusterTone(verdict);
   const readAt = data.readAt + skew;
   // The first reason repeats the headline; the rest say why each unusable node does not count.
   const reasons = verdict.reasons.slice(1);
@@ -131,15 +124,15 @@ function QuorumGauge({ data }: { data: NodesResponse }) {
       </div>
       <span className={styles.gaugeLegend} aria-hidden="true">
         <span>
-          <i style={{ background: 'var(--ok)' }} />
+          <i style={{ background: toneColor('ok') }} />
           votes
         </span>
         <span>
-          <i style={{ background: 'var(--warn)' }} />
+          <i style={{ background: toneColor('warn') }} />
           quarantined
         </span>
         <span>
-          <i style={{ background: 'var(--bad)' }} />
+          <i style={{ background: toneColor('bad') }} />
           out
         </span>
       </span>

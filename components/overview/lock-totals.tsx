@@ -2,22 +2,18 @@
 
 import { useQuery } from '@tanstack/react-query';
 import Link from 'next/link';
+import type { CSSProperties } from 'react';
 import { locksSummaryQuery } from '@/lib/client/ops-queries';
+import { stateColor } from '../locks/lock-state';
 import { ReadAge, skewMs } from './clock';
 import styles from './overview.module.css';
-
-export const STATE_COLORS: Record<string, string> = {
-  held: 'var(--ok)',
-  expiring: 'var(--info)',
-  partial: 'var(--warn)',
-  split: 'var(--bad)',
-};
+import { toneColor } from '../ui/palette';
 
 const TILES = [
   { state: 'held', label: 'Held', hint: 'a majority holds one token' },
   { state: 'expiring', label: 'Expiring', hint: 'majority, validity ≤ 2 s' },
-  { state: 'partial', label: 'Partial', hint: 'on fewer than a quorum', alarm: 'warn' },
-  { state: 'split', label: 'Split', hint: 'tokens disagree, no majority', alarm: 'bad' },
+  { state: 'partial', label: 'Partial', hint: 'on fewer than a quorum', alarm: true },
+  { state: 'split', label: 'Split', hint: 'tokens disagree, no majority', alarm: true },
 ] as const;
 
 /** Totals of locks by state, from the lock list's snapshot (the same scan the Locks screen pages through). */
@@ -37,7 +33,7 @@ export function LockTotals() {
         </h2>
         <div className={styles.sectionMeta}>
           {error ? (
-            <span style={{ color: 'var(--bad)' }} role="alert">
+            <span style={{ color: toneColor('bad') }} role="alert">
               refresh failed: {error.message}
             </span>
           ) : null}
@@ -65,17 +61,18 @@ export function LockTotals() {
         </div>
         {TILES.map((t) => {
           const count = data?.stateCounts[t.state] ?? 0;
-          const alarm = 'alarm' in t && count > 0 ? styles[t.alarm] : '';
+          const alarm = 'alarm' in t && count > 0;
           return (
             <Link
               key={t.state}
               href={`/locks?state=${t.state}`}
-              className={`${styles.total} ${alarm}`}
+              className={`${styles.total} ${alarm ? styles.alarm : ''}`}
+              style={alarm ? ({ '--tone': stateColor(t.state) } as CSSProperties) : undefined}
               data-testid={`lock-total-${t.state}`}
               title={`${t.label}: show them in the Locks matrix`}
             >
               <span className={styles.totalLabel}>
-                <span className={styles.swatch} style={{ background: STATE_COLORS[t.state] }} />
+                <span className={styles.swatch} style={{ background: stateColor(t.state) }} />
                 {t.label}
               </span>
               <span className={styles.totalValue} data-testid={`lock-total-${t.state}-value`}>

@@ -9,6 +9,7 @@ import { skewMs } from './clock';
 import { LockTotals } from './lock-totals';
 import { NodeCard, NodeCardSkeleton } from './node-card';
 import styles from './overview.module.css';
+import { toneColor } from '../ui/palette';
 
 /** The screen an operator opens first in an incident: can locks be granted, and what each master says. */
 export function OverviewScreen() {
@@ -29,7 +30,7 @@ export function OverviewScreen() {
         </div>
         <div className={styles.headerMeta}>
           {isRefetchError && error ? (
-            <span style={{ color: 'var(--bad)' }} role="alert">
+            <span style={{ color: toneColor('bad') }} role="alert">
               last refresh failed: {error.message}
             </span>
           ) : null}

@@ -1,7 +1,7 @@
 'use client';
 
 import type { RunView } from '@/lib/api/scenarios';
-import { clientColor, fmtSeconds, shortFence } from './palette';
+import { clientColor, fenceFormatter, fmtSeconds, runFences } from './palette';
 import styles from './scenarios.module.css';
 
 function Client({ name }: { name: string }) {
@@ -68,6 +68,7 @@ export function CheckerPanel({ run }: { run: RunView }) {
 /** The plain and the fenced store, and every write the clients made. */
 export function StoresPanel({ run }: { run: RunView }) {
   const { stores } = run;
+  const shortFence = fenceFormatter(runFences(run));
   const writes = run.timeline.writes;
   return (
     <section className={styles.panel} data-testid="stores" aria-labelledby="stores-title">

@@ -2,7 +2,7 @@
 
 import { useEffect, useId, useRef, useState } from 'react';
 import type { RunView } from '@/lib/api/scenarios';
-import { clientColor, clientTint, fmtSeconds, OUTCOME_LABEL, shortFence, VOTE_REASON } from './palette';
+import { clientColor, clientTint, fenceFormatter, fmtSeconds, OUTCOME_LABEL, runFences, VOTE_REASON } from './palette';
 import { GUTTER, layoutTimeline, NODE_PAD, pausesOf, RIGHT_PAD, ROW_H, textWidth, type Lane } from './timeline-layout';
 import styles from './timeline.module.css';
 
@@ -55,6 +55,7 @@ export function Timeline({ run, now, live }: { run: RunView; now: number; live: 
   const multi = run.resources.length > 1;
   const resIndex = (r: string) => run.resources.findIndex((x2) => x2.name === r) + 1;
   const overlaps = run.checker.resources.flatMap((r) => r.overlaps);
+  const shortFence = fenceFormatter(runFences(run));
 
   return (
     <div ref={wrap} className={styles.wrap} data-testid="timeline" data-state={live ? 'live' : 'final'}>
@@ -282,7 +283,7 @@ export function Timeline({ run, now, live }: { run: RunView; now: number; live: 
                       data-stale={b.stale}
                     >
                       <rect x={x(b.from)} y={y} width={w(b.from, validEnd)} height={15} rx={3} fill={color}>
-                        <title>{`${c.name} believes it holds ${b.resource} (fence ${shortFence(b.fence)}), validity until ${fmtSeconds(b.validUntil)}`}</title>
+                        <title>{`${c.name} believes it holds ${b.resource} (fence ${b.fence ?? 'none'}), validity until ${fmtSeconds(b.validUntil)}`}</title>
                       </rect>
                       {end > b.validUntil && (
                         <g>
@@ -346,7 +347,7 @@ export function Timeline({ run, now, live }: { run: RunView; now: number; live: 
                       d={`M ${x(wr.t)} ${l.y + 1} l 5 5 l -5 5 l -5 -5 Z`}
                       className={wr.fenced === 'accepted' ? styles.writeOk : styles.writeBad}
                     />
-                    <title>{`${c.name} writes "${wr.value}" (fence ${shortFence(wr.fence)}): plain store accepted, fenced store ${wr.fenced}`}</title>
+                    <title>{`${c.name} writes "${wr.value}" (fence ${wr.fence ?? 'none'}): plain store accepted, fenced store ${wr.fenced}`}</title>
                   </g>
                 ))}
             </g>

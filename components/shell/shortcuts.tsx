@@ -62,7 +62,12 @@ export function Shortcuts() {
   }, [open]);
   return (
     <>
-      <button type="button" className="button button-ghost icon-button" aria-label="Keyboard shortcuts (?)" onClick={() => setOpen(true)}>
+      <button
+        type="button"
+        className="button button-ghost icon-button shortcuts-button"
+        aria-label="Keyboard shortcuts (?)"
+        onClick={() => setOpen(true)}
+      >
         ?
       </button>
       <dialog ref={dialog} className="dialog" aria-label="Keyboard shortcuts" onClose={() => setOpen(false)} data-testid="shortcuts-dialog">

@@ -6,6 +6,15 @@ export async function expectAxeClean(page: Page): Promise<void> {
   await page.addScriptTag({ path: join(process.cwd(), 'node_modules/axe-core/axe.min.js') });
   for (const scheme of ['light', 'dark'] as const) {
     await page.emulateMedia({ colorScheme: scheme });
+    // Colours that transition on a theme change are read once they have arrived, not half-way.
+    await page.evaluate(() =>
+      Promise.all(
+        document
+          .getAnimations()
+          .filter((a) => a.effect?.getTiming().iterations !== Infinity)
+          .map((a) => a.finished.catch(() => undefined)),
+      ),
+    );
     const violations = await page.evaluate(async () => {
       const axe = (
         window as unknown as {

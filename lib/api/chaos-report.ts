@@ -146,5 +146,10 @@ export const chaosReportResponseSchema = z.object({
   source: z.string(),
   /** mtime of the file, epoch ms. */
   modifiedAt: z.number(),
+  /**
+   * The report shipped with the console (the CI profile's run, chaos/reference/), shown while this
+   * machine has none of its own; `reference.note` says which run it was and how to make one here.
+   */
+  reference: z.object({ note: z.string() }).nullable(),
 });
 export type ChaosReportResponse = z.infer<typeof chaosReportResponseSchema>;

@@ -36,5 +36,23 @@ export async function readChaosReport(path: string, cwd = process.cwd()): Promis
       message: `${source} is not a chaos report of this version (${issue?.path.join('.') || 'root'}: ${issue?.message}): run the chaos harness again`,
     };
   }
-  return { ok: true, value: { report: parsed.data, source, modifiedAt: Math.round(modifiedAt) } };
+  return { ok: true, value: { report: parsed.data, source, modifiedAt: Math.round(modifiedAt), reference: null } };
+}
+
+/** The CI profile's report shipped in the repository (seed 1, from a clean-clone CI run). */
+export const REFERENCE_REPORT = 'chaos/reference/ci-seed-1.json';
+
+/**
+ * This machine's latest report; while there is none, the shipped reference report, marked as such
+ * (an operator sees what the harness checks and what a passing run looks like before running it).
+ * A local report that exists but is broken is reported as broken, not papered over.
+ */
+export async function readLatestOrReference(path: string, cwd = process.cwd()): Promise<ChaosReportRead> {
+  const own = await readChaosReport(path, cwd);
+  if (own.ok || own.reason !== 'missing') return own;
+  const shipped = await readChaosReport(resolve(cwd, REFERENCE_REPORT), cwd);
+  if (!shipped.ok) return own;
+  const r = shipped.value.report;
+  const note = `the ${r.profile} profile's run with seed ${r.seed} on ${r.startedAt.slice(0, 10)} (a clean-clone CI run, shipped with the console): this machine has no report of its own yet`;
+  return { ok: true, value: { ...shipped.value, reference: { note } } };
 }

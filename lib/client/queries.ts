@@ -18,7 +18,8 @@ export const queryKeys = {
 export const nodesQuery = () =>
   queryOptions({
     queryKey: queryKeys.nodes,
-    queryFn: ({ signal }) => fetchJson('/api/nodes', nodesResponseSchema, { signal }),
+    // Asked every second: an answer older than a few seconds is no use, so give up sooner than other reads.
+    queryFn: ({ signal }) => fetchJson('/api/nodes', nodesResponseSchema, { signal, timeoutMs: 4_000 }),
     refetchInterval: 1_000,
     refetchIntervalInBackground: false,
   });

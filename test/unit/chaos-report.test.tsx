@@ -9,7 +9,7 @@ import { analyzePhase } from '../../lib/chaos/analyze';
 import type { PhaseOutcome } from '../../lib/chaos/phase';
 import { PROFILES } from '../../lib/chaos/profiles';
 import { buildReport } from '../../lib/chaos/report';
-import { chaosReportPath, readChaosReport } from '../../lib/chaos/report-file';
+import { chaosReportPath, readChaosReport, readLatestOrReference, REFERENCE_REPORT } from '../../lib/chaos/report-file';
 import { renderMarkdown } from '../../lib/chaos/report-markdown';
 import { chaosReportSchema } from '../../lib/api/chaos-report';
 
@@ -227,5 +227,25 @@ describe('chaos report', () => {
     writeFileSync(path, JSON.stringify(report(false)));
     const read = await readChaosReport(path, dir);
     expect(read).toMatchObject({ ok: true, value: { source: 'latest.json', report: { seed: 1 } } });
+  });
+
+  it("ships the CI profile's report, valid for this version, and shows it (marked) until this machine has its own", async () => {
+    const root = join(__dirname, '../..');
+    const shipped = await readChaosReport(join(root, REFERENCE_REPORT), root);
+    expect(shipped).toMatchObject({ ok: true, value: { report: { profile: 'ci', verdict: { passed: true } } } });
+
+    const dir = mkdtempSync(join(tmpdir(), 'chaos-reference-test-'));
+    dirs.push(dir);
+    const own = join(dir, 'latest.json');
+    const fallback = await readLatestOrReference(own, root);
+    expect(fallback).toMatchObject({
+      ok: true,
+      value: { source: REFERENCE_REPORT, reference: { note: expect.stringContaining('no report of its own') } },
+    });
+    // A broken report of this machine's own is said to be broken, not replaced by the reference.
+    writeFileSync(own, '{"version":0}');
+    expect(await readLatestOrReference(own, root)).toMatchObject({ ok: false, reason: 'invalid' });
+    writeFileSync(own, JSON.stringify(report(false)));
+    expect(await readLatestOrReference(own, root)).toMatchObject({ ok: true, value: { reference: null, report: { seed: 1 } } });
   });
 });

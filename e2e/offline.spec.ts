@@ -1,0 +1,44 @@
+import { expect, test } from './support/test';
+import { expectAxeClean } from './support/axe';
+import { signIn } from './support/login';
+import { saveScreens } from './support/screens';
+
+test.describe('when the console stops answering', () => {
+  test('the live dot turns red, a banner says since when with a retry, and the screen keeps its last reading', async ({ page }) => {
+    await signIn(page);
+    await page.goto('/');
+    const banner = page.getByTestId('cluster-banner');
+    await expect(banner).toContainText('Locks can be granted');
+    const live = page.getByTestId('live-status');
+    await expect(live).toHaveAttribute('data-state', 'live');
+
+    // Every read from now on fails as a dropped connection would.
+    await page.route('**/api/**', (route) => route.abort('connectionrefused'));
+    await expect(live).toHaveAttribute('data-state', 'offline', { timeout: 10_000 });
+    const offline = page.getByTestId('connection-banner');
+    await expect(offline).toContainText('The console is not answering');
+    await expect(page.getByTestId('connection-last-ok')).toHaveText(/^\d\d:\d\d:\d\d\.\d{3}$/);
+    // The last reading stays on screen, not a skeleton.
+    await expect(banner).toContainText('Locks can be granted');
+    await saveScreens(page, 'offline-banner');
+    await expectAxeClean(page);
+
+    await page.unroute('**/api/**');
+    await offline.getByRole('button', { name: 'Retry now' }).click();
+    await expect(offline).toBeHidden();
+    await expect(live).not.toHaveAttribute('data-state', 'offline');
+  });
+
+  test('a read that never answers ends in an error with a retry, not an endless skeleton', async ({ page }) => {
+    await signIn(page);
+    // The nodes read hangs: no answer, no error, the connection just stays open.
+    await page.route('**/api/nodes', () => undefined);
+    await page.goto('/nodes');
+    const error = page.getByTestId('nodes-error');
+    await expect(error).toContainText('no answer from the console within 4 s', { timeout: 15_000 });
+    await expect(page.getByTestId('live-status')).toHaveAttribute('data-state', 'offline');
+    await page.unroute('**/api/nodes');
+    await error.getByRole('button', { name: 'Try again' }).click();
+    await expect(page.getByTestId('nodes-vote-1')).toBeVisible();
+  });
+});
