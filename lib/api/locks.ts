@@ -219,3 +219,37 @@ export const forceReleaseResponseSchema = z.object({
   auditId: z.string().nullable(),
 });
 export type ForceReleaseResponse = z.infer<typeof forceReleaseResponseSchema>;
+
+/** The most locks one bulk force-release takes (one preview, one reason, one confirmation). */
+export const BULK_RELEASE_MAX = 200;
+
+/**
+ * POST /api/force-release — several force-releases in one: each item is the compare-and-delete of
+ * the token the operator saw on that resource (a split lock: one item per token). One reason for
+ * all; every item is audited on its own, marked with the batch it was part of.
+ */
+export const bulkForceReleaseBodySchema = z
+  .strictObject({
+    locks: z
+      .array(z.strictObject({ resource: resourceSchema, token: z.string().min(1).max(256) }))
+      .min(1, 'name at least one lock')
+      .max(BULK_RELEASE_MAX, `at most ${BULK_RELEASE_MAX} locks at once`),
+    reason: z.string().trim().min(3, 'say why (at least 3 characters)').max(500),
+    dryRun: z.boolean().optional(),
+  })
+  .refine((b) => new Set(b.locks.map((l) => `${l.resource}\u0000${l.token}`)).size === b.locks.length, {
+    message: 'a lock and token are named twice',
+    path: ['locks'],
+  });
+export type BulkForceReleaseBody = z.infer<typeof bulkForceReleaseBodySchema>;
+
+export const bulkForceReleaseResponseSchema = z.object({
+  dryRun: z.boolean(),
+  /** The batch every audit entry of this release names; null for a dry run. */
+  batchId: z.string().nullable(),
+  /** Keys deleted, summed over every lock and node. */
+  deleted: z.number().int(),
+  /** One answer per lock, in the order asked. */
+  results: z.array(forceReleaseResponseSchema),
+});
+export type BulkForceReleaseResponse = z.infer<typeof bulkForceReleaseResponseSchema>;

@@ -46,7 +46,7 @@ function readDetail(resource: string): Promise<LockDetail> {
 export async function forceRelease(
   principal: Principal,
   resource: string,
-  input: { token: string; reason: string; dryRun?: boolean },
+  input: { token: string; reason: string; dryRun?: boolean; batch?: string },
 ): Promise<ForceReleaseResponse> {
   const seen = await readDetail(resource);
   const before = statesOf(seen);
@@ -110,7 +110,7 @@ export async function forceRelease(
     outcome,
     before: nodes.map((n) => ({ node: n.node, ...n.before })),
     after: nodes.map((n) => ({ node: n.node, outcome: n.outcome, ...n.after })),
-    detail: `token ${input.token.slice(0, 12)}…${holderOf(seen, input.token)}`,
+    detail: `token ${input.token.slice(0, 12)}…${holderOf(seen, input.token)}${input.batch ? `; ${input.batch}` : ''}`,
   });
   publishEvent({
     type: 'lock.force-released',

@@ -8,6 +8,7 @@ import { apiErrorSchema } from '../../lib/api/common';
 import { healthResponseSchema, readinessResponseSchema } from '../../lib/api/health';
 import { historyResponseSchema } from '../../lib/api/history';
 import {
+  bulkForceReleaseResponseSchema,
   forceReleaseResponseSchema,
   lockDetailResponseSchema,
   lockGrantSchema,
@@ -128,6 +129,14 @@ const ROUTES: Array<{
     permission: 'operate',
     body: () => ({ token: 'not-held', reason: 'authz matrix', dryRun: true }),
     reply: forceReleaseResponseSchema,
+  },
+  {
+    method: 'POST',
+    pattern: '/api/force-release',
+    path: () => '/api/force-release',
+    permission: 'operate',
+    body: () => ({ locks: [{ resource: 'authz-x', token: 'not-held' }], reason: 'authz matrix', dryRun: true }),
+    reply: bulkForceReleaseResponseSchema,
   },
   { method: 'GET', pattern: '/api/events', path: () => '/api/events', permission: 'read' },
   { method: 'GET', pattern: '/api/audit', path: () => '/api/audit?limit=5', permission: 'read', reply: auditResponseSchema },

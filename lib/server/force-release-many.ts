@@ -1,0 +1,37 @@
+import 'server-only';
+import { randomUUID } from 'node:crypto';
+import type { BulkForceReleaseBody, BulkForceReleaseResponse, ForceReleaseResponse } from '../api/locks';
+import type { Principal } from './auth/principal';
+import { forceRelease } from './force-release';
+
+/** How many locks are released at once: enough to clear a batch quickly, few enough not to flood the masters. */
+const CONCURRENCY = 8;
+
+/**
+ * Force-release several locks with one reason (POST /api/force-release). Each item goes through
+ * the single force-release, so each is the compare-and-delete of the token the operator saw on
+ * that resource, on every node: a lock that changed hands since the preview is left alone, and
+ * the safety argument of forceRelease holds item by item (items never touch each other's keys,
+ * and an item for a second token of a split lock deletes only that token's keys). Every real item
+ * is audited on its own, naming the batch and its place in it.
+ */
+export async function forceReleaseMany(principal: Principal, body: BulkForceReleaseBody): Promise<BulkForceReleaseResponse> {
+  const dryRun = body.dryRun === true;
+  const batchId = dryRun ? null : randomUUID();
+  const results: ForceReleaseResponse[] = new Array(body.locks.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < body.locks.length) {
+      const i = next++;
+      const item = body.locks[i]!;
+      results[i] = await forceRelease(principal, item.resource, {
+        token: item.token,
+        reason: body.reason,
+        dryRun,
+        ...(batchId ? { batch: `bulk ${batchId}, ${i + 1} of ${body.locks.length}` } : {}),
+      });
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(CONCURRENCY, body.locks.length) }, worker));
+  return { dryRun, batchId, deleted: results.reduce((sum, r) => sum + r.deleted, 0), results };
+}
