@@ -302,4 +302,36 @@ test.describe('locks: the quorum matrix', () => {
       await deleteLocks(resources);
     }
   });
+
+  test('compact density: one line a row, more rows on screen, remembered after a reload', async ({ page }) => {
+    const base = `e2e-density-${unique()}-`;
+    const resources = await seedManyLocks(base, 40, 60_000);
+    try {
+      await page.goto(`/locks?prefix=${encodeURIComponent(base)}`);
+      const first = row(page, resources[0]!);
+      await expect(first).toBeVisible();
+      const visibleRows = () =>
+        page.getByTestId('lock-matrix-scroller').evaluate((el) => {
+          const box = el.getBoundingClientRect();
+          return Array.from(el.querySelectorAll('[data-testid="lock-row"]')).filter((r) => {
+            const b = r.getBoundingClientRect();
+            return b.top >= box.top && b.bottom <= box.bottom;
+          }).length;
+        });
+      expect((await first.boundingBox())!.height).toBe(56);
+      const comfortable = await visibleRows();
+      await page.getByTestId('density-compact').click();
+      await expect(page.getByTestId('density-compact')).toHaveAttribute('aria-pressed', 'true');
+      await expect.poll(async () => (await first.boundingBox())!.height).toBe(36);
+      expect(await visibleRows()).toBeGreaterThanOrEqual(Math.floor(comfortable * 1.4));
+      await saveScreens(page, 'locks-compact');
+      await page.reload();
+      await expect(page.getByTestId('density-compact')).toHaveAttribute('aria-pressed', 'true');
+      await expect.poll(async () => (await row(page, resources[0]!).boundingBox())?.height).toBe(36);
+      await page.getByTestId('density-comfortable').click();
+    } finally {
+      await page.goto('about:blank');
+      await deleteLocks(resources);
+    }
+  });
 });

@@ -4,21 +4,23 @@ import { useQuery } from '@tanstack/react-query';
 import { LockHistoryPanel } from './lock-history-panel';
 import Link from 'next/link';
 import { useMemo, useRef, useState, type ReactNode } from 'react';
-import type { LockDetailResponse, LockView } from '@/lib/api/locks';
+import type { LockView } from '@/lib/api/locks';
 import { ApiError } from '@/lib/client/fetch-json';
 import { useLiveEvents } from '@/lib/client/live-events';
 import { lockDetailQuery, nodesQuery } from '@/lib/client/queries';
 import { meQuery } from '@/lib/client/session';
 import { Countdown, CountdownBar, useCountdowns, useNow } from './countdown';
 import { ForceReleaseDialog, type SeenToken } from './force-release-dialog';
+import { NodeTable, seenTokens } from './lock-detail-nodes';
 import { formatAgo, formatClock } from './format';
 import { LockEvents } from './lock-events';
 import { StateBadge } from './state-badge';
-import { hueStyle } from './token';
 import { TokenChip } from './token-chip';
 import { leaseMs } from './ttl';
 import styles from './lock-detail.module.css';
 import { CopyButton } from '../ui/copy-button';
+import { BulkReleaseDialog } from './bulk-release-dialog';
+import { pickOf, type PickedLock } from './lock-selection';
 
 const META_ORDER = ['principal', 'owner', 'host', 'pid', 'purpose', 'acquiredAt', 'extensions', 'fence', 'ttlMs', 'via'] as const;
 const META_LABEL: Record<string, string> = {
@@ -34,23 +36,13 @@ const META_LABEL: Record<string, string> = {
   via: 'Via',
 };
 
-/** The tokens on the nodes, most held first (the majority's first when there is one). */
-function seenTokens(view: LockView): SeenToken[] {
-  const byToken = new Map<string, number[]>();
-  for (const cell of view.cells) {
-    if (cell.known && cell.present && cell.token !== null) byToken.set(cell.token, [...(byToken.get(cell.token) ?? []), cell.node]);
-  }
-  return [...byToken.entries()]
-    .map(([token, nodes]) => ({ token, nodes, majority: token === view.majorityToken }))
-    .sort((a, b) => Number(b.majority) - Number(a.majority) || b.nodes.length - a.nodes.length || (a.token < b.token ? -1 : 1));
-}
-
 export function LockDetail({ resource }: { resource: string }) {
   const { data: me } = useQuery(meQuery());
   const { data, error, isPending, dataUpdatedAt } = useQuery(lockDetailQuery(resource));
   const { data: nodesInfo } = useQuery(nodesQuery());
   const { events, connected } = useLiveEvents(200);
   const [dialog, setDialog] = useState<{ tokens: SeenToken[]; token: string; seenAt: number } | null>(null);
+  const [bulk, setBulk] = useState<PickedLock[] | null>(null);
   const root = useRef<HTMLDivElement>(null);
   useCountdowns(root);
   const now = useNow();
@@ -113,16 +105,29 @@ export function LockDetail({ resource }: { resource: string }) {
           </div>
         </div>
         {isOperator && (
-          <button
-            type="button"
-            className={`button ${styles.danger}`}
-            onClick={openDialog}
-            disabled={!view}
-            data-testid="force-release-button"
-            title={view ? 'Compare-and-delete the token you see here, on every node' : 'Nothing to release'}
-          >
-            Force-release…
-          </button>
+          <div className={styles.headActions}>
+            {view && tokens.length > 1 ? (
+              <button
+                type="button"
+                className={`button ${styles.danger}`}
+                onClick={() => setBulk([pickOf(view)])}
+                data-testid="release-all-tokens-button"
+                title="One previewed force-release of every token this lock shows"
+              >
+                Release all {tokens.length} tokens…
+              </button>
+            ) : null}
+            <button
+              type="button"
+              className={`button ${styles.danger}`}
+              onClick={openDialog}
+              disabled={!view}
+              data-testid="force-release-button"
+              title={view ? 'Compare-and-delete the token you see here, on every node' : 'Nothing to release'}
+            >
+              Force-release…
+            </button>
+          </div>
         )}
       </header>
 
@@ -176,6 +181,7 @@ export function LockDetail({ resource }: { resource: string }) {
 
       <LockHistoryPanel resource={resource} />
 
+      {bulk && <BulkReleaseDialog locks={bulk} onClose={() => setBulk(null)} />}
       {dialog && (
         <ForceReleaseDialog
           resource={resource}
@@ -266,102 +272,6 @@ function Summary({ view, t0 }: { view: LockView; t0: number }) {
         </span>
       </div>
     </div>
-  );
-}
-
-function NodeTable({
-  data,
-  view,
-  t0,
-  labels,
-}: {
-  data: LockDetailResponse;
-  view: LockView | null;
-  t0: number;
-  labels: Map<number, string>;
-}) {
-  const lease = view ? leaseMs(view) : 1;
-  const letters = new Map((view ? seenTokens(view) : []).map((t, i) => [t.token, String.fromCharCode(65 + i)]));
-  return (
-    <table className={`table table-stack ${styles.nodeTable}`} data-testid="detail-nodes">
-      <thead>
-        <tr>
-          <th scope="col">Node</th>
-          <th scope="col">Holds</th>
-          <th scope="col">Token</th>
-          <th scope="col" className={styles.ttlCol}>
-            PTTL
-          </th>
-          <th scope="col">Fence here</th>
-          <th scope="col">Extensions</th>
-        </tr>
-      </thead>
-      <tbody>
-        {data.nodes.map((n) => {
-          const cell = view?.cells.find((c) => c.node === n.node);
-          const status = !n.ok
-            ? { label: 'unreachable', tone: 'bad' }
-            : !cell?.present
-              ? n.type && n.type !== 'none' && n.type !== 'string'
-                ? { label: `not a lock (${n.type})`, tone: 'warn' }
-                : { label: 'no key', tone: 'muted' }
-              : view?.majorityToken === null
-                ? { label: `token ${letters.get(cell.token ?? '') ?? '?'} · no majority`, tone: 'info' }
-                : cell.token === view?.majorityToken
-                  ? { label: 'majority token', tone: 'ok' }
-                  : { label: 'other token', tone: 'warn' };
-          return (
-            <tr key={n.node} data-testid={`detail-node-${n.node}`} data-present={cell?.present ? 'true' : 'false'}>
-              <th scope="row">
-                <span className={styles.nodeName}>node {n.node}</span>
-                <span className={styles.nodeLabel}>{labels.get(n.node) ?? ''}</span>
-              </th>
-              <td data-label="Holds">
-                <span className={`${styles.pill} ${styles[`pill-${status.tone}`]}`}>{status.label}</span>
-                {!n.ok && n.error ? <span className={styles.nodeError}>{n.error}</span> : null}
-              </td>
-              <td data-label="Token">
-                {cell?.present && cell.token ? (
-                  <TokenChip
-                    token={cell.token}
-                    variant={view?.majorityToken === null ? 'plain' : cell.token === view?.majorityToken ? 'majority' : 'other'}
-                    full
-                  />
-                ) : (
-                  <span className="muted">—</span>
-                )}
-              </td>
-              <td className={styles.ttlCol} data-label="PTTL">
-                {cell?.present && cell.pttlMs !== null ? (
-                  cell.pttlMs < 0 ? (
-                    <span className={styles.bad}>no TTL</span>
-                  ) : (
-                    <div className={styles.ttlCell} style={cell.token ? hueStyle(cell.token) : undefined}>
-                      <Countdown expiresAt={t0 + cell.pttlMs} initialMs={cell.pttlMs} />
-                      <CountdownBar
-                        expiresAt={t0 + cell.pttlMs}
-                        initialMs={cell.pttlMs}
-                        totalMs={lease}
-                        tone="token"
-                        className={styles.ttlBar}
-                      />
-                    </div>
-                  )
-                ) : (
-                  <span className="muted">—</span>
-                )}
-              </td>
-              <td className="mono" data-label="Fence here">
-                {cell?.meta?.fence ?? <span className="muted">—</span>}
-              </td>
-              <td className="mono" data-label="Extensions">
-                {cell?.meta?.extensions ?? <span className="muted">—</span>}
-              </td>
-            </tr>
-          );
-        })}
-      </tbody>
-    </table>
   );
 }
 

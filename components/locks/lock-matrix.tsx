@@ -10,13 +10,19 @@ import { lockListUrl, locksInfiniteQuery, nodesQuery, type LockFilters, type Loc
 import { meQuery } from '@/lib/client/session';
 import { useCountdowns, useNow } from './countdown';
 import { formatClock, formatCount } from './format';
-import { STATE_INFO, STATE_ORDER, type LockStateName } from './lock-state';
+import { STATE_ORDER, type LockStateName } from './lock-state';
 import { MatrixHeader, MatrixRow, type MatrixRowData } from './matrix-row';
 import { mergeWindow, t0Of } from './window-merge';
 import { KeyInspector } from './key-inspector';
+import { BulkReleaseDialog } from './bulk-release-dialog';
+import { pickOf, useLockSelection, type PickedLock } from './lock-selection';
+import { SelectionBar } from './selection-bar';
+import { StateTabs } from './state-tabs';
+import { DENSITIES, MatrixToolbar, type Density } from './matrix-toolbar';
+import { useStoredChoice } from '../ui/use-stored-choice';
 import { PHONE_QUERY, useMediaQuery } from '../ui/use-media-query';
 import { MatrixSkeleton } from './matrix-skeleton';
-import { MatrixFooter, ReadAt, ScanProgress, tabCount } from './matrix-status';
+import { MatrixFooter, ReadAt, ScanProgress } from './matrix-status';
 import { filtersFromParams, parseStates, sortRows, SORTS, useDebounced, type SortKey } from './matrix-options';
 import { isTyping as typing } from '../ui/keyboard';
 import controls from './lock-list-controls.module.css';
@@ -28,6 +34,8 @@ const WINDOW_SIZE = 60;
 const ROW_HEIGHT = 56;
 /** A row as a stacked card on phones (lock-matrix.module.css, its narrow block). */
 const PHONE_ROW_HEIGHT = 112;
+/** A row in the compact density (lock-matrix.module.css, `.compact`). */
+const COMPACT_ROW_HEIGHT = 36;
 const HEADER_HEIGHT = 48;
 /** Ask for the next page when the last rendered row is this close to the end of the loaded ones. */
 const PREFETCH_ROWS = 250;
@@ -44,6 +52,10 @@ export function LockMatrix() {
   const router = useRouter();
   const queryClient = useQueryClient();
   const { data: me } = useQuery(meQuery());
+  const selection = useLockSelection();
+  const { toggle: togglePick } = selection;
+  const onPick = useCallback((row: MatrixRowData) => togglePick(row.view), [togglePick]);
+  const [bulk, setBulk] = useState<PickedLock[] | null>(null);
 
   const [search, setSearch] = useState(() => params.get('search') ?? '');
   const [prefix, setPrefix] = useState(() => params.get('prefix') ?? '');
@@ -146,7 +158,9 @@ export function LockMatrix() {
   // Stable callbacks: the virtualizer recomputes every row's offset when one of them changes.
   const getItemKey = useCallback((index: number) => rows[index]?.view.key ?? '__more__', [rows]);
   const phone = useMediaQuery(PHONE_QUERY);
-  const rowHeight = phone ? PHONE_ROW_HEIGHT : ROW_HEIGHT;
+  const [density, setDensity] = useStoredChoice<Density>('locks.density', DENSITIES, 'comfortable');
+  const compact = density === 'compact' && !phone;
+  const rowHeight = phone ? PHONE_ROW_HEIGHT : compact ? COMPACT_ROW_HEIGHT : ROW_HEIGHT;
   const estimateSize = useCallback(() => rowHeight, [rowHeight]);
   const getScrollElement = useCallback(() => scrollRef.current, []);
   // TanStack Virtual hands back functions the React Compiler cannot memoize; it is only read here.
@@ -263,6 +277,8 @@ export function LockMatrix() {
   const badNodes = latest?.nodes.filter((n) => !n.ok) ?? [];
   const inspected = inspectKey === null ? null : (rows.find((r) => r.view.key === inspectKey) ?? null);
   const isOperator = me?.role === 'operator';
+  // Operators pick locks for a bulk force-release; only keys in the lock core's layout can be released.
+  const selectable = isOperator && ownLayout;
 
   return (
     <section ref={sectionRef} className={controls.screen} aria-labelledby="locks-title">
@@ -278,116 +294,23 @@ export function LockMatrix() {
         <ReadAt latest={latest} now={now} onRefresh={refresh} />
       </div>
 
-      <div className={controls.tabs} role="group" aria-label="Filter by state" data-testid="state-tabs">
-        <button
-          type="button"
-          className={`${controls.tab} ${states.length === 0 ? controls.tabActive : ''}`}
-          aria-pressed={states.length === 0}
-          onClick={() => setStates([])}
-        >
-          <span className={controls.tabLabel}>All locks</span>
-          <span className={controls.tabCount} data-testid="state-count-all">
-            {tabCount(latest, latest?.total)}
-          </span>
-        </button>
-        {STATE_ORDER.map((state) => (
-          <button
-            key={state}
-            type="button"
-            className={`${controls.tab} ${controls[`tab-${STATE_INFO[state].tone}`]} ${states.includes(state) ? controls.tabActive : ''}`}
-            aria-pressed={states.includes(state)}
-            onClick={() => toggleState(state)}
-            title={STATE_INFO[state].help}
-          >
-            <span className={controls.tabLabel}>
-              <span className={controls.tabDot} aria-hidden="true" />
-              {STATE_INFO[state].label}
-            </span>
-            <span className={controls.tabCount} data-testid={`state-count-${state}`}>
-              {tabCount(latest, latest?.stateCounts[state])}
-            </span>
-          </button>
-        ))}
-      </div>
+      <StateTabs latest={latest} states={states} onAll={() => setStates([])} onToggle={toggleState} />
 
-      <div className={controls.toolbar}>
-        <label className={controls.searchBox}>
-          <span className={controls.searchIcon} aria-hidden="true">
-            ⌕
-          </span>
-          <input
-            data-shortcut-search
-            type="search"
-            placeholder="Search resource, token, owner, host, purpose"
-            aria-label="Search locks"
-            value={search}
-            onChange={(e) => setSearch(e.target.value)}
-            onKeyDown={(e) => {
-              if (e.key === 'Escape') e.currentTarget.blur();
-              if (e.key === 'Enter' && rows[0]) {
-                e.currentTarget.blur();
-                setSelectedKey(rows[0].view.key);
-              }
-            }}
-          />
-          <kbd className={controls.kbd}>/</kbd>
-        </label>
-        {patternMode ? (
-          <label className={controls.field}>
-            <span>Glob</span>
-            <input
-              type="text"
-              aria-label="Key pattern (glob)"
-              value={pattern}
-              onChange={(e) => setPattern(e.target.value)}
-              spellCheck={false}
-              className={controls.globInput}
-              title="A Redis MATCH pattern, e.g. lock:* or *:mutex"
-            />
-          </label>
-        ) : (
-          <label className={controls.field}>
-            <span>Prefix</span>
-            <input
-              type="text"
-              placeholder="e.g. orders/"
-              aria-label="Resource prefix"
-              value={prefix}
-              onChange={(e) => setPrefix(e.target.value)}
-              spellCheck={false}
-            />
-          </label>
-        )}
-        <label className={controls.field}>
-          <span>Sort</span>
-          <select aria-label="Sort loaded rows" value={sort} onChange={(e) => setSort(e.target.value as SortKey)}>
-            {SORTS.map((s) => (
-              <option key={s.key} value={s.key}>
-                {s.label}
-              </option>
-            ))}
-          </select>
-        </label>
-        <div className={controls.segmented} role="group" aria-label="Which keys">
-          <button
-            type="button"
-            aria-pressed={!patternMode}
-            className={!patternMode ? controls.segActive : ''}
-            onClick={() => setPatternMode(false)}
-          >
-            Console keys
-          </button>
-          <button
-            type="button"
-            aria-pressed={patternMode}
-            className={patternMode ? controls.segActive : ''}
-            onClick={() => setPatternMode(true)}
-            title="Inspect keys another Redlock library wrote, by glob"
-          >
-            Pattern
-          </button>
-        </div>
-      </div>
+      <MatrixToolbar
+        search={search}
+        onSearch={setSearch}
+        onSearchEnter={() => rows[0] && setSelectedKey(rows[0].view.key)}
+        patternMode={patternMode}
+        onPatternMode={setPatternMode}
+        pattern={pattern}
+        onPattern={setPattern}
+        prefix={prefix}
+        onPrefix={setPrefix}
+        sort={sort}
+        onSort={setSort}
+        density={density}
+        onDensity={setDensity}
+      />
 
       <ScanProgress page={pages?.[0]} />
       {badNodes.length > 0 && (
@@ -412,8 +335,18 @@ export function LockMatrix() {
         </p>
       )}
 
+      {selectable ? (
+        <SelectionBar
+          picked={selection.list}
+          matching={latest?.matched ?? null}
+          filters={filters}
+          onSelectAll={selection.setAll}
+          onClear={selection.clear}
+          onRelease={() => setBulk(selection.list)}
+        />
+      ) : null}
       <div
-        className={`${styles.matrix} ${refreshing ? styles.refreshing : ''}`}
+        className={`${styles.matrix} ${refreshing ? styles.refreshing : ''} ${selectable ? styles.selectable : ''} ${compact ? styles.compact : ''}`}
         data-testid="lock-matrix"
         data-loading-state={loadState}
         data-rows={rows.length}
@@ -428,7 +361,24 @@ export function LockMatrix() {
             aria-rowcount={(latest?.matched ?? rows.length) + 1}
             aria-busy={loadState === 'loading' || refreshing || scanning}
           >
-            <MatrixHeader nodeIds={nodeIds} labels={labels} nodes={latest?.nodes ?? []} quorum={latest?.quorum ?? null} />
+            <MatrixHeader
+              nodeIds={nodeIds}
+              labels={labels}
+              nodes={latest?.nodes ?? []}
+              quorum={latest?.quorum ?? null}
+              selection={
+                selectable
+                  ? {
+                      all: rows.length > 0 && rows.every((r) => selection.picked.has(r.view.key)),
+                      some: selection.picked.size > 0,
+                      onToggleAll: () =>
+                        rows.every((r) => selection.picked.has(r.view.key))
+                          ? selection.clear()
+                          : selection.setAll(rows.map((r) => pickOf(r.view))),
+                    }
+                  : null
+              }
+            />
             {rows.length > 0 && (
               <div className={styles.canvas} style={{ height: virtualizer.getTotalSize() }} role="rowgroup">
                 {items.map((item) => {
@@ -455,6 +405,8 @@ export function LockMatrix() {
                       nodeIds={nodeIds}
                       selected={row.view.key === selectedKey}
                       linkable={ownLayout}
+                      picked={selectable ? selection.picked.has(row.view.key) : null}
+                      onPick={onPick}
                       onSelect={setSelectedKey}
                       onOpen={open}
                     />
@@ -505,6 +457,7 @@ export function LockMatrix() {
         <MatrixFooter latest={latest} loaded={rows.length} matching={filtering || !!filters.pattern} hasNextPage={!!hasNextPage} />
       </div>
       {inspected && <KeyInspector row={inspected} onClose={() => setInspectKey(null)} />}
+      {bulk && <BulkReleaseDialog locks={bulk} onClose={() => setBulk(null)} onDone={selection.clear} />}
     </section>
   );
 }

@@ -16,21 +16,44 @@ export type { MatrixRowData } from './window-merge';
 
 type Cell = LockView['cells'][number];
 
+/** The header's select-all box: every loaded row, with "some" shown as indeterminate. */
+export interface HeaderSelection {
+  all: boolean;
+  some: boolean;
+  onToggleAll: () => void;
+}
+
 export function MatrixHeader({
   nodeIds,
   labels,
   nodes,
   quorum,
+  selection,
 }: {
   nodeIds: number[];
   labels: Map<number, string>;
   nodes: Array<{ node: number; ok: boolean; keys: number; error: string | null }>;
   quorum: number | null;
+  selection: HeaderSelection | null;
 }) {
   return (
     <div className={styles.header} role="rowgroup">
       <div className={styles.headerRow} role="row" aria-rowindex={1}>
-        <div role="columnheader" className={styles.headCell}>
+        {selection ? (
+          <div role="columnheader" className={`${styles.headCell} ${styles.selectCell}`}>
+            <input
+              type="checkbox"
+              aria-label="Select every loaded lock"
+              checked={selection.all}
+              ref={(el) => {
+                if (el) el.indeterminate = selection.some && !selection.all;
+              }}
+              onChange={selection.onToggleAll}
+              data-testid="select-all-loaded"
+            />
+          </div>
+        ) : null}
+        <div role="columnheader" className={`${styles.headCell} ${styles.stateHead}`}>
           State
         </div>
         <div role="columnheader" className={styles.headCell}>
@@ -144,10 +167,15 @@ export const MatrixRow = memo(function MatrixRow({
   linkable,
   onSelect,
   onOpen,
+  picked = null,
+  onPick,
 }: {
   row: MatrixRowData;
   index: number;
   start: number;
+  /** Picked for a bulk release (a checkbox in the first column); null: no checkbox (a viewer, or foreign keys). */
+  picked?: boolean | null;
+  onPick?: (row: MatrixRowData) => void;
   nodeIds: number[];
   selected: boolean;
   linkable: boolean;
@@ -171,6 +199,18 @@ export const MatrixRow = memo(function MatrixRow({
       onClick={() => onSelect(view.key)}
       onDoubleClick={() => onOpen(row)}
     >
+      {picked !== null ? (
+        <div role="cell" className={styles.selectCell}>
+          <input
+            type="checkbox"
+            aria-label={`Select ${view.resource}`}
+            checked={picked}
+            onChange={() => onPick?.(row)}
+            onClick={(e) => e.stopPropagation()}
+            data-testid="lock-select"
+          />
+        </div>
+      ) : null}
       <div role="cell" className={styles.stateCell}>
         <StateBadge state={view.state} />
       </div>

@@ -6,6 +6,7 @@ export function MatrixSkeleton({ nodes }: { nodes: number }) {
     <div className={styles.skeleton} aria-hidden="true">
       {Array.from({ length: 8 }, (_, i) => (
         <div key={i} className={styles.skeletonRow}>
+          <i className={styles.skeletonSelect} />
           <span />
           <span />
           {Array.from({ length: nodes }, (_, j) => (

@@ -27,7 +27,14 @@ export function CopyButton({ value, what, className }: { value: string; what: st
         setState((await copyText(value, what)) ? 'copied' : 'failed');
       }}
     >
-      <span aria-hidden="true">{state === 'copied' ? '✓' : state === 'failed' ? '!' : '⧉'}</span>
+      {state === 'idle' ? (
+        <svg aria-hidden="true" width="13" height="13" viewBox="0 0 16 16" fill="none" stroke="currentColor" strokeWidth="1.6">
+          <rect x="5.5" y="5.5" width="8" height="8" rx="1.5" />
+          <path d="M10.5 3.5v-1a1 1 0 0 0-1-1h-6a1 1 0 0 0-1 1v6a1 1 0 0 0 1 1h1" />
+        </svg>
+      ) : (
+        <span aria-hidden="true">{state === 'copied' ? '✓' : '!'}</span>
+      )}
     </button>
   );
 }

@@ -1,12 +1,14 @@
 import { keepPreviousData, queryOptions } from '@tanstack/react-query';
 import { z } from 'zod';
 import {
+  bulkForceReleaseResponseSchema,
   extendResponseSchema,
   forceReleaseResponseSchema,
   lockGrantSchema,
   lockListResponseSchema,
   releaseResponseSchema,
   lockErrorDetailsSchema,
+  type BulkForceReleaseResponse,
   type ForceReleaseResponse,
   type LockGrant,
   type VoteView,
@@ -154,4 +156,9 @@ export function errorCodeOf(err: unknown): string | null {
   if (!(err instanceof ApiError)) return null;
   const code = (err.body as { error?: { code?: unknown } } | null)?.error?.code;
   return typeof code === 'string' ? code : null;
+}
+
+/** Several force-releases with one reason (POST /api/force-release); a dry run previews them all. */
+export function forceReleaseMany(body: { locks: Array<{ resource: string; token: string }>; reason: string; dryRun: boolean }): Promise<BulkForceReleaseResponse> {
+  return postJson('/api/force-release', body, bulkForceReleaseResponseSchema);
 }
