@@ -159,6 +159,10 @@ export function errorCodeOf(err: unknown): string | null {
 }
 
 /** Several force-releases with one reason (POST /api/force-release); a dry run previews them all. */
-export function forceReleaseMany(body: { locks: Array<{ resource: string; token: string }>; reason: string; dryRun: boolean }): Promise<BulkForceReleaseResponse> {
+export function forceReleaseMany(body: {
+  locks: Array<{ resource: string; token: string }>;
+  reason: string;
+  dryRun: boolean;
+}): Promise<BulkForceReleaseResponse> {
   return postJson('/api/force-release', body, bulkForceReleaseResponseSchema);
 }
