@@ -334,4 +334,30 @@ test.describe('locks: the quorum matrix', () => {
       await deleteLocks(resources);
     }
   });
+
+  test('a lease above the ceiling and a key that never expires are flagged in the matrix, the detail and the overview', async ({
+    page,
+  }) => {
+    const base = `e2e-flags-${unique()}-`;
+    const long = `${base}long`;
+    const forever = `${base}forever`;
+    // The e2e ceiling is 5 s: a 60 s lease was written by a client that does not keep it.
+    await seedLocks([{ resource: long, token: randomToken(), ttlMs: 60_000, nodes: ALL }]);
+    await seedRawKeys([{ key: `rl:lock:${forever}`, value: randomToken(), ttlMs: null, nodes: ALL }]);
+    try {
+      await page.goto(`/locks?prefix=${encodeURIComponent(base)}`);
+      await expect(row(page, long)).toContainText('lease above the ceiling on node 1, 2, 3, 4, 5');
+      await expect(row(page, long).locator('[data-over-ceiling]')).toHaveCount(5);
+      await expect(row(page, forever)).toContainText('no TTL on node 1, 2, 3, 4, 5');
+      await page.goto(`/locks/${encodeURIComponent(long)}`);
+      await expect(page.getByTestId('detail-over-ceiling')).toContainText('node 1, 2, 3, 4, 5');
+      await page.goto('/');
+      await expect(page.getByTestId('lock-flag-over-ceiling')).not.toHaveAttribute('data-count', '0');
+      await expect(page.getByTestId('lock-flag-no-ttl')).not.toHaveAttribute('data-count', '0');
+      await saveScreens(page, 'overview-flags');
+    } finally {
+      await deleteLocks([long]);
+      await deleteRawKeys([`rl:lock:${forever}`]);
+    }
+  });
 });

@@ -113,7 +113,7 @@ test.describe('overview: can locks be granted, and what every master says', () =
       const seconds = async () => Number((await page.getByTestId('grantable-in').textContent())?.replace(/[^\d.]/g, ''));
       const first = await seconds();
       expect(first).toBeGreaterThan(0);
-      await expect.poll(seconds, { timeout: 2_000 }).toBeLessThan(first - 0.25);
+      await expect.poll(seconds, { timeout: 4_000 }).toBeLessThan(first - 0.25);
       await saveScreens(page, 'overview-waiting');
       await expect(banner).toHaveAttribute('data-state', 'grantable', { timeout: 10_000 });
     } finally {

@@ -223,6 +223,12 @@ function Summary({ view, t0 }: { view: LockView; t0: number }) {
             <CountdownBar expiresAt={t0 + view.validityMs} initialMs={view.validityMs} totalMs={lease} tone={tone} />
           </>
         )}
+        {view.overCeilingNodes.length > 0 ? (
+          <span className={`${styles.tileNote} ${styles.warnNote}`} data-testid="detail-over-ceiling">
+            Lease above the cluster&apos;s ceiling on node {view.overCeilingNodes.join(', ')}: the client that wrote it does not keep the
+            ceiling, and the quarantine after a restart (sized by the ceiling) does not cover it.
+          </span>
+        ) : null}
       </div>
       <div className={styles.tile}>
         <span className={styles.tileLabel}>{view.majorityToken ? 'Majority token' : 'Tokens'}</span>

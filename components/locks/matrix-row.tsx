@@ -98,12 +98,15 @@ function NodeCell({
   majority,
   t0,
   lease,
+  overCeiling,
 }: {
   cell: Cell | undefined;
   node: number;
   majority: string | null;
   t0: number;
   lease: number;
+  /** Its PTTL is above the cluster's lease ceiling. */
+  overCeiling: boolean;
 }) {
   if (!cell || !cell.known) {
     return (
@@ -131,6 +134,8 @@ function NodeCell({
       data-node={node}
       data-present="true"
       data-token={cell.token}
+      data-over-ceiling={overCeiling || undefined}
+      title={overCeiling ? `node ${node}: PTTL above the cluster's lease ceiling` : undefined}
     >
       <TokenChip token={cell.token} variant={variant} className={styles.cellChip} tabbable={false} />
       {cell.pttlMs === -1 ? (
@@ -139,7 +144,12 @@ function NodeCell({
         </span>
       ) : (
         <>
-          <Countdown className={styles.cellTtl} expiresAt={t0 + pttl} initialMs={pttl} watch />
+          <Countdown
+            className={`${styles.cellTtl} ${overCeiling ? styles.overCeiling : ''}`}
+            expiresAt={t0 + pttl}
+            initialMs={pttl}
+            watch
+          />
           <CountdownBar className={styles.cellBar} expiresAt={t0 + pttl} initialMs={pttl} totalMs={lease} tone="token" />
         </>
       )}
@@ -241,6 +251,12 @@ export const MatrixRow = memo(function MatrixRow({
         <span className={styles.sub}>
           {subline(view, nodeIds.length)}
           {view.noTtlNodes.length > 0 && <span className={styles.subWarn}> · no TTL on node {view.noTtlNodes.join(', ')}</span>}
+          {view.overCeilingNodes.length > 0 && (
+            <span className={styles.subWarn} title="A client that does not keep the cluster's lease ceiling wrote this key">
+              {' '}
+              · lease above the ceiling on node {view.overCeilingNodes.join(', ')}
+            </span>
+          )}
         </span>
       </div>
       {nodeIds.map((node) => (
@@ -251,6 +267,7 @@ export const MatrixRow = memo(function MatrixRow({
           majority={view.majorityToken}
           t0={t0}
           lease={lease}
+          overCeiling={view.overCeilingNodes.includes(node)}
         />
       ))}
       <div role="cell" className={styles.validityCell} data-testid="lock-validity">

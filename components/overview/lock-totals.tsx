@@ -87,6 +87,26 @@ export function LockTotals() {
           );
         })}
       </div>
+      {data ? <LockFlags noTtl={data.flagCounts.noTtl} overCeiling={data.flagCounts.overCeiling} /> : null}
     </section>
+  );
+}
+
+/**
+ * Locks that need a look whatever their state: a key that never expires (nobody can take the lock
+ * again until an operator releases it) and a lease above the cluster's ceiling (written by a client
+ * that does not keep it: the quarantine after a restart, sized by the ceiling, does not cover it).
+ */
+function LockFlags({ noTtl, overCeiling }: { noTtl: number; overCeiling: number }) {
+  const flag = (count: number, text: string, testId: string) => (
+    <span className={count > 0 ? styles.flagOn : styles.flagOff} data-testid={testId} data-count={count}>
+      <strong>{count.toLocaleString()}</strong> {text}
+    </span>
+  );
+  return (
+    <p className={styles.flags}>
+      {flag(noTtl, `lock${noTtl === 1 ? '' : 's'} with a key that never expires`, 'lock-flag-no-ttl')}
+      {flag(overCeiling, `lock${overCeiling === 1 ? '' : 's'} with a lease above the ceiling`, 'lock-flag-over-ceiling')}
+    </p>
   );
 }

@@ -109,15 +109,19 @@ export async function deleteLocks(resources: readonly string[]): Promise<void> {
   });
 }
 
-/** Write arbitrary keys (e.g. another Redlock library's bare `lock:<name>` keys) on some nodes. */
+/** Write arbitrary keys (e.g. another Redlock library's bare `lock:<name>` keys) on some nodes; `ttlMs: null`: no TTL at all. */
 export async function seedRawKeys(
-  keys: ReadonlyArray<{ key: string; value: string; ttlMs: number; nodes: readonly number[] }>,
+  keys: ReadonlyArray<{ key: string; value: string; ttlMs: number | null; nodes: readonly number[] }>,
 ): Promise<void> {
   await withClients(async (clients) => {
     await Promise.all(
       clients.map(async (client, i) => {
         const pipe = client.pipeline();
-        for (const k of keys) if (k.nodes.includes(i + 1)) pipe.set(k.key, k.value, 'PX', k.ttlMs);
+        for (const k of keys) {
+          if (!k.nodes.includes(i + 1)) continue;
+          if (k.ttlMs === null) pipe.set(k.key, k.value);
+          else pipe.set(k.key, k.value, 'PX', k.ttlMs);
+        }
         await pipe.exec();
       }),
     );

@@ -29,6 +29,8 @@ export const lockViewSchema = z.object({
   fence: z.number().nullable(),
   meta: z.record(z.string(), z.string()).nullable(),
   noTtlNodes: z.array(z.number().int()).readonly(),
+  /** Nodes whose key has a PTTL above the cluster's lease ceiling (a client that does not keep it). */
+  overCeilingNodes: z.array(z.number().int()).readonly(),
   unknownNodes: z.array(z.number().int()).readonly(),
 });
 export type LockView = z.infer<typeof lockViewSchema>;
@@ -80,6 +82,8 @@ export const lockListResponseSchema = z.object({
   quorum: z.number().int(),
   nodes: z.array(snapshotNodeSchema),
   stateCounts: z.record(lockStateSchema, z.number().int()),
+  /** Locks with a key that never expires, and with a PTTL above the lease ceiling, whatever their state (counted like `stateCounts`). */
+  flagCounts: z.object({ noTtl: z.number().int(), overCeiling: z.number().int() }),
   total: z.number().int(),
   matched: z.number().int(),
   items: z.array(lockViewSchema),

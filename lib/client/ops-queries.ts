@@ -33,6 +33,7 @@ export const locksSummaryQuery = () =>
       index: page.index,
       total: page.total,
       stateCounts: page.stateCounts,
+      flagCounts: page.flagCounts,
       nodes: page.nodes,
       quorum: page.quorum,
     }),

@@ -103,6 +103,7 @@ export async function lockDetail(clients: readonly Redis[], resource: string, op
         configuredNodes: options.configuredNodes ?? clients.length,
         driftFactor: options.driftFactor,
         expiringThresholdMs: options.expiringThresholdMs,
+        maxTtlMs: options.maxTtlMs,
       })
     : null;
   return { readAt, durationMs: elapsedMs(started), resource: shownResource, key, view, nodes: readings.map((r) => r.info) };

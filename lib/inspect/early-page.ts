@@ -106,6 +106,7 @@ export async function earlyPage(
     configuredNodes: options.configuredNodes,
     driftFactor: options.driftFactor,
     expiringThresholdMs: options.expiringThresholdMs,
+    maxTtlMs: options.maxTtlMs,
     timeoutMs: options.timeoutMs ?? EARLY_READ_TIMEOUT_MS,
     signal: options.signal,
   });

@@ -8,6 +8,7 @@ import {
   type ScannedLock,
 } from './quorum-view';
 import { FrozenLockList, makeView, stateCode, type FrozenColumns } from './view-list';
+import type { FlagCounts } from './quorum-view';
 
 /**
  * Grouping per-node scans by key. Pure (no I/O). A full snapshot groups 5 × 100,000 keys, so the
@@ -342,7 +343,7 @@ export class LockGrouper {
     now = 0,
     dropExpired = false,
     copy = true,
-  ): { list: FrozenLockList; stateCounts: Record<LockState, number>; shownPerReading: number[] } {
+  ): { list: FrozenLockList; stateCounts: Record<LockState, number>; flagCounts: FlagCounts; shownPerReading: number[] } {
     const n = this.readingCount;
     this.sortGroups();
     // Cells that say "not there" or "could not read" are the same for every key: made once, shared.
@@ -371,6 +372,7 @@ export class LockGrouper {
     const states = new Uint8Array(this.order.length);
     const stateCounts = Object.fromEntries(LOCK_STATES.map((state) => [state, 0])) as Record<LockState, number>;
     const shownPerReading = new Array<number>(n).fill(0);
+    const flagCounts: FlagCounts = { noTtl: 0, overCeiling: 0 };
     for (const group of this.order) {
       if (this.live[group] === 0) continue;
       const view = makeView(columns, group, true, shownPerReading);
@@ -378,7 +380,9 @@ export class LockGrouper {
       states[order.length] = stateCode(view.state);
       order.push(group);
       stateCounts[view.state]++;
+      if (view.noTtlNodes.length) flagCounts.noTtl++;
+      if (view.overCeilingNodes.length) flagCounts.overCeiling++;
     }
-    return { list: new FrozenLockList(columns, order, states.subarray(0, order.length)), stateCounts, shownPerReading };
+    return { list: new FrozenLockList(columns, order, states.subarray(0, order.length)), stateCounts, flagCounts, shownPerReading };
   }
 }

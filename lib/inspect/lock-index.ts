@@ -181,12 +181,13 @@ export class LockIndex {
     const nodes = settled.map((s) => (s as PromiseFulfilledResult<IndexedSnapshotNode>).value);
     await fillMissingMeta(this.clients, this.store, { readable: nodes.map((n) => n.ok), timeoutMs: this.timeoutMs, signal });
     const configuredNodes = this.options.configuredNodes ?? this.clients.length;
-    const { list, stateCounts, shownPerReading } = this.store.viewList(
+    const { list, stateCounts, flagCounts, shownPerReading } = this.store.viewList(
       nodes,
       {
         configuredNodes,
         driftFactor: this.options.driftFactor,
         expiringThresholdMs: this.options.expiringThresholdMs,
+        maxTtlMs: this.options.maxTtlMs,
       },
       performance.now(),
       true,
@@ -203,6 +204,7 @@ export class LockIndex {
       quorum: quorumSize(configuredNodes),
       nodes,
       stateCounts,
+      flagCounts,
       lockList: list,
       get locks() {
         return list.toArray();

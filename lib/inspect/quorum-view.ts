@@ -76,6 +76,8 @@ export interface QuorumView {
   meta: Record<string, string> | null;
   /** Nodes whose key has no TTL (PTTL −1): a lock that never expires is an operator problem. */
   noTtlNodes: readonly number[];
+  /** Nodes whose key has a PTTL above the lease ceiling (`QuorumOptions.maxTtlMs`). */
+  overCeilingNodes: readonly number[];
   /** Nodes that could not be read; a state is computed from the others. */
   unknownNodes: readonly number[];
 }
@@ -88,6 +90,18 @@ export interface QuorumOptions {
   driftFactor?: number;
   /** A majority lock with validity at or below this is `expiring`. @default 2000 */
   expiringThresholdMs?: number;
+  /**
+   * The cluster's lease ceiling (REDLOCK_MAX_TTL_MS): a key whose PTTL is above it was written by
+   * a client that does not keep the ceiling (or before the ceiling was lowered), and the
+   * quarantine, sized by the ceiling, does not cover it. Unset: not checked.
+   */
+  maxTtlMs?: number;
+}
+
+/** Locks that need a look whatever their state: a key that never expires, a lease above the ceiling. */
+export interface FlagCounts {
+  noTtl: number;
+  overCeiling: number;
 }
 
 /** Clock drift allowed per ms of lease: the lock core's default. */
@@ -131,6 +145,8 @@ export function classify(resource: string, key: string, sorted: LockCell[], opti
   let firstCount = 0;
   let others: { token: string; count: number }[] | null = null;
   let noTtlNodes: number[] | null = null;
+  let overCeilingNodes: number[] | null = null;
+  const ceiling = options.maxTtlMs ?? Number.POSITIVE_INFINITY;
   let unknownNodes: number[] | null = null;
   for (const cell of sorted) {
     if (!cell.known) {
@@ -149,6 +165,7 @@ export function classify(resource: string, key: string, sorted: LockCell[], opti
       else others.push({ token, count: 1 });
     }
     if (cell.pttlMs === -1) (noTtlNodes ??= []).push(cell.node);
+    else if (cell.pttlMs !== null && cell.pttlMs > ceiling) (overCeilingNodes ??= []).push(cell.node);
   }
 
   // The most common token (ties: the smallest token, so the answer never depends on node order).
@@ -219,6 +236,7 @@ export function classify(resource: string, key: string, sorted: LockCell[], opti
     fence,
     meta,
     noTtlNodes: noTtlNodes ?? NO_NODES,
+    overCeilingNodes: overCeilingNodes ?? NO_NODES,
     unknownNodes: unknownNodes ?? NO_NODES,
   };
 }

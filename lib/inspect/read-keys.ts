@@ -109,6 +109,7 @@ export async function readLocks(
       configuredNodes: options.configuredNodes ?? clients.length,
       driftFactor: options.driftFactor,
       expiringThresholdMs: options.expiringThresholdMs,
+      maxTtlMs: options.maxTtlMs,
     },
     performance.now(),
   );

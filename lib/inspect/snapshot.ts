@@ -2,7 +2,7 @@ import type { Redis } from 'ioredis';
 import { elapsedMs } from './connection';
 import { fillMissingMeta } from './meta-fill';
 import { LockGrouper } from './grouping';
-import { quorumSize, type LockState, type QuorumOptions, type QuorumView } from './quorum-view';
+import { quorumSize, type FlagCounts, type LockState, type QuorumOptions, type QuorumView } from './quorum-view';
 import type { LockList } from './view-list';
 import { lockKeyPrefix, lockPattern, scanNode, SCAN_DEFAULTS, type NonStringKey, type ScanOptions } from './scan';
 
@@ -42,6 +42,8 @@ export interface Snapshot {
   lockList: LockList;
   /** How many locks are in each state. */
   stateCounts: Record<LockState, number>;
+  /** How many locks have a key without TTL, or one whose PTTL is above the lease ceiling. */
+  flagCounts: FlagCounts;
 }
 
 /**
@@ -115,9 +117,14 @@ export function startSnapshot(clients: readonly Redis[], options: SnapshotOption
       });
     }
     // PTTLs are aged from when each batch was sent to now: every view is as of the snapshot's end.
-    const quorumOptions = { configuredNodes, driftFactor: options.driftFactor, expiringThresholdMs: options.expiringThresholdMs };
+    const quorumOptions = {
+      configuredNodes,
+      driftFactor: options.driftFactor,
+      expiringThresholdMs: options.expiringThresholdMs,
+      maxTtlMs: options.maxTtlMs,
+    };
     // This grouper is not changed again: the list reads its columns without a copy.
-    const { list, stateCounts } = grouper.viewList(scans, quorumOptions, performance.now(), false, false);
+    const { list, stateCounts, flagCounts } = grouper.viewList(scans, quorumOptions, performance.now(), false, false);
     result = {
       readAt,
       durationMs: elapsedMs(started),
@@ -140,6 +147,7 @@ export function startSnapshot(clients: readonly Redis[], options: SnapshotOption
         return list.toArray();
       },
       stateCounts,
+      flagCounts,
     };
     return result;
   };

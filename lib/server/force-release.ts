@@ -33,6 +33,7 @@ function readDetail(resource: string): Promise<LockDetail> {
     keyPrefix: runtime.keyPrefix,
     configuredNodes: runtime.endpoints.length,
     driftFactor: runtime.driftFactor,
+    maxTtlMs: runtime.maxTtlMs,
   });
 }
 

@@ -58,6 +58,7 @@ function cachedSnapshot(pattern: string | undefined, fresh: boolean, maxAgeMs = 
         pattern,
         configuredNodes: runtime.endpoints.length,
         driftFactor: runtime.driftFactor,
+        maxTtlMs: runtime.maxTtlMs,
       });
   const promise = run.done.then((snap) => {
     // The index hands a run still under way to every caller: count each run once.
@@ -138,6 +139,7 @@ export async function listLocks(query: LockListQuery, access: ValueAccess = 'raw
         keyPrefix: runtime.keyPrefix,
         configuredNodes: runtime.endpoints.length,
         driftFactor: runtime.driftFactor,
+        maxTtlMs: runtime.maxTtlMs,
       },
     );
     // A scan that ended meanwhile answers in full instead.
@@ -161,6 +163,7 @@ export async function listLocks(query: LockListQuery, access: ValueAccess = 'raw
     quorum: snap.quorum,
     nodes: snap.nodes.map((n) => ({ node: n.node, ok: n.ok, error: n.error, keys: n.keys, durationMs: n.durationMs })),
     stateCounts: snap.stateCounts,
+    flagCounts: snap.flagCounts,
     total: snap.lockList.length,
     matched: page.matched,
     items: page.items.map(fingerprint),
@@ -214,6 +217,10 @@ async function fingerprinter(keyPrefix: string): Promise<(view: QuorumView) => Q
 function earlyResponse(run: SnapshotRun, early: EarlyPage, configuredNodes: number): LockListResponse {
   const stateCounts = Object.fromEntries(LOCK_STATES.map((s) => [s, 0])) as Record<(typeof LOCK_STATES)[number], number>;
   for (const item of early.items) stateCounts[item.state]++;
+  const flagCounts = {
+    noTtl: early.items.filter((i) => i.noTtlNodes.length > 0).length,
+    overCeiling: early.items.filter((i) => i.overCeilingNodes.length > 0).length,
+  };
   return {
     readAt: early.readAt,
     scanMs: early.scanMs,
@@ -221,6 +228,7 @@ function earlyResponse(run: SnapshotRun, early: EarlyPage, configuredNodes: numb
     quorum: quorumSize(configuredNodes),
     nodes: early.nodes.map((n) => ({ node: n.node, ok: n.ok, error: n.error, keys: n.keys, durationMs: n.durationMs })),
     stateCounts,
+    flagCounts,
     total: early.found,
     matched: early.matched,
     items: early.items,
@@ -237,6 +245,7 @@ export async function getLock(resource: string): Promise<LockDetailResponse> {
     keyPrefix: runtime.keyPrefix,
     configuredNodes: runtime.endpoints.length,
     driftFactor: runtime.driftFactor,
+    maxTtlMs: runtime.maxTtlMs,
   });
   return {
     readAt: detail.readAt,

@@ -26,6 +26,7 @@ export function lockIndex(): LockIndex | null {
         manageConfig: runtime.mode === 'sandbox',
         configuredNodes: runtime.endpoints.length,
         driftFactor: runtime.driftFactor,
+        maxTtlMs: runtime.maxTtlMs,
       }),
       runtime,
       timer: null,

@@ -16,6 +16,7 @@ function lock(resource: string, state: LockState = 'held', owner = 'svc'): Quoru
     fence: null,
     meta: { owner },
     noTtlNodes: [],
+    overCeilingNodes: [],
     unknownNodes: [],
   };
 }

@@ -31,7 +31,7 @@ const present = (node: number, token: string, pttlMs: number, meta: Record<strin
 });
 const absent = (node: number): LockCell => ({ node, known: true, present: false, token: null, pttlMs: null, meta: null });
 const unknown = (node: number): LockCell => ({ node, known: false, present: false, token: null, pttlMs: null, meta: null });
-const view = (cells: LockCell[], configuredNodes = 5, extra: { driftFactor?: number; expiringThresholdMs?: number } = {}) =>
+const view = (cells: LockCell[], configuredNodes = 5, extra: { driftFactor?: number; expiringThresholdMs?: number; maxTtlMs?: number } = {}) =>
   quorumView('orders:1', 'rl:lock:orders:1', cells, { configuredNodes, ...extra });
 
 describe('quorum view classification', () => {
@@ -93,6 +93,28 @@ describe('quorum view classification', () => {
     const one = view([present(1, 'A', -1), present(2, 'A', 5_000), present(3, 'A', 5_000), absent(4), absent(5)]);
     expect(one.noTtlNodes).toEqual([1]);
     expect(one.validityMs).toBe(Math.floor(5_000 - 52));
+  });
+
+  it('flags keys whose PTTL is above the lease ceiling (a client that does not keep it), never a key without TTL twice', () => {
+    const cells = [present(1, 'A', 45_000), present(2, 'A', 30_000), present(3, 'A', 29_999), present(4, 'A', -1), absent(5)];
+    const v = view(cells, 5, { maxTtlMs: 30_000 });
+    expect(v.overCeilingNodes).toEqual([1]);
+    expect(v.noTtlNodes).toEqual([4]);
+    expect(v.state).toBe('held');
+    // Without a ceiling nothing is checked.
+    expect(view(cells).overCeilingNodes).toEqual([]);
+  });
+
+  it('counts flagged locks beside the states, for the overview', () => {
+    const grouper = new LockGrouper(2);
+    const reading = (node: number): NodeReading => ({ node, ok: true, error: null, keys: [] }) as unknown as NodeReading;
+    grouper.add(0, 'rl:lock:a', 'T', 90_000, null, true, 0, 'a');
+    grouper.add(1, 'rl:lock:a', 'T', 90_000, null, true, 0, 'a');
+    grouper.add(0, 'rl:lock:b', 'U', -1, null, true, 0, 'b');
+    grouper.add(0, 'rl:lock:c', 'V', 1_000, null, true, 0, 'c');
+    const { flagCounts, stateCounts } = grouper.viewList([reading(1), reading(2)], { configuredNodes: 2, maxTtlMs: 30_000 });
+    expect(flagCounts).toEqual({ noTtl: 1, overCeiling: 1 });
+    expect(Object.values(stateCounts).reduce((a, b) => a + b, 0)).toBe(3);
   });
 
   it('takes metadata and the fence from a majority holder, not from a leftover', () => {
