@@ -31,8 +31,11 @@ const present = (node: number, token: string, pttlMs: number, meta: Record<strin
 });
 const absent = (node: number): LockCell => ({ node, known: true, present: false, token: null, pttlMs: null, meta: null });
 const unknown = (node: number): LockCell => ({ node, known: false, present: false, token: null, pttlMs: null, meta: null });
-const view = (cells: LockCell[], configuredNodes = 5, extra: { driftFactor?: number; expiringThresholdMs?: number; maxTtlMs?: number } = {}) =>
-  quorumView('orders:1', 'rl:lock:orders:1', cells, { configuredNodes, ...extra });
+const view = (
+  cells: LockCell[],
+  configuredNodes = 5,
+  extra: { driftFactor?: number; expiringThresholdMs?: number; maxTtlMs?: number } = {},
+) => quorumView('orders:1', 'rl:lock:orders:1', cells, { configuredNodes, ...extra });
 
 describe('quorum view classification', () => {
   it('held: one token on every node; validity is the quorum-th largest PTTL minus the drift allowance', () => {

@@ -18,7 +18,7 @@ const view = (resource: string, tag = 'old'): LockView => ({
   fence: null,
   meta: null,
   noTtlNodes: [],
-    overCeilingNodes: [],
+  overCeilingNodes: [],
   unknownNodes: [],
 });
 const sorted = (names: Iterable<string>) => [...new Set(names)].sort((a, b) => compareKeys(view(a), view(b)));
