@@ -2,6 +2,7 @@
 
 import { useRef, useState, type ReactNode } from 'react';
 import { AUDIT_ACTIONS, AUDIT_FAMILIES } from '@/lib/api/audit';
+import { formatDateTime } from '../ui/format';
 import styles from './audit.module.css';
 
 export const SINCE_PRESETS = [
@@ -133,7 +134,7 @@ export function AuditFilters({
               {p.label}
             </option>
           ))}
-          {preset ? null : <option value="custom">Since {absoluteSince ? new Date(absoluteSince).toLocaleString() : '…'}</option>}
+          {preset ? null : <option value="custom">Since {absoluteSince ? formatDateTime(absoluteSince) : '…'}</option>}
         </select>
       </label>
       <label className={styles.field}>

@@ -1,7 +1,8 @@
 'use client';
 
-import { formatAge, useNow } from '../overview/clock';
 import type { AuditEntry } from '@/lib/api/audit';
+import { formatAge, useNow } from '../overview/clock';
+import { formatDate, formatDateTime, formatTime } from '../ui/format';
 import { AuditDiff, showDetail } from './audit-diff';
 import styles from './audit.module.css';
 
@@ -97,7 +98,9 @@ export function DetailRow({ entry }: { entry: AuditEntry }) {
             <h4 className={styles.detailTitle}>Entry</h4>
             <dl className={styles.detailMeta}>
               <dt>When</dt>
-              <dd>{new Date(entry.at).toISOString()}</dd>
+              <dd>
+                <time dateTime={new Date(entry.at).toISOString()}>{formatDateTime(entry.at)}</time>
+              </dd>
               <dt>Actor</dt>
               <dd>
                 {entry.actor} ({entry.role})
@@ -126,15 +129,15 @@ export function DetailRow({ entry }: { entry: AuditEntry }) {
   );
 }
 
+/** The time column: "04:31:21" over "2026-11-27 · 3m ago"; the full date, time and offset in its title. */
 function When({ at }: { at: number }) {
   const now = useNow(1_000);
-  const d = new Date(at);
   return (
-    <span className={styles.time} title={d.toISOString()}>
-      <span>{d.toLocaleTimeString([], { hour12: false })}</span>
+    <time className={styles.time} dateTime={new Date(at).toISOString()} title={formatDateTime(at)}>
+      <span>{formatTime(at)}</span>
       <span className={styles.timeAgo}>
-        {d.toLocaleDateString([], { month: 'short', day: 'numeric' })} · {now ? `${formatAge(now - at)} ago` : ''}
+        {formatDate(at)} · {now ? `${formatAge(now - at)} ago` : ''}
       </span>
-    </span>
+    </time>
   );
 }

@@ -1,6 +1,10 @@
 import { AUDIT_CSV_COLUMNS, type AuditEntry } from '../api/audit';
 
-/** RFC 4180 CSV of audit entries; `at` as ISO time, before/after as JSON. */
+/**
+ * RFC 4180 CSV of audit entries; `at` as ISO 8601 UTC, before/after as JSON. A machine format on
+ * purpose: the console's human format (components/ui/format.ts, local time with its offset) is for
+ * screens only, never for exports.
+ */
 export function auditToCsv(entries: AuditEntry[]): string {
   const rows = entries.map((e) =>
     AUDIT_CSV_COLUMNS.map((column) => {
