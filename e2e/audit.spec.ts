@@ -44,7 +44,7 @@ test.describe('audit log: who did what, filtered, paged, exported', () => {
     const diff = detail.getByTestId('audit-diff');
     await expect(diff).toHaveAttribute('data-shape', 'fields');
     // The fault row changed: pass-through before, latency after.
-    const faultRow = diff.getByRole('row', { name: /fault/ });
+    const faultRow = diff.getByRole('row', { name: /^Fault/ });
     await expect(faultRow.getByRole('cell').nth(0)).toHaveText('pass');
     await expect(faultRow.getByRole('cell').nth(1)).toContainText('latency');
     await expect(detail).toContainText('"latencyMs":40');

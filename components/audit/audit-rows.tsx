@@ -3,7 +3,8 @@
 import type { AuditEntry } from '@/lib/api/audit';
 import { formatAge, useNow } from '../overview/clock';
 import { formatDate, formatDateTime, formatTime } from '../ui/format';
-import { AuditDiff, showDetail } from './audit-diff';
+import { AuditDiff } from './audit-diff';
+import { showDetail } from './audit-fields';
 import styles from './audit.module.css';
 
 function outcomeTone(outcome: string): 'ok' | 'warn' | 'bad' {
