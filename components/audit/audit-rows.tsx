@@ -55,8 +55,13 @@ export function EntryRow({ entry, open, onToggle }: { entry: AuditEntry; open: b
           {entry.action}
         </span>
       </td>
-      <td className="mono" title={entry.target}>
+      <td className="mono" title={entry.holder ? `${entry.target} — held by ${entry.holder}` : entry.target}>
         {entry.target}
+        {entry.holder ? (
+          <span className={styles.sub} data-testid="audit-holder">
+            held by {entry.holder}
+          </span>
+        ) : null}
       </td>
       <td>
         <span className={`${styles.outcome} ${styles[tone]}`}>{entry.outcome}</span>
@@ -112,6 +117,12 @@ export function DetailRow({ entry }: { entry: AuditEntry }) {
               <dd className="mono">{entry.target}</dd>
               <dt>Outcome</dt>
               <dd>{entry.outcome}</dd>
+              {entry.holder ? (
+                <>
+                  <dt>Holder hit</dt>
+                  <dd className="mono">{entry.holder}</dd>
+                </>
+              ) : null}
               <dt>Reason</dt>
               <dd>{entry.reason || '—'}</dd>
               <dt>Detail</dt>

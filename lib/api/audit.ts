@@ -20,6 +20,13 @@ export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 /** The families an action filter may name alone (`node` matches every `node.*`). */
 export const AUDIT_FAMILIES = Object.freeze([...new Set(AUDIT_ACTIONS.map((a) => a.split('.')[0]!))]);
 
+/** What a force-release entry names as the holder it hit when the lock carried no metadata and the lock history has no grant for its token. */
+export const UNKNOWN_HOLDER = 'unknown holder (no metadata)';
+
+/** An action a teaching scenario took on the user's behalf: which scenario, which run. */
+export const auditViaSchema = z.object({ scenario: z.number().int(), scenarioId: z.string(), runId: z.string() });
+export type AuditVia = z.infer<typeof auditViaSchema>;
+
 export const auditEntrySchema = z.object({
   id: z.string(),
   at: z.number(),
@@ -36,6 +43,13 @@ export const auditEntrySchema = z.object({
   detail: z.string(),
   /** Aggregated entries (failed logins per address + username + window): how many attempts it stands for. */
   count: z.number().int().optional(),
+  /**
+   * Lock actions: whose lock it was, as read before the action (`principal=… owner=… host=…` from
+   * the lock's metadata or its grant in the lock history), or UNKNOWN_HOLDER.
+   */
+  holder: z.string().optional(),
+  /** Actions a scenario run took (the actor is who ran it): the scenario and the run. */
+  via: auditViaSchema.optional(),
 });
 export type AuditEntry = z.infer<typeof auditEntrySchema>;
 
@@ -67,4 +81,6 @@ export const AUDIT_CSV_COLUMNS = [
   'before',
   'after',
   'detail',
+  'holder',
+  'via',
 ] as const;

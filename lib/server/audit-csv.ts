@@ -10,7 +10,9 @@ export function auditToCsv(entries: AuditEntry[]): string {
     AUDIT_CSV_COLUMNS.map((column) => {
       const value = e[column];
       if (column === 'at') return new Date(value as number).toISOString();
-      if (column === 'before' || column === 'after') return value === null ? '' : JSON.stringify(value);
+      if (column === 'before' || column === 'after' || column === 'via')
+        return value === null || value === undefined ? '' : JSON.stringify(value);
+      if (value === undefined) return '';
       return String(value);
     }),
   );
@@ -42,6 +44,8 @@ export function auditFromCsv(text: string): AuditEntry[] {
       before: get(8) ? JSON.parse(get(8)) : null,
       after: get(9) ? JSON.parse(get(9)) : null,
       detail: get(10),
+      ...(get(11) ? { holder: get(11) } : {}),
+      ...(get(12) ? { via: JSON.parse(get(12)) as AuditEntry['via'] } : {}),
     };
   });
 }
