@@ -1,6 +1,6 @@
 'use client';
 
-import type { AuditEntry } from '@/lib/api/audit';
+import type { AuditEntry, AuditVia } from '@/lib/api/audit';
 import { formatAge, useNow } from '../overview/clock';
 import { formatDate, formatDateTime, formatTime } from '../ui/format';
 import { AuditDiff } from './audit-diff';
@@ -18,6 +18,11 @@ function actionClass(action: string): string {
   if (action.startsWith('node.')) return styles.node ?? '';
   if (action.startsWith('lock.')) return styles.lock ?? '';
   return '';
+}
+
+/** "scenario 2 (minority-failure), run 5a13dc45b860, started by this actor". */
+function viaText(via: AuditVia): string {
+  return `scenario ${via.scenario} (${via.scenarioId}), run ${via.runId}, started by this actor`;
 }
 
 /** One entry of the audit log: a row that opens its detail (click, Enter or Space). */
@@ -49,6 +54,11 @@ export function EntryRow({ entry, open, onToggle }: { entry: AuditEntry; open: b
           </span>
           <span className={styles.role}>{entry.role}</span>
         </span>
+        {entry.via ? (
+          <span className={styles.sub} data-testid="audit-via" title={viaText(entry.via)}>
+            by scenario {entry.via.scenario} · run {entry.via.runId.slice(0, 6)}
+          </span>
+        ) : null}
       </td>
       <td>
         <span className={`${styles.chip} ${actionClass(entry.action)}`} title={entry.action}>
@@ -111,6 +121,12 @@ export function DetailRow({ entry }: { entry: AuditEntry }) {
               <dd>
                 {entry.actor} ({entry.role})
               </dd>
+              {entry.via ? (
+                <>
+                  <dt>Done by</dt>
+                  <dd>{viaText(entry.via)}</dd>
+                </>
+              ) : null}
               <dt>Action</dt>
               <dd className="mono">{entry.action}</dd>
               <dt>Target</dt>

@@ -86,7 +86,8 @@ export function AuditScreen() {
         <div>
           <h1 className={styles.title}>Audit log</h1>
           <p className={styles.subtitle}>
-            Every node action, force-release and sign-in, written to every master and read back from all of them.
+            Every node action (an operator’s or a scenario’s), force-release, scenario run and sign-in, written to every master and read
+            back from all of them.
           </p>
         </div>
         <div className={styles.exports}>
