@@ -110,11 +110,11 @@ export function AuditDiff({ before, after }: { before: unknown; after: unknown }
   return (
     <div className={styles.rawPair} data-testid="audit-diff" data-shape="raw">
       <div>
-        <h4>Before</h4>
+        <h3>Before</h3>
         <pre>{JSON.stringify(before, null, 2)}</pre>
       </div>
       <div>
-        <h4>After</h4>
+        <h3>After</h3>
         <pre>{JSON.stringify(after, null, 2)}</pre>
       </div>
     </div>

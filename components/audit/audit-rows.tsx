@@ -111,7 +111,7 @@ export function DetailRow({ entry }: { entry: AuditEntry }) {
       <td colSpan={7}>
         <div className={styles.detail}>
           <div>
-            <h4 className={styles.detailTitle}>Entry</h4>
+            <h2 className={styles.detailTitle}>Entry</h2>
             <dl className={styles.detailMeta}>
               <dt>When</dt>
               <dd>
@@ -148,7 +148,7 @@ export function DetailRow({ entry }: { entry: AuditEntry }) {
             </dl>
           </div>
           <div>
-            <h4 className={styles.detailTitle}>Before → after, per node</h4>
+            <h2 className={styles.detailTitle}>Before → after, per node</h2>
             <AuditDiff before={entry.before} after={entry.after} />
           </div>
         </div>
