@@ -167,6 +167,17 @@ test.describe('audit log: who did what, filtered, paged, exported', () => {
     await expect(detail.getByRole('definition').first()).toHaveText(DATE_TIME);
     await expect(detail).toContainText('Holder hit');
 
+    // The lock service's log below, and the lock's own history, print their times the same way.
+    const serviceTime = page.getByTestId('lock-service-entry').filter({ hasText: 'audit-holder' }).first().locator('time');
+    await expect(serviceTime).toHaveAttribute('title', DATE_TIME);
+    await expect(serviceTime).toHaveText(/^\d{2}:\d{2}:\d{2}\d{4}-\d{2}-\d{2}$/);
+    await page.goto('/locks/audit-holder');
+    const hold = page.getByTestId('history-hold').first();
+    await expect(hold).toHaveAttribute('data-ended', 'force-released');
+    await expect(hold.getByRole('cell').first()).toHaveText(DATE_TIME);
+    await page.goto('/audit?action=lock.force-release');
+    await expect(page.getByTestId('audit-table')).toHaveAttribute('data-loading-state', 'ready');
+
     // Every action of the one list is in the action filter, scenario.run among them.
     const options = await page
       .getByLabel('Action')
