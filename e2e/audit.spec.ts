@@ -1,9 +1,40 @@
 import { readFileSync } from 'node:fs';
 import { expect, test } from './support/test';
-import { AUDIT_CSV_COLUMNS } from '../lib/api/audit';
+import type { Page } from '@playwright/test';
+import { AUDIT_ACTIONS, AUDIT_CSV_COLUMNS } from '../lib/api/audit';
+import type { LockGrant } from '../lib/api/locks';
+import type { RunResponse } from '../lib/api/scenarios';
+import { E2E_LOGIN } from '../playwright.config';
+import { expectAxeClean } from './support/axe';
 import { signIn } from './support/login';
-import { postAsSession } from './support/ops';
+import { AS_CLIENT, postAsSession } from './support/ops';
 import { saveScreens } from './support/screens';
+
+/** "2026-11-27 04:31:21 UTC+01:00": the console's one date format (components/ui/format.ts). */
+const DATE_TIME = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} UTC[+-]\d{2}:\d{2}$/;
+
+const HOLDER_LOCK = { resource: 'audit-holder', ttlMs: 4_500, metadata: { owner: 'billing-7', host: 'web-3' } };
+
+/** Run scenario 2 (minority failure) through the API, skip its predictions, cancel it once two nodes crashed; its run id. */
+async function runMinorityFailure(page: Page): Promise<string> {
+  const started = await postAsSession(page, '/api/scenarios/minority-failure/runs', { seed: 7, speed: 2 });
+  expect(started.status(), await started.text()).toBe(200);
+  const { runId } = ((await started.json()) as RunResponse).run!;
+  let cancelled = false;
+  for (const deadline = Date.now() + 60_000; ;) {
+    const run = ((await (await page.request.get('/api/scenarios/runs/current')).json()) as RunResponse).run!;
+    if (run.status === 'done' || run.status === 'cancelled' || run.status === 'failed') break;
+    expect(Date.now(), `run still ${run.status}`).toBeLessThan(deadline);
+    if (run.status === 'predict') await postAsSession(page, '/api/scenarios/runs/current/predict', { choice: null });
+    if (!cancelled && run.steps.find((x) => x.id === 'crash-two')?.status === 'done') {
+      await postAsSession(page, '/api/scenarios/runs/current/cancel', {});
+      cancelled = true;
+    }
+    await page.waitForTimeout(150);
+  }
+  expect(cancelled).toBe(true);
+  return runId;
+}
 
 test.describe('audit log: who did what, filtered, paged, exported', () => {
   test.beforeEach(async ({ page }) => {
@@ -44,7 +75,7 @@ test.describe('audit log: who did what, filtered, paged, exported', () => {
     const diff = detail.getByTestId('audit-diff');
     await expect(diff).toHaveAttribute('data-shape', 'fields');
     // The fault row changed: pass-through before, latency after.
-    const faultRow = diff.getByRole('row', { name: /fault/ });
+    const faultRow = diff.getByRole('row', { name: /^Fault/ });
     await expect(faultRow.getByRole('cell').nth(0)).toHaveText('pass');
     await expect(faultRow.getByRole('cell').nth(1)).toContainText('latency');
     await expect(detail).toContainText('"latencyMs":40');
@@ -93,5 +124,108 @@ test.describe('audit log: who did what, filtered, paged, exported', () => {
     await saveScreens(page, 'audit-empty');
     await actor.fill('e2e-operator');
     await expect(page.getByTestId('audit-row').first()).toContainText('e2e-operator');
+  });
+
+  test('a force-release names the holder it hit, its PTTL reads in units, times in one format with the offset; every action is in the filter', async ({
+    page,
+  }) => {
+    let res = await page.request.post('/api/locks', { headers: AS_CLIENT, data: HOLDER_LOCK });
+    // Only a 503 (node replies missed the round's deadline on a busy host) is asked again, as a client would.
+    for (let attempt = 2; attempt <= 3 && res.status() === 503; attempt++) {
+      res = await page.request.post('/api/locks', { headers: AS_CLIENT, data: HOLDER_LOCK });
+    }
+    expect(res.status(), await res.text()).toBe(200);
+    const grant = (await res.json()) as LockGrant;
+    const released = await postAsSession(page, '/api/locks/audit-holder/force-release', {
+      token: grant.token,
+      reason: 'stuck in an incident',
+    });
+    expect(released.status(), await released.text()).toBe(200);
+
+    await page.goto('/audit?action=lock.force-release');
+    await expect(page.getByTestId('audit-table')).toHaveAttribute('data-loading-state', 'ready');
+    const row = page.getByTestId('audit-row').filter({ hasText: 'audit-holder' }).first();
+    await expect(row.getByTestId('audit-holder')).toHaveText(/^held by principal=client:e2e-client owner=billing-7 host=web-3/);
+    // The time column: 24-hour local time, the full date, time and offset in its title.
+    const time = row.locator('time');
+    await expect(time.locator('span').first()).toHaveText(/^\d{2}:\d{2}:\d{2}$/);
+    await expect(time).toHaveAttribute('title', DATE_TIME);
+
+    // Opened from the keyboard: the diff's header is "PTTL", its values carry units.
+    await row.focus();
+    await page.keyboard.press('Enter');
+    const detail = page.getByTestId('audit-detail');
+    await expect(detail).toBeVisible();
+    const diff = detail.getByTestId('audit-diff');
+    await expect(diff.getByRole('columnheader', { name: 'PTTL', exact: true })).toBeVisible();
+    await expect(diff).not.toContainText(/pttlMs/i);
+    const pttl = diff
+      .getByRole('row', { name: /^node 1/ })
+      .getByRole('cell')
+      .nth(1);
+    await expect(pttl).toHaveText(/^[1-4]s → —$/);
+    await expect(detail.getByRole('definition').first()).toHaveText(DATE_TIME);
+    await expect(detail).toContainText('Holder hit');
+
+    // The lock service's log below, and the lock's own history, print their times the same way.
+    const serviceTime = page.getByTestId('lock-service-entry').filter({ hasText: 'audit-holder' }).first().locator('time');
+    await expect(serviceTime).toHaveAttribute('title', DATE_TIME);
+    await expect(serviceTime).toHaveText(/^\d{2}:\d{2}:\d{2}\d{4}-\d{2}-\d{2}$/);
+    await page.goto('/locks/audit-holder');
+    const hold = page.getByTestId('history-hold').first();
+    await expect(hold).toHaveAttribute('data-ended', 'force-released');
+    await expect(hold.getByRole('cell').first()).toHaveText(DATE_TIME);
+    await page.goto('/audit?action=lock.force-release');
+    await expect(page.getByTestId('audit-table')).toHaveAttribute('data-loading-state', 'ready');
+
+    // Every action of the one list is in the action filter, scenario.run among them.
+    const options = await page
+      .getByLabel('Action')
+      .locator('option')
+      .evaluateAll((els) => els.map((e) => (e as HTMLOptionElement).value));
+    for (const action of AUDIT_ACTIONS) expect(options).toContain(action);
+    await page.getByLabel('Action').selectOption('scenario.run');
+    await expect(page).toHaveURL(/action=scenario\.run/);
+    await page.goto('/audit?action=lock.force-release');
+    await page
+      .getByTestId('audit-row')
+      .filter({ hasText: 'audit-holder' })
+      .first()
+      .getByRole('button', { name: /Show details/ })
+      .click();
+    await expect(page.getByTestId('audit-detail')).toBeVisible();
+    await expectAxeClean(page);
+    for (const width of [1440, 390]) {
+      await page.setViewportSize({ width, height: 900 });
+      await saveScreens(page, `audit-force-release-${width}`);
+    }
+  });
+
+  test('the node actions a scenario takes are audited as the user who ran it, marked with the scenario and run', async ({ page }) => {
+    test.setTimeout(120_000);
+    const runId = await runMinorityFailure(page);
+    await page.goto('/audit?action=node.crash');
+    await expect(page.getByTestId('audit-table')).toHaveAttribute('data-loading-state', 'ready');
+    const rows = page.getByTestId('audit-row').filter({ hasText: `run ${runId.slice(0, 6)}` });
+    await expect(rows).toHaveCount(2);
+    for (const row of await rows.all()) {
+      await expect(row).toContainText(E2E_LOGIN.username);
+      await expect(row.getByTestId('audit-via')).toHaveText(`by scenario 2 · run ${runId.slice(0, 6)}`);
+    }
+    await rows
+      .first()
+      .getByRole('button', { name: /Show details of node\.crash/ })
+      .click();
+    await expect(page.getByTestId('audit-detail')).toContainText(`scenario 2 (minority-failure), run ${runId}`);
+    // The run itself, in the filter of its own family.
+    await page.goto('/audit?action=scenario');
+    await expect(page.getByTestId('audit-row').first()).toHaveAttribute('data-action', 'scenario.run');
+    await page.goto('/audit?action=node');
+    await expect(page.getByTestId('audit-table')).toHaveAttribute('data-loading-state', 'ready');
+    await expectAxeClean(page);
+    for (const width of [1440, 390]) {
+      await page.setViewportSize({ width, height: 900 });
+      await saveScreens(page, `audit-scenario-${width}`);
+    }
   });
 });

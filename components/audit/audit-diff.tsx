@@ -1,47 +1,9 @@
+import { fieldLabel, isRecord, show, showField } from './audit-fields';
 import styles from './audit.module.css';
 
 type Row = Record<string, unknown>;
 
-const isRecord = (v: unknown): v is Row => typeof v === 'object' && v !== null && !Array.isArray(v);
 const perNode = (v: unknown): v is Row[] => Array.isArray(v) && v.every((x) => isRecord(x) && typeof x.node === 'number');
-
-/** A fault proxy mode ({kind, upMs, …}) in words: "latency ↑20 ms ±5 ↓20 ms ±5". */
-function showFault(value: Row): string | null {
-  if (typeof value.kind !== 'string') return null;
-  if (value.kind !== 'latency') return Object.keys(value).length === 1 ? value.kind : null;
-  const part = (ms: unknown, jitter: unknown) => `${String(ms)} ms${typeof jitter === 'number' && jitter > 0 ? ` ±${jitter}` : ''}`;
-  return `latency ↑${part(value.upMs, value.upJitterMs)} ↓${part(value.downMs, value.downJitterMs)}`;
-}
-
-/** A compact, readable value: strings bare, fault modes in words, other objects as short JSON, null as a dash. */
-export function show(value: unknown): string {
-  if (value === null || value === undefined || value === '') return '—';
-  if (typeof value === 'string') return value;
-  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
-  if (isRecord(value)) {
-    const fault = showFault(value);
-    if (fault !== null) return fault;
-  }
-  return JSON.stringify(value);
-}
-
-/**
- * The detail of a node action is the action as sent ({"action":"latency","latencyMs":40}): shown
- * as its parameters ("latencyMs 40 · jitterMs 10"), or nothing when it has none.
- */
-export function showDetail(detail: string): string {
-  if (!detail.startsWith('{')) return detail;
-  try {
-    const parsed: unknown = JSON.parse(detail);
-    if (!isRecord(parsed)) return detail;
-    return Object.entries(parsed)
-      .filter(([k]) => k !== 'action')
-      .map(([k, v]) => `${k} ${show(v)}`)
-      .join(' · ');
-  } catch {
-    return detail;
-  }
-}
 
 /** Fields worth a column: every key in either side, `node` first, in a stable order. */
 function keysOf(...rows: Array<Row | undefined>): string[] {
@@ -69,8 +31,8 @@ export function AuditDiff({ before, after }: { before: unknown; after: unknown }
           <tr>
             <th scope="col">Node</th>
             {fields.map((f) => (
-              <th key={f} scope="col">
-                {f}
+              <th key={f} scope="col" title={f}>
+                {fieldLabel(f)}
               </th>
             ))}
           </tr>
@@ -86,18 +48,20 @@ export function AuditDiff({ before, after }: { before: unknown; after: unknown }
                   const vb = rb?.[f];
                   const va = ra?.[f];
                   const changed = rb !== undefined && ra !== undefined && f in rb && f in ra && show(vb) !== show(va);
+                  const sb = showField(f, vb);
+                  const sa = showField(f, va);
                   return (
                     <td key={f} className={changed ? styles.changed : undefined}>
                       {rb && ra && f in rb && f in ra ? (
                         changed ? (
                           <>
-                            <span className={styles.was}>{show(vb)}</span> → <span className={styles.now}>{show(va)}</span>
+                            <span className={styles.was}>{sb}</span> → <span className={styles.now}>{sa}</span>
                           </>
                         ) : (
-                          show(va)
+                          sa
                         )
                       ) : (
-                        show(ra?.[f] ?? rb?.[f])
+                        showField(f, ra?.[f] ?? rb?.[f])
                       )}
                     </td>
                   );
@@ -125,12 +89,14 @@ export function AuditDiff({ before, after }: { before: unknown; after: unknown }
         </thead>
         <tbody>
           {fields.map((f) => {
-            const vb = b ? show(b[f]) : '—';
-            const va = a ? show(a[f]) : '—';
+            const vb = b ? showField(f, b[f]) : '—';
+            const va = a ? showField(f, a[f]) : '—';
             const changed = b !== undefined && a !== undefined && vb !== va;
             return (
               <tr key={f} className={changed ? styles.changedRow : undefined}>
-                <th scope="row">{f}</th>
+                <th scope="row" title={f}>
+                  {fieldLabel(f)}
+                </th>
                 <td className={changed ? styles.was : undefined}>{b ? vb : <span className={styles.muted}>not recorded</span>}</td>
                 <td className={changed ? styles.now : undefined}>{a ? va : <span className={styles.muted}>not recorded</span>}</td>
               </tr>
@@ -144,11 +110,11 @@ export function AuditDiff({ before, after }: { before: unknown; after: unknown }
   return (
     <div className={styles.rawPair} data-testid="audit-diff" data-shape="raw">
       <div>
-        <h4>Before</h4>
+        <h3>Before</h3>
         <pre>{JSON.stringify(before, null, 2)}</pre>
       </div>
       <div>
-        <h4>After</h4>
+        <h3>After</h3>
         <pre>{JSON.stringify(after, null, 2)}</pre>
       </div>
     </div>

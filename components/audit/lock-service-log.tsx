@@ -4,18 +4,18 @@ import { useQuery } from '@tanstack/react-query';
 import Link from 'next/link';
 import { useState } from 'react';
 import { lockServiceLogQuery } from '@/lib/client/queries';
+import { formatDate, formatDateTime, formatTime } from '../ui/format';
 import styles from './audit.module.css';
 
-/** "02:10:14" over "Nov 27", as the audit log above shows its times. */
+/** "02:10:14" over "2026-11-27", as the audit log above shows its times (the offset in the title). */
 function When({ at }: { at: number }) {
-  const d = new Date(at);
   return (
-    <>
-      {d.toLocaleTimeString(undefined, { hour12: false })}
+    <time dateTime={new Date(at).toISOString()} title={formatDateTime(at)}>
+      {formatTime(at)}
       <span className="muted small" style={{ display: 'block' }}>
-        {d.toLocaleDateString(undefined, { month: 'short', day: 'numeric' })}
+        {formatDate(at)}
       </span>
-    </>
+    </time>
   );
 }
 

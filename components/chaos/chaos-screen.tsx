@@ -7,6 +7,7 @@ import { ApiError } from '@/lib/client/fetch-json';
 import { chaosReportQuery } from './chaos-query';
 import styles from './chaos.module.css';
 import { ControlsTable, MutantsTable } from './checks-tables';
+import { formatDateTime } from '../ui/format';
 import { count, duration } from './format';
 import { NemesisTable } from './nemesis-table';
 import { VerdictBadge } from './verdict-badge';
@@ -34,7 +35,7 @@ export function ChaosScreen() {
               profile {data.report.profile}, seed {data.report.seed}
             </span>
             <span>
-              run {new Date(data.report.startedAt).toLocaleString()} · {duration(data.report.durationMs)}
+              run {formatDateTime(data.report.startedAt)} · {duration(data.report.durationMs)}
             </span>
             <span className={styles.mono}>{data.source}</span>
           </div>

@@ -3,7 +3,7 @@
 import { useQuery } from '@tanstack/react-query';
 import type { LockHold } from '@/lib/api/lock-history';
 import { lockHistoryQuery } from '@/lib/client/queries';
-import { formatDuration } from '../ui/format';
+import { formatDateTime, formatDurationMs } from '../ui/format';
 import styles from './lock-detail.module.css';
 
 const ENDED: Record<LockHold['ended'], { label: string; tone: string }> = {
@@ -12,15 +12,6 @@ const ENDED: Record<LockHold['ended'], { label: string; tone: string }> = {
   expired: { label: 'expired (no release)', tone: 'info' },
   held: { label: 'held now', tone: 'ok' },
 };
-
-function clock(ms: number): string {
-  return new Date(ms).toLocaleString(undefined, { hour12: false });
-}
-
-/** "340 ms" under a second (most holds), else "3m 12s". */
-function heldFor(ms: number): string {
-  return ms < 1_000 ? `${Math.max(0, Math.round(ms))} ms` : formatDuration(ms);
-}
 
 /**
  * Who held this resource, when, for how long, through which key, and how each hold ended (issue
@@ -72,7 +63,7 @@ export function LockHistoryPanel({ resource }: { resource: string }) {
                 const ended = ENDED[hold.ended];
                 return (
                   <tr key={hold.token} data-testid="history-hold" data-ended={hold.ended}>
-                    <td className={styles.eventTime}>{clock(hold.grantedAt)}</td>
+                    <td className={styles.eventTime}>{formatDateTime(hold.grantedAt)}</td>
                     <td>
                       {hold.principal !== null ? (
                         <strong>{hold.principal}</strong>
@@ -86,7 +77,7 @@ export function LockHistoryPanel({ resource }: { resource: string }) {
                     <td>{hold.metadata.owner ?? <span className="muted">—</span>}</td>
                     <td className={styles.eventTime}>{hold.fence ?? '—'}</td>
                     <td>
-                      {hold.endedAt === null ? 'still held' : heldFor(hold.endedAt - hold.grantedAt)}
+                      {hold.endedAt === null ? 'still held' : formatDurationMs(hold.endedAt - hold.grantedAt)}
                       {hold.extensions > 0 ? <span className={styles.nodeLabel}>{hold.extensions} extend(s)</span> : null}
                     </td>
                     <td>

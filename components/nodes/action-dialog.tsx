@@ -9,6 +9,7 @@ import { queryKeys } from '@/lib/client/queries';
 import { ACTIONS, unavailableNodes, type ActionKind } from './actions';
 import { blastRadius, type BlastRadius } from './blast-radius';
 import { ReadAge } from '../overview/clock';
+import { formatTime } from '../ui/format';
 import { Modal } from './modal';
 import { persistenceInfo } from './node-state';
 import { PERSISTENCE_CHOICES, restartOutcome, type Persistence } from './restart-outcome';
@@ -83,7 +84,7 @@ export function ActionDialog({
         queryClient.invalidateQueries({ queryKey: queryKeys.locks }),
         queryClient.invalidateQueries({ queryKey: queryKeys.audit }),
       ]);
-      const restartNote = res.node.restartAt ? `, restarts at ${new Date(res.node.restartAt).toLocaleTimeString()}` : '';
+      const restartNote = res.node.restartAt ? `, restarts at ${formatTime(res.node.restartAt)}` : '';
       onDone({
         tone: spec.effect === 'restores' ? 'ok' : 'warn',
         text: `node ${node.id}: ${kind} done — process ${res.node.state}${restartNote}. Written to the audit log.`,

@@ -1,6 +1,7 @@
 'use client';
 
 import { useSyncExternalStore } from 'react';
+import { formatDateTime } from '../ui/format';
 import { toneColor } from '../ui/palette';
 
 /**
@@ -119,7 +120,7 @@ export function ReadAge({
       data-testid={testId}
       data-stale={stale ? 'true' : undefined}
       style={stale ? { color: toneColor('warn') } : undefined}
-      title={`${prefix} at ${new Date(at).toLocaleTimeString()}${stale ? ' — not refreshed since' : ''}`}
+      title={`${prefix} at ${formatDateTime(at)}${stale ? ' — not refreshed since' : ''}`}
     >
       {prefix} {formatAge(age)} ago{stale ? ' · stale' : ''}
     </span>

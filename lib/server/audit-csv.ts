@@ -1,12 +1,18 @@
 import { AUDIT_CSV_COLUMNS, type AuditEntry } from '../api/audit';
 
-/** RFC 4180 CSV of audit entries; `at` as ISO time, before/after as JSON. */
+/**
+ * RFC 4180 CSV of audit entries; `at` as ISO 8601 UTC, before/after as JSON. A machine format on
+ * purpose: the console's human format (components/ui/format.ts, local time with its offset) is for
+ * screens only, never for exports.
+ */
 export function auditToCsv(entries: AuditEntry[]): string {
   const rows = entries.map((e) =>
     AUDIT_CSV_COLUMNS.map((column) => {
       const value = e[column];
       if (column === 'at') return new Date(value as number).toISOString();
-      if (column === 'before' || column === 'after') return value === null ? '' : JSON.stringify(value);
+      if (column === 'before' || column === 'after' || column === 'via')
+        return value === null || value === undefined ? '' : JSON.stringify(value);
+      if (value === undefined) return '';
       return String(value);
     }),
   );
@@ -38,6 +44,8 @@ export function auditFromCsv(text: string): AuditEntry[] {
       before: get(8) ? JSON.parse(get(8)) : null,
       after: get(9) ? JSON.parse(get(9)) : null,
       detail: get(10),
+      ...(get(11) ? { holder: get(11) } : {}),
+      ...(get(12) ? { via: JSON.parse(get(12)) as AuditEntry['via'] } : {}),
     };
   });
 }

@@ -1,14 +1,14 @@
 import 'server-only';
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import type { AuditAction, AuditEntry } from '../api/audit';
+import { auditViaSchema, type AuditAction, type AuditEntry, type AuditVia } from '../api/audit';
 import { logger } from './logger';
 import { ensureReady } from '../inspect';
 import { consoleKeys, digest } from './console-keys';
 import { getRuntime } from './runtime';
 
 export type AuditInput = Omit<AuditEntry, 'id' | 'at' | 'reason' | 'before' | 'after' | 'detail' | 'count' | 'action'> &
-  Partial<Pick<AuditEntry, 'reason' | 'before' | 'after' | 'detail'>> & { action: AuditAction };
+  Partial<Pick<AuditEntry, 'reason' | 'before' | 'after' | 'detail' | 'holder' | 'via'>> & { action: AuditAction };
 
 const MAX_LEN = 100_000;
 
@@ -54,6 +54,8 @@ export async function recordAudit(input: AuditInput): Promise<{ entry: AuditEntr
     entry.after === null ? '' : JSON.stringify(entry.after),
     'detail',
     entry.detail,
+    ...(entry.holder === undefined ? [] : ['holder', entry.holder]),
+    ...(entry.via === undefined ? [] : ['via', JSON.stringify(entry.via)]),
   ];
   const key = streamKey();
   const results = await Promise.allSettled(
@@ -205,6 +207,8 @@ async function readNode(client: Redis, key: string, since: number | undefined, c
       before: parseJson(f.before),
       after: parseJson(f.after),
       detail: f.detail ?? '',
+      ...(f.holder ? { holder: f.holder } : {}),
+      ...(f.via ? { via: parseVia(f.via) } : {}),
     };
     const agg = countOf.get(f);
     if (f.agg) {
@@ -216,6 +220,11 @@ async function readNode(client: Redis, key: string, since: number | undefined, c
     }
     return entry;
   });
+}
+
+function parseVia(value: string): AuditVia | undefined {
+  const parsed = auditViaSchema.safeParse(parseJson(value));
+  return parsed.success ? parsed.data : undefined;
 }
 
 function parseJson(value: string | undefined): unknown {

@@ -1,9 +1,10 @@
 import 'server-only';
+import { UNKNOWN_HOLDER } from '../api/audit';
 import type { ForceReleaseResponse } from '../api/locks';
 import { lockDetail, type LockDetail } from '../inspect';
 import { actorOf, type Principal } from './auth/principal';
 import { recordAudit } from './audit';
-import { recordLockHistory, tokenFingerprint } from './lock-history';
+import { readLockHistory, recordLockHistory, tokenFingerprint } from './lock-history';
 import { publishEvent } from './events';
 import { readyLockCore } from './lock-core';
 import { metrics } from './metrics';
@@ -19,12 +20,29 @@ function statesOf(detail: LockDetail): NodeState[] {
   });
 }
 
-/** The holder the operator hit, named by the metadata stored with `token`: who authenticated, and who it says it is. */
-function holderOf(detail: LockDetail, token: string): string {
+const HOLDER_FIELDS = ['principal', 'owner', 'host', 'pid', 'purpose'] as const;
+
+function namedBy(meta: Readonly<Record<string, string>>): string | null {
+  const fields = HOLDER_FIELDS.filter((k) => meta[k]).map((k) => `${k}=${meta[k]}`);
+  return fields.length > 0 ? fields.join(' ') : null;
+}
+
+/**
+ * The holder the operator hit, as known before the release: the metadata stored with `token` on
+ * the nodes (who authenticated, and who it says it is); else the grant of that token in the lock
+ * history (the principal the lock service authenticated and the metadata the client sent), for a
+ * key written without metadata; else UNKNOWN_HOLDER. Never throws: the history is best effort.
+ */
+async function holderOf(detail: LockDetail, resource: string, token: string): Promise<string> {
   const meta = detail.view?.cells.find((c) => c.token === token && c.meta)?.meta;
-  if (!meta) return '; holder: no metadata';
-  const fields = (['principal', 'owner', 'host', 'pid', 'purpose'] as const).filter((k) => meta[k]).map((k) => `${k}=${meta[k]}`);
-  return `; holder: ${fields.join(' ') || 'no metadata'}`;
+  const fromKeys = meta ? namedBy(meta) : null;
+  if (fromKeys) return fromKeys;
+  const fingerprint = tokenFingerprint(token);
+  const hold = await readLockHistory(resource, 16)
+    .then((h) => h.holds.find((x) => x.token === fingerprint && x.grantSeen))
+    .catch(() => undefined);
+  if (hold) return namedBy({ ...hold.metadata, principal: hold.principal ?? '' }) ?? UNKNOWN_HOLDER;
+  return UNKNOWN_HOLDER;
 }
 
 function readDetail(resource: string): Promise<LockDetail> {
@@ -67,6 +85,7 @@ export async function forceRelease(
       })),
     };
   }
+  const holder = await holderOf(seen, resource, input.token);
   const result = await (await readyLockCore()).releaseToken([resource], input.token);
   const after = statesOf(await readDetail(resource));
   const nodes = result.votes.map((vote, i): ForceReleaseResponse['nodes'][number] => {
@@ -111,7 +130,8 @@ export async function forceRelease(
     outcome,
     before: nodes.map((n) => ({ node: n.node, ...n.before })),
     after: nodes.map((n) => ({ node: n.node, outcome: n.outcome, ...n.after })),
-    detail: `token ${input.token.slice(0, 12)}…${holderOf(seen, input.token)}${input.batch ? `; ${input.batch}` : ''}`,
+    detail: `token ${input.token.slice(0, 12)}…${input.batch ? `; ${input.batch}` : ''}`,
+    holder,
   });
   publishEvent({
     type: 'lock.force-released',

@@ -13,7 +13,8 @@ import { ensureReady, parseInfo } from '../inspect';
 import { CAUSE_LABEL, markCleanWarningOf, shortRunId } from '../inspect/quarantine';
 import { getRuntime } from './runtime';
 
-function snapshotOf(status: NodeStatus): Record<string, unknown> {
+/** What an audit entry keeps of a node before and after an action (also for the actions a scenario takes). */
+export function snapshotOf(status: NodeStatus): Record<string, unknown> {
   return { state: status.state, pid: status.pid, persistence: status.persistence, fault: status.fault, restartAt: status.restartAt };
 }
 

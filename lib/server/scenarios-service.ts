@@ -6,6 +6,7 @@ import { publishEvent } from './events';
 import { actorOf, type Principal } from './auth/principal';
 import { badRequest, conflict, HttpError, notFound } from './http/errors';
 import { getRuntime } from './runtime';
+import { auditedControl } from './scenario-audit';
 
 const KEY = Symbol.for('redlock-console.scenarios');
 type Holder = { [KEY]?: { current: ScenarioRun | null } };
@@ -65,16 +66,20 @@ function begin(principal: Principal, id: string, seed: number, speed: StartRunBo
   }
   const runtime = getRuntime();
   const { actor, role } = actorOf(principal);
+  // The run's node actions are audited as this user's, done by this scenario and run (the run id
+  // is the run's own: known once it is built, before its first action).
+  const via = { scenario: scenario.number, scenarioId: scenario.id, runId: '' };
   const run = new ScenarioRun({
     scenario,
     seed,
     speed: speed ?? 1,
-    control: runtime.control!,
+    control: auditedControl(runtime.control!, { actor, role }, () => via),
     basePrefix: runtime.keyPrefix,
     startedBy: actor,
     onNodeAction: (node, label) =>
       publishEvent({ type: 'node.action', node, detail: `scenario ${scenario.number}: ${label}`, source: 'service' }),
   });
+  via.runId = run.runId;
   s.current = run;
   void recordAudit({
     actor,

@@ -1,5 +1,6 @@
 import Ajv2020 from 'ajv/dist/2020';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AUDIT_ACTION_FILTERS, AUDIT_ACTIONS } from '../../lib/api/audit';
 import { API_ROUTES } from '../../lib/api/routes';
 import { LOCK_SERVICE_ROUTES } from '../../lib/server/lock-service/routes';
 import { API_KEY, routePatterns, startApi, type ApiHarness } from '../support/api';
@@ -80,5 +81,12 @@ describe('the OpenAPI document', () => {
     const op = doc.paths['/api/locks']!.post!;
     const grantSchema = (op.responses['200'] as { content: { 'application/json': { schema: object } } }).content['application/json'].schema;
     expect(ajv.compile(grantSchema)({ ...grant, token: undefined })).toBe(false);
+  });
+
+  it("lists the audit log's action filter from the one list of audit actions (every action, scenario.run included)", () => {
+    const params = doc.paths['/api/audit']!.get!.parameters as Array<{ name: string; schema?: { enum?: string[] } }>;
+    const action = params.find((p) => p.name === 'action');
+    expect(action?.schema?.enum).toEqual(AUDIT_ACTION_FILTERS);
+    for (const a of AUDIT_ACTIONS) expect(action?.schema?.enum).toContain(a);
   });
 });

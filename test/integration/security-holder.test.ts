@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AuditResponse } from '../../lib/api/audit';
+import { lockKey } from '@redlock-console/redlock';
+import { UNKNOWN_HOLDER, type AuditEntry, type AuditResponse } from '../../lib/api/audit';
 import type { LockDetailResponse, LockGrant } from '../../lib/api/locks';
 import { startApi, type ApiHarness } from '../support/api';
 
@@ -43,6 +44,55 @@ describe('who holds a lock', () => {
     expect(res.status).toBe(200);
     const { entries } = (await (await api.call('GET', '/api/audit?action=lock.force-release', { as: 'viewer' })).json()) as AuditResponse;
     const entry = entries.find((e) => e.target === 'holder-hit')!;
-    expect(entry.detail).toContain('holder: principal=client:test-client owner=billing-7 host=web-3');
+    expect(entry.holder).toMatch(/^principal=client:test-client owner=billing-7 host=web-3( |$)/);
+  });
+
+  /** Keys written as bare tokens (no metadata), as another Redlock library or an old client writes them. */
+  async function bareLock(resource: string, token: string): Promise<void> {
+    const { getRuntime } = await import('../../lib/server/runtime');
+    const key = lockKey(getRuntime().keyPrefix, resource);
+    for (let id = 1; id <= 3; id++) {
+      const node = api.cluster.client(id);
+      try {
+        await node.connect();
+        await node.set(key, token, 'PX', 10_000);
+      } finally {
+        node.disconnect();
+      }
+    }
+  }
+
+  async function forceReleased(resource: string, token: string): Promise<AuditEntry> {
+    const res = await api.call('POST', `/api/locks/${resource}/force-release`, { as: 'operator', body: { token, reason: 'incident 42' } });
+    expect(res.status, await res.clone().text()).toBe(200);
+    expect(((await res.json()) as { deleted: number }).deleted).toBe(3);
+    const { entries } = (await (await api.call('GET', '/api/audit?action=lock.force-release', { as: 'viewer' })).json()) as AuditResponse;
+    return entries.find((e) => e.target === resource)!;
+  }
+
+  it('a lock without metadata is named from its grant in the lock history, read before the release', async () => {
+    const { recordLockHistory, tokenFingerprint, flushLockHistory } = await import('../../lib/server/lock-history');
+    const token = 'bare-token-with-a-grant';
+    recordLockHistory({
+      event: 'granted',
+      resources: ['holder-history'],
+      token: tokenFingerprint(token),
+      fence: null,
+      principal: 'client:ghost',
+      metadata: { owner: 'nightly-job', host: 'batch-2' },
+      ttlMs: 10_000,
+      expiresAt: Date.now() + 10_000,
+      detail: '',
+    });
+    await flushLockHistory();
+    await bareLock('holder-history', token);
+    expect((await forceReleased('holder-history', token)).holder).toBe('principal=client:ghost owner=nightly-job host=batch-2');
+  });
+
+  it('a lock nobody can name is recorded as such, never left blank', async () => {
+    await bareLock('holder-none', 'bare-token-no-history');
+    const entry = await forceReleased('holder-none', 'bare-token-no-history');
+    expect(entry.holder).toBe(UNKNOWN_HOLDER);
+    expect(entry.detail).not.toContain('holder');
   });
 });

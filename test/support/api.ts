@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ensureSecretFile, startControlServer, type ControlServer } from '../../lib/cluster';
 import { matchLockService } from '../../lib/server/lock-service/routes';
+import type { Persistence } from '../../lib/cluster/persistence';
 import { startTestCluster, type TestCluster } from './cluster';
 
 export const USERS = {
@@ -39,8 +40,12 @@ export interface ApiHarness {
  * cluster and the real control channel. Env is set before the first import of lib/server, whose
  * runtime is a process-wide singleton (one harness per test file).
  */
-export async function startApi(options: { nodes?: number; maxTtlMs?: number } = {}): Promise<ApiHarness> {
-  const cluster = await startTestCluster({ nodes: options.nodes ?? 5, persistence: 'none', maxTtlMs: options.maxTtlMs ?? 3_000 });
+export async function startApi(options: { nodes?: number; maxTtlMs?: number; persistence?: Persistence } = {}): Promise<ApiHarness> {
+  const cluster = await startTestCluster({
+    nodes: options.nodes ?? 5,
+    persistence: options.persistence ?? 'none',
+    maxTtlMs: options.maxTtlMs ?? 3_000,
+  });
   const dataDir = mkdtempSync(join(tmpdir(), 'redlock-api-'));
   const secretFile = join(dataDir, 'control.secret');
   const control: ControlServer = await startControlServer(cluster.supervisor, ensureSecretFile(secretFile));

@@ -8,6 +8,8 @@ export const dynamic = 'force-dynamic';
 
 export const GET = route({ permission: 'read', query: auditQuerySchema }, async ({ query }) => {
   const result = await readAudit(query);
+  // Both exports are machine formats: JSON keeps `at` as epoch ms, CSV as ISO 8601 UTC (never the
+  // screens' local-time format of components/ui/format.ts).
   if (query.format === 'json') return result;
   return new Response(auditToCsv(result.entries), {
     headers: {
