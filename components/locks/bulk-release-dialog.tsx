@@ -2,11 +2,12 @@
 
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import Link from 'next/link';
-import { useEffect, useId, useRef, useState, type FormEvent } from 'react';
+import { useId, useState, type FormEvent } from 'react';
 import type { ForceReleaseResponse } from '@/lib/api/locks';
 import { ApiError } from '@/lib/client/fetch-json';
 import { forceReleaseMany } from '@/lib/client/lock-queries';
 import { queryKeys } from '@/lib/client/queries';
+import { useModalDialog } from '../ui/use-modal-dialog';
 import { releaseItems, type PickedLock } from './lock-selection';
 import { TokenChip } from './token-chip';
 import styles from './force-release-dialog.module.css';
@@ -43,18 +44,13 @@ function itemVerdict(r: ForceReleaseResponse): { text: string; tone: 'ok' | 'war
  * re-read: a lock that changed hands since is left alone (compare-and-delete on the server).
  */
 export function BulkReleaseDialog({ locks, onClose, onDone }: { locks: PickedLock[]; onClose: () => void; onDone?: () => void }) {
-  const ref = useRef<HTMLDialogElement>(null);
+  const ref = useModalDialog<HTMLDialogElement>();
   const queryClient = useQueryClient();
   const [reason, setReason] = useState('');
   const [typed, setTyped] = useState('');
   const reasonId = useId();
   const confirmId = useId();
   const items = releaseItems(locks);
-
-  useEffect(() => {
-    const el = ref.current;
-    if (el && !el.open) el.showModal();
-  }, []);
 
   const preview = useQuery({
     queryKey: ['bulk-release-preview', items],

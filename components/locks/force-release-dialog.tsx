@@ -2,11 +2,12 @@
 
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import Link from 'next/link';
-import { useEffect, useId, useRef, useState, type FormEvent } from 'react';
+import { useId, useState, type FormEvent } from 'react';
 import type { ForceReleaseResponse } from '@/lib/api/locks';
 import { ApiError } from '@/lib/client/fetch-json';
 import { forceRelease } from '@/lib/client/lock-queries';
 import { queryKeys } from '@/lib/client/queries';
+import { useModalDialog } from '../ui/use-modal-dialog';
 import { formatClock, formatTtl } from './format';
 import { TokenChip } from './token-chip';
 import styles from './force-release-dialog.module.css';
@@ -58,18 +59,13 @@ export function ForceReleaseDialog({
   labels: Map<number, string>;
   onClose: () => void;
 }) {
-  const ref = useRef<HTMLDialogElement>(null);
+  const ref = useModalDialog<HTMLDialogElement>();
   const queryClient = useQueryClient();
   const [token, setToken] = useState(initialToken);
   const [reason, setReason] = useState('');
   const [typed, setTyped] = useState('');
   const reasonId = useId();
   const confirmId = useId();
-
-  useEffect(() => {
-    const el = ref.current;
-    if (el && !el.open) el.showModal();
-  }, []);
 
   const preview = useQuery({
     queryKey: ['force-release-preview', resource, token],

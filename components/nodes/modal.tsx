@@ -1,6 +1,7 @@
 'use client';
 
-import { useEffect, useId, useRef, type ReactNode } from 'react';
+import { useId, type ReactNode } from 'react';
+import { useModalDialog } from '../ui/use-modal-dialog';
 import styles from './nodes.module.css';
 
 /**
@@ -24,19 +25,8 @@ export function Modal({
   testId?: string;
   tone?: 'bad' | 'warn' | 'ok';
 }) {
-  const ref = useRef<HTMLDialogElement>(null);
+  const ref = useModalDialog<HTMLDialogElement>();
   const headingId = useId();
-  useEffect(() => {
-    const el = ref.current;
-    // The browser gives focus back to the opener only when an attached dialog closes; this one is
-    // unmounted first, so focus would fall to <body> (a keyboard user starts over from the top).
-    const opener = document.activeElement instanceof HTMLElement ? document.activeElement : null;
-    if (el && !el.open) el.showModal();
-    return () => {
-      if (el?.open) el.close();
-      if (opener?.isConnected) opener.focus();
-    };
-  }, []);
   return (
     <dialog
       ref={ref}
