@@ -122,7 +122,7 @@ test.describe('overview: can locks be granted, and what every master says', () =
   });
 
   test('a failing history read is an error state on every chart, not a crash', async ({ page }) => {
-    await page.route('**/api/history', (route) =>
+    await page.route('**/api/history?*', (route) =>
       route.fulfill({
         status: 503,
         contentType: 'application/json',
@@ -136,5 +136,17 @@ test.describe('overview: can locks be granted, and what every master says', () =
     }
     // The rest of the screen still works.
     await expect(page.getByTestId('cluster-banner')).toContainText('Locks can be granted');
+  });
+
+  test('the charts reach back 24 hours in one-minute buckets', async ({ page }) => {
+    await page.goto('/');
+    const picker = page.getByRole('group', { name: 'Time window' });
+    await picker.getByRole('button', { name: '24 h' }).click();
+    await expect(picker.getByRole('button', { name: '24 h' })).toHaveAttribute('aria-pressed', 'true');
+    await expect(page.getByTestId('history-resolution')).toContainText('1 min buckets, kept 24 h');
+    // Lock counts and node RTTs are in the minute buckets (the sampler alone fills them: test/integration/history-sampler.test.ts).
+    await expect(page.getByTestId('chart-locks')).toHaveAttribute('data-loading-state', 'ready', { timeout: 10_000 });
+    await expect(page.getByTestId('chart-rtt')).toHaveAttribute('data-loading-state', 'ready');
+    await saveScreens(page, 'overview-24h');
   });
 });

@@ -30,14 +30,19 @@ import {
 } from './series';
 import { stateColor } from '../locks/lock-state';
 import { nodeSeriesColor, toneColor } from '../ui/palette';
+import { HISTORY_TIERS } from '@/lib/api/history';
 import styles from './charts.module.css';
 
 export type LoadingState = 'loading' | 'ready' | 'empty' | 'error';
 
+/** The windows the picker offers; the last three read the server's one-minute buckets. */
 const WINDOWS = [
-  { label: '1 min', ms: 60_000 },
-  { label: '5 min', ms: 300_000 },
-  { label: '10 min', ms: 600_000 },
+  { label: '1 min', ms: 60_000, resolution: '1s' },
+  { label: '5 min', ms: 300_000, resolution: '1s' },
+  { label: '10 min', ms: 600_000, resolution: '1s' },
+  { label: '1 h', ms: 3_600_000, resolution: '1m' },
+  { label: '6 h', ms: 21_600_000, resolution: '1m' },
+  { label: '24 h', ms: 86_400_000, resolution: '1m' },
 ] as const;
 
 /** Lock states in the chart, bottom to top, in the colours every other screen gives them. */
@@ -56,9 +61,11 @@ const MARGIN = { top: 6, right: 8, bottom: 0, left: 0 };
  */
 export function HistoryCharts({ nodeCount }: { nodeCount: number }) {
   const [span, setSpan] = useState<number>(300_000);
-  const { data, error, isPending, dataUpdatedAt } = useQuery(historyQuery());
+  const resolution = WINDOWS.find((o) => o.ms === span)?.resolution ?? '1s';
+  const bucketMs = HISTORY_TIERS[resolution].bucketMs;
+  const { data, error, isPending, dataUpdatedAt } = useQuery(historyQuery(resolution));
   const buckets: readonly HistoryBucket[] = useMemo(() => data?.buckets ?? [], [data]);
-  const w = useMemo(() => windowOf(buckets, span, dataUpdatedAt), [buckets, span, dataUpdatedAt]);
+  const w = useMemo(() => windowOf(buckets, span, dataUpdatedAt, bucketMs), [buckets, span, dataUpdatedAt, bucketMs]);
   const base: LoadingState = isPending ? 'loading' : data ? 'ready' : error ? 'error' : 'empty';
   const errorText = !data && error ? error.message : null;
 
@@ -95,7 +102,10 @@ export function HistoryCharts({ nodeCount }: { nodeCount: number }) {
           Activity
         </h2>
         <div className={styles.sectionMeta}>
-          <span>1 s buckets, kept 10 min on the console server</span>
+          <span data-testid="history-resolution">
+            {resolution === '1s' ? '1 s buckets, kept 10 min' : '1 min buckets, kept 24 h'} on the console server, read every 5 s even when
+            no screen is open
+          </span>
           <div className={styles.windowPicker} role="group" aria-label="Time window">
             {WINDOWS.map((o) => (
               <button key={o.ms} type="button" aria-pressed={span === o.ms} onClick={() => setSpan(o.ms)}>
@@ -111,7 +121,7 @@ export function HistoryCharts({ nodeCount }: { nodeCount: number }) {
           state={latencyState}
           errorText={errorText}
           title="Acquire latency"
-          subtitle="p50 and p99 per second, from the lock core's own timings"
+          subtitle={`p50 and p99 per ${resolution === '1s' ? 'second' : 'minute'}, from the lock core's own timings`}
           stat={lastLatency ? { value: `${fmtMs(lastLatency.p99!)} ms`, label: 'latest p99' } : null}
           legend={[
             { label: 'p50', color: 'var(--p50)' },
@@ -151,7 +161,7 @@ export function HistoryCharts({ nodeCount }: { nodeCount: number }) {
           state={outcomeState}
           errorText={errorText}
           title="Acquire outcomes"
-          subtitle={`granted vs failed (contended, no quorum, timed out), per ${binMs / 1000} s bar`}
+          subtitle={`granted vs failed (contended, no quorum, timed out), per ${binMs < 60_000 ? `${binMs / 1000} s` : `${binMs / 60_000} min`} bar`}
           stat={
             outcomeState === 'ready'
               ? { value: `${okSum.toLocaleString()} / ${failSum.toLocaleString()}`, label: 'granted / failed in window' }

@@ -1,38 +1,60 @@
 import type { HistoryBucket } from '@/lib/client/queries';
 
-/** A gap longer than this between two readings breaks a line instead of drawing across it. */
-export const GAP_MS = 5_000;
+/**
+ * A gap longer than this between two readings of one-second buckets breaks a line instead of
+ * drawing across it: three times the server's sampler period (history-sampler.ts), so a console
+ * nobody looks at still draws whole lines, and a real outage shows as a gap.
+ */
+export const GAP_MS = 15_000;
+
+/** The gap that breaks a line, for buckets of `bucketMs`. */
+export function gapFor(bucketMs: number): number {
+  return Math.max(GAP_MS, 3 * bucketMs);
+}
 
 export interface TimeWindow {
   start: number;
   end: number;
+  /** The size of the server's buckets behind it (1 s, or 1 min for windows over 10 minutes). */
+  bucketMs: number;
 }
 
-/** The window the charts show: `spanMs` back from the newest bucket (server time, 1 s buckets). */
-export function windowOf(buckets: readonly HistoryBucket[], spanMs: number, fallbackEnd: number): TimeWindow {
-  const end = buckets.at(-1)?.t ?? Math.floor(fallbackEnd / 1000) * 1000;
-  return { start: end - spanMs, end };
+/** The window the charts show: `spanMs` back from the newest bucket (server time). */
+export function windowOf(buckets: readonly HistoryBucket[], spanMs: number, fallbackEnd: number, bucketMs = 1_000): TimeWindow {
+  const end = buckets.at(-1)?.t ?? Math.floor(fallbackEnd / bucketMs) * bucketMs;
+  return { start: end - spanMs, end, bucketMs };
 }
 
-/** Round tick positions inside the window: every 15 s for a minute, every minute for 5, every 2 for 10. */
+/** Round tick positions inside the window, about five to eight of them whatever its span. */
 export function timeTicks(w: TimeWindow): number[] {
   const span = w.end - w.start;
-  const step = span <= 60_000 ? 15_000 : span <= 300_000 ? 60_000 : 120_000;
+  const step =
+    span <= 60_000
+      ? 15_000
+      : span <= 300_000
+        ? 60_000
+        : span <= 600_000
+          ? 120_000
+          : span <= 3_600_000
+            ? 600_000
+            : span <= 21_600_000
+              ? 3_600_000
+              : 14_400_000;
   const ticks: number[] = [];
   for (let t = Math.ceil(w.start / step) * step; t <= w.end; t += step) ticks.push(t);
   return ticks;
 }
 
 /**
- * Points of a sampled series: only the seconds that have a reading, plus an all-null point inside
- * every gap longer than GAP_MS, so the line breaks where nothing was read rather than inventing a
+ * Points of a sampled series: only the buckets that have a reading, plus an all-null point inside
+ * every gap longer than `gapMs`, so the line breaks where nothing was read rather than inventing a
  * straight line across minutes nobody measured.
  */
-export function sampled<P extends { t: number }>(points: readonly P[], blank: (t: number) => P): P[] {
+export function sampled<P extends { t: number }>(points: readonly P[], blank: (t: number) => P, gapMs = GAP_MS, bucketMs = 1_000): P[] {
   const out: P[] = [];
   let prev: P | undefined;
   for (const p of points) {
-    if (prev && p.t - prev.t > GAP_MS) out.push(blank(prev.t + 1_000));
+    if (prev && p.t - prev.t > gapMs) out.push(blank(prev.t + bucketMs));
     out.push(p);
     prev = p;
   }
@@ -49,12 +71,14 @@ export function latencySeries(buckets: readonly HistoryBucket[], w: TimeWindow):
   const pts = buckets
     .filter((b) => b.t >= w.start && b.t <= w.end && b.p50Ms !== null)
     .map((b) => ({ t: b.t, p50: b.p50Ms, p99: b.p99Ms, n: b.acquireOk + b.acquireFailed }));
-  return sampled(pts, (t) => ({ t, p50: null, p99: null, n: 0 }));
+  return sampled(pts, (t) => ({ t, p50: null, p99: null, n: 0 }), gapFor(w.bucketMs), w.bucketMs);
 }
 
-/** Seconds per bar of the outcomes chart: 1 s bars up to a minute, then 5 s, so a bar stays wide enough to see. */
+/** The span of one bar of the outcomes chart: 60 to 120 bars whatever the window, so a bar stays wide enough to see. */
 export function outcomeBinMs(w: TimeWindow): number {
-  return w.end - w.start <= 60_000 ? 1_000 : 5_000;
+  const span = w.end - w.start;
+  const bin = span <= 60_000 ? 1_000 : span <= 600_000 ? 5_000 : span <= 3_600_000 ? 60_000 : span <= 21_600_000 ? 300_000 : 1_200_000;
+  return Math.max(bin, w.bucketMs);
 }
 
 export interface OutcomePoint {
@@ -71,15 +95,15 @@ export function outcomeSeries(buckets: readonly HistoryBucket[], w: TimeWindow, 
   const first = buckets[0]?.t ?? Number.POSITIVE_INFINITY;
   const byT = new Map(buckets.map((b) => [b.t, b]));
   const out: OutcomePoint[] = [];
-  const start = Math.floor((w.start + 1_000) / binMs) * binMs;
+  const start = Math.floor((w.start + w.bucketMs) / binMs) * binMs;
   for (let t = start; t <= w.end; t += binMs) {
-    if (t + binMs - 1_000 < first) {
+    if (t + binMs - w.bucketMs < first) {
       out.push({ t, ok: null, failed: null });
       continue;
     }
     let ok = 0;
     let failed = 0;
-    for (let s = t; s < t + binMs; s += 1_000) {
+    for (let s = t; s < t + binMs; s += w.bucketMs) {
       const b = byT.get(s);
       ok += b?.acquireOk ?? 0;
       failed += b?.acquireFailed ?? 0;
@@ -105,7 +129,7 @@ export function rttSeries(buckets: readonly HistoryBucket[], w: TimeWindow, node
       });
       return p;
     });
-  return sampled(pts, blank);
+  return sampled(pts, blank, gapFor(w.bucketMs), w.bucketMs);
 }
 
 export interface LockCountPoint {
@@ -127,7 +151,7 @@ export function lockCountSeries(buckets: readonly HistoryBucket[], w: TimeWindow
       partial: b.byState?.partial ?? 0,
       split: b.byState?.split ?? 0,
     }));
-  return sampled(pts, (t) => ({ t, held: null, expiring: null, partial: null, split: null, total: null }));
+  return sampled(pts, (t) => ({ t, held: null, expiring: null, partial: null, split: null, total: null }), gapFor(w.bucketMs), w.bucketMs);
 }
 
 /** "12:03:45" for axis ticks and tooltips. */

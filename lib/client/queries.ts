@@ -1,6 +1,6 @@
 import { infiniteQueryOptions, queryOptions } from '@tanstack/react-query';
 import { z } from 'zod';
-import { historyResponseSchema } from '../api/history';
+import { historyResponseSchema, type HistoryResolution } from '../api/history';
 import { lockHistoryResponseSchema, lockServiceLogResponseSchema } from '../api/lock-history';
 import { lockDetailResponseSchema, lockListResponseSchema } from '../api/locks';
 import { nodesResponseSchema } from '../api/nodes';
@@ -123,9 +123,10 @@ export function auditUrl(filters: AuditFilters, format: 'json' | 'csv' = 'json')
 
 export type { HistoryBucket } from '../api/history';
 
-export const historyQuery = () =>
+/** The charts' history at a resolution: 1 s buckets (10 minutes kept) or 1 min buckets (24 hours kept). */
+export const historyQuery = (resolution: HistoryResolution = '1s') =>
   queryOptions({
-    queryKey: queryKeys.history,
-    queryFn: ({ signal }) => fetchJson('/api/history', historyResponseSchema, { signal }),
-    refetchInterval: 2_000,
+    queryKey: [...queryKeys.history, resolution] as const,
+    queryFn: ({ signal }) => fetchJson(`/api/history?resolution=${resolution}`, historyResponseSchema, { signal }),
+    refetchInterval: resolution === '1s' ? 2_000 : 15_000,
   });

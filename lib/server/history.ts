@@ -1,10 +1,14 @@
 import 'server-only';
-import type { HistoryBucket } from '../api/history';
+import type { HistoryBucket, HistoryResolution } from '../api/history';
+import { HISTORY_TIERS } from '../api/history';
 
 /**
- * A rolling one-second-bucket window (10 minutes) of what the console saw: acquire outcomes and
- * latencies from the lock core's events, node RTTs and lock counts from the reads the console
- * already makes. Charts read it; nothing polls the nodes just to fill it.
+ * What the console saw, in two rolling windows: one-second buckets for ten minutes and one-minute
+ * buckets for 24 hours (HISTORY_TIERS). Acquire outcomes and latencies come from the lock core's
+ * events, node RTTs and lock counts from the reads the console makes, and from the sampler
+ * (history-sampler.ts), which reads them every few seconds when no screen does, so the charts
+ * have no holes just because nobody was looking. A bucket nothing was read in stays empty: the
+ * charts draw it as a gap, not as zero.
  */
 export type Sample =
   | { kind: 'acquire'; ok: boolean; durationMs: number; outcome: string }
@@ -23,47 +27,59 @@ interface Bucket {
   byState: Record<string, number> | null;
 }
 
-const WINDOW_S = 600;
+/** Latencies kept per bucket for its percentiles (a reservoir would be fairer; the first N are plenty for a chart). */
 const MAX_DURATIONS_PER_BUCKET = 2_000;
 const KEY = Symbol.for('redlock-console.history');
-type Holder = { [KEY]?: Bucket[] };
+type Tiers = Record<HistoryResolution, Bucket[]> & { lastSample: { nodes: number; locks: number } };
+type Holder = { [KEY]?: Tiers };
 
-function buckets(): Bucket[] {
+function tiers(): Tiers {
   const holder = globalThis as Holder;
-  holder[KEY] ??= [];
+  holder[KEY] ??= { '1s': [], '1m': [], lastSample: { nodes: 0, locks: 0 } };
   return holder[KEY];
 }
 
-function current(now: number): Bucket {
-  const list = buckets();
-  const t = Math.floor(now / 1000) * 1000;
+function current(resolution: HistoryResolution, now: number): Bucket {
+  const { bucketMs, windowMs } = HISTORY_TIERS[resolution];
+  const list = tiers()[resolution];
+  const t = Math.floor(now / bucketMs) * bucketMs;
   let last = list.at(-1);
   if (!last || last.t !== t) {
     last = { t, ok: 0, failed: 0, durations: [], rtt: null, locks: null, byState: null };
     list.push(last);
-    while (list.length && list[0]!.t < t - WINDOW_S * 1000) list.shift();
+    while (list.length && list[0]!.t < t - windowMs) list.shift();
   }
   return last;
 }
 
 export function recordSample(sample: Sample, now = Date.now()): void {
-  const b = current(now);
-  if (sample.kind === 'acquire') {
-    if (sample.ok) b.ok++;
-    else b.failed++;
-    if (b.durations.length < MAX_DURATIONS_PER_BUCKET) b.durations.push(sample.durationMs);
-  } else if (sample.kind === 'nodes') {
-    b.rtt = sample.rttMs;
-  } else {
-    b.locks = sample.total;
-    b.byState = sample.byState;
+  for (const resolution of ['1s', '1m'] as const) {
+    const b = current(resolution, now);
+    if (sample.kind === 'acquire') {
+      if (sample.ok) b.ok++;
+      else b.failed++;
+      if (b.durations.length < MAX_DURATIONS_PER_BUCKET) b.durations.push(sample.durationMs);
+    } else if (sample.kind === 'nodes') {
+      // A minute shows its latest reading (RTTs and lock counts are levels, not sums).
+      b.rtt = sample.rttMs;
+    } else {
+      b.locks = sample.total;
+      b.byState = sample.byState;
+    }
   }
+  if (sample.kind !== 'acquire') tiers().lastSample[sample.kind] = now;
 }
 
-/** The window, oldest first, with latency percentiles per bucket. */
-export function readHistory(sinceMs = Date.now() - WINDOW_S * 1000): HistoryBucket[] {
-  return buckets()
-    .filter((b) => b.t >= sinceMs)
+/** When a reading of this kind was last recorded (ms since epoch, 0: never): the sampler skips what a screen just read. */
+export function lastSampleAt(kind: 'nodes' | 'locks'): number {
+  return tiers().lastSample[kind];
+}
+
+/** A window, oldest first, with latency percentiles per bucket. */
+export function readHistory(resolution: HistoryResolution = '1s', sinceMs?: number, now = Date.now()): HistoryBucket[] {
+  const since = sinceMs ?? now - HISTORY_TIERS[resolution].windowMs;
+  return tiers()
+    [resolution].filter((b) => b.t >= since)
     .map((b) => {
       const sorted = [...b.durations].sort((x, y) => x - y);
       const pick = (q: number) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]! : null);
@@ -78,4 +94,9 @@ export function readHistory(sinceMs = Date.now() - WINDOW_S * 1000): HistoryBuck
         byState: b.byState,
       };
     });
+}
+
+/** Forget everything (tests). */
+export function resetHistory(): void {
+  delete (globalThis as Holder)[KEY];
 }

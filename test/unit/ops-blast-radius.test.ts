@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { outcomeSeries, sampled, GAP_MS } from '@/components/charts/series';
+import { gapFor, outcomeBinMs, outcomeSeries, sampled, GAP_MS } from '@/components/charts/series';
 import { blastRadius, criticalCounts } from '@/components/nodes/blast-radius';
 import { quorumView, type LockCell } from '@/lib/inspect';
 import type { LockView } from '@/lib/api/locks';
@@ -85,8 +85,26 @@ describe('chart series', () => {
       { t: 0, v: 1 },
       { t: 1_000, v: 2 },
       { t: 2_000, v: null },
-      { t: 7_000, v: 3 },
+      { t: 1_000 + GAP_MS + 1_000, v: 3 },
     ]);
+  });
+
+  it('one-minute buckets (windows past 10 minutes): a gap is three buckets, a blank one bucket after the last reading', () => {
+    const m = 60_000;
+    const pts = [
+      { t: 0, v: 1 },
+      { t: 3 * m, v: 2 },
+      { t: 7 * m, v: 3 },
+    ];
+    expect(gapFor(m)).toBe(3 * m);
+    expect(sampled(pts, (t) => ({ t, v: null as number | null }), gapFor(m), m)).toEqual([
+      { t: 0, v: 1 },
+      { t: 3 * m, v: 2 },
+      { t: 4 * m, v: null },
+      { t: 7 * m, v: 3 },
+    ]);
+    // A 24 h window reads in 20-minute bars, summing 20 one-minute buckets each.
+    expect(outcomeBinMs({ start: 0, end: 86_400_000, bucketMs: m })).toBe(20 * m);
   });
 
   it('outcome bars: measured zeros after the first bucket, nothing before it, sums per bin', () => {
@@ -101,7 +119,7 @@ describe('chart series', () => {
       byState: null,
     });
     const buckets = [b(10_000, 1), b(11_000, 2, 1), b(14_000, 3)];
-    const w = { start: 0, end: 15_000 };
+    const w = { start: 0, end: 15_000, bucketMs: 1_000 };
     const perSecond = outcomeSeries(buckets, w, 1_000);
     expect(perSecond.find((p) => p.t === 9_000)).toEqual({ t: 9_000, ok: null, failed: null });
     expect(perSecond.find((p) => p.t === 12_000)).toEqual({ t: 12_000, ok: 0, failed: 0 });
