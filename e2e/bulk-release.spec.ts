@@ -86,6 +86,8 @@ test.describe('bulk force-release: one preview, one reason, one confirmation, a 
       await expect(dialog.getByTestId('bulk-release-summary')).toContainText('Deleted 15 keys over 3 of 3 tokens');
       await dialog.getByRole('button', { name: 'Done' }).click();
       await expect(bar).toBeHidden();
+      // The opener left with the selection: focus goes to the screen's heading, not to <body>.
+      await expect(page.getByRole('heading', { level: 1, name: 'Locks' })).toBeFocused();
       expect(await holders([...picked, outside])).toEqual([0, 0, 0, 5]);
 
       // Each lock has its own audit entry, naming the batch.

@@ -36,7 +36,10 @@ test.describe('when the console stops answering', () => {
     await page.goto('/nodes');
     const error = page.getByTestId('nodes-error');
     await expect(error).toContainText('no answer from the console within 4 s', { timeout: 15_000 });
-    await expect(page.getByTestId('live-status')).toHaveAttribute('data-state', 'offline');
+    // Every other read answers: the console is there, so it is not shown as offline (one endpoint
+    // that hangs is this screen's error, not the console's).
+    await expect(page.getByTestId('live-status')).not.toHaveAttribute('data-state', 'offline');
+    await expect(page.getByTestId('connection-banner')).toHaveCount(0);
     await page.unroute('**/api/nodes');
     await error.getByRole('button', { name: 'Try again' }).click();
     await expect(page.getByTestId('nodes-vote-1')).toBeVisible();

@@ -62,7 +62,6 @@ export function BulkReleaseDialog({ locks, onClose, onDone }: { locks: PickedLoc
   });
   const release = useMutation({
     mutationFn: () => forceReleaseMany({ locks: items, reason: reason.trim(), dryRun: false }),
-    onSuccess: () => onDone?.(),
     onSettled: () => {
       void queryClient.invalidateQueries({ queryKey: queryKeys.locks });
       void queryClient.invalidateQueries({ queryKey: queryKeys.audit });
@@ -91,7 +90,11 @@ export function BulkReleaseDialog({ locks, onClose, onDone }: { locks: PickedLoc
       className={`dialog ${styles.dialog}`}
       aria-labelledby="bulk-release-title"
       data-testid="bulk-release-dialog"
-      onClose={onClose}
+      onClose={() => {
+        // The released locks leave the selection once the operator has read the results.
+        if (release.data) onDone?.();
+        onClose();
+      }}
       onCancel={(e) => release.isPending && e.preventDefault()}
     >
       <div className={styles.head}>

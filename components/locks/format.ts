@@ -11,12 +11,7 @@ export function formatTtl(ms: number): string {
   return `${Math.floor(m / 1440)}d ${Math.floor((m % 1440) / 60)}h`;
 }
 
-/** "14:03:07.120" in local time. */
-export function formatClock(at: number): string {
-  const d = new Date(at);
-  const pad = (n: number, w = 2) => String(n).padStart(w, '0');
-  return `${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}.${pad(d.getMilliseconds(), 3)}`;
-}
+export { formatClock } from '../ui/format';
 
 /** "3 s ago", "4 min ago", from a reference time (pass the ticker's now). */
 export function formatAgo(at: number, now: number): string {

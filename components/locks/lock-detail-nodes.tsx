@@ -3,7 +3,7 @@
 import type { LockDetailResponse, LockView } from '@/lib/api/locks';
 import { Countdown, CountdownBar } from './countdown';
 import type { SeenToken } from './force-release-dialog';
-import { hueStyle } from './token';
+import { hueStyle, lockHues } from './token';
 import { TokenChip } from './token-chip';
 import { leaseMs } from './ttl';
 import styles from './lock-detail.module.css';
@@ -32,6 +32,7 @@ export function NodeTable({
   labels: Map<number, string>;
 }) {
   const lease = view ? leaseMs(view) : 1;
+  const hues = lockHues((view ? seenTokens(view) : []).map((t) => t.token));
   const letters = new Map((view ? seenTokens(view) : []).map((t, i) => [t.token, String.fromCharCode(65 + i)]));
   return (
     <table className={`table table-stack ${styles.nodeTable}`} data-testid="detail-nodes">
@@ -77,6 +78,7 @@ export function NodeTable({
                     token={cell.token}
                     variant={view?.majorityToken === null ? 'plain' : cell.token === view?.majorityToken ? 'majority' : 'other'}
                     full
+                    hue={hues.get(cell.token)}
                   />
                 ) : (
                   <span className="muted">—</span>
@@ -87,7 +89,7 @@ export function NodeTable({
                   cell.pttlMs < 0 ? (
                     <span className={styles.bad}>no TTL</span>
                   ) : (
-                    <div className={styles.ttlCell} style={cell.token ? hueStyle(cell.token) : undefined}>
+                    <div className={styles.ttlCell} style={cell.token ? hueStyle(cell.token, hues.get(cell.token)) : undefined}>
                       <Countdown expiresAt={t0 + cell.pttlMs} initialMs={cell.pttlMs} />
                       <CountdownBar
                         expiresAt={t0 + cell.pttlMs}

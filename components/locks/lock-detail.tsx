@@ -16,11 +16,13 @@ import { formatAgo, formatClock } from './format';
 import { LockEvents } from './lock-events';
 import { StateBadge } from './state-badge';
 import { TokenChip } from './token-chip';
+import { lockHues } from './token';
 import { leaseMs } from './ttl';
 import styles from './lock-detail.module.css';
 import { CopyButton } from '../ui/copy-button';
 import { BulkReleaseDialog } from './bulk-release-dialog';
 import { pickOf, type PickedLock } from './lock-selection';
+import { formatDateTime } from '../ui/format';
 
 const META_ORDER = ['principal', 'owner', 'host', 'pid', 'purpose', 'acquiredAt', 'extensions', 'fence', 'ttlMs', 'via'] as const;
 const META_LABEL: Record<string, string> = {
@@ -239,7 +241,7 @@ function Summary({ view, t0 }: { view: LockView; t0: number }) {
             {seenTokens(view).map((t, i) => (
               <span key={t.token} className={styles.tokenItem}>
                 <strong>{String.fromCharCode(65 + i)}</strong>
-                <TokenChip token={t.token} />
+                <TokenChip token={t.token} hue={lockHues(seenTokens(view).map((x) => x.token)).get(t.token)} />
                 <span className="muted small">node {t.nodes.join(', ')}</span>
               </span>
             ))}
@@ -306,7 +308,7 @@ function MetaList({ view, now }: { view: LockView; now: number }) {
             const at = Number(value);
             shown = (
               <>
-                {new Date(at).toLocaleString()} <span className="muted">({now ? formatAgo(at, now) : ''})</span>
+                {formatDateTime(at)} <span className="muted">({now ? formatAgo(at, now) : ''})</span>
               </>
             );
           } else if (key === 'ttlMs') shown = `${Number(value).toLocaleString('en-US')} ms`;

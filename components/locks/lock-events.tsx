@@ -1,6 +1,7 @@
 import type { LiveEvent } from '@/lib/api/events';
 import { formatAgo, formatClock } from './format';
 import styles from './lock-detail.module.css';
+import { formatDateTime } from '../ui/format';
 
 const EVENT_INFO: Record<string, { label: string; tone: 'ok' | 'warn' | 'bad' | 'info' | 'muted' }> = {
   'lock.granted': { label: 'granted', tone: 'ok' },
@@ -39,7 +40,7 @@ export function LockEvents({ events, now }: { events: LiveEvent[]; now: number }
               {event.detail ? <span className="muted"> · {event.detail}</span> : null}
               <span className={styles.eventSource}>{SOURCE[event.source]}</span>
             </span>
-            <time className={styles.eventTime} dateTime={new Date(event.at).toISOString()} title={new Date(event.at).toLocaleString()}>
+            <time className={styles.eventTime} dateTime={new Date(event.at).toISOString()} title={formatDateTime(event.at)}>
               {formatClock(event.at)}
               <span className="muted"> · {now ? formatAgo(event.at, now) : ''}</span>
             </time>

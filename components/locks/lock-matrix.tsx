@@ -15,7 +15,7 @@ import { MatrixHeader, MatrixRow, type MatrixRowData } from './matrix-row';
 import { mergeWindow, t0Of } from './window-merge';
 import { KeyInspector } from './key-inspector';
 import { BulkReleaseDialog } from './bulk-release-dialog';
-import { pickOf, useLockSelection, type PickedLock } from './lock-selection';
+import { useLockSelection, type PickedLock } from './lock-selection';
 import { SelectionBar } from './selection-bar';
 import { StateTabs } from './state-tabs';
 import { DENSITIES, MatrixToolbar, type Density } from './matrix-toolbar';
@@ -52,9 +52,6 @@ export function LockMatrix() {
   const router = useRouter();
   const queryClient = useQueryClient();
   const { data: me } = useQuery(meQuery());
-  const selection = useLockSelection();
-  const { toggle: togglePick } = selection;
-  const onPick = useCallback((row: MatrixRowData) => togglePick(row.view), [togglePick]);
   const [bulk, setBulk] = useState<PickedLock[] | null>(null);
 
   const [search, setSearch] = useState(() => params.get('search') ?? '');
@@ -79,6 +76,10 @@ export function LockMatrix() {
     [debouncedPrefix, states, debouncedSearch, patternMode, debouncedPattern],
   );
   const currentFiltersKey = filtersKey(filters);
+  // Picked for a bulk release, for these filters: other filters start an empty selection.
+  const selection = useLockSelection(currentFiltersKey);
+  const { toggle: togglePick } = selection;
+  const onPick = useCallback((row: MatrixRowData) => togglePick(row.view), [togglePick]);
 
   // The filters live in the address too, so a view can be shared or reloaded.
   useEffect(() => {
@@ -370,11 +371,8 @@ export function LockMatrix() {
                 selectable
                   ? {
                       all: rows.length > 0 && rows.every((r) => selection.picked.has(r.view.key)),
-                      some: selection.picked.size > 0,
-                      onToggleAll: () =>
-                        rows.every((r) => selection.picked.has(r.view.key))
-                          ? selection.clear()
-                          : selection.setAll(rows.map((r) => pickOf(r.view))),
+                      some: rows.some((r) => selection.picked.has(r.view.key)),
+                      onToggleAll: () => selection.toggleMany(rows.map((r) => r.view)),
                     }
                   : null
               }

@@ -28,6 +28,27 @@ export function releaseItems(picked: readonly PickedLock[]): Array<{ resource: s
   return picked.flatMap((p) => p.tokens.map((t) => ({ resource: p.resource, token: t.token })));
 }
 
+/** JSON bytes one bulk release may send: the console refuses bodies over 64 KiB (lib/server/http/request-checks.ts). */
+const BODY_BUDGET = 60_000;
+
+/**
+ * The first locks of `picked` that one bulk release takes: at most BULK_RELEASE_MAX tokens and a
+ * body under the console's limit. `capped`: some were left out.
+ */
+export function capToOneRelease(picked: readonly PickedLock[]): { picked: PickedLock[]; capped: boolean } {
+  const out: PickedLock[] = [];
+  let tokens = 0;
+  let bytes = 100;
+  for (const p of picked) {
+    const size = p.tokens.reduce((sum, t) => sum + JSON.stringify({ resource: p.resource, token: t.token }).length + 1, 0);
+    if (tokens + p.tokens.length > BULK_RELEASE_MAX || bytes + size > BODY_BUDGET) return { picked: out, capped: true };
+    out.push(p);
+    tokens += p.tokens.length;
+    bytes += size;
+  }
+  return { picked: out, capped: false };
+}
+
 /**
  * Every lock matching the filters, page by page, up to what one bulk release takes. Answers
  * `truncated` when more matched than that.
@@ -38,29 +59,55 @@ export async function pickAllMatching(filters: LockFilters, signal?: AbortSignal
   for (;;) {
     const page: LockListResponse = await fetchJson(lockListUrl(filters, cursor, 500), lockListResponseSchema, { signal });
     for (const view of page.items) picked.push(pickOf(view));
-    const items = () => releaseItems(picked).length;
-    if (items() > BULK_RELEASE_MAX) {
-      while (picked.length && items() > BULK_RELEASE_MAX) picked.pop();
-      return { picked, truncated: true };
-    }
+    const capped = capToOneRelease(picked);
+    if (capped.capped) return { picked: capped.picked, truncated: true };
     if (!page.nextCursor) return { picked, truncated: false };
     cursor = page.nextCursor;
   }
 }
 
-/** The matrix's selection: picked locks by key, kept as they looked when picked. */
-export function useLockSelection() {
-  const [picked, setPicked] = useState<Map<string, PickedLock>>(() => new Map());
-  const toggle = useCallback((view: LockView) => {
-    setPicked((prev) => {
-      const next = new Map(prev);
-      if (next.has(view.key)) next.delete(view.key);
-      else next.set(view.key, pickOf(view));
-      return next;
-    });
-  }, []);
-  const setAll = useCallback((locks: readonly PickedLock[]) => setPicked(new Map(locks.map((l) => [l.key, l]))), []);
-  const clear = useCallback(() => setPicked(new Map()), []);
+const NONE: ReadonlyMap<string, PickedLock> = new Map();
+
+/**
+ * The matrix's selection: picked locks by key, kept as they looked when picked, for one set of
+ * filters (`scope`): changing the filters starts an empty selection, so a release never names
+ * locks the screen no longer shows.
+ */
+export function useLockSelection(scope: string) {
+  const [state, setState] = useState<{ scope: string; picked: ReadonlyMap<string, PickedLock> }>({ scope, picked: NONE });
+  const picked = state.scope === scope ? state.picked : NONE;
+  const update = useCallback(
+    (fn: (prev: ReadonlyMap<string, PickedLock>) => ReadonlyMap<string, PickedLock>) =>
+      setState((prev) => ({ scope, picked: fn(prev.scope === scope ? prev.picked : NONE) })),
+    [scope],
+  );
+  const toggle = useCallback(
+    (view: LockView) =>
+      update((prev) => {
+        const next = new Map(prev);
+        if (next.has(view.key)) next.delete(view.key);
+        else next.set(view.key, pickOf(view));
+        return next;
+      }),
+    [update],
+  );
+  /** Add these (up to one release), or remove them when every one is picked already: the header box over the loaded rows. */
+  const toggleMany = useCallback(
+    (views: readonly LockView[]) =>
+      update((prev) => {
+        const next = new Map(prev);
+        if (views.length > 0 && views.every((v) => prev.has(v.key))) {
+          for (const v of views) next.delete(v.key);
+          return next;
+        }
+        // Up to what one release takes: the rest stay unticked (the bar offers the release of those picked).
+        const room = capToOneRelease([...prev.values(), ...views.filter((v) => !prev.has(v.key)).map(pickOf)]);
+        return new Map(room.picked.map((p) => [p.key, p]));
+      }),
+    [update],
+  );
+  const setAll = useCallback((locks: readonly PickedLock[]) => update(() => new Map(locks.map((l) => [l.key, l]))), [update]);
+  const clear = useCallback(() => update(() => NONE), [update]);
   const list = useMemo(() => [...picked.values()], [picked]);
-  return { picked, list, toggle, setAll, clear };
+  return { picked, list, toggle, toggleMany, setAll, clear };
 }

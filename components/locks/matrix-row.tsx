@@ -1,12 +1,13 @@
 'use client';
 
 import Link from 'next/link';
-import { memo } from 'react';
+import { memo, type CSSProperties } from 'react';
 import type { LockView } from '@/lib/api/locks';
 import { Countdown, CountdownBar } from './countdown';
 import { formatCount } from './format';
 import { StateBadge } from './state-badge';
-import { hueStyle } from './token';
+import { stateColor } from './lock-state';
+import { hueStyle, lockHues } from './token';
 import { TokenChip } from './token-chip';
 import { leaseMs } from './ttl';
 import type { MatrixRowData } from './window-merge';
@@ -99,7 +100,10 @@ function NodeCell({
   t0,
   lease,
   overCeiling,
+  hue,
 }: {
+  /** This token's hue among the lock's tokens (lockHues). */
+  hue: number | undefined;
   cell: Cell | undefined;
   node: number;
   majority: string | null;
@@ -129,7 +133,7 @@ function NodeCell({
     <div
       role="cell"
       className={`${styles.cell} ${styles.cellPresent} ${variant === 'other' ? styles.cellOther : ''}`}
-      style={hueStyle(cell.token)}
+      style={hueStyle(cell.token, hue)}
       data-testid="lock-cell"
       data-node={node}
       data-present="true"
@@ -137,13 +141,14 @@ function NodeCell({
       data-over-ceiling={overCeiling || undefined}
       title={overCeiling ? `node ${node}: PTTL above the cluster's lease ceiling` : undefined}
     >
-      <TokenChip token={cell.token} variant={variant} className={styles.cellChip} tabbable={false} />
+      <TokenChip token={cell.token} variant={variant} className={styles.cellChip} tabbable={false} hue={hue} />
       {cell.pttlMs === -1 ? (
         <span className={styles.noTtl} title="This key never expires: a lock nobody can take again until an operator releases it">
           no TTL
         </span>
       ) : (
         <>
+          {overCeiling ? <span className={styles.srOnly}>PTTL above the lease ceiling:</span> : null}
           <Countdown
             className={`${styles.cellTtl} ${overCeiling ? styles.overCeiling : ''}`}
             expiresAt={t0 + pttl}
@@ -194,6 +199,7 @@ export const MatrixRow = memo(function MatrixRow({
 }) {
   const { view, t0 } = row;
   const lease = leaseMs(view);
+  const hues = lockHues(view.cells.flatMap((c) => (c.present && c.token !== null ? [c.token] : [])));
   const validityTone = view.state === 'expiring' ? 'warn' : 'ok';
   return (
     <div
@@ -202,7 +208,7 @@ export const MatrixRow = memo(function MatrixRow({
       aria-selected={selected}
       id={`lock-row-${index}`}
       className={`${styles.row} ${selected ? styles.rowSelected : ''} ${styles[`row-${view.state}`]}`}
-      style={{ transform: `translateY(${start}px)` }}
+      style={{ transform: `translateY(${start}px)`, '--state-tone': stateColor(view.state) } as CSSProperties}
       data-testid="lock-row"
       data-resource={view.resource}
       data-state={view.state}
@@ -248,6 +254,20 @@ export const MatrixRow = memo(function MatrixRow({
             {view.key}
           </button>
         )}
+        {view.noTtlNodes.length > 0 || view.overCeilingNodes.length > 0 ? (
+          <span
+            className={styles.flagMark}
+            aria-hidden="true"
+            title={[
+              view.noTtlNodes.length ? `no TTL on node ${view.noTtlNodes.join(', ')}` : '',
+              view.overCeilingNodes.length ? `lease above the ceiling on node ${view.overCeilingNodes.join(', ')}` : '',
+            ]
+              .filter(Boolean)
+              .join(' · ')}
+          >
+            !
+          </span>
+        ) : null}
         <span className={styles.sub}>
           {subline(view, nodeIds.length)}
           {view.noTtlNodes.length > 0 && <span className={styles.subWarn}> · no TTL on node {view.noTtlNodes.join(', ')}</span>}
@@ -268,6 +288,7 @@ export const MatrixRow = memo(function MatrixRow({
           t0={t0}
           lease={lease}
           overCeiling={view.overCeilingNodes.includes(node)}
+          hue={hues.get(view.cells.find((c) => c.node === node)?.token ?? '')}
         />
       ))}
       <div role="cell" className={styles.validityCell} data-testid="lock-validity">

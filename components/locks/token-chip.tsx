@@ -19,6 +19,7 @@ export function TokenChip({
   full = false,
   copy = true,
   tabbable = true,
+  hue,
   className,
 }: {
   token: string;
@@ -27,6 +28,8 @@ export function TokenChip({
   copy?: boolean;
   /** false in long lists (the matrix): one tab stop per row, not one per token; the detail has them all. */
   tabbable?: boolean;
+  /** The hue the lock gives this token among its others (lockHues); else the token's own. */
+  hue?: number;
   className?: string;
 }) {
   const [copied, setCopied] = useState<boolean | null>(null);
@@ -44,7 +47,13 @@ export function TokenChip({
   );
   if (!copy) {
     return (
-      <span className={classes} style={hueStyle(token)} title={`token ${token}`} data-token-hue={tokenHue(token)} data-token={token}>
+      <span
+        className={classes}
+        style={hueStyle(token, hue)}
+        title={`token ${token}`}
+        data-token-hue={hue ?? tokenHue(token)}
+        data-token={token}
+      >
         {body}
       </span>
     );
@@ -53,10 +62,10 @@ export function TokenChip({
     <button
       type="button"
       className={classes}
-      style={hueStyle(token)}
+      style={hueStyle(token, hue)}
       title={`token ${token} (click to copy)`}
       aria-label={full ? `${token} (copy token)` : `${shortToken(token)} (copy token ${token})`}
-      data-token-hue={tokenHue(token)}
+      data-token-hue={hue ?? tokenHue(token)}
       data-token={token}
       tabIndex={tabbable ? undefined : -1}
       data-tip={copied === null ? token : copied ? 'copied' : `could not copy: ${token}`}

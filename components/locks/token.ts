@@ -25,12 +25,30 @@ export function tokenHue(token: string): number {
   return TOKEN_HUES[fnv1a(token) % TOKEN_HUES.length]!;
 }
 
+/**
+ * The hues of one lock's tokens, all different (up to twelve): each token keeps its own hue unless
+ * a token before it (in sorted order) has it, then takes the next free one. Twelve hues alone give
+ * two random tokens the same colour one time in twelve, and a split lock is exactly where telling
+ * its tokens apart matters. The same tokens give the same answer in any order, on every screen.
+ */
+export function lockHues(tokens: Iterable<string>): Map<string, number> {
+  const out = new Map<string, number>();
+  const used = new Set<number>();
+  for (const token of [...new Set(tokens)].sort()) {
+    let slot = fnv1a(token) % TOKEN_HUES.length;
+    for (let i = 0; i < TOKEN_HUES.length && used.has(slot); i++) slot = (slot + 1) % TOKEN_HUES.length;
+    used.add(slot);
+    out.set(token, TOKEN_HUES[slot]!);
+  }
+  return out;
+}
+
 /** The first characters of the token (the tail is what differs least in random tokens anyway). */
 export function shortToken(token: string, length = 6): string {
   return token.length <= length ? token : token.slice(0, length);
 }
 
-/** CSS custom property carrying the hue, for the token styles in the CSS modules. */
-export function hueStyle(token: string): Record<string, string> {
-  return { '--token-hue': String(tokenHue(token)) };
+/** CSS custom property carrying the hue, for the token styles in the CSS modules (`hue`: from lockHues). */
+export function hueStyle(token: string, hue = tokenHue(token)): Record<string, string> {
+  return { '--token-hue': String(hue) };
 }

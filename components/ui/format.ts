@@ -1,8 +1,9 @@
 /**
  * The console's one way to print durations and moments for a human. Machine formats (the audit
  * log's CSV and JSON exports, `<time dateTime>` attributes, API answers) keep ISO 8601 UTC; every
- * date a person reads on screen goes through formatDateTime or formatTime below, so the screens
- * never mix ISO UTC, US 12-hour and 24-hour clocks.
+ * date a person reads on screen goes through formatDateTime or formatTime below, and the instant
+ * of a reading (when the nodes or locks were read, to the millisecond) through formatClock: all
+ * one local 24-hour clock, so the screens never mix ISO UTC, US 12-hour and 24-hour clocks.
  */
 
 /** "3h 12m", "45s", "—" for null. */
@@ -49,4 +50,11 @@ export function formatDate(at: number | string | Date): string {
 export function formatDateTime(at: number | string | Date | null): string {
   if (at === null || !Number.isFinite(new Date(at).getTime())) return '—';
   return `${formatDate(at)} ${formatTime(at)} ${formatUtcOffset(at)}`;
+}
+
+/** "14:03:07.120" in local time. */
+export function formatClock(at: number): string {
+  const d = new Date(at);
+  const pad = (n: number, w = 2) => String(n).padStart(w, '0');
+  return `${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}.${pad(d.getMilliseconds(), 3)}`;
 }

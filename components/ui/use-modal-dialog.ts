@@ -7,6 +7,8 @@ import { useEffect, useRef } from 'react';
  * focus and Esc cancels it; on unmount it closes and focus goes back to the element that opened
  * it. (The browser restores focus itself only when an attached dialog closes; these dialogs are
  * unmounted right after, so focus would fall to <body> and a keyboard user would start over.)
+ * When the opener is gone or disabled by then (the lock it released is gone, the selection it
+ * acted on was cleared), focus goes to the screen's heading instead.
  */
 export function useModalDialog<T extends HTMLDialogElement>() {
   const ref = useRef<T>(null);
@@ -17,8 +19,19 @@ export function useModalDialog<T extends HTMLDialogElement>() {
     if (el && !el.open) el.showModal();
     return () => {
       if (el?.open) el.close();
-      if (opener?.isConnected) opener.focus();
+      returnFocus(opener);
     };
   }, []);
   return ref;
+}
+
+function returnFocus(opener: HTMLElement | null): void {
+  if (opener?.isConnected && !opener.matches(':disabled')) {
+    opener.focus();
+    return;
+  }
+  const heading = document.querySelector<HTMLElement>('main h1');
+  if (!heading) return;
+  if (!heading.hasAttribute('tabindex')) heading.setAttribute('tabindex', '-1');
+  heading.focus();
 }

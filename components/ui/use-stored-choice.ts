@@ -5,6 +5,16 @@ import { useCallback, useSyncExternalStore } from 'react';
 /** Same-tab listeners: the storage event only reaches other tabs. */
 const listeners = new Set<() => void>();
 
+/** One subscribe for every caller (a new one per render would resubscribe on every render). */
+function subscribe(onChange: () => void): () => void {
+  listeners.add(onChange);
+  window.addEventListener('storage', onChange);
+  return () => {
+    listeners.delete(onChange);
+    window.removeEventListener('storage', onChange);
+  };
+}
+
 /**
  * A small choice kept in localStorage (a display preference, never anything that matters to
  * safety), the same in every tab. The server renders `fallback`; an unknown stored value reads as
@@ -19,18 +29,7 @@ export function useStoredChoice<T extends string>(key: string, choices: readonly
       return fallback;
     }
   }, [key, choices, fallback]);
-  const value = useSyncExternalStore(
-    (onChange) => {
-      listeners.add(onChange);
-      window.addEventListener('storage', onChange);
-      return () => {
-        listeners.delete(onChange);
-        window.removeEventListener('storage', onChange);
-      };
-    },
-    read,
-    () => fallback,
-  );
+  const value = useSyncExternalStore(subscribe, read, () => fallback);
   const set = useCallback(
     (next: T) => {
       try {

@@ -3,6 +3,13 @@ import { z } from 'zod';
 import { LOCK_STATES } from '../inspect/quorum-view';
 import { resourceSchema } from './common';
 
+/** A lock token as the lock core takes it (packages/redlock/src/validate.ts checkToken): 1-256 characters, no space (a lock value is "<token> <metadata>"). */
+export const lockTokenSchema = z
+  .string()
+  .min(1)
+  .max(256)
+  .refine((t) => !t.includes(' '), 'a token never holds a space (a lock value is "<token> <metadata>")');
+
 export { LOCK_STATES };
 export const lockStateSchema = z.enum(LOCK_STATES);
 
@@ -166,7 +173,7 @@ export type LockGrant = z.infer<typeof lockGrantSchema>;
 
 /** POST /api/locks/{resource}/extend — `resources` when the lock covers more than the path's one. */
 export const extendBodySchema = z.strictObject({
-  token: z.string().min(1).max(256),
+  token: lockTokenSchema,
   ttlMs: ttlSchema,
   resources: z.array(resourceSchema).min(1).max(64).optional(),
 });
@@ -183,7 +190,7 @@ export const extendResponseSchema = z.object({
 export type ExtendResponse = z.infer<typeof extendResponseSchema>;
 
 export const releaseBodySchema = z.strictObject({
-  token: z.string().min(1).max(256),
+  token: lockTokenSchema,
   resources: z.array(resourceSchema).min(1).max(64).optional(),
 });
 
@@ -199,7 +206,7 @@ export const releaseResponseSchema = z.object({
 export type ReleaseResponse = z.infer<typeof releaseResponseSchema>;
 
 export const forceReleaseBodySchema = z.strictObject({
-  token: z.string().min(1).max(256),
+  token: lockTokenSchema,
   reason: z.string().trim().min(3, 'say why (at least 3 characters)').max(500),
   dryRun: z.boolean().optional(),
 });
@@ -235,7 +242,7 @@ export const BULK_RELEASE_MAX = 200;
 export const bulkForceReleaseBodySchema = z
   .strictObject({
     locks: z
-      .array(z.strictObject({ resource: resourceSchema, token: z.string().min(1).max(256) }))
+      .array(z.strictObject({ resource: resourceSchema, token: lockTokenSchema }))
       .min(1, 'name at least one lock')
       .max(BULK_RELEASE_MAX, `at most ${BULK_RELEASE_MAX} locks at once`),
     reason: z.string().trim().min(3, 'say why (at least 3 characters)').max(500),

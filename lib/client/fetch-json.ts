@@ -31,15 +31,23 @@ export async function fetchJson<S extends z.ZodType>(
   const timeout = limit !== null ? AbortSignal.timeout(limit) : null;
   const signal = timeout && rest.signal ? AbortSignal.any([rest.signal, timeout]) : (timeout ?? rest.signal ?? undefined);
   let res: Response;
+  let body: unknown;
   try {
     res = await fetch(url, { ...rest, signal, headers: { accept: 'application/json', ...rest.headers }, cache: 'no-store' });
+    // Inside the same guard: a timeout while the body is still arriving is "no answer" too.
+    body = await res.json().catch((err: unknown) => {
+      if (signal?.aborted) throw err;
+      return null;
+    });
   } catch (err) {
     // The caller's own cancellation (a query no longer needed) stays an abort, not a failure.
     if (rest.signal?.aborted) throw err;
-    if (timeout?.aborted) throw new ApiError(0, `no answer from the console within ${Math.round(limit! / 1000)} s`);
-    throw new ApiError(0, `the console could not be reached (${(err as Error).message})`);
+    const how = timeout?.aborted
+      ? `no answer from the console within ${Math.round(limit! / 1000)} s`
+      : `the console could not be reached (${(err as Error).message})`;
+    // A write whose answer never came may still have been applied: say so, do not invite a blind retry.
+    throw new ApiError(0, read ? how : `${how}: the action may have been applied; check the audit log before trying again`);
   }
-  const body: unknown = await res.json().catch(() => null);
   if (!res.ok) {
     const message = (body as { error?: { message?: string } } | null)?.error?.message ?? `${res.status} ${res.statusText}`;
     throw new ApiError(res.status, message, body);

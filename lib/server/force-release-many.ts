@@ -32,6 +32,12 @@ export async function forceReleaseMany(principal: Principal, body: BulkForceRele
       });
     }
   };
-  await Promise.all(Array.from({ length: Math.min(CONCURRENCY, body.locks.length) }, worker));
+  // Every worker runs to its end before the answer goes out: nothing is deleted after it. An item
+  // that throws stops its worker's further items and fails the request (500, the other items'
+  // entries are in the audit log); the schema refuses what the core would refuse, so this is a
+  // fault of the masters or the console, never of the input.
+  const settled = await Promise.allSettled(Array.from({ length: Math.min(CONCURRENCY, body.locks.length) }, worker));
+  const failed = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
+  if (failed) throw failed.reason;
   return { dryRun, batchId, deleted: results.reduce((sum, r) => sum + r.deleted, 0), results };
 }

@@ -36,7 +36,9 @@ function namedBy(meta: Readonly<Record<string, string>>): string | null {
 async function holderOf(detail: LockDetail, resource: string, token: string): Promise<string> {
   const meta = detail.view?.cells.find((c) => c.token === token && c.meta)?.meta;
   const fromKeys = meta ? namedBy(meta) : null;
-  if (fromKeys) return fromKeys;
+  // Said so: a client writing to the masters directly can put any principal in its key's metadata;
+  // only the lock history's grant is what the lock service itself authenticated.
+  if (fromKeys) return `${fromKeys} (as the key's metadata says)`;
   const fingerprint = tokenFingerprint(token);
   const hold = await readLockHistory(resource, 16)
     .then((h) => h.holds.find((x) => x.token === fingerprint && x.grantSeen))

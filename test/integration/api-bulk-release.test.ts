@@ -127,6 +127,8 @@ describe('bulk force-release', () => {
         `at most ${BULK_RELEASE_MAX}`,
       ],
       [{ locks: [one], reason: 'x' }, 'say why'],
+      // The core would refuse it half-way through a batch: refused before anything is deleted.
+      [{ locks: [one, { resource: 'bulk-y', token: 'a b' }], reason: 'why not' }, 'never holds a space'],
       [{ locks: [one], reason: 'why not', extra: 1 }, ''],
     ] as const) {
       const res = await post(body);

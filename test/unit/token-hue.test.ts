@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { TOKEN_HUES, tokenHue } from '../../components/locks/token';
+import { lockHues, TOKEN_HUES, tokenHue } from '../../components/locks/token';
 
 /** Red, on the oklch wheel the token chips use: the colour of errors on this console. */
 const isRed = (hue: number) => hue >= 330 || hue < 40;
@@ -24,5 +24,16 @@ describe('token hues', () => {
     expect([...seen.keys()].sort((a, b) => a - b)).toEqual([...TOKEN_HUES].sort((a, b) => a - b));
     // Roughly even: no hue takes more than twice its share.
     for (const count of seen.values()) expect(count).toBeLessThan(2_000);
+  });
+
+  it("gives one lock's tokens different hues, the same whatever the order they are listed in", () => {
+    for (let round = 0; round < 500; round++) {
+      const tokens = Array.from({ length: 2 + (round % 11) }, () => randomBytes(20).toString('base64url'));
+      const hues = lockHues(tokens);
+      expect(new Set(hues.values()).size, tokens.join(',')).toBe(tokens.length);
+      expect(lockHues([...tokens].reverse())).toEqual(hues);
+    }
+    const one = randomBytes(20).toString('base64url');
+    expect(lockHues([one, one]).get(one)).toBe(tokenHue(one));
   });
 });
