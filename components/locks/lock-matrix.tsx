@@ -3,7 +3,6 @@
 import { keepPreviousData, useInfiniteQuery, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { useRouter, useSearchParams } from 'next/navigation';
-import Link from 'next/link';
 import { useCallback, useEffect, useMemo, useRef, useState, type CSSProperties } from 'react';
 import { filtersKey, lockWindowQuery, preloadLockPage, takePreloadedLockPage, type WindowAnchor } from '@/lib/client/lock-queries';
 import { lockListUrl, locksInfiniteQuery, nodesQuery, type LockFilters, type LockListPage } from '@/lib/client/queries';
@@ -23,8 +22,9 @@ import { useStoredChoice } from '../ui/use-stored-choice';
 import { PHONE_QUERY, useMediaQuery } from '../ui/use-media-query';
 import { MatrixSkeleton } from './matrix-skeleton';
 import { MatrixFooter, ReadAt, ScanProgress } from './matrix-status';
+import { MatrixEmpty, MatrixError } from './matrix-empty';
 import { filtersFromParams, parseStates, sortRows, SORTS, useDebounced, type SortKey } from './matrix-options';
-import { isTyping as typing } from '../ui/keyboard';
+import { useMatrixKeys } from './matrix-keys';
 import controls from './lock-list-controls.module.css';
 import styles from './lock-matrix.module.css';
 
@@ -231,28 +231,7 @@ export function LockMatrix() {
     [ownLayout, router],
   );
 
-  useEffect(() => {
-    const onKey = (e: KeyboardEvent) => {
-      if (e.metaKey || e.ctrlKey || e.altKey || typing(e.target) || document.querySelector('dialog[open]')) return;
-      const down = e.key === 'j' || e.key === 'ArrowDown';
-      const up = e.key === 'k' || e.key === 'ArrowUp';
-      if ((down || up) && rows.length > 0) {
-        e.preventDefault();
-        const from = selectedIndex >= 0 ? selectedIndex : down ? firstIndex - 1 : firstIndex + 1;
-        const next = Math.min(rows.length - 1, Math.max(0, from + (down ? 1 : -1)));
-        setSelectedKey(rows[next]!.view.key);
-        virtualizer.scrollToIndex(next, { align: 'auto' });
-      } else if (e.key === 'Enter' && selectedIndex >= 0) {
-        e.preventDefault();
-        open(rows[selectedIndex]!);
-      } else if (e.key === 'Escape') {
-        setSelectedKey(null);
-        setInspectKey(null);
-      }
-    };
-    window.addEventListener('keydown', onKey);
-    return () => window.removeEventListener('keydown', onKey);
-  }, [rows, selectedIndex, firstIndex, virtualizer, open]);
+  useMatrixKeys({ rows, selectedIndex, firstIndex, virtualizer, open, setSelectedKey, setInspectKey });
 
   const now = useNow();
   // The same array as long as the node ids stay the same, so memoized rows do not re-render.
@@ -414,42 +393,15 @@ export function LockMatrix() {
             )}
           </div>
           {loadState === 'loading' && <MatrixSkeleton nodes={nodeIds.length} />}
-          {loadState === 'error' && (
-            <div className={styles.empty} role="alert">
-              <strong>Could not read the locks</strong>
-              <span>{pagesQuery.error?.message}</span>
-              <button type="button" className="button" onClick={() => void refetch()}>
-                Try again
-              </button>
-            </div>
-          )}
+          {loadState === 'error' && <MatrixError message={pagesQuery.error?.message} onRetry={() => void refetch()} />}
           {loadState === 'ready' && rows.length === 0 && !hasNextPage && !scanning && (
-            <div className={styles.empty} data-testid="locks-empty">
-              {filtering || filters.pattern ? (
-                <>
-                  <strong>No lock matches</strong>
-                  <span>
-                    {filters.pattern ? `No key matches ${filters.pattern}` : 'Nothing matches these filters'}
-                    {latest ? ` among ${formatCount(latest.total)} keys.` : '.'}
-                  </span>
-                  {filtering && (
-                    <button type="button" className="button" onClick={clearFilters}>
-                      Clear filters
-                    </button>
-                  )}
-                </>
-              ) : (
-                <>
-                  <strong>No locks are held right now</strong>
-                  <span>Locks taken through the API{isOperator ? ' or the playground' : ''} show up here within a second.</span>
-                  {isOperator && (
-                    <Link className="button button-primary" href="/playground">
-                      Open the playground
-                    </Link>
-                  )}
-                </>
-              )}
-            </div>
+            <MatrixEmpty
+              filtering={filtering}
+              pattern={filters.pattern}
+              total={latest?.total ?? null}
+              isOperator={isOperator}
+              onClearFilters={clearFilters}
+            />
           )}
         </div>
         <MatrixFooter latest={latest} loaded={rows.length} matching={filtering || !!filters.pattern} hasNextPage={!!hasNextPage} />
