@@ -9,7 +9,8 @@ import { deleteLocks, deleteRawKeys, randomToken, seedLocks, seedRawKeys } from 
 /**
  * Every dialog and panel that opens over a screen, axe-clean in both themes while it is open, and
  * closed by Escape with focus back on what opened it. (The action, mark-clean and bulk dialogs are
- * checked in their own flows: nodes.spec.ts, bulk-release.spec.ts.)
+ * checked in their own flows: nodes.spec.ts, bulk-release.spec.ts.) And the copy buttons: a value
+ * goes to the clipboard whole, whatever the screen shows of it.
  */
 test.describe('dialogs: accessible while open, closed from the keyboard', () => {
   test.beforeEach(async ({ page }) => {
@@ -72,6 +73,27 @@ test.describe('dialogs: accessible while open, closed from the keyboard', () => 
       await expectAxeClean(page);
     } finally {
       await deleteRawKeys([key]);
+    }
+  });
+
+  test('a token, a fence and a resource copy with a click, whole', async ({ page, context }) => {
+    await context.grantPermissions(['clipboard-read', 'clipboard-write']);
+    const resource = `e2e-copy-${Date.now().toString(36)}`;
+    const token = randomToken();
+    await seedLocks([{ resource, token, ttlMs: 60_000, nodes: [1, 2, 3, 4, 5], meta: { fence: '1795749819839002' } }]);
+    const clipboard = () => page.evaluate(() => navigator.clipboard.readText());
+    try {
+      await page.goto(`/locks?prefix=${encodeURIComponent(resource)}`);
+      const chip = page.locator(`[data-testid="lock-row"][data-resource="${resource}"] [data-testid="lock-cell"][data-node="1"] button`);
+      await chip.click();
+      await expect.poll(clipboard).toBe(token);
+      await page.goto(`/locks/${encodeURIComponent(resource)}`);
+      await page.getByRole('button', { name: 'Copy fence' }).click();
+      await expect.poll(clipboard).toBe('1795749819839002');
+      await page.getByRole('button', { name: 'Copy resource name' }).click();
+      await expect.poll(clipboard).toBe(resource);
+    } finally {
+      await deleteLocks([resource]);
     }
   });
 });

@@ -21,6 +21,7 @@ import {
 } from './session-store';
 import { VoteStrip } from './vote-strip';
 import styles from './playground.module.css';
+import { CopyButton } from '../ui/copy-button';
 
 interface MetaRow {
   id: number;
@@ -383,8 +384,11 @@ function LockCard({ lock }: { lock: SessionLock }) {
           <span className={styles.factLabel}>Token</span>
           <TokenChip token={lock.token} full variant="majority" />
           <span className={styles.factLabel}>Fence</span>
-          <span className={styles.mono} data-testid="session-lock-fence">
-            {lock.fence ?? (lock.fenced ? '—' : 'not fenced')}
+          <span>
+            <span className={styles.mono} data-testid="session-lock-fence">
+              {lock.fence ?? (lock.fenced ? '—' : 'not fenced')}
+            </span>
+            {lock.fence !== null ? <CopyButton value={String(lock.fence)} what="fence" /> : null}
           </span>
           <span className={styles.factLabel}>Taken</span>
           <span>
