@@ -12,8 +12,14 @@ test.describe('when the console stops answering', () => {
     const live = page.getByTestId('live-status');
     await expect(live).toHaveAttribute('data-state', 'live');
 
-    // Every read from now on fails as a dropped connection would.
-    await page.route('**/api/**', (route) => route.abort('connectionrefused'));
+    // Every read from now on fails as a dropped connection would (counted, to see Retry ask again).
+    let down = true;
+    let attempts = 0;
+    await page.route('**/api/**', (route) => {
+      if (!down) return route.continue();
+      attempts++;
+      return route.abort('connectionrefused');
+    });
     await expect(live).toHaveAttribute('data-state', 'offline', { timeout: 10_000 });
     const offline = page.getByTestId('connection-banner');
     await expect(offline).toContainText('The console is not answering');
@@ -23,10 +29,15 @@ test.describe('when the console stops answering', () => {
     await saveScreens(page, 'offline-banner');
     await expectAxeClean(page);
 
-    await page.unroute('**/api/**');
+    // Retry asks the reads again at once (still down here: they fail again; the polls ask too).
+    const before = attempts;
     await offline.getByRole('button', { name: 'Retry now' }).click();
-    await expect(offline).toBeHidden();
+    await expect.poll(() => attempts).toBeGreaterThan(before);
+    // The console answers again: the banner goes by itself, with the next reads.
+    down = false;
+    await expect(offline).toBeHidden({ timeout: 10_000 });
     await expect(live).not.toHaveAttribute('data-state', 'offline');
+    await page.unroute('**/api/**');
   });
 
   test('a read that never answers ends in an error with a retry, not an endless skeleton', async ({ page }) => {
