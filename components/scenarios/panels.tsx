@@ -1,6 +1,7 @@
 'use client';
 
 import type { RunView } from '@/lib/api/scenarios';
+import { isTieReason } from '@/lib/scenarios/registers';
 import { clientColor, fenceFormatter, fmtSeconds, runFences } from './palette';
 import styles from './scenarios.module.css';
 
@@ -70,6 +71,7 @@ export function StoresPanel({ run }: { run: RunView }) {
   const { stores } = run;
   const shortFence = fenceFormatter(runFences(run));
   const writes = run.timeline.writes;
+  const ties = writes.filter((w) => w.fenced === 'rejected' && isTieReason(w.reason));
   return (
     <section className={styles.panel} data-testid="stores" aria-labelledby="stores-title">
       <div className={styles.panelHead}>
@@ -88,10 +90,19 @@ export function StoresPanel({ run }: { run: RunView }) {
           <span className={styles.storeLabel}>Fenced store</span>
           <span className={styles.storeValue}>{stores.fenced.value ?? '—'}</span>
           <span className="muted small">
-            needs fence ≥ {stores.fenced.highest === null ? 'highest seen' : shortFence(stores.fenced.highest)}
+            needs a fence above {stores.fenced.highest === null ? 'the highest seen' : shortFence(stores.fenced.highest)}, or equal to it
+            from the same holder
           </span>
         </div>
       </div>
+      {ties.length > 0 && (
+        <p className="callout callout-bad" data-testid="fence-tie">
+          Fence tie:{' '}
+          {ties.map((w) => `${w.client} wrote with fence ${shortFence(w.fence)}, which another holder had already used`).join('; ')}. Two
+          holders were handed the same number, so the fence no longer names one holder: the fenced store refused the second writer, but
+          fencing itself failed here.
+        </p>
+      )}
       {writes.length === 0 ? (
         <p className="muted small">No client writes in this scenario.</p>
       ) : (
@@ -108,7 +119,14 @@ export function StoresPanel({ run }: { run: RunView }) {
           </thead>
           <tbody>
             {writes.map((w, i) => (
-              <tr key={i} data-testid={`write-${i}`} data-client={w.client} data-unfenced={w.unfenced} data-fenced={w.fenced}>
+              <tr
+                key={i}
+                data-testid={`write-${i}`}
+                data-client={w.client}
+                data-unfenced={w.unfenced}
+                data-fenced={w.fenced}
+                data-tie={w.fenced === 'rejected' && isTieReason(w.reason)}
+              >
                 <td className={styles.num}>{fmtSeconds(w.t)}</td>
                 <td>
                   <Client name={w.client} />
@@ -122,7 +140,7 @@ export function StoresPanel({ run }: { run: RunView }) {
                 </td>
                 <td>
                   <span className={w.fenced === 'accepted' ? styles.pillOk : styles.pillBad} title={w.reason}>
-                    {w.fenced}
+                    {w.fenced === 'rejected' && isTieReason(w.reason) ? 'rejected: tie' : w.fenced}
                   </span>
                 </td>
               </tr>

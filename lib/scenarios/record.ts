@@ -103,6 +103,13 @@ export class RunRecord {
   write(attempt: WriteAttempt): WriteRecord {
     this.plain.write(attempt);
     const fenced = this.fenced.write(attempt);
+    if (fenced.tie) {
+      // Not a stale write but a broken fence: two holders were handed the same number. Say so in
+      // the results and the log, whatever the checker says about beliefs.
+      const ties = this.fenced.ties.map((x) => `${x.clients[0]} and ${x.clients[1]} both wrote with fence ${x.fence}`);
+      this.fact('fence-tie', 'Fence tie (two holders, one fence)', `${ties.join('; ')}: the fenced store refused the second`);
+      this.say(attempt.t, `Fence tie: ${fenced.tie.with} and ${attempt.client} hold the same fence ${fenced.tie.fence}`, 'bad');
+    }
     const record: WriteRecord = {
       t: attempt.t,
       client: attempt.client,

@@ -180,7 +180,7 @@ export const restartFromSnapshotScenario: ScenarioDefinition = {
           value: 'B: entry 1',
           chain: true,
           title: 'B writes',
-          say: 'B writes to the storage behind the lock. The fenced store has seen no higher fence, so it accepts.',
+          say: 'B writes to the storage behind the lock. The fenced store has seen no fence yet in this phase, so it accepts.',
         },
         {
           id: 'off-a-writes',
@@ -190,7 +190,7 @@ export const restartFromSnapshotScenario: ScenarioDefinition = {
           value: 'A: entry 1',
           chain: true,
           title: 'A writes',
-          say: "A, still inside its validity, writes too. Had B's fence been above A's, the fenced store would refuse A now; it is not, so both writers get through.",
+          say: "A, still inside its validity, writes too. Had B's fence been above A's, the fenced store would refuse A now. It is not. If A's fence is higher, the store takes A's write: both writers get through. If the two are equal, the store sees two holders with one number: it refuses A's write and reports a tie, which is itself a failure of fencing (a fence is supposed to name one holder).",
         },
         {
           id: 'off-both',
