@@ -61,6 +61,7 @@ export default defineConfig([
   },
   globalIgnores([
     'packages/*/dist/**',
+    'dist/**',
     '.next/**',
     '.next-*/**',
     'out/**',

@@ -17,16 +17,15 @@
  * unless --dev), before Next.js is loaded.
  */
 import { createServer } from 'node:http';
-import { resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import next from 'next';
 import { serveIfLockService } from '../lib/server/lock-service';
 import { stampPeersInServer } from '../lib/server/http/peer';
 import { lockCore } from '../lib/server/lock-core';
 import { flushLockHistory } from '../lib/server/lock-history';
 import { logger } from '../lib/server/logger';
+import { appRoot } from './support/app-root';
 
-const root = resolve(fileURLToPath(new URL('..', import.meta.url)));
+const root = appRoot(import.meta.url);
 const dev = process.argv.includes('--dev');
 const port = Number(process.env.PORT ?? 3000);
 const host = process.env.HOST ?? '127.0.0.1';

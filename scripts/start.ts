@@ -8,8 +8,7 @@
  * reaches the supervisor through the control channel (see lib/cluster/control-protocol.ts).
  */
 import { rmSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import {
   CONTROL_ENV,
   ClusterSupervisor,
@@ -20,13 +19,14 @@ import {
   type ControlServer,
 } from '../lib/cluster';
 import { ensureOperatorLogin, loadConfig, redact } from '../lib/config';
+import { appRoot } from './support/app-root';
 import { ensureBuild } from './support/build-state';
 import { installProcessGuards } from './support/process-guards';
 import { describeFatal } from './support/fatal';
 import { nextBinary, spawnConsoleServer, waitForHealth } from './support/next-process';
 import { ensureSystemPackage, REDIS_SERVER } from './support/system-packages';
 
-const root = resolve(fileURLToPath(new URL('..', import.meta.url)));
+const root = appRoot(import.meta.url);
 const dev = process.argv.includes('--dev');
 const log = (line: string) => console.log(`[redlock-console] ${line}`);
 

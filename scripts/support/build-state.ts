@@ -31,6 +31,13 @@ export function isBuildCurrent(root: string): boolean {
 
 /** Run `next build` when there is no build for the current sources. Returns whether it built. */
 export function ensureBuild(root: string, nextBin: string, log: (line: string) => void): boolean {
+  // The production bundle (the Docker image) ships its build and not the sources it came from:
+  // there is nothing to compare, and no compiler to build with.
+  if (process.env.REDLOCK_SERVER_BUNDLE) {
+    if (!existsSync(join(root, distDir(), 'BUILD_ID')))
+      throw new Error(`no console build in ${join(root, distDir())}: the image was built without it`);
+    return false;
+  }
   if (isBuildCurrent(root)) return false;
   log('building the console (no current build found)…');
   const hash = sourceHash(root);

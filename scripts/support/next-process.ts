@@ -16,7 +16,11 @@ export function spawnConsoleServer(
   mode: 'start' | 'dev',
   options: { cwd: string; port: number; host: string; env: Record<string, string> },
 ): ChildProcess {
-  const args = ['--import', 'tsx', '--import', './scripts/support/server-only-hook.mjs', 'scripts/console-server.ts'];
+  // In the production bundle (the Docker image) the console server is plain JavaScript beside this
+  // one: no tsx, no loader hook (scripts/support/server-bundle.ts).
+  const args = process.env.REDLOCK_SERVER_BUNDLE
+    ? ['dist/server/console-server.mjs']
+    : ['--import', 'tsx', '--import', './scripts/support/server-only-hook.mjs', 'scripts/console-server.ts'];
   return spawn(process.execPath, mode === 'dev' ? [...args, '--dev'] : args, {
     cwd: options.cwd,
     env: {
