@@ -2,6 +2,7 @@
 
 import type { RunView } from '@/lib/api/scenarios';
 import { isTieReason } from '@/lib/scenarios/registers';
+import { Glossed } from './glossary';
 import { clientColor, fenceFormatter, fmtSeconds, runFences } from './palette';
 import styles from './scenarios.module.css';
 
@@ -192,7 +193,9 @@ export function ResultPanel({ run }: { run: RunView }) {
           </span>
         )}
       </div>
-      <p className={styles.lesson}>{run.lesson}</p>
+      <p className={styles.lesson}>
+        <Glossed text={run.lesson} />
+      </p>
       {run.facts.length > 0 && (
         <dl className={styles.facts}>
           {run.facts.map((f) => (

@@ -5,6 +5,8 @@ import { useEffect, useRef, useState } from 'react';
 import { ACTIVE_STATUSES, SPEEDS, type RunAction, type RunActionBody, type RunView, type Speed } from '@/lib/api/scenarios';
 import { runControl, scenarioKeys } from '@/lib/client/scenario-queries';
 import { clientColor, fmtSeconds } from './palette';
+import { beatView } from './beat';
+import { Glossed, GLOSSARY, Term } from './glossary';
 import { CheckerPanel, EventLog, ResultPanel, StepsPanel, StoresPanel } from './panels';
 import { Timeline } from './timeline';
 import styles from './scenarios.module.css';
@@ -24,6 +26,11 @@ function Icon({ name }: { name: keyof typeof ICONS }) {
     </svg>
   );
 }
+
+const entry = (term: string) => GLOSSARY.find((e) => e.term === term)!;
+const TTL_ENTRY = entry('TTL');
+const LEASE_CEILING = entry('lease ceiling');
+const QUORUM = entry('quorum');
 
 const STATUS_LABEL: Record<RunView['status'], string> = {
   running: 'Running',
@@ -167,11 +174,8 @@ export function Player({
   }, []);
 
   const step = run.steps[run.stepIndex];
-  // A beat: the step that opened it (not chained) and the steps chained to it, so far.
-  let lead = Math.min(run.stepIndex, run.steps.length - 1);
-  while (lead > 0 && run.steps[lead]!.chained) lead--;
-  const beat = run.steps.slice(lead, run.stepIndex + 1).filter((s) => s.kind !== 'predict');
-  const leadStep = run.steps[lead];
+  // A beat: the step that opened it (not chained) and the steps chained to it, so far, each with its narration.
+  const beat = beatView(run.steps, run.stepIndex);
   const pending = run.predictions.find((p) => p.id === run.pendingPrediction) ?? null;
   const revealed = [...run.predictions].reverse().find((p) => p.actual !== null) ?? null;
 
@@ -205,7 +209,8 @@ export function Player({
             prefix <code>{run.prefix}</code>
           </span>
           <span>
-            TTL {fmtSeconds(run.ttlMs)} · lease ceiling {fmtSeconds(run.maxTtlMs)} · quorum {run.quorum} of {run.nodes.length}
+            <Term entry={TTL_ENTRY}>TTL</Term> {fmtSeconds(run.ttlMs)} · <Term entry={LEASE_CEILING}>lease ceiling</Term>{' '}
+            {fmtSeconds(run.maxTtlMs)} · <Term entry={QUORUM}>quorum</Term> {run.quorum} of {run.nodes.length}
           </span>
           <span>started by {run.startedBy}</span>
         </div>
@@ -286,7 +291,9 @@ export function Player({
           {pending ? (
             <div className={styles.predict} data-testid="predict-prompt" data-prediction={pending.id}>
               <span className={styles.kicker}>Predict before you see it</span>
-              <p className={styles.question}>{pending.question}</p>
+              <p className={styles.question}>
+                <Glossed text={pending.question} />
+              </p>
               <div className={styles.choices}>
                 {pending.choices.map((c) => (
                   <button
@@ -317,16 +324,25 @@ export function Player({
                 Step {Math.min(run.stepIndex + 1, run.steps.length)} of {run.steps.length}
                 {step ? ` · ${step.title}` : ''}
               </span>
-              <p className={styles.say}>{leadStep?.kind === 'predict' && beat.length > 0 ? beat[0]!.say : leadStep?.say}</p>
-              {beat.length > 0 && (
+              {beat.opening && (
+                <p className={styles.say} data-testid="beat-opening">
+                  <Glossed text={beat.opening} />
+                </p>
+              )}
+              {beat.lines.length > 0 && (
                 <ol className={styles.beat} data-testid="beat">
-                  {beat.map((s) => (
-                    <li key={s.id} className={styles[`beat-${s.status}`]}>
+                  {beat.lines.map((s) => (
+                    <li key={s.id} className={styles[`beat-${s.status}`]} data-testid={`beat-step-${s.id}`} data-status={s.status}>
                       <span className={styles.beatMark} aria-hidden="true">
                         {s.status === 'done' ? '✓' : s.status === 'failed' ? '✕' : s.status === 'active' ? '…' : '·'}
                       </span>
                       <span className={styles.beatTitle}>{s.title}</span>
-                      {s.result && <span className={styles.result}>{s.result}</span>}
+                      {s.result ? <span className={styles.result}>{s.result}</span> : <span />}
+                      {s.say && (
+                        <span className={styles.beatSay} data-testid="beat-say">
+                          <Glossed text={s.say} />
+                        </span>
+                      )}
                     </li>
                   ))}
                 </ol>
@@ -347,7 +363,12 @@ export function Player({
                     : 'Not quite — what happened: '}
                 {revealed.choices.find((c) => c.id === revealed.actual)?.label}
               </strong>
-              {revealed.explanation && <span> {revealed.explanation}</span>}
+              {revealed.explanation && (
+                <span>
+                  {' '}
+                  <Glossed text={revealed.explanation} />
+                </span>
+              )}
             </div>
           )}
           {run.error && (

@@ -5,6 +5,7 @@ import { useState } from 'react';
 import { ACTIVE_STATUSES, SPEEDS, type ScenarioId, type ScenarioSummary, type Speed } from '@/lib/api/scenarios';
 import { currentRunQuery, scenarioKeys, scenarioListQuery, startScenarioRun } from '@/lib/client/scenario-queries';
 import { meQuery } from '@/lib/client/session';
+import { Glossed } from './glossary';
 import { Player } from './player';
 import styles from './scenarios.module.css';
 
@@ -166,7 +167,9 @@ function Catalog({
               </span>
             </div>
             <p className={styles.cardSummary}>{s.summary}</p>
-            <p className={styles.cardLesson}>{s.lesson}</p>
+            <p className={styles.cardLesson}>
+              <Glossed text={s.lesson} />
+            </p>
             <div className={styles.cardFoot}>
               <span className={styles.tags}>
                 {s.tags.map((t) => (

@@ -1,0 +1,202 @@
+'use client';
+
+import { useEffect, useId, useLayoutEffect, useRef, useState, type KeyboardEvent, type ReactNode } from 'react';
+import styles from './scenarios.module.css';
+
+/**
+ * The scenarios' glossary, defined here once: the words a newcomer meets in the narration, each
+ * explained where it first appears in a block of text (hover, focus or tap it). The definitions
+ * follow the Redis distlock page where they are Redlock's, and say so where they are this
+ * library's own additions (the fence, the sentinel, the quarantine).
+ */
+export interface GlossaryEntry {
+  /** The headword, shown in the tooltip. */
+  term: string;
+  /** The forms found in a text (a regular-expression source, matched whole-word, case-insensitive). */
+  forms: string;
+  definition: string;
+}
+
+export const GLOSSARY: readonly GlossaryEntry[] = [
+  {
+    term: 'validity horizon',
+    forms: 'validity horizon',
+    definition:
+      'How long, counted from the moment a client starts asking, a grant can still leave it any time at all: the TTL minus the drift allowance. The lock core stops waiting for nodes at that point; a grant that could only be completed later is refused (LockExpired) and undone.',
+  },
+  {
+    term: 'validity',
+    forms: 'validity',
+    definition:
+      'How long a client may count on a lock it was granted: the TTL minus the time the asking took, minus the drift allowance (steps 3 and 4 of the Redis distlock page). When it runs out the client must stop, whatever keys are left on the nodes.',
+  },
+  {
+    term: 'lease ceiling',
+    forms: 'lease ceilings?',
+    definition:
+      'The longest TTL any client may ask for under this key prefix (maxTtlMs), recorded on every node. No lock a node granted can outlive it, so a node that may have forgotten its locks is kept out of every vote for one lease ceiling.',
+  },
+  {
+    term: 'drift allowance',
+    forms: 'drift (?:allowance|margin)|driftFactor|allowance',
+    definition:
+      'What a client takes off its validity because clocks do not all run at exactly the same rate: TTL × driftFactor + 2 ms (driftFactor is 0.01 by default). It covers a small difference in rate; it does not cover a clock that jumps.',
+  },
+  {
+    term: 'quorum',
+    forms: 'quorum|majority|majorities',
+    definition:
+      'More than half of the nodes: 3 of 5. Any two majorities share at least one node; as long as that node keeps the first holder’s key, a second client cannot collect a majority of its own.',
+  },
+  {
+    term: 'TTL',
+    forms: 'TTLs?',
+    definition:
+      'Time to live: a key deletes itself on its node after this long. For a lock it is the auto-release time, so a lock whose holder vanished frees itself.',
+  },
+  {
+    term: 'fencing token',
+    forms: 'fencing tokens?|fences?',
+    definition:
+      'A number that grows with every grant of a lock. Redlock itself produces none; this library adds one. A storage that checks it remembers the highest number it has seen and refuses a write carrying a lower one, so a holder whose lease ran out without its knowing cannot overwrite a newer holder.',
+  },
+  {
+    term: 'epoch sentinel',
+    forms: '(?:epoch )?sentinels?',
+    definition:
+      'A small key this library keeps on every node for each key prefix. It names the redis-server process that was checked and says “this node still has every lock it granted”. A node found without it has lost its data.',
+  },
+  {
+    term: 'quarantine',
+    forms: 'quarantined|quarantines?',
+    definition:
+      'This library’s automation of the Redis distlock page’s crash rule (keep a restarted node out for a bit longer than the longest TTL). A node found without its sentinel (its data is gone) or, with restart detection on, running a new redis-server process, votes “quarantined” until one lease ceiling has passed.',
+  },
+  {
+    term: 'mark clean',
+    forms: 'mark(?:s|ed|ing)? (?:the nodes |them |every node |it )?clean',
+    definition:
+      'Writing a fresh epoch sentinel on a node: the statement “this node has forgotten no lock under this prefix”. Safe only when it is true, as for a prefix nobody has used, or for a node that stayed away for a whole lease ceiling.',
+  },
+  {
+    term: 'aof-always',
+    forms: 'aof-always',
+    definition:
+      'Redis appends every write to its append-only file and forces it to disk (fsync) before it answers (appendfsync always). A crash then loses nothing the node acknowledged, at the price of a disk flush on every write.',
+  },
+];
+
+const PATTERN = new RegExp(`\\b(?:${GLOSSARY.map((e) => `(${e.forms})`).join('|')})\\b`, 'gi');
+
+/** The pieces of `text`: plain strings, and the first use of each glossary term with its entry. */
+export function glossSplit(text: string): Array<string | { text: string; entry: GlossaryEntry }> {
+  const out: Array<string | { text: string; entry: GlossaryEntry }> = [];
+  const used = new Set<string>();
+  let at = 0;
+  for (const m of text.matchAll(PATTERN)) {
+    const index = m.slice(1).findIndex((g) => g !== undefined);
+    const entry = GLOSSARY[index];
+    if (!entry || used.has(entry.term)) continue;
+    used.add(entry.term);
+    if (m.index > at) out.push(text.slice(at, m.index));
+    out.push({ text: m[0], entry });
+    at = m.index + m[0].length;
+  }
+  if (at < text.length) out.push(text.slice(at));
+  return out;
+}
+
+/** One glossary word: a button that shows its definition on hover, on focus and on a tap; Escape hides it. */
+export function Term({ entry, children }: { entry: GlossaryEntry; children: ReactNode }) {
+  const id = useId();
+  const [hover, setHover] = useState(false);
+  const [focus, setFocus] = useState(false);
+  const [pinned, setPinned] = useState(false);
+  const [dismissed, setDismissed] = useState(false);
+  const open = !dismissed && (hover || focus || pinned);
+  const tip = useRef<HTMLSpanElement>(null);
+  const [shift, setShift] = useState(0);
+  // Keep the definition inside the window (a word near the right edge of a phone screen).
+  useLayoutEffect(() => {
+    const el = tip.current;
+    if (!open || !el) return;
+    el.style.transform = '';
+    const rect = el.getBoundingClientRect();
+    const width = document.documentElement.clientWidth;
+    const over = rect.right - (width - 8);
+    setShift(over > 0 ? -Math.min(over, rect.left - 8) : rect.left < 8 ? 8 - rect.left : 0);
+  }, [open]);
+  useEffect(() => {
+    if (!open) return;
+    const onKey = (e: globalThis.KeyboardEvent) => {
+      if (e.key === 'Escape') setDismissed(true);
+    };
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  }, [open]);
+  const onKeyDown = (e: KeyboardEvent) => {
+    // Space and Enter work the button; they must not also reach the player's shortcuts (Space pauses).
+    if (e.key === ' ' || e.key === 'Enter') e.stopPropagation();
+  };
+  return (
+    <span
+      className={styles.term}
+      onMouseEnter={() => {
+        setHover(true);
+        setDismissed(false);
+      }}
+      onMouseLeave={() => setHover(false)}
+    >
+      <button
+        type="button"
+        className={styles.termButton}
+        aria-describedby={id}
+        data-testid="glossary-term"
+        data-term={entry.term}
+        onFocus={() => {
+          setFocus(true);
+          setDismissed(false);
+        }}
+        onBlur={() => {
+          setFocus(false);
+          setPinned(false);
+        }}
+        onClick={() => {
+          setPinned((p) => !p);
+          setDismissed(false);
+        }}
+        onKeyDown={onKeyDown}
+      >
+        {children}
+      </button>
+      <span
+        ref={tip}
+        role="tooltip"
+        id={id}
+        className={styles.termTip}
+        hidden={!open}
+        style={shift ? { transform: `translateX(${shift}px)` } : undefined}
+        data-testid="glossary-tip"
+      >
+        <strong>{entry.term}</strong> — {entry.definition}
+      </span>
+    </span>
+  );
+}
+
+/** `text` with the first use of each glossary term explained on hover and focus. */
+export function Glossed({ text }: { text: string }) {
+  return (
+    <>
+      {glossSplit(text).map((piece, i) =>
+        typeof piece === 'string' ? (
+          piece
+        ) : (
+          <Term key={i} entry={piece.entry}>
+            {piece.text}
+          </Term>
+        ),
+      )}
+    </>
+  );
+}
