@@ -24,7 +24,7 @@ import { lockKeyPrefix } from '@redlock-console/redlock';
 import { getAuth } from './auth';
 import { badRequest } from './http/errors';
 import { recordSample } from './history';
-import { metrics } from './metrics';
+import { metrics, oldestLockAgeMs } from './metrics';
 import { lockIndex } from './lock-index-service';
 import { getRuntime } from './runtime';
 
@@ -66,6 +66,8 @@ function cachedSnapshot(pattern: string | undefined, fresh: boolean, maxAgeMs = 
       recorded.add(run);
       const m = metrics();
       for (const [state, count] of Object.entries(snap.stateCounts)) m.locks.set({ state }, count);
+      m.locksFlagged.set({ flag: 'over_ceiling' }, snap.flagCounts.overCeiling);
+      m.locksFlagged.set({ flag: 'no_ttl' }, snap.flagCounts.noTtl);
       recordRead(snap);
       recordSample({ kind: 'locks', total: snap.lockList.length, byState: snap.stateCounts });
     }
@@ -97,6 +99,22 @@ function recordRead(snap: Snapshot): void {
     if (n.rescan) m.indexRescans.inc({ node: String(n.node), reason: n.rescan });
     if (n.reread) m.indexRereadKeys.inc({ node: String(n.node) }, n.reread);
   }
+}
+
+/**
+ * For a Prometheus scrape: the lock gauges from the default layout's snapshot (at most 1 s old),
+ * and the oldest held lock's age, read here rather than on every snapshot: it makes the view of
+ * each held lock (for its metadata), which the lock list otherwise makes only for the page shown.
+ */
+export async function refreshLockMetrics(): Promise<void> {
+  const { lockList } = await cachedSnapshot(undefined, false).done;
+  function* held() {
+    for (let i = 0; i < lockList.length; i++) {
+      const state = lockList.stateAt(i);
+      if (state === 'held' || state === 'expiring') yield lockList.at(i);
+    }
+  }
+  metrics().oldestLockAge.set(oldestLockAgeMs(held(), Date.now()) / 1000);
 }
 
 export interface LockListQuery {

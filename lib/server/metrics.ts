@@ -8,13 +8,17 @@ export interface Metrics {
   operations: Counter<'operation' | 'outcome'>;
   forceReleases: Counter<'outcome'>;
   locks: Gauge<'state'>;
+  locksFlagged: Gauge<'flag'>;
+  oldestLockAge: Gauge;
   nodeUp: Gauge<'node'>;
   nodeRtt: Gauge<'node'>;
   nodeClockOffset: Gauge<'node'>;
-  nodeQuarantined: Gauge<'node'>;
-  nodeQuarantineRemaining: Gauge<'node'>;
+  nodeQuarantined: Gauge<'node' | 'reason'>;
+  nodeQuarantineRemaining: Gauge<'node' | 'reason'>;
+  nodeRefused: Gauge<'node' | 'reason'>;
   nodeUnsafe: Gauge<'node'>;
   clusterQuorum: Gauge;
+  driftAllowance: Gauge;
   clusterUsable: Gauge;
   clusterCanGrant: Gauge;
   lockListRead: Histogram<'source'>;
@@ -69,6 +73,17 @@ function createMetrics(): Metrics {
       labelNames: ['state'],
       registers: [registry],
     }),
+    locksFlagged: new Gauge({
+      name: 'redlock_locks_flagged',
+      help: 'Locks whatever their state with a key above the lease ceiling (flag="over_ceiling") or without a TTL (flag="no_ttl"), in the latest snapshot',
+      labelNames: ['flag'],
+      registers: [registry],
+    }),
+    oldestLockAge: new Gauge({
+      name: 'redlock_lock_oldest_age_seconds',
+      help: "Age of the oldest held or expiring lock, from its holder metadata's acquiredAt (extensions keep it); 0 when no such lock has metadata",
+      registers: [registry],
+    }),
     nodeUp: new Gauge({ name: 'redlock_node_up', help: '1 when the node answers', labelNames: ['node'], registers: [registry] }),
     nodeRtt: new Gauge({ name: 'redlock_node_rtt_seconds', help: 'PING round trip', labelNames: ['node'], registers: [registry] }),
     nodeClockOffset: new Gauge({
@@ -79,14 +94,20 @@ function createMetrics(): Metrics {
     }),
     nodeQuarantined: new Gauge({
       name: 'redlock_node_quarantined',
-      help: '1 while the node votes against after a data loss',
-      labelNames: ['node'],
+      help: '1 while the node votes against after a restart, a data loss or evictions; reason: restart, data-loss, replaced, eviction, no-sentinel (its data is gone and the next acquire starts the quarantine), unknown; none when it votes',
+      labelNames: ['node', 'reason'],
       registers: [registry],
     }),
     nodeQuarantineRemaining: new Gauge({
       name: 'redlock_node_quarantine_remaining_seconds',
-      help: 'Seconds until the node votes again (0 when it is not quarantined)',
-      labelNames: ['node'],
+      help: "Seconds until the node votes again, on the node's clock (0 when it is not quarantined; the whole lease ceiling for no-sentinel); reason as redlock_node_quarantined",
+      labelNames: ['node', 'reason'],
+      registers: [registry],
+    }),
+    nodeRefused: new Gauge({
+      name: 'redlock_node_refused',
+      help: 'Votes the lock core refuses whatever the quarantine, by reason: unsafe-eviction (an evicting maxmemory-policy) or ceiling-mismatch (another lease ceiling recorded); 0 for each when accepted',
+      labelNames: ['node', 'reason'],
       registers: [registry],
     }),
     nodeUnsafe: new Gauge({
@@ -98,6 +119,11 @@ function createMetrics(): Metrics {
     clusterQuorum: new Gauge({
       name: 'redlock_cluster_quorum',
       help: 'Votes a lock needs: a majority of the configured masters',
+      registers: [registry],
+    }),
+    driftAllowance: new Gauge({
+      name: 'redlock_drift_allowance_seconds',
+      help: 'Clock drift the lock core subtracts from a lease at the ceiling (maxTtlMs x driftFactor + 2 ms)',
       registers: [registry],
     }),
     clusterUsable: new Gauge({
@@ -130,6 +156,30 @@ function createMetrics(): Metrics {
       registers: [registry],
     }),
   };
+}
+
+/** The refusal reasons redlock_node_refused has a series for (lib/api/nodes.ts refusalSchema). */
+export const REFUSAL_REASONS = ['unsafe-eviction', 'ceiling-mismatch'] as const;
+
+/** The few fields of a lock view the oldest-age gauge reads. */
+interface AgedLock {
+  state: string;
+  meta: Record<string, string> | null;
+}
+
+/**
+ * Milliseconds since the oldest held or expiring lock was acquired (its holder metadata's
+ * `acquiredAt`, the acquiring client's wall clock; an extension keeps it), or 0 when no such lock
+ * carries one (a bare token of another library has none). `locks` yields only what is asked for.
+ */
+export function oldestLockAgeMs(locks: Iterable<AgedLock>, now: number): number {
+  let oldest = Infinity;
+  for (const lock of locks) {
+    if (lock.state !== 'held' && lock.state !== 'expiring') continue;
+    const at = Number(lock.meta?.acquiredAt);
+    if (Number.isFinite(at) && at > 0 && at < oldest) oldest = at;
+  }
+  return oldest === Infinity ? 0 : Math.max(0, now - oldest);
 }
 
 /** Outcome label of a lock operation: ok, or the error's class. */

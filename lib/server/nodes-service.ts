@@ -2,9 +2,9 @@ import 'server-only';
 import type { NodeView, NodesResponse } from '../api/nodes';
 import type { NodeStatus } from '../cluster/supervisor';
 import { formatFaultMode } from '../faults';
-import { clusterHealth, clusterVerdict } from '../inspect';
+import { clusterHealth, clusterVerdict, driftAllowanceMs } from '../inspect';
 import { recordSample } from './history';
-import { metrics } from './metrics';
+import { metrics, REFUSAL_REASONS } from './metrics';
 import { getRuntime } from './runtime';
 
 const EMPTY_VERDICT = {
@@ -73,15 +73,26 @@ export async function listNodes(): Promise<NodesResponse> {
   });
   const verdict = clusterVerdict(healths, runtime.endpoints.length);
   const m = metrics();
+  // One quarantine series per node, labelled with its reason now: drop the last read's first.
+  m.nodeQuarantined.reset();
+  m.nodeQuarantineRemaining.reset();
   for (const n of nodes) {
     const node = String(n.id);
     m.nodeUp.set({ node }, n.up ? 1 : 0);
     if (n.rttMs !== null) m.nodeRtt.set({ node }, n.rttMs / 1000);
     if (n.clockOffsetMs !== null) m.nodeClockOffset.set({ node }, n.clockOffsetMs / 1000);
-    m.nodeQuarantined.set({ node }, n.quarantine?.state === 'quarantined' ? 1 : 0);
-    m.nodeQuarantineRemaining.set({ node }, n.quarantine?.state === 'quarantined' ? (n.quarantine.remainingMs ?? 0) / 1000 : 0);
+    // No epoch sentinel (its data is gone): it votes against now and the next acquire quarantines
+    // it for a whole maxTtlMs, so it counts as quarantined with at least that long to go.
+    const q = n.quarantine;
+    const quarantined = q?.state === 'quarantined' || q?.state === 'unknown';
+    const reason = !quarantined ? 'none' : q.state === 'unknown' ? 'no-sentinel' : (q.cause ?? 'unknown');
+    const remainingMs = !quarantined ? 0 : q.state === 'unknown' ? runtime.maxTtlMs : (q.remainingMs ?? 0);
+    m.nodeQuarantined.set({ node, reason }, quarantined ? 1 : 0);
+    m.nodeQuarantineRemaining.set({ node, reason }, remainingMs / 1000);
+    for (const why of REFUSAL_REASONS) m.nodeRefused.set({ node, reason: why }, n.refusal?.reason === why ? 1 : 0);
     m.nodeUnsafe.set({ node }, n.verdict.level === 'unsafe' ? 1 : 0);
   }
+  m.driftAllowance.set(driftAllowanceMs(runtime.maxTtlMs, runtime.driftFactor) / 1000);
   m.clusterQuorum.set(verdict.quorum);
   m.clusterUsable.set(verdict.usable);
   m.clusterCanGrant.set(verdict.canGrant ? 1 : 0);

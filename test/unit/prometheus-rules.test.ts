@@ -1,11 +1,38 @@
 import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
 import { findPromtool } from '../support/promtool';
 
 // The alert rules are checked and unit-tested by Prometheus's own tool: each alert fires on a
 // synthetic series that breaks its condition, with its annotations, and stays silent on a healthy one.
-const dir = join(import.meta.dirname, '..', '..', 'deploy', 'prometheus');
+const root = join(import.meta.dirname, '..', '..');
+const dir = join(root, 'deploy', 'prometheus');
+
+interface Rule {
+  alert: string;
+  expr: string;
+  annotations?: Record<string, string>;
+}
+interface AlertTest {
+  eval_time: string;
+  alertname: string;
+  exp_alerts: unknown[];
+}
+const rules = (parse(readFileSync(join(dir, 'alerts.yml'), 'utf8')) as { groups: { rules: Rule[] }[] }).groups.flatMap((g) => g.rules);
+const tests = (parse(readFileSync(join(dir, 'alerts.test.yml'), 'utf8')) as { tests: { alert_rule_test: AlertTest[] }[] }).tests.flatMap(
+  (t) => t.alert_rule_test,
+);
+
+/** GitHub's anchor of a Markdown heading: lower case, punctuation dropped, spaces to hyphens. */
+function anchor(heading: string): string {
+  return heading
+    .trim()
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}\s_-]/gu, '')
+    .replace(/\s/g, '-');
+}
 
 describe('deploy/prometheus/alerts.yml', () => {
   it('passes promtool check rules and promtool test rules', () => {
@@ -15,5 +42,45 @@ describe('deploy/prometheus/alerts.yml', () => {
     const test = spawnSync(promtool, ['test', 'rules', 'alerts.test.yml'], { cwd: dir, encoding: 'utf8' });
     expect(test.status, test.stdout + test.stderr).toBe(0);
     expect(test.stdout).toMatch(/SUCCESS/);
+  });
+
+  it('covers what an operator is paged for, each alert tested firing and silent', () => {
+    expect(rules.map((r) => r.alert).sort()).toEqual(
+      [
+        'RedlockAcquireFailuresHigh',
+        'RedlockClockOffset',
+        'RedlockLockHeldLong',
+        'RedlockLocksSplitOrPartial',
+        'RedlockNoQuorum',
+        'RedlockNodeQuarantined',
+        'RedlockNodeUnsafe',
+        'RedlockNodeVoteRefused',
+        'RedlockQuorumAtRisk',
+      ].sort(),
+    );
+    for (const { alert } of rules) {
+      const own = tests.filter((t) => t.alertname === alert);
+      expect(
+        own.some((t) => t.exp_alerts.length > 0),
+        `${alert} fires in a test`,
+      ).toBe(true);
+      expect(
+        own.some((t) => t.exp_alerts.length === 0),
+        `${alert} stays silent in a test`,
+      ).toBe(true);
+    }
+  });
+
+  it('gives every alert a summary, a description and a runbook entry that exists in docs/operations.md', () => {
+    const doc = readFileSync(join(root, 'docs', 'operations.md'), 'utf8');
+    const anchors = new Set([...doc.matchAll(/^#{1,6} (.+)$/gm)].map((m) => anchor(m[1]!)));
+    for (const rule of rules) {
+      const a = rule.annotations ?? {};
+      expect(a.summary?.length ?? 0, `${rule.alert} summary`).toBeGreaterThan(10);
+      expect(a.description?.length ?? 0, `${rule.alert} description`).toBeGreaterThan(40);
+      const url = /^docs\/operations\.md#(.+)$/.exec(a.runbook_url ?? '');
+      expect(url, `${rule.alert} runbook_url ${a.runbook_url}`).not.toBeNull();
+      expect(anchors.has(url![1]!), `${rule.alert}: no heading for #${url![1]} in docs/operations.md`).toBe(true);
+    }
   });
 });

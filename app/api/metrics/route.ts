@@ -1,5 +1,5 @@
 import { route } from '@/lib/server/http/route';
-import { listLocks } from '@/lib/server/inspect-service';
+import { refreshLockMetrics } from '@/lib/server/inspect-service';
 import { metrics } from '@/lib/server/metrics';
 import { listNodes } from '@/lib/server/nodes-service';
 
@@ -8,7 +8,7 @@ export const dynamic = 'force-dynamic';
 
 /** Prometheus text. Node and lock gauges are refreshed by this scrape (from at most 1 s old reads). */
 export const GET = route({ permission: 'metrics' }, async () => {
-  await Promise.allSettled([listNodes(), listLocks({ limit: 1 })]);
+  await Promise.allSettled([listNodes(), refreshLockMetrics()]);
   const { registry } = metrics();
   return new Response(await registry.metrics(), { headers: { 'content-type': registry.contentType, 'cache-control': 'no-store' } });
 });
