@@ -201,6 +201,10 @@ test.describe('teaching scenarios, from the UI, on the real sandbox nodes', () =
     await expect(page.getByTestId('checker-resource-quarantine-on/ledger')).toHaveAttribute('data-state', 'ok');
     await expect(outcome(page, 'on-d-waits')).toHaveAttribute('data-outcome', 'granted');
     await expect(page.getByTestId('checker')).toHaveAttribute('data-state', 'violation');
+    // The predictions ask whether the other client gets the lock, and are revealed by what happened.
+    await expect(page.getByTestId('prediction-p-off')).toHaveAttribute('data-actual', 'granted');
+    await expect(page.getByTestId('prediction-p-on')).toHaveAttribute('data-actual', 'refused');
+    await expect(page.getByTestId('prediction-p-on')).toContainText('does D get the lock?');
     await screens(page, 'scenario-3-restart-without-persistence');
     await expectClusterRestored(page, prefix);
   });
@@ -270,7 +274,7 @@ test.describe('teaching scenarios, from the UI, on the real sandbox nodes', () =
     await expectClusterRestored(page, prefix);
   });
 
-  test('8 clock drift: within the allowance no overlap; a fast majority beyond it makes two holders; one fast node cannot', async ({
+  test('8 clock drift and jumps: a jump within the allowance, no overlap; a majority jumping beyond it makes two holders; one node jumping against a key on all five cannot', async ({
     page,
   }) => {
     const { prefix } = await runFromUi(page, 'clock-drift', 8, { 'p-beyond': 'overlap' });
@@ -369,6 +373,38 @@ test.describe('teaching scenarios, from the UI, on the real sandbox nodes', () =
     await expect(player).toHaveAttribute('data-status', 'paused', { timeout: 10_000 });
     expect(await done()).toBe(before + 4); // the prediction, A acquires, B is refused, B starts waiting
     await expect(outcome(page, 'b-refused')).toHaveAttribute('data-outcome', 'LockContendedError');
+
+    // The beat on screen tells every chained step, not only the one that opened it.
+    const narration = page.getByTestId('narration');
+    await expect(narration.getByTestId('beat-opening')).toHaveText('Two workers want the same ledger.');
+    await expect(narration.getByTestId('beat-step-a-acquires').getByTestId('beat-say')).toContainText('A asks all five nodes at once');
+    await expect(narration.getByTestId('beat-step-b-refused').getByTestId('beat-say')).toHaveText('B asks all five nodes, once.');
+    await expect(narration.getByTestId('beat-step-b-waits').getByTestId('beat-say')).toContainText('ready to wait this time');
+    await expect(narration.getByTestId('beat-step-b-waits')).toHaveAttribute('data-status', 'done');
+
+    // Glossary: a word's definition on hover, and from the keyboard (focus shows it, Escape hides it).
+    const ceiling = page
+      .getByTestId('scenario-player')
+      .getByTestId('glossary-term')
+      .filter({ hasText: /^lease ceiling$/ });
+    await ceiling.hover();
+    const tip = page.getByRole('tooltip').filter({ hasText: 'lease ceiling' });
+    await expect(tip).toBeVisible();
+    await expect(tip).toContainText('The longest TTL any client may ask for');
+    await expect(ceiling).toHaveAccessibleDescription(/The longest TTL any client may ask for/);
+    await page.mouse.move(0, 0);
+    await expect(tip).toBeHidden();
+    const quorumTerm = narration.getByTestId('glossary-term').filter({ hasText: /^majority$/ });
+    await quorumTerm.focus();
+    const quorumTip = page.getByRole('tooltip').filter({ hasText: 'More than half of the nodes' });
+    await expect(quorumTip).toBeVisible();
+    await expectAxeClean(page);
+    await page.evaluate(() => window.scrollTo(0, 0));
+    await page.screenshot({ path: 'test-results/screens/scenario-beat-glossary.png' });
+    await page.keyboard.press('Escape');
+    await expect(quorumTip).toBeHidden();
+    await quorumTerm.blur();
+    await expect(player).toHaveAttribute('data-status', 'paused');
     await page.keyboard.press(' ');
     await expect(player).toHaveAttribute('data-status', /running|paused/);
 

@@ -109,6 +109,10 @@ export type Step = Base &
     | { do: 'compare-fences'; resource: string; earlier: string; later: string; fact: string; factLabel: string }
     | { do: 'pause-client'; who: string }
     | { do: 'wake-client'; who: string }
+    /**
+     * A clock jump, simulated: on each node, what is left of the key's TTL is cut once to
+     * left / (1 + fastPercent / 100), as if the node's clock had jumped ahead by the difference.
+     */
     | { do: 'drift'; who: string; resource: string; nodes: readonly NodeId[]; fastPercent: number }
     | {
         do: 'together';

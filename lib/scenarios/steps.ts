@@ -249,7 +249,8 @@ async function drift(ctx: StepContext, step: StepOf<'drift'>): Promise<string> {
     step.nodes.map(async (id) => {
       const { before, after } = await ctx.cluster.shortenTtl(id, ctx.lockKey(step.resource), lock.token, step.fastPercent);
       const t = ctx.now();
-      const text = before > 0 ? `clock +${step.fastPercent}%: ${seconds(before)} → ${seconds(after)}` : 'key already gone';
+      const text =
+        before > 0 ? `clock jumps ${seconds(before - after)} ahead: key ${seconds(before)} → ${seconds(after)}` : 'key already gone';
       ctx.record.mark(t, 'drift', text, { node: id });
       parts.push(`node ${id}: ${text}`);
     }),

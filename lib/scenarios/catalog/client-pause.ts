@@ -10,7 +10,7 @@ export const clientPauseScenario: ScenarioDefinition = {
   summary:
     'A stalls (a stop-the-world pause) past its validity; B acquires; A wakes and writes. The plain store takes the stale write, the fenced store rejects it.',
   lesson:
-    'No lock service can stop a paused client from believing it still holds the lock. A fencing token, checked by the storage, stops its writes.',
+    'No lock service can stop a paused client from believing it still holds the lock. A fencing token, checked by the storage, stops its writes. Redlock itself produces no such number: this library adds one to every grant. And the storage can only refuse A because B wrote first with a higher one.',
   estimatedSeconds: 8,
   tags: ['client faults', 'fencing'],
   build: () => ({
@@ -33,7 +33,7 @@ export const clientPauseScenario: ScenarioDefinition = {
         resource: R,
         ttlMs: 2_000,
         title: 'A takes the lock',
-        say: 'A takes the lock for 2 s and gets a fencing token, a number that grows with every grant.',
+        say: 'A takes the lock for 2 s and gets a fencing token, a number that grows with every grant. Redlock itself produces no such number: this library adds one.',
       },
       {
         id: 'a-writes',
@@ -98,7 +98,7 @@ export const clientPauseScenario: ScenarioDefinition = {
         say: 'A writes again, with its old fence.',
         explain: {
           'unfenced-only':
-            "The plain store cannot tell: A's stale write overwrote B's. The fenced store has already seen B's higher fence and rejects A's.",
+            "The plain store cannot tell: A's stale write overwrote B's. The fenced store rejects A's only because B wrote first: it has seen B's higher fence. Had A woken before B's first write, the fenced store would have taken A's write too — the fence protects the data from the moment a newer holder has used it.",
         },
       },
       {

@@ -7,7 +7,7 @@ export function cleanStep(id = 'clean', order?: Extract<Step, { do: 'mark-clean'
     do: 'mark-clean',
     title: 'A prefix of its own',
     ...(order ? { order } : {}),
-    say: 'This run keeps its locks under a key prefix of its own. A prefix nobody has used has no epoch sentinel on any node, which the lock core reads as "this node lost its data": every node would quarantine it. So the engine first marks the nodes clean for this prefix — true, they hold nothing under it.',
+    say: 'Setting up: this run keeps its locks under a key prefix of its own, so it cannot touch anyone else\'s. The engine first leaves a small marker on every node saying "nothing lost here" for that prefix — true, nobody has used it. The lock core wants that marker before it trusts a node; scenario 3 shows why.',
   };
 }
 

@@ -11,7 +11,7 @@ export const delayedRestartScenario: ScenarioDefinition = {
   summary:
     'A majority of nodes crashes twice while A holds the lock: first they restart at once with aof-always, then they come back empty after a delay of one lease ceiling. Both keep safety; a probe measures how long nobody could lock — about a lease ceiling both times.',
   lesson:
-    "The distlock page offers two ways through crash recovery: fsync every write, or keep a restarted node out until every lock it granted has expired. After a crash this lock core always takes the second: it cannot tell a node's own AOF from an older copy, so even an aof-always node sits out one lease ceiling. What fsync still buys is the data itself.",
+    'The distlock page offers two ways through crash recovery: fsync every write, or keep a restarted node out until every lock it granted has expired. The first has a price the page spells out: fsync on every write "will totally ruin performances", every write waiting for the disk, all the time and not only after a crash. After a crash this lock core takes the second way anyway: it cannot tell a node\'s own AOF from an older copy, so even an aof-always node sits out one lease ceiling. What fsync still buys is the data itself.',
   estimatedSeconds: 15,
   tags: ['process faults', 'persistence', 'availability'],
   build: (rng) => {
@@ -35,7 +35,7 @@ export const delayedRestartScenario: ScenarioDefinition = {
           do: 'ensure-persistence',
           mode: 'aof-always',
           title: 'Durable nodes',
-          say: 'Phase 1 relies on aof-always: every write reaches the disk (fsync) before the node answers. The run makes sure every node runs that way.',
+          say: 'Phase 1 relies on aof-always: every write reaches the disk (fsync) before the node answers. It is the distlock page\'s "fsync=always", which the page warns "will totally ruin performances": every write, lock or not, waits for the disk. The run makes sure every node runs that way.',
         },
         cleanStep(),
         {
@@ -149,7 +149,7 @@ export const delayedRestartScenario: ScenarioDefinition = {
           nodes: m,
           chain: true,
           title: 'Schedule a delayed restart',
-          say: `They will restart by themselves in ${TTL / 1000} s, empty: the seeds' "delayed restart".`,
+          say: `They will restart by themselves in ${TTL / 1000} s, empty: the distlock page's "delayed restart", which keeps a crashed node away for at least the longest TTL.`,
         },
         {
           id: 'delayed-b-asks',
@@ -208,7 +208,7 @@ export const delayedRestartScenario: ScenarioDefinition = {
           who: 'B',
           resource: R,
           title: 'B releases',
-          say: 'B releases. Compare the two outages in the results: close to one lease ceiling each time.',
+          say: "B releases. Compare the two outages in the results: close to one lease ceiling each time. aof-always brought A's key back, but this lock core does not rely on it after a crash, and its price — a disk flush on every write — is paid all the time, not only after a crash.",
         },
       ],
     };

@@ -9,7 +9,8 @@ export const quorumScenario: ScenarioDefinition = {
   number: 1,
   title: 'Quorum',
   summary: 'A takes the lock on all five nodes; B is refused; A releases and the release wakes B, who wins.',
-  lesson: 'A lock needs a majority (3 of 5) of independent nodes; any two majorities share a node, so two clients cannot both win.',
+  lesson:
+    "A lock needs a majority (3 of 5) of independent nodes. Any two majorities share a node, so two clients cannot both win — while that shared node keeps A's key; scenarios 3, 8 and 9 break exactly that.",
   estimatedSeconds: 6,
   tags: ['basics', 'wake-up on release'],
   build: () => ({

@@ -85,10 +85,10 @@ function phase(p: {
       chain: true,
       title: `${other} asks`,
       say: `${other} asks for the same resource while ${holder} still holds it.`,
+      revealBy: 'granted',
       explain: p.safe
         ? {
-            LockContendedError: `Node ${c} found its sentinel gone, so it knows it lost data: it votes "quarantined" for the lease ceiling. With ${holder}'s key on two nodes and node ${c} refusing, ${other} cannot make a majority. The core names the refusal after ${holder}'s keys: had those two nodes been free, ${other} would have had one.`,
-            QuorumUnavailableError: `Node ${c} found its sentinel gone, so it knows it lost data: it votes "quarantined" for the lease ceiling. With ${holder}'s key on two nodes and node ${c} refusing, ${other} has 2 votes — not a majority.`,
+            refused: `${other}'s request finds node ${c}'s epoch sentinel gone, so the lock core takes the node for one that lost its data and quarantines it: node ${c} votes "quarantined" for one lease ceiling. With ${holder}'s key still on two nodes and node ${c} refusing, ${other} cannot make a majority. (The core calls the refusal LockContended or QuorumUnavailable depending on which votes it had counted when the outcome was settled.)`,
           }
         : {
             granted: `Nodes ${c}, ${cut.join(' and ')} are all free, so ${other} gets three votes — while ${holder} still believes it holds the lock on nodes ${holders.filter((n) => n !== c).join(' and ')}. Two holders at once: the checker turns red.`,
@@ -104,7 +104,7 @@ export const restartWithoutPersistenceScenario: ScenarioDefinition = {
   summary:
     'A node that restarts empty forgets the locks it granted. With quarantine off, two clients hold the lock at once; with quarantine on (the default), the empty node refuses to vote until every lock it could have granted has expired.',
   lesson:
-    'Crash recovery is where plain Redlock breaks (the seeds\' "crash-recovery" section). A node that lost its data must sit out one lease ceiling — the quarantine does that by itself.',
+    "Crash recovery is where Redlock needs a rule of its own. The Redis distlock page gives it: after a crash a node must stay unavailable for a bit longer than the longest TTL (or fsync every write), so that every lock it granted has expired. Without it, a node that comes back empty lets a second client in. The quarantine is this library's automation of that rule, and on its own it catches only a total loss (the epoch sentinel is gone with the data); a node back with old data keeps an old sentinel (scenario 9).",
   estimatedSeconds: 14,
   tags: ['process faults', 'data loss', 'quarantine'],
   build: (rng) => {
@@ -133,8 +133,8 @@ export const restartWithoutPersistenceScenario: ScenarioDefinition = {
           do: 'predict',
           title: 'Predict: quarantine off',
           say: 'Phase 1: clients A and B run with quarantine OFF — an explicitly unsafe setting, the negative control.',
-          question: `A will hold the ledger on nodes ${holders.join(', ')} only. Node ${c} then restarts empty. With quarantine OFF, what happens when B asks?`,
-          choices: [O.granted, O.contended, O.unavailable],
+          question: `A will hold the ledger on nodes ${holders.join(', ')} only. Node ${c} then restarts empty. With quarantine OFF, does B get the lock?`,
+          choices: [O.granted, O.refused],
         },
         ...phase({ tag: 'off', holder: 'A', other: 'B', resource: OFF, cut, c, holders, safe: false }),
         {
@@ -165,8 +165,8 @@ export const restartWithoutPersistenceScenario: ScenarioDefinition = {
           do: 'predict',
           title: 'Predict: quarantine on',
           say: 'Clients C and D run with quarantine on.',
-          question: `C will hold the ledger on nodes ${holders.join(', ')}; node ${c} restarts empty again. With quarantine ON, what happens when D asks?`,
-          choices: [O.granted, O.contended, O.unavailable],
+          question: `C will hold the ledger on nodes ${holders.join(', ')}; node ${c} restarts empty again. With quarantine ON, does D get the lock?`,
+          choices: [O.granted, O.refused],
         },
         ...phase({ tag: 'on', holder: 'C', other: 'D', resource: ON, cut, c, holders, safe: true }),
         {

@@ -9,17 +9,17 @@ export const slowNetworkScenario: ScenarioDefinition = {
   number: 7,
   title: 'Slow network',
   summary:
-    'Latency eats into the lease: the validity shrinks by every round trip, and once a grant would arrive after its own end the acquire fails with LockExpiredError and deletes what it set.',
+    "Latency eats into the lease: the validity shrinks by every round trip. At 1.2 s per round trip the acquire fails with LockExpiredError and deletes what it set — not because of Redlock's own rule (plain Redlock would still grant, with about 0.78 s left), but because this library's fenced acquire needs a second round to confirm the fence.",
   lesson:
-    'Validity is the TTL minus the time the votes took (and a drift margin). A lock that would be over before it is granted is refused, and its keys are cleaned up.',
+    "Validity is the TTL minus the time the asking took, minus the drift allowance (the distlock page's steps 3 and 4). A lock that would be over before it is granted is refused, and its keys are cleaned up. Every extra round trip counts: this library confirms the fence in a second round, so over a slow network it gives up sooner than plain Redlock would.",
   estimatedSeconds: 18,
   tags: ['network', 'validity'],
   build: (rng) => {
     const slow = pickNodes(rng, 3);
     return {
       clients: [
-        { name: 'A', description: 'a worker (waits up to 2.5 s for each node)', nodeTimeoutMs: 2_500 },
-        { name: 'B', description: 'a second worker', nodeTimeoutMs: 2_500 },
+        { name: 'A', description: 'a worker; waits up to 2.5 s for a node, longer than the TTL on purpose', nodeTimeoutMs: 2_500 },
+        { name: 'B', description: 'a second worker, the same node timeout', nodeTimeoutMs: 2_500 },
       ],
       resources: [{ name: R, description: 'the resource' }],
       maxTtlMs: TTL,
@@ -34,7 +34,7 @@ export const slowNetworkScenario: ScenarioDefinition = {
           resource: R,
           ttlMs: TTL,
           title: 'Baseline',
-          say: 'Baseline: the votes take about a millisecond. Validity = TTL − elapsed − drift margin (1% of the TTL + 2 ms).',
+          say: 'Baseline: the votes take about a millisecond. Validity = TTL − elapsed − drift allowance (1% of the TTL + 2 ms). These clients wait up to 2.5 s for a node, longer than the 2 s TTL, although the distlock page advises a timeout small next to the TTL (5–50 ms for a 10 s TTL). That is on purpose: with a short timeout the slow nodes would just count as down and we would see QuorumUnavailable. The lock core still never waits past the validity horizon (TTL − drift allowance, 1.98 s here): after that no grant could leave any validity.',
         },
         {
           id: 'baseline-holds',
@@ -60,7 +60,7 @@ export const slowNetworkScenario: ScenarioDefinition = {
           resource: R,
           ttlMs: TTL,
           title: 'A asks over a slow link',
-          say: 'A asks again. Both rounds — the votes, then the fence confirmation — wait for a slow node.',
+          say: "A asks again. Both rounds wait for a slow node: the votes, then the fence confirmation (the second round is this library's: plain Redlock has only the votes).",
         },
         {
           id: 'slow-holds',
@@ -101,7 +101,7 @@ export const slowNetworkScenario: ScenarioDefinition = {
           say: 'A asks.',
           explain: {
             LockExpiredError:
-              'The votes arrive after 1.2 s and the fence confirmation would need another 1.2 s — past the 1.98 s validity horizon. The lock core gives up instead of handing over a lock that is already over, and sends a delete to every node.',
+              'The votes arrive after 1.2 s. Plain Redlock would grant here, with 2 s − 1.2 s − 0.02 s ≈ 0.78 s of validity. But this library also confirms the fence on a majority, another 1.2 s round trip, and the lock core waits for it only until the validity horizon (1.98 s after it started asking). The confirmation cannot arrive in time, so the core gives up rather than hand over a lock with no time left, and sends a delete to every node.',
           },
         },
         {
