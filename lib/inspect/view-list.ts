@@ -16,6 +16,8 @@ export interface LockList {
   at(index: number): QuorumView;
   /** Every view, in order (made once, on the first call). */
   toArray(): QuorumView[];
+  /** The holder metadata the view at `index` shows, read without making (or keeping) that view. */
+  metaAt?(index: number): Record<string, string> | null;
 }
 
 /** A LockList over views already made (a scan's, an early page's, a test's). */
@@ -97,6 +99,13 @@ export class FrozenLockList implements LockList {
     if (view === null) throw new Error(`lock ${this.keyAt(index)} has no cell to show`);
     this.views[index] = view;
     return view;
+  }
+
+  metaAt(index: number): Record<string, string> | null {
+    const kept = this.views[index];
+    if (kept !== undefined) return kept.meta;
+    // A scratch view (shared cells, overwritten by the next call): its metadata is all we keep.
+    return makeView(this.columns, this.order[index]!, true)?.meta ?? null;
   }
 
   toArray(): QuorumView[] {
