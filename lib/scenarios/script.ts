@@ -68,6 +68,12 @@ export type Step = Base &
       }
     /** The node writes its RDB snapshot now (SAVE): what a restart in `rdb` mode will load. */
     | { do: 'snapshot'; nodes: readonly NodeId[] }
+    /**
+     * What fsync on every write costs, measured: `count` writes one after another on the node as it
+     * runs (aof-always), then as many with appendfsync everysec (set back right after); the fact
+     * gives the time per write of each.
+     */
+    | { do: 'measure-fsync'; nodes: readonly [NodeId]; count: number; fact: string; factLabel: string }
     | { do: 'predict'; question: string; choices: ReadonlyArray<{ id: string; label: string }> }
     | {
         do: 'acquire';

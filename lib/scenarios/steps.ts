@@ -260,6 +260,41 @@ async function drift(ctx: StepContext, step: StepOf<'drift'>): Promise<string> {
   return parts.sort().join(' · ');
 }
 
+/**
+ * Time `count` SETs one after another on the node with its fsync policy as it runs, then with
+ * appendfsync everysec, which is put back at once (in `finally`). One key under the run's prefix,
+ * deleted at the end. Round trips are sequential, so each write's time includes its round trip:
+ * the difference between the two is the fsync.
+ */
+async function measureFsync(ctx: StepContext, step: StepOf<'measure-fsync'>): Promise<string> {
+  const id = step.nodes[0];
+  const client = ctx.cluster.directClient(id);
+  const key = `${ctx.prefix}fsync-probe`;
+  const reply = (await client.config('GET', 'appendfsync')) as string[];
+  const mode = reply[1] ?? 'always';
+  const timeWrites = async () => {
+    const t0 = performance.now();
+    for (let i = 0; i < step.count; i++) await client.set(key, String(i), 'PX', 60_000);
+    return (performance.now() - t0) / step.count;
+  };
+  let always: number;
+  let everysec: number;
+  try {
+    always = await timeWrites();
+    await client.config('SET', 'appendfsync', 'everysec');
+    everysec = await timeWrites();
+  } finally {
+    await client.config('SET', 'appendfsync', mode).catch(() => undefined);
+    await client.del(key).catch(() => undefined);
+  }
+  const ms = (x: number) => `${x < 1 ? x.toFixed(2) : x.toFixed(1)} ms`;
+  const ratio = everysec > 0 ? always / everysec : 0;
+  const value = `appendfsync ${mode}: ${ms(always)} per write; everysec: ${ms(everysec)}${ratio >= 1.5 ? ` (${ratio.toFixed(0)}× faster)` : ' (this disk flushes cheaply)'}`;
+  ctx.record.fact(step.fact, step.factLabel, value);
+  ctx.record.say(ctx.now(), `node ${id}, ${step.count} writes each way: ${value}`, 'info');
+  return `node ${id}: ${value}`;
+}
+
 /** SAVE on each node, directly: the RDB file a restart in `rdb` mode will load, as of now. */
 async function snapshot(ctx: StepContext, step: StepOf<'snapshot'>): Promise<string> {
   const t = ctx.now();
@@ -449,6 +484,8 @@ export async function runStep(ctx: StepContext, step: Step): Promise<string> {
       return probe(ctx, step);
     case 'snapshot':
       return snapshot(ctx, step);
+    case 'measure-fsync':
+      return measureFsync(ctx, step);
     case 'wait-quarantine':
       return waitQuarantine(ctx, step);
     case 'compare-fences':

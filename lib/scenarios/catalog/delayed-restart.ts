@@ -12,7 +12,7 @@ export const delayedRestartScenario: ScenarioDefinition = {
     'A majority of nodes crashes twice while A holds the lock: first they restart at once with aof-always, then they come back empty after a delay of one lease ceiling. Both keep safety; a probe measures how long nobody could lock — about a lease ceiling both times.',
   lesson:
     'The distlock page offers two ways through crash recovery: fsync every write, or keep a restarted node out until every lock it granted has expired. The first has a price the page spells out: fsync on every write "will totally ruin performances", every write waiting for the disk, all the time and not only after a crash. After a crash this lock core takes the second way anyway: it cannot tell a node\'s own AOF from an older copy, so even an aof-always node sits out one lease ceiling. What fsync still buys is the data itself.',
-  estimatedSeconds: 15,
+  estimatedSeconds: 16,
   tags: ['process faults', 'persistence', 'availability'],
   build: (rng) => {
     const m = pickNodes(rng, 3);
@@ -36,6 +36,16 @@ export const delayedRestartScenario: ScenarioDefinition = {
           mode: 'aof-always',
           title: 'Durable nodes',
           say: 'Phase 1 relies on aof-always: every write reaches the disk (fsync) before the node answers. It is the distlock page\'s "fsync=always", which the page warns "will totally ruin performances": every write, lock or not, waits for the disk. The run makes sure every node runs that way.',
+        },
+        {
+          id: 'fsync-cost',
+          do: 'measure-fsync',
+          nodes: [m[0]!],
+          count: 200,
+          fact: 'fsync-cost',
+          factLabel: 'What aof-always costs, measured',
+          title: 'The price of aof-always',
+          say: `First, the price, measured: node ${m[0]} takes 200 writes one after another with an fsync on every write, then 200 more with AOF's default, an fsync once a second (appendfsync everysec, put back right after). Each write's time includes its round trip, so the difference is the disk flush. How big it is depends on the disk under the node; this one is the machine the console runs on.`,
         },
         cleanStep(),
         {
