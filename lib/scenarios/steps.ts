@@ -289,10 +289,11 @@ async function measureFsync(ctx: StepContext, step: StepOf<'measure-fsync'>): Pr
   }
   const ms = (x: number) => `${x < 1 ? x.toFixed(2) : x.toFixed(1)} ms`;
   const ratio = everysec > 0 ? always / everysec : 0;
-  const value = `appendfsync ${mode}: ${ms(always)} per write; everysec: ${ms(everysec)}${ratio >= 1.5 ? ` (${ratio.toFixed(0)}× faster)` : ' (this disk flushes cheaply)'}`;
+  const value = `${ms(always)} vs ${ms(everysec)}${ratio >= 1.5 ? ` (×${ratio.toFixed(1)})` : ''}`;
   ctx.record.fact(step.fact, step.factLabel, value);
-  ctx.record.say(ctx.now(), `node ${id}, ${step.count} writes each way: ${value}`, 'info');
-  return `node ${id}: ${value}`;
+  const text = `node ${id}, ${step.count} writes each way: ${ms(always)} per write with appendfsync ${mode}, ${ms(everysec)} with everysec`;
+  ctx.record.say(ctx.now(), text, 'info');
+  return text;
 }
 
 /** SAVE on each node, directly: the RDB file a restart in `rdb` mode will load, as of now. */

@@ -43,7 +43,7 @@ export const delayedRestartScenario: ScenarioDefinition = {
           nodes: [m[0]!],
           count: 200,
           fact: 'fsync-cost',
-          factLabel: 'What aof-always costs, measured',
+          factLabel: 'Time per write: fsync every write vs once a second',
           title: 'The price of aof-always',
           say: `First, the price, measured: node ${m[0]} takes 200 writes one after another with an fsync on every write, then 200 more with AOF's default, an fsync once a second (appendfsync everysec, put back right after). Each write's time includes its round trip, so the difference is the disk flush. How big it is depends on the disk under the node; this one is the machine the console runs on.`,
         },
