@@ -289,16 +289,29 @@ test.describe('teaching scenarios, from the UI, on the real sandbox nodes', () =
     await expectClusterRestored(page, prefix);
   });
 
-  test('8 clock drift and jumps: a jump within the allowance, no overlap; a majority jumping beyond it makes two holders; one node jumping against a key on all five cannot', async ({
+  test('8 clock drift and jumps: within the allowance no overlap; a majority jumping beyond it makes two holders; one node cannot against a key on all five, and can against a bare majority, where only the fence stops A', async ({
     page,
   }) => {
-    const { prefix } = await runFromUi(page, 'clock-drift', 8, { 'p-beyond': 'overlap' });
+    const { prefix } = await runFromUi(page, 'clock-drift', 8, { 'p-beyond': 'overlap', 'p-bare': 'overlap' });
     await expect(page.getByTestId('checker-resource-ledger-1')).toHaveAttribute('data-state', 'ok');
     const beyond = page.getByTestId('checker-resource-ledger-2');
     await expect(beyond).toHaveAttribute('data-state', 'violation');
     await expect(beyond.getByTestId('overlap')).toHaveAttribute('data-both-valid', 'true');
     await expect(page.getByTestId('checker-resource-ledger-3')).toHaveAttribute('data-state', 'ok');
     await expect(page.getByTestId('prediction-p-beyond')).toHaveAttribute('data-state', 'right');
+    // Part 4: the same one-node jump against a bare majority gives B the lock while A is inside its validity…
+    const bare = page.getByTestId('checker-resource-ledger-4');
+    await expect(bare).toHaveAttribute('data-state', 'violation');
+    await expect(bare.getByTestId('overlap')).toHaveAttribute('data-both-valid', 'true');
+    await expect(page.getByTestId('prediction-p-bare')).toHaveAttribute('data-state', 'right');
+    // …and only the fence stops A's write: B's fence is above A's, the plain store takes A's write over B's.
+    await expect(page.getByTestId('fact-fences-jump')).toHaveAttribute('data-value', /^B's fence is above A's/);
+    await expect(page.getByTestId('write-0')).toHaveAttribute('data-client', 'B');
+    await expect(page.getByTestId('write-0')).toHaveAttribute('data-fenced', 'accepted');
+    await expect(page.getByTestId('write-1')).toHaveAttribute('data-client', 'A');
+    await expect(page.getByTestId('write-1')).toHaveAttribute('data-fenced', 'rejected');
+    await expect(page.getByTestId('store-unfenced')).toContainText('A: entry 1');
+    await expect(page.getByTestId('store-fenced')).toContainText('B: entry 1');
     await screens(page, 'scenario-8-clock-drift');
     await expectClusterRestored(page, prefix);
   });

@@ -63,6 +63,33 @@ describe('scenario scripts', () => {
     expect(crashed.size).toBeGreaterThan(1);
   });
 
+  it("8 clock-drift: part 4 puts A on a bare majority and makes one of its nodes jump; nothing pauses from the partition to B's grant and writes", () => {
+    const scenario = SCENARIOS.find((s) => s.id === 'clock-drift')!;
+    for (let seed = 0; seed < 50; seed++) {
+      const steps = scenario.build(createPrng(seed)).steps;
+      const at = (id: string) => steps.findIndex((s) => s.id === id);
+      const step = <K extends Step['do']>(id: string, kind: K) => {
+        const found = steps[at(id)];
+        expect(found?.do, id).toBe(kind);
+        return found as Extract<Step, { do: K }>;
+      };
+      const cut = step('bare-partition', 'node').nodes;
+      expect(cut).toHaveLength(2);
+      const [jumper] = step('jump-bare', 'drift').nodes;
+      expect(cut).not.toContain(jumper);
+      expect(step('jump-bare', 'drift')).toMatchObject({ who: 'A', resource: 'ledger-4' });
+      expect(step('b-4', 'acquire')).toMatchObject({ who: 'B', reveals: 'p-bare', revealBy: 'overlap' });
+      expect(at('p-bare')).toBeLessThan(at('bare-partition'));
+      for (let i = at('bare-partition'); i <= at('a-4-writes'); i++) {
+        expect(steps[i]!.chain, steps[i]!.id).toBe(true);
+        expect(steps[i]!.do).not.toBe('predict');
+      }
+      // Part 3 keeps A's key on all five nodes: one node jumping there must not be enough.
+      expect(step('drift-300', 'drift').nodes).toHaveLength(1);
+      expect(steps.slice(at('a-3'), at('b-3')).some((s) => s.do === 'node')).toBe(false);
+    }
+  });
+
   it("9 restart-from-snapshot: node c runs rdb and snapshots before A's bare-majority lock on it; B (checks off, unsafe) then C (default) ask right after its restart", () => {
     const scenario = SCENARIOS.find((s) => s.id === 'restart-from-snapshot')!;
     const crashed = new Set<number>();
