@@ -435,6 +435,19 @@ test.describe('teaching scenarios, from the UI, on the real sandbox nodes', () =
     await page.keyboard.press('Escape');
     await expect(quorumTip).toBeHidden();
     await quorumTerm.blur();
+    // On a phone a definition stays inside the screen, and the page does not scroll sideways.
+    await page.setViewportSize({ width: 390, height: 844 });
+    for (const term of await narration.getByTestId('glossary-term').all()) {
+      await term.focus();
+      const shown = page.getByRole('tooltip').and(page.locator(':not([hidden])'));
+      await expect(shown).toHaveCount(1);
+      const box = (await shown.boundingBox())!;
+      expect(box.x, await term.textContent()).toBeGreaterThanOrEqual(0);
+      expect(box.x + box.width, await term.textContent()).toBeLessThanOrEqual(390);
+      expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+      await term.blur();
+    }
+    await page.setViewportSize({ width: 1440, height: 900 });
     await expect(player).toHaveAttribute('data-status', 'paused');
     await page.keyboard.press(' ');
     await expect(player).toHaveAttribute('data-status', /running|paused/);
