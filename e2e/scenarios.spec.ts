@@ -442,8 +442,8 @@ test.describe('teaching scenarios, from the UI, on the real sandbox nodes', () =
       const shown = page.getByRole('tooltip').and(page.locator(':not([hidden])'));
       await expect(shown).toHaveCount(1);
       const box = (await shown.boundingBox())!;
-      expect(box.x, await term.textContent()).toBeGreaterThanOrEqual(0);
-      expect(box.x + box.width, await term.textContent()).toBeLessThanOrEqual(390);
+      expect(box.x, (await term.textContent()) ?? '').toBeGreaterThanOrEqual(0);
+      expect(box.x + box.width, (await term.textContent()) ?? '').toBeLessThanOrEqual(390);
       expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
       await term.blur();
     }
