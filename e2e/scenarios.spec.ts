@@ -245,7 +245,7 @@ test.describe('teaching scenarios, from the UI, on the real sandbox nodes', () =
   });
 
   test("5 client pause: the plain store takes A's stale write, the fenced store rejects it", async ({ page }) => {
-    const { prefix } = await runFromUi(page, 'client-pause', 5, { 'p-stale': 'unfenced-only' });
+    const { player, prefix } = await runFromUi(page, 'client-pause', 5, { 'p-stale': 'unfenced-only' });
     await expect(page.getByTestId('write-1')).toHaveAttribute('data-client', 'B');
     await expect(page.getByTestId('write-1')).toHaveAttribute('data-fenced', 'accepted');
     const stale = page.getByTestId('write-2');
@@ -259,6 +259,28 @@ test.describe('teaching scenarios, from the UI, on the real sandbox nodes', () =
     await expect(page.getByTestId('checker').getByTestId('overlap')).toHaveAttribute('data-both-valid', 'false');
     await expect(page.locator('[data-testid="belief"][data-client="A"][data-stale="true"]')).toHaveCount(1);
     await expect(page.getByTestId('prediction-p-stale')).toHaveAttribute('data-state', 'right');
+
+    // The finished run replays from its recorded timeline: from the keyboard on the scrubber…
+    const timeline = page.getByTestId('timeline');
+    const scrubber = page.getByTestId('replay-scrubber');
+    const end = Number(await scrubber.getAttribute('max'));
+    await expect(timeline.locator('[data-testid="timeline-overlap"]')).toHaveCount(1);
+    await scrubber.focus();
+    await page.keyboard.press('Home');
+    await expect(page.getByTestId('replay-at')).toHaveAttribute('data-value', '0');
+    await expect(timeline.getByTestId('node-key')).toHaveCount(0);
+    await expect(timeline.locator('[data-testid="timeline-overlap"]')).toHaveCount(0);
+    await expect(timeline.locator('[data-testid="belief"]')).toHaveCount(0);
+    await page.keyboard.press('End');
+    await expect(page.getByTestId('replay-at')).toHaveAttribute('data-value', String(end));
+    await expect(timeline.locator('[data-testid="timeline-overlap"]')).toHaveCount(1);
+    // …or played again at real speed, and stopped.
+    await page.getByTestId('replay-play').click();
+    await expect.poll(async () => Number(await page.getByTestId('replay-at').getAttribute('data-value'))).toBeLessThan(end);
+    await expect(timeline.locator('[data-testid="belief"][data-client="A"]')).toHaveCount(1);
+    await page.getByTestId('replay-play').click();
+    await expect(page.getByTestId('replay-at')).toHaveAttribute('data-value', String(end));
+    await expect(player).toHaveAttribute('data-status', 'done');
     await screens(page, 'scenario-5-client-pause');
     await expectClusterRestored(page, prefix);
   });

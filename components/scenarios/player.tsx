@@ -7,8 +7,10 @@ import { runControl, scenarioKeys } from '@/lib/client/scenario-queries';
 import { clientColor, fmtSeconds } from './palette';
 import { beatView } from './beat';
 import { Glossed, GLOSSARY, Term } from './glossary';
+import { runAt } from './replay';
 import { CheckerPanel, EventLog, ResultPanel, StepsPanel, StoresPanel } from './panels';
 import { Timeline } from './timeline';
+import { spanFor } from './timeline-layout';
 import styles from './scenarios.module.css';
 
 const ICONS = {
@@ -63,9 +65,63 @@ function useLiveNow(run: RunView, receivedAt: number, live: boolean): number {
   return run.timeline.now + Math.min(1_000, Math.max(0, tick - receivedAt));
 }
 
-/** The timeline card: the only part of the player that re-renders every frame. */
+const REPLAY_STEP_MS = 50;
+
+/**
+ * Replaying a finished run: where the replay stands (null: the whole run), and a play button that
+ * runs it again at real speed.
+ */
+function useReplay(end: number, enabled: boolean) {
+  const [at, setAt] = useState<number | null>(null);
+  const [playing, setPlaying] = useState(false);
+  const startedRef = useRef<{ wall: number; from: number } | null>(null);
+  useEffect(() => {
+    if (!playing) return;
+    let frame = 0;
+    const loop = (ts: number) => {
+      startedRef.current ??= { wall: ts, from: 0 };
+      const t = startedRef.current.from + (ts - startedRef.current.wall);
+      if (t >= end) {
+        setAt(null);
+        setPlaying(false);
+        return;
+      }
+      setAt(t);
+      frame = requestAnimationFrame(loop);
+    };
+    frame = requestAnimationFrame(loop);
+    return () => cancelAnimationFrame(frame);
+  }, [playing, end]);
+  const play = (from: number) => {
+    startedRef.current = null;
+    startedRef.current = { wall: performance.now(), from };
+    setAt(from);
+    setPlaying(true);
+  };
+  return {
+    at: enabled ? at : null,
+    playing: enabled && playing,
+    seek: (t: number) => {
+      setPlaying(false);
+      // The slider moves in steps of REPLAY_STEP_MS: its last step short of the end is the end.
+      setAt(t > end - REPLAY_STEP_MS ? null : t);
+    },
+    play,
+    stop: () => {
+      setPlaying(false);
+      setAt(null);
+    },
+  };
+}
+
+/** The timeline card: the only part of the player that re-renders every frame. Once the run is over, it can be replayed. */
 function TimelineCard({ run, receivedAt, live }: { run: RunView; receivedAt: number; live: boolean }) {
-  const now = useLiveNow(run, receivedAt, live);
+  const liveNow = useLiveNow(run, receivedAt, live);
+  const finished = !ACTIVE_STATUSES.includes(run.status);
+  const end = run.timeline.now;
+  const replay = useReplay(end, finished);
+  const now = replay.at ?? liveNow;
+  const shown = replay.at === null ? run : runAt(run, replay.at);
   return (
     <section className={styles.timelineCard} aria-labelledby="timeline-title">
       <div className={styles.panelHead}>
@@ -99,7 +155,43 @@ function TimelineCard({ run, receivedAt, live }: { run: RunView; receivedAt: num
           </span>
         </span>
       </div>
-      <Timeline run={run} now={now} live={live} />
+      {finished && end > 0 && (
+        <div className={styles.replay} data-testid="replay">
+          <button
+            type="button"
+            className="button small"
+            onClick={() => (replay.playing ? replay.stop() : replay.play(replay.at !== null && replay.at < end - 50 ? replay.at : 0))}
+            data-testid="replay-play"
+          >
+            {replay.playing ? (
+              <>
+                <Icon name="stop" /> Stop replay
+              </>
+            ) : (
+              <>
+                <Icon name="play" /> Replay
+              </>
+            )}
+          </button>
+          <label className={styles.replayLabel}>
+            <span>Replay the run</span>
+            <input
+              type="range"
+              min={0}
+              max={Math.round(end)}
+              step={REPLAY_STEP_MS}
+              value={Math.round(replay.at ?? end)}
+              onChange={(e) => replay.seek(Number(e.target.value))}
+              aria-valuetext={`${fmtSeconds(replay.at ?? end)} of ${fmtSeconds(end)}`}
+              data-testid="replay-scrubber"
+            />
+          </label>
+          <span className="muted small" data-testid="replay-at" data-value={Math.round(replay.at ?? end)}>
+            {fmtSeconds(replay.at ?? end)} / {fmtSeconds(end)}
+          </span>
+        </div>
+      )}
+      <Timeline run={shown} now={now} live={live} spanMs={finished ? spanFor(end, false) : undefined} />
     </section>
   );
 }

@@ -62,8 +62,9 @@ export function tickStep(span: number): number {
   return span <= 16_000 ? 1_000 : span <= 36_000 ? 2_000 : 5_000;
 }
 
-export function layoutTimeline(run: RunView, now: number, live = true): Layout {
-  const span = spanFor(now, live);
+/** `spanMs`: a fixed visible span (a replay keeps the finished run's axis while `now` moves). */
+export function layoutTimeline(run: RunView, now: number, live = true, spanMs?: number): Layout {
+  const span = spanMs ?? spanFor(now, live);
   const step = tickStep(span);
   const ticks: number[] = [];
   for (let t = 0; t <= span; t += step) ticks.push(t);

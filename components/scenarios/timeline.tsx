@@ -40,11 +40,11 @@ function useWidth(ref: React.RefObject<HTMLDivElement | null>): number {
  * dashed fuse; crashes, partitions, latency), one lane per client (when it believes it holds the
  * lock, its attempts and writes), and the checker (overlaps in red, drawn across the clients).
  */
-export function Timeline({ run, now, live }: { run: RunView; now: number; live: boolean }) {
+export function Timeline({ run, now, live, spanMs }: { run: RunView; now: number; live: boolean; spanMs?: number }) {
   const wrap = useRef<HTMLDivElement>(null);
   const width = useWidth(wrap);
   const uid = useId().replace(/:/g, '');
-  const layout = layoutTimeline(run, now, live);
+  const layout = layoutTimeline(run, now, live, spanMs);
   const plot = width - GUTTER - RIGHT_PAD;
   const x = (t: number) => GUTTER + (Math.max(0, Math.min(t, layout.span)) / layout.span) * plot;
   const w = (from: number, to: number) => Math.max(1.5, x(to) - x(from));
