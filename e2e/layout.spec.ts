@@ -6,10 +6,10 @@ import { deleteLocks, randomToken, seedLocks } from './support/seed-locks';
 
 /**
  * Every screen at every width an operator brings: a phone (390), a tablet (768), a small laptop
- * (1024) and a desktop (1440). No screen may scroll sideways at any of them; each is axe-clean in
+ * (1024), a laptop (1280) and a desktop (1440). No screen may scroll sideways at any of them; each is axe-clean in
  * both themes at the phone and the desktop width; screenshots of each land in test-results/screens/.
  */
-const WIDTHS = [390, 768, 1024, 1440] as const;
+const WIDTHS = [390, 768, 1024, 1280, 1440] as const;
 const SHOT_WIDTHS = new Set<number>([390, 1024, 1440]);
 const AXE_WIDTHS = new Set<number>([390, 1440]);
 const HEIGHT = 900;
@@ -31,6 +31,11 @@ const SCREENS: ReadonlyArray<{ name: string; path: string; ready: (page: Page) =
   { name: 'scenarios', path: '/scenarios', ready: (p) => expect(p.getByRole('heading', { level: 1 })).toBeVisible() },
   { name: 'chaos', path: '/chaos', ready: (p) => expect(p.getByRole('heading', { level: 1 })).toBeVisible() },
   { name: 'audit', path: '/audit', ready: (p) => expect(p.getByRole('heading', { level: 1 })).toBeVisible() },
+  {
+    name: 'api-reference',
+    path: '/api-reference',
+    ready: (p) => expect(p.getByRole('heading', { level: 1, name: 'redlock-console HTTP API' })).toBeVisible(),
+  },
 ];
 
 /** What sticks out past the right edge of the viewport, for the failure message. */
@@ -64,7 +69,7 @@ async function shoot(page: Page, name: string): Promise<void> {
   await page.emulateMedia({ colorScheme: null });
 }
 
-test.describe('every screen at 390, 768, 1024 and 1440 px', () => {
+test.describe('every screen at 390, 768, 1024, 1280 and 1440 px', () => {
   test.beforeAll(async () => {
     const [a, b] = [randomToken(), randomToken()];
     await seedLocks([

@@ -1,3 +1,4 @@
+import Link from 'next/link';
 import { Suspense } from 'react';
 import { LoginForm } from '@/components/auth/login-form';
 import { ThemeToggle } from '@/components/shell/theme-toggle';
@@ -22,6 +23,9 @@ export default function LoginPage() {
         <Suspense>
           <LoginForm />
         </Suspense>
+        <p className="login-aside">
+          Taking locks from a program? No login needed: an API key and the <Link href="/api-reference">API reference</Link>.
+        </p>
       </main>
     </>
   );

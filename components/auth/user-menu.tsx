@@ -39,7 +39,9 @@ export function UserMenu() {
       <span className={`badge ${me.sandbox ? 'badge-sandbox' : 'badge-external'}`} data-testid="mode-badge">
         {me.sandbox ? 'sandbox cluster' : 'external masters'}
       </span>
-      <span className="user-name">{me.username}</span>
+      <span className="user-name" title={me.username}>
+        {me.username}
+      </span>
       <span className="role-badge" data-testid="role-badge">
         {me.role}
       </span>

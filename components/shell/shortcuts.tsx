@@ -1,13 +1,17 @@
 'use client';
 
+import Link from 'next/link';
 import { useRouter } from 'next/navigation';
 import { useEffect, useRef, useState } from 'react';
 import { isTyping as typing } from '../ui/keyboard';
 import { NAV_ITEMS } from './nav';
 import { applyTheme, nextTheme, readTheme } from './theme';
 
+/** Where `g <key>` goes: every screen of the navigation, and the API reference (a page of its own, not on the bar). */
+const DESTINATIONS = [...NAV_ITEMS, { href: '/api-reference', label: 'API reference', key: 'r' }] as const;
+
 const SHORTCUTS: Array<[string, string]> = [
-  ...NAV_ITEMS.map((item): [string, string] => [`g ${item.key}`, `Go to ${item.label}`]),
+  ...DESTINATIONS.map((item): [string, string] => [`g ${item.key}`, `Go to ${item.label}`]),
   ['/', 'Focus the search or filter of this screen'],
   ['j / k', 'Next / previous row in a list'],
   ['Enter', 'Open the selected row'],
@@ -34,7 +38,7 @@ export function Shortcuts() {
         return;
       }
       if (Date.now() - pendingG < 1_000) {
-        const item = NAV_ITEMS.find((i) => i.key === e.key);
+        const item = DESTINATIONS.find((i) => i.key === e.key);
         pendingG = 0;
         if (item) {
           e.preventDefault();
@@ -84,6 +88,10 @@ export function Shortcuts() {
             ))}
           </tbody>
         </table>
+        <p>
+          Taking locks from a program? The <Link href="/api-reference">API reference</Link> describes every route (OpenAPI 3.1,{' '}
+          <a href="/api/openapi.json">download</a>).
+        </p>
         <div className="dialog-actions">
           <button type="button" className="button" onClick={() => setOpen(false)}>
             Close

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { apiErrorSchema } from './common';
-import { API_ROUTES, type ApiRoute } from './routes';
+import { API_ROUTES, API_TAGS, type ApiRoute } from './routes';
 
 /**
  * The OpenAPI 3.1 document of the HTTP API, generated from the route list (routes.ts) and the zod
@@ -88,7 +88,7 @@ export function openApiDocument(options: { version: string }): Record<string, un
         'The lock service (acquire, extend, release over Redlock on independent Redis masters, with fencing tokens) and the console API (cross-node inspection, force-release, node actions, audit, metrics, events).',
     },
     servers: [{ url: '/' }],
-    tags: [...new Set(API_ROUTES.map((r) => r.tag))].map((name) => ({ name })),
+    tags: [...new Set(API_ROUTES.map((r) => r.tag))].map((name) => ({ name, description: API_TAGS[name] })),
     components: {
       securitySchemes: {
         apiKey: { type: 'http', scheme: 'bearer', description: 'An API key (REDLOCK_API_KEYS): role client, the lock service only' },

@@ -40,13 +40,26 @@ import {
  */
 export type Access = 'anyone' | 'viewer' | 'operator' | 'client or operator' | 'viewer or scrape token';
 
+/** The groups of the API reference, each with what it is for (the OpenAPI document's tags). */
+export const API_TAGS = {
+  'lock service':
+    'Take, extend and release locks over HTTP, from programs in any language: an API key (Authorization: Bearer) or an operator session.',
+  locks: 'What every master holds: the lock list across nodes, one lock in detail, its history, and token-safe force-release.',
+  nodes: 'The masters: health, clock offset, quarantine, and the actions an operator may take on the local sandbox nodes.',
+  auth: 'Signing in and out of the console; sessions live on the masters, so a logout holds across restarts and console processes.',
+  audit: 'Every operator action and the lock service history, kept on the masters; JSON or CSV.',
+  observability: 'Liveness, readiness, Prometheus metrics, live events and the charts behind the Overview.',
+  scenarios: 'The guided teaching scenarios, run on the real nodes.',
+} as const;
+export type ApiTag = keyof typeof API_TAGS;
+
 export interface ApiRoute {
   method: 'GET' | 'POST';
   /** OpenAPI form: `/api/locks/{resource}`. */
   path: string;
   summary: string;
   description?: string;
-  tag: 'auth' | 'locks' | 'lock service' | 'nodes' | 'audit' | 'observability' | 'scenarios';
+  tag: ApiTag;
   access: Access;
   params?: z.ZodType;
   query?: z.ZodType;

@@ -11,9 +11,10 @@ import { API_KEY, routePatterns, startApi, type ApiHarness } from '../support/ap
  */
 type Doc = {
   openapi: string;
+  tags: Array<{ name: string; description?: string }>;
   paths: Record<
     string,
-    Record<string, { summary: string; parameters: Array<{ name: string; in: string }>; responses: Record<string, unknown> }>
+    Record<string, { summary: string; tags: string[]; parameters: Array<{ name: string; in: string }>; responses: Record<string, unknown> }>
   >;
 };
 
@@ -57,6 +58,12 @@ describe('the OpenAPI document', () => {
       }
     }
     expect(API_ROUTES.length).toBe(described.length);
+  });
+
+  it('groups the operations by tags that each say what they are for (the API reference page shows them)', () => {
+    const used = new Set(Object.values(doc.paths).flatMap((ops) => Object.values(ops).flatMap((op) => op.tags)));
+    expect(doc.tags.map((t) => t.name).sort()).toEqual([...used].sort());
+    for (const tag of doc.tags) expect(tag.description?.length ?? 0, tag.name).toBeGreaterThan(30);
   });
 
   it('live answers validate against the schemas it gives them (grant, release, error, health)', async () => {

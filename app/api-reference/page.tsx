@@ -1,0 +1,30 @@
+import Link from 'next/link';
+import { ApiReference } from '@/components/api-reference/api-reference';
+import { ThemeToggle } from '@/components/shell/theme-toggle';
+
+export const metadata = { title: 'API reference' };
+
+/**
+ * Public, like the document it renders (GET /api/openapi.json holds no data): a program's author
+ * with only an API key reads it without a console login. Outside the signed-in layout because
+ * Scalar brings its own main landmark.
+ */
+export default function ApiReferencePage() {
+  return (
+    <>
+      {/* Not a <header>: Scalar's document header is the page's banner landmark. */}
+      <nav className="topbar" aria-label="Console">
+        <Link className="brand" href="/">
+          <span className="brand-mark" aria-hidden="true">
+            ◆
+          </span>{' '}
+          redlock-console
+        </Link>
+        <div className="topbar-tools">
+          <ThemeToggle />
+        </div>
+      </nav>
+      <ApiReference />
+    </>
+  );
+}
