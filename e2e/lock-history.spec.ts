@@ -71,4 +71,24 @@ test.describe('lock history on the lock detail page', () => {
     await mine.nth(0).getByRole('link', { name: resource }).click();
     await expect(page.getByTestId('lock-history').getByTestId('history-hold')).toHaveCount(1);
   });
+  test('the lock-service view shows older entries on request, past its first 200', async ({ page }) => {
+    const run = `e2e-older-${Date.now()}`;
+    // 110 grants and releases: 220 entries, the first of them beyond the first page.
+    for (let i = 0; i < 110; i++) {
+      const granted = await page.request.post('/api/locks', { headers: AS_CLIENT, data: { resource: `${run}-${i}`, ttlMs: 5_000 } });
+      const { token } = (await granted.json()) as { token: string };
+      await page.request.post(`/api/locks/${run}-${i}/release`, { headers: AS_CLIENT, data: { token } });
+    }
+    await signIn(page);
+    await page.goto('/audit');
+    const log = page.getByTestId('lock-service-log');
+    const first = log.getByTestId('lock-service-entry').filter({ hasText: `${run}-0` });
+    await expect(log.getByTestId('lock-service-count')).toContainText('200 entries', { timeout: 10_000 });
+    await expect(log.getByTestId('lock-service-count')).toContainText('limit reached');
+    await expect(first).toHaveCount(0);
+    await log.getByTestId('show-older').click();
+    await expect(first).toHaveCount(2, { timeout: 10_000 });
+    await expect(log.getByTestId('lock-service-count')).not.toContainText('200 entries');
+    await expectAxeClean(page);
+  });
 });

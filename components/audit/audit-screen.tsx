@@ -7,6 +7,7 @@ import { auditViewQuery, type AuditView } from '@/lib/client/ops-queries';
 import { auditUrl } from '@/lib/client/queries';
 import { ReadAge } from '../overview/clock';
 import { AuditFilters, LIMITS, SINCE_PRESETS } from './audit-filters';
+import { OlderEntries } from './older-entries';
 import { DetailRow, EntryRow } from './audit-rows';
 import styles from './audit.module.css';
 
@@ -118,7 +119,7 @@ export function AuditScreen() {
             <>
               <span data-testid="audit-count">
                 {entries.length.toLocaleString()} entr{entries.length === 1 ? 'y' : 'ies'}
-                {entries.length >= limit ? <span className={styles.warnText}> · limit reached, older ones not shown</span> : null}
+                {entries.length >= limit ? <OlderEntries limit={limit} onMore={(next) => setParam({ limit: String(next) })} /> : null}
                 {query.isPlaceholderData ? ' · updating…' : ''}
               </span>
               <span className={data.nodesFailed ? styles.warnText : undefined}>

@@ -1,9 +1,11 @@
 'use client';
 
-import { useQuery } from '@tanstack/react-query';
+import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import Link from 'next/link';
 import { useState } from 'react';
+import { LOCK_SERVICE_LOG_LIMITS } from '@/lib/api/lock-history';
 import { lockServiceLogQuery } from '@/lib/client/queries';
+import { OlderEntries } from './older-entries';
 import { formatDate, formatDateTime, formatTime } from '../ui/format';
 import styles from './audit.module.css';
 
@@ -27,7 +29,8 @@ function When({ at }: { at: number }) {
 export function LockServiceLog() {
   const [draft, setDraft] = useState('');
   const [principal, setPrincipal] = useState('');
-  const { data, error, isPending } = useQuery(lockServiceLogQuery(principal));
+  const [limit, setLimit] = useState<number>(LOCK_SERVICE_LOG_LIMITS[0]);
+  const { data, error, isPending } = useQuery({ ...lockServiceLogQuery(principal, limit), placeholderData: keepPreviousData });
   const state = isPending ? 'loading' : error ? 'error' : 'ready';
   return (
     <section aria-labelledby="lock-service-title" data-testid="lock-service-log" style={{ marginTop: 32 }}>
@@ -46,6 +49,7 @@ export function LockServiceLog() {
         onSubmit={(e) => {
           e.preventDefault();
           setPrincipal(draft.trim());
+          setLimit(LOCK_SERVICE_LOG_LIMITS[0]);
         }}
       >
         <label className={styles.field}>
@@ -63,6 +67,14 @@ export function LockServiceLog() {
           Filter
         </button>
       </form>
+      {data ? (
+        <p className={styles.filterMeta} aria-live="polite" data-testid="lock-service-count">
+          <span>
+            {data.entries.length.toLocaleString()} entr{data.entries.length === 1 ? 'y' : 'ies'}
+            {data.entries.length >= limit ? <OlderEntries limit={limit} onMore={setLimit} limits={LOCK_SERVICE_LOG_LIMITS} /> : null}
+          </span>
+        </p>
+      ) : null}
       <div className={styles.tableWrap} data-loading-state={state} role="region" aria-label="Lock service entries" tabIndex={0}>
         <table className={styles.table}>
           <caption className="visually-hidden">Lock service entries, newest first</caption>

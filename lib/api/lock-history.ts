@@ -72,11 +72,14 @@ export const lockHistoryResponseSchema = z.object({
 });
 export type LockHistoryResponse = z.infer<typeof lockHistoryResponseSchema>;
 
+/** The page sizes of the lock service's log, smallest (the default) first; "Show older" steps through them. */
+export const LOCK_SERVICE_LOG_LIMITS = [200, 1_000, 5_000] as const;
+
 /** GET /api/lock-history: the lock service's log across resources, newest first (the Audit screen's lock-service view). */
 export const lockServiceLogQuerySchema = z.strictObject({
   /** Only this principal's entries, e.g. `client:billing` (an API key) or `operator:alice`. */
   principal: z.string().max(160).optional(),
-  limit: z.coerce.number().int().min(1).max(500).default(200),
+  limit: z.coerce.number().int().min(1).max(LOCK_SERVICE_LOG_LIMITS.at(-1)!).default(LOCK_SERVICE_LOG_LIMITS[0]),
 });
 
 export const lockServiceLogResponseSchema = z.object({

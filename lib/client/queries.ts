@@ -95,11 +95,11 @@ export const lockHistoryQuery = (resource: string) =>
   });
 
 /** The lock service's log across resources (the Audit screen's lock-service view), under the audit key. */
-export const lockServiceLogQuery = (principal: string) =>
+export const lockServiceLogQuery = (principal: string, limit: number) =>
   queryOptions({
-    queryKey: [...queryKeys.audit, 'lock-service', principal] as const,
+    queryKey: [...queryKeys.audit, 'lock-service', principal, limit] as const,
     queryFn: ({ signal }) => {
-      const params = new URLSearchParams({ limit: '200' });
+      const params = new URLSearchParams({ limit: String(limit) });
       if (principal) params.set('principal', principal);
       return fetchJson(`/api/lock-history?${params}`, lockServiceLogResponseSchema, { signal });
     },
