@@ -1,13 +1,15 @@
 # The console, for docker-compose.yml: it talks to the masters named in REDLOCK_NODES and runs no
 # redis-server of its own.
 #
-# Three stages: `build` compiles everything with the dev tools (Next.js build, and the two server
-# processes bundled to plain JavaScript: scripts/support/server-bundle.ts); `deps` installs the
-# production dependencies only; the final image gets those, the build output and nothing else — no
-# sources, no TypeScript, no tsx, no test or bench tools. It runs as the unprivileged `node` user
-# and writes only under /data (the data directory) and /tmp, so `read_only: true` works
-# (docker-compose.yml sets it). test/unit/dockerfile.test.ts checks this file's shape and
-# test/integration/server-bundle.test.ts runs exactly the files the final stage copies.
+# Two stages. `build` compiles everything with the dev tools: the Next.js build (which also traces
+# the few packages the server needs: `output: 'standalone'`) and the two server processes bundled
+# to plain JavaScript (scripts/support/server-bundle.ts); then scripts/assemble-image.ts puts the
+# image's files in /image (the list: scripts/support/image-files.ts). The final stage copies /image
+# and nothing else: no sources, no TypeScript, no tsx, no dev or test tools, a node_modules of
+# ~40 MB. It runs as the unprivileged `node` user and writes only under /data (the data
+# directory) and /tmp, so `read_only: true` works (docker-compose.yml sets it).
+# test/unit/dockerfile.test.ts checks this file; test/integration/server-bundle.test.ts assembles
+# the same files and runs them with plain node as an unprivileged user.
 # Node 26: the Active LTS line (Node 20 reached its end of life on 2026-04-30).
 ARG NODE_IMAGE=node:26-trixie-slim
 
@@ -19,30 +21,17 @@ COPY package.json package-lock.json ./
 COPY packages/redlock/package.json packages/redlock/
 RUN npm ci --no-audit --no-fund
 COPY . .
-# The build's caches and traces are not part of what runs.
-RUN node --import tsx scripts/build.ts && rm -rf .next/cache .next/trace .next/trace-build .next/diagnostics .next/types
-
-FROM ${NODE_IMAGE} AS deps
-WORKDIR /app
-COPY package.json package-lock.json ./
-COPY packages/redlock/package.json packages/redlock/
-RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund && npm cache clean --force
+RUN node --import tsx scripts/build.ts && node --import tsx scripts/assemble-image.ts /image
 
 FROM ${NODE_IMAGE}
 WORKDIR /app
 ENV NODE_ENV=production NEXT_TELEMETRY_DISABLED=1 HOST=0.0.0.0 PORT=3000 REDLOCK_DATA_DIR=/data
-COPY --from=deps /app/node_modules node_modules
-COPY --from=build /app/package.json /app/next.config.ts ./
-COPY --from=build /app/packages/redlock/package.json packages/redlock/
-COPY --from=build /app/dist/server dist/server
-COPY --from=build /app/.next .next
-COPY --from=build /app/chaos/reference chaos/reference
-# next.config.ts imports the security headers it sets (Next.js reads the config at start).
-COPY --from=build /app/lib/server/http/security-headers.ts lib/server/http/
+COPY --from=build /image ./
 RUN mkdir -p /data && chown node:node /data
 USER node
 VOLUME /data
 EXPOSE 3000
-# Healthy = the console answers and a quorum of the masters answers it (GET /api/ready).
-HEALTHCHECK --interval=10s --timeout=3s --start-period=30s CMD ["node", "-e", "fetch('http://127.0.0.1:3000/api/ready').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
+# Liveness: the console answers. (Not readiness: a console whose masters lost their quorum must
+# stay up to show it; load balancers can use GET /api/ready.)
+HEALTHCHECK --interval=10s --timeout=3s --start-period=30s CMD ["node", "-e", "fetch(`http://127.0.0.1:${process.env.PORT}/api/health`).then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
 CMD ["node", "dist/server/start.mjs"]

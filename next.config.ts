@@ -3,6 +3,9 @@ import { API_CSP, HSTS, STATIC_SECURITY_HEADERS } from './lib/server/http/securi
 
 const nextConfig: NextConfig = {
   reactStrictMode: true,
+  // The Docker image's node_modules: only the files the server needs, traced by the build
+  // (.next/standalone/node_modules; see the Dockerfile). `npm start` does not use it.
+  output: 'standalone',
   poweredByHeader: false,
   // NEXT_DIST_DIR lets two builds (e.g. two e2e runs) live side by side; `.next` by default.
   distDir: process.env.NEXT_DIST_DIR || '.next',

@@ -11,7 +11,7 @@ import { bundleServer } from './support/server-bundle';
 const root = appRoot(import.meta.url);
 try {
   if (!process.argv.includes('--if-stale')) forgetBuild(root);
-  const built = ensureBuild(root, nextBinary(), console.log);
+  const built = ensureBuild(root, nextBinary, console.log);
   if (!built) console.log('the console build is current');
   // The server processes as plain JavaScript (the Docker image runs them without tsx): a second.
   await bundleServer(root);

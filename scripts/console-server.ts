@@ -24,6 +24,7 @@ import { lockCore } from '../lib/server/lock-core';
 import { flushLockHistory } from '../lib/server/lock-history';
 import { logger } from '../lib/server/logger';
 import { appRoot } from './support/app-root';
+import { applyBuiltNextConfig } from './support/built-config';
 
 const root = appRoot(import.meta.url);
 const dev = process.argv.includes('--dev');
@@ -45,6 +46,7 @@ async function main(): Promise<void> {
     // which say so; the lock service answers the same error on each request.
     logger().warn({ err }, 'the lock core could not start; the lock service will refuse requests');
   }
+  if (!dev) applyBuiltNextConfig(root);
   const app = next({ dev, dir: root, hostname: host, port });
   const handle = app.getRequestHandler();
   await app.prepare();

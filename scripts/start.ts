@@ -18,7 +18,7 @@ import {
   type ContinuityOutcome,
   type ControlServer,
 } from '../lib/cluster';
-import { ensureOperatorLogin, loadConfig, redact } from '../lib/config';
+import { ConfigError, ensureOperatorLogin, loadConfig, redact } from '../lib/config';
 import { appRoot } from './support/app-root';
 import { ensureBuild } from './support/build-state';
 import { installProcessGuards } from './support/process-guards';
@@ -48,6 +48,9 @@ async function main(): Promise<void> {
     env.REDLOCK_MODE = 'external';
     env.REDLOCK_NODES = config.nodes.map((n) => n.url).join(',');
     log(`using ${config.nodes.length} external masters: ${config.nodes.map((n) => redact(n.url)).join(', ')}`);
+  } else if (process.env.REDLOCK_SERVER_BUNDLE) {
+    // The image runs no redis-server of its own (and could not install one on its read-only root).
+    throw new ConfigError('set REDLOCK_NODES to the masters (redis://:password@host:port,…): the image runs no local cluster');
   } else {
     const binary = ensureSystemPackage(REDIS_SERVER, log);
     supervisor = await ClusterSupervisor.start({
@@ -82,7 +85,7 @@ async function main(): Promise<void> {
     );
   }
 
-  if (!dev) ensureBuild(root, nextBinary(), log);
+  if (!dev) ensureBuild(root, nextBinary, log);
   next = spawnConsoleServer(dev ? 'dev' : 'start', { cwd: root, port: config.port, host: config.host, env });
   next.once('exit', (code, signal) => {
     if (stopping) return;

@@ -30,7 +30,8 @@ export function isBuildCurrent(root: string): boolean {
 }
 
 /** Run `next build` when there is no build for the current sources. Returns whether it built. */
-export function ensureBuild(root: string, nextBin: string, log: (line: string) => void): boolean {
+/** `nextBin` is asked for only when a build runs (the image has no Next.js CLI: nothing to build with). */
+export function ensureBuild(root: string, nextBin: () => string, log: (line: string) => void): boolean {
   // The production bundle (the Docker image) ships its build and not the sources it came from:
   // there is nothing to compare, and no compiler to build with.
   if (process.env.REDLOCK_SERVER_BUNDLE) {
@@ -41,7 +42,7 @@ export function ensureBuild(root: string, nextBin: string, log: (line: string) =
   if (isBuildCurrent(root)) return false;
   log('building the console (no current build found)…');
   const hash = sourceHash(root);
-  const result = spawnSync(process.execPath, [nextBin, 'build'], {
+  const result = spawnSync(process.execPath, [nextBin(), 'build'], {
     cwd: root,
     stdio: 'inherit',
     env: { ...process.env, NEXT_TELEMETRY_DISABLED: '1' },

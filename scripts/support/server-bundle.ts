@@ -5,35 +5,50 @@
  *   dist/server/start.mjs           the supervisor (scripts/start.ts)
  *   dist/server/console-server.mjs  the HTTP server: lock-service fast path + Next.js
  *
- * Our own modules (lib/, the lock core's sources through tsconfig's paths) are bundled in; npm
- * packages stay imports, resolved from node_modules at run time, and must be production
- * dependencies (test/integration/server-bundle.test.ts checks it). `server-only`, the marker that
+ * Our own modules (lib/, the lock core's sources through tsconfig's paths) and the npm packages the
+ * image does not ship are bundled in; the packages it ships (Next.js's trace) stay imports
+ * (test/integration/server-bundle.test.ts runs the bundle on exactly those). `server-only`, the marker that
  * throws outside Next.js, becomes an empty module (what scripts/support/server-only-hook.mjs does
  * for tsx). SERVER_BUNDLE_FLAG is true only inside the bundle: the supervisor then starts the
  * bundled console server and expects the Next.js build to be there already.
  */
 import { build, type Plugin } from 'esbuild';
+import { isBuiltin } from 'node:module';
 import { join } from 'node:path';
+import { tracedPackages } from './image-files';
 
 export const SERVER_BUNDLE_DIR = join('dist', 'server');
 export const SERVER_BUNDLE_ENTRIES = { start: 'scripts/start.ts', 'console-server': 'scripts/console-server.ts' } as const;
 /** Replaced by "1" in the bundle (esbuild's define); undefined when the sources run. */
 export const SERVER_BUNDLE_FLAG = 'process.env.REDLOCK_SERVER_BUNDLE';
 
-/** Imports that name a package (not a relative path, not a tsconfig alias of our own sources). */
-const ownAliases = /^(@\/|@redlock-console\/redlock(\/|$))/;
+/** `name` or `@scope/name` of an import specifier (`next/dist/x` → `next`). */
+export function packageOf(specifier: string): string {
+  const parts = specifier.split('/');
+  return specifier.startsWith('@') ? parts.slice(0, 2).join('/') : parts[0]!;
+}
 
-const packagesExternal: Plugin = {
-  name: 'packages-external',
-  setup(b) {
-    b.onResolve({ filter: /^server-only$/ }, () => ({ path: 'server-only', namespace: 'empty' }));
-    b.onLoad({ filter: /.*/, namespace: 'empty' }, () => ({ contents: 'export {}', loader: 'js' }));
-    // Leave npm packages (and node: builtins) to Node at run time; bundle our own sources.
-    b.onResolve({ filter: /^[^./]/ }, (args) => (ownAliases.test(args.path) ? undefined : { path: args.path, external: true }));
-  },
-};
+/**
+ * Packages the image ships (traced by the Next.js build: image-files.ts) and Node's built-ins stay
+ * imports; everything else — our sources, zod, jose… — is bundled in, so the image needs no
+ * node_modules beyond the trace.
+ */
+function externals(shipped: ReadonlySet<string>): Plugin {
+  return {
+    name: 'externals',
+    setup(b) {
+      b.onResolve({ filter: /^server-only$/ }, () => ({ path: 'server-only', namespace: 'empty' }));
+      b.onLoad({ filter: /.*/, namespace: 'empty' }, () => ({ contents: 'export {}', loader: 'js' }));
+      b.onResolve({ filter: /^[^./]/ }, (args) => {
+        const name = packageOf(args.path);
+        return args.path.startsWith('node:') || isBuiltin(args.path) || shipped.has(name) ? { path: args.path, external: true } : undefined;
+      });
+    },
+  };
+}
 
 export async function bundleServer(root: string): Promise<string[]> {
+  const shipped = tracedPackages(root);
   const result = await build({
     absWorkingDir: root,
     entryPoints: SERVER_BUNDLE_ENTRIES,
@@ -48,7 +63,9 @@ export async function bundleServer(root: string): Promise<string[]> {
     minifySyntax: true,
     tsconfig: 'tsconfig.json',
     define: { [SERVER_BUNDLE_FLAG]: '"1"' },
-    plugins: [packagesExternal],
+    plugins: [externals(shipped)],
+    // CommonJS code bundled into this ES module may call require(): give it one.
+    banner: { js: "import { createRequire as __bundleRequire } from 'node:module'; const require = __bundleRequire(import.meta.url);" },
     metafile: true,
     logLevel: 'warning',
   });

@@ -40,12 +40,20 @@ export function readDockerfile(path = 'Dockerfile'): Stage[] {
   return stages;
 }
 
-/** The final stage's `COPY --from=<stage> src… dest` lines: what the image holds from that stage. */
+/** A stage's `COPY [--flag…] src… dest` lines from stage `from`: what the image holds from it. */
 export function copiesFrom(stage: Stage, from: string): Array<{ sources: string[]; dest: string }> {
   return stage.instructions
-    .filter((i) => i.op === 'COPY' && i.args.startsWith(`--from=${from} `))
+    .filter((i) => i.op === 'COPY')
     .map((i) => {
-      const parts = i.args.split(/\s+/).slice(1);
-      return { sources: parts.slice(0, -1), dest: parts.at(-1)! };
-    });
+      const words = i.args.split(/\s+/);
+      const flags = words.filter((w) => w.startsWith('--'));
+      const paths = words.filter((w) => !w.startsWith('--'));
+      return {
+        from: flags.find((f) => f.startsWith('--from='))?.slice('--from='.length),
+        sources: paths.slice(0, -1),
+        dest: paths.at(-1)!,
+      };
+    })
+    .filter((c) => c.from === from)
+    .map(({ sources, dest }) => ({ sources, dest }));
 }
