@@ -3,6 +3,7 @@ import type { ExtendResponse, LockGrant, ReleaseResponse, VoteView } from '../ap
 import { LockContendedError, type Vote } from '@redlock-console/redlock';
 import { actorOf, allows, type Principal } from './auth/principal';
 import { badRequest, HttpError } from './http/errors';
+import { isError } from './http/error-response';
 import { readyLockCore } from './lock-core';
 import { recordLockHistory, tokenFingerprint } from './lock-history';
 
@@ -78,8 +79,8 @@ export async function acquireLock(principal: Principal, input: AcquireInput, sig
  * Only principals that may read the locks anyway (console sessions) get it; an API key gets the
  * refusal and its votes without who holds the lock.
  */
-function withoutHolder(err: unknown): unknown {
-  if (!(err instanceof LockContendedError) || err.holder === null) return err;
+export function withoutHolder(err: unknown): unknown {
+  if (!isError<LockContendedError>(err, 'LockContendedError') || err.holder === null) return err;
   const message = err.message.replace(/ held by another client "(?:[^"\\]|\\.)*"/, ' held by another client');
   return new LockContendedError(message, err.votes, err.resources, null);
 }

@@ -47,7 +47,11 @@ export function errorParts(err: unknown): ErrorParts {
   return { status: 500, body: { error: { code: 'INTERNAL', message: 'internal error (logged on the server)' } }, headers: {} };
 }
 
-function isError<E extends Error>(err: unknown, name: E['name']): err is E {
+/**
+ * `err` is an error of this name, from either copy of lib/ (see errorParts): the console's one
+ * test of an error's class. `instanceof` would miss the other copy's classes.
+ */
+export function isError<E extends Error>(err: unknown, name: E['name']): err is E {
   return err instanceof Error && err.name === name;
 }
 
