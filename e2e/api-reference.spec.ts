@@ -67,4 +67,80 @@ test.describe('the API reference page', () => {
       .click();
     await expect(page).toHaveURL(/\/$/);
   });
+
+  test('leaves nothing of Scalar on the console: the colour scheme follows the console theme, and back/forward restores scroll', async ({
+    page,
+  }) => {
+    await signIn(page);
+    await page.setViewportSize({ width: 1440, height: 900 });
+    await page.goto('/');
+    const restoration = await page.evaluate(() => history.scrollRestoration);
+    const toggle = page.getByTestId('theme-toggle');
+    await toggle.click();
+    await expect(toggle).toHaveAttribute('title', 'Theme: dark');
+    await page.goto('/api-reference');
+    await expect(page.getByRole('heading', { level: 1, name: 'redlock-console HTTP API' })).toBeVisible({ timeout: 15_000 });
+    // What Scalar does to the document while it is shown (the cleanup below is not vacuous).
+    await expect(page.locator('body')).toHaveClass(/\bdark-mode\b/);
+    expect(await page.evaluate(() => history.scrollRestoration)).toBe('manual');
+
+    await page
+      .getByRole('navigation', { name: 'Console' })
+      .getByRole('link', { name: /redlock-console/ })
+      .click();
+    await expect(page).toHaveURL(/\/$/);
+    await expect(page.getByRole('navigation', { name: 'Main' })).toBeVisible();
+    const state = () =>
+      page.evaluate(() => ({
+        colorScheme: getComputedStyle(document.body).colorScheme,
+        bodyClass: document.body.className,
+        scrollRestoration: history.scrollRestoration,
+      }));
+    expect(await state()).toEqual({ colorScheme: 'dark', bodyClass: '', scrollRestoration: restoration });
+    await page.getByTestId('theme-toggle').click();
+    await expect(page.getByTestId('theme-toggle')).toHaveAttribute('title', 'Theme: light');
+    expect(await state()).toEqual({ colorScheme: 'light', bodyClass: '', scrollRestoration: restoration });
+    // Back to the system theme for the tests after this one.
+    await page.getByTestId('theme-toggle').click();
+    await expect(page.getByTestId('theme-toggle')).toHaveAttribute('title', 'Theme: system');
+  });
+
+  test("names each example card after its operation, keeping the card's own name", async ({ page }) => {
+    await page.setViewportSize({ width: 1440, height: 900 });
+    await page.goto('/api-reference');
+    await expect(page.getByRole('heading', { level: 1, name: 'redlock-console HTTP API' })).toBeVisible({ timeout: 15_000 });
+    // Scalar names a card by its status-code tabs (aria-labelledby): that name stays, the
+    // operation's follows it.
+    const cards = page.locator('section .response-card[role="region"]');
+    await expect(cards.first()).toHaveAttribute('data-operation-labelled', '');
+    for (const card of await cards.all()) {
+      const operation = await card.evaluate((el) => {
+        const section = el.parentElement!.closest('section')!;
+        return document.getElementById(section.getAttribute('aria-labelledby')!)!.textContent!.trim();
+      });
+      await expect(card).toHaveAccessibleName(new RegExp(`^Status: .*${operation.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`));
+    }
+    // The tag sections (named after their tag, unique already) keep their own labelling.
+    const tagSection = page.locator('.tag-section-container[role="region"]').first();
+    await expect(tagSection).toHaveAttribute('aria-labelledby', /\S/);
+    await expect(tagSection).not.toHaveAttribute('data-operation-labelled');
+
+    // A card named by several ids (and an aria-label it overrides), and another region beside it,
+    // as Scalar may render them: the card keeps both ids and gains the operation's heading; the
+    // other region is not an example card and keeps its name.
+    await page.getByTestId('api-reference').evaluate((root) => {
+      const section = document.createElement('section');
+      section.id = 'e2e-fixture';
+      section.setAttribute('aria-labelledby', 'e2e-op');
+      section.innerHTML =
+        '<h3 id="e2e-op">Fixture operation</h3><span id="e2e-a">Example</span> <span id="e2e-b">Responses</span>' +
+        '<div role="region" class="response-card" aria-label="overridden" aria-labelledby="e2e-a e2e-b">card</div>' +
+        '<div role="region" aria-label="Another region">other</div>';
+      root.append(section);
+    });
+    const fixture = page.locator('#e2e-fixture');
+    await expect(fixture.getByRole('region', { name: 'Example Responses Fixture operation', exact: true })).toBeAttached();
+    await expect(fixture.getByRole('region', { name: 'Another region', exact: true })).toBeAttached();
+    await fixture.evaluate((el) => el.remove());
+  });
 });

@@ -14,6 +14,10 @@ export default function ApiReferencePage() {
     <>
       {/* Not a <header>: Scalar's document header is the page's banner landmark. */}
       <nav className="topbar" aria-label="Console">
+        {/* A client-side link, not a plain <a> for a full page load: what Scalar leaves on the
+            document (body classes, scroll restoration) is undone when the reference unmounts
+            (components/api-reference/api-reference.tsx), which covers the back button and every
+            other way out too, and the console keeps its session and cached data. */}
         <Link className="brand" href="/">
           <span className="brand-mark" aria-hidden="true">
             ◆
