@@ -69,6 +69,19 @@ async function shoot(page: Page, name: string): Promise<void> {
   await page.emulateMedia({ colorScheme: null });
 }
 
+/** The top of the page (the bar, and an open panel under it) in both themes. */
+async function shootTopBar(page: Page, name: string, withPanel = false): Promise<void> {
+  const width = page.viewportSize()!.width;
+  for (const scheme of ['light', 'dark'] as const) {
+    await page.emulateMedia({ colorScheme: scheme });
+    await page.screenshot({
+      path: `test-results/screens/${name}-${scheme}.png`,
+      clip: { x: 0, y: 0, width, height: withPanel ? 260 : 60 },
+    });
+  }
+  await page.emulateMedia({ colorScheme: null });
+}
+
 test.describe('every screen at 390, 768, 1024, 1280 and 1440 px', () => {
   test.beforeAll(async () => {
     const [a, b] = [randomToken(), randomToken()];
@@ -149,16 +162,55 @@ test.describe('every screen at 390, 768, 1024, 1280 and 1440 px', () => {
     await page.keyboard.press('Escape');
     await expect(toggle).toHaveAttribute('aria-expanded', 'false');
     await expect(toggle).toBeFocused();
-    // Sign out is on the bar where there is room for it, and in the menu where there is not.
+    // Sign out is on the bar where there is room for it, and in the menu where there is not. The
+    // navigation is on the bar from 1240 px: a 1280 px laptop sees it, with room to spare.
     const signOut = page.getByText('Sign out', { exact: true });
+    const locks = nav.getByRole('link', { name: 'Locks' });
     for (const width of WIDTHS) {
       await page.setViewportSize({ width, height: HEIGHT });
+      if (width >= 1280) await expect(locks).toBeInViewport();
+      else await expect(locks).toBeHidden();
       if (width < 900) {
         await expect(signOut).toBeHidden();
         await toggle.click();
       }
       await expect(signOut).toBeInViewport();
       if (width < 900) await page.keyboard.press('Escape');
+      if (width >= 1280) await shootTopBar(page, `topbar-${width}`);
+      if (width === 1280) {
+        // The free space between the navigation and the tools, were a 15 px classic scrollbar there.
+        const spare = await page.evaluate(() => {
+          const navBox = document.querySelector('.nav')!.getBoundingClientRect();
+          const tools = document.querySelector('.topbar-tools')!.getBoundingClientRect();
+          const gap = parseFloat(getComputedStyle(document.querySelector('.topbar')!).columnGap);
+          const scrollbar = window.innerWidth - document.documentElement.clientWidth;
+          return tools.left - navBox.right - gap - (15 - scrollbar);
+        });
+        expect(spare, 'spare room on the top bar at 1280 px').toBeGreaterThanOrEqual(40);
+      }
     }
+  });
+
+  test('the Sign out panel says who is signed in, as what, on which cluster; keyboard and axe', async ({ page }) => {
+    await signIn(page);
+    await page.setViewportSize({ width: 1280, height: HEIGHT });
+    await page.goto('/');
+    const menu = page.getByTestId('user-menu');
+    // On the bar: the mode in one word (the whole phrase for screen readers) and the name.
+    await expect(page.getByTestId('mode-badge')).toHaveText('sandbox cluster');
+    await expect(menu.getByText('e2e-operator', { exact: true }).first()).toBeVisible();
+    await expect(page.getByTestId('role-badge')).toBeHidden();
+    const summary = menu.locator('summary', { hasText: 'Sign out' });
+    await summary.focus();
+    await page.keyboard.press('Enter');
+    const panel = page.getByRole('group', { name: 'Sign out' });
+    await expect(panel.getByTestId('role-badge')).toBeVisible();
+    await expect(panel.getByTestId('role-badge')).toHaveText('operator');
+    await expect(panel).toContainText('On the sandbox cluster');
+    await expect(panel).toBeInViewport({ ratio: 1 });
+    await shootTopBar(page, 'topbar-sign-out-1280', true);
+    await expectAxeClean(page);
+    await page.keyboard.press('Escape');
+    await expect(page.getByTestId('role-badge')).toBeHidden();
   });
 });

@@ -5,7 +5,7 @@ import { usePathname } from 'next/navigation';
 import { useEffect, useRef, useState, type ReactNode } from 'react';
 
 /**
- * The top bar. Below 1440 px the navigation folds behind "Menu" (and below 900 px the user too;
+ * The top bar. Below 1240 px the navigation folds behind "Menu" (and below 900 px the user too;
  * app/shell.css): the menu opens as a panel under the bar, closes on Escape (focus back on the
  * toggle), on a click outside, and when a link in it is followed.
  */
