@@ -144,12 +144,13 @@ test.describe('teaching scenarios, from the UI, on the real sandbox nodes', () =
     await signIn(page);
   });
 
-  test('the catalog lists the nine scenarios, each with a Run button', async ({ page }) => {
+  test('the catalog lists the ten scenarios, each with a Run button', async ({ page }) => {
     await page.goto('/scenarios');
-    await expect(page.locator('[data-testid^="scenario-card-"]')).toHaveCount(9);
-    await expect(page.getByRole('button', { name: /^Run scenario/ })).toHaveCount(9);
+    await expect(page.locator('[data-testid^="scenario-card-"]')).toHaveCount(10);
+    await expect(page.getByRole('button', { name: /^Run scenario/ })).toHaveCount(10);
     await expect(page.getByRole('button', { name: /^Run scenario/ }).first()).toBeEnabled();
     await expect(page.getByTestId('scenario-card-restart-from-snapshot')).toContainText('Restart from an old snapshot');
+    await expect(page.getByTestId('scenario-card-delayed-write')).toContainText('Delayed after the grant');
     await expectAxeClean(page);
     await screens(page, 'scenarios-catalog');
   });
@@ -386,6 +387,35 @@ test.describe('teaching scenarios, from the UI, on the real sandbox nodes', () =
     await page.getByTestId('timeline').scrollIntoViewIfNeeded();
     await page.getByTestId('timeline').screenshot({ path: 'test-results/screens/scenario-9-timeline.png' });
     await screens(page, 'scenario-9-restart-from-snapshot');
+    await expectClusterRestored(page, prefix);
+  });
+
+  test("10 delayed after the grant: A's write, sent in time and delivered after B's, lands in the plain store; the fenced store refuses it; nobody believed at once", async ({
+    page,
+  }) => {
+    const { prefix } = await runFromUi(page, 'delayed-write', 10, { 'p-plain': 'no', 'p-fenced': 'yes' });
+    await expect(outcome(page, 'a-acquires')).toHaveAttribute('data-outcome', 'granted');
+    await expect(outcome(page, 'b-acquires')).toHaveAttribute('data-outcome', 'granted');
+    // B wrote first; A's write, sent while A held the lock, arrived after it, with A's lower fence.
+    await expect(page.getByTestId('write-0')).toHaveAttribute('data-client', 'B');
+    await expect(page.getByTestId('write-0')).toHaveAttribute('data-fenced', 'accepted');
+    const late = page.getByTestId('write-1');
+    await expect(late).toHaveAttribute('data-client', 'A');
+    await expect(late).toHaveAttribute('data-unfenced', 'accepted');
+    await expect(late).toHaveAttribute('data-fenced', 'rejected');
+    await expect(page.getByTestId('store-unfenced')).toContainText('A: entry 1 (sent in time)');
+    await expect(page.getByTestId('store-fenced')).toContainText('B: entry 1');
+    // Held past A's 2 s lease (simulated, and the run says so).
+    expect(await seconds(page.getByTestId('fact-write-delay'))).toBeGreaterThanOrEqual(1.9);
+    await expect(page.getByTestId('scenario-player')).toContainText("the engine holds A's write");
+    await expect(page.getByTestId('prediction-p-plain')).toHaveAttribute('data-actual', 'no');
+    await expect(page.getByTestId('prediction-p-fenced')).toHaveAttribute('data-actual', 'yes');
+    await expect(page.getByTestId('prediction-p-plain')).toHaveAttribute('data-state', 'right');
+    // The lock did its job: A stopped believing before B was granted, and A never believed past its validity.
+    await expect(page.locator('[data-testid="belief"][data-client="A"][data-stale="true"]')).toHaveCount(0);
+    await expect(page.getByTestId('checker')).toHaveAttribute('data-state', 'ok');
+    await expectAxeClean(page);
+    await screens(page, 'scenario-10-delayed-write');
     await expectClusterRestored(page, prefix);
   });
 

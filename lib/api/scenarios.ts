@@ -17,6 +17,7 @@ export const SCENARIO_IDS = [
   'slow-network',
   'clock-drift',
   'restart-from-snapshot',
+  'delayed-write',
 ] as const;
 export const scenarioIdSchema = z.enum(SCENARIO_IDS);
 export type ScenarioId = z.infer<typeof scenarioIdSchema>;

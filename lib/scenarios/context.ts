@@ -25,6 +25,8 @@ export interface StepContext {
   locks: Map<string, Lock>;
   /** Times of marked steps (e.g. the crash a probe measures from), by step id. */
   marks: Map<string, number>;
+  /** Writes sent and held by the network (simulated), by the id of the step that sent them. */
+  inFlight: Map<string, { client: string; resource: string; fence: number | null; value: string; sentAt: number }>;
   /** Record what really happened for a prediction. */
   reveal(predictionId: string, actual: string, explanation: string | undefined): void;
   /** Refresh the node lanes from the supervisor now. */

@@ -57,6 +57,7 @@ export class ScenarioRun {
   private readonly locks = new Map<string, Lock>();
   private readonly background = new Map<string, Promise<unknown>>();
   private readonly marks = new Map<string, number>();
+  private readonly inFlight: StepContext['inFlight'] = new Map();
 
   constructor(private readonly options: RunOptions) {
     this.flow = new RunFlow(options.speed);
@@ -237,6 +238,7 @@ export class ScenarioRun {
       background: this.background,
       locks: this.locks,
       marks: this.marks,
+      inFlight: this.inFlight,
       reveal: (id, actual, explanation) => this.reveal(id, actual, explanation),
       refreshStates: async () => this.sampler?.refreshStates(),
       sampleNow: async () => this.sampler?.sampleAll(),

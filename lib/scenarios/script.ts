@@ -101,6 +101,23 @@ export type Step = Base &
     | { do: 'await'; who: string; measureFrom?: { mark: string; fact: string; label: string } }
     | { do: 'release'; who: string; resource: string; mark?: string }
     | { do: 'write'; who: string; resource: string; value: string; reveals?: string; explain?: Partial<Record<string, string>> }
+    /**
+     * The client sends a write to the stores, with the fence of the lock it holds now, and the
+     * network holds it (simulated: the engine keeps the write until a `deliver-write` step).
+     */
+    | { do: 'send-write'; who: string; resource: string; value: string }
+    /**
+     * The write sent by the `send-write` step `sent` arrives at the stores now. `revealsPlain` and
+     * `revealsFenced` answer 'yes' or 'no': does that store still hold `keeps`'s last value?
+     */
+    | {
+        do: 'deliver-write';
+        sent: string;
+        keeps: string;
+        revealsPlain?: string;
+        revealsFenced?: string;
+        explain?: Partial<Record<string, string>>;
+      }
     | { do: 'node'; action: NodeAction; nodes: readonly NodeId[]; mark?: string }
     | { do: 'wait'; ms: number }
     | { do: 'wait-validity'; who: string; resource: string; plusMs?: number }

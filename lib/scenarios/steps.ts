@@ -130,6 +130,41 @@ function write(ctx: StepContext, step: StepOf<'write'>): string {
   return text;
 }
 
+/** The client sends a write with the fence it holds now; the network holds it (simulated) until `deliver-write`. */
+function sendWrite(ctx: StepContext, step: StepOf<'send-write'>): string {
+  const fence = ctx.locks.get(lockId(step.who, step.resource))?.fence ?? null;
+  const t = ctx.now();
+  ctx.inFlight.set(step.id, { client: step.who, resource: step.resource, fence, value: step.value, sentAt: t });
+  ctx.record.mark(t, 'send', `${step.who} sends ${step.value}`, { client: step.who });
+  const text = `${step.who} sends "${step.value}" with fence ${fence === null ? 'none' : `…${String(fence).slice(-4)}`}; the network holds it (simulated)`;
+  ctx.record.say(t, text, 'muted');
+  return text;
+}
+
+/** The held write arrives at both stores now, with the fence it was sent with. */
+function deliverWrite(ctx: StepContext, step: StepOf<'deliver-write'>): string {
+  const sent = ctx.inFlight.get(step.sent);
+  if (!sent) throw new Error(`deliver-write: no write was sent by step ${step.sent}`);
+  ctx.inFlight.delete(step.sent);
+  const kept = [...ctx.record.writes].reverse().find((w) => w.client === step.keeps && w.resource === sent.resource)?.value ?? null;
+  const t = ctx.now();
+  const w = ctx.record.write({ t, client: sent.client, resource: sent.resource, fence: sent.fence, value: sent.value });
+  ctx.record.mark(t, 'write', `${sent.client}'s write arrives`, { client: sent.client });
+  ctx.record.fact('write-delay', 'Write held in the network (simulated)', seconds(t - sent.sentAt));
+  const text = `${sent.client}'s write "${sent.value}" arrives ${seconds(t - sent.sentAt)} after it was sent: plain store accepted, fenced store ${w.fenced} (${w.reason})`;
+  ctx.record.say(t, text, w.fenced === 'accepted' ? 'ok' : 'bad');
+  const answer = (value: string | null) => (kept !== null && value === kept ? 'yes' : 'no');
+  if (step.revealsPlain) {
+    const actual = answer(ctx.record.plain.value);
+    ctx.reveal(step.revealsPlain, actual, step.explain?.[`plain-${actual}`]);
+  }
+  if (step.revealsFenced) {
+    const actual = answer(ctx.record.fenced.value);
+    ctx.reveal(step.revealsFenced, actual, step.explain?.[`fenced-${actual}`]);
+  }
+  return text;
+}
+
 async function markClean(ctx: StepContext, step: StepOf<'mark-clean'>): Promise<string> {
   const statuses = await ctx.cluster.statuses();
   const up = statuses.filter((s) => s.state === 'up').map((s) => s.id);
@@ -437,6 +472,10 @@ export async function runStep(ctx: StepContext, step: Step): Promise<string> {
       return release(ctx, step.who, step.resource, step.mark);
     case 'write':
       return write(ctx, step);
+    case 'send-write':
+      return sendWrite(ctx, step);
+    case 'deliver-write':
+      return deliverWrite(ctx, step);
     case 'node':
       return nodeAction(ctx, step);
     case 'wait':

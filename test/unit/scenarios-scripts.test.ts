@@ -8,9 +8,9 @@ import { createPrng, SCENARIOS, type Step } from '@/lib/scenarios';
  * run's lease ceiling) fails here, not in front of a class.
  */
 describe('scenario scripts', () => {
-  it('the catalog has the nine scenarios of the API, numbered 1–9 in order', () => {
+  it('the catalog has the ten scenarios of the API, numbered 1–10 in order', () => {
     expect(SCENARIOS.map((s) => s.id)).toEqual([...SCENARIO_IDS]);
-    expect(SCENARIOS.map((s) => s.number)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    expect(SCENARIOS.map((s) => s.number)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
   });
 
   for (const scenario of SCENARIOS) {
@@ -33,6 +33,17 @@ describe('scenario scripts', () => {
           if ('nodes' in step) for (const n of step.nodes ?? []) expect(n).toBeGreaterThanOrEqual(1);
           if (step.do === 'compare-fences')
             for (const name of [step.earlier, step.later]) expect(clients.has(name), `${step.id}: client ${name}`).toBe(true);
+          if (step.do === 'deliver-write') {
+            const sent = script.steps.findIndex((x) => x.id === step.sent);
+            expect(sent, `${step.id} delivers a write sent before it`).toBeGreaterThanOrEqual(0);
+            expect(sent).toBeLessThan(script.steps.indexOf(step));
+            expect(script.steps[sent]!.do).toBe('send-write');
+            expect(clients.has(step.keeps), `${step.id}: client ${step.keeps}`).toBe(true);
+            for (const p of [step.revealsPlain, step.revealsFenced].filter((x) => x !== undefined)) {
+              expect(asked.has(p), `${step.id} reveals ${p}, asked before`).toBe(true);
+              expect(asked.get(p)!.sort()).toEqual(['no', 'yes']);
+            }
+          }
           if (step.do === 'predict') {
             expect(step.choices.length).toBeGreaterThanOrEqual(2);
             asked.set(
@@ -150,6 +161,24 @@ describe('scenario scripts', () => {
       expect(at('on-a-lease')).toBeLessThan(at('on-c-acquires'));
     }
     expect(crashed.size, 'the seed picks the node that restarts').toBeGreaterThan(2);
+  });
+
+  it("10 delayed-write: A sends inside its lease, with nothing between its grant and the send; B's write comes before A's write arrives, which both predictions precede", () => {
+    const scenario = SCENARIOS.find((s) => s.id === 'delayed-write')!;
+    const script = scenario.build(createPrng(0));
+    const steps = script.steps;
+    const at = (id: string) => steps.findIndex((s) => s.id === id);
+    expect(steps[at('a-sends')]).toMatchObject({ do: 'send-write', who: 'A', chain: true });
+    expect(at('a-sends')).toBe(at('a-acquires') + 1);
+    // A stops believing (its validity, then its release) before B asks: the checker must stay green.
+    expect(steps[at('a-lease-ends')]).toMatchObject({ do: 'wait-validity', who: 'A' });
+    expect(at('a-gives-up')).toBeLessThan(at('b-acquires'));
+    expect(steps[at('b-writes')]).toMatchObject({ do: 'write', who: 'B' });
+    const arrives = steps[at('a-write-arrives')]!;
+    expect(arrives).toMatchObject({ do: 'deliver-write', sent: 'a-sends', keeps: 'B', revealsPlain: 'p-plain', revealsFenced: 'p-fenced' });
+    expect(at('b-writes')).toBeLessThan(at('p-plain'));
+    expect(at('p-fenced')).toBeLessThan(at('a-write-arrives'));
+    expect(script.simulated.join(' ')).toMatch(/engine holds A's write/);
   });
 
   it('the PRNG is deterministic and uniform enough', () => {

@@ -2,6 +2,7 @@ import type { ScenarioDefinition } from '../script';
 import { clientPauseScenario } from './client-pause';
 import { clockDriftScenario } from './clock-drift';
 import { delayedRestartScenario } from './delayed-restart';
+import { delayedWriteScenario } from './delayed-write';
 import { minorityFailureScenario } from './minority-failure';
 import { quorumScenario } from './quorum';
 import { restartFromSnapshotScenario } from './restart-from-snapshot';
@@ -9,7 +10,7 @@ import { restartWithoutPersistenceScenario } from './restart-without-persistence
 import { slowNetworkScenario } from './slow-network';
 import { splitVoteScenario } from './split-vote';
 
-/** The nine teaching scenarios, in order. */
+/** The ten teaching scenarios, in order. */
 export const SCENARIOS: readonly ScenarioDefinition[] = Object.freeze([
   quorumScenario,
   minorityFailureScenario,
@@ -20,6 +21,7 @@ export const SCENARIOS: readonly ScenarioDefinition[] = Object.freeze([
   slowNetworkScenario,
   clockDriftScenario,
   restartFromSnapshotScenario,
+  delayedWriteScenario,
 ]);
 
 export function scenarioById(id: string): ScenarioDefinition | undefined {
