@@ -144,13 +144,14 @@ test.describe('teaching scenarios, from the UI, on the real sandbox nodes', () =
     await signIn(page);
   });
 
-  test('the catalog lists the ten scenarios, each with a Run button', async ({ page }) => {
+  test('the catalog lists the eleven scenarios, each with a Run button', async ({ page }) => {
     await page.goto('/scenarios');
-    await expect(page.locator('[data-testid^="scenario-card-"]')).toHaveCount(10);
-    await expect(page.getByRole('button', { name: /^Run scenario/ })).toHaveCount(10);
+    await expect(page.locator('[data-testid^="scenario-card-"]')).toHaveCount(11);
+    await expect(page.getByRole('button', { name: /^Run scenario/ })).toHaveCount(11);
     await expect(page.getByRole('button', { name: /^Run scenario/ }).first()).toBeEnabled();
     await expect(page.getByTestId('scenario-card-restart-from-snapshot')).toContainText('Restart from an old snapshot');
     await expect(page.getByTestId('scenario-card-delayed-write')).toContainText('Delayed after the grant');
+    await expect(page.getByTestId('scenario-card-efficiency-vs-correctness')).toContainText('Do you need Redlock?');
     await expectAxeClean(page);
     await screens(page, 'scenarios-catalog');
   });
@@ -416,6 +417,29 @@ test.describe('teaching scenarios, from the UI, on the real sandbox nodes', () =
     await expect(page.getByTestId('checker')).toHaveAttribute('data-state', 'ok');
     await expectAxeClean(page);
     await screens(page, 'scenario-10-delayed-write');
+    await expectClusterRestored(page, prefix);
+  });
+
+  test('11 do you need Redlock: both costs measured on the nodes; node 1 down refuses the single-instance lock, Redlock keeps granting', async ({
+    page,
+  }) => {
+    const { prefix } = await runFromUi(page, 'efficiency-vs-correctness', 11, { 'p-single': 'refused', 'p-redlock': 'granted' });
+    // What each costs: a median and a range per acquire + release pair, measured on the real nodes.
+    for (const who of ['S', 'R']) {
+      await expect(page.getByTestId(`fact-cost-${who}`)).toHaveAttribute('data-value', /^[\d.]+ ms \([\d.]+ ms–[\d.]+ ms\)$/);
+    }
+    await expect(page.getByTestId('fact-cost-S')).toContainText('1 node');
+    await expect(page.getByTestId('fact-cost-R')).toContainText('5 nodes');
+    // Node 1 crashed: the single-instance lock has nowhere to go; Redlock wins on the other four.
+    await expect(outcome(page, 's-asks')).toHaveAttribute('data-outcome', 'QuorumUnavailableError');
+    await expect(outcome(page, 'r-asks')).toHaveAttribute('data-outcome', 'granted');
+    await expect(page.getByTestId('prediction-p-single')).toHaveAttribute('data-actual', 'refused');
+    await expect(page.getByTestId('prediction-p-redlock')).toHaveAttribute('data-actual', 'granted');
+    await expect(page.getByTestId('prediction-p-single')).toHaveAttribute('data-state', 'right');
+    await expect(page.getByTestId('timeline').locator('[data-testid^="node-state-"][data-state="down"]')).toHaveCount(1);
+    await expect(page.getByTestId('checker')).toHaveAttribute('data-state', 'ok');
+    await expectAxeClean(page);
+    await screens(page, 'scenario-11-efficiency-vs-correctness');
     await expectClusterRestored(page, prefix);
   });
 

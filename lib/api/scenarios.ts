@@ -18,6 +18,7 @@ export const SCENARIO_IDS = [
   'clock-drift',
   'restart-from-snapshot',
   'delayed-write',
+  'efficiency-vs-correctness',
 ] as const;
 export const scenarioIdSchema = z.enum(SCENARIO_IDS);
 export type ScenarioId = z.infer<typeof scenarioIdSchema>;

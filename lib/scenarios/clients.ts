@@ -39,18 +39,22 @@ export class ScenarioClient {
   readonly pauses: Array<{ from: number; to: number | null }> = [];
   /** The outcome event of this client's last acquire (it runs one acquire at a time). */
   lastAcquire: OperationEvent | null = null;
-  private readonly conns: Redis[];
+  /** This client's connections, by node id (only the nodes it locks on). */
+  private readonly conns: Map<number, Redis>;
 
   constructor(spec: ClientSpec, nodes: readonly NodeAddress[], settings: { keyPrefix: string; maxTtlMs: number }) {
     this.name = spec.name;
     this.spec = spec;
-    this.conns = nodes.map((n) => {
-      const near = spec.near?.includes(n.id as never) ?? false;
-      const client = new Redis(near ? n.directUrl : n.proxyUrl, { ...CONNECTION_OPTIONS });
-      client.on('error', () => undefined); // surfaced as `error` votes
-      return client;
-    });
-    this.redlock = new Redlock(this.conns, {
+    const mine = spec.nodes ? nodes.filter((n) => spec.nodes!.includes(n.id as never)) : nodes;
+    this.conns = new Map(
+      mine.map((n) => {
+        const near = spec.near?.includes(n.id as never) ?? false;
+        const client = new Redis(near ? n.directUrl : n.proxyUrl, { ...CONNECTION_OPTIONS });
+        client.on('error', () => undefined); // surfaced as `error` votes
+        return [n.id, client] as const;
+      }),
+    );
+    this.redlock = new Redlock([...this.conns.values()], {
       keyPrefix: settings.keyPrefix,
       maxTtlMs: settings.maxTtlMs,
       quarantine: spec.quarantine ?? true,
@@ -63,6 +67,11 @@ export class ScenarioClient {
     this.redlock.on('acquire', (event) => {
       this.lastAcquire = event;
     });
+  }
+
+  /** The sandbox node behind the lock core's node number `n` (its place in this client's node list, from 1). */
+  nodeId(n: number): number {
+    return [...this.conns.keys()][n - 1] ?? n;
   }
 
   get paused(): boolean {
@@ -82,12 +91,15 @@ export class ScenarioClient {
     return this.pauses.some((p) => p.from <= t && (p.to === null || t < p.to));
   }
 
-  /** Resolve once this client's connections to `nodes` (1-based) are ready, or reject after `timeoutMs`. */
+  /**
+   * Resolve once this client's connections to `nodes` (1-based) are ready, or reject after
+   * `timeoutMs`. Nodes this client does not lock on are not waited for.
+   */
   async ready(nodes: readonly number[], timeoutMs: number, signal: AbortSignal): Promise<void> {
     const deadline = performance.now() + timeoutMs;
     for (;;) {
       if (signal.aborted) throw signal.reason;
-      const waiting = nodes.filter((id) => this.conns[id - 1]?.status !== 'ready');
+      const waiting = nodes.filter((id) => this.conns.has(id) && this.conns.get(id)!.status !== 'ready');
       if (waiting.length === 0) return;
       if (performance.now() > deadline)
         throw new Error(`client ${this.name} could not reach node ${waiting.join(', ')} within ${timeoutMs} ms`);
@@ -97,6 +109,6 @@ export class ScenarioClient {
 
   async close(): Promise<void> {
     await this.redlock.quit().catch(() => undefined);
-    for (const c of this.conns) c.disconnect();
+    for (const c of this.conns.values()) c.disconnect();
   }
 }

@@ -30,6 +30,11 @@ export interface ClientSpec {
   nodeTimeoutMs?: number;
   /** Nodes this client reaches directly (no fault proxy, no added latency); the rest through the proxies. @default none */
   near?: readonly NodeId[];
+  /**
+   * The nodes this client locks on: `[1]` makes it a single-instance lock (the lock core configured
+   * with one node, so one vote is its majority). @default all five
+   */
+  nodes?: readonly NodeId[];
 }
 
 export interface RetrySpec {
@@ -118,6 +123,11 @@ export type Step = Base &
         revealsFenced?: string;
         explain?: Partial<Record<string, string>>;
       }
+    /**
+     * What a lock costs, measured: `count` acquire + release pairs by each client, one after
+     * another (after one pair each to warm up); the facts `<fact>-<client>` give the median and range.
+     */
+    | { do: 'measure-locks'; who: readonly string[]; resource: string; ttlMs: number; count: number; fact: string }
     | { do: 'node'; action: NodeAction; nodes: readonly NodeId[]; mark?: string }
     | { do: 'wait'; ms: number }
     | { do: 'wait-validity'; who: string; resource: string; plusMs?: number }

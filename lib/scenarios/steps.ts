@@ -18,6 +18,11 @@ interface AcquireCall {
   retry?: RetrySpec;
 }
 
+/** The votes of one of `c`'s rounds, numbered by sandbox node (a client may lock on a subset of the nodes). */
+function votesOf(c: ScenarioClient, votes: Parameters<typeof voteViews>[0]): ReturnType<typeof voteViews> {
+  return voteViews(votes).map((v) => ({ ...v, node: c.nodeId(v.node) }));
+}
+
 /** Attempts the client's last acquire made (from its outcome event). */
 function triesOf(c: ScenarioClient): number {
   return c.lastAcquire?.attempts ?? 1;
@@ -56,7 +61,7 @@ export async function acquireOnce(ctx: StepContext, call: AcquireCall): Promise<
     Object.assign(attempt, {
       to: t,
       outcome: 'granted',
-      votes: voteViews(lock.votes),
+      votes: votesOf(c, lock.votes),
       validityMs: validity,
       fence: lock.fence,
       tries: triesOf(c),
@@ -84,7 +89,7 @@ export async function acquireOnce(ctx: StepContext, call: AcquireCall): Promise<
     Object.assign(attempt, {
       to: ctx.now(),
       outcome,
-      votes: voteViews(votes),
+      votes: votesOf(c, votes),
       tries: triesOf(c),
       message: (err as Error).message ?? String(err),
     });
@@ -162,6 +167,41 @@ function deliverWrite(ctx: StepContext, step: StepOf<'deliver-write'>): string {
     const actual = answer(ctx.record.fenced.value);
     ctx.reveal(step.revealsFenced, actual, step.explain?.[`fenced-${actual}`]);
   }
+  return text;
+}
+
+/**
+ * `count` acquire + release pairs by each client, taking turns (so a slow moment of the machine
+ * falls on both), after one pair each to warm up. Not recorded as beliefs: each pair is one
+ * client's, over before the next starts. Facts: the median and the range per client.
+ */
+async function measureLocks(ctx: StepContext, step: StepOf<'measure-locks'>): Promise<string> {
+  await Promise.all(step.who.map((who) => ctx.client(who).ready([1, 2, 3, 4, 5], 10_000, ctx.signal)));
+  const times = new Map<string, number[]>(step.who.map((who) => [who, []]));
+  const pair = async (who: string) => {
+    const t0 = performance.now();
+    const lock = await ctx.client(who).redlock.acquire(step.resource, step.ttlMs, { signal: ctx.signal, metadata: { client: who } });
+    await lock.release();
+    return performance.now() - t0;
+  };
+  for (const who of step.who) await pair(who);
+  for (let i = 0; i < step.count; i++) for (const who of step.who) times.get(who)!.push(await pair(who));
+  const ms = (x: number) => `${x < 10 ? x.toFixed(1) : x.toFixed(0)} ms`;
+  const parts: string[] = [];
+  for (const who of step.who) {
+    const sorted = [...times.get(who)!].sort((a, b) => a - b);
+    const median = sorted[Math.floor(sorted.length / 2)]!;
+    const value = `${ms(median)} (${ms(sorted[0]!)}–${ms(sorted[sorted.length - 1]!)})`;
+    const nodes = ctx.client(who).spec.nodes?.length ?? 5;
+    ctx.record.fact(
+      `${step.fact}-${who}`,
+      `${who} (${nodes} node${nodes === 1 ? '' : 's'}): acquire + release, median of ${step.count}`,
+      value,
+    );
+    parts.push(`${who}: ${value}`);
+  }
+  const text = `${step.count} acquire + release pairs each, median (range): ${parts.join(' · ')}`;
+  ctx.record.say(ctx.now(), text, 'info');
   return text;
 }
 
@@ -476,6 +516,8 @@ export async function runStep(ctx: StepContext, step: Step): Promise<string> {
       return sendWrite(ctx, step);
     case 'deliver-write':
       return deliverWrite(ctx, step);
+    case 'measure-locks':
+      return measureLocks(ctx, step);
     case 'node':
       return nodeAction(ctx, step);
     case 'wait':

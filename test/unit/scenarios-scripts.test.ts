@@ -8,9 +8,9 @@ import { createPrng, SCENARIOS, type Step } from '@/lib/scenarios';
  * run's lease ceiling) fails here, not in front of a class.
  */
 describe('scenario scripts', () => {
-  it('the catalog has the ten scenarios of the API, numbered 1–10 in order', () => {
+  it('the catalog has the eleven scenarios of the API, numbered 1–11 in order', () => {
     expect(SCENARIOS.map((s) => s.id)).toEqual([...SCENARIO_IDS]);
-    expect(SCENARIOS.map((s) => s.number)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+    expect(SCENARIOS.map((s) => s.number)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]);
   });
 
   for (const scenario of SCENARIOS) {
@@ -179,6 +179,26 @@ describe('scenario scripts', () => {
     expect(at('b-writes')).toBeLessThan(at('p-plain'));
     expect(at('p-fenced')).toBeLessThan(at('a-write-arrives'));
     expect(script.simulated.join(' ')).toMatch(/engine holds A's write/);
+  });
+
+  it('11 efficiency-vs-correctness: S locks on node 1 only, R on all five; both costs measured; node 1 crashes before either asks', () => {
+    const scenario = SCENARIOS.find((s) => s.id === 'efficiency-vs-correctness')!;
+    const script = scenario.build(createPrng(0));
+    const steps = script.steps;
+    const at = (id: string) => steps.findIndex((s) => s.id === id);
+    expect(script.clients.find((c) => c.name === 'S')?.nodes).toEqual([1]);
+    expect(script.clients.find((c) => c.name === 'R')?.nodes).toBeUndefined();
+    expect(steps[at('measure')]).toMatchObject({ do: 'measure-locks', who: ['S', 'R'] });
+    expect(steps[at('crash')]).toMatchObject({ do: 'node', action: { action: 'crash' }, nodes: [1] });
+    for (const [id, p] of [
+      ['s-asks', 'p-single'],
+      ['r-asks', 'p-redlock'],
+    ] as const) {
+      expect(steps[at(id)]).toMatchObject({ do: 'acquire', reveals: p, revealBy: 'granted', chain: true });
+      expect(at(p)).toBeLessThan(at('crash'));
+      expect(at('crash')).toBeLessThan(at(id));
+    }
+    expect(steps[at('restart')]).toMatchObject({ do: 'node', action: { action: 'start' }, nodes: [1] });
   });
 
   it('the PRNG is deterministic and uniform enough', () => {

@@ -3,6 +3,7 @@ import { clientPauseScenario } from './client-pause';
 import { clockDriftScenario } from './clock-drift';
 import { delayedRestartScenario } from './delayed-restart';
 import { delayedWriteScenario } from './delayed-write';
+import { efficiencyVsCorrectnessScenario } from './efficiency-vs-correctness';
 import { minorityFailureScenario } from './minority-failure';
 import { quorumScenario } from './quorum';
 import { restartFromSnapshotScenario } from './restart-from-snapshot';
@@ -10,7 +11,7 @@ import { restartWithoutPersistenceScenario } from './restart-without-persistence
 import { slowNetworkScenario } from './slow-network';
 import { splitVoteScenario } from './split-vote';
 
-/** The ten teaching scenarios, in order. */
+/** The eleven teaching scenarios, in order. */
 export const SCENARIOS: readonly ScenarioDefinition[] = Object.freeze([
   quorumScenario,
   minorityFailureScenario,
@@ -22,6 +23,7 @@ export const SCENARIOS: readonly ScenarioDefinition[] = Object.freeze([
   clockDriftScenario,
   restartFromSnapshotScenario,
   delayedWriteScenario,
+  efficiencyVsCorrectnessScenario,
 ]);
 
 export function scenarioById(id: string): ScenarioDefinition | undefined {

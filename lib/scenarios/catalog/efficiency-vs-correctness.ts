@@ -1,0 +1,120 @@
+import type { ScenarioDefinition } from '../script';
+import { cleanStep, OUTCOME_CHOICES as O } from './common';
+
+const SINGLE = 'single/job';
+const REDLOCK = 'redlock/job';
+const BENCH = 'bench';
+const PAIRS = 20;
+
+export const efficiencyVsCorrectnessScenario: ScenarioDefinition = {
+  id: 'efficiency-vs-correctness',
+  number: 11,
+  title: 'Do you need Redlock?',
+  summary:
+    'The same job guarded two ways on the real nodes: a single-instance lock on node 1, and Redlock over five. What each costs per acquire + release, measured, and what each survives: node 1 crashes.',
+  lesson:
+    'If the lock is for efficiency (a rare double run is harmless), a single Redis instance does the job: cheaper and simpler, but when that node is down nobody gets the lock, and if it loses its data two can. Redlock keeps granting through the loss of a minority of nodes. If the lock is for correctness, neither is enough alone: the storage must check a fencing token (scenarios 5 and 10).',
+  estimatedSeconds: 8,
+  tags: ['process faults', 'cost'],
+  build: () => ({
+    clients: [
+      { name: 'S', description: 'a single-instance lock: the lock core configured with node 1 only', nodes: [1] },
+      { name: 'R', description: 'Redlock over all five nodes' },
+    ],
+    resources: [
+      { name: BENCH, description: 'the lock both take and release, in turns, to measure what it costs' },
+      { name: SINGLE, description: "S's lock on the job" },
+      { name: REDLOCK, description: "R's lock on the job" },
+    ],
+    maxTtlMs: 2_000,
+    ttlMs: 2_000,
+    simulated: [],
+    steps: [
+      cleanStep(),
+      {
+        id: 'measure',
+        do: 'measure-locks',
+        who: ['S', 'R'],
+        resource: BENCH,
+        ttlMs: 2_000,
+        count: PAIRS,
+        fact: 'cost',
+        title: 'What each costs',
+        say: `S is the lock core configured with one node, node 1: SET NX PX there and nowhere else, one vote its whole majority. R is Redlock over five. They take turns to acquire and release the same lock ${PAIRS} times each, with this library's defaults (a fencing token on both) and through the same fault proxies; the time of each pair is measured.`,
+      },
+      {
+        id: 'p-single',
+        do: 'predict',
+        title: 'Predict: single instance',
+        say: 'Node 1 is about to crash (SIGKILL).',
+        question: 'Node 1 is down. Does S, the single-instance lock, get the lock?',
+        choices: [O.granted, O.refused],
+      },
+      {
+        id: 'p-redlock',
+        do: 'predict',
+        title: 'Predict: Redlock',
+        say: 'The other four nodes are fine.',
+        question: 'And R, Redlock over five, with node 1 down?',
+        choices: [O.granted, O.refused],
+      },
+      {
+        id: 'crash',
+        do: 'node',
+        action: { action: 'crash' },
+        nodes: [1],
+        chain: true,
+        title: 'Node 1 crashes',
+        say: 'Node 1 crashes: its process is killed.',
+      },
+      {
+        id: 's-asks',
+        do: 'acquire',
+        who: 'S',
+        resource: SINGLE,
+        ttlMs: 2_000,
+        reveals: 'p-single',
+        revealBy: 'granted',
+        chain: true,
+        title: 'S asks',
+        say: 'S asks its only node.',
+        explain: {
+          refused:
+            'One node is a single point of failure: while node 1 is down nobody gets the lock, and whoever held it has its only copy on a dead node. Restarted without its data, node 1 would grant the lock to a second client at once.',
+        },
+      },
+      {
+        id: 'r-asks',
+        do: 'acquire',
+        who: 'R',
+        resource: REDLOCK,
+        ttlMs: 2_000,
+        reveals: 'p-redlock',
+        revealBy: 'granted',
+        chain: true,
+        title: 'R asks',
+        say: 'R asks all five.',
+        explain: {
+          granted: 'Four votes of five are a majority: Redlock keeps granting through the loss of any minority of its nodes.',
+        },
+      },
+      {
+        id: 'r-releases',
+        do: 'release',
+        who: 'R',
+        resource: REDLOCK,
+        chain: true,
+        title: 'R releases',
+        say: 'R releases.',
+      },
+      {
+        id: 'restart',
+        do: 'node',
+        action: { action: 'start' },
+        nodes: [1],
+        title: 'Node 1 comes back',
+        say: 'Node 1 starts again from its AOF and, back from a crash, sits out a lease ceiling before it votes (scenario 2). So: a lock for efficiency can live on one node, and costs less; Redlock buys locks that survive a minority of crashes. Neither stops a paused or delayed client: for correctness, fence at the storage.',
+      },
+    ],
+  }),
+};
