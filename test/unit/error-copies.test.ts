@@ -23,7 +23,7 @@ class OtherCopyLockContendedError extends Error {
 describe('errors from the other copy of the code', () => {
   it("a refusal from either copy loses its holder's name for a principal that may not read locks", () => {
     for (const Make of [LockContendedError, OtherCopyLockContendedError]) {
-      const err = new Make('acquire "a": held by another client "billing-7"', [{ node: 1 }], ['a'], { owner: 'billing-7' } as never);
+      const err = new Make('acquire "a": held by another client "billing-7"', [{ node: 1 }] as never, ['a'], { owner: 'billing-7' });
       const redacted = withoutHolder(err) as { message: string; holder: unknown };
       expect(redacted.message, Make.name).not.toContain('billing-7');
       expect(redacted.holder, Make.name).toBeNull();
