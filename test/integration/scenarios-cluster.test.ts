@@ -219,4 +219,58 @@ describe('scenarios end to end on five real nodes', () => {
     expect(await scenario.directClient(c).keys(`${view.prefix}*`)).toEqual([]);
     await control.act(c, { action: 'restart', persistence: 'aof-always' });
   }, 120_000);
+
+  it("10 delayed after the grant: A's write keeps the fence A held when it sent it, lands after B's, and only the fenced store refuses it; nobody believed at once", async () => {
+    const view = await runToEnd('delayed-write', 10);
+    expect(view.error).toBeNull();
+    expect(view.status).toBe('done');
+    const attempt = (id: string) => view.timeline.attempts.find((a) => a.id === id)!;
+    const a = attempt('a-acquires');
+    const b = attempt('b-acquires');
+    expect([a.outcome, b.outcome]).toEqual(['granted', 'granted']);
+    expect(b.fence!).toBeGreaterThan(a.fence!);
+    // Sent inside A's validity, delivered after B's write, with A's fence of the time.
+    const aBelief = view.timeline.beliefs.find((x) => x.client === 'A')!;
+    const sent = view.timeline.markers.find((m) => m.kind === 'send' && m.client === 'A')!;
+    expect(sent.t).toBeLessThan(aBelief.validUntil);
+    expect(aBelief.to!).toBeLessThanOrEqual(b.to!);
+    expect(view.timeline.writes.map((w) => [w.client, w.fence, w.unfenced, w.fenced])).toEqual([
+      ['B', b.fence, 'accepted', 'accepted'],
+      ['A', a.fence, 'accepted', 'rejected'],
+    ]);
+    expect(view.timeline.writes[1]!.t - sent.t).toBeGreaterThan(aBelief.validUntil - sent.t);
+    expect(view.checker.ok).toBe(true);
+    expect(view.predictions.map((p) => [p.id, p.actual])).toEqual([
+      ['p-plain', 'no'],
+      ['p-fenced', 'yes'],
+    ]);
+    expect(view.restore).toMatchObject({ done: true, error: null });
+    for (let id = 1; id <= 5; id++) expect(await scenario.directClient(id).keys(`${view.prefix}*`)).toEqual([]);
+  }, 60_000);
+
+  it('11 do you need Redlock: the single-instance client votes on node 1 only (named node 1), both costs are measured; node 1 down refuses it and not Redlock', async () => {
+    const view = await runToEnd('efficiency-vs-correctness', 11);
+    expect(view.error).toBeNull();
+    expect(view.status).toBe('done');
+    const attempt = (id: string) => view.timeline.attempts.find((a) => a.id === id)!;
+    for (const who of ['S', 'R'])
+      expect(view.facts.find((f) => f.id === `cost-${who}`)!.value).toMatch(/^[\d.]+ ms \([\d.]+ ms–[\d.]+ ms\)$/);
+    const s = attempt('s-asks');
+    expect(s.outcome).toBe('QuorumUnavailableError');
+    // One vote, node 1's: S asks no other node.
+    expect(s.votes).toHaveLength(1);
+    expect(s.votes[0]).toMatchObject({ node: 1, vote: 'against' });
+    const r = attempt('r-asks');
+    expect(r.outcome).toBe('granted');
+    expect(r.votes.map((v) => v.node).sort()).toEqual([1, 2, 3, 4, 5]);
+    expect(r.votes.find((v) => v.node === 1)).toMatchObject({ vote: 'against' });
+    expect(view.predictions.map((p) => [p.id, p.actual])).toEqual([
+      ['p-single', 'refused'],
+      ['p-redlock', 'granted'],
+    ]);
+    expect(view.restore).toMatchObject({ done: true, error: null });
+    const statuses = await control.nodes();
+    expect(statuses.map((n) => n.state)).toEqual(Array(5).fill('up'));
+    for (let id = 1; id <= 5; id++) expect(await scenario.directClient(id).keys(`${view.prefix}*`)).toEqual([]);
+  }, 60_000);
 });
