@@ -1,5 +1,5 @@
-import Link from 'next/link';
 import { ApiReference } from '@/components/api-reference/api-reference';
+import { Brand } from '@/components/shell/brand';
 import { ThemeToggle } from '@/components/shell/theme-toggle';
 
 export const metadata = { title: 'API reference' };
@@ -18,12 +18,7 @@ export default function ApiReferencePage() {
             document (body classes, scroll restoration) is undone when the reference unmounts
             (components/api-reference/api-reference.tsx), which covers the back button and every
             other way out too, and the console keeps its session and cached data. */}
-        <Link className="brand" href="/">
-          <span className="brand-mark" aria-hidden="true">
-            ◆
-          </span>{' '}
-          redlock-console
-        </Link>
+        <Brand />
         <div className="topbar-tools">
           <ThemeToggle />
         </div>

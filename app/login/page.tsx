@@ -1,6 +1,7 @@
 import Link from 'next/link';
 import { Suspense } from 'react';
 import { LoginForm } from '@/components/auth/login-form';
+import { Brand } from '@/components/shell/brand';
 import { ThemeToggle } from '@/components/shell/theme-toggle';
 
 export const metadata = { title: 'Sign in' };
@@ -9,12 +10,7 @@ export default function LoginPage() {
   return (
     <>
       <header className="topbar">
-        <span className="brand">
-          <span className="brand-mark" aria-hidden="true">
-            ◆
-          </span>{' '}
-          redlock-console
-        </span>
+        <Brand link={false} />
         <div className="topbar-tools">
           <ThemeToggle />
         </div>

@@ -2,8 +2,8 @@
 
 import { ApiReferenceReact } from '@scalar/api-reference-react';
 import '@scalar/api-reference-react/style.css';
-import { useEffect, useLayoutEffect, useMemo, useRef, useSyncExternalStore } from 'react';
-import { readTheme } from '@/components/shell/theme';
+import { useEffect, useLayoutEffect, useMemo, useRef } from 'react';
+import { useThemeChoice } from '@/components/shell/use-theme-choice';
 import { useMediaQuery } from '@/components/ui/use-media-query';
 import styles from './api-reference.module.css';
 import { addsExampleCard, labelRegions } from './label-regions';
@@ -13,15 +13,6 @@ const DOCUMENT_URL = '/api/openapi.json';
 /** Where Scalar's hosted services would be: nowhere (see the configuration below). */
 const SCALAR_SERVICES_OFF = '/api-reference/no-external-services';
 
-function subscribe(onChange: () => void): () => void {
-  window.addEventListener('themechange', onChange);
-  window.addEventListener('storage', onChange);
-  return () => {
-    window.removeEventListener('themechange', onChange);
-    window.removeEventListener('storage', onChange);
-  };
-}
-
 /**
  * The lock service and admin API's reference, rendered by Scalar from the OpenAPI document. A
  * reference, not a client: the "send a request" buttons are off (a request from this page would
@@ -29,7 +20,7 @@ function subscribe(onChange: () => void): () => void {
  * console's CSP allows only its own origin anyway). It follows the console's theme.
  */
 export function ApiReference() {
-  const choice = useSyncExternalStore(subscribe, readTheme, () => 'system' as const);
+  const choice = useThemeChoice();
   const systemDark = useMediaQuery('(prefers-color-scheme: dark)');
   const dark = choice === 'system' ? systemDark : choice === 'dark';
   const root = useRef<HTMLDivElement>(null);

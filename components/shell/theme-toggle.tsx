@@ -1,22 +1,13 @@
 'use client';
 
-import { useSyncExternalStore } from 'react';
-import { applyTheme, nextTheme, readTheme, type ThemeChoice } from './theme';
+import { applyTheme, nextTheme, type ThemeChoice } from './theme';
+import { useThemeChoice } from './use-theme-choice';
 
 const LABEL: Record<ThemeChoice, string> = { system: 'Theme: system', dark: 'Theme: dark', light: 'Theme: light' };
 const ICON: Record<ThemeChoice, string> = { system: '◐', dark: '☾', light: '☀' };
 
-function subscribe(onChange: () => void): () => void {
-  window.addEventListener('themechange', onChange);
-  window.addEventListener('storage', onChange);
-  return () => {
-    window.removeEventListener('themechange', onChange);
-    window.removeEventListener('storage', onChange);
-  };
-}
-
 export function ThemeToggle() {
-  const choice = useSyncExternalStore(subscribe, readTheme, () => 'system' as ThemeChoice);
+  const choice = useThemeChoice();
   return (
     <button
       type="button"

@@ -1,6 +1,6 @@
 'use client';
 
-import Link from 'next/link';
+import { Brand } from './brand';
 import { usePathname } from 'next/navigation';
 import { useEffect, useRef, useState, type ReactNode } from 'react';
 
@@ -38,12 +38,7 @@ export function TopBar({ nav, user, tools }: { nav: ReactNode; user: ReactNode; 
 
   return (
     <header className={`topbar${open ? ' topbar-open' : ''}`} ref={bar}>
-      <Link className="brand" href="/">
-        <span className="brand-mark" aria-hidden="true">
-          ◆
-        </span>{' '}
-        redlock-console
-      </Link>
+      <Brand />
       <div className="topbar-collapse" id="topbar-menu">
         {nav}
         {user}
