@@ -378,6 +378,14 @@ test.describe('teaching scenarios, from the UI, on the real sandbox nodes', () =
     await expect(quarantined).toHaveCount(1);
     await expect(quarantined).toHaveAttribute('data-cause', 'restart');
     await expect(outcome(page, 'on-c-acquires')).toHaveAttribute('data-outcome', 'granted');
+    // Every node's fence register is on its lane; one of them steps back (the old snapshot).
+    const registers = page.getByTestId('timeline').locator('[data-testid="node-fence"]');
+    await expect(registers.first()).toBeAttached();
+    const steps = await registers.evaluateAll((els) =>
+      els.map((e) => [Number(e.getAttribute('data-node')), Number(e.getAttribute('data-value'))]),
+    );
+    expect(new Set(steps.map(([n]) => n)).size).toBe(5);
+    expect(steps.some(([n, v], i) => i > 0 && steps[i - 1]![0] === n && v! < steps[i - 1]![1]!)).toBe(true);
     await expect(page.getByTestId('fact-fences-on')).toHaveAttribute('data-value', /^C's fence is above A's/);
     await expect(page.getByTestId('fact-sat-out')).toBeVisible();
     await expect(page.getByTestId('checker-resource-detection-on/ledger')).toHaveAttribute('data-state', 'ok');

@@ -20,6 +20,7 @@ export function runAt(run: RunView, t: number): RunView {
       nodeStates: tl.nodeStates.filter((s) => s.from <= t).map((s) => (s.to === null || s.to > t ? { ...s, to: null } : s)),
       keys: tl.keys.filter((k) => k.from <= t).map((k) => (k.to > t ? { ...k, to: t, open: true } : k)),
       quarantines: tl.quarantines.filter((q) => q.from <= t).map((q) => (q.to > t ? { ...q, to: t, open: true } : q)),
+      fences: tl.fences.filter((f) => f.at <= t),
       markers: tl.markers.filter((m) => m.t <= t),
       beliefs,
       attempts: tl.attempts

@@ -3,6 +3,7 @@
 import { useEffect, useId, useRef, useState } from 'react';
 import type { RunView } from '@/lib/api/scenarios';
 import { clientColor, clientTint, fenceFormatter, fmtSeconds, OUTCOME_LABEL, runFences, VOTE_REASON } from './palette';
+import { FenceTicks } from './timeline-fences';
 import { GUTTER, layoutTimeline, NODE_PAD, pausesOf, RIGHT_PAD, ROW_H, textWidth, type Lane } from './timeline-layout';
 import styles from './timeline.module.css';
 
@@ -163,6 +164,8 @@ export function Timeline({ run, now, live, spanMs }: { run: RunView; now: number
             </g>
           );
         })}
+
+        <FenceTicks run={run} now={now} x={x} lane={lane} shortFence={shortFence} />
 
         {/* What each node holds. */}
         {layout.bars.map((b) => {

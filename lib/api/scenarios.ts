@@ -157,6 +157,8 @@ export const timelineSchema = z.object({
    * from the first reading that showed it to its end (run time), and why the lock core started it.
    */
   quarantines: z.array(z.object({ node: z.number().int(), from: z.number(), to: z.number(), cause: z.string(), open: z.boolean() })),
+  /** Each node's fence register for the run's prefix as it moved: the first value read, then every change (0: none). */
+  fences: z.array(z.object({ node: z.number().int(), at: z.number(), value: z.number() })),
   /** When each client BELIEVED it held the lock: from the grant to the release, or to its validity end (or later, if paused). */
   beliefs: z.array(
     z.object({

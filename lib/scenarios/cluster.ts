@@ -52,11 +52,12 @@ for i = 1, n do
   out[2 * i] = redis.call('PTTL', KEYS[i])
 end
 if ARGV[1] == '1' then
-  local e = redis.call('HMGET', KEYS[n + 1], ARGV[2], ARGV[3])
+  local e = redis.call('HMGET', KEYS[n + 1], ARGV[2], ARGV[3], ARGV[4])
   local t = redis.call('TIME')
   out[2 * n + 1] = e[1]
   out[2 * n + 2] = e[2]
   out[2 * n + 3] = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+  out[2 * n + 4] = e[3]
 end
 return out`);
 
@@ -149,12 +150,15 @@ export class ScenarioCluster {
     const sent = t();
     try {
       const keys = resources.map(lockKey);
-      const args = epochKey === undefined ? ['0'] : ['1', EPOCH_FIELDS.quarantineUntil, EPOCH_FIELDS.cause];
+      const args = epochKey === undefined ? ['0'] : ['1', EPOCH_FIELDS.quarantineUntil, EPOCH_FIELDS.cause, EPOCH_FIELDS.fence];
       if (epochKey !== undefined) keys.push(epochKey);
       const reply = keys.length > 0 ? await readLua(client, READ_SCRIPT, keys, args) : [];
       const at = Math.round((sent + t()) / 2);
       if (!Array.isArray(reply)) return { t: at, node, ok: false, keys: [] };
-      const quarantine = epochKey === undefined ? undefined : quarantineOf(reply.slice(resources.length * 2), at);
+      const tail = reply.slice(resources.length * 2);
+      const quarantine = epochKey === undefined ? undefined : quarantineOf(tail, at);
+      // The node's fence register for the run's prefix (the max of every fence issued through it).
+      const fence = epochKey === undefined ? undefined : typeof tail[3] === 'string' && tail[3] !== '' ? Number(tail[3]) : null;
       const readings: KeyReading[] = [];
       resources.forEach((resource, i) => {
         const value: unknown = reply[i * 2];
@@ -164,7 +168,14 @@ export class ScenarioCluster {
         const { token, meta } = splitLockValue(value);
         readings.push({ resource, token, pttl, client: meta?.client ?? '?' });
       });
-      return { t: at, node, ok: true, keys: readings, ...(quarantine === undefined ? {} : { quarantine }) };
+      return {
+        t: at,
+        node,
+        ok: true,
+        keys: readings,
+        ...(quarantine === undefined ? {} : { quarantine }),
+        ...(fence === undefined || (fence !== null && !Number.isFinite(fence)) ? {} : { fence }),
+      };
     } catch {
       return { t: t(), node, ok: false, keys: [] };
     }

@@ -2,7 +2,14 @@ import type { NodeLaneState, Outcome, Prediction, ScenarioVote, StepView, Timeli
 import type { Vote } from '@redlock-console/redlock';
 import { checkMutualExclusion, type CheckerResult } from './checker';
 import { FencedRegister, PlainRegister, type WriteAttempt } from './registers';
-import { assembleKeySegments, assembleQuarantineSegments, assembleStateSegments, type NodeSample, type StateObservation } from './timeline';
+import {
+  assembleFenceChanges,
+  assembleKeySegments,
+  assembleQuarantineSegments,
+  assembleStateSegments,
+  type NodeSample,
+  type StateObservation,
+} from './timeline';
 
 export type Tone = 'info' | 'ok' | 'warn' | 'bad' | 'muted';
 
@@ -144,6 +151,7 @@ export class RunRecord {
       nodeStates: assembleStateSegments(this.states),
       keys,
       quarantines: assembleQuarantineSegments(this.samples),
+      fences: assembleFenceChanges(this.samples),
       markers: this.markers,
       beliefs: this.beliefs.map((b) => ({
         client: b.client,

@@ -27,6 +27,8 @@ export interface NodeSample {
    * time with the node's own clock; null when none is running; absent when not read.
    */
   quarantine?: { until: number; cause: string } | null;
+  /** The node's fence register for the run's prefix; null when it has none; absent when not read. */
+  fence?: number | null;
 }
 
 export interface KeySegment {
@@ -171,4 +173,28 @@ export function assembleQuarantineSegments(samples: readonly NodeSample[], toler
     out.push(next);
   }
   return out.sort((a, b) => a.node - b.node || a.from - b.from);
+}
+
+export interface FenceChange {
+  node: number;
+  /** Run time of the first reading that showed the value. */
+  at: number;
+  value: number;
+}
+
+/**
+ * Each node's fence register as it moved: the first value read, then every change (a grant's
+ * fence round raising it, a node coming back with an older register, a flush taking it away: 0).
+ */
+export function assembleFenceChanges(samples: readonly NodeSample[]): FenceChange[] {
+  const last = new Map<number, number>();
+  const out: FenceChange[] = [];
+  for (const s of samples.slice().sort((a, b) => a.t - b.t || a.node - b.node)) {
+    if (!s.ok || s.fence === undefined) continue;
+    const value = s.fence ?? 0;
+    if (last.get(s.node) === value) continue;
+    last.set(s.node, value);
+    out.push({ node: s.node, at: s.t, value });
+  }
+  return out.sort((a, b) => a.node - b.node || a.at - b.at);
 }

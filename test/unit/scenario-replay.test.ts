@@ -15,6 +15,7 @@ function finishedRun(): RunView {
       { node: 2, resource: 'r', client: 'B', from: 4_100, to: 5_000, expiresAt: 8_000, open: true },
     ],
     quarantines: [{ node: 1, from: 2_400, to: 4_400, cause: 'restart', open: false }],
+    fences: [],
     markers: [
       { t: 1_200, node: 1, client: null, kind: 'crash', label: 'crash' },
       { t: 3_000, node: null, client: 'A', kind: 'write', label: 'A writes' },
