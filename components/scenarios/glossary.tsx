@@ -40,7 +40,7 @@ export const GLOSSARY: readonly GlossaryEntry[] = [
     term: 'drift allowance',
     forms: 'drift (?:allowance|margin)|driftFactor|allowance',
     definition:
-      'What a client takes off its validity because clocks do not all run at exactly the same rate: TTL × driftFactor + 2 ms (driftFactor is 0.01 by default). It covers a small difference in rate; it does not cover a clock that jumps.',
+      'What a client takes off its validity because clocks do not all run at exactly the same rate: TTL × driftFactor + 2 ms (driftFactor is 0.01 by default). It is sized for small differences in rate: a clock that jumps by more than it breaks the guarantee.',
   },
   {
     term: 'quorum',
@@ -64,7 +64,7 @@ export const GLOSSARY: readonly GlossaryEntry[] = [
     term: 'epoch sentinel',
     forms: '(?:epoch )?sentinels?',
     definition:
-      'A small key this library keeps on every node for each key prefix. It names the redis-server process that was checked and says “this node still has every lock it granted”. A node found without it has lost its data.',
+      'A small key this library keeps on every node for each key prefix. It names the redis-server process that was checked and says “this node still has every lock it granted”. A node found without it is treated as having lost its data.',
   },
   {
     term: 'quarantine',

@@ -142,6 +142,9 @@ function TimelineCard({ run, receivedAt, live }: { run: RunView; receivedAt: num
             <i className={styles.legendQuarantine} /> node quarantined
           </span>
           <span>
+            <i className={styles.legendFence} /> fence register changed
+          </span>
+          <span>
             <i className={styles.legendPause} /> client paused
           </span>
           <span>

@@ -159,7 +159,7 @@ export const delayedRestartScenario: ScenarioDefinition = {
           nodes: m,
           chain: true,
           title: 'Schedule a delayed restart',
-          say: `They will restart by themselves in ${TTL / 1000} s, empty: the distlock page's "delayed restart", which keeps a crashed node away for at least the longest TTL.`,
+          say: `They will restart by themselves in ${TTL / 1000} s, empty: the distlock page's "delayed restart", which keeps a crashed node away for "a bit more than the max TTL" (here the TTL, plus the time a restart takes).`,
         },
         {
           id: 'delayed-b-asks',

@@ -75,7 +75,7 @@ export const delayedWriteScenario: ScenarioDefinition = {
         ttlMs: 2_000,
         retry: { count: 40, delayMs: 150, jitterMs: 50 },
         title: 'B takes the lock',
-        say: "B asks, retrying until A's last keys have expired, and wins with a higher fence. Nobody else believes they hold the lock: the lock has done its job.",
+        say: "B asks: A's keys are gone, so B wins at once, with a higher fence. Nobody else believes they hold the lock: the lock has done its job.",
       },
       {
         id: 'b-writes',

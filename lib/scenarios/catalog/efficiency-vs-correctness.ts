@@ -13,7 +13,7 @@ export const efficiencyVsCorrectnessScenario: ScenarioDefinition = {
   summary:
     'The same job guarded two ways on the real nodes: a single-instance lock on node 1, and Redlock over five. What each costs per acquire + release, measured, and what each survives: node 1 crashes.',
   lesson:
-    'If the lock is for efficiency (a rare double run is harmless), a single Redis instance does the job: cheaper and simpler, but when that node is down nobody gets the lock, and if it loses its data two can. Redlock keeps granting through the loss of a minority of nodes. If the lock is for correctness, neither is enough alone: the storage must check a fencing token (scenarios 5 and 10).',
+    'If the lock is for efficiency (a rare double run is harmless), a single Redis instance does the job: cheaper and simpler, but when that node is down nobody gets the lock, and a plain single-instance lock that loses its data lets two in. Redlock keeps granting through the loss of a minority of nodes. If the lock is for correctness, neither is enough alone: the storage must check a fencing token (scenarios 5 and 10).',
   estimatedSeconds: 8,
   tags: ['process faults', 'cost'],
   build: () => ({
@@ -80,7 +80,7 @@ export const efficiencyVsCorrectnessScenario: ScenarioDefinition = {
         say: 'S asks its only node.',
         explain: {
           refused:
-            'One node is a single point of failure: while node 1 is down nobody gets the lock, and whoever held it has its only copy on a dead node. Restarted without its data, node 1 would grant the lock to a second client at once.',
+            'One node is a single point of failure: while node 1 is down nobody gets the lock, and whoever held it has its only copy on a dead node. A plain SET NX lock restarted without its data would grant it to a second client at once; this core quarantines such a node for a lease ceiling (scenario 3), though an old snapshot with restart detection off still gets through (scenario 9).',
         },
       },
       {
@@ -113,7 +113,7 @@ export const efficiencyVsCorrectnessScenario: ScenarioDefinition = {
         action: { action: 'start' },
         nodes: [1],
         title: 'Node 1 comes back',
-        say: 'Node 1 starts again from its AOF and, back from a crash, sits out a lease ceiling before it votes (scenario 2). So: a lock for efficiency can live on one node, and costs less; Redlock buys locks that survive a minority of crashes. Neither stops a paused or delayed client: for correctness, fence at the storage.',
+        say: 'Node 1 starts again; back from a crash it would sit out a lease ceiling before it votes again (scenario 2 shows it). So: a lock for efficiency can live on one node, and costs less; Redlock buys locks that survive a minority of crashes. Neither stops a paused or delayed client: for correctness, fence at the storage.',
       },
     ],
   }),
