@@ -133,7 +133,7 @@ test.describe('every screen at 390, 768, 1024, 1280 and 1440 px', () => {
         await screen.ready(page);
         await expectNoSideways(page, `${screen.name} at ${width} px`);
         if (SHOT_WIDTHS.has(width)) await shoot(page, `${screen.name}-${width}`);
-        if (AXE_WIDTHS.has(width)) await expectAxeClean(page);
+        if (AXE_WIDTHS.has(width)) await expectAxeClean(page, screen.ready);
       }
     });
   }
