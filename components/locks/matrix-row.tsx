@@ -122,7 +122,7 @@ function NodeCell({
   if (!cell.present || cell.token === null) {
     return (
       <div role="cell" className={`${styles.cell} ${styles.cellAbsent}`} data-testid="lock-cell" data-node={node} data-present="false">
-        <span className={styles.srOnly}>no key</span>
+        <span className="visually-hidden">no key</span>
         <span className={styles.cellDash} aria-hidden="true" />
       </div>
     );
@@ -148,7 +148,7 @@ function NodeCell({
         </span>
       ) : (
         <>
-          {overCeiling ? <span className={styles.srOnly}>PTTL above the lease ceiling:</span> : null}
+          {overCeiling ? <span className="visually-hidden">PTTL above the lease ceiling:</span> : null}
           <Countdown
             className={`${styles.cellTtl} ${overCeiling ? styles.overCeiling : ''}`}
             expiresAt={t0 + pttl}

@@ -66,7 +66,7 @@ export function NodeCard({ node, skew, maxTtlMs }: { node: NodeView; skew: numbe
             {/* Quarantined: the cause says more than the word (the countdown and the bar say it is a quarantine). */}
             {why ? (
               <span>
-                <span className={styles.srOnly}>{vote.label}: </span>
+                <span className="visually-hidden">{vote.label}: </span>
                 <span data-testid={`node-quarantine-cause-${node.id}`}>{why.label}</span>
               </span>
             ) : (
