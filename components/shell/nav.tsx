@@ -16,7 +16,7 @@ export const NAV_ITEMS = [
 export function Nav() {
   const pathname = usePathname();
   return (
-    <nav aria-label="Main" className="nav">
+    <nav aria-label="Main" className="nav topbar-panel">
       {NAV_ITEMS.map((item) => {
         const active = item.href === '/' ? pathname === '/' : pathname.startsWith(item.href);
         return (

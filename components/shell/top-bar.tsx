@@ -39,7 +39,7 @@ export function TopBar({ nav, user, tools }: { nav: ReactNode; user: ReactNode; 
   return (
     <header className={`topbar${open ? ' topbar-open' : ''}`} ref={bar}>
       <Brand />
-      <div className="topbar-collapse" id="topbar-menu">
+      <div className="topbar-collapse topbar-panel" id="topbar-menu">
         {nav}
         {user}
       </div>
