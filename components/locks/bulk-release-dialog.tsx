@@ -2,13 +2,14 @@
 
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import Link from 'next/link';
-import { useId, useState, type FormEvent } from 'react';
+import { useState, type FormEvent } from 'react';
 import type { ForceReleaseResponse } from '@/lib/api/locks';
 import { ApiError } from '@/lib/client/fetch-json';
 import { forceReleaseMany } from '@/lib/client/lock-queries';
 import { queryKeys } from '@/lib/client/queries';
 import { useModalDialog } from '../ui/use-modal-dialog';
 import { releaseItems, type PickedLock } from './lock-selection';
+import { ReleaseConfirmFields, reasonIsOk } from './release-confirm-fields';
 import { TokenChip } from './token-chip';
 import styles from './force-release-dialog.module.css';
 
@@ -48,8 +49,6 @@ export function BulkReleaseDialog({ locks, onClose, onDone }: { locks: PickedLoc
   const queryClient = useQueryClient();
   const [reason, setReason] = useState('');
   const [typed, setTyped] = useState('');
-  const reasonId = useId();
-  const confirmId = useId();
   const items = releaseItems(locks);
 
   const preview = useQuery({
@@ -72,7 +71,7 @@ export function BulkReleaseDialog({ locks, onClose, onDone }: { locks: PickedLoc
   const result = release.data;
   const shown = result ?? preview.data;
   const willDelete = preview.data?.results.filter((r) => r.nodes.some((n) => n.outcome === 'would-delete')).length ?? 0;
-  const reasonOk = reason.trim().length >= 3;
+  const reasonOk = reasonIsOk(reason);
   const typedOk = typed.trim() === String(items.length);
   const canConfirm = !!preview.data && willDelete > 0 && reasonOk && typedOk && !release.isPending && !result;
   const close = () => {
@@ -196,37 +195,22 @@ export function BulkReleaseDialog({ locks, onClose, onDone }: { locks: PickedLoc
 
       {!result && (
         <form onSubmit={submit} className={styles.body}>
-          <label className={styles.field} htmlFor={reasonId}>
-            <span>
-              2 · Reason <em>(required, goes to every lock&apos;s audit entry)</em>
-            </span>
-            <textarea
-              id={reasonId}
-              value={reason}
-              onChange={(e) => setReason(e.target.value)}
-              rows={2}
-              maxLength={500}
-              required
-              placeholder="e.g. workers of deploy 4121 died holding their locks (INC-2318)"
-              disabled={release.isPending}
-            />
-          </label>
-          <label className={styles.field} htmlFor={confirmId}>
-            <span>
-              3 · Type <code>{items.length}</code>, the number of tokens, to confirm
-            </span>
-            <input
-              id={confirmId}
-              type="text"
-              inputMode="numeric"
-              value={typed}
-              onChange={(e) => setTyped(e.target.value)}
-              autoComplete="off"
-              className={typed.length > 0 && !typedOk ? styles.inputBad : typedOk ? styles.inputOk : ''}
-              disabled={release.isPending}
-              aria-invalid={typed.length > 0 && !typedOk}
-            />
-          </label>
+          <ReleaseConfirmFields
+            reason={reason}
+            onReasonChange={setReason}
+            reasonGoesTo="every lock's audit entry"
+            placeholder="e.g. workers of deploy 4121 died holding their locks (INC-2318)"
+            prompt={
+              <>
+                Type <code>{items.length}</code>, the number of tokens, to confirm
+              </>
+            }
+            expects="count"
+            typed={typed}
+            onTypedChange={setTyped}
+            typedOk={typedOk}
+            disabled={release.isPending}
+          />
           {release.isError && (
             <p className="callout callout-bad" role="alert">
               {errorText(release.error)}

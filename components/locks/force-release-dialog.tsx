@@ -2,13 +2,14 @@
 
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import Link from 'next/link';
-import { useId, useState, type FormEvent } from 'react';
+import { useState, type FormEvent } from 'react';
 import type { ForceReleaseResponse } from '@/lib/api/locks';
 import { ApiError } from '@/lib/client/fetch-json';
 import { forceRelease } from '@/lib/client/lock-queries';
 import { queryKeys } from '@/lib/client/queries';
 import { useModalDialog } from '../ui/use-modal-dialog';
 import { formatClock, formatTtl } from './format';
+import { ReleaseConfirmFields, reasonIsOk } from './release-confirm-fields';
 import { TokenChip } from './token-chip';
 import styles from './force-release-dialog.module.css';
 
@@ -64,8 +65,6 @@ export function ForceReleaseDialog({
   const [token, setToken] = useState(initialToken);
   const [reason, setReason] = useState('');
   const [typed, setTyped] = useState('');
-  const reasonId = useId();
-  const confirmId = useId();
 
   const preview = useQuery({
     queryKey: ['force-release-preview', resource, token],
@@ -87,7 +86,7 @@ export function ForceReleaseDialog({
 
   const result = release.data;
   const wouldDelete = preview.data?.nodes.filter((n) => n.outcome === 'would-delete').length ?? 0;
-  const reasonOk = reason.trim().length >= 3;
+  const reasonOk = reasonIsOk(reason);
   const typedOk = typed === resource;
   const canConfirm = !!preview.data && wouldDelete > 0 && reasonOk && typedOk && !release.isPending && !result;
   const seen = tokens.find((t) => t.token === token);
@@ -205,42 +204,23 @@ export function ForceReleaseDialog({
             )}
           </section>
 
-          <label className={styles.field} htmlFor={reasonId}>
-            <span>
-              2 · Reason <em>(required, goes to the audit log)</em>
-            </span>
-            <textarea
-              id={reasonId}
-              value={reason}
-              onChange={(e) => setReason(e.target.value)}
-              rows={2}
-              maxLength={500}
-              required
-              placeholder="e.g. holder crashed mid-deploy (INC-2317), lock blocks the queue"
-              disabled={release.isPending}
-              aria-describedby={`${reasonId}-hint`}
-            />
-            <small id={`${reasonId}-hint`} className={reason.length > 0 && !reasonOk ? styles.hintBad : styles.hint}>
-              {reason.trim().length}/500 · at least 3 characters
-            </small>
-          </label>
-
-          <label className={styles.field} htmlFor={confirmId}>
-            <span>
-              3 · Type <code>{resource}</code> to confirm
-            </span>
-            <input
-              id={confirmId}
-              type="text"
-              value={typed}
-              onChange={(e) => setTyped(e.target.value)}
-              autoComplete="off"
-              spellCheck={false}
-              className={typed.length > 0 && !typedOk ? styles.inputBad : typedOk ? styles.inputOk : ''}
-              disabled={release.isPending}
-              aria-invalid={typed.length > 0 && !typedOk}
-            />
-          </label>
+          <ReleaseConfirmFields
+            reason={reason}
+            onReasonChange={setReason}
+            reasonGoesTo="the audit log"
+            placeholder="e.g. holder crashed mid-deploy (INC-2317), lock blocks the queue"
+            showCount
+            prompt={
+              <>
+                Type <code>{resource}</code> to confirm
+              </>
+            }
+            expects="name"
+            typed={typed}
+            onTypedChange={setTyped}
+            typedOk={typedOk}
+            disabled={release.isPending}
+          />
 
           {release.isError && (
             <p className="callout callout-bad" role="alert">
