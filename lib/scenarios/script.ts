@@ -162,6 +162,8 @@ export type Step = Base &
   );
 
 export type StepKind = Step['do'];
+/** The step of one kind (or of several). */
+export type StepOf<K extends StepKind> = Extract<Step, { do: K }>;
 
 export interface ScenarioScript {
   clients: readonly ClientSpec[];
