@@ -2,10 +2,10 @@
 
 import { keepPreviousData, useInfiniteQuery, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useVirtualizer } from '@tanstack/react-virtual';
-import { useRouter, useSearchParams } from 'next/navigation';
+import { useRouter } from 'next/navigation';
 import { useCallback, useEffect, useMemo, useRef, useState, type CSSProperties } from 'react';
 import { filtersKey, lockWindowQuery, preloadLockPage, takePreloadedLockPage, type WindowAnchor } from '@/lib/client/lock-queries';
-import { lockListUrl, locksInfiniteQuery, nodesQuery, type LockFilters, type LockListPage } from '@/lib/client/queries';
+import { lockListUrl, locksInfiniteQuery, nodesQuery, type LockListPage } from '@/lib/client/queries';
 import { meQuery } from '@/lib/client/session';
 import { useCountdowns, useNow } from './countdown';
 import { formatClock, formatCount } from './format';
@@ -23,7 +23,7 @@ import { PHONE_QUERY, useMediaQuery } from '../ui/use-media-query';
 import { MatrixSkeleton } from './matrix-skeleton';
 import { MatrixFooter, ReadAt, ScanProgress } from './matrix-status';
 import { MatrixEmpty, MatrixError } from './matrix-empty';
-import { filtersFromParams, parseStates, sortRows, SORTS, useDebounced, type SortKey } from './matrix-options';
+import { filtersFromParams, sortRows, useMatrixOptions } from './matrix-options';
 import { useMatrixKeys } from './matrix-keys';
 import controls from './lock-list-controls.module.css';
 import styles from './lock-matrix.module.css';
@@ -48,50 +48,18 @@ if (typeof window !== 'undefined' && window.location.pathname === '/locks') {
 }
 
 export function LockMatrix() {
-  const params = useSearchParams();
   const router = useRouter();
   const queryClient = useQueryClient();
   const { data: me } = useQuery(meQuery());
   const [bulk, setBulk] = useState<PickedLock[] | null>(null);
 
-  const [search, setSearch] = useState(() => params.get('search') ?? '');
-  const [prefix, setPrefix] = useState(() => params.get('prefix') ?? '');
-  const [states, setStates] = useState<LockStateName[]>(() => parseStates(params.get('state')));
-  const [patternMode, setPatternMode] = useState(() => params.has('pattern'));
-  const [pattern, setPattern] = useState(() => params.get('pattern') ?? '*lock*');
-  const [sort, setSort] = useState<SortKey>(() =>
-    SORTS.some((s) => s.key === params.get('sort')) ? (params.get('sort') as SortKey) : 'resource',
-  );
-  const debouncedSearch = useDebounced(search.trim(), 250);
-  const debouncedPrefix = useDebounced(prefix, 250);
-  const debouncedPattern = useDebounced(pattern.trim(), 400);
-
-  const filters = useMemo<LockFilters>(
-    () => ({
-      ...(debouncedPrefix && !(patternMode && debouncedPattern) ? { prefix: debouncedPrefix } : {}),
-      ...(states.length ? { state: states.join(',') } : {}),
-      ...(debouncedSearch ? { search: debouncedSearch } : {}),
-      ...(patternMode && debouncedPattern ? { pattern: debouncedPattern } : {}),
-    }),
-    [debouncedPrefix, states, debouncedSearch, patternMode, debouncedPattern],
-  );
+  const options = useMatrixOptions();
+  const { filters, sort, setStates } = options;
   const currentFiltersKey = filtersKey(filters);
   // Picked for a bulk release, for these filters: other filters start an empty selection.
   const selection = useLockSelection(currentFiltersKey);
   const { toggle: togglePick } = selection;
   const onPick = useCallback((row: MatrixRowData) => togglePick(row.view), [togglePick]);
-
-  // The filters live in the address too, so a view can be shared or reloaded.
-  useEffect(() => {
-    const q = new URLSearchParams();
-    if (filters.search) q.set('search', filters.search);
-    if (filters.prefix) q.set('prefix', filters.prefix);
-    if (filters.state) q.set('state', filters.state);
-    if (filters.pattern) q.set('pattern', filters.pattern);
-    if (sort !== 'resource') q.set('sort', sort);
-    const next = q.size ? `?${q}` : window.location.pathname;
-    if (`${window.location.search}` !== (q.size ? `?${q}` : '')) window.history.replaceState(null, '', next);
-  }, [filters, sort]);
 
   const pagesOptions = locksInfiniteQuery(filters, PAGE_SIZE);
   const pagesQuery = useInfiniteQuery({
@@ -244,8 +212,8 @@ export function LockMatrix() {
     );
   const filtering = !!(filters.prefix || filters.search || filters.state);
   const clearFilters = () => {
-    setSearch('');
-    setPrefix('');
+    options.setSearch('');
+    options.setPrefix('');
     setStates([]);
   };
   const refresh = () => {
@@ -274,20 +242,20 @@ export function LockMatrix() {
         <ReadAt latest={latest} now={now} onRefresh={refresh} />
       </div>
 
-      <StateTabs latest={latest} states={states} onAll={() => setStates([])} onToggle={toggleState} />
+      <StateTabs latest={latest} states={options.states} onAll={() => setStates([])} onToggle={toggleState} />
 
       <MatrixToolbar
-        search={search}
-        onSearch={setSearch}
+        search={options.search}
+        onSearch={options.setSearch}
         onSearchEnter={() => rows[0] && setSelectedKey(rows[0].view.key)}
-        patternMode={patternMode}
-        onPatternMode={setPatternMode}
-        pattern={pattern}
-        onPattern={setPattern}
-        prefix={prefix}
-        onPrefix={setPrefix}
-        sort={sort}
-        onSort={setSort}
+        patternMode={options.patternMode}
+        onPatternMode={options.setPatternMode}
+        pattern={options.pattern}
+        onPattern={options.setPattern}
+        prefix={options.prefix}
+        onPrefix={options.setPrefix}
+        sort={options.sort}
+        onSort={options.setSort}
         density={density}
         onDensity={setDensity}
       />
