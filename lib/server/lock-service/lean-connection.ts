@@ -4,6 +4,7 @@ import type { Socket } from 'node:net';
 import type { HeaderReader } from '../auth';
 import { checkBodyHeaders, parseJsonBody } from '../http/request-checks';
 import { HSTS } from '../http/security-headers';
+import { logger } from '../logger';
 import { answerLockService, type LockServiceAnswer } from './handler';
 import { readLeanRequest, type LeanRequest } from './http1-request';
 import { API_HEADERS } from './node-io';
@@ -142,7 +143,12 @@ class LeanConnection {
       this.buffer = read.size === this.buffer.length ? null : this.buffer.subarray(read.size);
       if (read.close) this.closeAfter = true;
       this.busy = true;
-      void this.answer(read);
+      this.answer(read).catch((err: unknown) => {
+        // A failure of this connection's own (never a client's mistake: those are answers) ends
+        // the connection, logged; it must not become an unhandled rejection of the process.
+        logger().error({ err }, 'the lean lock-service connection failed');
+        this.socket.destroy();
+      });
     }
   }
 
