@@ -45,8 +45,9 @@ class Raw {
   closed = false;
   private readonly opened: Promise<void>;
 
-  constructor(port: number) {
-    this.socket = connect({ host: '127.0.0.1', port });
+  /** `halfOpen`: keep sending after the server's FIN (as a client may). */
+  constructor(port: number, halfOpen = false) {
+    this.socket = connect({ host: '127.0.0.1', port, allowHalfOpen: halfOpen });
     this.opened = new Promise((resolve) => this.socket.once('connect', () => resolve()));
     this.socket.on('data', (chunk: Buffer) => {
       this.data = Buffer.concat([this.data, chunk]);
@@ -185,6 +186,28 @@ describe('lean connections: plain lock-service requests answered on the socket',
     await again.until(() => again.answers.length === 1);
     expect(again.answers[0]!.status).toBe(200);
     again.close();
+  });
+
+  it('after Connection: close nothing more is read or run, as on Node’s path (RFC 9112 §9.6)', async () => {
+    const raw = new Raw(server.port, true);
+    await raw.write(
+      post('/api/locks', { resource: 'lean-after-close-a', ttlMs: 1_000 }, 'Connection: close\r\n') +
+        post('/api/locks', { resource: 'lean-after-close-b', ttlMs: 8_000 }),
+    );
+    await raw.until(() => raw.answers.length === 1);
+    // More bytes after the answer (the client keeps its side open): not a reason to read the
+    // pipelined request either.
+    await raw.write(post('/api/locks', { resource: 'lean-after-close-c', ttlMs: 8_000 }));
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    raw.socket.end();
+    await raw.until(() => raw.closed);
+    expect(raw.answers).toHaveLength(1);
+    for (const resource of ['lean-after-close-b', 'lean-after-close-c']) {
+      const check = await api.call('POST', '/api/locks', { as: 'client', body: { resource, ttlMs: 1_000 } });
+      expect(check.status, `${resource} was taken by a request sent after the close`).toBe(200);
+      const { token } = (await check.json()) as { token: string };
+      await api.call('POST', `/api/locks/${resource}/release`, { as: 'client', body: { token } });
+    }
   });
 
   it('a smuggling attempt (Content-Length and Transfer-Encoding) is Node’s to refuse: one 400, nothing behind it answered', async () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { MAX_BODY_BYTES } from '../../lib/server/http/request-checks';
-import { MAX_HEAD_BYTES, readLeanRequest } from '../../lib/server/lock-service/http1-request';
+import { MAX_HEAD_BYTES, MAX_WAITED_BODY_BYTES, readLeanRequest } from '../../lib/server/lock-service/http1-request';
 
 /**
  * The lean reader answers only lock-service requests whose framing no HTTP/1.1 parser can read
@@ -40,6 +40,18 @@ describe('readLeanRequest', () => {
     expect(readLeanRequest(Buffer.from('GET ')).kind).toBe('foreign');
     expect(readLeanRequest(Buffer.from('POST /api/lockX')).kind).toBe('foreign');
     expect(readLeanRequest(Buffer.from('POST /login')).kind).toBe('foreign');
+  });
+
+  it('once the head is read, says how many bytes the request needs; a large body still arriving is Node’s', () => {
+    const whole = request(plain);
+    expect(readLeanRequest(whole.subarray(0, whole.length - 3))).toEqual({ kind: 'incomplete', needed: whole.length });
+    const big = request(['Host: x', 'Content-Type: application/json', `Content-Length: ${MAX_WAITED_BODY_BYTES + 1}`], '{"a":');
+    expect(readLeanRequest(big).kind).toBe('foreign');
+    const bigWhole = request(
+      ['Host: x', 'Content-Type: application/json', `Content-Length: ${MAX_WAITED_BODY_BYTES + 1}`],
+      'x'.repeat(MAX_WAITED_BODY_BYTES + 1),
+    );
+    expect(readLeanRequest(bigWhole).kind).toBe('request'); // all here: nothing to hold
   });
 
   it('is foreign for every framing a lenient parser could read otherwise', () => {

@@ -16,9 +16,13 @@ import { matchLockService, type LockServiceRoute } from './routes';
  *
  * Not accepted here, all left to Node: HTTP/1.0 and other versions, other methods and paths,
  * `Expect`, `Upgrade`, a `Connection` other than keep-alive or close, heads over MAX_HEAD_BYTES or
- * MAX_HEADERS lines, bodies over the limit (Node's path answers 413 as every route does).
+ * MAX_HEADERS lines, bodies over the limit (Node's path answers 413 as every route does), and a body
+ * over MAX_WAITED_BODY_BYTES that has not all arrived with its head: so a connection here holds at
+ * most ~12 KiB of a request that is still arriving, less than Node's own 16 KiB head limit.
  */
 export const MAX_HEAD_BYTES = 8 * 1024;
+/** The largest body the lean reader waits for when it is not all there yet (lock-service bodies are far smaller). */
+export const MAX_WAITED_BODY_BYTES = 4 * 1024;
 const MAX_HEADERS = 64;
 
 export interface LeanRequest {
@@ -32,9 +36,10 @@ export interface LeanRequest {
   size: number;
 }
 
-export type ReadResult = { kind: 'incomplete' } | { kind: 'foreign' } | ({ kind: 'request' } & LeanRequest);
+/** `needed`: the bytes the whole request takes once its head is read (0 while the head is incomplete). */
+export type ReadResult = { kind: 'incomplete'; needed: number } | { kind: 'foreign' } | ({ kind: 'request' } & LeanRequest);
 
-const INCOMPLETE: ReadResult = Object.freeze({ kind: 'incomplete' });
+const INCOMPLETE: ReadResult = Object.freeze({ kind: 'incomplete', needed: 0 });
 const FOREIGN: ReadResult = Object.freeze({ kind: 'foreign' });
 const PREFIX = Buffer.from('POST /api/locks', 'latin1');
 const VERSION = ' HTTP/1.1';
@@ -86,7 +91,11 @@ export function readLeanRequest(buf: Buffer): ReadResult {
   const bodyLength = Number(length);
   if (bodyLength > MAX_BODY_BYTES) return FOREIGN;
   const size = headEnd + CRLF_CRLF.length + bodyLength;
-  if (buf.length < size) return INCOMPLETE;
+  if (buf.length < size) {
+    // A large body not all here yet is Node's to read: its path authenticates before it reads a
+    // body, so an anonymous sender cannot make this connection hold more than a small request.
+    return bodyLength > MAX_WAITED_BODY_BYTES ? FOREIGN : { kind: 'incomplete', needed: size };
+  }
   return {
     kind: 'request',
     route,

@@ -64,12 +64,17 @@ export class LeanConnections {
 }
 
 class LeanConnection {
-  private buffer: Buffer | null = null;
+  /** Bytes received and not yet consumed, as chunks (joined only when a request can be read). */
+  private chunks: Buffer[] = [];
+  private buffered = 0;
+  /** The bytes the request at the front needs in all (its head is read), 0 while unknown. */
+  private needed = 0;
   private busy = false;
+  /** Answer what is in progress, then close: nothing sent after this is read, let alone run. */
   private closeAfter = false;
   private done = false;
-  /** When the request now in the buffer started arriving (performance.now()), 0 when none. */
-  private partialSince = 0;
+  /** Runs out when the request at the front has taken longer than the headers timeout to arrive. */
+  private slowTimer: NodeJS.Timeout | null = null;
   private gone: AbortController | null = null;
   private readonly local: string;
 
@@ -94,21 +99,33 @@ class LeanConnection {
   }
 
   destroy(): void {
+    this.done = true;
     this.socket.destroy();
   }
 
   private readonly onData = (chunk: Buffer): void => {
-    this.buffer = this.buffer === null ? chunk : Buffer.concat([this.buffer, chunk]);
+    if (this.closeAfter) return; // sent after the close was decided: dropped unread (RFC 9112 §9.6)
+    this.chunks.push(chunk);
+    this.buffered += chunk.length;
     if (this.busy) {
-      if (this.buffer.length > MAX_BUFFERED) this.socket.pause();
+      if (this.buffered > MAX_BUFFERED) this.socket.pause();
       return;
     }
+    this.slowTimer ??= setTimeout(this.onSlow, this.options.headersTimeoutMs).unref();
+    // The head of the request at the front is read and its body is not all here yet: nothing to do.
+    if (this.needed > 0 && this.buffered < this.needed) return;
     this.pump();
   };
 
+  private readonly onSlow = (): void => {
+    // The request at the front did not arrive whole within the headers timeout (a slow sender).
+    this.slowTimer = null;
+    if (!this.busy) this.destroy();
+  };
+
   private readonly onTimeout = (): void => {
-    // An answer in progress (a waiting acquire) is not cut; an idle or slow connection is.
-    if (!this.busy) this.socket.destroy();
+    // An answer in progress (a waiting acquire) is not cut; an idle connection is.
+    if (!this.busy) this.destroy();
   };
 
   private readonly onError = (): void => {
@@ -119,35 +136,47 @@ class LeanConnection {
     // The client stopped sending (a FIN): as Node's server does (httpAllowHalfOpen off), close our
     // side too, which ends a waiting acquire ('close' aborts it) instead of holding a lock for
     // a client that has left.
+    this.closeAfter = true;
     this.socket.end();
   };
 
   private readonly onClose = (): void => {
     this.done = true;
+    if (this.slowTimer) clearTimeout(this.slowTimer);
     this.gone?.abort(new Error(GONE));
     this.forget();
   };
 
+  /** The unconsumed bytes as one buffer (null when there are none). */
+  private joined(): Buffer | null {
+    if (this.chunks.length > 1) this.chunks = [Buffer.concat(this.chunks, this.buffered)];
+    return this.chunks[0] ?? null;
+  }
+
   /** Answer the complete requests at the front of the buffer, one at a time. */
   private pump(): void {
-    while (!this.busy && !this.done && this.buffer !== null) {
-      const read = readLeanRequest(this.buffer);
+    while (!this.busy && !this.done && !this.closeAfter && !this.socket.destroyed) {
+      const buffer = this.joined();
+      if (buffer === null) return;
+      const read = readLeanRequest(buffer);
       if (read.kind === 'foreign') return this.handoff();
       if (read.kind === 'incomplete') {
-        const now = performance.now();
-        if (this.partialSince === 0) this.partialSince = now;
-        else if (now - this.partialSince > this.options.headersTimeoutMs) this.socket.destroy();
+        this.needed = read.needed;
         return;
       }
-      this.partialSince = 0;
-      this.buffer = read.size === this.buffer.length ? null : this.buffer.subarray(read.size);
+      this.needed = 0;
+      const rest = buffer.subarray(read.size);
+      this.chunks = rest.length ? [rest] : [];
+      this.buffered = rest.length;
+      if (this.slowTimer) clearTimeout(this.slowTimer);
+      this.slowTimer = rest.length ? setTimeout(this.onSlow, this.options.headersTimeoutMs).unref() : null;
       if (read.close) this.closeAfter = true;
       this.busy = true;
       this.answer(read).catch((err: unknown) => {
         // A failure of this connection's own (never a client's mistake: those are answers) ends
         // the connection, logged; it must not become an unhandled rejection of the process.
         logger().error({ err }, 'the lean lock-service connection failed');
-        this.socket.destroy();
+        this.destroy();
       });
     }
   }
@@ -165,12 +194,21 @@ class LeanConnection {
       gone: () => (this.gone = new AbortController()).signal,
     });
     this.gone = null;
-    if (this.done || answer === null) return;
+    if (this.done || this.socket.destroyed || answer === null) return;
     this.write(answer, request.headers.get('x-forwarded-proto') === 'https');
     this.busy = false;
-    if (this.closeAfter) return void this.socket.end();
+    if (this.closeAfter) return this.close();
     if (this.socket.isPaused()) this.socket.resume();
-    this.pump();
+    if (this.needed === 0 || this.buffered >= this.needed) this.pump();
+  }
+
+  /** Close after the last answer, as Node's server does: nothing more is read; the socket goes once the answer is out. */
+  private close(): void {
+    this.chunks = [];
+    this.buffered = 0;
+    this.socket.off('data', this.onData);
+    this.socket.end();
+    this.socket.once('finish', () => this.socket.destroy());
   }
 
   private write(answer: LockServiceAnswer, https: boolean): void {
@@ -191,9 +229,12 @@ class LeanConnection {
 
   /** Give the connection to Node's HTTP server, the unread bytes first (see the class comment). */
   private handoff(): void {
-    const rest = this.buffer;
-    this.buffer = null;
+    const rest = this.joined();
+    this.chunks = [];
+    this.buffered = 0;
     this.done = true;
+    if (this.slowTimer) clearTimeout(this.slowTimer);
+    this.slowTimer = null;
     const socket = this.socket;
     socket.off('data', this.onData);
     socket.off('timeout', this.onTimeout);
