@@ -1,15 +1,21 @@
 /**
  * The console's HTTP server process (started by scripts/start.ts with the console's environment):
  * one Node HTTP server on the console's port. The lock service's three routes (acquire, extend,
- * release: lib/server/lock-service/routes.ts) are answered by a lean handler on the Node request
- * itself; every other request goes to Next.js's request handler (pages, the rest of the API).
+ * release: lib/server/lock-service/routes.ts) are answered before Next.js: plain requests to them
+ * are read and answered on the socket itself by the lean connections (lean-connection.ts), every
+ * connection's first stop; at its first other request a connection is handed to Node's HTTP parser
+ * for good, where the same handler answers the lock service's requests on Node's request objects
+ * and Next.js's request handler everything else (pages, the rest of the API).
  *
  * Why not only Next.js: a Next.js route handler costs several milliseconds of routing, Web
  * Request/Response conversion and rendering machinery per call, which made the lock service 30–50×
- * slower than the core it wraps (issue 19). Why not a framework (fastify): the fast path is three
- * POST routes with one body rule; they share every check, schema, service function and error
- * mapper with the Next.js routes (lib/server/http/request-checks.ts, error-response.ts), so the
- * framework would add a second plugin, validation and error model to keep in step for no gain.
+ * slower than the core it wraps (issue 19). Why the lean connections: Node's HTTP objects
+ * (IncomingMessage, ServerResponse, their streams and header objects) then still cost about as much
+ * CPU per request as the lock itself. Why not a framework (fastify): it runs on those same objects,
+ * and the fast path is three POST routes with one body rule; they share every check, schema,
+ * service function and error mapper with the Next.js routes (lib/server/http/request-checks.ts,
+ * error-response.ts), so a framework would add a second plugin, validation and error model to keep
+ * in step for no gain.
  *
  *   node --import tsx --import ./scripts/support/server-only-hook.mjs scripts/console-server.ts [--dev]
  *
@@ -18,7 +24,7 @@
  */
 import { createServer } from 'node:http';
 import next from 'next';
-import { serveIfLockService } from '../lib/server/lock-service';
+import { installLeanConnections, serveIfLockService } from '../lib/server/lock-service';
 import { stampPeersInServer } from '../lib/server/http/peer';
 import { lockCore } from '../lib/server/lock-core';
 import { flushLockHistory } from '../lib/server/lock-history';
@@ -64,6 +70,9 @@ async function main(): Promise<void> {
   // handler to this server on the first request; edits to lib/server/lock-service take a restart.)
   server.keepAliveTimeout = 65_000;
   server.headersTimeout = 66_000;
+  // Plain lock-service requests are read and answered on the socket itself; the first other
+  // request hands the connection to Node's parser and the handler above (lib/server/lock-service).
+  const lean = installLeanConnections(server);
   await new Promise<void>((done, fail) => {
     server.once('error', fail);
     server.listen(port, host, () => {
@@ -82,9 +91,11 @@ async function main(): Promise<void> {
     stopping = true;
     const closed = new Promise<void>((done) => server.close(() => done()));
     server.closeIdleConnections();
+    lean.closeIdle();
     void Promise.race([closed, new Promise((done) => setTimeout(done, DRAIN_MS).unref())])
       .then(async () => {
         server.closeAllConnections();
+        lean.closeAll();
         const flush = () => Promise.race([flushLockHistory(), new Promise((done) => setTimeout(done, FLUSH_AT_STOP_MS).unref())]);
         await flush();
         await app.close().catch(() => undefined);

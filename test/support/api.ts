@@ -163,16 +163,24 @@ export interface LockServiceServer {
 }
 
 /**
- * The lock service's fast path on a real Node HTTP server on 127.0.0.1, dispatching through the
- * same function as scripts/console-server.ts (anything else answers 404 here). Imported lazily,
- * after the harness has set the environment.
+ * The lock service's fast path on a real Node HTTP server on 127.0.0.1, set up as
+ * scripts/console-server.ts sets up the console's: the lean connections in front (plain
+ * lock-service requests answered on the socket), Node's parser and the same dispatch for every
+ * request they hand over (anything else answers 404 here). Imported lazily, after the harness
+ * has set the environment. `timeouts` shorten the keep-alive and headers timeouts for the tests of
+ * slow and idle clients.
  */
-export async function startLockServiceServer(): Promise<LockServiceServer> {
-  const { serveIfLockService } = await import('../../lib/server/lock-service');
+export async function startLockServiceServer(
+  timeouts: { keepAliveMs: number; headersMs: number } = { keepAliveMs: 65_000, headersMs: 66_000 },
+): Promise<LockServiceServer> {
+  const { installLeanConnections, serveIfLockService } = await import('../../lib/server/lock-service');
   const server: Server = createServer((req, res) => {
     if (serveIfLockService(req, res)) return;
     res.writeHead(404).end();
   });
+  server.keepAliveTimeout = timeouts.keepAliveMs;
+  server.headersTimeout = timeouts.headersMs;
+  const lean = installLeanConnections(server);
   await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
   const port = (server.address() as AddressInfo).port;
   return {
@@ -195,6 +203,7 @@ export async function startLockServiceServer(): Promise<LockServiceServer> {
     },
     async close() {
       server.closeAllConnections();
+      lean.closeAll();
       await new Promise<void>((done) => server.close(() => done()));
     },
   };

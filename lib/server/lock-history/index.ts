@@ -1,5 +1,5 @@
 import 'server-only';
 
 /** The lock history (issue 19): written in batches by the lock service and force-release, read per resource. */
-export { flushLockHistory, recordLockHistory, tokenFingerprint } from './writer';
+export { flushLockHistory, historyCopies, recordLockHistory, tokenFingerprint } from './writer';
 export { holdsOf, readLockHistory, readLockServiceLog } from './reader';

@@ -7,8 +7,8 @@ import { logger } from '../logger';
 import { getRuntime } from '../runtime';
 
 /**
- * The lock history's writer: entries are buffered and written to every master in batches (one
- * script call per master per FLUSH_MS, or at once past FLUSH_AT entries), so the lock service's fast
+ * The lock history's writer: entries are buffered and written to a majority of the masters in
+ * batches (one script call per master per FLUSH_MS, or at once past FLUSH_AT entries), so the lock service's fast
  * path pays a push into an array, not a round trip. Each entry goes to the cluster's capped stream
  * and to the short stream of each of its resources, with the same id everywhere: a reader merges
  * the masters by id, like the audit log, so the history survives a console restart and the loss of
@@ -54,6 +54,8 @@ interface WriterState {
   /** Distinguishes this process's ids from another console's. */
   origin: string;
   chains: MasterChain[];
+  /** Where the next batch's masters start (rotates). */
+  turn: number;
 }
 
 const KEY = Symbol.for('redlock-console.lock-history');
@@ -62,7 +64,7 @@ type Holder = { [KEY]?: WriterState };
 /** One buffer per process, on globalThis: the fast path's and Next.js's copies of this module share it. */
 function state(): WriterState {
   const holder = globalThis as Holder;
-  holder[KEY] ??= { buffer: [], timer: null, seq: 0, origin: randomBytes(4).toString('hex'), chains: [] };
+  holder[KEY] ??= { buffer: [], timer: null, seq: 0, origin: randomBytes(4).toString('hex'), chains: [], turn: 0 };
   return holder[KEY];
 }
 
@@ -103,8 +105,18 @@ function boundedMetadata(metadata: Readonly<Record<string, string>>): Record<str
 }
 
 /**
- * Hand what is buffered to every master's chain; resolves when those writes are done (or failed).
- * The console server's stop calls it (bounded in time there).
+ * Hand what is buffered to the chains of a majority of the masters; resolves when those writes are
+ * done (or failed). The console server's stop calls it (bounded in time there).
+ *
+ * A majority, not every master: any minority lost still leaves a copy of each batch (a majority
+ * and a minority always leave one master outside the minority), which is what the history
+ * promises, like the audit log; the readers merge every master by entry id and take the newest N
+ * of each, and an entry among the newest N overall is among the newest N of each master that holds
+ * it, so nothing a reader shows depends on which masters a batch went to. The masters share the
+ * lock service's machine: two copies fewer of every entry is CPU the locks keep. Which masters take
+ * a batch rotates among those connected; a write that fails, or a master too far behind, hands the
+ * batch to the next connected master not yet written, so a batch keeps its majority while one is
+ * connected.
  */
 export function flushLockHistory(): Promise<void> {
   const s = state();
@@ -116,25 +128,41 @@ export function flushLockHistory(): Promise<void> {
   while (s.chains.length < clients.length) s.chains.push({ backlog: 0, tail: Promise.resolve(), dropped: 0 });
   if (batch.length > 0 && clients.length > 0) {
     const payload = payloadOf(batch);
-    clients.forEach((client, i) => {
+    // Not connected now: such a master misses the batch, nothing waits for it.
+    const ready = clients.flatMap((client, i) => (client.status === 'ready' ? [i] : []));
+    const from = ready.length === 0 ? 0 : s.turn++ % ready.length;
+    const order = [...ready.slice(from), ...ready.slice(0, from)];
+    const spares = order.slice(historyCopies(clients.length));
+    const write = (i: number): void => {
       const chain = s.chains[i]!;
-      // Not connected now: this master misses the batch (the others have it), nothing waits for it.
-      if (client.status !== 'ready') return;
+      const next = () => {
+        const spare = spares.shift();
+        if (spare !== undefined) write(spare);
+      };
       if (chain.backlog + batch.length > MAX_BACKLOG) {
         chain.dropped += batch.length;
-        logger().warn({ node: i + 1, dropped: chain.dropped }, 'lock history: master too slow, entries dropped for it');
-        return;
+        logger().warn({ node: i + 1, dropped: chain.dropped }, 'lock history: master too slow, its batch goes to another');
+        return next();
       }
       chain.backlog += batch.length;
       chain.tail = chain.tail
-        .then(() => writeBatch(client, payload))
-        .catch((err: unknown) => logger().warn({ node: i + 1, err }, 'lock history: a batch did not reach a master'))
+        .then(() => writeBatch(clients[i]!, payload))
+        .catch((err: unknown) => {
+          logger().warn({ node: i + 1, err }, 'lock history: a batch did not reach a master, it goes to another');
+          next();
+        })
         .finally(() => {
           chain.backlog -= batch.length;
         });
-    });
+    };
+    for (const i of order.slice(0, historyCopies(clients.length))) write(i);
   }
   return Promise.all(s.chains.map((c) => c.tail)).then(() => undefined);
+}
+
+/** How many masters each batch is written to: a majority of them. */
+export function historyCopies(masters: number): number {
+  return Math.floor(masters / 2) + 1;
 }
 
 function safeClients(): readonly Redis[] {

@@ -2,7 +2,7 @@ import 'server-only';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { z } from 'zod';
 import { acquireBodySchema, extendBodySchema, releaseBodySchema, resourceParamsSchema } from '../../api/locks';
-import { authenticate } from '../auth';
+import { authenticate, type HeaderReader } from '../auth';
 import { errorParts } from '../http/error-response';
 import { badRequest } from '../http/errors';
 import { authorize, checkSessionCsrf, parseInput } from '../http/request-checks';
@@ -10,45 +10,57 @@ import { acquireLock, extendLock, releaseLock } from '../locks-service';
 import { headerReader, readJsonBody, sendJson } from './node-io';
 import type { LockServiceRoute } from './routes';
 
+/** One lock-service request, whichever connection it came on (Node's HTTP server or the lean one). */
+export interface LockServiceCall {
+  route: Exclude<LockServiceRoute, { kind: 'wrong-method' }>;
+  headers: HeaderReader;
+  /** `address:port` of the socket the request came in on (the CSRF check's origin fallback). */
+  local: string;
+  /** The JSON body; read only once authentication and the path passed. */
+  body(): Promise<unknown>;
+  /** A signal that aborts when the client goes away (asked for only by an acquire, which can wait). */
+  gone(): AbortSignal;
+}
+
+export interface LockServiceAnswer {
+  status: number;
+  body: unknown;
+  headers: Record<string, string>;
+  /** Was the body read (an answer before that must close the connection, the body still unread)? */
+  bodyRead: boolean;
+}
+
 /**
- * The lock service's fast path: acquire, extend and release answered on the Node request itself,
- * before Next.js (scripts/console-server.ts routes them here). The same checks in the same order
- * as every Next.js route (lib/server/http/route.ts): authenticate (API key, or a session and its
- * CSRF proof), authorize (`lock`), the path, then the body against the zod schemas of lib/api, and
- * the same service functions and error mapper, so the answers are the same byte for byte apart
- * from the speed.
+ * The lock service: acquire, extend and release answered before Next.js (scripts/console-server.ts
+ * routes them here, through the lean connection or Node's request). The same checks in the same
+ * order as every Next.js route (lib/server/http/route.ts): authenticate (API key, or a session and
+ * its CSRF proof), authorize (`lock`), the path, then the body against the zod schemas of lib/api,
+ * and the same service functions and error mapper, so the answers are the same byte for byte
+ * apart from the speed.
  *
  * A client that goes away while its acquire waits (`waitMs`) aborts the wait: the core stops
  * retrying, and a grant that lands anyway is released by the core (acquire's abort contract).
+ * Returns null when there is nobody left to answer.
  */
-export async function serveLockService(req: IncomingMessage, res: ServerResponse, route: LockServiceRoute): Promise<void> {
-  if (route.kind === 'wrong-method') {
-    if (route.method === 'OPTIONS') return void res.writeHead(204, { allow: 'OPTIONS, POST' }).end();
-    const error = { error: { code: 'METHOD_NOT_ALLOWED', message: `${route.method} is not allowed here; send POST` } };
-    return sendJson(req, res, 405, error, { allow: 'OPTIONS, POST', ...(req.complete ? {} : { connection: 'close' }) });
-  }
+export async function answerLockService(call: LockServiceCall): Promise<LockServiceAnswer | null> {
+  const { route } = call;
   let bodyRead = false;
-  let gone: AbortController | null = null;
-  const onClose = () => {
-    if (!res.writableFinished) gone?.abort(new Error('the HTTP client went away'));
-  };
+  let signal: AbortSignal | null = null;
   try {
-    const headers = headerReader(req);
-    const principal = await authenticate({ headers });
+    const principal = await authenticate({ headers: call.headers });
     authorize(principal, 'lock');
-    checkSessionCsrf(principal, 'POST', headers, `${req.socket.localAddress ?? ''}:${req.socket.localPort ?? ''}`);
+    checkSessionCsrf(principal, 'POST', call.headers, call.local);
     if (route.kind === 'bad-path') throw badRequest(route.message);
     const params =
       route.kind === 'acquire' ? null : (parseInput(resourceParamsSchema, { resource: route.resource }, 'path') as { resource: string });
-    const raw = await readJsonBody(req, headers);
+    const raw = await call.body();
     bodyRead = true;
     let result: unknown;
     if (route.kind === 'acquire') {
       const body = parseInput(acquireBodySchema, raw, 'body') as z.infer<typeof acquireBodySchema>;
       // Only an acquire can wait (waitMs): its signal ends the wait when the client goes away.
-      gone = new AbortController();
-      res.once('close', onClose);
-      result = await acquireLock(principal, { ...body, resources: body.resources ?? [body.resource!] }, gone.signal);
+      signal = call.gone();
+      result = await acquireLock(principal, { ...body, resources: body.resources ?? [body.resource!] }, signal);
     } else if (route.kind === 'extend') {
       result = await extendLock(principal, params!.resource, parseInput(extendBodySchema, raw, 'body') as z.infer<typeof extendBodySchema>);
     } else {
@@ -58,14 +70,43 @@ export async function serveLockService(req: IncomingMessage, res: ServerResponse
         parseInput(releaseBodySchema, raw, 'body') as z.infer<typeof releaseBodySchema>,
       );
     }
-    sendJson(req, res, 200, result);
+    return { status: 200, body: result, headers: {}, bodyRead };
   } catch (err) {
     // Nobody to answer (the client went away): nothing to send, nothing to log.
-    if (res.destroyed || gone?.signal.aborted) return;
-    const { status, body, headers } = errorParts(err);
+    if (signal?.aborted) return null;
+    return { ...errorParts(err), bodyRead };
+  }
+}
+
+/** The lock service on Node's request and response (a connection the lean reader handed to Node). */
+export async function serveLockService(req: IncomingMessage, res: ServerResponse, route: LockServiceRoute): Promise<void> {
+  if (route.kind === 'wrong-method') {
+    if (route.method === 'OPTIONS') return void res.writeHead(204, { allow: 'OPTIONS, POST' }).end();
+    const error = { error: { code: 'METHOD_NOT_ALLOWED', message: `${route.method} is not allowed here; send POST` } };
+    return sendJson(req, res, 405, error, { allow: 'OPTIONS, POST', ...(req.complete ? {} : { connection: 'close' }) });
+  }
+  const headers = headerReader(req);
+  let gone: AbortController | null = null;
+  const onClose = () => {
+    if (!res.writableFinished) gone?.abort(new Error('the HTTP client went away'));
+  };
+  try {
+    const answer = await answerLockService({
+      route,
+      headers,
+      local: `${req.socket.localAddress ?? ''}:${req.socket.localPort ?? ''}`,
+      body: () => readJsonBody(req, headers),
+      gone: () => {
+        gone = new AbortController();
+        res.once('close', onClose);
+        return gone.signal;
+      },
+    });
+    if (!answer || res.destroyed) return;
     // A body left unread (refused before it was read) would otherwise be read to the end to keep
     // the connection: refuse it with the connection instead.
-    sendJson(req, res, status, body, bodyRead || req.complete ? headers : { ...headers, connection: 'close' });
+    const closing = answer.status !== 200 && !answer.bodyRead && !req.complete;
+    sendJson(req, res, answer.status, answer.body, closing ? { ...answer.headers, connection: 'close' } : answer.headers);
   } finally {
     res.off('close', onClose);
   }

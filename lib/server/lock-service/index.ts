@@ -1,9 +1,12 @@
 import 'server-only';
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import { serveLockService } from './handler';
+import { LeanConnections } from './lean-connection';
 import { matchLockService } from './routes';
 
 export { LOCK_SERVICE_ROUTES } from './routes';
+export type { LeanConnections } from './lean-connection';
 
 /**
  * Answer the request here when it is one of the lock service's routes (and return true); otherwise
@@ -15,4 +18,24 @@ export function serveIfLockService(req: IncomingMessage, res: ServerResponse): b
   if (!route) return false;
   void serveLockService(req, res, route);
   return true;
+}
+
+/**
+ * Put the lean lock-service connections (lean-connection.ts) in front of `server`'s own connection
+ * handling: every accepted socket starts with them and is handed to Node's HTTP parser at its first
+ * request that is not a plain lock-service request. Call before `listen`, after setting the
+ * server's keep-alive and headers timeouts.
+ */
+export function installLeanConnections(server: Server): LeanConnections {
+  const listeners = server.listeners('connection');
+  if (listeners.length !== 1) throw new Error(`expected Node's one connection listener on the HTTP server, found ${listeners.length}`);
+  const nodeConnection = listeners[0] as (socket: Socket) => void;
+  server.removeListener('connection', nodeConnection);
+  const lean = new LeanConnections({
+    handoff: (socket) => nodeConnection.call(server, socket),
+    keepAliveTimeoutMs: server.keepAliveTimeout,
+    headersTimeoutMs: server.headersTimeout,
+  });
+  server.on('connection', lean.accept);
+  return lean;
 }

@@ -68,7 +68,7 @@ export function readJsonBody(req: IncomingMessage, headers: HeaderReader): Promi
  * The headers every API answer carries (next.config.ts gives the Next.js routes the same ones), as
  * the flat [name, value, …] list writeHead takes without building a header object per answer.
  */
-const API_HEADERS: readonly string[] = Object.freeze([
+export const API_HEADERS: readonly string[] = Object.freeze([
   ...STATIC_SECURITY_HEADERS.flatMap(({ key, value }) => [key, value]),
   'Content-Security-Policy',
   API_CSP,
