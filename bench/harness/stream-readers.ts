@@ -61,6 +61,8 @@ class Stream {
   connected = false;
   private readonly req: ClientRequest;
   private tail = '';
+  /** The type of the message whose lines are being read. */
+  private last = '';
 
   constructor(base: string, cookie: string) {
     this.req = request(`${base}/api/events`, { headers: { cookie, accept: 'text/event-stream' } }, (res) => {
@@ -82,9 +84,14 @@ class Stream {
     this.tail = lines.pop()!;
     for (const line of lines) {
       if (line.startsWith(': connected')) this.connected = true;
-      if (!line.startsWith('event: ')) continue;
-      const type = line.slice('event: '.length);
-      this.counts[type] = (this.counts[type] ?? 0) + 1;
+      if (line.startsWith('event: ')) {
+        this.last = line.slice('event: '.length);
+        this.counts[this.last] = (this.counts[this.last] ?? 0) + 1;
+      } else if (line.startsWith('data: ') && this.last === 'lock.burst') {
+        // A summary of a window's lock changes: each counted under its own type.
+        const { counts } = JSON.parse(line.slice('data: '.length)) as { counts: Record<string, number> };
+        for (const [type, n] of Object.entries(counts)) this.counts[type] = (this.counts[type] ?? 0) + n;
+      }
     }
   }
 }

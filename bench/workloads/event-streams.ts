@@ -126,7 +126,7 @@ export const eventStreams: Workload = {
         title: 'what each stream was told',
         rows: [
           row(
-            'lock.granted events per grant made (1 = no duplicates, none lost)',
+            'grants reported per grant made, one by one or in a lock.burst (1 = no duplicates, none lost)',
             '×',
             figure(grantedPerGrant),
             unhealthy > 0 ? `${unhealthy} stream(s) dropped or never connected, left out` : undefined,

@@ -42,7 +42,7 @@ export function LockDetail({ resource }: { resource: string }) {
   const { data: me } = useQuery(meQuery());
   const { data, error, isPending, dataUpdatedAt } = useQuery(lockDetailQuery(resource));
   const { data: nodesInfo } = useQuery(nodesQuery());
-  const { events, connected } = useLiveEvents(200);
+  const { events, connected } = useLiveEvents(200, resource);
   const [dialog, setDialog] = useState<{ tokens: SeenToken[]; token: string; seenAt: number } | null>(null);
   const [bulk, setBulk] = useState<PickedLock[] | null>(null);
   const root = useRef<HTMLDivElement>(null);

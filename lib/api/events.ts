@@ -8,6 +8,7 @@ export const liveEventSchema = z.object({
     'lock.released',
     'lock.expired',
     'lock.force-released',
+    'lock.burst',
     'node.up',
     'node.down',
     'node.quarantined',
@@ -19,6 +20,13 @@ export const liveEventSchema = z.object({
   nodes: z.array(z.number().int()).optional(),
   node: z.number().int().optional(),
   detail: z.string().optional(),
+  /**
+   * `lock.burst` only: more lock changes in one batch window than a stream lists one by one
+   * (STREAM_BURST_AT): how many of each type, and some of the resources they were on. A stream
+   * that follows one resource (`?resource=`) is never sent bursts: it gets that resource's events.
+   */
+  counts: z.record(z.string(), z.number().int().nonnegative()).optional(),
+  resources: z.array(z.string()).optional(),
   /** 'notifications' (keyspace events) or 'polling' (CONFIG refused) or 'service' (this console did it). */
   source: z.enum(['notifications', 'polling', 'service']),
 });
@@ -33,3 +41,13 @@ export type LiveEvent = z.infer<typeof liveEventSchema>;
 export const STREAM_CONTROL_EVENTS = ['resync', 'session-ended'] as const;
 export type StreamControlEvent = (typeof STREAM_CONTROL_EVENTS)[number];
 export const streamControlDataSchema = z.object({ reason: z.string().optional() }).loose();
+
+/** The most lock changes a batch window lists one by one to a stream; more become one `lock.burst`. */
+export const STREAM_BURST_AT = 64;
+/** How many resources a `lock.burst` names. */
+export const BURST_RESOURCES = 20;
+
+/** GET /api/events: all changes, or (`resource`) the changes of one lock and of the nodes, never summarised. */
+export const eventsQuerySchema = z.strictObject({
+  resource: z.string().min(1).max(512).optional(),
+});

@@ -2,6 +2,7 @@ import type { z } from 'zod';
 import { auditQuerySchema, auditResponseSchema } from './audit';
 import { loginBodySchema, logoutBodySchema, logoutResponseSchema, meSchema } from './auth';
 import { chaosReportResponseSchema } from './chaos-report';
+import { eventsQuerySchema } from './events';
 import { healthResponseSchema, readinessResponseSchema } from './health';
 import { historyQuerySchema, historyResponseSchema } from './history';
 import { lockHistoryQuerySchema, lockHistoryResponseSchema, lockServiceLogQuerySchema, lockServiceLogResponseSchema } from './lock-history';
@@ -241,7 +242,9 @@ export const API_ROUTES: readonly ApiRoute[] = Object.freeze([
     path: '/api/events',
     tag: 'observability',
     access: 'viewer',
-    summary: 'Server-sent events: locks granted, extended, released, expired, force-released; nodes up, down, quarantined',
+    summary:
+      'Server-sent events: locks granted, extended, released, expired, force-released (past 64 in 250 ms, one lock.burst with counts); nodes up, down, quarantined. ?resource= follows one lock, never summarised',
+    query: eventsQuerySchema,
     response: null,
     produces: 'text/event-stream',
   },

@@ -9,14 +9,16 @@ const TYPES = liveEventSchema.shape.type.options;
 
 /**
  * Keep every screen live: open /api/events once, refresh the queries an event affects, and keep
- * the last events for feeds. EventSource reconnects by itself (the server sends `retry:`).
+ * the last events for feeds. EventSource reconnects by itself (the server sends `retry:`). With
+ * `resource`, the stream follows that one lock (and the nodes) and its events are never
+ * summarised into a `lock.burst` (a summary refreshes every lock query instead).
  */
-export function useLiveEvents(keep = 50): { events: LiveEvent[]; connected: boolean } {
+export function useLiveEvents(keep = 50, resource?: string): { events: LiveEvent[]; connected: boolean } {
   const queryClient = useQueryClient();
   const [events, setEvents] = useState<LiveEvent[]>([]);
   const [connected, setConnected] = useState(false);
   useEffect(() => {
-    const source = new EventSource('/api/events');
+    const source = new EventSource(resource === undefined ? '/api/events' : `/api/events?resource=${encodeURIComponent(resource)}`);
     source.onopen = () => setConnected(true);
     source.onerror = () => setConnected(false);
     const onEvent = (message: MessageEvent<string>) => {
@@ -36,6 +38,6 @@ export function useLiveEvents(keep = 50): { events: LiveEvent[]; connected: bool
     };
     for (const type of TYPES) source.addEventListener(type, onEvent as EventListener);
     return () => source.close();
-  }, [queryClient, keep]);
+  }, [queryClient, keep, resource]);
   return { events, connected };
 }

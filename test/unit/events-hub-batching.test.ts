@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { LiveEvent } from '@/lib/api/events';
-import { EventHub, STREAM_BATCH_MAX_BYTES, STREAM_BATCH_MS, encodeEvent } from '@/lib/server/events/hub';
+import { BURST_RESOURCES, STREAM_BURST_AT, type LiveEvent } from '@/lib/api/events';
+import { EventHub, STREAM_BATCH_MAX_EVENTS, STREAM_BATCH_MS, encodeEvent } from '@/lib/server/events/hub';
 
 // Each open /api/events stream gets the events of a STREAM_BATCH_MS window as one chunk: one write
 // per stream per window, not one per event (issue 18, finding 9: 200 streams took the lock service
@@ -64,14 +64,79 @@ describe('event hub batching', () => {
     expect(Buffer.concat(late).equals(Buffer.from(encodeEvent(event(2))))).toBe(true);
   });
 
-  it('a window past STREAM_BATCH_MAX_BYTES goes out at once, in chunks no larger than that plus one event', () => {
+  it('a window of STREAM_BATCH_MAX_EVENTS goes out at once', () => {
     const hub = new EventHub(() => () => undefined);
     const chunks: Uint8Array[] = [];
     hub.subscribeEncoded((bytes) => chunks.push(bytes));
-    const one = encodeEvent(event(0)).byteLength;
-    const count = Math.ceil((3 * STREAM_BATCH_MAX_BYTES) / one);
-    for (let i = 0; i < count; i++) hub.publish(event(0));
-    expect(chunks.length).toBeGreaterThanOrEqual(2);
-    for (const chunk of chunks) expect(chunk.byteLength).toBeLessThan(STREAM_BATCH_MAX_BYTES + one);
+    for (let i = 0; i < STREAM_BATCH_MAX_EVENTS; i++) hub.publish(event(i));
+    expect(chunks).toHaveLength(1);
+  });
+});
+
+/** The SSE messages of a chunk: [type, data]. */
+function messages(chunks: Uint8Array[]): Array<[string, LiveEvent]> {
+  return Buffer.concat(chunks)
+    .toString('utf8')
+    .split('\n\n')
+    .filter(Boolean)
+    .map((m) => {
+      const [typeLine, dataLine] = m.split('\n');
+      return [typeLine!.slice('event: '.length), JSON.parse(dataLine!.slice('data: '.length)) as LiveEvent];
+    });
+}
+
+describe('event hub bursts: past STREAM_BURST_AT lock changes in a window', () => {
+  const node: LiveEvent = { type: 'node.down', at: 5, node: 3, source: 'notifications' };
+  const flood = () => [
+    ...Array.from({ length: 150 }, (_, i): LiveEvent => ({ ...event(i), resource: `r${i % 30}` })),
+    node,
+    ...Array.from({ length: 50 }, (_, i): LiveEvent => ({ type: 'lock.released', at: 200 + i, resource: `r${i % 30}`, source: 'service' })),
+  ];
+
+  it('a stream that follows every change gets the node events and one lock.burst with the counts, not 200 lock events', () => {
+    const hub = new EventHub(() => () => undefined);
+    const chunks: Uint8Array[] = [];
+    hub.subscribeEncoded((bytes) => chunks.push(bytes));
+    for (const e of flood()) hub.publish(e);
+    vi.advanceTimersByTime(STREAM_BATCH_MS);
+    const got = messages(chunks);
+    expect(got.map(([type]) => type)).toEqual(['node.down', 'lock.burst']);
+    const burst = got[1]![1];
+    expect(burst.counts).toEqual({ 'lock.granted': 150, 'lock.released': 50 });
+    expect(burst.resources).toHaveLength(BURST_RESOURCES);
+    expect(burst.at).toBe(249);
+    expect(burst.detail).toContain('200 lock changes');
+  });
+
+  it('up to STREAM_BURST_AT lock changes are listed one by one', () => {
+    const hub = new EventHub(() => () => undefined);
+    const chunks: Uint8Array[] = [];
+    hub.subscribeEncoded((bytes) => chunks.push(bytes));
+    for (let i = 0; i < STREAM_BURST_AT; i++) hub.publish(event(i));
+    hub.publish(node);
+    vi.advanceTimersByTime(STREAM_BATCH_MS);
+    expect(messages(chunks).filter(([type]) => type === 'lock.granted')).toHaveLength(STREAM_BURST_AT);
+  });
+
+  it('a stream that follows one resource gets its lock events one by one, and the node events, whatever the rate', () => {
+    const hub = new EventHub(() => () => undefined);
+    const mine: Uint8Array[] = [];
+    const stop = hub.subscribeEncoded((bytes) => mine.push(bytes), 'r7');
+    for (const e of flood()) hub.publish(e);
+    vi.advanceTimersByTime(STREAM_BATCH_MS);
+    const got = messages(mine);
+    expect(got.map(([type]) => type)).toEqual([
+      'lock.granted',
+      'lock.granted',
+      'lock.granted',
+      'lock.granted',
+      'lock.granted',
+      'node.down',
+      'lock.released',
+      'lock.released',
+    ]);
+    expect(got.every(([type, e]) => type === 'node.down' || e.resource === 'r7')).toBe(true);
+    stop();
+    expect(hub.size).toBe(0);
   });
 });

@@ -33,8 +33,9 @@ function recheck(
 }
 
 /**
- * GET /api/events: server-sent events from the process's one event hub. Each event is serialised
- * once for all streams. A stream
+ * GET /api/events: server-sent events from the process's one event hub, every change (lock changes
+ * summarised past a rate: hub.ts) or, with `resource`, that lock's and the nodes'. Each event is
+ * serialised once for all streams. A stream
  * - subscribes before it says `connected`;
  * - is dropped, with `event: resync`, when its reader falls more than MAX_QUEUED_BYTES behind
  *   (a slow client never makes the server hold more for it; EventSource reconnects and the page
@@ -42,7 +43,7 @@ function recheck(
  * - ends with its session: at once when this process revokes it (logout, sign out everywhere),
  *   within SESSION_RECHECK_MS + RECHECK_SHARED_MS when another process does, and when it expires.
  */
-export function eventStream(req: Request, principal: Principal): Response {
+export function eventStream(req: Request, principal: Principal, resource?: string): Response {
   let cleanup: () => void = () => undefined;
   const stream = new ReadableStream<Uint8Array>(
     {
@@ -72,7 +73,7 @@ export function eventStream(req: Request, principal: Principal): Response {
           controller.enqueue(bytes);
         };
         const hub = getEventHub();
-        stops.push(hub.subscribeEncoded(send));
+        stops.push(hub.subscribeEncoded(send, resource));
         // `connected` once the hub's Redis subscriptions are in place: an event after it is never lost.
         void hub.ready(CONNECT_WAIT_MS).then(() => send(encoder.encode(`retry: 2000\n: connected ${Date.now()}\n\n`)));
         timers.push(setInterval(() => send(encoder.encode(`: heartbeat ${Date.now()}\n\n`)), HEARTBEAT_MS));
