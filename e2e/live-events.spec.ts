@@ -17,7 +17,9 @@ test.describe('live events', () => {
 
   test('the lock detail lists its own grant and release while 300 other locks change around it', async ({ page }) => {
     const resource = `e2e-live/${unique()}`;
+    const follows = page.waitForRequest((r) => r.url().endsWith(`/api/events?resource=${encodeURIComponent(resource)}`));
     await page.goto(`/locks/${encodeURIComponent(resource)}`);
+    await follows; // the page follows its own lock, not the stream of everything
     // The detail page opened its own stream for this resource (and the top bar its stream of everything).
     await expect(page.getByTestId('lock-events-empty')).toBeVisible();
     await page.waitForTimeout(1_000); // both streams connected

@@ -9,7 +9,6 @@ const EVENT_INFO: Record<string, { label: string; tone: 'ok' | 'warn' | 'bad' | 
   'lock.released': { label: 'released', tone: 'muted' },
   'lock.expired': { label: 'expired', tone: 'warn' },
   'lock.force-released': { label: 'force-released', tone: 'bad' },
-  'lock.burst': { label: 'many changes', tone: 'info' },
 };
 
 const SOURCE: Record<LiveEvent['source'], string> = {

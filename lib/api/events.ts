@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { resourceSchema } from './common';
 
 /** One server-sent event on GET /api/events (`event:` is the type, `data:` this JSON). */
 export const liveEventSchema = z.object({
@@ -49,5 +50,5 @@ export const BURST_RESOURCES = 20;
 
 /** GET /api/events: all changes, or (`resource`) the changes of one lock and of the nodes, never summarised. */
 export const eventsQuerySchema = z.strictObject({
-  resource: z.string().min(1).max(512).optional(),
+  resource: resourceSchema.optional().describe('follow this one lock: its changes one by one, never summarised, and the nodes'),
 });

@@ -11,7 +11,7 @@ const TYPES = liveEventSchema.shape.type.options;
  * Keep every screen live: open /api/events once, refresh the queries an event affects, and keep
  * the last events for feeds. EventSource reconnects by itself (the server sends `retry:`). With
  * `resource`, the stream follows that one lock (and the nodes) and its events are never
- * summarised into a `lock.burst` (a summary refreshes every lock query instead).
+ * summarised into a `lock.burst` (a summary refreshes the lock list; a lock's own page follows that lock).
  */
 export function useLiveEvents(keep = 50, resource?: string): { events: LiveEvent[]; connected: boolean } {
   const queryClient = useQueryClient();

@@ -77,15 +77,18 @@ describe('a slow stream', () => {
   it('is dropped with a resync hint instead of growing: the server never holds much more than 1 MiB for it', async () => {
     const s = await session();
     // A stream that follows one lock gets each of its events (a stream that follows everything gets
-    // a summary past 64 a window, hub.ts): 5,000 events of ~1 KB on it.
+    // a summary past 64 a window, hub.ts): 5,000 events of ~350 bytes on it, ~1.7 MB in chunks of
+    // ~64 KiB, so the stream is dropped because its reader fell behind, not for one oversized chunk.
     const res = await api.call('GET', '/api/events?resource=slow', { headers: s });
     const { getEventHub } = await import('../../lib/server/events');
-    const detail = 'x'.repeat(1_000);
+    const detail = 'x'.repeat(200);
     for (let i = 0; i < 5_000; i++)
       getEventHub().publish({ type: 'lock.granted', at: Date.now(), resource: 'slow', detail, source: 'service' });
     const { text, ended } = await readAll(res.body!, 5_000); // ~5 MB published, nobody reading until now
     expect(ended).toBe(true);
     expect(text.length).toBeLessThan(1.1 * 1024 * 1024);
     expect(text.trimEnd().split('\n\n').at(-1)).toMatch(/^event: resync/);
+    // Chunks went out before the drop: the queue filled up, chunk by chunk.
+    expect(text.split('event: lock.granted').length - 1).toBeGreaterThan(1_000);
   });
 });

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { BURST_RESOURCES, STREAM_BURST_AT, type LiveEvent } from '@/lib/api/events';
-import { EventHub, STREAM_BATCH_MAX_EVENTS, STREAM_BATCH_MS, encodeEvent } from '@/lib/server/events/hub';
+import { EventHub, STREAM_BATCH_MAX_BYTES, STREAM_BATCH_MS, encodeEvent } from '@/lib/server/events/hub';
 
 // Each open /api/events stream gets the events of a STREAM_BATCH_MS window as one chunk: one write
 // per stream per window, not one per event (issue 18, finding 9: 200 streams took the lock service
@@ -64,12 +64,29 @@ describe('event hub batching', () => {
     expect(Buffer.concat(late).equals(Buffer.from(encodeEvent(event(2))))).toBe(true);
   });
 
-  it('a window of STREAM_BATCH_MAX_EVENTS goes out at once', () => {
+  it('a window of about STREAM_BATCH_MAX_BYTES goes out at once, in chunks near that bound (a stream’s whole queue is 1 MiB: stream.ts)', () => {
     const hub = new EventHub(() => () => undefined);
     const chunks: Uint8Array[] = [];
-    hub.subscribeEncoded((bytes) => chunks.push(bytes));
-    for (let i = 0; i < STREAM_BATCH_MAX_EVENTS; i++) hub.publish(event(i));
-    expect(chunks).toHaveLength(1);
+    hub.subscribeEncoded((bytes) => chunks.push(bytes), 'r1');
+    for (let i = 0; i < 1_000; i++) hub.publish({ ...event(i), resource: 'r1' });
+    expect(chunks.length).toBeGreaterThanOrEqual(1);
+    const detail = 'x'.repeat(1_000);
+    for (let i = 0; i < 500; i++) hub.publish({ ...event(i), resource: 'r1', detail });
+    expect(chunks.length).toBeGreaterThan(5);
+    for (const chunk of chunks) expect(chunk.byteLength).toBeLessThan(STREAM_BATCH_MAX_BYTES + 2_000);
+  });
+
+  it('a stop called twice does not drop a later stream on the same resource', () => {
+    const hub = new EventHub(() => () => undefined);
+    const got: Uint8Array[] = [];
+    const stopA = hub.subscribeEncoded(() => undefined, 'r1');
+    stopA();
+    hub.subscribeEncoded((bytes) => got.push(bytes), 'r1');
+    stopA();
+    expect(hub.size).toBe(1);
+    hub.publish({ ...event(1), resource: 'r1' });
+    vi.advanceTimersByTime(STREAM_BATCH_MS);
+    expect(got).toHaveLength(1);
   });
 });
 
@@ -100,12 +117,30 @@ describe('event hub bursts: past STREAM_BURST_AT lock changes in a window', () =
     for (const e of flood()) hub.publish(e);
     vi.advanceTimersByTime(STREAM_BATCH_MS);
     const got = messages(chunks);
-    expect(got.map(([type]) => type)).toEqual(['node.down', 'lock.burst']);
-    const burst = got[1]![1];
+    // The burst stands where the window's first lock change stood.
+    expect(got.map(([type]) => type)).toEqual(['lock.burst', 'node.down']);
+    const burst = got[0]![1];
     expect(burst.counts).toEqual({ 'lock.granted': 150, 'lock.released': 50 });
     expect(burst.resources).toHaveLength(BURST_RESOURCES);
     expect(burst.at).toBe(249);
     expect(burst.detail).toContain('200 lock changes');
+  });
+
+  it('streams opening and closing mid-window do not split it under the threshold (the flood still becomes one burst)', () => {
+    const hub = new EventHub(() => () => undefined);
+    const chunks: Uint8Array[] = [];
+    hub.subscribeEncoded((bytes) => chunks.push(bytes));
+    for (let i = 0; i < 60; i++) hub.publish(event(i));
+    const late: Uint8Array[] = [];
+    hub.subscribeEncoded(() => undefined, 'r3')();
+    const stopLate = hub.subscribeEncoded((bytes) => late.push(bytes));
+    for (let i = 60; i < 120; i++) hub.publish(event(i));
+    vi.advanceTimersByTime(STREAM_BATCH_MS);
+    expect(messages(chunks).map(([type]) => type)).toEqual(['lock.burst']);
+    expect(messages(chunks)[0]![1].counts).toEqual({ 'lock.granted': 120 });
+    // The stream that joined mid-window gets what came after it: 60, under the threshold.
+    expect(messages(late).map(([, e]) => e.resource)).toEqual(Array.from({ length: 60 }, (_, i) => `r${60 + i}`));
+    stopLate();
   });
 
   it('up to STREAM_BURST_AT lock changes are listed one by one', () => {

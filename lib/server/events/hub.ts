@@ -19,8 +19,13 @@ export function encodeEvent(event: LiveEvent): Uint8Array {
  * pairs/s): two events per lock taken and released, times 200 sockets.
  */
 export const STREAM_BATCH_MS = 250;
-/** A window holding this many events goes out at once (bounds what a window holds). */
-export const STREAM_BATCH_MAX_EVENTS = 1_000;
+/** A window holding about this many bytes of events goes out at once (at most ~400 events). */
+export const STREAM_BATCH_MAX_BYTES = 64 * 1024;
+/** What an event takes encoded, apart from its detail (an estimate: windows are cut before encoding). */
+const EVENT_BYTES = 160;
+
+/** A byte listener and where in the current window it joined (it gets only what came after). */
+type Joined = Map<ByteListener, number>;
 
 /**
  * Fan-out of live events to every open /api/events stream. Sources (keyspace notifications,
@@ -33,15 +38,18 @@ export const STREAM_BATCH_MAX_EVENTS = 1_000;
  * thousands of changes a second one by one, and at that rate sending each to every open screen
  * was most of what the streams cost the lock service (200 streams × every event: ~60 MB/s at
  * 2,000 pairs/s). Node events always go one by one. A stream that follows one resource gets that
- * resource's lock events one by one whatever the rate, and the node events.
+ * resource's lock events one by one whatever the rate, and the node events. A stream that joins
+ * mid-window gets the window's events from where it joined (the window is not cut short for it:
+ * opening streams must not split windows under the burst threshold).
  */
 export class EventHub {
   private readonly listeners = new Set<Listener>();
-  private readonly byteListeners = new Set<ByteListener>();
+  private readonly byteListeners: Joined = new Map();
   /** Streams that follow one resource, by resource. */
-  private readonly resourceListeners = new Map<string, Set<ByteListener>>();
-  /** Events waiting for the next batch (in publish order). */
+  private readonly resourceListeners = new Map<string, Joined>();
+  /** Events waiting for the next batch (in publish order), and about how many bytes they take. */
   private window: LiveEvent[] = [];
+  private windowBytes = 0;
   private batchTimer: ReturnType<typeof setTimeout> | null = null;
   private stopSources: (() => void) | null = null;
   /** Resolves once the running sources said their subscriptions are in place. */
@@ -63,32 +71,44 @@ export class EventHub {
 
   get size(): number {
     let following = 0;
-    for (const set of this.resourceListeners.values()) following += set.size;
+    for (const joined of this.resourceListeners.values()) following += joined.size;
     return this.listeners.size + this.byteListeners.size + following;
   }
 
   subscribe(listener: Listener): () => void {
-    return this.add(this.listeners, listener);
+    this.listeners.add(listener);
+    this.started();
+    let done = false;
+    return () => {
+      if (done) return;
+      done = true;
+      this.listeners.delete(listener);
+      this.stoppedOne();
+    };
   }
 
   /**
    * Events encoded as server-sent events, in batches (STREAM_BATCH_MS): every change (lock
    * changes past STREAM_BURST_AT a window summarised), or with `resource` the changes of that one
-   * lock and of the nodes.
+   * lock and of the nodes. Events published before it subscribed never reach it.
    */
   subscribeEncoded(listener: ByteListener, resource?: string): () => void {
-    // Events published before it subscribed go to the streams that were there, never to it.
-    this.flush();
-    let set = this.byteListeners;
+    let joined = this.byteListeners;
     if (resource !== undefined) {
-      set = this.resourceListeners.get(resource) ?? new Set();
-      this.resourceListeners.set(resource, set);
+      joined = this.resourceListeners.get(resource) ?? new Map();
+      this.resourceListeners.set(resource, joined);
     }
-    const remove = this.add(set, listener);
+    joined.set(listener, this.window.length);
+    this.started();
+    let done = false;
     return () => {
-      remove();
-      if (resource !== undefined && set.size === 0) this.resourceListeners.delete(resource);
+      if (done) return;
+      done = true;
+      joined.delete(listener);
+      if (resource !== undefined && joined.size === 0 && this.resourceListeners.get(resource) === joined)
+        this.resourceListeners.delete(resource);
       if (this.byteListeners.size === 0 && this.resourceListeners.size === 0) this.dropBatch();
+      this.stoppedOne();
     };
   }
 
@@ -102,7 +122,8 @@ export class EventHub {
     }
     if (this.byteListeners.size === 0 && this.resourceListeners.size === 0) return;
     this.window.push(event);
-    if (this.window.length >= STREAM_BATCH_MAX_EVENTS) this.flush();
+    this.windowBytes += EVENT_BYTES + (event.detail?.length ?? 0);
+    if (this.windowBytes >= STREAM_BATCH_MAX_BYTES) this.flush();
     else this.batchTimer ??= setTimeout(this.flush, STREAM_BATCH_MS);
   }
 
@@ -110,6 +131,7 @@ export class EventHub {
     if (this.batchTimer) clearTimeout(this.batchTimer);
     this.batchTimer = null;
     this.window = [];
+    this.windowBytes = 0;
   }
 
   private readonly flush = (): void => {
@@ -119,42 +141,50 @@ export class EventHub {
     // Each event serialised at most once, whichever streams it goes to.
     const encoded = new Map<LiveEvent, Uint8Array>();
     const bytesOf = (e: LiveEvent) => encoded.get(e) ?? encoded.set(e, encodeEvent(e)).get(e)!;
-    const join = (list: readonly LiveEvent[]) => (list.length === 1 ? bytesOf(list[0]!) : Buffer.concat(list.map(bytesOf)));
-    if (this.byteListeners.size > 0) send(this.byteListeners, join(summarised(events)));
-    for (const [resource, set] of this.resourceListeners) {
-      const mine = events.filter((e) => (e.type.startsWith('lock.') ? e.resource === resource : true));
-      if (mine.length > 0) send(set, join(mine));
+    const join = (list: readonly LiveEvent[]) =>
+      list.length === 0 ? null : list.length === 1 ? bytesOf(list[0]!) : Buffer.concat(list.map(bytesOf));
+    // Streams that joined at the same point share one chunk (almost always: all from the start).
+    deliver(this.byteListeners, (from) => join(summarised(from === 0 ? events : events.slice(from))));
+    for (const [resource, joined] of this.resourceListeners) {
+      deliver(joined, (from) => join(events.slice(from).filter((e) => (e.type.startsWith('lock.') ? e.resource === resource : true))));
     }
+    for (const joined of [this.byteListeners, ...this.resourceListeners.values()])
+      for (const listener of joined.keys()) joined.set(listener, 0);
   };
 
-  private add<L>(set: Set<L>, listener: L): () => void {
-    set.add(listener);
-    if (this.size === 1) {
-      let ready!: () => void;
-      this.sourcesReady = new Promise<void>((resolve) => (ready = resolve));
-      this.stopSources = this.startSources(
-        (event) => this.publish(event),
-        () => ready(),
-      );
-    }
-    return () => {
-      if (!set.delete(listener)) return;
-      if (this.size === 0) {
-        this.stopSources?.();
-        this.stopSources = null;
-        this.dropBatch();
-      }
-    };
+  private started(): void {
+    if (this.size !== 1) return;
+    let ready!: () => void;
+    this.sourcesReady = new Promise<void>((resolve) => (ready = resolve));
+    this.stopSources = this.startSources(
+      (event) => this.publish(event),
+      () => ready(),
+    );
+  }
+
+  private stoppedOne(): void {
+    if (this.size !== 0) return;
+    this.stopSources?.();
+    this.stopSources = null;
+    this.dropBatch();
   }
 }
 
-function send(listeners: ReadonlySet<ByteListener>, bytes: Uint8Array): void {
-  for (const listener of listeners) {
-    try {
-      listener(bytes);
-    } catch {
-      // one broken stream must not stop the others
-    }
+/** Send each listener the chunk made for where it joined (made once per join point; none when empty). */
+function deliver(joined: Joined, chunkFrom: (from: number) => Uint8Array | null): void {
+  const chunks = new Map<number, Uint8Array | null>();
+  for (const [listener, from] of joined) {
+    if (!chunks.has(from)) chunks.set(from, chunkFrom(from));
+    const bytes = chunks.get(from)!;
+    if (bytes) send(listener, bytes);
+  }
+}
+
+function send(listener: ByteListener, bytes: Uint8Array): void {
+  try {
+    listener(bytes);
+  } catch {
+    // one broken stream must not stop the others
   }
 }
 
@@ -165,14 +195,17 @@ export function summarised(events: readonly LiveEvent[]): LiveEvent[] {
   if (locks <= STREAM_BURST_AT) return [...events];
   const counts: Record<string, number> = {};
   const resources = new Set<string>();
-  const rest: LiveEvent[] = [];
+  const out: LiveEvent[] = [];
   let at = 0;
+  let place = -1;
   let source: LiveEvent['source'] = 'notifications';
   for (const e of events) {
     if (!e.type.startsWith('lock.')) {
-      rest.push(e);
+      out.push(e);
       continue;
     }
+    // The burst stands where the window's first lock change stood, among the node events.
+    if (place < 0) place = out.length;
     counts[e.type] = (counts[e.type] ?? 0) + 1;
     if (e.resource !== undefined && resources.size < BURST_RESOURCES) resources.add(e.resource);
     at = Math.max(at, e.at);
@@ -183,8 +216,9 @@ export function summarised(events: readonly LiveEvent[]): LiveEvent[] {
     at,
     counts,
     resources: [...resources],
-    detail: `${locks} lock changes in ${STREAM_BATCH_MS} ms, too many to list one by one`,
+    detail: `${locks} lock changes in one batch, too many to list one by one`,
     source,
   };
-  return [...rest, burst];
+  out.splice(place, 0, burst);
+  return out;
 }
