@@ -76,6 +76,16 @@ describe('event hub batching', () => {
     for (const chunk of chunks) expect(chunk.byteLength).toBeLessThan(STREAM_BATCH_MAX_BYTES + 2_000);
   });
 
+  it('a flood over many resources stays one window: one burst a window, not a chunk every ~400 events', () => {
+    const hub = new EventHub(() => () => undefined);
+    const chunks: Uint8Array[] = [];
+    hub.subscribeEncoded((bytes) => chunks.push(bytes));
+    for (let i = 0; i < 3_000; i++) hub.publish(event(i));
+    expect(chunks).toHaveLength(0);
+    vi.advanceTimersByTime(STREAM_BATCH_MS);
+    expect(messages(chunks).map(([type]) => type)).toEqual(['lock.burst']);
+  });
+
   it('a stop called twice does not drop a later stream on the same resource', () => {
     const hub = new EventHub(() => () => undefined);
     const got: Uint8Array[] = [];

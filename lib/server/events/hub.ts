@@ -19,8 +19,15 @@ export function encodeEvent(event: LiveEvent): Uint8Array {
  * pairs/s): two events per lock taken and released, times 200 sockets.
  */
 export const STREAM_BATCH_MS = 250;
-/** A window holding about this many bytes of events goes out at once (at most ~400 events). */
+/**
+ * A window goes out at once when a chunk it makes could pass about this many bytes: the node
+ * events plus the lock events of any one resource (what a stream that follows that resource gets;
+ * a stream of everything gets at most STREAM_BURST_AT lock events, or a burst). A stream's whole
+ * queue is 1 MiB (stream.ts): no one chunk may come near it.
+ */
 export const STREAM_BATCH_MAX_BYTES = 64 * 1024;
+/** …and at this many events whatever they are (what a window holds in memory). */
+export const STREAM_BATCH_MAX_EVENTS = 5_000;
 /** What an event takes encoded, apart from its detail (an estimate: windows are cut before encoding). */
 const EVENT_BYTES = 160;
 
@@ -47,9 +54,12 @@ export class EventHub {
   private readonly byteListeners: Joined = new Map();
   /** Streams that follow one resource, by resource. */
   private readonly resourceListeners = new Map<string, Joined>();
-  /** Events waiting for the next batch (in publish order), and about how many bytes they take. */
+  /** Events waiting for the next batch (in publish order). */
   private window: LiveEvent[] = [];
-  private windowBytes = 0;
+  /** About how many bytes the window's node events take, and the lock events of each resource. */
+  private nodeBytes = 0;
+  private resourceBytes = new Map<string, number>();
+  private largestResourceBytes = 0;
   private batchTimer: ReturnType<typeof setTimeout> | null = null;
   private stopSources: (() => void) | null = null;
   /** Resolves once the running sources said their subscriptions are in place. */
@@ -122,8 +132,15 @@ export class EventHub {
     }
     if (this.byteListeners.size === 0 && this.resourceListeners.size === 0) return;
     this.window.push(event);
-    this.windowBytes += EVENT_BYTES + (event.detail?.length ?? 0);
-    if (this.windowBytes >= STREAM_BATCH_MAX_BYTES) this.flush();
+    const bytes = EVENT_BYTES + (event.detail?.length ?? 0);
+    if (!event.type.startsWith('lock.') || event.resource === undefined) this.nodeBytes += bytes;
+    else {
+      const total = (this.resourceBytes.get(event.resource) ?? 0) + bytes;
+      this.resourceBytes.set(event.resource, total);
+      this.largestResourceBytes = Math.max(this.largestResourceBytes, total);
+    }
+    const stream = this.nodeBytes + Math.max(this.largestResourceBytes, STREAM_BURST_AT * EVENT_BYTES);
+    if (stream >= STREAM_BATCH_MAX_BYTES || this.window.length >= STREAM_BATCH_MAX_EVENTS) this.flush();
     else this.batchTimer ??= setTimeout(this.flush, STREAM_BATCH_MS);
   }
 
@@ -131,7 +148,9 @@ export class EventHub {
     if (this.batchTimer) clearTimeout(this.batchTimer);
     this.batchTimer = null;
     this.window = [];
-    this.windowBytes = 0;
+    this.nodeBytes = 0;
+    this.resourceBytes = new Map();
+    this.largestResourceBytes = 0;
   }
 
   private readonly flush = (): void => {
