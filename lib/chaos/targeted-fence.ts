@@ -21,7 +21,7 @@ import { quorumSize, readEpoch } from '@redlock-console/redlock';
 import { Rng } from './random';
 import { clientSettings, markPrefixClean, type RunContext } from './run-context';
 import { StallProxy } from './stall-proxy';
-import type { TrialResult, TrialSpec } from './targeted';
+import type { TrialResult, TrialSpec } from './targeted-kinds';
 import { acquire, acquireUntilGranted, Sessions, type Granted } from './trial-sessions';
 
 /** The trial's lease ceiling (and A's and B's lease), ms: B waits out A's key on the victim. */

@@ -14,7 +14,7 @@
 import { readEpoch } from '@redlock-console/redlock';
 import { Rng } from './random';
 import { clientSettings, markPrefixClean, type RunContext } from './run-context';
-import type { TrialResult, TrialSpec } from './targeted';
+import type { TrialResult, TrialSpec } from './targeted-kinds';
 import { acquire, acquireUntilGranted, Sessions } from './trial-sessions';
 
 /** The trial's lease ceiling (and A's lease), ms. */

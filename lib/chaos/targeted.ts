@@ -37,78 +37,20 @@
  *   and B asks once S's quarantine would be over. Defence: S gets MaxTtlMismatchError and starts no
  *   quarantine; B's check starts one as long as the cluster's ceiling.
  */
-import { DEFAULT_SETTINGS, lockKey as keyOf, quorumSize, readEpoch, type EpochSentinel } from '@redlock-console/redlock';
+import { DEFAULT_SETTINGS, lockKey as keyOf, quorumSize, readEpoch } from '@redlock-console/redlock';
 import { markNodeClean } from '@redlock-console/redlock';
-import type { NemesisAction } from './history';
 import { evictedKeys, evictionPolicy, evictUntil, memoryPressure, removeFillers, restartClean, type EvictionPolicy } from './node-ops';
 import { Rng } from './random';
-import { clientSettings, markPrefixClean, now, type CoreBuild, type RunContext } from './run-context';
-import type { ClientSettings } from './worker-protocol';
+import { clientSettings, markPrefixClean, now, type RunContext } from './run-context';
 import type { ClientWorker } from './workers';
 import { acquire, Sessions, type Granted } from './trial-sessions';
+import { judgeDefence } from './targeted-defence';
+import type { TrialResult, TrialSpec } from './targeted-kinds';
 import { runMajorityLossTrial } from './targeted-reseed';
 import { runFenceStallTrial } from './targeted-fence';
 
-export const TRIAL_KINDS = [
-  'restart-rdb',
-  'restart-stale-aof',
-  'evict-volatile-lru',
-  'evict-allkeys-random',
-  'evict-flip',
-  'short-max-ttl',
-  'lose-data',
-  'lose-majority',
-  'fence-stall',
-] as const;
-export type TrialKind = (typeof TRIAL_KINDS)[number];
-
-/** What the safe core must be seen doing on the victim, per kind (the report's expectation). */
-export const TRIAL_DEFENCES: Readonly<Record<TrialKind, string>> = {
-  'restart-rdb': 'the victim refuses B, quarantined for its restart (cause restart)',
-  'restart-stale-aof': 'the victim refuses B, quarantined for its restart (cause restart)',
-  'evict-volatile-lru': 'the victim never votes for: unsafe-eviction (or quarantined)',
-  'evict-allkeys-random': 'the victim never votes for: unsafe-eviction (or quarantined)',
-  'evict-flip': 'the victim refuses B, quarantined for the keys it evicted (cause eviction)',
-  'short-max-ttl': "the short client gets MaxTtlMismatchError; the victim refuses B, quarantined for the cluster's ceiling",
-  'lose-data': 'the victim refuses B, quarantined for its data loss (cause data-loss)',
-  'lose-majority': "B is granted only after the quarantines, with a fence above A's (the lost registers reseeded)",
-  'fence-stall': 'A is refused (QuorumUnavailableError): its fence cannot be confirmed on a quorum',
-};
-
-export interface TrialSpec {
-  kind: TrialKind;
-  /** Unique in the run: names the key prefix, the logs and the locks. */
-  id: string;
-  core: CoreBuild;
-  seed: number;
-  /** Settings of A, B and S over the profile's: `{ nodeChecks: false }` in the negative controls. */
-  settings?: Partial<ClientSettings>;
-  /** The victim (0-based); drawn from the seed when absent. */
-  victim?: number;
-  /** evict-flip: the policy switched there and back (drawn from the seed when absent). */
-  policy?: EvictionPolicy;
-  record(event: NemesisAction): void;
-}
-
-export interface TrialResult {
-  kind: TrialKind;
-  id: string;
-  /** The trial's key prefix (its locks are under it). */
-  prefix: string;
-  /** Event logs of the trial's client sessions (JSONL), for the checkers. */
-  logs: string[];
-  victim: number;
-  majority: number[];
-  /** The danger was in place when B asked (see each kind): without it a trial proves nothing. */
-  armed: boolean;
-  /** What the core was seen doing on the victim, e.g. `quarantined (restart)`; null: nothing seen. */
-  defence: string | null;
-  /** The defence the safe core owes (TRIAL_DEFENCES) was seen. */
-  defended: boolean;
-  /** Short, for the phase's list of faults. */
-  label: string;
-  detail: string;
-}
+export { judgeDefence, type DefenceEvidence } from './targeted-defence';
+export { TRIAL_DEFENCES, TRIAL_KINDS, type TrialKind, type TrialResult, type TrialSpec } from './targeted-kinds';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const ids = (nodes: readonly number[]) => nodes.map((n) => n + 1).join(',');
@@ -338,59 +280,6 @@ export async function runTrial(run: RunContext, spec: TrialSpec): Promise<TrialR
   }
   result.detail = notes.join('; ');
   return result;
-}
-
-/** What a trial saw of the victim, for {@link judgeDefence}. */
-export interface DefenceEvidence {
-  /** The victim's vote (VoteString code) in the last attempt of each of A's acquires. */
-  aVictimVotes: readonly string[];
-  /** The victim's vote in B's answers (see answerOf), and whether B was granted any. */
-  bVictimVotes: readonly string[];
-  bGranted: boolean;
-  /** The victim's epoch sentinel of the trial's prefix after B's answers (null: none). */
-  sentinel: Pick<EpochSentinel, 'cause' | 'maxTtlMs' | 'createdAt' | 'quarantineUntil'> | null;
-  /** The error class of the short client's attempt (short-max-ttl). */
-  shortError: string | null;
-  /** The cluster's ceiling (the trial's maxTtlMs). */
-  ceiling: number;
-}
-
-/** Did the victim defend itself the way the safe core must (TRIAL_DEFENCES)? And what was seen. */
-export function judgeDefence(kind: TrialKind, e: DefenceEvidence): { defence: string | null; defended: boolean } {
-  const s = e.sentinel;
-  const refusedByVictim = !e.bGranted && e.bVictimVotes.length > 0 && e.bVictimVotes.every((x) => x === 'q');
-  const quarantine = s?.cause ? `quarantined (${s.cause})` : null;
-  switch (kind) {
-    case 'restart-rdb':
-    case 'restart-stale-aof':
-      return { defence: quarantine, defended: refusedByVictim && s?.cause === 'restart' };
-    case 'evict-flip':
-      return { defence: quarantine, defended: refusedByVictim && s?.cause === 'eviction' };
-    case 'lose-data':
-      return { defence: quarantine, defended: refusedByVictim && s?.cause === 'data-loss' };
-    case 'lose-majority':
-    case 'fence-stall':
-      // Judged by their own trials (targeted-reseed.ts, targeted-fence.ts).
-      return { defence: null, defended: false };
-    case 'evict-volatile-lru':
-    case 'evict-allkeys-random': {
-      // A's attempts could not be decided without the victim (its links to the others were cut):
-      // each shows the victim's own answer. B's may have been decided before the victim answered.
-      const all = [...e.aVictimVotes, ...e.bVictimVotes];
-      const defence = all.includes('f') ? null : all.includes('u') ? 'unsafe-eviction' : all.includes('q') ? 'quarantined' : null;
-      return { defence, defended: defence !== null && e.aVictimVotes.length > 0 && e.aVictimVotes.every((x) => x === 'u' || x === 'q') };
-    }
-    case 'short-max-ttl': {
-      const mismatch = e.shortError === 'MaxTtlMismatchError';
-      const full = s?.cause === 'data-loss' && s.maxTtlMs === e.ceiling && s.quarantineUntil - s.createdAt === e.ceiling;
-      return {
-        defence: mismatch
-          ? `short client refused (MaxTtlMismatchError); quarantine of ${s ? s.quarantineUntil - s.createdAt : 'no'} ms`
-          : null,
-        defended: mismatch && refusedByVictim && full,
-      };
-    }
-  }
 }
 
 /**

@@ -1,0 +1,56 @@
+/** Judging a targeted trial's defence (lib/chaos/targeted.ts) from what it saw of the victim. */
+import type { EpochSentinel } from '@redlock-console/redlock';
+import type { TrialKind } from './targeted-kinds';
+
+/** What a trial saw of the victim, for {@link judgeDefence}. */
+export interface DefenceEvidence {
+  /** The victim's vote (VoteString code) in the last attempt of each of A's acquires. */
+  aVictimVotes: readonly string[];
+  /** The victim's vote in B's answers (see answerOf), and whether B was granted any. */
+  bVictimVotes: readonly string[];
+  bGranted: boolean;
+  /** The victim's epoch sentinel of the trial's prefix after B's answers (null: none). */
+  sentinel: Pick<EpochSentinel, 'cause' | 'maxTtlMs' | 'createdAt' | 'quarantineUntil'> | null;
+  /** The error class of the short client's attempt (short-max-ttl). */
+  shortError: string | null;
+  /** The cluster's ceiling (the trial's maxTtlMs). */
+  ceiling: number;
+}
+
+/** Did the victim defend itself the way the safe core must (TRIAL_DEFENCES)? And what was seen. */
+export function judgeDefence(kind: TrialKind, e: DefenceEvidence): { defence: string | null; defended: boolean } {
+  const s = e.sentinel;
+  const refusedByVictim = !e.bGranted && e.bVictimVotes.length > 0 && e.bVictimVotes.every((x) => x === 'q');
+  const quarantine = s?.cause ? `quarantined (${s.cause})` : null;
+  switch (kind) {
+    case 'restart-rdb':
+    case 'restart-stale-aof':
+      return { defence: quarantine, defended: refusedByVictim && s?.cause === 'restart' };
+    case 'evict-flip':
+      return { defence: quarantine, defended: refusedByVictim && s?.cause === 'eviction' };
+    case 'lose-data':
+      return { defence: quarantine, defended: refusedByVictim && s?.cause === 'data-loss' };
+    case 'lose-majority':
+    case 'fence-stall':
+      // Judged by their own trials (targeted-reseed.ts, targeted-fence.ts).
+      return { defence: null, defended: false };
+    case 'evict-volatile-lru':
+    case 'evict-allkeys-random': {
+      // A's attempts could not be decided without the victim (its links to the others were cut):
+      // each shows the victim's own answer. B's may have been decided before the victim answered.
+      const all = [...e.aVictimVotes, ...e.bVictimVotes];
+      const defence = all.includes('f') ? null : all.includes('u') ? 'unsafe-eviction' : all.includes('q') ? 'quarantined' : null;
+      return { defence, defended: defence !== null && e.aVictimVotes.length > 0 && e.aVictimVotes.every((x) => x === 'u' || x === 'q') };
+    }
+    case 'short-max-ttl': {
+      const mismatch = e.shortError === 'MaxTtlMismatchError';
+      const full = s?.cause === 'data-loss' && s.maxTtlMs === e.ceiling && s.quarantineUntil - s.createdAt === e.ceiling;
+      return {
+        defence: mismatch
+          ? `short client refused (MaxTtlMismatchError); quarantine of ${s ? s.quarantineUntil - s.createdAt : 'no'} ms`
+          : null,
+        defended: mismatch && refusedByVictim && full,
+      };
+    }
+  }
+}
