@@ -1,101 +1,24 @@
 import { EventEmitter } from 'node:events';
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { Redis } from 'ioredis';
-import { FaultProxy, type FaultMode } from '../faults';
-import { markNodeClean } from '@redlock-console/redlock';
+import { FaultProxy } from '../faults';
 import type { NodeAction } from '../api/node-actions';
-import {
-  adoptAfterStart,
-  deleteMarker,
-  keepsData,
-  readAndShutdown,
-  takeMarker,
-  writeMarker,
-  type ContinuityOutcome,
-  type DirectAddress,
-  type StoppedIncarnation,
-} from './continuity';
+import { deleteMarker } from './continuity';
+import { assertPortsFree, type ClusterOptions, type ResolvedClusterOptions } from './cluster-options';
 import { ClusterConfigError, NodeActionError } from './errors';
 import { Lifeline } from './lifeline';
-import { RedisNode, type NodeExit, type NodeState } from './node-process';
+import { memberStatus, urlOf, type Member, type NodeStatus, type SupervisorContext } from './member';
+import { performAction } from './node-actions';
+import { startNode, stopNode } from './node-lifecycle';
+import { RedisNode, type NodeExit } from './node-process';
 import type { Persistence } from './persistence';
 import { PidRegistry } from './pid-registry';
-import { freePort, isPortFree } from './ports';
+import { freePort } from './ports';
 import { findRedisServer, REDIS_MISSING_HINT } from './redis-binary';
 import { ensureSecretFile } from './secret';
 
-export interface ClusterOptions {
-  /** Directory holding one data directory per node (`node-1` …) and the pid registry. */
-  dataRoot: string;
-  /** Number of masters, 1…15. @default 5 */
-  nodes?: number;
-  host?: string;
-  /** redis-server of node i listens on portBase + i − 1; omit for any free ports. */
-  portBase?: number;
-  /** With proxies, the proxy of node i listens on proxyPortBase + i − 1; omit for any free ports. */
-  proxyPortBase?: number;
-  /** Put a fault proxy in front of every node (clients use the proxy's port). @default true */
-  proxies?: boolean;
-  /** One mode for all nodes, or one per node. @default 'aof-always' */
-  persistence?: Persistence | readonly Persistence[];
-  /** Path of redis-server; found on PATH when omitted. */
-  binary?: string;
-  /** Key prefix and lease ceiling written into the clean epoch sentinel of brand-new data dirs. */
-  keyPrefix?: string;
-  maxTtlMs?: number;
-  extraArgs?: readonly string[];
-  /** Spawn the watchdog that kills the nodes if this process dies abruptly. @default true */
-  lifeline?: boolean;
-  /**
-   * The password every node requires (`requirepass`, in a 0600 config file, never on a command
-   * line). Omitted: generated once into `<dataRoot>/redis.secret` (0600) and kept. null: none (a
-   * harness that builds its own connections, e.g. the chaos harness and the bench).
-   */
-  password?: string | null;
-}
-
-export interface NodeStatus {
-  id: number;
-  state: NodeState;
-  pid: number | null;
-  host: string;
-  /** Port of the redis-server process itself. */
-  port: number;
-  /** Port of the node's fault proxy, the one clients use; null without proxies. */
-  proxyPort: number | null;
-  /** The URL clients connect to (through the proxy when there is one), with the password. */
-  url: string;
-  /** The redis-server process's own URL, bypassing the proxy, with the password. */
-  directUrl: string;
-  persistence: Persistence;
-  startedAt: number | null;
-  uptimeMs: number | null;
-  dataDir: string;
-  lastExit: NodeExit | null;
-  fault: FaultMode | null;
-  /** Epoch ms of a scheduled delayed start, else null. */
-  restartAt: number | null;
-  /** What the supervisor did about the node's last start: adopted a graceful restart, or why not (null: a fresh data directory). */
-  continuity: ContinuityOutcome | null;
-  /** A down node stopped gracefully with this persistence: started again with the same one, its restart is adopted. Else null. */
-  resumable: Persistence | null;
-}
-
-interface Member {
-  node: RedisNode;
-  proxy: FaultProxy | null;
-  /** Serializes actions on one node. */
-  queue: Promise<unknown>;
-  restartTimer: NodeJS.Timeout | null;
-  restartAt: number | null;
-  nextPersistence: Persistence;
-  continuity: ContinuityOutcome | null;
-  /** The persistence of the continuity marker this supervisor wrote and no start has consumed yet. */
-  resumable: Persistence | null;
-  /** The proxy's mode while it holds clients back during a start (see gate()), else null. */
-  gatedMode: FaultMode | null;
-}
+export type { ClusterOptions } from './cluster-options';
+export type { NodeStatus } from './member';
 
 /**
  * Runs N independent redis-server masters on one host, each with its own data directory and an
@@ -117,16 +40,23 @@ export class ClusterSupervisor extends EventEmitter {
   private readonly password: string | null;
   private readonly lifeline: Lifeline | null;
   private readonly registry: PidRegistry;
+  /** What the node lifecycle (node-lifecycle.ts) and the node actions (node-actions.ts) use of this supervisor. */
+  private readonly ctx: SupervisorContext;
   private closed = false;
   private readonly exitHook = () => this.killAllSync();
 
-  private constructor(
-    private readonly options: Required<Pick<ClusterOptions, 'dataRoot' | 'host' | 'keyPrefix' | 'maxTtlMs'>> & ClusterOptions,
-  ) {
+  private constructor(private readonly options: ResolvedClusterOptions) {
     super();
     this.password = options.password === undefined ? ensureSecretFile(join(options.dataRoot, 'redis.secret')) : options.password;
     this.registry = new PidRegistry(join(options.dataRoot, 'pids.json'));
     this.lifeline = options.lifeline === false ? null : new Lifeline();
+    this.ctx = {
+      password: this.password,
+      keyPrefix: options.keyPrefix,
+      maxTtlMs: options.maxTtlMs,
+      isClosed: () => this.closed,
+      emit: (event, ...args) => this.emit(event, ...args),
+    };
     process.once('exit', this.exitHook);
   }
 
@@ -174,7 +104,7 @@ export class ClusterSupervisor extends EventEmitter {
         supervisor.members.push(member);
         supervisor.wire(member);
         // Before its proxy exists: no client can reach the node until it is marked or adopted.
-        await supervisor.startNode(member, persistence(i), fresh);
+        await startNode(supervisor.ctx, member, persistence(i), fresh);
         if (options.proxies !== false) {
           const proxy = new FaultProxy({
             name: `node-${id}`,
@@ -205,16 +135,7 @@ export class ClusterSupervisor extends EventEmitter {
 
   /** Direct URLs of the redis-server processes, bypassing the proxies (tests and the supervisor only). */
   directUrls(): string[] {
-    return this.members.map((m) => this.urlOf(m.node.host, m.node.port));
-  }
-
-  /** `redis://[:password@]host:port` (the password is base64url: nothing to escape). */
-  private urlOf(host: string, port: number): string {
-    return this.password !== null ? `redis://:${this.password}@${host}:${port}` : `redis://${host}:${port}`;
-  }
-
-  private addressOf(node: RedisNode): DirectAddress {
-    return { host: node.host, port: node.port, password: this.password };
+    return this.members.map((m) => urlOf(this.password, m.node.host, m.node.port));
   }
 
   nodes(): NodeStatus[] {
@@ -235,7 +156,7 @@ export class ClusterSupervisor extends EventEmitter {
   act(id: number, action: NodeAction): Promise<NodeStatus> {
     const member = this.member(id);
     if (this.closed) return Promise.reject(new NodeActionError('the cluster is shutting down', 'BAD_STATE'));
-    const run = member.queue.then(() => this.perform(member, action));
+    const run = member.queue.then(() => performAction(this.ctx, member, action));
     member.queue = run.catch(() => undefined);
     return run.then(() => this.status(member));
   }
@@ -287,7 +208,7 @@ export class ClusterSupervisor extends EventEmitter {
     await Promise.all(
       this.members.map(async (m) => {
         await m.proxy?.close().catch(() => undefined);
-        await this.stopNode(m).catch(() => undefined);
+        await stopNode(this.ctx, m).catch(() => undefined);
       }),
     );
     this.lifeline?.close();
@@ -305,167 +226,6 @@ export class ClusterSupervisor extends EventEmitter {
     }
   }
 
-  private async perform(member: Member, action: NodeAction): Promise<void> {
-    const { node } = member;
-    switch (action.action) {
-      case 'crash':
-        this.cancelRestart(member);
-        deleteMarker(node.dataDir); // a crash is never graceful, whatever a stale marker says
-        member.resumable = null;
-        return node.crash();
-      case 'stop':
-        this.cancelRestart(member);
-        return this.stopNode(member);
-      case 'start':
-        this.cancelRestart(member);
-        if (node.state !== 'down') throw new NodeActionError(`node ${node.id} is ${node.state}; stop or crash it first`, 'BAD_STATE');
-        return this.startNode(member, action.persistence ?? member.nextPersistence);
-      case 'restart': {
-        this.cancelRestart(member);
-        const persistence = action.persistence ?? node.persistence;
-        member.nextPersistence = persistence;
-        await this.stopNode(member);
-        if (!action.delayMs) return this.startNode(member, persistence);
-        member.restartAt = Date.now() + action.delayMs;
-        member.restartTimer = setTimeout(() => {
-          member.restartTimer = null;
-          member.restartAt = null;
-          const run = member.queue.then(() => (node.state === 'down' && !this.closed ? this.startNode(member, persistence) : undefined));
-          member.queue = run.catch((err) => this.emit('node-error', node.id, err));
-        }, action.delayMs);
-        member.restartTimer.unref();
-        return;
-      }
-      case 'pause':
-        return node.pause();
-      case 'resume':
-        return node.resume();
-      case 'partition':
-        return this.setFault(member, { kind: 'blackhole' });
-      case 'heal':
-        return this.setFault(member, { kind: 'pass' });
-      case 'reset':
-        return this.setFault(member, { kind: 'reset' });
-      case 'latency': {
-        const jitter = action.jitterMs ?? 0;
-        return this.setFault(member, {
-          kind: 'latency',
-          upMs: Math.floor(action.latencyMs / 2),
-          upJitterMs: Math.floor(jitter / 2),
-          downMs: Math.ceil(action.latencyMs / 2),
-          downJitterMs: Math.ceil(jitter / 2),
-        });
-      }
-    }
-  }
-
-  private setFault(member: Member, mode: FaultMode): void {
-    if (!member.proxy) throw new NodeActionError(`node ${member.node.id} has no fault proxy`, 'NO_PROXY');
-    member.proxy.setMode(mode);
-    this.emit('fault', member.node.id, mode);
-  }
-
-  private cancelRestart(member: Member): void {
-    if (member.restartTimer) clearTimeout(member.restartTimer);
-    member.restartTimer = null;
-    member.restartAt = null;
-  }
-
-  /**
-   * Stop a node gracefully. With a persistence that keeps data, the server is asked to SHUTDOWN
-   * with it flushed after its run_id and sentinel were read, and a clean exit (code 0) leaves a
-   * continuity marker for its next start. Any older marker is gone first.
-   */
-  private async stopNode(member: Member): Promise<void> {
-    const { node } = member;
-    if (node.pid === null) return;
-    deleteMarker(node.dataDir);
-    member.resumable = null;
-    const persistence = node.persistence;
-    let reading = null as Promise<StoppedIncarnation> | null;
-    const shutdown =
-      keepsData(persistence) && node.state !== 'starting'
-        ? () => (reading = readAndShutdown(this.addressOf(node), persistence, this.options.keyPrefix))
-        : undefined;
-    const exit = await node.stop(shutdown);
-    // The exit can be seen before the SHUTDOWN's connection closes: wait for the reading itself.
-    const seen = reading ? await (reading as Promise<StoppedIncarnation>).catch(() => null) : null;
-    if (seen && exit && exit.code === 0 && exit.signal === null) {
-      writeMarker(node.dataDir, {
-        version: 1,
-        runId: seen.runId,
-        persistence,
-        keyPrefix: this.options.keyPrefix,
-        quarantineUntil: seen.quarantineUntil,
-        stoppedAt: exit.at,
-      });
-      member.resumable = persistence;
-      this.emit('graceful-stop', node.id, seen);
-    }
-  }
-
-  /**
-   * Start a node and settle its epoch before clients count on it: a brand-new data directory is
-   * marked clean; otherwise the continuity marker (consumed here, whatever happens) decides whether
-   * the restart is adopted. While that runs, the node's proxy holds new client connections back.
-   */
-  private async startNode(member: Member, persistence: Persistence, fresh = false): Promise<void> {
-    const { node } = member;
-    const marker = takeMarker(node.dataDir);
-    member.resumable = null;
-    const lastExit = describeExit(node.lastExit, node.persistence);
-    const open = marker ? this.gate(member) : () => undefined;
-    try {
-      await node.start(persistence);
-      if (fresh) {
-        await this.markClean(member, 'fresh data directory');
-        member.continuity = null;
-        return;
-      }
-      const outcome = await adoptAfterStart(this.addressOf(node), marker, { persistence, keyPrefix: this.options.keyPrefix, lastExit });
-      member.continuity = outcome;
-      this.emit('continuity', node.id, outcome);
-    } finally {
-      open();
-    }
-  }
-
-  /**
-   * Hold new client connections in the node's proxy (a blackhole: bytes are kept, none dropped,
-   * and the upstream is opened on release) while it starts and its restart is adopted, so that no
-   * client's check quarantines it first. A partition or reset the operator set stays as it is.
-   * Returns the release.
-   */
-  private gate(member: Member): () => void {
-    const proxy = member.proxy;
-    const mode = proxy?.mode;
-    if (!proxy || !mode || (mode.kind !== 'pass' && mode.kind !== 'latency')) return () => undefined;
-    member.gatedMode = mode;
-    proxy.setMode({ kind: 'blackhole' });
-    return () => {
-      member.gatedMode = null;
-      proxy.setMode(mode);
-    };
-  }
-
-  private async markClean(member: Member, origin: string): Promise<void> {
-    const client = new Redis({
-      host: member.node.host,
-      port: member.node.port,
-      ...(this.password !== null ? { password: this.password } : {}),
-      lazyConnect: true,
-      maxRetriesPerRequest: 1,
-      enableOfflineQueue: false,
-    });
-    client.on('error', () => undefined);
-    try {
-      await client.connect();
-      await markNodeClean(client, { keyPrefix: this.options.keyPrefix, maxTtlMs: this.options.maxTtlMs, origin });
-    } finally {
-      client.disconnect();
-    }
-  }
-
   private wire(member: Member): void {
     const { node } = member;
     node.on('spawn', (pid: number) => {
@@ -480,55 +240,13 @@ export class ClusterSupervisor extends EventEmitter {
     });
   }
 
+  private status(m: Member): NodeStatus {
+    return memberStatus(m, this.password);
+  }
+
   private member(id: number): Member {
     const member = Number.isInteger(id) ? this.members[id - 1] : undefined;
     if (!member) throw new NodeActionError(`there is no node ${id} (nodes are 1…${this.members.length})`, 'NOT_FOUND');
     return member;
-  }
-
-  private status(m: Member): NodeStatus {
-    const { node, proxy } = m;
-    const proxyPort = proxy ? proxy.port : null;
-    return {
-      id: node.id,
-      state: node.state,
-      pid: node.pid,
-      host: node.host,
-      port: node.port,
-      proxyPort,
-      url: this.urlOf(node.host, proxyPort ?? node.port),
-      directUrl: this.urlOf(node.host, node.port),
-      persistence: node.state === 'down' ? m.nextPersistence : node.persistence,
-      startedAt: node.startedAt,
-      uptimeMs: node.startedAt === null ? null : Date.now() - node.startedAt,
-      dataDir: node.dataDir,
-      lastExit: node.lastExit,
-      fault: proxy ? (m.gatedMode ?? proxy.mode) : null,
-      restartAt: m.restartAt,
-      continuity: m.continuity,
-      resumable: node.state === 'down' ? m.resumable : null,
-    };
-  }
-}
-
-/** The last exit, as a restart's log line says it (`persistence`: the mode the process ran with). */
-function describeExit(exit: NodeExit | null, persistence: Persistence): string {
-  if (!exit) return 'none seen by this supervisor';
-  if (exit.signal) return exit.signal;
-  return exit.code === 0 && persistence === 'none' ? 'a stop without persistence' : `code ${exit.code}`;
-}
-
-async function assertPortsFree(host: string, base: number | undefined, count: number, envName: string): Promise<void> {
-  if (base === undefined) return;
-  if (!Number.isInteger(base) || base < 1 || base + count - 1 > 65_535) {
-    throw new ClusterConfigError(`${envName} must be a port from 1 to ${65_536 - count}, got ${base}`, 'BAD_CONFIG');
-  }
-  for (let port = base; port < base + count; port++) {
-    if (!(await isPortFree(port, host))) {
-      throw new ClusterConfigError(
-        `port ${port} on ${host} is already in use (another redlock-console or redis-server?); stop it or set ${envName} to a free range`,
-        'PORT_IN_USE',
-      );
-    }
   }
 }
