@@ -2,109 +2,13 @@
  * The nemeses: each injects one kind of fault for a while, then heals it. A phase runs one
  * nemesis alone, in cycles of fault → heal, while the client processes keep locking.
  */
-import type { Redis } from 'ioredis';
-import type { ClusterSupervisor } from '../cluster';
-import type { NemesisAction } from './history';
-import type { ClientLinks, SkewLinks } from './links';
-import { restartAllClean, type EvictionPolicy } from './node-ops';
-import type { Rng } from './random';
-import type { TrialKind, TrialResult } from './targeted';
-import type { ClientWorker } from './workers';
-import type { ClientSettings, HoldMix } from './worker-protocol';
+import { ttls, type Fault, type Nemesis, type NemesisContext, type NemesisName } from './nemeses-kinds';
+import { TARGETED_NEMESES } from './nemeses-targeted';
 
-export const NEMESIS_NAMES = [
-  'none',
-  'blackhole-minority',
-  'blackhole-majority',
-  'ring-partition',
-  'latency',
-  'connection-reset',
-  'skew',
-  'pause-node',
-  'crash-aof',
-  'crash-none-quarantine',
-  'pause-client',
-  'restart-rdb',
-  'restart-stale-aof',
-  'evict-volatile-lru',
-  'evict-allkeys-random',
-  'short-max-ttl',
-  'lose-data',
-  'lose-majority',
-  'late-extend',
-  'fence-stall',
-] as const;
-export type NemesisName = (typeof NEMESIS_NAMES)[number];
-
-export type NetworkPath = 'direct' | 'node-proxies' | 'client-links' | 'skew';
-
-export interface NemesisContext {
-  supervisor: ClusterSupervisor;
-  clients: readonly ClientWorker[];
-  /** Indices of the clients that use fenced locks. */
-  fencedClients: readonly number[];
-  links: ClientLinks;
-  skew: SkewLinks;
-  rng: Rng;
-  ttlMs: number;
-  driftFactor: number;
-  cycle: number;
-  /** Direct admin connections to every redis-server (bypassing every proxy). */
-  direct: readonly Redis[];
-  /** The node a nemesis works on for its whole phase (chosen by its setup), if it has one. */
-  victim: number | null;
-  record(event: NemesisAction): void;
-  /** Run one targeted trial (lib/chaos/targeted.ts) with the phase's core; its history joins the phase's. */
-  trial(kind: TrialKind, options?: { victim?: number }): Promise<TrialResult>;
-}
-
-export interface Fault {
-  label: string;
-  /** How long the fault stays before it is healed, ms. */
-  durationMs: number;
-  heal(): Promise<void>;
-}
-
-export interface Nemesis {
-  name: NemesisName;
-  title: string;
-  /**
-   * Which way the clients reach the nodes in this phase: straight to the redis-server ports, through
-   * the cluster's fault proxy of each node, through per-client fault proxies, or through the skew
-   * proxies. Only the network faults need a fault proxy in the path (it costs CPU on this box).
-   */
-  network: NetworkPath;
-  holds?: Partial<HoldMix>;
-  /** Client settings of this nemesis's phase (e.g. faster retries), given the ttl. */
-  settings?(ttlMs: number): Partial<ClientSettings>;
-  reportHolds?: boolean;
-  /** Fault cycles this nemesis needs at least, whatever the profile says. */
-  minCycles?: number;
-  /**
-   * Each cycle is a targeted trial (lib/chaos/targeted.ts) that creates the danger on purpose; the
-   * phase must show the safe core's defence in every one.
-   */
-  targeted?: TrialKind;
-  /**
-   * Every client reaches a quorum of nodes the whole time, with a node to spare or a bare one:
-   * acquires must not fail for unavailability nor collapse in throughput (the liveness verdict,
-   * lib/chaos/liveness.ts).
-   */
-  keepsQuorum?: 'spare' | 'bare';
-  /** Nodes restart in this phase, so their command counts start over (the cost is a lower bound). */
-  restartsNodes?: boolean;
-  /** Before the first cycle / after the last heal (e.g. switch the nodes' persistence). */
-  setup?(ctx: NemesisContext): Promise<void>;
-  teardown?(ctx: NemesisContext): Promise<void>;
-  /** Inject one fault (null: this nemesis does nothing). */
-  fault(ctx: NemesisContext): Promise<Fault | null>;
-  /** How long to stay healed after a fault, ms. */
-  healMs(ctx: NemesisContext): number;
-}
+export { NEMESIS_NAMES, type Fault, type Nemesis, type NemesisContext, type NemesisName, type NetworkPath } from './nemeses-kinds';
 
 const ids = (nodes: readonly number[]) => nodes.map((n) => n + 1).join(',');
 const allNodes = (ctx: NemesisContext) => Array.from({ length: ctx.supervisor.size }, (_, i) => i);
-const ttls = (ctx: NemesisContext, min: number, max: number) => Math.round(ctx.rng.between(min, max) * ctx.ttlMs);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Blackhole `count` nodes on their proxies (every client loses them; held bytes flow on heal). */
@@ -122,39 +26,6 @@ async function blackhole(ctx: NemesisContext, count: number, min: number, max: n
 
 async function restartAll(ctx: NemesisContext, persistence: 'aof-always' | 'none'): Promise<void> {
   for (const n of allNodes(ctx)) await ctx.supervisor.restart(n + 1, { persistence });
-}
-
-/** One cycle of a targeted nemesis: the trial records its own fault and heal (from the loss to B's answer). */
-async function targetedCycle(ctx: NemesisContext, kind: TrialKind): Promise<Fault> {
-  const r = await ctx.trial(kind, ctx.victim === null ? {} : { victim: ctx.victim });
-  return { label: r.label, durationMs: 0, heal: async () => undefined };
-}
-
-/**
- * An eviction nemesis: one node (the victim, for the whole phase) runs an evicting policy, set
- * before any client of the phase connects, so that every client's first check of it sees the
- * policy (a policy set at run time is the window evict-flip covers, outside any phase: see
- * docs/chaos.md). Each cycle puts it under memory pressure while A asks for locks held there.
- */
-function evictionNemesis(name: 'evict-volatile-lru' | 'evict-allkeys-random', policy: EvictionPolicy): Nemesis {
-  return {
-    name,
-    network: 'direct',
-    targeted: name,
-    title: `one node with maxmemory-policy ${policy}, under memory pressure, while A holds locks there (targeted)`,
-    setup: async (ctx) => {
-      ctx.victim = ctx.rng.int(0, ctx.supervisor.size - 1);
-      await ctx.direct[ctx.victim]!.config('SET', 'maxmemory-policy', policy);
-    },
-    teardown: async (ctx) => {
-      if (ctx.victim === null) return;
-      const node = ctx.direct[ctx.victim]!;
-      await node.config('SET', 'maxmemory', '0');
-      await node.config('SET', 'maxmemory-policy', 'noeviction');
-    },
-    fault: (ctx) => targetedCycle(ctx, name),
-    healMs: (ctx) => ttls(ctx, 0.5, 1),
-  };
 }
 
 async function crash(ctx: NemesisContext, persistence: 'aof-always' | 'none'): Promise<Fault> {
@@ -367,65 +238,5 @@ export const NEMESES: Readonly<Record<NemesisName, Nemesis>> = {
     },
     healMs: (ctx) => ttls(ctx, 0.5, 1),
   },
-  'restart-rdb': {
-    name: 'restart-rdb',
-    title: 'SAVE, A locks on a bare majority, the victim SIGKILLed and restarted from that RDB snapshot (targeted)',
-    network: 'direct',
-    targeted: 'restart-rdb',
-    restartsNodes: true,
-    // Redis's default persistence on every node; the phase after starts from empty data directories.
-    setup: (ctx) => restartAllClean(ctx.supervisor, 'rdb'),
-    teardown: (ctx) => restartAllClean(ctx.supervisor, 'none'),
-    fault: (ctx) => targetedCycle(ctx, 'restart-rdb'),
-    healMs: (ctx) => ttls(ctx, 0.5, 1),
-  },
-  'restart-stale-aof': {
-    name: 'restart-stale-aof',
-    title: 'aof-always → crash → none → A locks on a bare majority → crash → aof-always: the victim loads its old AOF (targeted)',
-    network: 'direct',
-    targeted: 'restart-stale-aof',
-    restartsNodes: true,
-    setup: (ctx) => restartAllClean(ctx.supervisor, 'aof-always'),
-    teardown: (ctx) => restartAllClean(ctx.supervisor, 'none'),
-    fault: (ctx) => targetedCycle(ctx, 'restart-stale-aof'),
-    healMs: (ctx) => ttls(ctx, 0.5, 1),
-  },
-  'evict-volatile-lru': evictionNemesis('evict-volatile-lru', 'volatile-lru'),
-  'evict-allkeys-random': evictionNemesis('evict-allkeys-random', 'allkeys-random'),
-  'lose-data': {
-    name: 'lose-data',
-    title: 'A locks on a bare majority, the victim crashes and restarts without persistence: its data and sentinel gone (targeted)',
-    network: 'direct',
-    targeted: 'lose-data',
-    restartsNodes: true,
-    fault: (ctx) => targetedCycle(ctx, 'lose-data'),
-    healMs: (ctx) => ttls(ctx, 0.5, 1),
-  },
-  'lose-majority': {
-    name: 'lose-majority',
-    title: "after A's fenced grant a majority of the nodes lose their data, fence registers included; B reaches only them (targeted)",
-    network: 'direct',
-    targeted: 'lose-majority',
-    restartsNodes: true,
-    fault: (ctx) => targetedCycle(ctx, 'lose-majority'),
-    healMs: (ctx) => ttls(ctx, 0.5, 1),
-  },
-  'fence-stall': {
-    name: 'fence-stall',
-    title:
-      "A's grant voted for by a bare majority, one voter of which stalls at the fence round; B sees the stalled node and the two A never reached (targeted)",
-    network: 'direct',
-    targeted: 'fence-stall',
-    fault: (ctx) => targetedCycle(ctx, 'fence-stall'),
-    healMs: (ctx) => ttls(ctx, 0.2, 0.5),
-  },
-  'short-max-ttl': {
-    name: 'short-max-ttl',
-    title: 'A locks on a bare majority, the victim loses its data, a client with a 10× shorter maxTtlMs sees it first (targeted)',
-    network: 'direct',
-    targeted: 'short-max-ttl',
-    restartsNodes: true,
-    fault: (ctx) => targetedCycle(ctx, 'short-max-ttl'),
-    healMs: (ctx) => ttls(ctx, 0.5, 1),
-  },
+  ...TARGETED_NEMESES,
 };
