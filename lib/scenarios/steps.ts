@@ -118,7 +118,8 @@ async function release(ctx: StepContext, who: string, resource: string, mark?: s
   if (mark) ctx.marks.set(mark, t);
   const belief = ctx.record.endBelief(who, resource, t, 'released');
   ctx.record.mark(t, 'release', `${who} releases`, { client: who });
-  const result = await lock.release();
+  // The narration counts every node's delete, not only the quorum the release answered at.
+  const result = await (await lock.release()).settled;
   const text =
     result.deleted > 0
       ? `${who} released ${resource}: deleted on ${result.deleted} node${result.deleted === 1 ? '' : 's'}`

@@ -88,7 +88,8 @@ export async function forceRelease(
     };
   }
   const holder = await holderOf(seen, resource, input.token);
-  const result = await (await readyLockCore()).releaseToken([resource], input.token);
+  // Every node's outcome (the answer at a quorum leaves slow nodes pending): the operator sees each.
+  const result = await (await (await readyLockCore()).releaseToken([resource], input.token)).settled;
   const after = statesOf(await readDetail(resource));
   const nodes = result.votes.map((vote, i): ForceReleaseResponse['nodes'][number] => {
     const outcome =

@@ -128,7 +128,8 @@ export async function releaseLock(
   resource: string,
   body: { token: string; resources?: string[] },
 ): Promise<ReleaseResponse> {
-  const result = await (await readyLockCore()).releaseToken(resourcesFor(resource, body.resources), body.token);
+  // The API's `deleted` and `complete` count every node (the OpenAPI schema): the settled outcome.
+  const result = await (await (await readyLockCore()).releaseToken(resourcesFor(resource, body.resources), body.token)).settled;
   // A release of a token nobody holds changed nothing: no entry (a client's retries or a typo).
   if (result.deleted > 0) {
     recordLockHistory({

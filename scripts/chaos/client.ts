@@ -177,7 +177,9 @@ async function rpc(op: RpcOp): Promise<unknown> {
       if (!held) return { released: false };
       s.locks.delete(op.resource);
       s.log.push({ e: 'release-invoke', lock: held.id, t: now() });
-      const result = await held.lock.release();
+      // The final votes (every node answered), as the checker judges them; see lock-loop.ts.
+      const answered = await held.lock.release();
+      const result = await (answered.settled ?? answered);
       s.log.push({ e: 'release-ok', lock: held.id, t: now(), votes: encodeVotes(result.votes) });
       return { released: true, votes: encodeVotes(result.votes) };
     }

@@ -47,6 +47,10 @@ export async function runLockLoop(ctx: LoopContext, loop: number, long: boolean)
   const deadline = performance.now() + config.maxMs;
   const now = () => nowNs(origin);
   let seq = 0;
+  // Releases answer at a quorum (packages/redlock/src/release-round.ts) and the loop goes on at
+  // once, as a caller would; each one's final votes (every node answered: what the checker judges)
+  // are logged when they settle, all before the loop returns.
+  const settling = new Set<Promise<void>>();
   while (!ctx.stopped() && performance.now() < deadline) {
     // A pause in the middle of an acquire is aimed at a resource of this client's own, so that the
     // nodes grant it while the process is stopped (a contended attempt would prove nothing).
@@ -145,9 +149,15 @@ export async function runLockLoop(ctx: LoopContext, loop: number, long: boolean)
     if (!lost) await write(ctx, resource, lock, lockId);
     log.push({ e: 'release-invoke', lock: lockId, t: now() });
     const released = await lock.release();
-    log.push({ e: 'release-ok', lock: lockId, t: now(), votes: encodeVotes(released.votes) });
+    // A core of an older build (the reference report) answers with its final result.
+    const logged = Promise.resolve(released.settled ?? released).then((final) => {
+      log.push({ e: 'release-ok', lock: lockId, t: now(), votes: encodeVotes(final.votes) });
+      settling.delete(logged);
+    });
+    settling.add(logged);
     if (config.reportHolds) ctx.send({ type: 'unhold', lock: lockId });
   }
+  await Promise.all([...settling]);
 }
 
 /** Write to the register with the lock's fence (none for unfenced locks); logged either way. */

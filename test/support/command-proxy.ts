@@ -42,6 +42,9 @@ export function commandProxy(p1: number, p2: number): { server: Server; port: ()
   let armed = false;
   let switched = 0;
   const server = createServer((client: Socket) => {
+    // As real proxies do: without it, Nagle holds a reply written right after another until the
+    // client's delayed ACK (tens of ms), which the tests would take for a slow node.
+    client.setNoDelay(true);
     let target = p1;
     let up: Socket | null = null;
     let cbuf = Buffer.alloc(0);
@@ -50,6 +53,7 @@ export function commandProxy(p1: number, p2: number): { server: Server; port: ()
     let inflight: Buffer | null = null;
     const dial = () => {
       const s = connect(target, '127.0.0.1');
+      s.setNoDelay(true);
       s.on('data', (d) => {
         ubuf = Buffer.concat([ubuf, d]);
         for (;;) {

@@ -1,16 +1,24 @@
 import type { Vote } from './votes';
 
-/** Per-node outcome of a release. Releasing twice or after expiry is not an error. */
+/**
+ * Per-node outcome of a release. Releasing twice or after expiry is not an error.
+ *
+ * A release answers as soon as a quorum of nodes no longer holds the key (the lock is over then:
+ * see release-round.ts); nodes that had not answered yet vote `pending`. `settled` resolves with
+ * the final outcome, once every node answered or the node timeout passed.
+ */
 export interface ReleaseResult {
   readonly resources: readonly string[];
   readonly token: string;
-  /** `for`/`ok`: a key holding the token was deleted there; `against`/`not-held`: nothing of ours. */
+  /** `for`/`ok`: a key holding the token was deleted there; `against`/`not-held`: nothing of ours; `pending`: not answered yet. */
   readonly votes: readonly Vote[];
-  /** Nodes on which a key was deleted. */
+  /** Nodes on which a key was deleted (so far: see `settled`). */
   readonly deleted: number;
-  /** Every node answered (none timed out or failed). */
+  /** Every node answered (none timed out, failed, or is still pending). */
   readonly complete: boolean;
   readonly durationMs: number;
+  /** The outcome once every node answered or timed out (this same result when it already was). Never rejects. */
+  readonly settled: Promise<ReleaseResult>;
 }
 
 /** Outcome of a successful extend. */

@@ -28,7 +28,6 @@ import {
   QuorumUnavailableError,
   type RedlockError,
 } from './errors';
-import type { ReleaseResult } from './lock';
 import { sendGrant } from './grant';
 import { grantPlan, type NodeProbes } from './grant-plan';
 import type { GrantReply } from './grant-verdict';
@@ -38,8 +37,8 @@ import { isOne, ScriptCall } from './resp';
 import { blockingSize, validityHorizonMs, validityMs } from './quorum';
 import { confirmFence } from './fence-round';
 import { Round, type ErrorSink } from './round';
-import { EXTEND_SCRIPT } from './scripts';
 import { ReleaseCall } from './release-group';
+import { EXTEND_SCRIPT } from './scripts';
 import type { RedlockSettings } from './settings';
 import { lockValue, parseMetaText } from './value';
 import { newToken } from './token';
@@ -320,24 +319,6 @@ export async function releaseEverywhere(
   for (let i = 0; i < ctx.nodes.length; i++) ctx.nodes[i]!.callRelease(call, round.reply(i));
   await round.done;
   return round;
-}
-
-/** Compare-and-delete on every node, waiting for each (up to nodeTimeoutMs) for a per-node result. */
-export async function releaseKeys(
-  ctx: ProtocolContext,
-  resources: readonly string[],
-  lockKeys: readonly string[],
-  token: string,
-): Promise<ReleaseResult> {
-  const { nodes, settings } = ctx;
-  const t0 = performance.now();
-  const call = new ReleaseCall(lockKeys, token, ctx.channel, resources);
-  const round = new Round(nodes, nodes.length, true, settings.nodeTimeoutMs, onReleaseReply, ctx.onNodeError);
-  for (let i = 0; i < nodes.length; i++) nodes[i]!.callRelease(call, round.reply(i));
-  await round.done;
-  let complete = true;
-  for (const v of round.votes) if (v.reason !== 'ok' && v.reason !== 'not-held') complete = false;
-  return { resources, token, votes: round.votes, deleted: round.forCount, complete, durationMs: performance.now() - t0 };
 }
 
 function onReleaseReply(round: Round, i: number, reply: unknown): void {

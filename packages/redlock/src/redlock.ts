@@ -8,7 +8,8 @@ import { Lock, type ExtendResult, type LockController, type LockState, type Rele
 import { explainNodeError } from './grant-verdict';
 import { LockNode } from './node';
 import { nodeLabel } from './node-label';
-import { attemptAcquire, extendKeys, releaseKeys, type ProtocolContext } from './protocol';
+import { attemptAcquire, extendKeys, type ProtocolContext } from './protocol';
+import { releaseKeys } from './release-round';
 import { jitteredDelayMs, quorumSize } from './quorum';
 import { checkLeaseTtl, prepareAcquire, probesOf } from './request';
 import { checkDelay, checkRetryCount, describe, resolveSettings, type RedlockSettings } from './settings';
@@ -419,6 +420,8 @@ export class Redlock extends EventEmitter<RedlockEvents> implements LockControll
   ): Promise<ReleaseResult> {
     const started = performance.now();
     const result = await releaseKeys(this.ctx, names, keys, token);
+    // Reported when the caller is answered (in order with the caller's next operation), with the
+    // votes it was answered with: nodes not heard from yet are `pending` (see release-round.ts).
     if (this.listenerCount('release') > 0) this.emitOutcome('release', names, result.deleted > 0, started, result.votes, fence, 1);
     return result;
   }

@@ -76,11 +76,11 @@ const ESM_SCRIPT = (urls: string[], prefix: string) => `
   await byUrl.markNodesClean();
   const a = await byUrl.acquire('invoice-42', 5000);
   const held = await byUrl.acquire('invoice-42', 5000, { retryCount: 0 }).catch((e) => isRedlockError(e) ? e.name : String(e));
-  const releasedA = await a.release();
+  const releasedA = await (await a.release()).settled;
   const clients = urls.map((u) => new Redis(u));
   const byClient = new Redlock(clients, { keyPrefix: '${prefix}' });
   const b = await byClient.acquire('invoice-42', 5000);
-  const releasedB = await b.release();
+  const releasedB = await (await b.release()).settled;
   await byUrl.quit(); await byClient.quit(); clients.forEach((c) => c.disconnect());
   console.log(JSON.stringify({ a: String(a.fence), b: String(b.fence), held, deleted: [releasedA.deleted, releasedB.deleted], node: process.version, dual }));
 `;

@@ -58,7 +58,7 @@ describe('the lock core on clients passed in', () => {
           expect(refused).toBeInstanceOf(LockContendedError);
           const extended = await lock.extend(5_000);
           expect(extended.votes.filter((v) => v.reason === 'ok').length).toBeGreaterThanOrEqual(3);
-          const released = await lock.release();
+          const released = await (await lock.release()).settled;
           expect(released.deleted).toBe(5);
           const again = await r.acquire('a', 5_000);
           expect(again.fence!).toBeGreaterThan(lock.fence!);

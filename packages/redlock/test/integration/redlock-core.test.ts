@@ -89,7 +89,7 @@ describe('Redlock on five real masters', () => {
     const registers = await Promise.all(env.direct.map((c) => readFenceRegister(c, r.settings.keyPrefix)));
     expect(registers.filter((v) => v >= lock.fence!).length).toBeGreaterThanOrEqual(3);
 
-    const result = await lock.release();
+    const result = await (await lock.release()).settled;
     expect(result.deleted).toBe(5);
     expect(result.complete).toBe(true);
     expect(result.votes.every((v) => v.vote === 'for' && v.reason === 'ok')).toBe(true);
@@ -100,7 +100,7 @@ describe('Redlock on five real masters', () => {
     expect(lock.validityMs).toBe(0);
 
     // Releasing twice is not an error.
-    const again = await lock.release();
+    const again = await (await lock.release()).settled;
     expect(again.deleted).toBe(0);
     expect(again.votes.every((v) => v.reason === 'not-held')).toBe(true);
   });
@@ -148,7 +148,8 @@ describe('Redlock on five real masters', () => {
       1_000,
       'every key everywhere',
     );
-    const results = await Promise.all([...locks.map((l) => l.release()), r.releaseToken([...locks[0]!.resources], locks[0]!.token)]);
+    const answered = await Promise.all([...locks.map((l) => l.release()), r.releaseToken([...locks[0]!.resources], locks[0]!.token)]);
+    const results = await Promise.all(answered.map((res) => res.settled));
     expect(results.slice(0, 40).map((res) => res.deleted)).toEqual(new Array(40).fill(5));
     expect(results[40]!.deleted).toBe(0);
     expect(results[40]!.votes.map((v) => v.reason)).toEqual(new Array(5).fill('not-held'));
@@ -158,8 +159,8 @@ describe('Redlock on five real masters', () => {
   it('a release and a new acquire of the same resource in one tick: the release goes first', async () => {
     const r = await redlock('same-tick');
     const first = await r.acquire('again', 2_000, { fenced: false });
-    const [released, second] = await Promise.all([first.release(), r.acquire('again', 2_000, { fenced: false })]);
-    expect(released.deleted).toBe(5);
+    const [answered, second] = await Promise.all([first.release(), r.acquire('again', 2_000, { fenced: false })]);
+    expect((await answered.settled).deleted).toBe(5);
     expect(second.token).not.toBe(first.token);
     await second.release();
   });
@@ -297,7 +298,7 @@ describe('Redlock on five real masters', () => {
     expect(extended.expiresAt).toBeGreaterThan(Date.now() + 2_800);
     expect(extended.votes.filter((v) => v.vote === 'for').length).toBeGreaterThanOrEqual(3);
     await expect(service.extendToken('t', 'not-the-token', 3_000)).rejects.toBeInstanceOf(LockExpiredError);
-    const released = await service.releaseToken(['t'], holder.token);
+    const released = await (await service.releaseToken(['t'], holder.token)).settled;
     expect(released.deleted).toBe(5);
     expect(await valuesOf(r, 't')).toEqual([null, null, null, null, null]);
   });
@@ -339,7 +340,7 @@ describe('Redlock on five real masters', () => {
       const lock = await r.acquire('n', 1_000);
       await lock.extend(1_000);
       await Promise.all(env.direct.map((c) => c.script('FLUSH')));
-      expect((await lock.release()).deleted).toBe(5);
+      expect((await (await lock.release()).settled).deleted).toBe(5);
       // quit() leaves clients it did not create alone.
       await r.quit();
       expect(own.every((c) => c.status === 'ready')).toBe(true);

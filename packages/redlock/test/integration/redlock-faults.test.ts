@@ -39,7 +39,12 @@ describe('Redlock under faults (fault proxies and real process crashes)', () => 
     expect(performance.now() - t0).toBeLessThan(r.settings.nodeTimeoutMs);
     expect(lock.fence).not.toBeNull();
     await lock.extend(2_000);
-    const released = await lock.release();
+    // Answered at the quorum (the silent nodes are still pending), settled at their timeout.
+    const t1 = performance.now();
+    const answered = await lock.release();
+    expect(performance.now() - t1).toBeLessThan(r.settings.nodeTimeoutMs);
+    expect(answered.votes.slice(3).map((v) => v.reason)).toEqual(['pending', 'pending']);
+    const released = await answered.settled;
     expect(released.deleted).toBe(3);
     expect(released.complete).toBe(false);
     expect(released.votes.slice(3).map((v) => v.reason)).toEqual(['timeout', 'timeout']);
@@ -80,13 +85,13 @@ describe('Redlock under faults (fault proxies and real process crashes)', () => 
     // Decided by the four others; node 5 is only late, nothing is known about it yet.
     const first = await r.acquire('a', 5_000, { fenced: false });
     expect(first.votes[4]!.reason).toBe('pending');
-    // The release waits for every node: node 5 lets the whole nodeTimeoutMs pass.
-    const released = await first.release();
+    // The release's outcome waits for every node: node 5 lets the whole nodeTimeoutMs pass.
+    const released = await (await first.release()).settled;
     expect(released.votes[4]!.reason).toBe('timeout');
     // From now on node 5 is stalled: a release knows its vote at once instead of waiting nodeTimeoutMs.
     const t0 = performance.now();
     const second = await r.acquire('b', 5_000, { fenced: false });
-    const again = await second.release();
+    const again = await (await second.release()).settled;
     expect(performance.now() - t0).toBeLessThan(150);
     expect(second.votes[4]!.reason).toBe('pending');
     expect(again.votes[4]).toMatchObject({ reason: 'error', detail: expect.stringContaining('has not answered') as string });
@@ -98,7 +103,7 @@ describe('Redlock under faults (fault proxies and real process crashes)', () => 
     await waitFor(async () => (r as unknown as { nodes: Array<{ pending: number }> }).nodes[4]!.pending === 0, 2_000, 'node 5 answering');
     expect(await leftovers(r)).toEqual([]);
     const third = await r.acquire('c', 5_000, { fenced: false });
-    const done = await third.release();
+    const done = await (await third.release()).settled;
     expect(done.votes[4]).toMatchObject({ vote: 'for', reason: 'ok' });
     expect(done.complete).toBe(true);
   });

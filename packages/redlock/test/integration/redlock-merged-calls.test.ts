@@ -45,7 +45,7 @@ describe('releases merged per batch', () => {
     const locks = await Promise.all(names(20, 'res').map((name) => r.acquire(name, 10_000, { fenced: false })));
     let results: Awaited<ReturnType<(typeof locks)[number]['release']>>[] = [];
     const calls = await scriptCallsDuring(async () => {
-      results = await Promise.all(locks.map((lock) => lock.release()));
+      results = await Promise.all((await Promise.all(locks.map((lock) => lock.release()))).map((answered) => answered.settled));
     });
     // One call per node, where separate calls would make twenty.
     expect(calls).toEqual([1, 1, 1, 1, 1]);
@@ -66,7 +66,7 @@ describe('releases merged per batch', () => {
     const key = r.lockKey('f-2');
     // Node 1's key of f-2 now belongs to another holder (as after an expiry and a new grant there).
     await env.direct[0]!.set(key, 'intruder {"owner":"x"}', 'PX', 10_000);
-    const results = await Promise.all(locks.map((lock) => lock.release()));
+    const results = await Promise.all((await Promise.all(locks.map((lock) => lock.release()))).map((answered) => answered.settled));
     expect(await env.direct[0]!.get(key)).toBe('intruder {"owner":"x"}');
     expect(results[2]!.deleted).toBe(4);
     expect(results[2]!.votes[0]).toMatchObject({ node: 1, vote: 'against', reason: 'not-held' });
@@ -78,7 +78,7 @@ describe('releases merged per batch', () => {
     const { r } = await redlock('merge-noscript');
     const locks = await Promise.all(names(8, 'n').map((name) => r.acquire(name, 10_000, { fenced: false })));
     await Promise.all(env.direct.map((c) => c.script('FLUSH')));
-    const results = await Promise.all(locks.map((lock) => lock.release()));
+    const results = await Promise.all((await Promise.all(locks.map((lock) => lock.release()))).map((answered) => answered.settled));
     expect(results.map((result) => result.deleted)).toEqual(locks.map(() => 5));
   });
 });
