@@ -29,6 +29,7 @@ import { stampPeersInServer } from '../lib/server/http/peer';
 import { lockCore } from '../lib/server/lock-core';
 import { flushLockHistory } from '../lib/server/lock-history';
 import { logger } from '../lib/server/logger';
+import { captureRootContext } from '../lib/server/root-context';
 import { appRoot } from './support/app-root';
 import { applyBuiltNextConfig } from './support/built-config';
 
@@ -43,6 +44,8 @@ const DRAIN_MS = 3_500;
 const FLUSH_AT_STOP_MS = 400;
 
 async function main(): Promise<void> {
+  // Long-lived work started by a request runs in this context, not the request's (root-context.ts).
+  captureRootContext();
   // Before the first request: the peer stamp (login limits, audit) and the lock core's connections.
   const stampPeer = stampPeersInServer();
   try {

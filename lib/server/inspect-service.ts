@@ -28,6 +28,7 @@ import { recordSample } from './history';
 import { metrics, oldestLockAgeMs } from './metrics';
 import { lockIndex } from './lock-index-service';
 import { getRuntime } from './runtime';
+import { inRootContext } from './root-context';
 
 /** A first page re-reads the nodes when its snapshot is older than this (counted from scan completion). */
 const SNAPSHOT_MAX_AGE_MS = 1_000;
@@ -52,15 +53,18 @@ function cachedSnapshot(pattern: string | undefined, fresh: boolean, maxAgeMs = 
   if (hit && !fresh && (hit.at === null || Date.now() - hit.at < maxAgeMs)) return hit.run;
   // Our own layout comes from the live index (a re-read of what changed); any other pattern is scanned.
   const index = pattern === undefined ? lockIndex() : null;
-  const run = index
-    ? index.startSnapshot()
-    : startSnapshot(runtime.clients, {
-        keyPrefix: runtime.keyPrefix,
-        pattern,
-        configuredNodes: runtime.endpoints.length,
-        driftFactor: runtime.driftFactor,
-        maxTtlMs: runtime.maxTtlMs,
-      });
+  // Shared by every request (and the index's subscriptions live on): not in this request's async context.
+  const run = inRootContext(() =>
+    index
+      ? index.startSnapshot()
+      : startSnapshot(runtime.clients, {
+          keyPrefix: runtime.keyPrefix,
+          pattern,
+          configuredNodes: runtime.endpoints.length,
+          driftFactor: runtime.driftFactor,
+          maxTtlMs: runtime.maxTtlMs,
+        }),
+  );
   const promise = run.done.then((snap) => {
     // The index hands a run still under way to every caller: count each run once.
     if (!pattern && !recorded.has(run)) {

@@ -1,5 +1,6 @@
 import 'server-only';
 import { BURST_RESOURCES, STREAM_BURST_AT, type LiveEvent } from '../../api/events';
+import { inRootContext } from '../root-context';
 
 type Listener = (event: LiveEvent) => void;
 type ByteListener = (bytes: Uint8Array) => void;
@@ -175,9 +176,12 @@ export class EventHub {
     if (this.size !== 1) return;
     let ready!: () => void;
     this.sourcesReady = new Promise<void>((resolve) => (ready = resolve));
-    this.stopSources = this.startSources(
-      (event) => this.publish(event),
-      () => ready(),
+    // Outside the async context of the request that opened the first stream (root-context.ts).
+    this.stopSources = inRootContext(() =>
+      this.startSources(
+        (event) => this.publish(event),
+        () => ready(),
+      ),
     );
   }
 

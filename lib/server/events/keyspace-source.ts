@@ -7,7 +7,7 @@ import { EventGrouping } from './event-grouping';
 
 const EVENT_TYPES: Record<string, Extract<LiveEvent['type'], `lock.${string}`>> = {
   set: 'lock.granted',
-  pexpire: 'lock.extended',
+  // PEXPIRE notifies `expire` too (Redis has no `pexpire` event).
   expire: 'lock.extended',
   del: 'lock.released',
   expired: 'lock.expired',
@@ -40,7 +40,6 @@ export class NodeKeyEvents {
         this.lastGrant = key;
         return type;
       case 'expire':
-      case 'pexpire':
         this.held.add(key);
         return lastGrant === key ? null : type;
       default:
@@ -71,7 +70,7 @@ export interface KeyspaceSourceOptions {
 }
 
 /**
- * Lock changes from keyspace notifications (`__keyevent@*__:set|del|expired|pexpire`) on every
+ * Lock changes from keyspace notifications (`__keyevent@<db>__:set|del|expired|expire`) on every
  * node, grouped per resource so a grant on five nodes is one event; rewrites of a held key's value
  * are not grants (see NodeKeyEvents). Returns a stop function.
  */
@@ -81,9 +80,11 @@ export function startKeyspaceSource(options: KeyspaceSourceOptions): () => void 
   const subscribers: Redis[] = [];
   let stopped = false;
 
-  const onMessage = (node: number, keyEvents: NodeKeyEvents) => (_pattern: string, channel: string, key: string) => {
+  const onMessage = (node: number, keyEvents: NodeKeyEvents, events: ReadonlyMap<string, string>) => (channel: string, key: string) => {
     if (!key.startsWith(lockPrefix)) return;
-    const type = keyEvents.classify(channel.slice(channel.lastIndexOf(':') + 1), key);
+    const event = events.get(channel);
+    if (event === undefined) return;
+    const type = keyEvents.classify(event, key);
     if (!type) return;
     grouping.add(node, type, key.slice(lockPrefix.length));
   };
@@ -109,14 +110,13 @@ export function startKeyspaceSource(options: KeyspaceSourceOptions): () => void 
           // Events missed while disconnected (or a restart that lost the node's data) leave the
           // held keys unknown: start over rather than take a new grant for a rewrite.
           sub.on('close', () => keyEvents.reset());
-          sub.on('pmessage', onMessage(node, keyEvents));
-          await sub.psubscribe(
-            '__keyevent@*__:set',
-            '__keyevent@*__:del',
-            '__keyevent@*__:expired',
-            '__keyevent@*__:pexpire',
-            '__keyevent@*__:expire',
-          );
+          // The exact channels of the lock keys' database: a master matches a channel with one
+          // hash lookup, but tries every pattern on every notification it publishes (at a few
+          // notifications per node per lock operation, the patterns cost the masters real CPU).
+          const db = client.options.db ?? 0;
+          const events = new Map(Object.keys(EVENT_TYPES).map((event) => [`__keyevent@${db}__:${event}`, event]));
+          sub.on('message', onMessage(node, keyEvents, events));
+          await sub.subscribe(...events.keys());
         } catch {
           unsupported.push(node);
         }

@@ -1,0 +1,25 @@
+import { AsyncResource } from 'node:async_hooks';
+
+const KEY = Symbol.for('redlock-console.root-context');
+type Holder = { [KEY]?: AsyncResource };
+
+/**
+ * Long-lived work (the live events' Redis subscriptions, their timers) must not run inside the
+ * async context of the request that happened to start it. Next.js keeps per-request state in
+ * AsyncLocalStorage, and everything created in a request's context (sockets, timers, promises)
+ * carries that context for good: the first stream's request would stay reachable for the process's
+ * life, and every `Date.now()` in those callbacks pays Next.js's per-request checks (its Date
+ * extension looks the request up on each call). Issue 18: the events' Redis callbacks ran in the
+ * first /api/events request's context.
+ *
+ * The server (scripts/console-server.ts) captures the root context before it serves anything;
+ * `inRootContext` runs a function there. Without a captured root (tests, tools), it runs in place.
+ */
+export function captureRootContext(): void {
+  (globalThis as Holder)[KEY] ??= new AsyncResource('redlock-console.root');
+}
+
+export function inRootContext<T>(fn: () => T): T {
+  const root = (globalThis as Holder)[KEY];
+  return root ? root.runInAsyncScope(fn) : fn();
+}
