@@ -74,4 +74,21 @@ describe('live event grouping', () => {
     vi.advanceTimersByTime(100);
     expect(summary()).toEqual(['lock.granted r [1]', 'lock.released r [1]', 'lock.granted r [2,3]']);
   });
+
+  it('one timer for every open window, whatever the number of changes; each window still closes on time, in order', () => {
+    // Issue 18: a timer per change was two per lock taken and released, each an async resource.
+    for (let i = 0; i < 100; i++) grouping.add(1, 'lock.granted', `r${i}`);
+    vi.advanceTimersByTime(20);
+    for (let i = 0; i < 100; i++) grouping.add(2, 'lock.released', `r${i}`);
+    expect(vi.getTimerCount()).toBe(1);
+    vi.advanceTimersByTime(20);
+    expect(events).toHaveLength(100);
+    expect(events.every((e) => e.type === 'lock.granted')).toBe(true);
+    vi.advanceTimersByTime(19);
+    expect(events).toHaveLength(100);
+    vi.advanceTimersByTime(1);
+    expect(summary().slice(100, 102)).toEqual(['lock.released r0 [2]', 'lock.released r1 [2]']);
+    expect(events).toHaveLength(200);
+    expect(vi.getTimerCount()).toBe(0);
+  });
 });

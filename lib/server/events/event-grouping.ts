@@ -6,7 +6,8 @@ interface Group {
   event: LiveEvent;
   /** Until when (Date.now() ms) a late node's copy of this change is absorbed, once emitted. */
   lingerUntil: number;
-  timer: NodeJS.Timeout | null;
+  /** When (performance.now(): a wall clock stepped back must not hold events) the window closes; null once emitted. */
+  due: number | null;
 }
 
 /**
@@ -26,6 +27,14 @@ export class EventGrouping {
   /** Per resource, the type of the change that started last (a change of another type ends lingering copies). */
   private readonly lastType = new Map<string, LockEventType>();
   private lastPrune = 0;
+  /**
+   * Groups in the order their windows close (one window length for all: creation order), flushed
+   * by ONE timer set for the first still due. A timer per group was two timers per lock taken and
+   * released, each an async resource (issue 18: the events' per-change cost under load).
+   */
+  private queue: Group[] = [];
+  private head = 0;
+  private timer: NodeJS.Timeout | null = null;
 
   constructor(
     private readonly emit: (event: LiveEvent) => void,
@@ -40,22 +49,20 @@ export class EventGrouping {
     const at = this.now();
     const group = this.groups.get(id);
     if (group && !group.event.nodes!.includes(node)) {
-      if (group.timer !== null) {
+      if (group.due !== null) {
         group.event.nodes!.push(node);
         return;
       }
       // Emitted already: a late copy of the same change, while nothing else happened to the resource.
       if (at <= group.lingerUntil && this.lastType.get(resource) === type) return;
     }
-    if (group?.timer) {
-      // The same node again within the window: flush the first change, this one is new.
-      clearTimeout(group.timer);
-      this.flush(id, group);
-    }
+    // The same node again within the window: flush the first change, this one is new.
+    if (group && group.due !== null) this.flush(group);
     const event: LiveEvent = { type, at, resource, nodes: [node], source: 'notifications' };
-    const created: Group = { event, lingerUntil: 0, timer: null };
-    created.timer = setTimeout(() => this.flush(id, created), this.groupMs);
+    const created: Group = { event, lingerUntil: 0, due: performance.now() + this.groupMs };
     this.groups.set(id, created);
+    this.queue.push(created);
+    this.timer ??= setTimeout(this.flushDue, this.groupMs);
     // From now on a copy of an earlier change of another type is not a late copy (a release still
     // in its window counts: the grant after it is a new one).
     this.lastType.set(resource, type);
@@ -64,13 +71,39 @@ export class EventGrouping {
 
   /** Stop: pending events are dropped. */
   stop(): void {
-    for (const group of this.groups.values()) if (group.timer) clearTimeout(group.timer);
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    this.queue = [];
+    this.head = 0;
     this.groups.clear();
     this.lastType.clear();
   }
 
-  private flush(id: string, group: Group): void {
-    group.timer = null;
+  /** Emit every group whose window has closed, in order; the timer then waits for the next one. */
+  private readonly flushDue = (): void => {
+    this.timer = null;
+    const now = performance.now();
+    const queue = this.queue;
+    while (this.head < queue.length) {
+      const group = queue[this.head]!;
+      if (group.due !== null && group.due > now) break;
+      this.head++;
+      if (group.due !== null) this.flush(group);
+    }
+    if (this.head === queue.length) {
+      this.queue = [];
+      this.head = 0;
+      return;
+    }
+    if (this.head >= 1_024) {
+      this.queue = queue.slice(this.head);
+      this.head = 0;
+    }
+    this.timer = setTimeout(this.flushDue, Math.max(1, this.queue[this.head]!.due! - now));
+  };
+
+  private flush(group: Group): void {
+    group.due = null;
     group.lingerUntil = this.now() + this.lingerMs;
     group.event.nodes!.sort((a, b) => a - b);
     this.emit(group.event);
@@ -81,7 +114,7 @@ export class EventGrouping {
     if (this.groups.size < 1_024 || at - this.lastPrune < 1_000) return;
     this.lastPrune = at;
     for (const [id, group] of this.groups) {
-      if (group.timer === null && group.lingerUntil < at) {
+      if (group.due === null && group.lingerUntil < at) {
         this.groups.delete(id);
         if (this.lastType.get(group.event.resource!) === group.event.type) this.lastType.delete(group.event.resource!);
       }
