@@ -15,12 +15,15 @@ export async function markCleanLevel(a: Redlock, prefix: string, nodes: readonly
 /**
  * Wait until every node has answered every command `a` sent it so far. acquire() returns once a
  * quorum voted for (the round is decided early): the SET to a slower node may still be in flight,
- * and would land on it after the caller changed that node. A release round waits for every node,
- * and each node's commands travel one connection in order, so its reply comes after the earlier
- * ones. The barrier's resource is one nobody holds: it deletes nothing.
+ * and would land on it after the caller changed that node. A release's `settled` waits for every
+ * node (the release itself answers at a quorum), and each node's commands travel one connection in
+ * order, so its reply comes after the earlier ones. The barrier's resource is one nobody holds: it
+ * deletes nothing.
  */
 export async function settled(a: Redlock, token: string): Promise<void> {
-  await a.releaseToken('settled-barrier', token);
+  await (
+    await a.releaseToken('settled-barrier', token)
+  ).settled;
 }
 
 /**

@@ -374,8 +374,10 @@ export class LockNode {
     this.command(call.evalshaPayload(), (err, value) => {
       if (err && isNoScript(err)) {
         // The script cache is empty (restart, SCRIPT FLUSH): send the source. Ordering note: the
-        // commands sent after the EVALSHA on this connection also fail with NOSCRIPT and fall
-        // back in reply order, so a token's acquire still lands before its release.
+        // scripts sent after the EVALSHA on this connection also fail with NOSCRIPT and fall
+        // back in reply order, so a token's acquire script still lands before its release; a plain
+        // command sent meanwhile (a one-resource grant's SET) runs before this re-sent script
+        // (script-group.ts and release-round.ts say what that costs: liveness only).
         this.command(call.evalPayload(), (err2, value2) => {
           this.pending--;
           this.settled++;

@@ -1,6 +1,7 @@
 /**
- * The Redlock rounds: acquire (+ fence confirmation), extend and release, over every node in
- * parallel. Framework-free and stateless: a Redlock supplies the context.
+ * The Redlock rounds: acquire (+ fence confirmation), extend and a failed attempt's cleanup, over
+ * every node in parallel (a caller's release: release-round.ts). Framework-free and stateless: a
+ * Redlock supplies the context.
  *
  * Safety, in one place:
  * - Mutual exclusion. A grant needs SET NX on a quorum ⌊N/2⌋+1 of the configured N, within a

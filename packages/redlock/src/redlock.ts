@@ -53,6 +53,8 @@ export class Redlock extends EventEmitter<RedlockEvents> implements LockControll
   private readonly nodes: readonly LockNode[];
   private readonly ctx: ProtocolContext;
   private readonly waiters: ReleaseWaiters;
+  /** The `settled` of releases answered at a quorum whose other nodes have not all answered yet. */
+  private readonly releasing = new Set<Promise<ReleaseResult>>();
   private readonly lockPrefix: string;
   private readonly quarantineSeen: number[];
   /** The mutable state of each lock this Redlock granted. */
@@ -404,11 +406,12 @@ export class Redlock extends EventEmitter<RedlockEvents> implements LockControll
     return { epoch: epochKey(this.settings.keyPrefix), channel: this.ctx.channel };
   }
 
-  /** Close the connections this Redlock opened (never a client passed in). Idempotent. */
+  /** Close the connections this Redlock opened (never a client passed in), after every release still settling on a slow node (at most nodeTimeoutMs). Idempotent. */
   async quit(): Promise<void> {
     this.closed = true;
     this.waiters.close();
     this.waiters.wakeAll();
+    await Promise.all([...this.releasing]);
     await Promise.all(this.nodes.map((node) => node.close()));
   }
 
@@ -420,6 +423,14 @@ export class Redlock extends EventEmitter<RedlockEvents> implements LockControll
   ): Promise<ReleaseResult> {
     const started = performance.now();
     const result = await releaseKeys(this.ctx, names, keys, token);
+    if (!result.complete) {
+      // Answered at a quorum: quit() waits for the rest (bounded by nodeTimeoutMs), so a delete
+      // still on its way to a slow node (or re-sent with the script's source after a NOSCRIPT)
+      // is not cut off by the connections closing.
+      const rest = result.settled;
+      this.releasing.add(rest);
+      void rest.then(() => this.releasing.delete(rest));
+    }
     // Reported when the caller is answered (in order with the caller's next operation), with the
     // votes it was answered with: nodes not heard from yet are `pending` (see release-round.ts).
     if (this.listenerCount('release') > 0) this.emitOutcome('release', names, result.deleted > 0, started, result.votes, fence, 1);

@@ -11,9 +11,14 @@
  *   stopped using the resource before it called release(), and our remaining DELs can only remove
  *   our own key (compare-and-delete), never a newer holder's.
  * - Commands on one connection run in order: an acquire of the same resource by this client after
- *   release() returns reaches each slow node after our DEL there, so it never meets its own old key.
- *   Another client may find our key on a slow node for the few microseconds until the DEL lands:
- *   that node votes against it, which only costs liveness, as any minority holder does.
+ *   release() returns reaches each slow node after our delete there. One exception: a node that
+ *   lost its script cache answers the delete (EVALSHA) with NOSCRIPT, and the delete is sent again
+ *   with the script's source only then, so a SET sent meanwhile runs before it and meets our old
+ *   key. Another client may likewise find our key on a slow node until the delete lands. Either
+ *   way that node votes against (`contended`), which costs liveness on a minority, never safety:
+ *   the key holds our token, which no one holds any more, and the delete still removes it.
+ * - quit() waits for the releases still settling (bounded by nodeTimeoutMs), so closing the
+ *   connections does not cut off a delete on its way to a slow node.
  * - Fences are untouched: a release writes no register.
  * - The early answer says so: the nodes still unanswered vote `pending`, and `complete` is false;
  *   `settled` resolves with the final votes (timeouts included) for callers that report them.
@@ -55,29 +60,24 @@ export async function releaseKeys(
   for (let i = 0; i < nodes.length; i++) {
     votes[i] ??= { node: nodes[i]!.number, label: nodes[i]!.label, vote: 'against', reason: 'pending' };
   }
-  return {
-    resources,
-    token,
-    votes: Object.freeze(votes),
-    deleted: round.forCount,
-    complete: false,
-    durationMs: performance.now() - t0,
+  return withSettled(
+    { resources, token, votes: Object.freeze(votes), deleted: round.forCount, complete: false, durationMs: performance.now() - t0 },
     settled,
-  };
+  );
+}
+
+/**
+ * `settled` as a non-enumerable property: a result still serialises as plain data (JSON, a
+ * worker's structured clone) without a Promise inside.
+ */
+function withSettled(result: Omit<ReleaseResult, 'settled'>, settled: Promise<ReleaseResult> | null): ReleaseResult {
+  const out = result as ReleaseResult;
+  Object.defineProperty(out, 'settled', { value: settled ?? Promise.resolve(out), enumerable: false });
+  return out;
 }
 
 function finalResult(round: Round, resources: readonly string[], token: string, t0: number): ReleaseResult {
   let complete = true;
   for (const v of round.votes) if (v.reason !== 'ok' && v.reason !== 'not-held') complete = false;
-  const result: { -readonly [K in keyof ReleaseResult]: ReleaseResult[K] } = {
-    resources,
-    token,
-    votes: round.votes,
-    deleted: round.forCount,
-    complete,
-    durationMs: performance.now() - t0,
-    settled: null as unknown as Promise<ReleaseResult>,
-  };
-  result.settled = Promise.resolve(result);
-  return result;
+  return withSettled({ resources, token, votes: round.votes, deleted: round.forCount, complete, durationMs: performance.now() - t0 }, null);
 }

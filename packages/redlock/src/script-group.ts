@@ -29,7 +29,9 @@ export type MergeCalls<M extends Mergeable> = (members: readonly M[]) => ScriptC
  * was, at the end of the batch being built when the reply arrives: after plain commands queued
  * behind it (which never fail with NOSCRIPT), exactly as for a single call (LockNode.sendScript).
  * That is the one reordering, and it is the one the single-call path always had: it can only
- * delay a compare-and-delete or a confirmation, and every attempt has a token of its own.
+ * delay a compare-and-delete or a confirmation, and every attempt has a token of its own (after a
+ * release answered at a quorum, this client's next SET there may meet its old key: a contended
+ * vote on that node, liveness only; release-round.ts).
  * A failure fails every member, each voting `error` as its own failed call did.
  */
 export class ScriptGroup<M extends Mergeable> implements Outbound {

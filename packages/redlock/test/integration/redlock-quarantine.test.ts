@@ -133,7 +133,9 @@ describe('quarantine after data loss (epoch sentinel)', () => {
     // Node 3 voted against; its SET NX may have landed (the grant and the quarantine check are
     // separate commands, see src/grant.ts): a key on a node that did not vote for us is
     // ordinary, and the release removes it.
-    await during.release();
+    await (
+      await during.release()
+    ).settled;
     expect(await env.direct[2]!.get(b.lockKey('res'))).toBeNull();
 
     // After the quarantine, node 3 votes again.

@@ -94,4 +94,46 @@ describe('release', () => {
       await resumeAll([3, 4, 5]);
     }
   });
+
+  it('quit() right after a release answered at a quorum still delivers the delete to a slow node (re-sent after a NOSCRIPT)', async () => {
+    const a = await redlock('release-quit', { nodeTimeoutMs: 5_000 });
+    const lock = await a.acquire('q', 20_000, { fenced: false });
+    const key = a.lockKey('q');
+    // Node 5 lost its script cache (restart behind a proxy, SCRIPT FLUSH) and is slow: its release
+    // (EVALSHA) answers NOSCRIPT, and the delete goes again with the script's source.
+    await env.direct[4]!.script('FLUSH');
+    await env.cluster.supervisor.pause(5);
+    try {
+      const answered = await lock.release();
+      expect(reasons(answered)[4]).toBe('pending');
+      const quitting = a.quit();
+      await new Promise((r) => setTimeout(r, 200));
+      await env.cluster.supervisor.resume(5);
+      await quitting;
+      // Without the wait, QUIT went out before the re-sent delete: the key stayed until its TTL.
+      expect(await env.direct[4]!.get(key)).toBeNull();
+    } finally {
+      await resumeAll([5]);
+    }
+  });
+
+  it('a result serialises as plain data: settled is not one of its fields', async () => {
+    const a = await redlock('release-json', { nodeTimeoutMs: 8_000 });
+    const lock = await a.acquire('j', 20_000, { fenced: false });
+    await env.cluster.supervisor.pause(5);
+    try {
+      const early = await lock.release();
+      expect(early.settled).toBeInstanceOf(Promise);
+      expect(Object.keys(early)).not.toContain('settled');
+      expect(early.complete).toBe(false);
+      expect(JSON.parse(JSON.stringify(early))).toMatchObject({ deleted: early.deleted, complete: false });
+      expect(structuredClone(early)).toMatchObject({ deleted: early.deleted, complete: false });
+      await env.cluster.supervisor.resume(5);
+      const final = await early.settled;
+      expect(Object.keys(final)).not.toContain('settled');
+      expect(structuredClone(final)).toMatchObject({ deleted: 5, complete: true });
+    } finally {
+      await resumeAll([5]);
+    }
+  });
 });
