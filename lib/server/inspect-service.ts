@@ -52,10 +52,11 @@ function cachedSnapshot(pattern: string | undefined, fresh: boolean, maxAgeMs = 
   // A scan still running is always shared; a finished one is reused while younger than maxAgeMs.
   if (hit && !fresh && (hit.at === null || Date.now() - hit.at < maxAgeMs)) return hit.run;
   // Our own layout comes from the live index (a re-read of what changed); any other pattern is scanned.
-  const index = pattern === undefined ? lockIndex() : null;
-  // Shared by every request (and the index's subscriptions live on): not in this request's async context.
-  const run = inRootContext(() =>
-    index
+  // Shared by every request (the index, its idle timer and its subscriptions live on): not in
+  // this request's async context (root-context.ts).
+  const run = inRootContext(() => {
+    const index = pattern === undefined ? lockIndex() : null;
+    return index
       ? index.startSnapshot()
       : startSnapshot(runtime.clients, {
           keyPrefix: runtime.keyPrefix,
@@ -63,8 +64,8 @@ function cachedSnapshot(pattern: string | undefined, fresh: boolean, maxAgeMs = 
           configuredNodes: runtime.endpoints.length,
           driftFactor: runtime.driftFactor,
           maxTtlMs: runtime.maxTtlMs,
-        }),
-  );
+        });
+  });
   const promise = run.done.then((snap) => {
     // The index hands a run still under way to every caller: count each run once.
     if (!pattern && !recorded.has(run)) {

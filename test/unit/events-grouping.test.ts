@@ -91,4 +91,31 @@ describe('live event grouping', () => {
     expect(events).toHaveLength(200);
     expect(vi.getTimerCount()).toBe(0);
   });
+
+  it('stop() from inside an emit (the last stream leaving) ends it: no later event, no crash, later changes ignored', () => {
+    const stopping = new EventGrouping((e) => {
+      events.push(e);
+      stopping.stop();
+    }, 40);
+    for (let i = 0; i < 5; i++) stopping.add(1, 'lock.granted', `a${i}`);
+    vi.advanceTimersByTime(20);
+    for (let i = 0; i < 5; i++) stopping.add(1, 'lock.granted', `b${i}`);
+    expect(() => vi.advanceTimersByTime(100)).not.toThrow();
+    expect(summary()).toEqual(['lock.granted a0 [1]']);
+    stopping.add(2, 'lock.granted', 'c');
+    vi.advanceTimersByTime(100);
+    expect(events).toHaveLength(1);
+    expect(vi.getTimerCount()).toBe(0);
+  });
+
+  it('a wall clock stepped back does not stretch the lingering (monotonic windows)', () => {
+    grouping.add(1, 'lock.granted', 'r');
+    vi.advanceTimersByTime(40);
+    vi.setSystemTime(Date.now() - 3_600_000);
+    vi.advanceTimersByTime(2_100);
+    // Past the 2 s linger: node 1 again is a new change (an hour-long linger would absorb node 2's).
+    grouping.add(2, 'lock.granted', 'r');
+    vi.advanceTimersByTime(40);
+    expect(summary()).toEqual(['lock.granted r [1]', 'lock.granted r [2]']);
+  });
 });

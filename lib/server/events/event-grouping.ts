@@ -4,7 +4,7 @@ type LockEventType = Extract<LiveEvent['type'], `lock.${string}`>;
 
 interface Group {
   event: LiveEvent;
-  /** Until when (Date.now() ms) a late node's copy of this change is absorbed, once emitted. */
+  /** Until when (performance.now()) a late node's copy of this change is absorbed, once emitted. */
   lingerUntil: number;
   /** When (performance.now(): a wall clock stepped back must not hold events) the window closes; null once emitted. */
   due: number | null;
@@ -35,6 +35,8 @@ export class EventGrouping {
   private queue: Group[] = [];
   private head = 0;
   private timer: NodeJS.Timeout | null = null;
+  /** stop() was called (possibly by a listener of an event being emitted): nothing more goes out. */
+  private stopped = false;
 
   constructor(
     private readonly emit: (event: LiveEvent) => void,
@@ -45,8 +47,11 @@ export class EventGrouping {
 
   /** `node` (1-based) reported a change of `type` on `resource`. */
   add(node: number, type: LockEventType, resource: string): void {
+    if (this.stopped) return;
     const id = `${type}\0${resource}`;
-    const at = this.now();
+    // Windows, lingering and pruning on the monotonic clock (a wall clock stepped back must not
+    // hold events or memory); the wall clock only for the event's own time.
+    const t = performance.now();
     const group = this.groups.get(id);
     if (group && !group.event.nodes!.includes(node)) {
       if (group.due !== null) {
@@ -54,23 +59,27 @@ export class EventGrouping {
         return;
       }
       // Emitted already: a late copy of the same change, while nothing else happened to the resource.
-      if (at <= group.lingerUntil && this.lastType.get(resource) === type) return;
+      if (t <= group.lingerUntil && this.lastType.get(resource) === type) return;
     }
     // The same node again within the window: flush the first change, this one is new.
-    if (group && group.due !== null) this.flush(group);
-    const event: LiveEvent = { type, at, resource, nodes: [node], source: 'notifications' };
-    const created: Group = { event, lingerUntil: 0, due: performance.now() + this.groupMs };
+    if (group && group.due !== null) {
+      this.flush(group);
+      if (this.stopped) return;
+    }
+    const event: LiveEvent = { type, at: this.now(), resource, nodes: [node], source: 'notifications' };
+    const created: Group = { event, lingerUntil: 0, due: t + this.groupMs };
     this.groups.set(id, created);
     this.queue.push(created);
     this.timer ??= setTimeout(this.flushDue, this.groupMs);
     // From now on a copy of an earlier change of another type is not a late copy (a release still
     // in its window counts: the grant after it is a new one).
     this.lastType.set(resource, type);
-    this.prune(at);
+    this.prune(t);
   }
 
-  /** Stop: pending events are dropped. */
+  /** Stop: pending events are dropped, later changes ignored (also when called from inside an emit). */
   stop(): void {
+    this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
     this.queue = [];
@@ -89,6 +98,9 @@ export class EventGrouping {
       if (group.due !== null && group.due > now) break;
       this.head++;
       if (group.due !== null) this.flush(group);
+      // An emit's listener may stop this grouping (the hub stops its sources when its last
+      // stream goes): stop() replaced the queue, and nothing more goes out.
+      if (this.stopped || this.queue !== queue) return;
     }
     if (this.head === queue.length) {
       this.queue = [];
@@ -104,17 +116,17 @@ export class EventGrouping {
 
   private flush(group: Group): void {
     group.due = null;
-    group.lingerUntil = this.now() + this.lingerMs;
+    group.lingerUntil = performance.now() + this.lingerMs;
     group.event.nodes!.sort((a, b) => a - b);
     this.emit(group.event);
   }
 
   /** Forget groups whose linger ended (bounded memory with many resources), at most once a second. */
-  private prune(at: number): void {
-    if (this.groups.size < 1_024 || at - this.lastPrune < 1_000) return;
-    this.lastPrune = at;
+  private prune(t: number): void {
+    if (this.groups.size < 1_024 || t - this.lastPrune < 1_000) return;
+    this.lastPrune = t;
     for (const [id, group] of this.groups) {
-      if (group.due === null && group.lingerUntil < at) {
+      if (group.due === null && group.lingerUntil < t) {
         this.groups.delete(id);
         if (this.lastType.get(group.event.resource!) === group.event.type) this.lastType.delete(group.event.resource!);
       }

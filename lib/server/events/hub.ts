@@ -21,13 +21,6 @@ export function encodeEvent(event: LiveEvent): Uint8Array {
  */
 export const STREAM_BATCH_MS = 250;
 /**
- * The window after one that was summarised (more than STREAM_BURST_AT lock events): under that
- * load a stream of everything shows one burst per window anyway, so fewer, larger windows cost
- * the server a quarter of the writes (200 streams × 4 windows a second were a measurable share of
- * what open streams cost the lock service). The first window of a burst is still STREAM_BATCH_MS.
- */
-export const STREAM_BUSY_BATCH_MS = 1_000;
-/**
  * A window goes out at once when a chunk it makes could pass about this many bytes: the node
  * events plus the lock events of any one resource (what a stream that follows that resource gets;
  * a stream of everything gets at most STREAM_BURST_AT lock events, or a burst). A stream's whole
@@ -69,8 +62,6 @@ export class EventHub {
   private resourceBytes = new Map<string, number>();
   private largestResourceBytes = 0;
   private batchTimer: ReturnType<typeof setTimeout> | null = null;
-  /** The last window was summarised: the next one is STREAM_BUSY_BATCH_MS long. */
-  private busy = false;
   private stopSources: (() => void) | null = null;
   /** Resolves once the running sources said their subscriptions are in place. */
   private sourcesReady: Promise<void> = Promise.resolve();
@@ -151,7 +142,7 @@ export class EventHub {
     }
     const stream = this.nodeBytes + Math.max(this.largestResourceBytes, STREAM_BURST_AT * EVENT_BYTES);
     if (stream >= STREAM_BATCH_MAX_BYTES || this.window.length >= STREAM_BATCH_MAX_EVENTS) this.flush();
-    else this.batchTimer ??= setTimeout(this.flush, this.busy ? STREAM_BUSY_BATCH_MS : STREAM_BATCH_MS);
+    else this.batchTimer ??= setTimeout(this.flush, STREAM_BATCH_MS);
   }
 
   private dropBatch(): void {
@@ -166,7 +157,6 @@ export class EventHub {
   private readonly flush = (): void => {
     const events = this.window;
     this.dropBatch();
-    this.busy = lockEvents(events) > STREAM_BURST_AT;
     if (events.length === 0) return;
     // Each event serialised at most once, whichever streams it goes to.
     const encoded = new Map<LiveEvent, Uint8Array>();
@@ -223,7 +213,8 @@ function send(listener: ByteListener, bytes: Uint8Array): void {
 
 /** A window's events for a stream that follows every change: past STREAM_BURST_AT lock events, one burst in their place. */
 export function summarised(events: readonly LiveEvent[]): LiveEvent[] {
-  const locks = lockEvents(events);
+  let locks = 0;
+  for (const e of events) if (e.type.startsWith('lock.')) locks++;
   if (locks <= STREAM_BURST_AT) return [...events];
   const counts: Record<string, number> = {};
   const resources = new Set<string>();
@@ -253,10 +244,4 @@ export function summarised(events: readonly LiveEvent[]): LiveEvent[] {
   };
   out.splice(place, 0, burst);
   return out;
-}
-
-function lockEvents(events: readonly LiveEvent[]): number {
-  let locks = 0;
-  for (const e of events) if (e.type.startsWith('lock.')) locks++;
-  return locks;
 }
