@@ -105,8 +105,10 @@ export const eventStreams: Workload = {
         } finally {
           await readers.close();
         }
-        // The streams' sessions end with their connections: give the server a moment before the quiet phase.
-        await sleep(500);
+        // The streams' sessions end with their connections: the phase without streams starts after
+        // the same pause as the phase with them (a teardown spilling into it must not lower the
+        // baseline, nor an idle server raise it).
+        await sleep(2_500);
         const quietAfter = await lockLoops(console_.base, ms, `q${run}`);
         without.push(((quietBefore.pairs + quietAfter.pairs) / 2 / ms) * 1_000);
         withStreams.push((loud.pairs / ms) * 1_000);

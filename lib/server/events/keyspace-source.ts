@@ -5,58 +5,61 @@ import { ensureNotifications } from '../../inspect';
 import { lockKeyPrefix } from '@redlock-console/redlock';
 import { EventGrouping } from './event-grouping';
 
-/**
- * The keyevents the live events subscribe to, and what each means for a lock key. Not `set`: see
- * NodeKeyEvents.
- */
-const EVENTS = ['expire', 'del', 'expired'] as const;
-type KeyEvent = (typeof EVENTS)[number];
+const EVENT_TYPES: Record<string, Extract<LiveEvent['type'], `lock.${string}`>> = {
+  set: 'lock.granted',
+  // PEXPIRE notifies `expire` too (Redis has no `pexpire` event).
+  expire: 'lock.extended',
+  del: 'lock.released',
+  expired: 'lock.expired',
+};
 
 /**
- * What one node's keyevents mean for its lock keys, from three channels: `expire`, `del`, `expired`.
+ * What one node's keyevents mean for its lock keys. A lock key's value is `<token> <metadata>`
+ * (packages/redlock/src/value.ts), and the lock core rewrites it while the lock is held: an extend
+ * runs `PEXPIRE … GT` and then writes the new extension count (`SET … KEEPTTL`: extend.lua), a
+ * fenced grant's second round writes the fence (`SET … XX KEEPTTL`: fence.lua). A grant is a SET on
+ * a key that is not there (`SET … NX PX`, which Redis reports as `set` then `expire`). So a `set`
+ * is a grant only on a key this node does not hold as far as its events tell (any `set` or
+ * `expire` since the last `del` or `expired`), and the `expire` right behind a grant's `set` is the
+ * grant's own PX, not an extension. An extend's `expire` comes before its `set`, so a lock held
+ * before the events started (or across a lost connection) is reported extended at its next
+ * extension, and the rewrite after it is nothing.
  *
- * Every write of the lock core to a lock key, and the event Redis publishes for it:
- * - a grant, `SET … NX PX` (one resource, or each key in acquire.lua): `set`, then `expire` (a SET
- *   with a TTL reports both);
- * - a fenced grant's second round, `SET … XX KEEPTTL` (fence.lua): `set` alone;
- * - an extend, `PEXPIRE … GT` then `SET … KEEPTTL` (extend.lua): `expire`, then `set` (no `expire`
- *   when GT keeps the longer lease: nothing was extended);
- * - a release, compare-and-`DEL`: `del`; a lease running out: `expired`.
- *
- * A TTL is written exactly by grants and extends, so `expire` alone tells them apart from every
- * value rewrite: an `expire` on a key this node does not hold (as far as its events tell: none
- * since the last `del` or `expired`) is a grant, on a key it holds an extension. The `set`
- * notifications (a grant's, the fence round's, an extend's) say nothing more, and were a quarter of
- * the notifications a fenced lock made every master deliver (and this server read) for the
- * events: issue 18, finding 9. A SET without a TTL is no lock the core writes; it is not an event.
- *
- * What the events cannot tell (before this change as now): a lock already held when the events
- * started, or across a lost connection (`reset`), is reported granted at its first extension.
+ * Why `set` cannot be left out (it is half of what a fenced lock makes a master deliver: the
+ * grant's `set` and `expire` in one write, the fence round's `set` in another, the `del`): with
+ * `expire` alone, a grant and the extension of a lock this node's events never showed look the
+ * same, and the live events would report a grant for every lock already held when a screen opens.
  */
 export class NodeKeyEvents {
   private readonly held = new Set<string>();
+  /** The key of the grant reported by the node's previous event (its PX `expire` comes next). */
+  private lastGrant: string | null = null;
 
-  /** The event type of `event` on `key`, or null when it reports nothing. */
+  /** The event type of `event` on `key`, or null when it reports nothing (a rewrite, a grant's own PX). */
   classify(event: string, key: string): Extract<LiveEvent['type'], `lock.${string}`> | null {
-    switch (event as KeyEvent) {
-      case 'expire':
-        if (this.held.has(key)) return 'lock.extended';
+    const lastGrant = this.lastGrant;
+    this.lastGrant = null;
+    const type = EVENT_TYPES[event];
+    if (!type) return null;
+    switch (event) {
+      case 'set':
+        if (this.held.has(key)) return null;
         this.held.add(key);
-        return 'lock.granted';
-      case 'del':
-        this.held.delete(key);
-        return 'lock.released';
-      case 'expired':
-        this.held.delete(key);
-        return 'lock.expired';
+        this.lastGrant = key;
+        return type;
+      case 'expire':
+        this.held.add(key);
+        return lastGrant === key ? null : type;
       default:
-        return null;
+        this.held.delete(key);
+        return type;
     }
   }
 
   /** Forget every key: the connection to the node dropped, so events (or the node's data) may be lost. */
   reset(): void {
     this.held.clear();
+    this.lastGrant = null;
   }
 }
 
@@ -75,9 +78,9 @@ export interface KeyspaceSourceOptions {
 }
 
 /**
- * Lock changes from keyspace notifications (`__keyevent@<db>__:expire|del|expired`) on every
- * node, grouped per resource so a grant on five nodes is one event (see NodeKeyEvents). Returns a
- * stop function.
+ * Lock changes from keyspace notifications (`__keyevent@<db>__:set|del|expired|expire`) on every
+ * node, grouped per resource so a grant on five nodes is one event; rewrites of a held key's value
+ * are not grants (see NodeKeyEvents). Returns a stop function.
  */
 export function startKeyspaceSource(options: KeyspaceSourceOptions): () => void {
   const lockPrefix = lockKeyPrefix(options.keyPrefix);
@@ -119,7 +122,7 @@ export function startKeyspaceSource(options: KeyspaceSourceOptions): () => void 
           // hash lookup, but tries every pattern on every notification it publishes (at a few
           // notifications per node per lock operation, the patterns cost the masters real CPU).
           const db = client.options.db ?? 0;
-          const events = new Map(EVENTS.map((event) => [`__keyevent@${db}__:${event}`, event]));
+          const events = new Map(Object.keys(EVENT_TYPES).map((event) => [`__keyevent@${db}__:${event}`, event]));
           sub.on('message', onMessage(node, keyEvents, events));
           await sub.subscribe(...events.keys());
         } catch {
