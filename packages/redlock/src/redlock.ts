@@ -1,18 +1,17 @@
-import { EventEmitter } from 'node:events';
 import type { Redis } from 'ioredis';
 import { checkMarkClean, markCleanCall } from './epoch';
 import { epochKey, lockKeyPrefix, lockKeysOf, releaseChannel } from './keys';
 import { InvalidArgumentError, LockExpiredError, QuorumUnavailableError, setCleanupPending, type RedlockError } from './errors';
-import type { OperationEvent, RedlockEvents } from './events';
 import { Lock, type ExtendResult, type LockController, type LockState, type ReleaseResult } from './lock';
 import { explainNodeError } from './grant-verdict';
 import { LockNode } from './node';
-import { nodeLabel } from './node-label';
+import { checkNodeTargets } from './node-targets';
+import { RedlockEmitter } from './redlock-emitter';
 import { attemptAcquire, extendKeys, type ProtocolContext } from './protocol';
 import { releaseKeys } from './release-round';
 import { jitteredDelayMs, quorumSize } from './quorum';
 import { checkLeaseTtl, prepareAcquire, probesOf } from './request';
-import { checkDelay, checkRetryCount, describe, resolveSettings, type RedlockSettings } from './settings';
+import { checkDelay, checkRetryCount, resolveSettings, type RedlockSettings } from './settings';
 import { runUsing } from './using';
 import { checkResources, checkToken } from './validate';
 import type { Vote } from './votes';
@@ -42,7 +41,7 @@ export interface AcquireOptions {
  * metadata, automatic extension (using) and waiter wake-up on release. See src/protocol.ts
  * for the protocol and its safety arguments, and ARCHITECTURE.md for the key layout.
  */
-export class Redlock extends EventEmitter<RedlockEvents> implements LockController {
+export class Redlock extends RedlockEmitter implements LockController {
   readonly settings: Readonly<RedlockSettings>;
   /** The configured N (quorums count against it, whatever answers). */
   readonly nodeCount: number;
@@ -64,44 +63,7 @@ export class Redlock extends EventEmitter<RedlockEvents> implements LockControll
   constructor(nodes: Array<string | Redis>, settings: Partial<RedlockSettings> = {}) {
     super();
     this.settings = resolveSettings(settings);
-    if (!Array.isArray(nodes) || nodes.length === 0) throw new InvalidArgumentError('nodes', 'at least one node is needed');
-    if (nodes.length > 64) throw new InvalidArgumentError('nodes', `at most 64 nodes, got ${nodes.length}`);
-    for (const target of nodes) {
-      if (
-        typeof target !== 'string' &&
-        (typeof target !== 'object' || target === null || typeof (target as Redis).evalsha !== 'function')
-      ) {
-        throw new InvalidArgumentError('nodes', `each node must be a redis:// URL or an ioredis client, got ${describe(target)}`);
-      }
-    }
-    for (const target of nodes) {
-      if (typeof target === 'string') continue;
-      // A Cluster spreads one node's commands over several masters and re-sends a pipeline after
-      // MOVED or CLUSTERDOWN on timers of its own: a failed attempt's release could run before its
-      // SET, and a batch across slots is refused without a reply. Redlock wants independent masters.
-      if ((target as { isCluster?: boolean }).isCluster === true) {
-        throw new InvalidArgumentError(
-          'nodes',
-          'a Redis Cluster client cannot be a node: give each independent master as a URL or a plain client',
-        );
-      }
-      // ioredis prefixes the keys of known commands (a string or Buffer keyPrefix): the lock core's keys would move.
-      const prefix = (target.options as { keyPrefix?: string | Buffer } | undefined)?.keyPrefix;
-      if (prefix !== undefined && prefix !== null && prefix.length > 0) {
-        throw new InvalidArgumentError(
-          'nodes',
-          `a client with the ioredis keyPrefix option (${JSON.stringify(String(prefix))}) would move the lock core's keys: ` +
-            'pass a client without it and use the keyPrefix setting',
-        );
-      }
-    }
-    if (new Set(nodes).size !== nodes.length) throw new InvalidArgumentError('nodes', 'the same client is listed twice');
-    // Labels are checked (URLs parsed, duplicates refused) before any connection is opened.
-    const labels = nodes.map(nodeLabel);
-    if (new Set(labels).size !== labels.length) {
-      // Counting one server twice would let a minority pass for a quorum.
-      throw new InvalidArgumentError('nodes', `a node is listed twice (${labels.join(', ')})`);
-    }
+    const labels = checkNodeTargets(nodes);
     const onNodeError = (node: LockNode, error: Error) => this.emit('node-error', { node: node.number, label: node.label, error });
     const created = nodes.map(
       (target, i) =>
@@ -129,27 +91,6 @@ export class Redlock extends EventEmitter<RedlockEvents> implements LockControll
       },
     };
     this.waiters = new ReleaseWaiters(created, this.ctx.channel, this.settings.subscriberLingerMs, onNodeError);
-  }
-
-  /**
-   * Listeners are isolated: one that throws neither stops the others nor reaches the lock core
-   * (a granted lock must not turn into a rejected acquire that leaves it held) nor becomes an
-   * uncaughtException; it is reported with process.emitWarning instead.
-   */
-  override emit<K extends keyof RedlockEvents>(event: K, ...args: RedlockEvents[K]): boolean {
-    const listeners = this.rawListeners(event as string);
-    for (const listener of listeners) {
-      try {
-        (listener as (...a: unknown[]) => void).apply(this, args);
-      } catch (err) {
-        const error = err instanceof Error ? err : new Error(String(err));
-        process.emitWarning(`a Redlock '${String(event)}' listener threw: ${error.message}`, {
-          type: 'RedlockListenerError',
-          detail: error.stack,
-        });
-      }
-    }
-    return listeners.length > 0;
   }
 
   /** The key of `resource`'s lock: `<prefix>lock:<resource>`. */
@@ -452,27 +393,5 @@ export class Redlock extends EventEmitter<RedlockEvents> implements LockControll
       detail: 'quit() was called',
     }));
     return new QuorumUnavailableError('this Redlock was closed with quit()', votes, resources);
-  }
-
-  private emitOutcome(
-    op: 'acquire' | 'extend' | 'release',
-    resources: readonly string[],
-    ok: boolean,
-    started: number,
-    votes: readonly Vote[],
-    fence: number | null,
-    attempts: number,
-    error?: RedlockError,
-  ): void {
-    const event: OperationEvent = {
-      resources,
-      ok,
-      durationMs: performance.now() - started,
-      votes,
-      fence,
-      attempts,
-      ...(error ? { error } : {}),
-    };
-    this.emit(op, event);
   }
 }
