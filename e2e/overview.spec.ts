@@ -58,24 +58,39 @@ test.describe('overview: can locks be granted, and what every master says', () =
     await saveScreens(page, 'overview');
   });
 
-  test('skeletons hold the place of the cards, so nothing shifts when the first reading lands', async ({ page }) => {
-    let release!: () => void;
-    const gate = new Promise<void>((resolve) => {
-      release = resolve;
-    });
+  test('skeletons hold the place of the cards, so nothing shifts when the first readings land, in either order', async ({ page }) => {
+    // The masters' cards and the lock totals above them load apart: hold both, then let the totals
+    // land first (the order a slow /api/nodes gives), then the cards.
+    const gate = () => {
+      let release!: () => void;
+      const held = new Promise<void>((resolve) => (release = resolve));
+      return { held, release };
+    };
+    const nodes = gate();
+    const totals = gate();
     await page.route('**/api/nodes', async (route) => {
-      await gate;
+      await nodes.held;
+      await route.continue();
+    });
+    await page.route('**/api/locks?limit=1', async (route) => {
+      await totals.held;
       await route.continue();
     });
     await page.goto('/');
     const skeletons = page.getByTestId('node-card-skeleton');
     await expect(skeletons).toHaveCount(5);
     await expect(page.getByTestId('node-cards')).toHaveAttribute('data-loading-state', 'loading');
+    await expect(page.getByTestId('lock-totals')).toHaveAttribute('data-loading-state', 'loading');
     const before = await skeletons.first().boundingBox();
-    release();
+    totals.release();
+    await expect(page.getByTestId('lock-totals')).toHaveAttribute('data-loading-state', 'ready');
+    await expect(page.getByTestId('lock-flag-no-ttl')).toHaveAttribute('data-count', /\d+/);
+    const between = await skeletons.first().boundingBox();
+    nodes.release();
     await expect(page.getByTestId('node-card-1')).toBeVisible();
     const after = await page.getByTestId('node-card-1').boundingBox();
-    expect(before && after).toBeTruthy();
+    expect(before && between && after).toBeTruthy();
+    expect(Math.abs(between!.y - before!.y)).toBeLessThanOrEqual(1);
     expect(Math.abs(after!.y - before!.y)).toBeLessThanOrEqual(1);
     expect(Math.abs(after!.height - before!.height)).toBeLessThanOrEqual(1);
     expect(Math.abs(after!.width - before!.width)).toBeLessThanOrEqual(1);

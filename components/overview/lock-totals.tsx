@@ -87,7 +87,8 @@ export function LockTotals() {
           );
         })}
       </div>
-      {data ? <LockFlags noTtl={data.flagCounts.noTtl} overCeiling={data.flagCounts.overCeiling} /> : null}
+      {/* Always there, counts pending while loading: the line must not push the masters down when it lands. */}
+      <LockFlags noTtl={data?.flagCounts.noTtl} overCeiling={data?.flagCounts.overCeiling} />
     </section>
   );
 }
@@ -97,16 +98,22 @@ export function LockTotals() {
  * again until an operator releases it) and a lease above the cluster's ceiling (written by a client
  * that does not keep it: the quarantine after a restart, sized by the ceiling, does not cover it).
  */
-function LockFlags({ noTtl, overCeiling }: { noTtl: number; overCeiling: number }) {
-  const flag = (count: number, text: string, testId: string) => (
-    <span className={count > 0 ? styles.flagOn : styles.flagOff} data-testid={testId} data-count={count}>
-      <strong>{count.toLocaleString()}</strong> {text}
-    </span>
-  );
+function LockFlags({ noTtl, overCeiling }: { noTtl?: number; overCeiling?: number }) {
+  const flag = (count: number | undefined, text: string, testId: string) =>
+    count === undefined ? (
+      <span className={styles.flagOff} data-testid={testId}>
+        <span className={styles.skeleton} style={{ display: 'inline-block', width: 12, height: '1em', verticalAlign: 'middle' }} /> locks{' '}
+        {text}
+      </span>
+    ) : (
+      <span className={count > 0 ? styles.flagOn : styles.flagOff} data-testid={testId} data-count={count}>
+        <strong>{count.toLocaleString()}</strong> lock{count === 1 ? '' : 's'} {text}
+      </span>
+    );
   return (
     <p className={styles.flags}>
-      {flag(noTtl, `lock${noTtl === 1 ? '' : 's'} with a key that never expires`, 'lock-flag-no-ttl')}
-      {flag(overCeiling, `lock${overCeiling === 1 ? '' : 's'} with a lease above the ceiling`, 'lock-flag-over-ceiling')}
+      {flag(noTtl, 'with a key that never expires', 'lock-flag-no-ttl')}
+      {flag(overCeiling, 'with a lease above the ceiling', 'lock-flag-over-ceiling')}
     </p>
   );
 }
