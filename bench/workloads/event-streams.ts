@@ -11,13 +11,19 @@ import { NOTIFY_FLAGS } from '../../lib/inspect/notifications';
  * Issue 18, finding 9: what open live-event streams (`GET /api/events`) cost the HTTP lock service.
  * The built console (`scripts/start.ts`, production server) runs against the bench's five masters;
  * 32 loops take and release locks over HTTP with an API key (keep-alive connections, the lean
- * client of workload 9), once with no stream open and once with STREAMS streams open (signed-in
- * sessions reading every event, in a process of their own as browsers elsewhere would: see
+ * client of workload 9), with no stream open, with one, and with STREAMS (signed-in sessions
+ * reading every event, in a process of their own as browsers elsewhere would: see
  * bench/harness/stream-readers.ts), each phase with streams between two without (compared with
- * their mean). Also counted: the grants each stream was told about against the grants made (one
+ * their mean). One stream costs what the events cost whatever their number (the subscriptions to
+ * the masters' keyspace notifications, the nodes' poll); STREAMS against one is what each stream
+ * adds. Also counted: the grants each stream was told about against the grants made (one
  * event per grant: duplicates were the finding), and node.down events (there should be none).
  */
 const STREAMS = 200;
+/** Each run measures one stream, then STREAMS: the events' fixed cost apart from what each stream adds. */
+const STREAM_COUNTS = [1, STREAMS] as const;
+/** The pause before every phase (streams connecting, or torn down). */
+const PAUSE_MS = 2_500;
 const LOOPS = 32;
 const TTL_MS = 10_000;
 
@@ -69,8 +75,8 @@ export const eventStreams: Workload = {
     // as the README tells operators to (not every class: each is work for the masters).
     await Promise.all(cluster.admin.map((c) => c.config('SET', 'notify-keyspace-events', NOTIFY_FLAGS.join(''))));
     const console_ = await startConsole(cluster.urls, ctx.log);
-    const without: number[] = [];
-    const withStreams: number[] = [];
+    /** Per stream count: the loud phases' pairs/s, and the mean of the quiet phases on either side of each. */
+    const phases = new Map(STREAM_COUNTS.map((n) => [n, { loud: [] as number[], quiet: [] as number[] }]));
     const grantedPerGrant: number[] = [];
     const nodeDowns: number[] = [];
     let failed = 0;
@@ -78,55 +84,68 @@ export const eventStreams: Workload = {
     try {
       const cookie = await signIn(console_.base);
       await lockLoops(console_.base, 1_000, 'warm');
-      // Quiet and loud phases alternate, quiet first and last: each loud phase is judged against
-      // the quiet phases on either side of it (their mean), so a machine that speeds up or slows
-      // down over a run (a shared VM does, by ±15 % within seconds) biases neither way.
+      // Phases with and without streams alternate, without first and last: each phase with streams
+      // is judged against the phases without on either side of it (their mean), so a machine that
+      // speeds up or slows down over a run (a shared VM does, by ±15 % within seconds) biases
+      // neither way. Every phase starts after the same pause.
       let quietBefore = await lockLoops(console_.base, ms, 'q0');
       failed += quietBefore.failed;
+      let phase = 0;
       for (let run = 1; run <= options.runs; run++) {
-        const readers = await StreamReaders.open(console_.base, cookie, STREAMS);
-        let loud: Awaited<ReturnType<typeof lockLoops>>;
-        try {
-          // Every stream connected (its subscriptions in place) before measuring.
-          await sleep(2_500);
-          await readers.reset();
-          loud = await lockLoops(console_.base, ms, `l${run}`);
-          // Late notifications (grouping window, slow streams) arrive within a moment.
-          await sleep(1_000);
-          // Judged on the streams that were connected throughout (a stream dropped with `resync` or
-          // never connected is counted apart, not as a stream that saw nothing).
-          const { streams } = await readers.report();
-          const count = (s: (typeof streams)[number], type: string) => s.counts[type] ?? 0;
-          const healthy = streams.filter((s) => s.connected && count(s, 'resync') === 0 && count(s, 'session-ended') === 0);
-          unhealthy += streams.length - healthy.length;
-          const granted = healthy.map((s) => count(s, 'lock.granted'));
-          grantedPerGrant.push(granted.reduce((a, b) => a + b, 0) / Math.max(1, healthy.length) / Math.max(1, loud.grants));
-          nodeDowns.push(healthy.reduce((a, s) => a + count(s, 'node.down'), 0) / Math.max(1, healthy.length));
-        } finally {
-          await readers.close();
+        for (const count of STREAM_COUNTS) {
+          phase++;
+          const readers = await StreamReaders.open(console_.base, cookie, count);
+          let loud: Awaited<ReturnType<typeof lockLoops>>;
+          try {
+            // Every stream connected (its subscriptions in place) before measuring.
+            await sleep(PAUSE_MS);
+            await readers.reset();
+            loud = await lockLoops(console_.base, ms, `l${phase}`);
+            // Late notifications (grouping window, slow streams) arrive within a moment.
+            await sleep(1_000);
+            // Judged on the streams that were connected throughout (a stream dropped with `resync` or
+            // never connected is counted apart, not as a stream that saw nothing).
+            const { streams } = await readers.report();
+            const countOf = (s: (typeof streams)[number], type: string) => s.counts[type] ?? 0;
+            const healthy = streams.filter((s) => s.connected && countOf(s, 'resync') === 0 && countOf(s, 'session-ended') === 0);
+            unhealthy += streams.length - healthy.length;
+            const granted = healthy.map((s) => countOf(s, 'lock.granted'));
+            grantedPerGrant.push(granted.reduce((a, b) => a + b, 0) / Math.max(1, healthy.length) / Math.max(1, loud.grants));
+            nodeDowns.push(healthy.reduce((a, s) => a + countOf(s, 'node.down'), 0) / Math.max(1, healthy.length));
+          } finally {
+            await readers.close();
+          }
+          // The streams' sessions end with their connections: the phase without streams starts after
+          // the same pause as the phase with them (a teardown spilling into it must not lower the
+          // baseline, nor an idle server raise it).
+          await sleep(PAUSE_MS);
+          const quietAfter = await lockLoops(console_.base, ms, `q${phase}`);
+          const figures = phases.get(count)!;
+          figures.quiet.push(((quietBefore.pairs + quietAfter.pairs) / 2 / ms) * 1_000);
+          figures.loud.push((loud.pairs / ms) * 1_000);
+          failed += quietAfter.failed + loud.failed;
+          quietBefore = quietAfter;
         }
-        // The streams' sessions end with their connections: the phase without streams starts after
-        // the same pause as the phase with them (a teardown spilling into it must not lower the
-        // baseline, nor an idle server raise it).
-        await sleep(2_500);
-        const quietAfter = await lockLoops(console_.base, ms, `q${run}`);
-        without.push(((quietBefore.pairs + quietAfter.pairs) / 2 / ms) * 1_000);
-        withStreams.push((loud.pairs / ms) * 1_000);
-        failed += quietAfter.failed + loud.failed;
-        quietBefore = quietAfter;
         ctx.log(`event-streams: run ${run}/${options.runs} done`);
       }
     } finally {
       await stopConsole(console_);
     }
-    const ratio = figure(ratios(withStreams, without));
+    const one = phases.get(1)!;
+    const many = phases.get(STREAMS)!;
+    const oneRatios = ratios(one.loud, one.quiet);
+    const manyRatios = ratios(many.loud, many.quiet);
+    const ratio = figure(manyRatios);
     const sections: Section[] = [
       {
         title: `HTTP lock service, ${LOOPS} loops of acquire + release (API key, fenced)`,
         rows: [
-          row('no event stream open', 'pairs/s', figure(without), failed > 0 ? `${failed} requests failed` : undefined),
-          row(`${STREAMS} event streams open`, 'pairs/s', figure(withStreams)),
+          row('no event stream open', 'pairs/s', figure(many.quiet), failed > 0 ? `${failed} requests failed` : undefined),
+          row('1 event stream open', 'pairs/s', figure(one.loud)),
+          row(`${STREAMS} event streams open`, 'pairs/s', figure(many.loud)),
+          row("with 1 stream / without (the events' intake of the masters' notifications, whatever the streams)", '×', figure(oneRatios)),
           row(`with ${STREAMS} streams / without`, '×', ratio),
+          row(`with ${STREAMS} streams / with 1 (what the other ${STREAMS - 1} streams cost)`, '×', figure(ratios(manyRatios, oneRatios))),
         ],
       },
       {
@@ -147,7 +166,7 @@ export const eventStreams: Workload = {
       title: '8. Live event streams and the lock service',
       method:
         `The built console on the bench's masters; ${LOOPS} HTTP loops of acquire + release (keep-alive, API key) for ${ms / 1_000} s with no stream open ` +
-        `and with ${STREAMS} signed-in event streams open (read by a separate process, as browsers would be), each streams phase between two phases without (compared with their mean; issue 18, finding 9).`,
+        `with 1 and with ${STREAMS} signed-in event streams open (read by a separate process, as browsers would be), each phase with streams between two phases without (compared with their mean; issue 18, finding 9).`,
       sections,
       targets: [
         atLeast('8. event streams (issue 18)', `${STREAMS} open streams cost ≤ 10 % of the lock service's pairs/s`, ratio, 0.9, '×'),
