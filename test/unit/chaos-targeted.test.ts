@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { TARGETED_CONTROLS } from '../../lib/chaos/controls';
+import { armedTrial, UNARMED_RETRIES } from '../../lib/chaos/controls-targeted';
 import { MUTANTS } from '../../lib/chaos/mutants';
 import { NEMESES, NEMESIS_NAMES } from '../../lib/chaos/nemeses';
 import { judgeDefence, TRIAL_KINDS, type DefenceEvidence } from '../../lib/chaos/targeted';
@@ -96,5 +97,43 @@ describe('targeted nemeses and their controls', () => {
         .map((c) => c.negative)
         .sort(),
     ).toEqual([false, true]);
+  });
+});
+
+describe('targeted controls: a trial whose danger was not in place proves nothing, so it is run again on another seed', () => {
+  const trial = (outcomes: Array<{ armed: boolean; violations?: number }>) => {
+    const seeds: number[] = [];
+    const run = async (seed: number) => {
+      const o = outcomes[seeds.length]!;
+      seeds.push(seed);
+      return { result: { armed: o.armed, detail: `detail ${seed}` }, analysis: { violations: o.violations ?? 0 } };
+    };
+    return { seeds, run };
+  };
+
+  it('an armed trial counts as it is', async () => {
+    const t = trial([{ armed: true }]);
+    const out = await armedTrial(1001, t.run);
+    expect(t.seeds).toEqual([1001]);
+    expect(out).toMatchObject({ seed: 1001, unarmed: [] });
+  });
+
+  it('an unarmed one (evict-flip: the sentinel evicted first) runs again on another seed, and the report says which', async () => {
+    const t = trial([{ armed: false }, { armed: true }]);
+    const out = await armedTrial(1001, t.run);
+    expect(t.seeds).toEqual([1001, 11001]);
+    expect(out.seed).toBe(11001);
+    expect(out.unarmed).toEqual(['seed 1001: detail 1001']);
+    expect(out.value.result.armed).toBe(true);
+  });
+
+  it('a violation is never retried away, armed or not; and the retries are bounded', async () => {
+    const violated = trial([{ armed: false, violations: 2 }, { armed: true }]);
+    expect((await armedTrial(7, violated.run)).value.analysis.violations).toBe(2);
+    expect(violated.seeds).toEqual([7]);
+    const never = trial([{ armed: false }, { armed: false }, { armed: false }, { armed: true }]);
+    const out = await armedTrial(7, never.run);
+    expect(never.seeds).toHaveLength(UNARMED_RETRIES + 1);
+    expect(out.value.result.armed).toBe(false);
   });
 });
