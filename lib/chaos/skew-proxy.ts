@@ -37,7 +37,7 @@ export class SkewProxy extends CommandProxy {
     let ttlIndex: number;
     if (name === 'set') {
       // The single-resource grant: SET <lock> '<token> <metadata>' NX GET PX <ttl> (a fence or extend
-      // rewrite of the value is SET … KEEPTTL, without NX or PX).
+      // rewrite of the value is a SETRANGE inside a script).
       const words = args.map((a) => a.toString('latin1').toLowerCase());
       if (!words.includes('nx')) return null;
       ttlIndex = words.indexOf('px', 3) + 1;

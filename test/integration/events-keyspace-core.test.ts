@@ -8,10 +8,11 @@ import { NO_PERSISTENCE, startRedisNodes, type RedisNode } from '../support/redi
 /**
  * The lock core's real writes on real masters, as the live events read them (keyspace-source.ts),
  * on masters configured as the README says (`notify-keyspace-events Eg$x`): a fenced grant with
- * metadata (SET NX GET PX, then the fence round's SET XX KEEPTTL), an extend (PEXPIRE GT, then
- * SET KEEPTTL), a release (DEL) and a multi-resource grant (acquire.lua) are one event each; an
- * extend that lengthens nothing (GT) is none; and a lock held before the events started is
- * extended, not granted, at its next extension.
+ * metadata (SET NX GET PX, then the fence round's SETRANGE), an extend (PEXPIRE GT, then
+ * SETRANGE), a release (DEL) and a multi-resource grant (acquire.lua) are one event each; an
+ * extend that lengthens nothing (GT) is none; a lock held before the events started is extended,
+ * not granted, at its next extension; and a lock whose keys vanished without a DEL (the masters
+ * flushed) is granted at its next grant.
  */
 
 let nodes: RedisNode[] = [];
@@ -74,6 +75,21 @@ describe("live events from the lock core's writes", () => {
         await lock.release()
       ).settled;
       log.push(['lock.released', 'invoice', ALL]);
+      await step(log);
+      // Its keys gone without a DEL (FLUSHALL publishes no keyevent per key): the next grant is one.
+      const wiped = await core.acquire('wiped', 10_000);
+      log.push(['lock.granted', 'wiped', ALL]);
+      await step(log);
+      await Promise.all(clients.map((c) => c.flushall()));
+      await core.markNodesClean();
+      const again = await core.acquire('wiped', 10_000);
+      expect(again.token).not.toBe(wiped.token);
+      log.push(['lock.granted', 'wiped', ALL]);
+      await step(log);
+      await (
+        await again.release()
+      ).settled;
+      log.push(['lock.released', 'wiped', ALL]);
       await step(log);
       const many = await core.acquire(['a', 'b'], 10_000);
       await vi.waitFor(() => expect(seen()).toHaveLength(log.length + 2), { timeout: 5_000 });

@@ -89,8 +89,14 @@ async function randomChange(rand: () => number, keyPrefix: string, step: number)
       await client.set(key, `${token} ${meta}`, 'PX', 20_000 + Math.floor(rand() * 10_000), 'NX');
       break;
     case 2:
-      await client.set(key, `${token} ${meta}`, 'KEEPTTL', 'XX');
-      break; // an extend's or fence's rewrite
+      // An extend's or fence's rewrite: SETRANGE in place, only on a key that is there (extend.lua).
+      await client.eval(
+        "if redis.call('EXISTS', KEYS[1]) == 1 then redis.call('SETRANGE', KEYS[1], 0, ARGV[1]) end",
+        1,
+        key,
+        `${token} ${meta}`,
+      );
+      break;
     case 3:
       await client.pexpire(key, 40_000, 'GT');
       break;

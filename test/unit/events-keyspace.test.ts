@@ -2,38 +2,35 @@ import { describe, expect, it } from 'vitest';
 import { NodeKeyEvents } from '@/lib/server/events/keyspace-source';
 
 /**
- * One node's keyevents as the lock core causes them. A grant is `SET … NX PX` (Redis reports `set`
- * then `expire`); an extend runs `PEXPIRE … GT` (`expire`) and then rewrites the value
- * (`SET … KEEPTTL`: `set`); a fenced grant's second round rewrites the value (`set`) alone.
+ * One node's keyevents as the lock core causes them on the channels the events read (`set`,
+ * `expire`, `del`, `expired`). A grant is `SET … NX PX` (Redis reports `set` then `expire`); an
+ * extend runs `PEXPIRE … GT` (`expire`); the rewrites of a held lock's value (the fence round, the
+ * extend's count) are `SETRANGE`, on a channel the events do not read.
  */
 describe('keyevents of a lock key on one node', () => {
   const run = (events: NodeKeyEvents, sequence: [string, string][]) => sequence.map(([event, key]) => events.classify(event, key));
 
-  it("a grant is one lock.granted: its own PX is not an extension, nor is the fence round's rewrite a grant", () => {
+  it('a grant is one lock.granted: its own PX is not an extension', () => {
     const events = new NodeKeyEvents();
     expect(
       run(events, [
         ['set', 'k'],
         ['expire', 'k'],
-        ['set', 'k'],
       ]),
-    ).toEqual(['lock.granted', null, null]);
+    ).toEqual(['lock.granted', null]);
   });
 
-  it("an extend is one lock.extended (the value rewrite after it is not a grant); a bare token's extend too", () => {
+  it('an extend is one lock.extended, of a lock granted while watching or before', () => {
     const events = new NodeKeyEvents();
-    run(events, [
-      ['set', 'k'],
-      ['expire', 'k'],
-    ]);
     expect(
       run(events, [
-        ['expire', 'k'],
+        ['expire', 'old'],
         ['set', 'k'],
+        ['expire', 'k'],
+        ['expire', 'k'],
+        ['expire', 'old'],
       ]),
-    ).toEqual(['lock.extended', null]);
-    // A bare token's extend (PEXPIRE, which Redis reports as `expire`).
-    expect(run(events, [['expire', 'k']])).toEqual(['lock.extended']);
+    ).toEqual(['lock.extended', 'lock.granted', null, 'lock.extended', 'lock.extended']);
   });
 
   it('after a release or an expiry the next set is a grant again', () => {
@@ -51,7 +48,20 @@ describe('keyevents of a lock key on one node', () => {
     ).toEqual(['lock.granted', null, 'lock.released', 'lock.granted', null, 'lock.expired', 'lock.granted']);
   });
 
-  it('keys are tracked one by one (a multi-resource grant sets each in turn)', () => {
+  it('a key that vanished without a del (evicted, flushed, a node restarted empty) is granted at its next grant', () => {
+    const events = new NodeKeyEvents();
+    expect(
+      run(events, [
+        ['set', 'k'],
+        ['expire', 'k'],
+        // FLUSHALL, an eviction (`evicted`, not read), a restart from an empty data directory…
+        ['set', 'k'],
+        ['expire', 'k'],
+      ]),
+    ).toEqual(['lock.granted', null, 'lock.granted', null]);
+  });
+
+  it('keys are told apart (a multi-resource grant sets each in turn); another event between a set and its PX breaks the pair', () => {
     const events = new NodeKeyEvents();
     expect(
       run(events, [
@@ -60,24 +70,17 @@ describe('keyevents of a lock key on one node', () => {
         ['set', 'b'],
         ['expire', 'b'],
         ['expire', 'a'],
+        ['set', 'c'],
+        ['rename_from', 'x'],
+        ['expire', 'c'],
       ]),
-    ).toEqual(['lock.granted', null, 'lock.granted', null, 'lock.extended']);
+    ).toEqual(['lock.granted', null, 'lock.granted', null, 'lock.extended', 'lock.granted', null, 'lock.extended']);
   });
 
-  it('a key held before the events started is extended, not granted, once an expire shows it; reset forgets every key', () => {
+  it('reset: the event after a lost connection is not taken for the PX of a grant seen before it', () => {
     const events = new NodeKeyEvents();
-    expect(
-      run(events, [
-        ['expire', 'old'],
-        ['set', 'old'],
-      ]),
-    ).toEqual(['lock.extended', null]);
+    expect(run(events, [['set', 'k']])).toEqual(['lock.granted']);
     events.reset();
-    expect(
-      run(events, [
-        ['set', 'old'],
-        ['rename_from', 'old'],
-      ]),
-    ).toEqual(['lock.granted', null]);
+    expect(run(events, [['expire', 'k']])).toEqual(['lock.extended']);
   });
 });

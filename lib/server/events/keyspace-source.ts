@@ -14,51 +14,36 @@ const EVENT_TYPES: Record<string, Extract<LiveEvent['type'], `lock.${string}`>> 
 };
 
 /**
- * What one node's keyevents mean for its lock keys. A lock key's value is `<token> <metadata>`
- * (packages/redlock/src/value.ts), and the lock core rewrites it while the lock is held: an extend
- * runs `PEXPIRE … GT` and then writes the new extension count (`SET … KEEPTTL`: extend.lua), a
- * fenced grant's second round writes the fence (`SET … XX KEEPTTL`: fence.lua). A grant is a SET on
- * a key that is not there (`SET … NX PX`, which Redis reports as `set` then `expire`). So a `set`
- * is a grant only on a key this node does not hold as far as its events tell (any `set` or
- * `expire` since the last `del` or `expired`), and the `expire` right behind a grant's `set` is the
- * grant's own PX, not an extension. An extend's `expire` comes before its `set`, so a lock held
- * before the events started (or across a lost connection) is reported extended at its next
- * extension, and the rewrite after it is nothing.
+ * What one node's keyevents mean for its lock keys. The lock core writes a lock key with `SET` only
+ * to grant it (`SET … NX PX`, which Redis reports as `set` then `expire`; a multi-resource grant
+ * sets each key in turn). Its rewrites of a held lock's value (the fence round records the fence,
+ * an extend counts itself) are `SETRANGE` (extend.lua says why), which these channels do not
+ * carry. So a `set` is a grant, the `expire` right behind it is the grant's own PX, and any other
+ * `expire` is an extension (`PEXPIRE … GT`; one that lengthens nothing is not notified). Nothing
+ * else is remembered: a lock held before the events began is extended at its next extension, a
+ * key that vanished without a `del` (evicted, flushed, a node restarted empty) is granted at its
+ * next grant, and a lost connection forgets nothing that matters.
  *
- * Why `set` cannot be left out (it is half of what a fenced lock makes a master deliver: the
- * grant's `set` and `expire` in one write, the fence round's `set` in another, the `del`): with
- * `expire` alone, a grant and the extension of a lock this node's events never showed look the
- * same, and the live events would report a grant for every lock already held when a screen opens.
+ * (The lock core rewrote with `SET … KEEPTTL` before November 2026: a lock taken by such a core
+ * would be reported granted again at each rewrite.)
  */
 export class NodeKeyEvents {
-  private readonly held = new Set<string>();
   /** The key of the grant reported by the node's previous event (its PX `expire` comes next). */
   private lastGrant: string | null = null;
 
-  /** The event type of `event` on `key`, or null when it reports nothing (a rewrite, a grant's own PX). */
+  /** The event type of `event` on `key`, or null when it reports nothing (a grant's own PX, another event). */
   classify(event: string, key: string): Extract<LiveEvent['type'], `lock.${string}`> | null {
     const lastGrant = this.lastGrant;
     this.lastGrant = null;
     const type = EVENT_TYPES[event];
     if (!type) return null;
-    switch (event) {
-      case 'set':
-        if (this.held.has(key)) return null;
-        this.held.add(key);
-        this.lastGrant = key;
-        return type;
-      case 'expire':
-        this.held.add(key);
-        return lastGrant === key ? null : type;
-      default:
-        this.held.delete(key);
-        return type;
-    }
+    if (event === 'set') this.lastGrant = key;
+    else if (event === 'expire' && lastGrant === key) return null;
+    return type;
   }
 
-  /** Forget every key: the connection to the node dropped, so events (or the node's data) may be lost. */
+  /** The connection to the node dropped: the event after the next `set` is not known to be its PX. */
   reset(): void {
-    this.held.clear();
     this.lastGrant = null;
   }
 }
@@ -79,8 +64,8 @@ export interface KeyspaceSourceOptions {
 
 /**
  * Lock changes from keyspace notifications (`__keyevent@<db>__:set|del|expired|expire`) on every
- * node, grouped per resource so a grant on five nodes is one event; rewrites of a held key's value
- * are not grants (see NodeKeyEvents). Returns a stop function.
+ * node, grouped per resource so a grant on five nodes is one event (see NodeKeyEvents for what each
+ * keyevent means). Returns a stop function.
  */
 export function startKeyspaceSource(options: KeyspaceSourceOptions): () => void {
   const lockPrefix = lockKeyPrefix(options.keyPrefix);
@@ -115,8 +100,7 @@ export function startKeyspaceSource(options: KeyspaceSourceOptions): () => void 
           }
           subscribers.push(sub);
           const keyEvents = new NodeKeyEvents();
-          // Events missed while disconnected (or a restart that lost the node's data) leave the
-          // held keys unknown: start over rather than take a new grant for a rewrite.
+          // A grant's `set` seen before the connection dropped is not followed by its `expire`.
           sub.on('close', () => keyEvents.reset());
           // The exact channels of the lock keys' database: a master matches a channel with one
           // hash lookup, but tries every pattern on every notification it publishes (at a few

@@ -13,7 +13,8 @@
  * - The merged call stands exactly where its members stood in the connection's command order (only
  *   a run of confirmations queued back to back is merged: script-group.ts), so each still runs after
  *   its own grant's SET and before whatever was queued after it.
- * - The metadata rewrite (SET XX KEEPTTL) of a member touches only keys holding its own token.
+ * - The metadata rewrite (SETRANGE in place: extend.lua) of a member touches only keys holding its own
+ *   token, seen there by the same script.
  */
 import { bulkStrings, ScriptCall } from './resp';
 import { FENCE_MANY_SCRIPT, FENCE_SCRIPT } from './scripts';

@@ -12,6 +12,10 @@
  * Ownership is the token alone: the scripts compare `value == token` or `value` starts with
  * `token .. ' '` (see scripts/*.lua), so rewriting the metadata (extend counts extensions, the
  * fence round records the fence) never changes who holds the key.
+ *
+ * The rewrites write in place (SETRANGE from offset 0: extend.lua says why) and pad a shorter
+ * metadata with spaces to the old length, which JSON allows after the object: a value may end in
+ * spaces, which metaTextOf leaves out.
  */
 
 /** The value an attempt writes: `<token> <metaJson>` (the bare token when there is no metadata). */
@@ -25,10 +29,13 @@ export function tokenOf(value: string): string {
   return space < 0 ? value : value.slice(0, space);
 }
 
-/** The metadata text of a lock value (after the first space), or null when there is none. */
+/**
+ * The metadata text of a lock value (after the first space, without the spaces the rewrites pad it
+ * with), or null when there is none.
+ */
 export function metaTextOf(value: string): string | null {
   const space = value.indexOf(' ');
-  return space < 0 ? null : value.slice(space + 1);
+  return space < 0 ? null : value.slice(space + 1).trimEnd();
 }
 
 /**

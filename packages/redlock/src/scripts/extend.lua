@@ -10,6 +10,16 @@
 -- A key holds the token when its value is the token, or starts with the token and a space (see
 -- value.ts). Rewriting the metadata keeps the token, so ownership never changes here.
 --
+-- The rewrite is SETRANGE from offset 0, padded with spaces to the old length (JSON allows them
+-- after the object; value.ts trims them), not SET … KEEPTTL. Same value, same TTL, but a master
+-- with keyspace notifications publishes `setrange` instead of `set`: the console's live events
+-- (lib/server/events/keyspace-source.ts) then read every `set` on a lock key as a grant, and
+-- are not sent a notification they would drop. SETRANGE creates a key that is not there (with no
+-- TTL: a lock that would never expire) where SET XX would not; it cannot here: the GET above saw
+-- the key holding the token in this same script, a script is atomic, keys do not expire during a
+-- script (Redis checks expiry against the script's start time) and eviction does not run inside
+-- one. So mutual exclusion and the fences are as before: same keys, same tokens, same TTLs.
+--
 -- Reply: 1 extended; 0 lost (a key does not hold the token; nothing was written)
 local token = ARGV[1]
 local head = token .. ' '
@@ -24,8 +34,8 @@ for i = 1, #KEYS do
 end
 
 -- The lease first: PEXPIRE needs no memory, so a node at maxmemory (noeviction) still extends.
--- The metadata after, best-effort (redis.pcall): on such a node its SET is refused (OOM), which
--- must not cost the holder its lock.
+-- The metadata after, best-effort (redis.pcall): on such a node its SETRANGE is refused (OOM),
+-- which must not cost the holder its lock.
 for i = 1, #KEYS do
   redis.call('PEXPIRE', KEYS[i], ARGV[2], 'GT')
 end
@@ -36,7 +46,9 @@ for i = 1, #KEYS do
     if ok and type(fields) == 'table' then
       fields['extensions'] = tostring((tonumber(fields['extensions']) or 0) + 1)
       fields['ttlMs'] = ARGV[2]
-      redis.pcall('SET', KEYS[i], head .. cjson.encode(fields), 'KEEPTTL')
+      local new = head .. cjson.encode(fields)
+      if #new < #value then new = new .. string.rep(' ', #value - #new) end
+      redis.pcall('SETRANGE', KEYS[i], 0, new)
     end
   end
 end

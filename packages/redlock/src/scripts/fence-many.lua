@@ -10,7 +10,9 @@
 --                      (JSON; '' = leave the values alone), n (its number of keys)
 --
 -- A key holds the token when its value is the token, or starts with the token and a space (see
--- value.ts); the rewrite keeps the token, so ownership never changes here.
+-- value.ts); the rewrite keeps the token, so ownership never changes here. It is SETRANGE from
+-- offset 0, padded with spaces to the old length, not SET XX KEEPTTL: extend.lua says why, and why
+-- it cannot create a key (the GET below saw each key holding the token in this same script).
 --
 -- Reply: one integer per member, in order: 1 confirmed (the register is now >= its fence); 0 lost
 --        (a key no longer holds its token; nothing was written for it)
@@ -26,12 +28,14 @@ while a <= #ARGV do
   local n = tonumber(ARGV[a + 3])
   local head = token .. ' '
   local held = true
+  local values = {}
   for i = k, k + n - 1 do
     local value = redis.call('GET', KEYS[i])
     if not (value == token or (value and string.sub(value, 1, #head) == head)) then
       held = false
       break
     end
+    values[i] = value
   end
   if held then
     if fence > top then
@@ -40,7 +44,9 @@ while a <= #ARGV do
     end
     if meta ~= '' then
       for i = k, k + n - 1 do
-        redis.call('SET', KEYS[i], head .. meta, 'XX', 'KEEPTTL')
+        local new = head .. meta
+        if #new < #values[i] then new = new .. string.rep(' ', #values[i] - #new) end
+        redis.call('SETRANGE', KEYS[i], 0, new)
       end
     end
     replies[#replies + 1] = 1
