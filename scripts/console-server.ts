@@ -5,7 +5,9 @@
  * are read and answered on the socket itself by the lean connections (lean-connection.ts), every
  * connection's first stop; at its first other request a connection is handed to Node's HTTP parser
  * for good, where the same handler answers the lock service's requests on Node's request objects
- * and Next.js's request handler everything else (pages, the rest of the API).
+ * and Next.js's request handler everything else (pages, the rest of the API) but the event stream
+ * (GET /api/events: lib/server/events/node-stream.ts), also answered on Node's objects
+ * (lib/server/before-next.ts lists both).
  *
  * Why not only Next.js: a Next.js route handler costs several milliseconds of routing, Web
  * Request/Response conversion and rendering machinery per call, which made the lock service 30–50×
@@ -24,7 +26,8 @@
  */
 import { createServer } from 'node:http';
 import next from 'next';
-import { installLeanConnections, serveIfLockService } from '../lib/server/lock-service';
+import { serveBeforeNext } from '../lib/server/before-next';
+import { installLeanConnections } from '../lib/server/lock-service';
 import { stampPeersInServer } from '../lib/server/http/peer';
 import { lockCore } from '../lib/server/lock-core';
 import { flushLockHistory } from '../lib/server/lock-history';
@@ -60,7 +63,7 @@ async function main(): Promise<void> {
   const handle = app.getRequestHandler();
   await app.prepare();
   const server = createServer((req, res) => {
-    if (serveIfLockService(req, res)) return;
+    if (serveBeforeNext(req, res)) return;
     stampPeer(req);
     void handle(req, res).catch((err: unknown) => {
       logger().error({ err }, 'the Next.js request handler failed');

@@ -2,6 +2,7 @@ import Ajv2020 from 'ajv/dist/2020';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AUDIT_ACTION_FILTERS, AUDIT_ACTIONS } from '../../lib/api/audit';
 import { API_ROUTES } from '../../lib/api/routes';
+import { EVENT_STREAM_ROUTES } from '../../lib/server/events/stream-route';
 import { LOCK_SERVICE_ROUTES } from '../../lib/server/lock-service/routes';
 import { API_KEY, routePatterns, startApi, type ApiHarness } from '../support/api';
 
@@ -37,7 +38,7 @@ const openApiPath = (pattern: string) => pattern.replace(/\[(\w+)\]/g, '{$1}');
 describe('the OpenAPI document', () => {
   it('is OpenAPI 3.1 and describes every route that exists (route files and the fast path), with a summary, and no other', async () => {
     expect(doc.openapi).toBe('3.1.0');
-    const existing: string[] = LOCK_SERVICE_ROUTES.map((r) => `${r.method} ${openApiPath(r.pattern)}`);
+    const existing: string[] = [...LOCK_SERVICE_ROUTES, ...EVENT_STREAM_ROUTES].map((r) => `${r.method} ${openApiPath(r.pattern)}`);
     for (const pattern of routePatterns()) {
       const mod = (await import(/* @vite-ignore */ `../../app${pattern}/route.ts`)) as Record<string, unknown>;
       for (const m of ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'])

@@ -1,9 +1,11 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { Readable } from 'node:stream';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ensureSecretFile, startControlServer, type ControlServer } from '../../lib/cluster';
+import { matchEventStream } from '../../lib/server/events/stream-route';
 import { matchLockService } from '../../lib/server/lock-service/routes';
 import type { Persistence } from '../../lib/cluster/persistence';
 import { startTestCluster, type TestCluster } from './cluster';
@@ -81,8 +83,9 @@ export async function startApi(options: { nodes?: number; maxTtlMs?: number; per
 
   async function invoke(method: string, path: string, headers: Record<string, string>, body?: string): Promise<Response> {
     const url = new URL(path, 'http://console.test');
-    // The lock service's routes are answered by its fast path on a Node request, as in the console's server.
-    if (matchLockService(method, `${url.pathname}${url.search}`)) return (await lockService()).send(method, path, headers, body);
+    // The lock service and the event stream are answered before Next.js on a Node request, as in the console's server.
+    if (matchLockService(method, `${url.pathname}${url.search}`) || matchEventStream(`${url.pathname}${url.search}`))
+      return (await lockService()).send(method, path, headers, body);
     const { handler, params } = await resolve(url.pathname, method);
     const req = new Request(url, { method, headers: { host: 'console.test', ...headers }, body });
     return handler(req, { params: Promise.resolve(params) });
@@ -157,25 +160,27 @@ async function resolve(pathname: string, method: string): Promise<{ handler: Han
 
 export interface LockServiceServer {
   port: number;
-  /** One request over a real socket, answered as a Web Response (body read whole). */
+  /** One request over a real socket, answered as a Web Response (its body streamed as it comes). */
   send(method: string, path: string, headers: Record<string, string>, body?: string): Promise<Response>;
   close(): Promise<void>;
 }
 
 /**
- * The lock service's fast path on a real Node HTTP server on 127.0.0.1, set up as
- * scripts/console-server.ts sets up the console's: the lean connections in front (plain
- * lock-service requests answered on the socket), Node's parser and the same dispatch for every
- * request they hand over (anything else answers 404 here). Imported lazily, after the harness
+ * The routes answered before Next.js (the lock service, the event stream: lib/server/before-next.ts)
+ * on a real Node HTTP server on 127.0.0.1, set up as scripts/console-server.ts sets up the
+ * console's: the lean connections in front (plain lock-service requests answered on the socket),
+ * Node's parser and the same dispatch for every request they hand over (anything else answers 404
+ * here). Imported lazily, after the harness
  * has set the environment. `timeouts` shorten the keep-alive and headers timeouts for the tests of
  * slow and idle clients.
  */
 export async function startLockServiceServer(
   timeouts: { keepAliveMs: number; headersMs: number } = { keepAliveMs: 65_000, headersMs: 66_000 },
 ): Promise<LockServiceServer> {
-  const { installLeanConnections, serveIfLockService } = await import('../../lib/server/lock-service');
+  const { installLeanConnections } = await import('../../lib/server/lock-service');
+  const { serveBeforeNext } = await import('../../lib/server/before-next');
   const server: Server = createServer((req, res) => {
-    if (serveIfLockService(req, res)) return;
+    if (serveBeforeNext(req, res)) return;
     res.writeHead(404).end();
   });
   server.keepAliveTimeout = timeouts.keepAliveMs;
@@ -188,14 +193,14 @@ export async function startLockServiceServer(
     send(method, path, headers, body) {
       return new Promise((resolve, reject) => {
         const req = httpRequest({ host: '127.0.0.1', port, path, method, headers: { host: 'console.test', ...headers } }, (res) => {
-          const chunks: Buffer[] = [];
-          res.on('data', (c: Buffer) => chunks.push(c));
-          res.on('error', reject);
-          res.on('end', () => {
-            const out = new Headers();
-            for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) out.set(k, Array.isArray(v) ? v.join(', ') : v);
-            resolve(new Response(chunks.length ? Buffer.concat(chunks) : null, { status: res.statusCode ?? 0, headers: out }));
-          });
+          const out = new Headers();
+          for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) out.set(k, Array.isArray(v) ? v.join(', ') : v);
+          const status = res.statusCode ?? 0;
+          // No body for the statuses that have none (a Response refuses one); the socket's bytes
+          // as they come otherwise (an event stream never ends by itself).
+          const empty = status === 204 || status === 304 || method === 'HEAD';
+          if (empty) res.resume();
+          resolve(new Response(empty ? null : (Readable.toWeb(res) as ReadableStream<Uint8Array>), { status, headers: out }));
         });
         req.on('error', reject);
         req.end(body);

@@ -7,7 +7,7 @@ import { errorParts } from '../http/error-response';
 import { badRequest } from '../http/errors';
 import { authorize, checkSessionCsrf, parseInput } from '../http/request-checks';
 import { acquireLock, extendLock, releaseLock } from '../locks-service';
-import { headerReader, readJsonBody, sendJson } from './node-io';
+import { headerReader, readJsonBody, sendJson } from '../http/node-io';
 import type { LockServiceRoute } from './routes';
 
 /** One lock-service request, whichever connection it came on (Node's HTTP server or the lean one). */

@@ -7,7 +7,7 @@ import { HSTS } from '../http/security-headers';
 import { logger } from '../logger';
 import { answerLockService, type LockServiceAnswer } from './handler';
 import { readLeanRequest, type LeanRequest } from './http1-request';
-import { API_HEADERS } from './node-io';
+import { API_HEADERS } from '../http/node-io';
 
 /**
  * The lock service's lean HTTP/1.1 connections. Every connection to the console's port starts here:

@@ -1,8 +1,8 @@
 import 'server-only';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { HeaderReader } from '../auth';
-import { bodyTooLarge, checkBodyHeaders, MAX_BODY_BYTES, parseJsonBody } from '../http/request-checks';
-import { API_CSP, HSTS, STATIC_SECURITY_HEADERS } from '../http/security-headers';
+import { bodyTooLarge, checkBodyHeaders, MAX_BODY_BYTES, parseJsonBody } from './request-checks';
+import { API_CSP, HSTS, STATIC_SECURITY_HEADERS } from './security-headers';
 
 const DECODER = new TextDecoder();
 
@@ -65,13 +65,18 @@ export function readJsonBody(req: IncomingMessage, headers: HeaderReader): Promi
 }
 
 /**
- * The headers every API answer carries (next.config.ts gives the Next.js routes the same ones), as
- * the flat [name, value, …] list writeHead takes without building a header object per answer.
+ * The security headers every API answer carries (next.config.ts gives the Next.js routes the same
+ * ones), as the flat [name, value, …] list writeHead takes without building a header object per answer.
  */
-export const API_HEADERS: readonly string[] = Object.freeze([
+export const API_SECURITY_HEADERS: readonly string[] = Object.freeze([
   ...STATIC_SECURITY_HEADERS.flatMap(({ key, value }) => [key, value]),
   'Content-Security-Policy',
   API_CSP,
+]);
+
+/** …and those of a JSON answer. */
+export const API_HEADERS: readonly string[] = Object.freeze([
+  ...API_SECURITY_HEADERS,
   'Content-Type',
   'application/json',
   'Cache-Control',
