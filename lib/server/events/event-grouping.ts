@@ -4,6 +4,8 @@ type LockEventType = Extract<LiveEvent['type'], `lock.${string}`>;
 
 interface Group {
   event: LiveEvent;
+  /** The nodes in `event.nodes` as bits (node n: bit n), for nodes up to 30; 0 once past. */
+  mask: number;
   /** Until when (performance.now()) a late node's copy of this change is absorbed, once emitted. */
   lingerUntil: number;
   /** When (performance.now(): a wall clock stepped back must not hold events) the window closes; null once emitted. */
@@ -22,10 +24,20 @@ interface Group {
  * after a grant: the next grant is a new change, not a late copy). A copy from a node already
  * listed is a new change on that node (a node notifies each change once), so it starts a new event.
  */
+/** One resource's groups, one per change type, and the type of the change that started last. */
+interface ResourceGroups {
+  /** A change of another type than this ends the lingering of earlier copies. */
+  last: LockEventType;
+  byType: Partial<Record<LockEventType, Group>>;
+}
+
 export class EventGrouping {
-  private readonly groups = new Map<string, Group>();
-  /** Per resource, the type of the change that started last (a change of another type ends lingering copies). */
-  private readonly lastType = new Map<string, LockEventType>();
+  /**
+   * Per resource (one lookup per notification: a key made of type and resource was a new string
+   * to build and hash for each of the five nodes' copies of each change, the most expensive step of
+   * the events' intake under load, issue 18).
+   */
+  private readonly resources = new Map<string, ResourceGroups>();
   private lastPrune = 0;
   /**
    * Groups in the order their windows close (one window length for all: creation order), flushed
@@ -48,18 +60,19 @@ export class EventGrouping {
   /** `node` (1-based) reported a change of `type` on `resource`. */
   add(node: number, type: LockEventType, resource: string): void {
     if (this.stopped) return;
-    const id = `${type}\0${resource}`;
     // Windows, lingering and pruning on the monotonic clock (a wall clock stepped back must not
     // hold events or memory); the wall clock only for the event's own time.
     const t = performance.now();
-    const group = this.groups.get(id);
-    if (group && !group.event.nodes!.includes(node)) {
+    let state = this.resources.get(resource);
+    const group = state?.byType[type];
+    if (group && !hasNode(group, node)) {
       if (group.due !== null) {
         group.event.nodes!.push(node);
+        if (group.mask !== 0) group.mask = node <= 30 ? group.mask | (1 << node) : 0;
         return;
       }
       // Emitted already: a late copy of the same change, while nothing else happened to the resource.
-      if (t <= group.lingerUntil && this.lastType.get(resource) === type) return;
+      if (t <= group.lingerUntil && state!.last === type) return;
     }
     // The same node again within the window: flush the first change, this one is new.
     if (group && group.due !== null) {
@@ -67,13 +80,17 @@ export class EventGrouping {
       if (this.stopped) return;
     }
     const event: LiveEvent = { type, at: this.now(), resource, nodes: [node], source: 'notifications' };
-    const created: Group = { event, lingerUntil: 0, due: t + this.groupMs };
-    this.groups.set(id, created);
+    const created: Group = { event, mask: node <= 30 ? 1 << node : 0, lingerUntil: 0, due: t + this.groupMs };
+    if (!state) {
+      state = { last: type, byType: {} };
+      this.resources.set(resource, state);
+    }
+    state.byType[type] = created;
     this.queue.push(created);
     this.timer ??= setTimeout(this.flushDue, this.groupMs);
     // From now on a copy of an earlier change of another type is not a late copy (a release still
     // in its window counts: the grant after it is a new one).
-    this.lastType.set(resource, type);
+    state.last = type;
     this.prune(t);
   }
 
@@ -84,8 +101,7 @@ export class EventGrouping {
     this.timer = null;
     this.queue = [];
     this.head = 0;
-    this.groups.clear();
-    this.lastType.clear();
+    this.resources.clear();
   }
 
   /** Emit every group whose window has closed, in order; the timer then waits for the next one. */
@@ -117,19 +133,32 @@ export class EventGrouping {
   private flush(group: Group): void {
     group.due = null;
     group.lingerUntil = performance.now() + this.lingerMs;
-    group.event.nodes!.sort((a, b) => a - b);
+    if (group.mask === 0) group.event.nodes!.sort((a, b) => a - b);
+    else {
+      // In order from the bits: no sort.
+      const nodes: number[] = [];
+      for (let n = 1, bits = group.mask >>> 1; bits !== 0; n++, bits >>>= 1) if (bits & 1) nodes.push(n);
+      group.event.nodes = nodes;
+    }
     this.emit(group.event);
   }
 
-  /** Forget groups whose linger ended (bounded memory with many resources), at most once a second. */
+  /** Forget resources whose groups' linger all ended (bounded memory with many resources), at most once a second. */
   private prune(t: number): void {
-    if (this.groups.size < 1_024 || t - this.lastPrune < 1_000) return;
+    if (this.resources.size < 1_024 || t - this.lastPrune < 1_000) return;
     this.lastPrune = t;
-    for (const [id, group] of this.groups) {
-      if (group.due === null && group.lingerUntil < t) {
-        this.groups.delete(id);
-        if (this.lastType.get(group.event.resource!) === group.event.type) this.lastType.delete(group.event.resource!);
+    for (const [resource, state] of this.resources) {
+      let live = false;
+      for (const type in state.byType) {
+        const group = state.byType[type as LockEventType]!;
+        if (group.due !== null || group.lingerUntil >= t) live = true;
       }
+      if (!live) this.resources.delete(resource);
     }
   }
+}
+
+/** Is `node` among the group's nodes (its bit; the list once a node past 30 joined)? */
+function hasNode(group: Group, node: number): boolean {
+  return group.mask !== 0 && node <= 30 ? (group.mask & (1 << node)) !== 0 : group.event.nodes!.includes(node);
 }

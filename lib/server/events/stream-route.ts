@@ -18,5 +18,5 @@ export function matchEventStream(url: string | undefined): boolean {
       return false;
     }
   }
-  return url.startsWith(PATH) && (url.length === PATH.length || url.charCodeAt(PATH.length) === 63) /* ? */;
+  return url.startsWith(PATH) && (url.length === PATH.length || url.charCodeAt(PATH.length) === 63); /* ? */
 }
