@@ -118,4 +118,38 @@ describe("live events from the lock core's writes", () => {
       ).settled;
     }
   });
+
+  it("subscribes again when a node's subscriber connection drops, and reads on", async () => {
+    const events: LiveEvent[] = [];
+    let ready!: () => void;
+    const started = new Promise<void>((resolve) => (ready = resolve));
+    const stop = startKeyspaceSource({
+      clients,
+      keyPrefix: 'evc:',
+      manageConfig: false,
+      emit: (event) => events.push(event),
+      onUnsupported: () => undefined,
+      onReady: ready,
+    });
+    try {
+      await started;
+      // The node drops every subscriber connection (a restart, a proxy, `CLIENT KILL`).
+      expect(await clients[0]!.client('KILL', 'TYPE', 'pubsub')).toBeGreaterThan(0);
+      await vi.waitFor(
+        async () => expect(Number(((await clients[0]!.pubsub('NUMSUB', '__keyevent@0__:set')) as [string, number])[1])).toBe(1),
+        {
+          timeout: 5_000,
+        },
+      );
+      const lock = await core.acquire('after-reconnect', 10_000);
+      await vi.waitFor(() => expect(events.map((e) => [e.type, e.resource, e.nodes])).toEqual([['lock.granted', 'after-reconnect', ALL]]), {
+        timeout: 5_000,
+      });
+      await (
+        await lock.release()
+      ).settled;
+    } finally {
+      stop();
+    }
+  });
 });

@@ -1,5 +1,6 @@
 import 'server-only';
 import type { Redis } from 'ioredis';
+import { NodeConnection, type NodeAddress } from '@redlock-console/redlock/internals';
 import type { LiveEvent } from '../../api/events';
 import { ensureNotifications } from '../../inspect';
 import { lockKeyPrefix } from '@redlock-console/redlock';
@@ -42,7 +43,7 @@ export class NodeKeyEvents {
     return type;
   }
 
-  /** The connection to the node dropped: the event after the next `set` is not known to be its PX. */
+  /** A new connection to the node: the event after the next `set` is not known to be its PX. */
   reset(): void {
     this.lastGrant = null;
   }
@@ -70,12 +71,15 @@ export interface KeyspaceSourceOptions {
 export function startKeyspaceSource(options: KeyspaceSourceOptions): () => void {
   const lockPrefix = lockKeyPrefix(options.keyPrefix);
   const grouping = new EventGrouping(options.emit, options.groupMs ?? 40);
-  const subscribers: Redis[] = [];
+  const subscribers: NodeConnection[] = [];
   let stopped = false;
 
-  const onMessage = (node: number, keyEvents: NodeKeyEvents, events: ReadonlyMap<string, string>) => (channel: string, key: string) => {
+  // A subscriber's unsolicited replies: its messages, and the confirmations of its SUBSCRIBE past the first.
+  const onPush = (node: number, keyEvents: NodeKeyEvents, events: ReadonlyMap<string, string>) => (reply: unknown) => {
+    if (!Array.isArray(reply) || reply[0] !== 'message') return;
+    const key = reply[2] as string;
     if (!key.startsWith(lockPrefix)) return;
-    const event = events.get(channel);
+    const event = events.get(reply[1] as string);
     if (event === undefined) return;
     const type = keyEvents.classify(event, key);
     if (!type) return;
@@ -92,23 +96,22 @@ export function startKeyspaceSource(options: KeyspaceSourceOptions): () => void 
             unsupported.push(node);
             return;
           }
-          const sub = client.duplicate({ enableOfflineQueue: true, lazyConnect: false });
+          if (stopped) return;
+          // The lock core's own connection, not an ioredis duplicate: its parser hands over each
+          // message as three strings, where ioredis's subscriber path made buffers, copied them to
+          // strings and went through its command bookkeeping — a quarter of what reading the
+          // notifications cost the console under load (issue 18; bench/workloads/event-streams.ts).
+          const sub = new NodeConnection(addressOf(client));
           sub.on('error', () => undefined);
-          if (stopped) {
-            sub.disconnect();
-            return;
-          }
           subscribers.push(sub);
           const keyEvents = new NodeKeyEvents();
-          // A grant's `set` seen before the connection dropped is not followed by its `expire`.
-          sub.on('close', () => keyEvents.reset());
           // The exact channels of the lock keys' database: a master matches a channel with one
           // hash lookup, but tries every pattern on every notification it publishes (at a few
           // notifications per node per lock operation, the patterns cost the masters real CPU).
           const db = client.options.db ?? 0;
           const events = new Map(Object.keys(EVENT_TYPES).map((event) => [`__keyevent@${db}__:${event}`, event]));
-          sub.on('message', onMessage(node, keyEvents, events));
-          await sub.subscribe(...events.keys());
+          sub.on('push', onPush(node, keyEvents, events));
+          await subscribeOnEveryConnection(sub, [...events.keys()], () => keyEvents.reset());
         } catch {
           unsupported.push(node);
         }
@@ -123,4 +126,37 @@ export function startKeyspaceSource(options: KeyspaceSourceOptions): () => void 
     grouping.stop();
     for (const sub of subscribers) sub.disconnect();
   };
+}
+
+/** Where an ioredis client of the console's connects (the runtime makes them from the node URLs: no other TLS options). */
+function addressOf(client: Redis): NodeAddress {
+  const o = client.options;
+  return {
+    host: o.host ?? '127.0.0.1',
+    port: o.port ?? 6379,
+    tls: Boolean(o.tls),
+    username: o.username || null,
+    password: o.password || null,
+    db: o.db ?? 0,
+  };
+}
+
+/**
+ * SUBSCRIBE on each (re)connection of `sub` (a new connection has no subscription: `fresh` is
+ * called first, as events may have been missed); resolves at the first subscription in place (one
+ * SUBSCRIBE subscribes to every channel at once), rejects if the connection ends first.
+ */
+function subscribeOnEveryConnection(sub: NodeConnection, channels: string[], fresh: () => void): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const subscribe = () => {
+      fresh();
+      sub.call('SUBSCRIBE', ...channels).then(
+        () => resolve(),
+        () => undefined,
+      );
+    };
+    sub.on('ready', subscribe);
+    if (sub.status === 'ready') subscribe();
+    sub.once('end', () => reject(new Error('the subscriber connection was closed')));
+  });
 }

@@ -33,6 +33,12 @@ type Waiting = Pick<Outbound, 'resolve' | 'reject'>;
  *   once; commands in flight when the socket closes fail with "Connection closed" and are never
  *   sent again on the next connection (a failed attempt's release must not overtake its SET, and
  *   nothing piles up behind a dead node). The caller's round deadline bounds every wait.
+ * - A reply with no command waiting for it is emitted as 'push' (a subscriber connection's
+ *   messages: `['message', channel, payload]`, and the confirmations of a SUBSCRIBE past its first;
+ *   the console's live events read keyspace notifications this way). The lock protocol's
+ *   connections never subscribe, so Redis never sends them one: their replies pair with their
+ *   commands in order exactly as before, and with no 'push' listener an unsolicited reply is
+ *   dropped, as it always was.
  * - 'ready' is emitted on every (re)connection once AUTH and SELECT (when the URL has them) and a
  *   PING succeeded: a server that refuses the connection (maxclients, protected mode) or is still
  *   loading its data (LOADING) is not ready, and the attempt is retried; 'error' for socket and
@@ -106,7 +112,11 @@ export class NodeConnection extends EventEmitter {
     const parser = new RedisParser({
       returnBuffers: false,
       stringNumbers: false,
-      returnReply: (reply: unknown) => this.shift()?.resolve(reply),
+      returnReply: (reply: unknown) => {
+        const waiting = this.shift();
+        if (waiting) waiting.resolve(reply);
+        else this.emit('push', reply);
+      },
       returnError: (err: Error) => this.shift()?.reject(err),
       // A protocol error: nothing after it can be matched to its command any more.
       returnFatalError: (err: Error) => {

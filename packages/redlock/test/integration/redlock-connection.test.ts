@@ -158,6 +158,33 @@ describe("the lock core's own connections (nodes given as URLs)", () => {
     }
   });
 
+  it("a reply no command waits for is a 'push' (a subscriber's messages), never the answer of a command", async () => {
+    const conn = new NodeConnection(parseNodeUrl(`redis://${auth('', PASSWORD)}@127.0.0.1:${node.port}`));
+    conn.on('error', () => undefined);
+    const pushed: unknown[] = [];
+    conn.on('push', (reply) => pushed.push(reply));
+    const channel = `${uniquePrefix('push')}chan`;
+    try {
+      await waitFor(() => conn.status === 'ready');
+      // Commands and their replies pair in order: nothing is pushed.
+      expect(await Promise.all([conn.call('PING'), conn.call('ECHO', 'a'), conn.call('ECHO', 'b')])).toEqual(['PONG', 'a', 'b']);
+      expect(pushed).toEqual([]);
+      // One SUBSCRIBE, two channels: the first confirmation answers it, the second is pushed.
+      expect(await conn.call('SUBSCRIBE', channel, `${channel}-2`)).toEqual(['subscribe', channel, 1]);
+      await waitFor(() => pushed.length === 1);
+      expect(pushed).toEqual([['subscribe', `${channel}-2`, 2]]);
+      await node.client.publish(channel, 'one');
+      await node.client.publish(`${channel}-2`, 'two');
+      await waitFor(() => pushed.length === 3);
+      expect(pushed.slice(1)).toEqual([
+        ['message', channel, 'one'],
+        ['message', `${channel}-2`, 'two'],
+      ]);
+    } finally {
+      conn.disconnect();
+    }
+  });
+
   it('commands in flight when the socket dies all fail, and none runs on the next connection (nothing is re-sent)', async () => {
     // Through a fault proxy: blackholed, the commands leave our socket but never reach Redis; the
     // proxy then resets the connection. A connection layer that re-sent unanswered commands on
