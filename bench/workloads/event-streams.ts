@@ -6,6 +6,8 @@ import { figure, ratios } from '../harness/stats';
 import { StreamReaders } from '../harness/stream-readers';
 import { sleep } from '../harness/util';
 import { NOTIFY_FLAGS } from '../../lib/inspect/notifications';
+import { redisCpuSeconds } from '../harness/cluster';
+import { processTreeCpuSeconds } from '../harness/process-cpu';
 
 /**
  * Issue 18, finding 9: what open live-event streams (`GET /api/events`) cost the HTTP lock service.
@@ -75,8 +77,25 @@ export const eventStreams: Workload = {
     // as the README tells operators to (not every class: each is work for the masters).
     await Promise.all(cluster.admin.map((c) => c.config('SET', 'notify-keyspace-events', NOTIFY_FLAGS.join(''))));
     const console_ = await startConsole(cluster.urls, ctx.log);
-    /** Per stream count: the loud phases' pairs/s, and the mean of the quiet phases on either side of each. */
-    const phases = new Map(STREAM_COUNTS.map((n) => [n, { loud: [] as number[], quiet: [] as number[] }]));
+    /**
+     * Per stream count: the loud phases' pairs/s and server CPU µs per pair (the console's processes
+     * and the masters), and the mean of the quiet phases on either side of each.
+     */
+    const phases = new Map(
+      STREAM_COUNTS.map((n) => [n, { loud: [] as number[], quiet: [] as number[], loudCpu: [] as number[], quietCpu: [] as number[] }]),
+    );
+    /** The console's and the masters' CPU seconds so far (null without /proc: the CPU rows are left out). */
+    const serverCpu = async () => {
+      const consoleCpu = processTreeCpuSeconds(console_.child.pid!);
+      return consoleCpu === null ? null : consoleCpu + (await redisCpuSeconds(cluster));
+    };
+    /** lockLoops, and the server's CPU µs per pair while they ran. */
+    const measured = async (tag: string) => {
+      const cpu0 = await serverCpu();
+      const result = await lockLoops(console_.base, ms, tag);
+      const cpu1 = await serverCpu();
+      return { ...result, cpuPerPair: cpu0 === null || cpu1 === null ? NaN : ((cpu1 - cpu0) * 1e6) / Math.max(1, result.pairs) };
+    };
     const grantedPerGrant: number[] = [];
     const nodeDowns: number[] = [];
     let failed = 0;
@@ -88,19 +107,19 @@ export const eventStreams: Workload = {
       // is judged against the phases without on either side of it (their mean), so a machine that
       // speeds up or slows down over a run (a shared VM does, by ±15 % within seconds) biases
       // neither way. Every phase starts after the same pause.
-      let quietBefore = await lockLoops(console_.base, ms, 'q0');
+      let quietBefore = await measured('q0');
       failed += quietBefore.failed;
       let phase = 0;
       for (let run = 1; run <= options.runs; run++) {
         for (const count of STREAM_COUNTS) {
           phase++;
           const readers = await StreamReaders.open(console_.base, cookie, count);
-          let loud: Awaited<ReturnType<typeof lockLoops>>;
+          let loud: Awaited<ReturnType<typeof measured>>;
           try {
             // Every stream connected (its subscriptions in place) before measuring.
             await sleep(PAUSE_MS);
             await readers.reset();
-            loud = await lockLoops(console_.base, ms, `l${phase}`);
+            loud = await measured(`l${phase}`);
             // Late notifications (grouping window, slow streams) arrive within a moment.
             await sleep(1_000);
             // Judged on the streams that were connected throughout (a stream dropped with `resync` or
@@ -119,10 +138,12 @@ export const eventStreams: Workload = {
           // the same pause as the phase with them (a teardown spilling into it must not lower the
           // baseline, nor an idle server raise it).
           await sleep(PAUSE_MS);
-          const quietAfter = await lockLoops(console_.base, ms, `q${phase}`);
+          const quietAfter = await measured(`q${phase}`);
           const figures = phases.get(count)!;
           figures.quiet.push(((quietBefore.pairs + quietAfter.pairs) / 2 / ms) * 1_000);
           figures.loud.push((loud.pairs / ms) * 1_000);
+          figures.quietCpu.push((quietBefore.cpuPerPair + quietAfter.cpuPerPair) / 2);
+          figures.loudCpu.push(loud.cpuPerPair);
           failed += quietAfter.failed + loud.failed;
           quietBefore = quietAfter;
         }
@@ -136,6 +157,9 @@ export const eventStreams: Workload = {
     const oneRatios = ratios(one.loud, one.quiet);
     const manyRatios = ratios(many.loud, many.quiet);
     const ratio = figure(manyRatios);
+    const withCpu = many.loudCpu.every(Number.isFinite) && one.loudCpu.every(Number.isFinite);
+    // Without / with: the pairs/s a server whose CPU is the limit keeps with the streams open.
+    const cpuRatio = figure(ratios(many.quietCpu, many.loudCpu));
     const sections: Section[] = [
       {
         title: `HTTP lock service, ${LOOPS} loops of acquire + release (API key, fenced)`,
@@ -148,6 +172,21 @@ export const eventStreams: Workload = {
           row(`with ${STREAMS} streams / with 1 (what the other ${STREAMS - 1} streams cost)`, '×', figure(ratios(manyRatios, oneRatios))),
         ],
       },
+      ...(withCpu
+        ? [
+            {
+              title:
+                "the server's CPU per pair (the console's processes and the masters; CPU time, which a shared VM's neighbours do not move)",
+              rows: [
+                row('no event stream open', 'µs', figure(many.quietCpu)),
+                row('1 event stream open', 'µs', figure(one.loudCpu)),
+                row(`${STREAMS} event streams open`, 'µs', figure(many.loudCpu)),
+                row('without / with 1 stream (the pairs/s a CPU-bound server keeps)', '×', figure(ratios(one.quietCpu, one.loudCpu))),
+                row(`without / with ${STREAMS} streams (the pairs/s a CPU-bound server keeps)`, '×', cpuRatio),
+              ],
+            },
+          ]
+        : []),
       {
         title: 'what each stream was told',
         rows: [
@@ -170,6 +209,17 @@ export const eventStreams: Workload = {
       sections,
       targets: [
         atLeast('8. event streams (issue 18)', `${STREAMS} open streams cost ≤ 10 % of the lock service's pairs/s`, ratio, 0.9, '×'),
+        ...(withCpu
+          ? [
+              atLeast(
+                '8. event streams, CPU (issue 18)',
+                `${STREAMS} open streams cost ≤ 10 % of the server's CPU per pair`,
+                cpuRatio,
+                0.9,
+                '×',
+              ),
+            ]
+          : []),
       ],
       notes: [],
     };
