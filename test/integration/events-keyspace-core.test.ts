@@ -152,4 +152,39 @@ describe("live events from the lock core's writes", () => {
       stop();
     }
   });
+
+  it('a node that refuses the subscription (an ACL user without channel permissions) is polled instead, at once', async () => {
+    // Redis 7 gives a new ACL user no channel permissions: its CONFIG GET works, its SUBSCRIBE is NOPERM.
+    await clients[2]!.call('ACL', 'SETUSER', 'no-channels', 'on', '>no-channels-pw', '~*', '+@all', 'resetchannels');
+    const restricted = new Redis(nodes[2]!.url.replace('redis://', 'redis://no-channels:no-channels-pw@'));
+    const unsupported: number[][] = [];
+    const events: LiveEvent[] = [];
+    let ready!: () => void;
+    const started = new Promise<void>((resolve) => (ready = resolve));
+    const t0 = Date.now();
+    const stop = startKeyspaceSource({
+      clients: [clients[0]!, clients[1]!, restricted],
+      keyPrefix: 'evc:',
+      manageConfig: false,
+      emit: (event) => events.push(event),
+      onUnsupported: (bad) => unsupported.push(bad),
+      onReady: ready,
+    });
+    try {
+      await started;
+      expect(Date.now() - t0).toBeLessThan(2_000);
+      expect(unsupported).toEqual([[3]]);
+      const lock = await core.acquire('refused-node', 10_000);
+      await vi.waitFor(() => expect(events.map((e) => [e.type, e.resource, e.nodes])).toEqual([['lock.granted', 'refused-node', [1, 2]]]), {
+        timeout: 5_000,
+      });
+      await (
+        await lock.release()
+      ).settled;
+    } finally {
+      stop();
+      restricted.disconnect();
+      await clients[2]!.call('ACL', 'DELUSER', 'no-channels');
+    }
+  });
 });

@@ -100,6 +100,8 @@ describe('GET /api/events before Next.js', () => {
     const options = await api.call('OPTIONS', '/api/events');
     expect(options.status).toBe(204);
     expect(options.headers.get('allow')).toBe('OPTIONS, GET');
+    expect(options.headers.get('x-frame-options')).toBe('DENY');
+    expect(options.headers.get('content-security-policy')).toContain("default-src 'none'");
   });
 
   it('matches the path exactly, in origin or absolute form, whatever the query', () => {

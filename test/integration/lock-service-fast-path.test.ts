@@ -60,6 +60,8 @@ describe('routing: only the three lock-service POSTs, everything else to Next.js
     const options = await fast.send('OPTIONS', '/api/locks/x/extend', {});
     expect(options.status).toBe(204);
     expect(options.headers.get('allow')).toBe('OPTIONS, POST');
+    expect(options.headers.get('x-frame-options')).toBe('DENY');
+    expect(options.headers.get('content-security-policy')).toContain("default-src 'none'");
   });
 
   it('a body with a byte-order mark is read as JSON, as the Next.js routes read it', async () => {

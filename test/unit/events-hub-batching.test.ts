@@ -64,7 +64,7 @@ describe('event hub batching', () => {
     expect(Buffer.concat(late).equals(Buffer.from(encodeEvent(event(2))))).toBe(true);
   });
 
-  it('a window of about STREAM_BATCH_MAX_BYTES goes out at once, in chunks near that bound (a stream’s whole queue is 1 MiB: stream.ts)', () => {
+  it('a window of about STREAM_BATCH_MAX_BYTES goes out at once, in chunks near that bound (a stream’s whole queue is 1 MiB: feed.ts)', () => {
     const hub = new EventHub(() => () => undefined);
     const chunks: Uint8Array[] = [];
     hub.subscribeEncoded((bytes) => chunks.push(bytes), 'r1');

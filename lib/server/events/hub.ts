@@ -24,7 +24,7 @@ export const STREAM_BATCH_MS = 250;
  * A window goes out at once when a chunk it makes could pass about this many bytes: the node
  * events plus the lock events of any one resource (what a stream that follows that resource gets;
  * a stream of everything gets at most STREAM_BURST_AT lock events, or a burst). A stream's whole
- * queue is 1 MiB (stream.ts): no one chunk may come near it.
+ * queue is 1 MiB (feed.ts): no one chunk may come near it.
  */
 export const STREAM_BATCH_MAX_BYTES = 64 * 1024;
 /** …and at this many events whatever they are (what a window holds in memory). */

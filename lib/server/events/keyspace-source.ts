@@ -26,7 +26,8 @@ const EVENT_TYPES: Record<string, Extract<LiveEvent['type'], `lock.${string}`>> 
  * next grant, and a lost connection forgets nothing that matters.
  *
  * (The lock core rewrote with `SET … KEEPTTL` before November 2026: a lock taken by such a core
- * would be reported granted again at each rewrite.)
+ * would be reported granted again at each rewrite, and an extension right after such a rewrite
+ * taken for that grant's PX. Upgrade every client of the masters with the console.)
  */
 export class NodeKeyEvents {
   /** The key of the grant reported by the node's previous event (its PX `expire` comes next). */
@@ -111,7 +112,13 @@ export function startKeyspaceSource(options: KeyspaceSourceOptions): () => void 
           const db = client.options.db ?? 0;
           const events = new Map(Object.keys(EVENT_TYPES).map((event) => [`__keyevent@${db}__:${event}`, event]));
           sub.on('push', onPush(node, keyEvents, events));
-          await subscribeOnEveryConnection(sub, [...events.keys()], () => keyEvents.reset());
+          try {
+            await subscribeOnEveryConnection(sub, [...events.keys()], () => keyEvents.reset());
+          } catch (err) {
+            // Not subscribed (refused, or not connected in time): this node is polled instead.
+            sub.disconnect();
+            throw err;
+          }
         } catch {
           unsupported.push(node);
         }
@@ -141,22 +148,38 @@ function addressOf(client: Redis): NodeAddress {
   };
 }
 
+/** How long the first subscription to a node may take before the node is polled instead. */
+export const FIRST_SUBSCRIBE_MS = 3_000;
+
 /**
  * SUBSCRIBE on each (re)connection of `sub` (a new connection has no subscription: `fresh` is
- * called first, as events may have been missed); resolves at the first subscription in place (one
- * SUBSCRIBE subscribes to every channel at once), rejects if the connection ends first.
+ * called first, as events may have been missed). Resolves at the first subscription in place (one
+ * SUBSCRIBE subscribes to every channel at once); rejects when that first SUBSCRIBE is refused
+ * (an ACL user without channel permissions, Redis 7's default for new users: NOPERM), when it is
+ * not in place within FIRST_SUBSCRIBE_MS (the node stopped accepting connections), or when the
+ * connection ends first. A SUBSCRIBE refused on a later reconnection leaves the node without
+ * events until the next one (its permissions changed at run time).
  */
 function subscribeOnEveryConnection(sub: NodeConnection, channels: string[], fresh: () => void): Promise<void> {
   return new Promise((resolve, reject) => {
+    let settled = false;
+    const settle = (err?: Error) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      if (err) reject(err);
+      else resolve();
+    };
+    const timer = setTimeout(() => settle(new Error(`not subscribed within ${FIRST_SUBSCRIBE_MS} ms`)), FIRST_SUBSCRIBE_MS);
     const subscribe = () => {
       fresh();
       sub.call('SUBSCRIBE', ...channels).then(
-        () => resolve(),
-        () => undefined,
+        () => settle(),
+        (err: Error) => settle(err),
       );
     };
     sub.on('ready', subscribe);
     if (sub.status === 'ready') subscribe();
-    sub.once('end', () => reject(new Error('the subscriber connection was closed')));
+    sub.once('end', () => settle(new Error('the subscriber connection was closed')));
   });
 }

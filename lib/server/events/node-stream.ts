@@ -6,6 +6,7 @@ import { errorParts } from '../http/error-response';
 import { API_SECURITY_HEADERS, headerReader, sendJson } from '../http/node-io';
 import { authorize, checkSessionCsrf, parseInput } from '../http/request-checks';
 import { HSTS } from '../http/security-headers';
+import { logger } from '../logger';
 import { openEventFeed } from './feed';
 import { matchEventStream } from './stream-route';
 
@@ -39,8 +40,16 @@ const STREAM_HEADERS: readonly string[] = Object.freeze([
  */
 export function serveIfEventStream(req: IncomingMessage, res: ServerResponse): boolean {
   if (!matchEventStream(req.url)) return false;
-  if (req.method === 'GET') void serveEventStream(req, res);
-  else if (req.method === 'OPTIONS') res.writeHead(204, { allow: 'OPTIONS, GET' }).end();
+  if (req.method === 'GET') {
+    serveEventStream(req, res).catch((err: unknown) => {
+      // A fault of ours (the hub, its sources), never the client's: logged; the stream, if open, ends.
+      logger().error({ err }, 'the event stream failed');
+      if (!res.headersSent) {
+        const { status, body, headers } = errorParts(err);
+        sendJson(req, res, status, body, headers);
+      } else res.destroy();
+    });
+  } else if (req.method === 'OPTIONS') res.writeHead(204, [...API_SECURITY_HEADERS, 'Allow', 'OPTIONS, GET']).end();
   else {
     const error = { error: { code: 'METHOD_NOT_ALLOWED', message: `${req.method} is not allowed here; send GET` } };
     sendJson(req, res, 405, error, { allow: 'OPTIONS, GET', ...(req.complete ? {} : { connection: 'close' }) });
