@@ -35,21 +35,27 @@ afterAll(async () => {
 
 const ALL = [1, 2, 3];
 
+/** The keyspace source on `sources` (the masters' clients by default): what it emitted, the nodes it gave up on, when it is ready, how to stop it. */
+function startSource(sources: Redis[] = clients) {
+  const events: LiveEvent[] = [];
+  const unsupported: number[][] = [];
+  let ready!: () => void;
+  const started = new Promise<void>((resolve) => (ready = resolve));
+  const stop = startKeyspaceSource({
+    clients: sources,
+    keyPrefix: 'evc:',
+    manageConfig: false,
+    emit: (event) => events.push(event),
+    onUnsupported: (bad) => unsupported.push(bad),
+    onReady: ready,
+  });
+  return { events, unsupported, started, stop };
+}
+
 describe("live events from the lock core's writes", () => {
   it('a fenced grant, an extend, a release and a multi-resource grant are one event each; a lock held before the events began is extended, not granted', async () => {
     const before = await core.acquire('held-before', 30_000, { metadata: { purpose: 'events' } });
-    const events: LiveEvent[] = [];
-    const unsupported: number[] = [];
-    let ready!: () => void;
-    const started = new Promise<void>((resolve) => (ready = resolve));
-    const stop = startKeyspaceSource({
-      clients,
-      keyPrefix: 'evc:',
-      manageConfig: false,
-      emit: (event) => events.push(event),
-      onUnsupported: (bad) => unsupported.push(...bad),
-      onReady: ready,
-    });
+    const { events, unsupported, started, stop } = startSource();
     const seen = () => events.map((e) => [e.type, e.resource, [...(e.nodes ?? [])].sort()]);
     // Each step once every node's copy of the one before is in (a quorum answers the caller first:
     // a slow node's copy of the previous step must not cross the next one).
@@ -120,17 +126,7 @@ describe("live events from the lock core's writes", () => {
   });
 
   it("subscribes again when a node's subscriber connection drops, and reads on", async () => {
-    const events: LiveEvent[] = [];
-    let ready!: () => void;
-    const started = new Promise<void>((resolve) => (ready = resolve));
-    const stop = startKeyspaceSource({
-      clients,
-      keyPrefix: 'evc:',
-      manageConfig: false,
-      emit: (event) => events.push(event),
-      onUnsupported: () => undefined,
-      onReady: ready,
-    });
+    const { events, started, stop } = startSource();
     try {
       await started;
       // The node drops every subscriber connection (a restart, a proxy, `CLIENT KILL`).
@@ -157,19 +153,8 @@ describe("live events from the lock core's writes", () => {
     // Redis 7 gives a new ACL user no channel permissions: its CONFIG GET works, its SUBSCRIBE is NOPERM.
     await clients[2]!.call('ACL', 'SETUSER', 'no-channels', 'on', '>no-channels-pw', '~*', '+@all', 'resetchannels');
     const restricted = new Redis(nodes[2]!.url.replace('redis://', 'redis://no-channels:no-channels-pw@'));
-    const unsupported: number[][] = [];
-    const events: LiveEvent[] = [];
-    let ready!: () => void;
-    const started = new Promise<void>((resolve) => (ready = resolve));
     const t0 = Date.now();
-    const stop = startKeyspaceSource({
-      clients: [clients[0]!, clients[1]!, restricted],
-      keyPrefix: 'evc:',
-      manageConfig: false,
-      emit: (event) => events.push(event),
-      onUnsupported: (bad) => unsupported.push(bad),
-      onReady: ready,
-    });
+    const { events, unsupported, started, stop } = startSource([clients[0]!, clients[1]!, restricted]);
     try {
       await started;
       expect(Date.now() - t0).toBeLessThan(2_000);
