@@ -39,6 +39,7 @@ const ALL = [1, 2, 3];
 function startSource(sources: Redis[] = clients) {
   const events: LiveEvent[] = [];
   const unsupported: number[][] = [];
+  const reasons: Array<Record<number, string>> = [];
   let ready!: () => void;
   const started = new Promise<void>((resolve) => (ready = resolve));
   const stop = startKeyspaceSource({
@@ -46,10 +47,13 @@ function startSource(sources: Redis[] = clients) {
     keyPrefix: 'evc:',
     manageConfig: false,
     emit: (event) => events.push(event),
-    onUnsupported: (bad) => unsupported.push(bad),
+    onUnsupported: (bad, why) => {
+      unsupported.push(bad);
+      reasons.push(why);
+    },
     onReady: ready,
   });
-  return { events, unsupported, started, stop };
+  return { events, unsupported, reasons, started, stop };
 }
 
 describe("live events from the lock core's writes", () => {
@@ -154,11 +158,13 @@ describe("live events from the lock core's writes", () => {
     await clients[2]!.call('ACL', 'SETUSER', 'no-channels', 'on', '>no-channels-pw', '~*', '+@all', 'resetchannels');
     const restricted = new Redis(nodes[2]!.url.replace('redis://', 'redis://no-channels:no-channels-pw@'));
     const t0 = Date.now();
-    const { events, unsupported, started, stop } = startSource([clients[0]!, clients[1]!, restricted]);
+    const { events, unsupported, reasons, started, stop } = startSource([clients[0]!, clients[1]!, restricted]);
     try {
       await started;
       expect(Date.now() - t0).toBeLessThan(2_000);
       expect(unsupported).toEqual([[3]]);
+      // The log says why (index.ts): the node's refusal, not a guess.
+      expect(reasons[0]![3]).toMatch(/SUBSCRIBE refused: NOPERM/);
       const lock = await core.acquire('refused-node', 10_000);
       await vi.waitFor(() => expect(events.map((e) => [e.type, e.resource, e.nodes])).toEqual([['lock.granted', 'refused-node', [1, 2]]]), {
         timeout: 5_000,

@@ -102,6 +102,9 @@ describe('GET /api/events before Next.js', () => {
     expect(options.headers.get('allow')).toBe('OPTIONS, GET');
     expect(options.headers.get('x-frame-options')).toBe('DENY');
     expect(options.headers.get('content-security-policy')).toContain("default-src 'none'");
+    expect(options.headers.get('strict-transport-security')).toBeNull();
+    const tls = await api.call('OPTIONS', '/api/events', { headers: { 'x-forwarded-proto': 'https' } });
+    expect(tls.headers.get('strict-transport-security')).toBe('max-age=31536000');
   });
 
   it('matches the path exactly, in origin or absolute form, whatever the query', () => {

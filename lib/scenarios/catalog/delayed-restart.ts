@@ -7,9 +7,9 @@ const R = 'ledger';
  * restarted nodes' quarantine (a lease ceiling from each process's start, less up to 1 s: whole
  * seconds of uptime) still runs when B asks; a crash, a restart replaying its AOF with an fsync on
  * every write and B's reconnection took 4.4-5.1 s on a loaded CI machine, past a 4 s ceiling (B
- * was rightly granted and the lesson lost). 6 s keeps the run short and gives B that long.
+ * was rightly granted and the lesson lost). 8 s leaves B about 3 s more than that slow run needed.
  */
-const TTL = 6_000;
+const TTL = 8_000;
 
 export const delayedRestartScenario: ScenarioDefinition = {
   id: 'delayed-restart',
@@ -19,7 +19,7 @@ export const delayedRestartScenario: ScenarioDefinition = {
     'A majority of nodes crashes twice while A holds the lock: first they restart at once with aof-always, then they come back empty after a delay of one lease ceiling. Both keep safety; a probe measures how long nobody could lock — about a lease ceiling both times.',
   lesson:
     'The distlock page offers two ways through crash recovery: fsync every write, or keep a restarted node out until every lock it granted has expired. The first has a price the page spells out: fsync on every write "will totally ruin performances", every write waiting for the disk, all the time and not only after a crash. After a crash this lock core takes the second way anyway: it cannot tell a node\'s own AOF from an older copy, so even an aof-always node sits out one lease ceiling. What fsync still buys is the data itself.',
-  estimatedSeconds: 20,
+  estimatedSeconds: 24,
   tags: ['process faults', 'persistence', 'availability'],
   build: (rng) => {
     const m = pickNodes(rng, 3);

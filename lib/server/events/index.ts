@@ -31,8 +31,8 @@ function startSources(emit: (event: LiveEvent) => void, ready: () => void): () =
       keyPrefix: runtime.keyPrefix,
       manageConfig: runtime.mode === 'sandbox',
       emit,
-      onUnsupported(nodes) {
-        logger().warn({ nodes }, 'keyspace notifications unavailable on these nodes; polling them for lock changes');
+      onUnsupported(nodes, reasons) {
+        logger().warn({ nodes, reasons }, 'keyspace notifications unavailable on these nodes; polling them for lock changes');
         stops.push(startLockPollingSource(nodes, emit));
       },
     }),

@@ -58,8 +58,8 @@ export interface KeyspaceSourceOptions {
   /** Events of one kind on one resource within this window are one event listing their nodes. */
   groupMs?: number;
   emit(event: LiveEvent): void;
-  /** Called with the nodes on which notifications could not be enabled (they need polling). */
-  onUnsupported(nodes: number[]): void;
+  /** Called with the nodes on which notifications could not be enabled or subscribed to (they need polling), and why. */
+  onUnsupported(nodes: number[], reasons: Record<number, string>): void;
   /** Called once every node's subscription is in place (or given up on: polled instead). */
   onReady?(): void;
 }
@@ -89,12 +89,14 @@ export function startKeyspaceSource(options: KeyspaceSourceOptions): () => void 
 
   void (async () => {
     const unsupported: number[] = [];
+    const reasons: Record<number, string> = {};
     await Promise.all(
       options.clients.map(async (client, i) => {
         const node = i + 1;
         try {
           if (!(await ensureNotifications(client, options.manageConfig))) {
             unsupported.push(node);
+            reasons[node] = 'the node does not publish keyevents of every class the events read (notify-keyspace-events)';
             return;
           }
           if (stopped) return;
@@ -119,12 +121,17 @@ export function startKeyspaceSource(options: KeyspaceSourceOptions): () => void 
             sub.disconnect();
             throw err;
           }
-        } catch {
+        } catch (err) {
           unsupported.push(node);
+          reasons[node] = err instanceof Error ? err.message : String(err);
         }
       }),
     );
-    if (unsupported.length && !stopped) options.onUnsupported(unsupported.sort((a, b) => a - b));
+    if (unsupported.length && !stopped)
+      options.onUnsupported(
+        unsupported.sort((a, b) => a - b),
+        reasons,
+      );
     options.onReady?.();
   })();
 
@@ -155,9 +162,9 @@ export const FIRST_SUBSCRIBE_MS = 3_000;
  * SUBSCRIBE on each (re)connection of `sub` (a new connection has no subscription: `fresh` is
  * called first, as events may have been missed). Resolves at the first subscription in place (one
  * SUBSCRIBE subscribes to every channel at once); rejects when that first SUBSCRIBE is refused
- * (an ACL user without channel permissions, Redis 7's default for new users: NOPERM), when it is
- * not in place within FIRST_SUBSCRIBE_MS (the node stopped accepting connections), or when the
- * connection ends first. A SUBSCRIBE refused on a later reconnection leaves the node without
+ * by the node (an ACL user without channel permissions, Redis 7's default for new users: NOPERM),
+ * when it is not in place within FIRST_SUBSCRIBE_MS (the node stopped accepting connections; a
+ * connection lost meanwhile is retried until then), or when the connection is closed for good. A SUBSCRIBE refused on a later reconnection leaves the node without
  * events until the next one (its permissions changed at run time).
  */
 function subscribeOnEveryConnection(sub: NodeConnection, channels: string[], fresh: () => void): Promise<void> {
@@ -175,7 +182,8 @@ function subscribeOnEveryConnection(sub: NodeConnection, channels: string[], fre
       fresh();
       sub.call('SUBSCRIBE', ...channels).then(
         () => settle(),
-        (err: Error) => settle(err),
+        // A reply error is the node's refusal; a connection lost before the reply is retried at the next 'ready'.
+        (err: Error) => (sub.status === 'ready' ? settle(new Error(`SUBSCRIBE refused: ${err.message}`)) : undefined),
       );
     };
     sub.on('ready', subscribe);

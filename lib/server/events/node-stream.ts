@@ -3,9 +3,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { eventsQuerySchema } from '../../api/events';
 import { authenticate } from '../auth';
 import { errorParts } from '../http/error-response';
-import { API_SECURITY_HEADERS, headerReader, sendJson } from '../http/node-io';
+import { API_SECURITY_HEADERS, headerReader, hstsFor, sendJson } from '../http/node-io';
 import { authorize, checkSessionCsrf, parseInput } from '../http/request-checks';
-import { HSTS } from '../http/security-headers';
 import { logger } from '../logger';
 import { openEventFeed } from './feed';
 import { matchEventStream } from './stream-route';
@@ -49,7 +48,7 @@ export function serveIfEventStream(req: IncomingMessage, res: ServerResponse): b
         sendJson(req, res, status, body, headers);
       } else res.destroy();
     });
-  } else if (req.method === 'OPTIONS') res.writeHead(204, [...API_SECURITY_HEADERS, 'Allow', 'OPTIONS, GET']).end();
+  } else if (req.method === 'OPTIONS') res.writeHead(204, [...API_SECURITY_HEADERS, ...hstsFor(req), 'Allow', 'OPTIONS, GET']).end();
   else {
     const error = { error: { code: 'METHOD_NOT_ALLOWED', message: `${req.method} is not allowed here; send GET` } };
     sendJson(req, res, 405, error, { allow: 'OPTIONS, GET', ...(req.complete ? {} : { connection: 'close' }) });
@@ -72,7 +71,7 @@ async function serveEventStream(req: IncomingMessage, res: ServerResponse): Prom
     return sendJson(req, res, status, body, extra);
   }
   if (res.destroyed) return;
-  res.writeHead(200, req.headers['x-forwarded-proto'] === 'https' ? [...STREAM_HEADERS, HSTS.key, HSTS.value] : [...STREAM_HEADERS]);
+  res.writeHead(200, [...STREAM_HEADERS, ...hstsFor(req)]);
   // The status and headers now, not with the first event: the client knows the stream is open.
   res.flushHeaders();
   const close = openEventFeed(principal, query.resource, {

@@ -83,6 +83,11 @@ export const API_HEADERS: readonly string[] = Object.freeze([
   'no-store',
 ]);
 
+/** HSTS, as a header list, when the request came over https (a TLS-terminating proxy says so); none otherwise. */
+export function hstsFor(req: IncomingMessage): string[] {
+  return req.headers['x-forwarded-proto'] === 'https' ? [HSTS.key, HSTS.value] : [];
+}
+
 /** Answer with a JSON body; `extra` headers last (an error's `retry-after`, `connection: close`); HSTS only behind https. */
 export function sendJson(
   req: IncomingMessage,
@@ -94,7 +99,7 @@ export function sendJson(
   if (res.headersSent || res.destroyed) return;
   const text = JSON.stringify(body);
   const headers = [...API_HEADERS, 'Content-Length', String(Buffer.byteLength(text))];
-  if (req.headers['x-forwarded-proto'] === 'https') headers.push(HSTS.key, HSTS.value);
+  headers.push(...hstsFor(req));
   for (const name in extra) headers.push(name, extra[name]!);
   res.writeHead(status, headers);
   res.end(text);

@@ -7,7 +7,7 @@ import { errorParts } from '../http/error-response';
 import { badRequest } from '../http/errors';
 import { authorize, checkSessionCsrf, parseInput } from '../http/request-checks';
 import { acquireLock, extendLock, releaseLock } from '../locks-service';
-import { API_SECURITY_HEADERS, headerReader, readJsonBody, sendJson } from '../http/node-io';
+import { API_SECURITY_HEADERS, headerReader, hstsFor, readJsonBody, sendJson } from '../http/node-io';
 import type { LockServiceRoute } from './routes';
 
 /** One lock-service request, whichever connection it came on (Node's HTTP server or the lean one). */
@@ -81,7 +81,8 @@ export async function answerLockService(call: LockServiceCall): Promise<LockServ
 /** The lock service on Node's request and response (a connection the lean reader handed to Node). */
 export async function serveLockService(req: IncomingMessage, res: ServerResponse, route: LockServiceRoute): Promise<void> {
   if (route.kind === 'wrong-method') {
-    if (route.method === 'OPTIONS') return void res.writeHead(204, [...API_SECURITY_HEADERS, 'Allow', 'OPTIONS, POST']).end();
+    if (route.method === 'OPTIONS')
+      return void res.writeHead(204, [...API_SECURITY_HEADERS, ...hstsFor(req), 'Allow', 'OPTIONS, POST']).end();
     const error = { error: { code: 'METHOD_NOT_ALLOWED', message: `${route.method} is not allowed here; send POST` } };
     return sendJson(req, res, 405, error, { allow: 'OPTIONS, POST', ...(req.complete ? {} : { connection: 'close' }) });
   }
