@@ -56,6 +56,17 @@ function startSource(sources: Redis[] = clients) {
   return { events, unsupported, reasons, started, stop };
 }
 
+/** Take `resource` and release it; the grant must be the one event seen, listing `on`. */
+async function grantSeen(events: LiveEvent[], resource: string, on: number[]): Promise<void> {
+  const lock = await core.acquire(resource, 10_000);
+  await vi.waitFor(() => expect(events.map((e) => [e.type, e.resource, e.nodes])).toEqual([['lock.granted', resource, on]]), {
+    timeout: 5_000,
+  });
+  await (
+    await lock.release()
+  ).settled;
+}
+
 describe("live events from the lock core's writes", () => {
   it('a fenced grant, an extend, a release and a multi-resource grant are one event each; a lock held before the events began is extended, not granted', async () => {
     const before = await core.acquire('held-before', 30_000, { metadata: { purpose: 'events' } });
@@ -141,13 +152,7 @@ describe("live events from the lock core's writes", () => {
           timeout: 5_000,
         },
       );
-      const lock = await core.acquire('after-reconnect', 10_000);
-      await vi.waitFor(() => expect(events.map((e) => [e.type, e.resource, e.nodes])).toEqual([['lock.granted', 'after-reconnect', ALL]]), {
-        timeout: 5_000,
-      });
-      await (
-        await lock.release()
-      ).settled;
+      await grantSeen(events, 'after-reconnect', ALL);
     } finally {
       stop();
     }
@@ -165,13 +170,7 @@ describe("live events from the lock core's writes", () => {
       expect(unsupported).toEqual([[3]]);
       // The log says why (index.ts): the node's refusal, not a guess.
       expect(reasons[0]![3]).toMatch(/SUBSCRIBE refused: NOPERM/);
-      const lock = await core.acquire('refused-node', 10_000);
-      await vi.waitFor(() => expect(events.map((e) => [e.type, e.resource, e.nodes])).toEqual([['lock.granted', 'refused-node', [1, 2]]]), {
-        timeout: 5_000,
-      });
-      await (
-        await lock.release()
-      ).settled;
+      await grantSeen(events, 'refused-node', [1, 2]);
     } finally {
       stop();
       restricted.disconnect();

@@ -9,8 +9,6 @@ import { logger } from '../logger';
 import { openEventFeed } from './feed';
 import { matchEventStream } from './stream-route';
 
-export { EVENT_STREAM_ROUTES, matchEventStream } from './stream-route';
-
 const STREAM_HEADERS: readonly string[] = Object.freeze([
   ...API_SECURITY_HEADERS,
   'Content-Type',
