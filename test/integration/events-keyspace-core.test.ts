@@ -8,8 +8,9 @@ import { NO_PERSISTENCE, startRedisNodes, type RedisNode } from '../support/redi
 /**
  * The lock core's real writes on real masters, as the live events read them (keyspace-source.ts),
  * on masters configured as the README says (`notify-keyspace-events Eg$x`): a fenced grant with
- * metadata (SET NX GET PX, then the fence round's SETRANGE), an extend (PEXPIRE GT, then
- * SETRANGE), a release (DEL) and a multi-resource grant (acquire.lua) are one event each; an
+ * metadata (SET NX GET PX, then the fence round's SETRANGE), an extend (PEXPIRE GT, the
+ * SETRANGE, an empty APPEND), a release (DEL) and a multi-resource grant and extend are one event
+ * per resource; an
  * extend that lengthens nothing (GT) is none; a lock held before the events started is extended,
  * not granted, at its next extension; and a lock whose keys vanished without a DEL (the masters
  * flushed) is granted at its next grant.
@@ -68,7 +69,7 @@ async function grantSeen(events: LiveEvent[], resource: string, on: number[]): P
 }
 
 describe("live events from the lock core's writes", () => {
-  it('a fenced grant, an extend, a release and a multi-resource grant are one event each; a lock held before the events began is extended, not granted', async () => {
+  it('a fenced grant, an extend, a release, a multi-resource grant and its extend are one event each (per resource); a lock held before the events began is extended, not granted', async () => {
     const before = await core.acquire('held-before', 30_000, { metadata: { purpose: 'events' } });
     const { events, unsupported, started, stop } = startSource();
     const seen = () => events.map((e) => [e.type, e.resource, [...(e.nodes ?? [])].sort()]);
@@ -114,10 +115,12 @@ describe("live events from the lock core's writes", () => {
       await step(log);
       const many = await core.acquire(['a', 'b'], 10_000);
       await vi.waitFor(() => expect(seen()).toHaveLength(log.length + 2), { timeout: 5_000 });
+      await many.extend(20_000);
+      await vi.waitFor(() => expect(seen()).toHaveLength(log.length + 4), { timeout: 5_000 });
       await (
         await many.release()
       ).settled;
-      await vi.waitFor(() => expect(seen()).toHaveLength(log.length + 4), { timeout: 5_000 });
+      await vi.waitFor(() => expect(seen()).toHaveLength(log.length + 6), { timeout: 5_000 });
       // A moment for any extra event (a rewrite taken for a change would come with its own).
       await new Promise((r) => setTimeout(r, 150));
       const rest = seen().slice(log.length);
@@ -128,6 +131,8 @@ describe("live events from the lock core's writes", () => {
         json([
           ['lock.granted', 'a', ALL],
           ['lock.granted', 'b', ALL],
+          ['lock.extended', 'a', ALL],
+          ['lock.extended', 'b', ALL],
           ['lock.released', 'a', ALL],
           ['lock.released', 'b', ALL],
         ]),

@@ -248,9 +248,13 @@ describe("the lock core's contract", () => {
       for (const c of oom) await c.config('SET', 'maxmemory', '1');
       // Writes are refused there now (OOM); a compare-and-PEXPIRE needs no memory.
       expect(await oom[0]!.set('probe-oom', '1').catch((e: Error) => e.message)).toMatch(/OOM/);
+      const before = await oom[0]!.get(r.lockKey('res'));
       await lock.extend(5_000);
       expect(lock.validityMs).toBeGreaterThan(4_000);
       for (const c of oom) expect(await c.pttl(r.lockKey('res'))).toBeGreaterThan(4_000);
+      // The best-effort writes after the lease (the metadata's SETRANGE, the signal's empty
+      // APPEND) leave the token in front, whether or not the node let them run.
+      expect(tokenOf((await oom[0]!.get(r.lockKey('res')))!)).toBe(tokenOf(before!));
     } finally {
       for (const c of oom) await c.config('SET', 'maxmemory', '0');
     }
