@@ -3,7 +3,7 @@ import type { Redis } from 'ioredis';
 /**
  * Keyspace notifications, as the live index (lock-index.ts) and the console's live events need
  * them: keyevent channels (`E`) for generic commands (`g`: del, expire, rename…), string commands
- * (`$`: set, append) and expiries (`x`). `A` stands for every class but not for `E`.
+ * (`$`: set) and expiries (`x`). `A` stands for every class but not for `E`.
  */
 export const NOTIFY_FLAGS: readonly string[] = Object.freeze(['E', 'g', '$', 'x']);
 

@@ -276,8 +276,8 @@ describe('live events', () => {
         if (/event: lock\.granted\ndata: \{[^\n]*"resource":"sse-grant"/.test(buffer)) elapsed = performance.now() - started;
       }
       expect(elapsed).toBeLessThan(500);
-      // The extend lengthens each key's lease, rewrites its value (the extension count) and
-      // signals itself, and the fenced grant's second round wrote the fence into it: none is a grant.
+      // The extend lengthens each key's lease, then rewrites its value (the extension count), and
+      // the fenced grant's second round wrote the fence into it: neither rewrite is a grant.
       await new Promise((r) => setTimeout(r, 300));
       await lock.extend(8_000);
       await lock.release();

@@ -8,9 +8,8 @@ import { NO_PERSISTENCE, startRedisNodes, type RedisNode } from '../support/redi
 /**
  * The lock core's real writes on real masters, as the live events read them (keyspace-source.ts),
  * on masters configured as the README says (`notify-keyspace-events Eg$x`): a fenced grant with
- * metadata (SET NX GET PX, then the fence round's SETRANGE), an extend (PEXPIRE GT, the
- * SETRANGE, an empty APPEND), a release (DEL) and a multi-resource grant and extend are one event
- * per resource; an
+ * metadata (SET NX GET PX, then the fence round's SETRANGE), an extend (PEXPIRE GT, then
+ * SETRANGE), a release (DEL) and a multi-resource grant and extend are one event per resource; an
  * extend that lengthens nothing (GT) is none; a lock held before the events started is extended,
  * not granted, at its next extension; and a lock whose keys vanished without a DEL (the masters
  * flushed) is granted at its next grant.

@@ -1,28 +1,86 @@
 import { describe, expect, it } from 'vitest';
-import { LOCK_KEYEVENTS } from '@/lib/server/events/keyspace-source';
+import { NodeKeyEvents } from '@/lib/server/events/keyspace-source';
 
 /**
- * One node's keyevents as the lock core causes them (Redis 7 names; checked against real masters in
- * test/integration/events-keyspace-core.test.ts and the core's redlock-value-rewrites test), and
- * what the live events make of each operation's sequence: one event per operation, or none.
+ * One node's keyevents as the lock core causes them on the channels the events read (`set`,
+ * `expire`, `del`, `expired`). A grant is `SET … NX PX` (Redis reports `set` then `expire`); an
+ * extend runs `PEXPIRE … GT` (`expire`); the rewrites of a held lock's value (the fence round, the
+ * extend's count) are `SETRANGE`, on a channel the events do not read.
  */
 describe('keyevents of a lock key on one node', () => {
-  const reported = (sequence: string[]) => sequence.map((event) => LOCK_KEYEVENTS[event]).filter(Boolean);
+  const run = (events: NodeKeyEvents, sequence: [string, string][]) => sequence.map(([event, key]) => events.classify(event, key));
 
-  it.each([
-    ['a fenced grant (SET NX PX, then the fence round’s SETRANGE)', ['set', 'expire', 'setrange'], ['lock.granted']],
-    ['an extend that lengthens the lease (PEXPIRE GT, SETRANGE, empty APPEND)', ['expire', 'setrange', 'append'], ['lock.extended']],
-    ['an extend that lengthens nothing (PEXPIRE GT refuses; SETRANGE only)', ['setrange'], []],
-    ['a release', ['del'], ['lock.released']],
-    ['an expiry', ['expired'], ['lock.expired']],
-    ['an eviction, a rename, a clock-drift scenario’s shortening PEXPIRE', ['evicted', 'rename_from', 'expire'], []],
-  ])('%s', (_what, sequence, events) => {
-    expect(reported(sequence)).toEqual(events);
+  it('a grant is one lock.granted: its own PX is not an extension', () => {
+    const events = new NodeKeyEvents();
+    expect(
+      run(events, [
+        ['set', 'k'],
+        ['expire', 'k'],
+      ]),
+    ).toEqual(['lock.granted', null]);
   });
 
-  it('reads no event that both a grant and an extension cause', () => {
-    const grant = new Set(['set', 'expire', 'setrange']);
-    const extension = new Set(['expire', 'setrange', 'append']);
-    for (const event of Object.keys(LOCK_KEYEVENTS)) expect(grant.has(event) && extension.has(event)).toBe(false);
+  it('an extend is one lock.extended, of a lock granted while watching or before', () => {
+    const events = new NodeKeyEvents();
+    expect(
+      run(events, [
+        ['expire', 'old'],
+        ['set', 'k'],
+        ['expire', 'k'],
+        ['expire', 'k'],
+        ['expire', 'old'],
+      ]),
+    ).toEqual(['lock.extended', 'lock.granted', null, 'lock.extended', 'lock.extended']);
+  });
+
+  it('after a release or an expiry the next set is a grant again', () => {
+    const events = new NodeKeyEvents();
+    expect(
+      run(events, [
+        ['set', 'k'],
+        ['expire', 'k'],
+        ['del', 'k'],
+        ['set', 'k'],
+        ['expire', 'k'],
+        ['expired', 'k'],
+        ['set', 'k'],
+      ]),
+    ).toEqual(['lock.granted', null, 'lock.released', 'lock.granted', null, 'lock.expired', 'lock.granted']);
+  });
+
+  it('a key that vanished without a del (evicted, flushed, a node restarted empty) is granted at its next grant', () => {
+    const events = new NodeKeyEvents();
+    expect(
+      run(events, [
+        ['set', 'k'],
+        ['expire', 'k'],
+        // FLUSHALL, an eviction (`evicted`, not read), a restart from an empty data directory…
+        ['set', 'k'],
+        ['expire', 'k'],
+      ]),
+    ).toEqual(['lock.granted', null, 'lock.granted', null]);
+  });
+
+  it('keys are told apart (a multi-resource grant sets each in turn); another event between a set and its PX breaks the pair', () => {
+    const events = new NodeKeyEvents();
+    expect(
+      run(events, [
+        ['set', 'a'],
+        ['expire', 'a'],
+        ['set', 'b'],
+        ['expire', 'b'],
+        ['expire', 'a'],
+        ['set', 'c'],
+        ['rename_from', 'x'],
+        ['expire', 'c'],
+      ]),
+    ).toEqual(['lock.granted', null, 'lock.granted', null, 'lock.extended', 'lock.granted', null, 'lock.extended']);
+  });
+
+  it('reset: the event after a lost connection is not taken for the PX of a grant seen before it', () => {
+    const events = new NodeKeyEvents();
+    expect(run(events, [['set', 'k']])).toEqual(['lock.granted']);
+    events.reset();
+    expect(run(events, [['expire', 'k']])).toEqual(['lock.extended']);
   });
 });

@@ -6,32 +6,49 @@ import { ensureNotifications } from '../../inspect';
 import { lockKeyPrefix } from '@redlock-console/redlock';
 import { EventGrouping } from './event-grouping';
 
-type LockEventType = Extract<LiveEvent['type'], `lock.${string}`>;
-
-/**
- * What a node's keyevent on a lock key means; events not listed report nothing and are not
- * subscribed to. The lock core writes a lock key with `SET` only to grant it (`SET … NX PX`; a
- * multi-resource grant sets each key in turn). Its rewrites of a held lock's value (the fence
- * round records the fence, an extend counts itself) are `SETRANGE`, and an extend that lengthened
- * the lease ends with an empty `APPEND`, which only an extension causes (extend.lua says why both
- * leave every key, token and TTL as they were). `expire` is not read: the grant's own PX and the
- * extend's PEXPIRE both publish it, and telling them apart took state and a third notification per
- * master per lock (issue 18). So nothing is remembered between events: a lock held before the
- * events began is extended at its next extension, a key that vanished without a `del` (evicted,
- * flushed, a node restarted empty) is granted at its next grant, and a lost connection forgets
- * nothing that matters.
- *
- * Every client of the masters must run this core's version for the events to be complete: an
- * extension by an older core (or by another Redlock library) is not reported, and a core from
- * before November 2026 rewrote values with `SET … KEEPTTL`, which reads as a grant. Grants,
- * releases and expiries by any client are reported.
- */
-export const LOCK_KEYEVENTS: Readonly<Record<string, LockEventType>> = Object.freeze({
+const EVENT_TYPES: Record<string, Extract<LiveEvent['type'], `lock.${string}`>> = {
   set: 'lock.granted',
-  append: 'lock.extended',
+  // PEXPIRE notifies `expire` too (Redis has no `pexpire` event).
+  expire: 'lock.extended',
   del: 'lock.released',
   expired: 'lock.expired',
-});
+};
+
+/**
+ * What one node's keyevents mean for its lock keys. The lock core writes a lock key with `SET` only
+ * to grant it (`SET … NX PX`, which Redis reports as `set` then `expire`; a multi-resource grant
+ * sets each key in turn). Its rewrites of a held lock's value (the fence round records the fence,
+ * an extend counts itself) are `SETRANGE` (extend.lua says why), which these channels do not
+ * carry. So a `set` is a grant, the `expire` right behind it is the grant's own PX, and any other
+ * `expire` is an extension (`PEXPIRE … GT`; one that lengthens nothing is not notified). Nothing
+ * else is remembered: a lock held before the events began is extended at its next extension, a
+ * key that vanished without a `del` (evicted, flushed, a node restarted empty) is granted at its
+ * next grant, and a lost connection forgets nothing that matters.
+ *
+ * (The lock core rewrote with `SET … KEEPTTL` before November 2026: a lock taken by such a core
+ * would be reported granted again at each rewrite, and an extension right after such a rewrite
+ * taken for that grant's PX. Upgrade every client of the masters with the console.)
+ */
+export class NodeKeyEvents {
+  /** The key of the grant reported by the node's previous event (its PX `expire` comes next). */
+  private lastGrant: string | null = null;
+
+  /** The event type of `event` on `key`, or null when it reports nothing (a grant's own PX, another event). */
+  classify(event: string, key: string): Extract<LiveEvent['type'], `lock.${string}`> | null {
+    const lastGrant = this.lastGrant;
+    this.lastGrant = null;
+    const type = EVENT_TYPES[event];
+    if (!type) return null;
+    if (event === 'set') this.lastGrant = key;
+    else if (event === 'expire' && lastGrant === key) return null;
+    return type;
+  }
+
+  /** A new connection to the node: the event after the next `set` is not known to be its PX. */
+  reset(): void {
+    this.lastGrant = null;
+  }
+}
 
 export interface KeyspaceSourceOptions {
   clients: Redis[];
@@ -48,8 +65,8 @@ export interface KeyspaceSourceOptions {
 }
 
 /**
- * Lock changes from keyspace notifications (`__keyevent@<db>__:set|append|del|expired`) on every
- * node, grouped per resource so a grant on five nodes is one event (LOCK_KEYEVENTS says what each
+ * Lock changes from keyspace notifications (`__keyevent@<db>__:set|del|expired|expire`) on every
+ * node, grouped per resource so a grant on five nodes is one event (see NodeKeyEvents for what each
  * keyevent means). Returns a stop function.
  */
 export function startKeyspaceSource(options: KeyspaceSourceOptions): () => void {
@@ -59,12 +76,14 @@ export function startKeyspaceSource(options: KeyspaceSourceOptions): () => void 
   let stopped = false;
 
   // A subscriber's unsolicited replies: its messages, and the confirmations of its SUBSCRIBE past the first.
-  const onPush = (node: number, channels: ReadonlyMap<string, LockEventType>) => (reply: unknown) => {
+  const onPush = (node: number, keyEvents: NodeKeyEvents, events: ReadonlyMap<string, string>) => (reply: unknown) => {
     if (!Array.isArray(reply) || reply[0] !== 'message') return;
     const key = reply[2] as string;
     if (!key.startsWith(lockPrefix)) return;
-    const type = channels.get(reply[1] as string);
-    if (type === undefined) return;
+    const event = events.get(reply[1] as string);
+    if (event === undefined) return;
+    const type = keyEvents.classify(event, key);
+    if (!type) return;
     grouping.add(node, type, key.slice(lockPrefix.length));
   };
 
@@ -88,14 +107,15 @@ export function startKeyspaceSource(options: KeyspaceSourceOptions): () => void 
           const sub = new NodeConnection(addressOf(client));
           sub.on('error', () => undefined);
           subscribers.push(sub);
+          const keyEvents = new NodeKeyEvents();
           // The exact channels of the lock keys' database: a master matches a channel with one
           // hash lookup, but tries every pattern on every notification it publishes (at a few
           // notifications per node per lock operation, the patterns cost the masters real CPU).
           const db = client.options.db ?? 0;
-          const channels = new Map(Object.entries(LOCK_KEYEVENTS).map(([event, type]) => [`__keyevent@${db}__:${event}`, type]));
-          sub.on('push', onPush(node, channels));
+          const events = new Map(Object.keys(EVENT_TYPES).map((event) => [`__keyevent@${db}__:${event}`, event]));
+          sub.on('push', onPush(node, keyEvents, events));
           try {
-            await subscribeOnEveryConnection(sub, [...channels.keys()]);
+            await subscribeOnEveryConnection(sub, [...events.keys()], () => keyEvents.reset());
           } catch (err) {
             // Not subscribed (refused, or not connected in time): this node is polled instead.
             sub.disconnect();
@@ -139,15 +159,16 @@ function addressOf(client: Redis): NodeAddress {
 export const FIRST_SUBSCRIBE_MS = 3_000;
 
 /**
- * SUBSCRIBE on each (re)connection of `sub` (a new connection has no subscription). Resolves at
- * the first subscription in place (one SUBSCRIBE subscribes to every channel at once); rejects
- * when that first SUBSCRIBE is refused by the node (an ACL user without channel permissions,
- * Redis 7's default for new users: NOPERM), when it is not in place within FIRST_SUBSCRIBE_MS (the
- * node stopped accepting connections; a connection lost meanwhile is retried until then), or when
- * the connection is closed for good. A SUBSCRIBE refused on a later reconnection leaves the node
- * without events until the next one (its permissions changed at run time).
+ * SUBSCRIBE on each (re)connection of `sub` (a new connection has no subscription: `fresh` is
+ * called first, as events may have been missed). Resolves at the first subscription in place (one
+ * SUBSCRIBE subscribes to every channel at once); rejects when that first SUBSCRIBE is refused by
+ * the node (an ACL user without channel permissions, Redis 7's default for new users: NOPERM),
+ * when it is not in place within FIRST_SUBSCRIBE_MS (the node stopped accepting connections; a
+ * connection lost meanwhile is retried until then), or when the connection is closed for good. A
+ * SUBSCRIBE refused on a later reconnection leaves the node without events until the next one (its
+ * permissions changed at run time).
  */
-function subscribeOnEveryConnection(sub: NodeConnection, channels: string[]): Promise<void> {
+function subscribeOnEveryConnection(sub: NodeConnection, channels: string[], fresh: () => void): Promise<void> {
   return new Promise((resolve, reject) => {
     let settled = false;
     const settle = (err?: Error) => {
@@ -159,6 +180,7 @@ function subscribeOnEveryConnection(sub: NodeConnection, channels: string[]): Pr
     };
     const timer = setTimeout(() => settle(new Error(`not subscribed within ${FIRST_SUBSCRIBE_MS} ms`)), FIRST_SUBSCRIBE_MS);
     const subscribe = () => {
+      fresh();
       sub.call('SUBSCRIBE', ...channels).then(
         () => settle(),
         // A reply error is the node's refusal; a connection lost before the reply is retried at the next 'ready'.

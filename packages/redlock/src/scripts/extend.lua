@@ -20,16 +20,6 @@
 -- script (Redis checks expiry against the script's start time) and eviction does not run inside
 -- one. So mutual exclusion and the fences are as before: same keys, same tokens, same TTLs.
 --
--- After the rewrite, each key whose lease PEXPIRE lengthened gets an empty APPEND: it changes
--- nothing (same bytes, same TTL: APPEND never touches the expiry) but a master with keyspace
--- notifications publishes `append`, the one keyevent only an extension causes (a grant's PX
--- publishes `expire` as the extend's PEXPIRE does; the fence round's rewrite is a SETRANGE as
--- this one is). So the console's live events read `set` as a grant and `append` as an extension
--- and need not hear `expire` at all: two notifications per master per lock instead of three
--- (issue 18). The APPEND cannot create a key, for the SETRANGE's reasons above (the key held the
--- token at this script's GET); it is best-effort (redis.pcall), so it cannot cost the holder the
--- extension. Mutual exclusion and fence order are untouched: no key, token, TTL or fence changes.
---
 -- Reply: 1 extended; 0 lost (a key does not hold the token; nothing was written)
 local token = ARGV[1]
 local head = token .. ' '
@@ -47,9 +37,8 @@ end
 -- The metadata after, best-effort (redis.pcall): a server that refuses a write inside a script
 -- for want of memory (OOM; Redis 7 lets a script that has written once go on) must not cost the
 -- holder its lock.
-local lengthened = {}
 for i = 1, #KEYS do
-  lengthened[i] = redis.call('PEXPIRE', KEYS[i], ARGV[2], 'GT') == 1
+  redis.call('PEXPIRE', KEYS[i], ARGV[2], 'GT')
 end
 for i = 1, #KEYS do
   local value = values[i]
@@ -63,8 +52,5 @@ for i = 1, #KEYS do
       redis.pcall('SETRANGE', KEYS[i], 0, new)
     end
   end
-end
-for i = 1, #KEYS do
-  if lengthened[i] then redis.pcall('APPEND', KEYS[i], '') end
 end
 return 1

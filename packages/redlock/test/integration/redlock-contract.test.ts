@@ -252,8 +252,8 @@ describe("the lock core's contract", () => {
       await lock.extend(5_000);
       expect(lock.validityMs).toBeGreaterThan(4_000);
       for (const c of oom) expect(await c.pttl(r.lockKey('res'))).toBeGreaterThan(4_000);
-      // The best-effort writes after the lease (the metadata's SETRANGE, the signal's empty
-      // APPEND) leave the token in front, whether or not the node let them run.
+      // The best-effort metadata rewrite after the lease leaves the token in front, whether or
+      // not the node let it run.
       expect(tokenOf((await oom[0]!.get(r.lockKey('res')))!)).toBe(tokenOf(before!));
     } finally {
       for (const c of oom) await c.config('SET', 'maxmemory', '0');

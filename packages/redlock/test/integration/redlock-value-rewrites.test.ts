@@ -15,8 +15,7 @@ const env = redlockEnv();
  * lock's value in place (SETRANGE from 0, padded with spaces: extend.lua), not with SET … KEEPTTL.
  * What must hold: the same token in front (ownership), the same TTL, the metadata read back as
  * written, and — why it changed — a master publishes no `set` for a rewrite, so a `set` on a lock
- * key is always a grant, and an extend that lengthens the lease ends with an empty APPEND, so an
- * `append` is always an extension (lib/server/events/keyspace-source.ts relies on both).
+ * key is always a grant (lib/server/events/keyspace-source.ts relies on it).
  */
 describe('lock value rewrites', () => {
   let sub: Redis;
@@ -29,7 +28,7 @@ describe('lock value rewrites', () => {
     await node.config('SET', 'notify-keyspace-events', 'Eg$x');
     sub = node.duplicate();
     sub.on('message', (channel: string, key: string) => seen.push({ event: channel.slice(channel.lastIndexOf(':') + 1), key }));
-    await sub.subscribe('__keyevent@0__:set', '__keyevent@0__:setrange', '__keyevent@0__:expire', '__keyevent@0__:append');
+    await sub.subscribe('__keyevent@0__:set', '__keyevent@0__:setrange', '__keyevent@0__:expire');
   });
   afterAll(async () => {
     sub?.disconnect();
@@ -76,14 +75,10 @@ describe('lock value rewrites', () => {
     });
     expect(await env.direct[0]!.pttl(key)).toBeGreaterThan(8_000);
 
-    // A longer one: `expire`, the rewrite (the value grows to fit), then the empty APPEND that
-    // says "extended": it changes neither the value nor the TTL.
+    // A longer one: `expire`, then the rewrite; the value grows to fit.
     await lock.extend(30_000);
-    expect(await eventsOn(key, 7)).toEqual(['set', 'expire', 'setrange', 'setrange', 'expire', 'setrange', 'append']);
-    const longer = (await env.direct[0]!.get(key))!;
-    expect(tokenOf(longer)).toBe(lock.token);
-    expect(metaTextOf(longer)!.endsWith('}')).toBe(true);
-    expect(JSON.parse(metaTextOf(longer)!)).toMatchObject({ owner: 'nightly', extensions: '2', ttlMs: '30000' });
+    expect(await eventsOn(key, 6)).toEqual(['set', 'expire', 'setrange', 'setrange', 'expire', 'setrange']);
+    expect(JSON.parse(metaTextOf((await env.direct[0]!.get(key))!)!)).toMatchObject({ extensions: '2', ttlMs: '30000' });
     expect(await env.direct[0]!.pttl(key)).toBeGreaterThan(29_000);
     // The token in front still owns the key: the release deletes it everywhere.
     await lock.release();
@@ -124,22 +119,22 @@ describe('lock value rewrites', () => {
     expect(await node.hget(epoch, 'fence')).toBe('8');
     await node.del(epoch, key('one'), key('many'));
   });
-  it("extend.lua appends nothing to a key it does not own or that is gone, and signals a bare token's extension", async () => {
+  it('extend.lua leaves a bare token as it is, lengthens a repeated key once, and writes nothing to a key it does not own or that is gone', async () => {
     const prefix = uniquePrefix('rewrite-extend');
     const node = env.direct[0]!;
     const key = (name: string) => `${prefix}lock:${name}`;
     await node.set(key('bare'), 't1', 'PX', 5_000);
     await node.set(key('foreign'), 'other {"owner":"b"}', 'PX', 5_000);
-    // A bare token (no metadata to rewrite): the lease and the APPEND only; the value is the token still.
+    // A bare token (no metadata to rewrite): the lease only.
     expect(await node.eval(EXTEND_SCRIPT.source, 1, key('bare'), 't1', '20000')).toBe(1);
-    expect(await eventsOn(key('bare'), 4)).toEqual(['set', 'expire', 'expire', 'append']);
+    expect(await eventsOn(key('bare'), 3)).toEqual(['set', 'expire', 'expire']);
     expect(await node.get(key('bare'))).toBe('t1');
     expect(await node.pttl(key('bare'))).toBeGreaterThan(19_000);
-    // A key named twice (a caller's repeated resource): lengthened once, so signalled once.
+    // A key named twice (a caller's repeated resource): the second PEXPIRE GT lengthens nothing.
     expect(await node.eval(EXTEND_SCRIPT.source, 2, key('bare'), key('bare'), 't1', '30000')).toBe(1);
-    expect(await eventsOn(key('bare'), 6)).toEqual(['set', 'expire', 'expire', 'append', 'expire', 'append']);
+    expect(await eventsOn(key('bare'), 4)).toEqual(['set', 'expire', 'expire', 'expire']);
     expect(await node.get(key('bare'))).toBe('t1');
-    // Not ours, and not there: refused before any write (an APPEND would create the missing key, with no TTL).
+    // Not ours, and not there: refused before any write (a SETRANGE would create the missing key, with no TTL).
     expect(await node.eval(EXTEND_SCRIPT.source, 2, key('foreign'), key('gone'), 'other', '20000')).toBe(0);
     expect(await node.eval(EXTEND_SCRIPT.source, 1, key('foreign'), 't1', '20000')).toBe(0);
     expect(await node.exists(key('gone'))).toBe(0);
@@ -148,23 +143,5 @@ describe('lock value rewrites', () => {
     expect(await eventsOn(key('foreign'), 2)).toEqual(['set', 'expire']);
     expect(seen.filter((e) => e.key === key('gone'))).toEqual([]);
     await node.del(key('bare'), key('foreign'));
-  });
-  it('an ACL user refused APPEND still extends (the signal is best effort): the lease is lengthened, only the report is missing', async () => {
-    const prefix = uniquePrefix('rewrite-acl');
-    const node = env.direct[0]!;
-    const key = `${prefix}lock:acl`;
-    await node.call('ACL', 'SETUSER', 'noappend', 'on', '>noappend-pw', '~*', '&*', '+@all', '-append');
-    const user = new Redis({ host: node.options.host, port: node.options.port, username: 'noappend', password: 'noappend-pw' });
-    try {
-      await user.set(key, 't1 {"owner":"acl"}', 'PX', 5_000);
-      expect(await user.eval(EXTEND_SCRIPT.source, 1, key, 't1', '20000')).toBe(1);
-      expect(await user.pttl(key)).toBeGreaterThan(19_000);
-      expect(JSON.parse(metaTextOf((await user.get(key))!)!)).toMatchObject({ owner: 'acl', extensions: '1', ttlMs: '20000' });
-      expect(await eventsOn(key, 4)).toEqual(['set', 'expire', 'expire', 'setrange']);
-    } finally {
-      user.disconnect();
-      await node.del(key);
-      await node.call('ACL', 'DELUSER', 'noappend');
-    }
   });
 });
