@@ -2,7 +2,7 @@
  * What reading the masters' keyspace notifications costs the console (the live events' intake,
  * issue 18), A/B: `npm run bench:intake -- [--a set,expire,del,expired] [--b set,del,expired@10]
  * [--phases 6] [--ms 4000] [--pause 9]`. Each variant is a set of keyevent channels, optionally
- * `@N` to read the sockets every N ms; a reader process (events-intake-reader.ts) subscribes to
+ * `@N` to read the sockets every N ms (the reader's handle stops reading in between); a reader process (events-intake-reader.ts) subscribes to
  * them on five fresh masters while the lock core runs fenced acquire + release, 32 in flight,
  * each loop pausing `--pause` ms between pairs (9 ms gives about the HTTP lock service's rate; 0
  * runs flat out, where replies and notifications arrive batched). Phases alternate A and B, the
@@ -30,7 +30,20 @@ const { values } = parseArgs({
 const phases = Number(values.phases);
 const phaseMs = Number(values.ms);
 const pauseMs = Number(values.pause);
-if (![phases, phaseMs, pauseMs].every((n) => Number.isFinite(n) && n >= 0)) throw new Error('--phases, --ms and --pause take numbers');
+if (!Number.isInteger(phases) || phases < 1) throw new Error(`--phases takes a whole number ≥ 1; got "${values.phases}"`);
+if (!Number.isInteger(phaseMs) || phaseMs < 500) throw new Error(`--ms takes a whole number of ms ≥ 500; got "${values.ms}"`);
+if (!Number.isInteger(pauseMs) || pauseMs < 0) throw new Error(`--pause takes a whole number of ms ≥ 0; got "${values.pause}"`);
+/** The keyevents the lock core causes on its keys (notify-keyspace-events Eg$x publishes them all). */
+const KEYEVENTS = new Set(['set', 'setrange', 'expire', 'del', 'expired', 'evicted']);
+/** A variant: `event,event,…[@readMs]`. */
+function parseVariant(variant: string): { events: string; readMs: string } {
+  const match = /^([a-z,]+)(?:@(\d+))?$/.exec(variant);
+  const events = match?.[1]?.split(',') ?? [];
+  if (!match || events.length === 0 || events.some((e) => !KEYEVENTS.has(e)))
+    throw new Error(`a variant is keyevents among ${[...KEYEVENTS].join(', ')}, comma-separated, then optionally @<ms>; got "${variant}"`);
+  return { events: events.join(','), readMs: match[2] ?? '0' };
+}
+const variants = { a: parseVariant(values.a), b: parseVariant(values.b) };
 
 interface Reading {
   reader: number;
@@ -66,8 +79,7 @@ try {
     );
     return pairs;
   };
-  const phase = async (variant: string): Promise<Reading> => {
-    const [events = '', readMs = '0'] = variant.split('@');
+  const phase = async ({ events, readMs }: { events: string; readMs: string }): Promise<Reading> => {
     const child = spawn(
       process.execPath,
       ['--import', 'tsx', join(import.meta.dirname, 'events-intake-reader.ts'), cluster.urls.join(','), events, lockKeyPrefix(OUR_PREFIX)],
@@ -77,28 +89,39 @@ try {
       },
     );
     const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]();
-    const next = async () => String((await lines.next()).value);
-    await next(); // ready
-    await loop(500);
-    child.stdin.write('mark\n');
-    const cpu0 = await mastersCpu();
-    const pairs = await loop(phaseMs);
-    const cpu1 = await mastersCpu();
-    child.stdin.write('report\n');
-    const { cpuUs, messages } = JSON.parse(await next()) as { cpuUs: number; messages: number };
-    child.stdin.end();
-    return {
-      reader: cpuUs / pairs,
-      masters: ((cpu1 - cpu0) * 1e6) / pairs,
-      notifications: messages / pairs,
-      pairsPerS: pairs / (phaseMs / 1000),
+    /** The reader's next line; it must start with `expected` (its errors and an early exit end the run). */
+    const expect = async (expected: string) => {
+      const { value, done } = await lines.next();
+      const line = done ? '(the reader exited)' : String(value);
+      if (!line.startsWith(expected)) throw new Error(`the reader said ${line}, not ${expected}`);
+      return line;
     };
+    try {
+      await expect('ready');
+      await loop(500);
+      child.stdin.write('mark\n');
+      await expect('marked');
+      const cpu0 = await mastersCpu();
+      const started = performance.now();
+      const pairs = await loop(phaseMs);
+      const seconds = (performance.now() - started) / 1000;
+      const cpu1 = await mastersCpu();
+      child.stdin.write('report\n');
+      const { cpuUs, messages } = JSON.parse(await expect('{')) as { cpuUs: number; messages: number };
+      return { reader: cpuUs / pairs, masters: ((cpu1 - cpu0) * 1e6) / pairs, notifications: messages / pairs, pairsPerS: pairs / seconds };
+    } finally {
+      child.stdin.end();
+    }
   };
   const readings: Record<'a' | 'b', Reading[]> = { a: [], b: [] };
   for (let round = 0; round < phases; round++) {
-    for (const side of round % 2 ? (['b', 'a'] as const) : (['a', 'b'] as const)) readings[side].push(await phase(values[side]));
+    for (const side of round % 2 ? (['b', 'a'] as const) : (['a', 'b'] as const)) readings[side].push(await phase(variants[side]));
   }
-  const median = (xs: number[]) => [...xs].sort((x, y) => x - y)[xs.length >> 1] ?? NaN;
+  const median = (xs: number[]) => {
+    const sorted = [...xs].sort((x, y) => x - y);
+    const mid = sorted.length >> 1;
+    return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+  };
   for (const side of ['a', 'b'] as const) {
     const r = readings[side];
     console.log(

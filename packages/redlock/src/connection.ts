@@ -19,6 +19,20 @@ export type ConnectionStatus = 'connecting' | 'ready' | 'reconnecting' | 'end';
 /** A command written and waiting for its reply, first in first out. */
 type Waiting = Pick<Outbound, 'resolve' | 'reject'>;
 
+export interface NodeConnectionOptions {
+  /**
+   * Read the socket only every this many ms (0, the default: as bytes arrive). For a subscriber
+   * whose messages nobody waits on (the console's keyspace notifications): between reads the
+   * socket does not read at all (`onread` + pause: the bytes wait in the kernel), so a burst of
+   * messages costs one wake-up instead of one per message; a reply waits up to this long too. TLS
+   * connections read as bytes arrive whatever this says. See `npm run bench:intake`.
+   */
+  readEveryMs?: number;
+}
+
+/** The one buffer every paced connection's reads land in (each read is copied out before the next). */
+let pacedReadBuffer: Buffer | null = null;
+
 /**
  * The lock core's own connection to a node it was given as a URL: a socket, the RESP2 parser of
  * redis-parser (the one ioredis 5 ships), and the FIFO of commands waiting for their replies. It
@@ -51,9 +65,19 @@ export class NodeConnection extends EventEmitter {
   private head = 0;
   private attempts = 0;
   private retryTimer: NodeJS.Timeout | null = null;
+  private readonly readEveryMs: number;
+  /** The timer that lets a paced socket read (readEveryMs), from the first 'ready' to the end. */
+  private pacer: NodeJS.Timeout | null = null;
 
-  constructor(private readonly address: NodeAddress) {
+  constructor(
+    private readonly address: NodeAddress,
+    options: NodeConnectionOptions = {},
+  ) {
     super();
+    const readEveryMs = options.readEveryMs ?? 0;
+    if (!Number.isFinite(readEveryMs) || readEveryMs < 0)
+      throw new RangeError(`readEveryMs must be a number of ms ≥ 0; got ${String(readEveryMs)}`);
+    this.readEveryMs = address.tls ? 0 : readEveryMs;
     // Connect on the next tick, after the caller attached its listeners (as ioredis does).
     process.nextTick(() => this.connect());
   }
@@ -96,6 +120,8 @@ export class NodeConnection extends EventEmitter {
     this.status = 'end';
     if (this.retryTimer) clearTimeout(this.retryTimer);
     this.retryTimer = null;
+    if (this.pacer) clearInterval(this.pacer);
+    this.pacer = null;
     this.socket?.destroy();
     this.failAll(new Error('Connection closed'));
     this.emit('end');
@@ -104,11 +130,6 @@ export class NodeConnection extends EventEmitter {
   private connect(): void {
     if (this.status === 'end') return;
     const { host, port, tls } = this.address;
-    // SNI takes host names only (an IP literal there is deprecated); the certificate is still checked against the IP.
-    const socket = tls ? connectTls({ host, port, ...(isIP(host) === 0 ? { servername: host } : {}) }) : connectTcp({ host, port });
-    this.socket = socket;
-    socket.setNoDelay(true);
-    socket.setKeepAlive(true, 30_000);
     const parser = new RedisParser({
       returnBuffers: false,
       stringNumbers: false,
@@ -124,7 +145,28 @@ export class NodeConnection extends EventEmitter {
         socket.destroy();
       },
     });
-    socket.on('data', (chunk: Buffer) => parser.execute(chunk));
+    // SNI takes host names only (an IP literal there is deprecated); the certificate is still checked against the IP.
+    const socket = tls
+      ? connectTls({ host, port, ...(isIP(host) === 0 ? { servername: host } : {}) })
+      : this.readEveryMs > 0
+        ? // Paced: `onread` makes pause() stop the socket reading at once (a stream's pause() reads
+          // on into its buffer). The parser may keep a partial reply's bytes: each read is copied.
+          connectTcp({
+            host,
+            port,
+            onread: {
+              buffer: () => (pacedReadBuffer ??= Buffer.allocUnsafe(64 * 1024)),
+              callback: (bytes: number, buffer: Uint8Array) => {
+                parser.execute(Buffer.from(buffer.subarray(0, bytes)));
+                return true; // keep reading (false would pause)
+              },
+            },
+          })
+        : connectTcp({ host, port });
+    this.socket = socket;
+    socket.setNoDelay(true);
+    socket.setKeepAlive(true, 30_000);
+    if (this.readEveryMs === 0) socket.on('data', (chunk: Buffer) => parser.execute(chunk));
     const timer = setTimeout(() => socket.destroy(new Error(`connect timed out after ${CONNECT_TIMEOUT_MS} ms`)), CONNECT_TIMEOUT_MS);
     timer.unref();
     socket.once(tls ? 'secureConnect' : 'connect', () => this.handshake(socket, timer));
@@ -167,10 +209,28 @@ export class NodeConnection extends EventEmitter {
       clearTimeout(timer);
       this.attempts = 0;
       this.status = 'ready';
+      if (this.readEveryMs > 0) this.pace(socket);
       this.emit('ready');
     };
     socket.write(Buffer.concat(steps.map((step) => encodeCommand(step))));
     for (const step of steps) this.waiting.push({ resolve: answered, reject: fail(String(step[0])) });
+  }
+
+  /**
+   * From now on `socket` reads once every readEveryMs: resumed on the timer, it reads what the
+   * kernel holds in this turn of the event loop's poll phase, and is paused again right after it.
+   * Closing is noticed at the next read (EOF), at most readEveryMs late.
+   */
+  private pace(socket: Socket): void {
+    socket.pause();
+    this.pacer ??= setInterval(() => {
+      const current = this.socket;
+      if (!current || this.status !== 'ready') return;
+      current.resume();
+      setImmediate(() => {
+        if (this.socket === current) current.pause();
+      });
+    }, this.readEveryMs).unref();
   }
 
   private shift(): Waiting | undefined {

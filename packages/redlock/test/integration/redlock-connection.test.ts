@@ -185,6 +185,46 @@ describe("the lock core's own connections (nodes given as URLs)", () => {
     }
   });
 
+  it('readEveryMs: the socket is read in batches (messages that came apart arrive together), whole and in order, across a reconnection', async () => {
+    expect(() => new NodeConnection(parseNodeUrl(`redis://127.0.0.1:${node.port}`), { readEveryMs: -1 })).toThrow(RangeError);
+    const conn = new NodeConnection(parseNodeUrl(`redis://${auth('', PASSWORD)}@127.0.0.1:${node.port}`), { readEveryMs: 100 });
+    conn.on('error', () => undefined);
+    const arrivals: Array<{ at: number; reply: unknown }> = [];
+    conn.on('push', (reply) => arrivals.push({ at: performance.now(), reply }));
+    const channel = `${uniquePrefix('paced')}chan`;
+    try {
+      await waitFor(() => conn.status === 'ready');
+      // A command's reply waits for the next read, no longer.
+      const asked = performance.now();
+      expect(await conn.call('PING')).toBe('PONG');
+      expect(performance.now() - asked).toBeLessThan(100 + 150);
+      expect(await conn.call('SUBSCRIBE', channel)).toEqual(['subscribe', channel, 1]);
+      // Six messages published 15 ms apart, and one of 200 KiB (longer than a read: its parts
+      // are copied out of the shared read buffer before the next read reuses it).
+      const big = 'x'.repeat(200 * 1024);
+      for (let i = 0; i < 6; i++) {
+        await node.client.publish(channel, `m${i}`);
+        await new Promise((resolve) => setTimeout(resolve, 15));
+      }
+      await node.client.publish(channel, big);
+      await waitFor(() => arrivals.length === 7, 2_000, 'seven messages');
+      expect(arrivals.map((a) => (a.reply as string[])[2])).toEqual(['m0', 'm1', 'm2', 'm3', 'm4', 'm5', big]);
+      // Read as they arrived, the six would come 15 ms apart (five gaps); paced, in one or two reads.
+      const gaps = arrivals.slice(1, 6).filter((a, i) => a.at - arrivals[i]!.at > 5).length;
+      expect(gaps).toBeLessThanOrEqual(1);
+      // The server drops the subscriber: the connection comes back (paced again) and reads on.
+      await node.client.call('CLIENT', 'KILL', 'TYPE', 'pubsub');
+      await waitFor(() => conn.status !== 'ready', 2_000, 'the drop noticed');
+      await waitFor(() => conn.status === 'ready', 3_000, 'reconnected');
+      expect(await conn.call('SUBSCRIBE', channel)).toEqual(['subscribe', channel, 1]);
+      await node.client.publish(channel, 'after');
+      await waitFor(() => arrivals.length === 8, 2_000, 'the message after the reconnection');
+      expect((arrivals[7]!.reply as string[])[2]).toBe('after');
+    } finally {
+      conn.disconnect();
+    }
+  });
+
   it('commands in flight when the socket dies all fail, and none runs on the next connection (nothing is re-sent)', async () => {
     // Through a fault proxy: blackholed, the commands leave our socket but never reach Redis; the
     // proxy then resets the connection. A connection layer that re-sent unanswered commands on

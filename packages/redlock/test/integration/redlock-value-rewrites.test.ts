@@ -119,7 +119,7 @@ describe('lock value rewrites', () => {
     expect(await node.hget(epoch, 'fence')).toBe('8');
     await node.del(epoch, key('one'), key('many'));
   });
-  it('extend.lua leaves a bare token as it is, lengthens a repeated key once, and writes nothing to a key it does not own or that is gone', async () => {
+  it('extend.lua leaves a bare token as it is (also named twice), and writes nothing to a key it does not own or that is gone', async () => {
     const prefix = uniquePrefix('rewrite-extend');
     const node = env.direct[0]!;
     const key = (name: string) => `${prefix}lock:${name}`;
@@ -130,10 +130,12 @@ describe('lock value rewrites', () => {
     expect(await eventsOn(key('bare'), 3)).toEqual(['set', 'expire', 'expire']);
     expect(await node.get(key('bare'))).toBe('t1');
     expect(await node.pttl(key('bare'))).toBeGreaterThan(19_000);
-    // A key named twice (a caller's repeated resource): the second PEXPIRE GT lengthens nothing.
+    // A key named twice (a caller's repeated resource): extended, the value still the bare token.
+    // (Whether the second PEXPIRE GT lengthens it by a millisecond depends on the server's clock
+    // inside a script, read per command or once per script by version: its events are not counted.)
     expect(await node.eval(EXTEND_SCRIPT.source, 2, key('bare'), key('bare'), 't1', '30000')).toBe(1);
-    expect(await eventsOn(key('bare'), 4)).toEqual(['set', 'expire', 'expire', 'expire']);
     expect(await node.get(key('bare'))).toBe('t1');
+    expect(await node.pttl(key('bare'))).toBeGreaterThan(29_000);
     // Not ours, and not there: refused before any write (a SETRANGE would create the missing key, with no TTL).
     expect(await node.eval(EXTEND_SCRIPT.source, 2, key('foreign'), key('gone'), 'other', '20000')).toBe(0);
     expect(await node.eval(EXTEND_SCRIPT.source, 1, key('foreign'), 't1', '20000')).toBe(0);
