@@ -11,6 +11,7 @@
  * showed: the intake's cost is socket wake-ups, not messages.
  */
 import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -111,6 +112,7 @@ try {
       return { reader: cpuUs / pairs, masters: ((cpu1 - cpu0) * 1e6) / pairs, notifications: messages / pairs, pairsPerS: pairs / seconds };
     } finally {
       child.stdin.end();
+      if (child.exitCode === null && child.signalCode === null) await once(child, 'exit');
     }
   };
   const readings: Record<'a' | 'b', Reading[]> = { a: [], b: [] };

@@ -34,6 +34,39 @@ export interface NodeConnectionOptions {
 let pacedReadBuffer: Buffer | null = null;
 
 /**
+ * One timer per period for every paced socket: they all read in the same turn of the event loop
+ * (one wake-up for all; a change's copies from several nodes come in together, as they would
+ * unpaced), and nothing wakes for a connection with nothing to read beyond that one timer. It is
+ * a referenced timer while any paced socket is registered: a paused socket holds nothing open,
+ * and a paced connection must keep the process alive as an unpaced one does.
+ */
+const pacers = new Map<number, { timer: NodeJS.Timeout; sockets: Set<Socket> }>();
+
+function pace(socket: Socket, everyMs: number): void {
+  socket.pause();
+  let pacer = pacers.get(everyMs);
+  if (!pacer) {
+    const sockets = new Set<Socket>();
+    const timer = setInterval(() => {
+      for (const s of sockets) s.resume();
+      // What the kernel holds is read in this turn's poll phase; stop reading right after it.
+      setImmediate(() => {
+        for (const s of sockets) s.pause();
+      });
+    }, everyMs);
+    pacers.set(everyMs, (pacer = { timer, sockets }));
+  }
+  pacer.sockets.add(socket);
+}
+
+function unpace(socket: Socket, everyMs: number): void {
+  const pacer = pacers.get(everyMs);
+  if (!pacer?.sockets.delete(socket) || pacer.sockets.size > 0) return;
+  clearInterval(pacer.timer);
+  pacers.delete(everyMs);
+}
+
+/**
  * The lock core's own connection to a node it was given as a URL: a socket, the RESP2 parser of
  * redis-parser (the one ioredis 5 ships), and the FIFO of commands waiting for their replies. It
  * exists so the hot path writes the prebuilt bytes of one tick's commands in ONE write with one
@@ -66,8 +99,6 @@ export class NodeConnection extends EventEmitter {
   private attempts = 0;
   private retryTimer: NodeJS.Timeout | null = null;
   private readonly readEveryMs: number;
-  /** The timer that lets a paced socket read (readEveryMs), from the first 'ready' to the end. */
-  private pacer: NodeJS.Timeout | null = null;
 
   constructor(
     private readonly address: NodeAddress,
@@ -75,8 +106,8 @@ export class NodeConnection extends EventEmitter {
   ) {
     super();
     const readEveryMs = options.readEveryMs ?? 0;
-    if (!Number.isFinite(readEveryMs) || readEveryMs < 0)
-      throw new RangeError(`readEveryMs must be a number of ms ≥ 0; got ${String(readEveryMs)}`);
+    if (!Number.isInteger(readEveryMs) || readEveryMs < 0 || readEveryMs > 10_000)
+      throw new RangeError(`readEveryMs must be a whole number of ms from 0 to 10000; got ${String(readEveryMs)}`);
     this.readEveryMs = address.tls ? 0 : readEveryMs;
     // Connect on the next tick, after the caller attached its listeners (as ioredis does).
     process.nextTick(() => this.connect());
@@ -120,8 +151,6 @@ export class NodeConnection extends EventEmitter {
     this.status = 'end';
     if (this.retryTimer) clearTimeout(this.retryTimer);
     this.retryTimer = null;
-    if (this.pacer) clearInterval(this.pacer);
-    this.pacer = null;
     this.socket?.destroy();
     this.failAll(new Error('Connection closed'));
     this.emit('end');
@@ -173,6 +202,7 @@ export class NodeConnection extends EventEmitter {
     socket.on('error', (err: Error) => this.emit('error', err));
     socket.once('close', () => {
       clearTimeout(timer);
+      if (this.readEveryMs > 0) unpace(socket, this.readEveryMs);
       if (this.socket !== socket) return;
       this.socket = null;
       this.failAll(new Error('Connection closed'));
@@ -209,28 +239,12 @@ export class NodeConnection extends EventEmitter {
       clearTimeout(timer);
       this.attempts = 0;
       this.status = 'ready';
-      if (this.readEveryMs > 0) this.pace(socket);
+      // Paced from here (the handshake above was read as it came); until the socket closes.
+      if (this.readEveryMs > 0) pace(socket, this.readEveryMs);
       this.emit('ready');
     };
     socket.write(Buffer.concat(steps.map((step) => encodeCommand(step))));
     for (const step of steps) this.waiting.push({ resolve: answered, reject: fail(String(step[0])) });
-  }
-
-  /**
-   * From now on `socket` reads once every readEveryMs: resumed on the timer, it reads what the
-   * kernel holds in this turn of the event loop's poll phase, and is paused again right after it.
-   * Closing is noticed at the next read (EOF), at most readEveryMs late.
-   */
-  private pace(socket: Socket): void {
-    socket.pause();
-    this.pacer ??= setInterval(() => {
-      const current = this.socket;
-      if (!current || this.status !== 'ready') return;
-      current.resume();
-      setImmediate(() => {
-        if (this.socket === current) current.pause();
-      });
-    }, this.readEveryMs).unref();
   }
 
   private shift(): Waiting | undefined {
