@@ -1,8 +1,7 @@
 /**
  * The reading end of bench/ab/events-intake.ts, in a process of its own so its CPU is its own:
  * subscribes on each node URL to the given keyevent channels with the lock core's connection (as
- * lib/server/events/keyspace-source.ts does) and counts the messages on lock keys. With READ_MS > 0
- * the connection reads its socket only every READ_MS ms (NodeConnection's readEveryMs). Protocol, one line each way: "ready" (or "error <why>") once subscribed;
+ * lib/server/events/keyspace-source.ts does) and counts the messages on lock keys. Protocol, one line each way: "ready" (or "error <why>") once subscribed;
  * "mark" starts a measurement, answered "marked"; "report" answers {cpuUs, messages}.
  */
 import { createInterface } from 'node:readline';
@@ -11,13 +10,12 @@ import { NodeConnection, parseNodeUrl } from '@redlock-console/redlock/internals
 const [urlsArg = '', eventsArg = '', prefix = ''] = process.argv.slice(2);
 const urls = urlsArg.split(',');
 const channels = eventsArg.split(',').map((event) => `__keyevent@0__:${event}`);
-const readMs = Number(process.env.READ_MS ?? 0);
 const say = (line: string) => process.stdout.write(`${line}\n`);
 let messages = 0;
 let subscribed = 0;
 
 const connections = urls.map((url) => {
-  const connection = new NodeConnection(parseNodeUrl(url), { readEveryMs: readMs });
+  const connection = new NodeConnection(parseNodeUrl(url));
   connection.on('error', () => undefined);
   connection.on('push', (reply: unknown) => {
     if (Array.isArray(reply) && reply[0] === 'message' && String(reply[2]).startsWith(prefix)) messages++;

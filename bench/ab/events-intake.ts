@@ -1,14 +1,14 @@
 /**
  * What reading the masters' keyspace notifications costs the console (the live events' intake,
- * issue 18), A/B: `npm run bench:intake -- [--a set,expire,del,expired] [--b set,del,expired@10]
- * [--phases 6] [--ms 4000] [--pause 9]`. Each variant is a set of keyevent channels, optionally
- * `@N` to read the sockets every N ms (the reader's handle stops reading in between); a reader process (events-intake-reader.ts) subscribes to
- * them on five fresh masters while the lock core runs fenced acquire + release, 32 in flight,
- * each loop pausing `--pause` ms between pairs (9 ms gives about the HTTP lock service's rate; 0
- * runs flat out, where replies and notifications arrive batched). Phases alternate A and B, the
- * order flipped every round. Reported per pair: the reader's CPU, the masters' CPU (INFO cpu) and
- * the notifications read; medians over the phases. docs/benchmarks.md, session 35, has what it
- * showed: the intake's cost is socket wake-ups, not messages.
+ * issue 18), A/B: `npm run bench:intake -- [--a set,expire,del,expired] [--b set,del,expired]
+ * [--phases 6] [--ms 4000] [--pause 9]`. Each variant is a set of keyevent channels; a reader
+ * process (events-intake-reader.ts) subscribes to them on five fresh masters while the lock core
+ * runs fenced acquire + release, 32 in flight, each loop pausing `--pause` ms between pairs (9 ms
+ * gives about the HTTP lock service's rate; 0 runs flat out, where replies and notifications
+ * arrive batched). Phases alternate A and B, the order flipped every round. Reported per pair:
+ * the reader's CPU, the masters' CPU (INFO cpu) and the notifications read; medians over the
+ * phases. docs/benchmarks.md, session 35, has what it showed: the intake's cost is socket
+ * wake-ups, not messages.
  */
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
@@ -36,13 +36,13 @@ if (!Number.isInteger(phaseMs) || phaseMs < 500) throw new Error(`--ms takes a w
 if (!Number.isInteger(pauseMs) || pauseMs < 0) throw new Error(`--pause takes a whole number of ms ≥ 0; got "${values.pause}"`);
 /** The keyevents the lock core causes on its keys (notify-keyspace-events Eg$x publishes them all). */
 const KEYEVENTS = new Set(['set', 'setrange', 'expire', 'del', 'expired', 'evicted']);
-/** A variant: `event,event,…[@readMs]`. */
-function parseVariant(variant: string): { events: string; readMs: string } {
-  const match = /^([a-z,]+)(?:@(\d+))?$/.exec(variant);
+/** A variant: `event,event,…`. */
+function parseVariant(variant: string): string {
+  const match = /^([a-z,]+)$/.exec(variant);
   const events = match?.[1]?.split(',') ?? [];
   if (!match || events.length === 0 || events.some((e) => !KEYEVENTS.has(e)))
-    throw new Error(`a variant is keyevents among ${[...KEYEVENTS].join(', ')}, comma-separated, then optionally @<ms>; got "${variant}"`);
-  return { events: events.join(','), readMs: match[2] ?? '0' };
+    throw new Error(`a variant is keyevents among ${[...KEYEVENTS].join(', ')}, comma-separated; got "${variant}"`);
+  return events.join(',');
 }
 const variants = { a: parseVariant(values.a), b: parseVariant(values.b) };
 
@@ -80,13 +80,12 @@ try {
     );
     return pairs;
   };
-  const phase = async ({ events, readMs }: { events: string; readMs: string }): Promise<Reading> => {
+  const phase = async (events: string): Promise<Reading> => {
     const child = spawn(
       process.execPath,
       ['--import', 'tsx', join(import.meta.dirname, 'events-intake-reader.ts'), cluster.urls.join(','), events, lockKeyPrefix(OUR_PREFIX)],
       {
         stdio: ['pipe', 'pipe', 'inherit'],
-        env: { ...process.env, READ_MS: readMs },
       },
     );
     const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]();

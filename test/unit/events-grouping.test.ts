@@ -55,15 +55,6 @@ describe('live event grouping', () => {
     expect(summary()).toEqual(['lock.extended r [1]', 'lock.extended r [1]', 'lock.extended r [1]']);
   });
 
-  it("nodes read in batches (each node's grant, release, grant, release in one read, node after node) are still one event per change", () => {
-    // keyspace-source.ts reads each node every 20 ms: a resource taken and released twice within
-    // that time comes as four notifications from node 1, then four from node 2, then node 3.
-    for (const node of [1, 2, 3])
-      for (const type of ['lock.granted', 'lock.released', 'lock.granted', 'lock.released'] as const) grouping.add(node, type, 'r');
-    vi.advanceTimersByTime(40);
-    expect(summary()).toEqual(['lock.granted r [1,2,3]', 'lock.released r [1,2,3]', 'lock.granted r [1,2,3]', 'lock.released r [1,2,3]']);
-  });
-
   it('after the linger a new node is a new change; other resources never merge', () => {
     grouping.add(1, 'lock.granted', 'a');
     grouping.add(1, 'lock.granted', 'b');

@@ -21,22 +21,14 @@ interface Group {
  * hundreds of streams) used to start a second event for the same change (issue 18: 1,451 grants
  * reported for 1,441). So after emission the change lingers for `lingerMs`: a copy from a node not
  * yet listed is absorbed, unless the resource had another change emitted in between (a release
- * after a grant: the next grant is a new change, not a late copy). A node notifies each change once
- * and in order, so its copy joins the oldest open change of its type it is not listed in, and a
- * copy from a node listed in every open one starts a new event (the node's notifications may be
- * read in batches: its next changes can come before the other nodes' copies of its first).
+ * after a grant: the next grant is a new change, not a late copy). A copy from a node already
+ * listed is a new change on that node (a node notifies each change once), so it starts a new event.
  */
-/** One resource's groups per change type, and the type of the change that started last. */
+/** One resource's groups, one per change type, and the type of the change that started last. */
 interface ResourceGroups {
   /** A change of another type than this ends the lingering of earlier copies. */
   last: LockEventType;
-  /**
-   * Per type, in the order they started: at most one emitted group (the newest, lingering), then
-   * the groups whose window is open. Several can be open at once: a node's notifications are read
-   * in batches (keyspace-source.ts reads every 20 ms), so one node's grant, release and grant
-   * again of a resource can all come before another node's copy of the first grant.
-   */
-  byType: Partial<Record<LockEventType, Group[]>>;
+  byType: Partial<Record<LockEventType, Group>>;
 }
 
 export class EventGrouping {
@@ -72,32 +64,28 @@ export class EventGrouping {
     // hold events or memory); the wall clock only for the event's own time.
     const t = performance.now();
     let state = this.resources.get(resource);
-    const groups = state?.byType[type];
-    if (groups) {
-      // Keep one emitted group (the newest) ahead of the open ones.
-      while (groups.length > 1 && groups[0]!.due === null && groups[1]!.due === null) groups.shift();
-      // A node notifies each change once and in order, on one connection: its copy belongs to the
-      // oldest open change of this type it has not reported yet (its next copy to the next one).
-      for (const group of groups) {
-        if (group.due !== null && !hasNode(group, node)) {
-          group.event.nodes!.push(node);
-          if (group.mask !== 0) group.mask = node <= 30 ? group.mask | (1 << node) : 0;
-          return;
-        }
+    const group = state?.byType[type];
+    if (group && !hasNode(group, node)) {
+      if (group.due !== null) {
+        group.event.nodes!.push(node);
+        if (group.mask !== 0) group.mask = node <= 30 ? group.mask | (1 << node) : 0;
+        return;
       }
       // Emitted already: a late copy of the same change, while nothing else happened to the resource.
-      const emitted = groups[0]!;
-      if (emitted.due === null && !hasNode(emitted, node) && t <= emitted.lingerUntil && state!.last === type) return;
+      if (t <= group.lingerUntil && state!.last === type) return;
     }
-    // Every open change of this type has this node's copy already: this one is new.
+    // The same node again within the window: flush the first change, this one is new.
+    if (group && group.due !== null) {
+      this.flush(group);
+      if (this.stopped) return;
+    }
     const event: LiveEvent = { type, at: this.now(), resource, nodes: [node], source: 'notifications' };
     const created: Group = { event, mask: node <= 30 ? 1 << node : 0, lingerUntil: 0, due: t + this.groupMs };
     if (!state) {
       state = { last: type, byType: {} };
       this.resources.set(resource, state);
     }
-    if (groups) groups.push(created);
-    else state.byType[type] = [created];
+    state.byType[type] = created;
     this.queue.push(created);
     this.timer ??= setTimeout(this.flushDue, this.groupMs);
     // From now on a copy of an earlier change of another type is not a late copy (a release still
@@ -162,7 +150,8 @@ export class EventGrouping {
     for (const [resource, state] of this.resources) {
       let live = false;
       for (const type in state.byType) {
-        for (const group of state.byType[type as LockEventType]!) if (group.due !== null || group.lingerUntil >= t) live = true;
+        const group = state.byType[type as LockEventType]!;
+        if (group.due !== null || group.lingerUntil >= t) live = true;
       }
       if (!live) this.resources.delete(resource);
     }

@@ -71,10 +71,7 @@ export interface KeyspaceSourceOptions {
  */
 export function startKeyspaceSource(options: KeyspaceSourceOptions): () => void {
   const lockPrefix = lockKeyPrefix(options.keyPrefix);
-  const groupMs = options.groupMs ?? 40;
-  const grouping = new EventGrouping(options.emit, groupMs);
-  // At most half the grouping window: a change's copies read on different nodes' ticks still meet.
-  const readEveryMs = Math.min(SUBSCRIBER_READ_MS, Math.floor(groupMs / 2));
+  const grouping = new EventGrouping(options.emit, options.groupMs ?? 40);
   const subscribers: NodeConnection[] = [];
   let stopped = false;
 
@@ -107,7 +104,7 @@ export function startKeyspaceSource(options: KeyspaceSourceOptions): () => void 
           // message as three strings, where ioredis's subscriber path made buffers, copied them to
           // strings and went through its command bookkeeping — a quarter of what reading the
           // notifications cost the console under load (issue 18; bench/workloads/event-streams.ts).
-          const sub = new NodeConnection(addressOf(client), { readEveryMs });
+          const sub = new NodeConnection(addressOf(client));
           sub.on('error', () => undefined);
           subscribers.push(sub);
           const keyEvents = new NodeKeyEvents();
@@ -157,16 +154,6 @@ function addressOf(client: Redis): NodeAddress {
     db: o.db ?? 0,
   };
 }
-
-/**
- * The subscribers read their sockets every this many ms, not as each notification arrives: what
- * reading the notifications cost was mostly one wake-up per arrival (a fenced pair makes each
- * master notify three times, apart), and a read of what 20 ms brought costs one. Measured with
- * `npm run bench:intake` (docs/benchmarks.md, session 35): the reader's CPU per fenced pair at
- * the HTTP lock service's rate 34.8 → 20.7 µs. At most half the grouping window (40 ms), so the
- * five nodes' copies of a change still meet in one event; events come at most this much later.
- */
-export const SUBSCRIBER_READ_MS = 20;
 
 /** How long the first subscription to a node may take before the node is polled instead. */
 export const FIRST_SUBSCRIBE_MS = 3_000;

@@ -19,53 +19,6 @@ export type ConnectionStatus = 'connecting' | 'ready' | 'reconnecting' | 'end';
 /** A command written and waiting for its reply, first in first out. */
 type Waiting = Pick<Outbound, 'resolve' | 'reject'>;
 
-export interface NodeConnectionOptions {
-  /**
-   * Read the socket only every this many ms (0, the default: as bytes arrive). For a subscriber
-   * whose messages nobody waits on (the console's keyspace notifications): between reads the
-   * socket does not read at all (`onread` + pause: the bytes wait in the kernel), so a burst of
-   * messages costs one wake-up instead of one per message; a reply waits up to this long too. TLS
-   * connections read as bytes arrive whatever this says. See `npm run bench:intake`.
-   */
-  readEveryMs?: number;
-}
-
-/** The one buffer every paced connection's reads land in (each read is copied out before the next). */
-let pacedReadBuffer: Buffer | null = null;
-
-/**
- * One timer per period for every paced socket: they all read in the same turn of the event loop
- * (one wake-up for all; a change's copies from several nodes come in together, as they would
- * unpaced), and nothing wakes for a connection with nothing to read beyond that one timer. It is
- * a referenced timer while any paced socket is registered: a paused socket holds nothing open,
- * and a paced connection must keep the process alive as an unpaced one does.
- */
-const pacers = new Map<number, { timer: NodeJS.Timeout; sockets: Set<Socket> }>();
-
-function pace(socket: Socket, everyMs: number): void {
-  socket.pause();
-  let pacer = pacers.get(everyMs);
-  if (!pacer) {
-    const sockets = new Set<Socket>();
-    const timer = setInterval(() => {
-      for (const s of sockets) s.resume();
-      // What the kernel holds is read in this turn's poll phase; stop reading right after it.
-      setImmediate(() => {
-        for (const s of sockets) s.pause();
-      });
-    }, everyMs);
-    pacers.set(everyMs, (pacer = { timer, sockets }));
-  }
-  pacer.sockets.add(socket);
-}
-
-function unpace(socket: Socket, everyMs: number): void {
-  const pacer = pacers.get(everyMs);
-  if (!pacer?.sockets.delete(socket) || pacer.sockets.size > 0) return;
-  clearInterval(pacer.timer);
-  pacers.delete(everyMs);
-}
-
 /**
  * The lock core's own connection to a node it was given as a URL: a socket, the RESP2 parser of
  * redis-parser (the one ioredis 5 ships), and the FIFO of commands waiting for their replies. It
@@ -98,17 +51,9 @@ export class NodeConnection extends EventEmitter {
   private head = 0;
   private attempts = 0;
   private retryTimer: NodeJS.Timeout | null = null;
-  private readonly readEveryMs: number;
 
-  constructor(
-    private readonly address: NodeAddress,
-    options: NodeConnectionOptions = {},
-  ) {
+  constructor(private readonly address: NodeAddress) {
     super();
-    const readEveryMs = options.readEveryMs ?? 0;
-    if (!Number.isInteger(readEveryMs) || readEveryMs < 0 || readEveryMs > 10_000)
-      throw new RangeError(`readEveryMs must be a whole number of ms from 0 to 10000; got ${String(readEveryMs)}`);
-    this.readEveryMs = address.tls ? 0 : readEveryMs;
     // Connect on the next tick, after the caller attached its listeners (as ioredis does).
     process.nextTick(() => this.connect());
   }
@@ -159,6 +104,11 @@ export class NodeConnection extends EventEmitter {
   private connect(): void {
     if (this.status === 'end') return;
     const { host, port, tls } = this.address;
+    // SNI takes host names only (an IP literal there is deprecated); the certificate is still checked against the IP.
+    const socket = tls ? connectTls({ host, port, ...(isIP(host) === 0 ? { servername: host } : {}) }) : connectTcp({ host, port });
+    this.socket = socket;
+    socket.setNoDelay(true);
+    socket.setKeepAlive(true, 30_000);
     const parser = new RedisParser({
       returnBuffers: false,
       stringNumbers: false,
@@ -174,35 +124,13 @@ export class NodeConnection extends EventEmitter {
         socket.destroy();
       },
     });
-    // SNI takes host names only (an IP literal there is deprecated); the certificate is still checked against the IP.
-    const socket = tls
-      ? connectTls({ host, port, ...(isIP(host) === 0 ? { servername: host } : {}) })
-      : this.readEveryMs > 0
-        ? // Paced: `onread` makes pause() stop the socket reading at once (a stream's pause() reads
-          // on into its buffer). The parser may keep a partial reply's bytes: each read is copied.
-          connectTcp({
-            host,
-            port,
-            onread: {
-              buffer: () => (pacedReadBuffer ??= Buffer.allocUnsafe(64 * 1024)),
-              callback: (bytes: number, buffer: Uint8Array) => {
-                parser.execute(Buffer.from(buffer.subarray(0, bytes)));
-                return true; // keep reading (false would pause)
-              },
-            },
-          })
-        : connectTcp({ host, port });
-    this.socket = socket;
-    socket.setNoDelay(true);
-    socket.setKeepAlive(true, 30_000);
-    if (this.readEveryMs === 0) socket.on('data', (chunk: Buffer) => parser.execute(chunk));
+    socket.on('data', (chunk: Buffer) => parser.execute(chunk));
     const timer = setTimeout(() => socket.destroy(new Error(`connect timed out after ${CONNECT_TIMEOUT_MS} ms`)), CONNECT_TIMEOUT_MS);
     timer.unref();
     socket.once(tls ? 'secureConnect' : 'connect', () => this.handshake(socket, timer));
     socket.on('error', (err: Error) => this.emit('error', err));
     socket.once('close', () => {
       clearTimeout(timer);
-      if (this.readEveryMs > 0) unpace(socket, this.readEveryMs);
       if (this.socket !== socket) return;
       this.socket = null;
       this.failAll(new Error('Connection closed'));
@@ -239,8 +167,6 @@ export class NodeConnection extends EventEmitter {
       clearTimeout(timer);
       this.attempts = 0;
       this.status = 'ready';
-      // Paced from here (the handshake above was read as it came); until the socket closes.
-      if (this.readEveryMs > 0) pace(socket, this.readEveryMs);
       this.emit('ready');
     };
     socket.write(Buffer.concat(steps.map((step) => encodeCommand(step))));

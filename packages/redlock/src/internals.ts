@@ -8,5 +8,5 @@
 export { ALL_SCRIPTS, ACQUIRE_SCRIPT, EXTEND_SCRIPT, FENCE_SCRIPT, PROBE_SCRIPT, RELEASE_SCRIPT, type LuaScript } from './scripts';
 export { prepareAcquire } from './request';
 export { PROBE_FIELDS, probeScript } from './grant-plan';
-export { NodeConnection, type NodeConnectionOptions } from './connection';
+export { NodeConnection } from './connection';
 export { parseNodeUrl, type NodeAddress } from './node-url';

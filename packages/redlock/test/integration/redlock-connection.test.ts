@@ -185,63 +185,6 @@ describe("the lock core's own connections (nodes given as URLs)", () => {
     }
   });
 
-  it('readEveryMs: sockets are read in batches (messages that came apart arrive together), whole and in order, two at once, across a reconnection', async () => {
-    expect(() => new NodeConnection(parseNodeUrl(`redis://127.0.0.1:${node.port}`), { readEveryMs: -1 })).toThrow(RangeError);
-    expect(() => new NodeConnection(parseNodeUrl(`redis://127.0.0.1:${node.port}`), { readEveryMs: 2 ** 31 })).toThrow(RangeError);
-    const url = `redis://${auth('', PASSWORD)}@127.0.0.1:${node.port}`;
-    // Two paced connections: they share one timer and one read buffer.
-    const conns = [
-      new NodeConnection(parseNodeUrl(url), { readEveryMs: 200 }),
-      new NodeConnection(parseNodeUrl(url), { readEveryMs: 200 }),
-    ];
-    const arrivals: Array<Array<{ at: number; payload: string }>> = [[], []];
-    conns.forEach((conn, i) => {
-      conn.on('error', () => undefined);
-      conn.on('push', (reply) => {
-        if ((reply as string[])[0] === 'message') arrivals[i]!.push({ at: performance.now(), payload: (reply as string[])[2]! });
-      });
-    });
-    const channel = `${uniquePrefix('paced')}chan`;
-    try {
-      await waitFor(() => conns.every((c) => c.status === 'ready'));
-      // A command's reply waits for the next read, no longer.
-      const asked = performance.now();
-      expect(await conns[0]!.call('PING')).toBe('PONG');
-      expect(performance.now() - asked).toBeLessThan(200 + 300);
-      for (const conn of conns) expect(await conn.call('SUBSCRIBE', channel)).toEqual(['subscribe', channel, 1]);
-      // Four messages published 10 ms apart, then one of 200 KiB with varied bytes (longer than a
-      // read: its parts are copied out of the shared buffer before the next read reuses it).
-      const big = Array.from({ length: (200 * 1024) / 8 }, (_, i) => i.toString(36).padStart(8, '.')).join('');
-      for (let i = 0; i < 4; i++) {
-        await node.client.publish(channel, `m${i}`);
-        await new Promise((resolve) => setTimeout(resolve, 10));
-      }
-      await node.client.publish(channel, big);
-      await waitFor(() => arrivals.every((a) => a.length === 5), 3_000, 'five messages on each connection');
-      for (const list of arrivals) {
-        expect(list.map((a) => a.payload)).toEqual(['m0', 'm1', 'm2', 'm3', big]);
-        // Read as they arrived, the four would come ~10 ms apart (three gaps); paced, in one or two reads.
-        expect(list.slice(1, 4).filter((a, i) => a.at - list[i]!.at > 5).length).toBeLessThanOrEqual(1);
-      }
-      // The server drops the subscribers: the connections come back, paced again, and read on.
-      await node.client.call('CLIENT', 'KILL', 'TYPE', 'pubsub');
-      await waitFor(() => conns.every((c) => c.status !== 'ready'), 2_000, 'the drop noticed');
-      await waitFor(() => conns.every((c) => c.status === 'ready'), 3_000, 'reconnected');
-      for (const conn of conns) expect(await conn.call('SUBSCRIBE', channel)).toEqual(['subscribe', channel, 1]);
-      for (let i = 0; i < 3; i++) {
-        await node.client.publish(channel, `after${i}`);
-        await new Promise((resolve) => setTimeout(resolve, 10));
-      }
-      await waitFor(() => arrivals.every((a) => a.length === 8), 3_000, 'the messages after the reconnection');
-      for (const list of arrivals) {
-        expect(list.slice(5).map((a) => a.payload)).toEqual(['after0', 'after1', 'after2']);
-        expect(list.slice(6).filter((a, i) => a.at - list[5 + i]!.at > 5).length).toBeLessThanOrEqual(1);
-      }
-    } finally {
-      for (const conn of conns) conn.disconnect();
-    }
-  });
-
   it('commands in flight when the socket dies all fail, and none runs on the next connection (nothing is re-sent)', async () => {
     // Through a fault proxy: blackholed, the commands leave our socket but never reach Redis; the
     // proxy then resets the connection. A connection layer that re-sent unanswered commands on
