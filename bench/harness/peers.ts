@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { Redlock as SesameRedlock } from '@sesamecare-oss/redlock';
 import { Redis } from 'ioredis';
 import NodeRedlock from 'redlock';
@@ -6,75 +6,11 @@ import { lockKey, quorumSize, Redlock } from '@redlock-console/redlock';
 import { RedlockMutex } from 'redis-semaphore';
 import { createRedlock, IoredisAdapter, type Lock as UniversalLock } from 'redlock-universal';
 import { OUR_PREFIX, MAX_TTL_MS } from './cluster';
+import { closeAll, connect, PEER_LABELS, queuedCommands, type Held, type LockClient, type PeerId, type PeerSettings } from './peer-client';
+import { RawFloor } from './raw-floor';
 
-/** Something holding a lock: the libraries' own lock objects, or the raw floor's. */
-export interface Held {
-  release(): Promise<unknown>;
-}
-
-export type PeerId =
-  | 'ours'
-  | 'ours-fenced'
-  | 'node-redlock'
-  | 'node-redlock-noap'
-  | 'semaphore'
-  | 'semaphore-noap'
-  | 'universal'
-  | 'universal-noap'
-  | 'sesame'
-  | 'raw'
-  | 'raw-noap';
-
-export const PEER_LABELS: Record<PeerId, string> = {
-  ours: 'ours (fenced: false)',
-  'ours-fenced': 'ours (fenced: true)',
-  'node-redlock': 'node-redlock + auto-pipelining',
-  'node-redlock-noap': 'node-redlock, no auto-pipelining',
-  semaphore: 'redis-semaphore RedlockMutex + auto-pipelining',
-  'semaphore-noap': 'redis-semaphore RedlockMutex, no auto-pipelining',
-  universal: 'redlock-universal + auto-pipelining',
-  'universal-noap': 'redlock-universal, no auto-pipelining',
-  sesame: '@sesamecare-oss/redlock + auto-pipelining',
-  raw: 'raw ioredis floor + auto-pipelining',
-  'raw-noap': 'raw ioredis floor, no auto-pipelining',
-};
-
-/** One lock library (or the floor) on the bench's masters, with its own connections. */
-export interface LockClient {
-  readonly id: PeerId;
-  readonly label: string;
-  /** Acquire `resource`; `once`: a single attempt, no retries. */
-  acquire(resource: string, ttlMs: number, once?: boolean): Promise<Held>;
-  /** The Redis key a lock on `resource` is written to (to check that it really holds a majority). */
-  keyOf(resource: string): string;
-  /** One entry per node, in node order (its connection; for ours, the core's node). */
-  readonly connections: readonly unknown[];
-  /** Commands written to node i and not answered yet, as the client's ioredis queues hold them. */
-  queued(i: number): number;
-  close(): Promise<void>;
-}
-
-export interface PeerSettings {
-  /** Retries after a failed attempt (every library's default is 10). */
-  retryCount?: number;
-}
-
-/**
- * Commands a client holds for its node and has no answer to: written and waiting (`commandQueue`),
- * waiting for a connection (`offlineQueue`), and, with auto-pipelining, waiting in the next
- * automatic pipeline (ioredis runs one automatic pipeline per node at a time, so while one is
- * unanswered the next one grows). ioredis internals, stable across v5.
- */
-export function queuedCommands(client: Redis): number {
-  const internal = client as unknown as {
-    commandQueue?: { length: number };
-    offlineQueue?: { length: number };
-    _autoPipelines?: Map<string, { length?: number }>;
-  };
-  let queued = (internal.commandQueue?.length ?? 0) + (internal.offlineQueue?.length ?? 0);
-  for (const pipeline of internal._autoPipelines?.values() ?? []) queued += pipeline.length ?? 0;
-  return queued;
-}
+// The peers' shared vocabulary lives in peer-client.ts (the raw floor, raw-floor.ts, needs it too).
+export { PEER_LABELS, type Held, type LockClient, type PeerId } from './peer-client';
 
 /** Our private node list, for the bench's queue readings only: commands in flight per node. */
 interface OurNode {
@@ -128,20 +64,6 @@ export class Ours implements LockClient {
   async close(): Promise<void> {
     if (this.owner) await this.redlock.quit();
   }
-}
-
-function connect(urls: readonly string[], autoPipelining: boolean): Redis[] {
-  return urls.map((url) => {
-    const client = new Redis(url, { enableAutoPipelining: autoPipelining });
-    client.on('error', () => undefined);
-    return client;
-  });
-}
-
-async function closeAll(clients: readonly Redis[]): Promise<void> {
-  // A client whose node never answered cannot QUIT: disconnect outright.
-  for (const client of clients) client.disconnect();
-  await Promise.resolve();
 }
 
 /** node-redlock 5.0.0-beta.2 with plain ioredis clients (the library's documented setup). */
@@ -292,73 +214,6 @@ export class UniversalPeer implements LockClient {
     const lock = once ? entry.once : entry.lock;
     const handle = await lock.acquire();
     return { release: () => lock.release(handle) };
-  }
-
-  queued(i: number): number {
-    return queuedCommands(this.connections[i]!);
-  }
-
-  close(): Promise<void> {
-    return closeAll(this.connections);
-  }
-}
-
-const RAW_RELEASE = "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0";
-const RAW_RELEASE_SHA = createHash('sha1').update(RAW_RELEASE).digest('hex');
-
-/**
- * The floor: what any Redlock costs at least with ioredis. SET key token NX PX ttl on every node
- * in parallel, granted at a quorum of OKs; release = the compare-and-delete script (EVALSHA) on
- * every node, waiting for all (as our release does). No validity arithmetic, no retries, no
- * metadata, no quarantine check.
- */
-export class RawFloor implements LockClient {
-  readonly label: string;
-  readonly connections: Redis[];
-  private readonly quorum: number;
-
-  constructor(
-    readonly id: 'raw' | 'raw-noap',
-    urls: readonly string[],
-  ) {
-    this.label = PEER_LABELS[id];
-    this.connections = connect(urls, id === 'raw');
-    this.quorum = Math.floor(urls.length / 2) + 1;
-  }
-
-  async load(): Promise<void> {
-    await Promise.all(this.connections.map((c) => c.script('LOAD', RAW_RELEASE)));
-  }
-
-  keyOf(resource: string): string {
-    return `raw:${resource}`;
-  }
-
-  acquire(resource: string, ttlMs: number): Promise<Held> {
-    const key = `raw:${resource}`;
-    const token = randomBytes(20).toString('base64url');
-    const clients = this.connections;
-    const n = clients.length;
-    const quorum = this.quorum;
-    return new Promise<Held>((resolve, reject) => {
-      let granted = 0;
-      let refused = 0;
-      const release = () => Promise.all(clients.map((c) => c.evalsha(RAW_RELEASE_SHA, 1, key, token)));
-      const held: Held = { release };
-      const vote = (ok: boolean) => {
-        if (ok) {
-          if (++granted === quorum) resolve(held);
-        } else if (++refused === n - quorum + 1) {
-          release().catch(() => undefined);
-          reject(new Error(`raw floor: ${key} refused on ${refused} nodes`));
-        }
-      };
-      for (const client of clients)
-        client.set(key, token, 'PX', ttlMs, 'NX').then(
-          (r) => vote(r === 'OK'),
-          () => vote(false),
-        );
-    });
   }
 
   queued(i: number): number {
