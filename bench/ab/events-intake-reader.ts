@@ -1,8 +1,9 @@
 /**
  * The reading end of bench/ab/events-intake.ts, in a process of its own so its CPU is its own:
  * subscribes on each node URL to the given keyevent channels with the lock core's connection (as
- * lib/server/events/keyspace-source.ts does) and counts the messages on lock keys. Protocol, one line each way: "ready" (or "error <why>") once subscribed;
- * "mark" starts a measurement, answered "marked"; "report" answers {cpuUs, messages}.
+ * lib/server/events/keyspace-source.ts does) and counts the messages on lock keys. Protocol, one
+ * line each way: "ready" (or "error <why>") once subscribed; "mark" starts a measurement, answered
+ * "marked"; "report" answers {cpuUs, messages}.
  */
 import { createInterface } from 'node:readline';
 import { NodeConnection, parseNodeUrl } from '@redlock-console/redlock/internals';

@@ -54,9 +54,11 @@ interface Reading {
 }
 
 const cluster = await BenchCluster.start(join(tmpdir(), 'redlock-intake'));
+// Quit in the finally below, also after a failure: its connections would otherwise retry the
+// stopped masters for ever and keep the process from exiting.
+const core = new Redlock(cluster.urls, { keyPrefix: OUR_PREFIX, maxTtlMs: MAX_TTL_MS, retryCount: 0 });
 try {
   await Promise.all(cluster.admin.map((c) => c.config('SET', 'notify-keyspace-events', 'Eg$x')));
-  const core = new Redlock(cluster.urls, { keyPrefix: OUR_PREFIX, maxTtlMs: MAX_TTL_MS, retryCount: 0 });
   const mastersCpu = async () => {
     const infos = await Promise.all(cluster.admin.map((c) => c.info('cpu')));
     return infos.reduce(
@@ -130,7 +132,7 @@ try {
         `masters ${median(r.map((x) => x.masters)).toFixed(1)} µs/pair, ${median(r.map((x) => x.notifications)).toFixed(2)} notifications/pair, ${median(r.map((x) => x.pairsPerS)).toFixed(0)} pairs/s`,
     );
   }
-  await core.quit();
 } finally {
+  await core.quit();
   await cluster.stop();
 }
