@@ -133,6 +133,14 @@ export function quarantineWhy(node: NodeView): QuarantineWhy | null {
       return { label: 'keys evicted', detail: 'evicted_keys grew: a lock key may be gone', note: null };
     case 'replaced':
       return { label: 'data replaced', detail: 'a replication sync replaced its dataset', note: null };
+    case 'rollback':
+      return {
+        label: 'data went back in time',
+        detail: 'its dataset was replaced within one process (a restore in place, DEBUG RELOAD, SWAPDB, RESTORE)',
+        note: null,
+      };
+    case 'clock-jump':
+      return { label: 'clock jumped', detail: 'its wall clock moved beyond the drift allowance: keys may have expired early', note: null };
     default:
       return { label: 'quarantined', detail: q.origin ?? '', note: null };
   }

@@ -46,6 +46,8 @@ export const CAUSE_LABEL: Record<QuarantineCause, string> = {
   restart: 'restart detected',
   replaced: 'data replaced by replication',
   eviction: 'keys evicted',
+  rollback: 'data went back in time',
+  'clock-jump': 'clock jumped',
 };
 
 /** The first 8 characters of a run_id: enough to tell two processes apart on screen. */
@@ -128,6 +130,8 @@ export function markCleanWarningOf(epoch: EpochSentinel | null, facts: Omit<Proc
         restart: 'a restart was found',
         replaced: 'its data was replaced by a replication sync',
         eviction: 'evicted keys were found',
+        rollback: 'its data was found to have gone back in time',
+        'clock-jump': 'its clock was found to have jumped',
       } satisfies Record<QuarantineCause, string>
     )[epoch.cause];
     events.push({ agoMs: facts.nodeNow - epoch.createdAt, what: found });

@@ -24,8 +24,13 @@ export const LIMITS = Object.freeze({
 /** Metadata fields the lock core writes itself; a caller may not set them. */
 export const RESERVED_METADATA = Object.freeze(['acquiredAt', 'extensions', 'fence', 'ttlMs']);
 
-/** Why a node sits out: its data is gone, it restarted, its sentinel speaks for another process, or it evicted keys (see epoch.ts). */
-export const QUARANTINE_CAUSES = Object.freeze(['data-loss', 'restart', 'replaced', 'eviction'] as const);
+/**
+ * Why a node sits out (see epoch.ts): its data is gone, it restarted, a replication sync replaced
+ * its data, it evicted keys, its data went back in time within one process (a restore in place,
+ * DEBUG RELOAD, SWAPDB, a RESTORE tool: `rollback`), or its wall clock jumped or ran faster or
+ * slower than the drift allowance (`clock-jump`: its keys may have expired early).
+ */
+export const QUARANTINE_CAUSES = Object.freeze(['data-loss', 'restart', 'replaced', 'eviction', 'rollback', 'clock-jump'] as const);
 export type QuarantineCause = (typeof QUARANTINE_CAUSES)[number];
 
 /** Every reason a node votes as it did (votes.ts says what each means). */
