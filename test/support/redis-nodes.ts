@@ -45,7 +45,8 @@ async function ping(port: number, deadline: number): Promise<void> {
   }
 }
 
-export async function startRedisNode(args: readonly string[]): Promise<RedisNode> {
+/** `env`: extra environment for the process (e.g. test/support/clock-shim.ts's, to move its clock). */
+export async function startRedisNode(args: readonly string[], env: Readonly<Record<string, string>> = {}): Promise<RedisNode> {
   const port = await freePort();
   const dir = mkdtempSync(join(tmpdir(), 'redlock-node-'));
   let child: ChildProcess | null = null;
@@ -71,7 +72,7 @@ export async function startRedisNode(args: readonly string[]): Promise<RedisNode
         '',
         ...a,
       ],
-      { stdio: 'ignore' },
+      { stdio: 'ignore', env: { ...process.env, ...env } },
     );
     await ping(port, Date.now() + 5_000);
   };
@@ -100,6 +101,10 @@ export async function startRedisNode(args: readonly string[]): Promise<RedisNode
   };
 }
 
-export async function startRedisNodes(argsOf: (i: number) => readonly string[], count = 5): Promise<RedisNode[]> {
-  return Promise.all(Array.from({ length: count }, (_, i) => startRedisNode(argsOf(i))));
+export async function startRedisNodes(
+  argsOf: (i: number) => readonly string[],
+  count = 5,
+  envOf: (i: number) => Readonly<Record<string, string>> = () => ({}),
+): Promise<RedisNode[]> {
+  return Promise.all(Array.from({ length: count }, (_, i) => startRedisNode(argsOf(i), envOf(i))));
 }

@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import { epochKey, legacyFenceKey } from './keys';
+import { anchorKey, epochKey, legacyFenceKey } from './keys';
 import { ScriptCall } from './resp';
 import { QUARANTINE_CAUSES, type QuarantineCause } from './vocabulary';
 import { ADOPT_RESTART_SCRIPT, MARK_CLEAN_SCRIPT } from './scripts';
@@ -29,6 +29,8 @@ export const EPOCH_FIELDS = Object.freeze({
   evicted: 'evicted',
   replid: 'replid',
   fence: 'fence',
+  processed: 'processed',
+  replacing: 'replacing',
 });
 
 /** Why a node was quarantined (the sentinel's `cause`). */
@@ -91,7 +93,7 @@ export async function markNodeClean(
   options: { keyPrefix: string; maxTtlMs: number; origin?: string; seen?: SeenSentinel },
 ): Promise<EpochSentinel> {
   const call = markCleanArgs(options);
-  const reply = (await client.eval(MARK_CLEAN_SCRIPT.source, 2, ...call)) as unknown[];
+  const reply = (await client.eval(MARK_CLEAN_SCRIPT.source, 3, ...call)) as unknown[];
   checkMarkClean(reply);
   const sentinel = await readEpoch(client, options.keyPrefix);
   return (
@@ -107,7 +109,7 @@ export async function markNodeClean(
 
 /** markNodeClean's script call, for the lock core's own connections (LockNode.run); check the reply with checkMarkClean. */
 export function markCleanCall(options: { keyPrefix: string; maxTtlMs: number; origin?: string; seen?: SeenSentinel }): ScriptCall {
-  return new ScriptCall(MARK_CLEAN_SCRIPT, 2, markCleanArgs(options));
+  return new ScriptCall(MARK_CLEAN_SCRIPT, 3, markCleanArgs(options));
 }
 
 function markCleanArgs(options: { keyPrefix: string; maxTtlMs: number; origin?: string; seen?: SeenSentinel }): string[] {
@@ -115,6 +117,7 @@ function markCleanArgs(options: { keyPrefix: string; maxTtlMs: number; origin?: 
   return [
     epochKey(options.keyPrefix),
     legacyFenceKey(options.keyPrefix),
+    anchorKey(options.keyPrefix),
     String(options.maxTtlMs),
     options.origin ?? 'clean',
     seen ? (seen.runId ?? '-') : '',

@@ -39,13 +39,18 @@
  *   its own batch did.
  */
 import type { GrantPlan, NodeProbes } from './grant-plan';
-import { explainNodeError, judgeGrant, needsCheck, parseProbe, recordProbe, type Probe } from './grant-verdict';
-import type { BatchGroup, LockNode, Reply } from './node';
+import { explainNodeError, fastProbe, judgeGrant, needsCheck, parseProbe, recordProbe, type GrantReply, type Probe } from './grant-verdict';
+import { checkClock } from './clock-check';
+import { QUARANTINE_CAUSES, type QuarantineCause } from './vocabulary';
+import type { BatchGroup, LockNode, Reply, TimedReply } from './node';
 import { deliver } from './outbound';
 import { isOne } from './resp';
 
-/** The most commands a probe takes (the fast one: MULTI, proof, read, EXEC); seal() returns the rest. */
-const FAST_PROBE_COMMANDS = 4;
+/** The most commands a probe takes (the fast one: MULTI, proof, read, anchor, stats, TIME, EXEC); seal() returns the rest. */
+const FAST_PROBE_COMMANDS = 7;
+
+/** Evidence only this client has that the node's locks may be gone: a quarantine it must start (probe.lua ARGV[5]). */
+type Evidence = 'rollback' | 'clock-jump';
 
 export class GrantGroup implements BatchGroup {
   private readonly plans: GrantPlan[] = [];
@@ -55,12 +60,22 @@ export class GrantGroup implements BatchGroup {
   /** The first member whose SET was written after TIME; −1 while no TIME was sent. */
   private timeFrom = -1;
   private probeWanted = false;
-  /** The fast probe's replies (MULTI, proof, read, EXEC) until settle() makes them the probe. */
+  /** The fast probe's replies (MULTI, proof, read, anchor, stats, TIME, EXEC) until settle() judges them. */
   private parts: unknown[] | null = null;
+  /** Was the connection's WATCH armed on the anchor when the fast transaction's EXEC ran? */
+  private watchedBefore = false;
+  /** Did the fast transaction find the anchor (so the WATCH sent after it is trusted)? */
+  private anchorSeen = false;
   /** Some member judges the sentinel (not only reads the register). */
   private judging = false;
   private time: unknown = null;
+  /** The probe's raw reply, or the Error it (or a read it needs) failed with. */
   private probe: unknown = null;
+  /** The probe as judged (the fast transaction's is assembled here, not parsed). */
+  private parsed: Probe | null = null;
+  /** When the probe was written and its reply read (performance.now()), for the clock check. */
+  private sentAt = 0;
+  private readAt = 0;
   /** Replies still to come (the members' and the reads'). */
   private waiting = 0;
   private sealed = false;
@@ -109,11 +124,14 @@ export class GrantGroup implements BatchGroup {
     const node = this.node;
     const probes = this.probes;
     const checking = this.judging && node.checkDue(probes.checkIntervalMs);
-    if (checking || !node.probeByProof) {
-      // One command: the check, or the script's own fast read on a node that refuses SCRIPT EXISTS.
+    this.sentAt = performance.now();
+    if (checking || !node.watching) {
+      // One command: the check, or the script's own fast read on a node that cannot WATCH (a
+      // client passed in, a proxy that refuses transactions): it carries its own evidence.
       node.unreserve(FAST_PROBE_COMMANDS - 1);
       this.waiting++;
       node.sendReserved(checking ? probes.check().evalshaPayload() : probes.fast, (err, value) => {
+        this.readAt = performance.now();
         if (err && err.message.startsWith('NOSCRIPT')) {
           // The process has not run a check of ours (a restart, a SCRIPT FLUSH): check it now. Its
           // EVAL fall back is a check too, so this loads the probe only together with a check.
@@ -121,27 +139,43 @@ export class GrantGroup implements BatchGroup {
           this.arrive(undefined);
           return;
         }
+        if (checking && !err) node.noteCheckAnchor(value);
         this.arrive((this.probe = err ?? value));
       });
+      if (checking) node.armAfterCheck(probes);
       return;
     }
-    // The fast probe: the proof and the read in one transaction (the header says why).
-    const parts: unknown[] = [undefined, undefined, undefined, undefined];
+    // The fast probe: the proof, the read and the evidence in one transaction (the header says why).
+    const parts: unknown[] = new Array<unknown>(FAST_PROBE_COMMANDS).fill(undefined);
     this.parts = parts;
     this.waiting += FAST_PROBE_COMMANDS;
-    node.sendReserved(probes.multi, (err, value) => this.arrive((parts[0] = err ?? value)));
-    node.sendReserved(probes.proof, (err, value) => this.arrive((parts[1] = err ?? value)));
-    node.sendReserved(probes.read, (err, value) => this.arrive((parts[2] = err ?? value)));
-    node.sendReserved(probes.exec, (err, value) => this.arrive((parts[3] = err ?? value)));
+    const payloads = [probes.multi, probes.proof, probes.read, probes.anchorExists, probes.stats, probes.time, probes.exec];
+    for (let k = 0; k < FAST_PROBE_COMMANDS - 1; k++)
+      node.sendReserved(payloads[k]!, (err, value) => this.arrive((parts[k] = err ?? value)));
+    node.sendReserved(probes.exec, (err, value) => {
+      // Read in reply order: the connection's WATCH state is the one armed right before this EXEC.
+      this.readAt = performance.now();
+      this.watchedBefore = node.watch === 'armed';
+      this.anchorSeen = !err && Array.isArray(value) && Number(value[2]) === 1;
+      this.arrive((parts[FAST_PROBE_COMMANDS - 1] = err ?? value));
+    });
+    node.armAfterTransaction(probes, () => this.anchorSeen);
   }
 
   /** A check, sent now (after every command of the group), standing in for the probe. */
-  private checkNow(): void {
+  private checkNow(forced: Evidence | null = null): void {
     this.waiting++;
-    this.node.runCheck(this.probes, true).then(
-      (checked) => this.arrive((this.probe = checked)),
+    this.node.runCheck(this.probes, forced === null, forced === null ? undefined : this.probes.checkForced(forced)).then(
+      (checked) => this.arrive(this.takeCheck(checked)),
       (e: Error) => this.arrive((this.probe = e)),
     );
+  }
+
+  private takeCheck(checked: TimedReply): unknown {
+    this.sentAt = checked.sentAt;
+    this.readAt = checked.readAt;
+    this.parsed = null;
+    return (this.probe = checked.reply);
   }
 
   private arrive(_: unknown): void {
@@ -153,72 +187,156 @@ export class GrantGroup implements BatchGroup {
     const parts = this.parts;
     if (parts !== null) {
       this.parts = null;
-      const [multi, proof, read, executed] = parts;
-      if (parts.every((part) => part instanceof Error)) {
-        // The connection failed them all.
-        this.probe = executed;
-      } else if (multi instanceof Error || proof instanceof Error) {
-        // The node (a proxy before it) refuses transactions or SCRIPT: from now on its fast probe
-        // is the script's own; a check decides now.
-        this.node.probeByProof = false;
-        this.checkNow();
-        return;
-      } else if (read instanceof Error) {
-        // The read itself failed (LOADING, an ACL without HMGET): every member that needs it fails.
-        this.probe = read;
-      } else if (
-        Array.isArray(executed) &&
-        executed.length === 2 &&
-        Array.isArray(executed[0]) &&
-        isOne(executed[0][0]) &&
-        Array.isArray(executed[1])
-      ) {
-        this.probe = executed[1];
-      } else {
-        // Not proved: no check of ours ran in this process (a restart, a SCRIPT FLUSH: the proof
-        // answered 0), or the transaction did not run whole in one process (EXEC without its
-        // MULTI: our upstream changed in between). A check now decides.
-        this.checkNow();
-        return;
-      }
+      if (!this.takeTransaction(parts)) return;
     }
-    if (this.probe instanceof Error || this.probe === null) {
-      this.decide(null);
+    if (this.probe instanceof Error || (this.probe === null && this.parsed === null)) {
+      this.decide(null, null);
       return;
     }
     let probe: Probe;
     try {
-      probe = parseProbe(this.probe);
+      probe = this.parsed ?? parseProbe(this.probe);
     } catch (err) {
       this.probe = err as Error;
-      this.decide(null);
+      this.decide(null, null);
+      return;
+    }
+    this.judgeProbe(probe);
+  }
+
+  /**
+   * The fast transaction's replies become the probe (false: a check was sent instead, and settle()
+   * runs again when it answers). Evidence of a rollback starts a quarantine at once.
+   */
+  private takeTransaction(parts: unknown[]): boolean {
+    const [multi, proof, read, , , , executed] = parts;
+    if (parts.every((part) => part instanceof Error)) {
+      // The connection failed them all.
+      this.probe = executed;
+      return true;
+    }
+    if (multi instanceof Error || proof instanceof Error) {
+      // The node (a proxy before it) refuses transactions or SCRIPT: from now on its fast probe
+      // is the script's own; a check decides now.
+      this.node.probeByProof = false;
+      this.checkNow();
+      return false;
+    }
+    if (read instanceof Error) {
+      // The read itself failed (LOADING, an ACL without HMGET): every member that needs it fails.
+      this.probe = read;
+      return true;
+    }
+    if (executed === null && this.watchedBefore && this.probes.detect === '2') {
+      // The EXEC aborted: the anchor, which nothing writes, was touched since the WATCH armed on it
+      // (a sync, DEBUG RELOAD, SWAPDB, FLUSHALL, a RESTORE or an eviction of it). The node's data
+      // may have gone back in time under the same process: evidence only this connection has.
+      this.force('rollback');
+      return false;
+    }
+    if (!Array.isArray(executed) || executed.length !== FAST_PROBE_COMMANDS - 2) {
+      // Aborted without an armed WATCH, or not run whole in one process (EXEC without its MULTI:
+      // our upstream changed in between): a check decides.
+      this.checkNow();
+      return false;
+    }
+    const [proved, fields, anchor, stats, time] = executed as unknown[];
+    for (const one of [fields, anchor, stats, time]) {
+      if (one instanceof Error) {
+        this.probe = one;
+        return true;
+      }
+    }
+    if (!Array.isArray(proved) || !isOne(proved[0]) || !Array.isArray(fields)) {
+      // Not proved: no check of ours ran in this process (a restart, a SCRIPT FLUSH). A check decides.
+      this.checkNow();
+      return false;
+    }
+    this.parsed = fastProbe(fields, time, this.suspectOf(fields, Number(anchor), String(stats)));
+    this.probe = fields;
+    return true;
+  }
+
+  /**
+   * Why the fast read cannot vouch for itself (null: it can). Every fast read is read after the
+   * batch's SETs; what makes it worth anything is that nothing replaced the data between the check
+   * that reconciled it and now: the WATCH armed since then did not fire (watchedBefore), the anchor
+   * is still there, and no key was evicted and no RESETSTAT hid an eviction since that check
+   * (INFO stats against what the check recorded in the sentinel).
+   */
+  private suspectOf(fields: readonly unknown[], anchor: number, stats: string): string | null {
+    if (!this.watchedBefore) return 'unwatched';
+    if (anchor !== 1) return 'anchor';
+    const recordedEvicted = fields[5];
+    if (recordedEvicted !== null && recordedEvicted !== undefined && statNumber(stats, 'evicted_keys') !== Number(recordedEvicted))
+      return 'evicted';
+    const recordedProcessed = Number(fields[6] ?? 0);
+    if (statNumber(stats, 'total_commands_processed') < recordedProcessed) return 'resetstat';
+    return null;
+  }
+
+  /** Judge a probe: its clock first, then a check when it asks for one, then the members. */
+  private judgeProbe(probe: Probe): void {
+    if (this.judging && this.clockJumped(probe)) {
+      this.force('clock-jump');
       return;
     }
     if (this.judging && needsCheck(this.node, this.probes, probe)) {
       this.node
         .runCheck(this.probes)
-        .then(
-          (checked) => this.decide(parseProbe(checked)),
-          (e: Error) => {
-            this.probe = e;
-            this.decide(null);
-          },
-        )
+        .then((checked) => {
+          this.takeCheck(checked);
+          const parsed = parseProbe(checked.reply);
+          if (this.clockJumped(parsed)) this.force('clock-jump');
+          else this.decide(parsed, null);
+        })
         .catch((e: unknown) => {
-          // parseProbe refused the check's reply: every member needing it fails with that error.
+          // The check failed, or parseProbe refused its reply: every member needing it fails with that error.
           this.probe = e instanceof Error ? e : new Error(String(e));
-          this.decide(null);
+          this.decide(null, null);
         });
       return;
     }
-    this.decide(probe);
+    this.decide(probe, null);
+  }
+
+  /** Does this probe's TIME show the node's clock off our monotonic clock beyond the drift allowance (clock-check.ts)? */
+  private clockJumped(probe: Probe): boolean {
+    if (probe.timeMs === null || this.probes.detect !== '2') return false;
+    return checkClock(this.node, probe.timeMs, this.sentAt, this.readAt, this.probes.driftFactor) > 0;
+  }
+
+  /**
+   * Evidence this client alone has: start the quarantine on the node (a check with that cause, so
+   * every other client sees it) and vote against whatever it answers.
+   */
+  private force(evidence: Evidence): void {
+    this.node.runCheck(this.probes, false, this.probes.checkForced(evidence)).then(
+      (checked) => {
+        this.takeCheck(checked);
+        let parsed: Probe | null = null;
+        try {
+          parsed = parseProbe(checked.reply);
+        } catch (err) {
+          this.probe = err as Error;
+        }
+        this.decide(parsed, evidence);
+      },
+      (e: Error) => {
+        this.probe = e;
+        this.decide(null, evidence);
+      },
+    );
   }
 
   /** Judge the members in write order (see the header); each member is answered exactly once. */
-  private decide(probe: Probe | null): void {
+  private decide(probe: Probe | null, evidence: Evidence | null): void {
     if (this.decided) return;
     this.decided = true;
     if (probe !== null) recordProbe(this.node, this.probes, probe);
+    // A quarantine just started on evidence: ask for the node's TIME from the next grant on, so
+    // that its end is seen at once (grant-verdict.ts epochVerdict).
+    if (evidence !== null) this.node.quarantine.wantTime = true;
     const probeFailed = failure(this.probe);
     for (let i = 0; i < this.plans.length; i++) {
       const plan = this.plans[i]!;
@@ -229,9 +347,35 @@ export class GrantGroup implements BatchGroup {
         deliver(this.replies[i]!, explainNodeError(failed), undefined);
         continue;
       }
+      if (evidence !== null && plan.quarantine) {
+        deliver(this.replies[i]!, null, evidenceVote(probe, evidence));
+        continue;
+      }
       deliver(this.replies[i]!, null, judgeGrant(this.node, plan, this.grants[i], probe, timed ? this.time : null));
     }
   }
+}
+
+/**
+ * The vote of a member judged on evidence: quarantined, until what the forced check wrote (or now),
+ * for the cause the check recorded (an eviction it found itself comes before the evidence: the
+ * WATCH also fires when the anchor is evicted), or the evidence's.
+ */
+function evidenceVote(probe: Probe | null, evidence: Evidence): GrantReply {
+  const until = Number(probe?.until ?? 0);
+  const found = probe?.check?.cause;
+  const cause = found && (QUARANTINE_CAUSES as readonly string[]).includes(found) ? (found as QuarantineCause) : evidence;
+  return [2, Number.isFinite(until) && until > 0 ? until : Date.now(), cause, probe?.check?.started ?? false];
+}
+
+/** A counter of an INFO section (`name:<digits>`), or NaN. */
+function statNumber(info: string, name: string): number {
+  const at = info.indexOf(`\n${name}:`);
+  if (at < 0) return Number.NaN;
+  const from = at + name.length + 2;
+  let end = from;
+  while (end < info.length && info.charCodeAt(end) >= 48 && info.charCodeAt(end) <= 57) end++;
+  return Number(info.slice(from, end));
 }
 
 function failure(reply: unknown): Error | null {

@@ -16,6 +16,14 @@ export const PROBE_FIELDS = [
   EPOCH_FIELDS.fence,
 ] as const;
 
+/**
+ * What the fast transaction's read adds to PROBE_FIELDS: the evicted_keys and
+ * total_commands_processed the last check recorded, compared with INFO stats read in the same
+ * transaction (grant-group.ts), so that an eviction (or a RESETSTAT hiding one) since that check
+ * is seen by the next grant, not the next check.
+ */
+export const FAST_READ_FIELDS = [...PROBE_FIELDS, EPOCH_FIELDS.evicted, EPOCH_FIELDS.processed] as const;
+
 /** What a probe's check detects (scripts/probe.lua ARGV[3]). */
 export type DetectLevel = '0' | '1' | '2';
 
@@ -50,11 +58,24 @@ export interface NodeProbes {
   readonly multi: Buffer;
   readonly proof: Buffer;
   readonly read: Buffer;
+  /** `EXISTS <prefix>anchor`, `INFO stats`, `TIME`: the rest of the fast transaction (grant-group.ts). */
+  readonly anchorExists: Buffer;
+  readonly stats: Buffer;
   readonly exec: Buffer;
+  /** `WATCH <prefix>anchor`, sent after every probe on the core's own connections (grant-group.ts). */
+  readonly watch: Buffer;
+  /** `UNWATCH`: before a check's WATCH when the connection's watch was not armed on an existing anchor. */
+  readonly unwatch: Buffer;
+  /** `<prefix>anchor` */
+  readonly anchorKey: string;
+  /** The drift allowance (settings.driftFactor) the clock check holds each node's TIME to (clock-check.ts). */
+  readonly driftFactor: number;
   /** probe.lua in fast mode, EVALSHA only (it must never be EVALed, see probe.lua): for a node that refuses SCRIPT EXISTS. */
   readonly fast: Buffer;
   /** probe.lua in check mode; the EVAL fall back of a check is a check too. */
   check(): ScriptCall;
+  /** A check that starts a quarantine for evidence only this client has (probe.lua ARGV[5]). */
+  checkForced(cause: 'rollback' | 'clock-jump'): ScriptCall;
   /** The check that may start a quarantine on a node without a sentinel (see protocol.ts startQuarantine). */
   readonly checkStarting: ScriptCall;
   readonly maxTtlMs: number;
@@ -93,23 +114,35 @@ export function nodeProbes(
   detect: DetectLevel,
   checkIntervalMs: number,
   nodeCount: number,
+  options: { anchorKey?: string; driftFactor?: number } = {},
 ): NodeProbes {
   const cluster: ClusterView = { ceilingAgreed: false, ceilingConflict: false, withoutSentinel: new Set(), nodeCount, runIds: new Map() };
   const script = probeScript(epochKey, detect, maxTtlMs);
+  const anchor = options.anchorKey ?? `${epochKey.replace(/epoch$/, '')}anchor`;
+  const keys = [epochKey, legacyFenceKey, anchor];
   const checks = [
-    new ScriptCall(script, 2, [epochKey, legacyFenceKey, '1', maxTtlMs, detect, '0']),
-    new ScriptCall(script, 2, [epochKey, legacyFenceKey, '1', maxTtlMs, detect, '1']),
+    new ScriptCall(script, 3, [...keys, '1', maxTtlMs, detect, '0', '']),
+    new ScriptCall(script, 3, [...keys, '1', maxTtlMs, detect, '1', '']),
   ];
+  const forced = (cause: 'rollback' | 'clock-jump') =>
+    new ScriptCall(script, 3, [...keys, '1', maxTtlMs, detect, mayStartQuarantine(cluster) ? '1' : '0', cause]);
   return {
     epochKey,
     legacyFenceKey,
+    anchorKey: anchor,
+    driftFactor: options.driftFactor ?? 0.01,
     time: encodeCommand(['TIME']),
     multi: encodeCommand(['MULTI']),
     proof: encodeCommand(['SCRIPT', 'EXISTS', script.sha]),
     exec: encodeCommand(['EXEC']),
-    read: encodeCommand(['HMGET', epochKey, ...PROBE_FIELDS]),
-    fast: new ScriptCall(script, 2, [epochKey, legacyFenceKey, '0', maxTtlMs, detect, '0']).evalshaPayload(),
+    read: encodeCommand(['HMGET', epochKey, ...FAST_READ_FIELDS]),
+    anchorExists: encodeCommand(['EXISTS', anchor]),
+    stats: encodeCommand(['INFO', 'stats']),
+    watch: encodeCommand(['WATCH', anchor]),
+    unwatch: encodeCommand(['UNWATCH']),
+    fast: new ScriptCall(script, 3, [...keys, '0', maxTtlMs, detect, '0', '']).evalshaPayload(),
     check: () => checks[mayStartQuarantine(cluster) ? 1 : 0]!,
+    checkForced: forced,
     checkStarting: checks[1]!,
     maxTtlMs,
     detect,

@@ -8,6 +8,7 @@ import { mayStartQuarantine, type GrantPlan, type NodeProbes } from './grant-pla
 import type { LockNode } from './node';
 import { isZero } from './resp';
 import { metaTextOf, tokenOf } from './value';
+import { timeReplyMs } from './clock-check';
 
 /**
  * A node's answer, in one shape for every kind of grant:
@@ -33,6 +34,13 @@ export interface Probe {
   readonly fence: string | null;
   /** Check mode only: the running process, its eviction policy, whether this call started a quarantine, why. */
   readonly check: { runIdNow: string; policy: string; started: boolean; cause: string } | null;
+  /** The node's TIME when the probe ran (ms, µs precision), for the clock check; null when not read. */
+  readonly timeMs: number | null;
+  /**
+   * A fast read only: why it cannot be judged without a check ('anchor', 'evicted', 'resetstat',
+   * 'replacing': scripts/probe.lua; 'unwatched', 'proof': grant-group.ts), or null.
+   */
+  readonly suspect: string | null;
 }
 
 /**
@@ -52,18 +60,37 @@ export class ProbeReplyError extends Error {
   override readonly name = 'ProbeReplyError' as const;
 }
 
+/** A check's reply (12 entries) or the probe script's fast read (8): scripts/probe.lua says what each holds. */
 export function parseProbe(reply: unknown): Probe {
-  if (!Array.isArray(reply) || (reply.length !== 5 && reply.length !== 9)) {
+  if (!Array.isArray(reply) || (reply.length !== 8 && reply.length !== 12)) {
     throw new ProbeReplyError(`unexpected reply to the probe: ${JSON.stringify(reply)?.slice(0, 80)}`);
   }
   const r = reply as (string | number | null)[];
+  const isCheck = r.length === 12;
   return {
     createdAt: text(r[0]),
     until: text(r[1]),
     runId: text(r[2]),
     maxTtlMs: text(r[3]),
     fence: text(r[4]),
-    check: r.length > 5 ? { runIdNow: String(r[5]), policy: String(r[6]), started: Number(r[7]) === 1, cause: String(r[8] ?? '') } : null,
+    check: isCheck ? { runIdNow: String(r[5]), policy: String(r[6]), started: Number(r[7]) === 1, cause: String(r[8] ?? '') } : null,
+    timeMs: isCheck ? timeReplyMs(r[9], r[10]) : timeReplyMs(r[6], r[7]),
+    suspect: isCheck || !r[5] ? null : String(r[5]),
+  };
+}
+
+/** The fast transaction's sentinel read (FAST_READ_FIELDS) and the TIME beside it, as a Probe. */
+export function fastProbe(read: readonly unknown[], time: unknown, suspect: string | null): Probe {
+  const t = Array.isArray(time) ? timeReplyMs(time[0], time[1]) : null;
+  return {
+    createdAt: text(read[0] as string | null),
+    until: text(read[1] as string | null),
+    runId: text(read[2] as string | null),
+    maxTtlMs: text(read[3] as string | null),
+    fence: text(read[4] as string | null),
+    check: null,
+    timeMs: t,
+    suspect,
   };
 }
 
@@ -83,6 +110,9 @@ export function needsCheck(node: LockNode, probes: NodeProbes, probe: Probe): bo
   // than once per check interval while it may not, or every grant would bring a check. (The vote
   // is against either way: a node without a sentinel never votes for.)
   if (probe.createdAt === null) return mayStartQuarantine(probes.cluster) || node.checkDue(probes.checkIntervalMs);
+  // The read cannot vouch for itself: the anchor, evictions, a RESETSTAT or a data-replacing command
+  // since the last check (scripts/probe.lua fast mode), or no armed WATCH before it (grant-group.ts).
+  if (probe.suspect !== null) return true;
   return node.checks.runId === null || probe.runId !== node.checks.runId;
 }
 

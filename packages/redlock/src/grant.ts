@@ -39,6 +39,7 @@ import { GrantGroup } from './grant-group';
 import type { GrantPlan } from './grant-plan';
 import { explainNodeError, judgeGrant, parseProbe, recordProbe, type Probe } from './grant-verdict';
 import type { BatchReplies, LockNode, Reply } from './node';
+import { checkClock, timeReplyMs } from './clock-check';
 
 /** Send the plan to one node; `reply` gets its GrantReply, or the error the node failed with. */
 export function sendGrant(node: LockNode, plan: GrantPlan, reply: Reply): void {
@@ -124,7 +125,15 @@ function sendAlone(node: LockNode, plan: GrantPlan, grant: Buffer, reply: Reply)
     // A node met for the first time (or after NOSCRIPT) has never run our probe: send its source.
     node.runCheck(plan.probes, true).then(
       (checked) => {
-        probe = checked;
+        probe = checked.reply;
+        // The first reading of this connection's clock check (clock-check.ts): its baseline. A jump
+        // against an earlier reading (a grant sent again after NOSCRIPT) counts the node out now;
+        // the next probe's check starts the quarantine.
+        const t = Array.isArray(checked.reply) && checked.reply.length === 12 ? timeReplyMs(checked.reply[9], checked.reply[10]) : null;
+        if (t !== null && plan.probes.detect === '2' && checkClock(node, t, checked.sentAt, checked.readAt, plan.probes.driftFactor) > 0) {
+          probe = new Error("the node's clock jumped beyond the drift allowance");
+          node.checks.runId = null;
+        }
         settle();
       },
       (err: Error) => {

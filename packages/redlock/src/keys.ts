@@ -8,6 +8,7 @@
  * | `<prefix>lock:<resource>` | string, PX ttl | a lock: `<token> <metadata JSON>` (value.ts) |
  * | `<prefix>epoch` | hash, no ttl | the epoch sentinel and the fence register (epoch.ts) |
  * | `<prefix>fence` | string | the fence register of older versions, folded into the hash by a check |
+ * | `<prefix>anchor` | string `1`, no ttl | created once by a check, never written again: the key the core WATCHes (grant-group.ts) |
  * | `<prefix>released` | pub/sub channel | a release's resource name, for waiters (waiters.ts) |
  *
  * Resource names are any well-formed string (validate.ts), so a lock key is the lock prefix and
@@ -57,6 +58,15 @@ export function epochKey(keyPrefix: string): string {
  */
 export function legacyFenceKey(keyPrefix: string): string {
   return `${keyPrefix}fence`;
+}
+
+/**
+ * `<prefix>anchor`: created by a check (scripts/probe.lua) and never written again. The lock core
+ * WATCHes it on its own connections, so that whatever replaces the node's data in place (a sync,
+ * DEBUG RELOAD, SWAPDB, FLUSHALL, a RESTORE of it, its eviction) aborts the next fast probe.
+ */
+export function anchorKey(keyPrefix: string): string {
+  return `${keyPrefix}anchor`;
 }
 
 /** `<prefix>released`: the channel a release publishes its resource names on. */

@@ -10,6 +10,7 @@ import { ScriptGroup, type MergeCalls, type Mergeable } from './script-group';
 import { nodeLabel } from './node-label';
 import { ALL_SCRIPTS, PROBE_SCRIPT } from './scripts';
 import type { RedlockSettings } from './settings';
+import type { ClockReading } from './clock-check';
 
 export type { BatchReplies, Reply } from './outbound';
 
@@ -19,6 +20,13 @@ export type { BatchReplies, Reply } from './outbound';
  */
 export interface BatchGroup {
   seal(): void;
+}
+
+/** A reply with the moments its command was written (about) and its reply read, on performance.now(). */
+export interface TimedReply {
+  readonly reply: unknown;
+  readonly sentAt: number;
+  readonly readAt: number;
 }
 
 export class NodeBacklogError extends Error {
@@ -83,6 +91,21 @@ export class LockNode {
    * false once the node (a proxy before it) refused that command: the script's own fast read then.
    */
   probeByProof = true;
+  /**
+   * The rollback detector on this connection (grant-group.ts): 'armed' once a WATCH of the anchor
+   * was sent right after a probe that found the anchor there (nothing can replace the dataset in
+   * place from then on without aborting our next EXEC); 'untrusted' when the anchor was missing at
+   * that moment (a WATCH of a missing key misses a reload); 'none' on a new connection.
+   */
+  watch: 'none' | 'armed' | 'untrusted' = 'none';
+  /**
+   * Only the core's own connection WATCHes: a client passed in may run the application's own
+   * MULTI/EXEC, which would clear our WATCH (and ours could abort theirs). Such a node's fast probe
+   * is the probe script's own read, which carries the same evidence (scripts/probe.lua fast mode).
+   */
+  readonly canWatch: boolean;
+  /** The clock check's references for this node (clock-check.ts); reset on a new connection. */
+  readonly clock: { last: ClockReading | null; base: ClockReading | null } = { last: null, base: null };
   private batch: Outbound[] = [];
   /** The groups of the batch being collected (see BatchGroup), sealed when it is written. */
   private groups: Map<unknown, BatchGroup> | null = null;
@@ -136,13 +159,19 @@ export class LockNode {
       this.url = null;
       this.client = target;
       this.connection = null;
+      // The probe script's own fast read from the start (see canWatch).
+      this.probeByProof = false;
     }
+    this.canWatch = this.connection !== null;
     // A new connection may reach another process (a restart, a failover behind a proxy): check it
     // before its next vote. Detection does not rely on this (a proxy may keep our socket open while
     // its upstream restarts: the probe finds that, see grant-verdict.ts), it only makes it sooner.
     (this.connection ?? this.client)!.on('ready', () => {
       this.checks.runId = null;
-      this.probeByProof = true;
+      this.probeByProof = this.canWatch;
+      this.watch = 'none';
+      this.clock.last = null;
+      this.clock.base = null;
       this.readySince = performance.now();
     });
   }
@@ -166,25 +195,94 @@ export class LockNode {
   }
 
   /**
-   * Run a check (scripts/probe.lua check mode) now, behind whatever this node was sent before. Not
-   * shared between callers: a check judges only the grants that were sent before it.
+   * Run a check (scripts/probe.lua check mode; `call`, or the probes' own) now, behind whatever
+   * this node was sent before, then re-arm the rollback detector's WATCH (see armAfterCheck). Not
+   * shared between callers: a check judges only the grants that were sent before it. Resolves with
+   * the reply and when it was sent and read (performance.now(), for the clock check).
    */
-  runCheck(probes: NodeProbes, withSource = false): Promise<unknown> {
-    if (!withSource) return this.run(probes.check());
-    // The caller just got NOSCRIPT: send the source at once (EVAL loads it, as a check).
+  runCheck(probes: NodeProbes, withSource = false, call?: ScriptCall): Promise<TimedReply> {
+    const check = call ?? probes.check();
     return new Promise((resolve, reject) => {
       if (this.refuse(1, (err) => reject(err))) return;
       this.pending++;
-      const send = () =>
-        this.command(probes.check().evalPayload(), (err, value) => {
-          this.pending--;
-          this.settled++;
+      const send = () => {
+        const sentAt = performance.now();
+        const answer: Reply = (err, value) => {
+          if (!err) this.noteCheckAnchor(value);
           if (err) reject(err);
-          else resolve(value);
-        });
+          else resolve({ reply: value, sentAt, readAt: performance.now() });
+        };
+        if (withSource) {
+          // The caller just got NOSCRIPT: send the source at once (EVAL loads it, as a check).
+          this.command(check.evalPayload(), (err, value) => {
+            this.pending--;
+            this.settled++;
+            answer(err, value);
+          });
+        } else {
+          this.sendScript(check, answer);
+        }
+        this.armAfterCheck(probes);
+      };
       // Still connecting: after the commands sent before it, like call() and callBatch().
       if (this.booting) void this.booting.then(send);
       else send();
+    });
+  }
+
+  /** Does this node's fast probe run as a WATCHed transaction (see canWatch, probeByProof)? */
+  get watching(): boolean {
+    return this.canWatch && this.probeByProof;
+  }
+
+  /** Whether the anchor existed after the last check whose reply was read (null: not known). */
+  private checkAnchor: boolean | null = null;
+
+  /** Remember what a check's reply says of the anchor (scripts/probe.lua check reply, 12th). */
+  noteCheckAnchor(reply: unknown): void {
+    this.checkAnchor = Array.isArray(reply) && reply.length >= 12 ? Number(reply[11]) === 1 : false;
+  }
+
+  /**
+   * After a check: `UNWATCH`, `WATCH <anchor>`. The UNWATCH drops whatever the old WATCH saw (a
+   * check judges the process by its own evidence, the probe script's REPLACING calls; what only a WATCH
+   * sees is a plain-command write of the anchor, README: assumptions), and a check may create the
+   * anchor, which would fire a WATCH armed on it while it was missing. The WATCH is trusted
+   * ('armed') only when the check read just before it found the anchor there: replies come in the
+   * order sent, so the check's reply is read before the WATCH's (a check re-sent after NOSCRIPT
+   * lands after it: untrusted, and the next probe is a check again).
+   */
+  armAfterCheck(probes: NodeProbes, markClean?: Promise<unknown>): void {
+    if (!this.watching) return;
+    this.checkAnchor = null;
+    // A mark-clean (mark-clean.lua creates the anchor) stands in for the check: its success, when
+    // known by the time the WATCH answers, trusts the WATCH (otherwise the next probe is a check).
+    markClean?.then(
+      (reply) => {
+        if (Array.isArray(reply) && Number(reply[0]) === 1) this.checkAnchor = true;
+      },
+      () => undefined,
+    );
+    this.sendUntracked(probes.unwatch, ignoreReply);
+    this.sendUntracked(probes.watch, (err) => {
+      this.watch = !err && this.checkAnchor === true ? 'armed' : 'untrusted';
+    });
+  }
+
+  /** The WATCH after a fast transaction: trusted when the transaction found the anchor (grant-group.ts). */
+  armAfterTransaction(probes: NodeProbes, anchorSeen: () => boolean): void {
+    this.sendUntracked(probes.watch, (err) => {
+      this.watch = !err && anchorSeen() ? 'armed' : 'untrusted';
+    });
+  }
+
+  /** One command counted in flight like any other, but never refused (it must follow what it guards). */
+  private sendUntracked(payload: Buffer, reply: Reply): void {
+    this.pending++;
+    this.command(payload, (err, value) => {
+      this.pending--;
+      this.settled++;
+      reply(err, value);
     });
   }
 

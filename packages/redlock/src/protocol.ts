@@ -207,8 +207,7 @@ const CAUSE_DETAIL: Readonly<Record<QuarantineCause, string>> = {
   restart: 'the node restarted (a new redis-server process: it may have loaded an older snapshot)',
   replaced: "the node's data was replaced by a replication sync (REPLICAOF, a promoted replica)",
   eviction: 'the node evicted keys since its last check',
-  rollback:
-    "the node's data went back in time within its process (a restore in place, DEBUG RELOAD, SWAPDB, a RESTORE of our keys)",
+  rollback: "the node's data went back in time within its process (a restore in place, DEBUG RELOAD, SWAPDB, a RESTORE of our keys)",
   'clock-jump': "the node's wall clock jumped or ran off rate beyond the drift allowance (its keys may have expired early)",
 };
 

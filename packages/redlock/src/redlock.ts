@@ -323,7 +323,13 @@ export class Redlock extends RedlockEmitter implements LockController {
           await Promise.race([
             node
               .whenBooted()
-              .then(() => node.run(markCleanCall({ keyPrefix, maxTtlMs, origin: 'clean' })))
+              .then(() => {
+                const marked = node.run(markCleanCall({ keyPrefix, maxTtlMs, origin: 'clean' }));
+                // A mark-clean is the statement that nothing before it matters: the rollback
+                // detector's WATCH starts again after it (node.ts armAfterCheck).
+                node.armAfterCheck(probesOf(this.settings), marked);
+                return marked;
+              })
               .then(checkMarkClean),
             new Promise((_, reject) => {
               timer = setTimeout(() => reject(new Error(`mark clean timed out after ${timeoutMs} ms`)), timeoutMs);

@@ -1,5 +1,5 @@
 import { hostname } from 'node:os';
-import { epochKey, legacyFenceKey, lockKeysOf } from './keys';
+import { anchorKey, epochKey, legacyFenceKey, lockKeysOf } from './keys';
 import { InvalidArgumentError } from './errors';
 import { nodeProbes, type NodeProbes } from './grant-plan';
 import type { AcquireRequest } from './protocol';
@@ -74,6 +74,7 @@ export function probesOf(settings: Readonly<RedlockSettings>, nodeCount = 0): No
       detect,
       settings.nodeCheckIntervalMs,
       nodeCount,
+      { anchorKey: anchorKey(settings.keyPrefix), driftFactor: settings.driftFactor },
     );
     probesBySettings.set(settings, probes);
   }

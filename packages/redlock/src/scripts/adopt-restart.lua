@@ -32,6 +32,8 @@ local replid = string.match(redis.call('INFO', 'replication'), 'master_replid:(%
 if e[2] == ARGV[1] then
   redis.call('HSET', epoch, 'runId', runId, 'prevRunId', ARGV[1], 'origin', ARGV[2],
     'serverStartedAt', string.format('%.0f', math.min(now, now - (uptime - 1) * 1000)), 'evicted', evicted, 'replid', replid, 'processed', processed)
+  -- The new process counts its data-replacing commands (probe.lua) from zero: the next check records them.
+  redis.call('HDEL', epoch, 'replacing')
   return {1, runId}
 end
 if e[2] == runId and e[3] == ARGV[1] and e[4] == 'restart' then
@@ -40,6 +42,7 @@ if e[2] == runId and e[3] == ARGV[1] and e[4] == 'restart' then
   local untilMs = math.max(tonumber(ARGV[3]) or 0, 0)
   redis.call('HSET', epoch, 'createdAt', string.format('%.0f', now),
     'quarantineUntil', string.format('%.0f', math.max(untilMs, now)), 'origin', ARGV[2], 'cause', '', 'processed', processed)
+  redis.call('HDEL', epoch, 'replacing')
   return {1, runId}
 end
 return {0, 'changed'}

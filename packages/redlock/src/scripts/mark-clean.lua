@@ -9,6 +9,7 @@
 --
 -- KEYS[1]              <prefix>epoch
 -- KEYS[2]              <prefix>fence   the register's old key: kept in step while it exists (probe.lua)
+-- KEYS[3]              <prefix>anchor  created when missing: the key the lock core WATCHes (probe.lua)
 -- ARGV[1]              maxTtlMs: recorded when the node has no ceiling recorded yet (a recorded
 --                      ceiling is kept: lowering it would shorten the quarantine of longer locks)
 -- ARGV[2]              origin (free text: 'clean', 'fresh data directory', an operator's note)
@@ -56,4 +57,9 @@ redis.call('HSET', epoch,
   'evicted', evicted,
   'processed', processed,
   'fence', string.format('%.0f', register))
+-- The count of data-replacing commands (probe.lua REPLACING) is recorded by the next check, which
+-- judges nothing against a sentinel without one: a mark-clean is the statement that what came
+-- before does not matter.
+redis.call('HDEL', epoch, 'replacing')
+if redis.call('EXISTS', KEYS[3]) == 0 then redis.call('SET', KEYS[3], '1') end
 return {1, now, register, runId}

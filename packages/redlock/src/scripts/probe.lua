@@ -12,6 +12,11 @@
 -- KEYS[2]              <prefix>fence   the register's layout before it moved into the hash: a check
 --                                      folds it in (max) and keeps it in step while it exists; the
 --                                      fence round raises only the hash's (README: upgrades)
+-- KEYS[3]              <prefix>anchor  a key nothing ever writes once a check created it: the lock
+--                                      core WATCHes it on its own connections, so that anything that
+--                                      replaces the dataset in place (a sync, DEBUG RELOAD, SWAPDB,
+--                                      FLUSHALL, a RESTORE of it, its eviction) aborts the next fast
+--                                      probe's EXEC (grant-group.ts: the rollback detector)
 -- ARGV[1]              '1' check: reconcile the sentinel with this process (below). '0' fast: read
 --                      only, for nodes that refuse SCRIPT EXISTS (a proxy); elsewhere the fast
 --                      probe is `SCRIPT EXISTS <this script's sha>` then `HMGET` (grant-group.ts).
@@ -29,6 +34,10 @@
 --                      '1' data loss only (nodeChecks: false, UNSAFE); '0' nothing (quarantine: false)
 -- ARGV[4]              '1' when the caller may start a quarantine on a node without a sentinel (it
 --                      has seen the cluster's ceiling recorded on a node and agrees with it)
+-- ARGV[5]              check mode: a cause the caller has evidence of and the node cannot see itself
+--                      ('rollback': its WATCH on the anchor fired; 'clock-jump': the node's TIME moved
+--                      against the caller's monotonic clock beyond the drift allowance), or ''. A full
+--                      check starts that quarantine (now + ceiling) whatever else it finds.
 --
 -- Check mode, atomically. The ceiling of a quarantine is max(ARGV[2], the recorded maxTtlMs). Only a
 -- full check (ARGV[3] '2') by a client whose ceiling is the recorded one reconciles (records this
@@ -48,13 +57,23 @@
 -- - evicted_keys changed since the last check of this process (grew: evictions; fell: a CONFIG
 --   RESETSTAT, which may hide them), or total_commands_processed fell (a RESETSTAT that brought
 --   evicted_keys back to the value recorded): quarantine until now + ceiling.
+-- - the same process ran a command that replaces or rewrites data wholesale since the last check
+--   (INFO commandstats: the calls of REPLACING below, e.g. DEBUG RELOAD, SWAPDB, RESTORE, FLUSHALL,
+--   REPLICAOF; fell: a RESETSTAT): its data may have gone back in time with the same run_id and
+--   replication id, and a copy of its own data carries a sentinel naming this very process. This is
+--   what protects a client that has no memory of the node (a fresh one, a new connection): the
+--   evidence is in the process, not in the data. Quarantine 'rollback' until now + ceiling.
 -- - A quarantine raises the register to the hybrid-logical-clock floor now(ms) * 1000: a node
 --   restored from an old snapshot has an old register too.
 --
--- Reply: {createdAt, quarantineUntil, runId, maxTtlMs, fence, [check only:] runIdNow, policy,
---        started (1 when this call started a quarantine), cause}; fence is the max of the hash's
---        and the old key's register
+-- Reply: check: {createdAt, quarantineUntil, runId, maxTtlMs, fence, runIdNow, policy, started (1
+--        when this call started a quarantine), cause, TIME seconds, TIME microseconds, anchor (1: the
+--        anchor exists now)}; fence is the max of the hash's and the old key's register;
 --        createdAt is false when the node has no sentinel (and none was written).
+--        fast: {createdAt, quarantineUntil, runId, maxTtlMs, fence, suspect, TIME seconds, TIME
+--        microseconds}; suspect is '' or why a check must judge this read (the anchor is gone,
+--        evicted_keys or the REPLACING calls moved since the last check, or a RESETSTAT): the same
+--        evidence the fast transaction gives a connection that can WATCH (grant-group.ts).
 local epoch = KEYS[1]
 local FIELDS = {'createdAt', 'quarantineUntil', 'runId', 'maxTtlMs', 'fence'}
 
@@ -68,11 +87,36 @@ end
 
 local function fmt(n) return string.format('%.0f', n) end
 
+-- Commands that replace or rewrite data wholesale: their calls in this process, from INFO
+-- commandstats (a command never called has no line). FLUSHDB is not among them: it may be another
+-- database's, and a FLUSHDB of ours takes the sentinel with it (data-loss).
+local REPLACING = {'debug', 'swapdb', 'restore', 'restore-asking', 'flushall', 'replicaof', 'slaveof', 'failover'}
+local function replacingCalls()
+  local stats = redis.call('INFO', 'commandstats')
+  local n = 0
+  for _, name in ipairs(REPLACING) do
+    n = n + (tonumber(string.match(stats, 'cmdstat_' .. name:gsub('%-', '%%-') .. ':calls=(%d+)')) or 0)
+  end
+  return n
+end
+
 if ARGV[1] == '0' then
-  local r = redis.call('HMGET', epoch, unpack(FIELDS))
+  local r = redis.call('HMGET', epoch, 'createdAt', 'quarantineUntil', 'runId', 'maxTtlMs', 'fence', 'evicted', 'processed', 'replacing')
   local register = registerOf(r[5])
   if register > 0 then r[5] = fmt(register) end
-  return r
+  local stats = redis.call('INFO', 'stats')
+  local suspect = ''
+  if redis.call('EXISTS', KEYS[3]) == 0 then
+    suspect = 'anchor'
+  elseif (string.match(stats, 'evicted_keys:(%d+)') or '0') ~= (r[6] or '0') then
+    suspect = 'evicted'
+  elseif (tonumber(string.match(stats, 'total_commands_processed:(%d+)')) or 0) < (tonumber(r[7] or '0') or 0) then
+    suspect = 'resetstat'
+  elseif fmt(replacingCalls()) ~= (r[8] or '0') then
+    suspect = 'replacing'
+  end
+  local t = redis.call('TIME')
+  return {r[1], r[2], r[3], r[4], r[5], suspect, t[1], t[2]}
 end
 
 local detect = ARGV[3]
@@ -96,7 +140,10 @@ local evicted = tonumber(string.match(stats, 'evicted_keys:(%d+)')) or 0
 -- Only grows within a process, but for CONFIG RESETSTAT: which also zeroes evicted_keys.
 local processed = tonumber(string.match(stats, 'total_commands_processed:(%d+)')) or 0
 
-local e = redis.call('HMGET', epoch, 'createdAt', 'quarantineUntil', 'runId', 'maxTtlMs', 'fence', 'evicted', 'replid', 'processed')
+local replacing = replacingCalls()
+local forced = ARGV[5] or ''
+
+local e = redis.call('HMGET', epoch, 'createdAt', 'quarantineUntil', 'runId', 'maxTtlMs', 'fence', 'evicted', 'replid', 'processed', 'replacing')
 local recorded = tonumber(e[4] or '')
 local ceiling = math.max(ceilingArg, recorded or 0)
 local reconcile = detect == '2' and (recorded == nil or recorded == ceilingArg)
@@ -119,6 +166,12 @@ elseif reconcile and e[7] and e[7] ~= replid and (synced or isReplica) then
   untilMs = now + ceiling
 elseif reconcile and (tostring(evicted) ~= (e[6] or tostring(evicted)) or processed < (tonumber(e[8] or '0') or 0)) then
   cause = 'eviction'
+  untilMs = now + ceiling
+elseif reconcile and (forced == 'rollback' or forced == 'clock-jump') then
+  cause = forced
+  untilMs = now + ceiling
+elseif reconcile and e[9] and fmt(replacing) ~= e[9] then
+  cause = 'rollback'
   untilMs = now + ceiling
 end
 
@@ -146,6 +199,9 @@ if cause or reconcile and e[1] then
   -- client), so that a RESETSTAT, which brings it to ~0, reads as a fall at the next check unless
   -- the node processes more commands before it than it had processed in its life at this one.
   redis.call('HSET', epoch, 'processed', fmt(processed))
+  if e[9] ~= fmt(replacing) then redis.call('HSET', epoch, 'replacing', fmt(replacing)) end
+  -- Created once, never written again (a WATCH of it fires on any write).
+  if redis.call('EXISTS', KEYS[3]) == 0 then redis.call('SET', KEYS[3], '1') end
 end
 
 local r = redis.call('HMGET', epoch, unpack(FIELDS))
@@ -154,4 +210,7 @@ r[6] = runId
 r[7] = policy
 r[8] = started
 r[9] = cause or ''
+r[10] = t[1]
+r[11] = t[2]
+r[12] = redis.call('EXISTS', KEYS[3])
 return r

@@ -91,7 +91,8 @@ describe('one node, one batch: the order Redis runs our commands in', () => {
     // A fresh node may be quarantined until it has read a TIME: one, before the first grant. After
     // the grants, one probe; a client's first probe of a node is a check, and the node's first
     // check of this probe script answers NOSCRIPT (nothing loads it but a check): its EVAL follows
-    // at once, still after every SET.
+    // at once, still after every SET. Each check is followed by UNWATCH and a WATCH of the anchor
+    // (node.ts armAfterCheck: the rollback detector), trusted only after the check that answered.
     expect(ran).toEqual([
       'TIME',
       'SET b:lock:one',
@@ -99,7 +100,11 @@ describe('one node, one batch: the order Redis runs our commands in', () => {
       'SET b:lock:held',
       'SET b:lock:three',
       'EVALSHA b:epoch',
+      'UNWATCH',
+      'WATCH',
       'EVAL b:epoch',
+      'UNWATCH',
+      'WATCH',
     ]);
     // Granted (unfenced), released, held by `other`, granted with the register read after its SET.
     expect(replies).toEqual([[1, 0], 1, [0, 1, 'other', '{"owner":"x"}'], [1, 41]]);
@@ -120,7 +125,7 @@ describe('one node, one batch: the order Redis runs our commands in', () => {
         node.quarantine.wantTime = false;
       },
     );
-    expect(ran).toEqual(['SET b:lock:early', 'TIME', 'SET b:lock:late', 'EVALSHA b:epoch']);
+    expect(ran).toEqual(['SET b:lock:early', 'TIME', 'SET b:lock:late', 'EVALSHA b:epoch', 'UNWATCH', 'WATCH']);
     // The early SET may have run inside the quarantine as far as the client can tell: against.
     expect(replies).toEqual([
       [2, 2000, null, false],
@@ -141,7 +146,7 @@ describe('one node, one batch: the order Redis runs our commands in', () => {
       sendGrant(node, grant('b:lock:r', 'tr'), done());
       node.callRelease(new ReleaseCall(['b:lock:r'], 'tr', '', ['r']), done());
     });
-    expect(ran).toEqual(['EVALSHA b:lock:x', 'TIME', 'SET b:lock:r', 'EVALSHA b:lock:r', 'EVALSHA b:epoch']);
+    expect(ran).toEqual(['EVALSHA b:lock:x', 'TIME', 'SET b:lock:r', 'EVALSHA b:lock:r', 'EVALSHA b:epoch', 'UNWATCH', 'WATCH']);
     // x and y deleted by the merged call, r granted, then deleted by its cleanup: nothing left.
     expect(replies[0]).toBe(1);
     expect(replies[1]).toBe(1);

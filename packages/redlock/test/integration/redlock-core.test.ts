@@ -94,9 +94,10 @@ describe('Redlock on five real masters', () => {
     expect(result.complete).toBe(true);
     expect(result.votes.every((v) => v.vote === 'for' && v.reason === 'ok')).toBe(true);
     expect(await valuesOf(r, 'invoice-42')).toEqual([null, null, null, null, null]);
-    // Nothing of the lock is left: only the node's epoch sentinel (with the fence register in it) remains.
+    // Nothing of the lock is left: only the node's epoch sentinel (with the fence register in it)
+    // and the anchor its rollback detector WATCHes remain.
     const prefix = r.settings.keyPrefix;
-    for (const c of env.direct) expect((await c.keys(`${prefix}*`)).sort()).toEqual([`${prefix}epoch`]);
+    for (const c of env.direct) expect((await c.keys(`${prefix}*`)).sort()).toEqual([`${prefix}anchor`, `${prefix}epoch`]);
     expect(lock.validityMs).toBe(0);
 
     // Releasing twice is not an error.

@@ -124,7 +124,7 @@ describe('the fence round', () => {
 });
 
 describe('the fast probe', () => {
-  it('one transaction of two plain commands after the grants, no script and no INFO per acquire: a check only once per nodeCheckIntervalMs', async () => {
+  it('one transaction of plain commands after the grants, no script per acquire: a check only once per nodeCheckIntervalMs', async () => {
     const r = await redlock('probe-cost', { nodeCheckIntervalMs: 60_000 });
     // The first grant on each node brings its check.
     await (
@@ -142,14 +142,19 @@ describe('the fast probe', () => {
     const after = await Promise.all(env.direct.map(commandCalls));
     for (let i = 0; i < env.direct.length; i++) {
       const delta = (name: string) => (after[i]!.get(name) ?? 0) - (before[i]!.get(name) ?? 0);
-      // Each acquire: SET NX GET, then MULTI SCRIPT EXISTS HMGET EXEC on every node; each release: one EVALSHA.
+      // Each acquire: SET NX GET, then MULTI SCRIPT EXISTS HMGET EXISTS INFO TIME EXEC and a WATCH
+      // on every node (the proof, the sentinel, the anchor, evicted_keys, the clock; the WATCH arms
+      // the rollback detector for the next one); each release: one EVALSHA. No check (a script).
       expect(delta('set')).toBe(n);
       expect(delta('multi')).toBe(n);
       expect(delta('script|exists')).toBe(n);
       expect(delta('hmget')).toBe(n);
+      expect(delta('exists')).toBe(n);
+      expect(delta('time')).toBe(n);
       expect(delta('exec')).toBe(n);
+      expect(delta('watch')).toBe(n);
       expect(delta('evalsha')).toBe(n);
-      expect(delta('info')).toBe(1); // our own INFO commandstats
+      expect(delta('info')).toBe(n + 1); // INFO stats per probe, and our own INFO commandstats
     }
   });
 
@@ -176,7 +181,7 @@ describe('the fast probe', () => {
       await (await r.acquire('res', 5_000)).release()
     ).settled;
     const after = await commandCalls(env.direct[0]!);
-    expect((after.get('info') ?? 0) - (mid.get('info') ?? 0)).toBe(1); // our own INFO commandstats
+    expect((after.get('info') ?? 0) - (mid.get('info') ?? 0)).toBe(2); // the fast probe's INFO stats, and our own INFO commandstats
     expect((after.get('script|exists') ?? 0) - (mid.get('script|exists') ?? 0)).toBe(2); // the probe's, and ours
   });
 

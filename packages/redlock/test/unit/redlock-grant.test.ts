@@ -14,10 +14,11 @@ const plan = (fenced: boolean, token = 'tok') =>
   grantPlan([`t:lock:${token}`], lockValue(token, '{"owner":"o"}'), 1_000, { quarantine: true, fenced, probes });
 
 /**
- * MULTI / EXEC around the fast probe's PROOF (SCRIPT EXISTS) and PROBE (its HMGET; or the script's
- * own fast read); CHECK: a check.
+ * MULTI / EXEC around the fast probe's PROOF (SCRIPT EXISTS), PROBE (its HMGET), ANCHOR (EXISTS of
+ * the anchor), STATS (INFO stats) and TIME; WATCH / UNWATCH of the anchor; FAST: the script's own
+ * fast read; CHECK: a check.
  */
-type Kind = 'TIME' | 'SET' | 'MULTI' | 'PROOF' | 'PROBE' | 'EXEC' | 'CHECK';
+type Kind = 'TIME' | 'SET' | 'MULTI' | 'PROOF' | 'PROBE' | 'ANCHOR' | 'STATS' | 'EXEC' | 'WATCH' | 'UNWATCH' | 'FAST' | 'CHECK';
 type Answer = (kind: Kind, text: string) => unknown;
 
 function kindOf(text: string): Kind {
@@ -27,17 +28,33 @@ function kindOf(text: string): Kind {
   if (text.includes('\r\nEXEC\r\n')) return 'EXEC';
   if (text.includes('\r\nSCRIPT\r\n$6\r\nEXISTS\r\n')) return 'PROOF';
   if (text.includes('\r\nHMGET\r\n')) return 'PROBE';
-  if (text.includes(probeScript('t:epoch', '2', 60_000).sha)) return text.includes('t:fence\r\n$1\r\n1\r\n') ? 'CHECK' : 'PROBE';
+  if (text.includes('\r\nEXISTS\r\n')) return 'ANCHOR';
+  if (text.includes('\r\nINFO\r\n')) return 'STATS';
+  if (text.includes('\r\nUNWATCH\r\n')) return 'UNWATCH';
+  if (text.includes('\r\nWATCH\r\n')) return 'WATCH';
+  if (text.includes(probeScript('t:epoch', '2', 60_000).sha)) return text.includes('t:anchor\r\n$1\r\n1\r\n') ? 'CHECK' : 'FAST';
   throw new Error(`unexpected command ${text}`);
 }
 
-/** A probe's reply (scripts/probe.lua): createdAt, quarantineUntil, runId, maxTtlMs, register. */
+/** A probe's read (scripts/probe.lua FIELDS): createdAt, quarantineUntil, runId, maxTtlMs, register. */
 const probeReply = (createdAt: string | null, until: string | null, register = '7', runId = 'r1') => [
   createdAt,
   until,
   runId,
   '60000',
   register,
+];
+
+/** A check's reply (scripts/probe.lua): the read, then runIdNow, policy, started, cause, TIME and the anchor. */
+const checkReply = (read: unknown[], runIdNow: string, started = 0, cause = '') => [
+  ...read,
+  runIdNow,
+  'noeviction',
+  started,
+  cause,
+  '1000',
+  '0',
+  1,
 ];
 
 /**
@@ -52,6 +69,22 @@ function recorder(wantTime: boolean, answer: Answer) {
     index: 0,
     quarantine: { wantTime, overCreatedAt: null as string | null, overUntil: null as string | null },
     probeByProof: true,
+    // Its WATCH on the anchor was armed by the last check (grant-group.ts: the rollback detector).
+    watch: 'armed' as 'none' | 'armed' | 'untrusted',
+    get watching() {
+      return node.probeByProof;
+    },
+    // No clock references kept (the clock check has tests of its own below and in clock-check).
+    get clock() {
+      return { last: null, base: null };
+    },
+    noteCheckAnchor: () => undefined,
+    armAfterCheck() {
+      queue.push([probes.watch.toString(), () => (node.watch = 'armed')]);
+    },
+    armAfterTransaction(_: unknown, anchorSeen: () => boolean) {
+      queue.push([probes.watch.toString(), () => (node.watch = anchorSeen() ? 'armed' : 'untrusted')]);
+    },
     unreserve: () => undefined,
     // This client checked the node (process r1, noeviction) a moment ago: no check is due.
     checks: {
@@ -63,10 +96,14 @@ function recorder(wantTime: boolean, answer: Answer) {
     },
     checkDue: () => false,
     checked: 0,
-    runCheck() {
+    forced: [] as string[],
+    runCheck(_probes: unknown, _withSource?: boolean, call?: { args: readonly unknown[] }) {
       node.checked++;
-      const reply = answer('CHECK', '');
-      return reply instanceof Error ? Promise.reject(reply) : Promise.resolve(reply);
+      const cause = call ? String(call.args.at(-1)) : '';
+      if (cause) node.forced.push(cause);
+      const reply = answer('CHECK', cause);
+      const now = performance.now();
+      return reply instanceof Error ? Promise.reject(reply) : Promise.resolve({ reply, sentAt: now, readAt: now });
     },
     connecting: false,
     groupOf<G extends BatchGroup>(key: object, create: () => G): G {
@@ -148,7 +185,12 @@ const answers =
         SET: null,
         PROOF: [1],
         PROBE: probeReply('1', '1'),
-        CHECK: [...probeReply('1', '1'), 'r1', 'noeviction', 0, ''],
+        ANCHOR: 1,
+        STATS: '# Stats\r\nevicted_keys:0\r\ntotal_commands_processed:10\r\n',
+        FAST: [...probeReply('1', '1'), '', '1000', '0'],
+        WATCH: 'OK',
+        UNWATCH: 'OK',
+        CHECK: checkReply(probeReply('1', '1'), 'r1'),
       } as Record<Kind, unknown>
     )[kind];
 
@@ -156,7 +198,7 @@ describe('the grant batch (src/grant.ts, grant-group.ts)', () => {
   it('reads TIME before the SET and the probe (sentinel and fence register) after it', () => {
     const { node, batches, kinds } = recorder(true, answers({}));
     expect(grants(node, [plan(true)])).toEqual([[1, 7]]);
-    expect(kinds()).toEqual([['TIME', 'SET', 'MULTI', 'PROOF', 'PROBE', 'EXEC']]);
+    expect(kinds()).toEqual([['TIME', 'SET', 'MULTI', 'PROOF', 'PROBE', 'ANCHOR', 'STATS', 'TIME', 'EXEC', 'WATCH']]);
     // One SET writes the token and the metadata, in one value: `<token> <json>`.
     expect(batches[0]![1]).toMatch(/SET[\s\S]*t:lock:tok[\s\S]*tok \{"owner":"o"\}[\s\S]*NX[\s\S]*GET[\s\S]*PX/);
     expect(batches[0]![4]).toContain('t:epoch');
@@ -165,7 +207,7 @@ describe('the grant batch (src/grant.ts, grant-group.ts)', () => {
   it('the grants of one batch share one TIME before them and one probe after them all', () => {
     const { node, kinds } = recorder(true, answers({}));
     const replies = grants(node, [plan(true, 'a'), plan(false, 'b'), plan(true, 'c')]);
-    expect(kinds()).toEqual([['TIME', 'SET', 'SET', 'SET', 'MULTI', 'PROOF', 'PROBE', 'EXEC']]);
+    expect(kinds()).toEqual([['TIME', 'SET', 'SET', 'SET', 'MULTI', 'PROOF', 'PROBE', 'ANCHOR', 'STATS', 'TIME', 'EXEC', 'WATCH']]);
     // Every fenced member gets the register read after its SET; the unfenced one none.
     expect(replies).toEqual([
       [1, 7],
@@ -174,7 +216,7 @@ describe('the grant batch (src/grant.ts, grant-group.ts)', () => {
     ]);
     const unfenced = recorder(false, answers({}));
     grants(unfenced.node, [plan(false, 'a'), plan(false, 'b')]);
-    expect(unfenced.kinds()).toEqual([['SET', 'SET', 'MULTI', 'PROOF', 'PROBE', 'EXEC']]);
+    expect(unfenced.kinds()).toEqual([['SET', 'SET', 'MULTI', 'PROOF', 'PROBE', 'ANCHOR', 'STATS', 'TIME', 'EXEC', 'WATCH']]);
   });
 
   it('a quarantine is over only for the grants whose SET ran after the TIME that says so', () => {
@@ -187,7 +229,7 @@ describe('the grant batch (src/grant.ts, grant-group.ts)', () => {
     sendGrant(asNode(node), plan(false, 'late'), (err, v) => out.push(err ?? (v as GrantReply)));
     sendGrant(asNode(node), plan(false, 'later'), (err, v) => out.push(err ?? (v as GrantReply)));
     node.flush();
-    expect(kinds()).toEqual([['SET', 'TIME', 'SET', 'SET', 'MULTI', 'PROOF', 'PROBE', 'EXEC']]);
+    expect(kinds()).toEqual([['SET', 'TIME', 'SET', 'SET', 'MULTI', 'PROOF', 'PROBE', 'ANCHOR', 'STATS', 'TIME', 'EXEC', 'WATCH']]);
     // The first SET may have run inside the quarantine: it votes quarantined, even though the
     // node then remembers the quarantine as over (the later members were judged after it).
     expect(out).toEqual([
@@ -198,7 +240,7 @@ describe('the grant batch (src/grant.ts, grant-group.ts)', () => {
     expect(node.quarantine).toMatchObject({ wantTime: false, overCreatedAt: '1000', overUntil: '2000000' });
     // The same quarantine, remembered as over: no TIME in the next batch, and the node votes for.
     expect(grants(node, [plan(false)])).toEqual([[1, 0]]);
-    expect(kinds()[1]).toEqual(['SET', 'MULTI', 'PROOF', 'PROBE', 'EXEC']);
+    expect(kinds()[1]).toEqual(['SET', 'MULTI', 'PROOF', 'PROBE', 'ANCHOR', 'STATS', 'TIME', 'EXEC', 'WATCH']);
   });
 
   it('a TIME before the end of the quarantine leaves it in force and asks for the time again', () => {
@@ -232,7 +274,7 @@ describe('the grant batch (src/grant.ts, grant-group.ts)', () => {
       false,
       answers({
         PROBE: probeReply('5', '9000000', '7', 'r2'),
-        CHECK: [...probeReply('5', '9000000', '7', 'r2'), 'r2', 'noeviction', 0, 'restart'],
+        CHECK: checkReply(probeReply('5', '9000000', '7', 'r2'), 'r2', 0, 'restart'),
       }),
     );
     expect(await settle(restarted.node, [plan(false)])).toEqual([[2, 9_000_000, 'restart', false]]);
@@ -243,7 +285,7 @@ describe('the grant batch (src/grant.ts, grant-group.ts)', () => {
       false,
       answers({
         PROBE: probeReply(null, null, '0', 'r1'),
-        CHECK: [...probeReply('5', '60005', '5000', 'r1'), 'r1', 'noeviction', 1, 'data-loss'],
+        CHECK: checkReply(probeReply('5', '60005', '5000', 'r1'), 'r1', 1, 'data-loss'),
       }),
     );
     expect(await settle(lost.node, [plan(false)])).toEqual([[2, 60_005, 'data-loss', true]]);
@@ -268,7 +310,7 @@ describe('the grant batch (src/grant.ts, grant-group.ts)', () => {
     expect(noScript.node.checked).toBe(1);
     expect(noScript.node.probeByProof).toBe(false);
     expect(grants(noScript.node, [plan(false)])).toEqual([[1, 0]]);
-    expect(noScript.kinds().at(-1)).toEqual(['SET', 'PROBE']);
+    expect(noScript.kinds().at(-1)).toEqual(['SET', 'FAST']);
     expect(noScript.batches.at(-1)![1]).toContain('EVALSHA');
     // A failed check fails every member that needed it.
     const down = recorder(false, answers({ PROBE: probeReply('1', '1', '7', 'r9'), CHECK: new Error('LOADING') }));

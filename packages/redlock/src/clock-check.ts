@@ -1,0 +1,84 @@
+/**
+ * The clock check: each node's wall clock (its TIME, which is what expires its keys) held against
+ * this client's monotonic clock.
+ *
+ * Why it matters: a key set with PX ttl lives until the node's wall clock has advanced by ttl. The
+ * validity of a grant (quorum.ts) allows the node's clock to run faster than ours by driftFactor
+ * (plus 2 ms). A node whose clock jumps forward by J (an NTP step, `date -s`, a VM restored from a
+ * snapshot) expires every lock it holds J early: a second client can then be granted there while
+ * the first still holds a quorum elsewhere, Kleppmann's counterexample in the seed post. A clock
+ * that jumps back or runs slow lengthens leases (liveness only) but moves the hybrid-logical-clock
+ * floor of the fence register (probe.lua) back, so it is refused too.
+ *
+ * How it is measured: every fast probe carries the node's TIME inside its transaction
+ * (grant-group.ts), and every check returns it, so no command is added. TIME ran somewhere between
+ * the moment the probe was written (sentAt) and the moment its reply was read (readAt), both on
+ * performance.now(); so `nodeMs − local` lies in [T − readAt, T − sentAt]. Between two readings the
+ * node's offset may move by at most driftFactor × elapsed + 2 ms (the validity's own allowance);
+ * the check flags a jump only when even the most favourable ends of the two intervals are further
+ * apart than that. A slow round trip widens the intervals: it can hide a jump smaller than itself,
+ * never invent one (no false alarm from a loaded machine, a paused client or a slow node).
+ *
+ * Two references: the previous reading (a step between two probes) and one up to RATE_WINDOW_MS
+ * old (a clock running fast or slow by more than driftFactor: over a minute at the default 1 % that
+ * is 600 ms, which a step check between probes a second apart cannot add up).
+ *
+ * What it cannot see: a jump while this client has no reading of the node (it just connected: a
+ * fresh client's first reading is its baseline; see the README's assumptions), and a jump smaller
+ * than the allowance plus the round trip. The quarantine it starts lasts the ceiling on the node's
+ * own clock, which after a forward jump of J still covers every lock the node held (each ends by
+ * the jump's real time + ttl ≤ node time + ceiling).
+ */
+import type { LockNode } from './node';
+
+/** A reading of a node's offset (node wall ms − local monotonic ms) as an interval, and when. */
+export interface ClockReading {
+  readonly lo: number;
+  readonly hi: number;
+  /** performance.now() when the probe that read it was written. */
+  readonly at: number;
+}
+
+/** How old the rate reference may get before the current reading replaces it. */
+export const RATE_WINDOW_MS = 60_000;
+
+/** The drift a node's clock may show over `elapsedMs` (quorum.ts: ttl × driftFactor + 2 ms). */
+export function allowedDriftMs(elapsedMs: number, driftFactor: number): number {
+  return elapsedMs * driftFactor + 2;
+}
+
+/** How far apart two readings surely are beyond their drift allowance (ms); ≤ 0 when they agree. */
+export function clockExcessMs(ref: ClockReading, now: ClockReading, readAt: number, driftFactor: number): number {
+  const allowed = allowedDriftMs(readAt - ref.at, driftFactor);
+  // Forward: even the lowest offset now is above the highest then; backward: the reverse.
+  return Math.max(now.lo - ref.hi, ref.lo - now.hi) - allowed;
+}
+
+/** The node's TIME reply ([seconds, microseconds]) in ms, or null when it is not one. */
+export function timeReplyMs(seconds: unknown, micros: unknown): number | null {
+  const s = Number(seconds);
+  const us = Number(micros);
+  if (!Number.isFinite(s) || !Number.isFinite(us)) return null;
+  return s * 1000 + us / 1000;
+}
+
+/**
+ * Hold one reading of `node`'s TIME (ms) against the previous ones and remember it. Returns the
+ * excess in ms when the node's clock jumped or drifted beyond the allowance (and forgets the
+ * references: after the quarantine the node's clock as it is now is the new baseline), else 0.
+ */
+export function checkClock(node: LockNode, nodeMs: number, sentAt: number, readAt: number, driftFactor: number): number {
+  const reading: ClockReading = { lo: nodeMs - readAt, hi: nodeMs - sentAt, at: sentAt };
+  const clock = node.clock;
+  let excess = 0;
+  if (clock.last !== null) excess = Math.max(excess, clockExcessMs(clock.last, reading, readAt, driftFactor));
+  if (clock.base !== null) excess = Math.max(excess, clockExcessMs(clock.base, reading, readAt, driftFactor));
+  if (excess > 0) {
+    clock.last = null;
+    clock.base = null;
+    return excess;
+  }
+  clock.last = reading;
+  if (clock.base === null || readAt - clock.base.at > RATE_WINDOW_MS) clock.base = reading;
+  return 0;
+}

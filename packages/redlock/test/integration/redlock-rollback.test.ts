@@ -1,0 +1,227 @@
+import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { Lock, LockContendedError, markNodeClean, readEpoch, Redlock, RedlockError, type RedlockSettings } from '@redlock-console/redlock';
+import { uniquePrefix, waitFor } from '@/test/support/cluster';
+import { holdOnMajority, markCleanLevel } from '@/test/support/majority';
+import { NO_PERSISTENCE, startRedisNode, startRedisNodes, type RedisNode } from '@/test/support/redis-nodes';
+import { shiftedClock, type ShiftedClock } from '@/test/support/clock-shim';
+
+// A node's lock data must never go back in time unnoticed, whatever moved it, and a node's clock
+// must not move beyond the drift allowance unnoticed. Each case is a review's attack on real
+// redis-server 7.0 processes: A holds a lock on exactly nodes 1–3 of 5; B is a warm client (it
+// checked node 3 less than nodeCheckIntervalMs ago, so its next probe of node 3 is a fast one);
+// node 3 then loses A's key without restarting. B must be refused, node 3 voting `quarantined`
+// with the cause the core found. Without the detection (the core before this file) every case
+// here gave B the lock while A held it: two holders.
+
+const MAX_TTL = 6_000;
+let nodes: RedisNode[] = [];
+const redlocks: Redlock[] = [];
+const cleanups: Array<() => Promise<void> | void> = [];
+
+afterEach(async () => {
+  await Promise.all(redlocks.splice(0).map((r) => r.quit()));
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+  await Promise.all(nodes.map((n) => n.stop()));
+  nodes = [];
+});
+
+function client(prefix: string, settings: Partial<RedlockSettings> = {}): Redlock {
+  const r = new Redlock(
+    nodes.map((n) => n.url),
+    { keyPrefix: prefix, maxTtlMs: MAX_TTL, retryCount: 0, nodeTimeoutMs: 2_000, nodeCheckIntervalMs: 60_000, ...settings },
+  );
+  r.on('node-error', () => undefined);
+  redlocks.push(r);
+  return r;
+}
+
+/** B, warm: it has checked every node (a grant and release of its own), so its next probes are fast ones. */
+async function warm(b: Redlock): Promise<void> {
+  const lock = await b.acquire('warm-up', 2_000);
+  await (
+    await lock.release()
+  ).settled;
+}
+
+/** A holds `res` on nodes 1–3; B is warm. */
+async function setUp(name: string, settings: Partial<RedlockSettings> = {}) {
+  const prefix = uniquePrefix(name);
+  const a = client(prefix);
+  const b = client(prefix, settings);
+  await markCleanLevel(a, prefix, nodes);
+  await warm(b);
+  return { prefix, a, b };
+}
+
+/** B was refused while A holds, node 3 voting `quarantined` for `cause`. */
+function expectRefused(outcome: Lock | Error, lockA: Lock, cause: string | RegExp): void {
+  if (outcome instanceof Lock) {
+    throw new Error(
+      `two holders: B was granted (fence ${outcome.fence}, votes ${JSON.stringify(outcome.votes)}) while A holds (fence ${lockA.fence})`,
+    );
+  }
+  expect(outcome).toBeInstanceOf(LockContendedError);
+  const votes = (outcome as RedlockError).votes;
+  expect(votes[2], JSON.stringify(votes)).toMatchObject({ vote: 'against', reason: 'quarantined' });
+  expect(lockA.validityMs).toBeGreaterThan(0);
+  return void expect(votes[2]!.detail ?? '', JSON.stringify(votes)).toMatch(cause);
+}
+
+async function attempt(r: Redlock, resource = 'res', ttl = 2_000): Promise<Lock | Error> {
+  return r.acquire(resource, ttl).catch((e: Error) => e);
+}
+
+/** Node 3's dump.rdb now (SAVE), copied aside: a backup of node 3 as it is at this moment. */
+async function backupOf(node: RedisNode): Promise<string> {
+  await node.client.save();
+  const dir = mkdtempSync(join(tmpdir(), 'redlock-backup-'));
+  copyFileSync(join(node.dir, 'dump.rdb'), join(dir, 'dump.rdb'));
+  cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+describe('a node whose data goes back in time within one process', () => {
+  it('restored in place: REPLICAOF a server loaded from an older backup of itself, then REPLICAOF NO ONE', async () => {
+    nodes = await startRedisNodes(() => NO_PERSISTENCE);
+    const { a, b, prefix } = await setUp('restore-replicaof');
+    const backup = await backupOf(nodes[2]!);
+    const lockA = await holdOnMajority(a, 'res', nodes, 5_500);
+    // The backup server: a redis-server started from node 3's older dump.
+    const side = await startRedisNode([...NO_PERSISTENCE, '--dir', backup, '--dbfilename', 'dump.rdb']);
+    cleanups.push(() => side.stop());
+    expect(await side.client.hget(`${prefix}epoch`, 'createdAt')).not.toBeNull();
+    const n3 = nodes[2]!.client;
+    await n3.replicaof('127.0.0.1', side.port);
+    await waitFor(async () => /master_link_status:up/.test(await n3.info('replication')), 10_000, 'node 3 to sync');
+    await n3.replicaof('NO', 'ONE');
+    // A's key is gone from node 3: the backup predates it.
+    expect(await n3.get(a.lockKey('res'))).toBeNull();
+    expectRefused(await attempt(b), lockA, /back in time|replication sync/);
+    // A client with no memory of node 3 is refused too: the quarantine is on the node.
+    expectRefused(await attempt(client(prefix)), lockA, /.*/);
+  });
+
+  it('DEBUG RELOAD NOSAVE of an older dump: the same process, run_id and replication id', async () => {
+    nodes = await startRedisNodes((i) => (i === 2 ? [...NO_PERSISTENCE, '--enable-debug-command', 'yes'] : NO_PERSISTENCE));
+    const { a, b, prefix } = await setUp('debug-reload');
+    await nodes[2]!.client.save();
+    const lockA = await holdOnMajority(a, 'res', nodes, 5_500);
+    // The dump on disk is from before A's grant; reload it in place.
+    await nodes[2]!.client.call('DEBUG', 'RELOAD', 'NOSAVE');
+    expect(await nodes[2]!.client.get(a.lockKey('res'))).toBeNull();
+    expectRefused(await attempt(b), lockA, /back in time/);
+    expectRefused(await attempt(client(prefix)), lockA, /.*/);
+  });
+
+  it('DEBUG RELOAD seen by a client that never knew the node: the process counts its data-replacing commands', async () => {
+    nodes = await startRedisNodes((i) => (i === 2 ? [...NO_PERSISTENCE, '--enable-debug-command', 'yes'] : NO_PERSISTENCE));
+    const { a, prefix } = await setUp('debug-reload-fresh');
+    await nodes[2]!.client.save();
+    const lockA = await holdOnMajority(a, 'res', nodes, 5_500);
+    await nodes[2]!.client.call('DEBUG', 'RELOAD', 'NOSAVE');
+    // Only a client that connects after the reload: no WATCH of its own saw it.
+    const fresh = client(prefix);
+    expectRefused(await attempt(fresh), lockA, /back in time/);
+    expect((await readEpoch(nodes[2]!.client, prefix))?.cause).toBe('rollback');
+  });
+
+  it('SWAPDB into a database holding a second deployment with the same prefix and a lower register', async () => {
+    nodes = await startRedisNodes(() => NO_PERSISTENCE);
+    const { a, b, prefix } = await setUp('swapdb');
+    // The other deployment: same prefix, database 1 of node 3, its register far below ours.
+    const other = nodes[2]!.client.duplicate({ db: 1 });
+    cleanups.push(() => other.disconnect());
+    await markNodeClean(other, { keyPrefix: prefix, maxTtlMs: MAX_TTL });
+    await other.hset(`${prefix}epoch`, 'fence', '5');
+    const lockA = await holdOnMajority(a, 'res', nodes, 5_500);
+    const fenced = await a.acquire('fenced-res', 5_500);
+    await nodes[2]!.client.swapdb(0, 1);
+    expectRefused(await attempt(b), lockA, /back in time/);
+    // Fences: once node 3's quarantine is over, a grant that counts node 3 is above every fence issued.
+    await fenced.release();
+    await lockA.release();
+    const until = (await readEpoch(nodes[2]!.client, prefix))!.quarantineUntil;
+    await waitFor(() => Date.now() > until + 50, MAX_TTL + 5_000, 'the end of the quarantine');
+    for (const i of [0, 1]) await nodes[i]!.client.set(b.lockKey('after'), 'foreign', 'PX', 30_000);
+    const lockB = await attempt(b, 'after');
+    if (!(lockB instanceof Lock))
+      throw new Error(
+        `B refused after the quarantine: ${JSON.stringify((lockB as RedlockError).votes)}; ${JSON.stringify(await readEpoch(nodes[2]!.client, prefix))}`,
+      );
+    expect(lockB.votes[2]).toMatchObject({ vote: 'for' });
+    expect(lockB.fence!).toBeGreaterThan(fenced.fence!);
+  });
+});
+
+describe('a node that evicts keys between two checks', () => {
+  it('maxmemory-policy allkeys-lru and a tiny maxmemory, filled, set back: the next grant sees evicted_keys grow', async () => {
+    nodes = await startRedisNodes(() => NO_PERSISTENCE);
+    const { a, b } = await setUp('evict-window');
+    const lockA = await holdOnMajority(a, 'res', nodes, 5_500);
+    const n3 = nodes[2]!.client;
+    const used = Number(/used_memory:(\d+)/.exec(await n3.info('memory'))![1]);
+    await n3.config('SET', 'maxmemory-policy', 'allkeys-random');
+    await n3.config('SET', 'maxmemory', String(used + 200_000));
+    // Fill until A's key is evicted (random eviction: keep writing until it is gone).
+    for (let i = 0; (await n3.exists(a.lockKey('res'))) === 1 && i < 200; i++) {
+      const p = n3.pipeline();
+      for (let j = 0; j < 200; j++) p.set(`filler:${i}:${j}`, 'x'.repeat(1_000));
+      await p.exec().catch(() => null);
+    }
+    expect(await n3.exists(a.lockKey('res'))).toBe(0);
+    await n3.config('SET', 'maxmemory', '0');
+    await n3.config('SET', 'maxmemory-policy', 'noeviction');
+    expectRefused(await attempt(b), lockA, /evicted|lost its data/);
+  });
+});
+
+describe('a node whose clock jumps', () => {
+  let clock: ShiftedClock;
+  async function clockNodes(): Promise<void> {
+    clock = shiftedClock();
+    nodes = await startRedisNodes(
+      () => NO_PERSISTENCE,
+      5,
+      (i) => (i === 2 ? clock.env : {}),
+    );
+  }
+
+  it("forward by 10 s mid-hold (Kleppmann's counterexample): A's key expires early on node 3, B is refused", async () => {
+    await clockNodes();
+    const { a, b, prefix } = await setUp('clock-forward', { nodeCheckIntervalMs: 60_000 });
+    const lockA = await holdOnMajority(a, 'res', nodes, 5_000);
+    clock.set(10_000);
+    // Redis expires keys lazily on access and in its cycle: A's key on node 3 is gone by its clock.
+    await waitFor(async () => (await nodes[2]!.client.exists(a.lockKey('res'))) === 0, 3_000, "A's key to expire on node 3");
+    expectRefused(await attempt(b), lockA, /clock/);
+    expect((await readEpoch(nodes[2]!.client, prefix))?.cause).toBe('clock-jump');
+  });
+
+  it('backward by an hour: refused as well (it would move the fence floor and every quarantine on that node)', async () => {
+    await clockNodes();
+    const { b, prefix } = await setUp('clock-backward');
+    // Nodes 4 and 5 refuse (a foreign key): node 3's own vote decides.
+    for (const i of [3, 4]) await nodes[i]!.client.set(b.lockKey('other'), 'foreign', 'PX', 30_000);
+    clock.set(-3_600_000);
+    const outcome = await attempt(b, 'other');
+    const votes = outcome instanceof Lock ? outcome.votes : (outcome as RedlockError).votes;
+    expect(votes[2], JSON.stringify(votes)).toMatchObject({ vote: 'against', reason: 'quarantined' });
+    expect((await readEpoch(nodes[2]!.client, prefix))?.cause).toBe('clock-jump');
+  });
+
+  it('a clock that stays put is never flagged: 200 grants over a loaded second, no quarantine', async () => {
+    await clockNodes();
+    const { b, prefix } = await setUp('clock-steady', { nodeCheckIntervalMs: 100 });
+    const locks = await Promise.all(Array.from({ length: 200 }, (_, i) => b.acquire(`steady-${i}`, 2_000)));
+    for (const lock of locks)
+      expect(
+        lock.votes.filter((v) => v.reason === 'quarantined'),
+        JSON.stringify(lock.votes),
+      ).toEqual([]);
+    await Promise.all(locks.map((l) => l.release()));
+    for (const n of nodes) expect((await readEpoch(n.client, prefix))?.cause).toBeUndefined();
+  });
+});
