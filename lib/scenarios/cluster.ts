@@ -7,6 +7,7 @@ import { splitLockValue } from '../inspect/meta';
 import { luaScript, readLua, runLua } from '../inspect/script';
 import { EPOCH_FIELDS } from '@redlock-console/redlock';
 import { ALL_SCRIPTS, PROBE_SCRIPT } from '@redlock-console/redlock/internals';
+import { backUp, dropBackup, restoreInPlace, type RestoreOutcome } from './backup';
 import type { NodeAddress } from './clients';
 import type { KeyReading, NodeSample } from './timeline';
 
@@ -181,6 +182,20 @@ export class ScenarioCluster {
     }
   }
 
+  /** Nodes whose spare database got a backup of the run's keys (deleted at the end, if never restored). */
+  private readonly backups = new Set<number>();
+
+  /** Back up the run's keys on `node` into its spare database (backup.ts); the number of keys. */
+  async backUp(node: number, prefix: string): Promise<number> {
+    this.backups.add(node);
+    return backUp(this.direct[node - 1]!, prefix);
+  }
+
+  /** Restore `node` in place from its backup (SWAPDB, backup.ts). */
+  restoreBackup(node: number, prefix: string): Promise<RestoreOutcome> {
+    return restoreInPlace(this.direct[node - 1]!, prefix);
+  }
+
   /** The drift step: divide the key's remaining TTL on `node` by (1 + fast%) if it still holds `token`. */
   async shortenTtl(node: number, lockKey: string, token: string, fastPercent: number): Promise<{ before: number; after: number }> {
     const reply = await runLua(this.direct[node - 1]!, DRIFT_SCRIPT, [lockKey], [token, String(fastPercent)]);
@@ -277,8 +292,8 @@ export class ScenarioCluster {
   /**
    * The end of every run: delete the run's keys from the nodes that answer (so that a node
    * restarted out of `rdb` does not save them in the snapshot it writes on its way down), restore
-   * the nodes, wait for packets still travelling through a slow proxy (`maxLatencyMs`), then delete
-   * every key under `prefix` until a pass finds none. Never throws: a failure is reported in
+   * the nodes, delete a backup left in a spare database, wait for packets still travelling through a
+   * slow proxy (`maxLatencyMs`), then delete every key under `prefix` until a pass finds none. Never throws: a failure is reported in
    * `error`. Closes the direct connections.
    */
   async restoreAndClean(prefix: string, maxLatencyMs: number): Promise<{ actions: string[]; keysDeleted: number; error: string | null }> {
@@ -286,6 +301,8 @@ export class ScenarioCluster {
     try {
       out.keysDeleted = await this.deletePrefix(prefix, true);
       out.actions = await this.restore();
+      // A backup never restored (a cancelled run) waits in a spare database: the nodes are up by now.
+      for (const node of this.backups) out.keysDeleted += await dropBackup(this.direct[node - 1]!, prefix);
       await new Promise((r) => setTimeout(r, Math.ceil(maxLatencyMs / 2) + 250));
       out.keysDeleted += await this.deletePrefix(prefix);
       for (let i = 0; i < 3; i++) {

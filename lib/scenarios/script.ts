@@ -19,9 +19,9 @@ export interface ClientSpec {
   /** `false` is the explicit UNSAFE negative control (scenario 3). @default true */
   quarantine?: boolean;
   /**
-   * The lock core's node checks (restart detection: a new redis-server process sits out a
-   * quarantine). `false` is the explicit UNSAFE negative control (scenario 9): only a missing
-   * sentinel is detected. @default true
+   * The lock core's node checks (a new redis-server process, data gone back in time within one
+   * process, a clock jump: each sits out a quarantine). `false` is the explicit UNSAFE negative
+   * control (scenarios 9 and 12): only a missing sentinel is detected. @default true
    */
   nodeChecks?: boolean;
   /** @default 0.01 */
@@ -73,6 +73,17 @@ export type Step = Base &
       }
     /** The node writes its RDB snapshot now (SAVE): what a restart in `rdb` mode will load. */
     | { do: 'snapshot'; nodes: readonly NodeId[] }
+    /**
+     * A backup of the node, taken now: this run's keys copied into the node's spare database
+     * (backup.ts). What a later `restore-backup` step brings back.
+     */
+    | { do: 'backup'; nodes: readonly [NodeId] }
+    /**
+     * The node restored in place from its backup while it runs, by SWAPDB with its spare database:
+     * the same redis-server process, this run's keys back as they were at the backup, every other
+     * key as it is (backup.ts).
+     */
+    | { do: 'restore-backup'; nodes: readonly [NodeId] }
     /**
      * What fsync on every write costs, measured: `count` writes one after another on the node as it
      * runs (aof-always), then as many with appendfsync everysec (set back right after); the fact

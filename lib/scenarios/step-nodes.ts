@@ -1,7 +1,7 @@
 /**
  * The steps that act on the nodes or wait for them: mark clean, supervisor actions, persistence
- * modes, RDB snapshots, clock drift, and the waits for keys to go, nodes to come up and
- * quarantines to end.
+ * modes, RDB snapshots, a backup and its restore in place, clock drift, and the waits for keys to
+ * go, nodes to come up and quarantines to end.
  */
 import { markNodeClean, nodeTimeMs, readEpoch } from '@redlock-console/redlock';
 import { lockId, type StepContext } from './context';
@@ -78,6 +78,27 @@ export async function snapshot(ctx: StepContext, step: StepOf<'snapshot'>): Prom
   return `${Nodes(step.nodes)} wrote ${step.nodes.length === 1 ? 'its' : 'their'} RDB snapshot (SAVE, ${ctx.now() - t} ms)`;
 }
 
+/** A backup of the node now: the run's keys copied into its spare database (backup.ts). */
+export async function backup(ctx: StepContext, step: StepOf<'backup'>): Promise<string> {
+  const [id] = step.nodes;
+  const count = await ctx.cluster.backUp(id, ctx.prefix);
+  ctx.record.mark(ctx.now(), 'backup', `backup taken (${count} key${count === 1 ? '' : 's'} of this run)`, { node: id });
+  return `node ${id} backed up: ${count} key${count === 1 ? '' : 's'} of this run copied aside (its spare database)`;
+}
+
+/** The node restored in place from its backup, while it runs (SWAPDB, backup.ts). */
+export async function restoreBackup(ctx: StepContext, step: StepOf<'restore-backup'>): Promise<string> {
+  const [id] = step.nodes;
+  // What the node holds right up to the restore (a key granted since the last sample would be missed).
+  await ctx.sampleNow();
+  const t = ctx.now();
+  const outcome = await ctx.cluster.restoreBackup(id, ctx.prefix);
+  ctx.record.mark(t, 'restore', 'restored in place from the backup (SWAPDB)', { node: id });
+  ctx.nodeAction(id, 'restored in place from a backup (SWAPDB)');
+  const lost = outcome.lost.length > 0 ? `; gone: ${outcome.lost.join(', ')}` : '';
+  return `node ${id} restored in place (SWAPDB, same process): ${outcome.restored} key${outcome.restored === 1 ? '' : 's'} of this run as the backup had them${lost}; ${outcome.kept} other key${outcome.kept === 1 ? '' : 's'} kept as they were (${ctx.now() - t} ms)`;
+}
+
 export async function drift(ctx: StepContext, step: StepOf<'drift'>): Promise<string> {
   const lock = ctx.locks.get(lockId(step.who, step.resource));
   if (!lock) throw new Error(`drift: ${step.who} holds no lock on ${step.resource}`);
@@ -126,8 +147,8 @@ export async function waitNodesUp(ctx: StepContext, step: StepOf<'wait-nodes-up'
 /**
  * Wait until no node of the step sits out a quarantine of the run's prefix, read from its sentinel
  * on its own clock (a quarantine is decided on the node's clock). The fact: how long after the run
- * last started the node the quarantine ended, on the run's clock (what the viewer saw happen, not
- * what the node says about its own start).
+ * last started (or restored) the node the quarantine ended, on the run's clock (what the viewer saw
+ * happen, not what the node says about its own start).
  */
 export async function waitQuarantine(ctx: StepContext, step: StepOf<'wait-quarantine'>): Promise<string> {
   const timeoutMs = step.timeoutMs ?? ctx.maxTtlMs + 10_000;
@@ -143,10 +164,11 @@ export async function waitQuarantine(ctx: StepContext, step: StepOf<'wait-quaran
         if (epoch && epoch.quarantineUntil > epoch.createdAt) {
           const started = [...ctx.record.markers]
             .reverse()
-            .find((m) => m.node === id && (m.kind === 'start' || m.kind === 'restart') && m.t <= t);
+            .find((m) => m.node === id && (m.kind === 'start' || m.kind === 'restart' || m.kind === 'restore') && m.t <= t);
           const satOut = started ? t + left - started.t : null;
+          const what = started?.kind === 'restore' ? 'restored' : 'restarted';
           parts.push(
-            `node ${id}: quarantine (${epoch.cause ?? 'unknown'}) over${satOut !== null ? ` ${seconds(satOut)} after the run restarted it` : ''}`,
+            `node ${id}: quarantine (${epoch.cause ?? 'unknown'}) over${satOut !== null ? ` ${seconds(satOut)} after the run ${what} it` : ''}`,
           );
           if (step.fact && satOut !== null) ctx.record.fact(step.fact.id, step.fact.label, seconds(satOut));
         } else {

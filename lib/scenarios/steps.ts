@@ -10,7 +10,18 @@ import { lockId, type StepContext } from './context';
 import { outcomeOf, seconds, voteSummary, voteViews, type AttemptRecord } from './record';
 import type { RetrySpec, Step, StepOf } from './script';
 import { compareFences, measureFsync, measureLocks } from './step-measures';
-import { drift, ensurePersistence, markClean, nodeAction, snapshot, waitKeysGone, waitNodesUp, waitQuarantine } from './step-nodes';
+import {
+  backup,
+  drift,
+  ensurePersistence,
+  markClean,
+  nodeAction,
+  restoreBackup,
+  snapshot,
+  waitKeysGone,
+  waitNodesUp,
+  waitQuarantine,
+} from './step-nodes';
 import { deliverWrite, sendWrite, write } from './step-writes';
 
 const NO_RETRY: RetrySpec = { count: 0, delayMs: 0, jitterMs: 0 };
@@ -278,6 +289,8 @@ const RUNNERS: { [K in Step['do']]: StepRunner<K> } = {
   together,
   probe,
   snapshot,
+  backup,
+  'restore-backup': restoreBackup,
   'measure-fsync': measureFsync,
   'wait-quarantine': waitQuarantine,
   'compare-fences': compareFences,
