@@ -19,6 +19,7 @@ export const SCENARIO_IDS = [
   'restart-from-snapshot',
   'delayed-write',
   'efficiency-vs-correctness',
+  'restored-from-backup',
 ] as const;
 export const scenarioIdSchema = z.enum(SCENARIO_IDS);
 export type ScenarioId = z.infer<typeof scenarioIdSchema>;

@@ -26,10 +26,10 @@ export interface ViewSource {
 /**
  * A client as the run view shows it: `unsafe` when it runs with a safety check of the lock core
  * switched off, and which one (the quarantine as a whole, or only the node checks that detect a
- * restarted redis-server).
+ * restarted redis-server, data gone back in time, a clock jump).
  */
 export function clientView(spec: ClientSpec): RunView['clients'][number] {
-  const unsafeSetting = spec.quarantine === false ? 'quarantine off' : spec.nodeChecks === false ? 'restart checks off' : null;
+  const unsafeSetting = spec.quarantine === false ? 'quarantine off' : spec.nodeChecks === false ? 'node checks off' : null;
   return { name: spec.name, description: spec.description, unsafe: unsafeSetting !== null, unsafeSetting };
 }
 

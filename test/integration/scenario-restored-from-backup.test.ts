@@ -1,13 +1,17 @@
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ClusterControl } from '@/lib/scenarios';
+import type { RunView } from '@/lib/api/scenarios';
+import { scenarioById, ScenarioRun, type ClusterControl } from '@/lib/scenarios';
 import { backUp, dropBackup, restoreInPlace } from '@/lib/scenarios/backup';
 import { ScenarioCluster } from '@/lib/scenarios/cluster';
+import { readEpoch } from '@redlock-console/redlock';
 import { startTestCluster, uniquePrefix, type TestCluster } from '../support/cluster';
 
 /**
  * Scenario 12 (issue 37) on five real redis-servers: the backup and its restore in place (SWAPDB
- * with the node's spare database, only the run's keys going back in time).
+ * with the node's spare database, only the run's keys going back in time), and the whole scenario
+ * end to end — the node checks find the rollback and refuse B; with them off C is granted while A
+ * holds.
  */
 
 let cluster: TestCluster;
@@ -98,4 +102,95 @@ describe('a backup restored in place (SWAPDB with the spare database)', () => {
     expect(await spareKeys(4)).toEqual([]);
     await node.del(`${run}epoch`);
   });
+});
+
+async function runToEnd(id: string, seed: number, cancelAfter?: string): Promise<RunView> {
+  const run = new ScenarioRun({
+    scenario: scenarioById(id)!,
+    seed,
+    speed: 2,
+    control,
+    basePrefix: uniquePrefix('scn-run'),
+    startedBy: 'test',
+  });
+  const answer = setInterval(() => {
+    const view = run.view();
+    if (cancelAfter && view.steps.find((s) => s.id === cancelAfter)?.status === 'done') run.cancel();
+    else if (view.pendingPrediction) run.predict(null);
+  }, 50);
+  try {
+    await run.finished;
+  } finally {
+    clearInterval(answer);
+  }
+  return run.view();
+}
+
+describe('12 restored from a backup while running, end to end', () => {
+  it('node checks on: B refused, node c quarantined for a rollback, B granted above A afterwards; off: C granted while A holds, fence not above', async () => {
+    const view = await runToEnd('restored-from-backup', 12);
+    expect(view.error).toBeNull();
+    expect(view.status).toBe('done');
+    const attempt = (id: string) => view.timeline.attempts.find((a) => a.id === id)!;
+    const c = Number(view.steps.find((s) => s.id === 'on-restore')!.result!.match(/^node (\d)/)![1]);
+    expect(view.clients.find((x) => x.name === 'C')).toMatchObject({ unsafe: true, unsafeSetting: 'node checks off' });
+    expect(view.clients.find((x) => x.name === 'B')).toMatchObject({ unsafe: false });
+
+    // Phase 1: A on a bare majority with node c; node c restored in place loses A's key (no restart).
+    const aOn = attempt('on-a-acquires');
+    expect(aOn.outcome).toBe('granted');
+    expect(aOn.votes.filter((v) => v.vote === 'for').map((v) => v.node)).toContain(c);
+    expect(aOn.votes.filter((v) => v.vote === 'for')).toHaveLength(3);
+    expect(view.steps.find((s) => s.id === 'on-restore')!.result).toMatch(/gone: lock:detection-on\/ledger/);
+    expect(view.timeline.markers.filter((m) => m.node === c && (m.kind === 'crash' || m.kind === 'restart' || m.kind === 'start'))).toEqual(
+      [],
+    );
+    const bRefused = attempt('on-b-asks');
+    expect(['LockContendedError', 'QuorumUnavailableError']).toContain(bRefused.outcome);
+    expect(bRefused.votes.find((v) => v.node === c)).toMatchObject({ vote: 'against', reason: 'quarantined' });
+    expect(bRefused.votes.filter((v) => v.vote === 'for').length).toBeLessThan(3);
+    const quarantine = view.timeline.quarantines.find((q) => q.node === c)!;
+    expect(quarantine).toMatchObject({ cause: 'rollback', open: false });
+    expect(view.timeline.quarantines.filter((q) => q.node !== c)).toEqual([]);
+    expect(view.facts.find((f) => f.id === 'sat-out')!.value).toMatch(/^\d\.\d\d s$/);
+    const bGranted = attempt('on-b-acquires');
+    expect(bGranted.outcome).toBe('granted');
+    expect(bGranted.fence!).toBeGreaterThan(aOn.fence!);
+    expect(view.checker.resources.find((r) => r.resource === 'detection-on/ledger')!.ok).toBe(true);
+
+    // Phase 2: node checks off: node c's vote counts for C while A holds.
+    const aOff = attempt('off-a-acquires');
+    expect(aOff.outcome).toBe('granted');
+    const cOff = attempt('off-c-asks');
+    expect(cOff.outcome).toBe('granted');
+    expect(cOff.votes.find((v) => v.node === c)).toMatchObject({ vote: 'for' });
+    const off = view.checker.resources.find((r) => r.resource === 'detection-off/ledger')!;
+    expect(off.ok).toBe(false);
+    expect(off.overlaps[0]).toMatchObject({ clients: expect.arrayContaining(['A', 'C']), bothValid: true });
+    expect(cOff.fence!).toBeLessThanOrEqual(aOff.fence!);
+    expect(view.facts.find((f) => f.id === 'fences-off')!.value).toContain('not above');
+    expect(view.predictions.map((p) => [p.id, p.actual])).toEqual([
+      ['p-on', 'refused'],
+      ['p-off', 'granted'],
+    ]);
+
+    // Put back: nothing of the run left, in the live database or the spare one; node c never restarted.
+    expect(view.restore).toMatchObject({ done: true, error: null });
+    for (let id = 1; id <= 5; id++) {
+      expect(await scenario.directClient(id).keys(`${view.prefix}*`)).toEqual([]);
+      expect(await spareKeys(id)).toEqual([]);
+    }
+  }, 90_000);
+
+  it('a run cancelled after the backup leaves no key of the run in the spare database', async () => {
+    const view = await runToEnd('restored-from-backup', 5, 'on-backup');
+    expect(view.status).toBe('cancelled');
+    expect(view.restore).toMatchObject({ done: true, error: null });
+    for (let id = 1; id <= 5; id++) {
+      expect(await scenario.directClient(id).keys(`${view.prefix}*`)).toEqual([]);
+      expect(await spareKeys(id)).toEqual([]);
+    }
+    // Its sentinel went with the rest of the run's keys.
+    expect(await readEpoch(scenario.directClient(1), view.prefix)).toBeNull();
+  }, 60_000);
 });

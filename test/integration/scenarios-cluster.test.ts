@@ -150,7 +150,7 @@ describe('scenarios end to end on five real nodes', () => {
     expect(view.status).toBe('done');
     const attempt = (id: string) => view.timeline.attempts.find((a) => a.id === id)!;
     const c = Number(view.steps.find((s) => s.id === 'off-crash')!.result!.match(/node (\d)/)![1]);
-    expect(view.clients.find((x) => x.name === 'B')).toMatchObject({ unsafe: true, unsafeSetting: 'restart checks off' });
+    expect(view.clients.find((x) => x.name === 'B')).toMatchObject({ unsafe: true, unsafeSetting: 'node checks off' });
 
     // Phase 1: A holds on a bare majority that includes c; c comes back from its snapshot and votes for B.
     const aOff = attempt('off-holder-acquires');

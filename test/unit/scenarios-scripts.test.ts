@@ -8,9 +8,9 @@ import { createPrng, SCENARIOS, type Step } from '@/lib/scenarios';
  * run's lease ceiling) fails here, not in front of a class.
  */
 describe('scenario scripts', () => {
-  it('the catalog has the eleven scenarios of the API, numbered 1–11 in order', () => {
+  it('the catalog has the twelve scenarios of the API, numbered 1–12 in order', () => {
     expect(SCENARIOS.map((s) => s.id)).toEqual([...SCENARIO_IDS]);
-    expect(SCENARIOS.map((s) => s.number)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]);
+    expect(SCENARIOS.map((s) => s.number)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]);
   });
 
   for (const scenario of SCENARIOS) {
@@ -43,6 +43,13 @@ describe('scenario scripts', () => {
               expect(asked.has(p), `${step.id} reveals ${p}, asked before`).toBe(true);
               expect(asked.get(p)!.sort()).toEqual(['no', 'yes']);
             }
+          }
+          if (step.do === 'restore-backup') {
+            const backups = script.steps.slice(0, script.steps.indexOf(step)).filter((x) => x.do === 'backup');
+            expect(
+              backups.some((x) => x.nodes[0] === step.nodes[0]),
+              `${step.id} restores a node backed up before it`,
+            ).toBe(true);
           }
           if (step.do === 'predict') {
             expect(step.choices.length).toBeGreaterThanOrEqual(2);
@@ -200,6 +207,69 @@ describe('scenario scripts', () => {
       expect(at('crash')).toBeLessThan(at(id));
     }
     expect(steps[at('restart')]).toMatchObject({ do: 'node', action: { action: 'start' }, nodes: [1] });
+  });
+
+  it("12 restored-from-backup: node c, one of A's bare majority, is backed up after a check and restored in place (never restarted) right before B (default) then C (node checks off) ask", () => {
+    const scenario = SCENARIOS.find((s) => s.id === 'restored-from-backup')!;
+    const restored = new Set<number>();
+    for (let seed = 0; seed < 50; seed++) {
+      const script = scenario.build(createPrng(seed));
+      const steps = script.steps;
+      const at = (id: string) => steps.findIndex((s) => s.id === id);
+      const step = <K extends Step['do']>(id: string, kind: K) => {
+        const found = steps[at(id)];
+        expect(found?.do, id).toBe(kind);
+        return found as Extract<Step, { do: K }>;
+      };
+      const client = (name: string) => script.clients.find((c) => c.name === name)!;
+      expect(client('C')).toMatchObject({ nodeChecks: false });
+      expect(client('C').quarantine).not.toBe(false); // only the node checks are off
+      for (const name of ['A', 'B']) expect(client(name).nodeChecks !== false && client(name).quarantine !== false, name).toBe(true);
+      const [c] = step('on-backup', 'backup').nodes;
+      restored.add(c);
+      // Nothing restarts node c: the point is a rollback within one process.
+      expect(steps.some((s) => s.do === 'node' && s.nodes.includes(c!) && s.action.action !== 'heal')).toBe(false);
+      expect(steps.some((s) => s.do === 'ensure-persistence' || s.do === 'snapshot')).toBe(false);
+      for (const [tag, asker, clean, warm] of [
+        ['on', 'B', 'clean', 'b-warms-up'],
+        ['off', 'C', 'clean-2', 'off-a-warms-up'],
+      ] as const) {
+        expect(step(`${tag}-backup`, 'backup').nodes).toEqual([c]);
+        expect(step(`${tag}-restore`, 'restore-backup').nodes).toEqual([c]);
+        // A check records the process's count of data-replacing commands in the sentinel before the
+        // backup copies it (a sentinel without one judges nothing), after the clean start.
+        // (Only a client with the node checks on records the count.)
+        expect(client(step(warm, 'acquire').who).nodeChecks).not.toBe(false);
+        expect(at(clean)).toBeLessThan(at(warm));
+        expect(at(warm)).toBeLessThan(at(`${tag}-backup`));
+        expect(at(`${tag}-backup`)).toBeLessThan(at(`${tag}-a-acquires`));
+        const cut = step(`${tag}-partition`, 'node').nodes;
+        expect(cut).toHaveLength(2);
+        expect(cut).not.toContain(c);
+        expect(step(clean, 'mark-clean').order!.slice(0, 2)).toEqual(cut);
+        expect(step(`${tag}-a-acquires`, 'acquire').who).toBe('A');
+        expect(at(`${tag}-heal`)).toBeLessThan(at(`${tag}-restore`));
+        const asks = step(`${tag}-${asker.toLowerCase()}-asks`, 'acquire');
+        expect(asks).toMatchObject({ who: asker, reveals: `p-${tag}`, revealBy: 'granted', waitForNodes: cut });
+        expect(at(`${tag}-restore`)).toBe(at(`${tag}-${asker.toLowerCase()}-asks`) - 1);
+        expect(at(`p-${tag}`)).toBeLessThan(at(`${tag}-partition`));
+        // From the partition to the ask nothing may pause: A's lease is running.
+        for (let i = at(`${tag}-partition`); i <= at(`${tag}-${asker.toLowerCase()}-asks`); i++) {
+          expect(steps[i]!.chain, steps[i]!.id).toBe(true);
+          expect(steps[i]!.do).not.toBe('predict');
+        }
+      }
+      // Phase 1: node c sits out, then B asks again once A's lease is over too.
+      expect(step('on-sit-out', 'wait-quarantine').nodes).toEqual([c]);
+      expect(at('on-sit-out')).toBeLessThan(at('on-b-acquires'));
+      expect(at('on-a-lease')).toBeLessThan(at('on-b-acquires'));
+      expect(step('on-fences', 'compare-fences')).toMatchObject({ earlier: 'A', later: 'B' });
+      // Phase 2 comes after phase 1's quarantine and every lock of phase 1 is released.
+      expect(at('on-b-releases')).toBeLessThan(at('clean-2'));
+      expect(step('off-fences', 'compare-fences')).toMatchObject({ earlier: 'A', later: 'C' });
+      expect(script.simulated.join(' ')).toMatch(/SWAPDB/);
+    }
+    expect(restored.size, 'the seed picks the node that is restored').toBeGreaterThan(2);
   });
 
   it('the PRNG is deterministic and uniform enough', () => {

@@ -12,7 +12,7 @@ describe('scenario clients as the run view shows them', () => {
     expect(clientView({ name: 'B', description: 'd', quarantine: false })).toMatchObject({ unsafe: true, unsafeSetting: 'quarantine off' });
     expect(clientView({ name: 'C', description: 'd', nodeChecks: false })).toMatchObject({
       unsafe: true,
-      unsafeSetting: 'restart checks off',
+      unsafeSetting: 'node checks off',
     });
     expect(clientView({ name: 'D', description: 'd', quarantine: true, nodeChecks: true })).toMatchObject({
       unsafe: false,

@@ -8,10 +8,11 @@ import { minorityFailureScenario } from './minority-failure';
 import { quorumScenario } from './quorum';
 import { restartFromSnapshotScenario } from './restart-from-snapshot';
 import { restartWithoutPersistenceScenario } from './restart-without-persistence';
+import { restoredFromBackupScenario } from './restored-from-backup';
 import { slowNetworkScenario } from './slow-network';
 import { splitVoteScenario } from './split-vote';
 
-/** The eleven teaching scenarios, in order. */
+/** The twelve teaching scenarios, in order. */
 export const SCENARIOS: readonly ScenarioDefinition[] = Object.freeze([
   quorumScenario,
   minorityFailureScenario,
@@ -24,6 +25,7 @@ export const SCENARIOS: readonly ScenarioDefinition[] = Object.freeze([
   restartFromSnapshotScenario,
   delayedWriteScenario,
   efficiencyVsCorrectnessScenario,
+  restoredFromBackupScenario,
 ]);
 
 export function scenarioById(id: string): ScenarioDefinition | undefined {
