@@ -6,6 +6,7 @@ import { parseJsonLines } from './event-log';
 import type { LeakedKey, LiveKey, NemesisAction, NemesisEvent } from './history';
 import { nowNs } from './history';
 import type { ClientLinks, SkewLinks } from './links';
+import type { NodeClocks } from './node-clocks';
 import type { ChaosProfile } from './profiles';
 import { parseCommandStats } from './stats';
 import type { ClientSettings } from './worker-protocol';
@@ -33,6 +34,8 @@ export interface RunContext {
   workers: ChaosWorkers;
   links: ClientLinks;
   skew: SkewLinks;
+  /** The masters' wall clocks (the clock nemesis: node-clocks.ts). */
+  clocks: NodeClocks;
   log(line: string): void;
 }
 

@@ -8,11 +8,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
-import { ClusterConfigError, ClusterSupervisor } from '../cluster';
+import { ClusterConfigError, ClusterSupervisor, findRedisServer, REDIS_MISSING_HINT } from '../cluster';
 import { ClientLinks, SkewLinks } from './links';
 import type { ChaosProfile } from './profiles';
 import type { RunContext } from './run-context';
 import { coreSourceDir } from './mutant-build';
+import { NodeClocks } from './node-clocks';
 import { ChaosWorkers } from './workers';
 
 export interface OpenRunOptions {
@@ -27,11 +28,21 @@ export interface OpenRun extends RunContext {
   close(): Promise<void>;
 }
 
-async function startCluster(dataRoot: string, maxTtlMs: number): Promise<ClusterSupervisor> {
+async function startCluster(dataRoot: string, maxTtlMs: number, binary: string): Promise<ClusterSupervisor> {
   for (let attempt = 1; ; attempt++) {
     try {
       // No password: the harness builds its own links and proxies to the nodes (a throwaway cluster in a temporary directory).
-      return await ClusterSupervisor.start({ dataRoot, nodes: 5, persistence: 'none', keyPrefix: 'chaos:', maxTtlMs, password: null });
+      // Started through the clock wrapper (node-clocks.ts), with DEBUG allowed (the rollback-reload trial's DEBUG RELOAD).
+      return await ClusterSupervisor.start({
+        dataRoot,
+        nodes: 5,
+        persistence: 'none',
+        keyPrefix: 'chaos:',
+        maxTtlMs,
+        password: null,
+        binary,
+        extraArgs: ['--enable-debug-command', 'yes'],
+      });
     } catch (err) {
       // A free port can be taken between the probe and redis-server's bind: try again.
       if (!(err instanceof ClusterConfigError && err.code === 'PORT_IN_USE') || attempt >= 3) throw err;
@@ -71,7 +82,11 @@ export async function openRun(options: OpenRunOptions): Promise<OpenRun> {
     }
   };
   try {
-    const supervisor = await startCluster(join(workDir, 'cluster'), options.profile.controlTtlMs);
+    const redis = findRedisServer();
+    if (!redis) throw new ClusterConfigError(REDIS_MISSING_HINT, 'REDIS_MISSING');
+    const clocks = new NodeClocks(join(workDir, 'clocks'), redis);
+    cleanups.push(() => clocks.close());
+    const supervisor = await startCluster(join(workDir, 'cluster'), options.profile.controlTtlMs, clocks.binary);
     cleanups.push(() => supervisor.shutdown());
     const direct = supervisor.directUrls().map((url) => {
       const client = new Redis(url, { maxRetriesPerRequest: 3, retryStrategy: () => 50 });
@@ -97,6 +112,7 @@ export async function openRun(options: OpenRunOptions): Promise<OpenRun> {
       workers,
       links,
       skew,
+      clocks,
       log: options.log,
       close,
     };
