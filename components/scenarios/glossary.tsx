@@ -70,7 +70,7 @@ export const GLOSSARY: readonly GlossaryEntry[] = [
     term: 'quarantine',
     forms: 'quarantined|quarantines?',
     definition:
-      'This library’s automation of the Redis distlock page’s crash rule (keep a restarted node out for a bit longer than the longest TTL). A node found without its sentinel (its data is gone) or, with restart detection on, running a new redis-server process, votes “quarantined” until one lease ceiling has passed.',
+      'This library’s automation of the Redis distlock page’s crash rule (keep a restarted node out for a bit longer than the longest TTL). A node found without its sentinel (its data is gone) or, with the node checks on, running a new redis-server process, or the same process with its data gone back in time (a restore in place) or its clock jumped, votes “quarantined” until one lease ceiling has passed.',
   },
   {
     term: 'mark clean',

@@ -63,7 +63,7 @@ export const OUTCOME_LABEL: Record<Outcome, string> = {
 export const VOTE_REASON: Record<VoteReason, string> = {
   ok: 'granted',
   contended: 'held by another client',
-  quarantined: 'quarantined: sits out after a data loss or a restart',
+  quarantined: 'quarantined: sits out after a data loss, a restart, a rollback or a clock jump',
   'unsafe-eviction': 'its memory policy can evict lock keys',
   'ceiling-mismatch': 'records another lease ceiling',
   lost: 'key no longer ours',

@@ -11,6 +11,9 @@ const QUARANTINE_CAUSE: Record<string, string> = {
   restart: 'its redis-server restarted, maybe from older data',
   'data-loss': 'its sentinel was gone, so it lost data',
   eviction: 'it evicted keys',
+  replaced: 'a replication sync replaced its data',
+  rollback: 'its data went back in time within one process (a restore in place)',
+  'clock-jump': 'its clock jumped, so keys may have expired early',
 };
 
 const STATE_LABEL: Record<string, string> = {
