@@ -93,7 +93,7 @@ export const restoredFromBackupScenario: ScenarioDefinition = {
     "A node's data is restored in place from a backup taken before the lock it granted: the same redis-server process, no restart. With the lock core's node checks on (the default), the node sits out one lease ceiling, because its process counted the restore; with them off, a second client gets the lock while the first still holds it, with a fence no higher.",
   lesson:
     'A restore in place takes a node\'s data back in time without a restart, so there is no new process to give it away, and the sentinel comes back from the backup still saying "nothing lost here". The evidence is in the process, not in the data: redis-server counts every command that replaces data wholesale (INFO commandstats: SWAPDB, DEBUG RELOAD, REPLICAOF, FLUSHALL, RESTORE), and the sentinel keeps the count from the last check. When the count has moved, the lock core keeps the node out of every vote for one lease ceiling — the distlock page\'s delayed restart, applied to a rollback.',
-  estimatedSeconds: 26,
+  estimatedSeconds: 20,
   tags: ['process faults', 'backups', 'node checks'],
   build: (rng) => {
     const order = rng.shuffle([1, 2, 3, 4, 5]) as NodeId[];
@@ -150,7 +150,7 @@ export const restoredFromBackupScenario: ScenarioDefinition = {
           do: 'predict',
           title: 'Predict: node checks on',
           say: "Phase 1: client B runs the lock core's defaults, node checks on.",
-          question: `A will hold the ledger on ${nodeList(holders)} only. Node ${c} is then restored in place from the backup it took before A's lock: no restart, no crash. B asks: does B get the ledger?`,
+          question: `A will hold the ledger on ${nodeList(holders)} only. Node ${c} is then restored in place from the backup taken before A's lock: no restart, no crash. B asks: does B get the ledger?`,
           choices: [O.granted, O.refused],
         },
         ...phase({ tag: 'on', asker: 'B', resource: ON, cut, c, holders, safe: true }),
@@ -246,7 +246,7 @@ export const restoredFromBackupScenario: ScenarioDefinition = {
           do: 'predict',
           title: 'Predict: node checks off',
           say: 'Client C runs with its node checks off.',
-          question: `A will hold the ledger on ${nodeList(holders)}; node ${c} is restored again from the backup it just took. C asks with its node checks off: does C get the ledger?`,
+          question: `A will hold the ledger on ${nodeList(holders)}; node ${c} is restored again from the backup just taken. C asks with its node checks off: does C get the ledger?`,
           choices: [O.granted, O.refused],
         },
         ...phase({ tag: 'off', asker: 'C', resource: OFF, cut, c, holders, safe: false }),
