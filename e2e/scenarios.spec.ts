@@ -144,14 +144,15 @@ test.describe('teaching scenarios, from the UI, on the real sandbox nodes', () =
     await signIn(page);
   });
 
-  test('the catalog lists the eleven scenarios, each with a Run button', async ({ page }) => {
+  test('the catalog lists the twelve scenarios, each with a Run button', async ({ page }) => {
     await page.goto('/scenarios');
-    await expect(page.locator('[data-testid^="scenario-card-"]')).toHaveCount(11);
-    await expect(page.getByRole('button', { name: /^Run scenario/ })).toHaveCount(11);
+    await expect(page.locator('[data-testid^="scenario-card-"]')).toHaveCount(12);
+    await expect(page.getByRole('button', { name: /^Run scenario/ })).toHaveCount(12);
     await expect(page.getByRole('button', { name: /^Run scenario/ }).first()).toBeEnabled();
     await expect(page.getByTestId('scenario-card-restart-from-snapshot')).toContainText('Restart from an old snapshot');
     await expect(page.getByTestId('scenario-card-delayed-write')).toContainText('Delayed after the grant');
     await expect(page.getByTestId('scenario-card-efficiency-vs-correctness')).toContainText('Do you need Redlock?');
+    await expect(page.getByTestId('scenario-card-restored-from-backup')).toContainText('Restored from a backup while running');
     await expectAxeClean(page);
     await screens(page, 'scenarios-catalog');
   });
@@ -449,6 +450,59 @@ test.describe('teaching scenarios, from the UI, on the real sandbox nodes', () =
     await expectAxeClean(page);
     await screens(page, 'scenario-11-efficiency-vs-correctness');
     await expectClusterRestored(page, prefix);
+  });
+
+  test('12 restored from a backup while running: node checks on → B refused, the node sits out a rollback; off → C holds with A (red), fence not above', async ({
+    page,
+  }) => {
+    const { prefix } = await runFromUi(page, 'restored-from-backup', 12, { 'p-on': 'refused', 'p-off': 'granted' });
+    await expect(page.locator('[data-testid="cast-client"][data-client="B"]')).toHaveAttribute('data-unsafe', 'false');
+    await expect(page.locator('[data-testid="cast-client"][data-client="C"]')).toHaveAttribute('data-unsafe', 'true');
+    // Phase 1: the node is restored in place (no crash, no restart on any lane); B is refused and
+    // the node sits out with the cause the lock core found: its data went back in time.
+    await expect(outcome(page, 'on-a-acquires')).toHaveAttribute('data-outcome', 'granted');
+    await expect(page.getByTestId('timeline').locator('[data-testid^="node-state-"][data-state="down"]')).toHaveCount(0);
+    await expect(outcome(page, 'on-b-asks')).toHaveAttribute('data-outcome', /^(LockContendedError|QuorumUnavailableError)$/);
+    const quarantined = page.getByTestId('timeline').locator('[data-testid="node-quarantine"]');
+    await expect(quarantined).toHaveCount(1);
+    await expect(quarantined).toHaveAttribute('data-cause', 'rollback');
+    await expect(page.getByTestId('prediction-p-on')).toHaveAttribute('data-state', 'right');
+    await expect(page.getByTestId('fact-sat-out')).toBeVisible();
+    await expect(outcome(page, 'on-b-acquires')).toHaveAttribute('data-outcome', 'granted');
+    await expect(page.getByTestId('fact-fences-on')).toHaveAttribute('data-value', /^B's fence is above A's/);
+    await expect(page.getByTestId('checker-resource-detection-on/ledger')).toHaveAttribute('data-state', 'ok');
+    // Phase 2, node checks off: C is granted while A holds, with a fence no higher than A's.
+    await expect(outcome(page, 'off-c-asks')).toHaveAttribute('data-outcome', 'granted');
+    const off = page.getByTestId('checker-resource-detection-off/ledger');
+    await expect(off).toHaveAttribute('data-state', 'violation');
+    await expect(off.getByTestId('overlap').first()).toHaveAttribute('data-both-valid', 'true');
+    await expect(page.getByTestId('fact-fences-off')).toHaveAttribute('data-value', /^C's fence (equals|is [\d,]+ below) A's: not above$/);
+    await expect(page.getByTestId('prediction-p-off')).toHaveAttribute('data-state', 'right');
+    // The staging is said: SWAPDB, and only this run's keys.
+    await expect(page.getByTestId('scenario-player')).toContainText('swaps the two databases (SWAPDB)');
+    await expectAxeClean(page);
+    await page.getByTestId('timeline').scrollIntoViewIfNeeded();
+    await page.getByTestId('timeline').screenshot({ path: 'test-results/screens/scenario-12-timeline.png' });
+    await screens(page, 'scenario-12-restored-from-backup');
+    // At a small laptop's width and a phone's: nothing scrolls sideways, axe-clean on the phone too.
+    for (const width of [1280, 390]) {
+      await page.setViewportSize({ width, height: width === 390 ? 844 : 900 });
+      expect(await page.evaluate(() => document.documentElement.scrollWidth), `${width} px`).toBeLessThanOrEqual(width);
+      await screens(page, `scenario-12-restored-from-backup-${width}`);
+    }
+    await expectAxeClean(page);
+    await page.setViewportSize({ width: 1440, height: 900 });
+    await expectClusterRestored(page, prefix);
+    // Nor in any node's spare database, where the backups were kept.
+    for (const node of await sandbox().nodes()) {
+      const spare = new Redis(node.directUrl, { db: 1, lazyConnect: true, maxRetriesPerRequest: 1 });
+      try {
+        await spare.connect();
+        expect(await spare.dbsize(), `node ${node.id}'s spare database`).toBe(0);
+      } finally {
+        spare.disconnect();
+      }
+    }
   });
 
   test('controls: space pauses at a step boundary, → steps one step, r restarts with the same seed; one run at a time (409)', async ({
