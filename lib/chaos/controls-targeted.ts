@@ -9,7 +9,8 @@ import type { ClientEvent, NemesisEvent, RegisterRecord } from './history';
 import type { NemesisName } from './nemeses';
 import type { EvictionPolicy } from './node-ops';
 import { now, readJsonLines, recorder, type CoreBuild, type RunContext } from './run-context';
-import { runTrial, TRIAL_DEFENCES, type TrialKind, type TrialResult } from './targeted';
+import { runTrial, TRIAL_DEFENCES, type TrialKind, type TrialResult, type TrialSpec } from './targeted';
+import { isLossKind, LOSS_VARIANTS } from './targeted-loss';
 import type { ClientSettings } from './worker-protocol';
 
 /** One targeted trial on a fresh register, checked on its own. */
@@ -20,11 +21,11 @@ async function checkedTrial(
   id: string,
   seed: number,
   settings: Partial<ClientSettings>,
-  policy?: EvictionPolicy,
+  choice: Pick<TrialSpec, 'policy' | 'variant'>,
 ): Promise<{ result: TrialResult; analysis: PhaseAnalysis }> {
   run.workers.register.reset();
   const nemesis: NemesisEvent[] = [];
-  const result = await runTrial(run, { kind, id, core, seed, settings, record: recorder(run, nemesis), ...(policy ? { policy } : {}) });
+  const result = await runTrial(run, { kind, id, core, seed, settings, record: recorder(run, nemesis), ...choice });
   const registerPath = join(run.workDir, `${id}.register.jsonl`);
   await run.workers.register.dump(registerPath);
   const events = result.logs.flatMap((p) => readJsonLines<ClientEvent>(p));
@@ -48,6 +49,8 @@ export interface TargetedControl {
   build?: string;
   /** Safe twins run fewer seeds than the profile's controlSeeds. */
   seeds?: number;
+  /** The trial's variant (targeted-loss.ts), where the kind has two and only one shows the danger. */
+  variant?: string;
 }
 
 const UNCHECKED = { nodeChecks: false } as const;
@@ -130,6 +133,40 @@ export const TARGETED_CONTROLS: readonly TargetedControl[] = [
     settings: UNCHECKED,
     seeds: 3,
   },
+  {
+    name: 'rollback-replicaof-unchecked',
+    nemesis: 'rollback-replicaof',
+    kind: 'rollback-replicaof',
+    negative: true,
+    setting: 'nodeChecks: false',
+    settings: UNCHECKED,
+  },
+  {
+    name: 'rollback-reload-unchecked',
+    nemesis: 'rollback-reload',
+    kind: 'rollback-reload',
+    negative: true,
+    setting: 'nodeChecks: false',
+    settings: UNCHECKED,
+  },
+  {
+    name: 'rollback-swapdb-unchecked',
+    nemesis: 'rollback-swapdb',
+    kind: 'rollback-swapdb',
+    negative: true,
+    setting: 'nodeChecks: false',
+    settings: UNCHECKED,
+  },
+  {
+    // A step forward only: a step back lengthens leases, which no checker can see (the phase runs both).
+    name: 'clock-jump-unchecked',
+    nemesis: 'clock-jump',
+    kind: 'clock-jump',
+    negative: true,
+    setting: 'nodeChecks: false, the clock stepped forward',
+    settings: UNCHECKED,
+    variant: 'forward',
+  },
 ];
 
 /** Seeds tried after one whose danger was not in place, before the trial counts as it is. */
@@ -169,8 +206,13 @@ export async function runTargetedControl(
     // evict-flip alternates its two policies over the seeds.
     const policy: EvictionPolicy | undefined =
       control.kind === 'evict-flip' ? (i % 2 === 0 ? 'volatile-lru' : 'allkeys-random') : undefined;
+    const variants = isLossKind(control.kind) ? LOSS_VARIANTS[control.kind] : undefined;
+    const variant = control.variant ?? variants?.[i % 2];
     const { value, seed, unarmed } = await armedTrial(s, (seed) =>
-      checkedTrial(run, core, control.kind, `ctl-${control.name}-${seed}`, seed, control.settings, policy),
+      checkedTrial(run, core, control.kind, `ctl-${control.name}-${seed}`, seed, control.settings, {
+        ...(policy ? { policy } : {}),
+        ...(variant ? { variant } : {}),
+      }),
     );
     const { result, analysis } = value;
     const retried = unarmed.length ? `seed ${s}'s danger not in place (${unarmed.join('; ')}), run again on seed ${seed}: ` : '';

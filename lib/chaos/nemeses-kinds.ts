@@ -6,6 +6,7 @@ import type { Redis } from 'ioredis';
 import type { ClusterSupervisor } from '../cluster';
 import type { NemesisAction } from './history';
 import type { ClientLinks, SkewLinks } from './links';
+import type { NodeClocks } from './node-clocks';
 import type { Rng } from './random';
 import type { TrialKind, TrialResult } from './targeted-kinds';
 import type { ClientWorker } from './workers';
@@ -32,6 +33,10 @@ export const NEMESIS_NAMES = [
   'lose-majority',
   'late-extend',
   'fence-stall',
+  'rollback-replicaof',
+  'rollback-reload',
+  'rollback-swapdb',
+  'clock-jump',
 ] as const;
 export type NemesisName = (typeof NEMESIS_NAMES)[number];
 
@@ -52,9 +57,11 @@ export interface NemesisContext {
   direct: readonly Redis[];
   /** The node a nemesis works on for its whole phase (chosen by its setup), if it has one. */
   victim: number | null;
+  /** The masters' wall clocks (the clock nemesis). */
+  clocks: NodeClocks;
   record(event: NemesisAction): void;
   /** Run one targeted trial (lib/chaos/targeted.ts) with the phase's core; its history joins the phase's. */
-  trial(kind: TrialKind, options?: { victim?: number }): Promise<TrialResult>;
+  trial(kind: TrialKind, options?: { victim?: number; variant?: string }): Promise<TrialResult>;
 }
 
 export interface Fault {
@@ -92,6 +99,11 @@ export interface Nemesis {
   keepsQuorum?: 'spare' | 'bare';
   /** Nodes restart in this phase, so their command counts start over (the cost is a lower bound). */
   restartsNodes?: boolean;
+  /**
+   * How much longer than the lease the phase waits after its clients stop before it scans for
+   * leaked keys, ms: a node clock stepped back lengthens the keys it holds by the step.
+   */
+  settleMs?: number;
   /** Before the first cycle / after the last heal (e.g. switch the nodes' persistence). */
   setup?(ctx: NemesisContext): Promise<void>;
   teardown?(ctx: NemesisContext): Promise<void>;

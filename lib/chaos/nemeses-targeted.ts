@@ -2,14 +2,32 @@
  * The targeted nemeses (lib/chaos/nemeses.ts): each cycle is a targeted trial
  * (lib/chaos/targeted.ts) that creates the danger on purpose.
  */
-import { restartAllClean, type EvictionPolicy } from './node-ops';
+import { restartAllClean, restartClean, type EvictionPolicy } from './node-ops';
 import { ttls, type Fault, type Nemesis, type NemesisContext, type NemesisName } from './nemeses-kinds';
 import type { TrialKind } from './targeted-kinds';
+import { CLOCK_STEP_MS, isLossKind, LOSS_VARIANTS } from './targeted-loss';
 
-/** One cycle of a targeted nemesis: the trial records its own fault and heal (from the loss to B's answer). */
+/**
+ * One cycle of a targeted nemesis: the trial records its own fault and heal (from the loss to B's
+ * answer). A kind with two variants (targeted-loss.ts) alternates them over the cycles.
+ */
 async function targetedCycle(ctx: NemesisContext, kind: TrialKind): Promise<Fault> {
-  const r = await ctx.trial(kind, ctx.victim === null ? {} : { victim: ctx.victim });
+  const variants = isLossKind(kind) ? LOSS_VARIANTS[kind] : undefined;
+  const r = await ctx.trial(kind, {
+    ...(ctx.victim === null ? {} : { victim: ctx.victim }),
+    ...(variants ? { variant: variants[ctx.cycle % 2] } : {}),
+  });
   return { label: r.label, durationMs: 0, heal: async () => undefined };
+}
+
+/** The phase's victim restarted (clean, without persistence) with the clock shim, or without it. */
+async function shimVictim(ctx: NemesisContext, on: boolean): Promise<void> {
+  if (on) ctx.victim = ctx.rng.int(0, ctx.supervisor.size - 1);
+  if (ctx.victim === null) return;
+  const port = ctx.supervisor.nodes()[ctx.victim]!.port;
+  if (on) ctx.clocks.shim(port);
+  else ctx.clocks.unshim(port);
+  await restartClean(ctx.supervisor, ctx.victim, 'none');
 }
 
 /**
@@ -49,6 +67,10 @@ type TargetedNemesisName = Extract<
   | 'lose-majority'
   | 'fence-stall'
   | 'short-max-ttl'
+  | 'rollback-replicaof'
+  | 'rollback-reload'
+  | 'rollback-swapdb'
+  | 'clock-jump'
 >;
 
 export const TARGETED_NEMESES: Readonly<Record<TargetedNemesisName, Nemesis>> = {
@@ -111,6 +133,49 @@ export const TARGETED_NEMESES: Readonly<Record<TargetedNemesisName, Nemesis>> = 
     targeted: 'short-max-ttl',
     restartsNodes: true,
     fault: (ctx) => targetedCycle(ctx, 'short-max-ttl'),
+    healMs: (ctx) => ttls(ctx, 0.5, 1),
+  },
+  'rollback-replicaof': {
+    name: 'rollback-replicaof',
+    title:
+      'A locks on a bare majority; the victim is restored in place from its own older backup: REPLICAOF a side server, sync, REPLICAOF NO ONE (targeted)',
+    network: 'direct',
+    targeted: 'rollback-replicaof',
+    fault: (ctx) => targetedCycle(ctx, 'rollback-replicaof'),
+    healMs: (ctx) => ttls(ctx, 0.5, 1),
+  },
+  'rollback-reload': {
+    name: 'rollback-reload',
+    title: 'A locks on a bare majority; the victim reloads its own older dump in place: DEBUG RELOAD NOSAVE (targeted)',
+    network: 'direct',
+    targeted: 'rollback-reload',
+    fault: (ctx) => targetedCycle(ctx, 'rollback-reload'),
+    healMs: (ctx) => ttls(ctx, 0.5, 1),
+  },
+  'rollback-swapdb': {
+    name: 'rollback-swapdb',
+    title:
+      "A locks on a bare majority; the victim's database 0 is swapped with one holding the prefix's older state or a second deployment's: SWAPDB (targeted)",
+    network: 'direct',
+    targeted: 'rollback-swapdb',
+    fault: (ctx) => targetedCycle(ctx, 'rollback-swapdb'),
+    healMs: (ctx) => ttls(ctx, 0.5, 1),
+  },
+  'clock-jump': {
+    name: 'clock-jump',
+    title:
+      "A locks on a bare majority; the victim's wall clock (one node for the phase) steps 6–8 s forward (A's key expires there) or back (clock shim), then back to real time (targeted)",
+    network: 'direct',
+    targeted: 'clock-jump',
+    // One node, for the whole phase, under the clock shim (started with it before any client
+    // connects). A step back lengthens the quarantine a step forward started for the lock loops
+    // (the core counts it in the node's time) by the step: with the victim drawn per cycle, three
+    // nodes out at once left the loops without a quorum for seconds (1,240 acquisitions in 40 s).
+    setup: (ctx) => shimVictim(ctx, true),
+    teardown: (ctx) => shimVictim(ctx, false),
+    // The last step back (a trial's clock back to real time, or a step back) lengthens the keys there.
+    settleMs: CLOCK_STEP_MS.max,
+    fault: (ctx) => targetedCycle(ctx, 'clock-jump'),
     healMs: (ctx) => ttls(ctx, 0.5, 1),
   },
 };

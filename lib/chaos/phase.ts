@@ -91,6 +91,7 @@ export async function runPhase(run: RunContext, spec: PhaseSpec): Promise<PhaseO
     cycle: 0,
     direct: run.direct,
     victim: null,
+    clocks: run.clocks,
     record,
     trial: async (kind, options = {}) => {
       // A prefix of its own (under the phase's, fresh) and the phase's core; the trial's sessions
@@ -204,7 +205,7 @@ export async function runPhase(run: RunContext, spec: PhaseSpec): Promise<PhaseO
   // Quiescence: every fault healed and every client stopped. Read the keys while they would still
   // be live (what a rejected or released acquire left), then let every lease run out.
   const liveKeys = await scanLiveKeys(run, [keyPrefix, ...trials.map((t) => t.prefix)]);
-  await sleep(ttl + 300);
+  await sleep(ttl + 300 + (nemesis.settleMs ?? 0));
   const leakedKeys = await scanLeakedKeys(run, keyPrefix);
   const commandStats = await readCommandStats(run);
   const registerPath = join(run.workDir, `${spec.id}.register.jsonl`);

@@ -26,6 +26,14 @@ export function judgeDefence(kind: TrialKind, e: DefenceEvidence): { defence: st
     case 'restart-rdb':
     case 'restart-stale-aof':
       return { defence: quarantine, defended: refusedByVictim && s?.cause === 'restart' };
+    case 'rollback-replicaof':
+      // A sync replaced the data: the core may name it that way too.
+      return { defence: quarantine, defended: refusedByVictim && (s?.cause === 'rollback' || s?.cause === 'replaced') };
+    case 'rollback-reload':
+    case 'rollback-swapdb':
+      return { defence: quarantine, defended: refusedByVictim && s?.cause === 'rollback' };
+    case 'clock-jump':
+      return { defence: quarantine, defended: refusedByVictim && s?.cause === 'clock-jump' };
     case 'evict-flip':
       return { defence: quarantine, defended: refusedByVictim && s?.cause === 'eviction' };
     case 'lose-data':

@@ -17,6 +17,10 @@ export const TRIAL_KINDS = [
   'lose-data',
   'lose-majority',
   'fence-stall',
+  'rollback-replicaof',
+  'rollback-reload',
+  'rollback-swapdb',
+  'clock-jump',
 ] as const;
 export type TrialKind = (typeof TRIAL_KINDS)[number];
 
@@ -31,6 +35,10 @@ export const TRIAL_DEFENCES: Readonly<Record<TrialKind, string>> = {
   'lose-data': 'the victim refuses B, quarantined for its data loss (cause data-loss)',
   'lose-majority': "B is granted only after the quarantines, with a fence above A's (the lost registers reseeded)",
   'fence-stall': 'A is refused (QuorumUnavailableError): its fence cannot be confirmed on a quorum',
+  'rollback-replicaof': 'the victim refuses B, quarantined for its data going back (cause rollback, or replaced: a sync replaced its data)',
+  'rollback-reload': 'the victim refuses B, quarantined for its data going back (cause rollback)',
+  'rollback-swapdb': 'the victim refuses B, quarantined for its data going back (cause rollback)',
+  'clock-jump': 'the victim refuses B, quarantined for its clock step (cause clock-jump)',
 };
 
 export interface TrialSpec {
@@ -45,6 +53,11 @@ export interface TrialSpec {
   victim?: number;
   /** evict-flip: the policy switched there and back (drawn from the seed when absent). */
   policy?: EvictionPolicy;
+  /**
+   * rollback-swapdb: 'older-copy' or 'other-deployment'; clock-jump: 'forward' or 'backward'
+   * (targeted-loss.ts; drawn from the seed when absent).
+   */
+  variant?: string;
   record(event: NemesisAction): void;
 }
 

@@ -11,6 +11,9 @@
  * - restart-rdb: the victim runs Redis's default persistence (RDB snapshots, no AOF). A SAVE before
  *   A's grant, a SIGKILL after it, a restart on the same data directory: the node is back with the
  *   snapshot, sentinel included, without A's key. Defence: a restart quarantine (new run_id).
+ * - rollback-replicaof, rollback-reload, rollback-swapdb, clock-jump (targeted-loss.ts): the victim's
+ *   data goes back in time, or its clock steps, without a restart. Defence: a quarantine of cause
+ *   rollback (or replaced, for the sync) / clock-jump.
  * - restart-stale-aof: the victim runs aof-always; it crashes and comes back without persistence
  *   (empty), is marked clean for the trial's fresh prefix (which held nothing yet: what an operator
  *   does instead of waiting out the data-loss quarantine), A takes its lock, then the victim crashes
@@ -48,6 +51,7 @@ import { judgeDefence } from './targeted-defence';
 import type { TrialResult, TrialSpec } from './targeted-kinds';
 import { runMajorityLossTrial } from './targeted-reseed';
 import { runFenceStallTrial } from './targeted-fence';
+import { isLossKind, trialLoss, type TrialLoss } from './targeted-loss';
 
 export { judgeDefence, type DefenceEvidence } from './targeted-defence';
 export { TRIAL_DEFENCES, TRIAL_KINDS, type TrialKind, type TrialResult, type TrialSpec } from './targeted-kinds';
@@ -86,6 +90,8 @@ export async function runTrial(run: RunContext, spec: TrialSpec): Promise<TrialR
   const lockKey = (resource: string) => keyOf(prefix, resource);
   const v = direct[victim]!;
   const sessions = new Sessions(run, spec);
+  const loss: TrialLoss | null = isLossKind(spec.kind) ? trialLoss(run, { ...spec, kind: spec.kind }, victim, prefix) : null;
+  const restartKind = spec.kind === 'restart-rdb';
   const result: TrialResult = {
     kind: spec.kind,
     id: spec.id,
@@ -96,7 +102,7 @@ export async function runTrial(run: RunContext, spec: TrialSpec): Promise<TrialR
     armed: false,
     defence: null,
     defended: false,
-    label: `${spec.kind}: victim node ${victim + 1}, A on nodes ${ids(majority)}`,
+    label: `${spec.kind}: victim node ${victim + 1}, A on nodes ${ids(majority)}${loss ? `, ${loss.what}` : ''}`,
     detail: '',
   };
   const notes: string[] = [`victim node ${victim + 1}, A on nodes ${ids(majority)}`];
@@ -104,7 +110,7 @@ export async function runTrial(run: RunContext, spec: TrialSpec): Promise<TrialR
 
   // The victim's persistence or policy, as the kind needs it for the whole trial.
   const mode = supervisor.node(victim + 1).persistence;
-  if (spec.kind === 'restart-rdb' && mode !== 'rdb') {
+  if (restartKind && mode !== 'rdb') {
     await restartClean(supervisor, victim, 'rdb');
     restore = () => restartClean(supervisor, victim, mode);
   } else if (spec.kind === 'restart-stale-aof' && mode !== 'aof-always') {
@@ -119,6 +125,7 @@ export async function runTrial(run: RunContext, spec: TrialSpec): Promise<TrialR
   }
 
   try {
+    await loss?.setup();
     await markPrefixClean(run, prefix, ttl);
     const a = await sessions.start(0, run.links.urls(0), settings);
     const b = await sessions.start(1, supervisor.directUrls(), settings);
@@ -133,13 +140,16 @@ export async function runTrial(run: RunContext, spec: TrialSpec): Promise<TrialR
     for (const c of s ? [a, b, s] : [a, b]) {
       const warm = await acquire(c, `f:${spec.id}.warm${c.index}`, c === s ? shortTtl : ttl, 5);
       if (warm.granted) await c.rpc({ op: 'release', resource: `f:${spec.id}.warm${c.index}` });
+      // The backup or the older state after A's warm-up (the node has been in use), B's just before
+      // A's grant: B's next look at the victim is a fast probe, not a check, where it can be.
+      if (c === a) await loss?.prepare();
     }
     const warmedAt = performance.now();
 
     const evictionKind = spec.kind === 'evict-volatile-lru' || spec.kind === 'evict-allkeys-random' || spec.kind === 'evict-flip';
     const resources = Array.from({ length: evictionKind ? EVICTION_LOCKS[policy] : 1 }, (_, k) => `f:${spec.id}.${k}`);
 
-    if (spec.kind === 'restart-rdb') {
+    if (restartKind) {
       await v.save(); // the snapshot the victim will come back with: the sentinel, not A's key
     } else if (spec.kind === 'restart-stale-aof') {
       // A period without persistence: the victim comes back empty, the AOF stays behind on disk.
@@ -171,15 +181,20 @@ export async function runTrial(run: RunContext, spec: TrialSpec): Promise<TrialR
     spec.record({ kind: 'fault', what: result.label });
     let asked = held;
     let sentinelKept = true;
-    if (spec.kind === 'restart-rdb' || spec.kind === 'restart-stale-aof') {
+    if (loss) {
+      const inflicted = await loss.inflict(held.length ? lockKey(held[0]!) : null);
+      sentinelKept = (await readEpoch(v, prefix)) !== null;
+      result.armed = onExactlyMajority && inflicted.ok && sentinelKept;
+      notes.push(`${inflicted.note}: ${inflicted.ok ? 'done' : 'NOT done'}, sentinel ${sentinelKept ? 'kept' : 'gone'}`);
+    } else if (restartKind || spec.kind === 'restart-stale-aof') {
       await supervisor.crash(victim + 1);
       spec.record({ kind: 'data-loss', node: victim });
-      await supervisor.start(victim + 1, spec.kind === 'restart-rdb' ? 'rdb' : 'aof-always');
+      await supervisor.start(victim + 1, restartKind ? 'rdb' : 'aof-always');
       const lost = held.length > 0 && (await v.exists(lockKey(held[0]!))) === 0;
       sentinelKept = (await readEpoch(v, prefix)) !== null;
       result.armed = onExactlyMajority && lost && sentinelKept;
       notes.push(
-        `victim restarted ${spec.kind === 'restart-rdb' ? 'from its snapshot' : 'into its old AOF'}: A's key ${lost ? 'gone' : 'still there'}, ` +
+        `victim restarted ${restartKind ? 'from its snapshot' : 'into its old AOF'}: A's key ${lost ? 'gone' : 'still there'}, ` +
           `sentinel ${sentinelKept ? 'kept' : 'gone'}`,
       );
     } else if (spec.kind === 'short-max-ttl' || spec.kind === 'lose-data') {
@@ -239,6 +254,7 @@ export async function runTrial(run: RunContext, spec: TrialSpec): Promise<TrialR
       answers.push(answer);
       late ||= held.length > 0 && askedAt >= heldUntil;
     }
+    const bVictimVotes = answers.map((x) => x.votes?.[victim] ?? '-');
     if (late) {
       result.armed = false;
       notes.push("B had no answer from the victim before the end of A's validity");
@@ -258,7 +274,7 @@ export async function runTrial(run: RunContext, spec: TrialSpec): Promise<TrialR
     // The defence the safe core owes on the victim.
     const judged = judgeDefence(spec.kind, {
       aVictimVotes: victimVotes,
-      bVictimVotes: answers.map((x) => x.votes?.[victim] ?? '-'),
+      bVictimVotes,
       bGranted: grantedB.length > 0,
       sentinel: epoch,
       shortError: short?.error ?? null,
@@ -276,6 +292,7 @@ export async function runTrial(run: RunContext, spec: TrialSpec): Promise<TrialR
   } finally {
     for (let c = 0; c < n; c++) run.links.set(0, c, { kind: 'pass' });
     await sessions.close();
+    await loss?.restore();
     if (restore) await restore();
   }
   result.detail = notes.join('; ');

@@ -61,6 +61,24 @@ describe('targeted trials: the defence the safe core owes', () => {
     expect(judgeDefence('short-max-ttl', { ...full, sentinel: sentinel('data-loss', CEILING, 300) }).defended).toBe(false);
     expect(judgeDefence('short-max-ttl', { ...full, bGranted: true, bVictimVotes: ['f'] }).defended).toBe(false);
   });
+
+  it('data gone back in time: refused by the victim, quarantined as a rollback (a sync may also be named replaced)', () => {
+    for (const kind of ['rollback-replicaof', 'rollback-reload', 'rollback-swapdb'] as const) {
+      expect(judgeDefence(kind, evidence({ sentinel: sentinel('rollback') }))).toEqual({
+        defence: 'quarantined (rollback)',
+        defended: true,
+      });
+      expect(judgeDefence(kind, evidence({ bGranted: true, bVictimVotes: ['f'], sentinel: sentinel('rollback') })).defended).toBe(false);
+      expect(judgeDefence(kind, evidence({ sentinel: sentinel('data-loss') })).defended).toBe(false);
+      expect(judgeDefence(kind, evidence({ sentinel: sentinel('replaced') })).defended).toBe(kind === 'rollback-replicaof');
+    }
+  });
+
+  it('a clock step: refused by the victim, quarantined for its clock', () => {
+    expect(judgeDefence('clock-jump', evidence({ sentinel: sentinel('clock-jump') })).defended).toBe(true);
+    expect(judgeDefence('clock-jump', evidence({ bVictimVotes: ['c'], sentinel: null })).defended).toBe(false);
+    expect(judgeDefence('clock-jump', evidence({ sentinel: sentinel('rollback') })).defended).toBe(false);
+  });
 });
 
 describe('targeted nemeses and their controls', () => {
@@ -75,6 +93,10 @@ describe('targeted nemeses and their controls', () => {
       'lose-data',
       'lose-majority',
       'fence-stall',
+      'rollback-replicaof',
+      'rollback-reload',
+      'rollback-swapdb',
+      'clock-jump',
     ]);
     for (const name of targeted) {
       const negatives = TARGETED_CONTROLS.filter((c) => c.nemesis === name && c.negative);
