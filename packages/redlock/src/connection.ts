@@ -16,6 +16,9 @@ export function reconnectDelayMs(times: number): number {
 
 export type ConnectionStatus = 'connecting' | 'ready' | 'reconnecting' | 'end';
 
+/** A SHA no script has: `SCRIPT EXISTS` of it answers [0] on Redis (see NodeConnection.proxySafe). */
+const NO_SHA = '0'.repeat(40);
+
 /** A command written and waiting for its reply, first in first out. */
 type Waiting = Pick<Outbound, 'resolve' | 'reject'>;
 
@@ -43,9 +46,31 @@ type Waiting = Pick<Outbound, 'resolve' | 'reject'>;
  *   PING succeeded: a server that refuses the connection (maxclients, protected mode) or is still
  *   loading its data (LOADING) is not ready, and the attempt is retried; 'error' for socket and
  *   handshake errors; 'end' once close() was called. Reconnection backs off (reconnectDelayMs).
+ * - Until it is known to be behind a proxy (see proxySafe), the handshake ends with one more
+ *   round trip, `SCRIPT EXISTS <a SHA no script has>`, written once PING was answered.
  */
 export class NodeConnection extends EventEmitter {
   status: ConnectionStatus = 'connecting';
+  /**
+   * The node is reached through a proxy that does not serve the whole command set (twemproxy
+   * closes the client's socket, without a reply, on SCRIPT, MULTI/EXEC, WATCH, plain TIME and
+   * INFO, SUBSCRIBE, QUIT…; another proxy may answer an error): the lock core then sends it only
+   * key commands and EVAL/EVALSHA with at least one key (node.ts). Set from the start by the URL's
+   * `?proxy=twemproxy`, or found by the handshake's last step: Redis answers `SCRIPT EXISTS` of a
+   * SHA no script has with [0]; an error reply, any other reply (a proxy answering for the
+   * servers: the fast probe's proof, grant-group.ts, would mean nothing there), or the socket
+   * closing with that step unanswered after PING was answered, set it. Sticky for the life of
+   * this object: a proxy keeps our socket across its upstream's restarts, and asking again would
+   * cost a closed socket per reconnection. Set wrongly (a direct server that dies exactly between
+   * the two replies) it only costs speed: everything a proxy-safe node is sent is also what a
+   * client passed in gets, argued safe in the same places.
+   */
+  get proxySafe(): boolean {
+    return this.behindProxy;
+  }
+  private behindProxy: boolean;
+  /** The socket whose handshake's SCRIPT EXISTS is written and unanswered: its close means a proxy. */
+  private detecting: Socket | null = null;
   private socket: Socket | null = null;
   private readonly waiting: Array<Waiting | undefined> = [];
   private head = 0;
@@ -54,6 +79,7 @@ export class NodeConnection extends EventEmitter {
 
   constructor(private readonly address: NodeAddress) {
     super();
+    this.behindProxy = address.proxy !== undefined;
     // Connect on the next tick, after the caller attached its listeners (as ioredis does).
     process.nextTick(() => this.connect());
   }
@@ -81,10 +107,10 @@ export class NodeConnection extends EventEmitter {
     return new Promise((resolve, reject) => this.write([{ payload: () => encodeCommand(args), resolve, reject }]));
   }
 
-  /** QUIT (answered within 250 ms or not), then close for good. */
+  /** QUIT (answered within 250 ms or not; not to a proxy, which may close on it), then close for good. */
   async close(): Promise<void> {
     if (this.status === 'end') return;
-    if (this.status === 'ready') {
+    if (this.status === 'ready' && !this.behindProxy) {
       await Promise.race([this.call('QUIT').catch(() => undefined), new Promise((resolve) => setTimeout(resolve, 250).unref())]);
     }
     this.disconnect();
@@ -125,17 +151,36 @@ export class NodeConnection extends EventEmitter {
       },
     });
     socket.on('data', (chunk: Buffer) => parser.execute(chunk));
-    const timer = setTimeout(() => socket.destroy(new Error(`connect timed out after ${CONNECT_TIMEOUT_MS} ms`)), CONNECT_TIMEOUT_MS);
+    const timer = setTimeout(() => {
+      // Silence is not a proxy's answer (a stalled server): an error, and no proxySafe from it.
+      if (this.detecting === socket) this.detecting = null;
+      socket.destroy(new Error(`connect timed out after ${CONNECT_TIMEOUT_MS} ms`));
+    }, CONNECT_TIMEOUT_MS);
     timer.unref();
     socket.once(tls ? 'secureConnect' : 'connect', () => this.handshake(socket, timer));
-    socket.on('error', (err: Error) => this.emit('error', err));
+    // A reset while the handshake's SCRIPT EXISTS is unanswered is the proxy's answer (see 'close').
+    socket.on('error', (err: Error) => {
+      if (this.detecting !== socket) this.emit('error', err);
+    });
     socket.once('close', () => {
       clearTimeout(timer);
       if (this.socket !== socket) return;
       this.socket = null;
+      const proxy = this.detecting === socket;
+      this.detecting = null;
       this.failAll(new Error('Connection closed'));
       if (this.status === 'end') return;
       this.status = 'reconnecting';
+      if (proxy) {
+        // PING was answered on this socket and SCRIPT EXISTS closed it: twemproxy. Not an error:
+        // connect again at once, without that step (see proxySafe).
+        this.behindProxy = true;
+        this.retryTimer = setTimeout(() => {
+          this.retryTimer = null;
+          this.connect();
+        }, 0);
+        return;
+      }
       this.retryTimer = setTimeout(() => {
         this.retryTimer = null;
         this.connect();
@@ -144,8 +189,9 @@ export class NodeConnection extends EventEmitter {
   }
 
   /**
-   * AUTH and SELECT (when the URL has them), then PING, as one write; ready when all answered. Each
-   * step names itself in the error of a failed attempt (the socket is then closed and retried).
+   * AUTH and SELECT (when the URL has them), then PING, as one write; then, while proxySafe is not
+   * known, SCRIPT EXISTS (see proxySafe); ready when all answered. Each step of the first write
+   * names itself in the error of a failed attempt (the socket is then closed and retried).
    */
   private handshake(socket: Socket, timer: NodeJS.Timeout): void {
     const { username, password, db } = this.address;
@@ -164,13 +210,41 @@ export class NodeConnection extends EventEmitter {
     };
     const answered = () => {
       if (--left > 0 || failed) return;
-      clearTimeout(timer);
-      this.attempts = 0;
-      this.status = 'ready';
-      this.emit('ready');
+      if (this.behindProxy) this.becomeReady(socket, timer);
+      else this.detectProxy(socket, timer);
     };
     socket.write(Buffer.concat(steps.map((step) => encodeCommand(step))));
     for (const step of steps) this.waiting.push({ resolve: answered, reject: fail(String(step[0])) });
+  }
+
+  /**
+   * The handshake's last step, written only once PING was answered on this socket, so that a close
+   * now is an answer to it and nothing else (twemproxy may drop the replies written before an
+   * unsupported command along with the socket): `SCRIPT EXISTS` of a SHA no script has.
+   */
+  private detectProxy(socket: Socket, timer: NodeJS.Timeout): void {
+    if (this.socket !== socket) return;
+    this.detecting = socket;
+    socket.write(encodeCommand(['SCRIPT', 'EXISTS', NO_SHA]));
+    const settle = (direct: boolean) => {
+      // A close settles it in the 'close' handler (detecting is cleared before failAll).
+      if (this.detecting !== socket) return;
+      this.detecting = null;
+      if (!direct) this.behindProxy = true;
+      this.becomeReady(socket, timer);
+    };
+    this.waiting.push({
+      resolve: (reply: unknown) => settle(Array.isArray(reply) && reply.length === 1 && reply[0] === 0),
+      reject: () => settle(false),
+    });
+  }
+
+  private becomeReady(socket: Socket, timer: NodeJS.Timeout): void {
+    if (this.socket !== socket) return;
+    clearTimeout(timer);
+    this.attempts = 0;
+    this.status = 'ready';
+    this.emit('ready');
   }
 
   private shift(): Waiting | undefined {
