@@ -42,7 +42,7 @@ import type { GrantPlan, NodeProbes } from './grant-plan';
 import { explainNodeError, fastProbe, judgeGrant, needsCheck, parseProbe, recordProbe, type GrantReply, type Probe } from './grant-verdict';
 import { checkClock } from './clock-check';
 import { QUARANTINE_CAUSES, type QuarantineCause } from './vocabulary';
-import type { BatchGroup, LockNode, Reply, TimedReply } from './node';
+import { timeRead, type BatchGroup, type LockNode, type Reply, type TimedReply } from './node';
 import { deliver } from './outbound';
 import { isOne } from './resp';
 
@@ -107,7 +107,9 @@ export class GrantGroup implements BatchGroup {
     if (wantTime) {
       this.timeFrom = this.plans.length;
       this.waiting++;
-      node.sendReserved(this.probes.time, (err, value) => this.arrive((this.time = err ?? value)));
+      // Plain TIME, or on a proxy-safe node TIME inside Lua: one command either way, written here,
+      // before this member's SET on the same connection, so the order argued above holds (node.ts timeRead).
+      node.sendReserved(timeRead(node, this.probes), (err, value) => this.arrive((this.time = err ?? value)));
     }
     const at = this.plans.length;
     this.plans.push(plan);

@@ -5,7 +5,7 @@
 import { createHash } from 'node:crypto';
 import { EPOCH_FIELDS } from './epoch';
 import { encodeCommand, ScriptCall } from './resp';
-import { ACQUIRE_SCRIPT, PROBE_SCRIPT, type LuaScript } from './scripts';
+import { ACQUIRE_SCRIPT, PROBE_SCRIPT, TIME_SCRIPT, type LuaScript } from './scripts';
 
 /** The sentinel's fields a probe reads, in the order of its reply (scripts/probe.lua FIELDS). */
 export const PROBE_FIELDS = [
@@ -50,6 +50,8 @@ export interface NodeProbes {
   /** `<prefix>fence`: the register's old key, kept in step while old clients use it. */
   readonly legacyFenceKey: string;
   readonly time: Buffer;
+  /** `EVAL <time.lua> 1 <prefix>epoch`: TIME for a proxy-safe node (node.ts timeRead says why EVAL). */
+  readonly timeInLua: Buffer;
   /**
    * The fast probe (grant-group.ts), one transaction: `MULTI`, `SCRIPT EXISTS` of this client's
    * check script (the proof that a check of ours ran in the process), the sentinel's `HMGET` (the
@@ -132,6 +134,7 @@ export function nodeProbes(
     anchorKey: anchor,
     driftFactor: options.driftFactor ?? 0.01,
     time: encodeCommand(['TIME']),
+    timeInLua: new ScriptCall(TIME_SCRIPT, 1, [epochKey]).evalPayload(),
     multi: encodeCommand(['MULTI']),
     proof: encodeCommand(['SCRIPT', 'EXISTS', script.sha]),
     exec: encodeCommand(['EXEC']),

@@ -38,7 +38,7 @@
 import { GrantGroup } from './grant-group';
 import type { GrantPlan } from './grant-plan';
 import { explainNodeError, judgeGrant, parseProbe, recordProbe, type Probe } from './grant-verdict';
-import type { BatchReplies, LockNode, Reply } from './node';
+import { timeRead, type BatchReplies, type LockNode, type Reply } from './node';
 import { checkClock, timeReplyMs } from './clock-check';
 
 /** Send the plan to one node; `reply` gets its GrantReply, or the error the node failed with. */
@@ -108,7 +108,8 @@ function sendAlone(node: LockNode, plan: GrantPlan, grant: Buffer, reply: Reply)
     if (parsed !== null) recordProbe(node, plan.probes, parsed);
     reply(null, judgeGrant(node, plan, batch[grantAt], parsed, withTime ? batch[0] : null));
   };
-  node.callBatch(withTime ? [plan.probes.time, grant] : [grant], (err, value) => {
+  // TIME first (inside Lua on a proxy-safe node: still one command before the grant, node.ts timeRead).
+  node.callBatch(withTime ? [timeRead(node, plan.probes), grant] : [grant], (err, value) => {
     const replies = value as BatchReplies;
     const granted = err ? null : replies[grantAt];
     if (plan.scriptCall && grant === plan.grant && granted instanceof Error && isNoScript(granted)) {

@@ -47,6 +47,20 @@ function isNoScript(err: unknown): boolean {
 }
 
 /**
+ * The node's TIME read just before a grant (grant.ts, grant-group.ts): plain `TIME`, or on a
+ * proxy-safe node the same TIME from inside Lua (scripts/time.lua, EVAL keyed on the sentinel so
+ * that a proxy routes it to the server the grant's SET goes to: one server per pool). The order
+ * argument is unchanged: it is one command written on the same connection before the SET, so it
+ * runs before it, and its reply is [seconds, microseconds] of the same server's clock as TIME's.
+ * EVAL, never EVALSHA: a NOSCRIPT fall back would re-send it after the SET. Also while the node is
+ * still connecting for the first time (a grant sent then, grant.ts sendAlone, is built before the
+ * handshake tells whether the node is proxy-safe): the Lua TIME is served either way.
+ */
+export function timeRead(node: LockNode, probes: NodeProbes): Buffer {
+  return node.proxySafe || node.connecting ? probes.timeInLua : probes.time;
+}
+
+/**
  * One Redis master as the lock core sees it: its connection (the core's own for a URL, or the
  * ioredis client passed in), a label, and a bound on the commands in flight. Scripts run by their
  * precomputed SHA (EVALSHA) with a fall back to EVAL on NOSCRIPT.
@@ -102,8 +116,31 @@ export class LockNode {
    * Only the core's own connection WATCHes: a client passed in may run the application's own
    * MULTI/EXEC, which would clear our WATCH (and ours could abort theirs). Such a node's fast probe
    * is the probe script's own read, which carries the same evidence (scripts/probe.lua fast mode).
+   * Nor does a connection through a proxy that closes on WATCH, MULTI and SCRIPT (proxySafe): the
+   * same read. A getter: proxySafe may be found on a reconnection, before its 'ready'.
    */
-  readonly canWatch: boolean;
+  get canWatch(): boolean {
+    return this.connection !== null && !this.connection.proxySafe;
+  }
+
+  /**
+   * Reached through a proxy that serves key commands and keyed scripts only (connection.ts
+   * proxySafe): it is sent nothing else. What that changes, and why each keeps the guarantees:
+   * - No WATCH, MULTI/EXEC or SCRIPT EXISTS (canWatch is false): the fast probe is the probe script's fast
+   *   read (EVALSHA, atomic), whose success is itself the proof that a check ran in the process
+   *   (NOSCRIPT is followed by a check), and whose `suspect` carries the evidence the WATCH would
+   *   (the anchor gone, evicted_keys or the data-replacing commands moved, a RESETSTAT), as for a
+   *   client passed in (grant-group.ts).
+   * - No plain TIME: timeRead() reads it inside Lua, one command in the same place (grant.ts).
+   * - No SCRIPT LOAD at connection: the first EVALSHA of each script falls back to EVAL (sendScript
+   *   says what that fall back costs: liveness only).
+   * - No subscriber (waiters.ts): releases there wake nobody; the other nodes' messages and the
+   *   retry delays do.
+   */
+  get proxySafe(): boolean {
+    return this.connection?.proxySafe === true;
+  }
+
   /** The clock check's references for this node (clock-check.ts); reset on a new connection. */
   readonly clock: { last: ClockReading | null; base: ClockReading | null } = { last: null, base: null };
   private batch: Outbound[] = [];
@@ -143,6 +180,8 @@ export class LockNode {
       // probe: it is loaded only by a check (see scripts/probe.lua), which is what makes a
       // successful fast probe prove that the process was checked.
       connection.on('ready', () => {
+        // Not through a proxy that closes on SCRIPT: each script's first EVALSHA falls back to EVAL.
+        if (connection.proxySafe) return;
         for (const script of ALL_SCRIPTS) {
           if (script !== PROBE_SCRIPT) connection.call('SCRIPT', 'LOAD', script.source).catch(() => undefined);
         }
@@ -162,7 +201,6 @@ export class LockNode {
       // The probe script's own fast read from the start (see canWatch).
       this.probeByProof = false;
     }
-    this.canWatch = this.connection !== null;
     // A new connection may reach another process (a restart, a failover behind a proxy): check it
     // before its next vote. Detection does not rely on this (a proxy may keep our socket open while
     // its upstream restarts: the probe finds that, see grant-verdict.ts), it only makes it sooner.

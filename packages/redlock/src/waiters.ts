@@ -7,7 +7,11 @@ import type { LockNode } from './node';
  * handoff from a release to the next grant costs about one round trip.
  *
  * One subscriber connection per node, opened when the first waiter registers and closed
- * `lingerMs` after the last one leaves.
+ * `lingerMs` after the last one leaves. None on a proxy-safe node (node.ts proxySafe: twemproxy
+ * closes the socket on ioredis's ready check, INFO, and on SUBSCRIBE): a release there is published
+ * into the void, and its waiters are woken by the other nodes' copies of the message (a release
+ * deletes on every node that holds the key) or by their retry delay. Only the wake-up is lost,
+ * never safety: an acquire decides on the votes alone.
  *
  * Herding. A release is published by every node that deleted a key (up to N messages), and many
  * local waiters may wait for the same resource, of which only one can win. So a message wakes
@@ -118,33 +122,45 @@ export class ReleaseWaiters {
     const subscribers: Redis[] = [];
     this.subscribed = false;
     for (const node of this.nodes) {
-      const sub = node.createSubscriber();
-      sub.on('error', (err: Error) => this.onError(node, err));
-      sub.on('message', (_channel: string, resource: string) => this.onMessage(resource));
-      const subscribe = () =>
-        sub.subscribe(this.channel).then(
-          () => {
-            if (this.subscribers !== subscribers || this.subscribed) return;
-            this.subscribed = true;
-            for (const set of this.byResource.values()) for (const waiter of set) waiter.wake();
-          },
-          (err: unknown) => this.onError(node, err instanceof Error ? err : new Error(String(err))),
-        );
-      subscribe();
-      // After a reconnect, subscribe again ourselves (ioredis's autoResubscribe leaves the promise of
-      // its SUBSCRIBE unhandled: a connection dropping again, or quit(), became an unhandled
-      // rejection in the application); releases missed meanwhile are covered by the waiters' delays.
-      let first = true;
-      sub.on('ready', () => {
-        if (first) {
-          first = false;
-          return;
-        }
-        if (this.subscribers === subscribers) void subscribe();
-      });
-      subscribers.push(sub);
+      // Whether a node is proxy-safe is known once its first connection attempt settled.
+      if (node.connecting) {
+        void node.whenBooted().then(() => {
+          if (this.subscribers === subscribers && !node.proxySafe) this.subscribe(node, subscribers);
+        });
+      } else if (!node.proxySafe) {
+        this.subscribe(node, subscribers);
+      }
     }
     this.subscribers = subscribers;
+  }
+
+  /** Open `node`'s subscriber, one of `subscribers`. */
+  private subscribe(node: LockNode, subscribers: Redis[]): void {
+    const sub = node.createSubscriber();
+    sub.on('error', (err: Error) => this.onError(node, err));
+    sub.on('message', (_channel: string, resource: string) => this.onMessage(resource));
+    const subscribe = () =>
+      sub.subscribe(this.channel).then(
+        () => {
+          if (this.subscribers !== subscribers || this.subscribed) return;
+          this.subscribed = true;
+          for (const set of this.byResource.values()) for (const waiter of set) waiter.wake();
+        },
+        (err: unknown) => this.onError(node, err instanceof Error ? err : new Error(String(err))),
+      );
+    subscribe();
+    // After a reconnect, subscribe again ourselves (ioredis's autoResubscribe leaves the promise of
+    // its SUBSCRIBE unhandled: a connection dropping again, or quit(), became an unhandled
+    // rejection in the application); releases missed meanwhile are covered by the waiters' delays.
+    let first = true;
+    sub.on('ready', () => {
+      if (first) {
+        first = false;
+        return;
+      }
+      if (this.subscribers === subscribers) void subscribe();
+    });
+    subscribers.push(sub);
   }
 
   private closeSubscribers(): void {

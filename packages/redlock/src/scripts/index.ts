@@ -71,5 +71,12 @@ export const RELEASE_SCRIPT: LuaScript = Object.freeze({
   source: "-- release.lua: compare-and-delete. Delete each lock key that holds the token and publish the\n-- resource name so that waiters retry at once. Keys held by anyone else are never touched, so a\n-- late or repeated release cannot hit a newer holder.\n--\n-- KEYS[1 .. n]         <prefix>lock:<resource>\n-- ARGV[1]              token\n-- ARGV[2]              pub/sub channel (<prefix>released), or '' to publish nothing (the cleanup\n--                      of a failed attempt: waking waiters for it would only make them collide again)\n-- ARGV[3 .. 2+n]       resource names, same order as KEYS\n--\n-- A key holds the token when its value is the token, or starts with the token and a space (the\n-- holder metadata follows; see value.ts). Tokens contain no space.\n--\n-- Reply: the number of lock keys deleted (0 when none held the token)\nlocal token = ARGV[1]\nlocal head = token .. ' '\nlocal deleted = 0\n\nfor i = 1, #KEYS do\n  local value = redis.call('GET', KEYS[i])\n  if value == token or (value and string.sub(value, 1, #head) == head) then\n    redis.call('DEL', KEYS[i])\n    if ARGV[2] ~= '' then\n      redis.call('PUBLISH', ARGV[2], ARGV[2 + i])\n    end\n    deleted = deleted + 1\n  end\nend\nreturn deleted\n",
 });
 
+/** packages/redlock/src/scripts/time.lua: its header lists KEYS, ARGV and the reply. */
+export const TIME_SCRIPT: LuaScript = Object.freeze({
+  name: "time",
+  sha: "82978ece1d6dfac2625182ccc810be941cde7618",
+  source: "-- time.lua: the node's TIME, for a node behind a proxy that refuses the plain command (node.ts\n-- timeRead). Sent as EVAL, never EVALSHA, just before a grant's SET (grant.ts).\n--\n-- KEYS[1]              <prefix>epoch: not read; it routes the call to the lock's server\n-- ARGV[1 ..]           none\n--\n-- Reply: {seconds, microseconds}, as TIME\nreturn redis.call('TIME')\n",
+});
+
 /** Every script, for preloading with SCRIPT LOAD. */
-export const ALL_SCRIPTS: readonly LuaScript[] = Object.freeze([ACQUIRE_SCRIPT, ADOPT_RESTART_SCRIPT, EXTEND_SCRIPT, FENCE_MANY_SCRIPT, FENCE_SCRIPT, MARK_CLEAN_SCRIPT, PROBE_SCRIPT, RELEASE_MANY_SCRIPT, RELEASE_SCRIPT]);
+export const ALL_SCRIPTS: readonly LuaScript[] = Object.freeze([ACQUIRE_SCRIPT, ADOPT_RESTART_SCRIPT, EXTEND_SCRIPT, FENCE_MANY_SCRIPT, FENCE_SCRIPT, MARK_CLEAN_SCRIPT, PROBE_SCRIPT, RELEASE_MANY_SCRIPT, RELEASE_SCRIPT, TIME_SCRIPT]);

@@ -1,12 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import { InvalidArgumentError } from '@redlock-console/redlock';
 import { NodeConnection } from '../../src/connection';
+import { nodeProbes } from '../../src/grant-plan';
+import { timeRead, type LockNode } from '../../src/node';
 import { nodeLabel } from '../../src/node-label';
 import { parseNodeUrl } from '../../src/node-url';
+import { decodeCommand } from '../../src/resp';
+import { TIME_SCRIPT } from '../../src/scripts';
 
 // Issue 37, a node behind twemproxy. A node URL's only query parameter: `?proxy=twemproxy`, which
 // makes the core's own connection proxy-safe from the start (no detection step); everything else
-// stays refused up front.
+// stays refused up front. And the TIME a grant reads before its SET: inside Lua for such a node.
 
 describe('parseNodeUrl ?proxy=twemproxy', () => {
   it('marks the address as behind twemproxy; without it the address says nothing (the handshake finds out)', () => {
@@ -53,5 +57,18 @@ describe('parseNodeUrl ?proxy=twemproxy', () => {
       conn.disconnect();
       direct.disconnect();
     }
+  });
+});
+
+describe('the TIME read before a grant (node.ts timeRead)', () => {
+  const probes = nodeProbes('t:epoch', 't:fence', 60_000, '2', 1_000, 1);
+  const node = (proxySafe: boolean, connecting: boolean) => ({ proxySafe, connecting }) as unknown as LockNode;
+
+  it('is plain TIME on a direct node, TIME inside Lua (EVAL, one key: the sentinel) on a proxy-safe one or one still connecting', () => {
+    expect(timeRead(node(false, false), probes)).toBe(probes.time);
+    expect(decodeCommand(probes.time).map(String)).toEqual(['TIME']);
+    for (const n of [node(true, false), node(false, true), node(true, true)]) expect(timeRead(n, probes)).toBe(probes.timeInLua);
+    // EVAL, never EVALSHA: a NOSCRIPT fall back would re-send it after the SET (node.ts timeRead).
+    expect(decodeCommand(probes.timeInLua).map(String)).toEqual(['EVAL', TIME_SCRIPT.source, '1', 't:epoch']);
   });
 });

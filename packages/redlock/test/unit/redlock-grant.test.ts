@@ -22,7 +22,8 @@ type Kind = 'TIME' | 'SET' | 'MULTI' | 'PROOF' | 'PROBE' | 'ANCHOR' | 'STATS' | 
 type Answer = (kind: Kind, text: string) => unknown;
 
 function kindOf(text: string): Kind {
-  if (text.includes('\r\nTIME\r\n')) return 'TIME';
+  // TIME, or TIME inside Lua (scripts/time.lua: a node still connecting, or a proxy-safe one).
+  if (text.includes('\r\nTIME\r\n') || text.includes("redis.call('TIME')")) return 'TIME';
   if (text.includes('\r\nSET\r\n')) return 'SET';
   if (text.includes('\r\nMULTI\r\n')) return 'MULTI';
   if (text.includes('\r\nEXEC\r\n')) return 'EXEC';
