@@ -1,8 +1,15 @@
 /** `npm test` step: make sure the Debian packages the tests need are there (installs them as root). */
 import { describeFatal } from './support/fatal';
-import { CHROMIUM, CURL, ensureSystemPackage, PROMTOOL, PYTHON3, REDIS_SERVER } from './support/system-packages';
+import { CHROMIUM, CURL, ensureSystemPackage, NUTCRACKER, PROMTOOL, PYTHON3, REDIS_SERVER } from './support/system-packages';
 
-const known = { 'redis-server': REDIS_SERVER, chromium: CHROMIUM, promtool: PROMTOOL, curl: CURL, python3: PYTHON3 } as const;
+const known = {
+  'redis-server': REDIS_SERVER,
+  chromium: CHROMIUM,
+  promtool: PROMTOOL,
+  curl: CURL,
+  python3: PYTHON3,
+  nutcracker: NUTCRACKER,
+} as const;
 try {
   for (const name of process.argv.slice(2)) {
     const pkg = known[name as keyof typeof known];

@@ -7,8 +7,8 @@ step() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
 
 step "generated Lua module is current"
 node scripts/gen-lua.mjs --check
-step "system packages (redis-server, chromium, promtool, curl, python3)"
-node --import tsx scripts/ensure-packages.ts redis-server chromium promtool curl python3
+step "system packages (redis-server, chromium, promtool, curl, python3, nutcracker)"
+node --import tsx scripts/ensure-packages.ts redis-server chromium promtool curl python3 nutcracker
 step "typecheck"
 npx tsc --noEmit
 step "lint"

@@ -43,6 +43,14 @@ export const CURL: SystemPackage = {
   hint: "curl runs the README's HTTP examples in the tests: run `sudo apt-get install curl`",
 };
 
+export const NUTCRACKER: SystemPackage = {
+  binary: 'nutcracker',
+  debianPackage: 'nutcracker',
+  // Debian installs it to /usr/sbin, often not on a user's PATH.
+  paths: ['/usr/sbin/nutcracker', '/usr/bin/nutcracker', '/usr/local/sbin/nutcracker'],
+  hint: 'nutcracker (twemproxy) puts a lock node behind a real proxy in the tests: run `sudo apt-get install nutcracker`',
+};
+
 export const PYTHON3: SystemPackage = {
   binary: 'python3',
   debianPackage: 'python3',
