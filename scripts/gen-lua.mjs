@@ -20,9 +20,20 @@ function constantName(name) {
   return `${name.replace(/[^A-Za-z0-9]+/g, '_').toUpperCase()}_SCRIPT`;
 }
 
+/**
+ * A script's source with its includes expanded: a line `--@include _name.lua` is replaced by that
+ * snippet (a file whose name starts with `_`, never a script of its own), so that a piece of Lua
+ * several scripts need (scripts/_replacing.lua) has one owner.
+ */
+function expand(file, seen = new Set()) {
+  if (seen.has(file)) throw new Error(`include cycle at ${file}`);
+  const source = readFileSync(join(scriptsDir, file), 'utf8');
+  return source.replace(/^--@include (_[\w-]+\.lua)\n/gm, (_, snippet) => expand(snippet, new Set([...seen, file])));
+}
+
 export function generate() {
   const files = readdirSync(scriptsDir)
-    .filter((f) => f.endsWith('.lua'))
+    .filter((f) => f.endsWith('.lua') && !f.startsWith('_'))
     .sort();
   if (files.length === 0) throw new Error(`no .lua files in ${relative(root, scriptsDir)}`);
   const lines = [
@@ -39,7 +50,7 @@ export function generate() {
   ];
   const names = [];
   for (const file of files) {
-    const source = readFileSync(join(scriptsDir, file), 'utf8');
+    const source = expand(file);
     const name = file.slice(0, -'.lua'.length);
     const sha = createHash('sha1').update(source, 'utf8').digest('hex');
     names.push(constantName(name));

@@ -1,5 +1,6 @@
 import 'server-only';
-import { Redlock } from '@redlock-console/redlock';
+import { QUARANTINE_CAUSES, Redlock } from '@redlock-console/redlock';
+import { CAUSE_LABEL } from '../inspect/quarantine';
 import { publishEvent } from './events';
 import { logger } from './logger';
 import { metrics, outcomeOf } from './metrics';
@@ -40,14 +41,18 @@ export function lockCore(): Redlock {
   });
   redlock.on('extend', (event) => m.operations.inc({ operation: 'extend', outcome: outcomeOf(event) }));
   redlock.on('release', (event) => m.operations.inc({ operation: 'release', outcome: outcomeOf(event) }));
+  // Every node and cause present at zero, so that an alert on an increase sees the first one.
+  for (let node = 1; node <= redlock.nodeCount; node++)
+    for (const cause of QUARANTINE_CAUSES) m.quarantinesStarted.inc({ node: String(node), cause }, 0);
   redlock.on('quarantine', (event) => {
-    if (event.discovered)
-      publishEvent({
-        type: 'node.quarantined',
-        node: event.node,
-        detail: `until ${new Date(event.until).toISOString()}`,
-        source: 'service',
-      });
+    if (!event.discovered) return;
+    m.quarantinesStarted.inc({ node: String(event.node), cause: event.cause ?? 'unknown' });
+    publishEvent({
+      type: 'node.quarantined',
+      node: event.node,
+      detail: `${event.cause ? `${CAUSE_LABEL[event.cause]}: ` : ''}until ${new Date(event.until).toISOString()}`,
+      source: 'service',
+    });
   });
   redlock.on('node-error', (event) => logger().debug({ node: event.node, err: event.error.message }, 'lock core node error'));
   holder[KEY] = redlock;

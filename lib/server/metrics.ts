@@ -14,6 +14,7 @@ export interface Metrics {
   nodeRtt: Gauge<'node'>;
   nodeClockOffset: Gauge<'node'>;
   nodeQuarantined: Gauge<'node' | 'reason'>;
+  quarantinesStarted: Counter<'node' | 'cause'>;
   nodeQuarantineRemaining: Gauge<'node' | 'reason'>;
   nodeRefused: Gauge<'node' | 'reason'>;
   nodeUnsafe: Gauge<'node'>;
@@ -94,8 +95,14 @@ function createMetrics(): Metrics {
     }),
     nodeQuarantined: new Gauge({
       name: 'redlock_node_quarantined',
-      help: '1 while the node votes against after a restart, a data loss or evictions; reason: restart, data-loss, replaced, eviction, no-sentinel (its data is gone and the next acquire starts the quarantine), unknown; none when it votes',
+      help: '1 while the node votes against after a restart, a data loss, evictions, a rollback or a clock jump; reason: restart, data-loss, replaced, eviction, rollback, clock-jump, no-sentinel (its data is gone and the next acquire starts the quarantine), unknown; none when it votes',
       labelNames: ['node', 'reason'],
+      registers: [registry],
+    }),
+    quarantinesStarted: new Counter({
+      name: 'redlock_quarantines_started_total',
+      help: "Quarantines the console's lock core started on a node, by cause (data-loss, restart, replaced, eviction, rollback: its data went back in time inside one process, clock-jump: its clock moved beyond the drift allowance)",
+      labelNames: ['node', 'cause'],
       registers: [registry],
     }),
     nodeQuarantineRemaining: new Gauge({

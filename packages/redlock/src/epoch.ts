@@ -31,6 +31,7 @@ export const EPOCH_FIELDS = Object.freeze({
   fence: 'fence',
   processed: 'processed',
   replacing: 'replacing',
+  reseed: 'reseed',
 });
 
 /** Why a node was quarantined (the sentinel's `cause`). */

@@ -28,11 +28,12 @@
  * voters as for early ones, whenever their confirmation is sent.
  *
  * What breaks this is a register that goes back: a node that lost its data, or restarted from an
- * older snapshot (its register is as old as the snapshot). The check (scripts/probe.lua) reseeds the register
- * of such a node to now(ms) × 1000 when it finds the loss or the restart (and no vote of that
- * process counts before that check ran, see grant.ts), which exceeds every fence issued before, provided the
- * cluster issues fewer than 1,000 fenced grants per ms and node clocks agree within the time
- * between two data losses: the hybrid-logical-clock assumption, stated here and in the README.
+ * older snapshot, or had its data replaced in place (its register is as old as the copy). The check
+ * (scripts/probe.lua) floors the register of such a node at now(ms) × 1000 when it finds the loss,
+ * and no vote of that process counts before that check ran (grant.ts); then, once its quarantine
+ * is over and before it votes again, a client raises it to the highest register of
+ * N − quorum + 1 other nodes (reseed.ts argues why that is ≥ every fence issued): no clock is
+ * trusted for fence order. The floor alone stands only with a single node (README: assumptions).
  */
 import type { ProtocolContext, AcquireRequest } from './protocol';
 import { isOne } from './resp';

@@ -4,9 +4,10 @@
  * be quarantined, and one probe (the sentinel, with the fence register in it) after the last of
  * them, where each grant used to bring its own reads.
  *
- * The probe, when no check is due, is one transaction of two plain commands: `MULTI`, `SCRIPT EXISTS
- * <sha of this client's check script>`, `HMGET <prefix>epoch …`, `EXEC` (a Lua call costs about
- * twice the server CPU of the whole transaction). The proof is what a fast read needs to be
+ * The probe, when no check is due, is one transaction of plain commands: `MULTI`, `SCRIPT EXISTS
+ * <sha of this client's check script>`, `HMGET <prefix>epoch …`, `EXISTS <prefix>anchor`, `INFO
+ * stats`, `TIME`, `EXEC`, then `WATCH <prefix>anchor` (a Lua call costs about twice the server
+ * CPU of such a transaction, and INFO inside Lua far more). The proof is what a fast read needs to be
  * trusted (see grant.ts): the script is in a process's cache only after a check of exactly this
  * client's kind ran in that process (it is loaded by nothing but a check's EVAL, see
  * scripts/probe.lua), so `1` says a check ran in the process before the read, and the read is
@@ -20,6 +21,25 @@
  * process or not at all (EXEC without its MULTI fails). `0` (a restart, SCRIPT FLUSH) is followed
  * by a check, as NOSCRIPT was; a node that refuses the transaction or SCRIPT (a proxy) gets the
  * probe script's own fast read (EVALSHA, atomic too) from then on.
+ *
+ * What the proof does not show is data that went back in time inside the process the check
+ * reconciled: a sync from an older copy and back (REPLICAOF, REPLICAOF NO ONE), DEBUG RELOAD of an
+ * older dump, SWAPDB, a FLUSHALL and a restore: the sentinel read is then an older sentinel of the
+ * same process, and the script cache survives all of them. The rollback detector: after every
+ * probe (this transaction, or a check) the connection WATCHes the anchor, a key a check creates and
+ * nothing writes again; Redis marks a WATCH as touched when its key is written, deleted, evicted
+ * or expired, and when its database is flushed, swapped or replaced by a load or a sync
+ * (touchAllWatchedKeysInDb), which is exactly the class. So the next EXEC aborts (null) if any of
+ * them happened since the previous probe; with the WATCH trusted (armed right after a probe that
+ * found the anchor, node.ts), that abort is evidence only this connection has: the client starts
+ * a `rollback` quarantine with a check (probe.lua ARGV[5]) and every member votes against. A
+ * connection without a trusted WATCH (a new one, or the anchor missing) proves nothing by a
+ * successful EXEC: its read is `unwatched` and a check decides, and the check sees the same class
+ * through the process's count of data-replacing commands (probe.lua REPLACING) — which is also what
+ * protects a client with no memory of the node. In the same transaction: `evicted_keys` against
+ * the value the last check recorded (an eviction since then is seen by this grant, not the next
+ * check) and the node's TIME for the clock check (clock-check.ts; a jump starts a `clock-jump`
+ * quarantine the same way). The members are judged only after all this, still after every SET.
  *
  * Why sharing keeps the guarantees grant.ts argues for one grant (commands on one connection run
  * in the order written, and the reads go out in the same write as the grants):
@@ -41,6 +61,7 @@
 import type { GrantPlan, NodeProbes } from './grant-plan';
 import { explainNodeError, fastProbe, judgeGrant, needsCheck, parseProbe, recordProbe, type GrantReply, type Probe } from './grant-verdict';
 import { checkClock } from './clock-check';
+import { reseedNode } from './reseed';
 import { QUARANTINE_CAUSES, type QuarantineCause } from './vocabulary';
 import { timeRead, type BatchGroup, type LockNode, type Reply, type TimedReply } from './node';
 import { deliver } from './outbound';
@@ -290,7 +311,7 @@ export class GrantGroup implements BatchGroup {
           this.takeCheck(checked);
           const parsed = parseProbe(checked.reply);
           if (this.clockJumped(parsed)) this.force('clock-jump');
-          else this.decide(parsed, null);
+          else this.reseedThenDecide(parsed);
         })
         .catch((e: unknown) => {
           // The check failed, or parseProbe refused its reply: every member needing it fails with that error.
@@ -299,7 +320,30 @@ export class GrantGroup implements BatchGroup {
         });
       return;
     }
-    this.decide(probe, null);
+    this.reseedThenDecide(probe);
+  }
+
+  /**
+   * A node whose quarantine is over by the TIME read in this probe (after every member's SET) but
+   * whose register still owes its reseed (reseed.ts): the reseed runs now, its reads after that
+   * TIME, and the members are judged with the register it leaves (read after their SETs too, on
+   * the same connection). Without it every member would vote against and only a later grant could
+   * use the node. A failed reseed (too few other nodes) leaves the flag: they vote against.
+   */
+  private reseedThenDecide(probe: Probe): void {
+    const from = this.probes.cluster.reseedFrom;
+    const over = probe.timeMs !== null && probe.until !== null && probe.timeMs >= Number(probe.until);
+    if (!this.judging || !probe.reseed || !over || from === null || probe.createdAt === null) {
+      this.decide(probe, null);
+      return;
+    }
+    reseedNode(from, this.node, this.probes, Number(probe.createdAt)).then(
+      (register) => this.decide({ ...probe, reseed: false, fence: String(Math.max(register, Number(probe.fence ?? 0))) }, null),
+      (err: unknown) => {
+        from.onNodeError(this.node, err instanceof Error ? err : new Error(String(err)));
+        this.decide(probe, null);
+      },
+    );
   }
 
   /** Does this probe's TIME show the node's clock off our monotonic clock beyond the drift allowance (clock-check.ts)? */

@@ -6,6 +6,7 @@ import { createHash } from 'node:crypto';
 import { EPOCH_FIELDS } from './epoch';
 import { encodeCommand, ScriptCall } from './resp';
 import { ACQUIRE_SCRIPT, PROBE_SCRIPT, TIME_SCRIPT, type LuaScript } from './scripts';
+import type { ReseedContext } from './reseed';
 
 /** The sentinel's fields a probe reads, in the order of its reply (scripts/probe.lua FIELDS). */
 export const PROBE_FIELDS = [
@@ -20,9 +21,10 @@ export const PROBE_FIELDS = [
  * What the fast transaction's read adds to PROBE_FIELDS: the evicted_keys and
  * total_commands_processed the last check recorded, compared with INFO stats read in the same
  * transaction (grant-group.ts), so that an eviction (or a RESETSTAT hiding one) since that check
- * is seen by the next grant, not the next check.
+ * is seen by the next grant, not the next check; and whether the node still owes a reseed of its
+ * fence register (reseed.ts).
  */
-export const FAST_READ_FIELDS = [...PROBE_FIELDS, EPOCH_FIELDS.evicted, EPOCH_FIELDS.processed] as const;
+export const FAST_READ_FIELDS = [...PROBE_FIELDS, EPOCH_FIELDS.evicted, EPOCH_FIELDS.processed, EPOCH_FIELDS.reseed] as const;
 
 /** What a probe's check detects (scripts/probe.lua ARGV[3]). */
 export type DetectLevel = '0' | '1' | '2';
@@ -41,6 +43,8 @@ export interface ClusterView {
   readonly runIds: Map<string, number>;
   /** Some node records a ceiling other than this client's: never start quarantines on "no ceiling anywhere". */
   ceilingConflict: boolean;
+  /** The Redlock's nodes and round deadline, for the reseed of a node's register from the others (reseed.ts). */
+  reseedFrom: ReseedContext | null;
 }
 
 /** The commands every attempt of one Redlock sends the same way, encoded once. */
@@ -118,7 +122,14 @@ export function nodeProbes(
   nodeCount: number,
   options: { anchorKey?: string; driftFactor?: number } = {},
 ): NodeProbes {
-  const cluster: ClusterView = { ceilingAgreed: false, ceilingConflict: false, withoutSentinel: new Set(), nodeCount, runIds: new Map() };
+  const cluster: ClusterView = {
+    ceilingAgreed: false,
+    ceilingConflict: false,
+    withoutSentinel: new Set(),
+    nodeCount,
+    runIds: new Map(),
+    reseedFrom: null,
+  };
   const script = probeScript(epochKey, detect, maxTtlMs);
   const anchor = options.anchorKey ?? `${epochKey.replace(/epoch$/, '')}anchor`;
   const keys = [epochKey, legacyFenceKey, anchor];

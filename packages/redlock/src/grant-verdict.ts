@@ -16,14 +16,17 @@ import { timeReplyMs } from './clock-check';
  * (1-based) by token `holder`, whose value carries the metadata text `meta` (null: none) |
  * [2, quarantineUntil, cause, discovered] quarantined (discovered: this grant's check started it) |
  * [3] no sentinel, and no quarantine could be started yet (see ClusterView) |
- * [4, reason, detail, recordedMaxTtlMs] against for a reason of the node's configuration.
+ * [4, reason, detail, recordedMaxTtlMs] against for a reason of the node's configuration |
+ * [5, createdAt] against: the register is being reseeded after a quarantine (reseed.ts).
  */
 export type GrantReply =
   | [1, number]
   | [0, number, string, string | null]
   | [2, number, QuarantineCause | null, boolean]
   | [3]
-  | [4, 'unsafe-eviction' | 'ceiling-mismatch' | 'error', string, number];
+  | [4, 'unsafe-eviction' | 'ceiling-mismatch' | 'error', string, number]
+  /** Its quarantine is over but its fence register still owes a reseed (reseed.ts): the sentinel's createdAt. */
+  | [5, number];
 
 /** The reply of scripts/probe.lua, fast or check. */
 export interface Probe {
@@ -41,6 +44,8 @@ export interface Probe {
    * 'replacing': scripts/probe.lua; 'unwatched', 'proof': grant-group.ts), or null.
    */
   readonly suspect: string | null;
+  /** The sentinel says the register owes a reseed from the other nodes (reseed.ts). */
+  readonly reseed: boolean;
 }
 
 /**
@@ -60,13 +65,13 @@ export class ProbeReplyError extends Error {
   override readonly name = 'ProbeReplyError' as const;
 }
 
-/** A check's reply (12 entries) or the probe script's fast read (8): scripts/probe.lua says what each holds. */
+/** A check's reply (13 entries) or the probe script's fast read (9): scripts/probe.lua says what each holds. */
 export function parseProbe(reply: unknown): Probe {
-  if (!Array.isArray(reply) || (reply.length !== 8 && reply.length !== 12)) {
+  if (!Array.isArray(reply) || (reply.length !== 9 && reply.length !== 13)) {
     throw new ProbeReplyError(`unexpected reply to the probe: ${JSON.stringify(reply)?.slice(0, 80)}`);
   }
   const r = reply as (string | number | null)[];
-  const isCheck = r.length === 12;
+  const isCheck = r.length === 13;
   return {
     createdAt: text(r[0]),
     until: text(r[1]),
@@ -76,6 +81,7 @@ export function parseProbe(reply: unknown): Probe {
     check: isCheck ? { runIdNow: String(r[5]), policy: String(r[6]), started: Number(r[7]) === 1, cause: String(r[8] ?? '') } : null,
     timeMs: isCheck ? timeReplyMs(r[9], r[10]) : timeReplyMs(r[6], r[7]),
     suspect: isCheck || !r[5] ? null : String(r[5]),
+    reseed: String(isCheck ? r[12] : r[8]) === '1',
   };
 }
 
@@ -91,6 +97,7 @@ export function fastProbe(read: readonly unknown[], time: unknown, suspect: stri
     check: null,
     timeMs: t,
     suspect,
+    reseed: String(read[7]) === '1',
   };
 }
 
@@ -222,6 +229,7 @@ export function judgeGrant(node: LockNode, plan: GrantPlan, grant: unknown, prob
       const cause = probe.check?.cause || null;
       return [2, verdict, cause as QuarantineCause | null, probe.check?.started ?? false];
     }
+    if (probe.reseed) return [5, Number(probe.createdAt)];
   }
   if (plan.scriptCall === null) {
     if (grant !== null) return held(1, String(grant));

@@ -130,7 +130,7 @@ function sendAlone(node: LockNode, plan: GrantPlan, grant: Buffer, reply: Reply)
         // The first reading of this connection's clock check (clock-check.ts): its baseline. A jump
         // against an earlier reading (a grant sent again after NOSCRIPT) counts the node out now;
         // the next probe's check starts the quarantine.
-        const t = Array.isArray(checked.reply) && checked.reply.length === 12 ? timeReplyMs(checked.reply[9], checked.reply[10]) : null;
+        const t = Array.isArray(checked.reply) && checked.reply.length === 13 ? timeReplyMs(checked.reply[9], checked.reply[10]) : null;
         if (t !== null && plan.probes.detect === '2' && checkClock(node, t, checked.sentAt, checked.readAt, plan.probes.driftFactor) > 0) {
           probe = new Error("the node's clock jumped beyond the drift allowance");
           node.checks.runId = null;

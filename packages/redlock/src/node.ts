@@ -278,7 +278,7 @@ export class LockNode {
 
   /** Remember what a check's reply says of the anchor (scripts/probe.lua check reply, 12th). */
   noteCheckAnchor(reply: unknown): void {
-    this.checkAnchor = Array.isArray(reply) && reply.length >= 12 ? Number(reply[11]) === 1 : false;
+    this.checkAnchor = Array.isArray(reply) && reply.length >= 13 ? Number(reply[11]) === 1 : false;
   }
 
   /**

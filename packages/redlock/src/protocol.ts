@@ -16,9 +16,12 @@
  *   compare-and-delete/-pexpire of our token, so they can never touch a newer holder's key.
  * - Fence monotonicity: see fence-round.ts.
  * - Quarantine: see grant.ts and scripts/probe.lua. A node that lost its data, restarted (it may
- *   have loaded an older snapshot) or evicted keys votes against until every lock it had granted
- *   has expired (maxTtlMs after the loss was found, or after its process started), so it cannot
- *   help a second client to a quorum while the first still holds the lock.
+ *   have loaded an older snapshot), had its data replaced or rolled back in place (grant-group.ts:
+ *   the WATCH of the anchor, the count of data-replacing commands), evicted keys, or whose clock
+ *   moved beyond the drift allowance (clock-check.ts) votes against until every lock it had
+ *   granted has expired (maxTtlMs after the loss was found, or after its process started), so it
+ *   cannot help a second client to a quorum while the first still holds the lock; and, when its
+ *   fence register may have gone back, until the register is reseeded from the others (reseed.ts).
  */
 import type { QuarantineCause } from './epoch';
 import {
@@ -33,6 +36,7 @@ import { sendGrant } from './grant';
 import { grantPlan, type NodeProbes } from './grant-plan';
 import type { GrantReply } from './grant-verdict';
 import { startQuarantine } from './quarantine-start';
+import { startReseed } from './reseed';
 import { NodeStalledError, type LockNode } from './node';
 import { isOne, ScriptCall } from './resp';
 import { blockingSize, validityHorizonMs, validityMs } from './quorum';
@@ -238,6 +242,15 @@ function onAcquireReply(ctx: ProtocolContext, probes: NodeProbes, round: Round, 
         "the node has no epoch sentinel (it lost its data); its quarantine starts once a node confirms this client's maxTtlMs",
       );
       void round.done.then(() => startQuarantine(ctx, round.nodes[i]!, probes));
+      return;
+    case 5:
+      // The register is reseeded once this round is over (reseed.ts); until then the node votes against.
+      round.reject(
+        i,
+        'quarantined',
+        "its quarantine is over; its fence register is being raised to the other nodes' before it votes again",
+      );
+      void round.done.then(() => startReseed(ctx, round.nodes[i]!, probes, reply[1]));
       return;
     case 4:
       if (reply[1] === 'ceiling-mismatch' && !round.decided)

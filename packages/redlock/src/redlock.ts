@@ -75,7 +75,7 @@ export class Redlock extends RedlockEmitter implements LockController {
     this.quorum = quorumSize(created.length);
     this.quarantineSeen = new Array<number>(created.length).fill(0);
     // This Redlock's probes and its view of the cluster (made once; prepareAcquire finds them).
-    probesOf(this.settings, created.length);
+    const probes = probesOf(this.settings, created.length);
     const prefix = this.settings.keyPrefix;
     this.lockPrefix = lockKeyPrefix(prefix);
     this.ctx = {
@@ -90,6 +90,7 @@ export class Redlock extends RedlockEmitter implements LockController {
         this.emit('quarantine', { node: node.number, label: node.label, until, discovered, ...(cause ? { cause } : {}) });
       },
     };
+    probes.cluster.reseedFrom = this.ctx;
     this.waiters = new ReleaseWaiters(created, this.ctx.channel, this.settings.subscriberLingerMs, onNodeError);
   }
 

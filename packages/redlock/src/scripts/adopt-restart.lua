@@ -16,6 +16,7 @@
 -- ARGV[3]              quarantineUntil of that process's sentinel when it stopped (0: none)
 --
 -- Reply: {1, runIdNow} adopted | {0, reason}  reason: 'no-sentinel' | 'changed'
+--@include _replacing.lua
 local epoch = KEYS[1]
 local e = redis.call('HMGET', epoch, 'createdAt', 'runId', 'prevRunId', 'cause', 'quarantineUntil')
 if not e[1] then return {0, 'no-sentinel'} end
@@ -32,8 +33,8 @@ local replid = string.match(redis.call('INFO', 'replication'), 'master_replid:(%
 if e[2] == ARGV[1] then
   redis.call('HSET', epoch, 'runId', runId, 'prevRunId', ARGV[1], 'origin', ARGV[2],
     'serverStartedAt', string.format('%.0f', math.min(now, now - (uptime - 1) * 1000)), 'evicted', evicted, 'replid', replid, 'processed', processed)
-  -- The new process counts its data-replacing commands (probe.lua) from zero: the next check records them.
-  redis.call('HDEL', epoch, 'replacing')
+  -- The new process counts its data-replacing commands (_replacing.lua) from zero: record its count.
+  redis.call('HSET', epoch, 'replacing', string.format('%.0f', replacingCalls()))
   return {1, runId}
 end
 if e[2] == runId and e[3] == ARGV[1] and e[4] == 'restart' then
@@ -42,7 +43,9 @@ if e[2] == runId and e[3] == ARGV[1] and e[4] == 'restart' then
   local untilMs = math.max(tonumber(ARGV[3]) or 0, 0)
   redis.call('HSET', epoch, 'createdAt', string.format('%.0f', now),
     'quarantineUntil', string.format('%.0f', math.max(untilMs, now)), 'origin', ARGV[2], 'cause', '', 'processed', processed)
-  redis.call('HDEL', epoch, 'replacing')
+  -- A graceful restart kept the register: no reseed from the other nodes is owed (probe.lua).
+  redis.call('HSET', epoch, 'replacing', string.format('%.0f', replacingCalls()))
+  redis.call('HDEL', epoch, 'reseed')
   return {1, runId}
 end
 return {0, 'changed'}

@@ -20,6 +20,7 @@
 --
 -- Reply: {1, createdAt, register, runId}   written (node clock ms; the register after the call)
 --        {0, createdAt or '', runId or ''} not written: the sentinel is not the one the caller saw
+--@include _replacing.lua
 local epoch = KEYS[1]
 local e = redis.call('HMGET', epoch, 'createdAt', 'runId', 'maxTtlMs', 'fence')
 local server = redis.call('INFO', 'server')
@@ -57,9 +58,8 @@ redis.call('HSET', epoch,
   'evicted', evicted,
   'processed', processed,
   'fence', string.format('%.0f', register))
--- The count of data-replacing commands (probe.lua REPLACING) is recorded by the next check, which
--- judges nothing against a sentinel without one: a mark-clean is the statement that what came
--- before does not matter.
-redis.call('HDEL', epoch, 'replacing')
+-- The count of data-replacing commands as of now (_replacing.lua): what came before the mark-clean
+-- does not matter, what comes after it does, also for a copy of the node taken before any check.
+redis.call('HSET', epoch, 'replacing', string.format('%.0f', replacingCalls()))
 if redis.call('EXISTS', KEYS[3]) == 0 then redis.call('SET', KEYS[3], '1') end
 return {1, now, register, runId}

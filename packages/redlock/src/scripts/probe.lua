@@ -64,14 +64,18 @@
 --   what protects a client that has no memory of the node (a fresh one, a new connection): the
 --   evidence is in the process, not in the data. Quarantine 'rollback' until now + ceiling.
 -- - A quarantine raises the register to the hybrid-logical-clock floor now(ms) * 1000: a node
---   restored from an old snapshot has an old register too.
+--   restored from an old snapshot has an old register too. That floor trusts this node's clock, so
+--   a quarantine for a cause that may have taken the register back (data-loss, restart, replaced,
+--   rollback) also sets `reseed`: the node votes against, after its quarantine too, until a client
+--   has raised its register to the highest register of enough other nodes read after the
+--   quarantine's end (reseed.ts says why that covers every fence issued; scripts/reseed.lua).
 --
 -- Reply: check: {createdAt, quarantineUntil, runId, maxTtlMs, fence, runIdNow, policy, started (1
 --        when this call started a quarantine), cause, TIME seconds, TIME microseconds, anchor (1: the
---        anchor exists now)}; fence is the max of the hash's and the old key's register;
+--        anchor exists now), reseed ('1': pending)}; fence is the max of the hash's and the old key's register;
 --        createdAt is false when the node has no sentinel (and none was written).
 --        fast: {createdAt, quarantineUntil, runId, maxTtlMs, fence, suspect, TIME seconds, TIME
---        microseconds}; suspect is '' or why a check must judge this read (the anchor is gone,
+--        microseconds, reseed}; suspect is '' or why a check must judge this read (the anchor is gone,
 --        evicted_keys or the REPLACING calls moved since the last check, or a RESETSTAT): the same
 --        evidence the fast transaction gives a connection that can WATCH (grant-group.ts).
 local epoch = KEYS[1]
@@ -87,21 +91,10 @@ end
 
 local function fmt(n) return string.format('%.0f', n) end
 
--- Commands that replace or rewrite data wholesale: their calls in this process, from INFO
--- commandstats (a command never called has no line). FLUSHDB is not among them: it may be another
--- database's, and a FLUSHDB of ours takes the sentinel with it (data-loss).
-local REPLACING = {'debug', 'swapdb', 'restore', 'restore-asking', 'flushall', 'replicaof', 'slaveof', 'failover'}
-local function replacingCalls()
-  local stats = redis.call('INFO', 'commandstats')
-  local n = 0
-  for _, name in ipairs(REPLACING) do
-    n = n + (tonumber(string.match(stats, 'cmdstat_' .. name:gsub('%-', '%%-') .. ':calls=(%d+)')) or 0)
-  end
-  return n
-end
+--@include _replacing.lua
 
 if ARGV[1] == '0' then
-  local r = redis.call('HMGET', epoch, 'createdAt', 'quarantineUntil', 'runId', 'maxTtlMs', 'fence', 'evicted', 'processed', 'replacing')
+  local r = redis.call('HMGET', epoch, 'createdAt', 'quarantineUntil', 'runId', 'maxTtlMs', 'fence', 'evicted', 'processed', 'replacing', 'reseed')
   local register = registerOf(r[5])
   if register > 0 then r[5] = fmt(register) end
   local stats = redis.call('INFO', 'stats')
@@ -116,7 +109,7 @@ if ARGV[1] == '0' then
     suspect = 'replacing'
   end
   local t = redis.call('TIME')
-  return {r[1], r[2], r[3], r[4], r[5], suspect, t[1], t[2]}
+  return {r[1], r[2], r[3], r[4], r[5], suspect, t[1], t[2], r[9] or ''}
 end
 
 local detect = ARGV[3]
@@ -184,6 +177,7 @@ if cause then
   if quarantineUntil > now then started = 1 end
   redis.call('HSET', epoch, 'createdAt', fmt(now), 'quarantineUntil', fmt(quarantineUntil), 'origin', 'quarantine', 'cause', cause,
     'maxTtlMs', fmt(ceiling))
+  if cause ~= 'eviction' and cause ~= 'clock-jump' then redis.call('HSET', epoch, 'reseed', '1') end
 end
 
 if cause or reconcile and e[1] then
@@ -213,4 +207,5 @@ r[9] = cause or ''
 r[10] = t[1]
 r[11] = t[2]
 r[12] = redis.call('EXISTS', KEYS[3])
+r[13] = redis.call('HGET', epoch, 'reseed') or ''
 return r

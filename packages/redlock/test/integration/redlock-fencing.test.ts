@@ -85,7 +85,7 @@ describe('fencing tokens', () => {
     }
   }, 60_000);
 
-  it('a node that lost its data (persistence none) is reseeded: fences after its quarantine exceed every fence before, even in a majority with stale registers', async () => {
+  it('a node that lost its data (persistence none) is reseeded from the other nodes, not its clock: fences after its quarantine exceed every fence before, even in a majority with stale registers', async () => {
     const cluster = await startTestCluster({ nodes: 5, persistence: 'none' });
     const direct = directClients(cluster);
     const maxTtlMs = 1_000;
@@ -145,6 +145,27 @@ describe('fencing tokens', () => {
       expect(await readFenceRegister(direct[2]!, prefix)).toBeGreaterThan(highest);
 
       await waitFor(() => Date.now() > until + 20, maxTtlMs + 2_000, 'the end of the quarantine');
+      // Its register must now come up to the other nodes' (reseed.ts): that needs N − quorum + 1 = 3
+      // of them, and only 4 and 5 answer, whose registers never saw the newest fences. Node 3 keeps
+      // voting against rather than trust its clock's floor.
+      for (let i = 0; i < 3; i++) {
+        const held = await r.acquire('resource', 500).catch((e: unknown) => e);
+        expect(held).toBeInstanceOf(QuorumUnavailableError);
+        expect((held as QuorumUnavailableError).votes[2]).toMatchObject({ vote: 'against', reason: 'quarantined' });
+      }
+      // Node 1 answers again (node 2 stays cut off): the reseed reads 1, 4 and 5, and node 3 votes.
+      await cluster.supervisor.heal(1);
+      await waitFor(
+        async () =>
+          await r.acquire('resource', 500).then(
+            (l) => l.release().then(() => true),
+            () => false,
+          ),
+        5_000,
+        'node 3 reseeded',
+      );
+      expect(await readFenceRegister(direct[2]!, prefix)).toBeGreaterThanOrEqual(highest);
+      await cluster.supervisor.partition(1);
       const after: number[] = [];
       for (let i = 0; i < 5; i++) {
         const lock = await r.acquire('resource', 500);

@@ -128,6 +128,18 @@ describe('a node whose data goes back in time within one process', () => {
     expect((await readEpoch(nodes[2]!.client, prefix))?.cause).toBe('rollback');
   });
 
+  it('a backup taken right after markNodesClean, before any check: the count of data-replacing commands is recorded by the mark-clean', async () => {
+    nodes = await startRedisNodes((i) => (i === 2 ? [...NO_PERSISTENCE, '--enable-debug-command', 'yes'] : NO_PERSISTENCE));
+    const prefix = uniquePrefix('backup-after-mark');
+    const a = client(prefix);
+    await markCleanLevel(a, prefix, nodes);
+    // The copy, before any client checked node 3.
+    await nodes[2]!.client.save();
+    const lockA = await holdOnMajority(a, 'res', nodes, 5_500);
+    await nodes[2]!.client.call('DEBUG', 'RELOAD', 'NOSAVE');
+    expectRefused(await attempt(client(prefix)), lockA, /back in time/);
+  });
+
   it('SWAPDB into a database holding a second deployment with the same prefix and a lower register', async () => {
     nodes = await startRedisNodes(() => NO_PERSISTENCE);
     const { a, b, prefix } = await setUp('swapdb');
@@ -210,6 +222,48 @@ describe('a node whose clock jumps', () => {
     const votes = outcome instanceof Lock ? outcome.votes : (outcome as RedlockError).votes;
     expect(votes[2], JSON.stringify(votes)).toMatchObject({ vote: 'against', reason: 'quarantined' });
     expect((await readEpoch(nodes[2]!.client, prefix))?.cause).toBe('clock-jump');
+  });
+
+  it('an hour behind from the start, then a data loss: the register is reseeded from the other nodes, not from its clock', async () => {
+    await clockNodes();
+    clock.set(-3_600_000);
+    const { a, b, prefix } = await setUp('clock-behind-loss');
+    // A: a fenced lock on nodes 1–3; their registers now hold A's fence, nodes 4 and 5 less.
+    const lockA = await holdOnMajority(a, 'res', nodes, 1_000);
+    await lockA.release();
+    // Nodes 4 and 5 never saw A's fence (A was confirmed on nodes 1–3 only; B's warm-up may have
+    // raised them: put them back below it).
+    for (const i of [3, 4]) await nodes[i]!.client.hset(`${prefix}epoch`, 'fence', String(lockA.fence! - 10));
+    // Node 3 loses everything; B's next grant (unfenced: no register moves) finds it: a data-loss
+    // quarantine, its register floored from node 3's clock.
+    await nodes[2]!.client.flushall();
+    await b.acquire('other', 1_000, { fenced: false }).then(
+      (l) => l.release(),
+      () => null,
+    );
+    const epoch = await readEpoch(nodes[2]!.client, prefix);
+    expect(epoch?.cause).toBe('data-loss');
+    expect(epoch!.fence).toBeLessThan(lockA.fence!);
+    // Once the quarantine is over, a grant that counts node 3 (nodes 1 and 2 refuse it) must get a
+    // fence above A's: node 3's register first comes up to the other nodes' (a reseed).
+    await waitFor(
+      async () => (await nodes[2]!.client.time()).map(Number)[0]! * 1000 > epoch!.quarantineUntil + 50,
+      MAX_TTL + 5_000,
+      "the end of node 3's quarantine",
+    );
+    for (const i of [0, 1]) await nodes[i]!.client.set(b.lockKey('after'), 'foreign', 'PX', 30_000);
+    const granted: Lock[] = [];
+    await waitFor(
+      async () => {
+        const outcome = await attempt(b, 'after');
+        if (outcome instanceof Lock) granted.push(outcome);
+        return granted.length > 0;
+      },
+      5_000,
+      'B to be granted with node 3',
+    );
+    expect(granted[0]!.votes[2]).toMatchObject({ vote: 'for' });
+    expect(granted[0]!.fence!).toBeGreaterThan(lockA.fence!);
   });
 
   it('a clock that stays put is never flagged: 200 grants over a loaded second, no quarantine', async () => {

@@ -56,6 +56,7 @@ const checkReply = (read: unknown[], runIdNow: string, started = 0, cause = '') 
   '1000',
   '0',
   1,
+  '',
 ];
 
 /**
@@ -188,7 +189,7 @@ const answers =
         PROBE: probeReply('1', '1'),
         ANCHOR: 1,
         STATS: '# Stats\r\nevicted_keys:0\r\ntotal_commands_processed:10\r\n',
-        FAST: [...probeReply('1', '1'), '', '1000', '0'],
+        FAST: [...probeReply('1', '1'), '', '1000', '0', ''],
         WATCH: 'OK',
         UNWATCH: 'OK',
         CHECK: checkReply(probeReply('1', '1'), 'r1'),

@@ -15,17 +15,28 @@ describe('generated Lua scripts (src/scripts/index.ts)', () => {
     expect(run.status).toBe(0);
   });
 
-  it('has one entry per .lua file, with its exact source and SHA1', () => {
+  it('has one entry per .lua file (snippets, _*.lua, excepted), with its exact source, includes expanded, and SHA1', () => {
     const files = readdirSync(scriptsDir)
-      .filter((f) => f.endsWith('.lua'))
+      .filter((f) => f.endsWith('.lua') && !f.startsWith('_'))
       .sort();
     expect(ALL_SCRIPTS.map((s) => `${s.name}.lua`).sort()).toEqual(files);
+    const expand = (file: string): string =>
+      readFileSync(join(scriptsDir, file), 'utf8').replace(/^--@include (_[\w-]+\.lua)\n/gm, (_, snippet: string) => expand(snippet));
     for (const script of ALL_SCRIPTS) {
-      const source = readFileSync(join(scriptsDir, `${script.name}.lua`), 'utf8');
+      const source = expand(`${script.name}.lua`);
       expect(script.source).toBe(source);
+      expect(script.source).not.toMatch(/^--@include/m);
       expect(script.sha).toBe(createHash('sha1').update(source).digest('hex'));
       expect(Object.isFrozen(script)).toBe(true);
     }
+  });
+
+  it('the data-replacing commands have one owner (_replacing.lua), inlined in every script that records them', () => {
+    const users = ALL_SCRIPTS.filter((s) => s.source.includes('replacingCalls()'));
+    expect(users.map((s) => s.name).sort()).toEqual(['adopt-restart', 'mark-clean', 'probe']);
+    for (const script of users) expect(script.source.match(/local REPLACING = /g)).toHaveLength(1);
+    for (const file of readdirSync(scriptsDir).filter((f) => f.endsWith('.lua') && !f.startsWith('_')))
+      expect(readFileSync(join(scriptsDir, file), 'utf8'), file).not.toMatch(/local REPLACING = /);
   });
 
   it('every script opens with a header listing KEYS, ARGV and the reply', () => {
