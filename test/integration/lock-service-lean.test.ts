@@ -42,6 +42,8 @@ class Raw {
   readonly socket: Socket;
   private data = Buffer.alloc(0);
   readonly answers: Answer[] = [];
+  /** 1xx answers skipped (a server probing whether a half-closed client is still there). */
+  interim = 0;
   closed = false;
   private readonly opened: Promise<void>;
 
@@ -62,6 +64,12 @@ class Raw {
         const chunked = headers.get('transfer-encoding') === 'chunked';
         const length = chunked ? this.data.indexOf('0\r\n\r\n', end + 4) + 5 - (end + 4) : Number(headers.get('content-length') ?? 0);
         if (length < 0 || this.data.length < end + 4 + length) return;
+        // An interim answer (1xx) is skipped, as every HTTP/1.1 client does.
+        if (lines[0]!.startsWith('HTTP/1.1 1')) {
+          this.interim++;
+          this.data = this.data.subarray(end + 4);
+          continue;
+        }
         this.answers.push({
           status: Number(lines[0]!.split(' ')[1]),
           headers,
@@ -223,6 +231,74 @@ describe('lean connections: plain lock-service requests answered on the socket',
     expect(check.status).toBe(200); // the smuggled acquire never ran
     const { token } = (await check.json()) as { token: string };
     await api.call('POST', '/api/locks/lean-smuggled/release', { as: 'client', body: { token } });
+  });
+});
+
+describe('a client that half-closes after its request (issue 38)', () => {
+  // The client sends its acquire, then its FIN (it has nothing more to say) and waits for the
+  // answer: a shutdown(SHUT_WR) that curl, HTTP/1.0-era tools and some proxies do. The acquire
+  // waits (waitMs) on a lock another holds, released 300 ms later: the answer comes after the FIN.
+  for (const path of ['lean', 'node'] as const)
+    it(`gets its answer on the ${path === 'lean' ? 'lean path' : 'Node path'}`, async () => {
+      const resource = `lean-half-close-${path}`;
+      const held = await api.call('POST', '/api/locks', { as: 'client', body: { resource, ttlMs: 5_000 } });
+      expect(held.status).toBe(200);
+      const { token } = (await held.json()) as { token: string };
+      const raw = new Raw(server.port, true);
+      // An obs-text header is valid HTTP that the lean reader leaves to Node's parser.
+      await raw.write(post('/api/locks', { resource, ttlMs: 5_000, waitMs: 3_000 }, path === 'node' ? 'X-Note: caf\u00e9\r\n' : ''));
+      raw.socket.end();
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      await api.call('POST', `/api/locks/${resource}/release`, { as: 'client', body: { token } });
+      await raw.until(() => raw.answers.length === 1 || raw.closed, 5_000);
+      expect(raw.answers.map((a) => a.status)).toEqual([200]);
+      await raw.until(() => raw.closed, 2_000); // then the connection closes: the client said it is done
+      const released = await api.call('POST', `/api/locks/${resource}/release`, {
+        as: 'client',
+        body: { token: tokenOf(raw.answers[0]!) },
+      });
+      expect(((await released.json()) as { released: boolean }).released).toBe(true);
+    });
+});
+
+describe('a client that closes its socket while its acquire waits (a FIN too, but gone)', () => {
+  for (const path of ['lean', 'node'] as const)
+    it(`stops the wait on the ${path === 'lean' ? 'lean path' : 'Node path'}: the probe finds it gone before the lock is free`, async () => {
+      const resource = `lean-gone-${path}`;
+      const held = await api.call('POST', '/api/locks', { as: 'client', body: { resource, ttlMs: 8_000 } });
+      const { token } = (await held.json()) as { token: string };
+      const raw = new Raw(server.port);
+      await raw.write(post('/api/locks', { resource, ttlMs: 8_000, waitMs: 4_000 }, path === 'node' ? 'X-Note: caf\u00e9\r\n' : ''));
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      raw.close();
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      await api.call('POST', `/api/locks/${resource}/release`, { as: 'client', body: { token } });
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      // Had the wait gone on, the departed client's acquire would hold the lock until its ttl.
+      const free = await api.call('POST', '/api/locks', { as: 'client', body: { resource, ttlMs: 1_000 } });
+      expect(free.status).toBe(200);
+      await api.call('POST', `/api/locks/${resource}/release`, {
+        as: 'client',
+        body: { token: ((await free.json()) as { token: string }).token },
+      });
+    });
+});
+
+describe('a client that half-closes after pipelining a lock request and another (issue 38)', () => {
+  it('gets both answers, the second from Node’s parser, handed the bytes after the FIN', async () => {
+    const resource = 'lean-half-close-pipelined';
+    const held = await api.call('POST', '/api/locks', { as: 'client', body: { resource, ttlMs: 5_000 } });
+    const { token } = (await held.json()) as { token: string };
+    const raw = new Raw(server.port, true);
+    await raw.write(
+      post('/api/locks', { resource, ttlMs: 5_000, waitMs: 3_000 }) + 'GET /elsewhere HTTP/1.1\r\nHost: console.test\r\n\r\n',
+    );
+    raw.socket.end();
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    await api.call('POST', `/api/locks/${resource}/release`, { as: 'client', body: { token } });
+    await raw.until(() => raw.answers.length === 2 && raw.closed, 5_000);
+    expect(raw.answers.map((a) => a.status)).toEqual([200, 404]);
+    await api.call('POST', `/api/locks/${resource}/release`, { as: 'client', body: { token: tokenOf(raw.answers[0]!) } });
   });
 });
 

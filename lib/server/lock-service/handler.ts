@@ -8,6 +8,7 @@ import { badRequest } from '../http/errors';
 import { authorize, checkSessionCsrf, parseInput } from '../http/request-checks';
 import { acquireLock, extendLock, releaseLock } from '../locks-service';
 import { API_SECURITY_HEADERS, headerReader, hstsFor, readJsonBody, sendJson } from '../http/node-io';
+import { probeDeparture } from './departure-probe';
 import type { LockServiceRoute } from './routes';
 
 /** One lock-service request, whichever connection it came on (Node's HTTP server or the lean one). */
@@ -91,6 +92,13 @@ export async function serveLockService(req: IncomingMessage, res: ServerResponse
   const onClose = () => {
     if (!res.writableFinished) gone?.abort(new Error('the HTTP client went away'));
   };
+  // A FIN while the acquire waits: the client may have half-closed or gone (departure-probe.ts).
+  const probe: { stop: (() => void) | null } = { stop: null };
+  const onEnd = () => {
+    probe.stop ??= probeDeparture(() => {
+      if (!res.headersSent && !res.destroyed) res.writeContinue();
+    });
+  };
   try {
     const answer = await answerLockService({
       route,
@@ -100,15 +108,20 @@ export async function serveLockService(req: IncomingMessage, res: ServerResponse
       gone: () => {
         gone = new AbortController();
         res.once('close', onClose);
+        if (req.socket.readableEnded) onEnd();
+        else req.socket.once('end', onEnd);
         return gone.signal;
       },
     });
+    probe.stop?.();
     if (!answer || res.destroyed) return;
     // A body left unread (refused before it was read) would otherwise be read to the end to keep
     // the connection: refuse it with the connection instead.
     const closing = answer.status !== 200 && !answer.bodyRead && !req.complete;
     sendJson(req, res, answer.status, answer.body, closing ? { ...answer.headers, connection: 'close' } : answer.headers);
   } finally {
+    probe.stop?.();
     res.off('close', onClose);
+    req.socket?.off('end', onEnd);
   }
 }

@@ -8,6 +8,7 @@ import { logger } from '../logger';
 import { answerLockService, type LockServiceAnswer } from './handler';
 import { readLeanRequest, type LeanRequest } from './http1-request';
 import { API_HEADERS } from '../http/node-io';
+import { CONTINUE, probeDeparture } from './departure-probe';
 
 /**
  * The lock service's lean HTTP/1.1 connections. Every connection to the console's port starts here:
@@ -72,10 +73,14 @@ class LeanConnection {
   private busy = false;
   /** Answer what is in progress, then close: nothing sent after this is read, let alone run. */
   private closeAfter = false;
+  /** The client sent its FIN: answer the requests it sent, then close. */
+  private ended = false;
   private done = false;
   /** Runs out when the request at the front has taken longer than the headers timeout to arrive. */
   private slowTimer: NodeJS.Timeout | null = null;
   private gone: AbortController | null = null;
+  /** Stops the departure probe of a waiting acquire whose client sent its FIN (departure-probe.ts). */
+  private stopProbe: (() => void) | null = null;
   private readonly local: string;
 
   constructor(
@@ -133,16 +138,26 @@ class LeanConnection {
   };
 
   private readonly onEnd = (): void => {
-    // The client stopped sending (a FIN): as Node's server does (httpAllowHalfOpen off), close our
-    // side too, which ends a waiting acquire ('close' aborts it) instead of holding a lock for
-    // a client that has left.
-    this.closeAfter = true;
-    this.socket.end();
+    // The client stopped sending (a FIN), which is not leaving: a client may half-close after its
+    // request and wait for the answer (issue 38). As Node's server with httpAllowHalfOpen: answer
+    // the requests it sent, then close. A waiting acquire probes whether the client is still there
+    // (departure-probe.ts): one that has gone stops waiting.
+    this.ended = true;
+    if (this.gone) this.probe();
+    if (!this.busy) this.pump();
   };
+
+  /** An acquire waits and the client sent its FIN: find out whether it is still there (departure-probe.ts). */
+  private probe(): void {
+    this.stopProbe ??= probeDeparture(() => {
+      if (!this.socket.destroyed) this.socket.write(CONTINUE);
+    });
+  }
 
   private readonly onClose = (): void => {
     this.done = true;
     if (this.slowTimer) clearTimeout(this.slowTimer);
+    this.stopProbe?.();
     this.gone?.abort(new Error(GONE));
     this.forget();
   };
@@ -157,12 +172,13 @@ class LeanConnection {
   private pump(): void {
     while (!this.busy && !this.done && !this.closeAfter && !this.socket.destroyed) {
       const buffer = this.joined();
-      if (buffer === null) return;
+      // Nothing more will come after a FIN: with nothing left, or only a part of a request, close.
+      if (buffer === null) return this.ended ? this.close() : undefined;
       const read = readLeanRequest(buffer);
       if (read.kind === 'foreign') return this.handoff();
       if (read.kind === 'incomplete') {
         this.needed = read.needed;
-        return;
+        return this.ended ? this.close() : undefined;
       }
       this.needed = 0;
       const rest = buffer.subarray(read.size);
@@ -191,15 +207,21 @@ class LeanConnection {
         checkBodyHeaders(headers);
         return Promise.resolve(parseJsonBody(DECODER.decode(request.body)));
       },
-      gone: () => (this.gone = new AbortController()).signal,
+      gone: () => {
+        this.gone = new AbortController();
+        if (this.ended) this.probe();
+        return this.gone.signal;
+      },
     });
     this.gone = null;
+    this.stopProbe?.();
+    this.stopProbe = null;
     if (this.done || this.socket.destroyed || answer === null) return;
     this.write(answer, request.headers.get('x-forwarded-proto') === 'https');
     this.busy = false;
     if (this.closeAfter) return this.close();
     if (this.socket.isPaused()) this.socket.resume();
-    if (this.needed === 0 || this.buffered >= this.needed) this.pump();
+    if (this.ended || this.needed === 0 || this.buffered >= this.needed) this.pump();
   }
 
   /** Close after the last answer, as Node's server does: nothing more is read; the socket goes once the answer is out. */
@@ -247,7 +269,14 @@ class LeanConnection {
     // Node's listener attaches its parser and 'data' listener first; the unshifted bytes then reach
     // that parser before anything read from the socket later.
     this.options.handoff(socket);
-    if (rest) socket.unshift(rest);
+    if (!this.ended) {
+      if (rest) socket.unshift(rest);
+      return;
+    }
+    // The client's FIN came already (it cannot be unshifted past): give Node's parser the bytes,
+    // then the end, as its own listeners would have had them.
+    if (rest) socket.emit('data', rest);
+    socket.emit('end');
   }
 }
 
