@@ -10,17 +10,28 @@ export function coreSourceDir(projectRoot: string): string {
 }
 
 /**
+ * A script's source with its includes expanded, as scripts/gen-lua.mjs does: a line
+ * `--@include _name.lua` is replaced by that snippet (a `_` file, never a script of its own), so a
+ * patch in a snippet reaches every script that includes it.
+ */
+function expandIncludes(dir: string, file: string, seen: ReadonlySet<string> = new Set()): string {
+  if (seen.has(file)) throw new Error(`mutant build: include cycle at ${file}`);
+  const source = readFileSync(join(dir, file), 'utf8');
+  return source.replace(/^--@include (_[\w-]+\.lua)\n/gm, (_, snippet: string) => expandIncludes(dir, snippet, new Set([...seen, file])));
+}
+
+/**
  * Regenerate the source and SHA1 of every script in `<core>/scripts/index.ts` from the .lua files
- * beside it (same format as scripts/gen-lua.mjs). A patched script must get its own SHA: EVALSHA
- * of the old one would run the real script, which the nodes already have cached.
+ * beside it (same format and includes as scripts/gen-lua.mjs). A patched script must get its own
+ * SHA: EVALSHA of the old one would run the real script, which the nodes already have cached.
  */
 export function regenerateScripts(coreDir: string): void {
   const dir = join(coreDir, 'scripts');
   const indexPath = join(dir, 'index.ts');
   let index = readFileSync(indexPath, 'utf8');
-  for (const file of readdirSync(dir).filter((f) => f.endsWith('.lua'))) {
+  for (const file of readdirSync(dir).filter((f) => f.endsWith('.lua') && !f.startsWith('_'))) {
     const name = file.slice(0, -'.lua'.length);
-    const source = readFileSync(join(dir, file), 'utf8');
+    const source = expandIncludes(dir, file);
     const sha = createHash('sha1').update(source, 'utf8').digest('hex');
     const block = new RegExp(`(  name: ${escape(JSON.stringify(name))},\\n  sha: )"[0-9a-f]{40}",\\n  source: ".*",\\n`);
     if (!block.test(index)) throw new Error(`mutant build: no entry for ${file} in scripts/index.ts (was scripts/gen-lua.mjs changed?)`);
