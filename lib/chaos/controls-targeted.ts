@@ -134,6 +134,16 @@ export const TARGETED_CONTROLS: readonly TargetedControl[] = [
     seeds: 3,
   },
   {
+    // The restart quarantine a quarter of the ceiling long: over before B's second ask.
+    name: 'restart-rdb-late-short-quarantine',
+    nemesis: 'restart-rdb-late',
+    kind: 'restart-rdb-late',
+    negative: true,
+    setting: 'a build whose restart quarantine lasts a quarter of the ceiling',
+    settings: {},
+    build: 'restart-quarantine-short',
+  },
+  {
     name: 'rollback-replicaof-unchecked',
     nemesis: 'rollback-replicaof',
     kind: 'rollback-replicaof',

@@ -10,8 +10,9 @@
  * - targeted (lib/chaos/targeted.ts): the trial of each targeted nemesis with the core's node
  *   checks off (`nodeChecks: false`), where the overlap or the fence regression must be found; the
  *   short-max-ttl trial on a build without the ceiling agreement (the behaviour before it: nothing
- *   else turns it off); and evict-flip, the policy switched there and back at run time, which
- *   runs here only (see docs/chaos.md), with its safe twin.
+ *   else turns it off); the restart-rdb-late trial on a build whose restart quarantine is a quarter
+ *   of the ceiling; and evict-flip, the policy switched there and back at run time, which runs here
+ *   only (see docs/chaos.md), with its safe twin.
  */
 import type { ControlOutcome } from './controls-outcome';
 import { pauseTrial, restartTrial } from './controls-scripted';

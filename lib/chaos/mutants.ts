@@ -202,6 +202,22 @@ export const MUTANTS: readonly Mutant[] = [
     cycles: 2,
   },
   {
+    // The restart quarantine a quarter of the ceiling long: a node back from an older snapshot is
+    // trusted again while locks it granted before its restart may still be held (caught only by a
+    // grant attempt there after that quarter and before the ceiling: restart-rdb-late).
+    name: 'restart-quarantine-short',
+    description: 'a restart quarantine a quarter of the ceiling long',
+    patches: [
+      {
+        file: 'scripts/probe.lua',
+        find: '  untilMs = (synced and now or serverStart) + ceiling\n',
+        replace: '  untilMs = (synced and now or serverStart) + ceiling / 4\n',
+      },
+    ],
+    nemeses: ['restart-rdb-late', 'restart-rdb-late'],
+    cycles: 2,
+  },
+  {
     name: 'fence-no-increment',
     description: 'fence = max(registers) without +1',
     patches: [{ file: 'fence-round.ts', find: '  const fence = max + 1;', replace: '  const fence = max;' }],

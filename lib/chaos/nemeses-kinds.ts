@@ -33,6 +33,7 @@ export const NEMESIS_NAMES = [
   'lose-majority',
   'late-extend',
   'fence-stall',
+  'restart-rdb-late',
   'rollback-replicaof',
   'rollback-reload',
   'rollback-swapdb',

@@ -67,6 +67,7 @@ type TargetedNemesisName = Extract<
   | 'lose-majority'
   | 'fence-stall'
   | 'short-max-ttl'
+  | 'restart-rdb-late'
   | 'rollback-replicaof'
   | 'rollback-reload'
   | 'rollback-swapdb'
@@ -133,6 +134,18 @@ export const TARGETED_NEMESES: Readonly<Record<TargetedNemesisName, Nemesis>> = 
     targeted: 'short-max-ttl',
     restartsNodes: true,
     fault: (ctx) => targetedCycle(ctx, 'short-max-ttl'),
+    healMs: (ctx) => ttls(ctx, 0.5, 1),
+  },
+  'restart-rdb-late': {
+    name: 'restart-rdb-late',
+    title:
+      'SAVE, A locks on a bare majority, the victim restarted from that snapshot; B asks again at half the ceiling, A still holding (targeted)',
+    network: 'direct',
+    targeted: 'restart-rdb-late',
+    restartsNodes: true,
+    setup: (ctx) => restartAllClean(ctx.supervisor, 'rdb'),
+    teardown: (ctx) => restartAllClean(ctx.supervisor, 'none'),
+    fault: (ctx) => targetedCycle(ctx, 'restart-rdb-late'),
     healMs: (ctx) => ttls(ctx, 0.5, 1),
   },
   'rollback-replicaof': {

@@ -25,6 +25,7 @@ export function judgeDefence(kind: TrialKind, e: DefenceEvidence): { defence: st
   switch (kind) {
     case 'restart-rdb':
     case 'restart-stale-aof':
+    case 'restart-rdb-late':
       return { defence: quarantine, defended: refusedByVictim && s?.cause === 'restart' };
     case 'rollback-replicaof':
       // A sync replaced the data: the core may name it that way too.

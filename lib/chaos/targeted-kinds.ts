@@ -17,6 +17,7 @@ export const TRIAL_KINDS = [
   'lose-data',
   'lose-majority',
   'fence-stall',
+  'restart-rdb-late',
   'rollback-replicaof',
   'rollback-reload',
   'rollback-swapdb',
@@ -35,6 +36,8 @@ export const TRIAL_DEFENCES: Readonly<Record<TrialKind, string>> = {
   'lose-data': 'the victim refuses B, quarantined for its data loss (cause data-loss)',
   'lose-majority': "B is granted only after the quarantines, with a fence above A's (the lost registers reseeded)",
   'fence-stall': 'A is refused (QuorumUnavailableError): its fence cannot be confirmed on a quorum',
+  'restart-rdb-late':
+    'the victim refuses B right after its restart and still at half the ceiling, quarantined for its restart (cause restart)',
   'rollback-replicaof': 'the victim refuses B, quarantined for its data going back (cause rollback, or replaced: a sync replaced its data)',
   'rollback-reload': 'the victim refuses B, quarantined for its data going back (cause rollback)',
   'rollback-swapdb': 'the victim refuses B, quarantined for its data going back (cause rollback)',

@@ -11,6 +11,9 @@
  * - restart-rdb: the victim runs Redis's default persistence (RDB snapshots, no AOF). A SAVE before
  *   A's grant, a SIGKILL after it, a restart on the same data directory: the node is back with the
  *   snapshot, sentinel included, without A's key. Defence: a restart quarantine (new run_id).
+ * - restart-rdb-late: the same, and B asks again once half the ceiling has passed since the restart,
+ *   while A still holds: a restart quarantine shorter than the ceiling (the restart-quarantine-short
+ *   mutant) lets B in then. Defence: the restart quarantine, both times.
  * - rollback-replicaof, rollback-reload, rollback-swapdb, clock-jump (targeted-loss.ts): the victim's
  *   data goes back in time, or its clock steps, without a restart. Defence: a quarantine of cause
  *   rollback (or replaced, for the sync) / clock-jump.
@@ -60,6 +63,8 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const ids = (nodes: readonly number[]) => nodes.map((n) => n + 1).join(',');
 /** Locks A holds on the victim in the eviction trials (see the header). */
 const EVICTION_LOCKS: Readonly<Record<EvictionPolicy, number>> = { 'volatile-lru': 10, 'allkeys-random': 100 };
+/** restart-rdb-late: B asks again once this share of the ceiling has passed since the victim's restart. */
+const LATE_ASK_SHARE = 0.5;
 
 /** Run one trial of `spec.kind` and return what happened; the checkers judge its logs. */
 export async function runTrial(run: RunContext, spec: TrialSpec): Promise<TrialResult> {
@@ -91,7 +96,7 @@ export async function runTrial(run: RunContext, spec: TrialSpec): Promise<TrialR
   const v = direct[victim]!;
   const sessions = new Sessions(run, spec);
   const loss: TrialLoss | null = isLossKind(spec.kind) ? trialLoss(run, { ...spec, kind: spec.kind }, victim, prefix) : null;
-  const restartKind = spec.kind === 'restart-rdb';
+  const restartKind = spec.kind === 'restart-rdb' || spec.kind === 'restart-rdb-late';
   const result: TrialResult = {
     kind: spec.kind,
     id: spec.id,
@@ -181,6 +186,7 @@ export async function runTrial(run: RunContext, spec: TrialSpec): Promise<TrialR
     spec.record({ kind: 'fault', what: result.label });
     let asked = held;
     let sentinelKept = true;
+    let restartedAt = 0;
     if (loss) {
       const inflicted = await loss.inflict(held.length ? lockKey(held[0]!) : null);
       sentinelKept = (await readEpoch(v, prefix)) !== null;
@@ -190,6 +196,7 @@ export async function runTrial(run: RunContext, spec: TrialSpec): Promise<TrialR
       await supervisor.crash(victim + 1);
       spec.record({ kind: 'data-loss', node: victim });
       await supervisor.start(victim + 1, restartKind ? 'rdb' : 'aof-always');
+      restartedAt = performance.now();
       const lost = held.length > 0 && (await v.exists(lockKey(held[0]!))) === 0;
       sentinelKept = (await readEpoch(v, prefix)) !== null;
       result.armed = onExactlyMajority && lost && sentinelKept;
@@ -255,6 +262,16 @@ export async function runTrial(run: RunContext, spec: TrialSpec): Promise<TrialR
       late ||= held.length > 0 && askedAt >= heldUntil;
     }
     const bVictimVotes = answers.map((x) => x.votes?.[victim] ?? '-');
+    if (spec.kind === 'restart-rdb-late' && !answers.some((x) => x.granted)) {
+      // Again once a share of the ceiling has passed since the restart: A still holds.
+      const wait = restartedAt + LATE_ASK_SHARE * ttl - performance.now();
+      if (wait > 0) await sleep(wait);
+      const { answer, askedAt } = await answerOf(b, targets[0]!, ttl, victim, heldUntil);
+      answers[0] = answer;
+      bVictimVotes.push(answer.votes?.[victim] ?? '-');
+      late ||= held.length > 0 && askedAt >= heldUntil;
+      notes.push(`B asked again ${Math.round(askedAt - restartedAt)} ms after the restart`);
+    }
     if (late) {
       result.armed = false;
       notes.push("B had no answer from the victim before the end of A's validity");

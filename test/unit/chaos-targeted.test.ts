@@ -62,6 +62,16 @@ describe('targeted trials: the defence the safe core owes', () => {
     expect(judgeDefence('short-max-ttl', { ...full, bGranted: true, bVictimVotes: ['f'] }).defended).toBe(false);
   });
 
+  it('a restart asked about again at half the ceiling: every answer of B refused by the victim, quarantined for the restart', () => {
+    expect(judgeDefence('restart-rdb-late', evidence({ bVictimVotes: ['q', 'q', 'q'], sentinel: sentinel('restart') })).defended).toBe(
+      true,
+    );
+    // The late answer granted (the quarantine over too soon): no defence, whatever came first.
+    expect(
+      judgeDefence('restart-rdb-late', evidence({ bVictimVotes: ['q', 'q', 'f'], bGranted: true, sentinel: sentinel('restart') })).defended,
+    ).toBe(false);
+  });
+
   it('data gone back in time: refused by the victim, quarantined as a rollback (a sync may also be named replaced)', () => {
     for (const kind of ['rollback-replicaof', 'rollback-reload', 'rollback-swapdb'] as const) {
       expect(judgeDefence(kind, evidence({ sentinel: sentinel('rollback') }))).toEqual({
@@ -93,6 +103,7 @@ describe('targeted nemeses and their controls', () => {
       'lose-data',
       'lose-majority',
       'fence-stall',
+      'restart-rdb-late',
       'rollback-replicaof',
       'rollback-reload',
       'rollback-swapdb',
