@@ -143,7 +143,15 @@ export const MUTANTS: readonly Mutant[] = [
     // grant's fence is computed from registers that never saw the fences issued before.
     name: 'reseed-missing',
     description: 'the fence register is not reseeded after a data loss',
-    patches: [{ file: 'scripts/probe.lua', find: '  register = math.max(register, now * 1000)', replace: '  register = register' }],
+    patches: [
+      { file: 'scripts/probe.lua', find: '  register = math.max(register, now * 1000)', replace: '  register = register' },
+      { file: 'grant-verdict.ts', find: '    if (probe.reseed) return [5, Number(probe.createdAt)];', replace: '' },
+      {
+        file: 'grant-group.ts',
+        find: '    if (!this.judging || !probe.reseed ||',
+        replace: '    if (true || !this.judging || !probe.reseed ||',
+      },
+    ],
     nemeses: ['lose-majority', 'lose-majority'],
     cycles: 2,
   },

@@ -34,7 +34,8 @@ export const TRIAL_DEFENCES: Readonly<Record<TrialKind, string>> = {
   'evict-flip': 'the victim refuses B, quarantined for the keys it evicted (cause eviction)',
   'short-max-ttl': "the short client gets MaxTtlMismatchError; the victim refuses B, quarantined for the cluster's ceiling",
   'lose-data': 'the victim refuses B, quarantined for its data loss (cause data-loss)',
-  'lose-majority': "B is granted only after the quarantines, with a fence above A's (the lost registers reseeded)",
+  'lose-majority':
+    "B is refused while it reaches only the nodes that lost their data, then granted with a fence above A's (the lost registers reseeded from the others)",
   'fence-stall': 'A is refused (QuorumUnavailableError): its fence cannot be confirmed on a quorum',
   'restart-rdb-late':
     'the victim refuses B right after its restart and still at half the ceiling, quarantined for its restart (cause restart)',

@@ -3,10 +3,10 @@
  * the nodes lose their data (crash, restart without persistence) after A was granted a fenced lock:
  * their fence registers are gone with it, and the registers that remember A's fence are on a
  * minority. B, which reaches only the nodes that lost their data (its links to the others are
- * blackholed), is granted once their quarantines are over; its fence is computed from their
- * registers alone. A core that does not reseed a lost register (to now(ms) × 1000, see
- * packages/redlock/src/scripts/probe.lua) gives B a fence below A's, which the fencing checker finds; the
- * safe core gives B a fence above it.
+ * blackholed), would compute its fence from their registers alone. The safe core refuses B while
+ * it is cut off (a lost register is reseeded only from N − quorum + 1 other nodes, read after the
+ * quarantine: packages/redlock/src/reseed.ts), then grants it a fence above A's once B reaches the
+ * others. A core that does not reseed gives B a fence below A's, which the fencing checker finds.
  *
  * The trial's ceiling is shorter than the other trials' (the quarantines last that long, and B
  * waits them out): nothing else here needs A to hold across a restart.
@@ -71,19 +71,32 @@ export async function runMajorityLossTrial(run: RunContext, spec: TrialSpec): Pr
     }
     const emptied = await Promise.all(lost.map(async (i) => (await readEpoch(direct[i]!, prefix)) === null));
     result.armed = lockA.granted && emptied.every(Boolean);
-    // B reaches only the nodes that lost their data.
+    // B reaches only the nodes that lost their data. Their registers can be reseeded only from
+    // N − quorum + 1 other nodes (packages/redlock/src/reseed.ts), and the ones B reaches are not
+    // enough: the safe core refuses B past the quarantines rather than trust the floor of a clock.
     for (const k of kept) run.links.set(1, k, { kind: 'blackhole' });
-    // Single attempts until granted: the quarantines last CEILING_MS from their discovery.
-    const lockB = await acquireUntilGranted(b, resource, CEILING_MS, 3 * CEILING_MS + 2_000);
+    const cutOff = await acquireUntilGranted(b, resource, CEILING_MS, 3 * CEILING_MS + 1_000);
+    const cutOffAbove = cutOff.granted && lockA.granted && (cutOff.fence ?? 0) > (lockA.fence ?? 0);
+    if (cutOff.granted) await b.rpc({ op: 'release', resource });
+    notes.push(
+      cutOff.granted
+        ? `B granted while cut off, on nodes ${ids(lost)}, fence ${cutOff.fence}${cutOffAbove ? '' : " (NOT above A's)"}`
+        : 'B refused while it reaches only the nodes that lost their data',
+    );
+    // Then B reaches every node: the reseed reads the others, and B is granted above A.
+    for (const k of kept) run.links.set(1, k, { kind: 'pass' });
+    const lockB = cutOff.granted ? cutOff : await acquireUntilGranted(b, resource, CEILING_MS, 2 * CEILING_MS + 2_000);
     const causes = await Promise.all(lost.map(async (i) => (await readEpoch(direct[i]!, prefix))?.cause ?? 'none'));
     notes.push(
-      lockB.granted ? `B granted on nodes ${ids(lost)}, fence ${lockB.fence}` : `B never granted (${lockB.error})`,
+      lockB.granted ? `B granted, fence ${lockB.fence}` : `B never granted (${lockB.error})`,
       `lost nodes' causes: ${causes.join(',')}`,
     );
     const above = lockB.granted && lockA.granted && (lockB.fence ?? 0) > (lockA.fence ?? 0);
-    result.defence = lockB.granted ? `B's fence ${above ? 'above' : 'NOT above'} A's; quarantined (${causes.join(',')})` : null;
-    result.defended = above && causes.every((c) => c === 'data-loss');
-    if (lockB.granted) await b.rpc({ op: 'release', resource });
+    result.defence = lockB.granted
+      ? `${cutOff.granted ? 'B granted while cut off' : 'B refused while cut off'}; then B's fence ${above ? 'above' : 'NOT above'} A's; quarantined (${causes.join(',')})`
+      : null;
+    result.defended = !cutOff.granted && above && causes.every((c) => c === 'data-loss');
+    if (lockB.granted && !cutOff.granted) await b.rpc({ op: 'release', resource });
     spec.record({ kind: 'heal', what: label });
   } finally {
     for (let c = 0; c < n; c++) run.links.set(1, c, { kind: 'pass' });
