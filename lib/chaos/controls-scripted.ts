@@ -87,6 +87,10 @@ export async function restartTrial(
   const analysis = await trial(run, id, settings, core, supervisor.urls(), async (a, b, nemesis) => {
     // A reaches only the majority: its SETs to the others wait in the blackholed proxies, which
     // then reset those connections (as a real partition eventually does), so A holds exactly the majority.
+    // A has met every node first (its first grant on a node brings the node's check), so that its
+    // one attempt below is not lost to a slow first check on a loaded machine.
+    const warm = (await a.rpc({ op: 'acquire', resource: 'f:ctl.warm', ttlMs: ttl, fenced: true, retryCount: 10 })) as Granted;
+    if (warm.granted) await a.rpc({ op: 'release', resource: 'f:ctl.warm' });
     for (const n of others) await supervisor.partition(n + 1);
     const lockA = (await a.rpc({ op: 'acquire', resource: 'f:ctl', ttlMs: ttl, fenced: true, retryCount: 0 })) as Granted;
     for (const n of others) await supervisor.act(n + 1, { action: 'reset' });
@@ -98,7 +102,9 @@ export async function restartTrial(
     await supervisor.crash(restarted + 1);
     nemesis.push({ t: now(run), kind: 'data-loss', node: restarted });
     await supervisor.start(restarted + 1, 'none');
-    const lockB = (await b.rpc({ op: 'acquire', resource: 'f:ctl', ttlMs: ttl, fenced: true, retryCount: 25 })) as Granted;
+    // Retries for ~2 s at most (20–30 ms apart), within A's lease: the restarted node needs a
+    // moment before B's connection to it is up again (a loaded machine took longer than 25 retries).
+    const lockB = (await b.rpc({ op: 'acquire', resource: 'f:ctl', ttlMs: ttl, fenced: true, retryCount: 80 })) as Granted;
     detail =
       `seed ${seed}: A held nodes ${majority.map((n) => n + 1).join(',')} (votes ${lockA.votes}), node ${restarted + 1} restarted empty; ` +
       (lockB.granted ? `B granted (votes ${lockB.votes}, fence ${lockB.fence} after A's ${lockA.fence})` : `B refused (${lockB.error})`);
