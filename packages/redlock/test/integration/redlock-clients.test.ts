@@ -39,7 +39,10 @@ async function withClients(
     c.on('error', () => undefined);
     return c;
   });
-  const r = new Redlock(clients, { keyPrefix: uniquePrefix(name), retryCount: 0, ...settings });
+  // nodeTimeoutMs 1 s: these tests are about what each client's replies look like, not latency; a
+  // client passed in gets the probe script's own fast read (a Lua call with INFO per batch), which
+  // on a loaded two-core machine can miss the default 100 ms under 16 concurrent loops.
+  const r = new Redlock(clients, { keyPrefix: uniquePrefix(name), retryCount: 0, nodeTimeoutMs: 1_000, ...settings });
   redlocks.push(r);
   await r.markNodesClean();
   return { r, clients, close: () => clients.forEach((c) => c.disconnect()) };

@@ -34,13 +34,17 @@ async function voteOf(prefix: string, index: number, resource: string): Promise<
   return 'ok';
 }
 
-/** Acquire until node `index` answers something other than a connection error (our clients reconnect after a restart). */
+/**
+ * Acquire until node `index` answers something other than a connection error (our clients reconnect
+ * after a restart) or a late reply (a client's first contact with a node is a check, which a
+ * loaded machine may answer after nodeTimeoutMs).
+ */
 async function acquireOnceAnswered(r: Redlock, resource: string, index: number) {
   let outcome: unknown = null;
   await waitFor(
     async () => {
       outcome = await r.acquire(resource, 1_000).catch((e: unknown) => e);
-      return !(outcome instanceof RedlockError && outcome.votes[index]?.reason === 'error');
+      return !(outcome instanceof RedlockError && /^(error|timeout|pending)$/.test(outcome.votes[index]?.reason ?? ''));
     },
     5_000,
     `node ${index + 1} to answer`,
