@@ -160,6 +160,11 @@ describe('the observability pack against a live /api/metrics', () => {
     expect(left).toBeGreaterThan(MAX_TTL_MS / 1000 - 15);
     expect(left).toBeLessThanOrEqual(MAX_TTL_MS / 1000);
     expect(value(scrape, 'redlock_node_quarantined{node="1",reason="none"}')).toBe(0);
+    // Quarantines the console's core started, by cause: every node and cause present at zero (an
+    // alert on an increase sees the first one), node 5's restart or data loss counted once at least.
+    expect(value(scrape, 'redlock_quarantines_started_total{node="1",cause="rollback"}')).toBe(0);
+    expect(value(scrape, 'redlock_quarantines_started_total{node="3",cause="clock-jump"}')).toBe(0);
+    expect(value(scrape, `redlock_quarantines_started_total{node="5",cause="${quarantined![1]}"}`)).toBeGreaterThanOrEqual(1);
     expect(value(scrape, 'redlock_node_refused{node="1",reason="unsafe-eviction"}')).toBe(0);
     expect(value(scrape, 'redlock_drift_allowance_seconds')).toBeCloseTo((MAX_TTL_MS * 0.01 + 2) / 1000, 6);
     // Locks by state and flagged: two held (obs-oldest, obs-after-restart) and the foreign over-ceiling one.
