@@ -6,6 +6,7 @@ import { logger } from './logger';
 import { ensureReady } from '../inspect';
 import { consoleKeys, digest } from './console-keys';
 import { getRuntime } from './runtime';
+import { runScript, script } from './auth/redis-script';
 
 export type AuditInput = Omit<AuditEntry, 'id' | 'at' | 'reason' | 'before' | 'after' | 'detail' | 'count' | 'action'> &
   Partial<Pick<AuditEntry, 'reason' | 'before' | 'after' | 'detail' | 'holder' | 'via'>> & { action: AuditAction };
@@ -88,63 +89,117 @@ const FAILED_LOGIN_FOLD = 10;
 const FAILED_LOGIN_MAX_LEN = 10_000;
 const FAILED_LOGIN_TTL_MS = 30 * 24 * 60 * 60 * 1000;
 
-/** A wrong password (`failed`) or an attempt the login limit refused (`refused`), counted in its window. */
+/**
+ * A wrong password (`failed`) or an attempt the login limits refused (`refused`), counted in its
+ * window. A wrong password is written at once (each one cost a scrypt). Refusals are what a flood
+ * is made of, and cost nothing else: they are counted here and written once a second, one script
+ * call per address and master carrying every username's count (issue 38: a script with its text
+ * per refusal per master took ~1 s of the console's CPU in 10 s of 50 refused logins a second).
+ * readAudit writes what is pending first; a console that dies loses at most a second of them.
+ */
 export async function recordFailedLogin(input: { address: string; username: string; kind: 'failed' | 'refused' }): Promise<void> {
+  if (input.kind === 'failed') return writeFailedLogins(input.address, 'failed', new Map([[input.username, 1]]));
+  const buffer = refusals();
+  let byUser = buffer.pending.get(input.address);
+  if (!byUser) {
+    byUser = new Map();
+    buffer.pending.set(input.address, byUser);
+  }
+  // Past the fold, a flood's new usernames are counted under `*` here already.
+  const username = byUser.has(input.username) || byUser.size < FAILED_LOGIN_FOLD ? input.username : '*';
+  byUser.set(username, (byUser.get(username) ?? 0) + 1);
+  if (buffer.pending.size >= REFUSALS_MAX_ADDRESSES) void flushFailedLogins();
+  else buffer.timer ??= setTimeout(() => void flushFailedLogins(), REFUSALS_FLUSH_MS).unref();
+}
+
+const REFUSALS_FLUSH_MS = 1_000;
+const REFUSALS_MAX_ADDRESSES = 10_000;
+const REFUSALS = Symbol.for('redlock-console.failed-login-refusals');
+type RefusalBuffer = { pending: Map<string, Map<string, number>>; timer: NodeJS.Timeout | null };
+
+function refusals(): RefusalBuffer {
+  const holder = globalThis as { [REFUSALS]?: RefusalBuffer };
+  holder[REFUSALS] ??= { pending: new Map(), timer: null };
+  return holder[REFUSALS];
+}
+
+/** Write the refusals counted so far (readAudit does, first). */
+export async function flushFailedLogins(): Promise<void> {
+  const buffer = refusals();
+  if (buffer.timer) clearTimeout(buffer.timer);
+  buffer.timer = null;
+  const pending = buffer.pending;
+  buffer.pending = new Map();
+  await Promise.all([...pending].map(([address, byUser]) => writeFailedLogins(address, 'refused', byUser)));
+}
+
+async function writeFailedLogins(address: string, kind: 'failed' | 'refused', byUser: ReadonlyMap<string, number>): Promise<void> {
   const now = Date.now();
   const window = Math.floor(now / FAILED_LOGIN_WINDOW_MS);
   const keys = consoleKeys();
+  const folded = keys.failedLoginWindow([address, '*'], window);
+  const users = [...byUser];
+  const scriptKeys = [
+    keys.failedLoginUsers(address, window),
+    folded,
+    keys.auditLoginFailures,
+    ...users.map(([username]) => (username === '*' ? folded : keys.failedLoginWindow([address, username], window))),
+  ];
+  const args = [
+    String(now),
+    String(FAILED_LOGIN_TTL_MS),
+    String(FAILED_LOGIN_FOLD),
+    String(FAILED_LOGIN_MAX_LEN),
+    kind,
+    `login-failed-${digest(address, '*', String(window))}`,
+    address,
+    ...users.flatMap(([username, count]) => [username, String(count), `login-failed-${digest(address, username, String(window))}`]),
+  ];
   const results = await Promise.allSettled(
     getRuntime().clients.map(async (c) => {
       await ensureReady(c, 1_000);
-      return c.eval(
-        RECORD_FAILED_LOGIN,
-        4,
-        keys.failedLoginUsers(input.address, window),
-        keys.failedLoginWindow([input.address, input.username], window),
-        keys.failedLoginWindow([input.address, '*'], window),
-        keys.auditLoginFailures,
-        String(now),
-        String(FAILED_LOGIN_TTL_MS),
-        String(FAILED_LOGIN_FOLD),
-        String(FAILED_LOGIN_MAX_LEN),
-        input.username,
-        input.kind,
-        `login-failed-${digest(input.address, input.username, String(window))}`,
-        `login-failed-${digest(input.address, '*', String(window))}`,
-        input.address,
-      );
+      return runScript(c, RECORD_FAILED_LOGINS, scriptKeys, args);
     }),
   );
-  if (!results.some((r) => r.status === 'fulfilled')) logger().error({ ...input }, 'failed-login audit reached no node');
+  if (!results.some((r) => r.status === 'fulfilled'))
+    logger().error({ address, kind, usernames: users.length }, 'failed-login audit reached no node');
 }
 
 /**
- * KEYS: the address's usernames this window (set), the address+username hash, the address+`*` hash,
- * the failed-login stream. ARGV: now, ttl, fold, maxlen, username, kind, id, `*` id, address.
- * Counts the attempt; the first of its window also adds the stream entry.
+ * KEYS: the address's usernames this window (set), the address+`*` hash, the failed-login stream,
+ * then each username's address+username hash. ARGV: now, ttl, fold, maxlen, kind, `*` id, address,
+ * then per username: the username (`*`: already folded), its count, its entry id.
+ * Counts each username's attempts; the first of its window also adds the stream entry.
  */
-const RECORD_FAILED_LOGIN = `
-local target, agg, id = ARGV[5], KEYS[2], ARGV[7]
-if redis.call('SISMEMBER', KEYS[1], ARGV[5]) == 0 then
-  if redis.call('SCARD', KEYS[1]) >= tonumber(ARGV[3]) then
-    target, agg, id = '*', KEYS[3], ARGV[8]
-  else
-    redis.call('SADD', KEYS[1], ARGV[5])
-    redis.call('PEXPIRE', KEYS[1], ARGV[2])
+const RECORD_FAILED_LOGINS = script(`
+for i = 1, #KEYS - 3 do
+  local base = 7 + 3 * (i - 1)
+  local username, count = ARGV[base + 1], ARGV[base + 2]
+  local target, agg, id = username, KEYS[3 + i], ARGV[base + 3]
+  if username == '*' then
+    target, agg, id = '*', KEYS[2], ARGV[6]
+  elseif redis.call('SISMEMBER', KEYS[1], username) == 0 then
+    if redis.call('SCARD', KEYS[1]) >= tonumber(ARGV[3]) then
+      target, agg, id = '*', KEYS[2], ARGV[6]
+    else
+      redis.call('SADD', KEYS[1], username)
+      redis.call('PEXPIRE', KEYS[1], ARGV[2])
+    end
+  end
+  redis.call('HINCRBY', agg, ARGV[5], count)
+  redis.call('HSET', agg, 'last', ARGV[1])
+  if redis.call('HSETNX', agg, 'first', ARGV[1]) == 1 then
+    redis.call('PEXPIRE', agg, ARGV[2])
+    redis.call('XADD', KEYS[3], 'MAXLEN', '~', ARGV[4], '*', 'id', id, 'at', ARGV[1], 'actor', 'anonymous', 'role', 'anonymous',
+      'action', 'login.failed', 'target', target, 'reason', '', 'outcome', 'denied', 'before', '', 'after', '', 'detail', ARGV[7], 'agg', agg)
   end
 end
-local n = redis.call('HINCRBY', agg, ARGV[6], 1)
-redis.call('HSET', agg, 'last', ARGV[1])
-if redis.call('HSETNX', agg, 'first', ARGV[1]) == 1 then
-  redis.call('PEXPIRE', agg, ARGV[2])
-  redis.call('XADD', KEYS[4], 'MAXLEN', '~', ARGV[4], '*', 'id', id, 'at', ARGV[1], 'actor', 'anonymous', 'role', 'anonymous',
-    'action', 'login.failed', 'target', target, 'reason', '', 'outcome', 'denied', 'before', '', 'after', '', 'detail', ARGV[9], 'agg', agg)
-end
-return n
-`;
+return #KEYS - 3
+`);
 
 /** Read both streams from every reachable master, merge, de-duplicate by id (the largest count wins), newest first. */
 export async function readAudit(filter: AuditFilter): Promise<{ entries: AuditEntry[]; nodesRead: number; nodesFailed: number }> {
+  await flushFailedLogins();
   const keys = consoleKeys();
   const clients = getRuntime().clients;
   // Read more than the limit per node when filtering, so filtered pages are not starved.

@@ -3,6 +3,7 @@ import type { Me } from '../api/auth';
 import { getAuth } from './auth';
 import type { Principal } from './auth/principal';
 import { DEVICE_COOKIE, deviceCookie } from './auth/devices';
+import { PasswordWorkBusy } from './auth/password-work';
 import { readCookie, sessionCookie } from './auth/sessions';
 import { requestAddress } from './http/client-address';
 import { recordAudit, recordFailedLogin } from './audit';
@@ -18,23 +19,33 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /**
  * Check the password, throttled (auth/login-throttle.ts): per address + username, or per trusted
- * device; a username under attack is slowed down for untrusted browsers, never locked. Audit the
- * attempt, set the session cookie and the device cookie.
+ * device, and per address across usernames, each attempt counted before its password is checked;
+ * a username under attack is slowed down for untrusted browsers, never locked. The check itself
+ * runs within this process's password-work budget (auth/password-work.ts): past it, 429 with
+ * Retry-After and no scrypt. Audit the attempt, set the session cookie and the device cookie.
  */
 export async function login(req: Request, username: string, password: string): Promise<Response> {
   const auth = await getAuth();
   const address = requestAddress(req);
   const device = await auth.devices.verify(readCookie(req.headers.get('cookie'), DEVICE_COOKIE));
   const trusted = device !== null && device.username === username;
-  const scope = trusted ? ['device', device.id] : ['address', address, username];
-  const { retryAfterS, userFailures } = await auth.throttle.check(scope, username);
-  if (retryAfterS > 0) {
+  const attempt = trusted ? { scope: ['device', device.id], address: null } : { scope: ['address', address, username], address };
+  const lane = trusted ? 'trusted' : 'other';
+  // No room for password work now: refused before anything is counted or asked of the masters.
+  const busy = auth.passwordWork.full(lane);
+  if (busy) {
     await recordFailedLogin({ address, username, kind: 'refused' });
-    throw tooMany(`too many failed logins; try again in ${retryAfterS} s`, retryAfterS);
+    throw tooMany(`the console is busy checking other logins; try again in ${busy.retryAfterS} s`, busy.retryAfterS);
   }
-  if (!trusted && userFailures >= auth.throttle.limits.userThreshold) {
+  const reservation = await auth.throttle.reserve(attempt, username);
+  if (reservation.retryAfterS > 0) {
+    await recordFailedLogin({ address, username, kind: 'refused' });
+    throw tooMany(`too many failed logins; try again in ${reservation.retryAfterS} s`, reservation.retryAfterS);
+  }
+  if (!trusted && reservation.userFailures >= auth.throttle.limits.userThreshold) {
     const wait = await auth.throttle.turn(username);
     if (wait === null) {
+      await auth.throttle.refund(attempt, reservation);
       await recordFailedLogin({ address, username, kind: 'refused' });
       throw tooMany(
         `this username is under attack: logins from new browsers are slowed down; try again in a few seconds`,
@@ -43,14 +54,22 @@ export async function login(req: Request, username: string, password: string): P
     }
     if (wait > 0) await sleep(wait);
   }
-  const user = await auth.accounts.verifyLogin(username, password);
+  let user: Awaited<ReturnType<typeof auth.accounts.verifyLogin>>;
+  try {
+    user = await auth.passwordWork.run(lane, () => auth.accounts.verifyLogin(username, password));
+  } catch (err) {
+    if (!(err instanceof PasswordWorkBusy)) throw err;
+    await auth.throttle.refund(attempt, reservation);
+    await recordFailedLogin({ address, username, kind: 'refused' });
+    throw tooMany(`the console is busy checking other logins; try again in ${err.retryAfterS} s`, err.retryAfterS);
+  }
   if (!user) {
-    await auth.throttle.fail(scope, trusted ? null : username);
+    await auth.throttle.fail(trusted ? null : username);
     // Aggregated, in a stream of its own: anonymous traffic never pushes out the operators' history.
     await recordFailedLogin({ address, username, kind: 'failed' });
     throw unauthorized('wrong username or password');
   }
-  await auth.throttle.succeed(scope);
+  await auth.throttle.succeed(attempt, reservation);
   const { token, claims } = await auth.sessions.issue(user);
   const deviceToken = await auth.devices.issue(user.username, trusted ? device.id : undefined);
   await recordAudit({ actor: user.username, role: user.role, action: 'login', target: user.username, outcome: 'ok', detail: address });

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { peerStamp, PEER_HEADER } from '../../lib/server/http/peer';
+import { LOGIN_LIMITS } from '../../lib/server/auth/login-throttle';
 import { USERS, startApi, type ApiHarness } from '../support/api';
 import { uniquePrefix } from '../support/cluster';
 import { attachConsole, closeConsole, detachConsole, restartConsole } from '../support/console-process';
@@ -111,5 +112,25 @@ describe('login limits', () => {
     closeConsole(b);
     restartConsole();
     expect((await attempt('203.0.113.44', USERS.operator)).status).toBe(429);
+  });
+
+  it('100 concurrent wrong passwords: at most the limit are checked, the rest refused before any password work (issue 38)', async () => {
+    const statuses = await Promise.all(Array.from({ length: 100 }, () => attempt('203.0.113.77', WRONG).then((r) => r.status)));
+    const checked = statuses.filter((s) => s === 401).length;
+    expect(checked).toBeGreaterThan(0);
+    expect(checked).toBeLessThanOrEqual(LOGIN_LIMITS.attempts);
+    expect(statuses.filter((s) => s !== 401).every((s) => s === 429)).toBe(true);
+  });
+
+  it('a new username each time does not buy a fresh limit: an address is limited across usernames (issue 38)', async () => {
+    const statuses: number[] = [];
+    for (let i = 0; i < LOGIN_LIMITS.addressAttempts + 2; i++)
+      statuses.push((await attempt('203.0.113.88', { username: `nobody-${i}`, password: 'guess' })).status);
+    expect(statuses.slice(0, LOGIN_LIMITS.addressAttempts)).toEqual(Array(LOGIN_LIMITS.addressAttempts).fill(401));
+    expect(statuses.slice(LOGIN_LIMITS.addressAttempts)).toEqual([429, 429]);
+    const refused = await attempt('203.0.113.88', USERS.operator); // even a correct password, from a browser never seen there
+    expect(refused.status).toBe(429);
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect((await attempt('203.0.113.89', USERS.operator)).status).toBe(200); // another address is not limited
   });
 });

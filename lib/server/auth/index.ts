@@ -6,6 +6,7 @@ import { Accounts } from './accounts';
 import { SESSION_COOKIE, Sessions, readCookie } from './sessions';
 import { Devices } from './devices';
 import { LoginThrottle } from './login-throttle';
+import { PasswordWork } from './password-work';
 import { MastersRevocationStore } from './session-store';
 import { installPeerStamp } from '../http/peer';
 import type { Principal } from './principal';
@@ -15,6 +16,8 @@ export interface Auth {
   accounts: Accounts;
   sessions: Sessions;
   throttle: LoginThrottle;
+  /** The budget for scrypt in this process (auth/password-work.ts). */
+  passwordWork: PasswordWork;
   devices: Devices;
   /** Keys the fingerprints viewers see instead of foreign values (inspect-service.ts). */
   fingerprintKey: Buffer;
@@ -44,6 +47,7 @@ async function createAuth(env: Record<string, string | undefined>): Promise<Auth
     accounts: await Accounts.load(env, dataDir, derive('redlock-console credential stamp')),
     sessions: new Sessions(key, new MastersRevocationStore()),
     throttle: new LoginThrottle(),
+    passwordWork: new PasswordWork(),
     devices: new Devices(derive('redlock-console device cookie')),
     fingerprintKey: derive('redlock-console value fingerprint'),
   };

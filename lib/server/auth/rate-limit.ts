@@ -1,7 +1,9 @@
 /**
  * Failed-login limiter: at most `limit` failures per key in a sliding `windowMs`; a success clears
  * the key. In memory: the floor of auth/login-throttle.ts (whose state lives on the masters) that
- * still holds in this process when no master answers.
+ * still holds in this process when no master answers. `take` counts an attempt before its password
+ * is checked, in the same synchronous step as the check (nothing can slip in between); `refund`
+ * gives back an attempt that was not checked after all.
  */
 export class LoginLimiter {
   private readonly failures = new Map<string, number[]>();
@@ -16,6 +18,20 @@ export class LoginLimiter {
     const recent = this.recent(key, now);
     if (recent.length < this.limit) return 0;
     return Math.max(1, Math.ceil((recent[0]! + this.windowMs - now) / 1000));
+  }
+
+  /** Count an attempt now if the key is under its limit (0), else the seconds to wait (nothing counted). */
+  take(key: string, now = Date.now()): number {
+    const wait = this.retryAfter(key, now);
+    if (wait === 0) this.fail(key, now);
+    return wait;
+  }
+
+  /** Give back the newest attempt counted for `key` (it was not checked after all). */
+  refund(key: string): void {
+    const times = this.failures.get(key);
+    times?.pop();
+    if (times?.length === 0) this.failures.delete(key);
   }
 
   fail(key: string, now = Date.now()): void {
