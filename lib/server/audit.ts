@@ -12,9 +12,21 @@ export type AuditInput = Omit<AuditEntry, 'id' | 'at' | 'reason' | 'before' | 'a
   Partial<Pick<AuditEntry, 'reason' | 'before' | 'after' | 'detail' | 'holder' | 'via'>> & { action: AuditAction };
 
 const MAX_LEN = 100_000;
+/** Viewers' sign-ins and sign-outs: a stream of their own, capped apart (issue 38). */
+const VIEWER_SESSIONS_MAX_LEN = 10_000;
+const SESSION_ACTIONS: ReadonlySet<AuditAction> = new Set(['login', 'logout', 'logout.everywhere']);
 
-function streamKey(): string {
-  return consoleKeys().audit;
+/**
+ * Where an entry goes. A viewer's sign-in and sign-out are not the operators' actions, and a viewer
+ * chooses how many there are (a script signing in and out wrote 7 entries a second into the
+ * operators' stream): they go to a stream of their own, capped apart, so no amount of them can push
+ * the operators' history out. Both are read and merged by readAudit.
+ */
+function streamOf(input: Pick<AuditInput, 'action' | 'role'>): { key: string; maxLen: number } {
+  const keys = consoleKeys();
+  return input.role === 'viewer' && SESSION_ACTIONS.has(input.action)
+    ? { key: keys.auditViewerSessions, maxLen: VIEWER_SESSIONS_MAX_LEN }
+    : { key: keys.audit, maxLen: MAX_LEN };
 }
 
 /**
@@ -58,11 +70,11 @@ export async function recordAudit(input: AuditInput): Promise<{ entry: AuditEntr
     ...(entry.holder === undefined ? [] : ['holder', entry.holder]),
     ...(entry.via === undefined ? [] : ['via', JSON.stringify(entry.via)]),
   ];
-  const key = streamKey();
+  const { key, maxLen } = streamOf(input);
   const results = await Promise.allSettled(
     getRuntime().clients.map(async (c) => {
       await ensureReady(c, 1_000);
-      return c.xadd(key, 'MAXLEN', '~', String(MAX_LEN), '*', ...fields);
+      return c.xadd(key, 'MAXLEN', '~', String(maxLen), '*', ...fields);
     }),
   );
   const nodesWritten = results.filter((r) => r.status === 'fulfilled').length;
@@ -197,7 +209,7 @@ end
 return #KEYS - 3
 `);
 
-/** Read both streams from every reachable master, merge, de-duplicate by id (the largest count wins), newest first. */
+/** Read the three streams (operators', viewers' sessions, failed logins) from every reachable master, merge, de-duplicate by id (the largest count wins), newest first. */
 export async function readAudit(filter: AuditFilter): Promise<{ entries: AuditEntry[]; nodesRead: number; nodesFailed: number }> {
   await flushFailedLogins();
   const keys = consoleKeys();
@@ -207,11 +219,12 @@ export async function readAudit(filter: AuditFilter): Promise<{ entries: AuditEn
   const results = await Promise.allSettled(
     clients.map(async (c) => {
       await ensureReady(c, 1_000);
-      const [operators, failures] = await Promise.all([
+      const [operators, viewers, failures] = await Promise.all([
         readNode(c, keys.audit, filter.since, count),
+        readNode(c, keys.auditViewerSessions, filter.since, Math.min(count, VIEWER_SESSIONS_MAX_LEN)),
         readNode(c, keys.auditLoginFailures, filter.since, Math.min(count, FAILED_LOGIN_MAX_LEN)),
       ]);
-      return [...operators, ...failures];
+      return [...operators, ...viewers, ...failures];
     }),
   );
   const byId = new Map<string, AuditEntry>();

@@ -13,6 +13,7 @@ import { getRuntime } from './runtime';
  * |---|---|---|
  * | `<p>audit` | stream | the audit log of signed-in principals (capped), written to every master |
  * | `<p>audit:login-failures` | stream | failed logins, one entry per address + username + window (capped apart) |
+ * | `<p>audit:viewer-sessions` | stream | viewers' sign-ins and sign-outs (capped apart from the operators' stream) |
  * | `<p>console:session:<sid>:revoked` | string | a logged-out session, PX = until it would have expired |
  * | `<p>console:user:<h(user)>:not-before` | string | "sign out everywhere": sessions issued before this ms are refused |
  * | `<p>console:login:<scope>:<h(…)>` | string / hash | login throttling counters (see auth/login-throttle.ts) |
@@ -25,6 +26,7 @@ import { getRuntime } from './runtime';
 export interface ConsoleKeys {
   audit: string;
   auditLoginFailures: string;
+  auditViewerSessions: string;
   sessionRevoked(sid: string): string;
   userNotBefore(username: string): string;
   login(scope: string, ...parts: string[]): string;
@@ -40,6 +42,7 @@ export function consoleKeys(prefix: string = getRuntime().keyPrefix): ConsoleKey
   return {
     audit: `${prefix}audit`,
     auditLoginFailures: `${prefix}audit:login-failures`,
+    auditViewerSessions: `${prefix}audit:viewer-sessions`,
     sessionRevoked: (sid) => `${c}session:${sid}:revoked`,
     userNotBefore: (username) => `${c}user:${digest(username)}:not-before`,
     login: (scope, ...parts) => `${c}login:${scope}:${digest(...parts)}`,

@@ -85,4 +85,31 @@ describe('failed logins in the audit log', () => {
     const raw = await node.xrange(`${prefix}audit`, '-', '+');
     for (const [, fields] of raw) expect(fields[fields.indexOf('role') + 1]).not.toBe('anonymous');
   }, 60_000);
+
+  it("a viewer's sign-ins and sign-outs stay out of the operators' stream, in one capped apart, and still show in the log (issue 38)", async () => {
+    const operator = await signIn('192.0.2.1');
+    const node = api.cluster.client(1);
+    if (node.status === 'wait') await node.connect();
+    const before = await node.xlen(`${prefix}audit`);
+    for (let i = 0; i < 10; i++) {
+      const res = await attempt('192.0.2.2', USERS.viewer);
+      expect(res.status).toBe(200);
+      const cookie = res.headers.get('set-cookie')!.split(';')[0]!;
+      const csrf = ((await res.json()) as { csrfToken: string }).csrfToken;
+      const out = await api.call('POST', '/api/auth/logout', {
+        body: {},
+        headers: { cookie, 'x-csrf-token': csrf, origin: 'http://console.test' },
+      });
+      expect(out.status).toBe(200);
+    }
+    expect(await node.xlen(`${prefix}audit`)).toBe(before); // not one entry in the operators' stream
+    expect(await node.xlen(`${prefix}audit:viewer-sessions`)).toBe(20);
+    const viewer = await audit(operator, `&actor=${USERS.viewer.username}`);
+    expect(viewer.filter((e) => e.action === 'login')).toHaveLength(10);
+    expect(viewer.filter((e) => e.action === 'logout')).toHaveLength(10);
+    // An operator's own sign-in is the operators' history.
+    expect(await node.xlen(`${prefix}audit`)).toBe(before);
+    await signIn('192.0.2.1');
+    expect(await node.xlen(`${prefix}audit`)).toBe(before + 1);
+  });
 });
