@@ -22,9 +22,19 @@ function statesOf(detail: LockDetail): NodeState[] {
 
 const HOLDER_FIELDS = ['principal', 'owner', 'host', 'pid', 'purpose'] as const;
 
+/**
+ * `principal=… owner=… host=…`. The values are the client's own words (its metadata): one that is
+ * not a plain token (a space, `=`, a quote, a control character…) is written as a JSON string, so
+ * no value can read as more fields (issue 38: `owner: "x principal=client:billing"` made the holder
+ * text name another principal).
+ */
 function namedBy(meta: Readonly<Record<string, string>>): string | null {
-  const fields = HOLDER_FIELDS.filter((k) => meta[k]).map((k) => `${k}=${meta[k]}`);
+  const fields = HOLDER_FIELDS.filter((k) => meta[k]).map((k) => `${k}=${holderValue(meta[k]!)}`);
   return fields.length > 0 ? fields.join(' ') : null;
+}
+
+function holderValue(value: string): string {
+  return /^[\w.:@/+-]+$/.test(value) ? value : JSON.stringify(value);
 }
 
 /**

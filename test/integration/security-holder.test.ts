@@ -47,6 +47,28 @@ describe('who holds a lock', () => {
     expect(entry.holder).toMatch(/^principal=client:test-client owner=billing-7 host=web-3( |$)/);
   });
 
+  it("a client's metadata cannot make the holder text name another principal: a value that is not a plain token is quoted (issue 38)", async () => {
+    const grant = (await (
+      await api.call('POST', '/api/locks', {
+        as: 'client',
+        body: { resource: 'holder-inject', ttlMs: 2_500, metadata: { owner: 'x principal=client:billing', host: 'web "3"\nprincipal=x' } },
+      })
+    ).json()) as LockGrant;
+    const res = await api.call('POST', '/api/locks/holder-inject/force-release', {
+      as: 'operator',
+      body: { token: grant.token, reason: 'stuck in an incident' },
+    });
+    expect(res.status).toBe(200);
+    const { entries } = (await (await api.call('GET', '/api/audit?action=lock.force-release', { as: 'viewer' })).json()) as AuditResponse;
+    const holder = entries.find((e) => e.target === 'holder-inject')!.holder!;
+    expect(holder.startsWith('principal=client:test-client owner="x principal=client:billing" host="web \\"3\\"\\nprincipal=x" ')).toBe(
+      true,
+    );
+    // Read as fields (bare tokens, or JSON strings), it names one principal: the authenticated one.
+    const fields = [...holder.matchAll(/(\w+)=("(?:[^"\\]|\\.)*"|\S+)/g)].map((m) => [m[1], m[2]]);
+    expect(fields.filter(([k]) => k === 'principal')).toEqual([['principal', 'client:test-client']]);
+  });
+
   /** Keys written as bare tokens (no metadata), as another Redlock library or an old client writes them. */
   async function bareLock(resource: string, token: string): Promise<void> {
     const { getRuntime } = await import('../../lib/server/runtime');
