@@ -27,6 +27,14 @@ export const AUDIT_FAMILIES = Object.freeze([...new Set(AUDIT_ACTIONS.map((a) =>
 /** What the `action` filter accepts: a family or one action. */
 export const AUDIT_ACTION_FILTERS: readonly string[] = Object.freeze([...new Set<string>([...AUDIT_FAMILIES, ...AUDIT_ACTIONS])]);
 
+/**
+ * The outcome of an entry written ahead of a destructive action (a force-release) whose end was
+ * never recorded: the console stopped during it (or it is still running). The Audit screen marks it.
+ */
+export const AUDIT_INCOMPLETE = 'incomplete';
+export const AUDIT_INCOMPLETE_HINT =
+  'Recorded before the action began; its end was never recorded (the console stopped during it, or it is still running). Check the target as it is now.';
+
 /** What a force-release entry names as the holder it hit when the lock carried no metadata and the lock history has no grant for its token. */
 export const UNKNOWN_HOLDER = 'unknown holder (no metadata)';
 

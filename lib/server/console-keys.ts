@@ -19,9 +19,11 @@ import { getRuntime } from './runtime';
  * | `<p>console:login:<scope>:<h(…)>` | string / hash | login throttling counters (see auth/login-throttle.ts) |
  * | `<p>console:audit:login-failed:<h(addr, user)>:<window>` | hash | that entry's counts (failed, refused), first and last |
  * | `<p>console:audit:login-failed:<h(addr)>:<window>:users` | set | usernames tried from an address in a window (folded past 10) |
- * | `<p>lock-history` | stream | the lock history of every resource (capped), written to every master |
- * | `<p>console:lock-history:<h(resource)>` | stream | one resource's history (capped short, expires a week after its last entry) |
- * | `<p>console:lock-history:index` | sorted set | the resource streams by last write (the least recent dropped past 2,000) |
+ * | `<p>lock-history` | stream | the lock history of every resource (capped), written to a majority of the masters |
+ * | `<p>console:lock-history:p:<h(principal)>` | stream | one principal's history (capped, a week) |
+ * | `<p>console:lock-history:r:<h(resource)>:p:<h(principal)>` | stream | one resource's history by one principal (capped short, a week) |
+ * | `<p>console:lock-history:r:<h(resource)>` | sorted set | that resource's streams, one per principal, by last write |
+ * | `<p>console:lock-history:p:<h(principal)>:resources` | sorted set | that principal's resource streams by last write (its least recent dropped past its bound) |
  */
 export interface ConsoleKeys {
   audit: string;
@@ -33,8 +35,14 @@ export interface ConsoleKeys {
   failedLoginWindow(parts: string[], window: number): string;
   failedLoginUsers(address: string, window: number): string;
   lockHistory: string;
-  lockHistoryOf(resource: string): string;
-  lockHistoryIndex: string;
+  /** One principal's history (every resource). */
+  lockHistoryOfPrincipal(principal: string): string;
+  /** One resource's streams (one per principal that wrote it). */
+  lockHistoryOfResource(resource: string): string;
+  /** One resource's history by one principal. */
+  lockHistoryOf(principal: string, resource: string): string;
+  /** One principal's resource streams, by last write. */
+  lockHistoryResourcesOf(principal: string): string;
 }
 
 export function consoleKeys(prefix: string = getRuntime().keyPrefix): ConsoleKeys {
@@ -49,8 +57,10 @@ export function consoleKeys(prefix: string = getRuntime().keyPrefix): ConsoleKey
     failedLoginWindow: (parts, window) => `${c}audit:login-failed:${digest(...parts)}:${window}`,
     failedLoginUsers: (address, window) => `${c}audit:login-failed:${digest(address)}:${window}:users`,
     lockHistory: `${prefix}lock-history`,
-    lockHistoryOf: (resource) => `${c}lock-history:${digest(resource)}`,
-    lockHistoryIndex: `${c}lock-history:index`,
+    lockHistoryOfPrincipal: (principal) => `${c}lock-history:p:${digest(principal)}`,
+    lockHistoryOfResource: (resource) => `${c}lock-history:r:${digest(resource)}`,
+    lockHistoryOf: (principal, resource) => `${c}lock-history:r:${digest(resource)}:p:${digest(principal)}`,
+    lockHistoryResourcesOf: (principal) => `${c}lock-history:p:${digest(principal)}:resources`,
   };
 }
 

@@ -163,7 +163,7 @@ describe('the lock history', () => {
       if (c.status === 'wait') await c.connect();
       {
         for (const resource of resources) {
-          const entries = await c.xlen(consoleKeys().lockHistoryOf(resource));
+          const entries = await c.xlen(consoleKeys().lockHistoryOf('client:test-client', resource));
           if (entries > 0) holders.set(resource, [...(holders.get(resource) ?? []), id]);
           if (entries > 0) expect(entries, `${resource} on node ${id}`).toBe(2); // its grant and its release
         }

@@ -7,42 +7,67 @@ import {
   type LockHold,
   type LockServiceLogResponse,
 } from '../../api/lock-history';
+import type { Redis } from 'ioredis';
+import { AUDIT_INCOMPLETE } from '../../api/audit';
 import { ensureReady } from '../../inspect';
 import { consoleKeys } from '../console-keys';
 import { getRuntime } from '../runtime';
 
 /**
- * A resource's history: its short stream read from every master that answers, merged by entry id
- * (every master has the same entries, save those a master missed while it was down), newest
- * first, and the holds derived from it: a grant, its extends, and how it ended — released,
- * force-released, or expired (no release recorded before its last lease ran out).
+ * A resource's history: its streams (one per principal that wrote it: lock-history/writer.ts)
+ * read from every master that answers, merged by entry id (every master has the same entries,
+ * save those a master missed while it was down), newest first, and the holds derived from it: a
+ * grant, its extends, and how it ended — released, force-released, or expired (no release recorded
+ * before its last lease ran out). One principal's volume cannot push another's entries out of it.
  */
 export async function readLockHistory(resource: string, limit: number, now = Date.now()): Promise<LockHistoryResponse> {
-  // Entries per hold: a grant, a release, and a few extends; read enough for `limit` holds.
-  // A resource's stream is short (32 entries): read it whole.
-  const { entries, nodesRead, nodesFailed } = await readStream(consoleKeys().lockHistoryOf(resource), 64);
+  const key = consoleKeys().lockHistoryOfResource(resource);
+  const { entries, nodesRead, nodesFailed } = await readEveryMaster(
+    (c) => c.eval(READ_RESOURCE, 1, key, String(PER_STREAM), String(STREAMS_PER_RESOURCE)) as Promise<string[][]>,
+  );
   return { resource, holds: holdsOf(entries, now).slice(0, limit), entries: entries.slice(0, limit * 4), nodesRead, nodesFailed };
 }
 
+/** Entries read per stream of a resource (each keeps 32: writer.ts), and how many principals' streams of one resource. */
+const PER_STREAM = 64;
+const STREAMS_PER_RESOURCE = 64;
+
 /**
- * The lock service's log across resources, newest first, optionally one principal's (an API key's
- * entries by its name). Filtering reads at most 5,000 of the newest entries per master: an older
- * entry of a quiet key may be out of reach, never wrongly attributed.
+ * KEYS[1] = a resource's index of streams (one per principal); ARGV = entries per stream, streams.
+ * Every entry (its flat fields) of its most recently written streams, newest first per stream.
+ */
+const READ_RESOURCE = `
+local out = {}
+for _, key in ipairs(redis.call('ZREVRANGE', KEYS[1], 0, tonumber(ARGV[2]) - 1)) do
+  for _, row in ipairs(redis.call('XREVRANGE', key, '+', '-', 'COUNT', ARGV[1])) do
+    out[#out + 1] = row[2]
+  end
+end
+return out
+`;
+
+/**
+ * The lock service's log across resources, newest first: the cluster's stream (everyone's newest),
+ * or one principal's own stream (an API key's entries by its name: `client:<name>`), which keeps
+ * that principal's newest 5,000 — the largest page — whatever the others write.
  */
 export async function readLockServiceLog(filter: { principal?: string; limit: number }): Promise<LockServiceLogResponse> {
-  const count = filter.principal ? Math.min(5_000, filter.limit * 10) : filter.limit;
-  const read = await readStream(consoleKeys().lockHistory, count);
+  const keys = consoleKeys();
+  const key = filter.principal ? keys.lockHistoryOfPrincipal(filter.principal) : keys.lockHistory;
+  const read = await readEveryMaster(async (c) => (await c.xrevrange(key, '+', '-', 'COUNT', filter.limit)).map(([, flat]) => flat));
   const entries = read.entries.filter((e) => !filter.principal || e.principal === filter.principal).slice(0, filter.limit);
   return { entries, nodesRead: read.nodesRead, nodesFailed: read.nodesFailed };
 }
 
-/** A stream from every master that answers, merged by entry id, newest first. */
-async function readStream(key: string, count: number): Promise<{ entries: LockHistoryEntry[]; nodesRead: number; nodesFailed: number }> {
+/** Rows (flat fields) from every master that answers, merged by entry id, newest first. */
+async function readEveryMaster(
+  read: (client: Redis) => Promise<string[][]>,
+): Promise<{ entries: LockHistoryEntry[]; nodesRead: number; nodesFailed: number }> {
   const clients = getRuntime().clients;
   const results = await Promise.allSettled(
     clients.map(async (c) => {
       await ensureReady(c, 1_000);
-      return c.xrevrange(key, '+', '-', 'COUNT', count);
+      return read(c);
     }),
   );
   const byId = new Map<string, LockHistoryEntry>();
@@ -50,7 +75,7 @@ async function readStream(key: string, count: number): Promise<{ entries: LockHi
   for (const r of results) {
     if (r.status !== 'fulfilled') continue;
     nodesRead++;
-    for (const [, flat] of r.value) {
+    for (const flat of r.value) {
       const entry = parseEntry(flat);
       if (entry) byId.set(entry.id, entry);
     }
@@ -70,7 +95,10 @@ export function holdsOf(entries: readonly LockHistoryEntry[], now: number): Lock
   const holds: LockHold[] = [];
   for (const [token, list] of byToken) {
     const granted = list.find((e) => e.event === 'granted') ?? null;
-    const end = list.find((e) => e.event === 'released' || e.event === 'force-released') ?? null;
+    const end =
+      [...list.filter((e) => e.event === 'released').map((e) => ({ event: e.event, at: e.at })), ...forceReleaseEnds(list)].sort(
+        (a, b) => a.at - b.at,
+      )[0] ?? null;
     const leases = list.map((e) => e.expiresAt).filter((t): t is number => t !== null);
     const lastLease = leases.length > 0 ? Math.max(...leases) : null;
     // A release after the lease ran out ended nothing: the hold had expired by then.
@@ -93,6 +121,32 @@ export function holdsOf(entries: readonly LockHistoryEntry[], now: number): Lock
     });
   }
   return holds.sort((a, b) => b.grantedAt - a.grantedAt);
+}
+
+/** The outcome a force-release's write-ahead history entry carries until its completion. */
+export const FORCE_RELEASE_INCOMPLETE = AUDIT_INCOMPLETE;
+
+/**
+ * A force-release is written ahead (`incomplete (audit <id>): <reason>`, before its first delete:
+ * lib/server/force-release.ts) and completed (`<outcome> (audit <id>): <reason>`). Per attempt,
+ * the completion says how it ended; an attempt that deleted nothing ended nothing; one whose
+ * console stopped before its completion counts as force-released (its deletes may have run). An
+ * attempt ended the hold when it began.
+ */
+function forceReleaseEnds(list: readonly LockHistoryEntry[]): Array<{ event: 'force-released'; at: number }> {
+  const attempts = new Map<string, { at: number; outcome: string }>();
+  for (const e of list) {
+    if (e.event !== 'force-released') continue;
+    const m = /^([\w-]+)(?: \(audit ([^)]+)\))?: /.exec(e.detail);
+    const attempt = m?.[2] ?? e.id;
+    const outcome = m?.[1] ?? 'ok';
+    const seen = attempts.get(attempt);
+    attempts.set(attempt, {
+      at: Math.min(seen?.at ?? e.at, e.at),
+      outcome: seen && outcome === FORCE_RELEASE_INCOMPLETE ? seen.outcome : outcome,
+    });
+  }
+  return [...attempts.values()].filter((a) => a.outcome !== 'nothing-deleted').map((a) => ({ event: 'force-released', at: a.at }));
 }
 
 function parseEntry(flat: string[]): LockHistoryEntry | null {

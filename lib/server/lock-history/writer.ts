@@ -9,19 +9,29 @@ import { getRuntime } from '../runtime';
 /**
  * The lock history's writer: entries are buffered and written to a majority of the masters in
  * batches (one script call per master per FLUSH_MS, or at once past FLUSH_AT entries), so the lock service's fast
- * path pays a push into an array, not a round trip. Each entry goes to the cluster's capped stream
- * and to the short stream of each of its resources, with the same id everywhere: a reader merges
- * the masters by id, like the audit log, so the history survives a console restart and the loss of
- * a minority of masters.
+ * path pays a push into an array, not a round trip. Each entry goes, with the same id everywhere,
+ * to the cluster's stream, to its principal's stream, and to one short stream per resource of it
+ * and principal: a reader merges the masters by id, like the audit log, so the history survives a
+ * console restart and the loss of a minority of masters.
  *
  * Bounded, because these are the lock masters (a master that runs out of memory refuses locks; one
- * that evicts is quarantined by the core):
- * - an entry is compact: metadata cut to METADATA_MAX bytes, at most RESOURCES_MAX resource names;
- * - the cluster stream keeps ~MAX_LEN entries, a resource's stream MAX_LEN_PER_RESOURCE;
- * - at most MAX_RESOURCES resources have a stream: an index (sorted by last write) drops the
- *   least recently written ones past it, and a stream expires a week after its last entry.
- * An entry is at most ~1.5 KB (typically ~300 B). Worst case per master: 30,000 × 1.5 KB in the
- * cluster stream + 2,000 × 32 × 1.5 KB in resource streams ≈ 140 MB; typically ≈ 30 MB.
+ * that evicts is quarantined by the core), and bounded PER PRINCIPAL (issue 38: one API key taking
+ * ~430 locks over new resources filled the one index of 2,000 resource streams and erased every
+ * other key's history): what one principal (an API key, a signed-in user) writes can push out only
+ * its own entries. Retention:
+ * - a principal's stream keeps its newest MAX_LEN_PER_PRINCIPAL (5,000) entries: the largest page
+ *   of the log (`?principal=`), so a read by principal reaches every entry kept;
+ * - a resource's history is kept per principal: the newest MAX_LEN_PER_PAIR (32) entries of each
+ *   principal on it, for the MAX_RESOURCES_PER_PRINCIPAL (1,000) resources each principal wrote
+ *   most recently (past that, its least recently written resource's stream goes: its own, never
+ *   another principal's); a read by resource merges every principal's stream of it;
+ * - the cluster's stream (the unfiltered log, newest first) keeps ~MAX_LEN (30,000) entries of everyone:
+ *   a busy principal pushes the others out of that view only, not out of theirs;
+ * - in time: an entry older than RETENTION_MS (a week) is trimmed when its stream is next written,
+ *   and a stream or index a week without writes expires.
+ * An entry is compact: metadata cut to METADATA_MAX bytes, at most RESOURCES_MAX resource names;
+ * at most ~1.5 KB, typically ~300 B. Per principal, at most 1,000 × 32 + 5,000 entries (typically
+ * ≈ 11 MB, at most ≈ 55 MB per master); the principals are the configured API keys and users.
  * docs/security.md and the README say so.
  *
  * Each master has its own chain of writes: a slow master never delays the others, a master that is
@@ -31,12 +41,22 @@ import { getRuntime } from '../runtime';
 const FLUSH_MS = 200;
 const FLUSH_AT = 500;
 const MAX_LEN = 30_000;
-const MAX_LEN_PER_RESOURCE = 32;
-const MAX_RESOURCES = 2_000;
-const RESOURCE_TTL_MS = 7 * 24 * 60 * 60 * 1000;
+const MAX_LEN_PER_PRINCIPAL = 5_000;
+const MAX_LEN_PER_PAIR = 32;
+const MAX_RESOURCES_PER_PRINCIPAL = 1_000;
+const RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
 const METADATA_MAX = 512;
 const RESOURCES_MAX = 8;
 const MAX_BACKLOG = 20_000;
+
+/** The history's bounds, as the docs and the tests name them. */
+export const LOCK_HISTORY_RETENTION = Object.freeze({
+  entriesPerPrincipal: MAX_LEN_PER_PRINCIPAL,
+  entriesPerResourcePerPrincipal: MAX_LEN_PER_PAIR,
+  resourcesPerPrincipal: MAX_RESOURCES_PER_PRINCIPAL,
+  clusterEntries: MAX_LEN,
+  retentionMs: RETENTION_MS,
+});
 
 type Pending = LockHistoryEntry;
 
@@ -76,12 +96,18 @@ export function tokenFingerprint(token: string): string {
 /** Queue one entry (id and time are given here; metadata and the resource list are cut to their bounds). */
 export function recordLockHistory(entry: Omit<LockHistoryEntry, 'id' | 'at'>): void {
   const s = state();
+  s.buffer.push(entryOf(entry));
+  if (s.buffer.length >= FLUSH_AT) void flushLockHistory();
+  else s.timer ??= setTimeout(() => void flushLockHistory(), FLUSH_MS).unref();
+}
+
+/** The entry as stored: its id and time given here, metadata and the resource list cut to their bounds. */
+function entryOf(entry: Omit<LockHistoryEntry, 'id' | 'at'>): Pending {
+  const s = state();
   const at = Date.now();
   // Fixed-width parts: ids of one process sort in the order they were made, as strings too.
   const id = `${at.toString(36).padStart(9, '0')}-${s.origin}-${(s.seq++ % 36 ** 6).toString(36).padStart(6, '0')}`;
-  s.buffer.push({ ...entry, id, at, resources: boundedResources(entry.resources), metadata: boundedMetadata(entry.metadata) });
-  if (s.buffer.length >= FLUSH_AT) void flushLockHistory();
-  else s.timer ??= setTimeout(() => void flushLockHistory(), FLUSH_MS).unref();
+  return { ...entry, id, at, resources: boundedResources(entry.resources), metadata: boundedMetadata(entry.metadata) };
 }
 
 function boundedResources(resources: readonly string[]): string[] {
@@ -180,53 +206,124 @@ function safeClients(): readonly Redis[] {
  * `npm run bench -- --only http-service`); now it encodes one JSON string per 200 ms.
  */
 async function writeBatch(client: Redis, payload: string): Promise<void> {
-  const keys = consoleKeys();
+  const now = Date.now();
   await client.eval(
     WRITE_BATCH,
-    2,
-    keys.lockHistory,
-    keys.lockHistoryIndex,
+    1,
+    consoleKeys().lockHistory,
     String(MAX_LEN),
-    String(MAX_LEN_PER_RESOURCE),
-    String(RESOURCE_TTL_MS),
-    String(MAX_RESOURCES),
-    String(Date.now()),
+    String(MAX_LEN_PER_PAIR),
+    String(RETENTION_MS),
+    String(MAX_RESOURCES_PER_PRINCIPAL),
+    String(now),
     payload,
+    String(MAX_LEN_PER_PRINCIPAL),
+    `${now - RETENTION_MS}-0`,
   );
 }
 
-/** The batch as the script reads it: per entry, its stream fields and the keys of its resources' streams. */
-function payloadOf(batch: readonly Pending[]): string {
-  const keys = consoleKeys();
-  return JSON.stringify(batch.map((e) => [fieldsOf(e), e.resources.filter((r) => !r.startsWith('(+')).map((r) => keys.lockHistoryOf(r))]));
+/**
+ * Write one entry now, on every connected master, resolved once a majority has it (the others
+ * follow): the write-ahead of a force-release (lib/server/force-release.ts), which must be on the
+ * masters before its first delete, not in a buffer that a crash loses. `majority` says whether it
+ * got there.
+ */
+export async function writeLockHistoryNow(
+  entry: Omit<LockHistoryEntry, 'id' | 'at'>,
+): Promise<{ entry: LockHistoryEntry; majority: boolean }> {
+  const full = entryOf(entry);
+  const clients = safeClients();
+  const needed = historyCopies(clients.length);
+  const payload = payloadOf([full]);
+  const majority = await new Promise<boolean>((resolve) => {
+    let written = 0;
+    let failed = 0;
+    if (clients.length === 0) resolve(false);
+    for (const client of clients) {
+      (client.status === 'ready' ? writeBatch(client, payload) : Promise.reject(new Error('not connected'))).then(
+        () => {
+          if (++written === needed) resolve(true);
+        },
+        () => {
+          if (++failed > clients.length - needed) resolve(false);
+        },
+      );
+    }
+  });
+  return { entry: full, majority };
 }
 
 /**
- * KEYS[1] = the cluster stream, KEYS[2] = the index of resource streams (score: last write).
- * ARGV = maxlen, maxlen per resource, resource stream ttl (ms), resource streams kept, now (ms),
- * the batch (JSON: [[fields…], [resource stream keys…]] per entry). Writes each entry to the
- * cluster stream and to its resources' streams, refreshes their ttl and index score, and deletes
- * the least recently written resource streams past the bound. The resource stream keys are the
- * console's own (lib/server/console-keys.ts); the masters are standalone Redis (no cluster slots).
+ * The batch as the script reads it, per entry: its stream fields, its principal's stream and
+ * resource index, and per resource its stream for this principal and the resource's index.
+ */
+function payloadOf(batch: readonly Pending[]): string {
+  const keys = consoleKeys();
+  return JSON.stringify(
+    batch.map((e) => [
+      fieldsOf(e),
+      keys.lockHistoryOfPrincipal(e.principal),
+      keys.lockHistoryResourcesOf(e.principal),
+      e.resources.filter((r) => !r.startsWith('(+')).map((r) => [keys.lockHistoryOf(e.principal, r), keys.lockHistoryOfResource(r)]),
+    ]),
+  );
+}
+
+/**
+ * KEYS[1] = the cluster stream. ARGV = its maxlen, maxlen per resource and principal, retention
+ * (ms), resources kept per principal, now (ms), the batch (JSON: per entry [fields, principal
+ * stream, principal's resource index, [[resource+principal stream, resource index]…]]), maxlen per
+ * principal, the oldest stream id kept (now − retention).
+ * Writes each entry to the cluster stream, its principal's stream and its resource+principal
+ * streams (exact caps for the last two: `=`; `~` would keep ~100 entries of a stream capped at
+ * 32), trims what is older than the retention, refreshes expiries and index scores, and past a
+ * principal's bound deletes ITS least recently written resource streams (and takes them out of
+ * their resource's index). A resource stream's key is its resource index's key + `:p:<h>`. The
+ * keys are the console's own (lib/server/console-keys.ts); the masters are standalone Redis (no
+ * cluster slots).
  */
 const WRITE_BATCH = `
 local batch = cjson.decode(ARGV[6])
+local ttl, now, minid = ARGV[3], ARGV[5], ARGV[8]
+local stale = tonumber(now) - tonumber(ttl)
+local streams = {}
 local touched = {}
 for _, entry in ipairs(batch) do
   redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[1], '*', unpack(entry[1]))
-  for _, key in ipairs(entry[2]) do
-    redis.call('XADD', key, 'MAXLEN', '~', ARGV[2], '*', unpack(entry[1]))
-    touched[key] = true
+  redis.call('XADD', entry[2], 'MAXLEN', '=', ARGV[7], '*', unpack(entry[1]))
+  streams[entry[2]] = true
+  for _, pair in ipairs(entry[4]) do
+    redis.call('XADD', pair[1], 'MAXLEN', '=', ARGV[2], '*', unpack(entry[1]))
+    touched[pair[1]] = { entry[3], pair[2] }
   end
 end
-for key, _ in pairs(touched) do
-  redis.call('PEXPIRE', key, ARGV[3])
-  redis.call('ZADD', KEYS[2], ARGV[5], key)
+redis.call('XTRIM', KEYS[1], 'MINID', '~', minid)
+for key, _ in pairs(streams) do
+  redis.call('XTRIM', key, 'MINID', '~', minid)
+  redis.call('PEXPIRE', key, ttl)
 end
-local over = redis.call('ZCARD', KEYS[2]) - tonumber(ARGV[4])
-if over > 0 then
-  local old = redis.call('ZPOPMIN', KEYS[2], over)
-  for i = 1, #old, 2 do redis.call('DEL', old[i]) end
+local owners = {}
+for key, idx in pairs(touched) do
+  redis.call('XTRIM', key, 'MINID', '~', minid)
+  redis.call('PEXPIRE', key, ttl)
+  redis.call('ZADD', idx[1], now, key)
+  redis.call('ZADD', idx[2], now, key)
+  redis.call('ZREMRANGEBYSCORE', idx[2], '-inf', stale)
+  redis.call('PEXPIRE', idx[2], ttl)
+  owners[idx[1]] = true
+end
+for owner, _ in pairs(owners) do
+  redis.call('ZREMRANGEBYSCORE', owner, '-inf', stale)
+  redis.call('PEXPIRE', owner, ttl)
+  local over = redis.call('ZCARD', owner) - tonumber(ARGV[4])
+  if over > 0 then
+    local old = redis.call('ZPOPMIN', owner, over)
+    for i = 1, #old, 2 do
+      redis.call('DEL', old[i])
+      local resource = string.match(old[i], '^(.*):p:[^:]+$')
+      if resource then redis.call('ZREM', resource, old[i]) end
+    end
+  end
 end
 return #batch
 `;
