@@ -1,6 +1,6 @@
 'use client';
 
-import type { AuditEntry, AuditVia } from '@/lib/api/audit';
+import { AUDIT_INCOMPLETE, AUDIT_INCOMPLETE_HINT, type AuditEntry, type AuditVia } from '@/lib/api/audit';
 import { formatAge, useNow } from '../overview/clock';
 import { formatDate, formatDateTime, formatTime } from '../ui/format';
 import { AuditDiff } from './audit-diff';
@@ -74,7 +74,13 @@ export function EntryRow({ entry, open, onToggle }: { entry: AuditEntry; open: b
         ) : null}
       </td>
       <td>
-        <span className={`${styles.outcome} ${styles[tone]}`}>{entry.outcome}</span>
+        {entry.outcome === AUDIT_INCOMPLETE ? (
+          <span className={`${styles.chip} ${styles.bad}`} data-testid="audit-incomplete" title={AUDIT_INCOMPLETE_HINT}>
+            incomplete
+          </span>
+        ) : (
+          <span className={`${styles.outcome} ${styles[tone]}`}>{entry.outcome}</span>
+        )}
       </td>
       <td className={styles.reason} title={entry.reason || entry.detail}>
         {entry.reason ? (
@@ -132,7 +138,7 @@ export function DetailRow({ entry }: { entry: AuditEntry }) {
               <dt>Target</dt>
               <dd className="mono">{entry.target}</dd>
               <dt>Outcome</dt>
-              <dd>{entry.outcome}</dd>
+              <dd>{entry.outcome === AUDIT_INCOMPLETE ? `incomplete: ${AUDIT_INCOMPLETE_HINT}` : entry.outcome}</dd>
               {entry.holder ? (
                 <>
                   <dt>Holder hit</dt>

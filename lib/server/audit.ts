@@ -1,7 +1,7 @@
 import 'server-only';
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import { auditViaSchema, type AuditAction, type AuditEntry, type AuditVia } from '../api/audit';
+import { AUDIT_INCOMPLETE, auditViaSchema, type AuditAction, type AuditEntry, type AuditVia } from '../api/audit';
 import { logger } from './logger';
 import { ensureReady } from '../inspect';
 import { consoleKeys, digest } from './console-keys';
@@ -22,29 +22,13 @@ const SESSION_ACTIONS: ReadonlySet<AuditAction> = new Set(['login', 'logout', 'l
  * operators' stream): they go to a stream of their own, capped apart, so no amount of them can push
  * the operators' history out. Both are read and merged by readAudit.
  */
-function streamOf(input: Pick<AuditInput, 'action' | 'role'>): { key: string; maxLen: number } {
+function streamOf(input: Pick<AuditInput, 'action' | 'role'>): string {
   const keys = consoleKeys();
-  return input.role === 'viewer' && SESSION_ACTIONS.has(input.action)
-    ? { key: keys.auditViewerSessions, maxLen: VIEWER_SESSIONS_MAX_LEN }
-    : { key: keys.audit, maxLen: MAX_LEN };
+  return input.role === 'viewer' && SESSION_ACTIONS.has(input.action) ? keys.auditViewerSessions : keys.audit;
 }
 
-/**
- * Append one entry to the `rl:audit` stream on EVERY master (same id everywhere), so the log
- * survives a console restart and the loss of any minority of nodes. Never throws: an audit write
- * that reached no node is logged and reported in the result.
- */
-export async function recordAudit(input: AuditInput): Promise<{ entry: AuditEntry; nodesWritten: number; nodesFailed: number }> {
-  const entry: AuditEntry = {
-    id: randomUUID(),
-    at: Date.now(),
-    reason: '',
-    before: null,
-    after: null,
-    detail: '',
-    ...input,
-  };
-  const fields = [
+function fieldsOf(entry: AuditEntry, phase: 'intent' | 'done' | null): string[] {
+  return [
     'id',
     entry.id,
     'at',
@@ -69,17 +53,90 @@ export async function recordAudit(input: AuditInput): Promise<{ entry: AuditEntr
     entry.detail,
     ...(entry.holder === undefined ? [] : ['holder', entry.holder]),
     ...(entry.via === undefined ? [] : ['via', JSON.stringify(entry.via)]),
+    ...(phase === null ? [] : ['phase', phase]),
   ];
-  const { key, maxLen } = streamOf(input);
-  const results = await Promise.allSettled(
-    getRuntime().clients.map(async (c) => {
-      await ensureReady(c, 1_000);
-      return c.xadd(key, 'MAXLEN', '~', String(maxLen), '*', ...fields);
-    }),
-  );
-  const nodesWritten = results.filter((r) => r.status === 'fulfilled').length;
-  if (nodesWritten === 0) logger().error({ entry }, 'audit entry reached no node');
-  return { entry, nodesWritten, nodesFailed: results.length - nodesWritten };
+}
+
+function newEntry(input: AuditInput): AuditEntry {
+  return { id: randomUUID(), at: Date.now(), reason: '', before: null, after: null, detail: '', ...input };
+}
+
+/**
+ * Append one entry to the `rl:audit` stream on EVERY master (same id everywhere), so the log
+ * survives a console restart and the loss of any minority of nodes. Never throws: an audit write
+ * that reached no node is logged and reported in the result.
+ */
+export async function recordAudit(input: AuditInput): Promise<{ entry: AuditEntry; nodesWritten: number; nodesFailed: number }> {
+  const entry = newEntry(input);
+  const { written, failed } = await appendEverywhere(streamOf(input), fieldsOf(entry, null), 'all');
+  if (written === 0) logger().error({ entry }, 'audit entry reached no node');
+  return { entry, nodesWritten: written, nodesFailed: failed };
+}
+
+/**
+ * Write-ahead for a destructive action (issue 38): the entry `id` — who, what, on whom, why — with
+ * the outcome `incomplete`, appended on every master, resolved once a MAJORITY of them has it (a slow
+ * master does not hold the action; its copy follows). The caller acts only when `majority` is
+ * true, then records the end with completeAudit (same id): a console that dies in between leaves
+ * this entry, which the Audit screen shows as incomplete, never nothing.
+ */
+export async function beginAudit(id: string, input: AuditInput): Promise<{ entry: AuditEntry; majority: boolean }> {
+  const entry = { ...newEntry({ ...input, outcome: AUDIT_INCOMPLETE }), id };
+  const { written, majority } = await appendEverywhere(streamOf(input), fieldsOf(entry, 'intent'), 'majority');
+  if (written === 0) logger().error({ entry }, 'write-ahead audit entry reached no node');
+  return { entry, majority };
+}
+
+/** The end of an action begun with beginAudit: the same entry (id, time, actor…) with its outcome and results. */
+export async function completeAudit(
+  begun: AuditEntry,
+  end: Pick<AuditEntry, 'outcome'> & Partial<Pick<AuditEntry, 'before' | 'after' | 'detail'>>,
+): Promise<{ entry: AuditEntry; nodesWritten: number; nodesFailed: number }> {
+  const entry: AuditEntry = { ...begun, ...end };
+  const { written, failed } = await appendEverywhere(streamOf(entry as AuditInput), fieldsOf(entry, 'done'), 'all');
+  if (written === 0) logger().error({ entry }, 'audit completion reached no node');
+  return { entry, nodesWritten: written, nodesFailed: failed };
+}
+
+/**
+ * XADD `fields` to `key` on every master; resolves when every master has answered ('all') or as
+ * soon as a majority has the entry ('majority'; the rest are still written, in order after it on
+ * each master's connection).
+ */
+function appendEverywhere(
+  key: string,
+  fields: string[],
+  until: 'all' | 'majority',
+): Promise<{ written: number; failed: number; majority: boolean }> {
+  const clients = getRuntime().clients;
+  const needed = Math.floor(clients.length / 2) + 1;
+  return new Promise((resolve) => {
+    let written = 0;
+    let failed = 0;
+    let done = false;
+    const settle = () => {
+      if (done) return;
+      if (written + failed === clients.length || (until === 'majority' && written >= needed)) {
+        done = true;
+        resolve({ written, failed, majority: written >= needed });
+      }
+    };
+    if (clients.length === 0) settle();
+    for (const c of clients) {
+      ensureReady(c, 1_000)
+        .then(() => c.xadd(key, 'MAXLEN', '~', String(key === consoleKeys().audit ? MAX_LEN : VIEWER_SESSIONS_MAX_LEN), '*', ...fields))
+        .then(
+          () => {
+            written++;
+            settle();
+          },
+          () => {
+            failed++;
+            settle();
+          },
+        );
+    }
+  });
 }
 
 export interface AuditFilter {
@@ -209,7 +266,11 @@ end
 return #KEYS - 3
 `);
 
-/** Read the three streams (operators', viewers' sessions, failed logins) from every reachable master, merge, de-duplicate by id (the largest count wins), newest first. */
+/**
+ * Read the three streams (operators', viewers' sessions, failed logins) from every reachable
+ * master, merge, de-duplicate by id, newest first. Of one id, a completed entry wins over its
+ * write-ahead (beginAudit); of two aggregates, the largest count.
+ */
 export async function readAudit(filter: AuditFilter): Promise<{ entries: AuditEntry[]; nodesRead: number; nodesFailed: number }> {
   await flushFailedLogins();
   const keys = consoleKeys();
@@ -227,17 +288,19 @@ export async function readAudit(filter: AuditFilter): Promise<{ entries: AuditEn
       return [...operators, ...viewers, ...failures];
     }),
   );
-  const byId = new Map<string, AuditEntry>();
+  const byId = new Map<string, { entry: AuditEntry; done: boolean }>();
   let nodesRead = 0;
   for (const r of results) {
     if (r.status !== 'fulfilled') continue;
     nodesRead++;
     for (const e of r.value) {
-      const seen = byId.get(e.id);
-      if (!seen || (e.count ?? 0) > (seen.count ?? 0)) byId.set(e.id, e);
+      const seen = byId.get(e.entry.id);
+      if (!seen || (e.done && !seen.done) || (e.done === seen.done && (e.entry.count ?? 0) > (seen.entry.count ?? 0)))
+        byId.set(e.entry.id, e);
     }
   }
   const entries = [...byId.values()]
+    .map((e) => e.entry)
     .filter(
       (e) =>
         (!filter.actor || e.actor === filter.actor) &&
@@ -248,7 +311,13 @@ export async function readAudit(filter: AuditFilter): Promise<{ entries: AuditEn
   return { entries, nodesRead, nodesFailed: clients.length - nodesRead };
 }
 
-async function readNode(client: Redis, key: string, since: number | undefined, count: number): Promise<AuditEntry[]> {
+/** A stream's entries on one master; `done`: not a write-ahead whose end is still to come (or never came). */
+async function readNode(
+  client: Redis,
+  key: string,
+  since: number | undefined,
+  count: number,
+): Promise<Array<{ entry: AuditEntry; done: boolean }>> {
   const rows = await client.xrevrange(key, '+', since === undefined ? '-' : `${since}-0`, 'COUNT', count);
   const fields = rows.map(([, flat]) => {
     const f: Record<string, string> = {};
@@ -286,7 +355,7 @@ async function readNode(client: Redis, key: string, since: number | undefined, c
         `${failed ?? 0} wrong password(s)${refused ? `, ${refused} refused by the login limit` : ''} from ${f.detail}` +
         (first && last ? ` between ${new Date(first).toISOString()} and ${new Date(last).toISOString()}` : '');
     }
-    return entry;
+    return { entry, done: f.phase !== 'intent' };
   });
 }
 

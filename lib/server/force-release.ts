@@ -1,10 +1,12 @@
 import 'server-only';
+import { randomUUID } from 'node:crypto';
 import { UNKNOWN_HOLDER } from '../api/audit';
 import type { ForceReleaseResponse } from '../api/locks';
 import { lockDetail, type LockDetail } from '../inspect';
 import { actorOf, type Principal } from './auth/principal';
-import { recordAudit } from './audit';
-import { readLockHistory, recordLockHistory, tokenFingerprint } from './lock-history';
+import { beginAudit, completeAudit } from './audit';
+import { unavailable } from './http/errors';
+import { FORCE_RELEASE_INCOMPLETE, readLockHistory, recordLockHistory, tokenFingerprint, writeLockHistoryNow } from './lock-history';
 import { publishEvent } from './events';
 import { readyLockCore } from './lock-core';
 import { metrics } from './metrics';
@@ -98,6 +100,45 @@ export async function forceRelease(
     };
   }
   const holder = await holderOf(seen, resource, input.token);
+  const { actor, role } = actorOf(principal);
+  const fingerprint = tokenFingerprint(input.token);
+  const detail = `token ${input.token.slice(0, 12)}…${input.batch ? `; ${input.batch}` : ''}`;
+  // Write-ahead (issue 38): who, on whom, why, and the state before — on a majority of the masters
+  // BEFORE the first delete, in the audit log and in the lock history. A console killed during the
+  // deletes leaves both (the audit entry shows as incomplete; the hold reads as force-released),
+  // never nothing. Without a majority nothing is deleted.
+  const auditId = randomUUID();
+  const [begun] = await Promise.all([
+    beginAudit(auditId, {
+      actor,
+      role,
+      action: 'lock.force-release',
+      target: resource,
+      reason: input.reason,
+      outcome: 'incomplete', // beginAudit writes it so until completeAudit
+      before: before.map((state, i) => ({ node: i + 1, ...state })),
+      detail,
+      holder,
+    }),
+    writeLockHistoryNow({
+      event: 'force-released',
+      resources: [resource],
+      token: fingerprint,
+      fence: null,
+      principal: `${role}:${actor}`,
+      metadata: {},
+      ttlMs: null,
+      expiresAt: null,
+      detail: `${FORCE_RELEASE_INCOMPLETE} (audit ${auditId}): ${input.reason}`,
+    }).catch(() => null), // best effort: the audit entry is the record the deletes wait for
+  ]);
+  if (!begun.majority) {
+    await completeAudit(begun.entry, {
+      outcome: 'nothing-deleted',
+      detail: `${detail}; the audit entry reached no majority of the masters`,
+    });
+    throw unavailable('the audit entry could not be written to a majority of the masters first: nothing was deleted');
+  }
   // Every node's outcome (the answer at a quorum leaves slow nodes pending): the operator sees each.
   const result = await (await (await readyLockCore()).releaseToken([resource], input.token)).settled;
   const after = statesOf(await readDetail(resource));
@@ -120,31 +161,22 @@ export async function forceRelease(
   });
   const outcome = result.deleted === 0 ? 'nothing-deleted' : result.complete ? 'ok' : 'partial';
   metrics().forceReleases.inc({ outcome });
-  const { actor, role } = actorOf(principal);
-  if (result.deleted > 0) {
-    recordLockHistory({
-      event: 'force-released',
-      resources: [resource],
-      token: tokenFingerprint(input.token),
-      fence: null,
-      principal: `${role}:${actor}`,
-      metadata: {},
-      ttlMs: null,
-      expiresAt: null,
-      detail: `${outcome}: ${input.reason}`,
-    });
-  }
-  const { entry } = await recordAudit({
-    actor,
-    role,
-    action: 'lock.force-release',
-    target: resource,
-    reason: input.reason,
+  // The history's end of this attempt: it ended the hold, or (nothing deleted) it did not.
+  recordLockHistory({
+    event: 'force-released',
+    resources: [resource],
+    token: fingerprint,
+    fence: null,
+    principal: `${role}:${actor}`,
+    metadata: {},
+    ttlMs: null,
+    expiresAt: null,
+    detail: `${outcome} (audit ${auditId}): ${input.reason}`,
+  });
+  const { entry } = await completeAudit(begun.entry, {
     outcome,
     before: nodes.map((n) => ({ node: n.node, ...n.before })),
     after: nodes.map((n) => ({ node: n.node, outcome: n.outcome, ...n.after })),
-    detail: `token ${input.token.slice(0, 12)}…${input.batch ? `; ${input.batch}` : ''}`,
-    holder,
   });
   publishEvent({
     type: 'lock.force-released',
