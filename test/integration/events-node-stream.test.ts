@@ -70,13 +70,13 @@ describe('GET /api/events before Next.js', () => {
 
   it('a stream closed by its client leaves nothing subscribed (its timers and hub listener go with the socket)', async () => {
     // The streams of the tests before closed with their sockets too.
-    await vi.waitFor(async () => expect((await hub()).size).toBe(0), { timeout: 3_000 });
+    await vi.waitFor(async () => expect((await hub()).size).toBe(0), { timeout: 10_000 });
     const res = await api.call('GET', '/api/events?resource=gone', { as: 'viewer' });
     const reader = res.body!.getReader();
     await readUntil(reader, /: connected/);
     expect((await hub()).size).toBe(1);
     await reader.cancel();
-    await vi.waitFor(async () => expect((await hub()).size).toBe(0), { timeout: 3_000 });
+    await vi.waitFor(async () => expect((await hub()).size).toBe(0), { timeout: 10_000 });
   });
 
   it('refuses bad requests with the API errors and headers: anonymous 401, bad query 400, other methods 405', async () => {

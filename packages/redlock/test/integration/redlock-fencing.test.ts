@@ -151,7 +151,11 @@ describe('fencing tokens', () => {
       for (let i = 0; i < 3; i++) {
         const held = await r.acquire('resource', 500).catch((e: unknown) => e);
         expect(held).toBeInstanceOf(QuorumUnavailableError);
-        expect((held as QuorumUnavailableError).votes[2]).toMatchObject({ vote: 'against', reason: 'quarantined' });
+        // Against: quarantined, or timeout when the reseed's reads of the cut-off nodes outlast the round.
+        expect((held as QuorumUnavailableError).votes[2]).toMatchObject({
+          vote: 'against',
+          reason: expect.stringMatching(/^(quarantined|timeout)$/),
+        });
       }
       // Node 1 answers again (node 2 stays cut off): the reseed reads 1, 4 and 5, and node 3 votes.
       await cluster.supervisor.heal(1);
