@@ -59,7 +59,7 @@ export async function startConsoleCluster(options: { nodes?: number; maxTtlMs?: 
     REDLOCK_ADMIN_PASSWORD: USERS.operator.password,
     REDLOCK_VIEWER_USER: USERS.viewer.username,
     REDLOCK_VIEWER_PASSWORD: USERS.viewer.password,
-    REDLOCK_API_KEYS: `test-client=${API_KEY},other-client=${API_KEY.replace('0123', '9876')}`,
+    REDLOCK_API_KEYS: `test-client=${API_KEY}`,
     LOG_LEVEL: 'warn',
     NEXT_TELEMETRY_DISABLED: '1',
   };
@@ -191,4 +191,3 @@ export async function signIn(
 }
 
 export const CLIENT_AUTH = { authorization: `Bearer ${API_KEY}` };
-export const OTHER_CLIENT_AUTH = { authorization: `Bearer ${API_KEY.replace('0123', '9876')}` };
