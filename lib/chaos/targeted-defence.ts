@@ -47,9 +47,22 @@ export function judgeDefence(kind: TrialKind, e: DefenceEvidence): { defence: st
     case 'evict-allkeys-random': {
       // A's attempts could not be decided without the victim (its links to the others were cut):
       // each shows the victim's own answer. B's may have been decided before the victim answered.
+      // On a loaded machine the victim under memory pressure may answer A only after the round's
+      // deadline (every vote a timeout): then the defence is the eviction quarantine its sentinel
+      // records, provided it never voted for.
       const all = [...e.aVictimVotes, ...e.bVictimVotes];
-      const defence = all.includes('f') ? null : all.includes('u') ? 'unsafe-eviction' : all.includes('q') ? 'quarantined' : null;
-      return { defence, defended: defence !== null && e.aVictimVotes.length > 0 && e.aVictimVotes.every((x) => x === 'u' || x === 'q') };
+      const recorded = !all.includes('f') && s?.cause === 'eviction';
+      const defence = all.includes('f')
+        ? null
+        : all.includes('u')
+          ? 'unsafe-eviction'
+          : all.includes('q')
+            ? 'quarantined'
+            : recorded
+              ? 'quarantined (recorded; its votes timed out)'
+              : null;
+      const voted = e.aVictimVotes.length > 0 && e.aVictimVotes.every((x) => x === 'u' || x === 'q');
+      return { defence, defended: defence !== null && (voted || recorded) };
     }
     case 'short-max-ttl': {
       const mismatch = e.shortError === 'MaxTtlMismatchError';
