@@ -24,10 +24,9 @@
  * The listening address comes from PORT and HOST; NODE_ENV must be set by the caller (production
  * unless --dev), before Next.js is loaded.
  */
-import { createServer } from 'node:http';
 import next from 'next';
-import { serveBeforeNext } from '../lib/server/before-next';
-import { installLeanConnections } from '../lib/server/lock-service';
+import { connectionLimits } from '../lib/server/http/connection-limits';
+import { createConsoleServer } from '../lib/server/http/front';
 import { stampPeersInServer } from '../lib/server/http/peer';
 import { lockCore } from '../lib/server/lock-core';
 import { flushLockHistory } from '../lib/server/lock-history';
@@ -62,23 +61,24 @@ async function main(): Promise<void> {
   const app = next({ dev, dir: root, hostname: host, port });
   const handle = app.getRequestHandler();
   await app.prepare();
-  const server = createServer((req, res) => {
-    if (serveBeforeNext(req, res)) return;
-    stampPeer(req);
+  // Every connection admitted by the connection guard (caps, idle and request timeouts: issue 38);
+  // plain lock-service requests read and answered on the socket itself, the first other request
+  // hands the connection to Node's parser; the routes answered before Next.js, then Next.js
+  // (lib/server/http/front.ts). (In --dev, Next.js attaches its hot-reload socket handler to this
+  // server on the first request; edits to lib/server/lock-service take a restart.)
+  const limits = connectionLimits();
+  const { server, lean } = createConsoleServer(limits, (req, res, connection) => {
+    stampPeer(req, res, connection);
     void handle(req, res).catch((err: unknown) => {
       logger().error({ err }, 'the Next.js request handler failed');
       if (!res.headersSent) res.writeHead(500, { 'content-type': 'text/plain' });
       res.end('internal error (logged on the server)');
     });
   });
-  // Keep-alive longer than the usual proxy and client idle timeouts (60 s), so a reused connection
-  // is not closed under a client's next request. (In --dev, Next.js attaches its hot-reload socket
-  // handler to this server on the first request; edits to lib/server/lock-service take a restart.)
-  server.keepAliveTimeout = 65_000;
-  server.headersTimeout = 66_000;
-  // Plain lock-service requests are read and answered on the socket itself; the first other
-  // request hands the connection to Node's parser and the handler above (lib/server/lock-service).
-  const lean = installLeanConnections(server);
+  logger().info(
+    { maxConnections: limits.maxConnections, maxPerPeer: limits.maxPerPeer },
+    'connection caps (REDLOCK_MAX_CONNECTIONS, REDLOCK_MAX_CONNECTIONS_PER_PEER)',
+  );
   await new Promise<void>((done, fail) => {
     server.once('error', fail);
     server.listen(port, host, () => {

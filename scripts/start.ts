@@ -19,6 +19,7 @@ import {
   type ControlServer,
 } from '../lib/cluster';
 import { ConfigError, ensureOperatorLogin, loadConfig, redact } from '../lib/config';
+import { connectionLimits } from '../lib/server/http/connection-limits';
 import { appRoot } from './support/app-root';
 import { ensureBuild } from './support/build-state';
 import { installProcessGuards } from './support/process-guards';
@@ -37,6 +38,8 @@ let stopping = false;
 
 async function main(): Promise<void> {
   const config = loadConfig(process.env, root);
+  // The console server reads its connection caps itself; a bad one stops here, in one line.
+  connectionLimits(process.env);
   const login = ensureOperatorLogin(config.dataDir, { user: config.adminUser, password: config.adminPassword });
   const env: Record<string, string> = {
     REDLOCK_DATA_DIR: config.dataDir,

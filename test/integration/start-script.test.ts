@@ -74,6 +74,10 @@ describe('npm start: bad configuration stops with one clear line', () => {
     }
   });
 
+  it('a connection cap that is not a count', async () => {
+    await expectOneLineError({ REDLOCK_MAX_CONNECTIONS_PER_PEER: 'lots' }, /REDLOCK_MAX_CONNECTIONS_PER_PEER must be a whole number/);
+  });
+
   it('a missing redis-server', async () => {
     await expectOneLineError(
       { REDIS_SERVER: '/nonexistent/redis-server' },

@@ -1,5 +1,5 @@
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer, request as httpRequest, type Server } from 'node:http';
+import { request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
 import { tmpdir } from 'node:os';
@@ -8,6 +8,8 @@ import { ensureSecretFile, startControlServer, type ControlServer } from '../../
 import { matchEventStream } from '../../lib/server/events/stream-route';
 import { matchLockService } from '../../lib/server/lock-service/routes';
 import type { Persistence } from '../../lib/cluster/persistence';
+import type { GuardStats } from '../../lib/server/http/connection-guard';
+import type { ConnectionLimits } from '../../lib/server/http/connection-limits';
 import { startTestCluster, type TestCluster } from './cluster';
 
 export const USERS = {
@@ -160,6 +162,10 @@ async function resolve(pathname: string, method: string): Promise<{ handler: Han
 
 export interface LockServiceServer {
   port: number;
+  /** The connections the server holds open now (Node's own count of accepted, unclosed sockets). */
+  connections(): Promise<number>;
+  /** The connection guard's counts (lib/server/http/connection-guard.ts). */
+  guard(): GuardStats;
   /** One request over a real socket, answered as a Web Response (its body streamed as it comes). */
   send(method: string, path: string, headers: Record<string, string>, body?: string): Promise<Response>;
   close(): Promise<void>;
@@ -167,29 +173,23 @@ export interface LockServiceServer {
 
 /**
  * The routes answered before Next.js (the lock service, the event stream: lib/server/before-next.ts)
- * on a real Node HTTP server on 127.0.0.1, set up as scripts/console-server.ts sets up the
- * console's: the lean connections in front (plain lock-service requests answered on the socket),
- * Node's parser and the same dispatch for every request they hand over (anything else answers 404
- * here). Imported lazily, after the harness
- * has set the environment. `timeouts` shorten the keep-alive and headers timeouts for the tests of
- * slow and idle clients.
+ * on a real Node HTTP server on 127.0.0.1, the console's own (lib/server/http/front.ts): the
+ * connection guard and the lean connections in front (plain lock-service requests answered on the
+ * socket), Node's parser and the same dispatch for every request they hand over (anything else
+ * answers 404 here). Imported lazily, after the harness has set the environment. `limits` shorten
+ * or scale down the console's connection limits (lib/server/http/connection-limits.ts) for the
+ * tests of slow, idle and flooding clients.
  */
-export async function startLockServiceServer(
-  timeouts: { keepAliveMs: number; headersMs: number } = { keepAliveMs: 65_000, headersMs: 66_000 },
-): Promise<LockServiceServer> {
-  const { installLeanConnections } = await import('../../lib/server/lock-service');
-  const { serveBeforeNext } = await import('../../lib/server/before-next');
-  const server: Server = createServer((req, res) => {
-    if (serveBeforeNext(req, res)) return;
-    res.writeHead(404).end();
-  });
-  server.keepAliveTimeout = timeouts.keepAliveMs;
-  server.headersTimeout = timeouts.headersMs;
-  const lean = installLeanConnections(server);
+export async function startLockServiceServer(limits: Partial<ConnectionLimits> = {}): Promise<LockServiceServer> {
+  const { createConsoleServer } = await import('../../lib/server/http/front');
+  const { connectionLimits } = await import('../../lib/server/http/connection-limits');
+  const { server, lean, guard } = createConsoleServer(connectionLimits(process.env, limits), (_req, res) => void res.writeHead(404).end());
   await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
   const port = (server.address() as AddressInfo).port;
   return {
     port,
+    guard: () => guard.stats(),
+    connections: () => new Promise((resolve, reject) => server.getConnections((err, n) => (err ? reject(err) : resolve(n)))),
     send(method, path, headers, body) {
       return new Promise((resolve, reject) => {
         const req = httpRequest({ host: '127.0.0.1', port, path, method, headers: { host: 'console.test', ...headers } }, (res) => {

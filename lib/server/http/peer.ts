@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { subscribe } from 'node:diagnostics_channel';
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
+import { authenticatedOnClaim, claimConnection, type Claimable } from './connection-claims';
 
 /**
  * The TCP peer of a request, which a route handler cannot see: Next.js hands it a Request without
@@ -26,11 +27,14 @@ function state(): { secret: string; installed: boolean } {
   return holder[KEY];
 }
 
-/** The stamp of a request from `address` that sent `forwardedFor` (null: no X-Forwarded-For). */
-export function peerStamp(address: string | null | undefined, forwardedFor: string | null): string {
-  return [state().secret, encodeURIComponent(address ?? ''), forwardedFor === null ? '-' : `=${encodeURIComponent(forwardedFor)}`].join(
-    ' ',
-  );
+/**
+ * The stamp of a request from `address` that sent `forwardedFor` (null: no X-Forwarded-For);
+ * `claim` names its connection for noteAuthenticated (connection-claims.ts).
+ */
+export function peerStamp(address: string | null | undefined, forwardedFor: string | null, claim?: string): string {
+  const parts = [state().secret, encodeURIComponent(address ?? ''), forwardedFor === null ? '-' : `=${encodeURIComponent(forwardedFor)}`];
+  if (claim) parts.push(claim);
+  return parts.join(' ');
 }
 
 export function installPeerStamp(): void {
@@ -46,16 +50,39 @@ export function installPeerStamp(): void {
 /**
  * For a server that stamps the requests it hands to Next.js itself (scripts/console-server.ts):
  * no diagnostics-channel subscription (installPeerStamp becomes a no-op), so the requests it
- * answers without Next.js (the lock service's fast path) cost nothing here.
+ * answers without Next.js (the lock service's fast path) cost nothing here. With `connection`,
+ * the stamp carries a claim on it until the response is done: a route that authenticates a
+ * principal marks the connection authenticated (noteAuthenticated).
  */
-export function stampPeersInServer(): (request: IncomingMessage) => void {
+export function stampPeersInServer(): (request: IncomingMessage, response?: ServerResponse, connection?: Claimable) => void {
   state().installed = true;
-  return (request) => stampPeer(request, request.socket);
+  return (request, response, connection) => {
+    if (!response || !connection) return stampPeer(request, request.socket);
+    const claim = claimConnection(connection);
+    response.once('close', claim.release);
+    stampPeer(request, request.socket, claim.id);
+  };
 }
 
-function stampPeer(request: IncomingMessage, socket: Socket | undefined): void {
+function stampPeer(request: IncomingMessage, socket: Socket | undefined, claim?: string): void {
   const xff = request.headers['x-forwarded-for'];
-  request.headers[PEER_HEADER] = peerStamp(socket?.remoteAddress, xff === undefined ? null : Array.isArray(xff) ? xff.join(', ') : xff);
+  request.headers[PEER_HEADER] = peerStamp(
+    socket?.remoteAddress,
+    xff === undefined ? null : Array.isArray(xff) ? xff.join(', ') : xff,
+    claim,
+  );
+}
+
+/**
+ * A principal authenticated on `req` (the route wrapper calls this): its connection keeps the long
+ * keep-alive and is never closed to make room (connection-guard.ts). Nothing for a request
+ * without this process's stamp or without a claim.
+ */
+export function noteAuthenticated(req: Request): void {
+  const stamp = req.headers.get(PEER_HEADER);
+  if (!stamp) return;
+  const [secret, , , claim] = stamp.split(' ');
+  if (secret === state().secret && claim) authenticatedOnClaim(claim);
 }
 
 export interface Peer {

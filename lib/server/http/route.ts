@@ -4,6 +4,7 @@ import { authenticate } from '../auth';
 import type { Permission, Principal } from '../auth/principal';
 import { bodyTooLarge, authorize, checkBodyHeaders, checkSessionCsrf, MAX_BODY_BYTES, parseInput, parseJsonBody } from './request-checks';
 import { errorResponse, json } from './error-response';
+import { noteAuthenticated } from './peer';
 
 export interface RouteSpec<P extends z.ZodType, Q extends z.ZodType, B extends z.ZodType> {
   permission: Permission;
@@ -36,6 +37,7 @@ export function route<P extends z.ZodType = z.ZodUnknown, Q extends z.ZodType = 
       const principal = await authenticate(req);
       authorize(principal, spec.permission);
       checkSessionCsrf(principal, req.method, req.headers, new URL(req.url).host);
+      if (principal.kind !== 'anonymous') noteAuthenticated(req);
       const params = parseInput(spec.params, decodeParams(await context?.params), 'path');
       const query = parseInput(spec.query, Object.fromEntries(new URL(req.url).searchParams), 'query');
       const body = spec.body ? parseInput(spec.body, await readJson(req), 'body') : undefined;

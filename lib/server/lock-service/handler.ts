@@ -8,6 +8,7 @@ import { badRequest } from '../http/errors';
 import { authorize, checkSessionCsrf, parseInput } from '../http/request-checks';
 import { acquireLock, extendLock, releaseLock } from '../locks-service';
 import { API_SECURITY_HEADERS, headerReader, hstsFor, readJsonBody, sendJson } from '../http/node-io';
+import { guardedConnection } from '../http/connection-guard';
 import { probeDeparture } from './departure-probe';
 import type { LockServiceRoute } from './routes';
 
@@ -29,6 +30,8 @@ export interface LockServiceAnswer {
   headers: Record<string, string>;
   /** Was the body read (an answer before that must close the connection, the body still unread)? */
   bodyRead: boolean;
+  /** Did a principal allowed to lock authenticate (the connection then counts as authenticated)? */
+  authenticated: boolean;
 }
 
 /**
@@ -46,11 +49,13 @@ export interface LockServiceAnswer {
 export async function answerLockService(call: LockServiceCall): Promise<LockServiceAnswer | null> {
   const { route } = call;
   let bodyRead = false;
+  let authenticated = false;
   let signal: AbortSignal | null = null;
   try {
     const principal = await authenticate({ headers: call.headers });
     authorize(principal, 'lock');
     checkSessionCsrf(principal, 'POST', call.headers, call.local);
+    authenticated = true;
     if (route.kind === 'bad-path') throw badRequest(route.message);
     const params =
       route.kind === 'acquire' ? null : (parseInput(resourceParamsSchema, { resource: route.resource }, 'path') as { resource: string });
@@ -71,11 +76,11 @@ export async function answerLockService(call: LockServiceCall): Promise<LockServ
         parseInput(releaseBodySchema, raw, 'body') as z.infer<typeof releaseBodySchema>,
       );
     }
-    return { status: 200, body: result, headers: {}, bodyRead };
+    return { status: 200, body: result, headers: {}, bodyRead, authenticated };
   } catch (err) {
     // Nobody to answer (the client went away): nothing to send, nothing to log.
     if (signal?.aborted) return null;
-    return { ...errorParts(err), bodyRead };
+    return { ...errorParts(err), bodyRead, authenticated };
   }
 }
 
@@ -114,6 +119,7 @@ export async function serveLockService(req: IncomingMessage, res: ServerResponse
       },
     });
     probe.stop?.();
+    if (answer?.authenticated) guardedConnection(req.socket)?.markAuthenticated();
     if (!answer || res.destroyed) return;
     // A body left unread (refused before it was read) would otherwise be read to the end to keep
     // the connection: refuse it with the connection instead.

@@ -8,6 +8,7 @@ import { logger } from '../logger';
 import { answerLockService, type LockServiceAnswer } from './handler';
 import { readLeanRequest, type LeanRequest } from './http1-request';
 import { API_HEADERS } from '../http/node-io';
+import type { ConnectionGuard, GuardedConnection } from '../http/connection-guard';
 import { CONTINUE, probeDeparture } from './departure-probe';
 
 /**
@@ -21,16 +22,21 @@ import { CONTINUE, probeDeparture } from './departure-probe';
  *
  * One request at a time per connection, answered in order (pipelined requests wait in the buffer,
  * which is bounded: past MAX_BUFFERED bytes the socket stops being read until the answer is out).
- * Timeouts mirror Node's server settings: an idle connection closes after `keepAliveTimeoutMs`, a
- * request must arrive whole within `headersTimeoutMs` of its first byte (slow senders), and an
- * answer in progress (an acquire waiting up to its waitMs) is never cut by either.
+ * Every connection is first admitted by the connection guard (lib/server/http/connection-guard.ts:
+ * the total and per-peer caps) and follows its limits: an idle connection closes after its idle
+ * timeout (short until a principal authenticated on it), a request must arrive whole within the
+ * headers timeout of its first byte (slow senders), an answer in progress (an acquire waiting up to
+ * its waitMs) is never cut by either, and a refused request (401, 403, 429) is answered
+ * `Connection: close` and the connection closed: a client without credentials cannot hold it.
  */
 export interface LeanConnectionOptions {
   /** Give the socket to Node's HTTP server (its 'connection' listener). */
   handoff(socket: Socket): void;
-  keepAliveTimeoutMs: number;
-  headersTimeoutMs: number;
+  guard: ConnectionGuard;
 }
+
+/** Answers after which the connection closes: nobody authenticated, or not allowed, or too many requests. */
+export const REFUSED_STATUSES: ReadonlySet<number> = new Set([401, 403, 429]);
 
 const MAX_BUFFERED = 128 * 1024;
 const GONE = 'the HTTP client went away';
@@ -44,7 +50,9 @@ export class LeanConnections {
   /** The 'connection' listener of the console's server. */
   readonly accept = (socket: Socket): void => {
     if (this.closing) return void socket.destroy();
-    const connection = new LeanConnection(socket, this.options, () => this.open.delete(connection));
+    const guarded = this.options.guard.admit(socket);
+    if (!guarded) return; // over a cap: refused, closed
+    const connection = new LeanConnection(socket, guarded, this.options, () => this.open.delete(connection));
     this.open.add(connection);
   };
 
@@ -85,12 +93,13 @@ class LeanConnection {
 
   constructor(
     private readonly socket: Socket,
+    private readonly guarded: GuardedConnection,
     private readonly options: LeanConnectionOptions,
     private readonly forget: () => void,
   ) {
     this.local = `${socket.localAddress ?? ''}:${socket.localPort ?? ''}`;
     socket.setNoDelay(true);
-    socket.setTimeout(options.keepAliveTimeoutMs);
+    socket.setTimeout(guarded.idleTimeoutMs);
     socket.on('data', this.onData);
     socket.on('timeout', this.onTimeout);
     socket.on('error', this.onError);
@@ -116,7 +125,7 @@ class LeanConnection {
       if (this.buffered > MAX_BUFFERED) this.socket.pause();
       return;
     }
-    this.slowTimer ??= setTimeout(this.onSlow, this.options.headersTimeoutMs).unref();
+    this.slowTimer ??= setTimeout(this.onSlow, this.options.guard.limits.headersMs).unref();
     // The head of the request at the front is read and its body is not all here yet: nothing to do.
     if (this.needed > 0 && this.buffered < this.needed) return;
     this.pump();
@@ -185,9 +194,10 @@ class LeanConnection {
       this.chunks = rest.length ? [rest] : [];
       this.buffered = rest.length;
       if (this.slowTimer) clearTimeout(this.slowTimer);
-      this.slowTimer = rest.length ? setTimeout(this.onSlow, this.options.headersTimeoutMs).unref() : null;
+      this.slowTimer = rest.length ? setTimeout(this.onSlow, this.options.guard.limits.headersMs).unref() : null;
       if (read.close) this.closeAfter = true;
       this.busy = true;
+      this.guarded.begin();
       this.answer(read).catch((err: unknown) => {
         // A failure of this connection's own (never a client's mistake: those are answers) ends
         // the connection, logged; it must not become an unhandled rejection of the process.
@@ -216,9 +226,14 @@ class LeanConnection {
     this.gone = null;
     this.stopProbe?.();
     this.stopProbe = null;
+    if (answer?.authenticated) this.guarded.markAuthenticated();
+    this.guarded.end();
     if (this.done || this.socket.destroyed || answer === null) return;
+    // Refused: the client is told so and the connection goes; it cannot hold it by asking again.
+    if (REFUSED_STATUSES.has(answer.status)) this.closeAfter = true;
     this.write(answer, request.headers.get('x-forwarded-proto') === 'https');
     this.busy = false;
+    this.socket.setTimeout(this.guarded.idleTimeoutMs);
     if (this.closeAfter) return this.close();
     if (this.socket.isPaused()) this.socket.resume();
     if (this.ended || this.needed === 0 || this.buffered >= this.needed) this.pump();
@@ -245,7 +260,7 @@ class LeanConnection {
     head += `Date: ${httpDate()}\r\n`;
     head += this.closeAfter
       ? 'Connection: close\r\n'
-      : `Connection: keep-alive\r\nKeep-Alive: timeout=${keepAliveSeconds(this.options)}\r\n`;
+      : `Connection: keep-alive\r\nKeep-Alive: timeout=${Math.floor(this.guarded.idleTimeoutMs / 1000)}\r\n`;
     this.socket.write(`${head}Content-Length: ${Buffer.byteLength(text)}\r\n\r\n${text}`);
   }
 
@@ -281,10 +296,6 @@ class LeanConnection {
 }
 
 const DECODER = new TextDecoder();
-
-function keepAliveSeconds(options: LeanConnectionOptions): number {
-  return Math.floor(options.keepAliveTimeoutMs / 1000);
-}
 
 let dateSecond = -1;
 let dateText = '';

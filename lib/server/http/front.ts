@@ -1,0 +1,84 @@
+import 'server-only';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { serveBeforeNext } from '../before-next';
+import { installLeanConnections, REFUSED_STATUSES, type LeanConnections } from '../lock-service';
+import { ConnectionGuard, guardedConnection, type GuardedConnection } from './connection-guard';
+import type { ConnectionLimits } from './connection-limits';
+
+/**
+ * The console's HTTP server, as scripts/console-server.ts runs it and the tests' server
+ * (test/support/api.ts) copies it: one Node HTTP server whose every connection is admitted by the
+ * connection guard (caps, idle timeouts: connection-guard.ts), read first by the lean lock-service
+ * connections and then by Node's parser; the routes answered before Next.js (before-next.ts), then
+ * `handle` (Next.js) for the rest.
+ *
+ * What it adds on Node's path, as the lean path does itself (issue 38):
+ * - Node's own headers and request timeouts (`headersMs`, `requestMs`), checked every second, not
+ *   every 30 s (Node's default check interval would let a slow head live 50 s past its limit);
+ * - a refused answer (401, 403, 429) says `Connection: close` and closes the connection, whoever
+ *   wrote it (Next.js, the login route, the lock service);
+ * - after each answer, the connection's idle timeout: short while nobody authenticated on it;
+ * - a request being answered makes its connection busy (never closed to make room);
+ * - a client's FIN while its answer streams (an event stream) ends the stream.
+ */
+export interface ConsoleServer {
+  server: Server;
+  lean: LeanConnections;
+  guard: ConnectionGuard;
+}
+
+export type NextHandler = (req: IncomingMessage, res: ServerResponse, connection: GuardedConnection | undefined) => void;
+
+export function createConsoleServer(limits: ConnectionLimits, handle: NextHandler): ConsoleServer {
+  const guard = new ConnectionGuard(limits);
+  const server = createServer(
+    {
+      headersTimeout: limits.headersMs,
+      requestTimeout: limits.requestMs,
+      keepAliveTimeout: limits.keepAliveMs,
+      connectionsCheckingInterval: 1_000,
+    },
+    (req, res) => {
+      const connection = guardedConnection(req.socket);
+      if (connection) watch(connection, res);
+      if (serveBeforeNext(req, res)) return;
+      handle(req, res, connection);
+    },
+  );
+  const lean = installLeanConnections(server, guard);
+  return { server, lean, guard };
+}
+
+function watch(connection: GuardedConnection, res: ServerResponse): void {
+  connection.begin();
+  const writeHead = res.writeHead as (this: ServerResponse, ...args: unknown[]) => ServerResponse;
+  // Every head goes through writeHead (an implicit one too): a refused answer closes the connection.
+  res.writeHead = function (this: ServerResponse, ...args: unknown[]): ServerResponse {
+    if (REFUSED_STATUSES.has(args[0] as number)) this.shouldKeepAlive = false;
+    // The Keep-Alive header Node writes says this connection's idle timeout (Node's field for it).
+    else if ('_keepAliveTimeout' in this)
+      (this as ServerResponse & { _keepAliveTimeout: number })._keepAliveTimeout = connection.idleTimeoutMs;
+    return writeHead.apply(this, args);
+  } as ServerResponse['writeHead'];
+  // The client's FIN during a response already streaming (an event stream): a browser closing
+  // its EventSource, not a half-close waiting for an answer (that one's answer has not begun:
+  // it is given, lib/server/lock-service/index.ts). End it, as Node's server did before half-open.
+  const socket = connection.socket;
+  const onClientEnd = () => {
+    if (res.headersSent && !res.writableEnded) socket.destroy();
+  };
+  socket.on('end', onClientEnd);
+  let ended = false;
+  const end = () => {
+    if (ended) return;
+    ended = true;
+    socket.off('end', onClientEnd);
+    connection.end();
+    // Node set the keep-alive timeout on the socket before this listener ran ('finish'): an
+    // anonymous connection's is shorter. Not while another pipelined request is answered.
+    if (!connection.authenticated && connection.idle && !connection.socket.destroyed)
+      connection.socket.setTimeout(connection.idleTimeoutMs);
+  };
+  res.once('finish', end);
+  res.once('close', end);
+}
