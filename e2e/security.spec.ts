@@ -60,6 +60,38 @@ test.describe('security headers', () => {
     expect(first['strict-transport-security']).toBeUndefined(); // plain http: no HSTS
   });
 
+  test('every HTML answer carries a CSP, the 404 pages of odd paths too (issue 38: /favicon.ico.html, /_next/imagefoo had none)', async ({
+    request,
+  }) => {
+    const paths = [
+      '/favicon.ico.html',
+      '/favicon.icox',
+      '/_next/imagefoo',
+      '/_next/image.html',
+      '/_next/staticfoo',
+      '/_next/static/nope.html',
+      '/api/nope',
+      '/apix',
+      '/no/such/page',
+      '/login/nope',
+      '/%2e%2e/x',
+    ];
+    let html = 0;
+    for (const path of paths) {
+      const res = await request.get(path, { maxRedirects: 0 });
+      const h = res.headers();
+      if (!(h['content-type'] ?? '').includes('text/html')) continue;
+      html++;
+      const csp = directives(h['content-security-policy'] ?? '');
+      expect(csp.size, `${path} (${res.status()}) has no CSP`).toBeGreaterThan(0);
+      // Scripts: only with this response's nonce, or none at all.
+      expect(csp.get('script-src') ?? csp.get('default-src'), path).not.toContain("'unsafe-inline'");
+      expect(csp.get('frame-ancestors'), path).toBe("'none'");
+      expect(h['x-frame-options'], path).toBe('DENY');
+    }
+    expect(html).toBeGreaterThanOrEqual(6);
+  });
+
   test('an API response gets them too, with a CSP that allows nothing; HSTS when served over https', async ({ request }) => {
     for (const path of ['/api/health', '/api/auth/me']) {
       const res = await request.get(path);

@@ -4,6 +4,7 @@ import { serveBeforeNext } from '../before-next';
 import { installLeanConnections, REFUSED_STATUSES, type LeanConnections } from '../lock-service';
 import { ConnectionGuard, guardedConnection, type GuardedConnection } from './connection-guard';
 import type { ConnectionLimits } from './connection-limits';
+import { FALLBACK_PAGE_CSP } from './security-headers';
 
 /**
  * The console's HTTP server, as scripts/console-server.ts runs it and the tests' server
@@ -19,7 +20,9 @@ import type { ConnectionLimits } from './connection-limits';
  *   wrote it (Next.js, the login route, the lock service);
  * - after each answer, the connection's idle timeout: short while nobody authenticated on it;
  * - a request being answered makes its connection busy (never closed to make room);
- * - a client's FIN while its answer streams (an event stream) ends the stream.
+ * - a client's FIN while its answer streams (an event stream) ends the stream;
+ * - an HTML answer without a Content-Security-Policy gets an inert one (FALLBACK_PAGE_CSP): every
+ *   page should have its nonce CSP from proxy.ts, this is the net under a path it does not see.
  */
 export interface ConsoleServer {
   server: Server;
@@ -54,6 +57,8 @@ function watch(connection: GuardedConnection, res: ServerResponse): void {
   const writeHead = res.writeHead as (this: ServerResponse, ...args: unknown[]) => ServerResponse;
   // Every head goes through writeHead (an implicit one too): a refused answer closes the connection.
   res.writeHead = function (this: ServerResponse, ...args: unknown[]): ServerResponse {
+    if (isHtml(this, args) && !hasHeader(this, args, 'content-security-policy'))
+      this.setHeader('Content-Security-Policy', FALLBACK_PAGE_CSP);
     if (REFUSED_STATUSES.has(args[0] as number)) this.shouldKeepAlive = false;
     // The Keep-Alive header Node writes says this connection's idle timeout (Node's field for it).
     else if ('_keepAliveTimeout' in this)
@@ -81,4 +86,24 @@ function watch(connection: GuardedConnection, res: ServerResponse): void {
   };
   res.once('finish', end);
   res.once('close', end);
+}
+
+/** The value of header `name` for this head: set on the response, or given to writeHead (an object or a flat list). */
+function headerValue(res: ServerResponse, args: unknown[], name: string): string | undefined {
+  const given = args.find((a, i) => i > 0 && typeof a === 'object' && a !== null) as Record<string, unknown> | unknown[] | undefined;
+  if (Array.isArray(given)) {
+    for (let i = 0; i + 1 < given.length; i += 2) if (String(given[i]).toLowerCase() === name) return String(given[i + 1]);
+  } else if (given) {
+    for (const key in given) if (key.toLowerCase() === name) return String(given[key]);
+  }
+  const set = res.getHeader(name);
+  return set === undefined ? undefined : String(set);
+}
+
+function hasHeader(res: ServerResponse, args: unknown[], name: string): boolean {
+  return headerValue(res, args, name) !== undefined;
+}
+
+function isHtml(res: ServerResponse, args: unknown[]): boolean {
+  return /^\s*text\/html\b/i.test(headerValue(res, args, 'content-type') ?? '');
 }

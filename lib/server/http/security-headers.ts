@@ -35,6 +35,14 @@ export const STATIC_SECURITY_HEADERS: readonly Header[] = Object.freeze([
 /** On API responses (JSON, CSV, event streams): nothing in them may load or run anything, nor be framed. */
 export const API_CSP = "default-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'";
 
+/**
+ * The CSP of an HTML answer that came without one (the console's server adds it: front.ts): an
+ * inert page, styled but running nothing. proxy.ts gives every page its nonce CSP; this is the net
+ * under a path it does not see (issue 38: some 404 pages had none).
+ */
+export const FALLBACK_PAGE_CSP =
+  "default-src 'none'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+
 /** Only over https (a TLS-terminating proxy says so with X-Forwarded-Proto); browsers ignore it over http anyway. */
 export const HSTS: Header = { key: 'Strict-Transport-Security', value: 'max-age=31536000' };
 
