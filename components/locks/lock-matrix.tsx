@@ -21,7 +21,7 @@ import { DENSITIES, MatrixToolbar, type Density } from './matrix-toolbar';
 import { useStoredChoice } from '../ui/use-stored-choice';
 import { PHONE_QUERY, useMediaQuery } from '../ui/use-media-query';
 import { MatrixSkeleton } from './matrix-skeleton';
-import { MatrixFooter, ReadAt, ScanProgress } from './matrix-status';
+import { MatrixFooter, ReadAt, ScanProgress, ScanTruncated } from './matrix-status';
 import { MatrixEmpty, MatrixError } from './matrix-empty';
 import { filtersFromParams, sortRows, useMatrixOptions } from './matrix-options';
 import { useMatrixKeys } from './matrix-keys';
@@ -261,6 +261,7 @@ export function LockMatrix() {
       />
 
       <ScanProgress page={pages?.[0]} />
+      <ScanTruncated page={pages?.[0]} />
       {badNodes.length > 0 && (
         <p className={`callout callout-warn ${controls.notice}`} role="status" data-testid="unreadable-nodes">
           <strong>

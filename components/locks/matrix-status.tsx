@@ -64,6 +64,18 @@ export function ScanProgress({ page }: { page: Pick<LockListPage, 'complete' | '
   );
 }
 
+/** Shown when a pattern read stopped at its bound of keys on some masters (lib/server/scan-budget.ts). */
+export function ScanTruncated({ page }: { page: Pick<LockListPage, 'nodes'> | undefined }) {
+  const cut = page?.nodes.filter((n) => n.truncated) ?? [];
+  if (cut.length === 0) return null;
+  return (
+    <p className={`callout ${controls.notice}`} role="status" data-testid="locks-truncated">
+      <strong>Not every key was read</strong>: the scan stopped at its bound of keys on node{cut.length > 1 ? 's' : ''}{' '}
+      {cut.map((n) => n.node).join(', ')}, so locks may be missing from this list. Narrow the pattern to see them.
+    </p>
+  );
+}
+
 /** The matrix footer: how many rows are loaded of how many match, or that the scan is still running. */
 export function MatrixFooter({
   latest,

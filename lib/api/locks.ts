@@ -80,6 +80,8 @@ export const snapshotNodeSchema = z.object({
   error: z.string().nullable(),
   keys: z.number().int(),
   durationMs: z.number(),
+  /** The scan stopped at its bound of keys on this node (a pattern read keeps at most 50,000 per master): narrow the pattern. */
+  truncated: z.boolean().optional(),
 });
 
 export const lockListResponseSchema = z.object({

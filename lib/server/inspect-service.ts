@@ -29,6 +29,7 @@ import { metrics, oldestLockAgeMs } from './metrics';
 import { lockIndex } from './lock-index-service';
 import { getRuntime } from './runtime';
 import { inRootContext } from './root-context';
+import { PATTERN_SCAN_MAX_KEYS, ScanBudget } from './scan-budget';
 
 /** A first page re-reads the nodes when its snapshot is older than this (counted from scan completion). */
 const SNAPSHOT_MAX_AGE_MS = 1_000;
@@ -42,15 +43,18 @@ type Holder = { [KEY]?: Map<string, { at: number | null; run: SnapshotRun }> };
  * 1 s, so paging through a large lock list reads the nodes once and the cursor stays stable. The
  * default pattern's snapshots come from the live lock index (a full scan only the first time).
  */
-function cachedSnapshot(pattern: string | undefined, fresh: boolean, maxAgeMs = SNAPSHOT_MAX_AGE_MS): SnapshotRun {
+function cachedSnapshot(pattern: string | undefined, fresh: boolean, who: string, maxAgeMs = SNAPSHOT_MAX_AGE_MS): SnapshotRun {
   const holder = globalThis as Holder;
   holder[KEY] ??= new Map();
   const cache = holder[KEY];
   const runtime = getRuntime();
   const key = pattern ?? '';
   const hit = cache.get(key);
-  // A scan still running is always shared; a finished one is reused while younger than maxAgeMs.
-  if (hit && !fresh && (hit.at === null || Date.now() - hit.at < maxAgeMs)) return hit.run;
+  // A scan still running is always shared (`fresh` too: it started no earlier than any read it
+  // could replace); a finished one is reused while younger than maxAgeMs, unless `fresh`.
+  if (hit && (hit.at === null || (!fresh && Date.now() - hit.at < maxAgeMs))) return hit.run;
+  // A full scan of a pattern is spent from its caller's budget (scan-budget.ts; 429 past it).
+  const ticket = pattern === undefined ? null : scanBudget().take(who, pattern);
   // Our own layout comes from the live index (a re-read of what changed); any other pattern is scanned.
   // Shared by every request (the index, its idle timer and its subscriptions live on): not in
   // this request's async context (root-context.ts).
@@ -64,6 +68,7 @@ function cachedSnapshot(pattern: string | undefined, fresh: boolean, maxAgeMs = 
           configuredNodes: runtime.endpoints.length,
           driftFactor: runtime.driftFactor,
           maxTtlMs: runtime.maxTtlMs,
+          maxKeys: PATTERN_SCAN_MAX_KEYS,
         });
   });
   const promise = run.done.then((snap) => {
@@ -81,6 +86,7 @@ function cachedSnapshot(pattern: string | undefined, fresh: boolean, maxAgeMs = 
     if (entry?.run === run) entry.at = Date.now();
     return snap;
   });
+  if (ticket) void run.done.then(ticket.release, ticket.release);
   cache.set(key, { at: null, run });
   if (cache.size > 16) cache.delete(cache.keys().next().value!);
   promise.catch(() => cache.delete(key));
@@ -88,6 +94,13 @@ function cachedSnapshot(pattern: string | undefined, fresh: boolean, maxAgeMs = 
 }
 
 const recorded = new WeakSet<SnapshotRun>();
+
+const BUDGET = Symbol.for('redlock-console.scan-budget');
+/** One budget per console process (lib/ may be loaded twice: the bundle's copy and Next.js's). */
+function scanBudget(): ScanBudget {
+  const holder = globalThis as { [BUDGET]?: ScanBudget };
+  return (holder[BUDGET] ??= new ScanBudget());
+}
 
 type ReadNode = SnapshotNode & Partial<Pick<IndexedSnapshotNode, 'indexed' | 'reread' | 'rescan'>>;
 
@@ -114,7 +127,7 @@ function recordRead(snap: Snapshot): void {
  * event loop for at most 12 ms, where keeping a view per lock stalled it for 200–360 ms.
  */
 export async function refreshLockMetrics(): Promise<void> {
-  const { lockList } = await cachedSnapshot(undefined, false).done;
+  const { lockList } = await cachedSnapshot(undefined, false, 'console').done;
   const held: { state: LockState; meta: Record<string, string> | null }[] = [];
   for (let i = 0; i < lockList.length; i++) {
     const state = lockList.stateAt(i);
@@ -147,13 +160,13 @@ export type ValueAccess = 'raw' | 'fingerprint';
  * page (`progressive=1`, no cursor) waits for a snapshot while earlyPageDue() says to and
  * otherwise answers with an early page (lib/inspect/early-page.ts), `complete: false`.
  */
-export async function listLocks(query: LockListQuery, access: ValueAccess = 'raw'): Promise<LockListResponse> {
+export async function listLocks(query: LockListQuery, access: ValueAccess = 'raw', who = 'console'): Promise<LockListResponse> {
   const runtime = getRuntime();
   const hide = access === 'fingerprint' && query.pattern !== undefined;
   const fingerprint = hide ? await fingerprinter(runtime.keyPrefix) : (view: QuorumView) => view;
   // Searching values would be an oracle for them (does any value contain "reset-7f"?): key names only.
   const keyOnlySearch = hide && Boolean(query.search?.trim());
-  const run = cachedSnapshot(query.pattern, query.fresh === '1', query.cursor ? CURSOR_SNAPSHOT_MAX_AGE_MS : SNAPSHOT_MAX_AGE_MS);
+  const run = cachedSnapshot(query.pattern, query.fresh === '1', who, query.cursor ? CURSOR_SNAPSHOT_MAX_AGE_MS : SNAPSHOT_MAX_AGE_MS);
   if (query.progressive === '1' && !query.cursor && !keyOnlySearch && (await earlyPageDue(run))) {
     const early = await earlyPage(
       runtime.clients,
@@ -185,7 +198,14 @@ export async function listLocks(query: LockListQuery, access: ValueAccess = 'raw
     scanMs: snap.durationMs,
     pattern: snap.pattern,
     quorum: snap.quorum,
-    nodes: snap.nodes.map((n) => ({ node: n.node, ok: n.ok, error: n.error, keys: n.keys, durationMs: n.durationMs })),
+    nodes: snap.nodes.map((n) => ({
+      node: n.node,
+      ok: n.ok,
+      error: n.error,
+      keys: n.keys,
+      durationMs: n.durationMs,
+      truncated: n.truncated,
+    })),
     stateCounts: snap.stateCounts,
     flagCounts: snap.flagCounts,
     total: snap.lockList.length,
