@@ -26,6 +26,7 @@
  */
 import next from 'next';
 import { connectionLimits } from '../lib/server/http/connection-limits';
+import { quotaSettings } from '../lib/server/quotas/settings';
 import { createConsoleServer } from '../lib/server/http/front';
 import { stampPeersInServer } from '../lib/server/http/peer';
 import { lockCore } from '../lib/server/lock-core';
@@ -67,6 +68,7 @@ async function main(): Promise<void> {
   // (lib/server/http/front.ts). (In --dev, Next.js attaches its hot-reload socket handler to this
   // server on the first request; edits to lib/server/lock-service take a restart.)
   const limits = connectionLimits();
+  quotaSettings(process.env.REDLOCK_API_KEY_QUOTAS); // a bad setting stops the start here, in one line
   const { server, lean } = createConsoleServer(limits, (req, res, connection) => {
     stampPeer(req, res, connection);
     void handle(req, res).catch((err: unknown) => {

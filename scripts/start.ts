@@ -20,6 +20,7 @@ import {
 } from '../lib/cluster';
 import { ConfigError, ensureOperatorLogin, loadConfig, redact } from '../lib/config';
 import { connectionLimits } from '../lib/server/http/connection-limits';
+import { quotaSettings } from '../lib/server/quotas/settings';
 import { appRoot } from './support/app-root';
 import { ensureBuild } from './support/build-state';
 import { installProcessGuards } from './support/process-guards';
@@ -38,8 +39,9 @@ let stopping = false;
 
 async function main(): Promise<void> {
   const config = loadConfig(process.env, root);
-  // The console server reads its connection caps itself; a bad one stops here, in one line.
+  // The console server reads its connection caps and API-key quotas itself; a bad one stops here, in one line.
   connectionLimits(process.env);
+  quotaSettings(process.env.REDLOCK_API_KEY_QUOTAS);
   const login = ensureOperatorLogin(config.dataDir, { user: config.adminUser, password: config.adminPassword });
   const env: Record<string, string> = {
     REDLOCK_DATA_DIR: config.dataDir,

@@ -6,6 +6,7 @@ import { lockDetail, type LockDetail } from '../inspect';
 import { actorOf, type Principal } from './auth/principal';
 import { beginAudit, completeAudit } from './audit';
 import { unavailable } from './http/errors';
+import { keyQuotas } from './quotas';
 import { FORCE_RELEASE_INCOMPLETE, readLockHistory, recordLockHistory, tokenFingerprint, writeLockHistoryNow } from './lock-history';
 import { publishEvent } from './events';
 import { readyLockCore } from './lock-core';
@@ -141,6 +142,8 @@ export async function forceRelease(
   }
   // Every node's outcome (the answer at a quorum leaves slow nodes pending): the operator sees each.
   const result = await (await (await readyLockCore()).releaseToken([resource], input.token)).settled;
+  // The holder's API key gets its room back (quotas/key-quotas.ts).
+  if (result.deleted > 0) keyQuotas().released(input.token);
   const after = statesOf(await readDetail(resource));
   const nodes = result.votes.map((vote, i): ForceReleaseResponse['nodes'][number] => {
     const outcome =

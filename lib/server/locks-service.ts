@@ -6,6 +6,7 @@ import { badRequest, HttpError } from './http/errors';
 import { isError } from './http/error-response';
 import { readyLockCore } from './lock-core';
 import { recordLockHistory, tokenFingerprint } from './lock-history';
+import { keyQuotas } from './quotas';
 
 /** The votes as the API shows them (the core numbers nodes from 1, as the API does). */
 export function voteViews(votes: readonly Vote[]): VoteView[] {
@@ -34,6 +35,9 @@ export async function acquireLock(principal: Principal, input: AcquireInput, sig
   const waited = waitMs > 0 ? AbortSignal.timeout(waitMs) : null;
   const aborted = waited ? AbortSignal.any([signal, waited]) : signal;
   const { actor, role } = actorOf(principal);
+  // An API key's quotas (quotas/key-quotas.ts): refused whole here, before any master is asked.
+  const quotaKey = principal.kind === 'api-key' ? principal.username : null;
+  const ticket = quotaKey === null ? null : keyQuotas().admit(quotaKey, input.resources.length, waitMs > 0);
   const lock = await redlock
     .acquire(input.resources, input.ttlMs, {
       fenced: input.fenced,
@@ -42,6 +46,11 @@ export async function acquireLock(principal: Principal, input: AcquireInput, sig
       metadata: { owner: actor, via: 'http', ...input.metadata, principal: `${role}:${actor}` },
       retryCount: waitMs > 0 ? Math.max(1, Math.ceil(waitMs / Math.max(1, retryDelayMs))) : 0,
       signal: aborted,
+    })
+    .then((granted) => {
+      // Counted as held before the ticket's reservation ends (below): no moment without either.
+      if (quotaKey !== null) keyQuotas().granted(quotaKey, granted.token, granted.resources.length, granted.expiresAt);
+      return granted;
     })
     .catch((err: unknown) => {
       // The wait ran out (not the client going away): still held, as a refusal without a wait says.
@@ -52,7 +61,8 @@ export async function acquireLock(principal: Principal, input: AcquireInput, sig
           `${input.resources.join(', ')}: still held by another client after waiting ${waitMs} ms`,
         );
       throw allows(principal, 'read') ? err : withoutHolder(err);
-    });
+    })
+    .finally(() => ticket?.end());
   recordLockHistory({
     event: 'granted',
     resources: [...lock.resources],
@@ -103,6 +113,7 @@ export async function extendLock(
   body: { token: string; ttlMs: number; resources?: string[] },
 ): Promise<ExtendResponse> {
   const result = await (await readyLockCore()).extendToken(resourcesFor(resource, body.resources), body.token, body.ttlMs);
+  keyQuotas().extended(body.token, result.expiresAt);
   recordLockHistory({
     event: 'extended',
     resources: [...result.resources],
@@ -132,6 +143,7 @@ export async function releaseLock(
   const result = await (await (await readyLockCore()).releaseToken(resourcesFor(resource, body.resources), body.token)).settled;
   // A release of a token nobody holds changed nothing: no entry (a client's retries or a typo).
   if (result.deleted > 0) {
+    keyQuotas().released(body.token);
     recordLockHistory({
       event: 'released',
       resources: [...result.resources],

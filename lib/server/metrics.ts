@@ -7,6 +7,9 @@ export interface Metrics {
   acquireDuration: Histogram<'outcome'>;
   operations: Counter<'operation' | 'outcome'>;
   forceReleases: Counter<'outcome'>;
+  apiKeyQuotaRefusals: Counter<'key' | 'quota'>;
+  apiKeyLocksHeld: Gauge<'key'>;
+  apiKeyAcquiresWaiting: Gauge<'key'>;
   locks: Gauge<'state'>;
   locksFlagged: Gauge<'flag'>;
   oldestLockAge: Gauge;
@@ -66,6 +69,24 @@ function createMetrics(): Metrics {
       name: 'redlock_force_releases_total',
       help: 'Operator force-releases',
       labelNames: ['outcome'],
+      registers: [registry],
+    }),
+    apiKeyQuotaRefusals: new Counter({
+      name: 'redlock_api_key_quota_refusals_total',
+      help: "Acquires an API key's quota refused (429), by quota: locks-held, acquire-rate, waiting",
+      labelNames: ['key', 'quota'],
+      registers: [registry],
+    }),
+    apiKeyLocksHeld: new Gauge({
+      name: 'redlock_api_key_locks_held',
+      help: 'Resources held by each API key through this console process, against its locks-held quota',
+      labelNames: ['key'],
+      registers: [registry],
+    }),
+    apiKeyAcquiresWaiting: new Gauge({
+      name: 'redlock_api_key_acquires_waiting',
+      help: 'Acquires with waitMs waiting now, by API key, against its waiting quota',
+      labelNames: ['key'],
       registers: [registry],
     }),
     locks: new Gauge({

@@ -78,6 +78,13 @@ describe('npm start: bad configuration stops with one clear line', () => {
     await expectOneLineError({ REDLOCK_MAX_CONNECTIONS_PER_PEER: 'lots' }, /REDLOCK_MAX_CONNECTIONS_PER_PEER must be a whole number/);
   });
 
+  it('an API-key quota that is not a count', async () => {
+    await expectOneLineError(
+      { REDLOCK_API_KEY_QUOTAS: 'billing:held=many' },
+      /REDLOCK_API_KEY_QUOTAS: "billing:held=many": held must be a whole number/,
+    );
+  });
+
   it('a missing redis-server', async () => {
     await expectOneLineError(
       { REDIS_SERVER: '/nonexistent/redis-server' },
