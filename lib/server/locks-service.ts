@@ -2,7 +2,7 @@ import 'server-only';
 import type { ExtendResponse, LockGrant, ReleaseResponse, VoteView } from '../api/locks';
 import { LockContendedError, type Vote } from '@redlock-console/redlock';
 import { actorOf, allows, type Principal } from './auth/principal';
-import { badRequest, HttpError } from './http/errors';
+import { badRequest } from './http/errors';
 import { isError } from './http/error-response';
 import { readyLockCore } from './lock-core';
 import { recordLockHistory, tokenFingerprint } from './lock-history';
@@ -30,10 +30,8 @@ export interface AcquireInput {
 export async function acquireLock(principal: Principal, input: AcquireInput, signal: AbortSignal): Promise<LockGrant> {
   const redlock = await readyLockCore();
   const waitMs = input.waitMs ?? 0;
-  const retryDelayMs = redlock.settings.retryDelayMs;
-  // One signal when there is nothing to wait for (AbortSignal.any costs more than the rest of the checks of a request).
-  const waited = waitMs > 0 ? AbortSignal.timeout(waitMs) : null;
-  const aborted = waited ? AbortSignal.any([signal, waited]) : signal;
+  // The shortest sleep between attempts: the retry budget below never ends a wait before waitMs does.
+  const shortestSleepMs = Math.max(1, redlock.settings.retryDelayMs - redlock.settings.retryJitterMs);
   const { actor, role } = actorOf(principal);
   // An API key's quotas (quotas/key-quotas.ts): refused whole here, before any master is asked.
   const quotaKey = principal.kind === 'api-key' ? principal.username : null;
@@ -44,8 +42,11 @@ export async function acquireLock(principal: Principal, input: AcquireInput, sig
       // `owner` and the rest are the client's own claims (a key may call itself "operator");
       // `principal` is who actually authenticated, written last so no client can set it.
       metadata: { owner: actor, via: 'http', ...input.metadata, principal: `${role}:${actor}` },
-      retryCount: waitMs > 0 ? Math.max(1, Math.ceil(waitMs / Math.max(1, retryDelayMs))) : 0,
-      signal: aborted,
+      // A wait that runs out rejects with the last attempt's error (maxWaitMs): 409 when the lock is
+      // held, 503 when no quorum answered, as without a wait. The signal is the client going away.
+      retryCount: waitMs > 0 ? Math.ceil(waitMs / shortestSleepMs) + 1 : 0,
+      maxWaitMs: waitMs > 0 ? waitMs : undefined,
+      signal,
     })
     .then((granted) => {
       // Counted as held before the ticket's reservation ends (below): no moment without either.
@@ -53,13 +54,6 @@ export async function acquireLock(principal: Principal, input: AcquireInput, sig
       return granted;
     })
     .catch((err: unknown) => {
-      // The wait ran out (not the client going away): still held, as a refusal without a wait says.
-      if (waited?.aborted && !signal.aborted)
-        throw new HttpError(
-          409,
-          'LOCK_CONTENDED',
-          `${input.resources.join(', ')}: still held by another client after waiting ${waitMs} ms`,
-        );
       throw allows(principal, 'read') ? err : withoutHolder(err);
     })
     .finally(() => ticket?.end());

@@ -67,6 +67,19 @@ describe('lock service over HTTP', () => {
     try {
       const none = await api.call('POST', '/api/locks', { as: 'client', body: { resource: 'svc-b', ttlMs: 2_000 } });
       expect(none.status).toBe(503);
+      // Issue 39: with a wait, an outage is still an outage (it read 409 "still held by another
+      // client after waiting", without votes, and was missing from the metrics).
+      const counted = async () => {
+        const text = await (await api.call('GET', '/api/metrics', { headers: { authorization: `Bearer ${METRICS_TOKEN}` } })).text();
+        return Number(/redlock_operations_total\{operation="acquire",outcome="QuorumUnavailableError"\} (\d+)/.exec(text)?.[1] ?? 0);
+      };
+      const before = await counted();
+      const waited = await api.call('POST', '/api/locks', { as: 'client', body: { resource: 'svc-b', ttlMs: 2_000, waitMs: 400 } });
+      const waitedBody = (await waited.json()) as { error: { code: string; details: { votes: unknown[] } } };
+      expect(waited.status, JSON.stringify(waitedBody)).toBe(503);
+      expect(waitedBody.error.code).toBe('QUORUM_UNAVAILABLE');
+      expect(waitedBody.error.details.votes).toHaveLength(5);
+      expect(await counted()).toBe(before + 1);
     } finally {
       for (const id of [1, 2, 3]) await api.cluster.supervisor.heal(id);
     }

@@ -30,6 +30,13 @@ export interface AcquireOptions {
   retryDelayMs?: number;
   /** Overrides settings.retryJitterMs for this call. */
   retryJitterMs?: number;
+  /**
+   * Stop retrying once this many ms have passed since the acquire began (no sleep runs past it;
+   * the attempt that starts at its end is the last), and reject with the last attempt's error: a wait that
+   * ran out says why, contention (LockContendedError) or an outage (QuorumUnavailableError), where
+   * a `signal` that times out can only say it was aborted. Bounded by `retryCount` too. @default no bound
+   */
+  maxWaitMs?: number;
   /** Cancels waiting: the acquire rejects with `signal.reason` (an AbortError by default). */
   signal?: AbortSignal;
   /** Holder metadata, written into the lock's value after the token (≤ 16 string fields of ≤ 256 characters). */
@@ -128,6 +135,9 @@ export class Redlock extends RedlockEmitter implements LockController {
     const retryDelayMs = options.retryDelayMs === undefined ? this.settings.retryDelayMs : checkDelay('retryDelayMs', options.retryDelayMs);
     const retryJitterMs =
       options.retryJitterMs === undefined ? this.settings.retryJitterMs : checkDelay('retryJitterMs', options.retryJitterMs);
+    // Only when to stop retrying: an attempt is decided as ever, so this changes neither mutual
+    // exclusion nor fence order (a grant is still a quorum's, its validity still measured).
+    const deadline = options.maxWaitMs === undefined ? Infinity : started + checkDelay('maxWaitMs', options.maxWaitMs);
     const signal = options.signal;
     if (signal !== undefined && !(signal instanceof AbortSignal)) throw new InvalidArgumentError('signal', 'must be an AbortSignal');
     if (signal?.aborted) throw signal.reason;
@@ -168,6 +178,7 @@ export class Redlock extends RedlockEmitter implements LockController {
         if (signal?.aborted) throw signal.reason;
         // A configuration error (this client's maxTtlMs is not the cluster's) is not worth a retry.
         if (retryCount === 0 || this.closed || lastError.name === 'MaxTtlMismatchError') break;
+        if (performance.now() >= deadline) break;
         waiter ??= this.waiters.register(req.resources, seen);
         // A release was published while the attempt was under way: retry at once (free of charge).
         if (waiter.takeAgain()) {
@@ -189,7 +200,8 @@ export class Redlock extends RedlockEmitter implements LockController {
         const sleepStart = performance.now();
         const napping = outcome.split && splitNaps < MAX_SPLIT_NAPS;
         if (napping) splitNaps++;
-        const nap = napping ? Math.min(sleepLeft, 1 + Math.random() * Math.min(50, 2 * (sleepStart - attemptStart))) : sleepLeft;
+        const wanted = napping ? Math.min(sleepLeft, 1 + Math.random() * Math.min(50, 2 * (sleepStart - attemptStart))) : sleepLeft;
+        const nap = Math.max(0, Math.min(wanted, deadline - sleepStart));
         const woken = await waiter.sleep(nap, signal);
         // A release woke us (not a subscription's catch-up): the keys in the way do go away, and
         // colliding again with the other waiters it woke deserves short naps again.

@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { LockContendedError, Redlock, tokenOf, type RedlockSettings } from '@redlock-console/redlock';
+import {
+  InvalidArgumentError,
+  LockContendedError,
+  QuorumUnavailableError,
+  Redlock,
+  tokenOf,
+  type RedlockSettings,
+} from '@redlock-console/redlock';
 import { uniquePrefix, waitFor } from '@/test/support/cluster';
 import { redlockEnv } from '@/test/support/redlock-env';
 
@@ -146,5 +153,35 @@ describe('waiters are woken by releases (pub/sub on <prefix>released)', () => {
 
   it('no unhandled rejections happened in this file', () => {
     expect(unhandled).toEqual([]);
+  });
+});
+
+describe('maxWaitMs: a wait that runs out says why', () => {
+  it('held by another client: LockContendedError once maxWaitMs has passed, not after the retry budget', async () => {
+    const [a, b] = await pair('max-wait-held');
+    const held = await a.acquire('res', 10_000);
+    const t0 = performance.now();
+    const err: unknown = await b.acquire('res', 5_000, { retryCount: 1_000, retryDelayMs: 50, maxWaitMs: 400 }).catch((e: unknown) => e);
+    const elapsed = performance.now() - t0;
+    expect(err).toBeInstanceOf(LockContendedError);
+    expect(elapsed).toBeGreaterThanOrEqual(380);
+    expect(elapsed).toBeLessThan(3_000); // far below 1,000 retries × 50 ms
+    await held.release();
+  });
+
+  it('no quorum reachable: QuorumUnavailableError (an outage), not a timeout or contention', async () => {
+    const prefix = uniquePrefix('max-wait-outage');
+    // Two live masters and three ports nobody listens on.
+    const urls = [...env.cluster.urls.slice(0, 2), 'redis://127.0.0.1:1', 'redis://127.0.0.1:2', 'redis://127.0.0.1:3'];
+    const r = new Redlock(urls, { keyPrefix: prefix, retryCount: 0 });
+    redlocks.push(r);
+    await r.markNodesClean().catch(() => undefined);
+    const err: unknown = await r.acquire('res', 5_000, { retryCount: 1_000, retryDelayMs: 50, maxWaitMs: 300 }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(QuorumUnavailableError);
+  });
+
+  it('a bad maxWaitMs is refused before any traffic', async () => {
+    const [a] = await pair('max-wait-bad');
+    await expect(a.acquire('res', 5_000, { maxWaitMs: -1 })).rejects.toBeInstanceOf(InvalidArgumentError);
   });
 });
