@@ -12,13 +12,23 @@ export class ClusterConfigError extends Error {
   }
 }
 
+export type NodeActionErrorCode = 'NOT_FOUND' | 'BAD_STATE' | 'BAD_ACTION' | 'NO_PROXY';
+
 /** An action that does not fit the node's current state (e.g. resume a node that is not paused). */
 export class NodeActionError extends Error {
   override readonly name = 'NodeActionError' as const;
   constructor(
     message: string,
-    readonly code: 'NOT_FOUND' | 'BAD_STATE' | 'BAD_ACTION' | 'NO_PROXY',
+    readonly code: NodeActionErrorCode,
   ) {
     super(message);
   }
 }
+
+/** The HTTP status of each NodeActionError code: the control channel and the console's API answer alike. */
+export const NODE_ACTION_STATUS: Readonly<Record<NodeActionErrorCode, number>> = Object.freeze({
+  NOT_FOUND: 404,
+  BAD_ACTION: 400,
+  BAD_STATE: 409,
+  NO_PROXY: 409,
+});

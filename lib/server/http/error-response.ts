@@ -1,15 +1,27 @@
+import type { RedlockErrorName } from '@redlock-console/redlock';
 import type { ApiErrorBody, ApiErrorCode } from '../../api/common';
-import type { NodeActionError } from '../../cluster/errors';
+import { NODE_ACTION_STATUS, type NodeActionError } from '../../cluster/errors';
 import { logger } from '../logger';
 import type { HttpError } from './errors';
 
-/** Lock-core errors by their literal names (@redlock-console/redlock errors.ts), so this mapper needs no import cycle. */
-const LOCK_ERRORS: Record<string, { status: number; code: ApiErrorCode }> = {
+/**
+ * Lock-core errors by their literal names (@redlock-console/redlock errors.ts: matched by name, so
+ * this mapper needs no import of the classes). Typed over the core's RedlockErrorName: a new error
+ * class does not compile until it is mapped here. MaxTtlMismatchError is the console's own
+ * configuration against the cluster's (its REDLOCK_MAX_TTL_MS is not the ceiling the masters
+ * record): nothing the client can fix, so 503 with its own code.
+ */
+const LOCK_ERRORS: Record<RedlockErrorName, { status: number; code: ApiErrorCode }> = {
   LockContendedError: { status: 409, code: 'LOCK_CONTENDED' },
   QuorumUnavailableError: { status: 503, code: 'QUORUM_UNAVAILABLE' },
   LockExpiredError: { status: 409, code: 'LOCK_EXPIRED' },
   InvalidArgumentError: { status: 400, code: 'INVALID_ARGUMENT' },
+  MaxTtlMismatchError: { status: 503, code: 'MAX_TTL_MISMATCH' },
 };
+
+function lockErrorOf(name: string | undefined): { status: number; code: ApiErrorCode } | undefined {
+  return name !== undefined && Object.hasOwn(LOCK_ERRORS, name) ? LOCK_ERRORS[name as RedlockErrorName] : undefined;
+}
 
 /** An error answer before it becomes a Response: what both the Next.js routes and the lock service's fast path send. */
 export interface ErrorParts {
@@ -30,11 +42,10 @@ export function errorParts(err: unknown): ErrorParts {
       headers: err.headers ?? {},
     };
   if (isError<NodeActionError>(err, 'NodeActionError')) {
-    const status = err.code === 'NOT_FOUND' ? 404 : err.code === 'BAD_ACTION' ? 400 : 409;
-    return { status, body: { error: { code: err.code, message: err.message } }, headers: {} };
+    return { status: NODE_ACTION_STATUS[err.code] ?? 409, body: { error: { code: err.code, message: err.message } }, headers: {} };
   }
   const name = (err as { name?: string } | null)?.name;
-  const mapped = name ? LOCK_ERRORS[name] : undefined;
+  const mapped = lockErrorOf(name);
   if (mapped) {
     const { votes, holder } = err as { votes?: ReadonlyArray<{ node: number }>; holder?: Readonly<Record<string, string>> | null };
     // Nodes are numbered from 1, in the core's votes as everywhere in the API.

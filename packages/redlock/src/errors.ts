@@ -8,11 +8,14 @@ import type { Vote } from './votes';
 /** A brand every RedlockError carries, shared by every copy of this package (ESM, CJS, two versions). */
 const BRAND = Symbol.for('@redlock-console/redlock.RedlockError');
 
+/** The `name` of every RedlockError class: a mapping typed `Record<RedlockErrorName, …>` must name each one. */
+export type RedlockErrorName =
+  'LockContendedError' | 'QuorumUnavailableError' | 'LockExpiredError' | 'InvalidArgumentError' | 'MaxTtlMismatchError';
+
 export abstract class RedlockError extends Error {
   /** See isRedlockError. */
   readonly [BRAND] = true;
-  abstract override readonly name:
-    'LockContendedError' | 'QuorumUnavailableError' | 'LockExpiredError' | 'InvalidArgumentError' | 'MaxTtlMismatchError';
+  abstract override readonly name: RedlockErrorName;
   /** Per-node votes of the deciding round. */
   readonly votes: readonly Vote[];
   /** The resources of the request, when known. */

@@ -14,6 +14,7 @@ export {
   MaxTtlMismatchError,
   isRedlockError,
 } from './errors';
+export type { RedlockErrorName } from './errors';
 export type { Vote, VoteReason } from './votes';
 export type { RedlockEvents, NodeErrorEvent, QuarantineEvent, LockLostEvent, OperationEvent } from './events';
 export { quorumSize, blockingSize, driftMs, validityMs, validityHorizonMs, jitteredDelayMs } from './quorum';
