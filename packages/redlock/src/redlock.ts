@@ -65,6 +65,8 @@ export class Redlock extends RedlockEmitter implements LockController {
   private readonly quarantineSeen: number[];
   /** The mutable state of each lock this Redlock granted. */
   private readonly states = new WeakMap<Lock, LockState>();
+  /** Locks already reported lost: 'lock-lost' fires once per lock, whoever notices first (extend, using()). */
+  private readonly reportedLost = new WeakSet<Lock>();
   private closed = false;
 
   constructor(nodes: Array<string | Redis>, settings: Partial<RedlockSettings> = {}) {
@@ -239,13 +241,7 @@ export class Redlock extends RedlockEmitter implements LockController {
   ): Promise<T> {
     if (typeof routine !== 'function') throw new InvalidArgumentError('routine', 'must be a function');
     const lock = await this.acquire(resources, ttlMs, options);
-    return runUsing(
-      { settings: this.settings, lockLost: (l, reason) => this.emit('lock-lost', { lock: l, reason }) },
-      lock,
-      ttlMs,
-      routine,
-      options.signal,
-    );
+    return runUsing({ settings: this.settings, lockLost: (l, reason) => this.reportLost(l, reason) }, lock, ttlMs, routine, options.signal);
   }
 
   /** @internal Lock.extend() */
@@ -268,8 +264,15 @@ export class Redlock extends RedlockEmitter implements LockController {
     }
     if (this.listenerCount('extend') > 0)
       this.emitOutcome('extend', lock.resources, false, started, outcome.error.votes, lock.fence, 1, outcome.error);
-    if (outcome.error.name === 'LockExpiredError' && !state.released) this.emit('lock-lost', { lock, reason: outcome.error });
+    if (outcome.error.name === 'LockExpiredError' && !state.released) this.reportLost(lock, outcome.error);
     throw outcome.error;
+  }
+
+  /** Emit 'lock-lost' for `lock`, once (an event only: nothing here touches a node). */
+  private reportLost(lock: Lock, reason: Error): void {
+    if (this.reportedLost.has(lock)) return;
+    this.reportedLost.add(lock);
+    this.emit('lock-lost', { lock, reason });
   }
 
   /** @internal Lock.release() */

@@ -269,6 +269,23 @@ describe('Redlock on five real masters', () => {
     await expect(other.extend(1_000)).rejects.toBeInstanceOf(LockExpiredError);
   });
 
+  it('`await using` releases the lock when the block is left, by return or by throw', async () => {
+    const r = await redlock('dispose');
+    {
+      await using lock = await r.acquire('d', 5_000);
+      expect(await valuesOf(r, 'd')).toEqual(Array(5).fill(lock.token));
+    }
+    // A release answers at a quorum: the last nodes follow within a round trip.
+    const gone = async () => (await valuesOf(r, 'd')).every((v) => v === null);
+    await waitFor(gone, 2_000, 'released on every node after the block');
+    const thrown = await (async () => {
+      await using _lock = await r.acquire('d', 5_000);
+      throw new Error('boom');
+    })().catch((e: unknown) => e);
+    expect((thrown as Error).message).toBe('boom');
+    await waitFor(gone, 2_000, 'released on every node after the throw');
+  });
+
   it("a late release never deletes a newer holder's key", async () => {
     const r = await redlock('newer');
     const old = await r.acquire('shared', 100);

@@ -189,6 +189,22 @@ describe('Redlock under faults (fault proxies and real process crashes)', () => 
     await waitFor(async () => (await leftovers(r)).length === 0, 2_000, 'released everywhere after heal');
   });
 
+  it("using(): a lock whose keys are gone fires 'lock-lost' once, not once for the extend and again for using()", async () => {
+    const r = await redlock('using-lost-once');
+    const lost: Error[] = [];
+    r.on('lock-lost', (e) => lost.push(e.reason));
+    const reason = await r.using('job', 600, async (signal, lock) => {
+      // Someone deletes the keys (an operator's force-release): the next extension finds them gone.
+      await Promise.all(env.direct.map((c) => c.del(lock.keys[0]!)));
+      await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
+      // Past the lease too: the expiry timer must not report it again either.
+      await sleep(700);
+      return signal.reason as Error;
+    });
+    expect(reason).toBeInstanceOf(LockExpiredError);
+    expect(lost).toEqual([reason]);
+  });
+
   it('using(): always releases and rethrows when the routine throws; maxExtensions bounds it', async () => {
     const r = await redlock('using-throw', { maxExtensions: 1 });
     await expect(
