@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import { apiKeyUsageResponseSchema } from './api-keys';
 import { auditQuerySchema, auditResponseSchema } from './audit';
 import { loginBodySchema, logoutBodySchema, logoutResponseSchema, meSchema } from './auth';
 import { chaosReportResponseSchema } from './chaos-report';
@@ -148,6 +149,8 @@ export const API_ROUTES: readonly ApiRoute[] = Object.freeze([
     tag: 'locks',
     access: 'viewer',
     summary: 'The quorum view of every lock, paged with a stable cursor',
+    description:
+      "A fresh read or a pattern that starts a full scan spends its caller's scan budget: past it 429 TOO_MANY_REQUESTS with Retry-After.",
     query: lockListQuerySchema,
     response: lockListResponseSchema,
   },
@@ -157,7 +160,8 @@ export const API_ROUTES: readonly ApiRoute[] = Object.freeze([
     tag: 'lock service',
     access: 'client or operator',
     summary: 'Acquire a lock (one resource or several); waitMs waits for the release',
-    description: '200 with the grant; 409 LOCK_CONTENDED when held (also when waitMs runs out); 503 QUORUM_UNAVAILABLE without a quorum.',
+    description:
+      "200 with the grant; 409 LOCK_CONTENDED when held (also when waitMs runs out); 503 QUORUM_UNAVAILABLE without a quorum; 429 TOO_MANY_REQUESTS with Retry-After past the API key's quota (details.quota: locks-held, acquire-rate or waiting).",
     body: acquireBodySchema,
     response: lockGrantSchema,
   },
@@ -227,6 +231,15 @@ export const API_ROUTES: readonly ApiRoute[] = Object.freeze([
     summary: "The lock service's log across resources, optionally one API key's or user's",
     query: lockServiceLogQuerySchema,
     response: lockServiceLogResponseSchema,
+  },
+  {
+    method: 'GET',
+    path: '/api/api-keys',
+    tag: 'audit',
+    access: 'viewer',
+    summary:
+      "Each API key's use of the lock service against its quotas (locks held, acquires a second, acquires waiting), in this console process",
+    response: apiKeyUsageResponseSchema,
   },
   {
     method: 'GET',

@@ -1,5 +1,6 @@
 import { infiniteQueryOptions, queryOptions } from '@tanstack/react-query';
 import { z } from 'zod';
+import { apiKeyUsageResponseSchema } from '../api/api-keys';
 import { historyResponseSchema, type HistoryResolution } from '../api/history';
 import { lockHistoryResponseSchema, lockServiceLogResponseSchema } from '../api/lock-history';
 import { lockDetailResponseSchema, lockListResponseSchema } from '../api/locks';
@@ -103,6 +104,14 @@ export const lockServiceLogQuery = (principal: string, limit: number) =>
       if (principal) params.set('principal', principal);
       return fetchJson(`/api/lock-history?${params}`, lockServiceLogResponseSchema, { signal });
     },
+    refetchInterval: 5_000,
+  });
+
+/** Each API key's use against its quotas (the console process that answers). */
+export const apiKeyUsageQuery = () =>
+  queryOptions({
+    queryKey: [...queryKeys.audit, 'api-keys'] as const,
+    queryFn: ({ signal }) => fetchJson('/api/api-keys', apiKeyUsageResponseSchema, { signal }),
     refetchInterval: 5_000,
   });
 

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ZodType } from 'zod';
+import { apiKeyUsageResponseSchema } from '../../lib/api/api-keys';
 import { logoutResponseSchema, meSchema } from '../../lib/api/auth';
 import { auditResponseSchema } from '../../lib/api/audit';
 import { chaosReportResponseSchema } from '../../lib/api/chaos-report';
@@ -100,6 +101,13 @@ const ROUTES: Array<{
     path: () => '/api/lock-history?principal=client%3Atest-client&limit=5',
     permission: 'read',
     reply: lockServiceLogResponseSchema,
+  },
+  {
+    method: 'GET',
+    pattern: '/api/api-keys',
+    path: () => '/api/api-keys',
+    permission: 'read',
+    reply: apiKeyUsageResponseSchema,
   },
   {
     method: 'GET',

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { apiKeyUsageResponseSchema } from '../../lib/api/api-keys';
 import { API_KEY, METRICS_TOKEN, startApi, type ApiHarness } from '../support/api';
 
 /**
@@ -102,5 +103,23 @@ describe('API-key quotas', () => {
     expect(text).toMatch(/redlock_api_key_quota_refusals_total\{key="waiter",quota="waiting"\} [1-9]/);
     expect(text).toMatch(/redlock_api_key_quota_refusals_total\{key="other",quota="locks-held"\} 0/);
     expect(text).toMatch(/redlock_api_key_locks_held\{key="test-client"\} \d/);
+  });
+
+  it("GET /api/api-keys shows each configured key's use against its quotas, to a viewer too", async () => {
+    const grant = await granted(await acquire(OTHER, { resource: 'u-1', ttlMs: 3_000 }));
+    const res = await api.call('GET', '/api/api-keys', { as: 'viewer' });
+    expect(res.status).toBe(200);
+    const body = apiKeyUsageResponseSchema.parse(await res.json());
+    expect(body.scope).toBe('process');
+    expect(body.keys.map((k) => k.name)).toEqual(['other', 'rater', 'test-client', 'waiter']);
+    const other = body.keys.find((k) => k.name === 'other')!;
+    expect(other.held).toBeGreaterThanOrEqual(1);
+    expect(other.quota).toEqual({ held: 1_000, rate: 2_000, burst: 4_000, waiting: 200 });
+    const rater = body.keys.find((k) => k.name === 'rater')!;
+    expect(rater.quota).toMatchObject({ rate: 2, burst: 2 });
+    expect(rater.refused['acquire-rate']).toBe(1);
+    await api.call('POST', '/api/locks/u-1/release', { headers: { authorization: `Bearer ${OTHER}` }, body: { token: grant.token } });
+    const after = apiKeyUsageResponseSchema.parse(await (await api.call('GET', '/api/api-keys', { as: 'viewer' })).json());
+    expect(after.keys.find((k) => k.name === 'other')!.held).toBe(other.held - 1);
   });
 });

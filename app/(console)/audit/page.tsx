@@ -1,4 +1,5 @@
 import { Suspense } from 'react';
+import { ApiKeyQuotas } from '@/components/audit/api-key-quotas';
 import { AuditScreen } from '@/components/audit/audit-screen';
 import { LockServiceLog } from '@/components/audit/lock-service-log';
 
@@ -9,6 +10,7 @@ export default function AuditPage() {
     <Suspense>
       <AuditScreen />
       <LockServiceLog />
+      <ApiKeyQuotas />
     </Suspense>
   );
 }

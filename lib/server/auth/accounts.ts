@@ -107,6 +107,11 @@ export class Accounts {
     return found;
   }
 
+  /** The configured API keys' names (never the keys): the console's quota table lists each. */
+  apiKeyNames(): string[] {
+    return [...new Set(this.apiKeys.map((k) => k.name))];
+  }
+
   isMetricsToken(token: string): boolean {
     return this.metricsToken !== null && sameDigest(this.metricsToken, digestSecret(token));
   }

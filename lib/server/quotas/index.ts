@@ -1,4 +1,6 @@
 import 'server-only';
+import type { ApiKeyUsageResponse } from '../../api/api-keys';
+import { getAuth } from '../auth';
 import { metrics } from '../metrics';
 import { KeyQuotas, QUOTA_NAMES } from './key-quotas';
 import { quotaSettings } from './settings';
@@ -24,4 +26,18 @@ export function refreshQuotaMetrics(): void {
     m.apiKeyAcquiresWaiting.set({ key: use.key }, use.waiting);
     for (const quota of QUOTA_NAMES) m.apiKeyQuotaRefusals.inc({ key: use.key, quota }, 0); // present at zero
   }
+}
+
+/** Every configured API key's use against its quotas (a key not used yet at zero), for GET /api/api-keys. */
+export async function apiKeyUsage(): Promise<ApiKeyUsageResponse> {
+  const quotas = keyQuotas();
+  const used = new Map(quotas.usage().map((u) => [u.key, u]));
+  const names = [...new Set([...(await getAuth()).accounts.apiKeyNames(), ...used.keys()])].sort();
+  return {
+    scope: 'process',
+    keys: names.map((name) => {
+      const use = used.get(name) ?? quotas.idle(name);
+      return { name, held: use.held, waiting: use.waiting, quota: { ...use.quota }, refused: use.refused };
+    }),
+  };
 }

@@ -1,8 +1,9 @@
+import { API_KEY_QUOTA_NAMES } from '../../api/api-keys';
 import { HttpError } from '../http/errors';
 import type { KeyQuota, QuotaSettings } from './settings';
 
 /** The quotas an API key can run into, as named in a 429's details and in the metrics. */
-export const QUOTA_NAMES = ['locks-held', 'acquire-rate', 'waiting'] as const;
+export const QUOTA_NAMES = API_KEY_QUOTA_NAMES;
 export type QuotaName = (typeof QUOTA_NAMES)[number];
 
 /** One key's use against its quota (the console's API-key card and the metrics). */
@@ -107,6 +108,17 @@ export class KeyQuotas {
       this.prune(s, now);
       return { key, held: s.held, waiting: s.waiting, quota: s.quota, refused: { ...s.refused } };
     });
+  }
+
+  /** A key not used yet: nothing held, its quota. */
+  idle(key: string): KeyUsage {
+    return {
+      key,
+      held: 0,
+      waiting: 0,
+      quota: this.settings.byKey.get(key) ?? this.settings.fallback,
+      refused: { 'locks-held': 0, 'acquire-rate': 0, waiting: 0 },
+    };
   }
 
   private grantOf(token: string): { until: number; n: number } | undefined {
