@@ -27,7 +27,7 @@ while a <= #ARGV do
     if value == token or (value and string.sub(value, 1, #head) == head) then
       redis.call('DEL', key)
       if channel ~= '' then
-        redis.call('PUBLISH', channel, ARGV[a + 3 + i])
+        redis.pcall('PUBLISH', channel, ARGV[a + 3 + i]) -- as in release.lua: a refused publish is no failure
       end
       deleted = deleted + 1
     end

@@ -21,7 +21,9 @@ for i = 1, #KEYS do
   if value == token or (value and string.sub(value, 1, #head) == head) then
     redis.call('DEL', KEYS[i])
     if ARGV[2] ~= '' then
-      redis.call('PUBLISH', ARGV[2], ARGV[2 + i])
+      -- pcall: the keys are deleted; a publish refused (an ACL user without the channel) must not turn
+      -- this release into an error. Waiters then find the lock free by polling.
+      redis.pcall('PUBLISH', ARGV[2], ARGV[2 + i])
     end
     deleted = deleted + 1
   end

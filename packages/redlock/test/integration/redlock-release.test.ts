@@ -137,3 +137,33 @@ describe('release', () => {
     }
   });
 });
+
+describe('an ACL user without the released channel (issue 39)', () => {
+  it('release reports the keys it deleted, and a waiter still gets the lock by polling', async () => {
+    // Every command and key, no pub/sub channel: what an app user whose ACL forgot `&<prefix>released` has.
+    const user = `nochan${Date.now()}`;
+    for (const c of env.direct) await c.call('ACL', 'SETUSER', user, 'on', '>nochan-password-1', '~*', 'resetchannels', '+@all');
+    const urls = env.cluster.urls.map((u) => {
+      const url = new URL(u);
+      url.username = user;
+      url.password = 'nochan-password-1';
+      return url.toString();
+    });
+    const keyPrefix = uniquePrefix('nochan');
+    const a = new Redlock(urls, { keyPrefix, retryCount: 0 });
+    const b = new Redlock(urls, { keyPrefix, retryCount: 0 });
+    redlocks.push(a, b);
+    await a.markNodesClean();
+    const lock = await a.acquire('res', 10_000);
+    const waiting = b.acquire('res', 5_000, { retryCount: 50, retryDelayMs: 100, retryJitterMs: 0 });
+    const result = await lock.release();
+    expect(result.deleted).toBeGreaterThanOrEqual(3);
+    expect(result.votes.filter((v) => v.vote === 'for').length).toBeGreaterThanOrEqual(3);
+    const settled = await result.settled;
+    expect(settled.deleted).toBe(5);
+    expect(settled.complete).toBe(true);
+    const next = await waiting;
+    expect(next.token).not.toBe(lock.token);
+    expect((await next.release()).deleted).toBeGreaterThanOrEqual(3);
+  });
+});
