@@ -161,7 +161,15 @@ export const acquireBodySchema = z
     /** Keep trying (woken by releases) for up to this long before answering 409. @default 0 */
     waitMs: z.number().int().min(0).max(30_000).optional(),
   })
-  .refine((b) => (b.resource === undefined) !== (b.resources === undefined), 'give exactly one of resource or resources');
+  .refine((b) => (b.resource === undefined) !== (b.resources === undefined), 'give exactly one of resource or resources')
+  // The refinement in JSON Schema (the OpenAPI document), as generated clients type it: one of the
+  // two is present and the other absent (`false`). Zod cannot derive it from the function.
+  .meta({
+    oneOf: [
+      { required: ['resource'], properties: { resource: {}, resources: false } },
+      { required: ['resources'], properties: { resources: {}, resource: false } },
+    ],
+  });
 
 export const lockGrantSchema = z.object({
   resources: z.array(z.string()),

@@ -2,6 +2,7 @@ import Ajv2020 from 'ajv/dist/2020';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AUDIT_ACTION_FILTERS, AUDIT_ACTIONS } from '../../lib/api/audit';
 import { API_ROUTES } from '../../lib/api/routes';
+import { AUTH_ROUTES } from '../../lib/server/auth-routes/routes';
 import { EVENT_STREAM_ROUTES } from '../../lib/server/events/stream-route';
 import { LOCK_SERVICE_ROUTES } from '../../lib/server/lock-service/routes';
 import { API_KEY, routePatterns, startApi, type ApiHarness } from '../support/api';
@@ -12,6 +13,7 @@ import { API_KEY, routePatterns, startApi, type ApiHarness } from '../support/ap
  */
 type Doc = {
   openapi: string;
+  components: Record<string, unknown>;
   tags: Array<{ name: string; description?: string }>;
   paths: Record<
     string,
@@ -38,7 +40,9 @@ const openApiPath = (pattern: string) => pattern.replace(/\[(\w+)\]/g, '{$1}');
 describe('the OpenAPI document', () => {
   it('is OpenAPI 3.1 and describes every route that exists (route files and the fast path), with a summary, and no other', async () => {
     expect(doc.openapi).toBe('3.1.0');
-    const existing: string[] = [...LOCK_SERVICE_ROUTES, ...EVENT_STREAM_ROUTES].map((r) => `${r.method} ${openApiPath(r.pattern)}`);
+    const existing: string[] = [...LOCK_SERVICE_ROUTES, ...EVENT_STREAM_ROUTES, ...AUTH_ROUTES].map(
+      (r) => `${r.method} ${openApiPath(r.pattern)}`,
+    );
     for (const pattern of routePatterns()) {
       const mod = (await import(/* @vite-ignore */ `../../app${pattern}/route.ts`)) as Record<string, unknown>;
       for (const m of ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'])
@@ -69,26 +73,60 @@ describe('the OpenAPI document', () => {
 
   it('live answers validate against the schemas it gives them (grant, release, error, health)', async () => {
     const ajv = new Ajv2020({ strict: false, allErrors: true });
-    const validate = (path: string, method: string, status: '200' | 'default', body: unknown) => {
+    // A schema with the document's components beside it, so `#/components/schemas/…` resolves.
+    const schemaOf = (path: string, method: string, status: string) => {
       const op = doc.paths[path]![method]!;
-      const schema = (op.responses[status] as { content: { 'application/json': { schema: object } } }).content['application/json'].schema;
-      const check = ajv.compile(schema);
+      const response = op.responses[status] as { content: { 'application/json': { schema: object } } } | undefined;
+      expect(response, `${method.toUpperCase()} ${path} declares ${status}`).toBeDefined();
+      return { ...response!.content['application/json'].schema, components: doc.components };
+    };
+    const validate = (path: string, method: string, status: string, body: unknown) => {
+      const check = ajv.compile(schemaOf(path, method, status));
       expect(check(body), `${method.toUpperCase()} ${path} ${status}: ${ajv.errorsText(check.errors)}`).toBe(true);
     };
     const asClient = { authorization: `Bearer ${API_KEY}` };
     const granted = await api.call('POST', '/api/locks', { headers: asClient, body: { resource: 'openapi-x', ttlMs: 2_000 } });
     const grant = (await granted.json()) as { token: string };
     validate('/api/locks', 'post', '200', grant);
+    // The error answers an acquire really gives, each declared with the schema it is sent with.
+    const contended = await api.call('POST', '/api/locks', { headers: asClient, body: { resource: 'openapi-x', ttlMs: 2_000 } });
+    expect(contended.status).toBe(409);
+    validate('/api/locks', 'post', '409', await contended.json());
     const released = await api.call('POST', '/api/locks/openapi-x/release', { headers: asClient, body: { token: grant.token } });
     validate('/api/locks/{resource}/release', 'post', '200', await released.json());
     const refused = await api.call('POST', '/api/locks', { headers: asClient, body: { resource: 'openapi-x', ttlMs: 'soon' } });
     expect(refused.status).toBe(400);
-    validate('/api/locks', 'post', 'default', await refused.json());
+    validate('/api/locks', 'post', '400', await refused.json());
+    const both = await api.call('POST', '/api/locks', { headers: asClient, body: { resource: 'a', resources: ['b'], ttlMs: 1_000 } });
+    expect(both.status).toBe(400);
+    expect(ajv.compile(schemaOf('/api/locks', 'post', '400'))(await both.json())).toBe(true);
+    // …and the request the server refused, the document's request schema refuses too.
+    const acquireRequest = (
+      doc.paths['/api/locks']!.post as unknown as { requestBody: { content: { 'application/json': { schema: object } } } }
+    ).requestBody.content['application/json'].schema;
+    const request = ajv.compile({ ...acquireRequest, components: doc.components });
+    expect(request({ resource: 'a', ttlMs: 1_000 })).toBe(true);
+    expect(request({ resource: 'a', resources: ['b'], ttlMs: 1_000 })).toBe(false);
+    expect(request({ ttlMs: 1_000 })).toBe(false);
+    expect(request({ resource: 'a', ttlMs: api.maxTtlMs + 1 })).toBe(false);
+    const overCeiling = await api.call('POST', '/api/locks', {
+      headers: asClient,
+      body: { resource: 'openapi-y', ttlMs: api.maxTtlMs + 1 },
+    });
+    expect(overCeiling.status).toBe(400);
+    validate('/api/locks', 'post', '400', await overCeiling.json());
+    const anonymous = await api.call('POST', '/api/locks', { body: { resource: 'openapi-x', ttlMs: 2_000 } });
+    expect(anonymous.status).toBe(401);
+    validate('/api/locks', 'post', '401', await anonymous.json());
+    const notJson = await api.call('POST', '/api/locks', { headers: { ...asClient, 'content-type': 'text/plain' }, rawBody: 'x' });
+    expect(notJson.status).toBe(415);
+    validate('/api/locks', 'post', '415', await notJson.json());
+    const viewerOnly = await api.call('POST', '/api/nodes/1/mark-clean', { headers: asClient, body: {} });
+    expect(viewerOnly.status).toBe(403);
+    validate('/api/nodes/{id}/mark-clean', 'post', '403', await viewerOnly.json());
     validate('/api/health', 'get', '200', await (await api.call('GET', '/api/health')).json());
     // And a schema that must reject: a grant without its token.
-    const op = doc.paths['/api/locks']!.post!;
-    const grantSchema = (op.responses['200'] as { content: { 'application/json': { schema: object } } }).content['application/json'].schema;
-    expect(ajv.compile(grantSchema)({ ...grant, token: undefined })).toBe(false);
+    expect(ajv.compile(schemaOf('/api/locks', 'post', '200'))({ ...grant, token: undefined })).toBe(false);
   });
 
   it("lists the audit log's action filter from the one list of audit actions (every action, scenario.run included)", () => {
