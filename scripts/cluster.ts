@@ -4,26 +4,37 @@
  *
  *   npm run cluster                      start them in the foreground; Ctrl-C stops them
  *   npm run cluster -- status            nodes of a running `npm start` (via its control channel)
- *   npm run cluster -- <action> <node>   crash | stop | start | restart | pause | resume | partition | heal
+ *   npm run cluster -- <action> <node>   crash | stop | start | restart | pause | resume | partition | heal …
+ *   npm run cluster -- help              the usage (support/cluster-args.ts); a bad argument: one line, exit 2
  */
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { nodeActionSchema } from '../lib/api/node-actions';
-import { ClusterSupervisor, continuityLines, ControlClient } from '../lib/cluster';
-import { loadConfig, redact } from '../lib/config';
-import { describeFatal } from './support/fatal';
-import { installProcessGuards } from './support/process-guards';
-import { ensureSystemPackage, REDIS_SERVER } from './support/system-packages';
+import { NodeActionError } from '../lib/cluster/errors';
+import { CLUSTER_USAGE, parseClusterArgs } from './support/cluster-args';
+import { describeFatal, UsageError } from './support/fatal';
 
 const root = resolve(fileURLToPath(new URL('..', import.meta.url)));
 
 async function main(): Promise<void> {
+  // The command line first: help and mistakes answer before anything is read or started.
+  const command = parseClusterArgs(process.argv.slice(2));
+  if (command.kind === 'help') {
+    console.log(CLUSTER_USAGE);
+    return;
+  }
+  // Loaded once the command line is read: help and mistakes answer at once.
+  const [{ ClusterSupervisor, continuityLines, ControlClient }, { loadConfig, redact }, { installProcessGuards }, packages] =
+    await Promise.all([
+      import('../lib/cluster'),
+      import('../lib/config'),
+      import('./support/process-guards'),
+      import('./support/system-packages'),
+    ]);
   const config = loadConfig(process.env, root);
-  const [command, nodeArg] = process.argv.slice(2);
-  if (command) {
+  if (command.kind !== 'run') {
     const control = ControlClient.fromDataDir(config.dataDir);
-    if (!control) throw new Error(`no running console found under ${config.dataDir} (start one with npm start)`);
-    if (command === 'status') {
+    if (!control) throw new UsageError(`no running console found under ${config.dataDir} (start one with npm start)`);
+    if (command.kind === 'status') {
       console.table(
         (await control.nodes()).map((n) => ({
           id: n.id,
@@ -35,8 +46,7 @@ async function main(): Promise<void> {
       );
       return;
     }
-    const action = nodeActionSchema.parse({ action: command });
-    const node = await control.act(Number(nodeArg), action);
+    const node = await control.act(command.node, command.action);
     console.log(`node ${node.id}: ${node.state}${node.fault ? ` (network ${node.fault.kind})` : ''}`);
     return;
   }
@@ -46,7 +56,7 @@ async function main(): Promise<void> {
     portBase: config.serverPortBase,
     proxyPortBase: config.portBase,
     persistence: config.persistence,
-    binary: ensureSystemPackage(REDIS_SERVER),
+    binary: packages.ensureSystemPackage(packages.REDIS_SERVER),
     keyPrefix: config.keyPrefix,
     maxTtlMs: config.maxTtlMs,
   });
@@ -60,5 +70,5 @@ async function main(): Promise<void> {
 
 main().catch((err: unknown) => {
   console.error(describeFatal(err));
-  process.exit(1);
+  process.exit(err instanceof UsageError || err instanceof NodeActionError ? 2 : 1);
 });
