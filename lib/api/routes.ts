@@ -161,7 +161,7 @@ export const API_ROUTES: readonly ApiRoute[] = Object.freeze([
     access: 'client or operator',
     summary: 'Acquire a lock (one resource or several); waitMs waits for the release',
     description:
-      "200 with the grant; 409 LOCK_CONTENDED when held (also when waitMs runs out); 503 QUORUM_UNAVAILABLE without a quorum; 429 TOO_MANY_REQUESTS with Retry-After past the API key's quota (details.quota: locks-held, acquire-rate or waiting).",
+      "200 with the grant; 409 LOCK_CONTENDED when held; 503 QUORUM_UNAVAILABLE without a quorum (after waitMs too, the last attempt says which); 429 TOO_MANY_REQUESTS with Retry-After past the API key's quota (details.quota: locks-held, acquire-rate or waiting).",
     body: acquireBodySchema,
     response: lockGrantSchema,
   },
