@@ -10,7 +10,7 @@ import { keyQuotas } from './quotas';
 import { FORCE_RELEASE_INCOMPLETE, readLockHistory, recordLockHistory, tokenFingerprint, writeLockHistoryNow } from './lock-history';
 import { publishEvent } from './events';
 import { readyLockCore } from './lock-core';
-import { metrics } from './metrics';
+import { metrics, type ForceReleaseOutcome } from './metrics';
 import { getRuntime } from './runtime';
 
 type NodeState = { token: string | null; pttlMs: number | null } | null;
@@ -162,7 +162,7 @@ export async function forceRelease(
       error: outcome === 'unreachable' ? (vote.detail ?? vote.reason) : null,
     };
   });
-  const outcome = result.deleted === 0 ? 'nothing-deleted' : result.complete ? 'ok' : 'partial';
+  const outcome: ForceReleaseOutcome = result.deleted === 0 ? 'nothing-deleted' : result.complete ? 'ok' : 'partial';
   metrics().forceReleases.inc({ outcome });
   // The history's end of this attempt: it ended the hold, or (nothing deleted) it did not.
   recordLockHistory({

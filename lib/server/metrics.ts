@@ -1,6 +1,6 @@
 import 'server-only';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import type { OperationEvent } from '@redlock-console/redlock';
+import type { OperationEvent, RedlockErrorName } from '@redlock-console/redlock';
 
 export interface Metrics {
   registry: Registry;
@@ -42,7 +42,34 @@ export function metrics(): Metrics {
   return holder[KEY];
 }
 
+/** The lock operations redlock_operations_total counts (lock-core.ts). */
+export const LOCK_OPERATIONS = ['acquire', 'extend', 'release'] as const;
+/** Every outcome of a lock operation: ok, or the lock core's error class (typed: a new class must be listed). */
+export const OPERATION_OUTCOMES = [
+  'ok',
+  ...Object.keys({
+    LockContendedError: true,
+    QuorumUnavailableError: true,
+    LockExpiredError: true,
+    InvalidArgumentError: true,
+    MaxTtlMismatchError: true,
+  } satisfies Record<RedlockErrorName, true>),
+] as readonly string[];
+/** How a force-release ended (force-release.ts): every node deleted, some, or none. */
+export const FORCE_RELEASE_OUTCOMES = ['ok', 'partial', 'nothing-deleted'] as const;
+export type ForceReleaseOutcome = (typeof FORCE_RELEASE_OUTCOMES)[number];
+
 function createMetrics(): Metrics {
+  const metrics = registerMetrics();
+  // Every label set known in advance present at zero from the start: increase() and rate() see
+  // the first event, and a panel reads 0, not "No data" (docs/operations.md "Counters from zero").
+  for (const operation of LOCK_OPERATIONS) for (const outcome of OPERATION_OUTCOMES) metrics.operations.inc({ operation, outcome }, 0);
+  for (const outcome of OPERATION_OUTCOMES) metrics.acquireDuration.zero({ outcome });
+  for (const outcome of FORCE_RELEASE_OUTCOMES) metrics.forceReleases.inc({ outcome }, 0);
+  return metrics;
+}
+
+function registerMetrics(): Metrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: DEFAULT_PREFIX });
   // Gauges named like counters break the exposition format's naming rule (promtool: "non-counter

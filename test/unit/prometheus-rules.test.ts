@@ -49,7 +49,9 @@ describe('deploy/prometheus/alerts.yml', () => {
       [
         'RedlockAcquireFailuresHigh',
         'RedlockClockOffset',
+        'RedlockConsoleDown',
         'RedlockLockHeldLong',
+        'RedlockMetricsAbsent',
         'RedlockLocksSplitOrPartial',
         'RedlockNoQuorum',
         'RedlockNodeQuarantined',
@@ -78,9 +80,23 @@ describe('deploy/prometheus/alerts.yml', () => {
       const a = rule.annotations ?? {};
       expect(a.summary?.length ?? 0, `${rule.alert} summary`).toBeGreaterThan(10);
       expect(a.description?.length ?? 0, `${rule.alert} description`).toBeGreaterThan(40);
-      const url = /^docs\/operations\.md#(.+)$/.exec(a.runbook_url ?? '');
+      // Absolute: the base URL from Prometheus's external label runbook_base, a placeholder until set.
+      const url = /^\{\{ or \$externalLabels\.runbook_base "(https:\/\/[^"]+\/docs\/operations\.md)" \}\}#(.+)$/.exec(a.runbook_url ?? '');
       expect(url, `${rule.alert} runbook_url ${a.runbook_url}`).not.toBeNull();
-      expect(anchors.has(url![1]!), `${rule.alert}: no heading for #${url![1]} in docs/operations.md`).toBe(true);
+      expect(anchors.has(url![2]!), `${rule.alert}: no heading for #${url![2]} in docs/operations.md`).toBe(true);
+      expect(doc, 'docs/operations.md says how to set the base').toContain('runbook_base');
     }
+  });
+
+  it("renders every runbook link absolute (promtool checks each firing alert's annotations)", () => {
+    const rendered = tests.flatMap((t) => t.exp_alerts as Array<{ exp_annotations?: { runbook_url?: string } }>);
+    expect(rendered.length).toBeGreaterThan(rules.length - 1);
+    for (const alert of rendered) expect(alert.exp_annotations?.runbook_url).toMatch(/^https:\/\/[^/]+\/.+#[a-z]+$/);
+  });
+
+  it('alerts when the console or its scrape disappears, not only on what a scrape reports', () => {
+    const byName = new Map(rules.map((r) => [r.alert, r.expr]));
+    expect(byName.get('RedlockConsoleDown')).toBe('up{job="redlock-console"} == 0');
+    expect(byName.get('RedlockMetricsAbsent')).toBe('absent(redlock_cluster_can_grant)');
   });
 });
