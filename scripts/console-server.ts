@@ -6,8 +6,8 @@
  * connection's first stop; at its first other request a connection is handed to Node's HTTP parser
  * for good, where the same handler answers the lock service's requests on Node's request objects
  * and Next.js's request handler everything else (pages, the rest of the API) but the event stream
- * (GET /api/events: lib/server/events/node-stream.ts), also answered on Node's objects
- * (lib/server/before-next.ts lists both).
+ * (GET /api/events: lib/server/events/node-stream.ts) and sign-in and sign-out
+ * (lib/server/auth-routes), also answered on Node's objects (lib/server/before-next.ts lists them).
  *
  * Why not only Next.js: a Next.js route handler costs several milliseconds of routing, Web
  * Request/Response conversion and rendering machinery per call, which made the lock service 30–50×

@@ -1,18 +1,28 @@
 import 'server-only';
-import type { Me } from '../api/auth';
-import { getAuth } from './auth';
+import type { LogoutResponse, Me } from '../api/auth';
+import { getAuth, type HeaderReader } from './auth';
 import type { Principal } from './auth/principal';
 import { DEVICE_COOKIE, deviceCookie } from './auth/devices';
-import { PasswordWorkBusy } from './auth/password-work';
+import type { PasswordWorkBusy } from './auth/password-work';
 import { readCookie, sessionCookie } from './auth/sessions';
-import { requestAddress } from './http/client-address';
 import { recordAudit, recordFailedLogin } from './audit';
+import { isError } from './http/error-response';
 import { HttpError, tooMany, unauthorized } from './http/errors';
-import { json } from './http/error-response';
 import { getRuntime } from './runtime';
 
-function isHttps(req: Request): boolean {
-  return (req.headers.get('x-forwarded-proto') ?? new URL(req.url).protocol.replace(':', '')) === 'https';
+/** What login and logout need of their request, whichever server read it (lib/server/auth-routes). */
+export interface AuthRequest {
+  headers: HeaderReader;
+  /** The client's address (lib/server/http/client-address.ts: the TCP peer, or what a trusted proxy says). */
+  address: string;
+  /** Did it come over https (a TLS-terminating proxy says so: `X-Forwarded-Proto: https`)? The cookies are then `Secure`. */
+  secure: boolean;
+}
+
+/** A successful answer of login or logout: its JSON body and the cookies it sets (one Set-Cookie each). */
+export interface AuthAnswer<T> {
+  body: T;
+  cookies: string[];
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -24,9 +34,9 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
  * runs within this process's password-work budget (auth/password-work.ts): past it, 429 with
  * Retry-After and no scrypt. Audit the attempt, set the session cookie and the device cookie.
  */
-export async function login(req: Request, username: string, password: string): Promise<Response> {
+export async function login(req: AuthRequest, username: string, password: string): Promise<AuthAnswer<Me>> {
   const auth = await getAuth();
-  const address = requestAddress(req);
+  const { address } = req;
   const device = await auth.devices.verify(readCookie(req.headers.get('cookie'), DEVICE_COOKIE));
   const trusted = device !== null && device.username === username;
   const attempt = trusted ? { scope: ['device', device.id], address: null } : { scope: ['address', address, username], address };
@@ -58,7 +68,8 @@ export async function login(req: Request, username: string, password: string): P
   try {
     user = await auth.passwordWork.run(lane, () => auth.accounts.verifyLogin(username, password));
   } catch (err) {
-    if (!(err instanceof PasswordWorkBusy)) throw err;
+    // By name: the auth context may have been made by Next.js's copy of lib/ (error-response.ts, isError).
+    if (!isError<PasswordWorkBusy>(err, 'PasswordWorkBusy')) throw err;
     await auth.throttle.refund(attempt, reservation);
     await recordFailedLogin({ address, username, kind: 'refused' });
     throw tooMany(`the console is busy checking other logins; try again in ${err.retryAfterS} s`, err.retryAfterS);
@@ -80,11 +91,14 @@ export async function login(req: Request, username: string, password: string): P
     sandbox: getRuntime().mode === 'sandbox',
     expiresAt: claims.expiresAt,
   };
-  const secure = isHttps(req);
-  const headers = new Headers({ 'cache-control': 'no-store' });
-  headers.append('set-cookie', sessionCookie(token, { secure, maxAgeSeconds: Math.floor((claims.expiresAt - Date.now()) / 1000) }));
-  headers.append('set-cookie', deviceCookie(deviceToken.token, { secure, maxAgeSeconds: deviceToken.maxAgeSeconds }));
-  return Response.json(me, { status: 200, headers });
+  const { secure } = req;
+  return {
+    body: me,
+    cookies: [
+      sessionCookie(token, { secure, maxAgeSeconds: Math.floor((claims.expiresAt - Date.now()) / 1000) }),
+      deviceCookie(deviceToken.token, { secure, maxAgeSeconds: deviceToken.maxAgeSeconds }),
+    ],
+  };
 }
 
 /**
@@ -92,7 +106,11 @@ export async function login(req: Request, username: string, password: string): P
  * restart, refuses it from now on); `everywhere` ends every session of the user. The answer says
  * on how many masters the revocation was recorded.
  */
-export async function logout(req: Request, principal: Principal, options: { everywhere?: boolean } = {}): Promise<Response> {
+export async function logout(
+  req: AuthRequest,
+  principal: Principal,
+  options: { everywhere?: boolean } = {},
+): Promise<AuthAnswer<LogoutResponse>> {
   let recorded = { written: 0, failed: 0, majority: false };
   if (principal.kind === 'session') {
     const { sessions } = await getAuth();
@@ -106,11 +124,10 @@ export async function logout(req: Request, principal: Principal, options: { ever
       detail: `revocation recorded on ${recorded.written} of ${recorded.written + recorded.failed} masters`,
     });
   }
-  return json(
-    200,
-    { ok: true, everywhere: options.everywhere === true, revokedOn: recorded.written },
-    { 'set-cookie': sessionCookie('', { secure: isHttps(req), maxAgeSeconds: 0 }) },
-  );
+  return {
+    body: { ok: true, everywhere: options.everywhere === true, revokedOn: recorded.written },
+    cookies: [sessionCookie('', { secure: req.secure, maxAgeSeconds: 0 })],
+  };
 }
 
 export function me(principal: Principal): Me {

@@ -1,5 +1,6 @@
 import 'server-only';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { serveIfAuthRoute } from './auth-routes/handler';
 import { serveIfEventStream } from './events/node-stream';
 import { serveIfLockService } from './lock-service';
 
@@ -9,8 +10,10 @@ import { serveIfLockService } from './lock-service';
  * (scripts/console-server.ts) and the tests' API harness dispatch through this one function. The
  * routes: the lock service's (lock-service/routes.ts, LOCK_SERVICE_ROUTES) and the event stream
  * (events/stream-route.ts, EVENT_STREAM_ROUTES), the two whose cost per request or per chunk
- * Next.js's machinery would multiply. They have no Next.js route handler: one owner per route.
+ * Next.js's machinery would multiply, and sign-in and sign-out (auth-routes/routes.ts,
+ * AUTH_ROUTES), which anyone can send at any rate: through Next.js a flood of refused logins took
+ * the event loop the lock service answers on. They have no Next.js route handler: one owner per route.
  */
 export function serveBeforeNext(req: IncomingMessage, res: ServerResponse): boolean {
-  return serveIfLockService(req, res) || serveIfEventStream(req, res);
+  return serveIfLockService(req, res) || serveIfEventStream(req, res) || serveIfAuthRoute(req, res);
 }

@@ -22,6 +22,7 @@ import { runResponseSchema, scenarioListSchema } from '../../lib/api/scenarios';
 import type { Permission } from '../../lib/server/auth/principal';
 import { lockHistoryResponseSchema, lockServiceLogResponseSchema } from '../../lib/api/lock-history';
 import { openApiDocumentSchema } from '../../lib/api/openapi';
+import { AUTH_ROUTES } from '../../lib/server/auth-routes/routes';
 import { EVENT_STREAM_ROUTES } from '../../lib/server/events/stream-route';
 import { LOCK_SERVICE_ROUTES } from '../../lib/server/lock-service/routes';
 import { METRICS_TOKEN, USERS, routePatterns, startApi, type ApiHarness, type Who } from '../support/api';
@@ -267,10 +268,10 @@ describe('authorization matrix: every route × every role', () => {
     expect(missing).toEqual([]);
   });
 
-  it('lists every route file and method, and every route answered before Next.js (lock service, event stream), in the table above', async () => {
+  it('lists every route file and method, and every route answered before Next.js (lock service, event stream, sign-in), in the table above', async () => {
     const files = routePatterns();
     const methods = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
-    const present: string[] = [...LOCK_SERVICE_ROUTES, ...EVENT_STREAM_ROUTES].map((r) => `${r.method} ${r.pattern}`);
+    const present: string[] = [...LOCK_SERVICE_ROUTES, ...EVENT_STREAM_ROUTES, ...AUTH_ROUTES].map((r) => `${r.method} ${r.pattern}`);
     for (const pattern of files) {
       const mod = (await import(/* @vite-ignore */ `../../app${pattern}/route.ts`)) as Record<string, unknown>;
       for (const m of methods) {

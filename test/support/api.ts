@@ -1,12 +1,14 @@
 import { mkdtempSync, rmSync } from 'node:fs';
-import { request as httpRequest } from 'node:http';
+import { request as httpRequest, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ensureSecretFile, startControlServer, type ControlServer } from '../../lib/cluster';
+import { matchAuthRoute } from '../../lib/server/auth-routes/routes';
 import { matchEventStream } from '../../lib/server/events/stream-route';
 import { matchLockService } from '../../lib/server/lock-service/routes';
+import { PEER_HEADER, readPeer } from '../../lib/server/http/peer';
 import type { Persistence } from '../../lib/cluster/persistence';
 import type { GuardStats } from '../../lib/server/http/connection-guard';
 import type { ConnectionLimits } from '../../lib/server/http/connection-limits';
@@ -85,8 +87,10 @@ export async function startApi(options: { nodes?: number; maxTtlMs?: number; per
 
   async function invoke(method: string, path: string, headers: Record<string, string>, body?: string): Promise<Response> {
     const url = new URL(path, 'http://console.test');
-    // The lock service and the event stream are answered before Next.js on a Node request, as in the console's server.
-    if (matchLockService(method, `${url.pathname}${url.search}`) || matchEventStream(`${url.pathname}${url.search}`))
+    // The lock service, the event stream, sign-in and sign-out are answered before Next.js on a
+    // Node request, as in the console's server (lib/server/before-next.ts).
+    const target = `${url.pathname}${url.search}`;
+    if (matchLockService(method, target) || matchEventStream(target) || matchAuthRoute(method, target))
       return (await lockService()).send(method, path, headers, body);
     const { handler, params } = await resolve(url.pathname, method);
     const req = new Request(url, { method, headers: { host: 'console.test', ...headers }, body });
@@ -184,6 +188,7 @@ export async function startLockServiceServer(limits: Partial<ConnectionLimits> =
   const { createConsoleServer } = await import('../../lib/server/http/front');
   const { connectionLimits } = await import('../../lib/server/http/connection-limits');
   const { server, lean, guard } = createConsoleServer(connectionLimits(process.env, limits), (_req, res) => void res.writeHead(404).end());
+  server.prependListener('request', simulatePeer);
   await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
   const port = (server.address() as AddressInfo).port;
   return {
@@ -191,10 +196,16 @@ export async function startLockServiceServer(limits: Partial<ConnectionLimits> =
     guard: () => guard.stats(),
     connections: () => new Promise((resolve, reject) => server.getConnections((err, n) => (err ? reject(err) : resolve(n)))),
     send(method, path, headers, body) {
+      // A test's peer stamp travels as TEST_PEER_HEADER: the server's own stamp (peer.ts) would overwrite it.
+      const { [PEER_HEADER]: stamp, ...rest } = headers;
+      if (stamp !== undefined) rest[TEST_PEER_HEADER] = stamp;
       return new Promise((resolve, reject) => {
-        const req = httpRequest({ host: '127.0.0.1', port, path, method, headers: { host: 'console.test', ...headers } }, (res) => {
+        const req = httpRequest({ host: '127.0.0.1', port, path, method, headers: { host: 'console.test', ...rest } }, (res) => {
           const out = new Headers();
-          for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) out.set(k, Array.isArray(v) ? v.join(', ') : v);
+          // One Set-Cookie per cookie (getSetCookie() lists them), every other header as one value.
+          for (const [k, v] of Object.entries(res.headers))
+            if (Array.isArray(v)) v.forEach((one) => out.append(k, one));
+            else if (v !== undefined) out.set(k, v);
           const status = res.statusCode ?? 0;
           // No body for the statuses that have none (a Response refuses one); the socket's bytes
           // as they come otherwise (an event stream never ends by itself).
@@ -212,4 +223,23 @@ export async function startLockServiceServer(limits: Partial<ConnectionLimits> =
       await new Promise<void>((done) => server.close(() => done()));
     },
   };
+}
+
+/** Where the harness carries a test's peer stamp over the socket (see simulatePeer). */
+const TEST_PEER_HEADER = 'x-test-peer';
+
+/**
+ * The tests name client addresses they cannot bind (203.0.113.9 …) by a peer stamp
+ * (lib/server/http/peer.ts's `peerStamp`), as the console's server stamps what it hands to Next.js.
+ * A route answered before Next.js reads its peer from the socket (client-address.ts,
+ * nodeRequestAddress): for a request carrying a test's stamp, the socket says that address while
+ * the request is read, as if the client were there. Nothing of it is the console's code.
+ */
+function simulatePeer(req: IncomingMessage): void {
+  const stamp = req.headers[TEST_PEER_HEADER];
+  delete (req.socket as { remoteAddress?: string }).remoteAddress; // the socket's own again (the prototype's getter)
+  if (typeof stamp !== 'string') return;
+  const peer = readPeer(new Request('http://console.test', { headers: { [PEER_HEADER]: stamp } }));
+  if (!peer) throw new Error(`not a peer stamp of this process: ${stamp}`);
+  Object.defineProperty(req.socket, 'remoteAddress', { value: peer.address ?? undefined, configurable: true });
 }

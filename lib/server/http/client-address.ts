@@ -1,4 +1,5 @@
 import 'server-only';
+import type { IncomingMessage } from 'node:http';
 import { clientAddress, parseTrustProxy, type TrustProxy } from '../../config/trust-proxy';
 import { readPeer } from './peer';
 
@@ -19,4 +20,17 @@ export function trustProxy(): TrustProxy {
 export function requestAddress(req: Request): string {
   const peer = readPeer(req);
   return clientAddress(trustProxy(), peer?.address ?? null, peer ? peer.forwardedFor : req.headers.get('x-forwarded-for'));
+}
+
+/**
+ * The same for a request answered on Node's objects before Next.js (lib/server/before-next.ts):
+ * its TCP peer is its socket's, and X-Forwarded-For is what the client sent (nobody filled it in).
+ */
+export function nodeRequestAddress(req: IncomingMessage): string {
+  const xff = req.headers['x-forwarded-for'];
+  return clientAddress(
+    trustProxy(),
+    req.socket?.remoteAddress ?? null,
+    xff === undefined ? null : Array.isArray(xff) ? xff.join(', ') : xff,
+  );
 }

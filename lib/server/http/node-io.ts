@@ -88,19 +88,26 @@ export function hstsFor(req: IncomingMessage): string[] {
   return req.headers['x-forwarded-proto'] === 'https' ? [HSTS.key, HSTS.value] : [];
 }
 
-/** Answer with a JSON body; `extra` headers last (an error's `retry-after`, `connection: close`); HSTS only behind https. */
+/**
+ * Answer with a JSON body; `extra` headers last (an error's `retry-after`, `connection: close`; a
+ * list is one header line per value, as Set-Cookie needs); HSTS only behind https.
+ */
 export function sendJson(
   req: IncomingMessage,
   res: ServerResponse,
   status: number,
   body: unknown,
-  extra: Record<string, string> = {},
+  extra: Record<string, string | readonly string[]> = {},
 ): void {
   if (res.headersSent || res.destroyed) return;
   const text = JSON.stringify(body);
   const headers = [...API_HEADERS, 'Content-Length', String(Buffer.byteLength(text))];
   headers.push(...hstsFor(req));
-  for (const name in extra) headers.push(name, extra[name]!);
+  for (const name in extra) {
+    const value = extra[name]!;
+    if (typeof value === 'string') headers.push(name, value);
+    else for (const one of value) headers.push(name, one);
+  }
   res.writeHead(status, headers);
   res.end(text);
 }
