@@ -1,3 +1,5 @@
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { Agent } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLIENT_AUTH, send, signIn, startConsoleCluster, type ConsoleCluster, type ConsoleProcess } from '../support/console-server';
@@ -11,9 +13,11 @@ import { CLIENT_AUTH, send, signIn, startConsoleCluster, type ConsoleCluster, ty
  * A real console process (the lean lock service and the built Next.js app on one event loop, as in
  * production) on five masters. An API-key holder takes and releases a lock in a loop through the
  * console's HTTP lock service, unattacked and while logins with a new username each time flood in
- * from one address, then from eight (127.0.0.x on loopback: each is another client address). Its
- * p50 while attacked stays within 2× of its p50 unattacked, measured in this test; the operator's
- * real login (from its trusted browser) succeeds within a bound. Bounded in time (~30 s).
+ * from one address, then from eight (127.0.0.x on loopback: each is another client address), then
+ * 100 a second from eight (the attacker a process of its own). Its p50 while attacked stays within
+ * 2× of its p50 unattacked, measured in this test in windows between the attacks; the operator's
+ * real login (from its trusted browser) succeeds within a bound; and a refused login costs the
+ * console's process little CPU (measured alone at the end). Bounded in time (~40 s).
  */
 
 let cc: ConsoleCluster;
@@ -30,13 +34,16 @@ afterAll(async () => {
 
 /**
  * The attack: logins sent at a fixed rate whatever the console answers (an attacker does not slow
- * down when the console does), 4× the reviewer's 6.3/s: at this rate the scrypts alone would need
- * 1.5 cores. What is left of a refused login is what any request through Next.js costs (routing,
- * Web Request/Response), the same for a 400 or a page: at 50/s on a 2-core host shared with the
- * masters that cost alone moves the p50 (docs/security.md, still open), which is the HTTP front's
- * (connection caps) and the data-plane split's to bound, not the password work's.
+ * down when the console does), 4× the reviewer's 6.3/s (at this rate the scrypts alone would need
+ * 1.5 cores), then 16× (100/s: nearly all refused, by the password-work budget or the per-address
+ * limit, so what is measured is what a refused login costs the event loop the lock service answers
+ * on: through Next.js it moved the p50 from 5.9 to 58.9 ms on this busy 2-core host, and login is
+ * now answered before Next.js, lib/server/auth-routes). FLOOD_PER_S scales both rates (25 → 25 and
+ * 100).
  */
-const FLOOD_PER_S = Number(process.env.FLOOD_PER_S ?? 25);
+const FLOOD_SCALE = Number(process.env.FLOOD_PER_S ?? 25) / 25;
+/** How long each flood lasts; the holder's pairs are measured from its 2nd second to its 6th. */
+const FLOOD_MS = 7_000;
 
 const p = (values: number[], q: number) => {
   const s = [...values].sort((a, b) => a - b);
@@ -68,32 +75,28 @@ async function lockPairs(ms: number, resource: string, failed: string[]): Promis
   return times;
 }
 
-/** Logins with a new username each time, FLOOD_PER_S of them a second, from `addresses` in turn, for `ms`. */
-async function flood(addresses: string[], ms: number, tag: string): Promise<Map<number, number>> {
-  const statuses = new Map<number, number>();
-  const agents = addresses.map(() => new Agent({ keepAlive: true, maxSockets: 64 }));
-  const sent: Array<Promise<void>> = [];
-  const started = Date.now();
-  try {
-    for (let i = 0; Date.now() - started < ms; i++) {
-      const a = i % addresses.length;
-      sent.push(
-        send(proc.url, 'POST', '/api/auth/login', {
-          agent: agents[a],
-          localAddress: addresses[a],
-          body: { username: `flood-${tag}-${i}`, password: 'guess-guess-guess' },
-          timeoutMs: 60_000,
-        })
-          .catch(() => ({ status: 0 }))
-          .then((res) => void statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1)),
-      );
-      await sleep(Math.max(0, started + ((i + 1) * 1000) / FLOOD_PER_S - Date.now()));
-    }
-    await Promise.all(sent);
-  } finally {
-    agents.forEach((a) => a.destroy());
-  }
-  return statuses;
+/**
+ * Logins with a new username each time, `perSecond` of them a second, from `addresses` in turn, for
+ * `ms`, sent by a process of its own (test/support/login-flood.mjs) at the lowest CPU priority: an
+ * attacker is another machine; here it shares the two cores with the console, the masters and the
+ * measuring client, and its own work (a connection per refused login) must not be measured as the
+ * console's slowness, nor slow the client that measures it. How many it sent and what came back.
+ */
+async function flood(
+  addresses: string[],
+  perSecond: number,
+  ms: number,
+  tag: string,
+): Promise<{ sent: number; statuses: Record<string, number> }> {
+  const options = { port: proc.port, sources: addresses, perSecond, ms, tag };
+  const child = spawn('nice', ['-n', '19', process.execPath, 'test/support/login-flood.mjs', JSON.stringify(options)], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  let out = '';
+  child.stdout!.on('data', (chunk: Buffer) => (out += chunk.toString()));
+  const code = await new Promise<number | null>((done) => child.once('exit', done));
+  if (code !== 0) throw new Error(`the login flood exited with ${code}: ${out}`);
+  return JSON.parse(out) as { sent: number; statuses: Record<string, number> };
 }
 
 /** The operator's login from its own browser (the device cookie of an earlier sign-in), timed. */
@@ -105,43 +108,89 @@ async function operatorLogin(): Promise<number> {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** The console process's CPU time so far (ms): user + system, from /proc (Linux; 100 clock ticks a second). */
+function consoleCpuMs(): number {
+  const fields = readFileSync(`/proc/${proc.child.pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
 describe('a login flood with a new username each time', () => {
   it("leaves the lock service's p50 within 2x of unattacked, and the operator's login within 3 s", async () => {
     const report: Record<string, unknown> = {};
     const calmFailed: string[] = [];
-    const calm = [...(await lockPairs(4_000, 'flood-calm-1', calmFailed))];
-    const attacked: Array<{ name: string; pairs: number[]; failed: string[]; login: number }> = [];
-    for (const [name, addresses] of [
-      ['one address', ['127.0.0.31']],
-      ['eight addresses', Array.from({ length: 8 }, (_, i) => `127.0.0.${41 + i}`)],
+    const calm = [...(await lockPairs(3_000, 'flood-calm-1', calmFailed))];
+    const attacked: Array<{
+      name: string;
+      pairs: number[];
+      failed: string[];
+      login: number;
+      sent: number;
+      nominal: number;
+      statuses: Record<string, number>;
+    }> = [];
+    const eight = (from: number) => Array.from({ length: 8 }, (_, i) => `127.0.0.${from + i}`);
+    for (const [name, addresses, perSecond] of [
+      ['one address', ['127.0.0.31'], 25 * FLOOD_SCALE],
+      ['eight addresses', eight(41), 25 * FLOOD_SCALE],
+      ['eight addresses, 100 a second', eight(51), 100 * FLOOD_SCALE],
     ] as const) {
       const failed: string[] = [];
-      const flooding = flood([...addresses], 9_000, name.replace(' ', '-'));
+      const tag = name.replace(/\W+/g, '-');
+      const flooding = flood([...addresses], perSecond, FLOOD_MS, tag);
       await sleep(1_000); // the flood is under way
       const [pairs, login] = await Promise.all([
-        lockPairs(7_000, `flood-${name.replace(' ', '-')}`, failed),
-        sleep(3_000).then(operatorLogin, (err: unknown) => ({ error: String(err) })),
+        lockPairs(5_000, `flood-${tag}`, failed),
+        sleep(2_500).then(operatorLogin, (err: unknown) => ({ error: String(err) })),
       ]);
-      const statuses = await flooding;
-      attacked.push({ name, pairs, failed, login: typeof login === 'number' ? login : Infinity });
+      const { sent, statuses } = await flooding;
+      attacked.push({
+        name,
+        pairs,
+        failed,
+        login: typeof login === 'number' ? login : Infinity,
+        sent,
+        nominal: (perSecond * FLOOD_MS) / 1000,
+        statuses,
+      });
       report[name] = {
         p50: p(pairs, 0.5),
         p95: p(pairs, 0.95),
         pairs: pairs.length,
         failed,
         login,
-        statuses: Object.fromEntries(statuses),
+        sent,
+        statuses,
       };
-      calm.push(...(await lockPairs(3_000, 'flood-calm-2', calmFailed)));
+      calm.push(...(await lockPairs(2_000, 'flood-calm-2', calmFailed)));
     }
     report.calm = { p50: p(calm, 0.5), p95: p(calm, 0.95), pairs: calm.length, failed: calmFailed };
+
+    // What one refused login costs the console, in CPU (which a busy host does not inflate as it
+    // does latency): 127.0.0.31 is over its limit since the first flood, so every login from it is
+    // refused (429) before any password work; nothing else runs meanwhile but the console's own
+    // background work, measured just before and taken off.
+    const idle = { cpu: consoleCpuMs(), at: performance.now() };
+    await sleep(1_000);
+    const idleRate = (consoleCpuMs() - idle.cpu) / (performance.now() - idle.at);
+    const start = { cpu: consoleCpuMs(), at: performance.now() };
+    const refused = await flood(['127.0.0.31'], 100 * FLOOD_SCALE, 2_000, 'refused-only');
+    const cpuPerRefusal = (consoleCpuMs() - start.cpu - idleRate * (performance.now() - start.at)) / refused.sent;
+    report.refused = { ...refused, cpuMsEach: cpuPerRefusal, idleCpuMsPerS: idleRate * 1000 };
     console.log(JSON.stringify(report));
     for (const phase of attacked) {
+      // The attack was made: the nominal rate sent (at the lowest priority, it may lag, then catch
+      // up), and nearly all of it answered (status 0: no answer within 60 s).
+      expect(phase.sent, `logins sent in the flood from ${phase.name}`).toBeGreaterThanOrEqual(0.95 * phase.nominal);
+      expect(phase.statuses['0'] ?? 0, `logins unanswered in the flood from ${phase.name}`).toBeLessThanOrEqual(phase.sent / 100);
       expect(p(phase.pairs, 0.5), `lock p50 (ms) under a flood from ${phase.name}`).toBeLessThanOrEqual(2 * p(calm, 0.5));
       // A pair that fails (a node deadline of 100 ms missed by a stalled event loop) counts in the
       // p50 with its time; the stalls a busy shared host has anyway stay rare (before: 5 of 26).
       expect(phase.failed.length, `failed pairs under a flood from ${phase.name}`).toBeLessThanOrEqual(Math.ceil(phase.pairs.length / 50));
       expect(phase.login, `the operator's login (ms) under a flood from ${phase.name}`).toBeLessThan(3_000);
     }
+    expect(refused.statuses['429'], 'logins refused from an address over its limit').toBe(refused.sent);
+    // Through Next.js 4.3 ms each (its routing, Web Request/Response, Node's HTTP objects); before
+    // it, 1.6 ms (a connection accepted and closed, Node's parser, the checks, the answer).
+    expect(cpuPerRefusal, "the console's CPU per refused login (ms)").toBeLessThan(3);
   }, 90_000);
 });
