@@ -16,6 +16,8 @@ let api: ApiHarness;
 beforeAll(async () => {
   api = await startApi({ nodes: 3, maxTtlMs: 10_000 });
   process.env.REDLOCK_API_KEYS = `test-client=${API_KEY},billing=${BILLING_KEY}`;
+  // The flood is the point here, not the per-key quotas (security-key-quotas.test.ts): lifted for it.
+  process.env.REDLOCK_API_KEY_QUOTAS = 'test-client:held=1000000,rate=1000000,burst=1000000';
 });
 afterAll(async () => {
   await api?.stop();
