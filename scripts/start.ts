@@ -15,8 +15,10 @@ import {
   continuityLines,
   ensureSecretFile,
   startControlServer,
+  startScenarioSandbox,
   type ContinuityOutcome,
   type ControlServer,
+  type ScenarioSandbox,
 } from '../lib/cluster';
 import { ConfigError, ensureOperatorLogin, loadConfig, redact } from '../lib/config';
 import { connectionLimits } from '../lib/server/http/connection-limits';
@@ -34,6 +36,9 @@ const log = (line: string) => console.log(`[redlock-console] ${line}`);
 
 let supervisor: ClusterSupervisor | null = null;
 let control: ControlServer | null = null;
+let sandbox: ScenarioSandbox | null = null;
+/** The sandbox's start while it runs (a failure elsewhere waits for it, then stops it). */
+let sandboxPending: Promise<unknown> | null = null;
 let next: ReturnType<typeof spawnConsoleServer> | null = null;
 let stopping = false;
 
@@ -48,6 +53,25 @@ async function main(): Promise<void> {
     REDLOCK_KEY_PREFIX: config.keyPrefix,
     REDLOCK_MAX_TTL_MS: String(config.maxTtlMs),
   };
+
+  const image = !!process.env.REDLOCK_SERVER_BUNDLE;
+  if (image && process.env.REDLOCK_SANDBOX?.trim() === 'local') {
+    throw new ConfigError('REDLOCK_SANDBOX=local: the image runs no redis-server of its own; leave it unset (scenarios are then off)');
+  }
+  // The teaching sandbox starts beside the main masters (lib/cluster/sandbox.ts): scenarios run there only.
+  const sandboxStarted =
+    config.sandbox === 'local' && !image
+      ? startScenarioSandbox({
+          dataDir: config.dataDir,
+          binary: ensureSystemPackage(REDIS_SERVER, log),
+          keyPrefix: config.keyPrefix,
+          maxTtlMs: config.maxTtlMs,
+          portBase: config.sandboxPortBase,
+        }).then((s) => (sandbox = s))
+      : null;
+  // Stop here on its failure too, once both starts have settled (never a sandbox left running unseen).
+  const sandboxReady = sandboxStarted?.catch((err: unknown) => err as Error) ?? Promise.resolve(null);
+  sandboxPending = sandboxReady;
 
   if (config.nodes) {
     env.REDLOCK_MODE = 'external';
@@ -90,6 +114,17 @@ async function main(): Promise<void> {
     );
   }
 
+  const sandboxResult = await sandboxReady;
+  if (sandboxResult instanceof Error) throw sandboxResult;
+  if (sandbox) {
+    Object.assign(env, sandbox.env);
+    log(
+      `started the teaching sandbox: ${sandbox.supervisor.size} masters of its own for the scenarios (${sandbox.supervisor.urls().map(redact).join(' ')})`,
+    );
+  } else {
+    log('scenarios are off: no teaching sandbox (REDLOCK_SANDBOX=off, the default with REDLOCK_NODES)');
+  }
+
   if (!dev) ensureBuild(root, nextBinary, log);
   next = spawnConsoleServer(dev ? 'dev' : 'start', { cwd: root, port: config.port, host: config.host, env });
   next.once('exit', (code, signal) => {
@@ -111,7 +146,10 @@ async function main(): Promise<void> {
         ? `    login     ${login.username} / ${login.password}   (generated now; kept in ${join(config.dataDir, 'operator.json')}, printed only this once)`
         : `    login     ${login.username} / (the password in ${join(config.dataDir, 'operator.json')})`,
   );
-  console.log(`    masters   ${env.REDLOCK_MODE === 'sandbox' ? `${supervisor?.size} local, sandbox` : 'external'}`);
+  console.log(`    masters   ${env.REDLOCK_MODE === 'sandbox' ? `${supervisor?.size} local` : 'external'}`);
+  console.log(
+    `    scenarios ${sandbox ? `on the teaching sandbox (${sandbox.supervisor.size} masters of their own)` : 'off (no teaching sandbox)'}`,
+  );
   console.log('    Ctrl-C stops everything.');
   console.log('');
 }
@@ -131,9 +169,11 @@ const guards = installProcessGuards(
       await control?.close().catch(() => undefined);
       if (control) rmSync(join(loadConfig(process.env, root).dataDir, 'control.json'), { force: true });
       await supervisor?.shutdown().catch(() => undefined);
+      await sandbox?.close();
     },
     killSync() {
       supervisor?.killAllSync();
+      sandbox?.supervisor.killAllSync();
       next?.kill('SIGKILL');
     },
   },
@@ -146,5 +186,7 @@ main().catch(async (err: unknown) => {
   next?.kill('SIGKILL');
   await control?.close().catch(() => undefined);
   await supervisor?.shutdown().catch(() => undefined);
+  await sandboxPending;
+  await sandbox?.close();
   process.exit(1);
 });

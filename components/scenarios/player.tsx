@@ -138,6 +138,11 @@ export function Player({
           <span>started by {run.startedBy}</span>
         </div>
       </div>
+      {run.where && (
+        <p className={`callout ${styles.where}`} data-testid="run-where">
+          {run.where}
+        </p>
+      )}
 
       <div className={styles.controlBar} role="toolbar" aria-label="Run controls">
         <button
@@ -260,7 +265,13 @@ export function Player({
                         {s.status === 'done' ? '✓' : s.status === 'failed' ? '✕' : s.status === 'active' ? '…' : '·'}
                       </span>
                       <span className={styles.beatTitle}>{s.title}</span>
-                      {s.result ? <span className={styles.result}>{s.result}</span> : <span />}
+                      {s.result ? (
+                        <span className={styles.result}>
+                          <Glossed text={s.result} />
+                        </span>
+                      ) : (
+                        <span />
+                      )}
                       {s.say && (
                         <span className={styles.beatSay} data-testid="beat-say">
                           <Glossed text={s.say} />

@@ -15,19 +15,23 @@ export function ScenariosScreen() {
   const list = useQuery(scenarioListQuery());
   const current = useQuery(currentRunQuery());
   const queryClient = useQueryClient();
-  const [watching, setWatching] = useState(false);
+  // The run this browser is showing: kept on screen after it ends (here or in another browser) until "All scenarios".
+  const [watching, setWatching] = useState<string | null>(null);
   const canOperate = me?.role === 'operator';
   const run = current.data?.run ?? null;
   const active = !!run && ACTIVE_STATUSES.includes(run.status);
+  const activeRunId = active ? run.runId : null;
+  // Adjusted while rendering (React's pattern for state that follows a prop): a run seen running stays watched.
+  if (activeRunId !== null && watching !== activeRunId) setWatching(activeRunId);
 
-  if (run && (active || watching)) {
+  if (run && (active || watching === run.runId)) {
     return (
       <Player
         run={run}
         receivedAt={current.dataUpdatedAt}
         canOperate={canOperate}
         onBack={() => {
-          setWatching(false);
+          setWatching(null);
           void queryClient.invalidateQueries({ queryKey: scenarioKeys.list });
         }}
       />
@@ -40,12 +44,13 @@ export function ScenariosScreen() {
       loading={list.isPending}
       available={list.data?.available ?? false}
       problem={list.data?.problem ?? null}
+      where={list.data?.where ?? null}
       canOperate={canOperate}
       lastRun={run ? { title: run.title, status: run.status } : null}
-      onWatch={() => setWatching(true)}
+      onWatch={() => setWatching(run?.runId ?? null)}
       onStarted={(res) => {
         queryClient.setQueryData(scenarioKeys.current, res);
-        setWatching(true);
+        setWatching(res.run?.runId ?? null);
       }}
     />
   );
@@ -56,6 +61,7 @@ function Catalog({
   loading,
   available,
   problem,
+  where,
   canOperate,
   lastRun,
   onWatch,
@@ -65,6 +71,7 @@ function Catalog({
   loading: boolean;
   available: boolean;
   problem: string | null;
+  where: string | null;
   canOperate: boolean;
   lastRun: { title: string; status: string } | null;
   onWatch: () => void;
@@ -95,8 +102,9 @@ function Catalog({
         <div>
           <h1 className={styles.title}>Scenarios</h1>
           <p className={styles.subtitle}>
-            Guided runs on the real sandbox nodes: real Redlock clients, real crashes, partitions and latency. Watch what every node holds
-            and what every client believes; predict before you see; the checker turns red the moment two clients hold the same lock.
+            Guided runs on real nodes of the teaching sandbox: real Redlock clients, real crashes, partitions and latency. Watch what every
+            node holds and what every client believes; predict before you see; the checker turns red the moment two clients hold the same
+            lock.
           </p>
         </div>
         <div className={styles.options}>
@@ -136,11 +144,13 @@ function Catalog({
           <strong>Scenarios cannot run here.</strong> {problem}
         </div>
       )}
-      {!canOperate && (
-        <div className="callout">
-          Starting a run takes the sandbox nodes down and up again: operators only. You can watch a run an operator started.
+      {where && (
+        // Everyone reads this before a run, operators included: what a run takes down, and what it never touches.
+        <div className="callout" data-testid="scenarios-where">
+          <strong>A run crashes, pauses and slows real nodes.</strong> {where}
         </div>
       )}
+      {!canOperate && <div className="callout">Starting a run is for operators. You can watch a run an operator started.</div>}
       {error && (
         <div className="callout callout-bad" role="alert">
           {error}

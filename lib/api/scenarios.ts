@@ -51,10 +51,12 @@ export const ACTIVE_STATUSES: readonly RunStatus[] = ['running', 'paused', 'pred
 
 export const scenarioListSchema = z.object({
   scenarios: z.array(scenarioSummarySchema),
-  /** Can runs start here (a sandbox cluster of the right size)? */
+  /** Can runs start here (a teaching sandbox: masters started for the scenarios, apart from the main ones)? */
   available: z.boolean(),
   /** Why not, when not. */
   problem: z.string().nullable(),
+  /** Where runs run (the teaching sandbox's masters, and that the main ones are never touched); null when off. */
+  where: z.string().nullable(),
   current: z.object({ runId: z.string(), scenarioId: scenarioIdSchema, status: runStatusSchema }).nullable(),
 });
 export type ScenarioList = z.infer<typeof scenarioListSchema>;
@@ -254,6 +256,8 @@ export const runViewSchema = z.object({
   /** `unsafe`: the client runs with a safety check switched off; `unsafeSetting` names it ('quarantine off'). */
   clients: z.array(z.object({ name: z.string(), description: z.string(), unsafe: z.boolean(), unsafeSetting: z.string().nullable() })),
   nodes: z.array(z.object({ id: z.number().int(), label: z.string() })),
+  /** Where the run runs, as its first step says it (the teaching sandbox's masters); null in a bare engine run. */
+  where: z.string().nullable(),
   resources: z.array(z.object({ name: z.string(), description: z.string() })),
   quorum: z.number().int(),
   ttlMs: z.number().int(),

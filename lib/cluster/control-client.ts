@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { NodeAction } from '../api/node-actions';
-import { CONTROL_ENV, type ControlErrorBody } from './control-protocol';
+import { CONTROL_ENV, CONTROL_FILES, SANDBOX_CONTROL_ENV, type ControlErrorBody } from './control-protocol';
 import { NodeActionError } from './errors';
 import type { NodeStatus } from './supervisor';
 
@@ -14,17 +14,31 @@ export class ControlClient {
   ) {}
 
   /** From REDLOCK_CONTROL_URL and REDLOCK_CONTROL_SECRET_FILE; null when the console does not run the cluster. */
-  static fromEnv(env: Record<string, string | undefined> = process.env): ControlClient | null {
-    const url = env[CONTROL_ENV.url];
-    const file = env[CONTROL_ENV.secretFile];
+  static fromEnv(
+    env: Record<string, string | undefined> = process.env,
+    names: { url: string; secretFile: string } = CONTROL_ENV,
+  ): ControlClient | null {
+    const url = env[names.url];
+    const file = env[names.secretFile];
     if (!url || !file) return null;
     return new ControlClient(url, readFileSync(file, 'utf8').trim());
   }
 
-  /** From `<dataDir>/control.json`, written by a running `npm start`; null when none runs. */
-  static fromDataDir(dataDir: string): ControlClient | null {
+  /** The teaching sandbox's channel, from REDLOCK_SANDBOX_CONTROL_URL and …_SECRET_FILE; null when no sandbox runs. */
+  static sandboxFromEnv(env: Record<string, string | undefined> = process.env): ControlClient | null {
+    return ControlClient.fromEnv(env, SANDBOX_CONTROL_ENV);
+  }
+
+  /**
+   * From `<dataDir>/control.json` (the main masters) or `<dataDir>/scenario-sandbox.json` (the
+   * teaching sandbox), written by a running `npm start`; null when none runs.
+   */
+  static fromDataDir(dataDir: string, which: keyof typeof CONTROL_FILES = 'main'): ControlClient | null {
     try {
-      const { url, secretFile } = JSON.parse(readFileSync(join(dataDir, 'control.json'), 'utf8')) as { url: string; secretFile: string };
+      const { url, secretFile } = JSON.parse(readFileSync(join(dataDir, CONTROL_FILES[which]), 'utf8')) as {
+        url: string;
+        secretFile: string;
+      };
       return new ControlClient(url, readFileSync(secretFile, 'utf8').trim());
     } catch {
       return null;

@@ -12,6 +12,19 @@ export const CONTROL_ENV = Object.freeze({
   secretFile: 'REDLOCK_CONTROL_SECRET_FILE',
 });
 
+/**
+ * The teaching sandbox's control channel (lib/cluster/sandbox.ts): the same protocol, served by a
+ * second supervisor over masters of its own. Only the scenarios use it; the main channel above is
+ * never handed to a scenario run.
+ */
+export const SANDBOX_CONTROL_ENV = Object.freeze({
+  url: 'REDLOCK_SANDBOX_CONTROL_URL',
+  secretFile: 'REDLOCK_SANDBOX_CONTROL_SECRET_FILE',
+});
+
+/** The files under the data directory where a running `npm start` names its control channels. */
+export const CONTROL_FILES = Object.freeze({ main: 'control.json', sandbox: 'scenario-sandbox.json' });
+
 export interface ControlErrorBody {
   error: { code: string; message: string };
 }

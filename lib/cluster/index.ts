@@ -7,5 +7,6 @@ export { freePort, isPortFree } from './ports';
 export type { NodeState, NodeExit } from './node-process';
 export { startControlServer, type ControlServer } from './control-server';
 export { ControlClient } from './control-client';
-export { CONTROL_ENV } from './control-protocol';
+export { CONTROL_ENV, CONTROL_FILES, SANDBOX_CONTROL_ENV } from './control-protocol';
+export { startScenarioSandbox, SANDBOX_NODES, type ScenarioSandbox } from './sandbox';
 export { ensureSecretFile } from './secret';

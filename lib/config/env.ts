@@ -39,6 +39,14 @@ export interface Config {
   trustProxy: TrustProxy;
   /** LOG_LEVEL: pino level. @default info */
   logLevel: string;
+  /**
+   * REDLOCK_SANDBOX: local | off. `local`: `npm start` also starts the teaching sandbox, five
+   * masters of their own (own ports, proxies and data dirs) that the scenarios crash, pause and
+   * slow, never the masters above. @default local with the local cluster, off with REDLOCK_NODES
+   */
+  sandbox: 'local' | 'off';
+  /** REDLOCK_SANDBOX_PORT_BASE: first port of the sandbox's five proxies, its redis-servers 5 above. @default any free ports */
+  sandboxPortBase: number | null;
 }
 
 export const CONFIG_DEFAULTS = Object.freeze({
@@ -74,12 +82,15 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     throw new ConfigError('REDLOCK_ADMIN_PASSWORD must be at least 12 characters');
   }
   const clusterSize = int(env, 'REDLOCK_CLUSTER_SIZE', CONFIG_DEFAULTS.clusterSize, 1, 15);
+  const nodes = env.REDLOCK_NODES?.trim() ? parseNodeUrls(env.REDLOCK_NODES) : null;
+  const sandbox = env.REDLOCK_SANDBOX?.trim() || (nodes ? 'off' : 'local');
+  if (sandbox !== 'local' && sandbox !== 'off') throw new ConfigError(`REDLOCK_SANDBOX must be local or off, got "${sandbox}"`);
   const portBase = int(env, 'REDLOCK_PORT_BASE', CONFIG_DEFAULTS.portBase, 1, 65_535 - clusterSize);
   return {
     port: int(env, 'PORT', CONFIG_DEFAULTS.port, 1, 65_535),
     host: env.HOST?.trim() || CONFIG_DEFAULTS.host,
     dataDir: resolve(cwd, env.REDLOCK_DATA_DIR?.trim() || CONFIG_DEFAULTS.dataDir),
-    nodes: env.REDLOCK_NODES?.trim() ? parseNodeUrls(env.REDLOCK_NODES) : null,
+    nodes,
     clusterSize,
     portBase,
     serverPortBase: int(env, 'REDLOCK_SERVER_PORT_BASE', CONFIG_DEFAULTS.serverPortBase, 1, 65_535 - clusterSize),
@@ -90,6 +101,8 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     adminPassword,
     trustProxy: parseTrustProxy(env.REDLOCK_TRUST_PROXY),
     logLevel: env.LOG_LEVEL?.trim() || CONFIG_DEFAULTS.logLevel,
+    sandbox,
+    sandboxPortBase: env.REDLOCK_SANDBOX_PORT_BASE?.trim() ? int(env, 'REDLOCK_SANDBOX_PORT_BASE', 0, 1, 65_535 - 9) : null,
   };
 }
 

@@ -9,6 +9,7 @@ import { EPOCH_FIELDS } from '@redlock-console/redlock';
 import { ALL_SCRIPTS, PROBE_SCRIPT } from '@redlock-console/redlock/internals';
 import { backUp, dropBackup, restoreInPlace, type RestoreOutcome } from './backup';
 import type { NodeAddress } from './clients';
+import { runIdOf, SandboxOverlapError, sharedEndpoints, type MainMasters } from './separation';
 import type { KeyReading, NodeSample } from './timeline';
 
 /** What the engine needs from the supervisor (the console's ControlClient fits). */
@@ -96,7 +97,13 @@ export class ScenarioCluster {
     private readonly direct: readonly Redis[],
   ) {}
 
-  static async open(control: ClusterControl): Promise<ScenarioCluster> {
+  /**
+   * Open the cluster `control` runs. With `main` (the masters that hold applications' locks), refuse
+   * (SandboxOverlapError, before any command a run sends) when a node is one of them: reached at one
+   * of their addresses, or the same redis-server process (run_id) behind another; a node that cannot
+   * be told apart (it does not answer INFO) is refused too.
+   */
+  static async open(control: ClusterControl, main?: MainMasters): Promise<ScenarioCluster> {
     const initial = (await control.nodes()).slice().sort((a, b) => a.id - b.id);
     const addresses = initial.map((n) => ({
       id: n.id,
@@ -115,7 +122,33 @@ export class ScenarioCluster {
       client.on('error', () => undefined);
       return client;
     });
-    return new ScenarioCluster(control, initial, addresses, direct);
+    const cluster = new ScenarioCluster(control, initial, addresses, direct);
+    if (main) {
+      try {
+        await cluster.assertApartFrom(main);
+      } catch (err) {
+        cluster.close();
+        throw err;
+      }
+    }
+    return cluster;
+  }
+
+  private async assertApartFrom(main: MainMasters): Promise<void> {
+    const findings = sharedEndpoints(
+      this.addresses.map((a) => ({ id: a.id, urls: [a.proxyUrl, a.directUrl] })),
+      main.urls,
+    );
+    if (findings.length === 0) {
+      await this.whenReadable(5_000).catch(() => undefined);
+      const [mine, theirs] = await Promise.all([Promise.all(this.direct.map(runIdOf)), main.runIds()]);
+      const taken = new Set(theirs);
+      mine.forEach((id, i) => {
+        if (id === null) findings.push(`sandbox node ${i + 1} does not answer, so it cannot be told apart from the main masters`);
+        else if (taken.has(id)) findings.push(`sandbox node ${i + 1} is the same redis-server process as a main master (run_id ${id})`);
+      });
+    }
+    if (findings.length > 0) throw new SandboxOverlapError(findings);
   }
 
   get size(): number {

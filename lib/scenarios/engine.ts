@@ -10,6 +10,7 @@ import { RunRecord } from './record';
 import { Sampler } from './sampler';
 import { buildView } from './view';
 import type { ScenarioDefinition, ScenarioScript, Step } from './script';
+import type { MainMasters } from './separation';
 import { runStep } from './steps';
 
 export interface RunOptions {
@@ -22,6 +23,13 @@ export interface RunOptions {
   startedBy: string;
   /** Told of every node action the run takes (the console publishes them as live events). */
   onNodeAction?: (node: number, label: string) => void;
+  /**
+   * The masters that hold applications' locks: the run refuses to start (before its first command)
+   * when `control`'s nodes include one of them (separation.ts).
+   */
+  main?: MainMasters;
+  /** Where the run runs, in a sentence for its first step (the teaching sandbox, its addresses). */
+  where?: string;
 }
 
 /** A run nobody watches while it waits (paused or for a prediction) is cancelled after this. */
@@ -62,7 +70,10 @@ export class ScenarioRun {
   constructor(private readonly options: RunOptions) {
     this.flow = new RunFlow(options.speed);
     this.prefix = `${options.basePrefix}demo:${this.runId}:`;
-    this.script = options.scenario.build(createPrng(options.seed));
+    const built = options.scenario.build(createPrng(options.seed));
+    // The first step says where the run runs, before anything else it says.
+    const [first, ...rest] = built.steps;
+    this.script = options.where && first ? { ...built, steps: [{ ...first, say: `${options.where} ${first.say}` }, ...rest] } : built;
     const steps: StepView[] = this.script.steps.map((s, index) => ({
       index,
       id: s.id,
@@ -146,7 +157,7 @@ export class ScenarioRun {
     const watchdog = setInterval(() => this.watch(), 5_000);
     let sampler: Sampler | null = null;
     try {
-      this.cluster = await ScenarioCluster.open(this.options.control);
+      this.cluster = await ScenarioCluster.open(this.options.control, this.options.main);
       if (this.cluster.size !== 5) throw new Error(`scenarios are written for 5 masters; this cluster has ${this.cluster.size}`);
       for (const spec of this.script.clients) {
         this.clients.set(
@@ -346,6 +357,7 @@ export class ScenarioRun {
         stepIndex: this.stepIndex,
         pendingPrediction: this.pendingPrediction,
         nodes: this.cluster?.addresses ?? [],
+        where: this.options.where ?? null,
         restore: this.restore,
         error: this.error,
       },

@@ -45,8 +45,25 @@ function triesOf(c: ScenarioClient): number {
   return c.lastAcquire?.attempts ?? 1;
 }
 
+/**
+ * The sentence for a grant whose fence is not above the last fence another client was granted on
+ * the same resource in this run (the fence went down, or a tie), or null. Fences are named whole:
+ * cut to their last digits, a lower fence can read as the higher one.
+ */
+export function fenceWentDown(ctx: Pick<StepContext, 'record'>, client: string, resource: string, fence: number | null): string | null {
+  if (fence === null) return null;
+  const before = ctx.record.beliefs.filter((b) => b.resource === resource && b.client !== client && b.fence !== null).at(-1);
+  if (!before || before.fence === null || fence > before.fence) return null;
+  return fence === before.fence
+    ? `${client}'s fence ${fence} is the same number ${before.client} was granted: the fence did not go up, so it no longer names one holder.`
+    : `${client}'s fence ${fence} is below ${before.client}'s ${before.fence}, granted earlier: the fence went down, so a store that checks fences would take ${before.client}'s writes over ${client}'s.`;
+}
+
 /** One acquire by one client, recorded as an attempt; a grant starts a belief. Never throws but on abort. */
-export async function acquireOnce(ctx: StepContext, call: AcquireCall): Promise<{ outcome: Outcome; attempt: AttemptRecord }> {
+export async function acquireOnce(
+  ctx: StepContext,
+  call: AcquireCall,
+): Promise<{ outcome: Outcome; attempt: AttemptRecord; fenceNote: string | null }> {
   const c = ctx.client(call.who);
   const retry = call.retry ?? NO_RETRY;
   const attempt: AttemptRecord = {
@@ -75,6 +92,7 @@ export async function acquireOnce(ctx: StepContext, call: AcquireCall): Promise<
     });
     const t = ctx.now();
     const validity = lock.validityMs;
+    const fenceNote = fenceWentDown(ctx, c.name, call.resource, lock.fence);
     Object.assign(attempt, {
       to: t,
       outcome: 'granted',
@@ -96,10 +114,11 @@ export async function acquireOnce(ctx: StepContext, call: AcquireCall): Promise<
     ctx.locks.set(lockId(c.name, call.resource), lock);
     ctx.record.say(
       t,
-      `${c.name} acquired ${call.resource}: ${voteSummary(attempt.votes)}; validity ${seconds(validity)}${lock.fence !== null ? `, fence …${String(lock.fence).slice(-4)}` : ''}`,
+      `${c.name} acquired ${call.resource}: ${voteSummary(attempt.votes)}; validity ${seconds(validity)}${lock.fence !== null ? `, fence ${lock.fence}` : ''}`,
       'ok',
     );
-    return { outcome: 'granted', attempt };
+    if (fenceNote) ctx.record.say(t, fenceNote, 'bad');
+    return { outcome: 'granted', attempt, fenceNote };
   } catch (err) {
     const outcome = outcomeOf(err);
     const votes = (err as { votes?: Parameters<typeof voteViews>[0] }).votes ?? [];
@@ -116,7 +135,7 @@ export async function acquireOnce(ctx: StepContext, call: AcquireCall): Promise<
       `${c.name} was refused ${call.resource}: ${outcome} (${voteSummary(attempt.votes)})`,
       outcome === 'error' ? 'bad' : 'warn',
     );
-    return { outcome, attempt };
+    return { outcome, attempt, fenceNote: null };
   }
 }
 
@@ -205,7 +224,7 @@ async function probe(ctx: StepContext, step: StepOf<'probe'>): Promise<string> {
 
 async function acquire(ctx: StepContext, step: StepOf<'acquire'>): Promise<string> {
   if (step.waitForNodes) await ctx.client(step.who).ready(step.waitForNodes, 15_000, ctx.signal);
-  const run = acquireOnce(ctx, step).then(({ outcome, attempt }) => {
+  const run = acquireOnce(ctx, step).then(({ outcome, attempt, fenceNote }) => {
     if (step.reveals) {
       const checked =
         step.revealBy === 'overlap' ? ctx.record.checker(ctx.now() + 1).resources.find((r) => r.resource === step.resource) : null;
@@ -220,7 +239,7 @@ async function acquire(ctx: StepContext, step: StepOf<'acquire'>): Promise<strin
           : outcome;
       ctx.reveal(step.reveals, actual, step.explain?.[actual]);
     }
-    return `${outcome === 'granted' ? 'granted' : outcome}: ${voteSummary(attempt.votes)}${attempt.validityMs !== null ? `, validity ${seconds(attempt.validityMs)}` : ''}`;
+    return `${outcome === 'granted' ? 'granted' : outcome}: ${voteSummary(attempt.votes)}${attempt.validityMs !== null ? `, validity ${seconds(attempt.validityMs)}` : ''}${attempt.fence !== null ? `, fence ${attempt.fence}` : ''}${fenceNote ? `. ${fenceNote}` : ''}`;
   });
   if (step.background) {
     ctx.background.set(step.who, run);

@@ -19,6 +19,7 @@ export interface ViewSource {
   stepIndex: number;
   pendingPrediction: string | null;
   nodes: readonly NodeAddress[];
+  where: string | null;
   restore: RunView['restore'];
   error: string | null;
 }
@@ -57,6 +58,7 @@ export function buildView(src: ViewSource, now: number): RunView {
     pendingPrediction: src.pendingPrediction,
     clients: script.clients.map(clientView),
     nodes: src.nodes.map((a) => ({ id: a.id, label: a.label })),
+    where: src.where,
     resources: script.resources.map((r) => ({ ...r })),
     quorum: Math.floor(src.nodes.length / 2) + 1,
     ttlMs: script.ttlMs,

@@ -5,7 +5,7 @@ import { recordAudit } from './audit';
 import { snapshotOf } from './node-actions';
 
 /**
- * The sandbox's control channel as a scenario run uses it, with every node action it takes
+ * The teaching sandbox's control channel as a scenario run uses it, with every node action it takes
  * (crash, restart, partition, latency…, and the heals and starts that put the cluster back at the
  * end) written to the audit log like an operator's: the actor is the user who ran the scenario,
  * `via` names the scenario and the run. The entry is written without being awaited: a scenario's
@@ -21,7 +21,8 @@ export function auditedControl(control: ClusterControl, who: { actor: string; ro
       const entry = {
         ...who,
         action: `node.${action.action}` as const,
-        target: `node ${id}`,
+        // The teaching sandbox's node, never to be read as the main master of the same number.
+        target: `sandbox node ${id}`,
         before: before ? snapshotOf(before) : null,
         detail: JSON.stringify(action),
         via: via(),

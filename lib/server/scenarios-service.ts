@@ -1,12 +1,14 @@
 import 'server-only';
 import type { RunAction, RunActionBody, RunResponse, ScenarioList, StartRunBody } from '../api/scenarios';
 import { randomSeed, SCENARIOS, scenarioById, ScenarioRun } from '../scenarios';
+import { SandboxOverlapError, sharedEndpoints } from '../scenarios/separation';
 import { recordAudit } from './audit';
 import { publishEvent } from './events';
 import { actorOf, type Principal } from './auth/principal';
 import { badRequest, conflict, HttpError, notFound } from './http/errors';
 import { getRuntime } from './runtime';
 import { auditedControl } from './scenario-audit';
+import { mainMasters, sandboxControl, sandboxProblem, whereSentence } from './scenario-sandbox';
 
 const KEY = Symbol.for('redlock-console.scenarios');
 type Holder = { [KEY]?: { current: ScenarioRun | null } };
@@ -18,23 +20,23 @@ function state(): { current: ScenarioRun | null } {
   return holder[KEY];
 }
 
-const SCENARIO_NODES = 5;
-
-/** Why runs cannot start here, or null. */
+/** Why runs cannot start here (no teaching sandbox), or null. */
 function unavailable(): string | null {
-  const runtime = getRuntime();
-  if (runtime.mode === 'unconfigured') return runtime.problem ?? 'no masters are configured';
-  if (!runtime.control) {
-    return "these are external masters: scenarios crash, partition and slow down nodes, so they only run on the console's own sandbox cluster (npm start)";
-  }
-  if (runtime.endpoints.length !== SCENARIO_NODES) {
-    return `the scenarios are written for ${SCENARIO_NODES} masters; this sandbox has ${runtime.endpoints.length}`;
-  }
-  return null;
+  return sandboxProblem(getRuntime());
 }
 
-export function listScenarios(): ScenarioList {
+/** The teaching sandbox's nodes now, for the sentence saying where runs run (null: it does not answer). */
+async function sandboxNodes() {
+  return (
+    (await sandboxControl()
+      ?.nodes()
+      .catch(() => null)) ?? null
+  );
+}
+
+export async function listScenarios(): Promise<ScenarioList> {
   const problem = unavailable();
+  const nodes = problem === null ? await sandboxNodes() : null;
   const current = state().current;
   return {
     scenarios: SCENARIOS.map((s) => ({
@@ -48,15 +50,34 @@ export function listScenarios(): ScenarioList {
     })),
     available: problem === null,
     problem,
+    where: nodes ? whereSentence(nodes).replace(/^This run runs/, 'Runs run') : null,
     current: current ? { runId: current.runId, scenarioId: current.scenarioId, status: current.status } : null,
   };
 }
 
-function begin(principal: Principal, id: string, seed: number, speed: StartRunBody['speed'], restartOf: string | null): ScenarioRun {
+async function begin(
+  principal: Principal,
+  id: string,
+  seed: number,
+  speed: StartRunBody['speed'],
+  restartOf: string | null,
+): Promise<ScenarioRun> {
   const scenario = scenarioById(id);
   if (!scenario) throw notFound(`there is no scenario "${id}"`);
   const problem = unavailable();
   if (problem) throw new HttpError(409, 'NOT_SANDBOX', problem);
+  const control = sandboxControl()!;
+  const runtime = getRuntime();
+  const nodes = await control.nodes().catch((err: Error) => {
+    throw new HttpError(409, 'NOT_SANDBOX', `the teaching sandbox does not answer: ${err.message}`);
+  });
+  const main = await mainMasters(runtime);
+  const shared = sharedEndpoints(
+    nodes.map((n) => ({ id: n.id, urls: [n.url, n.directUrl] })),
+    main.urls,
+  );
+  // The run checks again, run_ids included, before its first command (ScenarioCluster.open).
+  if (shared.length > 0) throw new HttpError(409, 'NOT_SANDBOX', new SandboxOverlapError(shared).message);
   const s = state();
   if (s.current?.active) {
     const v = s.current.view();
@@ -64,7 +85,6 @@ function begin(principal: Principal, id: string, seed: number, speed: StartRunBo
       `scenario ${v.number} (${v.title}) is ${v.status === 'restoring' ? 'restoring the cluster' : 'running'}, started by ${v.startedBy}; only one run at a time — cancel it first`,
     );
   }
-  const runtime = getRuntime();
   const { actor, role } = actorOf(principal);
   // The run's node actions are audited as this user's, done by this scenario and run (the run id
   // is the run's own: known once it is built, before its first action).
@@ -73,11 +93,19 @@ function begin(principal: Principal, id: string, seed: number, speed: StartRunBo
     scenario,
     seed,
     speed: speed ?? 1,
-    control: auditedControl(runtime.control!, { actor, role }, () => via),
+    // The sandbox's channel only: runtime.control (the main masters) is never handed to a run.
+    control: auditedControl(control, { actor, role }, () => via),
+    main,
+    where: whereSentence(nodes, runtime),
     basePrefix: runtime.keyPrefix,
     startedBy: actor,
+    // No `node`: that number would name a main master on every screen that shows events.
     onNodeAction: (node, label) =>
-      publishEvent({ type: 'node.action', node, detail: `scenario ${scenario.number}: ${label}`, source: 'service' }),
+      publishEvent({
+        type: 'node.action',
+        detail: `teaching sandbox node ${node}, scenario ${scenario.number}: ${label}`,
+        source: 'service',
+      }),
   });
   via.runId = run.runId;
   s.current = run;
@@ -93,8 +121,8 @@ function begin(principal: Principal, id: string, seed: number, speed: StartRunBo
 }
 
 /** Start a run of scenario `id` (one at a time; sandbox only). Audited. */
-export function startRun(principal: Principal, id: string, body: StartRunBody): RunResponse {
-  const run = begin(principal, id, body.seed ?? randomSeed(), body.speed, null);
+export async function startRun(principal: Principal, id: string, body: StartRunBody): Promise<RunResponse> {
+  const run = await begin(principal, id, body.seed ?? randomSeed(), body.speed, null);
   return { run: run.view() };
 }
 
@@ -113,7 +141,7 @@ export async function runAction(principal: Principal, action: RunAction, body: R
       run.cancel('restarted by the viewer');
       await run.finished;
     }
-    const next = begin(principal, v.scenarioId, v.seed, v.speed, v.runId);
+    const next = await begin(principal, v.scenarioId, v.seed, v.speed, v.runId);
     return { run: next.view() };
   }
   if (!run.active) throw conflict('this run has ended; start a new one');

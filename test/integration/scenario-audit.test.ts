@@ -12,7 +12,7 @@ import { USERS, startApi, type ApiHarness } from '../support/api';
 let api: ApiHarness;
 beforeAll(async () => {
   // Durable nodes: a node restarted without persistence would come back without the audit log.
-  api = await startApi({ nodes: 5, persistence: 'aof-always' });
+  api = await startApi({ nodes: 5, persistence: 'aof-always', sandbox: true });
 });
 afterAll(async () => {
   await api?.stop();
@@ -58,7 +58,7 @@ describe('node actions a scenario takes', () => {
         outcome: 'ok',
         via: { scenario: 2, scenarioId: 'minority-failure', runId },
       });
-      expect(e.target).toMatch(/^node [1-5]$/);
+      expect(e.target).toMatch(/^sandbox node [1-5]$/);
       expect(e.before).toMatchObject({ state: 'up' });
       expect(e.after).toMatchObject({ state: 'down' });
     }

@@ -4,7 +4,14 @@ import type { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ensureSecretFile, startControlServer, type ControlServer } from '../../lib/cluster';
+import {
+  ensureSecretFile,
+  SANDBOX_CONTROL_ENV,
+  startControlServer,
+  startScenarioSandbox,
+  type ControlServer,
+  type ScenarioSandbox,
+} from '../../lib/cluster';
 import { matchAuthRoute } from '../../lib/server/auth-routes/routes';
 import { matchEventStream } from '../../lib/server/events/stream-route';
 import { matchLockService } from '../../lib/server/lock-service/routes';
@@ -30,6 +37,8 @@ const ROUTE_FILES = import.meta.glob<Record<string, Handler>>('../../app/api/**/
 
 export interface ApiHarness {
   cluster: TestCluster;
+  /** The teaching sandbox (`startApi({ sandbox: true })`): the scenarios' own masters, as `npm start` runs them. */
+  sandbox: ScenarioSandbox | null;
   /** The cluster's lease ceiling: a test's own Redlock must use the same one. */
   maxTtlMs: number;
   dataDir: string;
@@ -46,7 +55,9 @@ export interface ApiHarness {
  * cluster and the real control channel. Env is set before the first import of lib/server, whose
  * runtime is a process-wide singleton (one harness per test file).
  */
-export async function startApi(options: { nodes?: number; maxTtlMs?: number; persistence?: Persistence } = {}): Promise<ApiHarness> {
+export async function startApi(
+  options: { nodes?: number; maxTtlMs?: number; persistence?: Persistence; sandbox?: boolean } = {},
+): Promise<ApiHarness> {
   const cluster = await startTestCluster({
     nodes: options.nodes ?? 5,
     persistence: options.persistence ?? 'none',
@@ -55,7 +66,10 @@ export async function startApi(options: { nodes?: number; maxTtlMs?: number; per
   const dataDir = mkdtempSync(join(tmpdir(), 'redlock-api-'));
   const secretFile = join(dataDir, 'control.secret');
   const control: ControlServer = await startControlServer(cluster.supervisor, ensureSecretFile(secretFile));
-  Object.assign(process.env, {
+  // Scenarios run on masters of their own or not at all (lib/cluster/sandbox.ts): started only when asked.
+  const sandbox = options.sandbox ? await startScenarioSandbox({ dataDir, keyPrefix: 'rl:', maxTtlMs: options.maxTtlMs ?? 3_000 }) : null;
+  for (const name of Object.values(SANDBOX_CONTROL_ENV)) delete process.env[name];
+  Object.assign(process.env, sandbox?.env ?? {}, {
     REDLOCK_NODES: cluster.urls.join(','),
     REDLOCK_MODE: 'sandbox',
     REDLOCK_CONTROL_URL: control.url,
@@ -99,6 +113,7 @@ export async function startApi(options: { nodes?: number; maxTtlMs?: number; per
 
   return {
     cluster,
+    sandbox,
     maxTtlMs: options.maxTtlMs ?? 3_000,
     dataDir,
     async call(method, path, { as = 'anonymous', body, rawBody, headers = {} } = {}) {
@@ -121,6 +136,7 @@ export async function startApi(options: { nodes?: number; maxTtlMs?: number; per
       const { getRuntime } = await import('../../lib/server/runtime');
       for (const c of getRuntime().clients) c.disconnect();
       await control.close();
+      await sandbox?.close();
       await cluster.stop();
       rmSync(dataDir, { recursive: true, force: true });
     },
