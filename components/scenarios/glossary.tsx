@@ -28,7 +28,7 @@ export const GLOSSARY: readonly GlossaryEntry[] = [
     term: 'validity',
     forms: 'validity',
     definition:
-      'How long a client may count on a lock it was granted: the TTL minus the time the asking took, minus the drift allowance (steps 3 and 4 of the Redis distlock page). When it runs out the client must stop, whatever keys are left on the nodes.',
+      'How long a client may count on a lock it was granted: the TTL minus the time the asking took (step 4 of the Redis distlock page), minus the drift allowance (the page\'s "few milliseconds in order to compensate for clock drift"). When it runs out the client must stop, whatever keys are left on the nodes.',
   },
   {
     term: 'lease ceiling',
@@ -83,6 +83,60 @@ export const GLOSSARY: readonly GlossaryEntry[] = [
     forms: 'aof-always',
     definition:
       'Redis appends every write to its append-only file and forces it to disk (fsync) before it answers (appendfsync always). A crash then loses nothing the node acknowledged, at the price of a disk flush on every write.',
+  },
+  {
+    term: 'token',
+    forms: 'tokens?',
+    definition:
+      'The random value a client picks for one acquire and writes as the lock key’s value on every node (the distlock page’s “random value”). Only its holder can extend or release the lock: a release deletes the key only where it still holds this token.',
+  },
+  {
+    term: 'compare-and-delete',
+    forms: 'compare-and-delete',
+    definition:
+      'How a lock is released: on each node, one script deletes the key only if its value is still the releasing client’s token (the distlock page’s release script), so a client whose lease ran out never deletes the next holder’s key.',
+  },
+  {
+    term: 'not awaited',
+    forms: 'not awaited',
+    definition:
+      'A node’s answer the client stopped waiting for: once the answers in hand decide the outcome (a majority granted, or so many refused that no majority is possible), the rest cannot change it.',
+  },
+  {
+    term: 'LockContendedError',
+    forms: 'LockContended(?:Error)?|contended',
+    definition:
+      'The refusal when the lock is held: so many nodes answered that another client’s key is there that no majority is possible. The client may retry later.',
+  },
+  {
+    term: 'QuorumUnavailableError',
+    forms: 'QuorumUnavailable(?:Error)?',
+    definition:
+      'The refusal when too few nodes can vote at all (down, cut off, quarantined) to make a majority, whoever holds the lock. With one node configured, that one node is the majority.',
+  },
+  {
+    term: 'LockExpiredError',
+    forms: 'LockExpired(?:Error)?',
+    definition:
+      'The refusal when a majority said yes but the asking took so long that no validity would be left: the client deletes the keys it got and reports the lock as expired before it began.',
+  },
+  {
+    term: 'fsync',
+    forms: 'fsync',
+    definition:
+      'Forcing what a process wrote out of the operating system’s cache onto the disk. Until then a power loss or a crash of the machine can lose it; each fsync waits for the disk.',
+  },
+  {
+    term: 'AOF',
+    forms: 'AOF|append-only file',
+    definition:
+      'Redis’s append-only file: every write is appended to it, and a restarted node replays it. How often it is forced to disk is appendfsync: always (aof-always) or everysec (once a second, AOF’s default).',
+  },
+  {
+    term: 'RDB snapshot',
+    forms: 'RDB(?: snapshots?)?|snapshots?',
+    definition:
+      'A copy of a node’s whole dataset written at one moment (Redis’s default persistence, taken at its save points). A node restarted from one comes back with the data of that moment: every later write, lock keys included, is gone.',
   },
 ];
 

@@ -25,6 +25,8 @@ export function runFences(run: RunView): number[] {
     ...t.attempts.map((a) => a.fence),
     ...t.beliefs.map((b) => b.fence),
     ...t.writes.map((w) => w.fence),
+    // The nodes' fence registers too: cut on their own, a register could read lower than the grant it confirmed.
+    ...t.fences.map((f) => (f.value === 0 ? null : f.value)),
     run.stores.fenced.highest,
   ].filter((f): f is number => f !== null);
 }
@@ -43,9 +45,12 @@ export function fenceFormatter(fences: readonly number[]): (fence: number | null
   if (texts.length > 1 && texts.every((t) => t.length === length)) {
     while (shared < length && texts.every((t) => t[shared] === texts[0]![shared])) shared++;
   }
+  // Fences of different lengths share no digit positions: only whole values keep their order visible.
+  const mixed = texts.some((t) => t.length !== length);
   return (fence) => {
     if (fence === null) return 'none';
     const text = String(fence);
+    if (mixed) return text;
     const keep = Math.max(4, text.length === length ? length - shared : 5);
     return text.length > keep + 1 ? `…${text.slice(-keep)}` : text;
   };

@@ -3,7 +3,7 @@
 import type { RunView } from '@/lib/api/scenarios';
 import { isTieReason } from '@/lib/scenarios/registers';
 import { Glossed } from './glossary';
-import { clientColor, fenceFormatter, fmtSeconds, runFences } from './palette';
+import { clientColor, fmtSeconds } from './palette';
 import styles from './scenarios.module.css';
 
 function Client({ name }: { name: string }) {
@@ -70,7 +70,6 @@ export function CheckerPanel({ run }: { run: RunView }) {
 /** The plain and the fenced store, and every write the clients made. */
 export function StoresPanel({ run }: { run: RunView }) {
   const { stores } = run;
-  const shortFence = fenceFormatter(runFences(run));
   const writes = run.timeline.writes;
   const ties = writes.filter((w) => w.fenced === 'rejected' && isTieReason(w.reason));
   return (
@@ -91,15 +90,15 @@ export function StoresPanel({ run }: { run: RunView }) {
           <span className={styles.storeLabel}>Fenced store</span>
           <span className={styles.storeValue}>{stores.fenced.value ?? '—'}</span>
           <span className="muted small">
-            needs a fence above {stores.fenced.highest === null ? 'the highest seen' : shortFence(stores.fenced.highest)}, or equal to it
-            from the same holder
+            needs a fence above {stores.fenced.highest === null ? 'the highest seen' : stores.fenced.highest}, or equal to it from the same
+            holder
           </span>
         </div>
       </div>
       {ties.length > 0 && (
         <p className="callout callout-bad" data-testid="fence-tie">
           Fence tie:{' '}
-          {ties.map((w) => `${w.client} wrote with fence ${shortFence(w.fence)}, which another holder had already used`).join('; ')}. Two
+          {ties.map((w) => `${w.client} wrote with fence ${w.fence ?? 'none'}, which another holder had already used`).join('; ')}. Two
           holders were handed the same number, so the fence no longer names one holder: the fenced store refused the second writer, but
           fencing itself failed here.
         </p>
@@ -133,9 +132,7 @@ export function StoresPanel({ run }: { run: RunView }) {
                   <Client name={w.client} />
                 </td>
                 <td>{w.value}</td>
-                <td className={styles.num} title={w.fence === null ? '' : String(w.fence)}>
-                  {shortFence(w.fence)}
-                </td>
+                <td className={`${styles.num} ${styles.fenceWhole}`}>{w.fence ?? 'none'}</td>
                 <td>
                   <span className={styles.pillOk}>accepted</span>
                 </td>
@@ -171,7 +168,11 @@ export function StepsPanel({ run }: { run: RunView }) {
               {s.chained ? '↳ ' : ''}
               {s.title}
             </span>
-            {s.result && <span className={styles.stepResult}>{s.result}</span>}
+            {s.result && (
+              <span className={styles.stepResult}>
+                <Glossed text={s.result} />
+              </span>
+            )}
           </li>
         ))}
       </ol>

@@ -6,7 +6,7 @@ import { fmtSeconds } from './palette';
 import { ReplayControls, useReplay } from './replay-controls';
 import { runAt } from './replay';
 import { Timeline } from './timeline';
-import { spanFor } from './timeline-layout';
+import { foldsOf, runTime, spanFor } from './timeline-layout';
 import styles from './scenarios.module.css';
 
 /** Where the run's clock stands now: the last answer's time, moved on smoothly (~30 fps) while it runs. */
@@ -71,16 +71,24 @@ export function TimelineCard({ run, receivedAt, live }: { run: RunView; received
   const replay = useReplay(end, finished);
   const now = replay.at ?? liveNow;
   const shown = replay.at === null ? run : runAt(run, replay.at);
+  // The run's own time: the waits for a prediction's answer are folded out of the clock and the axis.
+  const folds = foldsOf(run, now);
+  const runNow = runTime(now, folds);
+  const waited = now - runNow;
   return (
     <section className={styles.timelineCard} aria-labelledby="timeline-title">
       <div className={styles.panelHead}>
         <h2 id="timeline-title">
-          Timeline <span className="muted small">{fmtSeconds(now)}</span>
+          Timeline{' '}
+          <span className="muted small" data-testid="timeline-clock">
+            {fmtSeconds(runNow)}
+            {waited >= 100 ? ` of run time · ${fmtSeconds(waited)} on predictions, folded out` : ''}
+          </span>
         </h2>
         <TimelineLegend />
       </div>
       {finished && end > 0 && <ReplayControls replay={replay} end={end} />}
-      <Timeline run={shown} now={now} live={live} spanMs={finished ? spanFor(end, false) : undefined} />
+      <Timeline run={shown} now={now} live={live} spanMs={finished ? spanFor(runTime(end, foldsOf(run, end)), false) : undefined} />
     </section>
   );
 }

@@ -39,7 +39,10 @@ export interface Lane {
 }
 
 export interface Layout {
+  /** The visible span in run time (prediction waits folded out). */
   span: number;
+  /** The waits for a prediction, in wall time: folded out of the axis. */
+  folds: Fold[];
   ticks: number[];
   lanes: Lane[];
   sections: Array<{ label: string; y: number }>;
@@ -62,9 +65,38 @@ export function tickStep(span: number): number {
   return span <= 16_000 ? 1_000 : span <= 36_000 ? 2_000 : 5_000;
 }
 
-/** `spanMs`: a fixed visible span (a replay keeps the finished run's axis while `now` moves). */
+/** A wait for a prediction's answer (wall time from, to): time the run stood still for the viewer. */
+export interface Fold {
+  from: number;
+  to: number;
+}
+
+/** The waits for a prediction so far: the predict steps, from their start to the answer (or `now`). */
+export function foldsOf(run: Pick<RunView, 'steps'>, now: number): Fold[] {
+  return run.steps
+    .filter((s) => s.kind === 'predict' && s.startedAt !== null && s.startedAt < now)
+    .map((s) => ({ from: s.startedAt!, to: Math.min(s.endedAt ?? now, now) }))
+    .filter((f) => f.to > f.from);
+}
+
+/**
+ * Wall time → the run's own time: the prediction waits before `t` taken out (a moment inside one
+ * is its start). The timeline's axis is drawn on this, so a run answered slowly is not squeezed
+ * into the end of a long axis.
+ */
+export function runTime(t: number, folds: readonly Fold[]): number {
+  let out = t;
+  for (const f of folds) {
+    if (t >= f.to) out -= f.to - f.from;
+    else if (t > f.from) out -= t - f.from;
+  }
+  return out;
+}
+
+/** `spanMs`: a fixed visible span in run time (a replay keeps the finished run's axis while `now` moves). */
 export function layoutTimeline(run: RunView, now: number, live = true, spanMs?: number): Layout {
-  const span = spanMs ?? spanFor(now, live);
+  const folds = foldsOf(run, now);
+  const span = spanMs ?? spanFor(runTime(now, folds), live);
   const step = tickStep(span);
   const ticks: number[] = [];
   for (let t = 0; t <= span; t += step) ticks.push(t);
@@ -132,7 +164,7 @@ export function layoutTimeline(run: RunView, now: number, live = true, spanMs?: 
     lanes.push({ kind: 'checker', id: r.resource, label: checked.length > 1 ? r.resource : 'Holders', sub: '', y, h: CHECK_H });
     y += CHECK_H;
   }
-  return { span, ticks, lanes, sections, bars, height: y + 20 };
+  return { span, folds, ticks, lanes, sections, bars, height: y + 20 };
 }
 
 /** Client pauses (simulated) from the pause/wake markers. */

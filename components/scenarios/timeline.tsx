@@ -4,7 +4,7 @@ import { useEffect, useId, useRef, useState } from 'react';
 import type { RunView } from '@/lib/api/scenarios';
 import { clientColor, clientTint, fenceFormatter, fmtSeconds, OUTCOME_LABEL, runFences, VOTE_REASON } from './palette';
 import { FenceTicks } from './timeline-fences';
-import { GUTTER, layoutTimeline, NODE_PAD, pausesOf, RIGHT_PAD, ROW_H, textWidth, type Lane } from './timeline-layout';
+import { GUTTER, layoutTimeline, NODE_PAD, pausesOf, RIGHT_PAD, ROW_H, runTime, textWidth, type Lane } from './timeline-layout';
 import styles from './timeline.module.css';
 
 const QUARANTINE_CAUSE: Record<string, string> = {
@@ -32,7 +32,8 @@ function useWidth(ref: React.RefObject<HTMLDivElement | null>): number {
   useEffect(() => {
     const el = ref.current;
     if (!el) return;
-    const observer = new ResizeObserver(([entry]) => setWidth(Math.max(640, Math.floor(entry!.contentRect.width))));
+    // Down to a phone's width: the whole run stays in view (labels that do not fit are left out).
+    const observer = new ResizeObserver(([entry]) => setWidth(Math.max(330, Math.floor(entry!.contentRect.width))));
     observer.observe(el);
     return () => observer.disconnect();
   }, [ref]);
@@ -50,7 +51,11 @@ export function Timeline({ run, now, live, spanMs }: { run: RunView; now: number
   const uid = useId().replace(/:/g, '');
   const layout = layoutTimeline(run, now, live, spanMs);
   const plot = width - GUTTER - RIGHT_PAD;
-  const x = (t: number) => GUTTER + (Math.max(0, Math.min(t, layout.span)) / layout.span) * plot;
+  // The axis is the run's own time: `xr` places a run time, `x` a wall time (prediction waits folded out).
+  const xr = (t: number) => GUTTER + (Math.max(0, Math.min(t, layout.span)) / layout.span) * plot;
+  const x = (t: number) => xr(runTime(t, layout.folds));
+  const runNow = runTime(now, layout.folds);
+  const waited = now - runNow;
   const w = (from: number, to: number) => Math.max(1.5, x(to) - x(from));
   const lane = (kind: Lane['kind'], id: string) => layout.lanes.find((l) => l.kind === kind && l.id === id);
   const clientLanes = layout.lanes.filter((l) => l.kind === 'client');
@@ -67,7 +72,7 @@ export function Timeline({ run, now, live, spanMs }: { run: RunView; now: number
         width={width}
         height={layout.height}
         role="img"
-        aria-label={`Timeline of the run, ${fmtSeconds(now)} so far`}
+        aria-label={`Timeline of the run, ${fmtSeconds(runNow)} of run time so far${waited > 0 ? `, not counting ${fmtSeconds(waited)} spent on predictions` : ''}`}
         className={styles.svg}
       >
         <defs>
@@ -82,10 +87,16 @@ export function Timeline({ run, now, live, spanMs }: { run: RunView; now: number
 
         {layout.ticks.map((t) => (
           <g key={t}>
-            <line x1={x(t)} x2={x(t)} y1={20} y2={layout.height - 4} className={styles.grid} />
-            <text x={x(t)} y={14} className={styles.tick} textAnchor="middle">
+            <line x1={xr(t)} x2={xr(t)} y1={20} y2={layout.height - 4} className={styles.grid} />
+            <text x={xr(t)} y={14} className={styles.tick} textAnchor="middle">
               {t / 1000} s
             </text>
+          </g>
+        ))}
+        {layout.folds.map((f) => (
+          <g key={`fold-${f.from}`} data-testid="timeline-fold">
+            <line x1={x(f.from)} x2={x(f.from)} y1={20} y2={layout.height - 4} className={styles.fold} />
+            <title>{`${fmtSeconds(f.to - f.from)} waiting for a prediction, folded out of the run's time`}</title>
           </g>
         ))}
         {layout.sections.map((s) => (

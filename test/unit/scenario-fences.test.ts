@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { fenceFormatter } from '../../components/scenarios/palette';
+import type { RunView } from '@/lib/api/scenarios';
+import { fenceFormatter, runFences } from '../../components/scenarios/palette';
 
 describe('a run shows its fences so that their order is visible', () => {
   it('cuts after the shared digits: the newer fence reads larger (a fixed last-four tail read "…8001" above "…2001")', () => {
@@ -31,5 +32,31 @@ describe('a run shows its fences so that their order is visible', () => {
     expect(fenceFormatter([1795624000008001])(1795624000008001)).toBe('…08001');
     expect(fenceFormatter([1795624000008001, 1795624000008002])(1795624000008002)).toBe('…8002');
     expect(fenceFormatter([12, 15])(15)).toBe('15');
+  });
+});
+
+describe('fences of different lengths, and the nodes fence registers (issue 40)', () => {
+  it('shows fences whole when their lengths differ: no shared digits to cut after, a cut tail would hide the order', () => {
+    const show = fenceFormatter([99_998_000, 100_004_001]);
+    expect(show(99_998_000)).toBe('99998000');
+    expect(show(100_004_001)).toBe('100004001');
+  });
+
+  it("counts the nodes' fence registers among the run's fences, so a register is cut like the grants it confirmed", () => {
+    const run = {
+      timeline: {
+        attempts: [{ fence: 1795624000008000 }],
+        beliefs: [],
+        writes: [],
+        fences: [
+          { node: 1, at: 10, value: 1795624000014001 },
+          { node: 2, at: 10, value: 0 },
+        ],
+      },
+      stores: { fenced: { highest: null } },
+    } as unknown as RunView;
+    expect(runFences(run).sort()).toEqual([1795624000008000, 1795624000014001]);
+    const show = fenceFormatter(runFences(run));
+    expect(show(1795624000014001) > show(1795624000008000)).toBe(true);
   });
 });

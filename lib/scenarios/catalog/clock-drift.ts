@@ -15,7 +15,7 @@ export const clockDriftScenario: ScenarioDefinition = {
   summary:
     "Redlock needs no synchronised clocks, only clocks that run at about the same rate. Here the nodes' clocks jump ahead instead (simulated), so A's keys expire early. A jump within the drift allowance breaks nothing; a big jump on a majority gives B the lock while A still believes it holds it. One jumping node changes nothing while A's key is on all five nodes; against a bare majority one node is enough, and only the fence keeps A's late write out.",
   lesson:
-    "Redlock assumes no synchronised clocks, only local clocks that run at about the same rate, with an error small next to the TTL (the distlock page). The drift allowance (TTL × driftFactor) covers that small error. A clock that jumps — an NTP step, an administrator setting the time, a VM resuming — is outside the assumption: if it jumps on the node that A's and B's majorities share, that node forgets A's key early. Against a bare majority one such node is enough, the clock-jump case of Kleppmann's critique; then only the fence keeps a stale write out.",
+    "Redlock assumes no synchronised clocks, only local clocks that run at about the same rate, with an error small next to the TTL (the distlock page). The drift allowance (TTL × driftFactor) covers that small error. A clock that jumps — an NTP step, an administrator setting the time, a VM resuming — is outside the assumption: if it jumps on the node that A's and B's majorities share, that node forgets A's key early. Against a bare majority one such node is enough, the clock-jump case of Kleppmann's critique; then the fence keeps the stale write out. A clock reset backward, the critique's other case, makes a node keep keys longer than meant: that costs availability, not safety, so this run shows only forward jumps (this library's clock check quarantines a node whose clock goes back too, since that would pull the fence register's clock floor back).",
   estimatedSeconds: 23,
   tags: ['clocks', 'assumptions'],
   build: (rng) => {
@@ -270,7 +270,7 @@ export const clockDriftScenario: ScenarioDefinition = {
           value: 'A: entry 1',
           chain: true,
           title: 'A writes',
-          say: "A, still inside its validity, writes too. The plain store takes it over B's; the fenced store has seen B's higher fence and refuses it. Against a clock jump, fencing is the only protection.",
+          say: "A, still inside its validity, writes too. The plain store takes it over B's; the fenced store has seen B's higher fence and refuses it. Once two clients hold the lock, the fence is what keeps A's write out. The debate summary also names a way to stop it sooner: monitor the clocks and, when one jumps, \"alert and potentially block lock acquisitions\". This library's clock check does that blocking (a node whose clock jumps, forward or back, is quarantined), but this run moves no real clock — it shortens the key — so the check has nothing to see.",
         },
         {
           id: 'a-4-done',

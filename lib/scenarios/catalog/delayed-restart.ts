@@ -16,9 +16,9 @@ export const delayedRestartScenario: ScenarioDefinition = {
   number: 4,
   title: 'Delayed restart vs aof-always',
   summary:
-    'A majority of nodes crashes twice while A holds the lock: first they restart at once with aof-always, then they come back empty after a delay of one lease ceiling. Both keep safety; a probe measures how long nobody could lock — about a lease ceiling both times.',
+    'A majority of nodes crashes twice while A holds the lock: first they restart at once with aof-always, then they come back empty after a delay of one lease ceiling. Both keep safety; a probe measures how long nobody could lock: about one lease ceiling in phase 1 (this lock core sits a crashed node out even with aof-always, where the distlock page would take it back at once) and one lease ceiling in phase 2 (the delay itself).',
   lesson:
-    'The distlock page offers two ways through crash recovery: fsync every write, or keep a restarted node out until every lock it granted has expired. The first has a price the page spells out: fsync on every write "will totally ruin performances", every write waiting for the disk, all the time and not only after a crash. After a crash this lock core takes the second way anyway: it cannot tell a node\'s own AOF from an older copy, so even an aof-always node sits out one lease ceiling. What fsync still buys is the data itself.',
+    'The distlock page offers two ways through crash recovery: fsync every write, or keep a restarted node out until every lock it granted has expired. The first has a price the page spells out: fsync on every write "will totally ruin performances to the same level of CP systems that are traditionally used to implement distributed locks in a safe way", every write waiting for the disk, all the time and not only after a crash. After a crash this lock core takes the second way anyway: it cannot tell a node\'s own AOF from an older copy, so even an aof-always node sits out one lease ceiling. What fsync still buys is the data itself.',
   estimatedSeconds: 24,
   tags: ['process faults', 'persistence', 'availability'],
   build: (rng) => {
@@ -42,7 +42,7 @@ export const delayedRestartScenario: ScenarioDefinition = {
           do: 'ensure-persistence',
           mode: 'aof-always',
           title: 'Durable nodes',
-          say: 'Phase 1 relies on aof-always: every write reaches the disk (fsync) before the node answers. It is the distlock page\'s "fsync=always", which the page warns "will totally ruin performances": every write, lock or not, waits for the disk. The run makes sure every node runs that way.',
+          say: 'Phase 1 relies on aof-always: every write reaches the disk (fsync) before the node answers. It is the distlock page\'s "fsync=always", which the page warns "will totally ruin performances to the same level of CP systems that are traditionally used to implement distributed locks in a safe way": every write, lock or not, waits for the disk. The run makes sure every node runs that way.',
         },
         {
           id: 'fsync-cost',

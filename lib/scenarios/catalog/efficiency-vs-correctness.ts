@@ -13,7 +13,7 @@ export const efficiencyVsCorrectnessScenario: ScenarioDefinition = {
   summary:
     'The same job guarded two ways on the real nodes: a single-instance lock on node 1, and Redlock over five. What each costs per acquire + release, measured, and what each survives: node 1 crashes.',
   lesson:
-    'If the lock is for efficiency (a rare double run is harmless), a single Redis instance does the job: cheaper and simpler, but when that node is down nobody gets the lock, and a plain single-instance lock that loses its data lets two in. Redlock keeps granting through the loss of a minority of nodes. If the lock is for correctness, neither is enough alone: the storage must check a fencing token (scenarios 5 and 10).',
+    'If the lock is for efficiency (a rare double run is harmless), a single Redis instance does the job: one server to run instead of five, but when that node is down nobody gets the lock, and a plain single-instance lock that loses its data lets two in. Redlock keeps granting through the loss of a minority of nodes. If the lock is for correctness, the debate summary\'s advice is "a consensus-based system like ZooKeeper or etcd, or a fencing token layer on top of Redlock": the storage checks the token (this library has one: scenarios 5 and 10).',
   estimatedSeconds: 8,
   tags: ['process faults', 'cost'],
   build: () => ({
@@ -80,7 +80,7 @@ export const efficiencyVsCorrectnessScenario: ScenarioDefinition = {
         say: 'S asks its only node.',
         explain: {
           refused:
-            'One node is a single point of failure: while node 1 is down nobody gets the lock, and whoever held it has its only copy on a dead node. A plain SET NX lock restarted without its data would grant it to a second client at once; this core quarantines such a node for a lease ceiling (scenario 3), though an old snapshot with restart detection off still gets through (scenario 9).',
+            'The lock core names this refusal QuorumUnavailableError: configured with node 1 alone, its majority is that one node, and node 1 cannot vote. One node is a single point of failure: while node 1 is down nobody gets the lock, and whoever held it has its only copy on a dead node. A plain SET NX lock restarted without its data would grant it to a second client at once; this core quarantines such a node for a lease ceiling (scenario 3), though an old snapshot with restart detection off still gets through (scenario 9).',
         },
       },
       {
@@ -113,7 +113,7 @@ export const efficiencyVsCorrectnessScenario: ScenarioDefinition = {
         action: { action: 'start' },
         nodes: [1],
         title: 'Node 1 comes back',
-        say: 'Node 1 starts again; back from a crash it would sit out a lease ceiling before it votes again (scenario 2 shows it). So: a lock for efficiency can live on one node, and costs less; Redlock buys locks that survive a minority of crashes. Neither stops a paused or delayed client: for correctness, fence at the storage.',
+        say: 'Node 1 starts again; back from a crash it would sit out a lease ceiling before it votes again (scenario 2 shows it). So: a lock for efficiency can live on one node, one server to keep up instead of five. What each costs per lock is the measurement above: here the five nodes share one machine and answer in parallel, so the two come out close; across real machines Redlock waits for the third answer of five. Redlock buys locks that survive a minority of crashes. Neither stops a paused or delayed client by itself: for correctness the debate summary names ZooKeeper or etcd, or a fencing token the storage checks (scenarios 5 and 10).',
       },
     ],
   }),

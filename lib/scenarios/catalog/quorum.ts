@@ -54,7 +54,7 @@ export const quorumScenario: ScenarioDefinition = {
         say: 'B asks all five nodes, once.',
         explain: {
           LockContendedError:
-            "Every node already holds A's key, so they all vote against B (contended). Once 3 nodes refuse, no majority is possible.",
+            "Every node already holds A's key. As soon as 3 of them have answered 'held' (contended), no majority is left for B, so B stops waiting: the other 2 answers are 'not awaited' — they could not change the outcome.",
         },
       },
       {

@@ -109,7 +109,7 @@ export const restartFromSnapshotScenario: ScenarioDefinition = {
   summary:
     "A node on Redis's default persistence (RDB snapshots, no append-only file) crashes and comes back with a snapshot taken before the lock it granted. With restart detection off, a second client gets the lock while the first still holds it, with a fence no higher; with detection on (the default), the restarted node sits out one lease ceiling.",
   lesson:
-    "A snapshot is a copy of the past: a node that reloads one has forgotten the locks it granted since, yet its sentinel looks clean. What gives it away is the new redis-server process. The lock core then keeps the node out of every vote until a lease ceiling has passed since that process started — the distlock page's delayed restart, applied to the votes.",
+    'A snapshot is a copy of the past: a node that reloads one has forgotten the locks it granted since, yet its sentinel looks clean. What gives it away is the new redis-server process. The lock core then keeps the node out of every vote until a lease ceiling has passed since that process started — the distlock page\'s delayed restart, applied to the votes. "Default" here is Redis\'s out-of-the-box persistence, RDB snapshots; the distlock page\'s "configured, as by default, to fsync on disk every second" is the default of AOF once AOF is switched on (appendfsync everysec), which loses about a second at most, where a snapshot loses everything since it was taken.',
   estimatedSeconds: 26,
   tags: ['process faults', 'persistence', 'restart detection'],
   build: (rng) => {

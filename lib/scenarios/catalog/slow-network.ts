@@ -11,7 +11,7 @@ export const slowNetworkScenario: ScenarioDefinition = {
   summary:
     "Latency eats into the lease: the validity shrinks by every round trip. At 1.2 s per round trip the acquire fails with LockExpiredError and deletes what it set — not because of Redlock's own rule (plain Redlock would still grant, with about 0.78 s left), but because this library's fenced acquire needs a second round to confirm the fence.",
   lesson:
-    "Validity is the TTL minus the time the asking took, minus the drift allowance (the distlock page's steps 3 and 4). A lock that would be over before it is granted is refused, and its keys are cleaned up. Every extra round trip counts: this library confirms the fence in a second round, so over a slow network it gives up sooner than plain Redlock would.",
+    'Validity is the TTL minus the time the asking took (the distlock page\'s step 4), minus the drift allowance (the page\'s "few milliseconds in order to compensate for clock drift", the CLOCK_DRIFT of its MIN_VALIDITY; 1% of the TTL + 2 ms is what the reference implementations take off). A lock that would be over before it is granted is refused, and its keys are cleaned up. Every extra round trip counts: this library confirms the fence in a second round, so over a slow network it gives up sooner than plain Redlock would.',
   estimatedSeconds: 18,
   tags: ['network', 'validity'],
   build: (rng) => {
