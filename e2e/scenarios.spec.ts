@@ -3,7 +3,8 @@ import type { Locator, Page } from '@playwright/test';
 import { expect, test } from './support/test';
 import { Redis } from 'ioredis';
 import { signIn } from './support/login';
-import { sandbox } from './support/sandbox';
+import { acquire, AS_CLIENT } from './support/ops';
+import { sandbox, teachingSandbox } from './support/sandbox';
 import { saveScreens } from './support/screens';
 
 /**
@@ -66,20 +67,14 @@ async function runFromUi(
   return { player, prefix };
 }
 
-/** Every node up, healed, on aof-always; not one key of the run's prefix left, read directly from each redis-server. */
+/** Every node of the teaching sandbox up, healed, on aof-always; not one key of the run's prefix left, read directly from each redis-server. */
 async function expectClusterRestored(page: Page, prefix: string): Promise<void> {
   await expect
-    .poll(
-      async () => {
-        const body = (await (await page.request.get('/api/nodes')).json()) as {
-          nodes: Array<{ up: boolean; process: string; fault: string | null; persistence: string }>;
-        };
-        return body.nodes.map((n) => `${n.up}/${n.process}/${n.fault}/${n.persistence}`);
-      },
-      { timeout: 20_000 },
-    )
-    .toEqual(Array(5).fill('true/up/pass/aof-always'));
-  const nodes = await sandbox().nodes();
+    .poll(async () => (await teachingSandbox().nodes()).map((n) => `${n.state}/${n.fault?.kind ?? 'pass'}/${n.persistence}`), {
+      timeout: 20_000,
+    })
+    .toEqual(Array(5).fill('up/pass/aof-always'));
+  const nodes = await teachingSandbox().nodes();
   for (const node of nodes) {
     const direct = new Redis(node.directUrl, { lazyConnect: true, maxRetriesPerRequest: 1 });
     try {
@@ -155,6 +150,121 @@ test.describe('teaching scenarios, from the UI, on the real sandbox nodes', () =
     await expect(page.getByTestId('scenario-card-restored-from-backup')).toContainText('Restored from a backup while running');
     await expectAxeClean(page);
     await screens(page, 'scenarios-catalog');
+  });
+
+  test("the teaching sandbox: the catalog and a run's first step say where it runs, and a run that crashes nodes leaves the main masters and a lock held on them alone", async ({
+    page,
+    browser,
+  }) => {
+    const main = await sandbox().nodes();
+    const teaching = await teachingSandbox().nodes();
+    // Apart: no port of one is a port of the other.
+    const ports = (nodes: typeof main) => nodes.flatMap((n) => [n.port, n.proxyPort]);
+    expect(ports(teaching).filter((p) => ports(main).includes(p))).toEqual([]);
+
+    await page.goto('/scenarios');
+    // Operators read where a run runs before they start one (viewers too).
+    const where = page.getByTestId('scenarios-where');
+    await expect(where).toContainText('A run crashes, pauses and slows real nodes.');
+    await expect(where).toContainText("the masters that hold applications' locks");
+    for (const n of [...teaching, ...main]) await expect(where).toContainText(`127.0.0.1:${n.proxyPort}`);
+
+    // A lock held over the lock service on the main masters, extended all through the run.
+    const taken = await acquire(page, 'e2e-app/held-through-a-scenario', 4_000);
+    expect(taken.status()).toBe(200);
+    const { token } = (await taken.json()) as { token: string };
+    const refused: string[] = [];
+    let stop = false;
+    const keepAlive = (async () => {
+      while (!stop) {
+        const res = await page.request.post('/api/locks/e2e-app%2Fheld-through-a-scenario/extend', {
+          headers: AS_CLIENT,
+          data: { token, ttlMs: 4_000 },
+        });
+        if (res.status() !== 200) refused.push(`${res.status()} ${await res.text()}`);
+        await new Promise((r) => setTimeout(r, 600));
+      }
+    })();
+    let prefix: string;
+    let viewer: Page | null = null;
+    try {
+      // Scenario 2 crashes two nodes, then a third.
+      await page.getByTestId('speed-2').click();
+      await page
+        .getByTestId('scenario-card-minority-failure')
+        .getByRole('button', { name: /^Run scenario/ })
+        .click();
+      const player = page.getByTestId('scenario-player');
+      await expect(player).toHaveAttribute('data-scenario', 'minority-failure');
+      prefix = (await player.getAttribute('data-prefix'))!;
+      // A viewer in another browser watches the same run.
+      const viewerContext = await browser.newContext();
+      viewer = await viewerContext.newPage();
+      await signIn(viewer, 'viewer');
+      await viewer.goto('/scenarios');
+      await expect(viewer.getByTestId('scenario-player')).toHaveAttribute('data-run', (await player.getAttribute('data-run'))!);
+      // The first step says where it runs, in the narration and under the title.
+      const runWhere = page.getByTestId('run-where');
+      await expect(runWhere).toContainText('This run runs on the teaching sandbox');
+      for (const n of teaching) await expect(runWhere).toContainText(`127.0.0.1:${n.proxyPort}`);
+      await expect(page.getByTestId('steps').locator('li').first()).toHaveAttribute('title', /^This run runs on the teaching sandbox/);
+      await expectAxeClean(page);
+      for (const [width, height] of [
+        [390, 844],
+        [1280, 800],
+        [1920, 1080],
+      ] as const) {
+        await page.setViewportSize({ width, height });
+        await page.evaluate(() => window.scrollTo(0, 0));
+        await page.screenshot({ path: `test-results/screens/scenario-player-sandbox-${width}.png`, fullPage: true });
+        expect(await page.evaluate(() => document.documentElement.scrollWidth), `no sideways scroll at ${width}`).toBeLessThanOrEqual(
+          width,
+        );
+      }
+      await page.setViewportSize({ width: 1440, height: 900 });
+      for (;;) {
+        await page.waitForFunction(
+          (states) => {
+            const el = document.querySelector<HTMLElement>('[data-testid="scenario-player"]');
+            return !!el && (states.includes(el.dataset.status ?? '') || !!document.querySelector('[data-testid="predict-prompt"]'));
+          },
+          DONE,
+          { timeout: 100_000 },
+        );
+        const prompt = page.getByTestId('predict-prompt');
+        if (!(await prompt.count())) break;
+        const pid = (await prompt.getAttribute('data-prediction'))!;
+        await prompt.locator('[data-testid^="predict-choice-"]').first().click();
+        await expect(page.locator(`[data-testid="predict-prompt"][data-prediction="${pid}"]`)).toHaveCount(0);
+      }
+      await expect(player).toHaveAttribute('data-status', 'done');
+      await expect(page.getByTestId('restore-status')).toHaveAttribute('data-state', 'done');
+      // The viewer's finished run stays on screen (it used to be replaced by the list at the next
+      // refresh after it ended): two refreshes of the run after it ended, still the player.
+      const v = viewer!;
+      await expect(v.getByTestId('scenario-player')).toHaveAttribute('data-status', 'done', { timeout: 30_000 });
+      for (let i = 0; i < 2; i++) await v.waitForResponse((r) => r.url().endsWith('/api/scenarios/runs/current'), { timeout: 20_000 });
+      await expect(v.getByTestId('scenario-player')).toHaveAttribute('data-status', 'done');
+      await v.getByRole('button', { name: '← All scenarios' }).click();
+      await expect(v.getByTestId('scenarios')).toBeVisible();
+    } finally {
+      stop = true;
+      await keepAlive;
+      await viewer?.context().close();
+    }
+    expect(refused).toEqual([]);
+    // The main masters: the same processes, never crashed, paused or slowed.
+    expect((await sandbox().nodes()).map((n) => `${n.id} ${n.state} ${n.pid} ${n.fault?.kind ?? 'pass'}`)).toEqual(
+      main.map((n) => `${n.id} ${n.state} ${n.pid} ${n.fault?.kind ?? 'pass'}`),
+    );
+    // The run's node actions were the sandbox's: its nodes were restarted (new pids), the main ones not.
+    expect((await teachingSandbox().nodes()).filter((n, i) => n.pid !== teaching[i]!.pid).length).toBeGreaterThanOrEqual(2);
+    const released = await page.request.post('/api/locks/e2e-app%2Fheld-through-a-scenario/release', {
+      headers: AS_CLIENT,
+      data: { token },
+    });
+    expect(((await released.json()) as { released: boolean }).released).toBe(true);
+    await expectClusterRestored(page, prefix);
   });
 
   test('1 quorum: B is refused while A holds the lock, and wins once A releases', async ({ page }) => {
@@ -236,7 +346,7 @@ test.describe('teaching scenarios, from the UI, on the real sandbox nodes', () =
     await screens(page, 'scenario-4-delayed-restart');
     await expectClusterRestored(page, prefix);
     // The measurement put the node's fsync policy back: every node fsyncs on every write again.
-    for (const node of await sandbox().nodes()) {
+    for (const node of await teachingSandbox().nodes()) {
       const direct = new Redis(node.directUrl, { lazyConnect: true, maxRetriesPerRequest: 1 });
       try {
         await direct.connect();
@@ -494,7 +604,7 @@ test.describe('teaching scenarios, from the UI, on the real sandbox nodes', () =
     await page.setViewportSize({ width: 1440, height: 900 });
     await expectClusterRestored(page, prefix);
     // Nor in any node's spare database, where the backups were kept.
-    for (const node of await sandbox().nodes()) {
+    for (const node of await teachingSandbox().nodes()) {
       const spare = new Redis(node.directUrl, { db: 1, lazyConnect: true, maxRetriesPerRequest: 1 });
       try {
         await spare.connect();

@@ -1,10 +1,21 @@
 import { ControlClient } from '../../lib/cluster/control-client';
 
-/** The supervisor of the console under test, through the same control channel the console uses. */
-export function sandbox(): ControlClient {
+function dataDir(): string {
   const dir = process.env.E2E_DATA_DIR;
   if (!dir) throw new Error('E2E_DATA_DIR is not set (run through playwright.config.ts)');
-  const control = ControlClient.fromDataDir(dir);
-  if (!control) throw new Error(`no control.json under ${dir}: is the console running?`);
+  return dir;
+}
+
+/** The supervisor of the console under test's main masters, through the same control channel the console uses. */
+export function sandbox(): ControlClient {
+  const control = ControlClient.fromDataDir(dataDir());
+  if (!control) throw new Error(`no control.json under ${dataDir()}: is the console running?`);
+  return control;
+}
+
+/** The teaching sandbox's supervisor (the scenarios' own masters, issue 40), through its control channel. */
+export function teachingSandbox(): ControlClient {
+  const control = ControlClient.fromDataDir(dataDir(), 'sandbox');
+  if (!control) throw new Error(`no scenario-sandbox.json under ${dataDir()}: did npm start start the teaching sandbox?`);
   return control;
 }
