@@ -62,6 +62,12 @@ export class LockContendedError extends RedlockError {
  */
 export class QuorumUnavailableError extends RedlockError {
   override readonly name = 'QuorumUnavailableError' as const;
+  /**
+   * Nodes (numbers, from 1) that voted `quarantined` because they have no epoch sentinel: brand-new
+   * masters never initialised with `markNodesClean()` (the first-run case: call it once), or nodes
+   * that lost their data. The message says so too. Empty otherwise.
+   */
+  readonly missingSentinel: readonly number[] = [];
 }
 
 /**

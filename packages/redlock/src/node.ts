@@ -11,6 +11,7 @@ import { nodeLabel } from './node-label';
 import { ALL_SCRIPTS, PROBE_SCRIPT } from './scripts';
 import type { RedlockSettings } from './settings';
 import type { ClockReading } from './clock-check';
+import type { QuarantineCause } from './vocabulary';
 
 export type { BatchReplies, Reply } from './outbound';
 
@@ -82,10 +83,17 @@ export class LockNode {
    * TIME with the probe, and the last quarantine (its sentinel's createdAt and until) seen to be
    * over on the node's clock.
    */
-  readonly quarantine: { wantTime: boolean; overCreatedAt: string | null; overUntil: string | null } = {
+  readonly quarantine: {
+    wantTime: boolean;
+    overCreatedAt: string | null;
+    overUntil: string | null;
+    /** The cause of the last quarantine this client saw start or was told of, by its end (words only: votes' detail). */
+    cause: { until: number; cause: QuarantineCause } | null;
+  } = {
     wantTime: true,
     overCreatedAt: null,
     overUntil: null,
+    cause: null,
   };
   /**
    * What this client's last check of the node found (scripts/probe.lua check mode): the

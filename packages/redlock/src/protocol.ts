@@ -231,11 +231,20 @@ function onAcquireReply(ctx: ProtocolContext, probes: NodeProbes, round: Round, 
       }
       round.reject(i, 'contended');
       return;
-    case 2:
-      ctx.onQuarantine(round.nodes[i]!, reply[1], reply[3], reply[2]);
-      round.reject(i, 'quarantined', quarantineDetail(reply[2]), reply[1]);
+    case 2: {
+      const node = round.nodes[i]!;
+      ctx.onQuarantine(node, reply[1], reply[3], reply[2]);
+      // A quarantine already running answers without its cause (the fast probe does not read it):
+      // the one this client saw start, when it is the same quarantine (same end).
+      if (reply[2] !== null) node.quarantine.cause = { until: reply[1], cause: reply[2] };
+      const cause = reply[2] ?? (node.quarantine.cause?.until === reply[1] ? node.quarantine.cause.cause : null);
+      // Only while the vote counts (as holders): a late answer stays `pending` in the votes.
+      if (cause === 'data-loss' && !round.decided) (round.noSentinel ??= new Array<boolean>(round.nodes.length).fill(false))[i] = true;
+      round.reject(i, 'quarantined', quarantineDetail(cause), reply[1]);
       return;
+    }
     case 3:
+      if (!round.decided) (round.noSentinel ??= new Array<boolean>(round.nodes.length).fill(false))[i] = true;
       round.reject(
         i,
         'quarantined',
@@ -308,7 +317,37 @@ export function acquireError(
     const owner = holder?.owner ? ` ${JSON.stringify(holder.owner)}` : '';
     return new LockContendedError(`acquire ${what}: held by another client${owner} (${summary})`, votes, resources, holder);
   }
-  return new QuorumUnavailableError(`acquire ${what}: too few nodes could vote (${summary})`, votes, resources);
+  const missing = missingSentinel(round);
+  const error = new QuorumUnavailableError(
+    `acquire ${what}: too few nodes could vote (${summary})${firstRunHint(missing)}`,
+    votes,
+    resources,
+  );
+  if (missing.length > 0) (error as { missingSentinel: readonly number[] }).missingSentinel = missing;
+  return error;
+}
+
+/** The nodes (numbers, from 1) of a grant round that voted quarantined for want of an epoch sentinel. */
+function missingSentinel(round: Round): number[] {
+  const nodes: number[] = [];
+  if (round.noSentinel) for (let i = 0; i < round.noSentinel.length; i++) if (round.noSentinel[i]) nodes.push(i + 1);
+  return nodes;
+}
+
+/**
+ * What to do about nodes without an epoch sentinel. A brand-new master and one that lost its data
+ * look the same (no sentinel, no anchor), so the message names both, and the fix for the first:
+ * markNodesClean() once. Only words change here: the votes, the error class and the quarantine
+ * the node serves are what they were, so mutual exclusion and the fence order are untouched.
+ */
+export function firstRunHint(nodes: readonly number[]): string {
+  if (nodes.length === 0) return '';
+  const which = nodes.length === 1 ? `node ${nodes[0]} has` : `nodes ${nodes.join(', ')} have`;
+  return (
+    `; ${which} no epoch sentinel: on brand-new masters (first run) initialise them once with ` +
+    'redlock.markNodesClean() (the console: Nodes → Mark clean, or POST /api/nodes/{id}/mark-clean; its own ' +
+    'cluster from npm start is marked at start); otherwise the node lost its data and sits out a quarantine of maxTtlMs'
+  );
 }
 
 /**

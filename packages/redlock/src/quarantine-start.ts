@@ -27,6 +27,8 @@ export function startQuarantine(ctx: ProtocolContext, node: LockNode, probes: No
       if (!confirmed) return;
       const probe = parseProbe(await node.run(probes.checkStarting));
       recordProbe(node, probes, probe);
+      if (probe.check?.started && probe.check.cause)
+        node.quarantine.cause = { until: Number(probe.until), cause: probe.check.cause as QuarantineCause };
       if (probe.check?.started) ctx.onQuarantine(node, Number(probe.until), true, (probe.check.cause || null) as QuarantineCause | null);
     })
     .catch((err: unknown) => ctx.onNodeError(node, explainNodeError(err instanceof Error ? err : new Error(String(err)))))

@@ -13,6 +13,7 @@ import { jitteredDelayMs, quorumSize } from './quorum';
 import { checkLeaseTtl, prepareAcquire, probesOf } from './request';
 import { checkDelay, checkRetryCount, resolveSettings, type RedlockSettings } from './settings';
 import { runUsing } from './using';
+import { markCleanOutcome, MarkCleanTimeout, type MarkCleanResult } from './mark-clean-outcome';
 import { checkResources, checkToken } from './validate';
 import type { Vote } from './votes';
 import { ReleaseWaiters, type Waiter } from './waiters';
@@ -326,14 +327,24 @@ export class Redlock extends RedlockEmitter implements LockController {
 
   /**
    * Write the clean epoch sentinel on every reachable node ("these hold no lost locks"), ending
-   * any quarantine, and raise each fence register to the now × 1000 floor. Unreachable nodes are
-   * skipped (reported as 'node-error').
+   * any quarantine, and raise each fence register to the now × 1000 floor. Call it once on brand-new
+   * masters (they have no sentinel and would otherwise sit out a data-loss quarantine of maxTtlMs).
+   *
+   * Resolves with each node's vote (`for`: marked; `against`: why not, e.g. NOPERM for an ACL user
+   * without INFO or TIME) when at least a quorum was marked; `complete` is false when some node was
+   * not (each also reported as 'node-error'). Rejects with QuorumUnavailableError, naming every node
+   * that refused and why, when fewer than a quorum were marked: the cluster cannot grant then, and
+   * resolving would let a caller take a refusal for an initialised cluster.
+   * Safety: unchanged by how the outcome is reported. A node is marked by mark-clean.lua alone (one
+   * atomic script that also raises the fence register to the now × 1000 floor), exactly as before;
+   * a node that refused keeps its sentinel state (absent: it votes against, quarantined), so neither
+   * mutual exclusion nor the fence order can depend on whether this promise resolves or rejects.
    */
-  async markNodesClean(): Promise<void> {
+  async markNodesClean(): Promise<MarkCleanResult> {
     const { keyPrefix, maxTtlMs } = this.settings;
     const timeoutMs = Math.max(this.settings.nodeTimeoutMs, 1_000);
-    await Promise.all(
-      this.nodes.map(async (node) => {
+    const votes: Vote[] = await Promise.all(
+      this.nodes.map(async (node): Promise<Vote> => {
         let timer: NodeJS.Timeout | undefined;
         try {
           await Promise.race([
@@ -348,20 +359,21 @@ export class Redlock extends RedlockEmitter implements LockController {
               })
               .then(checkMarkClean),
             new Promise((_, reject) => {
-              timer = setTimeout(() => reject(new Error(`mark clean timed out after ${timeoutMs} ms`)), timeoutMs);
+              timer = setTimeout(() => reject(new MarkCleanTimeout(`mark clean timed out after ${timeoutMs} ms`)), timeoutMs);
             }),
           ]);
+          return { node: node.number, label: node.label, vote: 'for', reason: 'ok' };
         } catch (err) {
-          this.emit('node-error', {
-            node: node.number,
-            label: node.label,
-            error: explainNodeError(err instanceof Error ? err : new Error(String(err))),
-          });
+          const error = explainNodeError(err instanceof Error ? err : new Error(String(err)));
+          this.emit('node-error', { node: node.number, label: node.label, error });
+          const reason = err instanceof MarkCleanTimeout ? 'timeout' : 'error';
+          return { node: node.number, label: node.label, vote: 'against', reason, detail: error.message };
         } finally {
           clearTimeout(timer);
         }
       }),
     );
+    return markCleanOutcome(votes, this.quorum);
   }
 
   /** The epoch sentinel key (it holds the fence register too) and the wake-up channel of this prefix (for inspection tools). */

@@ -27,6 +27,8 @@ export class Round {
   holderMetas: Array<string | null | undefined> | null = null;
   /** Per node, the lease ceiling it records behind a `ceiling-mismatch` vote. */
   ceilings: Array<number | undefined> | null = null;
+  /** Per node, true when it voted `quarantined` for want of an epoch sentinel (never marked clean, or its data lost). */
+  noSentinel: boolean[] | null = null;
   /**
    * Answers that arrive after an early decision from nodes that were still `pending` (their vote
    * stays `pending`): told to this listener, which the fence round uses to count late voters.
