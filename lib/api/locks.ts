@@ -219,7 +219,25 @@ export const forceReleaseBodySchema = z.strictObject({
   token: lockTokenSchema,
   reason: z.string().trim().min(3, 'say why (at least 3 characters)').max(500),
   dryRun: z.boolean().optional(),
+  /**
+   * The operator saw that the holder is alive (it extended within its pace: the dry run's
+   * `liveness`) and releases anyway. Without it, a force-release of a live holder is refused 409
+   * CONFLICT before anything is written: the holder goes on as if it held the lock until its
+   * next extend or check.
+   */
+  confirmLiveHolder: z.literal(true).optional(),
 });
+
+/** The holder's pulse, read from its keys (lib/inspect/holder-liveness.ts). */
+export const holderLivenessSchema = z.object({
+  pulse: z.enum(['alive', 'stopped', 'never-extended', 'unknown']),
+  extensions: z.number().int(),
+  acquiredAt: z.number().nullable(),
+  sinceLastMs: z.number().nullable(),
+  everyMs: z.number().nullable(),
+  learnsWithinMs: z.number().nullable(),
+});
+export type HolderLivenessView = z.infer<typeof holderLivenessSchema>;
 
 export const forceReleaseNodeSchema = z.object({
   node: z.number().int(),
@@ -238,6 +256,8 @@ export const forceReleaseResponseSchema = z.object({
   deleted: z.number().int(),
   nodes: z.array(forceReleaseNodeSchema),
   auditId: z.string().nullable(),
+  /** The holder of the token as read before the release: alive, stopped extending, never extended, or unknown (no metadata). */
+  liveness: holderLivenessSchema.nullable().default(null),
 });
 export type ForceReleaseResponse = z.infer<typeof forceReleaseResponseSchema>;
 
@@ -257,6 +277,8 @@ export const bulkForceReleaseBodySchema = z
       .max(BULK_RELEASE_MAX, `at most ${BULK_RELEASE_MAX} locks at once`),
     reason: z.string().trim().min(3, 'say why (at least 3 characters)').max(500),
     dryRun: z.boolean().optional(),
+    /** As a single force-release's `confirmLiveHolder`, for every item: without it a batch with a live holder is refused 409 before any delete. */
+    confirmLiveHolders: z.literal(true).optional(),
   })
   .refine((b) => new Set(b.locks.map((l) => `${l.resource}\u0000${l.token}`)).size === b.locks.length, {
     message: 'a lock and token are named twice',

@@ -64,8 +64,9 @@ export const OPERATION_ERRORS: Readonly<Record<string, Partial<Record<ErrorStatu
   // A release answers what every node did (200, released: false included); only bad input fails.
   'POST /api/locks/{resource}/release': { 400: { codes: ['INVALID_ARGUMENT'] } },
   // Written ahead: without the audit entry on a majority, nothing is deleted (force-release.ts).
-  'POST /api/locks/{resource}/force-release': { 503: { codes: ['UNAVAILABLE'] } },
-  'POST /api/force-release': { 503: { codes: ['UNAVAILABLE'] } },
+  // A live holder without `confirmLiveHolder` is refused 409 before anything is written.
+  'POST /api/locks/{resource}/force-release': { 409: { codes: ['CONFLICT'] }, 503: { codes: ['UNAVAILABLE'] } },
+  'POST /api/force-release': { 409: { codes: ['CONFLICT'] }, 503: { codes: ['UNAVAILABLE'] } },
   'GET /api/scenarios/runs/current': { 404: { codes: ['NOT_FOUND'] } },
   'POST /api/scenarios/{id}/runs': { 404: { codes: ['NOT_FOUND'] }, 409: { codes: ['NOT_SANDBOX', 'CONFLICT'] } },
   'POST /api/scenarios/runs/current/{action}': { 404: { codes: ['NOT_FOUND'] }, 409: { codes: ['CONFLICT'] } },

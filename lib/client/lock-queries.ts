@@ -134,7 +134,10 @@ export function releaseLock(resources: string[], token: string) {
 }
 
 /** Compare-and-delete of `token` (the one the operator saw) on every node; `dryRun` only says what would happen. */
-export function forceRelease(resource: string, body: { token: string; reason: string; dryRun: boolean }): Promise<ForceReleaseResponse> {
+export function forceRelease(
+  resource: string,
+  body: { token: string; reason: string; dryRun: boolean; confirmLiveHolder?: true },
+): Promise<ForceReleaseResponse> {
   return postJson(`/api/locks/${enc(resource)}/force-release`, body, forceReleaseResponseSchema);
 }
 

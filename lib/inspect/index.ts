@@ -41,6 +41,8 @@ export {
   type QuorumView,
   type ScannedLock,
 } from './quorum-view';
+/** Is a token's holder alive: its extensions and pace, read from its keys' metadata and TTLs (pure). */
+export { holderLiveness, type HolderLiveness, type HolderPulse } from './holder-liveness';
 /** Grouping per-node scans by key (columnar, fed key by key) into quorum views. */
 export { LockGrouper, type LockSink, type NodeReading } from './grouping';
 /** A full snapshot of every node's lock keys, grouped into quorum views (awaited, or watched as it runs). */

@@ -2,6 +2,7 @@ import 'server-only';
 import { randomUUID } from 'node:crypto';
 import type { BulkForceReleaseBody, BulkForceReleaseResponse, ForceReleaseResponse } from '../api/locks';
 import type { Principal } from './auth/principal';
+import { conflict } from './http/errors';
 import { forceRelease } from './force-release';
 
 /** How many locks are released at once: enough to clear a batch quickly, few enough not to flood the masters. */
@@ -18,6 +19,20 @@ const CONCURRENCY = 8;
 export async function forceReleaseMany(principal: Principal, body: BulkForceReleaseBody): Promise<BulkForceReleaseResponse> {
   const dryRun = body.dryRun === true;
   const batchId = dryRun ? null : randomUUID();
+  // Live holders first (issue 40): a batch that would hit one, without the operator's word that it
+  // saw them, is refused whole before any delete, never stopped halfway.
+  if (!dryRun && body.confirmLiveHolders !== true) {
+    const preview = await forceReleaseMany(principal, { ...body, dryRun: true });
+    const live = preview.results.filter((r) => r.liveness?.pulse === 'alive' && r.nodes.some((n) => n.outcome === 'would-delete'));
+    if (live.length > 0)
+      throw conflict(
+        `${live.length} of these locks ${live.length === 1 ? 'has a live holder' : 'have live holders'} (${live
+          .slice(0, 5)
+          .map((r) => r.resource)
+          .join(', ')}${live.length > 5 ? ', …' : ''}): send confirmLiveHolders: true to release them anyway`,
+        { live: live.map((r) => ({ resource: r.resource, liveness: r.liveness })) },
+      );
+  }
   const results: ForceReleaseResponse[] = new Array(body.locks.length);
   let next = 0;
   const worker = async () => {
@@ -28,6 +43,7 @@ export async function forceReleaseMany(principal: Principal, body: BulkForceRele
         token: item.token,
         reason: body.reason,
         dryRun,
+        confirmLiveHolder: true, // checked for the whole batch above
         ...(batchId ? { batch: `bulk ${batchId}, ${i + 1} of ${body.locks.length}` } : {}),
       });
     }

@@ -2,13 +2,13 @@ import 'server-only';
 import { randomUUID } from 'node:crypto';
 import { UNKNOWN_HOLDER } from '../api/audit';
 import type { ForceReleaseResponse } from '../api/locks';
-import { lockDetail, type LockDetail } from '../inspect';
+import { holderLiveness, lockDetail, type HolderLiveness, type LockDetail } from '../inspect';
 import { actorOf, type Principal } from './auth/principal';
 import { beginAudit, completeAudit } from './audit';
-import { unavailable } from './http/errors';
+import { conflict, unavailable } from './http/errors';
 import { keyQuotas } from './quotas';
 import { FORCE_RELEASE_INCOMPLETE, readLockHistory, recordLockHistory, tokenFingerprint, writeLockHistoryNow } from './lock-history';
-import { publishEvent } from './events';
+import { forceReleaseStarted, publishEvent } from './events';
 import { readyLockCore } from './lock-core';
 import { metrics, type ForceReleaseOutcome } from './metrics';
 import { getRuntime } from './runtime';
@@ -80,10 +80,11 @@ function readDetail(resource: string): Promise<LockDetail> {
 export async function forceRelease(
   principal: Principal,
   resource: string,
-  input: { token: string; reason: string; dryRun?: boolean; batch?: string },
+  input: { token: string; reason: string; dryRun?: boolean; batch?: string; confirmLiveHolder?: true },
 ): Promise<ForceReleaseResponse> {
   const seen = await readDetail(resource);
   const before = statesOf(seen);
+  const liveness = holderLiveness(seen.view?.cells ?? [], input.token, seen.readAt);
   if (input.dryRun) {
     return {
       resource,
@@ -91,6 +92,7 @@ export async function forceRelease(
       dryRun: true,
       deleted: 0,
       auditId: null,
+      liveness,
       nodes: before.map((state, i) => ({
         node: i + 1,
         before: state,
@@ -100,6 +102,9 @@ export async function forceRelease(
       })),
     };
   }
+  // A live holder (issue 40) is released only when the operator said it saw that: it goes on as
+  // if it held the lock until its next extend or check. Refused before anything is written.
+  if (liveness.pulse === 'alive' && input.confirmLiveHolder !== true) throw liveHolderRefused(liveness);
   const holder = await holderOf(seen, resource, input.token);
   const { actor, role } = actorOf(principal);
   const fingerprint = tokenFingerprint(input.token);
@@ -141,7 +146,9 @@ export async function forceRelease(
     throw unavailable('the audit entry could not be written to a majority of the masters first: nothing was deleted');
   }
   // Every node's outcome (the answer at a quorum leaves slow nodes pending): the operator sees each.
-  const result = await (await (await readyLockCore()).releaseToken([resource], input.token)).settled;
+  // One action, one live event: the masters' reports of these deletes are this force-release's.
+  const deleting = forceReleaseStarted(resource);
+  const result = await (async () => (await (await readyLockCore()).releaseToken([resource], input.token)).settled)().finally(deleting);
   // The holder's API key gets its room back (quotas/key-quotas.ts).
   if (result.deleted > 0) keyQuotas().released(input.token);
   const after = statesOf(await readDetail(resource));
@@ -188,5 +195,15 @@ export async function forceRelease(
     detail: actor,
     source: 'service',
   });
-  return { resource, token: input.token, dryRun: false, deleted: result.deleted, nodes, auditId: entry.id };
+  return { resource, token: input.token, dryRun: false, deleted: result.deleted, nodes, auditId: entry.id, liveness };
+}
+
+function liveHolderRefused(liveness: HolderLiveness) {
+  const seconds = (ms: number | null) => (ms === null ? '?' : `${(ms / 1000).toFixed(1)} s`);
+  return conflict(
+    `the holder is alive: it extended ${seconds(liveness.sinceLastMs)} ago, every ~${seconds(liveness.everyMs)}, ` +
+      `and learns it lost the lock only at its next extend or check (within ~${seconds(liveness.learnsWithinMs)}); ` +
+      'send confirmLiveHolder: true to release it anyway',
+    { liveness },
+  );
 }

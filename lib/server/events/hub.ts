@@ -20,6 +20,8 @@ export function encodeEvent(event: LiveEvent): Uint8Array {
  * pairs/s): two events per lock taken and released, times 200 sockets.
  */
 export const STREAM_BATCH_MS = 250;
+/** How long after a force-release ends the masters' reports of its deletes may still arrive (grouping, a slow node, polling). */
+export const FORCE_RELEASE_SETTLE_MS = 3_000;
 /**
  * A window goes out at once when a chunk it makes could pass about this many bytes: the node
  * events plus the lock events of any one resource (what a stream that follows that resource gets;
@@ -65,6 +67,12 @@ export class EventHub {
   private stopSources: (() => void) | null = null;
   /** Resolves once the running sources said their subscriptions are in place. */
   private sourcesReady: Promise<void> = Promise.resolve();
+  /**
+   * Resources a force-release is deleting (how many at once), and until when after the last one
+   * ended its deletes may still be reported by the masters: the force-release is one action, one
+   * event (`lock.force-released`, published by the service), not that and a `lock.released` too.
+   */
+  private readonly forceReleasing = new Map<string, { running: number; until: number }>();
 
   /** `startSources` calls `ready` once its subscriptions are in place (events from then on are seen). */
   constructor(private readonly startSources: (emit: (event: LiveEvent) => void, ready: () => void) => () => void) {}
@@ -123,7 +131,38 @@ export class EventHub {
     };
   }
 
+  /**
+   * A force-release of `resource` starts deleting: until the returned function is called, and
+   * FORCE_RELEASE_SETTLE_MS after, the masters' own reports of a release of it (keyspace `del`,
+   * polling) are that force-release, which publishes its one event itself. A holder's own release
+   * in that window is not reported either: the force-release's compare-and-delete found its keys
+   * gone (its answer says so).
+   */
+  forceReleaseStarted(resource: string): () => void {
+    const entry = this.forceReleasing.get(resource) ?? { running: 0, until: 0 };
+    entry.running++;
+    this.forceReleasing.set(resource, entry);
+    let ended = false;
+    return () => {
+      if (ended) return;
+      ended = true;
+      entry.running--;
+      entry.until = Date.now() + FORCE_RELEASE_SETTLE_MS;
+    };
+  }
+
+  /** Is `event` a master's report of a force-release's own deletes? */
+  private partOfForceRelease(event: LiveEvent): boolean {
+    if (event.type !== 'lock.released' || event.source === 'service' || event.resource === undefined) return false;
+    const entry = this.forceReleasing.get(event.resource);
+    if (!entry) return false;
+    if (entry.running > 0 || entry.until >= Date.now()) return true;
+    this.forceReleasing.delete(event.resource);
+    return false;
+  }
+
   publish(event: LiveEvent): void {
+    if (this.forceReleasing.size > 0 && this.partOfForceRelease(event)) return;
     for (const listener of this.listeners) {
       try {
         listener(event);

@@ -21,6 +21,11 @@ export function publishEvent(event: Omit<LiveEvent, 'at'> & { at?: number }): vo
   getEventHub().publish({ at: Date.now(), ...event });
 }
 
+/** A force-release of `resource` starts deleting: call the result when its deletes are done (EventHub.forceReleaseStarted). */
+export function forceReleaseStarted(resource: string): () => void {
+  return getEventHub().forceReleaseStarted(resource);
+}
+
 function startSources(emit: (event: LiveEvent) => void, ready: () => void): () => void {
   const runtime = getRuntime();
   const stops: Array<() => void> = [startNodeSource(emit)];
