@@ -14,11 +14,16 @@ export const STATE_INFO: Record<LockStateName, { label: string; tone: Tone; help
   partial: {
     label: 'partial',
     tone: 'info',
-    help: 'Keys on fewer than a quorum of nodes, one token: a failed attempt’s leftovers or a lock that lost its majority.',
+    help: 'Keys on fewer than a quorum of nodes, one token, more than a down voter short: a failed attempt’s leftovers or a lock that lost its majority.',
     rank: 1,
   },
   expiring: { label: 'expiring', tone: 'warn', help: 'A quorum holds one token, but its validity is about to run out.', rank: 2 },
-  held: { label: 'held', tone: 'ok', help: 'A quorum of nodes holds one token: a client can count on this lock.', rank: 3 },
+  held: {
+    label: 'held',
+    tone: 'ok',
+    help: 'A quorum of nodes holds one token (or every node read but one short, a voter down: the down node is marked): a client can count on this lock.',
+    rank: 3,
+  },
 };
 
 export const STATE_ORDER: readonly LockStateName[] = LOCK_STATES;

@@ -7,7 +7,9 @@ import { DEFAULT_SETTINGS } from '@redlock-console/redlock';
 
 /**
  * - `held`: one token on at least a quorum (⌊N/2⌋+1 of the configured N) with validity left above
- *   the expiring threshold;
+ *   the expiring threshold (also a lock on every node read but too few for a quorum only because
+ *   voters are down, when the nodes read are a quorum: `holders` < `quorum` then, the down nodes
+ *   in `unknownNodes`);
  * - `expiring`: a majority token whose validity is at or below the threshold;
  * - `partial`: keys on fewer than a quorum of nodes, all with one token (a failed attempt's
  *   leftovers, or a lock that lost its majority);
@@ -178,7 +180,20 @@ export function classify(resource: string, key: string, sorted: LockCell[], opti
     }
   }
   const tokens = firstToken === null ? 0 : 1 + (others?.length ?? 0);
-  const majorityToken = topCount >= quorum ? topToken : null;
+  // A held lock whose voter is down (issue 40: it read `partial`): one token, no other seen, one
+  // node short of a quorum with a node that could not be read to make it up, the nodes read a
+  // quorum themselves. Such a lock still holds: no other
+  // client can reach a quorum around it (the free nodes and the down ones are fewer than a quorum
+  // without the down ones, and the down ones do not vote), and its holder's validity stands. It
+  // reads `held` (or `expiring`) with `holders` below `quorum` and the down nodes in `unknownNodes`.
+  const unknownCount = unknownNodes?.length ?? 0;
+  const heldWithDown =
+    topCount < quorum &&
+    tokens === 1 &&
+    topCount >= quorum - 1 &&
+    topCount + unknownCount >= quorum &&
+    unknownCount <= options.configuredNodes - quorum;
+  const majorityToken = topCount >= quorum || heldWithDown ? topToken : null;
 
   let validityMs: number | null = null;
   let state: LockState;
@@ -197,7 +212,8 @@ export function classify(resource: string, key: string, sorted: LockCell[], opti
         PTTL_SCRATCH[at] = pttl;
       }
     }
-    const lastQuorumPttl = quorum <= count ? PTTL_SCRATCH[quorum - 1]! : 0;
+    // Held with a voter down: the smallest PTTL read (the down nodes' keys are not counted on).
+    const lastQuorumPttl = quorum <= count ? PTTL_SCRATCH[quorum - 1]! : count > 0 ? PTTL_SCRATCH[count - 1]! : 0;
     if (Number.isFinite(lastQuorumPttl)) {
       validityMs = Math.max(0, Math.floor(lastQuorumPttl - driftAllowanceMs(lastQuorumPttl, driftFactor)));
     }

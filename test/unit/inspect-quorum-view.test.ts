@@ -88,6 +88,21 @@ describe('quorum view classification', () => {
     expect(quorumView('r', 'k', [present(1, 'A', 9_000), present(2, 'A', 9_000)], { configuredNodes: 3 }).state).toBe('held');
   });
 
+  it('a held lock whose voter is down is held, not partial (issue 40), with the down node named', () => {
+    // Granted on nodes 1-3 of 5, node 3 then crashed: 2 read, 1 down, no other token anywhere.
+    const v = view([present(1, 'A', 9_000), present(2, 'A', 8_000), unknown(3), absent(4), absent(5)]);
+    expect(v).toMatchObject({ state: 'held', majorityToken: 'A', holders: 2, quorum: 3, unknownNodes: [3] });
+    // Its validity counts only on the keys read: the smaller PTTL, less the drift allowance.
+    expect(v.validityMs).toBe(Math.floor(8_000 - (8_000 * 0.01 + 2)));
+    // Not when another token is seen, nor when the nodes read are not a quorum themselves.
+    expect(view([present(1, 'A', 9_000), present(2, 'A', 9_000), unknown(3), present(4, 'B', 9_000), absent(5)]).state).toBe('split');
+    expect(view([present(1, 'A', 9_000), unknown(2), unknown(3), unknown(4), absent(5)]).state).toBe('partial');
+    // Nor two voters short of a quorum.
+    expect(view([present(1, 'A', 9_000), unknown(2), unknown(3), absent(4), absent(5)]).state).toBe('partial');
+    // A leftover on one node with every other node read stays partial.
+    expect(view([present(1, 'A', 9_000), absent(2), absent(3), absent(4), unknown(5)]).state).toBe('partial');
+  });
+
   it('flags keys without a TTL; a quorum without TTL has no finite validity', () => {
     const v = view([present(1, 'A', -1), present(2, 'A', -1), present(3, 'A', -1), present(4, 'A', 5_000), absent(5)]);
     expect(v.noTtlNodes).toEqual([1, 2, 3]);
@@ -186,7 +201,8 @@ describe('grouping readings into views', () => {
       [2, true, true],
       [3, false, false],
     ]);
-    expect(views[1]).toMatchObject({ state: 'partial', holders: 1 });
+    // One short of a quorum of 3 with its other node unreadable: held, the down node named (issue 40).
+    expect(views[1]).toMatchObject({ state: 'held', holders: 1, quorum: 2, unknownNodes: [3] });
   });
 });
 
@@ -270,7 +286,13 @@ describe('quorum view properties', () => {
         const max = Math.max(0, ...counts.values());
         expect(v.tokens).toBe(counts.size);
         if (v.state === 'held' || v.state === 'expiring') {
-          expect(v.holders).toBeGreaterThanOrEqual(q);
+          // On a quorum, or (a voter down) on every node read that a quorum needs, the nodes read a quorum themselves.
+          const unread = c.cells.filter((cell) => !cell.known).length;
+          if (v.holders < q) {
+            expect(v.holders + unread).toBeGreaterThanOrEqual(q);
+            expect(unread).toBeLessThanOrEqual(c.n - q);
+            expect(v.tokens).toBe(1);
+          }
           expect(counts.get(v.majorityToken!)).toBe(v.holders);
         } else {
           expect(v.majorityToken).toBeNull();
@@ -294,12 +316,13 @@ describe('quorum view properties', () => {
         const pttls = c.cells.filter((x) => x.known && x.present && x.token === v.majorityToken).map((x) => x.pttlMs!);
         if (v.validityMs === null) {
           // Only when a quorum of the majority's keys never expire.
-          expect(pttls.filter((p) => p === -1).length).toBeGreaterThanOrEqual(v.quorum);
+          expect(pttls.filter((p) => p === -1).length).toBeGreaterThanOrEqual(Math.min(v.quorum, v.holders));
           expect(v.state).toBe('held');
           return;
         }
         expect(v.validityMs).toBeGreaterThanOrEqual(0);
-        expect(pttls.filter((p) => p === -1 || p >= v.validityMs!).length).toBeGreaterThanOrEqual(v.quorum);
+        // Every holder read, when a voter is down and they are one short of a quorum.
+        expect(pttls.filter((p) => p === -1 || p >= v.validityMs!).length).toBeGreaterThanOrEqual(Math.min(v.quorum, v.holders));
         expect(v.validityMs).toBeLessThanOrEqual(Math.max(...pttls.filter((p) => p >= 0), 0));
         expect(v.state === 'expiring').toBe(v.validityMs <= c.expiringThresholdMs);
       }),
