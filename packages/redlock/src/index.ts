@@ -22,6 +22,12 @@ export { quorumSize, blockingSize, driftMs, validityMs, validityHorizonMs, jitte
 export { LIMITS, RESERVED_METADATA, VOTE_REASONS } from './vocabulary';
 export { NodeBacklogError, NodeStalledError } from './node';
 export { nodeLabel } from './node-label';
+/** The client seam: what the core needs of a client passed in, and the adapters (detected by shape, or explicit). */
+export type { RedlockClient, RedlockClientCommand, RedlockSubscription, SubscriptionHandlers } from './client';
+export { isRedlockClient } from './client';
+export { ioredisClient } from './client-ioredis';
+export { nodeRedisClient, type NodeRedisClientLike } from './client-node-redis';
+export type { RedlockNodeTarget } from './client-detect';
 export { parseNodeUrl, type NodeAddress } from './node-url';
 /** The key layout: every key and channel the core uses on a node. */
 export { epochKey, escapeGlob, legacyFenceKey, lockKey, lockKeyPrefix, lockKeysOf, lockPattern, releaseChannel, resourceOf } from './keys';

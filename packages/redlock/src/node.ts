@@ -1,8 +1,10 @@
 import { Redis } from 'ioredis';
 import { SUBSCRIBER_OPTIONS } from './client-options';
+import type { RedlockClient, RedlockSubscription, SubscriptionHandlers } from './client';
+import { subscribeIoredis } from './client-ioredis';
 import { NodeConnection } from './connection';
 import { parseNodeUrl } from './node-url';
-import { LeanCall, LeanSlot, sendPublic, SlotBatch, type BatchReplies, type Outbound, type Reply } from './outbound';
+import { LeanCall, LeanSlot, SlotBatch, toClientCommands, type BatchReplies, type Outbound, type Reply } from './outbound';
 import type { NodeProbes } from './grant-plan';
 import type { ScriptCall } from './resp';
 import { mergeReleases, type ReleaseCall } from './release-group';
@@ -63,7 +65,7 @@ export function timeRead(node: LockNode, probes: NodeProbes): Buffer {
 
 /**
  * One Redis master as the lock core sees it: its connection (the core's own for a URL, or the
- * ioredis client passed in), a label, and a bound on the commands in flight. Scripts run by their
+ * client passed in, through its adapter: client.ts), a label, and a bound on the commands in flight. Scripts run by their
  * precomputed SHA (EVALSHA) with a fall back to EVAL on NOSCRIPT.
  */
 export class LockNode {
@@ -72,8 +74,8 @@ export class LockNode {
   /** The node's number in votes, events and errors: index + 1 (see votes.ts). */
   readonly number: number;
   readonly label: string;
-  /** The client passed in; null when the node was given as a URL (the core's own connection). */
-  readonly client: Redis | null;
+  /** The client passed in, through its adapter (client.ts); null when the node was given as a URL (the core's own connection). */
+  readonly client: RedlockClient | null;
   /** The core's own connection (connection.ts); null for a client passed in. */
   readonly connection: NodeConnection | null;
   /** Commands sent and not yet answered. */
@@ -166,7 +168,7 @@ export class LockNode {
   private booting: Promise<void> | null = null;
   constructor(
     index: number,
-    target: string | Redis,
+    target: string | RedlockClient,
     maxPending: number,
     onConnectionError: (node: LockNode, err: Error) => void,
     stallAfterMs = Infinity,
@@ -212,19 +214,21 @@ export class LockNode {
     // A new connection may reach another process (a restart, a failover behind a proxy): check it
     // before its next vote. Detection does not rely on this (a proxy may keep our socket open while
     // its upstream restarts: the probe finds that, see grant-verdict.ts), it only makes it sooner.
-    (this.connection ?? this.client)!.on('ready', () => {
+    const onReady = () => {
       this.checks.runId = null;
       this.probeByProof = this.canWatch;
       this.watch = 'none';
       this.clock.last = null;
       this.clock.base = null;
       this.readySince = performance.now();
-    });
+    };
+    if (this.connection) this.connection.on('ready', onReady);
+    else this.client!.onReady(onReady);
   }
 
   /** Is the node's connection up (ready for commands)? */
   get ready(): boolean {
-    return (this.connection ?? this.client)!.status === 'ready';
+    return this.connection ? this.connection.status === 'ready' : this.client!.isReady();
   }
 
   /**
@@ -579,7 +583,7 @@ export class LockNode {
     const batch = this.batch;
     this.batch = [];
     if (this.connection) this.connection.write(batch);
-    else sendPublic(this.client!, batch);
+    else this.client!.send(toClientCommands(batch));
   };
 
   /** Resolves once the first connection attempt of the core's own connection has settled. */
@@ -587,9 +591,12 @@ export class LockNode {
     return this.booting ?? Promise.resolve();
   }
 
-  /** A new connection for pub/sub, owned by the caller. */
-  createSubscriber(): Redis {
-    return this.url !== null ? new Redis(this.url, { ...SUBSCRIBER_OPTIONS }) : this.client!.duplicate({ ...SUBSCRIBER_OPTIONS });
+  /** A new connection subscribed to `channel` (ioredis for a URL node, the client's own kind otherwise), owned by the caller. */
+  subscribe(channel: string, handlers: SubscriptionHandlers): RedlockSubscription {
+    const url = this.url;
+    return url !== null
+      ? subscribeIoredis(() => new Redis(url, { ...SUBSCRIBER_OPTIONS }), channel, handlers)
+      : this.client!.subscribe(channel, handlers);
   }
 
   /** Close the connection if the lock core opened it. */

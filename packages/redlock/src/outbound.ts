@@ -1,11 +1,11 @@
-import type { Redis } from 'ioredis';
+import type { RedlockClientCommand } from './client';
 import { decodeCommand, replyText } from './resp';
 
 /**
  * How a LockNode's commands reach a node. Each is a prebuilt RESP payload and a place for its
  * reply. On connections the lock core opened itself the commands of one tick go out as ONE write
- * (connection.ts); on clients passed in, through ioredis's public callBuffer (sendPublic), which
- * works with any ioredis major the user runs.
+ * (connection.ts); on clients passed in, through the client seam (client.ts: ioredis 5/6,
+ * node-redis 5), in the order issued.
  */
 export interface Outbound {
   payload(): Buffer;
@@ -20,7 +20,7 @@ export type BatchReplies = unknown[];
 export type Reply = (err: Error | null, value: unknown) => void;
 
 /**
- * Call back from inside ioredis's reply handler without letting an exception of ours (or of an
+ * Call back from inside a client's reply handler without letting an exception of ours (or of an
  * event listener further down) unwind through its parser: it is rethrown on its own, as an
  * unhandled rejection would have been when this was a promise continuation.
  */
@@ -98,25 +98,15 @@ export class LeanSlot implements Outbound {
   }
 }
 
-/**
- * The commands of one tick on a client passed in, through ioredis's public API only (`callBuffer`,
- * in ioredis 5 and 6 alike): each prebuilt command is decoded back into its arguments and sent in
- * order, so it goes out on the client's connection in the order issued, whatever that client's
- * version, protocol (RESP2 or RESP3) or pipelining options. Replies arrive raw and are decoded as
- * on the connections the lock core opens.
- */
-export function sendPublic(client: Redis, batch: readonly Outbound[]): void {
-  // One pipeline, written at once (as the corked batch of an owned connection is). Always a
-  // pipeline, even for one command: a client with enableAutoPipelining loses the command name of
-  // a bare callBuffer on its way into the automatic pipeline (ioredis 5 and 6 alike).
-  const pipeline = client.pipeline();
+/** The commands of one tick as a client adapter takes them (client.ts): decoded arguments, answers to each Outbound. */
+export function toClientCommands(batch: readonly Outbound[]): RedlockClientCommand[] {
+  const commands = new Array<RedlockClientCommand>(batch.length);
   for (let i = 0; i < batch.length; i++) {
-    const command = batch[i]!;
-    const [name, ...args] = decodeCommand(command.payload());
-    pipeline.callBuffer(name!.toString('latin1'), ...args, (err: Error | null | undefined, value: unknown) =>
-      err ? command.reject(err) : command.resolve(value),
-    );
+    const outbound = batch[i]!;
+    commands[i] = {
+      args: decodeCommand(outbound.payload()),
+      settle: (err, value) => (err ? outbound.reject(err) : outbound.resolve(value)),
+    };
   }
-  // Each command's callback has its answer; the pipeline's own promise adds nothing.
-  pipeline.exec().catch(() => undefined);
+  return commands;
 }

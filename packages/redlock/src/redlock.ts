@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedlockNodeTarget } from './client-detect';
 import { checkMarkClean, markCleanCall } from './epoch';
 import { epochKey, lockKeyPrefix, lockKeysOf, releaseChannel } from './keys';
 import { InvalidArgumentError, LockExpiredError, QuorumUnavailableError, setCleanupPending, type RedlockError } from './errors';
@@ -70,12 +70,17 @@ export class Redlock extends RedlockEmitter implements LockController {
   private readonly reportedLost = new WeakSet<Lock>();
   private closed = false;
 
-  constructor(nodes: Array<string | Redis>, settings: Partial<RedlockSettings> = {}) {
+  /**
+   * `nodes`: redis:// URLs (the core opens its own connections), or clients you pass in and keep
+   * owning: ioredis 5 or 6, node-redis 5 (connected), or an adapter (ioredisClient(),
+   * nodeRedisClient(), or your own RedlockClient: client.ts says what it must keep).
+   */
+  constructor(nodes: readonly RedlockNodeTarget[], settings: Partial<RedlockSettings> = {}) {
     super();
     this.settings = resolveSettings(settings);
-    const labels = checkNodeTargets(nodes);
+    const { targets, labels } = checkNodeTargets(nodes);
     const onNodeError = (node: LockNode, error: Error) => this.emit('node-error', { node: node.number, label: node.label, error });
-    const created = nodes.map(
+    const created = targets.map(
       (target, i) =>
         new LockNode(i, target, this.settings.maxPendingPerNode, onNodeError, this.settings.nodeTimeoutMs, this.settings.writeCoalescing),
     );

@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedlockSubscription } from './client';
 import type { LockNode } from './node';
 
 /**
@@ -27,7 +27,7 @@ export class ReleaseWaiters {
   seq = 0;
   private readonly byResource = new Map<string, Set<Waiter>>();
   private count = 0;
-  private subscribers: Redis[] | null = null;
+  private subscribers: RedlockSubscription[] | null = null;
   private subscribed = false;
   private lingerTimer: NodeJS.Timeout | null = null;
 
@@ -119,7 +119,7 @@ export class ReleaseWaiters {
   }
 
   private open(): void {
-    const subscribers: Redis[] = [];
+    const subscribers: RedlockSubscription[] = [];
     this.subscribed = false;
     for (const node of this.nodes) {
       // Whether a node is proxy-safe is known once its first connection attempt settled.
@@ -134,31 +134,20 @@ export class ReleaseWaiters {
     this.subscribers = subscribers;
   }
 
-  /** Open `node`'s subscriber, one of `subscribers`. */
-  private subscribe(node: LockNode, subscribers: Redis[]): void {
-    const sub = node.createSubscriber();
-    sub.on('error', (err: Error) => this.onError(node, err));
-    sub.on('message', (_channel: string, resource: string) => this.onMessage(resource));
-    const subscribe = () =>
-      sub.subscribe(this.channel).then(
-        () => {
-          if (this.subscribers !== subscribers || this.subscribed) return;
-          this.subscribed = true;
-          for (const set of this.byResource.values()) for (const waiter of set) waiter.wake();
-        },
-        (err: unknown) => this.onError(node, err instanceof Error ? err : new Error(String(err))),
-      );
-    subscribe();
-    // After a reconnect, subscribe again ourselves (ioredis's autoResubscribe leaves the promise of
-    // its SUBSCRIBE unhandled: a connection dropping again, or quit(), became an unhandled
-    // rejection in the application); releases missed meanwhile are covered by the waiters' delays.
-    let first = true;
-    sub.on('ready', () => {
-      if (first) {
-        first = false;
-        return;
-      }
-      if (this.subscribers === subscribers) void subscribe();
+  /**
+   * Open `node`'s subscriber, one of `subscribers` (through the node's client: node.ts subscribe).
+   * It subscribes again after each reconnection; releases missed meanwhile are covered by the
+   * waiters' delays. Each time it is (again) in place, every waiter is woken once.
+   */
+  private subscribe(node: LockNode, subscribers: RedlockSubscription[]): void {
+    const sub = node.subscribe(this.channel, {
+      message: (resource) => this.onMessage(resource),
+      subscribed: () => {
+        if (this.subscribers !== subscribers || this.subscribed) return;
+        this.subscribed = true;
+        for (const set of this.byResource.values()) for (const waiter of set) waiter.wake();
+      },
+      error: (err) => this.onError(node, err),
     });
     subscribers.push(sub);
   }
@@ -167,7 +156,7 @@ export class ReleaseWaiters {
     const subscribers = this.subscribers;
     this.subscribers = null;
     this.subscribed = false;
-    if (subscribers) for (const sub of subscribers) sub.disconnect();
+    if (subscribers) for (const sub of subscribers) sub.close();
   }
 }
 
