@@ -13,6 +13,12 @@ const ENDED: Record<LockHold['ended'], { label: string; tone: string }> = {
   held: { label: 'held now', tone: 'ok' },
 };
 
+/** Where a grant time comes from, when the lock service did not record the grant. */
+const GRANT_TIME: Record<Exclude<LockHold['grantTime'], 'recorded'>, string> = {
+  'holder-clock': 'granted, by the holder’s clock',
+  'first-seen': 'granted earlier: when is not known',
+};
+
 /**
  * Who held this resource, when, for how long, through which key, and how each hold ended (issue
  * 19): the lock history kept on the masters. "Who" is the principal the console authenticated;
@@ -63,13 +69,20 @@ export function LockHistoryPanel({ resource }: { resource: string }) {
                 const ended = ENDED[hold.ended];
                 return (
                   <tr key={hold.token} data-testid="history-hold" data-ended={hold.ended}>
-                    <td className={styles.eventTime}>{formatDateTime(hold.grantedAt)}</td>
+                    <td className={styles.eventTime} data-testid="history-granted" data-grant-time={hold.grantTime}>
+                      {hold.grantTime === 'first-seen' ? 'first seen ' : ''}
+                      {formatDateTime(hold.grantedAt)}
+                      {hold.grantTime !== 'recorded' && <span className={styles.nodeLabel}>{GRANT_TIME[hold.grantTime]}</span>}
+                    </td>
                     <td>
                       {hold.principal !== null ? (
                         <strong>{hold.principal}</strong>
                       ) : (
-                        <span className="muted" title="Taken before the history's window, or not through the lock service">
-                          unknown (grant not recorded)
+                        <span
+                          className="muted"
+                          title="Taken by a client of the masters outside the lock service, or before the history's window"
+                        >
+                          not authenticated: taken outside the lock service
                         </span>
                       )}
                       <span className={styles.nodeLabel}>token {hold.token}…</span>
@@ -77,7 +90,9 @@ export function LockHistoryPanel({ resource }: { resource: string }) {
                     <td>{hold.metadata.owner ?? <span className="muted">—</span>}</td>
                     <td className={styles.eventTime}>{hold.fence ?? '—'}</td>
                     <td>
-                      {hold.endedAt === null ? 'still held' : formatDurationMs(hold.endedAt - hold.grantedAt)}
+                      {hold.endedAt === null
+                        ? 'still held'
+                        : `${hold.grantTime === 'first-seen' ? 'at least ' : ''}${formatDurationMs(hold.endedAt - hold.grantedAt)}`}
                       {hold.extensions > 0 ? <span className={styles.nodeLabel}>{hold.extensions} extend(s)</span> : null}
                     </td>
                     <td>

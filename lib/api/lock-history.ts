@@ -46,8 +46,15 @@ export const lockHoldSchema = z.object({
   principal: z.string().nullable(),
   metadata: z.record(z.string(), z.string()),
   fence: z.number().nullable(),
-  /** The grant's time, or the earliest entry's when the grant is not in the history. */
+  /** The grant's time (see `grantTime` for where it comes from). */
   grantedAt: z.number(),
+  /**
+   * Where `grantedAt` comes from: `recorded`, the lock service's grant entry; `holder-clock`, the
+   * `acquiredAt` the holder wrote into its key (a client of the package outside the lock service:
+   * its own clock); `first-seen`, when the console first saw the hold (the earliest entry, or the
+   * read that found the key): the grant was earlier, by how much is not known.
+   */
+  grantTime: z.enum(['recorded', 'holder-clock', 'first-seen']).default('recorded'),
   /**
    * When it ended: the release or force-release, or the last lease's end when it expired (a
    * release or force-release after that end does not make the hold longer); null while held.

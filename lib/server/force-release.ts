@@ -7,7 +7,14 @@ import { actorOf, type Principal } from './auth/principal';
 import { beginAudit, completeAudit } from './audit';
 import { conflict, unavailable } from './http/errors';
 import { keyQuotas } from './quotas';
-import { FORCE_RELEASE_INCOMPLETE, readLockHistory, recordLockHistory, tokenFingerprint, writeLockHistoryNow } from './lock-history';
+import {
+  FORCE_RELEASE_INCOMPLETE,
+  holderClaims,
+  readLockHistory,
+  recordLockHistory,
+  tokenFingerprint,
+  writeLockHistoryNow,
+} from './lock-history';
 import { forceReleaseStarted, publishEvent } from './events';
 import { readyLockCore } from './lock-core';
 import { metrics, type ForceReleaseOutcome } from './metrics';
@@ -108,6 +115,9 @@ export async function forceRelease(
   const holder = await holderOf(seen, resource, input.token);
   const { actor, role } = actorOf(principal);
   const fingerprint = tokenFingerprint(input.token);
+  // What the holder's key said of itself (its grant time, owner, extensions): the history keeps it
+  // with the force-release, so a hold taken outside the lock service keeps its length (issue 40).
+  const claims = holderClaims(seen.view?.cells.find((c) => c.token === input.token && c.meta)?.meta ?? {});
   const detail = `token ${input.token.slice(0, 12)}…${input.batch ? `; ${input.batch}` : ''}`;
   // Write-ahead (issue 38): who, on whom, why, and the state before — on a majority of the masters
   // BEFORE the first delete, in the audit log and in the lock history. A console killed during the
@@ -132,7 +142,7 @@ export async function forceRelease(
       token: fingerprint,
       fence: null,
       principal: `${role}:${actor}`,
-      metadata: {},
+      metadata: claims,
       ttlMs: null,
       expiresAt: null,
       detail: `${FORCE_RELEASE_INCOMPLETE} (audit ${auditId}): ${input.reason}`,
@@ -178,7 +188,7 @@ export async function forceRelease(
     token: fingerprint,
     fence: null,
     principal: `${role}:${actor}`,
-    metadata: {},
+    metadata: claims,
     ttlMs: null,
     expiresAt: null,
     detail: `${outcome} (audit ${auditId}): ${input.reason}`,

@@ -9,4 +9,4 @@ export {
   tokenFingerprint,
   writeLockHistoryNow,
 } from './writer';
-export { FORCE_RELEASE_INCOMPLETE, holdsOf, readLockHistory, readLockServiceLog } from './reader';
+export { FORCE_RELEASE_INCOMPLETE, holderClaims, holdsOf, readLockHistory, readLockServiceLog } from './reader';

@@ -9,9 +9,10 @@ import {
 } from '../../api/lock-history';
 import type { Redis } from 'ioredis';
 import { AUDIT_INCOMPLETE } from '../../api/audit';
-import { ensureReady } from '../../inspect';
+import { ensureReady, lockDetail } from '../../inspect';
 import { consoleKeys } from '../console-keys';
 import { getRuntime } from '../runtime';
+import { tokenFingerprint } from './writer';
 
 /**
  * A resource's history: its streams (one per principal that wrote it: lock-history/writer.ts)
@@ -22,10 +23,50 @@ import { getRuntime } from '../runtime';
  */
 export async function readLockHistory(resource: string, limit: number, now = Date.now()): Promise<LockHistoryResponse> {
   const key = consoleKeys().lockHistoryOfResource(resource);
-  const { entries, nodesRead, nodesFailed } = await readEveryMaster(
-    (c) => c.eval(READ_RESOURCE, 1, key, String(PER_STREAM), String(STREAMS_PER_RESOURCE)) as Promise<string[][]>,
-  );
-  return { resource, holds: holdsOf(entries, now).slice(0, limit), entries: entries.slice(0, limit * 4), nodesRead, nodesFailed };
+  const [{ entries, nodesRead, nodesFailed }, current] = await Promise.all([
+    readEveryMaster((c) => c.eval(READ_RESOURCE, 1, key, String(PER_STREAM), String(STREAMS_PER_RESOURCE)) as Promise<string[][]>),
+    currentHolds(resource),
+  ]);
+  return {
+    resource,
+    holds: holdsOf(entries, now, current).slice(0, limit),
+    entries: entries.slice(0, limit * 4),
+    nodesRead,
+    nodesFailed,
+  };
+}
+
+/** A hold the masters show now: its token's fingerprint, the holder's metadata, when it was read. */
+export interface CurrentHold {
+  token: string;
+  meta: Readonly<Record<string, string>>;
+  seenAt: number;
+}
+
+/**
+ * The holds on the resource's keys now, by whatever client took them (issue 40: a lock held for
+ * minutes by a client of the package, outside the lock service, had no history at all, or "held
+ * for 0 ms" once force-released). One per token on a node that could be read. Never throws: the
+ * keys are read best effort, the history stands without them.
+ */
+async function currentHolds(resource: string): Promise<CurrentHold[]> {
+  try {
+    const runtime = getRuntime();
+    const detail = await lockDetail(runtime.clients, resource, {
+      keyPrefix: runtime.keyPrefix,
+      configuredNodes: runtime.endpoints.length,
+      driftFactor: runtime.driftFactor,
+      maxTtlMs: runtime.maxTtlMs,
+    });
+    const byToken = new Map<string, CurrentHold>();
+    for (const cell of detail.view?.cells ?? []) {
+      if (!cell.known || !cell.present || cell.token === null || byToken.has(cell.token)) continue;
+      byToken.set(cell.token, { token: tokenFingerprint(cell.token), meta: cell.meta ?? {}, seenAt: detail.readAt });
+    }
+    return [...byToken.values()];
+  } catch {
+    return [];
+  }
 }
 
 /** Entries read per stream of a resource (each keeps 32: writer.ts), and how many principals' streams of one resource. */
@@ -84,8 +125,14 @@ async function readEveryMaster(
   return { entries, nodesRead, nodesFailed: clients.length - nodesRead };
 }
 
-/** The holds in `entries` (newest first in, newest first out). */
-export function holdsOf(entries: readonly LockHistoryEntry[], now: number): LockHold[] {
+/**
+ * The holds in `entries` (newest first in, newest first out), with the holds the masters show now
+ * (`current`): a hold whose grant the history does not have (a client of the package outside the
+ * lock service, or a grant pushed out) takes its grant time from the holder's own `acquiredAt`
+ * (its key's metadata, kept in the force-release's entry too), else from when it was first seen,
+ * and says which (`grantTime`); never "held for 0 ms" from its own force-release.
+ */
+export function holdsOf(entries: readonly LockHistoryEntry[], now: number, current: readonly CurrentHold[] = []): LockHold[] {
   const byToken = new Map<string, LockHistoryEntry[]>();
   for (const e of [...entries].reverse()) {
     const list = byToken.get(e.token) ?? [];
@@ -93,8 +140,28 @@ export function holdsOf(entries: readonly LockHistoryEntry[], now: number): Lock
     byToken.set(e.token, list);
   }
   const holds: LockHold[] = [];
+  const onKeys = new Map(current.map((c) => [c.token, c]));
+  for (const c of current) {
+    if (byToken.has(c.token)) continue;
+    const claims = holderClaims(c.meta);
+    holds.push({
+      token: c.token,
+      grantSeen: false,
+      principal: null,
+      metadata: claims,
+      fence: numberOf(c.meta.fence),
+      ...grantTimeOf(claims, c.seenAt),
+      endedAt: null,
+      ended: 'held',
+      extensions: numberOf(c.meta.extensions) ?? 0,
+    });
+  }
   for (const [token, list] of byToken) {
     const granted = list.find((e) => e.event === 'granted') ?? null;
+    // Without the grant: what the holder's key said of itself (on the keys now, or kept by a force-release's entry).
+    const claims = granted
+      ? null
+      : { ...Object.assign({}, ...list.map((e) => holderClaims(e.metadata))), ...holderClaims(onKeys.get(token)?.meta ?? {}) };
     const end =
       [...list.filter((e) => e.event === 'released').map((e) => ({ event: e.event, at: e.at })), ...forceReleaseEnds(list)].sort(
         (a, b) => a.at - b.at,
@@ -108,19 +175,43 @@ export function holdsOf(entries: readonly LockHistoryEntry[], now: number): Lock
       : lastLease !== null && lastLease <= now
         ? 'expired'
         : 'held';
+    const counted = list.filter((e) => e.event === 'extended').length;
     holds.push({
       token,
       grantSeen: granted !== null,
       principal: granted?.principal ?? null,
-      metadata: granted?.metadata ?? {},
-      fence: granted?.fence ?? null,
-      grantedAt: granted?.at ?? list[0]!.at,
+      metadata: granted?.metadata ?? claims ?? {},
+      fence: granted?.fence ?? numberOf(claims?.fence),
+      ...(granted ? { grantedAt: granted.at, grantTime: 'recorded' as const } : grantTimeOf(claims ?? {}, list[0]!.at)),
       endedAt: endedInTime ? end.at : ended === 'expired' ? lastLease : null,
       ended,
-      extensions: list.filter((e) => e.event === 'extended').length,
+      extensions: Math.max(counted, numberOf(claims?.extensions) ?? 0),
     });
   }
   return holds.sort((a, b) => b.grantedAt - a.grantedAt);
+}
+
+/** What a holder's key says of it that the history keeps (its own words, never a principal). */
+export const HOLDER_CLAIMS = ['owner', 'host', 'pid', 'acquiredAt', 'extensions', 'fence'] as const;
+
+export function holderClaims(meta: Readonly<Record<string, string>>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const k of HOLDER_CLAIMS) if (typeof meta[k] === 'string' && meta[k] !== '') out[k] = meta[k];
+  return out;
+}
+
+function grantTimeOf(claims: Readonly<Record<string, string>>, firstSeen: number): Pick<LockHold, 'grantedAt' | 'grantTime'> {
+  const at = numberOf(claims.acquiredAt);
+  // The holder's clock, unless it reads after the console first saw the hold (then it is wrong).
+  return at !== null && at > 0 && at <= firstSeen
+    ? { grantedAt: at, grantTime: 'holder-clock' }
+    : { grantedAt: firstSeen, grantTime: 'first-seen' };
+}
+
+function numberOf(text: string | undefined): number | null {
+  if (text === undefined || text === '') return null;
+  const n = Number(text);
+  return Number.isFinite(n) ? n : null;
 }
 
 /** The outcome a force-release's write-ahead history entry carries until its completion. */
