@@ -3,7 +3,7 @@
  * serves requests: stamps every incoming request with its TCP peer (lib/server/http/peer.ts), the
  * one address a client cannot choose, which login limits and the audit log need; and starts the
  * history sampler (lib/server/history-sampler.ts), which keeps the charts filled while no screen
- * is open.
+ * is open, and the count of grants seen on the masters (lib/server/grants-seen.ts).
  */
 export async function register(): Promise<void> {
   if (process.env.NEXT_RUNTIME === 'nodejs') {
@@ -11,5 +11,7 @@ export async function register(): Promise<void> {
     installPeerStamp();
     const { startHistorySampler } = await import('./lib/server/history-sampler');
     startHistorySampler();
+    const { startGrantCounter } = await import('./lib/server/grants-seen');
+    startGrantCounter();
   }
 }

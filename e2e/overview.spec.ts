@@ -54,7 +54,7 @@ test.describe('overview: can locks be granted, and what every master says', () =
       await expect(page.getByTestId(chart)).toHaveAttribute('data-loading-state', 'ready', { timeout: 10_000 });
       await expect(page.getByTestId(chart).locator('svg.recharts-surface').first()).toBeVisible();
     }
-    await expect(page.getByTestId('chart-outcomes')).toContainText(/granted \/ failed in window/);
+    await expect(page.getByTestId('chart-outcomes')).toContainText(/seen · console granted \/ failed/);
     await saveScreens(page, 'overview');
   });
 

@@ -2,22 +2,11 @@
 
 import { useQuery } from '@tanstack/react-query';
 import { useId, useMemo, useState, type ReactNode } from 'react';
-import {
-  Area,
-  Bar,
-  BarChart,
-  CartesianGrid,
-  ComposedChart,
-  Line,
-  LineChart,
-  Tooltip,
-  XAxis,
-  YAxis,
-  type TooltipContentProps,
-} from 'recharts';
+import { Area, Bar, CartesianGrid, ComposedChart, Line, LineChart, Tooltip, XAxis, YAxis, type TooltipContentProps } from 'recharts';
 import { historyQuery, type HistoryBucket } from '@/lib/client/queries';
 import {
   clockLabel,
+  grantSeries,
   latencySeries,
   lockCountSeries,
   outcomeBinMs,
@@ -71,13 +60,18 @@ export function HistoryCharts({ nodeCount }: { nodeCount: number }) {
 
   const latency = useMemo(() => latencySeries(buckets, w), [buckets, w]);
   const binMs = outcomeBinMs(w);
-  const outcomes = useMemo(() => outcomeSeries(buckets, w, binMs), [buckets, w, binMs]);
+  const outcomes = useMemo(() => {
+    const seen = new Map(grantSeries(buckets, w, binMs).map((p) => [p.t, p.seen]));
+    return outcomeSeries(buckets, w, binMs).map((p) => ({ ...p, seen: seen.get(p.t) ?? null }));
+  }, [buckets, w, binMs]);
+  const grants = data?.grants;
   const rtt = useMemo(() => rttSeries(buckets, w, nodeCount), [buckets, w, nodeCount]);
   const locks = useMemo(() => lockCountSeries(buckets, w), [buckets, w]);
 
   const state = (has: boolean): LoadingState => (base !== 'ready' ? base : has ? 'ready' : 'empty');
   const latencyState = state(latency.some((p) => p.p50 !== null));
-  const outcomeState = state(outcomes.some((p) => (p.ok ?? 0) + (p.failed ?? 0) > 0));
+  const outcomeState = state(outcomes.some((p) => (p.ok ?? 0) + (p.failed ?? 0) + (p.seen ?? 0) > 0));
+  const seenSum = outcomes.reduce((s, p) => s + (p.seen ?? 0), 0);
   const rttState = state(rtt.some((p) => Object.entries(p).some(([k, v]) => k !== 't' && v !== null)));
   const lockState = state(locks.some((p) => p.total !== null));
 
@@ -127,7 +121,10 @@ export function HistoryCharts({ nodeCount }: { nodeCount: number }) {
             { label: 'p50', color: 'var(--p50)' },
             { label: 'p99', color: 'var(--p99)' },
           ]}
-          empty={{ title: 'No acquires in this window', hint: 'Latency appears as soon as a client takes a lock.' }}
+          empty={{
+            title: 'No acquires through this console in this window',
+            hint: 'Its lock core times its own acquires; locks other clients take are in Grants on the masters.',
+          }}
         >
           <LineChart data={latency} responsive style={{ width: '100%', height: '100%' }} margin={MARGIN}>
             <CartesianGrid vertical={false} strokeDasharray="3 3" />
@@ -160,20 +157,32 @@ export function HistoryCharts({ nodeCount }: { nodeCount: number }) {
           testId="chart-outcomes"
           state={outcomeState}
           errorText={errorText}
-          title="Acquire outcomes"
-          subtitle={`granted vs failed (contended, no quorum, timed out), per ${binMs < 60_000 ? `${binMs / 1000} s` : `${binMs / 60_000} min`} bar`}
+          title="Grants on the masters"
+          subtitle={`locks taken by any client, seen on the masters (line), and this console's own acquires, granted vs failed (bars), per ${binMs < 60_000 ? `${binMs / 1000} s` : `${binMs / 60_000} min`}`}
           stat={
             outcomeState === 'ready'
-              ? { value: `${okSum.toLocaleString()} / ${failSum.toLocaleString()}`, label: 'granted / failed in window' }
+              ? {
+                  value: `${seenSum.toLocaleString()} · ${okSum.toLocaleString()} / ${failSum.toLocaleString()}`,
+                  label: 'seen · console granted / failed',
+                }
               : null
           }
           legend={[
-            { label: 'granted', color: toneColor('ok'), box: true },
-            { label: 'failed', color: toneColor('bad'), box: true },
+            { label: 'seen on the masters', color: 'var(--p50)' },
+            { label: 'console granted', color: toneColor('ok'), box: true },
+            { label: 'console failed', color: toneColor('bad'), box: true },
           ]}
-          empty={{ title: 'No acquires in this window', hint: 'Every acquire through this console is counted here.' }}
+          empty={
+            grants && !grants.counting
+              ? {
+                  title: 'Grants on the masters are not counted yet',
+                  hint: 'The console subscribes to the masters when it starts; acquires through it are counted here meanwhile.',
+                }
+              : { title: 'No grants in this window', hint: 'Every lock taken on the masters, by any client, is counted here.' }
+          }
+          note={grants?.note ? `Incomplete: ${grants.note}.` : undefined}
         >
-          <BarChart
+          <ComposedChart
             data={outcomes}
             responsive
             style={{ width: '100%', height: '100%' }}
@@ -184,9 +193,19 @@ export function HistoryCharts({ nodeCount }: { nodeCount: number }) {
             <XAxis dataKey="t" ticks={ticks} tickFormatter={tickLabel} interval="preserveStartEnd" tickLine={false} minTickGap={24} />
             <YAxis {...Y_AXIS} allowDecimals={false} />
             <Tooltip content={(p) => <TimeTooltip {...p} unit={`/ ${binMs / 1000} s`} />} isAnimationActive={false} />
-            <Bar dataKey="ok" name="granted" stackId="o" fill={toneColor('ok')} isAnimationActive={false} />
-            <Bar dataKey="failed" name="failed" stackId="o" fill={toneColor('bad')} isAnimationActive={false} />
-          </BarChart>
+            <Bar dataKey="ok" name="console granted" stackId="o" fill={toneColor('ok')} isAnimationActive={false} />
+            <Bar dataKey="failed" name="console failed" stackId="o" fill={toneColor('bad')} isAnimationActive={false} />
+            <Line
+              dataKey="seen"
+              name="seen on the masters"
+              stroke="var(--p50)"
+              strokeWidth={2}
+              dot={false}
+              type="stepAfter"
+              isAnimationActive={false}
+              connectNulls={false}
+            />
+          </ComposedChart>
         </ChartCard>
 
         <ChartCard
@@ -290,6 +309,7 @@ function ChartCard({
   legend,
   empty,
   errorText,
+  note,
   children,
 }: {
   testId: string;
@@ -300,6 +320,8 @@ function ChartCard({
   legend: Array<{ label: string; color: string; box?: boolean }>;
   empty: { title: string; hint: string };
   errorText: string | null;
+  /** What the chart cannot see, said under its legend (e.g. nodes without keyspace notifications). */
+  note?: string;
   children: ReactNode;
 }) {
   const titleId = useId();
@@ -333,6 +355,11 @@ function ChartCard({
           </li>
         ))}
       </ul>
+      {note ? (
+        <p className={styles.subtitle} data-testid={`${testId}-note`} role="note">
+          {note}
+        </p>
+      ) : null}
       <div className={styles.plot}>
         {state === 'ready' ? children : null}
         {state === 'loading' ? <div className={styles.skeleton} aria-label="Loading" /> : null}

@@ -113,6 +113,38 @@ export function outcomeSeries(buckets: readonly HistoryBucket[], w: TimeWindow, 
   return out;
 }
 
+export interface GrantPoint {
+  t: number;
+  /** Grants seen on the masters in the bin (any client); null where they were not counted. */
+  seen: number | null;
+}
+/**
+ * Grants seen on the masters per bin (the same bins as outcomeSeries). From the first bucket that
+ * counted them, a bin without a bucket is a measured zero; a bin with a bucket that did not count
+ * them (the counter was not running) or before the first is null: "not counted" is never drawn as 0.
+ */
+export function grantSeries(buckets: readonly HistoryBucket[], w: TimeWindow, binMs = outcomeBinMs(w)): GrantPoint[] {
+  const first = buckets.find((b) => b.grantsSeen !== null)?.t ?? Number.POSITIVE_INFINITY;
+  const byT = new Map(buckets.map((b) => [b.t, b]));
+  const out: GrantPoint[] = [];
+  const start = Math.floor((w.start + w.bucketMs) / binMs) * binMs;
+  for (let t = start; t <= w.end; t += binMs) {
+    if (t + binMs - w.bucketMs < first) {
+      out.push({ t, seen: null });
+      continue;
+    }
+    let seen = 0;
+    let uncounted = false;
+    for (let s = t; s < t + binMs; s += w.bucketMs) {
+      const b = byT.get(s);
+      if (b && b.grantsSeen === null && s >= first) uncounted = true;
+      seen += b?.grantsSeen ?? 0;
+    }
+    out.push({ t, seen: uncounted && seen === 0 ? null : seen });
+  }
+  return out;
+}
+
 export type RttPoint = { t: number } & Record<`n${number}`, number | null>;
 export function rttSeries(buckets: readonly HistoryBucket[], w: TimeWindow, nodeCount: number): RttPoint[] {
   const blank = (t: number): RttPoint => {

@@ -12,6 +12,7 @@ import { HISTORY_TIERS } from '../api/history';
  */
 export type Sample =
   | { kind: 'acquire'; ok: boolean; durationMs: number; outcome: string }
+  | { kind: 'grant' }
   | { kind: 'nodes'; rttMs: Array<number | null> }
   | { kind: 'locks'; total: number; byState: Record<string, number> };
 
@@ -21,6 +22,8 @@ interface Bucket {
   t: number;
   ok: number;
   failed: number;
+  /** Grants seen on the masters (grants-seen.ts); null while they were not counted. */
+  grants: number | null;
   durations: number[];
   rtt: Array<number | null> | null;
   locks: number | null;
@@ -30,12 +33,12 @@ interface Bucket {
 /** Latencies kept per bucket for its percentiles (a reservoir would be fairer; the first N are plenty for a chart). */
 const MAX_DURATIONS_PER_BUCKET = 2_000;
 const KEY = Symbol.for('redlock-console.history');
-type Tiers = Record<HistoryResolution, Bucket[]> & { lastSample: { nodes: number; locks: number } };
+type Tiers = Record<HistoryResolution, Bucket[]> & { lastSample: { nodes: number; locks: number }; countingGrants: boolean };
 type Holder = { [KEY]?: Tiers };
 
 function tiers(): Tiers {
   const holder = globalThis as Holder;
-  holder[KEY] ??= { '1s': [], '1m': [], lastSample: { nodes: 0, locks: 0 } };
+  holder[KEY] ??= { '1s': [], '1m': [], lastSample: { nodes: 0, locks: 0 }, countingGrants: false };
   return holder[KEY];
 }
 
@@ -45,7 +48,7 @@ function current(resolution: HistoryResolution, now: number): Bucket {
   const t = Math.floor(now / bucketMs) * bucketMs;
   let last = list.at(-1);
   if (!last || last.t !== t) {
-    last = { t, ok: 0, failed: 0, durations: [], rtt: null, locks: null, byState: null };
+    last = { t, ok: 0, failed: 0, grants: tiers().countingGrants ? 0 : null, durations: [], rtt: null, locks: null, byState: null };
     list.push(last);
     while (list.length && list[0]!.t < t - windowMs) list.shift();
   }
@@ -55,7 +58,8 @@ function current(resolution: HistoryResolution, now: number): Bucket {
 export function recordSample(sample: Sample, now = Date.now()): void {
   for (const resolution of ['1s', '1m'] as const) {
     const b = current(resolution, now);
-    if (sample.kind === 'acquire') {
+    if (sample.kind === 'grant') b.grants = (b.grants ?? 0) + 1;
+    else if (sample.kind === 'acquire') {
       if (sample.ok) b.ok++;
       else b.failed++;
       if (b.durations.length < MAX_DURATIONS_PER_BUCKET) b.durations.push(sample.durationMs);
@@ -67,7 +71,17 @@ export function recordSample(sample: Sample, now = Date.now()): void {
       b.byState = sample.byState;
     }
   }
-  if (sample.kind !== 'acquire') tiers().lastSample[sample.kind] = now;
+  if (sample.kind === 'nodes' || sample.kind === 'locks') tiers().lastSample[sample.kind] = now;
+}
+
+/** Grants are being counted from now on (a bucket started while they are says 0, not null, when it saw none). */
+export function setCountingGrants(on: boolean, now = Date.now()): void {
+  tiers().countingGrants = on;
+  if (!on) return;
+  for (const resolution of ['1s', '1m'] as const) {
+    const b = current(resolution, now);
+    b.grants ??= 0;
+  }
 }
 
 /** When a reading of this kind was last recorded (ms since epoch, 0: never): the sampler skips what a screen just read. */
@@ -87,6 +101,7 @@ export function readHistory(resolution: HistoryResolution = '1s', sinceMs?: numb
         t: b.t,
         acquireOk: b.ok,
         acquireFailed: b.failed,
+        grantsSeen: b.grants,
         p50Ms: pick(0.5),
         p99Ms: pick(0.99),
         rttMs: b.rtt,

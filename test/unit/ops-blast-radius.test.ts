@@ -112,6 +112,7 @@ describe('chart series', () => {
       t,
       acquireOk: ok,
       acquireFailed: failed,
+      grantsSeen: null,
       p50Ms: null,
       p99Ms: null,
       rttMs: null,

@@ -2,6 +2,7 @@ import 'server-only';
 import type { LiveEvent } from '../../api/events';
 import { logger } from '../logger';
 import { getRuntime } from '../runtime';
+import { setPolledNodes } from './polled-nodes';
 import { EventHub } from './hub';
 import { startKeyspaceSource } from './keyspace-source';
 import { startLockPollingSource } from './polling-source';
@@ -28,6 +29,7 @@ export function forceReleaseStarted(resource: string): () => void {
 
 function startSources(emit: (event: LiveEvent) => void, ready: () => void): () => void {
   const runtime = getRuntime();
+  setPolledNodes([], {});
   const stops: Array<() => void> = [startNodeSource(emit)];
   stops.push(
     startKeyspaceSource({
@@ -38,6 +40,7 @@ function startSources(emit: (event: LiveEvent) => void, ready: () => void): () =
       emit,
       onUnsupported(nodes, reasons) {
         logger().warn({ nodes, reasons }, 'keyspace notifications unavailable on these nodes; polling them for lock changes');
+        setPolledNodes(nodes, reasons);
         stops.push(startLockPollingSource(nodes, emit));
       },
     }),

@@ -2,7 +2,7 @@ import 'server-only';
 import type { Redis } from 'ioredis';
 import { NodeConnection, type NodeAddress } from '@redlock-console/redlock/internals';
 import type { LiveEvent } from '../../api/events';
-import { ensureNotifications } from '../../inspect';
+import { ensureNotifications, ensureReady } from '../../inspect';
 import { lockKeyPrefix } from '@redlock-console/redlock';
 import { EventGrouping } from './event-grouping';
 
@@ -94,6 +94,10 @@ export function startKeyspaceSource(options: KeyspaceSourceOptions): () => void 
       options.clients.map(async (client, i) => {
         const node = i + 1;
         try {
+          // A client still connecting (the console just started) refuses commands (no offline
+          // queue): wait for it as long as a first subscription may take, or the node would be
+          // polled for as long as these sources run.
+          await ensureReady(client, FIRST_SUBSCRIBE_MS);
           if (!(await ensureNotifications(client, options.manageConfig))) {
             unsupported.push(node);
             reasons[node] = 'the node does not publish keyevents of every class the events read (notify-keyspace-events)';
