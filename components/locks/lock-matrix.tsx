@@ -370,6 +370,7 @@ export function LockMatrix() {
               total={latest?.total ?? null}
               isOperator={isOperator}
               onClearFilters={clearFilters}
+              latest={latest}
             />
           )}
         </div>

@@ -4,6 +4,7 @@ import type { LockListPage } from '@/lib/client/queries';
 import { formatAgo, formatClock, formatCount } from './format';
 import controls from './lock-list-controls.module.css';
 import styles from './lock-matrix.module.css';
+import { staleAfterMs } from '@/lib/client/freshness';
 
 /** What the Locks screen says about its reading of the masters: when, how far, how many. */
 
@@ -15,7 +16,10 @@ export function ReadAt({ latest, now, onRefresh }: { latest: PageFacts | undefin
     <div className={controls.readAt} data-testid="locks-read-at">
       {latest ? (
         <>
-          <span className={`${controls.readDot} ${now && now - latest.readAt > 5_000 ? controls.readStale : ''}`} aria-hidden="true" />
+          <span
+            className={`${controls.readDot} ${now && now - latest.readAt > staleAfterMs() ? controls.readStale : ''}`}
+            aria-hidden="true"
+          />
           Read <time dateTime={new Date(latest.readAt).toISOString()}>{formatClock(latest.readAt)}</time>
           <span className="muted">
             {' · '}
@@ -113,8 +117,14 @@ export function MatrixFooter({
   );
 }
 
-/** A state tab's count: the whole list's once read; '…' while the scan is still running. */
-export function tabCount(latest: Pick<LockListPage, 'complete'> | undefined, count: number | undefined): string {
+/**
+ * A state tab's count: the whole list's once read; '…' while the scan is still running; '—' when no
+ * node could be read (a zero would say "none"); '≥ n' when some could not (their locks are missing).
+ */
+export function tabCount(latest: Pick<LockListPage, 'complete' | 'nodes'> | undefined, count: number | undefined): string {
   if (!latest) return '–';
-  return latest.complete ? formatCount(count ?? 0) : '…';
+  const unread = latest.nodes.filter((n) => !n.ok).length;
+  if (latest.nodes.length > 0 && unread === latest.nodes.length) return '—';
+  if (!latest.complete) return '…';
+  return unread > 0 ? `≥ ${formatCount(count ?? 0)}` : formatCount(count ?? 0);
 }

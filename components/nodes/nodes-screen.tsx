@@ -7,6 +7,10 @@ import { lockHoldersQuery } from '@/lib/client/ops-queries';
 import { nodesQuery } from '@/lib/client/queries';
 import { meQuery } from '@/lib/client/session';
 import { Countdown, ReadAge, skewMs } from '../overview/clock';
+import { quarantineEndsAt } from './quarantine-clock';
+import { formatClock } from '../locks/format';
+import { headlineUnknown } from '@/lib/client/masters-reading';
+import { useMastersReading } from '../shell/use-masters-reading';
 import { formatDuration } from '../ui/format';
 import { ActionDialog, type Outcome } from './action-dialog';
 import { ACTIONS, NETWORK_ACTIONS, PROCESS_ACTIONS, unavailableNodes, type ActionKind } from './actions';
@@ -170,6 +174,15 @@ export function NodesScreen() {
 function ClusterLine({ data }: { data: NodesResponse }) {
   const v = data.verdict;
   const tone = clusterTone(v);
+  const reading = useMastersReading();
+  if (headlineUnknown(reading, data.nodes)) {
+    return (
+      <span className={`${styles.clusterLine} ${styles.unknown}`} data-testid="nodes-cluster-line" data-state="unknown">
+        unknown whether locks can be granted · {reading.state === 'offline' ? 'the console is not answering' : reading.reason} · last read{' '}
+        {formatClock(data.readAt)}
+      </span>
+    );
+  }
   return (
     <span className={`${styles.clusterLine} ${styles[tone]}`} data-testid="nodes-cluster-line">
       {v.canGrant ? 'locks can be granted' : 'locks cannot be granted'} · {v.usable} of {v.configuredNodes} usable · quorum {v.quorum}
@@ -199,10 +212,7 @@ function NodeRow({
   const why = vote.key === 'quarantined' ? quarantineWhy(node) : null;
   const persistence = persistenceInfo(node.persistence);
   const allowed = canAct(node);
-  const quarantineUntil =
-    node.quarantine?.state === 'quarantined' && node.quarantine.remainingMs !== null
-      ? node.checkedAt + skew + node.quarantine.remainingMs
-      : null;
+  const quarantineUntil = quarantineEndsAt(node, skew);
   const rowTone = state.tone === 'bad' ? styles.bad : state.tone === 'warn' || vote.tone !== 'ok' ? styles.warn : '';
   const showMarkClean = node.up && (node.quarantine?.state === 'quarantined' || node.quarantine?.state === 'unknown');
   const restartAt = node.restartAt !== null ? node.restartAt + skew : null;

@@ -3,6 +3,7 @@
 import { useSyncExternalStore } from 'react';
 import { formatDateTime } from '../ui/format';
 import { toneColor } from '../ui/palette';
+import { staleAfterMs as staleAfter } from '@/lib/client/freshness';
 
 /**
  * One shared ticker per period: every countdown and "read … ago" on a screen re-renders from the
@@ -90,11 +91,12 @@ export function formatRemaining(ms: number): string {
 
 /**
  * "read 0.4 s ago": how old a number on screen is. Turns amber once it is older than `staleAfterMs`
+ * (lib/client/freshness.ts: the one stale age)
  * (the refresh stopped, or the server is slow), so a frozen number never passes for a live one.
  */
 export function ReadAge({
   at,
-  staleAfterMs = 5_000,
+  staleAfterMs = staleAfter(),
   prefix = 'read',
   className,
   testId,

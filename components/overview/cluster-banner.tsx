@@ -1,14 +1,18 @@
 'use client';
 
 import type { NodesResponse } from '@/lib/api/nodes';
+import { headlineUnknown, type MastersReading } from '@/lib/client/masters-reading';
+import { formatClock } from '../locks/format';
 import { clusterTone, nodeState, voteState } from '../nodes/node-state';
+import { grantableAt, quarantineEndsAt } from '../nodes/quarantine-clock';
 import { Countdown, ReadAge } from './clock';
 import styles from './overview.module.css';
 import { toneColor } from '../ui/palette';
 
 /** "Can locks be granted right now?" — the answer, in words and colour, and why. */
-export function ClusterBanner({ data, skew }: { data: NodesResponse; skew: number }) {
+export function ClusterBanner({ data, skew, reading }: { data: NodesResponse; skew: number; reading: MastersReading }) {
   const { verdict, nodes } = data;
+  if (headlineUnknown(reading, data.nodes)) return <UnknownBanner data={data} skew={skew} reading={reading} />;
   // Reachable as the cards say it (the supervisor's "process down" counts at once), so the two never disagree.
   const reachable = nodes.filter((n) => {
     const k = nodeState(n).key;
@@ -33,7 +37,7 @@ export function ClusterBanner({ data, skew }: { data: NodesResponse; skew: numbe
       <>
         Only quarantines stand in the way: grantable in{' '}
         <strong>
-          <Countdown until={readAt + verdict.grantableInMs!} done="a moment" testId="grantable-in" />
+          <Countdown until={grantableAt(data, skew) ?? readAt + verdict.grantableInMs!} done="a moment" testId="grantable-in" />
         </strong>
         .
       </>
@@ -80,6 +84,46 @@ export function ClusterBanner({ data, skew }: { data: NodesResponse; skew: numbe
   );
 }
 
+/** Grey, in words: whether locks can be granted is not known, why, and what the last reading said. */
+function UnknownBanner({ data, skew, reading }: { data: NodesResponse; skew: number; reading: MastersReading }) {
+  const readAt = data.readAt + skew;
+  const why =
+    reading.state === 'offline'
+      ? 'The console is not answering'
+      : reading.state === 'stale'
+        ? `The masters have not been read since ${formatClock(readAt)}`
+        : `No master answered the console's last reading: ${reading.reason}`;
+  const before = data.verdict.canGrant ? 'could be granted' : 'could not be granted';
+  return (
+    <section
+      className={`${styles.banner} ${styles.unknown}`}
+      data-testid="cluster-banner"
+      data-state="unknown"
+      data-reading={reading.state}
+      aria-label="Can locks be granted"
+      aria-live="polite"
+    >
+      <span className={styles.bannerIcon} aria-hidden="true">
+        ?
+      </span>
+      <div className={styles.bannerBody}>
+        <h2 className={styles.bannerHeadline}>Unknown: cannot tell whether locks can be granted</h2>
+        <p className={styles.bannerFacts} data-testid="cluster-banner-why">
+          {why}.
+        </p>
+        <p className={styles.bannerNote}>
+          {reading.state === 'unread'
+            ? 'Clients that reach the masters another way may still be taking locks; the console sees none of it.'
+            : `At the last reading (${formatClock(readAt)}) locks ${before}: that may no longer be true.`}
+        </p>
+      </div>
+      <div className={styles.bannerSide}>
+        <ReadAge at={readAt} className="small muted" testId="banner-read-age" />
+      </div>
+    </section>
+  );
+}
+
 /**
  * A reason as the server wrote it, except that "node N is quarantined for another 4.9 s" counts down
  * live from the node's own reading, so it agrees with the card and the countdown above.
@@ -87,10 +131,11 @@ export function ClusterBanner({ data, skew }: { data: NodesResponse; skew: numbe
 function Reason({ text, data, skew }: { text: string; data: NodesResponse; skew: number }) {
   const match = /^node (\d+) is quarantined for another [\d.]+ s$/.exec(text);
   const node = match ? data.nodes.find((n) => n.id === Number(match[1])) : undefined;
-  if (!node?.quarantine || node.quarantine.remainingMs === null) return <>{text}</>;
+  const endsAt = node ? quarantineEndsAt(node, skew) : null;
+  if (!node || endsAt === null) return <>{text}</>;
   return (
     <>
-      node {node.id} is quarantined for another <Countdown until={node.checkedAt + skew + node.quarantine.remainingMs} done="a moment" />
+      node {node.id} is quarantined for another <Countdown until={endsAt} done="a moment" />
     </>
   );
 }

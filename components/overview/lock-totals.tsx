@@ -3,9 +3,13 @@
 import { useQuery } from '@tanstack/react-query';
 import Link from 'next/link';
 import type { CSSProperties } from 'react';
-import { locksSummaryQuery } from '@/lib/client/ops-queries';
+import { useConnectionHealth } from '@/lib/client/connection-health';
+import { isStale } from '@/lib/client/freshness';
+import { nodeList } from '@/lib/client/masters-reading';
+import { LOCKS_SUMMARY_POLL_MS, locksSummaryQuery } from '@/lib/client/ops-queries';
+import { formatClock } from '../locks/format';
 import { stateColor } from '../locks/lock-state';
-import { ReadAge, skewMs } from './clock';
+import { ReadAge, skewMs, useNow } from './clock';
 import styles from './overview.module.css';
 import { toneColor } from '../ui/palette';
 
@@ -20,12 +24,22 @@ const TILES = [
 export function LockTotals() {
   const { data, error, isPending, dataUpdatedAt } = useQuery(locksSummaryQuery());
   const skew = data ? skewMs(data.readAt, dataUpdatedAt) : 0;
-  const unread = data ? data.nodes.filter((n) => !n.ok).length : 0;
+  const unreadIds = data ? data.nodes.filter((n) => !n.ok).map((n) => n.node) : [];
+  const unread = unreadIds.length;
+  const health = useConnectionHealth();
+  const now = useNow(500);
+  // "0" is a reading: it needs nodes that answered, fresh. Counts from no node are unknown ("—"),
+  // counts from some nodes are lower bounds ("≥"), counts of a stale reading are greyed and say so.
+  const blind = data !== undefined && unread === data.nodes.length;
+  const stale = data !== undefined && (health.failing || isStale(dataUpdatedAt, now, LOCKS_SUMMARY_POLL_MS));
+  const knowledge = !data ? 'pending' : blind ? 'unknown' : stale ? 'stale' : unread ? 'partial' : 'read';
+  const shown = (count: number) => (blind ? '—' : unread ? `≥ ${count.toLocaleString()}` : count.toLocaleString());
   return (
     <section
       aria-labelledby="lock-totals-title"
       data-testid="lock-totals"
       data-loading-state={isPending ? 'loading' : data ? 'ready' : 'empty'}
+      data-knowledge={knowledge}
     >
       <div className={styles.sectionHead}>
         <h2 className={styles.sectionTitle} id="lock-totals-title">
@@ -40,19 +54,42 @@ export function LockTotals() {
           {data ? (
             <span>
               {data.index ? 'live index' : 'scan'} {Math.round(data.scanMs)} ms
-              {unread ? ` · ${unread} node${unread === 1 ? '' : 's'} not read` : ''}
             </span>
           ) : null}
           <ReadAge at={data ? data.readAt + skew : null} />
           <Link href="/locks">Open the matrix →</Link>
         </div>
       </div>
-      <div className={styles.totals}>
+      {knowledge === 'unknown' || knowledge === 'partial' || knowledge === 'stale' ? (
+        <p
+          className={`callout ${knowledge === 'partial' ? 'callout-warn' : ''} ${styles.totalsNote}`}
+          role="status"
+          data-testid="lock-totals-unknown"
+        >
+          {knowledge === 'unknown' ? (
+            <>
+              <strong>Lock counts unknown:</strong> {nodeList(unreadIds)} could not be read ({data!.nodes[0]?.error ?? 'no answer'}). No
+              count below is a zero.
+            </>
+          ) : knowledge === 'stale' ? (
+            <>
+              <strong>Lock counts are stale:</strong> {health.failing ? 'the console is not answering' : 'not refreshed'} since the reading
+              at {formatClock(data!.readAt + skew)}.
+            </>
+          ) : (
+            <>
+              <strong>{nodeList(unreadIds)} could not be read:</strong> counts are from the {data!.nodes.length - unread} that answered, so
+              each is a lower bound.
+            </>
+          )}
+        </p>
+      ) : null}
+      <div className={`${styles.totals} ${knowledge === 'unknown' || knowledge === 'stale' ? styles.totalsUnknown : ''}`}>
         <div className={styles.total} data-testid="lock-total-all">
           <span className={styles.totalLabel}>All locks</span>
           <span className={styles.totalValue}>
             {data ? (
-              data.total.toLocaleString()
+              <span data-testid="lock-total-all-value">{shown(data.total)}</span>
             ) : (
               <span className={styles.skeleton} style={{ display: 'inline-block', width: 48, height: 24 }} />
             )}
@@ -61,7 +98,7 @@ export function LockTotals() {
         </div>
         {TILES.map((t) => {
           const count = data?.stateCounts[t.state] ?? 0;
-          const alarm = 'alarm' in t && count > 0;
+          const alarm = 'alarm' in t && count > 0 && !blind;
           return (
             <Link
               key={t.state}
@@ -76,11 +113,7 @@ export function LockTotals() {
                 {t.label}
               </span>
               <span className={styles.totalValue} data-testid={`lock-total-${t.state}-value`}>
-                {data ? (
-                  count.toLocaleString()
-                ) : (
-                  <span className={styles.skeleton} style={{ display: 'inline-block', width: 36, height: 24 }} />
-                )}
+                {data ? shown(count) : <span className={styles.skeleton} style={{ display: 'inline-block', width: 36, height: 24 }} />}
               </span>
               <span className={styles.totalHint}>{t.hint}</span>
             </Link>
@@ -88,7 +121,7 @@ export function LockTotals() {
         })}
       </div>
       {/* Always there, counts pending while loading: the line must not push the masters down when it lands. */}
-      <LockFlags noTtl={data?.flagCounts.noTtl} overCeiling={data?.flagCounts.overCeiling} />
+      <LockFlags noTtl={blind ? undefined : data?.flagCounts.noTtl} overCeiling={blind ? undefined : data?.flagCounts.overCeiling} />
     </section>
   );
 }

@@ -17,6 +17,7 @@ import {
 } from '../nodes/node-state';
 import { formatDuration } from '../ui/format';
 import { Countdown, CountdownBar, ReadAge } from './clock';
+import { quarantineEndsAt } from '../nodes/quarantine-clock';
 import styles from './overview.module.css';
 
 const toneClass = (tone: Tone) => styles[tone] ?? '';
@@ -34,8 +35,7 @@ export function NodeCard({ node, skew, maxTtlMs }: { node: NodeView; skew: numbe
   const verdictTone = VERDICT_TONE[node.verdict.level];
   const cardTone = state.tone === 'bad' ? 'bad' : state.tone === 'warn' || vote.tone !== 'ok' ? 'warn' : null;
   const dim = (value: string) => (node.up ? value : '—');
-  const quarantineUntil =
-    node.quarantine?.state === 'quarantined' && node.quarantine.remainingMs !== null ? checkedAt + node.quarantine.remainingMs : null;
+  const quarantineUntil = quarantineEndsAt(node, skew);
   const why = vote.key === 'quarantined' ? quarantineWhy(node) : null;
 
   return (

@@ -7,6 +7,7 @@ import { nodeState } from '../nodes/node-state';
 import { ClusterBanner } from './cluster-banner';
 import { skewMs } from './clock';
 import { LockTotals } from './lock-totals';
+import { useMastersReading } from '../shell/use-masters-reading';
 import { NodeCard, NodeCardSkeleton } from './node-card';
 import styles from './overview.module.css';
 import { toneColor } from '../ui/palette';
@@ -16,6 +17,7 @@ export function OverviewScreen() {
   const { data, error, isPending, dataUpdatedAt, refetch, isRefetchError } = useQuery(nodesQuery());
   const skew = data ? skewMs(data.readAt, dataUpdatedAt) : 0;
   const nodeCount = data?.nodes.length ?? 5;
+  const reading = useMastersReading();
 
   return (
     <>
@@ -60,7 +62,7 @@ export function OverviewScreen() {
           <code>REDLOCK_NODES</code>.
         </p>
       ) : data ? (
-        <ClusterBanner data={data} skew={skew} />
+        <ClusterBanner data={data} skew={skew} reading={reading} />
       ) : null}
 
       <LockTotals />

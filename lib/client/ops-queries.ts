@@ -23,6 +23,9 @@ export const opsKeys = {
 };
 
 /** Totals of locks by state: one row of the lock list carries the whole snapshot's counts. */
+/** How often the lock totals are read (their stale age follows: freshness.ts). */
+export const LOCKS_SUMMARY_POLL_MS = 2_000;
+
 export const locksSummaryQuery = () =>
   queryOptions({
     queryKey: opsKeys.locksSummary,
@@ -37,7 +40,7 @@ export const locksSummaryQuery = () =>
       nodes: page.nodes,
       quorum: page.quorum,
     }),
-    refetchInterval: 2_000,
+    refetchInterval: LOCKS_SUMMARY_POLL_MS,
   });
 
 /** At most this many locks are read for a blast radius (pages of 1,000); the screen says when it stopped short. */

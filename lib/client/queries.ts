@@ -6,6 +6,7 @@ import { lockHistoryResponseSchema, lockServiceLogResponseSchema } from '../api/
 import { lockDetailResponseSchema, lockListResponseSchema } from '../api/locks';
 import { nodesResponseSchema } from '../api/nodes';
 import { fetchJson } from './fetch-json';
+import { NODES_POLL_MS } from './freshness';
 
 /** Query keys, one place: live events invalidate by these prefixes. */
 export const queryKeys = {
@@ -21,7 +22,7 @@ export const nodesQuery = () =>
     queryKey: queryKeys.nodes,
     // Asked every second: an answer older than a few seconds is no use, so give up sooner than other reads.
     queryFn: ({ signal }) => fetchJson('/api/nodes', nodesResponseSchema, { signal, timeoutMs: 4_000 }),
-    refetchInterval: 1_000,
+    refetchInterval: NODES_POLL_MS,
     refetchIntervalInBackground: false,
   });
 
