@@ -241,7 +241,11 @@ function Summary({ view, t0 }: { view: LockView; t0: number }) {
             {seenTokens(view).map((t, i) => (
               <span key={t.token} className={styles.tokenItem}>
                 <strong>{String.fromCharCode(65 + i)}</strong>
-                <TokenChip token={t.token} hue={lockHues(seenTokens(view).map((x) => x.token)).get(t.token)} />
+                <TokenChip
+                  token={t.token}
+                  hue={lockHues(seenTokens(view).map((x) => x.token)).get(t.token)}
+                  peers={seenTokens(view).map((x) => x.token)}
+                />
                 <span className="muted small">node {t.nodes.join(', ')}</span>
               </span>
             ))}

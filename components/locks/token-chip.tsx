@@ -6,7 +6,7 @@ import { hueStyle, shortToken, tokenHue } from './token';
 import styles from './token-chip.module.css';
 
 /**
- * A token as a colour and its first characters. Same colour = same token, on every screen.
+ * A token as a colour and its short form (first and last characters, unique among `peers`). Same colour = same token, on every screen.
  * `variant`: `majority` (solid, the token a quorum holds), `other` (dashed: a different token
  * from the majority's), `plain` (no judgement).
  *
@@ -20,6 +20,7 @@ export function TokenChip({
   copy = true,
   tabbable = true,
   hue,
+  peers,
   className,
 }: {
   token: string;
@@ -30,6 +31,8 @@ export function TokenChip({
   tabbable?: boolean;
   /** The hue the lock gives this token among its others (lockHues); else the token's own. */
   hue?: number;
+  /** The tokens shown beside this one (one lock's): the short form is unique among them (shortToken). */
+  peers?: Iterable<string>;
   className?: string;
 }) {
   const [copied, setCopied] = useState<boolean | null>(null);
@@ -38,11 +41,12 @@ export function TokenChip({
     const timer = setTimeout(() => setCopied(null), 1_500);
     return () => clearTimeout(timer);
   }, [copied]);
+  const short = shortToken(token, peers);
   const classes = `${styles.chip} ${styles[variant]} ${full ? styles.full : ''} ${copy ? styles.copyable : ''} ${className ?? ''}`;
   const body = (
     <>
       <span className={styles.swatch} aria-hidden="true" />
-      <span className={styles.text}>{full ? token : shortToken(token)}</span>
+      <span className={styles.text}>{full ? token : short}</span>
     </>
   );
   if (!copy) {
@@ -64,7 +68,7 @@ export function TokenChip({
       className={classes}
       style={hueStyle(token, hue)}
       title={`token ${token} (click to copy)`}
-      aria-label={full ? `${token} (copy token)` : `${shortToken(token)} (copy token ${token})`}
+      aria-label={full ? `${token} (copy token)` : `${short} (copy token ${token})`}
       data-token-hue={hue ?? tokenHue(token)}
       data-token={token}
       tabIndex={tabbable ? undefined : -1}

@@ -43,9 +43,35 @@ export function lockHues(tokens: Iterable<string>): Map<string, number> {
   return out;
 }
 
-/** The first characters of the token (the tail is what differs least in random tokens anyway). */
-export function shortToken(token: string, length = 6): string {
-  return token.length <= length ? token : token.slice(0, length);
+/** Characters kept at each end of a short token when nothing else is shown beside it. */
+const SHORT_END = 3;
+
+/** `head…tail` with `n` characters at each end, or the whole token when that is no shorter. */
+function cut(token: string, n: number): string {
+  return token.length <= 2 * n + 1 ? token : `${token.slice(0, n)}…${token.slice(-n)}`;
+}
+
+/**
+ * The short form of a token: its first and last characters (`tok…a9F`). Alone, three at each end;
+ * with `peers` (the tokens shown beside it: one lock's tokens), the fewest characters at each end
+ * that tell every one of them apart, so three tokens that share a beginning ("tokSplit…") never
+ * read the same. Every chip shows this form; its title and tooltip carry the whole token.
+ */
+export function shortToken(token: string, peers: Iterable<string> = []): string {
+  return distinctShortTokens([token, ...peers]).get(token)!;
+}
+
+/** The short forms of tokens shown together, each unique among them (see shortToken). */
+export function distinctShortTokens(tokens: Iterable<string>): Map<string, string> {
+  const unique = [...new Set(tokens)];
+  const longest = unique.reduce((m, t) => Math.max(m, t.length), 0);
+  for (let n = SHORT_END; ; n++) {
+    const forms = unique.map((t) => cut(t, n));
+    // Whole tokens are distinct, so n ≥ half the longest always ends the loop.
+    if (new Set(forms).size === unique.length || 2 * n + 1 >= longest) {
+      return new Map(unique.map((t, i) => [t, forms[i]!]));
+    }
+  }
 }
 
 /** CSS custom property carrying the hue, for the token styles in the CSS modules (`hue`: from lockHues). */
