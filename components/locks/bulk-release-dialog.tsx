@@ -61,6 +61,9 @@ export function BulkReleaseDialog({ locks, onClose, onDone }: { locks: PickedLoc
   });
   const release = useMutation({
     mutationFn: () => forceReleaseMany({ locks: items, reason: reason.trim(), dryRun: false }),
+    // The released locks leave the selection as soon as the results are in: the page behind the
+    // dialog never says "6 locks selected" over a table those locks have left.
+    onSuccess: () => onDone?.(),
     onSettled: () => {
       void queryClient.invalidateQueries({ queryKey: queryKeys.locks });
       void queryClient.invalidateQueries({ queryKey: queryKeys.audit });
@@ -89,11 +92,7 @@ export function BulkReleaseDialog({ locks, onClose, onDone }: { locks: PickedLoc
       className={`dialog ${styles.dialog}`}
       aria-labelledby="bulk-release-title"
       data-testid="bulk-release-dialog"
-      onClose={() => {
-        // The released locks leave the selection once the operator has read the results.
-        if (release.data) onDone?.();
-        onClose();
-      }}
+      onClose={onClose}
       onCancel={(e) => release.isPending && e.preventDefault()}
     >
       <div className={styles.head}>
@@ -156,11 +155,11 @@ export function BulkReleaseDialog({ locks, onClose, onDone }: { locks: PickedLoc
                     data-resource={r.resource}
                     data-deleted={r.deleted}
                   >
-                    <th scope="row" className="mono">
+                    <th scope="row" className={`mono ${styles.lockName}`}>
                       {r.resource}
                     </th>
                     <td data-label="Token">
-                      <TokenChip token={r.token} />
+                      <TokenChip token={r.token} peers={shown.results.filter((x) => x.resource === r.resource).map((x) => x.token)} />
                     </td>
                     <td data-label={result ? 'Result' : 'Will'}>
                       <span className={`${styles.pill} ${styles[`pill-${v.tone}`]}`}>{v.text}</span>

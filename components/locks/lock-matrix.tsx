@@ -58,7 +58,7 @@ export function LockMatrix() {
   const currentFiltersKey = filtersKey(filters);
   // Picked for a bulk release, for these filters: other filters start an empty selection.
   const selection = useLockSelection(currentFiltersKey);
-  const { toggle: togglePick } = selection;
+  const { toggle: togglePick, retain: retainPicks } = selection;
   const onPick = useCallback((row: MatrixRowData) => togglePick(row.view), [togglePick]);
 
   const pagesOptions = locksInfiniteQuery(filters, PAGE_SIZE);
@@ -122,6 +122,13 @@ export function LockMatrix() {
   }, [queryClient, sort, smallList, refetch]);
   const sectionRef = useRef<HTMLElement>(null);
   useCountdowns(sectionRef, onExpire);
+
+  // The selection follows the table: once the whole list is read (no page left, no scan running, no
+  // placeholder of other filters), a picked lock that is no longer in it is no longer picked.
+  const wholeList = !!pages && !hasNextPage && !scanning && !refreshing && !pagesQuery.isFetching;
+  useEffect(() => {
+    if (wholeList) retainPicks(new Set(rows.map((r) => r.view.key)));
+  }, [wholeList, rows, retainPicks]);
 
   const count = rows.length + (hasNextPage ? 1 : 0);
   // Stable callbacks: the virtualizer recomputes every row's offset when one of them changes.
@@ -211,6 +218,8 @@ export function LockMatrix() {
       current.includes(state) ? current.filter((s) => s !== state) : STATE_ORDER.filter((s) => s === state || current.includes(s)),
     );
   const filtering = !!(filters.prefix || filters.search || filters.state);
+  const activeFilters = [filters.prefix, filters.search, filters.state, filters.pattern].filter(Boolean).length;
+  const [filtersOpen, setFiltersOpen] = useState(false);
   const clearFilters = () => {
     options.setSearch('');
     options.setPrefix('');
@@ -229,7 +238,7 @@ export function LockMatrix() {
   const selectable = isOperator && ownLayout;
 
   return (
-    <section ref={sectionRef} className={controls.screen} aria-labelledby="locks-title">
+    <section ref={sectionRef} className={`${controls.screen} page-wide`} aria-labelledby="locks-title">
       <div className={controls.titleRow}>
         <div>
           <h1 id="locks-title" className={controls.title}>
@@ -242,23 +251,45 @@ export function LockMatrix() {
         <ReadAt latest={latest} now={now} onRefresh={refresh} />
       </div>
 
-      <StateTabs latest={latest} states={options.states} onAll={() => setStates([])} onToggle={toggleState} />
+      {phone ? (
+        <button
+          type="button"
+          className={`button ${controls.filtersToggle}`}
+          aria-expanded={filtersOpen}
+          aria-controls="lock-filters"
+          onClick={() => setFiltersOpen((open) => !open)}
+          data-testid="filters-toggle"
+        >
+          <span aria-hidden="true">{filtersOpen ? '▾' : '▸'}</span> Filters
+          {activeFilters > 0 ? <span className={controls.filtersOn}> · {activeFilters} on</span> : null}
+        </button>
+      ) : null}
+      {/* On a phone the lock rows come first: state tabs, search and sort wait behind the Filters button. */}
+      <div id="lock-filters" className={controls.filters} hidden={phone && !filtersOpen} data-testid="lock-filters">
+        <StateTabs
+          latest={latest}
+          states={options.states}
+          onAll={() => setStates([])}
+          onOnly={(state) => setStates([state])}
+          onToggle={toggleState}
+        />
 
-      <MatrixToolbar
-        search={options.search}
-        onSearch={options.setSearch}
-        onSearchEnter={() => rows[0] && setSelectedKey(rows[0].view.key)}
-        patternMode={options.patternMode}
-        onPatternMode={options.setPatternMode}
-        pattern={options.pattern}
-        onPattern={options.setPattern}
-        prefix={options.prefix}
-        onPrefix={options.setPrefix}
-        sort={options.sort}
-        onSort={options.setSort}
-        density={density}
-        onDensity={setDensity}
-      />
+        <MatrixToolbar
+          search={options.search}
+          onSearch={options.setSearch}
+          onSearchEnter={() => rows[0] && setSelectedKey(rows[0].view.key)}
+          patternMode={options.patternMode}
+          onPatternMode={options.setPatternMode}
+          pattern={options.pattern}
+          onPattern={options.setPattern}
+          prefix={options.prefix}
+          onPrefix={options.setPrefix}
+          sort={options.sort}
+          onSort={options.setSort}
+          density={density}
+          onDensity={setDensity}
+        />
+      </div>
 
       <ScanProgress page={pages?.[0]} />
       <ScanTruncated page={pages?.[0]} />
@@ -370,7 +401,6 @@ export function LockMatrix() {
               total={latest?.total ?? null}
               isOperator={isOperator}
               onClearFilters={clearFilters}
-              latest={latest}
             />
           )}
         </div>

@@ -108,6 +108,15 @@ export function useLockSelection(scope: string) {
   );
   const setAll = useCallback((locks: readonly PickedLock[]) => update(() => new Map(locks.map((l) => [l.key, l]))), [update]);
   const clear = useCallback(() => update(() => NONE), [update]);
+  /** Keep only the picks among these keys (the whole list as read now): a lock that left the table leaves the selection. */
+  const retain = useCallback(
+    (keys: ReadonlySet<string>) =>
+      update((prev) => {
+        const next = new Map([...prev].filter(([key]) => keys.has(key)));
+        return next.size === prev.size ? prev : next;
+      }),
+    [update],
+  );
   const list = useMemo(() => [...picked.values()], [picked]);
-  return { picked, list, toggle, toggleMany, setAll, clear };
+  return { picked, list, toggle, toggleMany, setAll, clear, retain };
 }

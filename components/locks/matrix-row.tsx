@@ -9,6 +9,7 @@ import { StateBadge } from './state-badge';
 import { stateColor } from './lock-state';
 import { hueStyle, lockHues } from './token';
 import { TokenChip } from './token-chip';
+import { MiddleText } from '../ui/middle-text';
 import { leaseMs } from './ttl';
 import type { MatrixRowData } from './window-merge';
 import styles from './lock-matrix.module.css';
@@ -101,9 +102,12 @@ function NodeCell({
   lease,
   overCeiling,
   hue,
+  peers,
 }: {
   /** This token's hue among the lock's tokens (lockHues). */
   hue: number | undefined;
+  /** The lock's tokens: the chip's short form is unique among them. */
+  peers: readonly string[];
   cell: Cell | undefined;
   node: number;
   majority: string | null;
@@ -141,7 +145,7 @@ function NodeCell({
       data-over-ceiling={overCeiling || undefined}
       title={overCeiling ? `node ${node}: PTTL above the cluster's lease ceiling` : undefined}
     >
-      <TokenChip token={cell.token} variant={variant} className={styles.cellChip} tabbable={false} hue={hue} />
+      <TokenChip token={cell.token} variant={variant} className={styles.cellChip} tabbable={false} hue={hue} peers={peers} />
       {cell.pttlMs === -1 ? (
         <span className={styles.noTtl} title="This key never expires: a lock nobody can take again until an operator releases it">
           no TTL
@@ -162,15 +166,44 @@ function NodeCell({
   );
 }
 
-function subline(view: LockView, nodeCount: number): string {
-  const parts: string[] = [];
-  if (view.state === 'split') parts.push(`${view.tokens} tokens, none on ${view.quorum}`);
-  else parts.push(`${view.holders} of ${nodeCount} nodes`);
+/** `owner@host`, or the owner alone; null without one. */
+function holderOf(view: LockView): string | null {
   const owner = view.meta?.owner;
-  if (owner) parts.push(view.meta?.host ? `${owner}@${view.meta.host}` : owner);
-  if (view.meta?.purpose) parts.push(view.meta.purpose);
-  if (view.fence !== null) parts.push(`fence ${view.fence}`);
-  return parts.join(' · ');
+  if (!owner) return null;
+  return view.meta?.host ? `${owner}@${view.meta.host}` : owner;
+}
+
+/**
+ * The line under the resource: the holder first (cut in its middle, never at its end, when the
+ * column is narrow), then how many nodes, the purpose (the first part to give way) and the fence.
+ */
+function Subline({ view, nodeCount }: { view: LockView; nodeCount: number }) {
+  const holder = holderOf(view);
+  const count = view.state === 'split' ? `${view.tokens} tokens, none on ${view.quorum}` : `${view.holders} of ${nodeCount} nodes`;
+  return (
+    <>
+      {holder ? (
+        <>
+          <MiddleText text={holder} className={styles.holder} title={`held by ${holder}`} />
+          <span className={styles.subPart}> · </span>
+        </>
+      ) : null}
+      <span className={styles.subPart}>{count}</span>
+      {view.meta?.purpose ? (
+        <span className={styles.purpose} title={view.meta.purpose}>
+          {' · '}
+          {view.meta.purpose}
+        </span>
+      ) : null}
+      {view.fence !== null ? <span className={styles.subPart}> · fence {view.fence}</span> : null}
+    </>
+  );
+}
+
+/** What the resource's keyboard tooltip shows: the whole name, and who holds it. */
+function fullName(name: string, view: LockView): string {
+  const holder = holderOf(view);
+  return holder ? `${name}\nheld by ${holder}` : name;
 }
 
 export const MatrixRow = memo(function MatrixRow({
@@ -200,6 +233,7 @@ export const MatrixRow = memo(function MatrixRow({
   const { view, t0 } = row;
   const lease = leaseMs(view);
   const hues = lockHues(view.cells.flatMap((c) => (c.present && c.token !== null ? [c.token] : [])));
+  const peers = [...hues.keys()];
   const validityTone = view.state === 'expiring' ? 'warn' : 'ok';
   return (
     <div
@@ -235,23 +269,25 @@ export const MatrixRow = memo(function MatrixRow({
           <Link
             href={`/locks/${encodeURIComponent(view.resource)}`}
             prefetch={false}
-            className={styles.resource}
-            title={view.resource}
+            className={`${styles.resource} full-tip`}
+            data-full={fullName(view.resource, view)}
+            data-testid="lock-resource"
             onClick={(e) => e.stopPropagation()}
           >
-            {view.resource}
+            <MiddleText text={view.resource} />
           </Link>
         ) : (
           <button
             type="button"
-            className={`${styles.resource} ${styles.resourceButton}`}
-            title={view.key}
+            className={`${styles.resource} ${styles.resourceButton} full-tip`}
+            data-full={fullName(view.key, view)}
+            data-testid="lock-resource"
             onClick={(e) => {
               e.stopPropagation();
               onOpen(row);
             }}
           >
-            {view.key}
+            <MiddleText text={view.key} />
           </button>
         )}
         {view.noTtlNodes.length > 0 || view.overCeilingNodes.length > 0 ? (
@@ -268,11 +304,19 @@ export const MatrixRow = memo(function MatrixRow({
             !
           </span>
         ) : null}
-        <span className={styles.sub}>
-          {subline(view, nodeIds.length)}
-          {view.noTtlNodes.length > 0 && <span className={styles.subWarn}> · no TTL on node {view.noTtlNodes.join(', ')}</span>}
+        <span className={styles.sub} data-testid="lock-subline">
+          <Subline view={view} nodeCount={nodeIds.length} />
+          {view.noTtlNodes.length > 0 && (
+            <span className={styles.subWarn} title={`no TTL on node ${view.noTtlNodes.join(', ')}`}>
+              {' '}
+              · no TTL on node {view.noTtlNodes.join(', ')}
+            </span>
+          )}
           {view.overCeilingNodes.length > 0 && (
-            <span className={styles.subWarn} title="A client that does not keep the cluster's lease ceiling wrote this key">
+            <span
+              className={styles.subWarn}
+              title={`lease above the ceiling on node ${view.overCeilingNodes.join(', ')}: a client that does not keep the cluster's lease ceiling wrote this key`}
+            >
               {' '}
               · lease above the ceiling on node {view.overCeilingNodes.join(', ')}
             </span>
@@ -289,6 +333,7 @@ export const MatrixRow = memo(function MatrixRow({
           lease={lease}
           overCeiling={view.overCeilingNodes.includes(node)}
           hue={hues.get(view.cells.find((c) => c.node === node)?.token ?? '')}
+          peers={peers}
         />
       ))}
       <div role="cell" className={styles.validityCell} data-testid="lock-validity">
