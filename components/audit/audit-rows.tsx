@@ -5,6 +5,7 @@ import { formatAge, useNow } from '../overview/clock';
 import { formatDate, formatDateTime, formatTime } from '../ui/format';
 import { AuditDiff } from './audit-diff';
 import { showDetail } from './audit-fields';
+import { MiddleText } from '../ui/middle-text';
 import styles from './audit.module.css';
 
 function outcomeTone(outcome: string): 'ok' | 'warn' | 'bad' {
@@ -65,11 +66,12 @@ export function EntryRow({ entry, open, onToggle }: { entry: AuditEntry; open: b
           {entry.action}
         </span>
       </td>
-      <td className="mono" title={entry.holder ? `${entry.target} — held by ${entry.holder}` : entry.target}>
-        {entry.target}
+      <td className={`mono ${styles.target}`} title={entry.holder ? `${entry.target} — held by ${entry.holder}` : entry.target}>
+        {/* Cut in its middle, never at its end (its title, and the detail row Enter opens, show it whole). */}
+        <MiddleText text={entry.target} title={null} className={styles.targetName} />
         {entry.holder ? (
-          <span className={styles.sub} data-testid="audit-holder">
-            held by {entry.holder}
+          <span className={`${styles.sub} ${styles.holderLine}`} data-testid="audit-holder">
+            held by <MiddleText text={entry.holder} title={null} />
           </span>
         ) : null}
       </td>

@@ -145,7 +145,7 @@ export function AuditScreen() {
         aria-label="Audit entries"
         tabIndex={0}
       >
-        <table className={styles.table}>
+        <table className={`${styles.table} ${styles.entries}`}>
           <caption className="visually-hidden">Audit entries, newest first</caption>
           <thead>
             <tr>
