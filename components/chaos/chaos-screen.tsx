@@ -10,6 +10,7 @@ import { ControlsTable, MutantsTable } from './checks-tables';
 import { formatDateTime } from '../ui/format';
 import { count, duration } from './format';
 import { NemesisTable } from './nemesis-table';
+import { ReportSections } from './report-sections';
 import { VerdictBadge } from './verdict-badge';
 
 /** The latest run of the chaos harness (npm run chaos): safety of the lock core under faults, in figures. */
@@ -20,7 +21,7 @@ export function ChaosScreen() {
   const data = query.data;
 
   return (
-    <div data-testid="chaos-report" data-loading-state={state}>
+    <div className="page-wide" data-testid="chaos-report" data-loading-state={state}>
       <div className={styles.header}>
         <div>
           <h1 className={styles.title}>Chaos</h1>
@@ -126,27 +127,31 @@ function Report({ report }: { report: ChaosReport }) {
         </ul>
       ) : null}
 
-      <div className={styles.section}>
-        <h2 className={styles.sectionTitle}>Per nemesis</h2>
-        <p className={styles.sectionNote}>
-          {s.nodes} masters, {s.clients} client processes ({s.fencedClients} fenced), ttl {s.ttlMs} ms, driftFactor {s.driftFactor}
-        </p>
-      </div>
-      <NemesisTable rows={report.nemeses} target={s.targetPerNemesis} />
-
-      <div className={styles.section}>
-        <h2 className={styles.sectionTitle}>Negative controls</h2>
-        <p className={styles.sectionNote}>scenarios the checkers must catch, beside their safe twins</p>
-      </div>
-      <ControlsTable rows={report.controls} />
-
-      <div className={styles.section}>
-        <h2 className={styles.sectionTitle}>Mutants</h2>
-        <p className={styles.sectionNote}>
-          caught {report.mutantScore.caught} of {report.mutantScore.total}
-        </p>
-      </div>
-      <MutantsTable rows={report.mutants} />
+      <ReportSections
+        sections={[
+          {
+            id: 'nemeses',
+            title: 'Per nemesis',
+            count: `${report.nemeses.length} nemeses · ${count(violations)} violations`,
+            note: `${s.nodes} masters, ${s.clients} client processes (${s.fencedClients} fenced), ttl ${s.ttlMs} ms, driftFactor ${s.driftFactor}`,
+            body: <NemesisTable rows={report.nemeses} target={s.targetPerNemesis} />,
+          },
+          {
+            id: 'controls',
+            title: 'Negative controls',
+            count: `${controlsPassed} / ${report.controls.length} as expected`,
+            note: 'scenarios the checkers must catch, beside their safe twins',
+            body: <ControlsTable rows={report.controls} />,
+          },
+          {
+            id: 'mutants',
+            title: 'Mutants',
+            count: `${report.mutantScore.caught} / ${report.mutantScore.total} caught`,
+            note: `caught ${report.mutantScore.caught} of ${report.mutantScore.total}`,
+            body: <MutantsTable rows={report.mutants} />,
+          },
+        ]}
+      />
 
       <p className={styles.assumptions}>
         The figures rest on bounded clock drift on the nodes (within driftFactor; the skew nemesis stays inside it) and on one clock for

@@ -4,15 +4,19 @@ import { count, errorLabel, ms } from './format';
 import { VerdictBadge } from './verdict-badge';
 
 /** A figure that must stay 0 in a safe configuration: muted when it is, loud when it is not. */
-function Violation({ value }: { value: number }) {
-  return <td className={`${styles.num} ${value === 0 ? styles.zero : styles.hot}`}>{count(value)}</td>;
+function Violation({ value, label }: { value: number; label: string }) {
+  return (
+    <td className={`${styles.num} ${value === 0 ? styles.zero : styles.hot}`} data-label={label}>
+      {count(value)}
+    </td>
+  );
 }
 
 /** One row per nemesis: what the real core did under it. */
 export function NemesisTable({ rows, target }: { rows: readonly NemesisReport[]; target: number }) {
   return (
     <div className={styles.tableWrap} role="region" aria-label="Nemeses" tabIndex={0}>
-      <table className={styles.table} data-testid="chaos-nemeses">
+      <table className={`${styles.table} ${styles.fitTable}`} data-testid="chaos-nemeses">
         <thead>
           <tr>
             <th scope="col">Nemesis</th>
@@ -83,7 +87,7 @@ export function NemesisTable({ rows, target }: { rows: readonly NemesisReport[];
                     </span>
                   ) : null}
                 </th>
-                <td className={styles.num}>
+                <td className={styles.num} data-label="Acquisitions">
                   {count(n.successes)}
                   <span className={styles.sub}>{count(n.successesUnderFault)} under fault</span>
                   {n.shortfall ? <span className={`${styles.sub} ${styles.warning}`}>short of {count(target)}</span> : null}
@@ -97,7 +101,7 @@ export function NemesisTable({ rows, target }: { rows: readonly NemesisReport[];
                     </span>
                   ) : null}
                 </td>
-                <td>
+                <td data-label="Failures by class">
                   {classes.length === 0 ? (
                     <span className={styles.zero}>—</span>
                   ) : (
@@ -110,27 +114,32 @@ export function NemesisTable({ rows, target }: { rows: readonly NemesisReport[];
                     </span>
                   )}
                 </td>
-                <Violation value={n.overlaps} />
-                <Violation value={n.fenceViolations} />
-                <Violation value={n.staleAcceptedFenced} />
-                <td className={`${styles.num} ${n.staleAcceptedUnfenced > 0 ? styles.expected : styles.zero}`}>
+                <Violation value={n.overlaps} label="Overlaps" />
+                <Violation value={n.fenceViolations} label="Fence violations" />
+                <Violation value={n.staleAcceptedFenced} label="Stale writes fenced" />
+                <td
+                  className={`${styles.num} ${n.staleAcceptedUnfenced > 0 ? styles.expected : styles.zero}`}
+                  data-label="Stale writes unfenced"
+                >
                   {count(n.staleAcceptedUnfenced)}
                 </td>
-                <td className={`${styles.num} ${n.rejectedFenced > 0 ? '' : styles.zero}`}>{count(n.rejectedFenced)}</td>
-                <Violation value={n.leakedKeys} />
-                <Violation value={n.foreignDeletes} />
-                <Violation value={n.expiredGrants} />
-                <Violation value={n.lateExtends} />
-                <Violation value={n.leftovers} />
-                <td className={styles.num}>
+                <td className={`${styles.num} ${n.rejectedFenced > 0 ? '' : styles.zero}`} data-label="Refused by fence">
+                  {count(n.rejectedFenced)}
+                </td>
+                <Violation value={n.leakedKeys} label="Leaked keys" />
+                <Violation value={n.foreignDeletes} label="Foreign deletes" />
+                <Violation value={n.expiredGrants} label="Expired grants" />
+                <Violation value={n.lateExtends} label="Late extends" />
+                <Violation value={n.leftovers} label="Leftovers" />
+                <td className={styles.num} data-label="Acquire p50 / p99 ms">
                   {ms(n.p50Ms)} / {ms(n.p99Ms)}
                 </td>
-                <td className={styles.num}>
+                <td className={styles.num} data-label="Commands / acquisition">
                   {n.costApproximate ? '≥ ' : ''}
                   {ms(n.commandsPerAcquisition)}
                   <span className={styles.sub}>{ms(n.scriptCallsPerAcquisition)} script calls</span>
                 </td>
-                <td>
+                <td data-label="Result">
                   <VerdictBadge passed={n.passed} warn={n.shortfall} />
                 </td>
               </tr>
