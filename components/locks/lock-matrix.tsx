@@ -401,6 +401,7 @@ export function LockMatrix() {
               total={latest?.total ?? null}
               isOperator={isOperator}
               onClearFilters={clearFilters}
+              latest={latest}
             />
           )}
         </div>
