@@ -12,6 +12,7 @@ test.describe('force-release: from a playground grant to the audit log', () => {
     page,
     context,
   }) => {
+    test.slow(); // six more screenshots of the dialog, on a busy machine
     await signIn(page);
     const resource = `e2e-fr/${unique()}`;
     const reason = `e2e: holder wedged, releasing ${resource}`;
@@ -67,14 +68,32 @@ test.describe('force-release: from a playground grant to the audit log', () => {
     const confirm = dialog.getByTestId('force-release-confirm');
     await expect(confirm).toBeDisabled();
 
-    // (b) a reason and (c) the resource typed: both required.
+    // The holder is alive (issue 40): the dialog says when it last extended and how often, read
+    // from its keys, and what that means. The keep-alive extends a third into each lease; its pace
+    // is known from its second extension on ("Check again" reads the keys anew).
+    const pulse = dialog.getByTestId('holder-pulse');
+    await expect(async () => {
+      await dialog.getByRole('button', { name: 'Check again' }).click();
+      await expect(preview).toHaveAttribute('data-loading-state', 'ready');
+      await expect(pulse).toHaveAttribute('data-pulse', 'alive', { timeout: 500 });
+    }).toPass({ timeout: 15_000 });
+    await expect(pulse).toContainText(/Alive: extended \d+\.\d s ago, every ~\d+\.\d s \(\d+ extensions?\)/);
+    await expect(dialog.getByTestId('holder-pulse-explain')).toContainText('learns it lost the lock only at its next extend or check');
+
+    // (b) a reason and (c) the resource typed: both required; for a live holder, (d) the box too.
     await dialog.getByLabel(/Reason/).fill(reason);
     await expect(confirm).toBeDisabled();
     await dialog.getByLabel(/to confirm/).fill(`${resource}x`);
     await expect(confirm).toBeDisabled();
     await dialog.getByLabel(/to confirm/).fill(resource);
+    await expect(confirm).toBeDisabled();
+    await dialog.getByTestId('confirm-live-holder').check();
     await expect(confirm).toBeEnabled();
-    await saveScreens(page, 'force-release-dialog');
+    for (const width of [390, 1280, 1920]) {
+      await page.setViewportSize({ width, height: width === 390 ? 844 : 1000 });
+      await saveScreens(page, `force-release-dialog-live-${width}`);
+    }
+    await page.setViewportSize({ width: 1440, height: 900 });
 
     // (d) the per-node result and the audit id.
     await confirm.click();

@@ -9,6 +9,7 @@ import { forceRelease } from '@/lib/client/lock-queries';
 import { queryKeys } from '@/lib/client/queries';
 import { useModalDialog } from '../ui/use-modal-dialog';
 import { formatClock, formatTtl } from './format';
+import { HolderPulse } from './holder-pulse';
 import { ReleaseConfirmFields, reasonIsOk } from './release-confirm-fields';
 import { TokenChip } from './token-chip';
 import styles from './force-release-dialog.module.css';
@@ -65,6 +66,7 @@ export function ForceReleaseDialog({
   const [token, setToken] = useState(initialToken);
   const [reason, setReason] = useState('');
   const [typed, setTyped] = useState('');
+  const [liveConfirmed, setLiveConfirmed] = useState(false);
 
   const preview = useQuery({
     queryKey: ['force-release-preview', resource, token],
@@ -76,7 +78,8 @@ export function ForceReleaseDialog({
   });
 
   const release = useMutation({
-    mutationFn: () => forceRelease(resource, { token, reason: reason.trim(), dryRun: false }),
+    mutationFn: () =>
+      forceRelease(resource, { token, reason: reason.trim(), dryRun: false, ...(holderAlive ? { confirmLiveHolder: true as const } : {}) }),
     onSettled: () => {
       void queryClient.invalidateQueries({ queryKey: queryKeys.locks });
       void queryClient.invalidateQueries({ queryKey: queryKeys.lock(resource) });
@@ -88,7 +91,10 @@ export function ForceReleaseDialog({
   const wouldDelete = preview.data?.nodes.filter((n) => n.outcome === 'would-delete').length ?? 0;
   const reasonOk = reasonIsOk(reason);
   const typedOk = typed === resource;
-  const canConfirm = !!preview.data && wouldDelete > 0 && reasonOk && typedOk && !release.isPending && !result;
+  // A live holder (it extends at its pace) takes one more confirmation; the API refuses without it.
+  const holderAlive = preview.data?.liveness?.pulse === 'alive' && wouldDelete > 0;
+  const canConfirm =
+    !!preview.data && wouldDelete > 0 && reasonOk && typedOk && (!holderAlive || liveConfirmed) && !release.isPending && !result;
   const seen = tokens.find((t) => t.token === token);
 
   const close = () => {
@@ -151,15 +157,13 @@ export function ForceReleaseDialog({
                       name="token"
                       value={t.token}
                       checked={t.token === token}
-                      onChange={() => setToken(t.token)}
+                      onChange={() => {
+                        setToken(t.token);
+                        setLiveConfirmed(false);
+                      }}
                       disabled={release.isPending}
                     />
-                    <TokenChip
-                      token={t.token}
-                      variant={t.majority ? 'majority' : 'plain'}
-                      copy={false}
-                      peers={tokens.map((x) => x.token)}
-                    />
+                    <TokenChip token={t.token} variant={t.majority ? 'majority' : 'plain'} copy={false} />
                     <span className="muted small">
                       on node {t.nodes.join(', ')}
                       {t.majority ? ' · majority' : ''}
@@ -198,6 +202,14 @@ export function ForceReleaseDialog({
               </p>
             ) : (
               <NodeOutcomes nodes={preview.data?.nodes ?? null} labels={labels} token={token} />
+            )}
+            {preview.data?.liveness && wouldDelete > 0 && (
+              <HolderPulse
+                liveness={preview.data.liveness}
+                confirmed={liveConfirmed}
+                onConfirm={setLiveConfirmed}
+                disabled={release.isPending}
+              />
             )}
             {preview.data && (
               <p className={`${styles.verdict} ${wouldDelete === 0 ? styles.verdictWarn : ''}`} data-testid="force-release-verdict">
