@@ -12,7 +12,8 @@ import { NO_PERSISTENCE, startRedisNodes, type RedisNode } from '@/test/support/
 // README naming every entry point), then installed in empty directories outside the repository with
 // ioredis 5.3.2 (the floor of the peer range), the latest 5 and 6: plain Node ESM and CommonJS
 // programs take and release fenced locks on three real masters, through URLs and through clients of
-// that ioredis, and a TypeScript program typechecks under moduleResolution node16 and bundler. The
+// that ioredis, and a TypeScript program typechecks under moduleResolution node16 and bundler; and
+// once more beside node-redis 5 (the client seam's second adapter), the same three programs. The
 // exports map hides everything but the entry points. The same scripts run on the floor of the
 // declared Node range (20.9.0) and on the current LTS lines (22, 24): their official binaries come
 // from the npm registry (node-<platform>-<arch>), cached in the temporary directory between runs.
@@ -23,6 +24,8 @@ const packageDir = join(import.meta.dirname, '..', '..');
 const root = join(packageDir, '..', '..');
 /** ioredis versions the tarball is installed with: the peer range's floor, the latest 5, the latest 6. */
 const IOREDIS = ['5.3.2', '5', '6'] as const;
+/** The node-redis the tarball is installed with (the floor of its optional peer range). */
+const NODE_REDIS = '5.12.1';
 let work = '';
 let tarball = '';
 /** What `npm pack --dry-run --json` says the tarball holds (paths relative to the package). */
@@ -56,6 +59,16 @@ beforeAll(async () => {
       writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: `app-ioredis-${version.replaceAll('.', '-')}`, private: true }));
       await run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', tarball, `ioredis@${version}`], { cwd: dir });
     }),
+  );
+  // node-redis 5 beside it (ioredis is still a required peer: URL nodes use the core's own connection,
+  // which the package imports from ioredis' parser). @types/node: node-redis' types need it.
+  const nodeRedisApp = appOf('node-redis');
+  mkdirSync(nodeRedisApp);
+  writeFileSync(join(nodeRedisApp, 'package.json'), JSON.stringify({ name: 'app-node-redis', private: true }));
+  await run(
+    'npm',
+    ['install', '--no-audit', '--no-fund', '--prefer-offline', tarball, `redis@${NODE_REDIS}`, 'ioredis@6', '@types/node@20'],
+    { cwd: nodeRedisApp },
   );
 }, 300_000);
 
@@ -365,8 +378,8 @@ describe('the packed lock core, installed from its tarball with ioredis 6', () =
       output = String((e as { stdout?: string }).stdout);
     }
     expect(output).toMatch(/wrong\.mts.*error TS2345/);
-    // Two tsc runs: ~20 s on an idle two-core machine, past 30 s on a loaded one.
-  }, 120_000);
+    // Two tsc runs: ~20 s on an idle two-core machine, 130 s seen at load 15.
+  }, 300_000);
 });
 
 describe.each(IOREDIS)('installed beside ioredis %s', (version) => {
@@ -419,5 +432,122 @@ describe.each(IOREDIS)('installed beside ioredis %s', (version) => {
         (e: { stdout?: string }) => String(e.stdout),
       );
     expect(await Promise.all([check('tsconfig.node16.json'), check('tsconfig.bundler.json')])).toEqual(['ok', 'ok']);
+  }, 180_000);
+});
+
+const NODE_REDIS_ESM = (urls: string[], prefix: string) => `
+  import { Redlock, isRedlockError } from '@redlock-console/redlock';
+  import { createClient } from 'redis';
+  const clients = await Promise.all(${JSON.stringify(urls)}.map((url) => createClient({ url, RESP: 3 }).connect()));
+  const r = new Redlock(clients, { keyPrefix: '${prefix}' });
+  // Fresh masters: the first acquire is refused and says what to do.
+  const fresh = await r.acquire('invoice-7', 5000, { retryCount: 0 }).catch((e) => ({ name: e.name, names: /markNodesClean\\(\\)/.test(e.message), missing: e.missingSentinel?.length ?? 0 }));
+  const marked = await r.markNodesClean();
+  const a = await r.acquire('invoice-7', 5000);
+  const held = await r.acquire('invoice-7', 5000, { retryCount: 0 }).catch((e) => isRedlockError(e) ? e.name : String(e));
+  const released = await (await a.release()).settled;
+  const b = await r.acquire('invoice-7', 5000);
+  await b.release();
+  await r.quit();
+  await Promise.all(clients.map((c) => c.quit()));
+  console.log(JSON.stringify({ fresh, complete: marked.complete, held, deleted: released.deleted, a: String(a.fence), b: String(b.fence) }));
+`;
+
+const NODE_REDIS_CJS = (urls: string[], prefix: string) => `
+  const { Redlock } = require('@redlock-console/redlock');
+  const { createClient } = require('redis');
+  (async () => {
+    const clients = await Promise.all(${JSON.stringify(urls)}.map((url) => createClient({ url }).connect()));
+    const r = new Redlock(clients, { keyPrefix: '${prefix}' });
+    await r.markNodesClean();
+    const first = await r.acquire('job', 5000);
+    // A waiter that would poll only every 10 s: the release's pub/sub message wakes it.
+    const started = Date.now();
+    const waiting = r.acquire('job', 5000, { retryCount: 3, retryDelayMs: 10000 });
+    setTimeout(() => void first.release(), 200);
+    const second = await waiting;
+    const waitedMs = Date.now() - started;
+    await second.release();
+    await r.quit();
+    await Promise.all(clients.map((c) => c.quit()));
+    console.log(JSON.stringify({ first: String(first.fence), second: String(second.fence), waitedMs }));
+  })().catch((e) => { console.error(e); process.exit(1); });
+`;
+
+const NODE_REDIS_TS = `
+  import { Redlock, nodeRedisClient, type MarkCleanResult, type RedlockNodeTarget } from '@redlock-console/redlock';
+  import { createClient } from 'redis';
+  const nodes: RedlockNodeTarget[] = [createClient(), nodeRedisClient(createClient()), 'redis://127.0.0.1:6381'];
+  export async function main(): Promise<boolean> {
+    const r: MarkCleanResult = await new Redlock(nodes).markNodesClean();
+    return r.complete;
+  }
+`;
+
+describe('installed beside node-redis 5 (no ioredis client in the program)', () => {
+  it('an ESM program is told to mark fresh masters clean, then takes, refuses and releases fenced locks through node-redis clients (RESP3)', () => {
+    const dir = appOf('node-redis');
+    const out = JSON.parse(
+      runNode(
+        'esm.mjs',
+        NODE_REDIS_ESM(
+          nodes.map((n) => n.url),
+          'pack-node-redis-esm:',
+        ),
+        process.execPath,
+        dir,
+      ),
+    ) as {
+      fresh: { name: string; names: boolean; missing: number };
+      complete: boolean;
+      held: string;
+      deleted: number;
+      a: string;
+      b: string;
+    };
+    // Refused once a quorum is out of reach: 2 of 3 nodes' answers suffice, the third may not be awaited.
+    expect(out.fresh).toMatchObject({ name: 'QuorumUnavailableError', names: true });
+    expect(out.fresh.missing).toBeGreaterThanOrEqual(2);
+    expect(out).toMatchObject({ complete: true, held: 'LockContendedError', deleted: 3 });
+    expect(BigInt(out.b)).toBeGreaterThan(BigInt(out.a));
+  }, 60_000);
+
+  it('a CommonJS program (RESP2): a waiter polling every 10 s is woken by the release and gets a higher fence', () => {
+    const dir = appOf('node-redis');
+    const out = JSON.parse(
+      runNode(
+        'cjs.cjs',
+        NODE_REDIS_CJS(
+          nodes.map((n) => n.url),
+          'pack-node-redis-cjs:',
+        ),
+        process.execPath,
+        dir,
+      ),
+    ) as {
+      first: string;
+      second: string;
+      waitedMs: number;
+    };
+    expect(BigInt(out.second)).toBeGreaterThan(BigInt(out.first));
+    expect(out.waitedMs).toBeLessThan(8_000);
+  }, 60_000);
+
+  it('a TypeScript program passing node-redis clients typechecks under moduleResolution bundler', async () => {
+    const dir = appOf('node-redis');
+    const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
+    writeFileSync(join(dir, 'program.ts'), NODE_REDIS_TS);
+    writeFileSync(
+      join(dir, 'tsconfig.json'),
+      JSON.stringify({
+        compilerOptions: { target: 'es2022', strict: true, noEmit: true, module: 'esnext', moduleResolution: 'bundler', types: ['node'] },
+        files: ['program.ts'],
+      }),
+    );
+    const result = await run(process.execPath, [tsc, '-p', 'tsconfig.json'], { cwd: dir, encoding: 'utf8' }).then(
+      () => 'ok',
+      (e: { stdout?: string }) => String(e.stdout),
+    );
+    expect(result).toBe('ok');
   }, 180_000);
 });
