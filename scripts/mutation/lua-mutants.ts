@@ -98,12 +98,13 @@ function runTests(sandbox: string, tests: readonly string[], timeoutMs: number):
   const r = spawnSync(
     'nice',
     ['-n', '15', 'npx', 'vitest', 'run', '-c', 'vitest.mutation.config.ts', '--bail', '1', '--maxWorkers', '1', ...tests.map(testPath)],
-    { cwd: sandbox, encoding: 'utf8', timeout: timeoutMs, killSignal: 'SIGKILL', env: { ...process.env, FORCE_COLOR: '0' } },
+    { cwd: sandbox, encoding: 'utf8', timeout: timeoutMs, killSignal: 'SIGKILL', env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0' } },
   );
   writeFileSync(join(root, 'reports', 'lua-mutants-last.log'), `${r.stdout ?? ''}\n${r.stderr ?? ''}`);
   if (r.error || r.signal) return { status: 'timeout' };
   if (r.status === 0) return { status: 'survived' };
-  const failed = /(?:×|✗|FAIL)\s+(.+)/.exec(r.stdout ?? '');
+  const plain = (r.stdout ?? '').replace(/\u001b\[[0-9;]*m/g, '');
+  const failed = /FAIL\s+(.+)/.exec(plain) ?? /×\s+(.+)/.exec(plain);
   return { status: 'killed', killedBy: failed?.[1]?.trim().slice(0, 160) };
 }
 
