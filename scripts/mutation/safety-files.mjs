@@ -1,0 +1,25 @@
+// The lock core's safety paths (issue 41): grant, fence, quarantine, probe, validity, extend,
+// release, cleanup. Stryker mutates these TypeScript files (stryker.config.mjs); the Lua scripts are
+// mutated by scripts/mutation/lua-mutants.ts. One list, read by both and by docs/mutation.md's table.
+export const SAFETY_TS = [
+  'packages/redlock/src/grant.ts', // grant: one node's SET + probe, the vote
+  'packages/redlock/src/grant-group.ts', // grant: the batched round, the fast probe transaction
+  'packages/redlock/src/grant-plan.ts', // grant/probe: what is sent, the cluster view
+  'packages/redlock/src/grant-verdict.ts', // probe/quarantine: a node's answers become its vote
+  'packages/redlock/src/quarantine-start.ts', // quarantine
+  'packages/redlock/src/reseed.ts', // fence: the register reseed after a quarantine
+  'packages/redlock/src/fence-round.ts', // fence
+  'packages/redlock/src/fence-group.ts', // fence
+  'packages/redlock/src/quorum.ts', // validity
+  'packages/redlock/src/release-round.ts', // release, cleanup
+  'packages/redlock/src/release-group.ts', // release, cleanup
+  'packages/redlock/src/lock.ts', // extend, validity
+];
+
+/** Quick first pass: small files, fast to run on a shared 2-core machine. */
+export const SAFETY_TS_QUICK = [
+  'packages/redlock/src/quorum.ts',
+  'packages/redlock/src/quarantine-start.ts',
+  'packages/redlock/src/fence-round.ts',
+  'packages/redlock/src/release-round.ts',
+];
