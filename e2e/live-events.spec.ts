@@ -1,7 +1,7 @@
 import { expect, test } from './support/test';
 import { signIn } from './support/login';
-import { acquire, AS_CLIENT } from './support/ops';
-import { deleteLocks, seedManyLocks } from './support/seed-locks';
+import { acquire, AS_CLIENT, postAsSession } from './support/ops';
+import { deleteLocks, randomToken, seedLocks, seedManyLocks } from './support/seed-locks';
 
 const unique = () => `${Date.now().toString(36)}${Math.floor(Math.random() * 1e6).toString(36)}`;
 
@@ -39,6 +39,25 @@ test.describe('live events', () => {
     await expect(events.locator('[data-type="lock.released"]')).toHaveCount(1, { timeout: 10_000 });
     // Only this lock's changes are listed here: none of the flood's, and no summary.
     await expect(events.locator('li')).toHaveCount(2);
+  });
+
+  test('one force-release is one event on the lock detail: force-released, not released beside it (issue 40)', async ({ page }) => {
+    const resource = `e2e-live-fr/${unique()}`;
+    const token = randomToken();
+    await seedLocks([{ resource, token, ttlMs: 60_000, nodes: [1, 2, 3, 4, 5] }]);
+    const follows = page.waitForRequest((r) => r.url().endsWith(`/api/events?resource=${encodeURIComponent(resource)}`));
+    await page.goto(`/locks/${encodeURIComponent(resource)}`);
+    await follows;
+    await expect(page.getByTestId('lock-events-empty')).toBeVisible();
+    await page.waitForTimeout(1_000); // the stream connected
+    const res = await postAsSession(page, `/api/locks/${encodeURIComponent(resource)}/force-release`, { token, reason: 'e2e: one event' });
+    expect(res.status(), await res.text()).toBe(200);
+    const events = page.getByTestId('lock-events');
+    await expect(events.locator('[data-type="lock.force-released"]')).toHaveCount(1, { timeout: 10_000 });
+    // Past the masters' reports of the deletes (folded into the force-release for 3 s after it).
+    await page.waitForTimeout(4_000);
+    await expect(events.locator('[data-type="lock.released"]')).toHaveCount(0);
+    await expect(events.locator('li')).toHaveCount(1);
   });
 
   test('a stream of every change summarises a flood: one lock.burst with the counts, not 300 events', async ({ page }) => {
