@@ -1,6 +1,9 @@
 import { expectAxeClean } from './support/axe';
 import { signIn } from './support/login';
-import { AS_CLIENT } from './support/ops';
+import { Redlock } from '@redlock-console/redlock';
+import { E2E_MAX_TTL_MS } from '../playwright.config';
+import { AS_CLIENT, postAsSession } from './support/ops';
+import { sandbox } from './support/sandbox';
 import { saveScreens } from './support/screens';
 import { expect, test } from './support/test';
 
@@ -90,5 +93,60 @@ test.describe('lock history on the lock detail page', () => {
     await expect(first).toHaveCount(2, { timeout: 10_000 });
     await expect(log.getByTestId('lock-service-count')).not.toContainText('200 entries');
     await expectAxeClean(page);
+  });
+
+  test('a lock held by a client of the package, outside the lock service: its hold while held, and its true length once force-released (issue 40)', async ({
+    page,
+  }) => {
+    const resource = `e2e-history-pkg-${Date.now()}`;
+    const urls = (await sandbox().nodes()).sort((a, b) => a.id - b.id).map((n) => n.url);
+    const client = new Redlock(urls, { retryCount: 2, maxTtlMs: E2E_MAX_TTL_MS });
+    try {
+      const lock = await client.acquire(resource, 4_000, { metadata: { owner: 'inventory-sync@pod-7' } });
+      let extending = true;
+      let failure = '';
+      const loop = (async () => {
+        while (extending) {
+          await new Promise((r) => setTimeout(r, 1_000));
+          if (extending)
+            await lock.extend(4_000).catch((err: unknown) => {
+              failure = String(err);
+              extending = false;
+            });
+        }
+      })();
+      await signIn(page);
+      await page.goto(`/locks/${encodeURIComponent(resource)}`);
+      const panel = page.getByTestId('lock-history');
+      await expect(panel).toHaveAttribute('data-loading-state', 'ready');
+      const hold = panel.getByTestId('history-hold');
+      await expect(hold).toHaveCount(1);
+      await expect(hold).toHaveAttribute('data-ended', 'held');
+      await expect(hold.getByTestId('history-granted')).toHaveAttribute('data-grant-time', 'holder-clock');
+      await expect(hold).toContainText('by the holder’s clock');
+      await expect(hold).toContainText('taken outside the lock service');
+      await expect(hold).toContainText('inventory-sync@pod-7');
+      await expect(hold).toContainText('still held');
+
+      await expect.poll(() => (failure ? -1 : lock.extensions), { timeout: 10_000, message: failure }).toBeGreaterThanOrEqual(2);
+      const released = await postAsSession(page, `/api/locks/${encodeURIComponent(resource)}/force-release`, {
+        token: lock.token,
+        reason: 'e2e: holder outside the service',
+        confirmLiveHolder: true,
+      });
+      expect(released.status(), await released.text()).toBe(200);
+      extending = false;
+      await loop;
+      await expect(async () => {
+        await page.reload();
+        await expect(hold).toHaveAttribute('data-ended', 'force-released', { timeout: 5_000 });
+      }).toPass({ timeout: 30_000 });
+      // Held for as long as it was (two extensions a second apart at least), never "0 ms".
+      await expect(hold.locator('td').nth(4)).toHaveText(/^([2-9]|\d{2})s/);
+      await expect(hold).not.toContainText('0 ms');
+      await saveScreens(page, 'lock-history-package-client');
+    } finally {
+      await client.quit();
+    }
   });
 });
