@@ -163,7 +163,12 @@ export function ForceReleaseDialog({
                       }}
                       disabled={release.isPending}
                     />
-                    <TokenChip token={t.token} variant={t.majority ? 'majority' : 'plain'} copy={false} />
+                    <TokenChip
+                      token={t.token}
+                      variant={t.majority ? 'majority' : 'plain'}
+                      copy={false}
+                      peers={tokens.map((x) => x.token)}
+                    />
                     <span className="muted small">
                       on node {t.nodes.join(', ')}
                       {t.majority ? ' · majority' : ''}
