@@ -3,6 +3,7 @@ import { lockKey } from '@redlock-console/redlock';
 import { expect, test } from './support/test';
 import { expectAxeClean } from './support/axe';
 import { signIn } from './support/login';
+import { acquire, AS_CLIENT } from './support/ops';
 import { sandbox } from './support/sandbox';
 import { saveScreens } from './support/screens';
 import { deleteLocks, randomToken, seedLocks } from './support/seed-locks';
@@ -108,6 +109,56 @@ test.describe('bulk force-release: one preview, one reason, one confirmation, a 
       await expect(page.getByTestId('lock-select')).toHaveCount(0);
       await expect(page.getByTestId('select-all-loaded')).toHaveCount(0);
     } finally {
+      await deleteLocks([resource]);
+    }
+  });
+
+  test('a live holder in the batch: the dialog names it and the release waits for the operator to say they saw it', async ({ page }) => {
+    const resource = `e2e-bulk-live-${Date.now().toString(36)}`;
+    await signIn(page);
+    const taken = await acquire(page, resource, 4_000);
+    expect(taken.status()).toBe(200);
+    const { token } = (await taken.json()) as { token: string };
+    // The holder: a client of the lock service extending every 500 ms (its keys count the extensions).
+    let stop = false;
+    const extends_: number[] = [];
+    const holder = (async () => {
+      while (!stop) {
+        const res = await page.request.post(`/api/locks/${encodeURIComponent(resource)}/extend`, {
+          headers: AS_CLIENT,
+          data: { token, ttlMs: 4_000 },
+        });
+        extends_.push(res.status());
+        await new Promise((r) => setTimeout(r, 500));
+      }
+    })();
+    try {
+      await expect.poll(() => extends_.filter((s) => s === 200).length, { timeout: 15_000 }).toBeGreaterThanOrEqual(3);
+      await page.goto(`/locks?prefix=${encodeURIComponent(resource)}`);
+      const rows = page.getByTestId('lock-row');
+      await expect(rows).toHaveCount(1);
+      await rows.first().getByRole('checkbox').check();
+      await page.getByTestId('selection-bar').getByRole('button', { name: 'Force-release 1…' }).click();
+      const dialog = page.getByTestId('bulk-release-dialog');
+      await expect(dialog.getByTestId('bulk-live-holders')).toContainText(`1 of these holders is alive`);
+      await expect(dialog.getByTestId('bulk-live-holders')).toContainText(resource);
+      const confirm = dialog.getByTestId('bulk-release-confirm');
+      await dialog.getByLabel(/Reason/).fill('e2e: the holder is wedged in a loop');
+      await dialog.getByLabel(/to confirm/).fill('1');
+      // Reason and count given, the live holder not acknowledged: not yet.
+      await expect(confirm).toBeDisabled();
+      await expectAxeClean(page);
+      await dialog.getByTestId('bulk-confirm-live').check();
+      await expect(confirm).toBeEnabled();
+      await confirm.click();
+      await expect(dialog.getByTestId('bulk-release-summary')).toContainText('Deleted 5 keys over 1 of 1 tokens');
+      // The holder learns it at its next extend.
+      const before = extends_.length;
+      await expect.poll(() => extends_.slice(before).some((s) => s !== 200), { timeout: 10_000 }).toBe(true);
+      expect(await holders([resource])).toEqual([0]);
+    } finally {
+      stop = true;
+      await holder;
       await deleteLocks([resource]);
     }
   });

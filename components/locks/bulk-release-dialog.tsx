@@ -49,6 +49,8 @@ export function BulkReleaseDialog({ locks, onClose, onDone }: { locks: PickedLoc
   const queryClient = useQueryClient();
   const [reason, setReason] = useState('');
   const [typed, setTyped] = useState('');
+  // Live holders in the batch (issue 40): the operator says they saw them, or the server refuses the batch 409.
+  const [liveConfirmed, setLiveConfirmed] = useState(false);
   const items = releaseItems(locks);
 
   const preview = useQuery({
@@ -60,7 +62,13 @@ export function BulkReleaseDialog({ locks, onClose, onDone }: { locks: PickedLoc
     refetchOnWindowFocus: false,
   });
   const release = useMutation({
-    mutationFn: () => forceReleaseMany({ locks: items, reason: reason.trim(), dryRun: false }),
+    mutationFn: () =>
+      forceReleaseMany({
+        locks: items,
+        reason: reason.trim(),
+        dryRun: false,
+        ...(live.length > 0 ? { confirmLiveHolders: true as const } : {}),
+      }),
     // The released locks leave the selection as soon as the results are in: the page behind the
     // dialog never says "6 locks selected" over a table those locks have left.
     onSuccess: () => onDone?.(),
@@ -74,9 +82,12 @@ export function BulkReleaseDialog({ locks, onClose, onDone }: { locks: PickedLoc
   const result = release.data;
   const shown = result ?? preview.data;
   const willDelete = preview.data?.results.filter((r) => r.nodes.some((n) => n.outcome === 'would-delete')).length ?? 0;
+  const live =
+    preview.data?.results.filter((r) => r.liveness?.pulse === 'alive' && r.nodes.some((n) => n.outcome === 'would-delete')) ?? [];
   const reasonOk = reasonIsOk(reason);
   const typedOk = typed.trim() === String(items.length);
-  const canConfirm = !!preview.data && willDelete > 0 && reasonOk && typedOk && !release.isPending && !result;
+  const canConfirm =
+    !!preview.data && willDelete > 0 && reasonOk && typedOk && (live.length === 0 || liveConfirmed) && !release.isPending && !result;
   const close = () => {
     if (!release.isPending) ref.current?.close();
   };
@@ -210,6 +221,27 @@ export function BulkReleaseDialog({ locks, onClose, onDone }: { locks: PickedLoc
             typedOk={typedOk}
             disabled={release.isPending}
           />
+          {live.length > 0 && (
+            <div className="callout callout-bad" role="alert" data-testid="bulk-live-holders">
+              <p>
+                <strong>
+                  {live.length} of these holders {live.length === 1 ? 'is' : 'are'} alive
+                </strong>{' '}
+                (extending now: {live.map((r) => r.resource).join(', ')}). A live holder learns it lost its lock only at its next extend or
+                check; until then it goes on as if it held it, while another client may take it. Prefer stopping the holders.
+              </p>
+              <label>
+                <input
+                  type="checkbox"
+                  checked={liveConfirmed}
+                  onChange={(e) => setLiveConfirmed(e.target.checked)}
+                  disabled={release.isPending}
+                  data-testid="bulk-confirm-live"
+                />{' '}
+                {live.length === 1 ? 'The holder is alive' : 'These holders are alive'} and I release anyway
+              </label>
+            </div>
+          )}
           {release.isError && (
             <p className="callout callout-bad" role="alert">
               {errorText(release.error)}

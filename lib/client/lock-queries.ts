@@ -166,6 +166,7 @@ export function forceReleaseMany(body: {
   locks: Array<{ resource: string; token: string }>;
   reason: string;
   dryRun: boolean;
+  confirmLiveHolders?: true;
 }): Promise<BulkForceReleaseResponse> {
   return postJson('/api/force-release', body, bulkForceReleaseResponseSchema);
 }
