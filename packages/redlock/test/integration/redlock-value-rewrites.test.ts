@@ -36,7 +36,7 @@ describe('lock value rewrites', () => {
   });
 
   const eventsOn = async (key: string, count: number) => {
-    await waitFor(async () => seen.filter((e) => e.key === key).length >= count, 1_000, `${count} events on ${key}`);
+    await waitFor(async () => seen.filter((e) => e.key === key).length >= count, 5_000, `${count} events on ${key}`);
     await new Promise((res) => setTimeout(res, 50)); // and no more
     return seen.filter((e) => e.key === key).map((e) => e.event);
   };
@@ -49,7 +49,7 @@ describe('lock value rewrites', () => {
     const lock = await r.acquire('report', 10_000, { metadata: { owner: 'nightly' } });
     expect(lock.fence).not.toBeNull();
     // The grant (SET NX PX: `set` and `expire`), then the fence round's rewrite.
-    await waitFor(async () => metaTextOf((await env.direct[0]!.get(key)) ?? '')?.includes('"fence"') ?? false, 1_000, 'the fence written');
+    await waitFor(async () => metaTextOf((await env.direct[0]!.get(key)) ?? '')?.includes('"fence"') ?? false, 5_000, 'the fence written');
     expect(await eventsOn(key, 3)).toEqual(['set', 'expire', 'setrange']);
     const fenced = (await env.direct[0]!.get(key))!;
     expect(tokenOf(fenced)).toBe(lock.token);
