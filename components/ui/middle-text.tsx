@@ -26,12 +26,17 @@ export function MiddleText({ text, className, title = text }: { text: string; cl
   const [head, tail] = splitName(text);
   return (
     <span className={`${styles.middle} ${className ?? ''}`} title={title ?? undefined} data-full={text}>
-      <span className={styles.head}>{head}</span>
+      {/* Head and tail are flex items, and Chromium names a control by its content with a space
+          between flex items ("e2e-dialog-forei gn-…"): assistive tech reads the one whole copy beside them. */}
+      <span className={styles.head} aria-hidden="true">
+        {head}
+      </span>
       {tail ? (
-        <span className={styles.tail}>
+        <span className={styles.tail} aria-hidden="true">
           <span dir="ltr">{tail}</span>
         </span>
       ) : null}
+      <span className={`visually-hidden ${styles.spoken}`}>{text}</span>
     </span>
   );
 }
