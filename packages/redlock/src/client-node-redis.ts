@@ -15,7 +15,7 @@ export interface NodeRedisClientLike {
 }
 
 interface NodeRedisClient {
-  sendCommand(args: readonly (string | Buffer)[]): Promise<unknown>;
+  sendCommand(args: readonly (string | Buffer)[], options?: object): Promise<unknown>;
   duplicate(overrides?: object): NodeRedisClient;
   connect(): Promise<unknown>;
   subscribe(channel: string, listener: (message: string) => void): Promise<unknown>;
@@ -53,6 +53,17 @@ export function nodeRedisLabel(target: NodeRedisClientLike): string {
 }
 
 /**
+ * Per-command options that override whatever the owner set client-wide (`commandOptions`, merged
+ * by spread under these): `asap` would put a command at the head of the write queue, so a batch
+ * [TIME, grant, check] queued while offline would go out reversed and a grant's validity would be
+ * counted from a clock read after its SET — mutual exclusion broken; a `timeout` or `abortSignal`
+ * drops a queued command from the middle of a batch while the later ones still go; a `typeMapping`
+ * would hand the core Maps and bigints it does not read. With these, every command of one call
+ * is written in the order given, none dropped, replies in the shapes the conformance suite checks.
+ */
+const IN_ORDER = Object.freeze({ asap: false, timeout: undefined, abortSignal: undefined, typeMapping: {} });
+
+/**
  * The adapter for a node-redis 5 client passed in (RESP2 or RESP3). It must be connected by its
  * owner (`await client.connect()`); the core never connects or closes it. Commands go through
  * `sendCommand` in order: node-redis queues them on its one connection first in, first out and
@@ -71,7 +82,7 @@ export function nodeRedisClient(target: NodeRedisClientLike): RedlockClient {
         const command = commands[i]!;
         let sent: Promise<unknown>;
         try {
-          sent = client.sendCommand(command.args);
+          sent = client.sendCommand(command.args, IN_ORDER);
         } catch (err) {
           sent = Promise.reject(err instanceof Error ? err : new Error(String(err)));
         }

@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import { Redis as Redis5 } from 'ioredis';
 import { Redis as Redis6 } from 'ioredis6';
-import { createClient } from 'redis';
+import { createClient, RESP_TYPES } from 'redis';
 import {
   InvalidArgumentError,
   ioredisClient,
@@ -52,6 +52,13 @@ const ADAPTERS: ReadonlyArray<{ name: string; make: (url: string) => Promise<Mad
   { name: 'node-redis 5 (RESP2)', make: (url) => nodeRedis(url, 2, false) },
   { name: 'node-redis 5 (RESP3)', make: (url) => nodeRedis(url, 3, false) },
   { name: 'node-redis 5 through nodeRedisClient()', make: (url) => nodeRedis(url, 2, true) },
+  // Client-wide options the owner may set (node-redis' own createClient example sets asap and a
+  // typeMapping): asap would write each command of a batch at the head of the queue (reversed),
+  // a typeMapping would hand the core Maps and strings for numbers. The adapter overrides them per command.
+  {
+    name: 'node-redis 5 (RESP3) with client-wide asap and a typeMapping',
+    make: (url) => nodeRedis(url, 3, false, { asap: true, typeMapping: { [RESP_TYPES.NUMBER]: String, [RESP_TYPES.MAP]: Map } }),
+  },
 ];
 
 function ioredis(client: Redis5): Made {
@@ -59,8 +66,8 @@ function ioredis(client: Redis5): Made {
   return { node: client, close: () => client.disconnect() };
 }
 
-async function nodeRedis(url: string, RESP: 2 | 3, explicit: boolean): Promise<Made> {
-  const client = createClient({ url, RESP, socket: { reconnectStrategy: () => 50 } });
+async function nodeRedis(url: string, RESP: 2 | 3, explicit: boolean, commandOptions?: object): Promise<Made> {
+  const client = createClient({ url, RESP, socket: { reconnectStrategy: () => 50 }, ...(commandOptions ? { commandOptions } : {}) });
   client.on('error', () => undefined);
   await client.connect();
   return { node: explicit ? nodeRedisClient(client) : client, close: () => client.destroy() };
