@@ -364,7 +364,15 @@ export class Redlock extends RedlockEmitter implements LockController {
               })
               .then(checkMarkClean),
             new Promise((_, reject) => {
-              timer = setTimeout(() => reject(new MarkCleanTimeout(`mark clean timed out after ${timeoutMs} ms`)), timeoutMs);
+              timer = setTimeout(
+                () =>
+                  reject(
+                    new MarkCleanTimeout(
+                      `no answer to mark clean within ${timeoutMs} ms; it may still reach the node and apply there later`,
+                    ),
+                  ),
+                timeoutMs,
+              );
             }),
           ]);
           return { node: node.number, label: node.label, vote: 'for', reason: 'ok' };

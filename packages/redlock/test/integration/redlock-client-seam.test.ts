@@ -186,3 +186,44 @@ describe('what the seam refuses', () => {
     expect(() => new Redlock([{ get: () => undefined } as unknown as RedlockNodeTarget])).toThrow(/ioredis or node-redis client/);
   });
 });
+
+describe('the node-redis adapter writes each call in the order given, whatever the owner set client-wide', () => {
+  // node-redis merges a client's `commandOptions` into every command; `asap` writes a command at
+  // the head of the queue, so commands sent in one tick go out reversed. The core's batches are
+  // ordered on purpose ([TIME, SET, probe]: a grant's validity is counted from a clock read
+  // before its SET), so the adapter overrides the option per command (client-node-redis.ts).
+  // Without the override the replies come back out of order ([OK, 2, 1]: SET went after an APPEND),
+  // and with the typeMapping the SET reply is a Buffer.
+  it('asap set client-wide: SET then two APPENDs leave "123", and replies keep their plain types', async () => {
+    const client = createClient({
+      url: env.cluster.urls[0]!,
+      commandOptions: { asap: true, typeMapping: { [RESP_TYPES.SIMPLE_STRING]: Buffer } },
+    });
+    client.on('error', () => undefined);
+    await client.connect();
+    try {
+      const key = `${uniquePrefix('order')}k`;
+      const replies = await new Promise<unknown[]>((resolve, reject) => {
+        const out: unknown[] = [];
+        let left = 3;
+        const commands = [
+          ['SET', key, '1'],
+          ['APPEND', key, '2'],
+          ['APPEND', key, '3'],
+        ].map((args, i) => ({
+          args: args.map((a) => Buffer.from(a)),
+          settle: (err: Error | null, value?: unknown) => {
+            if (err) return reject(err);
+            out[i] = value;
+            if (--left === 0) resolve(out);
+          },
+        }));
+        nodeRedisClient(client).send(commands);
+      });
+      expect(replies).toEqual(['OK', 2, 3]);
+      expect(await client.sendCommand(['GET', key], { asap: false })).toBe('123');
+    } finally {
+      client.destroy();
+    }
+  });
+});
