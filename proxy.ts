@@ -25,7 +25,7 @@ export function proxy(request: NextRequest): NextResponse {
 /**
  * Every path but the API, the build's static files, the image optimizer and the favicon, each
  * excluded exactly: a prefix (`favicon.ico`, `_next/image`) also excluded `/favicon.ico.html` and
- * `/_next/imagefoo`, whose 404 pages then went out without a CSP (issue 38).
+ * `/_next/imagefoo`, whose 404 pages then went out without a CSP.
  */
 export const config = {
   matcher: ['/((?!api/|_next/static/|_next/image$|favicon\\.ico$).*)'],

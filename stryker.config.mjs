@@ -1,4 +1,4 @@
-// StrykerJS over the lock core's safety paths (issue 41): `npm run mutation` (docs/mutation.md).
+// StrykerJS over the lock core's safety paths: `npm run mutation` (docs/mutation.md).
 // Not part of `npm test`: a full run takes long; incremental mode keeps reports/stryker-incremental.json
 // so that a rerun after a small change tests only the mutants and tests that changed.
 import { SAFETY_TS } from './scripts/mutation/safety-files.mjs';

@@ -7,7 +7,7 @@ interface OpenApi {
 }
 
 /**
- * The API reference (issue 19): the OpenAPI document rendered by Scalar, readable without a login
+ * The API reference: the OpenAPI document rendered by Scalar, readable without a login
  * (a program's author may hold only an API key), in the console's palette and both themes, and
  * loading nothing from anywhere but the console.
  */

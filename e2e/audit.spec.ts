@@ -194,7 +194,7 @@ test.describe('audit log: who did what, filtered, paged, exported', () => {
       .getByRole('button', { name: /Show details/ })
       .click();
     await expect(page.getByTestId('audit-detail')).toBeVisible();
-    // Below the logs, each API key's use against its quotas (issue 38): the key that held the lock is listed.
+    // Below the logs, each API key's use against its quotas: the key that held the lock is listed.
     const keyRow = page.getByTestId('api-key-row').filter({ hasText: 'client:e2e-client' });
     await expect(keyRow.getByTestId('api-key-held')).toHaveText(/^\d+ \/ 1.?000$/);
     await expectAxeClean(page);

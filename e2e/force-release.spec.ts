@@ -68,7 +68,7 @@ test.describe('force-release: from a playground grant to the audit log', () => {
     const confirm = dialog.getByTestId('force-release-confirm');
     await expect(confirm).toBeDisabled();
 
-    // The holder is alive (issue 40): the dialog says when it last extended and how often, read
+    // The holder is alive: the dialog says when it last extended and how often, read
     // from its keys, and what that means. The keep-alive extends a third into each lease; its pace
     // is known from its second extension on ("Check again" reads the keys anew).
     const pulse = dialog.getByTestId('holder-pulse');

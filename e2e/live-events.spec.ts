@@ -6,7 +6,7 @@ import { deleteLocks, randomToken, seedLocks, seedManyLocks } from './support/se
 const unique = () => `${Date.now().toString(36)}${Math.floor(Math.random() * 1e6).toString(36)}`;
 
 /**
- * Live events under a flood of lock changes (issue 18, finding 9): a screen that follows every
+ * Live events under a flood of lock changes: a screen that follows every
  * change gets a summary past 64 changes a window (lock.burst) and refreshes its lists; the lock
  * detail page follows its own lock (`/api/events?resource=`) and still lists each of its changes.
  */
@@ -41,7 +41,7 @@ test.describe('live events', () => {
     await expect(events.locator('li')).toHaveCount(2);
   });
 
-  test('one force-release is one event on the lock detail: force-released, not released beside it (issue 40)', async ({ page }) => {
+  test('one force-release is one event on the lock detail: force-released, not released beside it', async ({ page }) => {
     const resource = `e2e-live-fr/${unique()}`;
     const token = randomToken();
     await seedLocks([{ resource, token, ttlMs: 60_000, nodes: [1, 2, 3, 4, 5] }]);

@@ -8,7 +8,7 @@ import { saveScreens } from './support/screens';
 import { expect, test } from './support/test';
 
 /**
- * Issue 19, part 2: "who held invoice-42 at 03:12?" — the lock detail page shows each hold of the
+ * "Who held invoice-42 at 03:12?" — the lock detail page shows each hold of the
  * resource: the key it was taken with (not what the client claimed), its fence, how long, how it
  * ended. Both themes, a phone's width without sideways scrolling, axe-clean.
  */
@@ -40,7 +40,7 @@ test.describe('lock history on the lock detail page', () => {
     await expectAxeClean(page);
 
     // On a phone the table scrolls inside its own region, never wider than the card. (The page's
-    // own width at 390 px is issue 20's: the top bar still has a minimum width.)
+    // own width at 390 px is the top bar's concern: it still has a minimum width.)
     await page.setViewportSize({ width: 390, height: 844 });
     await expect(holds).toHaveCount(2);
     const region = panel.getByRole('region', { name: 'History of the holds' });
@@ -95,7 +95,7 @@ test.describe('lock history on the lock detail page', () => {
     await expectAxeClean(page);
   });
 
-  test('a lock held by a client of the package, outside the lock service: its hold while held, and its true length once force-released (issue 40)', async ({
+  test('a lock held by a client of the package, outside the lock service: its hold while held, and its true length once force-released', async ({
     page,
   }) => {
     const resource = `e2e-history-pkg-${Date.now()}`;

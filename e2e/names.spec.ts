@@ -7,7 +7,7 @@ import { saveScreens } from './support/screens';
 import { deleteLocks, seedLocks } from './support/seed-locks';
 
 /**
- * Names whole (issue 40): six resources that differ only at their end, a holder whose pod name is
+ * Names whole: six resources that differ only at their end, a holder whose pod name is
  * long, and a lock split three ways whose tokens share a long beginning. At every width an
  * operator brings, in both themes: each name reads differently on screen, its whole value is in a
  * title (and in the page's text), no token is cut below a distinct short form, nothing sticks out
@@ -286,7 +286,7 @@ test.describe('the Chaos page in sections', () => {
       // From 1440 px the nemeses are one table: with a fresh CI-profile report 3,459 px at 1920, under
       // the 5,737 px the issue measured before the tabs (the bound). Below
       // it each nemesis is a card of its figures, so the height grows with the report (a fresh
-      // CI-profile report: 6,683 px at 1280, 16,754 px at 390; folding the cards is open in issue 40):
+      // CI-profile report: 6,683 px at 1280, 16,754 px at 390):
       // checked there for what the tabs promise, one panel at a time, and no column cut.
       const tall = await page.evaluate(() => document.documentElement.scrollHeight);
       if (width >= 1440) expect(tall, `chaos at ${width} px is ${tall} px tall`).toBeLessThan(4_000);

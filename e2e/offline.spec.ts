@@ -24,7 +24,7 @@ test.describe('when the console stops answering', () => {
     const offline = page.getByTestId('connection-banner');
     await expect(offline).toContainText('The console is not answering');
     await expect(page.getByTestId('connection-last-ok')).toHaveText(/^\d\d:\d\d:\d\d\.\d{3}$/);
-    // The last reading stays on screen, not a skeleton, but not as the answer of now (issue 40).
+    // The last reading stays on screen, not a skeleton, but not as the answer of now.
     await expect(banner).toHaveAttribute('data-state', 'unknown');
     await expect(banner).toContainText('locks could be granted: that may no longer be true');
     await saveScreens(page, 'offline-banner');

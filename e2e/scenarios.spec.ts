@@ -8,7 +8,7 @@ import { sandbox, teachingSandbox } from './support/sandbox';
 import { saveScreens } from './support/screens';
 
 /**
- * Teaching scenarios (issue 6), each run start to finish from the UI against the real sandbox
+ * Teaching scenarios, each run start to finish from the UI against the real sandbox
  * nodes, at 2× (which scales only the pauses between steps). The outcome is read from the
  * timeline, the checker and the stores; afterwards no key of the run's prefix may remain and every
  * node must be up, healed and back on its persistence mode.

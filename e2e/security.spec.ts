@@ -5,7 +5,7 @@ import { E2E_LOGIN } from '../playwright.config';
 import { signIn } from './support/login';
 
 /**
- * Issue 18 against the built console, where a browser (or a plain HTTP client on a real socket) is
+ * The security checks against the built console, where a browser (or a plain HTTP client on a real socket) is
  * the attacker: security headers and a CSP that the console's own pages live with, framing, the
  * login limit behind no proxy, a chunked body over the limit.
  */
@@ -60,7 +60,7 @@ test.describe('security headers', () => {
     expect(first['strict-transport-security']).toBeUndefined(); // plain http: no HSTS
   });
 
-  test('every HTML answer carries a CSP, the 404 pages of odd paths too (issue 38: /favicon.ico.html, /_next/imagefoo had none)', async ({
+  test('every HTML answer carries a CSP, the 404 pages of odd paths too (/favicon.ico.html, /_next/imagefoo had none)', async ({
     request,
   }) => {
     const paths = [

@@ -4,7 +4,7 @@ import { expectAxeClean } from './support/axe';
 import { saveScreens } from './support/screens';
 
 /**
- * Signing out from the console's top bar: of this browser only, or everywhere (issue 18: every
+ * Signing out from the console's top bar: of this browser only, or everywhere (every
  * session of the user ends, in every console process, because the revocation is kept on the
  * masters). Two browser contexts stand for two devices of the same operator.
  */

@@ -4,7 +4,7 @@ import { saveScreens } from './support/screens';
 import { deleteLocks, randomToken, seedLocks } from './support/seed-locks';
 
 /**
- * Issue 40: the Locks screen's state cards added up — "split" then "partial" showed both, while
+ * The Locks screen's state cards added up — "split" then "partial" showed both, while
  * each looked like a single choice. A click now shows that state alone; combining is explicit
  * (Ctrl-click) and said on screen.
  */

@@ -6,7 +6,7 @@ import { sandbox } from './support/sandbox';
 import { deleteLocks, randomToken, seedLocks } from './support/seed-locks';
 
 /**
- * Issue 40, "unknown is never shown as fine": with every master's fault proxy frozen (partitioned:
+ * Unknown is never shown as fine: with every master's fault proxy frozen (partitioned:
  * packets dropped, the redis-server processes still running), and then with the console itself
  * gone, no screen may say "none" or "fine" where the truth is "could not read".
  */

@@ -11,7 +11,7 @@
  *
  * Why not only Next.js: a Next.js route handler costs several milliseconds of routing, Web
  * Request/Response conversion and rendering machinery per call, which made the lock service 30–50×
- * slower than the core it wraps (issue 19). Why the lean connections: Node's HTTP objects
+ * slower than the core it wraps. Why the lean connections: Node's HTTP objects
  * (IncomingMessage, ServerResponse, their streams and header objects) then still cost about as much
  * CPU per request as the lock itself. Why not a framework (fastify): it runs on those same objects,
  * and the fast path is three POST routes with one body rule; they share every check, schema,
@@ -62,7 +62,7 @@ async function main(): Promise<void> {
   const app = next({ dev, dir: root, hostname: host, port });
   const handle = app.getRequestHandler();
   await app.prepare();
-  // Every connection admitted by the connection guard (caps, idle and request timeouts: issue 38);
+  // Every connection admitted by the connection guard (caps, idle and request timeouts);
   // plain lock-service requests read and answered on the socket itself, the first other request
   // hands the connection to Node's parser; the routes answered before Next.js, then Next.js
   // (lib/server/http/front.ts). (In --dev, Next.js attaches its hot-reload socket handler to this

@@ -1,5 +1,5 @@
 /**
- * What the teaching sandbox costs while idle (issue 40: start it with the console, or at the first
+ * What the teaching sandbox costs while idle (start it with the console, or at the first
  * run?): starts one in a fresh directory, as `npm start` does, then reads each redis-server's RSS
  * and the CPU it used over `seconds` (default 60) from /proc. Linux only.
  *

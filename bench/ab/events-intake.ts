@@ -1,6 +1,5 @@
 /**
- * What reading the masters' keyspace notifications costs the console (the live events' intake,
- * issue 18), A/B: `npm run bench:intake -- [--a set,expire,del,expired] [--b set,del,expired]
+ * What reading the masters' keyspace notifications costs the console (the live events' intake), A/B: `npm run bench:intake -- [--a set,expire,del,expired] [--b set,del,expired]
  * [--phases 6] [--ms 4000] [--pause 9]`. Each variant is a set of keyevent channels; a reader
  * process (events-intake-reader.ts) subscribes to them on five fresh masters while the lock core
  * runs fenced acquire + release, 32 in flight, each loop pausing `--pause` ms between pairs (9 ms

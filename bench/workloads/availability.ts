@@ -7,7 +7,7 @@ import { figure } from '../harness/stats';
 import { bounded, describeError, sleep } from '../harness/util';
 
 /**
- * What the safety checks and the contract of issues 16 and 17 cost in availability, beside the peers:
+ * What the safety checks and the lock core's contract cost in availability, beside the peers:
  * - one node paused for 0.3 s every second under c=64 load: single attempts (retryCount 0) that
  *   fail although four nodes answer (target 0: a quorum could grant every one of them);
  * - a majority held by keys that are not going away (a split between two foreign tokens): the

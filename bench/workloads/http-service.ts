@@ -8,7 +8,7 @@ import { figure, percentile, ratios } from '../harness/stats';
 import { sleep } from '../harness/util';
 
 /**
- * Issue 19: the HTTP lock service against the lock core it wraps, on the same five masters in the
+ * The HTTP lock service against the lock core it wraps, on the same five masters in the
  * same run. The built console runs against the bench's masters (production server: the lock
  * service's fast path in scripts/console-server.ts); the core runs in this process. Each loop takes
  * a lock and releases it (API key over HTTP/1.1 keep-alive, one connection per loop), fenced (the
@@ -151,11 +151,11 @@ export const httpService: Workload = {
       method:
         `The built console on the bench's masters (REDLOCK_NODES) and the lock core in the bench process, on the same masters, taking turns: ` +
         `${LOOPS} loops and 1 loop of acquire + release for ${ms / 1_000} s each, fenced and not; HTTP with an API key over keep-alive ` +
-        `connections (one per loop, bench/harness/http-client.ts), every grant checked for a token and every release for released: true (issue 19).`,
+        `connections (one per loop, bench/harness/http-client.ts), every grant checked for a token and every release for released: true.`,
       sections,
       targets: [
-        atLeast('9. HTTP lock service (issue 19)', `HTTP pairs/s ≥ 25 % of the core's at ${LOOPS} loops (fenced)`, fenced32, 0.25, '×'),
-        atMost('9. HTTP lock service (issue 19)', 'a pair over HTTP within ~1 ms of the core at 1 loop (fenced, p50)', fenced1, 1.0, 'ms'),
+        atLeast('9. HTTP lock service', `HTTP pairs/s ≥ 25 % of the core's at ${LOOPS} loops (fenced)`, fenced32, 0.25, '×'),
+        atMost('9. HTTP lock service', 'a pair over HTTP within ~1 ms of the core at 1 loop (fenced, p50)', fenced1, 1.0, 'ms'),
       ],
       notes: [],
     };

@@ -27,7 +27,7 @@ const VARIANTS: readonly Variant[] = [
   'sesame',
   NO_QUARANTINE,
 ];
-/** Each peer library and its setups: its best p50 in a run is the faster setup's (issue 25: say which won). */
+/** Each peer library and its setups: its best p50 in a run is the faster setup's (say which won). */
 const LIBRARIES: ReadonlyArray<{ name: string; setups: readonly PeerId[] }> = [
   { name: 'node-redlock', setups: ['node-redlock', 'node-redlock-noap'] },
   { name: 'redis-semaphore', setups: ['semaphore', 'semaphore-noap'] },
@@ -157,7 +157,7 @@ export const latency: Workload = {
       targets: [
         atMost('2. latency', 'p50 of ours (fenced: false) ≤ 1.15× the raw floor', ratioRows[0]!.figure, 1.15, '×'),
         atMost(
-          '2. latency (issue 25)',
+          '2. latency',
           "p50 of ours (fenced: false) ≤ 0.95× every peer's fastest setup",
           ratioRows.find((r) => r.name.startsWith('p50: ours (fenced: false) / the fastest peer setup'))!.figure,
           0.95,

@@ -22,7 +22,7 @@ function refusals(k: ApiKeyUsage): string {
 }
 
 /**
- * Each API key's use of the lock service against its quotas (REDLOCK_API_KEY_QUOTAS, issue 38):
+ * Each API key's use of the lock service against its quotas (REDLOCK_API_KEY_QUOTAS):
  * locks held, acquires waiting, the acquire rate, and the acquires refused with 429, as counted by
  * the console process that answered (each process of N counts its own).
  */

@@ -22,7 +22,7 @@ function When({ at }: { at: number }) {
 }
 
 /**
- * The lock service's side of the audit (issue 19): every grant, extend, release and force-release,
+ * The lock service's side of the audit: every grant, extend, release and force-release,
  * newest first, with the principal the console authenticated; narrowed to one API key (or user)
  * by its principal, e.g. `client:billing`. Each resource links to its lock detail and history.
  */

@@ -49,7 +49,7 @@ export function BulkReleaseDialog({ locks, onClose, onDone }: { locks: PickedLoc
   const queryClient = useQueryClient();
   const [reason, setReason] = useState('');
   const [typed, setTyped] = useState('');
-  // Live holders in the batch (issue 40): the operator says they saw them, or the server refuses the batch 409.
+  // Live holders in the batch: the operator says they saw them, or the server refuses the batch 409.
   const [liveConfirmed, setLiveConfirmed] = useState(false);
   const items = releaseItems(locks);
 

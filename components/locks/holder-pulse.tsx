@@ -25,7 +25,7 @@ export function pulseHeadline(l: HolderLivenessView): string {
 }
 
 /**
- * The holder's liveness before a force-release (issue 40): how recently and how often it extends,
+ * The holder's liveness before a force-release: how recently and how often it extends,
  * and what that means — a live holder goes on as if it held the lock until its next extend or
  * check, so for a while two holders may act. For a live holder the dialog asks for the extra
  * confirmation (`confirm`); the API refuses without it.

@@ -7,7 +7,7 @@ import controls from './lock-list-controls.module.css';
 
 /**
  * The state tabs above the matrix: counts first, like a queue dashboard. A click shows that state
- * alone, replacing the one before (issue 40: clicks added up, so "split" then "partial" showed
+ * alone, replacing the one before (clicks added up, so "split" then "partial" showed
  * both while each looked like a single choice); clicking the one shown shows all again. Combining
  * is explicit and said on screen: Ctrl-, ⌘- or Shift-click adds a state to those shown.
  */

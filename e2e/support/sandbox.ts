@@ -13,7 +13,7 @@ export function sandbox(): ControlClient {
   return control;
 }
 
-/** The teaching sandbox's supervisor (the scenarios' own masters, issue 40), through its control channel. */
+/** The teaching sandbox's supervisor (the scenarios' own masters), through its control channel. */
 export function teachingSandbox(): ControlClient {
   const control = ControlClient.fromDataDir(dataDir(), 'sandbox');
   if (!control) throw new Error(`no scenario-sandbox.json under ${dataDir()}: did npm start start the teaching sandbox?`);

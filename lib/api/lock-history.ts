@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
 /**
- * The lock history (issue 19): what the lock service and the operators did to each resource,
+ * The lock history: what the lock service and the operators did to each resource,
  * kept on the masters beside the audit log. Who is the **authenticated principal** (the API key's
  * name or the signed-in user), never what the client's metadata claims; the client's metadata is
  * kept apart. A token is never stored or shown: its fingerprint links a grant to its extends and

@@ -2,7 +2,7 @@ import { VOTE_REASONS } from '@redlock-console/redlock/vocabulary';
 import { z } from 'zod';
 
 /**
- * Teaching scenarios (issue 6): guided runs of real Redlock clients against the sandbox cluster,
+ * Teaching scenarios: guided runs of real Redlock clients against the sandbox cluster,
  * with a timeline of what every node holds, what every client believes, and a mutual-exclusion
  * checker. Times in a run are milliseconds since the run started (the server's monotonic clock).
  */

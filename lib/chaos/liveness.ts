@@ -3,7 +3,7 @@
  * (NEMESES[n].keepsQuorum) leaves the core no reason to fail an acquire for unavailability, and no
  * reason to slow down to a crawl:
  * - QuorumUnavailableError: at most UNAVAILABLE_SHARE of its acquires (at least UNAVAILABLE_MIN, for a
- *   loaded box's stray timeout), where issue 17's contract says 0: 0.2 % when a node is to spare,
+ *   loaded box's stray timeout), where the core's contract says 0: 0.2 % when a node is to spare,
  *   1 % when each client has a bare quorum (one node answering after the 100 ms node timeout on a
  *   loaded box is then enough to fail an attempt);
  * - throughput: successful acquisitions per second at least THROUGHPUT_FLOOR of the no-fault phase's

@@ -1,5 +1,5 @@
 /**
- * A node's data going back in time without a restart (issue 37), the way an operator or a tool does
+ * A node's data going back in time without a restart, the way an operator or a tool does
  * it to a running redis-server: a backup of the node (SAVE, its dump.rdb copied aside), then later
  * - restored in place: a side redis-server started from the backup, the node made its replica
  *   (REPLICAOF) until the sync is done, then REPLICAOF NO ONE;

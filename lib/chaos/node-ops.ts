@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import type { Redis } from 'ioredis';
 import type { ClusterSupervisor, Persistence } from '../cluster';
 
-/** The evicting policies the eviction nemeses use (issue 16: a volatile-* one and an allkeys-* one). */
+/** The evicting policies the eviction nemeses use (a volatile-* one and an allkeys-* one). */
 export type EvictionPolicy = 'volatile-lru' | 'allkeys-random';
 
 /**

@@ -1,6 +1,6 @@
 /**
  * Targeted trials: scripted scenarios that create, on purpose and in every trial, the danger one of
- * the lock core's node checks exists for (issue 16). Client A holds a lock whose keys are on exactly
+ * the lock core's node checks exists for. Client A holds a lock whose keys are on exactly
  * a majority of the nodes (its links to the other two are blackholed while it acquires, then reset,
  * as a real partition ends); one node of that majority, the victim, then loses A's key in one of the
  * ways a real Redis does while keeping its epoch sentinel; client B asks for the lock. A core that

@@ -1,5 +1,5 @@
 /**
- * When a reading on screen stops counting as "now" (issue 40: unknown is never shown as fine).
+ * When a reading on screen stops counting as "now" (unknown is never shown as fine).
  * The one definition: a reading is stale once it is older than STALE_AFTER_POLLS of its screen's
  * poll intervals, and never sooner than MIN_STALE_MS (one slow answer on a busy machine must not
  * grey a screen that is still being read). Headlines, counts and the live dot go grey/unknown

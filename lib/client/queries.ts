@@ -87,7 +87,7 @@ export const lockDetailQuery = (resource: string) =>
     refetchInterval: 1_000,
   });
 
-/** One resource's lock history (issue 19), under the resource's key: whatever refreshes the lock refreshes it. */
+/** One resource's lock history, under the resource's key: whatever refreshes the lock refreshes it. */
 export const lockHistoryQuery = (resource: string) =>
   queryOptions({
     queryKey: [...queryKeys.lock(resource), 'history'] as const,

@@ -180,7 +180,7 @@ export function classify(resource: string, key: string, sorted: LockCell[], opti
     }
   }
   const tokens = firstToken === null ? 0 : 1 + (others?.length ?? 0);
-  // A held lock whose voter is down (issue 40: it read `partial`): one token, no other seen, one
+  // A held lock whose voter is down (it read `partial`): one token, no other seen, one
   // node short of a quorum with a node that could not be read to make it up, the nodes read a
   // quorum themselves. Such a lock still holds: no other
   // client can reach a quorum around it (the free nodes and the down ones are fewer than a quorum

@@ -2,7 +2,7 @@ import type { Redis } from 'ioredis';
 import { luaScript, runLua } from '../inspect/script';
 
 /**
- * A backup of one node and its restore in place, while the node runs (scenario 12, issue 37).
+ * A backup of one node and its restore in place, while the node runs (scenario 12).
  *
  * How, and why this way: a restore in place can come from a side redis-server loaded from the
  * backup (REPLICAOF it, then REPLICAOF NO ONE), from DEBUG RELOAD of an older dump, or from a

@@ -12,7 +12,7 @@ export type AuditInput = Omit<AuditEntry, 'id' | 'at' | 'reason' | 'before' | 'a
   Partial<Pick<AuditEntry, 'reason' | 'before' | 'after' | 'detail' | 'holder' | 'via'>> & { action: AuditAction };
 
 const MAX_LEN = 100_000;
-/** Viewers' sign-ins and sign-outs: a stream of their own, capped apart (issue 38). */
+/** Viewers' sign-ins and sign-outs: a stream of their own, capped apart. */
 const VIEWER_SESSIONS_MAX_LEN = 10_000;
 const SESSION_ACTIONS: ReadonlySet<AuditAction> = new Set(['login', 'logout', 'logout.everywhere']);
 
@@ -74,7 +74,7 @@ export async function recordAudit(input: AuditInput): Promise<{ entry: AuditEntr
 }
 
 /**
- * Write-ahead for a destructive action (issue 38): the entry `id` — who, what, on whom, why — with
+ * Write-ahead for a destructive action: the entry `id` — who, what, on whom, why — with
  * the outcome `incomplete`, appended on every master, resolved once a MAJORITY of them has it (a slow
  * master does not hold the action; its copy follows). The caller acts only when `majority` is
  * true, then records the end with completeAudit (same id): a console that dies in between leaves
@@ -162,7 +162,7 @@ const FAILED_LOGIN_TTL_MS = 30 * 24 * 60 * 60 * 1000;
  * A wrong password (`failed`) or an attempt the login limits refused (`refused`), counted in its
  * window. A wrong password is written at once (each one cost a scrypt). Refusals are what a flood
  * is made of, and cost nothing else: they are counted here and written once a second, one script
- * call per address and master carrying every username's count (issue 38: a script with its text
+ * call per address and master carrying every username's count (a script with its text
  * per refusal per master took ~1 s of the console's CPU in 10 s of 50 refused logins a second).
  * readAudit writes what is pending first; a console that dies loses at most a second of them.
  */

@@ -19,7 +19,7 @@ const CONCURRENCY = 8;
 export async function forceReleaseMany(principal: Principal, body: BulkForceReleaseBody): Promise<BulkForceReleaseResponse> {
   const dryRun = body.dryRun === true;
   const batchId = dryRun ? null : randomUUID();
-  // Live holders first (issue 40): a batch that would hit one, without the operator's word that it
+  // Live holders first: a batch that would hit one, without the operator's word that it
   // saw them, is refused whole before any delete, never stopped halfway.
   if (!dryRun && body.confirmLiveHolders !== true) {
     const preview = await forceReleaseMany(principal, { ...body, dryRun: true });

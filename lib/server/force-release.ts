@@ -35,7 +35,7 @@ const HOLDER_FIELDS = ['principal', 'owner', 'host', 'pid', 'purpose'] as const;
 /**
  * `principal=… owner=… host=…`. The values are the client's own words (its metadata): one that is
  * not a plain token (a space, `=`, a quote, a control character…) is written as a JSON string, so
- * no value can read as more fields (issue 38: `owner: "x principal=client:billing"` made the holder
+ * no value can read as more fields (`owner: "x principal=client:billing"` made the holder
  * text name another principal).
  */
 function namedBy(meta: Readonly<Record<string, string>>): string | null {
@@ -109,17 +109,17 @@ export async function forceRelease(
       })),
     };
   }
-  // A live holder (issue 40) is released only when the operator said it saw that: it goes on as
+  // A live holder is released only when the operator said it saw that: it goes on as
   // if it held the lock until its next extend or check. Refused before anything is written.
   if (liveness.pulse === 'alive' && input.confirmLiveHolder !== true) throw liveHolderRefused(liveness);
   const holder = await holderOf(seen, resource, input.token);
   const { actor, role } = actorOf(principal);
   const fingerprint = tokenFingerprint(input.token);
   // What the holder's key said of itself (its grant time, owner, extensions): the history keeps it
-  // with the force-release, so a hold taken outside the lock service keeps its length (issue 40).
+  // with the force-release, so a hold taken outside the lock service keeps its length.
   const claims = holderClaims(seen.view?.cells.find((c) => c.token === input.token && c.meta)?.meta ?? {});
   const detail = `token ${input.token.slice(0, 12)}…${input.batch ? `; ${input.batch}` : ''}`;
-  // Write-ahead (issue 38): who, on whom, why, and the state before — on a majority of the masters
+  // Write-ahead: who, on whom, why, and the state before — on a majority of the masters
   // BEFORE the first delete, in the audit log and in the lock history. A console killed during the
   // deletes leaves both (the audit entry shows as incomplete; the hold reads as force-released),
   // never nothing. Without a majority nothing is deleted.

@@ -6,7 +6,7 @@ import { polledNodes } from './events/polled-nodes';
 import { setCountingGrants, recordSample } from './history';
 
 /**
- * Grants seen on the masters, by any client, for the Overview's activity chart (issue 40: it said
+ * Grants seen on the masters, by any client, for the Overview's activity chart (it said
  * "No acquires in this window" while 24 locks were held by applications, because it counted only
  * the console's own acquires).
  *

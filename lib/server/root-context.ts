@@ -9,7 +9,7 @@ type Holder = { [KEY]?: AsyncResource };
  * AsyncLocalStorage, and everything created in a request's context (sockets, timers, promises)
  * carries that context for good: the first stream's request would stay reachable for the process's
  * life, and every `Date.now()` in those callbacks pays Next.js's per-request checks (its Date
- * extension looks the request up on each call). Issue 18: the events' Redis callbacks ran in the
+ * extension looks the request up on each call). The events' Redis callbacks ran in the
  * first /api/events request's context.
  *
  * The server (scripts/console-server.ts) captures the root context before it serves anything;

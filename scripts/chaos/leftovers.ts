@@ -1,6 +1,6 @@
 /**
- * The check behind "nothing of a rejected attempt remains on a node that answered" (issue 17's
- * contract, issue 24's checker). Right after acquire() rejects, read the lock key on every node the
+ * The check behind "nothing of a rejected attempt remains on a node that answered" (the core's
+ * contract, this checker's). Right after acquire() rejects, read the lock key on every node the
  * error does not name in `cleanupPending`, over connections of our own (the same paths as the core's,
  * so a node the core cannot reach is not read either), and report the nodes where a key written by
  * this very acquire is still there. Each attempt of an acquire writes the caller's metadata, so the

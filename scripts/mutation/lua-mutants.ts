@@ -1,5 +1,5 @@
 /**
- * Mutation testing of the lock core's Lua scripts (issue 41; operators in lua-operators.ts).
+ * Mutation testing of the lock core's Lua scripts.
  *
  *   node --import tsx scripts/mutation/lua-mutants.ts [--file probe.lua]… [--limit N] [--fresh]
  *

@@ -1,5 +1,5 @@
 /**
- * The Lua mutation operators (issue 41): no kept tool mutates Lua, so this small one does, line by
+ * The Lua mutation operators: no kept tool mutates Lua, so this small one does, line by
  * line, on the code part of each line (comments and string literals are never touched):
  * - comparison swaps: == ↔ ~=, < ↔ <=, > ↔ >=;
  * - arithmetic swaps: + ↔ -, * ↔ /;

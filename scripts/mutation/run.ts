@@ -1,7 +1,7 @@
 /**
  * npm run mutation [-- --ts | --lua] [--quick] [--file x.lua]… [--limit N]
  *
- * Mutation testing of the lock core (issue 41, docs/mutation.md): StrykerJS over the safety-path
+ * Mutation testing of the lock core (docs/mutation.md): StrykerJS over the safety-path
  * TypeScript files (stryker.config.mjs; --quick: the small ones only), then the Lua mutants of our
  * own (lua-mutants.ts). --ts or --lua runs one of the two. Both are incremental: a rerun after a
  * small change tests only what changed. Not part of `npm test`.

@@ -1,4 +1,4 @@
-// The lock core's safety paths (issue 41): grant, fence, quarantine, probe, validity, extend,
+// The lock core's safety paths: grant, fence, quarantine, probe, validity, extend,
 // release, cleanup. Stryker mutates these TypeScript files (stryker.config.mjs); the Lua scripts are
 // mutated by scripts/mutation/lua-mutants.ts. One list, read by both and by docs/mutation.md's table.
 export const SAFETY_TS = [

@@ -67,7 +67,7 @@ describe('lock service over HTTP', () => {
     try {
       const none = await api.call('POST', '/api/locks', { as: 'client', body: { resource: 'svc-b', ttlMs: 2_000 } });
       expect(none.status).toBe(503);
-      // Issue 39: with a wait, an outage is still an outage (it read 409 "still held by another
+      // With a wait, an outage is still an outage (it read 409 "still held by another
       // client after waiting", without votes, and was missing from the metrics).
       const counted = async () => {
         const text = await (await api.call('GET', '/api/metrics', { headers: { authorization: `Bearer ${METRICS_TOKEN}` } })).text();

@@ -4,7 +4,7 @@ import { markCleanResponseSchema, nodesResponseSchema, type NodeView } from '../
 import { startApi, type ApiHarness } from '../support/api';
 import { waitFor } from '../support/cluster';
 
-// The node screens' API (issue 16, "the console tells the truth"): why a node is quarantined, the
+// The node screens' API: why a node is quarantined, the
 // votes the core refuses, the supervisor's continuity in the audit log, and mark-clean as a
 // compare-and-set on the sentinel the operator saw.
 

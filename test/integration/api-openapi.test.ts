@@ -8,7 +8,7 @@ import { LOCK_SERVICE_ROUTES } from '../../lib/server/lock-service/routes';
 import { API_KEY, routePatterns, startApi, type ApiHarness } from '../support/api';
 
 /**
- * Issue 19, part 3: GET /api/openapi.json describes every route — generated from lib/api's route
+ * GET /api/openapi.json describes every route — generated from lib/api's route
  * list and zod schemas — and nothing else; live answers validate against the document's schemas.
  */
 type Doc = {

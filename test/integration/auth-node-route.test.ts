@@ -5,7 +5,7 @@ import { USERS, startApi, startLockServiceServer, type ApiHarness, type LockServ
 
 /**
  * POST /api/auth/login and /api/auth/logout answered on Node's request and response before Next.js
- * (lib/server/auth-routes), as the console's server does (issue 38: a flood of refused logins
+ * (lib/server/auth-routes), as the console's server does (a flood of refused logins
  * through Next.js took the event loop the lock service answers on). What a Next.js route gave and
  * this path must give too: the cookies and their flags, the API's headers, the method, content-type
  * and body rules, the CSRF proof of sign-out, and the client's address from the socket for the

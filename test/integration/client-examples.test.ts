@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { API_KEY, startApi, startLockServiceServer, type ApiHarness, type LockServiceServer } from '../support/api';
 
 /**
- * Issue 19, part 4: the client examples a lock-service user copies work as they stand — the
+ * The client examples a lock-service user copies work as they stand — the
  * README's curl block (run by bash, verbatim) and examples/lock.py (Python's standard library) —
  * against the lock service's fast path on a real socket.
  */

@@ -9,7 +9,7 @@ import type { Persistence } from '../../lib/cluster/persistence';
 import { QuorumUnavailableError, readEpoch, Redlock, serverRunId, type Vote } from '@redlock-console/redlock';
 import { waitFor } from '../support/cluster';
 
-// Issue 16, "graceful stops lose nothing": a node the supervisor stopped gracefully (SHUTDOWN with
+// Graceful stops lose nothing: a node the supervisor stopped gracefully (SHUTDOWN with
 // its persistence flushed, exit code 0) and starts again unchanged carries its sentinel over to the
 // new process instead of sitting out a restart quarantine; a crash never does.
 

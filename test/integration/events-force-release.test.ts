@@ -4,7 +4,7 @@ import { FORCE_RELEASE_SETTLE_MS } from '../../lib/server/events/hub';
 import { startApi, type ApiHarness } from '../support/api';
 
 /**
- * Issue 40: one force-release is one live event. The masters report its deletes (keyspace `del`)
+ * One force-release is one live event. The masters report its deletes (keyspace `del`)
  * and the service publishes `lock.force-released`: a screen listed both "released" and
  * "force-released" for one action. A holder's own release is still reported as a release.
  */

@@ -7,7 +7,7 @@ import { NO_PERSISTENCE, startRedisNodes, type RedisNode } from '../support/redi
 
 /**
  * The live events' subscription names the exact keyevent channels of the lock keys' database
- * (issue 18: patterns cost the masters a match per pattern on every notification they publish).
+ * (patterns cost the masters a match per pattern on every notification they publish).
  * So a lock in that database is an event, and a key of the same name in another database is not.
  */
 

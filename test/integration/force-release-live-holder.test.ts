@@ -4,7 +4,7 @@ import type { ForceReleaseResponse } from '../../lib/api/locks';
 import { startApi, type ApiHarness } from '../support/api';
 
 /**
- * Issue 40: force-release says whether the holder is alive — read from the holder's keys alone
+ * Force-release says whether the holder is alive — read from the holder's keys alone
  * (metadata `extensions`, `acquiredAt`, `ttlMs` and the TTL an extend resets), so for any client of
  * the package, not only the console's core — and the API refuses to release a live holder without
  * the operator's `confirmLiveHolder` (one lock) / `confirmLiveHolders` (a batch), before anything

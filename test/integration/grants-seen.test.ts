@@ -5,7 +5,7 @@ import { historyResponseSchema } from '../../lib/api/history';
 import { startApi, type ApiHarness } from '../support/api';
 
 /**
- * Issue 40: the Overview's activity chart counted only the console's own acquires ("No acquires in
+ * The Overview's activity chart counted only the console's own acquires ("No acquires in
  * this window" while applications held 24 locks). Grants seen on the masters come from their
  * keyspace notifications (lib/server/grants-seen.ts), which the console turns on where the masters
  * are its own: this checks both that grants taken by another client of the package are counted,

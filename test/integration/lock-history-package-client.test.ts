@@ -4,7 +4,7 @@ import type { LockHistoryResponse } from '../../lib/api/lock-history';
 import { startApi, type ApiHarness } from '../support/api';
 
 /**
- * Issue 40: a lock held for minutes by a client of the package (not through the lock service) read
+ * A lock held for minutes by a client of the package (not through the lock service) read
  * "unknown (grant not recorded) … held for 0 ms" once force-released, and had no history before.
  * The history now shows the hold the keys carry, its grant time from the holder's own `acquiredAt`
  * (said to be the holder's clock) or, without metadata, from when it was first seen (said so), and

@@ -5,7 +5,7 @@ import { startApi, type ApiHarness } from '../support/api';
 import { restartConsole } from '../support/console-process';
 
 /**
- * Issue 19, part 2: the lock history. Every grant, extend, release and force-release through the
+ * The lock history. Every grant, extend, release and force-release through the
  * console is recorded on a majority of the masters with the authenticated principal (the API key's name, not
  * what the client's metadata claims), read back per resource, with each hold's end derived.
  */

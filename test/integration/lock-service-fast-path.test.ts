@@ -6,7 +6,7 @@ import { matchLockService } from '../../lib/server/lock-service/routes';
 import { API_KEY, startApi, startLockServiceServer, type ApiHarness, type LockServiceServer } from '../support/api';
 
 /**
- * Issue 19: the lock service answered before Next.js (lib/server/lock-service), over a real socket.
+ * The lock service answered before Next.js (lib/server/lock-service), over a real socket.
  * The authorization matrix, body limits and CSRF are the shared checks' (api-authz, security-body,
  * security-csrf tests); here: what only this path does — its routing, long-poll waits woken by
  * releases, and a client that goes away cancelling its wait.

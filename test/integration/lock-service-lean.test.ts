@@ -234,7 +234,7 @@ describe('lean connections: plain lock-service requests answered on the socket',
   });
 });
 
-describe('a client that half-closes after its request (issue 38)', () => {
+describe('a client that half-closes after its request', () => {
   // The client sends its acquire, then its FIN (it has nothing more to say) and waits for the
   // answer: a shutdown(SHUT_WR) that curl, HTTP/1.0-era tools and some proxies do. The acquire
   // waits (waitMs) on a lock another holds, released 300 ms later: the answer comes after the FIN.
@@ -284,7 +284,7 @@ describe('a client that closes its socket while its acquire waits (a FIN too, bu
     });
 });
 
-describe('a client that half-closes after pipelining a lock request and another (issue 38)', () => {
+describe('a client that half-closes after pipelining a lock request and another', () => {
   it('gets both answers, the second from Node’s parser, handed the bytes after the FIN', async () => {
     const resource = 'lean-half-close-pipelined';
     const held = await api.call('POST', '/api/locks', { as: 'client', body: { resource, ttlMs: 5_000 } });

@@ -4,7 +4,7 @@ import { Redlock } from '@redlock-console/redlock';
 import { startApi, type ApiHarness } from '../support/api';
 
 /**
- * Issue 40: a held lock whose voter crashed read `partial` ("a failed attempt's leftovers"). Taken
+ * A held lock whose voter crashed read `partial` ("a failed attempt's leftovers"). Taken
  * by a real client, held on exactly a quorum (2 of 3: node 3 without the key), then one of its
  * voters cut off too: no other client can reach a quorum around it, and it reads `held`, the down
  * node named in `unknownNodes`, on the Locks list and the lock's own page.

@@ -4,7 +4,7 @@ import { METRICS_TOKEN, startApi, type ApiHarness } from '../support/api';
 import { findPromtool } from '../support/promtool';
 
 /**
- * Issue 39: counters whose label values are known in advance are in a fresh console's first
+ * Counters whose label values are known in advance are in a fresh console's first
  * scrape at 0 (the force-release counter was absent until the first force-release, so
  * `increase()` missed it and its panel read "No data"). A real console's route handlers on real
  * redis-server masters, scraped before anything else happened.

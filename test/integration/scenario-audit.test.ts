@@ -4,7 +4,7 @@ import type { RunResponse } from '../../lib/api/scenarios';
 import { USERS, startApi, type ApiHarness } from '../support/api';
 
 /**
- * Issue 20 (audit): the node actions a teaching scenario takes (crash, restart, partition…) were
+ * The node actions a teaching scenario takes (crash, restart, partition…) were
  * not audited, so the log said nothing of nodes a scenario crashed. They are now, as the user who
  * ran it, marked with the scenario and the run.
  */

@@ -8,7 +8,7 @@ import { readEpoch } from '@redlock-console/redlock';
 import { startTestCluster, uniquePrefix, type TestCluster } from '../support/cluster';
 
 /**
- * Scenario 12 (issue 37) on five real redis-servers: the backup and its restore in place (SWAPDB
+ * Scenario 12 on five real redis-servers: the backup and its restore in place (SWAPDB
  * with the node's spare database, only the run's keys going back in time), and the whole scenario
  * end to end — the node checks find the rollback and refuse B; with them off C is granted while A
  * holds.

@@ -3,7 +3,7 @@ import type { ScenarioList } from '../../lib/api/scenarios';
 import { startApi, type ApiHarness } from '../support/api';
 
 /**
- * Issue 40: with external masters and no teaching sandbox, scenarios are off, and the console says
+ * With external masters and no teaching sandbox, scenarios are off, and the console says
  * so plainly, with what to set. Before, the service refused with a sentence about "the console's own
  * sandbox cluster (npm start)" — the cluster that holds applications' locks.
  */

@@ -10,7 +10,7 @@ import { runIdOf } from '@/lib/scenarios/separation';
 import { startApi, type ApiHarness } from '../support/api';
 
 /**
- * Issue 40: scenarios crashed, paused and slowed the masters that hold applications' locks (during
+ * Scenarios crashed, paused and slowed the masters that hold applications' locks (during
  * eleven runs, locks held from code were lost or refused ~80 times). They now run on the teaching
  * sandbox, masters started for them (lib/cluster/sandbox.ts, as `npm start` starts it).
  *

@@ -179,7 +179,7 @@ describe('scenarios end to end on five real nodes', () => {
       ['A', tie ? 'rejected' : 'accepted'],
     ]);
     expect(view.timeline.quarantines.filter((q) => q.from < attempt('on-holder-acquires').from)).toEqual([]);
-    // The timeline shows node c's fence register going back with the old snapshot (issue 23).
+    // The timeline shows node c's fence register going back with the old snapshot.
     const cFences = view.timeline.fences.filter((f) => f.node === c && f.at < attempt('on-holder-acquires').from).map((f) => f.value);
     expect(
       cFences.some((v, i) => i > 0 && v < cFences[i - 1]!),

@@ -6,7 +6,7 @@ import { uniquePrefix } from '../support/cluster';
 import { restartConsole } from '../support/console-process';
 
 /**
- * Issue 18, finding 7: every failed login wrote an entry, with an attacker-chosen actor, to the
+ * Every failed login wrote an entry, with an attacker-chosen actor, to the
  * operators' capped audit stream on every master: enough of them pushed the real history out.
  * Failed logins are now aggregated per address + username + window, with a count, apart from it.
  */
@@ -86,7 +86,7 @@ describe('failed logins in the audit log', () => {
     for (const [, fields] of raw) expect(fields[fields.indexOf('role') + 1]).not.toBe('anonymous');
   }, 60_000);
 
-  it("a viewer's sign-ins and sign-outs stay out of the operators' stream, in one capped apart, and still show in the log (issue 38)", async () => {
+  it("a viewer's sign-ins and sign-outs stay out of the operators' stream, in one capped apart, and still show in the log", async () => {
     const operator = await signIn('192.0.2.1');
     const node = api.cluster.client(1);
     if (node.status === 'wait') await node.connect();

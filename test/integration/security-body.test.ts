@@ -5,7 +5,7 @@ import { LOCK_SERVICE_ROUTES } from '../../lib/server/lock-service/routes';
 import { API_KEY, USERS, startApi, startLockServiceServer, type ApiHarness, type LockServiceServer } from '../support/api';
 
 /**
- * Issue 18, finding 3: a chunked body was read whole before the size check (200 MB → 413 after the
+ * A chunked body was read whole before the size check (200 MB → 413 after the
  * server grew by 430 MB; 600 MB → 500). Every route that reads a body must refuse it while it
  * streams, and never hold more than the limit.
  */

@@ -5,7 +5,7 @@ import { HttpConnection } from '../../bench/harness/http-client';
 import { API_KEY, startApi, startLockServiceServer, type ApiHarness, type LockServiceServer } from '../support/api';
 
 /**
- * Issue 38, finding 1: anonymous keep-alive sockets took the console down (three scripts holding
+ * Anonymous keep-alive sockets took the console down (three scripts holding
  * 6,800 each, every socket sending an unauthenticated `POST /api/locks {}` every 30 s, exhausted its
  * 20,000 open files in ~120 s; a 401 kept the connection and re-armed its idle timer). This runs
  * the same attack, three processes of 6,800 sockets (test/support/socket-flood.mjs), one from a
@@ -99,7 +99,7 @@ const acquire = (key: string | null, resource: string, extra = '') => {
 /** A header valid to llhttp that the lean reader leaves to Node's parser: the request goes Node's path. */
 const NODE_PATH = 'X-Note: caf\u00e9\r\n';
 
-describe('the connection rules, one at a time (issue 38; caps 6 in all and 3 per address, idle 400 ms, head 600 ms, request 1.2 s)', () => {
+describe('the connection rules, one at a time', () => {
   for (const path of ['lean', 'node'] as const)
     it(`a 401 on the ${path} path is answered Connection: close and the socket closed`, async () => {
       const peer = new Peer(short.port);
@@ -256,7 +256,7 @@ function anonymousOnce(port: number): Promise<{ head: string; closed: boolean }>
   });
 }
 
-describe('anonymous sockets cannot take the lock service down (issue 38)', () => {
+describe('anonymous sockets cannot take the lock service down', () => {
   it('a socket answered 401 is told Connection: close and closed', async () => {
     const { head, closed } = await anonymousOnce(server.port);
     expect(head).toMatch(/^HTTP\/1\.1 401 /);

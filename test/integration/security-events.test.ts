@@ -3,7 +3,7 @@ import { USERS, startApi, type ApiHarness } from '../support/api';
 import { attachConsole, closeConsole, detachConsole } from '../support/console-process';
 
 /**
- * Issue 18, finding 9 (the security part): event streams kept delivering after their session
+ * Event streams kept delivering after their session
  * logged out, and a slow stream could make the server hold any amount for it.
  */
 

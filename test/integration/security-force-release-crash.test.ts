@@ -7,7 +7,7 @@ import { waitFor } from '../support/cluster';
 import { CLIENT_AUTH, send, signIn, startConsoleCluster, type ConsoleCluster } from '../support/console-server';
 
 /**
- * Issue 38, finding 3: a crash during a force-release left no record. A holder on `crash-1`, node 5
+ * A crash during a force-release left no record. A holder on `crash-1`, node 5
  * slow, an operator force-releases, and the console is SIGKILLed 260 ms after the first delete:
  * the key was gone on a quorum, yet after the restart the audit log had no `lock.force-release`
  * entry and the lock history reported the hold as `expired`. Now the entry (intent, holder,

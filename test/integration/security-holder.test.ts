@@ -5,7 +5,7 @@ import type { LockDetailResponse, LockGrant } from '../../lib/api/locks';
 import { startApi, type ApiHarness } from '../support/api';
 
 /**
- * Issue 18, low finding: a client key could write metadata `owner: "operator"` and the lock detail
+ * A client key could write metadata `owner: "operator"` and the lock detail
  * showed it as the holder. The holder's claims stay (they are useful), but who authenticated is
  * recorded apart, by the console, where no client can write it; a force-release's audit entry names
  * the holder it hit.
@@ -47,7 +47,7 @@ describe('who holds a lock', () => {
     expect(entry.holder).toMatch(/^principal=client:test-client owner=billing-7 host=web-3( |$)/);
   });
 
-  it("a client's metadata cannot make the holder text name another principal: a value that is not a plain token is quoted (issue 38)", async () => {
+  it("a client's metadata cannot make the holder text name another principal: a value that is not a plain token is quoted", async () => {
     const grant = (await (
       await api.call('POST', '/api/locks', {
         as: 'client',

@@ -3,7 +3,7 @@ import { apiKeyUsageResponseSchema } from '../../lib/api/api-keys';
 import { API_KEY, METRICS_TOKEN, startApi, type ApiHarness } from '../support/api';
 
 /**
- * Issue 38: one API key took 7,808 locks in 20 s (+80 MB a master, +200 MB console); nothing
+ * One API key took 7,808 locks in 20 s (+80 MB a master, +200 MB console); nothing
  * bounded a key's locks held, acquires a second or acquires waiting. Now each key has quotas
  * (REDLOCK_API_KEY_QUOTAS, lib/server/quotas): past one, 429 + Retry-After + details.quota, no
  * master asked, and another key is not affected.

@@ -4,7 +4,7 @@ import { lockGrantSchema } from '../../lib/api/locks';
 import { API_KEY, startApi, type ApiHarness } from '../support/api';
 
 /**
- * Issue 38, finding 4: one API key erased every key's lock history. ~430 acquires of new resources
+ * One API key erased every key's lock history. ~430 acquires of new resources
  * filled the one index of 2,000 resource streams and `GET /api/locks/invoice-42/history` answered
  * `holds: []`; reads by principal looked at the newest 5,000 entries per master only, so enough
  * entries of one key left `?principal=client:billing` empty. Now the history is bounded per

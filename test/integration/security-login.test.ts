@@ -6,7 +6,7 @@ import { uniquePrefix } from '../support/cluster';
 import { attachConsole, closeConsole, detachConsole, restartConsole } from '../support/console-process';
 
 /**
- * Issue 18, findings 2 and 4: the login limit cannot be bypassed by rotating X-Forwarded-For, and a
+ * The login limit cannot be bypassed by rotating X-Forwarded-For, and a
  * stranger's wrong passwords cannot lock the operator out. Requests carry the TCP peer the way the
  * server's socket stamps them (lib/server/http/peer.ts); the limits live on the masters.
  */
@@ -114,7 +114,7 @@ describe('login limits', () => {
     expect((await attempt('203.0.113.44', USERS.operator)).status).toBe(429);
   });
 
-  it('100 concurrent wrong passwords: at most the limit are checked, the rest refused before any password work (issue 38)', async () => {
+  it('100 concurrent wrong passwords: at most the limit are checked, the rest refused before any password work', async () => {
     const statuses = await Promise.all(Array.from({ length: 100 }, () => attempt('203.0.113.77', WRONG).then((r) => r.status)));
     const checked = statuses.filter((s) => s === 401).length;
     expect(checked).toBeGreaterThan(0);
@@ -122,7 +122,7 @@ describe('login limits', () => {
     expect(statuses.filter((s) => s !== 401).every((s) => s === 429)).toBe(true);
   });
 
-  it('a new username each time does not buy a fresh limit: an address is limited across usernames (issue 38)', async () => {
+  it('a new username each time does not buy a fresh limit: an address is limited across usernames', async () => {
     const statuses: number[] = [];
     for (let i = 0; i < LOGIN_LIMITS.addressAttempts + 2; i++)
       statuses.push((await attempt('203.0.113.88', { username: `nobody-${i}`, password: 'guess' })).status);

@@ -5,7 +5,7 @@ import { createConsoleServer, type ConsoleServer } from '../../lib/server/http/f
 import { FALLBACK_PAGE_CSP } from '../../lib/server/http/security-headers';
 
 /**
- * Issue 38: some 404 pages (`/favicon.ico.html`, `/_next/imagefoo`) went out with the app's
+ * Some 404 pages (`/favicon.ico.html`, `/_next/imagefoo`) went out with the app's
  * scripts and no CSP, proxy.ts not seeing their paths. proxy.ts now sees them
  * (e2e/security.spec.ts requests such paths on the built console); under it, the console's server
  * gives any HTML answer that has no CSP an inert one, however the head was written. Here the

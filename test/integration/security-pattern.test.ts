@@ -3,7 +3,7 @@ import type { LockListResponse } from '../../lib/api/locks';
 import { startApi, type ApiHarness } from '../support/api';
 
 /**
- * Issue 18, finding 8: `GET /api/locks?pattern=app:*` gave a viewer the raw value of
+ * `GET /api/locks?pattern=app:*` gave a viewer the raw value of
  * `app:user:42:password_reset_token`. On a shared Redis that is a leak: viewers now see a value
  * that is not one of the console's locks only as a fingerprint (a short keyed hash, its length,
  * its TTL) and search key names only; operators see it raw.

@@ -4,7 +4,7 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestCluster, type TestCluster } from '../support/cluster';
 
-// Issue 18 (low): the sandbox's redis-server processes had no password, so any local user could
+// The sandbox's redis-server processes had no password, so any local user could
 // delete locks, audit entries and revocations through a node's port or its fault proxy. Every
 // node now requires a generated password, kept in a 0600 file, given to redis-server in a 0600
 // config file (never on its command line), and used by every client the supervisor hands out.

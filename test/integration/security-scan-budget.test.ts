@@ -5,7 +5,7 @@ import { PATTERN_SCAN_MAX_KEYS, SCANS_PER_WINDOW } from '../../lib/server/scan-b
 import { startApi, type ApiHarness } from '../support/api';
 
 /**
- * Issue 38, finding 6: four `GET /api/locks?pattern=*&fresh=1` from a viewer over 100,000 other
+ * Four `GET /api/locks?pattern=*&fresh=1` from a viewer over 100,000 other
  * keys per master took 27.5 s of scans, the lock service's p95 from 52 ms to 3.3 s and the
  * console to 1.08 GB. Now (lib/server/scan-budget.ts): a fresh read joins a scan already running,
  * each caller starts at most SCANS_PER_WINDOW full scans a minute (429 + Retry-After past it), and

@@ -3,7 +3,7 @@ import { USERS, startApi, type ApiHarness } from '../support/api';
 import { attachConsole, closeConsole, detachConsole, restartConsole } from '../support/console-process';
 
 /**
- * Issue 18, finding 1: logout, password change and "sign out everywhere" must hold across a console
+ * Logout, password change and "sign out everywhere" must hold across a console
  * restart and across several console processes. Revocations live on the masters, not in memory.
  */
 

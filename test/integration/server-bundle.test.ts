@@ -11,7 +11,7 @@ import { assembleImage, tracedPackages } from '../../scripts/support/image-files
 import { bundleServer, packageOf } from '../../scripts/support/server-bundle';
 import { startRedisNodes, NO_PERSISTENCE, type RedisNode } from '../support/redis-nodes';
 
-// What the Docker image runs (issue 22), run here without Docker: the files the Dockerfile's final
+// What the Docker image runs, run here without Docker: the files the Dockerfile's final
 // stage copies (scripts/support/image-files.ts assembles them for both), with their own
 // node_modules (the build's trace, nothing from this checkout's), started with plain `node` — as
 // an unprivileged user with no home when the tests run as root — on masters given by

@@ -1,6 +1,6 @@
 /**
  * A login flood, in a process of its own (the attacker's CPU is not the server's nor the measuring
- * client's; on this host they still share its two cores): issue 38's "failed logins with a new
+ * client's; on this host they still share its two cores): the "failed logins with a new
  * username each time", sent at a fixed rate whatever the console answers (an attacker does not
  * slow down when the console does).
  *

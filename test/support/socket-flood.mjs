@@ -1,6 +1,6 @@
 /**
  * An anonymous socket flood, in a process of its own (the attacker's CPU and file descriptors are
- * not the server's; on this host they still share its two cores): issue 38's "thousands of
+ * not the server's; on this host they still share its two cores): the "thousands of
  * keep-alive connections each sending an unauthenticated `POST /api/locks {}` every 30 s".
  *
  *   node test/support/socket-flood.mjs '{"port":1234,"sources":["127.0.0.2"],"perSource":100,

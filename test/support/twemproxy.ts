@@ -10,8 +10,7 @@ import { freePort } from '../../lib/cluster/ports';
  * redis-server, for tests of the lock core behind a Redis proxy. One pool, `redis: true`, default
  * hash and distribution, one server, `auto_eject_hosts: false`, in a temporary directory of its own.
  *
- * What nutcracker 0.5.0 does with the commands it does not support (measured: the report of
- * issue 37): it closes the client's socket without any reply (its log says `parsed unsupported
+ * What nutcracker 0.5.0 does with the commands it does not support (measured): it closes the client's socket without any reply (its log says `parsed unsupported
  * command 'SCRIPT'`), and the replies of the commands written before it in the same write may be
  * lost with it. It answers PING itself (also while its upstream is down), serves key commands and
  * EVAL/EVALSHA with at least one key (routed by the first key), and keeps a client's socket open

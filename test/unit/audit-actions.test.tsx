@@ -4,7 +4,7 @@ import { AUDIT_ACTIONS, AUDIT_FAMILIES, auditQuerySchema } from '../../lib/api/a
 import { NODE_ACTION_NAMES } from '../../lib/api/node-actions';
 import { AuditFilters } from '../../components/audit/audit-filters';
 
-/** Issue 20: `scenario.run` was missing from the action filter. Every audit action comes from one list. */
+/** `scenario.run` was missing from the action filter. Every audit action comes from one list. */
 describe('the one list of audit actions', () => {
   it('has every node action, the scenario run, and each action once', () => {
     for (const a of NODE_ACTION_NAMES) expect(AUDIT_ACTIONS).toContain(`node.${a}`);

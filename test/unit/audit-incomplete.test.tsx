@@ -4,7 +4,7 @@ import { AUDIT_INCOMPLETE, type AuditEntry } from '../../lib/api/audit';
 import { DetailRow, EntryRow } from '../../components/audit/audit-rows';
 
 /**
- * Issue 38, finding 3: a force-release is written to the audit log before its first delete; a
+ * A force-release is written to the audit log before its first delete; a
  * console that dies before the end leaves that entry with the outcome `incomplete`. The Audit
  * screen marks it with a badge that says what it means, never as a plain outcome among others.
  */

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 
 /**
- * Issue 39: `npm run cluster -- help` printed a zod stack trace. The script, spawned as npm runs it:
+ * `npm run cluster -- help` printed a zod stack trace. The script, spawned as npm runs it:
  * help prints the usage and exits 0; every argument it cannot read is one line on stderr and exit
  * 2, before it looks for a console or starts anything.
  */

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { copiesFrom, readDockerfile } from '../support/dockerfile';
 
-// No Docker engine runs here: the file is checked for what the image promises (issue 22), and
+// No Docker engine runs here: the file is checked for what the image promises, and
 // test/integration/server-bundle.test.ts assembles and runs the very files its final stage copies
 // (scripts/support/image-files.ts owns that list).
 const stages = readDockerfile();

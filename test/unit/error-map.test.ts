@@ -12,7 +12,7 @@ import { NODE_ACTION_STATUS, NodeActionError } from '../../lib/cluster/errors';
 import { errorParts } from '../../lib/server/http/error-response';
 
 /**
- * Issue 39: MaxTtlMismatchError was missing from the HTTP error map (a string-keyed record) and
+ * MaxTtlMismatchError was missing from the HTTP error map (a string-keyed record) and
  * answered 500. The map is now typed over the core's RedlockErrorName (a new class does not
  * compile unmapped); this checks every class the core exports at run time too.
  */

@@ -3,7 +3,7 @@ import type { LiveEvent } from '@/lib/api/events';
 import { EventGrouping } from '@/lib/server/events/event-grouping';
 
 // One lock change seen on several nodes is one live event, also when a node's notification comes
-// late (issue 18, finding 9: 1,451 grants reported for 1,441 with 200 streams open).
+// late (1,451 grants reported for 1,441 with 200 streams open).
 
 let events: LiveEvent[];
 let grouping: EventGrouping;
@@ -76,7 +76,7 @@ describe('live event grouping', () => {
   });
 
   it('one timer for every open window, whatever the number of changes; each window still closes on time, in order', () => {
-    // Issue 18: a timer per change was two per lock taken and released, each an async resource.
+    // A timer per change was two per lock taken and released, each an async resource.
     for (let i = 0; i < 100; i++) grouping.add(1, 'lock.granted', `r${i}`);
     vi.advanceTimersByTime(20);
     for (let i = 0; i < 100; i++) grouping.add(2, 'lock.released', `r${i}`);

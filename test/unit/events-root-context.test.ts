@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { EventHub } from '@/lib/server/events/hub';
 import { captureRootContext } from '@/lib/server/root-context';
 
-// Issue 18: the live events' sources (Redis subscriptions, timers) were started inside the async
+// The live events' sources (Redis subscriptions, timers) were started inside the async
 // context of the request that opened the first stream, so they ran in it for good: Next.js's
 // per-request state stayed reachable and each Date.now() in their callbacks paid its request checks.
 

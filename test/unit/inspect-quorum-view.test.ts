@@ -88,7 +88,7 @@ describe('quorum view classification', () => {
     expect(quorumView('r', 'k', [present(1, 'A', 9_000), present(2, 'A', 9_000)], { configuredNodes: 3 }).state).toBe('held');
   });
 
-  it('a held lock whose voter is down is held, not partial (issue 40), with the down node named', () => {
+  it('a held lock whose voter is down is held, not partial, with the down node named', () => {
     // Granted on nodes 1-3 of 5, node 3 then crashed: 2 read, 1 down, no other token anywhere.
     const v = view([present(1, 'A', 9_000), present(2, 'A', 8_000), unknown(3), absent(4), absent(5)]);
     expect(v).toMatchObject({ state: 'held', majorityToken: 'A', holders: 2, quorum: 3, unknownNodes: [3] });
@@ -201,7 +201,7 @@ describe('grouping readings into views', () => {
       [2, true, true],
       [3, false, false],
     ]);
-    // One short of a quorum of 3 with its other node unreadable: held, the down node named (issue 40).
+    // One short of a quorum of 3 with its other node unreadable: held, the down node named.
     expect(views[1]).toMatchObject({ state: 'held', holders: 1, quorum: 2, unknownNodes: [3] });
   });
 });

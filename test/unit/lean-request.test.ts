@@ -86,7 +86,7 @@ describe('readLeanRequest', () => {
     expect(readLeanRequest(Buffer.from(`POST /api/locks HTTP/1.1\r\nX: ${'a'.repeat(MAX_HEAD_BYTES)}`)).kind).toBe('foreign');
   });
 
-  it('is foreign for a Content-Length llhttp refuses though a trim would read it (issue 38: `0<TAB>`)', () => {
+  it('is foreign for a Content-Length llhttp refuses though a trim would read it (`0<TAB>`)', () => {
     // llhttp allows spaces after the number but not a tab: read as 0 here, the GET behind it would
     // have run on this path only, while Node's parser answers 400 and runs nothing.
     const get = 'GET /api/nodes HTTP/1.1\r\nHost: x\r\n\r\n';

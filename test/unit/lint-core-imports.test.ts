@@ -1,7 +1,7 @@
 import { ESLint } from 'eslint';
 import { describe, expect, it } from 'vitest';
 
-// The lock core is imported by its package name and entry points only (issue 21): the lint rule in
+// The lock core is imported by its package name and entry points only: the lint rule in
 // eslint.config.mjs refuses deep imports from the rest of the project, and console code or a
 // framework imported from inside the package.
 const eslint = new ESLint({ cwd: process.cwd() });

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { PasswordWork, PasswordWorkBusy, type Lane } from '../../lib/server/auth/password-work';
 
 /**
- * Issue 38, finding 2: the budget for password work. A flood of logins must not buy the console's
+ * The budget for password work. A flood of logins must not buy the console's
  * CPU: at most `concurrency` scrypts at once and `perSecond` a second, a bounded queue with a
  * deadline, beyond which an attempt is refused without any work; the operator's own browser waits
  * in a lane served first and not held to the rate.

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { distinctShortTokens, shortToken } from '../../components/locks/token';
 import { splitName } from '../../components/ui/middle-text';
 
-describe('short tokens: unique among the tokens shown together (issue 40)', () => {
+describe('short tokens: unique among the tokens shown together', () => {
   it('three tokens of a split lock that share their first twenty characters read differently', () => {
     const tokens = ['tokSplitSharedPrefixAq7Hx', 'tokSplitSharedPrefixAZp2m', 'tokSplitSharedPrefixAKc9e'];
     const forms = distinctShortTokens(tokens);

@@ -8,7 +8,7 @@ import { OPERATION_ERRORS } from '../../lib/api/route-errors';
 import { API_ROUTES } from '../../lib/api/routes';
 
 /**
- * Issue 39: the OpenAPI document as an adopter's tools read it. Redocly CLI lints it (the
+ * The OpenAPI document as an adopter's tools read it. Redocly CLI lints it (the
  * recommended rules, redocly.yaml) with no warning at all; openapi-typescript generates a client's
  * types from it, and a small acquire/extend/release program compiles against them with tsc, while
  * the mistakes the contract forbids (both or neither of resource/resources, an unknown error code)

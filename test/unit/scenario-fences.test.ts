@@ -35,7 +35,7 @@ describe('a run shows its fences so that their order is visible', () => {
   });
 });
 
-describe('fences of different lengths, and the nodes fence registers (issue 40)', () => {
+describe('fences of different lengths, and the nodes fence registers', () => {
   it('shows fences whole when their lengths differ: no shared digits to cut after, a cut tail would hide the order', () => {
     const show = fenceFormatter([99_998_000, 100_004_001]);
     expect(show(99_998_000)).toBe('99998000');

@@ -3,7 +3,7 @@ import { GLOSSARY, glossSplit } from '@/components/scenarios/glossary';
 import { createPrng, SCENARIOS, type Step } from '@/lib/scenarios';
 
 /**
- * Issue 40: jargon came before its explanation from scenario 1 on (compare-and-delete, token, fence,
+ * Jargon came before its explanation from scenario 1 on (compare-and-delete, token, fence,
  * "not awaited", the error names, the epoch sentinel), and the glossary covered part of it.
  *
  * The words a newcomer must be told, as the scenarios use them. Each must be a glossary word, and

@@ -3,7 +3,7 @@ import { loadConfig } from '@/lib/config';
 import { fenceWentDown } from '@/lib/scenarios/steps';
 import { endpointOf, SandboxOverlapError, sharedEndpoints } from '@/lib/scenarios/separation';
 
-/** Issue 40: what keeps a scenario run off the masters that hold applications' locks, and the settings that choose its sandbox. */
+/** What keeps a scenario run off the masters that hold applications' locks, and the settings that choose its sandbox. */
 describe("a run's nodes against the main masters", () => {
   it('every loopback spelling is one host; credentials and the default port do not hide an address', () => {
     expect(endpointOf('redis://:secret@127.0.0.1:6381')).toBe('loopback:6381');

@@ -9,7 +9,7 @@ const sample = (t: number, node: number, fence: number | null | undefined, ok = 
   ...(fence === undefined ? {} : { fence }),
 });
 
-/** Issue 23: the timeline shows each node's fence register as it moved, a step back included. */
+/** The timeline shows each node's fence register as it moved, a step back included. */
 describe('fence register changes on the timeline', () => {
   it('keeps the first value and every change per node, a register that goes back and one that goes away included', () => {
     const changes = assembleFenceChanges([

@@ -3,7 +3,7 @@ import type { RunView } from '@/lib/api/scenarios';
 import { foldsOf, layoutTimeline, runTime } from '@/components/scenarios/timeline-layout';
 
 /**
- * Issue 40: time spent on a prediction stretched the timeline (a run squeezed into the last 3 s of
+ * Time spent on a prediction stretched the timeline (a run squeezed into the last 3 s of
  * a 95.7 s axis). The axis is the run's own time now: the waits for an answer are folded out.
  */
 const step = (kind: string, startedAt: number | null, endedAt: number | null) => ({ kind, startedAt, endedAt });

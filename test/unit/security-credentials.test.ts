@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ensureOperatorLogin } from '../../lib/config';
 
-/** Issue 18, low finding: the generated operator password was printed in the start log on every start. */
+/** The generated operator password was printed in the start log on every start. */
 describe('the generated operator login', () => {
   const dirs: string[] = [];
   afterEach(() => {

@@ -15,7 +15,7 @@ function req(token: string | null): Request {
   });
 }
 
-/** Issue 18, low finding: the CSRF token comparison was `!==` (its time depends on the common prefix). */
+/** The CSRF token comparison was `!==` (its time depends on the common prefix). */
 describe('CSRF token check', () => {
   it('compares in constant time (through sameSecret), and refuses missing, wrong, prefix and longer tokens', () => {
     const csrf = 'q2Zk1v0Hc3lJm5x8TtRw7bYp';

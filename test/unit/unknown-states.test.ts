@@ -5,7 +5,7 @@ import { headlineUnknown, mastersReading, nodeList } from '../../lib/client/mast
 import { grantableAt, quarantineEndsAt } from '../../components/nodes/quarantine-clock';
 import { grantSeries } from '../../components/charts/series';
 
-/** Issue 40: "could not read" is never judged "fine", stale has one definition, one countdown source. */
+/** "could not read" is never judged "fine", stale has one definition, one countdown source. */
 const node = (id: number, up: boolean, extra: Partial<NodeView> = {}) => ({ id, up, process: 'up', ...extra }) as NodeView;
 const NOW = 1_000_000;
 

@@ -7,7 +7,7 @@
  *
  * Why before Next.js: a login is the one route anyone may send at any rate, and through Next.js
  * even a refused one cost several milliseconds of the event loop the lock service answers on
- * (issue 38: 100 refused logins a second moved the lock service's p50 from 5 to 50 ms). The match
+ * (100 refused logins a second moved the lock service's p50 from 5 to 50 ms). The match
  * is on the raw path, query ignored (neither route reads one). Nothing here touches the server's
  * state: the tests' harness imports it before it sets the environment.
  */

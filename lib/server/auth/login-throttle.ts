@@ -12,7 +12,7 @@ import { runScript, script } from './redis-script';
  *   signed in as this user before, auth/devices.ts): at most `attempts` failures per
  *   `attemptWindowMs`, then 429 until the window ends. Guessing from one address is capped; a
  *   stranger's failures fill only the stranger's own scope.
- * - Per address, across usernames (issue 38): at most `addressAttempts` failures per
+ * - Per address, across usernames: at most `addressAttempts` failures per
  *   `addressWindowMs` from one address whatever usernames it names (a new username each time
  *   no longer buys a fresh scope), then 429. Trusted devices are limited per device instead, so a
  *   stranger on the operator's own address cannot keep the operator's browser out.
@@ -24,7 +24,7 @@ import { runScript, script } from './redis-script';
  *
  * The count is taken BEFORE the password is checked, in one atomic step with the check (a script
  * on each master: compare with the limit, and count the attempt, or refuse it): concurrent attempts
- * cannot all pass the check before any is counted (issue 38: 100 concurrent wrong passwords had 34
+ * cannot all pass the check before any is counted (100 concurrent wrong passwords had 34
  * checked against a limit of 5). A correct password then clears its scope and gives its address
  * count back; an attempt refused by the password-work budget (auth/password-work.ts) gives both
  * back. An attempt goes ahead when a majority of the masters counted it and none refused it; from

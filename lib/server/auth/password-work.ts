@@ -4,7 +4,7 @@
  * usernames too (by design: the time of a refusal must not tell which usernames exist), so without
  * a budget anyone can buy the console's CPU with logins. node:crypto's async scrypt runs on the
  * libuv threadpool (4 threads by default): four at once took both cores of a 2-core host and
- * starved the event loop the lock service answers on (issue 38, measured with a console process
+ * starved the event loop the lock service answers on (measured with a console process
  * and a flood of ~6 logins/s: the lock service's acquire+release p50 went from 10 ms to 518 ms with
  * the default pool, 7,104 ms with UV_THREADPOOL_SIZE=16, and stayed at 11 ms with 1 — CPU, not the
  * pool's size, is what runs out). So:

@@ -14,7 +14,7 @@ export function script(text: string): Script {
 /**
  * Run `s` with `keys` and `args`. Per call this sends the 40-character SHA, not the script: a
  * flood of logins (each one a few scripts on every master) paid for writing ~1 KB of Lua per
- * call to five sockets (issue 38, a CPU profile of the console under 50 logins/s). A master that
+ * call to five sockets (a CPU profile of the console under 50 logins/s). A master that
  * has not seen the script (NOSCRIPT: restarted, or SCRIPT FLUSH) gets the text once.
  */
 export async function runScript(client: Redis, s: Script, keys: readonly string[], args: readonly string[]): Promise<unknown> {

@@ -18,7 +18,7 @@ interface Group {
  * within `groupMs` of the first are collected, then emitted as one event listing their nodes.
  *
  * A node whose notification comes later than that (a slow node, a console process busy with
- * hundreds of streams) used to start a second event for the same change (issue 18: 1,451 grants
+ * hundreds of streams) used to start a second event for the same change (1,451 grants
  * reported for 1,441). So after emission the change lingers for `lingerMs`: a copy from a node not
  * yet listed is absorbed, unless the resource had another change emitted in between (a release
  * after a grant: the next grant is a new change, not a late copy). A copy from a node already
@@ -35,14 +35,14 @@ export class EventGrouping {
   /**
    * Per resource (one lookup per notification: a key made of type and resource was a new string
    * to build and hash for each of the five nodes' copies of each change, the most expensive step of
-   * the events' intake under load, issue 18).
+   * the events' intake under load).
    */
   private readonly resources = new Map<string, ResourceGroups>();
   private lastPrune = 0;
   /**
    * Groups in the order their windows close (one window length for all: creation order), flushed
    * by ONE timer set for the first still due. A timer per group was two timers per lock taken and
-   * released, each an async resource (issue 18: the events' per-change cost under load).
+   * released, each an async resource (the events' per-change cost under load).
    */
   private queue: Group[] = [];
   private head = 0;

@@ -16,7 +16,7 @@ export function encodeEvent(event: LiveEvent): Uint8Array {
  * How long events are collected before they go to the streams as one chunk: each stream then costs
  * at most 1000 / STREAM_BATCH_MS writes a second, whatever the lock traffic (at 100 ms, 200 streams
  * still cost the lock service about a fifth of its throughput in a full bench run). One write per
- * event per stream was what 200 open streams cost the lock service (issue 18, finding 9: 372 → 61
+ * event per stream was what 200 open streams cost the lock service (372 → 61
  * pairs/s): two events per lock taken and released, times 200 sockets.
  */
 export const STREAM_BATCH_MS = 250;

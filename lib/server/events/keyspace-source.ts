@@ -107,7 +107,7 @@ export function startKeyspaceSource(options: KeyspaceSourceOptions): () => void 
           // The lock core's own connection, not an ioredis duplicate: its parser hands over each
           // message as three strings, where ioredis's subscriber path made buffers, copied them to
           // strings and went through its command bookkeeping — a quarter of what reading the
-          // notifications cost the console under load (issue 18; bench/workloads/event-streams.ts).
+          // notifications cost the console under load.
           const sub = new NodeConnection(addressOf(client));
           sub.on('error', () => undefined);
           subscribers.push(sub);

@@ -31,7 +31,7 @@ const STREAM_HEADERS: readonly string[] = Object.freeze([
  * Why not a Next.js route handler: its response body is a web ReadableStream that Next.js pipes to
  * the socket, a few promises and a copy per chunk. Every open stream gets a chunk every
  * STREAM_BATCH_MS under load (hub.ts), and with 200 streams open that piping was a tenth of what
- * the lock service could do on the same cores (issue 18). Here a chunk is one `write` per stream.
+ * the lock service could do on the same cores. Here a chunk is one `write` per stream.
  *
  * Returns false (Next.js answers) when the request is not for the event stream.
  */

@@ -11,7 +11,7 @@ export interface NodeChange {
   detail?: string;
 }
 
-/** A health read that ran out of time: the node may be fine and this process busy (issue 18: 200 open streams). */
+/** A health read that ran out of time: the node may be fine and this process busy (200 open streams). */
 function ambiguous(sighting: NodeSighting): boolean {
   return /timed out/i.test(sighting.error ?? '');
 }
@@ -20,7 +20,7 @@ function ambiguous(sighting: NodeSighting): boolean {
  * node.up / node.down from successive polls. A node that answers with an error (refused, closed,
  * LOADING…) is reported down at once; one whose read only timed out is reported down when the next
  * poll finds it down too: with hundreds of event streams open, a busy console process missed its
- * own 1 s health deadline and every stream saw 10–19 false down/up pairs (issue 18, finding 9). A
+ * own 1 s health deadline and every stream saw 10–19 false down/up pairs. A
  * node down then up again before it was reported is never reported at all. (A console so busy
  * that two reads in a row time out still reports the node down: it cannot tell that from a
  * partition.)

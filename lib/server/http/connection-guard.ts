@@ -7,7 +7,7 @@ import type { ConnectionLimits } from './connection-limits';
 /**
  * Every connection to the console's port, from its accept to its close, whichever parser reads it
  * (the lean lock-service reader or Node's): the caps of connection-limits.ts, held the way a real
- * server holds them (issue 38).
+ * server holds them.
  *
  * - At most `maxConnections` open, and `maxPerPeer` from one address. A connection over a cap
  *   makes room by closing the oldest *idle anonymous* connection (of that peer for the per-peer

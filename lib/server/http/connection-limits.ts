@@ -4,7 +4,7 @@ import { ConfigError } from '../../config/errors';
 import { parseTrustProxy } from '../../config/trust-proxy';
 
 /**
- * What one console process lets its clients hold (issue 38: 20,000 anonymous keep-alive sockets
+ * What one console process lets its clients hold (20,000 anonymous keep-alive sockets
  * took every file descriptor, and with them health, logins and the lock service). The connection
  * guard (connection-guard.ts) and the console's HTTP server (front.ts) apply them on every
  * connection, the lean lock-service path and Node's parser alike.

@@ -13,7 +13,7 @@ import { FALLBACK_PAGE_CSP } from './security-headers';
  * connections and then by Node's parser; the routes answered before Next.js (before-next.ts), then
  * `handle` (Next.js) for the rest.
  *
- * What it adds on Node's path, as the lean path does itself (issue 38):
+ * What it adds on Node's path, as the lean path does itself:
  * - Node's own headers and request timeouts (`headersMs`, `requestMs`), checked every second, not
  *   every 30 s (Node's default check interval would let a slow head live 50 s past its limit);
  * - a refused answer (401, 403, 429) says `Connection: close` and closes the connection, whoever

@@ -38,7 +38,7 @@ export const API_CSP = "default-src 'none'; frame-ancestors 'none'; base-uri 'no
 /**
  * The CSP of an HTML answer that came without one (the console's server adds it: front.ts): an
  * inert page, styled but running nothing. proxy.ts gives every page its nonce CSP; this is the net
- * under a path it does not see (issue 38: some 404 pages had none).
+ * under a path it does not see (some 404 pages had none).
  */
 export const FALLBACK_PAGE_CSP =
   "default-src 'none'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";

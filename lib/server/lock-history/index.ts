@@ -1,6 +1,6 @@
 import 'server-only';
 
-/** The lock history (issue 19): written in batches by the lock service and force-release, read per resource. */
+/** The lock history: written in batches by the lock service and force-release, read per resource. */
 export {
   flushLockHistory,
   historyCopies,

@@ -44,7 +44,7 @@ export interface CurrentHold {
 }
 
 /**
- * The holds on the resource's keys now, by whatever client took them (issue 40: a lock held for
+ * The holds on the resource's keys now, by whatever client took them (a lock held for
  * minutes by a client of the package, outside the lock service, had no history at all, or "held
  * for 0 ms" once force-released). One per token on a node that could be read. Never throws: the
  * keys are read best effort, the history stands without them.

@@ -15,7 +15,7 @@ import { getRuntime } from '../runtime';
  * console restart and the loss of a minority of masters.
  *
  * Bounded, because these are the lock masters (a master that runs out of memory refuses locks; one
- * that evicts is quarantined by the core), and bounded PER PRINCIPAL (issue 38: one API key taking
+ * that evicts is quarantined by the core), and bounded PER PRINCIPAL (one API key taking
  * ~430 locks over new resources filled the one index of 2,000 resource streams and erased every
  * other key's history): what one principal (an API key, a signed-in user) writes can push out only
  * its own entries. Retention:

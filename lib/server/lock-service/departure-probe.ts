@@ -2,7 +2,7 @@ import 'server-only';
 
 /**
  * A client's FIN during a waiting acquire says only that it will send nothing more: a client that
- * half-closes after its request still waits for the answer (issue 38), one that has closed its
+ * half-closes after its request still waits for the answer, one that has closed its
  * socket has gone, and the two look alike. Writing to a socket its peer has closed draws a reset,
  * and the write after that fails: so while an acquire waits after a FIN, the server writes a
  * `100 Continue` interim answer now and then (every HTTP/1.1 client must read and skip 1xx

@@ -90,7 +90,7 @@ export function readLeanRequest(buf: Buffer): ReadResult {
     const key = name.toLowerCase();
     if (headers.has(key)) return FOREIGN;
     // llhttp reads a Content-Length's number itself: spaces may follow it, a tab may not (a trim
-    // would read `0<TAB>` as 0 where Node answers 400: issue 38). Only the form both read alike.
+    // would read `0<TAB>` as 0 where Node answers 400). Only the form both read alike.
     if (key === 'content-length' && !CONTENT_LENGTH.test(raw)) return FOREIGN;
     // Likewise llhttp sees no `close` token in `close<TAB>` (it keeps the connection).
     if (key === 'connection' && !CONNECTION.test(raw)) return FOREIGN;

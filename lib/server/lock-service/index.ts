@@ -33,7 +33,7 @@ export function installLeanConnections(server: Server, guard: ConnectionGuard): 
   if (listeners.length !== 1) throw new Error(`expected Node's one connection listener on the HTTP server, found ${listeners.length}`);
   const nodeConnection = listeners[0] as (socket: Socket) => void;
   server.removeListener('connection', nodeConnection);
-  // A client that half-closes after its request gets its answer (issue 38): Node's server then
+  // A client that half-closes after its request gets its answer: Node's server then
   // answers what it read and closes after the last answer, as the lean connections do.
   (server as Server & { httpAllowHalfOpen: boolean }).httpAllowHalfOpen = true;
   const lean = new LeanConnections({ handoff: (socket) => nodeConnection.call(server, socket), guard });

@@ -18,7 +18,7 @@ import { CONTINUE, probeDeparture } from './departure-probe';
  * is handed to Node's HTTP server for good (Next.js, and Node's path of the lock service for
  * unusual lock-service requests), that request unread. Why: Node's HTTP layer (IncomingMessage,
  * ServerResponse, header objects, streams) cost about as much CPU per request as the lock itself;
- * issue 19's target is a lock service at a quarter of the core's own rate, on the same cores.
+ * the target is a lock service at a quarter of the core's own rate, on the same cores.
  *
  * One request at a time per connection, answered in order (pipelined requests wait in the buffer,
  * which is bounded: past MAX_BUFFERED bytes the socket stops being read until the answer is out).
@@ -148,7 +148,7 @@ class LeanConnection {
 
   private readonly onEnd = (): void => {
     // The client stopped sending (a FIN), which is not leaving: a client may half-close after its
-    // request and wait for the answer (issue 38). As Node's server with httpAllowHalfOpen: answer
+    // request and wait for the answer. As Node's server with httpAllowHalfOpen: answer
     // the requests it sent, then close. A waiting acquire probes whether the client is still there
     // (departure-probe.ts): one that has gone stops waiting.
     this.ended = true;

@@ -6,7 +6,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NO_PERSISTENCE, startRedisNodes, type RedisNode } from '@/test/support/redis-nodes';
 
-// The lock core as a user gets it (issues 21, 39): `npm pack` of packages/redlock (prepack builds
+// The lock core as a user gets it: `npm pack` of packages/redlock (prepack builds
 // ESM + CJS + declarations), checked file by file (no absolute path of this machine anywhere, every
 // relative reference of a .d.ts, .js or .map resolves inside the tarball, LICENSE, CHANGELOG and a
 // README naming every entry point), then installed in empty directories outside the repository with

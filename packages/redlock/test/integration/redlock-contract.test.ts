@@ -15,7 +15,7 @@ import { uniquePrefix } from '@/test/support/cluster';
 import { NO_PERSISTENCE, startRedisNode } from '@/test/support/redis-nodes';
 import { redlockEnv } from '@/test/support/redlock-env';
 
-// What a user of a lock library relies on beyond mutual exclusion (issue 17): an acquire a quorum
+// What a user of a lock library relies on beyond mutual exclusion: an acquire a quorum
 // can grant is granted, a rejected acquire leaves nothing behind, and the error says whether the
 // lock is held or the cluster is unhealthy.
 
@@ -261,7 +261,7 @@ describe("the lock core's contract", () => {
     await lock.release();
   });
 
-  describe('API robustness (issue 17 item 5)', () => {
+  describe('API robustness', () => {
     /** Commands that a grant, a probe or a release would send: none may go out for a refused argument. */
     const lockTraffic = async (c: Redis) => {
       const stats = await c.info('commandstats');

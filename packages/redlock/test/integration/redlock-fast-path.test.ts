@@ -9,7 +9,7 @@ import { uniquePrefix } from '@/test/support/cluster';
 import { NO_PERSISTENCE, startRedisNodes } from '@/test/support/redis-nodes';
 import { redlockEnv } from '@/test/support/redlock-env';
 
-// The per-grant cost of the safety checks (issues 16 and 17): a fast probe of two plain commands
+// The per-grant cost of the safety checks: a fast probe of two plain commands
 // in one transaction after the grants, and a fence round that asks the nodes still pending at the grant's decision
 // only when the early voters may not be enough.
 

@@ -12,7 +12,7 @@ import { uniquePrefix, waitFor } from '@/test/support/cluster';
 import { holdOnMajority as holdOnMajorityOf, markCleanLevel } from '@/test/support/majority';
 import { DEFAULT_RDB, NO_PERSISTENCE, startRedisNodes, type RedisNode } from '@/test/support/redis-nodes';
 
-// Issue 41: two classes of broken build that the chaos CI profile let through, each caught here by
+// Two classes of broken build that the chaos CI profile let through, each caught here by
 // what a holder sees, not by one field of the sentinel, so that the slip is caught wherever it is made
 // (probe.lua, grant-verdict.ts, grant-group.ts):
 // - a restart quarantine that lasts a fraction of the lease ceiling: a node restarted from an older
@@ -46,7 +46,7 @@ async function voteOf(one: Redlock, resource: string): Promise<string> {
   return 'ok';
 }
 
-describe('mutation classes of issue 41, caught by what a client sees', () => {
+describe('two mutation classes the chaos profile missed, caught by what a client sees', () => {
   it('a restart quarantine lasts the whole lease ceiling: the restarted node votes quarantined until crash + maxTtlMs at least', async () => {
     nodes = await startRedisNodes(() => DEFAULT_RDB);
     const prefix = uniquePrefix('restart-ceiling');

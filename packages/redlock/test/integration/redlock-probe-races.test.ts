@@ -8,7 +8,7 @@ import { uniquePrefix } from '@/test/support/cluster';
 import { commandProxy } from '@/test/support/command-proxy';
 import { NO_PERSISTENCE, startRedisNode, startRedisNodes, type RedisNode } from '@/test/support/redis-nodes';
 
-// Races a hostile review found in the fast paths (issues 16/17), on real redis-server: a restart
+// Races a hostile review found in the fast paths, on real redis-server: a restart
 // between the fast probe's proof and its read, and a fence round whose grant round was slow.
 
 const DEBUG = [...NO_PERSISTENCE, '--enable-debug-command', 'yes'];

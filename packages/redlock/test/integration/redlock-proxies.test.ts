@@ -20,7 +20,7 @@ import { parseNodeUrl } from '../../src/node-url';
 import { TIME_SCRIPT } from '../../src/scripts';
 import type { ReleaseWaiters } from '../../src/waiters';
 
-// Issue 37: a node reached through twemproxy (Debian's `nutcracker`, a real process here). twemproxy
+// A node reached through twemproxy (Debian's `nutcracker`, a real process here). twemproxy
 // closes the client's socket, without a reply, on every command it does not support: among them
 // SCRIPT, MULTI/EXEC, WATCH, TIME, INFO, SELECT, CLIENT, HELLO, PUBLISH/SUBSCRIBE, QUIT, PEXPIRE … GT,
 // PING with an argument and EVAL without a key. It serves SET NX GET PX, HMGET/HSET/GET/DEL/EXISTS
@@ -169,7 +169,7 @@ function expectRefused(b: Client, outcome: Lock | Error, lockA: Lock, reason: Re
   expect(lockA.validityMs).toBeGreaterThan(0);
 }
 
-describe('a node behind twemproxy (nutcracker) votes (issue 37)', () => {
+describe('a node behind twemproxy (nutcracker) votes', () => {
   it('A is granted with the proxied node voting for, B is refused by it while A holds, the release deletes there, then B is granted', async () => {
     const targets = await startCluster();
     const prefix = uniquePrefix('twemproxy');

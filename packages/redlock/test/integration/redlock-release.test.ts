@@ -138,7 +138,7 @@ describe('release', () => {
   });
 });
 
-describe('an ACL user without the released channel (issue 39)', () => {
+describe('an ACL user without the released channel', () => {
   it('release reports the keys it deleted, and a waiter still gets the lock by polling', async () => {
     // Every command and key, no pub/sub channel: what an app user whose ACL forgot `&<prefix>released` has.
     const user = `nochan${Date.now()}`;

@@ -16,7 +16,7 @@ import { holdOnMajority as holdOnMajorityOf, markCleanLevel } from '@/test/suppo
 import { AOF_ALWAYS, DEFAULT_RDB, NO_PERSISTENCE, startRedisNodes, type RedisNode } from '@/test/support/redis-nodes';
 import { startStickyProxy, type StickyProxy } from '@/test/support/sticky-proxy';
 
-// The losses a real Redis has that leave the epoch sentinel in place (issue 16): a restart from an
+// The losses a real Redis has that leave the epoch sentinel in place: a restart from an
 // older RDB snapshot (Redis's default persistence), a restart into an AOF older than a period run
 // without persistence, eviction, and a client with a shorter maxTtlMs. Each test builds the
 // situation in which the unprotected core gives two holders of one resource at once or a later

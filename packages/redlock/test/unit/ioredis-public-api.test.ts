@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
-// The lock core uses ioredis through its public API only (issue 21): its own connections are its
+// The lock core uses ioredis through its public API only: its own connections are its
 // own (connection.ts), and clients passed in are driven by pipeline().callBuffer. A private member
 // of an ioredis client (the names below are ioredis 5's and 6's internals) must not reappear.
 const PRIVATE = [

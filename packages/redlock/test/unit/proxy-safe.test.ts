@@ -8,7 +8,7 @@ import { parseNodeUrl } from '../../src/node-url';
 import { decodeCommand } from '../../src/resp';
 import { TIME_SCRIPT } from '../../src/scripts';
 
-// Issue 37, a node behind twemproxy. A node URL's only query parameter: `?proxy=twemproxy`, which
+// A node behind twemproxy. A node URL's only query parameter: `?proxy=twemproxy`, which
 // makes the core's own connection proxy-safe from the start (no detection step); everything else
 // stays refused up front. And the TIME a grant reads before its SET: inside Lua for such a node.
 
