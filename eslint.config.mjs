@@ -12,7 +12,7 @@ export default defineConfig([
     },
   },
   {
-    // lib/ is framework-free and has no default exports (ARCHITECTURE.md habits).
+    // lib/ is framework-free and has no default exports (docs/architecture.md: the layers).
     files: ['lib/**/*.ts'],
     rules: { 'import/no-default-export': 'error' },
   },
