@@ -1,27 +1,17 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Redlock } from '@redlock-console/redlock';
+import { describe, expect, it } from 'vitest';
 import { FORCE_RELEASE_SETTLE_MS } from '../../lib/server/events/hub';
-import { startApi, type ApiHarness } from '../support/api';
+import { apiWithPackageClient } from '../support/api-with-client';
 
 /**
  * One force-release is one live event. The masters report its deletes (keyspace `del`)
  * and the service publishes `lock.force-released`: a screen listed both "released" and
  * "force-released" for one action. A holder's own release is still reported as a release.
  */
-let api: ApiHarness;
-let client: Redlock;
-beforeAll(async () => {
-  api = await startApi({ nodes: 3, maxTtlMs: 30_000 });
-  client = new Redlock(api.cluster.urls, { retryCount: 0, maxTtlMs: api.maxTtlMs });
-});
-afterAll(async () => {
-  await client?.quit();
-  await api?.stop();
-});
+const env = apiWithPackageClient();
 
 /** The live event types of `resource` seen on /api/events while `act` runs, and for `settleMs` after. */
 async function eventsDuring(resource: string, act: () => Promise<void>, settleMs: number): Promise<string[]> {
-  const res = await api.call('GET', '/api/events', { as: 'viewer' });
+  const res = await env.api.call('GET', '/api/events', { as: 'viewer' });
   const reader = res.body!.getReader();
   const decoder = new TextDecoder();
   let buffer = '';
@@ -47,11 +37,11 @@ async function eventsDuring(resource: string, act: () => Promise<void>, settleMs
 
 describe('live events of a force-release', () => {
   it('a force-release is one lock.force-released, never a lock.released beside it', async () => {
-    const lock = await client.acquire('ev-fr', 20_000);
+    const lock = await env.client.acquire('ev-fr', 20_000);
     const kinds = await eventsDuring(
       'ev-fr',
       async () => {
-        const res = await api.call('POST', '/api/locks/ev-fr/force-release', {
+        const res = await env.api.call('POST', '/api/locks/ev-fr/force-release', {
           as: 'operator',
           body: { token: lock.token, reason: 'one event' },
         });
@@ -64,7 +54,7 @@ describe('live events of a force-release', () => {
   });
 
   it("a holder's own release is still one lock.released", async () => {
-    const lock = await client.acquire('ev-own', 20_000);
+    const lock = await env.client.acquire('ev-own', 20_000);
     const kinds = await eventsDuring('ev-own', () => lock.release().then(() => undefined), 1_500);
     expect(kinds).toEqual(['lock.released']);
   });

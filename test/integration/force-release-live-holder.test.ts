@@ -1,7 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Redlock, tokenOf, type Lock } from '@redlock-console/redlock';
+import { describe, expect, it } from 'vitest';
+import { tokenOf, type Lock } from '@redlock-console/redlock';
 import type { ForceReleaseResponse } from '../../lib/api/locks';
-import { startApi, type ApiHarness } from '../support/api';
+import { apiWithPackageClient } from '../support/api-with-client';
 
 /**
  * Force-release says whether the holder is alive — read from the holder's keys alone
@@ -10,20 +10,11 @@ import { startApi, type ApiHarness } from '../support/api';
  * the operator's `confirmLiveHolder` (one lock) / `confirmLiveHolders` (a batch), before anything
  * is written or deleted. The holder is a real client extending on a timer against real masters.
  */
-let api: ApiHarness;
-let client: Redlock;
-beforeAll(async () => {
-  api = await startApi({ nodes: 3, maxTtlMs: 30_000 });
-  client = new Redlock(api.cluster.urls, { retryCount: 0, maxTtlMs: api.maxTtlMs });
-});
-afterAll(async () => {
-  await client?.quit();
-  await api?.stop();
-});
+const env = apiWithPackageClient();
 
 /** A holder that extends every `everyMs` until stopped; resolves once it has extended `atLeast` times. */
 async function liveHolder(resource: string, everyMs: number, atLeast: number) {
-  const lock = await client.acquire(resource, 10_000, { metadata: { owner: 'live-holder-test' } });
+  const lock = await env.client.acquire(resource, 10_000, { metadata: { owner: 'live-holder-test' } });
   let running = true;
   let lostAt: number | null = null;
   const loop = (async () => {
@@ -52,7 +43,7 @@ async function liveHolder(resource: string, everyMs: number, atLeast: number) {
 async function tokensOn(resource: string): Promise<Array<string | null>> {
   return Promise.all(
     [1, 2, 3].map(async (id) => {
-      const c = api.cluster.client(id);
+      const c = env.api.cluster.client(id);
       if (c.status === 'wait') await c.connect();
       const value = await c.get(`rl:lock:${resource}`);
       return value === null ? null : tokenOf(value);
@@ -61,7 +52,7 @@ async function tokensOn(resource: string): Promise<Array<string | null>> {
 }
 
 const post = (resource: string, body: unknown) =>
-  api.call('POST', `/api/locks/${encodeURIComponent(resource)}/force-release`, { as: 'operator', body });
+  env.api.call('POST', `/api/locks/${encodeURIComponent(resource)}/force-release`, { as: 'operator', body });
 
 describe('force-release of a live holder', () => {
   it('the dry run says the holder is alive, how long ago and how often it extends', async () => {
@@ -95,7 +86,7 @@ describe('force-release of a live holder', () => {
       expect(error.details.liveness.pulse).toBe('alive');
       expect(await tokensOn('live-real')).toEqual([holder.lock.token, holder.lock.token, holder.lock.token]);
       // Nothing was written ahead either: no audit entry for the refused attempt.
-      const audit = (await (await api.call('GET', '/api/audit?action=lock.force-release', { as: 'viewer' })).json()) as {
+      const audit = (await (await env.api.call('GET', '/api/audit?action=lock.force-release', { as: 'viewer' })).json()) as {
         entries: Array<{ target: string }>;
       };
       expect(audit.entries.filter((e) => e.target === 'live-real')).toHaveLength(0);
@@ -121,13 +112,13 @@ describe('force-release of a live holder', () => {
 
   it('a batch with a live holder is refused whole before any delete; confirmLiveHolders releases it', async () => {
     const holder = await liveHolder('live-bulk-a', 300, 3);
-    const idle: Lock = await client.acquire('live-bulk-b', 10_000);
+    const idle: Lock = await env.client.acquire('live-bulk-b', 10_000);
     try {
       const locks = [
         { resource: 'live-bulk-b', token: idle.token },
         { resource: 'live-bulk-a', token: holder.lock.token },
       ];
-      const refused = await api.call('POST', '/api/force-release', { as: 'operator', body: { locks, reason: 'clear the batch' } });
+      const refused = await env.api.call('POST', '/api/force-release', { as: 'operator', body: { locks, reason: 'clear the batch' } });
       expect(refused.status).toBe(409);
       expect(((await refused.json()) as { error: { message: string } }).error.message).toMatch(
         /1 of these locks has a live holder \(live-bulk-a\)/,
@@ -135,7 +126,7 @@ describe('force-release of a live holder', () => {
       // Neither the live one nor the idle one (first in the batch) was touched.
       expect(await tokensOn('live-bulk-a')).toEqual(Array(3).fill(holder.lock.token));
       expect(await tokensOn('live-bulk-b')).toEqual(Array(3).fill(idle.token));
-      const ok = await api.call('POST', '/api/force-release', {
+      const ok = await env.api.call('POST', '/api/force-release', {
         as: 'operator',
         body: { locks, reason: 'clear the batch', confirmLiveHolders: true },
       });
@@ -150,7 +141,7 @@ describe('force-release of a live holder', () => {
   it('a holder that stopped extending, or never extended, needs no extra confirmation', async () => {
     const holder = await liveHolder('live-stopped', 200, 2);
     await holder.stop();
-    const never = await client.acquire('live-never', 10_000);
+    const never = await env.client.acquire('live-never', 10_000);
     // Stopped: its last extension is well past 1.5 of its intervals (~200 ms) and half a second.
     const dry = async () =>
       ((await (await post('live-stopped', { token: holder.lock.token, reason: 'look', dryRun: true })).json()) as ForceReleaseResponse)

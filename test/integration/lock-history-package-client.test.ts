@@ -1,7 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Redlock } from '@redlock-console/redlock';
+import { describe, expect, it } from 'vitest';
 import type { LockHistoryResponse } from '../../lib/api/lock-history';
-import { startApi, type ApiHarness } from '../support/api';
+import { apiWithPackageClient } from '../support/api-with-client';
 
 /**
  * A lock held for minutes by a client of the package (not through the lock service) read
@@ -10,24 +9,15 @@ import { startApi, type ApiHarness } from '../support/api';
  * (said to be the holder's clock) or, without metadata, from when it was first seen (said so), and
  * a force-release keeps that grant time: the hold's length is the time it was held.
  */
-let api: ApiHarness;
-let client: Redlock;
-beforeAll(async () => {
-  api = await startApi({ nodes: 3, maxTtlMs: 30_000 });
-  client = new Redlock(api.cluster.urls, { retryCount: 0, maxTtlMs: api.maxTtlMs });
-});
-afterAll(async () => {
-  await client?.quit();
-  await api?.stop();
-});
+const env = apiWithPackageClient();
 
 const history = async (resource: string) =>
-  (await (await api.call('GET', `/api/locks/${encodeURIComponent(resource)}/history`, { as: 'viewer' })).json()) as LockHistoryResponse;
+  (await (await env.api.call('GET', `/api/locks/${encodeURIComponent(resource)}/history`, { as: 'viewer' })).json()) as LockHistoryResponse;
 
 describe('the history of a lock taken by a client of the package', () => {
   it('shows the hold while held, and its true length once force-released', async () => {
     const before = Date.now();
-    const lock = await client.acquire('pc-hist', 20_000, { metadata: { owner: 'inventory-sync@pod-1' } });
+    const lock = await env.client.acquire('pc-hist', 20_000, { metadata: { owner: 'inventory-sync@pod-1' } });
     await lock.extend(20_000);
     await lock.extend(20_000);
     const held = await history('pc-hist');
@@ -44,7 +34,7 @@ describe('the history of a lock taken by a client of the package', () => {
     expect(held.holds[0]!.grantedAt).toBeLessThanOrEqual(Date.now());
 
     await new Promise((r) => setTimeout(r, 1_200)); // held a while
-    const res = await api.call('POST', '/api/locks/pc-hist/force-release', {
+    const res = await env.api.call('POST', '/api/locks/pc-hist/force-release', {
       as: 'operator',
       body: { token: lock.token, reason: 'holder wedged', confirmLiveHolder: true },
     });
@@ -60,7 +50,7 @@ describe('the history of a lock taken by a client of the package', () => {
 
   it('a key without metadata is "first seen", never given a grant time it does not know', async () => {
     for (const id of [1, 2, 3]) {
-      const c = api.cluster.client(id);
+      const c = env.api.cluster.client(id);
       if (c.status === 'wait') await c.connect();
       await c.set('rl:lock:pc-bare', 'bare-token-0123456789', 'PX', 20_000);
     }
