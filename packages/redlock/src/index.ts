@@ -3,7 +3,7 @@
  * quarantine, holder metadata, automatic extension and waiter wake-up. Framework-free.
  */
 export { Redlock, type AcquireOptions } from './redlock';
-export type { MarkCleanResult } from './mark-clean-outcome';
+export type { MarkCleanOptions, MarkCleanResult } from './mark-clean-outcome';
 export { Lock, type ReleaseResult, type ExtendResult } from './lock';
 export { DEFAULT_SETTINGS, resolveSettings, type RedlockSettings } from './settings';
 export {

@@ -1,4 +1,5 @@
-import { QuorumUnavailableError } from './errors';
+import { InvalidArgumentError, QuorumUnavailableError } from './errors';
+import { describe } from './settings';
 import type { Vote } from './votes';
 
 /** What markNodesClean() did on each node (resolved when at least a quorum was marked). */
@@ -9,6 +10,23 @@ export interface MarkCleanResult {
   readonly complete: boolean;
   /** One vote per node, in node order: `for` (marked) or `against` with the node's own reason in `detail`. */
   readonly votes: readonly Vote[];
+}
+
+/** Options of markNodesClean(). */
+export interface MarkCleanOptions {
+  /** How long to wait for each node, its connection included (ms, 1–60,000; default max(nodeTimeoutMs, 5,000)). */
+  readonly timeoutMs?: number;
+}
+
+/** The wait per node of a markNodesClean() call: the option, checked, or the default. */
+export function markCleanTimeout(options: MarkCleanOptions, nodeTimeoutMs: number): number {
+  if (options === null || typeof options !== 'object')
+    throw new InvalidArgumentError('options', `must be an object, got ${describe(options)}`);
+  const { timeoutMs } = options;
+  if (timeoutMs === undefined) return Math.max(nodeTimeoutMs, 5_000);
+  if (typeof timeoutMs !== 'number' || !Number.isInteger(timeoutMs) || timeoutMs < 1 || timeoutMs > 60_000)
+    throw new InvalidArgumentError('timeoutMs', `must be a whole number of milliseconds from 1 to 60000, got ${describe(timeoutMs)}`);
+  return timeoutMs;
 }
 
 /** A node's mark-clean ran out of time (a `timeout` vote, not an `error`). */

@@ -13,7 +13,7 @@ import { jitteredDelayMs, quorumSize } from './quorum';
 import { checkLeaseTtl, prepareAcquire, probesOf } from './request';
 import { checkDelay, checkRetryCount, resolveSettings, type RedlockSettings } from './settings';
 import { runUsing } from './using';
-import { markCleanOutcome, MarkCleanTimeout, type MarkCleanResult } from './mark-clean-outcome';
+import { markCleanOutcome, markCleanTimeout, MarkCleanTimeout, type MarkCleanOptions, type MarkCleanResult } from './mark-clean-outcome';
 import { checkResources, checkToken } from './validate';
 import type { Vote } from './votes';
 import { ReleaseWaiters, type Waiter } from './waiters';
@@ -344,10 +344,14 @@ export class Redlock extends RedlockEmitter implements LockController {
    * atomic script that also raises the fence register to the now × 1000 floor), exactly as before;
    * a node that refused keeps its sentinel state (absent: it votes against, quarantined), so neither
    * mutual exclusion nor the fence order can depend on whether this promise resolves or rejects.
+   * `timeoutMs` (default max(nodeTimeoutMs, 5 s)) bounds the wait for each node, its connection
+   * included: a one-time administrative call, so the default favours an answer over a quick refusal
+   * on a busy host; a node that answers later may still be marked (the statement is the caller's
+   * either way, and the same whenever it applies).
    */
-  async markNodesClean(): Promise<MarkCleanResult> {
+  async markNodesClean(options: MarkCleanOptions = {}): Promise<MarkCleanResult> {
     const { keyPrefix, maxTtlMs } = this.settings;
-    const timeoutMs = Math.max(this.settings.nodeTimeoutMs, 1_000);
+    const timeoutMs = markCleanTimeout(options, this.settings.nodeTimeoutMs);
     const votes: Vote[] = await Promise.all(
       this.nodes.map(async (node): Promise<Vote> => {
         let timer: NodeJS.Timeout | undefined;

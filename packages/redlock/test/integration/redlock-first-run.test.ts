@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { isRedlockError, QuorumUnavailableError, Redlock, type RedlockSettings } from '@redlock-console/redlock';
 import { NO_PERSISTENCE, startRedisNodes, type RedisNode } from '@/test/support/redis-nodes';
 
@@ -113,4 +113,30 @@ describe('markNodesClean() tells the truth', () => {
     expect(await nodes[0]!.client.exists(`${prefix}epoch`)).toBe(1);
     expect(await nodes[2]!.client.exists(`${prefix}epoch`)).toBe(0);
   }, 30_000);
+});
+
+describe('how long markNodesClean() waits', () => {
+  it('a node that answers nothing is a timeout vote after the timeoutMs asked for; the others are marked', async () => {
+    const prefix = 'mark-timeout:';
+    const r = redlock(plain(), prefix);
+    r.on('node-error', () => undefined);
+    await r.connect();
+    // Node 3 holds every client's commands for 3 s (its connections stay open): no answer, no
+    // error. 2 s asked for: not the old fixed 1 s nor the 5 s default, and room for the other two
+    // nodes' marks on a busy machine.
+    await nodes[2]!.client.call('CLIENT', 'PAUSE', '3000', 'ALL');
+    const result = await r.markNodesClean({ timeoutMs: 2_000 });
+    expect(result.votes.map((v) => v.reason)).toEqual(['ok', 'ok', 'timeout']);
+    expect(result.votes[2]!.detail).toMatch(/no answer to mark clean within 2000 ms; it may still reach the node/);
+    // Once the pause is over, the late mark applies: the answer said it might.
+    await vi.waitFor(async () => expect(await nodes[2]!.client.exists(`${prefix}epoch`)).toBe(1), { timeout: 10_000 });
+  }, 30_000);
+
+  it('refuses a timeoutMs that is not a whole number of ms from 1 to 60000, with InvalidArgumentError', async () => {
+    const r = redlock(plain(), 'mark-bad:');
+    for (const timeoutMs of [0, -5, 1.5, 60_001, Number.NaN, '300' as unknown as number]) {
+      await expect(r.markNodesClean({ timeoutMs })).rejects.toMatchObject({ name: 'InvalidArgumentError', argument: 'timeoutMs' });
+    }
+    await expect(r.markNodesClean(null as unknown as object)).rejects.toMatchObject({ name: 'InvalidArgumentError' });
+  });
 });
