@@ -222,7 +222,7 @@ describe("a fast probe that succeeds proves a check of this client's kind ran in
       const clients = directClients({ 2: proxy.port });
       clients[2]!.on('close', () => closes++);
       b = client(prefix, nodeCheckIntervalMs === undefined ? {} : { nodeCheckIntervalMs }, clients);
-      await (await b.acquire('warm', 500)).release();
+      await (await b.acquire('warm', 3_000)).release(); // room for a loaded machine: 500 ms ran out before a quorum confirmed
     });
     await between();
     const outcome = await attempt(b!, 'res');
@@ -241,7 +241,7 @@ describe("a fast probe that succeeds proves a check of this client's kind ran in
         await waitFor(
           async () =>
             other
-              .acquire('x', 200)
+              .acquire('x', 2_000)
               .then((l) => l.release())
               .then(
                 () => true,

@@ -167,11 +167,13 @@ describe('Redlock on five real masters', () => {
   });
 
   it('contention between two clients: exactly one wins, the other gets LockContendedError with votes', async () => {
-    const a = await redlock('contend');
-    const b = new Redlock(env.cluster.urls, { keyPrefix: a.settings.keyPrefix, retryCount: 0 });
+    // A node timeout a loaded machine cannot outrun (the default 100 ms turned a stalled reply into
+    // a timeout vote and the loser's error into QuorumUnavailableError): this test is about contention.
+    const a = await redlock('contend', { nodeTimeoutMs: 1_000 });
+    const b = new Redlock(env.cluster.urls, { keyPrefix: a.settings.keyPrefix, retryCount: 0, nodeTimeoutMs: 1_000 });
     redlocks.push(b);
     for (let round = 0; round < 20; round++) {
-      const results = await Promise.allSettled([a.acquire('hot', 1_000), b.acquire('hot', 1_000)]);
+      const results = await Promise.allSettled([a.acquire('hot', 5_000), b.acquire('hot', 5_000)]);
       const won = results.filter((x) => x.status === 'fulfilled');
       const lost = results.filter((x) => x.status === 'rejected');
       expect(won).toHaveLength(1);
@@ -369,8 +371,8 @@ describe('Redlock on five real masters', () => {
   });
 
   it('quit() closes the connections it opened; later acquires fail without hanging', async () => {
-    const r = await redlock('quit');
-    (await r.acquire('q', 1_000)).release();
+    const r = await redlock('quit', { nodeTimeoutMs: 1_000 });
+    await (await r.acquire('q', 5_000)).release();
     await r.quit();
     await expect(r.acquire('q', 1_000)).rejects.toMatchObject({ name: 'QuorumUnavailableError' });
     await r.quit(); // idempotent
