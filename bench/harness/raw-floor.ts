@@ -1,3 +1,4 @@
+import { quorumSize } from '@redlock-console/redlock';
 import { createHash, randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { closeAll, connect, PEER_LABELS, queuedCommands, type Held, type LockClient } from './peer-client';
@@ -22,7 +23,7 @@ export class RawFloor implements LockClient {
   ) {
     this.label = PEER_LABELS[id];
     this.connections = connect(urls, id === 'raw');
-    this.quorum = Math.floor(urls.length / 2) + 1;
+    this.quorum = quorumSize(urls.length);
   }
 
   async load(): Promise<void> {

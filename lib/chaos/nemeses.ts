@@ -1,3 +1,4 @@
+import { quorumSize } from '@redlock-console/redlock';
 /**
  * The nemeses: each injects one kind of fault for a while, then heals it. A phase runs one
  * nemesis alone, in cycles of fault → heal, while the client processes keep locking.
@@ -84,7 +85,7 @@ export const NEMESES: Readonly<Record<NemesisName, Nemesis>> = {
       const n = ctx.supervisor.size;
       const mode = ctx.cycle % 2 === 0 ? { kind: 'blackhole' as const } : { kind: 'reset' as const };
       const offset = ctx.rng.int(0, n - 1);
-      const majority = Math.floor(n / 2) + 1;
+      const majority = quorumSize(n);
       ctx.clients.forEach((_, c) => {
         for (let k = majority; k < n; k++) ctx.links.set(c, (offset + c + k) % n, mode);
       });

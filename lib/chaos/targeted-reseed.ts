@@ -11,7 +11,7 @@
  * The trial's ceiling is shorter than the other trials' (the quarantines last that long, and B
  * waits them out): nothing else here needs A to hold across a restart.
  */
-import { readEpoch } from '@redlock-console/redlock';
+import { quorumSize, readEpoch } from '@redlock-console/redlock';
 import { Rng } from './random';
 import { clientSettings, markPrefixClean, type RunContext } from './run-context';
 import type { TrialResult, TrialSpec } from './targeted-kinds';
@@ -30,7 +30,7 @@ export async function runMajorityLossTrial(run: RunContext, spec: TrialSpec): Pr
     Array.from({ length: n }, (_, i) => i),
     n,
   );
-  const lost = order.slice(0, Math.floor(n / 2) + 1).sort((a, b) => a - b);
+  const lost = order.slice(0, quorumSize(n)).sort((a, b) => a - b);
   const kept = order.filter((i) => !lost.includes(i));
   const victim = spec.victim !== undefined && lost.includes(spec.victim) ? spec.victim : lost[0]!;
   const prefix = `chaos:${run.runId}:${spec.id}:`;

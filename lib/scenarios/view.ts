@@ -1,3 +1,4 @@
+import { quorumSize } from '@redlock-console/redlock';
 import type { RunStatus, RunView, Speed } from '../api/scenarios';
 import type { NodeAddress } from './clients';
 import type { RunRecord } from './record';
@@ -60,7 +61,7 @@ export function buildView(src: ViewSource, now: number): RunView {
     nodes: src.nodes.map((a) => ({ id: a.id, label: a.label })),
     where: src.where,
     resources: script.resources.map((r) => ({ ...r })),
-    quorum: Math.floor(src.nodes.length / 2) + 1,
+    quorum: quorumSize(src.nodes.length),
     ttlMs: script.ttlMs,
     maxTtlMs: script.maxTtlMs,
     timeline: record.timeline(now),

@@ -1,3 +1,4 @@
+import { quorumSize } from '@redlock-console/redlock';
 import 'server-only';
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
@@ -109,7 +110,7 @@ function appendEverywhere(
   until: 'all' | 'majority',
 ): Promise<{ written: number; failed: number; majority: boolean }> {
   const clients = getRuntime().clients;
-  const needed = Math.floor(clients.length / 2) + 1;
+  const needed = quorumSize(clients.length);
   return new Promise((resolve) => {
     let written = 0;
     let failed = 0;

@@ -1,3 +1,4 @@
+import { quorumSize } from '@redlock-console/redlock';
 import 'server-only';
 import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
@@ -188,7 +189,7 @@ export function flushLockHistory(): Promise<void> {
 
 /** How many masters each batch is written to: a majority of them. */
 export function historyCopies(masters: number): number {
-  return Math.floor(masters / 2) + 1;
+  return quorumSize(masters);
 }
 
 function safeClients(): readonly Redis[] {
