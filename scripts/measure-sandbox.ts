@@ -8,6 +8,7 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { DEFAULT_SETTINGS } from '@redlock-console/redlock';
 import { startScenarioSandbox } from '../lib/cluster/sandbox';
 
 const seconds = Number(process.argv[2] ?? 60);
@@ -20,7 +21,7 @@ const rssKb = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/
 async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'redlock-sandbox-cost-'));
   const t0 = performance.now();
-  const sandbox = await startScenarioSandbox({ dataDir: dir, keyPrefix: 'rl:', maxTtlMs: 60_000 });
+  const sandbox = await startScenarioSandbox({ dataDir: dir, keyPrefix: DEFAULT_SETTINGS.keyPrefix, maxTtlMs: 60_000 });
   const startMs = Math.round(performance.now() - t0);
   try {
     const pids = sandbox.supervisor.nodes().map((n) => n.pid!);

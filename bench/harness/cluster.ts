@@ -2,10 +2,10 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { ClusterSupervisor } from '../../lib/cluster';
-import { markNodeClean } from '@redlock-console/redlock';
+import { DEFAULT_SETTINGS, markNodeClean } from '@redlock-console/redlock';
 
 /** The key prefix and lease ceiling of our lock core in every workload (the console's defaults). */
-export const OUR_PREFIX = 'rl:';
+export const OUR_PREFIX = DEFAULT_SETTINGS.keyPrefix;
 export const MAX_TTL_MS = 60_000;
 
 /**

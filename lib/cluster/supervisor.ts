@@ -1,6 +1,7 @@
 import { EventEmitter } from 'node:events';
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { DEFAULT_SETTINGS } from '@redlock-console/redlock';
 import { FaultProxy } from '../faults';
 import type { NodeAction } from '../api/node-actions';
 import { deleteMarker } from './continuity';
@@ -73,7 +74,7 @@ export class ClusterSupervisor extends EventEmitter {
     mkdirSync(options.dataRoot, { recursive: true, mode: 0o700 });
     const supervisor = new ClusterSupervisor({
       host: '127.0.0.1',
-      keyPrefix: 'rl:',
+      keyPrefix: DEFAULT_SETTINGS.keyPrefix,
       maxTtlMs: 60_000,
       ...options,
       binary,

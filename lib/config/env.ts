@@ -1,4 +1,5 @@
 import { resolve } from 'node:path';
+import { DEFAULT_SETTINGS } from '@redlock-console/redlock';
 import { isPersistence, type Persistence } from '../cluster/persistence';
 import { ConfigError } from './errors';
 import { parseNodeUrls, type NodeEndpoint } from './node-urls';
@@ -57,7 +58,7 @@ export const CONFIG_DEFAULTS = Object.freeze({
   portBase: 6381,
   serverPortBase: 16381,
   persistence: 'aof-always' as Persistence,
-  keyPrefix: 'rl:',
+  keyPrefix: DEFAULT_SETTINGS.keyPrefix,
   maxTtlMs: 60_000,
   logLevel: 'info',
 });
