@@ -16,7 +16,7 @@ const { redlocks, unhandled } = env;
 const MAX_TTL = 2_000;
 
 function client(prefix: string, quarantine = true): Redlock {
-  const r = new Redlock(env.cluster.urls, { keyPrefix: prefix, maxTtlMs: MAX_TTL, retryCount: 0, quarantine });
+  const r = new Redlock(env.cluster.urls, { keyPrefix: prefix, maxTtlMs: MAX_TTL, retryCount: 0, nodeTimeoutMs: 1_000, quarantine });
   redlocks.push(r);
   return r;
 }
@@ -26,7 +26,7 @@ function client(prefix: string, quarantine = true): Redlock {
  * key whatever the vote, so the key on the node proves nothing; the vote does.
  */
 async function voteOf(prefix: string, index: number, resource: string): Promise<string> {
-  const one = new Redlock([env.cluster.urls[index]!], { keyPrefix: prefix, maxTtlMs: MAX_TTL, retryCount: 0 });
+  const one = new Redlock([env.cluster.urls[index]!], { keyPrefix: prefix, maxTtlMs: MAX_TTL, retryCount: 0, nodeTimeoutMs: 1_000 });
   redlocks.push(one);
   const outcome = await one.acquire(resource, 500, { fenced: false }).catch((e: unknown) => e);
   if (outcome instanceof QuorumUnavailableError) return outcome.votes[0]!.reason;

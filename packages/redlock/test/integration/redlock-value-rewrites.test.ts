@@ -42,7 +42,7 @@ describe('lock value rewrites', () => {
   };
 
   it('a fenced grant and its extensions publish one `set` (the grant); the rewrites keep token and TTL, and pad', async () => {
-    const r = new Redlock(env.cluster.urls, { keyPrefix: uniquePrefix('rewrite'), retryCount: 0 });
+    const r = new Redlock(env.cluster.urls, { keyPrefix: uniquePrefix('rewrite'), retryCount: 0, nodeTimeoutMs: 1_000 });
     env.redlocks.push(r);
     await r.markNodesClean();
     const key = r.lockKey('report');
