@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { LockContendedError } from '@redlock-console/redlock';
 import { errorParts } from '../../lib/server/http/error-response';
-import { withoutHolder } from '../../lib/server/locks-service';
+import { withoutHolder } from '../../lib/server/lock-service/operations';
 
 /**
  * The console's server loads lib/ and the lock core twice (its own bundle for the lock service's

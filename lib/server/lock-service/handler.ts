@@ -6,7 +6,7 @@ import { authenticate, type HeaderReader } from '../auth';
 import { errorParts } from '../http/error-response';
 import { badRequest } from '../http/errors';
 import { authorize, checkSessionCsrf, parseInput } from '../http/request-checks';
-import { acquireLock, extendLock, releaseLock } from '../locks-service';
+import { acquireLock, extendLock, releaseLock } from './operations';
 import { API_SECURITY_HEADERS, headerReader, hstsFor, readJsonBody, sendJson } from '../http/node-io';
 import { guardedConnection } from '../http/connection-guard';
 import { probeDeparture } from './departure-probe';

@@ -1,12 +1,12 @@
 import 'server-only';
-import type { ExtendResponse, LockGrant, ReleaseResponse, VoteView } from '../api/locks';
+import type { ExtendResponse, LockGrant, ReleaseResponse, VoteView } from '../../api/locks';
 import { LockContendedError, type Vote } from '@redlock-console/redlock';
-import { actorOf, allows, type Principal } from './auth/principal';
-import { badRequest } from './http/errors';
-import { isError } from './http/error-response';
-import { readyLockCore } from './lock-core';
-import { recordLockHistory, tokenFingerprint } from './lock-history';
-import { keyQuotas } from './quotas';
+import { actorOf, allows, type Principal } from '../auth/principal';
+import { badRequest } from '../http/errors';
+import { isError } from '../http/error-response';
+import { readyLockCore } from '../lock-core';
+import { recordLockHistory, tokenFingerprint } from '../lock-history';
+import { keyQuotas } from '../quotas';
 
 /** The votes as the API shows them (the core numbers nodes from 1, as the API does). */
 export function voteViews(votes: readonly Vote[]): VoteView[] {
