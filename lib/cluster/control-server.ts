@@ -2,7 +2,7 @@ import { timingSafeEqual, createHash } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { nodeActionSchema } from '../api/node-actions';
-import { NODE_ACTION_STATUS, NodeActionError } from './errors';
+import { nodeActionAnswer, NodeActionError } from './errors';
 import type { ClusterSupervisor } from './supervisor';
 
 const MAX_BODY_BYTES = 16 * 1024;
@@ -63,7 +63,8 @@ async function handle(supervisor: ClusterSupervisor, expected: Buffer, req: Inco
       return send(res, 200, { node });
     } catch (err) {
       if (err instanceof NodeActionError) {
-        return send(res, NODE_ACTION_STATUS[err.code], { error: { code: err.code, message: err.message } });
+        const answer = nodeActionAnswer(err);
+        return send(res, answer.status, answer.body);
       }
       throw err;
     }

@@ -32,3 +32,11 @@ export const NODE_ACTION_STATUS: Readonly<Record<NodeActionErrorCode, number>> =
   BAD_STATE: 409,
   NO_PROXY: 409,
 });
+
+/** A NodeActionError as an HTTP answer: the one mapping the control channel and the console's API both send. */
+export function nodeActionAnswer(err: NodeActionError): {
+  status: number;
+  body: { error: { code: NodeActionErrorCode; message: string } };
+} {
+  return { status: NODE_ACTION_STATUS[err.code] ?? 409, body: { error: { code: err.code, message: err.message } } };
+}

@@ -1,6 +1,6 @@
 import type { RedlockErrorName } from '@redlock-console/redlock';
 import type { ApiErrorBody, ApiErrorCode } from '../../api/common';
-import { NODE_ACTION_STATUS, type NodeActionError } from '../../cluster/errors';
+import { nodeActionAnswer, type NodeActionError } from '../../cluster/errors';
 import { logger } from '../logger';
 import type { HttpError } from './errors';
 
@@ -42,7 +42,7 @@ export function errorParts(err: unknown): ErrorParts {
       headers: err.headers ?? {},
     };
   if (isError<NodeActionError>(err, 'NodeActionError')) {
-    return { status: NODE_ACTION_STATUS[err.code] ?? 409, body: { error: { code: err.code, message: err.message } }, headers: {} };
+    return { ...nodeActionAnswer(err), headers: {} };
   }
   const name = (err as { name?: string } | null)?.name;
   const mapped = lockErrorOf(name);
