@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { PERSISTENCE_MODES, type Persistence } from '../cluster/persistence';
+import { MAX_FAULT_DELAY_MS } from '../faults/modes';
 
 /**
  * POST /api/nodes/{id}/actions, and the supervisor's control channel (the same body): what an
@@ -13,8 +14,8 @@ import { PERSISTENCE_MODES, type Persistence } from '../cluster/persistence';
 export const NODE_ACTION_LIMITS = Object.freeze({
   delayMs: { min: 0, max: 600_000 },
   // A latency of 0 would be a heal under another name: heal says what it does.
-  latencyMs: { min: 1, max: 60_000 },
-  jitterMs: { min: 0, max: 60_000 },
+  latencyMs: { min: 1, max: MAX_FAULT_DELAY_MS },
+  jitterMs: { min: 0, max: MAX_FAULT_DELAY_MS },
 });
 
 const ms = (field: keyof typeof NODE_ACTION_LIMITS) =>
