@@ -88,8 +88,10 @@ describe('fencing tokens', () => {
   it('a node that lost its data (persistence none) is reseeded from the other nodes, not its clock: fences after its quarantine exceed every fence before, even in a majority with stale registers', async () => {
     const cluster = await startTestCluster({ nodes: 5, persistence: 'none' });
     const direct = directClients(cluster);
-    const maxTtlMs = 1_000;
-    const r = new Redlock(cluster.urls, { keyPrefix: uniquePrefix('reseed'), maxTtlMs, retryCount: 0 });
+    // Node timeouts and TTLs with room for a loaded machine (at 100 ms a stalled reply from one of the
+    // three reachable nodes read as too few votes); the cut-off nodes still time out within a TTL.
+    const maxTtlMs = 2_000;
+    const r = new Redlock(cluster.urls, { keyPrefix: uniquePrefix('reseed'), maxTtlMs, retryCount: 0, nodeTimeoutMs: 500 });
     const quarantines: Array<{ node: number; discovered: boolean; until: number }> = [];
     r.on('quarantine', (e) => quarantines.push({ node: e.node, discovered: e.discovered, until: e.until }));
     try {
@@ -104,7 +106,7 @@ describe('fencing tokens', () => {
       await cluster.supervisor.partition(5);
       const before: number[] = [];
       for (let i = 0; i < 30; i++) {
-        const lock = await r.acquire('resource', 500);
+        const lock = await r.acquire('resource', 1_500);
         before.push(lock.fence!);
         await lock.release();
       }
@@ -129,7 +131,7 @@ describe('fencing tokens', () => {
       let refused: unknown = null;
       await waitFor(
         async () => {
-          refused = await r.acquire('resource', 500).catch((e: unknown) => e);
+          refused = await r.acquire('resource', 1_500).catch((e: unknown) => e);
           return (refused as QuorumUnavailableError).votes?.[2]?.reason !== 'error';
         },
         5_000,
@@ -149,7 +151,7 @@ describe('fencing tokens', () => {
       // of them, and only 4 and 5 answer, whose registers never saw the newest fences. Node 3 keeps
       // voting against rather than trust its clock's floor.
       for (let i = 0; i < 3; i++) {
-        const held = await r.acquire('resource', 500).catch((e: unknown) => e);
+        const held = await r.acquire('resource', 1_500).catch((e: unknown) => e);
         expect(held).toBeInstanceOf(QuorumUnavailableError);
         // Against: quarantined, or timeout when the reseed's reads of the cut-off nodes outlast the round.
         expect((held as QuorumUnavailableError).votes[2]).toMatchObject({
@@ -161,7 +163,7 @@ describe('fencing tokens', () => {
       await cluster.supervisor.heal(1);
       await waitFor(
         async () =>
-          await r.acquire('resource', 500).then(
+          await r.acquire('resource', 1_500).then(
             (l) => l.release().then(() => true),
             () => false,
           ),
@@ -172,7 +174,7 @@ describe('fencing tokens', () => {
       await cluster.supervisor.partition(1);
       const after: number[] = [];
       for (let i = 0; i < 5; i++) {
-        const lock = await r.acquire('resource', 500);
+        const lock = await r.acquire('resource', 1_500);
         expect(lock.fence).toBeGreaterThan(highest);
         after.push(lock.fence!);
         await lock.release();
