@@ -1,5 +1,6 @@
 import type { NodeActionName } from '@/lib/api/node-actions';
 import type { NodesResponse, NodeView } from '@/lib/api/nodes';
+import { exhaustive } from '@/lib/exhaustive';
 
 export type Tone = 'ok' | 'warn' | 'bad' | 'neutral';
 
@@ -141,8 +142,10 @@ export function quarantineWhy(node: NodeView): QuarantineWhy | null {
       };
     case 'clock-jump':
       return { label: 'clock jumped', detail: 'its wall clock moved beyond the drift allowance: keys may have expired early', note: null };
-    default:
+    case null:
       return { label: 'quarantined', detail: q.origin ?? '', note: null };
+    default:
+      return exhaustive(q.cause, 'quarantine cause');
   }
 }
 

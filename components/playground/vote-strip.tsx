@@ -1,5 +1,6 @@
 import type { CSSProperties } from 'react';
 import type { VoteView } from '@/lib/api/locks';
+import { exhaustive } from '@/lib/exhaustive';
 import { formatClock } from '@/components/locks/format';
 import type { OperationKind } from './session-store';
 import styles from './playground.module.css';
@@ -29,8 +30,12 @@ function explain(vote: VoteView, kind: OperationKind): { text: string; tone: Ton
       return { text: 'error', tone: 'bad' };
     case 'not-asked':
       return { text: 'not asked', tone: 'muted' };
+    case 'unsafe-eviction':
+      return { text: 'its eviction policy could drop a lock', tone: 'bad' };
+    case 'ceiling-mismatch':
+      return { text: 'records another lease ceiling (maxTtlMs)', tone: 'bad' };
     default:
-      return { text: vote.reason, tone: vote.vote === 'for' ? 'ok' : 'bad' };
+      return exhaustive(vote.reason, 'vote reason');
   }
 }
 

@@ -1,5 +1,6 @@
 import type { FaultMode } from '../faults';
 import type { NodeAction } from '../api/node-actions';
+import { exhaustive } from '../exhaustive';
 import { deleteMarker } from './continuity';
 import { NodeActionError } from './errors';
 import type { Member, SupervisorContext } from './member';
@@ -57,6 +58,8 @@ export async function performAction(ctx: SupervisorContext, member: Member, acti
         downJitterMs: Math.ceil(jitter / 2),
       });
     }
+    default:
+      return exhaustive(action, 'node action');
   }
 }
 

@@ -6,6 +6,7 @@ import { recordAudit } from './audit';
 import { publishEvent } from './events';
 import { actorOf, type Principal } from './auth/principal';
 import { badRequest, conflict, HttpError, notFound } from './http/errors';
+import { exhaustive } from '../exhaustive';
 import { getRuntime } from './runtime';
 import { auditedControl } from './scenario-audit';
 import { mainMasters, sandboxControl, sandboxProblem, whereSentence } from './scenario-sandbox';
@@ -171,6 +172,8 @@ export async function runAction(principal: Principal, action: RunAction, body: R
       }
       break;
     }
+    default:
+      return exhaustive(action, 'run action');
   }
   return { run: run.view() };
 }
