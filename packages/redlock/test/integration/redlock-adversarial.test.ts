@@ -534,7 +534,9 @@ describe('liveness without any sentinel', () => {
     const before = await Promise.all([infoCalls(nodes[0]!.client), infoCalls(nodes[1]!.client)]);
     const t0 = performance.now();
     let attempts = 0;
-    while (performance.now() - t0 < 2_500) {
+    // At least 25 attempts and 2.5 s, however slow the machine: the bound below counts the checks
+    // against the time that passed, so a busy run only allows more of them, never fewer attempts.
+    while (attempts < 25 || performance.now() - t0 < 2_500) {
       const outcome = await r.acquire(`res-${attempts}`, 500).catch((e: unknown) => e);
       expect(outcome).toBeInstanceOf(RedlockError);
       attempts++;
@@ -542,7 +544,6 @@ describe('liveness without any sentinel', () => {
     }
     const elapsed = performance.now() - t0;
     const after = await Promise.all([infoCalls(nodes[0]!.client), infoCalls(nodes[1]!.client)]);
-    expect(attempts).toBeGreaterThan(20);
     for (let i = 0; i < 2; i++) {
       // Our own INFO commandstats reads count one each.
       const checks = (after[i]! - before[i]! - 1) / 5;
