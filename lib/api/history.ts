@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { lockStateSchema } from './locks';
 
 /**
  * GET /api/history: the rolling windows behind the overview's charts, as the server keeps them
@@ -34,7 +35,8 @@ export const historyBucketSchema = z.object({
   /** Per node (index n - 1 for node n), null while it did not answer. */
   rttMs: z.array(z.number().nullable()).nullable(),
   locks: z.number().nullable(),
-  byState: z.record(z.string(), z.number()).nullable(),
+  /** Locks in each state (every state present, 0 when none). */
+  byState: z.record(lockStateSchema, z.number()).nullable(),
 });
 export type HistoryBucket = z.infer<typeof historyBucketSchema>;
 

@@ -1,5 +1,6 @@
 import { QUARANTINE_CAUSES } from '@redlock-console/redlock/vocabulary';
 import { z } from 'zod';
+import { FAULT_MODE_KINDS, type FaultModeKind } from '../faults/modes';
 
 export const safetyVerdictSchema = z.object({
   level: z.enum(['ok', 'warn', 'unsafe']),
@@ -61,7 +62,7 @@ export const nodeViewSchema = z.object({
   refusal: refusalSchema.nullable(),
   verdict: safetyVerdictSchema,
   /** Fault proxy mode in the sandbox (pass, blackhole, reset, latency), else null. */
-  fault: z.string().nullable(),
+  fault: z.enum(FAULT_MODE_KINDS as [FaultModeKind, ...FaultModeKind[]]).nullable(),
   faultDetail: z.string().nullable(),
   restartAt: z.number().nullable(),
   /** Sandbox: a down node stopped gracefully with this persistence; started again with the same one, its restart is adopted (it votes at once). */

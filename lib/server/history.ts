@@ -1,5 +1,6 @@
 import 'server-only';
 import type { HistoryBucket, HistoryResolution } from '../api/history';
+import type { LockState } from '../inspect/quorum-view';
 import { HISTORY_TIERS } from '../api/history';
 
 /**
@@ -14,7 +15,7 @@ export type Sample =
   | { kind: 'acquire'; ok: boolean; durationMs: number; outcome: string }
   | { kind: 'grant' }
   | { kind: 'nodes'; rttMs: Array<number | null> }
-  | { kind: 'locks'; total: number; byState: Record<string, number> };
+  | { kind: 'locks'; total: number; byState: Record<LockState, number> };
 
 export type { HistoryBucket } from '../api/history';
 
@@ -27,7 +28,7 @@ interface Bucket {
   durations: number[];
   rtt: Array<number | null> | null;
   locks: number | null;
-  byState: Record<string, number> | null;
+  byState: Record<LockState, number> | null;
 }
 
 /** Latencies kept per bucket for its percentiles (a reservoir would be fairer; the first N are plenty for a chart). */
