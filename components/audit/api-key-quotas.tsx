@@ -42,7 +42,7 @@ export function ApiKeyQuotas() {
         </div>
       </div>
       <div className={styles.tableWrap} data-loading-state={state} role="region" aria-label="API keys and their quotas" tabIndex={0}>
-        <table className={styles.table}>
+        <table className={`${styles.table} ${styles.stacked}`}>
           <caption className="visually-hidden">API keys: locks held, acquires waiting and the acquire rate against each quota</caption>
           <thead>
             <tr>
@@ -75,17 +75,17 @@ export function ApiKeyQuotas() {
             ) : (
               data.keys.map((k) => (
                 <tr key={k.name} data-testid="api-key-row" data-key={k.name}>
-                  <td>client:{k.name}</td>
-                  <td data-testid="api-key-held">
+                  <td className={`${styles.stackWide} ${styles.stackHead}`}>client:{k.name}</td>
+                  <td data-testid="api-key-held" data-label="Locks held">
                     <Use used={k.held} limit={k.quota.held} />
                   </td>
-                  <td>
+                  <td data-label="Acquires waiting">
                     <Use used={k.waiting} limit={k.quota.waiting} />
                   </td>
-                  <td>
+                  <td data-label="Acquires a second (burst)">
                     {k.quota.rate.toLocaleString()} ({k.quota.burst.toLocaleString()})
                   </td>
-                  <td>{refusals(k)}</td>
+                  <td data-label="Refused (429)">{refusals(k)}</td>
                 </tr>
               ))
             )}

@@ -76,18 +76,18 @@ export function LockServiceLog() {
         </p>
       ) : null}
       <div className={styles.tableWrap} data-loading-state={state} role="region" aria-label="Lock service entries" tabIndex={0}>
-        <table className={styles.table}>
+        <table className={`${styles.table} ${styles.stacked}`}>
           <caption className="visually-hidden">Lock service entries, newest first</caption>
           <thead>
             <tr>
               <th scope="col" className={styles.colTime}>
                 Time
               </th>
-              <th scope="col" className={styles.colActor}>
-                Key or user
-              </th>
               <th scope="col" className={styles.colAction}>
                 Event
+              </th>
+              <th scope="col" className={styles.colActor}>
+                Key or user
               </th>
               <th scope="col" className={styles.colTarget}>
                 Resource
@@ -117,12 +117,14 @@ export function LockServiceLog() {
             ) : (
               data.entries.map((e) => (
                 <tr key={e.id} data-testid="lock-service-entry" data-event={e.event}>
-                  <td>
+                  <td data-label="Time">
                     <When at={e.at} />
                   </td>
-                  <td>{e.principal}</td>
-                  <td>{e.event}</td>
-                  <td>
+                  <td data-label="Event">{e.event}</td>
+                  <td data-label="Key or user" className={styles.stackWide}>
+                    {e.principal}
+                  </td>
+                  <td data-label="Resource" className={styles.stackWide}>
                     {e.resources.map((r, i) => (
                       <span key={r}>
                         {i > 0 ? ', ' : null}
@@ -132,7 +134,7 @@ export function LockServiceLog() {
                       </span>
                     ))}
                   </td>
-                  <td>
+                  <td data-label="Fence · detail" className={styles.stackWide}>
                     {e.fence !== null ? `fence ${e.fence}` : null}
                     {e.fence !== null && e.detail ? ' · ' : null}
                     {e.detail}

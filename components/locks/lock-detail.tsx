@@ -271,7 +271,10 @@ function Summary({ view, t0 }: { view: LockView; t0: number }) {
       </div>
       <div className={styles.tile}>
         <span className={styles.tileLabel}>Holder</span>
-        <span className={styles.tileValue}>{view.meta?.owner ?? '—'}</span>
+        {/* Whole, wrapped: a phone's tile cut "inventory-sync" to "invento…". */}
+        <span className={`${styles.tileValue} ${styles.tileValueName}`} data-testid="detail-holder">
+          {view.meta?.owner ?? '—'}
+        </span>
         {/* The owner is what the client wrote; the principal is who the console authenticated. */}
         <span className={styles.tileNote} data-testid="detail-principal">
           {[

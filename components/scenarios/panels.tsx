@@ -127,16 +127,20 @@ export function StoresPanel({ run }: { run: RunView }) {
                 data-fenced={w.fenced}
                 data-tie={w.fenced === 'rejected' && isTieReason(w.reason)}
               >
-                <td className={styles.num}>{fmtSeconds(w.t)}</td>
-                <td>
+                <td className={styles.num} data-label="time">
+                  {fmtSeconds(w.t)}
+                </td>
+                <td data-label="client">
                   <Client name={w.client} />
                 </td>
-                <td>{w.value}</td>
-                <td className={`${styles.num} ${styles.fenceWhole}`}>{w.fence ?? 'none'}</td>
-                <td>
+                <td data-label="value">{w.value}</td>
+                <td className={`${styles.num} ${styles.fenceWhole}`} data-label="fence">
+                  {w.fence ?? 'none'}
+                </td>
+                <td data-label="plain">
                   <span className={styles.pillOk}>accepted</span>
                 </td>
-                <td>
+                <td data-label="fenced">
                   <span className={w.fenced === 'accepted' ? styles.pillOk : styles.pillBad} title={w.reason}>
                     {w.fenced === 'rejected' && isTieReason(w.reason) ? 'rejected: tie' : w.fenced}
                   </span>

@@ -65,6 +65,8 @@ export function Timeline({ run, now, live, spanMs }: { run: RunView; now: number
   const resIndex = (r: string) => run.resources.findIndex((x2) => x2.name === r) + 1;
   const overlaps = run.checker.resources.flatMap((r) => r.overlaps);
   const shortFence = fenceFormatter(runFences(run));
+  const tickGap = layout.ticks.length > 1 ? xr(layout.ticks[1]!) - xr(layout.ticks[0]!) : Number.POSITIVE_INFINITY;
+  const tickEvery = Math.max(1, Math.ceil(36 / tickGap));
 
   return (
     <div ref={wrap} className={styles.wrap} data-testid="timeline" data-state={live ? 'live' : 'final'}>
@@ -85,12 +87,15 @@ export function Timeline({ run, now, live, spanMs }: { run: RunView; now: number
           </pattern>
         </defs>
 
-        {layout.ticks.map((t) => (
+        {layout.ticks.map((t, i) => (
           <g key={t}>
             <line x1={xr(t)} x2={xr(t)} y1={20} y2={layout.height - 4} className={styles.grid} />
-            <text x={xr(t)} y={14} className={styles.tick} textAnchor="middle">
-              {t / 1000} s
-            </text>
+            {/* A label every `tickEvery` lines: on a phone "0 s1 s2 s3 s" ran into one another. */}
+            {i % tickEvery === 0 ? (
+              <text x={xr(t)} y={14} className={styles.tick} textAnchor="middle">
+                {t / 1000} s
+              </text>
+            ) : null}
           </g>
         ))}
         {layout.folds.map((f) => (
@@ -101,7 +106,9 @@ export function Timeline({ run, now, live, spanMs }: { run: RunView; now: number
         ))}
         {layout.sections.map((s) => (
           <text key={s.label} x={8} y={s.y + 15} className={styles.section}>
-            {s.label}
+            {/* SVG text does not wrap: where the whole title does not fit, its head ("Nodes"), the whole on hover. */}
+            {textWidth(s.label) * 1.25 + 16 > width ? s.label.split(' — ')[0] : s.label}
+            <title>{s.label}</title>
           </text>
         ))}
 
