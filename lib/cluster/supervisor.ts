@@ -17,6 +17,7 @@ import { PidRegistry } from './pid-registry';
 import { freePort } from './ports';
 import { findRedisServer, REDIS_MISSING_HINT } from './redis-binary';
 import { ensureSecretFile } from './secret';
+import { atNode } from '../node-number';
 
 export type { ClusterOptions } from './cluster-options';
 export type { NodeStatus } from './member';
@@ -246,7 +247,7 @@ export class ClusterSupervisor extends EventEmitter {
   }
 
   private member(id: number): Member {
-    const member = Number.isInteger(id) ? this.members[id - 1] : undefined;
+    const member = Number.isInteger(id) ? atNode(this.members, id) : undefined;
     if (!member) throw new NodeActionError(`there is no node ${id} (nodes are 1…${this.members.length})`, 'NOT_FOUND');
     return member;
   }

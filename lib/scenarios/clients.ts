@@ -1,6 +1,7 @@
 import { Redis, type RedisOptions } from 'ioredis';
 import { DEFAULT_SETTINGS, Redlock, type OperationEvent } from '@redlock-console/redlock';
 import type { ClientSpec } from './script';
+import { atNode } from '../node-number';
 
 /** Where one node can be reached: through its fault proxy (what every client uses) or directly. */
 export interface NodeAddress {
@@ -71,7 +72,7 @@ export class ScenarioClient {
 
   /** The sandbox node behind the lock core's node number `n` (its place in this client's node list, from 1). */
   nodeId(n: number): number {
-    return [...this.conns.keys()][n - 1] ?? n;
+    return atNode([...this.conns.keys()], n) ?? n;
   }
 
   get paused(): boolean {

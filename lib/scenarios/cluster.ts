@@ -11,6 +11,7 @@ import { backUp, dropBackup, restoreInPlace, type RestoreOutcome } from './backu
 import type { NodeAddress } from './clients';
 import { runIdOf, SandboxOverlapError, sharedEndpoints, type MainMasters } from './separation';
 import type { KeyReading, NodeSample } from './timeline';
+import { atNode } from '../node-number';
 
 /** What the engine needs from the supervisor (the console's ControlClient fits). */
 export interface ClusterControl {
@@ -157,7 +158,7 @@ export class ScenarioCluster {
 
   /** The direct connection to node `id` (bypasses its fault proxy). */
   directClient(id: number): Redis {
-    return this.direct[id - 1]!;
+    return atNode(this.direct, id)!;
   }
 
   statuses(): Promise<NodeStatus[]> {
@@ -180,7 +181,7 @@ export class ScenarioCluster {
     resources: readonly string[],
     epochKey?: string,
   ): Promise<NodeSample> {
-    const client = this.direct[node - 1]!;
+    const client = atNode(this.direct, node)!;
     const sent = t();
     try {
       const keys = resources.map(lockKey);
@@ -221,17 +222,17 @@ export class ScenarioCluster {
   /** Back up the run's keys on `node` into its spare database (backup.ts); the number of keys. */
   async backUp(node: number, prefix: string): Promise<number> {
     this.backups.add(node);
-    return backUp(this.direct[node - 1]!, prefix);
+    return backUp(atNode(this.direct, node)!, prefix);
   }
 
   /** Restore `node` in place from its backup (SWAPDB, backup.ts). */
   restoreBackup(node: number, prefix: string): Promise<RestoreOutcome> {
-    return restoreInPlace(this.direct[node - 1]!, prefix);
+    return restoreInPlace(atNode(this.direct, node)!, prefix);
   }
 
   /** The drift step: divide the key's remaining TTL on `node` by (1 + fast%) if it still holds `token`. */
   async shortenTtl(node: number, lockKey: string, token: string, fastPercent: number): Promise<{ before: number; after: number }> {
-    const reply = await runLua(this.direct[node - 1]!, DRIFT_SCRIPT, [lockKey], [token, String(fastPercent)]);
+    const reply = await runLua(atNode(this.direct, node)!, DRIFT_SCRIPT, [lockKey], [token, String(fastPercent)]);
     const [before, after] = reply as [number, number];
     return { before: Number(before), after: Number(after) };
   }
@@ -247,7 +248,7 @@ export class ScenarioCluster {
     await this.whenReadable(5_000).catch(() => undefined);
     const scripts = ALL_SCRIPTS.filter((s) => s !== PROBE_SCRIPT);
     await Promise.all(
-      ids.map((id) => Promise.all(scripts.map((s) => this.direct[id - 1]!.script('LOAD', s.source))).catch(() => undefined)),
+      ids.map((id) => Promise.all(scripts.map((s) => atNode(this.direct, id)!.script('LOAD', s.source))).catch(() => undefined)),
     );
   }
 
@@ -335,7 +336,7 @@ export class ScenarioCluster {
       out.keysDeleted = await this.deletePrefix(prefix, true);
       out.actions = await this.restore();
       // A backup never restored (a cancelled run) waits in a spare database: the nodes are up by now.
-      for (const node of this.backups) out.keysDeleted += await dropBackup(this.direct[node - 1]!, prefix);
+      for (const node of this.backups) out.keysDeleted += await dropBackup(atNode(this.direct, node)!, prefix);
       await new Promise((r) => setTimeout(r, Math.ceil(maxLatencyMs / 2) + 250));
       out.keysDeleted += await this.deletePrefix(prefix);
       for (let i = 0; i < 3; i++) {

@@ -19,6 +19,7 @@ import { forceReleaseStarted, publishEvent } from './events';
 import { readyLockCore } from './lock-core';
 import { metrics, type ForceReleaseOutcome } from './metrics';
 import { getRuntime } from './runtime';
+import { nodeNumber } from '../node-number';
 
 type NodeState = { token: string | null; pttlMs: number | null } | null;
 
@@ -101,7 +102,7 @@ export async function forceRelease(
       auditId: null,
       liveness,
       nodes: before.map((state, i) => ({
-        node: i + 1,
+        node: nodeNumber(i),
         before: state,
         after: null,
         error: state ? null : 'unreachable',
@@ -132,7 +133,7 @@ export async function forceRelease(
       target: resource,
       reason: input.reason,
       outcome: 'incomplete', // beginAudit writes it so until completeAudit
-      before: before.map((state, i) => ({ node: i + 1, ...state })),
+      before: before.map((state, i) => ({ node: nodeNumber(i), ...state })),
       detail,
       holder,
     }),
@@ -172,7 +173,7 @@ export async function forceRelease(
             ? 'absent'
             : 'other-holder';
     return {
-      node: i + 1,
+      node: nodeNumber(i),
       before: before[i] ?? null,
       outcome,
       after: after[i] ?? null,

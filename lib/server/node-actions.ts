@@ -13,6 +13,7 @@ import { isError } from './http/error-response';
 import { ensureReady, parseInfo } from '../inspect';
 import { CAUSE_LABEL, markCleanWarningOf, shortRunId } from '../inspect/quarantine';
 import { getRuntime } from './runtime';
+import { atNode } from '../node-number';
 
 /** What an audit entry keeps of a node before and after an action (also for the actions a scenario takes). */
 export function snapshotOf(status: NodeStatus): Record<string, unknown> {
@@ -40,7 +41,7 @@ export async function runNodeAction(principal: Principal, id: number, action: No
     );
   }
   if (id > runtime.endpoints.length) throw notFound(`there is no node ${id} (nodes are 1…${runtime.endpoints.length})`);
-  const before = (await runtime.control.nodes())[id - 1];
+  const before = atNode(await runtime.control.nodes(), id);
   const { actor, role } = actorOf(principal);
   const startedAt = Date.now();
   try {
@@ -98,7 +99,7 @@ export async function markClean(
   seen?: SeenSentinel,
 ): Promise<{ node: number; markedAt: number; runId: string | null; warning: string | null }> {
   const runtime = getRuntime();
-  const client = runtime.clients[id - 1];
+  const client = atNode(runtime.clients, id);
   if (!client) throw notFound(`there is no node ${id} (nodes are 1…${runtime.endpoints.length})`);
   await ensureReady(client, 1_000).catch(() => {
     throw new HttpError(503, 'NODE_UNREACHABLE', `node ${id} is not reachable; it can be marked clean once it answers`);

@@ -6,6 +6,7 @@ import { clusterHealth, clusterVerdict, driftAllowanceMs } from '../inspect';
 import { recordSample } from './history';
 import { metrics, REFUSAL_REASONS } from './metrics';
 import { getRuntime } from './runtime';
+import { nodeNumber } from '../node-number';
 
 const EMPTY_VERDICT = {
   canGrant: false,
@@ -45,7 +46,7 @@ export async function listNodes(): Promise<NodesResponse> {
     const status: NodeStatus | undefined = statuses?.[i];
     const h = healths[i]!;
     return {
-      id: i + 1,
+      id: nodeNumber(i),
       label: endpoint.label,
       port: endpoint.port,
       up: h.up,

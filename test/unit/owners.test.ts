@@ -20,6 +20,11 @@ const RULES: ReadonlyArray<{ concept: string; pattern: RegExp; owners: readonly 
     owners: ['packages/redlock/src/settings.ts'],
   },
   {
+    concept: 'node numbering, from 1 (atNode, nodeNumber)',
+    pattern: /\[\s*(n|id|node|nodeId)\s*-\s*1\s*\]|\b(node|id): i \+ 1\b/,
+    owners: ['lib/node-number.ts'],
+  },
+  {
     concept: 'the default drift factor (DEFAULT_SETTINGS.driftFactor)',
     pattern: /driftFactor:\s*0\.01\b/,
     owners: ['packages/redlock/src/settings.ts'],
@@ -54,7 +59,9 @@ describe('one owner per concept (docs/architecture.md)', () => {
   });
 
   it('each rule finds a restatement when there is one', () => {
-    const fake = new Map([['lib/x.ts', "const q = Math.floor(n / 2) + 1;\nconst p = 'rl:';\nconst s = { driftFactor: 0.01 };"]]);
+    const fake = new Map([
+      ['lib/x.ts', "const q = Math.floor(n / 2) + 1;\nconst p = 'rl:';\nconst s = { driftFactor: 0.01 };\nconst c = clients[id - 1];"],
+    ]);
     for (const { pattern, owners } of RULES) {
       expect(restatements(pattern, owners, ['lib/x.ts'], (f) => fake.get(f)!)).toHaveLength(1);
     }

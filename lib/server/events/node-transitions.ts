@@ -1,3 +1,4 @@
+import { nodeNumber } from '../../node-number';
 /** What one poll saw of a node. */
 export interface NodeSighting {
   up: boolean;
@@ -42,14 +43,14 @@ export class NodeTransitions {
       const was = this.reported![i];
       if (sighting.up) {
         this.suspect.delete(i);
-        if (was === false) changes.push({ node: i + 1, up: true });
+        if (was === false) changes.push({ node: nodeNumber(i), up: true });
       } else if (was !== false) {
         if (ambiguous(sighting) && !this.suspect.has(i)) {
           this.suspect.add(i);
           return;
         }
         this.suspect.delete(i);
-        changes.push({ node: i + 1, up: false, detail: sighting.error ?? undefined });
+        changes.push({ node: nodeNumber(i), up: false, detail: sighting.error ?? undefined });
       }
       this.reported![i] = sighting.up;
     });

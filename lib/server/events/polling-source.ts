@@ -2,6 +2,7 @@ import 'server-only';
 import type { LiveEvent } from '../../api/events';
 import { lockKeyPrefix, lockPattern } from '@redlock-console/redlock';
 import { getRuntime } from '../runtime';
+import { atNode } from '../../node-number';
 
 /**
  * Fallback where CONFIG is refused (managed Redis): read the lock keys of these nodes every
@@ -18,7 +19,7 @@ export function startLockPollingSource(nodes: number[], emit: (event: LiveEvent)
     const now = new Map<string, Set<number>>();
     await Promise.all(
       nodes.map(async (node) => {
-        const client = runtime.clients[node - 1];
+        const client = atNode(runtime.clients, node);
         if (!client) return;
         let cursor = '0';
         try {

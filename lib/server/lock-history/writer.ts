@@ -6,6 +6,7 @@ import type { LockHistoryEntry } from '../../api/lock-history';
 import { consoleKeys, digest } from '../console-keys';
 import { logger } from '../logger';
 import { getRuntime } from '../runtime';
+import { nodeNumber } from '../../node-number';
 
 /**
  * The lock history's writer: entries are buffered and written to a majority of the masters in
@@ -168,14 +169,14 @@ export function flushLockHistory(): Promise<void> {
       };
       if (chain.backlog + batch.length > MAX_BACKLOG) {
         chain.dropped += batch.length;
-        logger().warn({ node: i + 1, dropped: chain.dropped }, 'lock history: master too slow, its batch goes to another');
+        logger().warn({ node: nodeNumber(i), dropped: chain.dropped }, 'lock history: master too slow, its batch goes to another');
         return next();
       }
       chain.backlog += batch.length;
       chain.tail = chain.tail
         .then(() => writeBatch(clients[i]!, payload))
         .catch((err: unknown) => {
-          logger().warn({ node: i + 1, err }, 'lock history: a batch did not reach a master, it goes to another');
+          logger().warn({ node: nodeNumber(i), err }, 'lock history: a batch did not reach a master, it goes to another');
           next();
         })
         .finally(() => {
