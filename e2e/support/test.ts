@@ -1,13 +1,15 @@
-import { test as base, expect } from '@playwright/test';
+import { expect } from '@playwright/test';
 import { markNodeClean, readEpoch } from '@redlock-console/redlock';
 import { Redis } from 'ioredis';
 import type { NodeStatus } from '../../lib/cluster/supervisor';
 import { E2E_MAX_TTL_MS } from '../../playwright.config';
+import { test as base } from './console';
 import { sandbox } from './sandbox';
 
 /**
- * Every spec's `test`: after each test, the five sandbox masters are put back to the suite's
- * baseline (up, healed, AOF always, a clean epoch sentinel) if the test left them otherwise.
+ * Every spec's `test`, on its worker's own console (./console.ts): after each test, the five sandbox
+ * masters are put back to the suite's baseline (up, healed, AOF always, a clean epoch sentinel) if
+ * the test left them otherwise.
  *
  * Tests restore what they break in their own `finally`, but a test that times out (a slow CI
  * machine) or fails inside that `finally` leaves nodes behind, and every later test then fails for
