@@ -1,7 +1,18 @@
+import type { Page } from '@playwright/test';
 import { expect, test } from './support/test';
 import { signIn } from './support/login';
 import { acquire, AS_CLIENT, postAsSession } from './support/ops';
 import { deleteLocks, randomToken, seedLocks, seedManyLocks } from './support/seed-locks';
+
+/**
+ * Both streams of a lock's page are open: the top bar's (every change; its dot reads "live") and the
+ * page's own (the lock's changes; "● live" beside its events). The server subscribes a stream before
+ * it sends the headers, so from here on no change is missed.
+ */
+async function streamsConnected(page: Page): Promise<void> {
+  await expect(page.getByTestId('live-status')).toHaveAttribute('data-state', 'live', { timeout: 10_000 });
+  await expect(page.getByText('● live')).toBeVisible({ timeout: 10_000 });
+}
 
 const unique = () => `${Date.now().toString(36)}${Math.floor(Math.random() * 1e6).toString(36)}`;
 
@@ -22,7 +33,7 @@ test.describe('live events', () => {
     await follows; // the page follows its own lock, not the stream of everything
     // The detail page opened its own stream for this resource (and the top bar its stream of everything).
     await expect(page.getByTestId('lock-events-empty')).toBeVisible();
-    await page.waitForTimeout(1_000); // both streams connected
+    await streamsConnected(page);
     // The grant and the release land among 300 other changes each (more than a window lists one
     // by one to a stream of everything: they would be inside a lock.burst there).
     const floodName = `e2e-live-flood/${unique()}/`;
@@ -49,7 +60,7 @@ test.describe('live events', () => {
     await page.goto(`/locks/${encodeURIComponent(resource)}`);
     await follows;
     await expect(page.getByTestId('lock-events-empty')).toBeVisible();
-    await page.waitForTimeout(1_000); // the stream connected
+    await streamsConnected(page);
     const res = await postAsSession(page, `/api/locks/${encodeURIComponent(resource)}/force-release`, { token, reason: 'e2e: one event' });
     expect(res.status(), await res.text()).toBe(200);
     const events = page.getByTestId('lock-events');
@@ -69,6 +80,7 @@ test.describe('live events', () => {
           let bursts = 0;
           let granted = 0;
           let single = 0;
+          source.onopen = () => document.documentElement.setAttribute('data-e2e-stream', 'open');
           source.addEventListener('lock.burst', (m) => {
             bursts++;
             granted += (JSON.parse((m as MessageEvent<string>).data) as { counts: Record<string, number> }).counts['lock.granted'] ?? 0;
@@ -83,7 +95,8 @@ test.describe('live events', () => {
           }, 4_000);
         }),
     );
-    await page.waitForTimeout(1_000);
+    // The stream is open (the server subscribes it before it sends the headers): no change is missed.
+    await expect(page.locator('html')).toHaveAttribute('data-e2e-stream', 'open');
     const flood = await seedManyLocks(`e2e-burst/${unique()}/`, 300, 30_000);
     const result = await seen;
     await deleteLocks(flood);
