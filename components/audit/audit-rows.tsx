@@ -1,7 +1,7 @@
 'use client';
 
 import { AUDIT_INCOMPLETE, AUDIT_INCOMPLETE_HINT, type AuditEntry, type AuditVia } from '@/lib/api/audit';
-import { formatAge, useNow } from '../overview/clock';
+import { formatAge, useNow } from '../ui/clock';
 import { formatDate, formatDateTime, formatTime } from '../ui/format';
 import { AuditDiff } from './audit-diff';
 import { showDetail } from './audit-fields';

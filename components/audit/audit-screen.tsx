@@ -5,7 +5,7 @@ import { usePathname, useRouter, useSearchParams } from 'next/navigation';
 import { Fragment, useMemo, useRef, useState, type KeyboardEvent } from 'react';
 import { auditViewQuery, type AuditView } from '@/lib/client/ops-queries';
 import { auditUrl } from '@/lib/client/queries';
-import { ReadAge } from '../overview/clock';
+import { ReadAge } from '../ui/clock';
 import { AuditFilters, LIMITS, SINCE_PRESETS } from './audit-filters';
 import { OlderEntries } from './older-entries';
 import { DetailRow, EntryRow } from './audit-rows';

@@ -6,7 +6,7 @@ import { useState, type FormEvent } from 'react';
 import { meSchema } from '@/lib/api/auth';
 import { ApiError } from '@/lib/client/fetch-json';
 import { postJson, rememberSession } from '@/lib/client/session';
-import { safeNextPath } from '@/app/login/safe-next';
+import { safeNextPath } from './safe-next';
 
 export function LoginForm() {
   const router = useRouter();

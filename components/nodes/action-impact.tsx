@@ -2,7 +2,7 @@ import type { NodeView, NodesResponse } from '@/lib/api/nodes';
 import type { LockHolders } from '@/lib/client/ops-queries';
 import { ACTIONS, type ActionKind } from './actions';
 import type { BlastRadius } from './blast-radius';
-import { ReadAge } from '../overview/clock';
+import { ReadAge } from '../ui/clock';
 import { restartOutcome, type Persistence } from './restart-outcome';
 import styles from './nodes.module.css';
 

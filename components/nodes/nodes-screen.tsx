@@ -6,7 +6,7 @@ import type { NodeView, NodesResponse } from '@/lib/api/nodes';
 import { lockHoldersQuery } from '@/lib/client/ops-queries';
 import { nodesQuery } from '@/lib/client/queries';
 import { meQuery } from '@/lib/client/session';
-import { Countdown, ReadAge, skewMs } from '../overview/clock';
+import { Countdown, ReadAge, skewMs } from '../ui/clock';
 import { quarantineEndsAt } from './quarantine-clock';
 import { formatClock } from '../locks/format';
 import { headlineUnknown } from '@/lib/client/masters-reading';

@@ -5,7 +5,7 @@ import { headlineUnknown, type MastersReading } from '@/lib/client/masters-readi
 import { formatClock } from '../locks/format';
 import { clusterTone, nodeState, voteState } from '../nodes/node-state';
 import { grantableAt, quarantineEndsAt } from '../nodes/quarantine-clock';
-import { Countdown, ReadAge } from './clock';
+import { Countdown, ReadAge } from '../ui/clock';
 import styles from './overview.module.css';
 import { toneColor } from '../ui/palette';
 

@@ -9,7 +9,7 @@ import { nodeList } from '@/lib/client/masters-reading';
 import { LOCKS_SUMMARY_POLL_MS, locksSummaryQuery } from '@/lib/client/ops-queries';
 import { formatClock } from '../locks/format';
 import { stateColor } from '../locks/lock-state';
-import { ReadAge, skewMs, useNow } from './clock';
+import { ReadAge, skewMs, useNow } from '../ui/clock';
 import styles from './overview.module.css';
 import { toneColor } from '../ui/palette';
 

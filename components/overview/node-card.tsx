@@ -16,7 +16,7 @@ import {
   type Tone,
 } from '../nodes/node-state';
 import { formatDuration } from '../ui/format';
-import { Countdown, CountdownBar, ReadAge } from './clock';
+import { Countdown, CountdownBar, ReadAge } from '../ui/clock';
 import { quarantineEndsAt } from '../nodes/quarantine-clock';
 import styles from './overview.module.css';
 

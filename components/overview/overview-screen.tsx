@@ -5,7 +5,7 @@ import { nodesQuery } from '@/lib/client/queries';
 import { HistoryCharts } from '../charts/history-charts';
 import { nodeState } from '../nodes/node-state';
 import { ClusterBanner } from './cluster-banner';
-import { skewMs } from './clock';
+import { skewMs } from '../ui/clock';
 import { LockTotals } from './lock-totals';
 import { useMastersReading } from '../shell/use-masters-reading';
 import { NodeCard, NodeCardSkeleton } from './node-card';

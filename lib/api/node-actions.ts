@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { PERSISTENCE_MODES, type Persistence } from '../cluster/persistence';
+import { PERSISTENCE_MODES, type Persistence } from './persistence';
 import { MAX_FAULT_DELAY_MS } from '../faults/modes';
 
 /**

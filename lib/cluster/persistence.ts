@@ -1,18 +1,11 @@
-/**
- * How a local master keeps its data across a restart. `rdb` is Redis's own default (snapshots at
- * `save 3600 1 300 100 60 10000`, no AOF): a crash brings the node back with its last snapshot,
- * older than what it held, which the lock core's restart detection must catch.
- */
-export type Persistence = 'none' | 'rdb' | 'aof-everysec' | 'aof-always';
+import type { Persistence } from '../api/persistence';
 
-export const PERSISTENCE_MODES: readonly Persistence[] = Object.freeze(['none', 'rdb', 'aof-everysec', 'aof-always']);
+// The persistence modes are part of the API's contract (lib/api/persistence.ts); how a local
+// master runs each one is the cluster's.
+export { isPersistence, PERSISTENCE_MODES, type Persistence } from '../api/persistence';
 
 /** Redis's default snapshot schedule (redis.conf `save`). */
 export const DEFAULT_SAVE_POINTS = '3600 1 300 100 60 10000';
-
-export function isPersistence(value: unknown): value is Persistence {
-  return typeof value === 'string' && (PERSISTENCE_MODES as readonly string[]).includes(value);
-}
 
 /**
  * redis-server arguments for a persistence mode. RDB snapshots are off but in `rdb`: they would

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { safeNextPath } from '../../app/login/safe-next';
+import { safeNextPath } from '../../components/auth/safe-next';
 
 const ORIGIN = 'https://console.example:3000';
 

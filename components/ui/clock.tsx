@@ -1,8 +1,8 @@
 'use client';
 
 import { useSyncExternalStore } from 'react';
-import { formatDateTime } from '../ui/format';
-import { toneColor } from '../ui/palette';
+import { formatDateTime } from './format';
+import { toneColor } from './palette';
 import { staleAfterMs as staleAfter } from '@/lib/client/freshness';
 
 /**
