@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AuditResponse } from '../../lib/api/audit';
 import type { ForceReleaseResponse, LockDetailResponse, LockGrant, LockListResponse } from '../../lib/api/locks';
 import { Redlock, tokenOf } from '@redlock-console/redlock';
-import { auditFromCsv } from '../../lib/server/audit-csv';
+import { auditFromCsv } from '../support/audit-csv';
 import { METRICS_TOKEN, startApi, type ApiHarness } from '../support/api';
 import { findPromtool } from '../support/promtool';
 
