@@ -9,7 +9,7 @@ import { assertPortsFree, type ClusterOptions, type ResolvedClusterOptions } fro
 import { ClusterConfigError, NodeActionError } from './errors';
 import { Lifeline } from './lifeline';
 import { memberStatus, urlOf, type Member, type NodeStatus, type SupervisorContext } from './member';
-import { performAction } from './node-actions';
+import { performAction } from './perform-action';
 import { startNode, stopNode } from './node-lifecycle';
 import { RedisNode, type NodeExit } from './node-process';
 import type { Persistence } from './persistence';
@@ -42,7 +42,7 @@ export class ClusterSupervisor extends EventEmitter {
   private readonly password: string | null;
   private readonly lifeline: Lifeline | null;
   private readonly registry: PidRegistry;
-  /** What the node lifecycle (node-lifecycle.ts) and the node actions (node-actions.ts) use of this supervisor. */
+  /** What the node lifecycle (node-lifecycle.ts) and the node actions (perform-action.ts) use of this supervisor. */
   private readonly ctx: SupervisorContext;
   private closed = false;
   private readonly exitHook = () => this.killAllSync();

@@ -2,7 +2,7 @@ import 'server-only';
 import type { AuditVia } from '../api/audit';
 import type { ClusterControl } from '../scenarios';
 import { recordAudit } from './audit';
-import { snapshotOf } from './node-actions';
+import { snapshotOf } from './node-actions-service';
 
 /**
  * The teaching sandbox's control channel as a scenario run uses it, with every node action it takes

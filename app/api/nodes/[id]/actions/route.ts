@@ -1,7 +1,7 @@
 import { nodeActionSchema } from '@/lib/api/node-actions';
 import { nodeIdParamsSchema } from '@/lib/api/nodes';
 import { route } from '@/lib/server/http/route';
-import { runNodeAction } from '@/lib/server/node-actions';
+import { runNodeAction } from '@/lib/server/node-actions-service';
 
 export const runtime = 'nodejs';
 export const dynamic = 'force-dynamic';

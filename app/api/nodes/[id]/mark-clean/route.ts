@@ -1,6 +1,6 @@
 import { markCleanBodySchema, nodeIdParamsSchema } from '@/lib/api/nodes';
 import { route } from '@/lib/server/http/route';
-import { markClean } from '@/lib/server/node-actions';
+import { markClean } from '@/lib/server/node-actions-service';
 
 export const runtime = 'nodejs';
 export const dynamic = 'force-dynamic';
