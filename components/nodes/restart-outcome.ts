@@ -1,16 +1,23 @@
 import type { NodeView } from '@/lib/api/nodes';
+import { PERSISTENCE_MODES, type Persistence } from '@/lib/api/persistence';
+import { persistenceInfo } from './node-state';
 
-export type Persistence = 'none' | 'rdb' | 'aof-everysec' | 'aof-always';
+export type { Persistence } from '@/lib/api/persistence';
 
-export const PERSISTENCE_CHOICES: Array<{ value: Persistence; label: string; hint: string }> = [
-  { value: 'none', label: 'None', hint: 'comes back empty: the node sits out maxTtlMs (no epoch sentinel)' },
-  { value: 'rdb', label: 'RDB (Redis default)', hint: 'a crash brings back the last snapshot: the node sits out maxTtlMs' },
-  { value: 'aof-everysec', label: 'AOF everysec', hint: 'a crash may lose the last second: the node sits out maxTtlMs' },
-  { value: 'aof-always', label: 'AOF always', hint: 'loses nothing acknowledged; after a crash it still sits out maxTtlMs' },
-];
+/** One choice per persistence mode the supervisor can run (the record makes a new mode a compile error here). */
+const CHOICE: Record<Persistence, { label: string; hint: string }> = {
+  none: { label: 'None', hint: 'comes back empty: the node sits out maxTtlMs (no epoch sentinel)' },
+  rdb: { label: 'RDB (Redis default)', hint: 'a crash brings back the last snapshot: the node sits out maxTtlMs' },
+  'aof-everysec': { label: 'AOF everysec', hint: 'a crash may lose the last second: the node sits out maxTtlMs' },
+  'aof-always': { label: 'AOF always', hint: 'loses nothing acknowledged; after a crash it still sits out maxTtlMs' },
+};
 
-const LABEL: Record<string, string> = { none: 'none', rdb: 'RDB snapshots', 'aof-everysec': 'AOF everysec', 'aof-always': 'AOF always' };
-const label = (mode: string | null) => (mode ? (LABEL[mode] ?? mode) : 'unknown persistence');
+export const PERSISTENCE_CHOICES: Array<{ value: Persistence; label: string; hint: string }> = PERSISTENCE_MODES.map((value) => ({
+  value,
+  ...CHOICE[value],
+}));
+
+const label = (mode: string | null) => (mode ? persistenceInfo(mode).label : 'unknown persistence');
 const keepsData = (mode: string | null) => mode === 'rdb' || mode === 'aof-everysec' || mode === 'aof-always';
 const isAof = (mode: string | null) => mode === 'aof-everysec' || mode === 'aof-always';
 
