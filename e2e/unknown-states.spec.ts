@@ -59,6 +59,12 @@ test.describe('unknown is never shown as fine', () => {
       await expect(page.getByTestId('lock-total-all-value')).toHaveText('—');
       for (const state of ['held', 'expiring', 'partial', 'split'])
         await expect(page.getByTestId(`lock-total-${state}-value`)).toHaveText('—');
+      // The grants chart knows its window was (in part) not read: never "No grants in this window".
+      const grants = page.getByTestId('chart-outcomes');
+      await expect(grants).toHaveAttribute('data-knowledge', /^(partial|unknown)$/, { timeout: 20_000 });
+      await expect(grants).not.toContainText('No grants in this window');
+      if ((await grants.getAttribute('data-loading-state')) === 'empty')
+        await expect(grants).toContainText(/could not be read|could be read/);
       await expectAxeClean(page);
       await saveWidths(page, 'overview-frozen');
 
@@ -72,6 +78,13 @@ test.describe('unknown is never shown as fine', () => {
       await expect(page.getByText('No locks are held right now')).toHaveCount(0);
       await expect(page.getByTestId('state-count-all')).toHaveText('—');
       await expect(page.getByTestId('state-count-held')).toHaveText('—');
+      // The reading's dot is grey and says nothing was read; the footer never says "0 of 0".
+      const readAt = page.getByTestId('locks-read-at');
+      await expect(readAt).toHaveAttribute('data-state', 'unread');
+      await expect(readAt).toContainText('Nothing read, no master answered');
+      const footer = page.getByTestId('locks-footer');
+      await expect(footer).toContainText('No master answered: how many locks there are is unknown');
+      await expect(footer).not.toContainText(/\b0\s+of\s+0\b/);
       await expectAxeClean(page);
       await saveWidths(page, 'locks-frozen');
 

@@ -6,6 +6,7 @@ import { Area, Bar, CartesianGrid, ComposedChart, Line, LineChart, Tooltip, XAxi
 import { historyQuery, type HistoryBucket } from '@/lib/client/queries';
 import {
   clockLabel,
+  grantKnowledge,
   grantSeries,
   latencySeries,
   lockCountSeries,
@@ -60,10 +61,12 @@ export function HistoryCharts({ nodeCount }: { nodeCount: number }) {
 
   const latency = useMemo(() => latencySeries(buckets, w), [buckets, w]);
   const binMs = outcomeBinMs(w);
+  const grantPoints = useMemo(() => grantSeries(buckets, w, binMs), [buckets, w, binMs]);
   const outcomes = useMemo(() => {
-    const seen = new Map(grantSeries(buckets, w, binMs).map((p) => [p.t, p.seen]));
+    const seen = new Map(grantPoints.map((p) => [p.t, p.seen]));
     return outcomeSeries(buckets, w, binMs).map((p) => ({ ...p, seen: seen.get(p.t) ?? null }));
-  }, [buckets, w, binMs]);
+  }, [buckets, w, binMs, grantPoints]);
+  const knowledge = grantKnowledge(grantPoints);
   const grants = data?.grants;
   const rtt = useMemo(() => rttSeries(buckets, w, nodeCount), [buckets, w, nodeCount]);
   const locks = useMemo(() => lockCountSeries(buckets, w), [buckets, w]);
@@ -162,7 +165,8 @@ export function HistoryCharts({ nodeCount }: { nodeCount: number }) {
           stat={
             outcomeState === 'ready'
               ? {
-                  value: `${seenSum.toLocaleString()} · ${okSum.toLocaleString()} / ${failSum.toLocaleString()}`,
+                  // Some of the window unread: what was seen is a floor, not the count.
+                  value: `${knowledge.unread > 0 ? '≥ ' : ''}${seenSum.toLocaleString()} · ${okSum.toLocaleString()} / ${failSum.toLocaleString()}`,
                   label: 'seen · console granted / failed',
                 }
               : null
@@ -172,13 +176,24 @@ export function HistoryCharts({ nodeCount }: { nodeCount: number }) {
             { label: 'console granted', color: toneColor('ok'), box: true },
             { label: 'console failed', color: toneColor('bad'), box: true },
           ]}
+          knowledge={knowledge.unread === 0 ? 'known' : knowledge.known === 0 ? 'unknown' : 'partial'}
           empty={
             grants && !grants.counting
               ? {
                   title: 'Grants on the masters are not counted yet',
                   hint: 'The console subscribes to the masters when it starts; acquires through it are counted here meanwhile.',
                 }
-              : { title: 'No grants in this window', hint: 'Every lock taken on the masters, by any client, is counted here.' }
+              : knowledge.unread > 0 && knowledge.known === 0
+                ? {
+                    title: 'Grants on the masters could not be read in this window',
+                    hint: 'No master answered the console: locks taken meanwhile are unknown, not none.',
+                  }
+                : knowledge.unread > 0
+                  ? {
+                      title: 'No grants seen while the masters could be read',
+                      hint: 'For part of this window no master answered: grants then are unknown, not none.',
+                    }
+                  : { title: 'No grants in this window', hint: 'Every lock taken on the masters, by any client, is counted here.' }
           }
           note={grants?.note ? `Incomplete: ${grants.note}.` : undefined}
         >
@@ -310,10 +325,13 @@ function ChartCard({
   empty,
   errorText,
   note,
+  knowledge,
   children,
 }: {
   testId: string;
   state: LoadingState;
+  /** Whether the chart's window was read in full ('known'), in part or not at all (said as data-knowledge). */
+  knowledge?: 'known' | 'partial' | 'unknown';
   title: string;
   subtitle: string;
   stat: { value: string; label: string } | null;
@@ -330,6 +348,7 @@ function ChartCard({
       className={styles.card}
       data-testid={testId}
       data-loading-state={state}
+      data-knowledge={knowledge}
       aria-labelledby={titleId}
       aria-busy={state === 'loading'}
     >

@@ -117,32 +117,56 @@ export interface GrantPoint {
   t: number;
   /** Grants seen on the masters in the bin (any client); null where they were not counted. */
   seen: number | null;
+  /** Null because no master could be read (rather than because the counter was not running). */
+  unread?: true;
 }
 /**
  * Grants seen on the masters per bin (the same bins as outcomeSeries). From the first bucket that
  * counted them, a bin without a bucket is a measured zero; a bin with a bucket that did not count
  * them (the counter was not running) or before the first is null: "not counted" is never drawn as 0.
+ * Nor is "not read": while the console's readings of the masters found none answering (every RTT
+ * null, until a reading finds one), a notification could not have reached it either, so those
+ * seconds count nothing and a bin made only of them is null.
  */
 export function grantSeries(buckets: readonly HistoryBucket[], w: TimeWindow, binMs = outcomeBinMs(w)): GrantPoint[] {
   const first = buckets.find((b) => b.grantsSeen !== null)?.t ?? Number.POSITIVE_INFINITY;
   const byT = new Map(buckets.map((b) => [b.t, b]));
+  // The masters' readings in time order: unread when no node answered.
+  const readings = buckets.filter((b) => b.rttMs !== null).map((b) => ({ t: b.t, unread: b.rttMs!.every((v) => v === null) }));
+  let next = 0;
+  let unread = false;
   const out: GrantPoint[] = [];
   const start = Math.floor((w.start + w.bucketMs) / binMs) * binMs;
   for (let t = start; t <= w.end; t += binMs) {
-    if (t + binMs - w.bucketMs < first) {
-      out.push({ t, seen: null });
-      continue;
-    }
     let seen = 0;
     let uncounted = false;
+    let counted = false;
+    let blind = false;
     for (let s = t; s < t + binMs; s += w.bucketMs) {
+      while (next < readings.length && readings[next]!.t <= s) unread = readings[next++]!.unread;
+      if (s < first) continue;
       const b = byT.get(s);
-      if (b && b.grantsSeen === null && s >= first) uncounted = true;
+      if (unread || (b && b.grantsSeen === null)) {
+        uncounted = true;
+        blind ||= unread;
+        continue;
+      }
+      counted = true;
       seen += b?.grantsSeen ?? 0;
     }
-    out.push({ t, seen: uncounted && seen === 0 ? null : seen });
+    if (counted && (seen > 0 || !uncounted)) out.push({ t, seen });
+    else out.push(blind ? { t, seen: null, unread: true } : { t, seen: null });
   }
   return out;
+}
+
+/**
+ * What the grants line knows over the window: how many bins it counted, and how many it could not
+ * because no master could be read. The chart's words follow it, so an empty chart says "could not
+ * read" rather than "no grants".
+ */
+export function grantKnowledge(points: readonly GrantPoint[]): { known: number; unread: number } {
+  return { known: points.filter((p) => p.seen !== null).length, unread: points.filter((p) => p.unread).length };
 }
 
 export type RttPoint = { t: number } & Record<`n${number}`, number | null>;

@@ -20,7 +20,8 @@ export function pulseHeadline(l: HolderLivenessView): string {
     case 'never-extended':
       return `Never extended: granted ${paceText(l.sinceLastMs)} ago, its lease runs out in ${paceText(l.learnsWithinMs)}`;
     case 'unknown':
-      return 'Liveness unknown: the key carries no holder metadata (another library, or written by hand)';
+      // (A key may carry an owner and a host and still not its lease and grant time: not "no metadata".)
+      return 'Liveness unknown: the key does not say when it was granted or last extended (another library, or written by hand)';
   }
 }
 

@@ -10,17 +10,33 @@ import { staleAfterMs } from '@/lib/client/freshness';
 
 type PageFacts = Pick<LockListPage, 'readAt' | 'scanMs' | 'quorum' | 'nodes' | 'complete' | 'scannedKeys' | 'total' | 'matched' | 'index'>;
 
+/** How much of the masters a page read: all, some, or none (a list read from no master is not an empty list). */
+export function readExtent(latest: Pick<LockListPage, 'nodes'>): { state: 'read' | 'partial' | 'unread'; answered: number; total: number } {
+  const total = latest.nodes.length;
+  const answered = latest.nodes.filter((n) => n.ok).length;
+  return { state: total > 0 && answered === 0 ? 'unread' : answered < total ? 'partial' : 'read', answered, total };
+}
+
 /** The title row's reading: when the list was read, how long the scan took, the quorum. */
 export function ReadAt({ latest, now, onRefresh }: { latest: PageFacts | undefined; now: number | null; onRefresh: () => void }) {
+  const extent = latest ? readExtent(latest) : null;
+  const stale = !!latest && !!now && now - latest.readAt > staleAfterMs();
+  // Green only for a fresh reading of every master; grey when none answered; amber when stale or partial.
+  const state = !extent ? 'loading' : extent.state === 'unread' ? 'unread' : stale ? 'stale' : extent.state;
   return (
-    <div className={controls.readAt} data-testid="locks-read-at">
-      {latest ? (
+    <div className={controls.readAt} data-testid="locks-read-at" data-state={state}>
+      {latest && extent ? (
         <>
           <span
-            className={`${controls.readDot} ${now && now - latest.readAt > staleAfterMs() ? controls.readStale : ''}`}
+            className={`${controls.readDot} ${state === 'unread' ? controls.readUnknown : state === 'read' ? '' : controls.readStale}`}
             aria-hidden="true"
           />
-          Read <time dateTime={new Date(latest.readAt).toISOString()}>{formatClock(latest.readAt)}</time>
+          {extent.state === 'unread'
+            ? 'Nothing read, no master answered'
+            : extent.state === 'partial'
+              ? `Read from ${extent.answered} of ${extent.total} masters`
+              : 'Read'}{' '}
+          <time dateTime={new Date(latest.readAt).toISOString()}>{formatClock(latest.readAt)}</time>
           <span className="muted">
             {' · '}
             {now ? formatAgo(latest.readAt, now) : ''}
@@ -101,10 +117,20 @@ export function MatrixFooter({
             <strong data-testid="locks-matched">{formatCount(latest.matched)}</strong> found so far
           </>
         )}
-        {latest?.complete && (
+        {latest?.complete && readExtent(latest).state === 'unread' && (
+          <span className="muted" data-testid="locks-footer-unread">
+            No master answered: how many {matching ? 'matching ' : ''}locks there are is unknown
+          </span>
+        )}
+        {latest?.complete && readExtent(latest).state !== 'unread' && (
           <>
-            <strong>{formatCount(loaded)}</strong> of <strong data-testid="locks-matched">{formatCount(latest.matched)}</strong>{' '}
+            <strong>{formatCount(loaded)}</strong> of{' '}
+            <strong data-testid="locks-matched">
+              {readExtent(latest).state === 'partial' ? '≥ ' : ''}
+              {formatCount(latest.matched)}
+            </strong>{' '}
             {matching ? 'matching ' : ''}locks loaded
+            {readExtent(latest).state === 'partial' ? ` · ${readExtent(latest).answered} of ${readExtent(latest).total} masters read` : ''}
             {hasNextPage ? ' · more load as you scroll' : ''}
           </>
         )}

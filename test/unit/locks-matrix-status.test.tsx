@@ -53,3 +53,38 @@ describe('the Locks screen while a scan is still running', () => {
     );
   });
 });
+
+describe('the Locks screen when the masters could not be read', () => {
+  const now = Date.UTC(2026, 0, 1, 12, 0, 1);
+  const withNodes = (ok: boolean[]) => ({
+    ...page(true),
+    matched: 0,
+    nodes: ok.map((o, i) => ({ node: i + 1, ok: o, error: o ? null : 'timed out', keys: 0, durationMs: 150 })),
+  });
+
+  it('no master answered: a grey dot and "nothing read", never the green "Read" and never "0 of 0"', () => {
+    const unread = withNodes([false, false, false, false, false]);
+    const read = renderToStaticMarkup(<ReadAt latest={unread} now={now} onRefresh={() => undefined} />);
+    expect(read).toContain('data-state="unread"');
+    expect(read).toContain('Nothing read, no master answered');
+    expect(read).toMatch(/readUnknown/);
+    const footer = renderToStaticMarkup(<MatrixFooter latest={unread} loaded={0} matching={false} hasNextPage={false} />);
+    expect(footer).toContain('No master answered: how many locks there are is unknown');
+    expect(footer).not.toMatch(/<strong>0<\/strong> of/);
+  });
+
+  it('some masters answered: an amber dot, how many were read, and the count as a floor', () => {
+    const some = { ...withNodes([true, true, true, false, false]), matched: 7 };
+    const read = renderToStaticMarkup(<ReadAt latest={some} now={now} onRefresh={() => undefined} />);
+    expect(read).toContain('data-state="partial"');
+    expect(read).toContain('Read from 3 of 5 masters');
+    expect(read).toMatch(/readStale/);
+    const footer = renderToStaticMarkup(<MatrixFooter latest={some} loaded={7} matching={false} hasNextPage={false} />);
+    expect(footer).toContain('≥ 7');
+    expect(footer).toContain('3 of 5 masters read');
+    // Every master read: green, "Read".
+    const all = renderToStaticMarkup(<ReadAt latest={page(true)} now={now} onRefresh={() => undefined} />);
+    expect(all).toContain('data-state="read"');
+    expect(all).not.toMatch(/readUnknown|readStale/);
+  });
+});

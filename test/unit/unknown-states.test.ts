@@ -3,7 +3,7 @@ import type { NodesResponse, NodeView } from '../../lib/api/nodes';
 import { isStale, staleAfterMs } from '../../lib/client/freshness';
 import { headlineUnknown, mastersReading, nodeList } from '../../lib/client/masters-reading';
 import { grantableAt, quarantineEndsAt } from '../../components/nodes/quarantine-clock';
-import { grantSeries } from '../../components/charts/series';
+import { grantKnowledge, grantSeries } from '../../components/charts/series';
 
 /** "could not read" is never judged "fine", stale has one definition, one countdown source. */
 const node = (id: number, up: boolean, extra: Partial<NodeView> = {}) => ({ id, up, process: 'up', ...extra }) as NodeView;
@@ -96,5 +96,39 @@ describe('grants seen on the masters, per bin', () => {
     expect(series.find((p) => p.t === 11_000)).toEqual({ t: 11_000, seen: 4 });
     expect(series.find((p) => p.t === 12_000)).toEqual({ t: 12_000, seen: 0 });
     expect(series.find((p) => p.t === 13_000)).toEqual({ t: 13_000, seen: 2 });
+  });
+});
+
+describe('grants while no master can be read', () => {
+  const b = (t: number, grantsSeen: number | null, rttMs: Array<number | null> | null = null) => ({
+    t,
+    acquireOk: 0,
+    acquireFailed: 0,
+    grantsSeen,
+    p50Ms: null,
+    p99Ms: null,
+    rttMs,
+    locks: null,
+    byState: null,
+  });
+  const READ = [1, 1, 1];
+  const FROZEN = [null, null, null];
+
+  it('from a reading that found no master answering until one that finds one, a bin is unknown, not 0', () => {
+    const w = { start: 0, end: 16_000, bucketMs: 1_000 };
+    const buckets = [b(10_000, 0, READ), b(11_000, 2), b(12_000, 0, FROZEN), b(14_000, 0, FROZEN), b(15_000, 0, READ)];
+    const series = grantSeries(buckets, w, 1_000);
+    expect(series.find((p) => p.t === 11_000)).toEqual({ t: 11_000, seen: 2 });
+    // Frozen from 12 s (the counter running, so the buckets say 0): nothing could have reached it.
+    for (const t of [12_000, 13_000, 14_000]) expect(series.find((p) => p.t === t)).toEqual({ t, seen: null, unread: true });
+    expect(series.find((p) => p.t === 15_000)).toEqual({ t: 15_000, seen: 0 });
+    expect(grantKnowledge(series)).toEqual({ known: 4, unread: 3 }); // 10, 11, 15 and 16 s
+  });
+
+  it('a window read from no master at all knows nothing: the chart may not say "no grants"', () => {
+    const w = { start: 0, end: 14_000, bucketMs: 1_000 };
+    const series = grantSeries([b(8_000, 0, FROZEN), b(11_000, 0, FROZEN), b(13_000, 0, FROZEN)], w, 1_000).filter((p) => p.t >= 8_000);
+    expect(series.every((p) => p.seen === null && p.unread)).toBe(true);
+    expect(grantKnowledge(series)).toEqual({ known: 0, unread: series.length });
   });
 });
