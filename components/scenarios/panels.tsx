@@ -3,7 +3,8 @@
 import type { RunView } from '@/lib/api/scenarios';
 import { isTieReason } from '@/lib/scenarios/registers';
 import { Glossed } from './glossary';
-import { clientColor, fmtSeconds } from './palette';
+import { clientColor } from './palette';
+import { fmtSeconds } from './format';
 import styles from './scenarios.module.css';
 
 function Client({ name }: { name: string }) {

@@ -1,7 +1,7 @@
 'use client';
 
 import { useEffect, useRef, useState } from 'react';
-import { fmtSeconds } from './palette';
+import { fmtSeconds } from './format';
 import { Icon } from './icon';
 import styles from './scenarios.module.css';
 

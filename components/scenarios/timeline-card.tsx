@@ -2,7 +2,7 @@
 
 import { Fragment, useEffect, useState } from 'react';
 import { ACTIVE_STATUSES, type RunView } from '@/lib/api/scenarios';
-import { fmtSeconds } from './palette';
+import { fmtSeconds } from './format';
 import { ReplayControls, useReplay } from './replay-controls';
 import { runAt } from './replay';
 import { Timeline } from './timeline';

@@ -1,5 +1,5 @@
 import type { RunView } from '@/lib/api/scenarios';
-import { fmtSeconds } from './palette';
+import { fmtSeconds } from './format';
 import { textWidth, type Lane } from './timeline-layout';
 import styles from './timeline.module.css';
 

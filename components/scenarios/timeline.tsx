@@ -2,7 +2,8 @@
 
 import { useEffect, useId, useRef, useState } from 'react';
 import type { RunView } from '@/lib/api/scenarios';
-import { clientColor, clientTint, fenceFormatter, fmtSeconds, OUTCOME_LABEL, runFences, VOTE_REASON } from './palette';
+import { clientColor, clientTint } from './palette';
+import { fenceFormatter, fmtSeconds, OUTCOME_LABEL, runFences, VOTE_REASON } from './format';
 import { FenceTicks } from './timeline-fences';
 import { GUTTER, layoutTimeline, NODE_PAD, pausesOf, RIGHT_PAD, ROW_H, runTime, textWidth, type Lane } from './timeline-layout';
 import styles from './timeline.module.css';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { RunView } from '@/lib/api/scenarios';
-import { fenceFormatter, runFences } from '../../components/scenarios/palette';
+import { fenceFormatter, runFences } from '../../components/scenarios/format';
 
 describe('a run shows its fences so that their order is visible', () => {
   it('cuts after the shared digits: the newer fence reads larger (a fixed last-four tail read "…8001" above "…2001")', () => {
