@@ -125,7 +125,9 @@ describe('the fence round', () => {
 
 describe('the fast probe', () => {
   it('one transaction of plain commands after the grants, no script per acquire: a check only once per nodeCheckIntervalMs', async () => {
-    const r = await redlock('probe-cost', { nodeCheckIntervalMs: 60_000 });
+    // Node timeouts of 2 s: this counts commands, not latency (at 100 ms a loaded machine's first
+    // grants, each bringing its node's check, read as five timeout votes).
+    const r = await redlock('probe-cost', { nodeCheckIntervalMs: 60_000, nodeTimeoutMs: 2_000 });
     // The first grant on each node brings its check.
     await (
       await (await r.acquire('warm', 5_000, { fenced: false })).release()
