@@ -54,7 +54,7 @@ export function BulkReleaseDialog({ locks, onClose, onDone }: { locks: PickedLoc
   const items = releaseItems(locks);
 
   const preview = useQuery({
-    queryKey: ['bulk-release-preview', items],
+    queryKey: queryKeys.bulkReleasePreview(items),
     queryFn: () => forceReleaseMany({ locks: items, reason: PREVIEW_REASON, dryRun: true }),
     staleTime: Number.POSITIVE_INFINITY,
     gcTime: 0,

@@ -69,7 +69,7 @@ export function ForceReleaseDialog({
   const [liveConfirmed, setLiveConfirmed] = useState(false);
 
   const preview = useQuery({
-    queryKey: ['force-release-preview', resource, token],
+    queryKey: queryKeys.forceReleasePreview(resource, token),
     queryFn: () => forceRelease(resource, { token, reason: PREVIEW_REASON, dryRun: true }),
     staleTime: Number.POSITIVE_INFINITY,
     gcTime: 0,

@@ -5,7 +5,7 @@ import { useVirtualizer } from '@tanstack/react-virtual';
 import { useRouter } from 'next/navigation';
 import { useCallback, useEffect, useMemo, useRef, useState, type CSSProperties } from 'react';
 import { filtersKey, lockWindowQuery, preloadLockPage, takePreloadedLockPage, type WindowAnchor } from '@/lib/client/lock-queries';
-import { lockListUrl, locksInfiniteQuery, nodesQuery, type LockListPage } from '@/lib/client/queries';
+import { lockListUrl, locksInfiniteQuery, nodesQuery, queryKeys, type LockListPage } from '@/lib/client/queries';
 import { meQuery } from '@/lib/client/session';
 import { useCountdowns, useNow } from './countdown';
 import { formatClock, formatCount } from './format';
@@ -117,7 +117,7 @@ export function LockMatrix() {
   const onExpire = useCallback(() => {
     if (Date.now() - lastExpireRefresh.current < 1_000) return;
     lastExpireRefresh.current = Date.now();
-    if (sort === 'resource') void queryClient.invalidateQueries({ queryKey: ['locks', 'window'] });
+    if (sort === 'resource') void queryClient.invalidateQueries({ queryKey: queryKeys.locksWindow });
     else if (smallList) void refetch();
   }, [queryClient, sort, smallList, refetch]);
   const sectionRef = useRef<HTMLElement>(null);
@@ -226,8 +226,8 @@ export function LockMatrix() {
     setStates([]);
   };
   const refresh = () => {
-    void queryClient.resetQueries({ queryKey: ['lock-pages'] });
-    void queryClient.invalidateQueries({ queryKey: ['locks', 'window'] });
+    void queryClient.resetQueries({ queryKey: queryKeys.lockPages });
+    void queryClient.invalidateQueries({ queryKey: queryKeys.locksWindow });
   };
 
   const loadState = pagesQuery.isPending ? 'loading' : pagesQuery.isError && !pages ? 'error' : 'ready';

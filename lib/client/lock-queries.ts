@@ -56,7 +56,7 @@ const FRESH_MIN_INTERVAL_MS = 400;
  */
 export const lockWindowQuery = (filters: LockFilters, anchor: WindowAnchor, limit: number, enabled: boolean) =>
   queryOptions({
-    queryKey: [...queryKeys.locks, 'window', filters, anchor?.resource ?? null, anchor?.key ?? null, limit] as const,
+    queryKey: [...queryKeys.locksWindow, filters, anchor?.resource ?? null, anchor?.key ?? null, limit] as const,
     queryFn: async ({ signal, client, queryKey }): Promise<LockWindow> => {
       let url = lockListUrl(filters, anchor ? encodeLockCursor(anchor) : null, limit);
       const now = Date.now();

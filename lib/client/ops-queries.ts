@@ -16,11 +16,7 @@ import { postJson } from './session';
  * steady lock traffic a many-page read (the blast radius) would never finish. They refresh on
  * their own short intervals instead, and every screen shows when they were read.
  */
-export const opsKeys = {
-  all: ['ops'] as const,
-  locksSummary: ['ops', 'locks-summary'] as const,
-  lockHolders: ['ops', 'lock-holders'] as const,
-};
+export const opsKeys = queryKeys.ops;
 
 /** Totals of locks by state: one row of the lock list carries the whole snapshot's counts. */
 /** How often the lock totals are read (their stale age follows: freshness.ts). */

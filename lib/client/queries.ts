@@ -8,13 +8,33 @@ import { nodesResponseSchema } from '../api/nodes';
 import { fetchJson } from './fetch-json';
 import { NODES_POLL_MS } from './freshness';
 
-/** Query keys, one place: live events invalidate by these prefixes. */
+/**
+ * Every query key of the console, one hierarchy (TanStack's advice): live events invalidate by
+ * these prefixes, screens reset or invalidate by them, and no component writes a key of its own.
+ */
 export const queryKeys = {
+  me: ['me'] as const,
   nodes: ['nodes'] as const,
   locks: ['locks'] as const,
+  /** The Locks screen's live window around its anchor (lock-queries.ts), under `locks`. */
+  locksWindow: ['locks', 'window'] as const,
+  /** The lock list's pages, deliberately not under `locks` (see lockPagesQuery). */
+  lockPages: ['lock-pages'] as const,
   lock: (resource: string) => ['lock', resource] as const,
   audit: ['audit'] as const,
   history: ['history'] as const,
+  forceReleasePreview: (resource: string, token: string) => ['force-release-preview', resource, token] as const,
+  bulkReleasePreview: (items: unknown) => ['bulk-release-preview', items] as const,
+  chaosReport: ['chaos', 'report'] as const,
+  ops: {
+    all: ['ops'] as const,
+    locksSummary: ['ops', 'locks-summary'] as const,
+    lockHolders: ['ops', 'lock-holders'] as const,
+  },
+  scenarios: {
+    list: ['scenarios', 'list'] as const,
+    current: ['scenarios', 'current'] as const,
+  },
 };
 
 export const nodesQuery = () =>
@@ -68,7 +88,7 @@ export const INCOMPLETE_REFETCH_MS = 300;
  */
 export const locksInfiniteQuery = (filters: LockFilters, limit = 500) =>
   infiniteQueryOptions({
-    queryKey: ['lock-pages', filters, limit] as const,
+    queryKey: [...queryKeys.lockPages, filters, limit] as const,
     queryFn: async ({ pageParam, signal }): Promise<LockListPage> => ({
       ...(await fetchJson(lockListUrl(filters, pageParam, limit, true), lockListResponseSchema, { signal })),
       receivedAt: Date.now(),

@@ -10,12 +10,10 @@ import {
   type Speed,
 } from '../api/scenarios';
 import { fetchJson } from './fetch-json';
+import { queryKeys } from './queries';
 import { postJson } from './session';
 
-export const scenarioKeys = {
-  list: ['scenarios', 'list'] as const,
-  current: ['scenarios', 'current'] as const,
-};
+export const scenarioKeys = queryKeys.scenarios;
 
 /** Poll interval of a run that is still going (the timeline samples nodes every ~120 ms). */
 export const RUN_POLL_MS = 250;

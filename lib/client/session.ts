@@ -2,6 +2,7 @@ import { queryOptions } from '@tanstack/react-query';
 import type { z } from 'zod';
 import { meSchema, type Me } from '../api/auth';
 import { ApiError, fetchJson } from './fetch-json';
+import { queryKeys } from './queries';
 
 /**
  * The CSRF token of the current session (from GET /api/auth/me or the login answer). Every
@@ -15,7 +16,7 @@ export function rememberSession(me: Me | null): void {
 
 export const meQuery = () =>
   queryOptions({
-    queryKey: ['me'] as const,
+    queryKey: queryKeys.me,
     queryFn: async ({ signal }) => {
       try {
         const me = await fetchJson('/api/auth/me', meSchema, { signal });
