@@ -18,7 +18,7 @@ import {
   windowOf,
   type TimeWindow,
 } from './series';
-import { stateColor } from '../locks/lock-state';
+import { STATE_ORDER, stateColor } from '../locks/lock-state';
 import { nodeSeriesColor, toneColor } from '../ui/palette';
 import { HISTORY_TIERS } from '@/lib/api/history';
 import styles from './charts.module.css';
@@ -36,7 +36,7 @@ const WINDOWS = [
 ] as const;
 
 /** Lock states in the chart, bottom to top, in the colours every other screen gives them. */
-export const STATE_SERIES = (['held', 'expiring', 'partial', 'split'] as const).map((key) => ({ key, label: key, color: stateColor(key) }));
+export const STATE_SERIES = STATE_ORDER.map((key) => ({ key, label: key, color: stateColor(key) }));
 
 const nodeColor = nodeSeriesColor;
 const fmtMs = (v: number) => (v < 1 ? v.toFixed(2) : v < 10 ? v.toFixed(1) : Math.round(v).toString());

@@ -1,4 +1,5 @@
 import type { HistoryBucket } from '@/lib/client/queries';
+import { STATE_ORDER, type LockStateName } from '../locks/lock-state';
 
 /**
  * A gap longer than this between two readings of one-second buckets breaks a line instead of
@@ -188,26 +189,17 @@ export function rttSeries(buckets: readonly HistoryBucket[], w: TimeWindow, node
   return sampled(pts, blank, gapFor(w.bucketMs), w.bucketMs);
 }
 
-export interface LockCountPoint {
-  t: number;
-  held: number | null;
-  expiring: number | null;
-  partial: number | null;
-  split: number | null;
-  total: number | null;
-}
+/** Locks counted by state at one time (every state of STATE_ORDER), and their total. */
+export type LockCountPoint = { t: number; total: number | null } & Record<LockStateName, number | null>;
 export function lockCountSeries(buckets: readonly HistoryBucket[], w: TimeWindow): LockCountPoint[] {
   const pts = buckets
     .filter((b) => b.t >= w.start && b.t <= w.end && b.locks !== null)
-    .map((b): LockCountPoint => ({
-      t: b.t,
-      total: b.locks,
-      held: b.byState?.held ?? 0,
-      expiring: b.byState?.expiring ?? 0,
-      partial: b.byState?.partial ?? 0,
-      split: b.byState?.split ?? 0,
-    }));
-  return sampled(pts, (t) => ({ t, held: null, expiring: null, partial: null, split: null, total: null }), gapFor(w.bucketMs), w.bucketMs);
+    .map((b) => lockCountPoint(b.t, b.locks, (state) => b.byState?.[state] ?? 0));
+  return sampled(pts, (t) => lockCountPoint(t, null, () => null), gapFor(w.bucketMs), w.bucketMs);
+}
+
+function lockCountPoint(t: number, total: number | null, count: (state: LockStateName) => number | null): LockCountPoint {
+  return { t, total, ...(Object.fromEntries(STATE_ORDER.map((state) => [state, count(state)])) as Record<LockStateName, number | null>) };
 }
 
 /** "12:03:45" for axis ticks and tooltips. */

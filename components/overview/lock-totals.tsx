@@ -8,17 +8,19 @@ import { isStale } from '@/lib/client/freshness';
 import { nodeList } from '@/lib/client/masters-reading';
 import { LOCKS_SUMMARY_POLL_MS, locksSummaryQuery } from '@/lib/client/ops-queries';
 import { formatClock } from '../locks/format';
-import { stateColor } from '../locks/lock-state';
+import { STATE_ORDER, stateColor, type LockStateName } from '../locks/lock-state';
 import { ReadAge, skewMs, useNow } from '../ui/clock';
 import styles from './overview.module.css';
 import { toneColor } from '../ui/palette';
 
-const TILES = [
-  { state: 'held', label: 'Held', hint: 'a majority holds one token' },
-  { state: 'expiring', label: 'Expiring', hint: 'majority, validity ≤ 2 s' },
-  { state: 'partial', label: 'Partial', hint: 'on fewer than a quorum', alarm: true },
-  { state: 'split', label: 'Split', hint: 'tokens disagree, no majority', alarm: true },
-] as const;
+/** One tile per lock state, in the states' order (a record: a new state is a compile error here). */
+const TILE: Record<LockStateName, { label: string; hint: string; alarm?: true }> = {
+  held: { label: 'Held', hint: 'a majority holds one token' },
+  expiring: { label: 'Expiring', hint: 'majority, validity ≤ 2 s' },
+  partial: { label: 'Partial', hint: 'on fewer than a quorum', alarm: true },
+  split: { label: 'Split', hint: 'tokens disagree, no majority', alarm: true },
+};
+const TILES = STATE_ORDER.map((state) => ({ state, ...TILE[state] }));
 
 /** Totals of locks by state, from the lock list's snapshot (the same scan the Locks screen pages through). */
 export function LockTotals() {
