@@ -3,8 +3,17 @@ import type { HistoryBucket } from '@/lib/client/queries';
 import { lockCountSeries } from '@/components/charts/series';
 import { STATE_ORDER } from '@/components/locks/lock-state';
 
-const bucket = (t: number, locks: number | null, byState: HistoryBucket['byState']): HistoryBucket =>
-  ({ t, ok: 0, failed: 0, grants: null, grantsSeen: null, p50Ms: null, p99Ms: null, rttMs: null, locks, byState }) as HistoryBucket;
+const bucket = (t: number, locks: number | null, byState: HistoryBucket['byState']): HistoryBucket => ({
+  t,
+  acquireOk: 0,
+  acquireFailed: 0,
+  grantsSeen: null,
+  p50Ms: null,
+  p99Ms: null,
+  rttMs: null,
+  locks,
+  byState,
+});
 
 describe('the lock-count chart series', () => {
   it('carries every lock state of each reading, 0 for a state with no locks, and a gap as nulls', () => {
