@@ -66,8 +66,9 @@ describe("the lock core's contract", () => {
   });
 
   it('when acquire() rejects, nothing of the attempt is left on any node that answered', async () => {
-    const a = await redlock('leftovers');
-    const b = new Redlock(env.cluster.urls, { keyPrefix: a.settings.keyPrefix, retryCount: 0 });
+    // Node timeouts of 1 s: every node must answer here, and a loaded machine's stall is not a timeout vote.
+    const a = await redlock('leftovers', { nodeTimeoutMs: 1_000 });
+    const b = new Redlock(env.cluster.urls, { keyPrefix: a.settings.keyPrefix, retryCount: 0, nodeTimeoutMs: 1_000 });
     redlocks.push(b);
     const key = a.lockKey('res');
     // A holds nodes 1–3 (a foreign key keeps it off 4 and 5, then goes): B gets 4 and 5, and is refused.
@@ -90,13 +91,15 @@ describe("the lock core's contract", () => {
   });
 
   it('a rejected acquire names the nodes where its keys may remain (a node that did not answer), and nothing is left on the others', async () => {
-    const a = await redlock('leftovers-paused');
+    // Node timeouts of 1 s: only the paused node may fail to answer (at 300 ms a loaded machine's
+    // cleanups on all five read as unanswered).
+    const a = await redlock('leftovers-paused', { nodeTimeoutMs: 1_000 });
     const b = new Redlock(env.cluster.urls, {
       keyPrefix: a.settings.keyPrefix,
       retryCount: 2,
       retryDelayMs: 5,
       retryJitterMs: 0,
-      nodeTimeoutMs: 300,
+      nodeTimeoutMs: 1_000,
     });
     redlocks.push(b);
     await b.connect();
@@ -122,7 +125,8 @@ describe("the lock core's contract", () => {
   });
 
   it('a rejected multi-resource acquire names a node whose grant went again as EVAL after NOSCRIPT (it may run after the cleanup)', async () => {
-    const a = await redlock('leftovers-noscript');
+    // A node timeout of 1 s: the refusal must come from the votes, not a loaded machine's timeouts.
+    const a = await redlock('leftovers-noscript', { nodeTimeoutMs: 1_000 });
     const key = a.lockKey('x');
     // Nodes 1–3 hold x for someone else; node 5 lost its script cache.
     for (const i of [0, 1, 2]) await env.direct[i]!.set(key, 'foreign', 'PX', 10_000);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { Redlock, type ReleaseResult, type RedlockSettings } from '@redlock-console/redlock';
-import { uniquePrefix } from '@/test/support/cluster';
+import { uniquePrefix, waitFor } from '@/test/support/cluster';
 import { redlockEnv } from '@/test/support/redlock-env';
 
 // A release answers once a quorum of nodes no longer holds the key (release-round.ts argues why
@@ -10,7 +10,8 @@ const env = redlockEnv();
 const { redlocks } = env;
 
 async function redlock(name: string, settings: Partial<RedlockSettings> = {}, keyPrefix = uniquePrefix(name)): Promise<Redlock> {
-  const r = new Redlock(env.cluster.urls, { keyPrefix, retryCount: 0, ...settings });
+  // Node timeouts of 1 s unless a test asks otherwise: a loaded machine's stall is not a timeout vote.
+  const r = new Redlock(env.cluster.urls, { keyPrefix, retryCount: 0, nodeTimeoutMs: 1_000, ...settings });
   redlocks.push(r);
   await r.markNodesClean();
   await r.connect();
@@ -65,8 +66,10 @@ describe('release', () => {
 
   it('counts "not held" toward the quorum: an expired lock releases without waiting for every node', async () => {
     const a = await redlock('release-expired', { nodeTimeoutMs: 8_000 });
-    const lock = await a.acquire('gone', 200, { fenced: false });
-    await new Promise((r) => setTimeout(r, 400));
+    // A 1 s ttl (at 200 ms a loaded machine's grant ran past its validity), waited out on the nodes.
+    const lock = await a.acquire('gone', 1_000, { fenced: false });
+    const key = a.lockKey('gone');
+    await waitFor(async () => (await Promise.all(env.direct.map((c) => c.exists(key)))).every((n) => n === 0), 5_000, 'the keys expired');
     await env.cluster.supervisor.pause(5);
     try {
       const early = await Promise.race([lock.release(), new Promise<null>((r) => setTimeout(() => r(null), 3_000))]);

@@ -75,8 +75,9 @@ describe('writeCoalescing', () => {
   });
 
   it("'io' keeps the lock contract: a grant, a refusal of a second client, a release, a fence above the last", async () => {
-    const a = new Redlock([url], { writeCoalescing: 'io', retryCount: 0 });
-    const b = new Redlock([url], { writeCoalescing: 'io', retryCount: 0 });
+    // Node timeouts of 1 s: about the contract, not latency (at 100 ms a loaded machine's first grant timed out).
+    const a = new Redlock([url], { writeCoalescing: 'io', retryCount: 0, nodeTimeoutMs: 1_000 });
+    const b = new Redlock([url], { writeCoalescing: 'io', retryCount: 0, nodeTimeoutMs: 1_000 });
     try {
       const first = await a.acquire('wc:lock', 5_000);
       await expect(b.acquire('wc:lock', 5_000)).rejects.toThrow(/held/);
