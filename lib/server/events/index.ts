@@ -31,6 +31,8 @@ function startSources(emit: (event: LiveEvent) => void, ready: () => void): () =
   const runtime = getRuntime();
   setPolledNodes([], {});
   const stops: Array<() => void> = [startNodeSource(emit)];
+  let polled: { nodes: number[]; reasons: Record<number, string> } = { nodes: [], reasons: {} };
+  let stopPolling: () => void = () => undefined;
   stops.push(
     startKeyspaceSource({
       onReady: ready,
@@ -40,10 +42,25 @@ function startSources(emit: (event: LiveEvent) => void, ready: () => void): () =
       emit,
       onUnsupported(nodes, reasons) {
         logger().warn({ nodes, reasons }, 'keyspace notifications unavailable on these nodes; polling them for lock changes');
+        polled = { nodes, reasons };
         setPolledNodes(nodes, reasons);
-        stops.push(startLockPollingSource(nodes, emit));
+        stopPolling = startLockPollingSource(nodes, emit);
+      },
+      // A node that did not answer in time at first and is subscribed now: polled no longer.
+      onSubscribed(node) {
+        const nodes = polled.nodes.filter((n) => n !== node);
+        const reasons = { ...polled.reasons };
+        delete reasons[node];
+        logger().info({ node }, 'keyspace notifications subscribed after a retry; no longer polling this node');
+        polled = { nodes, reasons };
+        setPolledNodes(nodes, reasons);
+        stopPolling();
+        stopPolling = nodes.length ? startLockPollingSource(nodes, emit) : () => undefined;
       },
     }),
   );
-  return () => stops.forEach((stop) => stop());
+  return () => {
+    stops.forEach((stop) => stop());
+    stopPolling();
+  };
 }

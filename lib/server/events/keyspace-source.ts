@@ -5,6 +5,7 @@ import type { LiveEvent } from '../../api/events';
 import { ensureNotifications, ensureReady } from '../../inspect';
 import { lockKeyPrefix } from '@redlock-console/redlock';
 import { EventGrouping } from './event-grouping';
+import { nodeNumber } from '../../node-number';
 
 const EVENT_TYPES: Record<string, Extract<LiveEvent['type'], `lock.${string}`>> = {
   set: 'lock.granted',
@@ -62,6 +63,25 @@ export interface KeyspaceSourceOptions {
   onUnsupported(nodes: number[], reasons: Record<number, string>): void;
   /** Called once every node's subscription is in place (or given up on: polled instead). */
   onReady?(): void;
+  /**
+   * A node reported unsupported for a passing reason (no answer in time: a busy or restarting
+   * node, not a refusal) is tried again every `retryMs` (default 5 s); called when its
+   * subscription is then in place, so it need no longer be polled.
+   */
+  onSubscribed?(node: number): void;
+  /** How long a node's first subscription may take before it is polled instead (default FIRST_SUBSCRIBE_MS). */
+  firstSubscribeMs?: number;
+  retryMs?: number;
+}
+
+/** Why a node's subscription did not come up: its own refusal (final), or no answer in time (tried again). */
+class SubscribeFailure extends Error {
+  constructor(
+    message: string,
+    readonly final: boolean,
+  ) {
+    super(message);
+  }
 }
 
 /**
@@ -87,47 +107,81 @@ export function startKeyspaceSource(options: KeyspaceSourceOptions): () => void 
     grouping.add(node, type, key.slice(lockPrefix.length));
   };
 
+  const firstSubscribeMs = options.firstSubscribeMs ?? FIRST_SUBSCRIBE_MS;
+  const retryMs = options.retryMs ?? 5_000;
+  const retryTimers = new Set<NodeJS.Timeout>();
+
+  /** Subscribe node `node`'s keyevents; throws SubscribeFailure (final: refused; else: no answer in time). */
+  const subscribeNode = async (client: Redis, node: number): Promise<void> => {
+    try {
+      // A client still connecting (the console just started) refuses commands (no offline
+      // queue): wait for it as long as a first subscription may take.
+      await ensureReady(client, firstSubscribeMs);
+      if (!(await within(ensureNotifications(client, options.manageConfig), firstSubscribeMs, 'reading notify-keyspace-events'))) {
+        throw new SubscribeFailure('the node does not publish keyevents of every class the events read (notify-keyspace-events)', true);
+      }
+    } catch (err) {
+      if (err instanceof SubscribeFailure) throw err;
+      // The node's own error reply (NOPERM for CONFIG, …) is its answer; anything else (a
+      // timeout, a connection not up yet) is a busy or restarting node, tried again.
+      const refused = err instanceof Error && err.name === 'ReplyError';
+      throw new SubscribeFailure(err instanceof Error ? err.message : String(err), refused);
+    }
+    if (stopped) return;
+    // The lock core's own connection, not an ioredis duplicate: its parser hands over each
+    // message as three strings, where ioredis's subscriber path made buffers, copied them to
+    // strings and went through its command bookkeeping — a quarter of what reading the
+    // notifications cost the console under load.
+    const sub = new NodeConnection(addressOf(client));
+    sub.on('error', () => undefined);
+    const keyEvents = new NodeKeyEvents();
+    // The exact channels of the lock keys' database: a master matches a channel with one
+    // hash lookup, but tries every pattern on every notification it publishes (at a few
+    // notifications per node per lock operation, the patterns cost the masters real CPU).
+    const db = client.options.db ?? 0;
+    const events = new Map(Object.keys(EVENT_TYPES).map((event) => [`__keyevent@${db}__:${event}`, event]));
+    sub.on('push', onPush(node, keyEvents, events));
+    try {
+      await subscribeOnEveryConnection(sub, [...events.keys()], () => keyEvents.reset(), firstSubscribeMs);
+    } catch (err) {
+      // Not subscribed: this node is polled instead (and tried again unless it refused).
+      sub.disconnect();
+      throw err;
+    }
+    if (stopped) sub.disconnect();
+    else subscribers.push(sub);
+  };
+
+  /** Try a node that did not answer in time again, until it subscribes or the sources stop. */
+  const retryLater = (client: Redis, node: number) => {
+    const timer = setTimeout(() => {
+      retryTimers.delete(timer);
+      if (stopped) return;
+      subscribeNode(client, node).then(
+        () => {
+          if (!stopped) options.onSubscribed?.(node);
+        },
+        (err: unknown) => {
+          if (!(err instanceof SubscribeFailure && err.final)) retryLater(client, node);
+        },
+      );
+    }, retryMs);
+    timer.unref();
+    retryTimers.add(timer);
+  };
+
   void (async () => {
     const unsupported: number[] = [];
     const reasons: Record<number, string> = {};
     await Promise.all(
       options.clients.map(async (client, i) => {
-        const node = i + 1;
+        const node = nodeNumber(i);
         try {
-          // A client still connecting (the console just started) refuses commands (no offline
-          // queue): wait for it as long as a first subscription may take, or the node would be
-          // polled for as long as these sources run.
-          await ensureReady(client, FIRST_SUBSCRIBE_MS);
-          if (!(await ensureNotifications(client, options.manageConfig))) {
-            unsupported.push(node);
-            reasons[node] = 'the node does not publish keyevents of every class the events read (notify-keyspace-events)';
-            return;
-          }
-          if (stopped) return;
-          // The lock core's own connection, not an ioredis duplicate: its parser hands over each
-          // message as three strings, where ioredis's subscriber path made buffers, copied them to
-          // strings and went through its command bookkeeping — a quarter of what reading the
-          // notifications cost the console under load.
-          const sub = new NodeConnection(addressOf(client));
-          sub.on('error', () => undefined);
-          subscribers.push(sub);
-          const keyEvents = new NodeKeyEvents();
-          // The exact channels of the lock keys' database: a master matches a channel with one
-          // hash lookup, but tries every pattern on every notification it publishes (at a few
-          // notifications per node per lock operation, the patterns cost the masters real CPU).
-          const db = client.options.db ?? 0;
-          const events = new Map(Object.keys(EVENT_TYPES).map((event) => [`__keyevent@${db}__:${event}`, event]));
-          sub.on('push', onPush(node, keyEvents, events));
-          try {
-            await subscribeOnEveryConnection(sub, [...events.keys()], () => keyEvents.reset());
-          } catch (err) {
-            // Not subscribed (refused, or not connected in time): this node is polled instead.
-            sub.disconnect();
-            throw err;
-          }
+          await subscribeNode(client, node);
         } catch (err) {
           unsupported.push(node);
           reasons[node] = err instanceof Error ? err.message : String(err);
+          if (!(err instanceof SubscribeFailure && err.final)) retryLater(client, node);
         }
       }),
     );
@@ -141,6 +195,7 @@ export function startKeyspaceSource(options: KeyspaceSourceOptions): () => void 
 
   return () => {
     stopped = true;
+    for (const timer of retryTimers) clearTimeout(timer);
     grouping.stop();
     for (const sub of subscribers) sub.disconnect();
   };
@@ -159,6 +214,15 @@ function addressOf(client: Redis): NodeAddress {
   };
 }
 
+/** `promise`, or a rejection naming `what` when it has not settled within `ms` (a node that holds its replies). */
+function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer ${what} within ${ms} ms`)), ms);
+  });
+  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
+}
+
 /** How long the first subscription to a node may take before the node is polled instead. */
 export const FIRST_SUBSCRIBE_MS = 3_000;
 
@@ -172,7 +236,7 @@ export const FIRST_SUBSCRIBE_MS = 3_000;
  * SUBSCRIBE refused on a later reconnection leaves the node without events until the next one (its
  * permissions changed at run time).
  */
-function subscribeOnEveryConnection(sub: NodeConnection, channels: string[], fresh: () => void): Promise<void> {
+function subscribeOnEveryConnection(sub: NodeConnection, channels: string[], fresh: () => void, withinMs: number): Promise<void> {
   return new Promise((resolve, reject) => {
     let settled = false;
     const settle = (err?: Error) => {
@@ -182,17 +246,17 @@ function subscribeOnEveryConnection(sub: NodeConnection, channels: string[], fre
       if (err) reject(err);
       else resolve();
     };
-    const timer = setTimeout(() => settle(new Error(`not subscribed within ${FIRST_SUBSCRIBE_MS} ms`)), FIRST_SUBSCRIBE_MS);
+    const timer = setTimeout(() => settle(new SubscribeFailure(`not subscribed within ${withinMs} ms`, false)), withinMs);
     const subscribe = () => {
       fresh();
       sub.call('SUBSCRIBE', ...channels).then(
         () => settle(),
         // A reply error is the node's refusal; a connection lost before the reply is retried at the next 'ready'.
-        (err: Error) => (sub.status === 'ready' ? settle(new Error(`SUBSCRIBE refused: ${err.message}`)) : undefined),
+        (err: Error) => (sub.status === 'ready' ? settle(new SubscribeFailure(`SUBSCRIBE refused: ${err.message}`, true)) : undefined),
       );
     };
     sub.on('ready', subscribe);
     if (sub.status === 'ready') subscribe();
-    sub.once('end', () => settle(new Error('the subscriber connection was closed')));
+    sub.once('end', () => settle(new SubscribeFailure('the subscriber connection was closed', false)));
   });
 }
