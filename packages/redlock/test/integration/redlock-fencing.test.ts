@@ -132,7 +132,8 @@ describe('fencing tokens', () => {
       await waitFor(
         async () => {
           refused = await r.acquire('resource', 1_500).catch((e: unknown) => e);
-          return (refused as QuorumUnavailableError).votes?.[2]?.reason !== 'error';
+          // (or, on a loaded machine, answers late: a timeout or pending vote is asked again too)
+          return !/^(error|timeout|pending)$/.test((refused as QuorumUnavailableError).votes?.[2]?.reason ?? '');
         },
         5_000,
         'node 3 to answer again',

@@ -46,7 +46,12 @@ describe('lock value rewrites', () => {
     env.redlocks.push(r);
     await r.markNodesClean();
     const key = r.lockKey('report');
+    // A foreign key on nodes 4 and 5 while it is granted: the grant needs nodes 1–3, so node 1 is an
+    // early voter and its fence is confirmed (on a loaded machine node 1 was once still pending at
+    // the decision, its fence never asked for, and the wait below ran out).
+    for (const i of [3, 4]) await env.direct[i]!.set(key, 'foreign', 'PX', 60_000);
     const lock = await r.acquire('report', 10_000, { metadata: { owner: 'nightly' } });
+    for (const i of [3, 4]) await env.direct[i]!.del(key);
     expect(lock.fence).not.toBeNull();
     // The grant (SET NX PX: `set` and `expire`), then the fence round's rewrite.
     await waitFor(async () => metaTextOf((await env.direct[0]!.get(key)) ?? '')?.includes('"fence"') ?? false, 5_000, 'the fence written');
