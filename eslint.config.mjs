@@ -73,5 +73,8 @@ export default defineConfig([
     'node_modules/**',
     'bench/tmp/**',
     'chaos/tmp/**',
+    // Local notes and throwaway scripts (git-ignored): not the product.
+    '.scratch/**',
+    '.stryker-tmp/**',
   ]),
 ]);
