@@ -72,13 +72,75 @@ const MAX_FAULT_LABELS = 12;
 
 export async function runPhase(run: RunContext, spec: PhaseSpec): Promise<PhaseOutcome> {
   const nemesis = NEMESES[spec.nemesis];
-  const { profile, workers, supervisor } = run;
+  const { profile, workers } = run;
   const ttl = profile.ttlMs;
   const rng = new Rng(spec.seed);
   const keyPrefix = `chaos:${run.runId}:${spec.id}:`;
   const nemesisLog: NemesisEvent[] = [];
   const trials: TrialResult[] = [];
-  const record = recorder(run, nemesisLog);
+  const ctx = nemesisContext(run, spec, rng, recorder(run, nemesisLog), trials);
+
+  const t0 = performance.now();
+  const step = (what: string) => run.log(`  [${spec.id}] ${what} at ${Math.round(performance.now() - t0)} ms`);
+  await nemesis.setup?.(ctx);
+  // Reset the nodes' statistics before the sentinels are written: a sentinel records the node's
+  // evicted_keys, which CONFIG RESETSTAT sets back to 0 (an eviction check compares the two).
+  await resetCommandStats(run);
+  await markPrefixClean(run, keyPrefix, ttl);
+  workers.register.reset();
+  const { loops, logs } = startLoops(run, spec, keyPrefix, rng);
+  // A client that fails stops the phase at once (its error is reported after the cleanup).
+  let failure: unknown = null;
+  const settled = Promise.all(loops).catch((err: unknown) => {
+    failure ??= err;
+  });
+
+  step('clients started');
+  const started = performance.now();
+  const successes = () => workers.clients.reduce((sum, c) => sum + c.progress.ok, 0);
+  const faults = await faultCycles(run, spec, ctx, started, successes, () => failure === null);
+  let stopTimer: NodeJS.Timeout | undefined;
+  await Promise.race([
+    settled,
+    new Promise<void>((resolve) => {
+      stopTimer = setTimeout(() => {
+        failure ??= new Error(`phase ${spec.id}: the clients did not stop within 60 s`);
+        resolve();
+      }, 60_000);
+    }),
+  ]);
+  clearTimeout(stopTimer);
+  if (failure !== null) throw failure;
+  const durationMs = performance.now() - started;
+  step(`clients stopped (${successes()} acquisitions, ${ctx.cycle} cycles)`);
+
+  const { analysis, commandStats } = await collectHistory(run, spec, ctx, keyPrefix, logs, trials, nemesisLog);
+  step('history collected');
+  return {
+    id: spec.id,
+    nemesis: spec.nemesis,
+    title: nemesis.title,
+    core: spec.core.name,
+    durationMs: Math.round(durationMs),
+    cycles: ctx.cycle,
+    faults,
+    analysis,
+    cost: commandCost(commandStats, analysis.acquisitions.successes),
+    shortfall: analysis.acquisitions.successes < spec.target,
+    clientErrors: workers.clients.flatMap((c) => c.unhandled),
+    trials,
+  };
+}
+
+/** What the phase's nemesis acts through: the cluster, the clients, the clocks, and its targeted trials (kept in `trials`). */
+function nemesisContext(
+  run: RunContext,
+  spec: PhaseSpec,
+  rng: Rng,
+  record: NemesisContext['record'],
+  trials: TrialResult[],
+): NemesisContext {
+  const { profile, workers, supervisor } = run;
   const ctx: NemesisContext = {
     supervisor,
     clients: workers.clients,
@@ -86,7 +148,7 @@ export async function runPhase(run: RunContext, spec: PhaseSpec): Promise<PhaseO
     links: run.links,
     skew: run.skew,
     rng,
-    ttlMs: ttl,
+    ttlMs: profile.ttlMs,
     driftFactor: profile.driftFactor,
     cycle: 0,
     direct: run.direct,
@@ -112,15 +174,14 @@ export async function runPhase(run: RunContext, spec: PhaseSpec): Promise<PhaseO
       return result;
     },
   };
+  return ctx;
+}
 
-  const t0 = performance.now();
-  const step = (what: string) => run.log(`  [${spec.id}] ${what} at ${Math.round(performance.now() - t0)} ms`);
-  await nemesis.setup?.(ctx);
-  // Reset the nodes' statistics before the sentinels are written: a sentinel records the node's
-  // evicted_keys, which CONFIG RESETSTAT sets back to 0 (an eviction check compares the two).
-  await resetCommandStats(run);
-  await markPrefixClean(run, keyPrefix, ttl);
-  workers.register.reset();
+/** Start every client process's lock loops for the phase (fenced clients first); each writes its history to its log. */
+function startLoops(run: RunContext, spec: PhaseSpec, keyPrefix: string, rng: Rng): { loops: Promise<unknown>[]; logs: string[] } {
+  const nemesis = NEMESES[spec.nemesis];
+  const { profile, workers } = run;
+  const ttl = profile.ttlMs;
   const settings = clientSettings(run, keyPrefix, { ...nemesis.settings?.(ttl), ...spec.settings });
   const holds = { ...profile.holds, ...nemesis.holds };
   const logs = workers.clients.map((c) => join(run.workDir, `${spec.id}.client-${c.index}.jsonl`));
@@ -128,11 +189,10 @@ export async function runPhase(run: RunContext, spec: PhaseSpec): Promise<PhaseO
     const fenced = i < profile.fencedClients;
     const kind = fenced ? 'f' : 'u';
     const resources = Array.from({ length: fenced ? profile.fencedResources : profile.unfencedResources }, (_, r) => `${kind}:r${r}`);
-    const urls = clientUrls(run, nemesis.network, i);
     const config: LoopConfig = {
       phase: spec.id,
       corePath: spec.core.indexPath,
-      urls,
+      urls: clientUrls(run, nemesis.network, i),
       settings,
       ttlMs: ttl,
       fenced,
@@ -149,20 +209,27 @@ export async function runPhase(run: RunContext, spec: PhaseSpec): Promise<PhaseO
     };
     return c.loop(config);
   });
-  // A client that fails stops the phase at once (its error is reported after the cleanup).
-  let failure: unknown = null;
-  const settled = Promise.all(loops).catch((err: unknown) => {
-    failure ??= err;
-  });
+  return { loops, logs };
+}
 
-  step('clients started');
-  const started = performance.now();
-  const successes = () => workers.clients.reduce((sum, c) => sum + c.progress.ok, 0);
+/**
+ * The nemesis's fault cycles until the phase has its acquisitions and cycles (or its time runs
+ * out, or a client failed); then everything healed and the clients stopped. The faults' labels.
+ */
+async function faultCycles(
+  run: RunContext,
+  spec: PhaseSpec,
+  ctx: NemesisContext,
+  started: number,
+  successes: () => number,
+  healthy: () => boolean,
+): Promise<string[]> {
+  const nemesis = NEMESES[spec.nemesis];
   const faults: string[] = [];
   let active: Fault | null = null;
   try {
     await sleep(200);
-    while (failure === null) {
+    while (healthy()) {
       const elapsed = performance.now() - started;
       if ((successes() >= spec.target && ctx.cycle >= spec.minCycles) || elapsed >= spec.maxMs) break;
       active = await nemesis.fault(ctx);
@@ -184,50 +251,37 @@ export async function runPhase(run: RunContext, spec: PhaseSpec): Promise<PhaseO
     }
     run.links.healAll();
     run.skew.setRates([]);
-    for (const c of workers.clients) c.stop();
-    workers.resumeAll();
+    for (const c of run.workers.clients) c.stop();
+    run.workers.resumeAll();
   }
-  let stopTimer: NodeJS.Timeout | undefined;
-  await Promise.race([
-    settled,
-    new Promise<void>((resolve) => {
-      stopTimer = setTimeout(() => {
-        failure ??= new Error(`phase ${spec.id}: the clients did not stop within 60 s`);
-        resolve();
-      }, 60_000);
-    }),
-  ]);
-  clearTimeout(stopTimer);
-  if (failure !== null) throw failure;
-  const durationMs = performance.now() - started;
-  step(`clients stopped (${successes()} acquisitions, ${ctx.cycle} cycles)`);
+  return faults;
+}
 
-  // Quiescence: every fault healed and every client stopped. Read the keys while they would still
-  // be live (what a rejected or released acquire left), then let every lease run out.
+/**
+ * Quiescence: every fault healed and every client stopped. Read the keys while they would still
+ * be live (what a rejected or released acquire left), let every lease run out, then read what
+ * leaked, the command counts and the register, and check the whole history.
+ */
+async function collectHistory(
+  run: RunContext,
+  spec: PhaseSpec,
+  ctx: NemesisContext,
+  keyPrefix: string,
+  logs: readonly string[],
+  trials: readonly TrialResult[],
+  nemesisLog: NemesisEvent[],
+): Promise<{ analysis: PhaseAnalysis; commandStats: Awaited<ReturnType<typeof readCommandStats>> }> {
+  const nemesis = NEMESES[spec.nemesis];
+  const ttl = run.profile.ttlMs;
   const liveKeys = await scanLiveKeys(run, [keyPrefix, ...trials.map((t) => t.prefix)]);
   await sleep(ttl + 300 + (nemesis.settleMs ?? 0));
   const leakedKeys = await scanLeakedKeys(run, keyPrefix);
   const commandStats = await readCommandStats(run);
   const registerPath = join(run.workDir, `${spec.id}.register.jsonl`);
-  await workers.register.dump(registerPath);
+  await run.workers.register.dump(registerPath);
   await nemesis.teardown?.(ctx);
-  step('history collected');
-
   const events = [...logs, ...trials.flatMap((t) => t.logs)].flatMap((path) => readJsonLines<ClientEvent>(path));
   const register = readJsonLines<RegisterRecord>(registerPath);
   const analysis = analyzePhase({ events, register, nemesis: nemesisLog, leakedKeys, liveKeys }, { toleranceMs: ttl / 2, end: now(run) });
-  return {
-    id: spec.id,
-    nemesis: spec.nemesis,
-    title: nemesis.title,
-    core: spec.core.name,
-    durationMs: Math.round(durationMs),
-    cycles: ctx.cycle,
-    faults,
-    analysis,
-    cost: commandCost(commandStats, analysis.acquisitions.successes),
-    shortfall: analysis.acquisitions.successes < spec.target,
-    clientErrors: workers.clients.flatMap((c) => c.unhandled),
-    trials,
-  };
+  return { analysis, commandStats };
 }
