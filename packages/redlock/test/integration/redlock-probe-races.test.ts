@@ -38,7 +38,10 @@ describe('the fast probe against a restart between its commands', () => {
     );
     await new Promise((resolve) => px.server.once('listening', resolve));
     const urls = [nodes[0]!.url, `redis://127.0.0.1:${px.port()}`, nodes[2]!.url];
-    const r = new Redlock(urls, { keyPrefix: uniquePrefix('gap'), retryCount: 0, nodeCheckIntervalMs: 60_000 });
+    // A node timeout of 1 s and a 300 ms sleep for the node meant to be pending (30 ms was once
+    // outrun on a loaded machine by node 2's proxy, which runs in this process: node 3 voted and
+    // node 2 was the pending one); the fence round's hedge, 3 × the grant round, stays below it.
+    const r = new Redlock(urls, { keyPrefix: uniquePrefix('gap'), retryCount: 0, nodeCheckIntervalMs: 60_000, nodeTimeoutMs: 1_000 });
     cleanups.push(() => r.quit());
     await r.markNodesClean();
     await r.connect();
@@ -53,20 +56,20 @@ describe('the fast probe against a restart between its commands', () => {
     // Two grants while node 3 is slow (pending, never asked): confirmed on nodes 1 and 2 only.
     const fencesA: number[] = [];
     for (let i = 0; i < 2; i++) {
-      slow(nodes[2]!, 30);
+      slow(nodes[2]!, 300);
       await sleep(3);
       const a = await r.acquire('res', 10_000);
       fencesA.push(a.fence!);
       // Granted by nodes 1 and 2 (the proxy answers without Nagle's delay: command-proxy.ts).
       expect(a.votes.map((v) => v.reason)).toEqual(['ok', 'ok', 'pending']);
       await a.release();
-      await sleep(60);
+      await nodes[2]!.client.ping(); // node 3's sleep is over (its PING queues behind the DEBUG SLEEP)
     }
     // B: node 1 slow (pending at the early decision); node 2's upstream is replaced by the old
     // snapshot's process right after the proof. Trusting the read would give B a register from
     // before A's confirmations there: a fence not above A's.
     px.arm();
-    slow(nodes[0]!, 30);
+    slow(nodes[0]!, 300);
     await sleep(3);
     const b = await r.acquire('res', 10_000);
     expect(px.switched()).toBe(1);
