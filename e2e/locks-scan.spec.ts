@@ -67,7 +67,8 @@ test.describe('locks: a scan that takes a while', () => {
       await expect(page.getByTestId('unreadable-nodes')).toContainText('Node 3 could not be read');
       await expect(page.getByTestId('lock-row')).toHaveCount(3);
       await expect(page.getByTestId('state-count-all')).not.toHaveText('…');
-      await expect(page.getByTestId('locks-matched')).toHaveText('3');
+      // Node 3 was not read: a lock whose keys are only there could exist, so the total is a floor.
+      await expect(page.getByTestId('locks-matched')).toHaveText('≥ 3');
       await saveScreens(page, 'locks-after-slow-scan');
     } finally {
       await control.act(3, { action: 'resume' });
