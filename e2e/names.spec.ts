@@ -292,7 +292,11 @@ test.describe('the Chaos page in sections', () => {
       await expect(rows.first()).toBeVisible();
       const count = await rows.count();
       const tall = await page.evaluate(() => document.documentElement.scrollHeight);
-      expect(tall, `chaos at ${width} px is ${tall} px tall with ${count} nemeses`).toBeLessThan(width === 390 ? 3_600 : 2_400);
+      // A budget per nemesis, so that a report with more of them (a fresh CI run has 25, the shipped
+      // reference 20) is judged alike: folded, a nemesis takes ~120 px on a phone and ~45 px wider;
+      // unfolded it took ~840 px at 390 and ~330 px at 1280, which these bounds refuse.
+      const bound = width === 390 ? 1_000 + 150 * count : 900 + 60 * count;
+      expect(tall, `chaos at ${width} px is ${tall} px tall with ${count} nemeses (bound ${bound})`).toBeLessThan(bound);
       const nemeses = page.getByTestId('chaos-nemesis-toggle');
       await expect(nemeses).toHaveCount(count);
       // A nemesis's every figure is one click (or Enter) away, and folds again.
