@@ -14,7 +14,15 @@ function citations(text: string): string[] {
 
 describe('no comment or test title cites an issue number', () => {
   it('the pattern finds the forms the tree used to have', () => {
-    for (const line of [' * Issue 38, finding 2: a flood', '// (issue 40: clicks added up)', "it('x (issues 16 and 17)'", '(#12)']) {
+    // Built here rather than written out, so that this file does not hold the forms it looks for.
+    const word = 'issue';
+    const cap = word[0]!.toUpperCase() + word.slice(1);
+    for (const line of [
+      ` * ${cap} 38, finding 2: a flood`,
+      `// (${word} 40: clicks added up)`,
+      `it('x (${word}s 16 and 17)'`,
+      '(' + '#12)',
+    ]) {
       expect(citations(line), line).toHaveLength(1);
     }
     expect(citations('const tissue = 3; // 40 issues of the magazine')).toEqual([]);
@@ -23,7 +31,7 @@ describe('no comment or test title cites an issue number', () => {
   it('no tracked source file has one', () => {
     const files = execFileSync('git', ['ls-files'], { encoding: 'utf8' })
       .split('\n')
-      .filter((f) => SOURCES.test(f) && !f.includes('/dist/') && f !== 'test/unit/no-issue-citations.test.ts');
+      .filter((f) => SOURCES.test(f) && !f.includes('/dist/') && true);
     expect(files.length).toBeGreaterThan(100);
     const found = files.flatMap((f) => citations(readFileSync(f, 'utf8')).map((c) => `${f}:${c}`));
     expect(found).toEqual([]);
