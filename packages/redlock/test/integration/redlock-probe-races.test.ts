@@ -81,12 +81,14 @@ describe('the fast probe against a restart between its commands', () => {
 });
 
 describe('the fence round after a slow grant round', () => {
-  it('a grant round of ~40 ms (3 × that is past half the default 100 ms deadline) and an early voter stalling: the pending nodes are still asked, and it is granted', async () => {
+  it('a grant round of ~400 ms (3 × that is past half the 1 s node deadline) and an early voter stalling: the pending nodes are still asked, and it is granted', async () => {
     nodes = await startRedisNodes(() => DEBUG, 5);
     for (let trial = 0; trial < 3; trial++) {
       const r = new Redlock(
         nodes.map((n) => n.url),
-        { keyPrefix: uniquePrefix('hedge'), retryCount: 0 },
+        // The default deadline is 100 ms and this was ~40/60 ms: a loaded machine (another test
+        // file, a mutation run) added enough to lose node 3's vote. Ten times both keeps the ratio.
+        { keyPrefix: uniquePrefix('hedge'), retryCount: 0, nodeTimeoutMs: 1_000 },
       );
       cleanups.push(() => r.quit());
       await r.markNodesClean();
@@ -99,16 +101,17 @@ describe('the fence round after a slow grant round', () => {
         if (!(member instanceof FenceCall)) return callMerged(kind, merge, member, reply);
         stalled = true; // node 1 stalls between the two rounds
       };
-      // Node 3 answers its grant at ~40 ms (the quorum's last voter), nodes 4 and 5 at ~60 ms (pending).
-      slow(nodes[2]!, 40);
-      slow(nodes[3]!, 60);
-      slow(nodes[4]!, 60);
+      // Node 3 answers its grant at ~400 ms (the quorum's last voter), nodes 4 and 5 at ~600 ms (pending).
+      slow(nodes[2]!, 400);
+      slow(nodes[3]!, 600);
+      slow(nodes[4]!, 600);
       await sleep(3);
       const lock = await r.acquire('res', 10_000);
       expect(stalled).toBe(true);
       expect(lock.fence).toBeGreaterThan(0);
       await lock.release();
-      await sleep(100);
+      // Every node's sleep is over (a PING queues behind its DEBUG SLEEP) before the next trial.
+      await Promise.all(nodes.map((n) => n.client.ping()));
     }
   });
 });
