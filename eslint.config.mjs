@@ -2,6 +2,37 @@ import { defineConfig, globalIgnores } from 'eslint/config';
 import nextVitals from 'eslint-config-next/core-web-vitals';
 import nextTypescript from 'eslint-config-next/typescript';
 
+/** Deep imports of the lock core, refused outside the package. */
+const CORE_BY_NAME = [
+  {
+    group: ['@redlock-console/redlock/*', '!@redlock-console/redlock/internals', '!@redlock-console/redlock/vocabulary'],
+    message: "Import the lock core from '@redlock-console/redlock' (or '/vocabulary', '/internals'), not its files.",
+  },
+  {
+    group: ['**/packages/redlock', '**/packages/redlock/**', '**/lib/redlock', '**/lib/redlock/**'],
+    message: "Import the lock core by its package name '@redlock-console/redlock'.",
+  },
+];
+
+/** The tooling beside the product. */
+const NO_TOOLING = {
+  group: [
+    '@/chaos/**',
+    '@/bench/**',
+    '@/test/**',
+    '@/e2e/**',
+    '@/scripts/**',
+    '**/chaos/harness/**',
+    '**/chaos/workers/**',
+    '**/chaos/run',
+    '**/bench/**',
+    '**/test/**',
+    '**/e2e/**',
+    '**/scripts/**',
+  ],
+  message: 'The product imports no tooling (chaos/, bench/, test/, e2e/, scripts/): move what both need into lib/ or the core.',
+};
+
 export default defineConfig([
   ...nextVitals,
   ...nextTypescript,
@@ -21,23 +52,15 @@ export default defineConfig([
     // entry points only, never its files, so its exports map is the one contract.
     files: ['**/*.{ts,tsx,mjs}'],
     ignores: ['packages/redlock/**'],
-    rules: {
-      'no-restricted-imports': [
-        'error',
-        {
-          patterns: [
-            {
-              group: ['@redlock-console/redlock/*', '!@redlock-console/redlock/internals', '!@redlock-console/redlock/vocabulary'],
-              message: "Import the lock core from '@redlock-console/redlock' (or '/vocabulary', '/internals'), not its files.",
-            },
-            {
-              group: ['**/packages/redlock', '**/packages/redlock/**', '**/lib/redlock', '**/lib/redlock/**'],
-              message: "Import the lock core by its package name '@redlock-console/redlock'.",
-            },
-          ],
-        },
-      ],
-    },
+    rules: { 'no-restricted-imports': ['error', { patterns: CORE_BY_NAME }] },
+  },
+  {
+    // The product (the console's pages, components and lib/) imports no tooling: the chaos harness,
+    // the bench, the tests and the scripts live beside it (chaos/, bench/, test/, e2e/, scripts/), so
+    // the product's import graph shows only the product (docs/architecture.md).
+    files: ['app/**/*.{ts,tsx}', 'components/**/*.{ts,tsx}', 'lib/**/*.{ts,tsx}'],
+    ignores: ['**/*.test.{ts,tsx}'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [...CORE_BY_NAME, NO_TOOLING] }] },
   },
   {
     // ...and the package stands alone: no console code, no framework.

@@ -1,5 +1,5 @@
 /**
- * `npm run chaos -- --profile ci|long --seed N`: the Jepsen-style chaos harness (lib/chaos). Runs
+ * `npm run chaos -- --profile ci|long --seed N`: the Jepsen-style chaos harness (chaos/harness). Runs
  * every nemesis against the real lock core, the negative controls and the mutants; writes
  * chaos/reports/latest.json and latest.md (or `--out DIR`); exits 1 if a safe configuration
  * showed a violation or a control or mutant went uncaught, 2 on a usage error.
@@ -18,13 +18,13 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { CONTROL_NAMES } from '../lib/chaos/controls';
-import { NEMESIS_NAMES, type NemesisName } from '../lib/chaos/nemeses';
-import { MUTANTS } from '../lib/chaos/mutants';
-import { isProfileName, PROFILES } from '../lib/chaos/profiles';
-import { renderMarkdown } from '../lib/chaos/report-markdown';
-import { runChaos } from '../lib/chaos/runner';
-import { describeFatal } from './support/fatal';
+import { CONTROL_NAMES } from './harness/controls';
+import { NEMESIS_NAMES, type NemesisName } from './harness/nemeses';
+import { MUTANTS } from './harness/mutants';
+import { isProfileName, PROFILES } from './harness/profiles';
+import { renderMarkdown } from './harness/report-markdown';
+import { runChaos } from './harness/runner';
+import { describeFatal } from '../scripts/support/fatal';
 
 const root = resolve(fileURLToPath(new URL('..', import.meta.url)));
 

@@ -81,5 +81,5 @@ tier "unit + integration (vitest, real redis-server)" npx vitest run
 # The tests that hold the lock service's latency under an attack to its calm baseline, one file at a
 # time with nothing beside them (vitest.config.ts LATENCY_UNDER_ATTACK).
 tier "latency under attack (vitest, one file at a time)" env VITEST_ALONE=1 npx vitest run
-tier "chaos harness (ci profile: nemeses, negative controls, mutants)" node --import tsx scripts/chaos.ts --profile ci --seed 1
+tier "chaos harness (ci profile: nemeses, negative controls, mutants)" node --import tsx chaos/run.ts --profile ci --seed 1
 tier "end-to-end (Playwright, Debian Chromium)" npx playwright test

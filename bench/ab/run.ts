@@ -13,7 +13,7 @@ import { cpSync, mkdirSync, renameSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { coreSourceDir } from '../../lib/chaos/mutant-build';
+import { coreSourceDir } from '../../chaos/harness/mutant-build';
 import { BenchCluster } from '../harness/cluster';
 
 const root = join(import.meta.dirname, '..', '..');

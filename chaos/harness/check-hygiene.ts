@@ -99,7 +99,7 @@ export function checkHygiene(
     }
     for (const late of rec.lateExtends) {
       // Both times are the client's monotonic clock, and the validity end it logs is never before
-      // the core's (scripts/chaos/lock-loop.ts reads the validity left before the clock): a small
+      // the core's (chaos/workers/lock-loop.ts reads the validity left before the clock): a small
       // fixed tolerance, not the grants' (which compare two clocks).
       if (late.lateByNs < LATE_EXTEND_TOLERANCE_MS * NS_PER_MS) continue;
       result.lateExtends++;

@@ -1,5 +1,5 @@
 /**
- * The clock shim (lib/chaos/clock-shim.c): an LD_PRELOAD library that moves a redis-server's wall
+ * The clock shim (chaos/harness/clock-shim.c): an LD_PRELOAD library that moves a redis-server's wall
  * clock at run time, by the offset in a small file. Built once per machine with the system C
  * compiler (`cc`); the chaos harness's clock nemesis (node-clocks.ts) and the tests
  * (test/support/clock-shim.ts) share this one build and this one source.

@@ -1,4 +1,4 @@
-/** The outcome of one negative control or safe twin (lib/chaos/controls.ts). */
+/** The outcome of one negative control or safe twin (chaos/harness/controls.ts). */
 import type { NemesisName } from './nemeses';
 
 export interface ControlOutcome {

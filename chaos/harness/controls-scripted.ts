@@ -1,5 +1,5 @@
 /**
- * The scripted controls' trials (lib/chaos/controls.ts): the restart and pause scenarios, each
+ * The scripted controls' trials (chaos/harness/controls.ts): the restart and pause scenarios, each
  * run with clients A and B on a fresh prefix.
  */
 import { join } from 'node:path';

@@ -1,6 +1,6 @@
 /**
- * The targeted controls (lib/chaos/controls.ts): the trial of each targeted nemesis
- * (lib/chaos/targeted.ts) in its unsafe setting, or a safe twin, checked on its own.
+ * The targeted controls (chaos/harness/controls.ts): the trial of each targeted nemesis
+ * (chaos/harness/targeted.ts) in its unsafe setting, or a safe twin, checked on its own.
  */
 import { join } from 'node:path';
 import { analyzePhase, type PhaseAnalysis } from './analyze';

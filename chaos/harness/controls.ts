@@ -7,7 +7,7 @@
  * - pause: the holder is paused (SIGSTOP) for 2 × ttl mid-hold, B takes the lock over and writes,
  *   then the holder wakes and writes. Unfenced, the register accepts the stale write; fenced, it
  *   refuses it.
- * - targeted (lib/chaos/targeted.ts): the trial of each targeted nemesis with the core's node
+ * - targeted (chaos/harness/targeted.ts): the trial of each targeted nemesis with the core's node
  *   checks off (`nodeChecks: false`), where the overlap or the fence regression must be found; the
  *   short-max-ttl trial on a build without the ceiling agreement (the behaviour before it: nothing
  *   else turns it off); the restart-rdb-late trial on a build whose restart quarantine is a quarter

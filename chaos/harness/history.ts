@@ -34,7 +34,7 @@ export type ClientEvent =
     }
   /**
    * `leftovers`: nodes that answered the rejected acquire yet held one of its keys right after the
-   * rejection (read by scripts/chaos/leftovers.ts; absent when not read); `unread`: nodes not read;
+   * rejection (read by chaos/workers/leftovers.ts; absent when not read); `unread`: nodes not read;
    * `pending`: the error's cleanupPending (nodes where its keys may remain).
    */
   | { e: 'acquire-fail'; lock: string; t: Ns; error: string; leftovers?: number[]; unread?: number; pending?: number[] }

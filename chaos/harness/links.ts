@@ -1,4 +1,4 @@
-import { FaultProxy, type FaultMode } from '../faults';
+import { FaultProxy, type FaultMode } from '../../lib/faults';
 import { SkewProxy } from './skew-proxy';
 
 /**

@@ -12,7 +12,7 @@
  * Other classes are not counted: contention (LockContendedError) is the workload's own, and an
  * acquire a client's own stop outlived (LockExpiredError) is the validity rule at work.
  */
-import type { NemesisReport } from '../api/chaos-report';
+import type { NemesisReport } from '../../lib/api/chaos-report';
 
 /** Allowed share of QuorumUnavailableErrors: a quorum with a node to spare / a bare quorum (one slow node away from none). */
 export const UNAVAILABLE_SHARE = { spare: 0.002, bare: 0.01 } as const;

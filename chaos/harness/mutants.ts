@@ -256,7 +256,7 @@ export function applyPatch(source: string, patch: SourcePatch, mutant: string): 
   if (found !== expected) {
     throw new Error(
       `mutant ${mutant}: expected ${expected} occurrence(s) of ${JSON.stringify(patch.find)} in packages/redlock/src/${patch.file}, ` +
-        `found ${found}: the core changed, update the mutant in lib/chaos/mutants.ts`,
+        `found ${found}: the core changed, update the mutant in chaos/harness/mutants.ts`,
     );
   }
   return source.split(patch.find).join(patch.replace);

@@ -1,9 +1,9 @@
 /**
- * What a nemesis is (lib/chaos/nemeses.ts): the names, the context a phase gives it, a fault and
+ * What a nemesis is (chaos/harness/nemeses.ts): the names, the context a phase gives it, a fault and
  * the nemesis itself.
  */
 import type { Redis } from 'ioredis';
-import type { ClusterSupervisor } from '../cluster';
+import type { ClusterSupervisor } from '../../lib/cluster';
 import type { NemesisAction } from './history';
 import type { ClientLinks, SkewLinks } from './links';
 import type { NodeClocks } from './node-clocks';
@@ -61,7 +61,7 @@ export interface NemesisContext {
   /** The masters' wall clocks (the clock nemesis). */
   clocks: NodeClocks;
   record(event: NemesisAction): void;
-  /** Run one targeted trial (lib/chaos/targeted.ts) with the phase's core; its history joins the phase's. */
+  /** Run one targeted trial (chaos/harness/targeted.ts) with the phase's core; its history joins the phase's. */
   trial(kind: TrialKind, options?: { victim?: number; variant?: string }): Promise<TrialResult>;
 }
 
@@ -88,14 +88,14 @@ export interface Nemesis {
   /** Fault cycles this nemesis needs at least, whatever the profile says. */
   minCycles?: number;
   /**
-   * Each cycle is a targeted trial (lib/chaos/targeted.ts) that creates the danger on purpose; the
+   * Each cycle is a targeted trial (chaos/harness/targeted.ts) that creates the danger on purpose; the
    * phase must show the safe core's defence in every one.
    */
   targeted?: TrialKind;
   /**
    * Every client reaches a quorum of nodes the whole time, with a node to spare or a bare one:
    * acquires must not fail for unavailability nor collapse in throughput (the liveness verdict,
-   * lib/chaos/liveness.ts).
+   * chaos/harness/liveness.ts).
    */
   keepsQuorum?: 'spare' | 'bare';
   /** Nodes restart in this phase, so their command counts start over (the cost is a lower bound). */

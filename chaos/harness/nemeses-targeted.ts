@@ -1,6 +1,6 @@
 /**
- * The targeted nemeses (lib/chaos/nemeses.ts): each cycle is a targeted trial
- * (lib/chaos/targeted.ts) that creates the danger on purpose.
+ * The targeted nemeses (chaos/harness/nemeses.ts): each cycle is a targeted trial
+ * (chaos/harness/targeted.ts) that creates the danger on purpose.
  */
 import { restartAllClean, restartClean, type EvictionPolicy } from './node-ops';
 import { ttls, type Fault, type Nemesis, type NemesisContext, type NemesisName } from './nemeses-kinds';

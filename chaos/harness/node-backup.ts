@@ -13,8 +13,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Redis } from 'ioredis';
-import { findRedisServer, freePort } from '../cluster';
-import { pingOnce } from '../cluster/node-process';
+import { findRedisServer, freePort } from '../../lib/cluster';
+import { pingOnce } from '../../lib/cluster/node-process';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 

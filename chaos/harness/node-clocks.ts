@@ -31,7 +31,7 @@ export class NodeClocks {
       this.binary,
       [
         '#!/bin/sh',
-        '# The chaos harness starts its masters through this (lib/chaos/node-clocks.ts): a port with an',
+        '# The chaos harness starts its masters through this (chaos/harness/node-clocks.ts): a port with an',
         '# offset file gets the clock shim preloaded.',
         'port=',
         'prev=',

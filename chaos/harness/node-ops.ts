@@ -6,7 +6,7 @@
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Redis } from 'ioredis';
-import type { ClusterSupervisor, Persistence } from '../cluster';
+import type { ClusterSupervisor, Persistence } from '../../lib/cluster';
 
 /** The evicting policies the eviction nemeses use (a volatile-* one and an allkeys-* one). */
 export type EvictionPolicy = 'volatile-lru' | 'allkeys-random';

@@ -33,7 +33,7 @@ export interface ChaosProfile {
   /** Lease of the scripted control scenarios, ms. */
   controlTtlMs: number;
   /**
-   * Lease and maxTtlMs of the targeted trials (lib/chaos/targeted.ts), ms: long enough that a
+   * Lease and maxTtlMs of the targeted trials (chaos/harness/targeted.ts), ms: long enough that a
    * victim's restart and the clients' reconnections fit inside A's validity on a loaded box (the
    * trials wait for it only when something goes wrong).
    */

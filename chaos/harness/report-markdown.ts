@@ -1,4 +1,4 @@
-import type { ChaosReport, NemesisReport } from '../api/chaos-report';
+import type { ChaosReport, NemesisReport } from '../../lib/api/chaos-report';
 
 const num = (v: number | null, digits = 0) => (v === null ? '—' : v.toLocaleString('en-US', { maximumFractionDigits: digits }));
 const badge = (ok: boolean) => (ok ? '✅ pass' : '❌ FAIL');
@@ -54,7 +54,7 @@ export function renderMarkdown(r: ChaosReport): string {
       '## Liveness',
       '',
       'Nemeses that keep a quorum reachable for every client must not fail acquires for unavailability, nor collapse in throughput ' +
-        '(lib/chaos/liveness.ts).',
+        '(chaos/harness/liveness.ts).',
       '',
       '| nemesis | QuorumUnavailableError (allowed) | acquisitions/s (floor) | result |',
       '|---|--:|--:|---|',

@@ -3,7 +3,7 @@ import { judgeLiveness, livenessFailure } from './liveness';
 import { NEMESES } from './nemeses';
 import type { PhaseOutcome } from './phase';
 import type { ChaosProfile } from './profiles';
-import type { ChaosReport, MutantAttempt, MutantReport, NemesisReport } from '../api/chaos-report';
+import type { ChaosReport, MutantAttempt, MutantReport, NemesisReport } from '../../lib/api/chaos-report';
 import { TRIAL_DEFENCES } from './targeted';
 
 /** What the targeted trials of a phase showed (null for a nemesis that is not targeted). */

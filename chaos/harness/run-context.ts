@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import type { Redis } from 'ioredis';
-import type { ClusterSupervisor } from '../cluster';
+import type { ClusterSupervisor } from '../../lib/cluster';
 import { lockKeyPrefix, lockPattern, markNodeClean } from '@redlock-console/redlock';
 import { parseJsonLines } from './event-log';
 import type { LeakedKey, LiveKey, NemesisAction, NemesisEvent } from './history';

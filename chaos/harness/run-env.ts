@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
-import { ClusterConfigError, ClusterSupervisor, findRedisServer, REDIS_MISSING_HINT } from '../cluster';
+import { ClusterConfigError, ClusterSupervisor, findRedisServer, REDIS_MISSING_HINT } from '../../lib/cluster';
 import { ClientLinks, SkewLinks } from './links';
 import type { ChaosProfile } from './profiles';
 import type { RunContext } from './run-context';

@@ -5,7 +5,7 @@
 import { cpus, loadavg } from 'node:os';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { findRedisServer, redisServerVersion } from '../cluster';
+import { findRedisServer, redisServerVersion } from '../../lib/cluster';
 import { runControls, type ControlOutcome } from './controls';
 import { buildMutant, coreSourceDir } from './mutant-build';
 import { MUTANTS } from './mutants';
@@ -14,7 +14,7 @@ import { NEMESES, NEMESIS_NAMES, type NemesisName } from './nemeses';
 import { runPhase, type PhaseOutcome } from './phase';
 import type { ChaosProfile } from './profiles';
 import { buildReport, mutantAttempt } from './report';
-import type { ChaosReport, MutantReport } from '../api/chaos-report';
+import type { ChaosReport, MutantReport } from '../../lib/api/chaos-report';
 import { openRun, scratchDir } from './run-env';
 import type { CoreBuild, RunContext } from './run-context';
 
@@ -147,7 +147,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
 }
 
 function unknownMutant(name: string): never {
-  throw new Error(`no mutant named ${name} in lib/chaos/mutants.ts`);
+  throw new Error(`no mutant named ${name} in chaos/harness/mutants.ts`);
 }
 
 async function safeRedisVersion(): Promise<string> {

@@ -1,4 +1,4 @@
-/** Judging a targeted trial's defence (lib/chaos/targeted.ts) from what it saw of the victim. */
+/** Judging a targeted trial's defence (chaos/harness/targeted.ts) from what it saw of the victim. */
 import type { EpochSentinel } from '@redlock-console/redlock';
 import type { TrialKind } from './targeted-kinds';
 

@@ -1,5 +1,5 @@
 /**
- * The kinds of targeted trial (lib/chaos/targeted.ts), the defence the safe core owes in each, and
+ * The kinds of targeted trial (chaos/harness/targeted.ts), the defence the safe core owes in each, and
  * a trial's spec and result.
  */
 import type { NemesisAction } from './history';

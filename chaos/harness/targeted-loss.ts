@@ -1,5 +1,5 @@
 /**
- * The targeted trials (lib/chaos/targeted.ts runs them): the victim loses A's key
+ * The targeted trials (chaos/harness/targeted.ts runs them): the victim loses A's key
  * without a restart, so no run_id changes and the epoch sentinel stays.
  *
  * - rollback-replicaof: a backup of the victim (SAVE, dump.rdb copied aside) after A's warm-up; after

@@ -1,6 +1,6 @@
 /**
  * What every targeted trial's clients share: their sessions in the chaos client processes and a
- * single acquire (lib/chaos/targeted.ts, targeted-reseed.ts).
+ * single acquire (chaos/harness/targeted.ts, targeted-reseed.ts).
  */
 import { join } from 'node:path';
 import type { RunContext } from './run-context';

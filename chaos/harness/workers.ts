@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Lifeline } from '../cluster/lifeline';
+import { Lifeline } from '../../lib/cluster/lifeline';
 import type { Ns } from './history';
 import type { ClientToRunner, LoopConfig, RegisterToRunner, RpcOp, RunnerToClient, RunnerToRegister } from './worker-protocol';
 
@@ -235,7 +235,7 @@ export class ChaosWorkers {
   static async start(root: string, clientCount: number, origin: bigint, preload: string): Promise<ChaosWorkers> {
     const procs: ChildProcess[] = [];
     try {
-      const reg = spawnWorker(root, 'scripts/chaos/register.ts', [origin.toString()]);
+      const reg = spawnWorker(root, 'chaos/workers/register.ts', [origin.toString()]);
       procs.push(reg.proc);
       const port = await new Promise<number>((resolve, reject) => {
         reg.proc.once('message', (msg: RegisterToRunner) =>
@@ -245,7 +245,7 @@ export class ChaosWorkers {
       });
       const clients: ClientWorker[] = [];
       for (let i = 0; i < clientCount; i++) {
-        const w = spawnWorker(root, 'scripts/chaos/client.ts', [String(i), origin.toString(), preload]);
+        const w = spawnWorker(root, 'chaos/workers/client.ts', [String(i), origin.toString(), preload]);
         procs.push(w.proc);
         clients.push(new ClientWorker(i, w.proc, w.stderr));
       }

@@ -4,10 +4,10 @@
  * deadline; `rpc` runs one scripted step of a control scenario. Exits when the runner goes away.
  */
 import { pathToFileURL } from 'node:url';
-import { EventLog } from '../../lib/chaos/event-log';
-import { ATTEMPT_FIELD, encodeVotes, NS_PER_MS, nowNs } from '../../lib/chaos/history';
-import { RegisterClient } from '../../lib/chaos/register-client';
-import type { ClientSettings, ClientToRunner, LoopConfig, RpcOp, RunnerToClient } from '../../lib/chaos/worker-protocol';
+import { EventLog } from '../harness/event-log';
+import { ATTEMPT_FIELD, encodeVotes, NS_PER_MS, nowNs } from '../harness/history';
+import { RegisterClient } from '../harness/register-client';
+import type { ClientSettings, ClientToRunner, LoopConfig, RpcOp, RunnerToClient } from '../harness/worker-protocol';
 import type * as Core from '@redlock-console/redlock';
 import { LeftoverReader } from './leftovers';
 import { errorClass, failure, runLockLoop, write } from './lock-loop';

@@ -8,7 +8,7 @@
  * proves nothing and is counted as unread.
  */
 import { Redis } from 'ioredis';
-import { attemptOf } from '../../lib/chaos/history';
+import { attemptOf } from '../harness/history';
 
 export interface LeftoverReport {
   /** Nodes (0-based) that answered the attempt and still hold one of its keys. */

@@ -3,11 +3,11 @@
  * register with the lock's fence → hold (short, long with extensions, or abandoned at the end of
  * its validity) → write again → release. Every step is logged with its CLOCK_MONOTONIC time.
  */
-import { ATTEMPT_FIELD, encodeVotes, NS_PER_MS, nowNs, type ClientEvent } from '../../lib/chaos/history';
-import type { EventLog } from '../../lib/chaos/event-log';
-import { Rng } from '../../lib/chaos/random';
-import type { RegisterClient } from '../../lib/chaos/register-client';
-import type { ClientToRunner, LoopConfig } from '../../lib/chaos/worker-protocol';
+import { ATTEMPT_FIELD, encodeVotes, NS_PER_MS, nowNs, type ClientEvent } from '../harness/history';
+import type { EventLog } from '../harness/event-log';
+import { Rng } from '../harness/random';
+import type { RegisterClient } from '../harness/register-client';
+import type { ClientToRunner, LoopConfig } from '../harness/worker-protocol';
 import type { Lock, Redlock } from '@redlock-console/redlock';
 import { cleanupPendingOf, type LeftoverReader } from './leftovers';
 

@@ -1,15 +1,15 @@
 /**
  * The fenced register of the chaos harness: a separate process on 127.0.0.1 (see
- * lib/chaos/register-protocol.ts) that accepts a write to an `f:` resource only if its fence is ≥
+ * chaos/harness/register-protocol.ts) that accepts a write to an `f:` resource only if its fence is ≥
  * the highest it has accepted there, accepts every write to a `u:` resource, and records every
  * decision with its CLOCK_MONOTONIC time. Started by the runner with an IPC channel; exits when
  * the runner goes away.
  */
 import { writeFileSync } from 'node:fs';
 import { createServer, type Socket } from 'node:net';
-import { isFencedResource, nowNs, type RegisterRecord } from '../../lib/chaos/history';
-import { decideWrite, parseWrite } from '../../lib/chaos/register-protocol';
-import type { RegisterToRunner, RunnerToRegister } from '../../lib/chaos/worker-protocol';
+import { isFencedResource, nowNs, type RegisterRecord } from '../harness/history';
+import { decideWrite, parseWrite } from '../harness/register-protocol';
+import type { RegisterToRunner, RunnerToRegister } from '../harness/worker-protocol';
 
 const origin = BigInt(process.argv[2] ?? '0');
 let records: RegisterRecord[] = [];

@@ -32,7 +32,7 @@ export const nemesisReportSchema = z.object({
   /** Extends accepted although invoked after the validity they extended had ended (reports before it: 0). */
   lateExtends: z.number().int().default(0),
   /**
-   * The liveness verdict of a nemesis that keeps a quorum reachable (lib/chaos/liveness.ts), null
+   * The liveness verdict of a nemesis that keeps a quorum reachable (chaos/harness/liveness.ts), null
    * for the others (and in reports before it).
    */
   liveness: z

@@ -3,6 +3,7 @@ import { EventEmitter } from 'node:events';
 import { chmodSync, closeSync, openSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join } from 'node:path';
+import { encodeCommand } from '@redlock-console/redlock/internals';
 import { ClusterConfigError, NodeActionError } from './errors';
 import { persistenceArgs, type Persistence } from './persistence';
 
@@ -288,7 +289,9 @@ export function pingOnce(host: string, port: number, timeoutMs: number, password
     socket.setTimeout(timeoutMs, () => done(false));
     socket.once('error', () => done(false));
     socket.once('connect', () =>
-      socket.write(password !== null ? `*2\r\n$4\r\nAUTH\r\n$${password.length}\r\n${password}\r\n*1\r\n$4\r\nPING\r\n` : 'PING\r\n'),
+      socket.write(
+        password !== null ? Buffer.concat([encodeCommand(['AUTH', password]), encodeCommand(['PING'])]) : encodeCommand(['PING']),
+      ),
     );
     socket.on('data', (chunk) => {
       buffer += chunk.toString('latin1');

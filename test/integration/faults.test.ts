@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { FaultProxy, type FaultConnectionErrorInfo, type FaultProxyOptions } from '@/lib/faults';
 import { startStickyProxy } from '../support/sticky-proxy';
+import { encodeCommand } from '@/chaos/harness/resp';
 
 const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const FAULTS_ENTRY = fileURLToPath(new URL('../../lib/faults/index.ts', import.meta.url));
@@ -542,7 +543,7 @@ async function rawClient(port: number): Promise<RawClient> {
     mark: () => (text = ''),
     send: (...args) => {
       if (socket.destroyed || !socket.writable) return;
-      socket.write(`*${args.length}\r\n${args.map((a) => `$${Buffer.byteLength(a)}\r\n${a}\r\n`).join('')}`);
+      socket.write(encodeCommand(args.map((a) => Buffer.from(a))));
     },
     ended,
     closed,

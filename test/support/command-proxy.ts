@@ -1,35 +1,5 @@
 import { connect, createServer, type Server, type Socket } from 'node:net';
-
-/** Where the line starting at `at` ends (its CR), or −1 when incomplete. */
-function lineEnd(buf: Buffer, at: number): number {
-  const cr = buf.indexOf(0x0d, at);
-  return cr < 0 || cr + 1 >= buf.length ? -1 : cr;
-}
-/** The end of the RESP value starting at `at`, or −1 when incomplete. */
-
-function scan(buf: Buffer, at: number): number {
-  if (at >= buf.length) return -1;
-  const t = String.fromCharCode(buf[at]!);
-  const cr = lineEnd(buf, at + 1);
-  if (cr < 0) return -1;
-  const after = cr + 2;
-  if (t === '+' || t === '-' || t === ':') return after;
-  if (t === '$') {
-    const len = Number(buf.toString('latin1', at + 1, cr));
-    if (len < 0) return after;
-    return after + len + 2 <= buf.length ? after + len + 2 : -1;
-  }
-  if (t === '*') {
-    const n = Number(buf.toString('latin1', at + 1, cr));
-    let end = after;
-    for (let i = 0; i < n; i++) {
-      end = scan(buf, end);
-      if (end < 0) return -1;
-    }
-    return end;
-  }
-  throw new Error(`command proxy: unexpected RESP type ${t}`);
-}
+import { respValueEnd } from '../../chaos/harness/resp';
 
 /**
  * A command-level proxy for tests (as Envoy's or twemproxy's Redis proxies are): it parses the
@@ -58,7 +28,7 @@ export function commandProxy(p1: number, p2: number): { server: Server; port: ()
         ubuf = Buffer.concat([ubuf, d]);
         for (;;) {
           if (!inflight) return;
-          const end = scan(ubuf, 0);
+          const end = respValueEnd(ubuf, 0);
           if (end < 0) return;
           client.write(ubuf.subarray(0, end));
           ubuf = ubuf.subarray(end);
@@ -88,7 +58,7 @@ export function commandProxy(p1: number, p2: number): { server: Server; port: ()
     client.on('data', (d) => {
       cbuf = Buffer.concat([cbuf, d]);
       for (;;) {
-        const end = scan(cbuf, 0);
+        const end = respValueEnd(cbuf, 0);
         if (end < 0) break;
         queue.push(Buffer.from(cbuf.subarray(0, end)));
         cbuf = cbuf.subarray(end);

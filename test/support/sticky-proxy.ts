@@ -16,6 +16,7 @@
  * upstream. Tests only; real sockets, no mocks.
  */
 import { connect, createServer, type Socket } from 'node:net';
+import { respValueEnd } from '../../chaos/harness/resp';
 
 export interface StickyProxy {
   /** The port the proxy listens on (127.0.0.1). */
@@ -34,47 +35,8 @@ const REDIAL_DELAY_MS = 50;
 /** The end of the RESP value starting at `at`, or -1 when `buf` does not hold all of it yet. */
 type Scan = (buf: Buffer, at: number) => number;
 
-class UnpairableError extends Error {}
-
-const CRLF = 0x0d;
-
-function lineEnd(buf: Buffer, at: number): number {
-  const cr = buf.indexOf(CRLF, at);
-  return cr < 0 || cr + 1 >= buf.length ? -1 : cr;
-}
-
-/** A RESP2 reply (RESP3 types are refused: the proxy cannot pair pushes with requests). */
-const scanReply: Scan = (buf, at) => {
-  if (at >= buf.length) return -1;
-  const type = String.fromCharCode(buf[at]!);
-  const cr = lineEnd(buf, at + 1);
-  if (cr < 0) return -1;
-  const after = cr + 2;
-  switch (type) {
-    case '+':
-    case '-':
-    case ':':
-      return after;
-    case '$': {
-      const len = Number(buf.toString('latin1', at + 1, cr));
-      if (!Number.isInteger(len)) throw new UnpairableError('bad bulk length');
-      if (len < 0) return after;
-      return after + len + 2 <= buf.length ? after + len + 2 : -1;
-    }
-    case '*': {
-      const count = Number(buf.toString('latin1', at + 1, cr));
-      if (!Number.isInteger(count)) throw new UnpairableError('bad array length');
-      let end = after;
-      for (let i = 0; i < count; i++) {
-        end = scanReply(buf, end);
-        if (end < 0) return -1;
-      }
-      return end;
-    }
-    default:
-      throw new UnpairableError(`reply type ${JSON.stringify(type)}`);
-  }
-};
+/** A RESP2 reply; RESP3 types and bad lengths throw (the proxy cannot pair pushes with requests). */
+const scanReply: Scan = respValueEnd;
 
 /** Commands after which replies no longer pair one-to-one with requests. */
 const UNPAIRABLE_COMMANDS = new Set(['subscribe', 'psubscribe', 'ssubscribe', 'monitor', 'hello', 'reset']);
@@ -119,9 +81,9 @@ const scanRequest: Scan = (buf, at) => {
 /** The command name of a request (lower case), or '' when it has none. */
 function commandOf(buf: Buffer, at: number, end: number): string {
   if (buf[at] !== 0x2a) return buf.toString('latin1', at, end).trim().split(/\s+/)[0]!.toLowerCase();
-  const first = buf.indexOf(CRLF, at) + 2;
+  const first = buf.indexOf(0x0d, at) + 2;
   if (buf[first] !== 0x24 /* '$' */) return '';
-  const cr = buf.indexOf(CRLF, first);
+  const cr = buf.indexOf(0x0d, first);
   const len = Number(buf.toString('latin1', first + 1, cr));
   return buf.toString('latin1', cr + 2, cr + 2 + len).toLowerCase();
 }

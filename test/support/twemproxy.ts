@@ -4,6 +4,7 @@ import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { freePort } from '../../lib/cluster/ports';
+import { encodeCommand } from '../../chaos/harness/resp';
 
 /**
  * A real twemproxy (the `nutcracker` binary, Debian/Ubuntu package `nutcracker`) in front of one
@@ -89,7 +90,7 @@ function ask(port: number, args: readonly string[], timeoutMs: number): Promise<
       resolve(value);
     };
     const timer = setTimeout(() => done(null), timeoutMs);
-    socket.on('connect', () => socket.write(`*${args.length}\r\n${args.map((a) => `$${Buffer.byteLength(a)}\r\n${a}\r\n`).join('')}`));
+    socket.on('connect', () => socket.write(encodeCommand(args.map((a) => Buffer.from(a)))));
     socket.on('data', (chunk) => {
       reply += chunk.toString('latin1');
       if (reply.endsWith('\r\n')) done(reply);

@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { analyzePhase, faultWindows } from '../../lib/chaos/analyze';
-import { checkFencing } from '../../lib/chaos/check-fencing';
-import { checkHygiene } from '../../lib/chaos/check-hygiene';
-import { checkOverlap } from '../../lib/chaos/check-overlap';
-import { encodeVotes, type ClientEvent, type NemesisEvent, type RegisterRecord } from '../../lib/chaos/history';
-import { indexLocks } from '../../lib/chaos/locks';
-import { decideWrite } from '../../lib/chaos/register-protocol';
-import { quantile } from '../../lib/chaos/stats';
+import { analyzePhase, faultWindows } from '../../chaos/harness/analyze';
+import { checkFencing } from '../../chaos/harness/check-fencing';
+import { checkHygiene } from '../../chaos/harness/check-hygiene';
+import { checkOverlap } from '../../chaos/harness/check-overlap';
+import { encodeVotes, type ClientEvent, type NemesisEvent, type RegisterRecord } from '../../chaos/harness/history';
+import { indexLocks } from '../../chaos/harness/locks';
+import { decideWrite } from '../../chaos/harness/register-protocol';
+import { quantile } from '../../chaos/harness/stats';
 
 const MS = 1_000_000;
 

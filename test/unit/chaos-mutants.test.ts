@@ -2,10 +2,10 @@ import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { coreSourceDir, regenerateScripts } from '../../lib/chaos/mutant-build';
-import { applyPatch, MUTANTS } from '../../lib/chaos/mutants';
-import { NEMESIS_NAMES } from '../../lib/chaos/nemeses';
-import { encodeCommand, RespRequestParser } from '../../lib/chaos/resp';
+import { coreSourceDir, regenerateScripts } from '../../chaos/harness/mutant-build';
+import { applyPatch, MUTANTS } from '../../chaos/harness/mutants';
+import { NEMESIS_NAMES } from '../../chaos/harness/nemeses';
+import { encodeCommand, RespRequestParser } from '../../chaos/harness/resp';
 
 const core = coreSourceDir(process.cwd());
 const dirs: string[] = [];

@@ -5,12 +5,12 @@ import { renderToStaticMarkup } from 'react-dom/server';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ControlsTable, MutantsTable } from '../../components/chaos/checks-tables';
 import { NemesisTable } from '../../components/chaos/nemesis-table';
-import { analyzePhase } from '../../lib/chaos/analyze';
-import type { PhaseOutcome } from '../../lib/chaos/phase';
-import { PROFILES } from '../../lib/chaos/profiles';
-import { buildReport } from '../../lib/chaos/report';
-import { chaosReportPath, readChaosReport, readLatestOrReference, REFERENCE_REPORT } from '../../lib/chaos/report-file';
-import { renderMarkdown } from '../../lib/chaos/report-markdown';
+import { analyzePhase } from '../../chaos/harness/analyze';
+import type { PhaseOutcome } from '../../chaos/harness/phase';
+import { PROFILES } from '../../chaos/harness/profiles';
+import { buildReport } from '../../chaos/harness/report';
+import { chaosReportPath, readChaosReport, readLatestOrReference, REFERENCE_REPORT } from '../../lib/server/chaos-report-file';
+import { renderMarkdown } from '../../chaos/harness/report-markdown';
 import { chaosReportSchema } from '../../lib/api/chaos-report';
 
 const MS = 1_000_000;

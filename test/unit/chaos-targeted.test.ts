@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { TARGETED_CONTROLS } from '../../lib/chaos/controls';
-import { armedTrial, UNARMED_RETRIES } from '../../lib/chaos/controls-targeted';
-import { MUTANTS } from '../../lib/chaos/mutants';
-import { NEMESES, NEMESIS_NAMES } from '../../lib/chaos/nemeses';
-import { judgeDefence, TRIAL_KINDS, type DefenceEvidence } from '../../lib/chaos/targeted';
+import { TARGETED_CONTROLS } from '../../chaos/harness/controls';
+import { armedTrial, UNARMED_RETRIES } from '../../chaos/harness/controls-targeted';
+import { MUTANTS } from '../../chaos/harness/mutants';
+import { NEMESES, NEMESIS_NAMES } from '../../chaos/harness/nemeses';
+import { judgeDefence, TRIAL_KINDS, type DefenceEvidence } from '../../chaos/harness/targeted';
 
 const CEILING = 3_000;
 const evidence = (e: Partial<DefenceEvidence>): DefenceEvidence => ({

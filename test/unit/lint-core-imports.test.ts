@@ -1,7 +1,7 @@
 import { ESLint } from 'eslint';
 import { describe, expect, it } from 'vitest';
 
-// The lock core is imported by its package name and entry points only: the lint rule in
+// The product imports no tooling (chaos/, bench/, test/, scripts/), and the lock core is imported by its package name and entry points only: the lint rule in
 // eslint.config.mjs refuses deep imports from the rest of the project, and console code or a
 // framework imported from inside the package.
 const eslint = new ESLint({ cwd: process.cwd() });
@@ -34,4 +34,22 @@ describe('imports of the lock core', () => {
       expect(await restricted('packages/redlock/src/x.ts', `${code}\nexport const x = 1;\n`)).toHaveLength(1);
     },
   );
+
+  it.each([
+    ["import { NEMESES } from '../../chaos/harness/nemeses';", 'lib/server/x.ts'],
+    ["import { NEMESES } from '@/chaos/harness/nemeses';", 'components/chaos/x.tsx'],
+    ["import { startRedisNodes } from '@/test/support/redis-nodes';", 'lib/cluster/x.ts'],
+    ["import { BenchCluster } from '../../bench/harness/cluster';", 'app/api/x/route.ts'],
+    ["import { describeFatal } from '../../scripts/support/fatal';", 'lib/inspect/x.ts'],
+  ])('the product importing tooling, %s in %s, is refused', async (code, file) => {
+    expect(await restricted(file, `${code}\nexport const x = 1;\n`)).toHaveLength(1);
+  });
+
+  it.each([
+    ["import { NEMESES } from '../harness/nemeses';", 'chaos/workers/x.ts'],
+    ["import { chaosReportPath } from '../../lib/server/chaos-report-file';", 'test/unit/x.test.ts'],
+    ["import { NemesisTable } from '../chaos/nemesis-table';", 'components/ui/x.tsx'],
+  ])('%s in %s is allowed', async (code, file) => {
+    expect(await restricted(file, `${code}\nexport const x = 1;\n`)).toEqual([]);
+  });
 });

@@ -12,7 +12,7 @@ const RULES: ReadonlyArray<{ concept: string; pattern: RegExp; owners: readonly 
   {
     concept: 'the quorum size ⌊N/2⌋+1 (quorumSize)',
     pattern: /\/\s*2\s*\)\s*\+\s*1\b/,
-    owners: ['packages/redlock/src/quorum.ts', 'lib/chaos/mutants.ts'],
+    owners: ['packages/redlock/src/quorum.ts', 'chaos/harness/mutants.ts'],
   },
   {
     concept: "the default key prefix 'rl:' (DEFAULT_SETTINGS.keyPrefix)",
@@ -62,6 +62,18 @@ describe('one owner per concept (docs/architecture.md)', () => {
     expect(files.length).toBeGreaterThan(200);
     for (const owner of owners) expect((defines ?? pattern).test(readFileSync(owner, 'utf8')), `${owner} still defines it`).toBe(true);
     expect(restatements(pattern, owners, files, (f) => readFileSync(f, 'utf8'))).toEqual([]);
+  });
+
+  // RESP bytes: the core's encoder (a published package, self-contained) and the tooling's reader
+  // and writer (chaos/harness/resp.ts: the chaos and test proxies). Everywhere else, tests included,
+  // a command is encoded by one of them.
+  const RESP_ENCODER = /`\*\$\{[^`]*\\r\\n/;
+  const RESP_OWNERS = ['packages/redlock/src/resp.ts', 'chaos/harness/resp.ts'];
+
+  it('a RESP command is encoded only by the core and the tooling owner', () => {
+    const files = execFileSync('git', ['ls-files', '*.ts', '*.tsx'], { encoding: 'utf8' }).split('\n').filter(Boolean);
+    expect(restatements(RESP_ENCODER, RESP_OWNERS, files, (f) => readFileSync(f, 'utf8'))).toEqual([]);
+    expect(restatements(RESP_ENCODER, [], ['x.ts'], () => 'socket.write(`*${args.length}\\r\\n${body}`);')).toHaveLength(1);
   });
 
   it('each rule finds a restatement when there is one', () => {

@@ -9,4 +9,5 @@ export { ALL_SCRIPTS, ACQUIRE_SCRIPT, EXTEND_SCRIPT, FENCE_SCRIPT, PROBE_SCRIPT,
 export { prepareAcquire } from './request';
 export { PROBE_FIELDS, probeScript } from './grant-plan';
 export { NodeConnection } from './connection';
+export { encodeCommand } from './resp';
 export { parseNodeUrl, type NodeAddress } from './node-url';

@@ -1,4 +1,4 @@
-import { chaosReportPath, readLatestOrReference } from '@/lib/chaos/report-file';
+import { chaosReportPath, readLatestOrReference } from '@/lib/server/chaos-report-file';
 import { notFound } from '@/lib/server/http/errors';
 import { route } from '@/lib/server/http/route';
 
