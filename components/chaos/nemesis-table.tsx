@@ -26,7 +26,7 @@ const SAFETY: ReadonlyArray<{ key: keyof NemesisReport; label: string; title?: s
   },
 ];
 
-/** The report's own count of safety violations (lib/chaos/analyze.ts), and which figures make it up, in words. */
+/** The report's own count of safety violations (chaos/harness/analyze.ts), and which figures make it up, in words. */
 function safetyOf(n: NemesisReport): { total: number; named: string } {
   const hit = SAFETY.filter((s) => (n[s.key] as number) > 0);
   return { total: n.violations, named: hit.map((s) => `${count(n[s.key] as number)} ${s.label.toLowerCase()}`).join(', ') };
