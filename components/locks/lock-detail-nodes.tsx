@@ -2,7 +2,7 @@
 
 import type { LockDetailResponse, LockView } from '@/lib/api/locks';
 import { Countdown, CountdownBar } from './countdown';
-import type { SeenToken } from './force-release-dialog';
+import type { SeenToken } from './seen-token-picker';
 import { hueStyle, lockHues } from './token';
 import { TokenChip } from './token-chip';
 import { leaseMs } from './ttl';
