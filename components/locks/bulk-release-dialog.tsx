@@ -1,42 +1,15 @@
 'use client';
 
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import Link from 'next/link';
 import { useState, type FormEvent } from 'react';
-import type { ForceReleaseResponse } from '@/lib/api/locks';
-import { ApiError } from '@/lib/client/fetch-json';
-import { forceReleaseMany } from '@/lib/client/lock-queries';
-import { queryKeys } from '@/lib/client/queries';
 import { useModalDialog } from '../ui/use-modal-dialog';
-import { releaseItems, type PickedLock } from './lock-selection';
+import { BulkLiveHolders } from './bulk-live-holders';
+import { BulkReleaseResults } from './bulk-release-results';
+import type { PickedLock } from './lock-selection';
 import { ReleaseConfirmFields, reasonIsOk } from './release-confirm-fields';
-import { TokenChip } from './token-chip';
+import { ReleaseDialogHead } from './release-dialog-head';
+import { releaseErrorText } from './release-error';
+import { useBulkRelease } from './use-bulk-release';
 import styles from './force-release-dialog.module.css';
-
-const PREVIEW_REASON = 'dry-run preview';
-
-function errorText(err: unknown): string {
-  if (err instanceof ApiError && err.status === 403) return 'Only operators can force-release locks.';
-  return err instanceof Error ? err.message : String(err);
-}
-
-/** What one item would do / did, in a few words: "deletes on 3 of 5", "left alone", … */
-function itemVerdict(r: ForceReleaseResponse): { text: string; tone: 'ok' | 'warn' | 'bad' | 'danger' | 'muted' } {
-  const count = (o: string) => r.nodes.filter((n) => n.outcome === o).length;
-  const total = r.nodes.length;
-  const unreachable = count('unreachable');
-  const tail = unreachable ? ` · ${unreachable} unreachable` : '';
-  if (r.dryRun) {
-    const will = count('would-delete');
-    return will
-      ? { text: `will delete on ${will} of ${total}${tail}`, tone: 'danger' }
-      : { text: `nothing to delete${tail}`, tone: 'muted' };
-  }
-  if (r.deleted) return { text: `deleted on ${r.deleted} of ${total}${tail}`, tone: unreachable ? 'warn' : 'ok' };
-  return count('other-holder')
-    ? { text: 'left alone: changed hands', tone: 'warn' }
-    : { text: `nothing deleted${tail}`, tone: unreachable ? 'bad' : 'muted' };
-}
 
 /**
  * Force-release several locks in one flow: a dry run of every (lock, token) the operator picked,
@@ -46,44 +19,13 @@ function itemVerdict(r: ForceReleaseResponse): { text: string; tone: 'ok' | 'war
  */
 export function BulkReleaseDialog({ locks, onClose, onDone }: { locks: PickedLock[]; onClose: () => void; onDone?: () => void }) {
   const ref = useModalDialog<HTMLDialogElement>();
-  const queryClient = useQueryClient();
   const [reason, setReason] = useState('');
   const [typed, setTyped] = useState('');
   // Live holders in the batch: the operator says they saw them, or the server refuses the batch 409.
   const [liveConfirmed, setLiveConfirmed] = useState(false);
-  const items = releaseItems(locks);
-
-  const preview = useQuery({
-    queryKey: queryKeys.bulkReleasePreview(items),
-    queryFn: () => forceReleaseMany({ locks: items, reason: PREVIEW_REASON, dryRun: true }),
-    staleTime: Number.POSITIVE_INFINITY,
-    gcTime: 0,
-    retry: false,
-    refetchOnWindowFocus: false,
-  });
-  const release = useMutation({
-    mutationFn: () =>
-      forceReleaseMany({
-        locks: items,
-        reason: reason.trim(),
-        dryRun: false,
-        ...(live.length > 0 ? { confirmLiveHolders: true as const } : {}),
-      }),
-    // The released locks leave the selection as soon as the results are in: the page behind the
-    // dialog never says "6 locks selected" over a table those locks have left.
-    onSuccess: () => onDone?.(),
-    onSettled: () => {
-      void queryClient.invalidateQueries({ queryKey: queryKeys.locks });
-      void queryClient.invalidateQueries({ queryKey: queryKeys.audit });
-      for (const l of locks) void queryClient.invalidateQueries({ queryKey: queryKeys.lock(l.resource) });
-    },
-  });
+  const { items, preview, release, willDelete, live } = useBulkRelease(locks, reason, onDone);
 
   const result = release.data;
-  const shown = result ?? preview.data;
-  const willDelete = preview.data?.results.filter((r) => r.nodes.some((n) => n.outcome === 'would-delete')).length ?? 0;
-  const live =
-    preview.data?.results.filter((r) => r.liveness?.pulse === 'alive' && r.nodes.some((n) => n.outcome === 'would-delete')) ?? [];
   const reasonOk = reasonIsOk(reason);
   const typedOk = typed.trim() === String(items.length);
   const canConfirm =
@@ -106,102 +48,15 @@ export function BulkReleaseDialog({ locks, onClose, onDone }: { locks: PickedLoc
       onClose={onClose}
       onCancel={(e) => release.isPending && e.preventDefault()}
     >
-      <div className={styles.head}>
-        <div>
-          <h2 id="bulk-release-title">{result ? 'Force-release done' : `Force-release ${noun}`}</h2>
-          <p className={styles.lede}>
-            Compare-and-delete on every node, lock by lock: only keys that still hold the token you saw are deleted, so a newer holder is
-            never hit. One reason for all; each lock gets its own audit entry.
-          </p>
-        </div>
-        <button type="button" className="button button-ghost" aria-label="Close" onClick={close} disabled={release.isPending}>
-          ✕
-        </button>
-      </div>
+      <ReleaseDialogHead
+        titleId="bulk-release-title"
+        title={result ? 'Force-release done' : `Force-release ${noun}`}
+        lede="Compare-and-delete on every node, lock by lock: only keys that still hold the token you saw are deleted, so a newer holder is never hit. One reason for all; each lock gets its own audit entry."
+        onClose={close}
+        busy={release.isPending}
+      />
 
-      <section
-        aria-labelledby="bulk-preview-title"
-        className={`${styles.preview} ${styles.bulkPreview}`}
-        data-testid="bulk-release-preview"
-        data-loading-state={preview.isFetching ? 'loading' : preview.isError ? 'error' : 'ready'}
-      >
-        <div className={styles.previewHead}>
-          <h3 id="bulk-preview-title">{result ? 'Result, lock by lock' : '1 · Dry run: what each lock will do'}</h3>
-          {!result && (
-            <button
-              type="button"
-              className="button button-ghost small"
-              onClick={() => void preview.refetch()}
-              disabled={preview.isFetching}
-            >
-              {preview.isFetching ? 'Checking…' : 'Check again'}
-            </button>
-          )}
-        </div>
-        {preview.isError ? (
-          <p className="callout callout-bad" role="alert">
-            {errorText(preview.error)}
-          </p>
-        ) : !shown ? (
-          <div className={styles.outcomesLoading} aria-busy="true">
-            Asking every node…
-          </div>
-        ) : (
-          <table className={`${styles.outcomes} table-stack`} data-testid="bulk-release-results">
-            <thead>
-              <tr>
-                <th scope="col">Lock</th>
-                <th scope="col">Token</th>
-                <th scope="col">{result ? 'Result' : 'Will'}</th>
-                {result && <th scope="col">Audit</th>}
-              </tr>
-            </thead>
-            <tbody>
-              {shown.results.map((r) => {
-                const v = itemVerdict(r);
-                return (
-                  <tr
-                    key={`${r.resource}\u0000${r.token}`}
-                    data-testid="bulk-release-row"
-                    data-resource={r.resource}
-                    data-deleted={r.deleted}
-                  >
-                    <th scope="row" className={`mono ${styles.lockName}`}>
-                      {r.resource}
-                    </th>
-                    <td data-label="Token">
-                      <TokenChip token={r.token} peers={shown.results.filter((x) => x.resource === r.resource).map((x) => x.token)} />
-                    </td>
-                    <td data-label={result ? 'Result' : 'Will'}>
-                      <span className={`${styles.pill} ${styles[`pill-${v.tone}`]}`}>{v.text}</span>
-                    </td>
-                    {result && (
-                      <td data-label="Audit">
-                        {r.auditId ? <code className="small">{r.auditId.slice(0, 8)}</code> : <span className="muted">—</span>}
-                      </td>
-                    )}
-                  </tr>
-                );
-              })}
-            </tbody>
-          </table>
-        )}
-        {preview.data && !result && (
-          <p className={`${styles.verdict} ${willDelete === 0 ? styles.verdictWarn : ''}`} data-testid="bulk-release-verdict">
-            {willDelete === 0
-              ? 'Nothing to release: every token expired or changed hands since you picked it.'
-              : willDelete === items.length
-                ? `All ${items.length} will delete keys.`
-                : `${willDelete} of ${items.length} will delete keys; the others have nothing left to delete.`}
-          </p>
-        )}
-        {result && (
-          <p className={styles.verdict} role="status" data-testid="bulk-release-summary">
-            Deleted {result.deleted} key{result.deleted === 1 ? '' : 's'} over {result.results.filter((r) => r.deleted > 0).length} of{' '}
-            {result.results.length} tokens. <Link href="/audit?action=lock.force-release">Open the audit log</Link>
-          </p>
-        )}
-      </section>
+      <BulkReleaseResults preview={preview} result={result} willDelete={willDelete} itemCount={items.length} />
 
       {!result && (
         <form onSubmit={submit} className={styles.body}>
@@ -222,29 +77,11 @@ export function BulkReleaseDialog({ locks, onClose, onDone }: { locks: PickedLoc
             disabled={release.isPending}
           />
           {live.length > 0 && (
-            <div className="callout callout-bad" role="alert" data-testid="bulk-live-holders">
-              <p>
-                <strong>
-                  {live.length} of these holders {live.length === 1 ? 'is' : 'are'} alive
-                </strong>{' '}
-                (extending now: {live.map((r) => r.resource).join(', ')}). A live holder learns it lost its lock only at its next extend or
-                check; until then it goes on as if it held it, while another client may take it. Prefer stopping the holders.
-              </p>
-              <label>
-                <input
-                  type="checkbox"
-                  checked={liveConfirmed}
-                  onChange={(e) => setLiveConfirmed(e.target.checked)}
-                  disabled={release.isPending}
-                  data-testid="bulk-confirm-live"
-                />{' '}
-                {live.length === 1 ? 'The holder is alive' : 'These holders are alive'} and I release anyway
-              </label>
-            </div>
+            <BulkLiveHolders live={live} confirmed={liveConfirmed} onConfirm={setLiveConfirmed} disabled={release.isPending} />
           )}
           {release.isError && (
             <p className="callout callout-bad" role="alert">
-              {errorText(release.error)}
+              {releaseErrorText(release.error)}
             </p>
           )}
           <div className="dialog-actions">
