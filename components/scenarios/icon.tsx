@@ -1,6 +1,6 @@
 import styles from './scenarios.module.css';
 
-/** The player's control icons (player.tsx's control bar, replay-controls.tsx), drawn in the text colour. */
+/** The player's control icons (run-controls.tsx's control bar, replay-controls.tsx), drawn in the text colour. */
 const ICONS = {
   play: 'M4 2.5v11l9-5.5z',
   pause: 'M3.5 2.5h3v11h-3zM9.5 2.5h3v11h-3z',
