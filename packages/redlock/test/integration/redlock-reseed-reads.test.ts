@@ -1,0 +1,101 @@
+import { describe, expect, it } from 'vitest';
+import {
+  epochKey,
+  legacyFenceKey,
+  markNodeClean,
+  QuorumUnavailableError,
+  readFenceRegister,
+  Redlock,
+  type AcquireOptions,
+  type NodeErrorEvent,
+  type QuarantineEvent,
+} from '@redlock-console/redlock';
+import { uniquePrefix, waitFor } from '@/test/support/cluster';
+import { redlockEnv } from '@/test/support/redlock-env';
+
+// reseed.ts: after a quarantine for a data loss, a node's fence register is raised to the maximum
+// register of at least N − quorum + 1 OTHER nodes before it votes again (the argument is in
+// reseed.ts). What counts as one of those reads is the safety question: a node that answered with
+// an error, or did not answer, did not show its register, and counting it could leave the reseed
+// below a fence that node confirmed; the old fence key is a register too. Found unkilled by
+// mutation testing (docs/mutation.md).
+
+const env = redlockEnv();
+const MAX_TTL = 1_500;
+/** Node 1 voting against: quarantined, or a timeout when its reseed's reads outlast the round. */
+const AGAINST = /^(quarantined|timeout)$/;
+
+/** A warm client; node 1 then loses its sentinel and is quarantined; resolves once that quarantine is over. */
+async function quarantineOverOnNode1(prefix: string): Promise<{ r: Redlock; errors: NodeErrorEvent[] }> {
+  for (const d of env.direct) await markNodeClean(d, { keyPrefix: prefix, maxTtlMs: MAX_TTL });
+  const r = new Redlock(env.cluster.urls, { keyPrefix: prefix, maxTtlMs: MAX_TTL, retryCount: 0, nodeTimeoutMs: 500 });
+  env.redlocks.push(r);
+  const errors: NodeErrorEvent[] = [];
+  const quarantines: QuarantineEvent[] = [];
+  r.on('node-error', (e) => errors.push(e));
+  r.on('quarantine', (e) => quarantines.push(e));
+  await (await r.acquire('warm', 1_000)).release();
+  await env.direct[0]!.del(epochKey(prefix)); // node 1 lost its data
+  await r.acquire('x', 1_000).then((l) => l.release());
+  await waitFor(() => quarantines.some((q) => q.node === 1 && q.discovered), 2_000, 'node 1 quarantined');
+  const until = quarantines.find((q) => q.node === 1)!.until;
+  await waitFor(() => Date.now() > until + 50, MAX_TTL + 3_000, 'the end of the quarantine');
+  return { r, errors };
+}
+
+/** Node 1's vote in one acquire (the acquire's own outcome aside). */
+async function node1Vote(r: Redlock, options: AcquireOptions = {}): Promise<string> {
+  const outcome = await r.acquire('y', 1_000, options).catch((e: unknown) => e);
+  if (outcome instanceof QuorumUnavailableError) return outcome.votes[0]!.reason;
+  if (outcome instanceof Error) throw outcome;
+  const lock = outcome as Awaited<ReturnType<Redlock['acquire']>>;
+  await lock.release();
+  return lock.votes[0]!.reason;
+}
+
+describe('the reseed counts only registers it read', () => {
+  it('two of the four other nodes answer the read with an error: too few registers, node 1 keeps voting against and says why', async () => {
+    const prefix = uniquePrefix('reseed-err');
+    const { r, errors } = await quarantineOverOnNode1(prefix);
+    // GET of the old fence key fails (WRONGTYPE) on nodes 2 and 3: their answers show no register.
+    for (const i of [1, 2]) await env.direct[i]!.hset(legacyFenceKey(prefix), 'x', '1');
+    try {
+      expect(await node1Vote(r)).toMatch(AGAINST);
+      await waitFor(
+        () => errors.some((e) => e.node === 1 && /owes a reseed.*2 of the 3 other nodes needed/.test(e.error.message)),
+        2_000,
+        'the reason',
+      );
+    } finally {
+      for (const i of [1, 2]) await env.direct[i]!.del(legacyFenceKey(prefix));
+    }
+    // Once they answer, the reseed completes and node 1 votes again.
+    await waitFor(async () => (await node1Vote(r)) === 'ok', 5_000, 'node 1 reseeded');
+  });
+
+  it('two of the four other nodes stalled: their refused reads are no registers, node 1 keeps voting against', async () => {
+    const prefix = uniquePrefix('reseed-stalled');
+    const { r } = await quarantineOverOnNode1(prefix);
+    for (const id of [2, 3]) await env.cluster.supervisor.pause(id);
+    try {
+      // The first round waits the whole node timeout for nodes 2 and 3 (their reads time out); it
+      // marks them stalled, so the second round's reseed reads are refused at once (node.ts).
+      // Against: quarantined, or timeout when the reseed's reads outlast the round (a loaded machine).
+      expect(await node1Vote(r)).toMatch(AGAINST);
+      expect(await node1Vote(r)).toMatch(AGAINST);
+    } finally {
+      for (const id of [2, 3]) await env.cluster.supervisor.resume(id);
+    }
+  });
+
+  it('the old fence key is a register too: node 1 comes up to the highest of either', async () => {
+    const prefix = uniquePrefix('reseed-legacy');
+    const { r } = await quarantineOverOnNode1(prefix);
+    // Above every register (node 1's quarantine floor is its clock × 1000, ≈ 1.8e15), below 2^53.
+    const highest = 5e15;
+    await env.direct[1]!.set(legacyFenceKey(prefix), String(highest));
+    // Unfenced: no fence round raises node 1's register, so what it holds is the reseed's doing.
+    await waitFor(async () => (await node1Vote(r, { fenced: false })) === 'ok', 5_000, 'node 1 reseeded');
+    expect(await readFenceRegister(env.direct[0]!, prefix)).toBeGreaterThanOrEqual(highest);
+  });
+});
