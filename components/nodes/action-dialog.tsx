@@ -1,24 +1,18 @@
 'use client';
 
-import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { useEffect, useState } from 'react';
-import { NODE_ACTION_LIMITS, nodeActionSchema, type NodeAction } from '@/lib/api/node-actions';
+import { useState } from 'react';
+import { nodeActionSchema } from '@/lib/api/node-actions';
 import type { NodeView, NodesResponse } from '@/lib/api/nodes';
-import { opsKeys, runNodeAction } from '@/lib/client/ops-queries';
-import { queryKeys } from '@/lib/client/queries';
-import { ACTIONS, unavailableNodes, type ActionKind } from './actions';
+import { LatencyFields, PersistenceFields } from './action-fields';
+import { ACTIONS, unavailableNodes, type ActionKind, type Outcome } from './actions';
 import { Impact, type HoldersState } from './action-impact';
 import { blastRadius } from './blast-radius';
-import { formatTime } from '../ui/format';
 import { Modal } from './modal';
+import { nodeActionRequest } from './node-action-request';
 import { persistenceInfo } from './node-state';
 import { PERSISTENCE_CHOICES, type Persistence } from './restart-outcome';
+import { useNodeAction } from './use-node-action';
 import styles from './nodes.module.css';
-
-export interface Outcome {
-  tone: 'ok' | 'warn' | 'bad';
-  text: string;
-}
 
 /** Confirm one node action, after showing what it would cost: the locks that lose their majority, and whether new locks can still be granted. */
 export function ActionDialog({
@@ -37,54 +31,15 @@ export function ActionDialog({
   onDone: (outcome: Outcome) => void;
 }) {
   const spec = ACTIONS[kind];
-  const queryClient = useQueryClient();
   const current = PERSISTENCE_CHOICES.find((c) => c.value === node.persistence)?.value ?? 'aof-always';
   const [persistence, setPersistence] = useState<Persistence>(current);
   const [delayS, setDelayS] = useState('0');
   const [latencyMs, setLatencyMs] = useState('200');
   const [jitterMs, setJitterMs] = useState('0');
-  // The blast radius is only as good as the lock list under it: read it again as the dialog opens.
-  useEffect(() => {
-    void queryClient.refetchQueries({ queryKey: opsKeys.lockHolders });
-  }, [queryClient]);
-
-  const delay = Number(delayS);
-  const latency = Number(latencyMs);
-  const jitter = Number(jitterMs);
-
-  const action = (): NodeAction => {
-    switch (kind) {
-      case 'start':
-        return { action: 'start', persistence };
-      case 'restart':
-        return delay !== 0 ? { action: 'restart', persistence, delayMs: Math.round(delay * 1000) } : { action: 'restart', persistence };
-      case 'latency':
-        return jitterMs.trim() !== '' && jitter !== 0
-          ? { action: 'latency', latencyMs: latency, jitterMs: jitter }
-          : { action: 'latency', latencyMs: latency };
-      default:
-        return { action: kind } as NodeAction;
-    }
-  };
+  const request = () => nodeActionRequest(kind, { persistence, delayS, latencyMs, jitterMs });
   // The API's own schema decides (lib/api/node-actions.ts): the form cannot drift from what the server accepts.
-  const invalid = !nodeActionSchema.safeParse(action()).success;
-
-  const mutation = useMutation({
-    mutationFn: () => runNodeAction(node.id, action()),
-    onSuccess: async (res) => {
-      await Promise.all([
-        queryClient.invalidateQueries({ queryKey: queryKeys.nodes }),
-        queryClient.invalidateQueries({ queryKey: opsKeys.all }),
-        queryClient.invalidateQueries({ queryKey: queryKeys.locks }),
-        queryClient.invalidateQueries({ queryKey: queryKeys.audit }),
-      ]);
-      const restartNote = res.node.restartAt ? `, restarts at ${formatTime(res.node.restartAt)}` : '';
-      onDone({
-        tone: spec.effect === 'restores' ? 'ok' : 'warn',
-        text: `node ${node.id}: ${kind} done — process ${res.node.state}${restartNote}. Written to the audit log.`,
-      });
-    },
-  });
+  const invalid = !nodeActionSchema.safeParse(request()).success;
+  const mutation = useNodeAction(node, kind, request, onDone);
 
   const unavailable = unavailableNodes(cluster.nodes);
   const radius = holders.data && spec.effect !== 'restores' ? blastRadius(holders.data.locks, node.id, unavailable, cluster.quorum) : null;
@@ -123,70 +78,16 @@ export function ActionDialog({
       </p>
 
       {kind === 'restart' || kind === 'start' ? (
-        <div className={styles.form}>
-          <fieldset className={styles.radios} aria-describedby="persistence-hint">
-            <legend>Persistence when it starts</legend>
-            {PERSISTENCE_CHOICES.map((c) => (
-              <label key={c.value} className={styles.radio} title={c.hint}>
-                <input
-                  type="radio"
-                  name="persistence"
-                  value={c.value}
-                  checked={persistence === c.value}
-                  onChange={() => setPersistence(c.value)}
-                />
-                {c.label}
-              </label>
-            ))}
-            <span className={`${styles.hint} ${styles.radiosHint}`} id="persistence-hint" data-testid="persistence-hint">
-              {PERSISTENCE_CHOICES.find((c) => c.value === persistence)?.hint}
-            </span>
-          </fieldset>
-          {kind === 'restart' ? (
-            <label className={styles.field}>
-              Delay before starting (s)
-              <input
-                type="number"
-                min={NODE_ACTION_LIMITS.delayMs.min / 1000}
-                max={NODE_ACTION_LIMITS.delayMs.max / 1000}
-                step={1}
-                value={delayS}
-                onChange={(e) => setDelayS(e.target.value)}
-                aria-describedby="delay-hint"
-              />
-              <span className={styles.hint} id="delay-hint">
-                0 = at once · up to {NODE_ACTION_LIMITS.delayMs.max / 1000}
-              </span>
-            </label>
-          ) : null}
-        </div>
+        <PersistenceFields
+          persistence={persistence}
+          onPersistence={setPersistence}
+          delayS={delayS}
+          onDelay={setDelayS}
+          withDelay={kind === 'restart'}
+        />
       ) : null}
-
       {kind === 'latency' ? (
-        <div className={styles.form}>
-          <label className={styles.field}>
-            Latency (ms, round trip)
-            <input
-              type="number"
-              min={NODE_ACTION_LIMITS.latencyMs.min}
-              max={NODE_ACTION_LIMITS.latencyMs.max}
-              step={1}
-              value={latencyMs}
-              onChange={(e) => setLatencyMs(e.target.value)}
-            />
-          </label>
-          <label className={styles.field}>
-            Jitter (ms, random extra)
-            <input
-              type="number"
-              min={NODE_ACTION_LIMITS.jitterMs.min}
-              max={NODE_ACTION_LIMITS.jitterMs.max}
-              step={1}
-              value={jitterMs}
-              onChange={(e) => setJitterMs(e.target.value)}
-            />
-          </label>
-        </div>
+        <LatencyFields latencyMs={latencyMs} onLatency={setLatencyMs} jitterMs={jitterMs} onJitter={setJitterMs} />
       ) : null}
 
       <Impact

@@ -17,6 +17,12 @@ export interface ActionSpec {
   describe: (node: NodeView) => string;
 }
 
+/** What a node action or a mark-clean did, in one line, as the Nodes screen says it after the dialog closes. */
+export interface Outcome {
+  tone: 'ok' | 'warn' | 'bad';
+  text: string;
+}
+
 const persistenceNote = (node: NodeView) => {
   switch (node.persistence) {
     case 'aof-always':

@@ -6,7 +6,7 @@ import type { NodeView, SeenSentinel } from '@/lib/api/nodes';
 import { ApiError } from '@/lib/client/fetch-json';
 import { markNodeClean, opsKeys } from '@/lib/client/ops-queries';
 import { queryKeys } from '@/lib/client/queries';
-import type { Outcome } from './action-dialog';
+import type { Outcome } from './actions';
 import { Modal } from './modal';
 import { quarantineWhy } from './node-state';
 import styles from './nodes.module.css';
