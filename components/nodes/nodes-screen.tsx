@@ -2,21 +2,20 @@
 
 import { useQuery } from '@tanstack/react-query';
 import { useCallback, useMemo, useRef, useState } from 'react';
-import type { NodeView, NodesResponse } from '@/lib/api/nodes';
+import type { NodesResponse } from '@/lib/api/nodes';
 import { lockHoldersQuery } from '@/lib/client/ops-queries';
 import { nodesQuery } from '@/lib/client/queries';
 import { meQuery } from '@/lib/client/session';
-import { Countdown, ReadAge, skewMs } from '../ui/clock';
-import { quarantineEndsAt } from './quarantine-clock';
+import { ReadAge, skewMs } from '../ui/clock';
 import { formatClock } from '../locks/format';
 import { headlineUnknown } from '@/lib/client/masters-reading';
 import { useMastersReading } from '../shell/use-masters-reading';
-import { formatDuration } from '../ui/format';
 import { ActionDialog } from './action-dialog';
-import { ACTIONS, NETWORK_ACTIONS, PROCESS_ACTIONS, unavailableNodes, type ActionKind, type Outcome } from './actions';
+import { unavailableNodes, type ActionKind, type Outcome } from './actions';
 import { criticalCounts } from './blast-radius';
 import { MarkCleanDialog } from './mark-clean-dialog';
-import { canAct, clusterTone, formatRtt, nodeState, persistenceInfo, quarantineWhy, voteState, type Tone } from './node-state';
+import { clusterTone } from './node-state';
+import { NodeRow } from './node-row';
 import styles from './nodes.module.css';
 
 type Open = { kind: ActionKind; node: number } | { kind: 'mark-clean'; node: number } | null;
@@ -187,190 +186,5 @@ function ClusterLine({ data }: { data: NodesResponse }) {
     <span className={`${styles.clusterLine} ${styles[tone]}`} data-testid="nodes-cluster-line">
       {v.canGrant ? 'locks can be granted' : 'locks cannot be granted'} · {v.usable} of {v.configuredNodes} usable · quorum {v.quorum}
     </span>
-  );
-}
-
-function NodeRow({
-  node,
-  skew,
-  operator,
-  sandbox,
-  counts,
-  holdersState,
-  onAction,
-}: {
-  node: NodeView;
-  skew: number;
-  operator: boolean;
-  sandbox: boolean;
-  counts: { holds: number; critical: number } | null;
-  holdersState: 'loading' | 'error' | 'ready';
-  onAction: (kind: ActionKind | 'mark-clean') => void;
-}) {
-  const state = nodeState(node);
-  const vote = voteState(node);
-  const why = vote.key === 'quarantined' ? quarantineWhy(node) : null;
-  const persistence = persistenceInfo(node.persistence);
-  const allowed = canAct(node);
-  const quarantineUntil = quarantineEndsAt(node, skew);
-  const rowTone = state.tone === 'bad' ? styles.bad : state.tone === 'warn' || vote.tone !== 'ok' ? styles.warn : '';
-  const showMarkClean = node.up && (node.quarantine?.state === 'quarantined' || node.quarantine?.state === 'unknown');
-  const restartAt = node.restartAt !== null ? node.restartAt + skew : null;
-
-  const button = (kind: ActionKind) => {
-    const spec = ACTIONS[kind];
-    const label = kind === 'heal' && node.fault === 'latency' ? 'Remove latency' : spec.label;
-    return (
-      <button
-        key={kind}
-        type="button"
-        className={`${styles.act} ${styles[spec.style]}`}
-        onClick={() => onAction(kind)}
-        aria-label={`${label.replace('…', '')} node ${node.id}`}
-        data-testid={`node-action-${node.id}-${kind}`}
-        aria-haspopup="dialog"
-      >
-        {label}
-      </button>
-    );
-  };
-
-  return (
-    <article
-      className={`${styles.row} ${rowTone}`}
-      aria-label={`node ${node.id}`}
-      data-testid={`node-row-${node.id}`}
-      data-state={state.key}
-    >
-      <div className={styles.rowMain}>
-        <div>
-          <div className={styles.nodeName}>node {node.id}</div>
-          <div className={styles.nodeAddr}>{node.label}</div>
-        </div>
-        <div className={styles.pills}>
-          <span className={`${styles.pill} ${styles[state.tone]}`} title={state.detail} data-testid={`nodes-state-${node.id}`}>
-            {state.label}
-          </span>
-          <span className={`${styles.pill} ${styles[vote.tone]}`} title={vote.detail} data-testid={`nodes-vote-${node.id}`}>
-            {vote.label}
-            {quarantineUntil !== null && vote.key === 'quarantined' ? (
-              <>
-                &nbsp;
-                <Countdown until={quarantineUntil} done="ending" />
-              </>
-            ) : null}
-          </span>
-          {why ? (
-            <span
-              className={`${styles.pill} ${styles.neutral}`}
-              data-testid={`nodes-cause-${node.id}`}
-              title={why.note ? `${why.label}: ${why.detail} · ${why.note}` : `${why.label}: ${why.detail}`}
-            >
-              {why.label}
-              {why.label === 'restart detected' ? (
-                <>
-                  &nbsp;·&nbsp;<span className="mono">{why.detail.replace('process ', '')}</span>
-                </>
-              ) : null}
-            </span>
-          ) : null}
-          {vote.key === 'refused' && node.refusal ? (
-            <span className={`${styles.pill} ${styles.bad}`} data-testid={`nodes-refusal-${node.id}`} title={node.refusal.message}>
-              {node.refusal.reason}
-            </span>
-          ) : null}
-          {restartAt !== null ? (
-            <span className={`${styles.pill} ${styles.neutral}`}>
-              restarts in&nbsp;
-              <Countdown until={restartAt} done="now" />
-            </span>
-          ) : null}
-        </div>
-        <div className={styles.facts}>
-          <Fact label="Persistence" value={persistence.label} tone={node.up ? persistence.tone : 'neutral'} />
-          <Fact label="Uptime" value={node.up ? formatDuration(node.uptimeMs) : '—'} />
-          <Fact
-            label="RTT"
-            value={node.up ? formatRtt(node.rttMs) : '—'}
-            tone={node.rttMs !== null && node.rttMs > 50 ? 'warn' : 'neutral'}
-          />
-          <Fact
-            label="Network"
-            value={
-              node.fault === null
-                ? 'direct'
-                : node.fault === 'pass'
-                  ? 'pass-through'
-                  : node.fault === 'latency'
-                    ? (node.faultDetail ?? 'latency')
-                    : node.fault
-            }
-            tone={node.fault && node.fault !== 'pass' ? 'warn' : 'neutral'}
-          />
-        </div>
-        <div className={styles.locks} data-testid={`node-locks-${node.id}`}>
-          {holdersState === 'loading' ? (
-            'Reading locks…'
-          ) : holdersState === 'error' ? (
-            'Locks could not be read'
-          ) : counts ? (
-            <>
-              <strong>{counts.holds.toLocaleString()}</strong> held lock{counts.holds === 1 ? '' : 's'} here
-              <br />
-              <span className={counts.critical ? styles.critical : ''}>
-                deciding vote for <strong className={counts.critical ? styles.critical : ''}>{counts.critical.toLocaleString()}</strong>
-              </span>
-            </>
-          ) : (
-            '—'
-          )}
-        </div>
-      </div>
-      {operator ? (
-        <div className={styles.actions} data-testid={`node-actions-${node.id}`}>
-          {sandbox ? (
-            <>
-              <div className={styles.group} role="group" aria-label={`Process actions for node ${node.id}`}>
-                <span className={styles.groupLabel}>Process</span>
-                {PROCESS_ACTIONS.filter((k) => allowed[k]).map(button)}
-              </div>
-              <div className={styles.group} role="group" aria-label={`Network actions for node ${node.id}`}>
-                <span className={styles.groupLabel}>Network</span>
-                {NETWORK_ACTIONS.filter((k) => allowed[k]).map(button)}
-                {node.fault === null ? <span className={styles.actionsNote}>no fault proxy</span> : null}
-              </div>
-            </>
-          ) : null}
-          <div className={styles.group} role="group" aria-label={`Epoch actions for node ${node.id}`}>
-            <span className={styles.groupLabel}>Epoch</span>
-            {showMarkClean ? (
-              <button
-                type="button"
-                className={`${styles.act} ${styles.caution}`}
-                onClick={() => onAction('mark-clean')}
-                aria-haspopup="dialog"
-                data-testid={`node-action-${node.id}-mark-clean`}
-              >
-                {/* Named by its visible words first (label in name): "Mark clean node 3…". */}
-                Mark clean<span className="visually-hidden"> node {node.id}</span>…
-              </button>
-            ) : (
-              <span className={styles.actionsNote}>{node.up ? 'clean — nothing to mark' : 'unreachable'}</span>
-            )}
-          </div>
-        </div>
-      ) : null}
-    </article>
-  );
-}
-
-function Fact({ label, value, tone = 'neutral' }: { label: string; value: string; tone?: Tone }) {
-  return (
-    <div className={styles.fact}>
-      <span className={styles.factLabel}>{label}</span>
-      <span className={`${styles.factValue} ${tone !== 'neutral' ? styles[tone] : ''}`} title={value}>
-        {value}
-      </span>
-    </div>
   );
 }
