@@ -15,11 +15,3 @@ export const SAFETY_TS = [
   'packages/redlock/src/release-group.ts', // release, cleanup
   'packages/redlock/src/lock.ts', // extend, validity
 ];
-
-/** Quick first pass: small files, fast to run on a shared 2-core machine. */
-export const SAFETY_TS_QUICK = [
-  'packages/redlock/src/quorum.ts',
-  'packages/redlock/src/quarantine-start.ts',
-  'packages/redlock/src/fence-round.ts',
-  'packages/redlock/src/release-round.ts',
-];
