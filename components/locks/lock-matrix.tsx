@@ -5,7 +5,8 @@ import { useCallback, useEffect, useRef, useState, type CSSProperties } from 're
 import { queryKeys } from '@/lib/client/queries';
 import { meQuery } from '@/lib/client/session';
 import { useNow } from './countdown';
-import { MatrixHeader, type MatrixRowData } from './matrix-row';
+import { MatrixHeader } from './matrix-header';
+import type { MatrixRowData } from './matrix-row';
 import { KeyInspector } from './key-inspector';
 import { BulkReleaseDialog } from './bulk-release-dialog';
 import { useLockSelection, type PickedLock } from './lock-selection';
