@@ -2,14 +2,17 @@ import { describe, expect, it } from 'vitest';
 import {
   epochKey,
   legacyFenceKey,
+  lockKey,
   markNodeClean,
-  QuorumUnavailableError,
-  readFenceRegister,
+  RedlockError,
   Redlock,
   type AcquireOptions,
   type NodeErrorEvent,
   type QuarantineEvent,
 } from '@redlock-console/redlock';
+import type { LockNode } from '../../src/node';
+import type { ScriptCall } from '../../src/resp';
+import { RESEED_SCRIPT } from '../../src/scripts';
 import { uniquePrefix, waitFor } from '@/test/support/cluster';
 import { redlockEnv } from '@/test/support/redlock-env';
 
@@ -17,8 +20,8 @@ import { redlockEnv } from '@/test/support/redlock-env';
 // register of at least N − quorum + 1 OTHER nodes before it votes again (the argument is in
 // reseed.ts). What counts as one of those reads is the safety question: a node that answered with
 // an error, or did not answer, did not show its register, and counting it could leave the reseed
-// below a fence that node confirmed; the old fence key is a register too. Found unkilled by
-// mutation testing (docs/mutation.md).
+// below a fence that node confirmed; and a reseed whose write did not apply (the node lost its data
+// again meanwhile) is no reseed. Found unkilled by mutation testing (docs/mutation.md).
 
 const env = redlockEnv();
 const MAX_TTL = 1_500;
@@ -46,7 +49,7 @@ async function quarantineOverOnNode1(prefix: string): Promise<{ r: Redlock; erro
 /** Node 1's vote in one acquire (the acquire's own outcome aside). */
 async function node1Vote(r: Redlock, options: AcquireOptions = {}): Promise<string> {
   const outcome = await r.acquire('y', 1_000, options).catch((e: unknown) => e);
-  if (outcome instanceof QuorumUnavailableError) return outcome.votes[0]!.reason;
+  if (outcome instanceof RedlockError) return outcome.votes[0]!.reason;
   if (outcome instanceof Error) throw outcome;
   const lock = outcome as Awaited<ReturnType<Redlock['acquire']>>;
   await lock.release();
@@ -88,14 +91,22 @@ describe('the reseed counts only registers it read', () => {
     }
   });
 
-  it('the old fence key is a register too: node 1 comes up to the highest of either', async () => {
-    const prefix = uniquePrefix('reseed-legacy');
-    const { r } = await quarantineOverOnNode1(prefix);
-    // Above every register (node 1's quarantine floor is its clock × 1000, ≈ 1.8e15), below 2^53.
-    const highest = 5e15;
-    await env.direct[1]!.set(legacyFenceKey(prefix), String(highest));
-    // Unfenced: no fence round raises node 1's register, so what it holds is the reseed's doing.
-    await waitFor(async () => (await node1Vote(r, { fenced: false })) === 'ok', 5_000, 'node 1 reseeded');
-    expect(await readFenceRegister(env.direct[0]!, prefix)).toBeGreaterThanOrEqual(highest);
+  it('node 1 loses its data again between the reseed’s reads and its write: the write does not apply, and node 1 votes against', async () => {
+    const prefix = uniquePrefix('reseed-cas');
+    const { r, errors } = await quarantineOverOnNode1(prefix);
+    // The reseed's write to node 1 waits until node 1 has lost its sentinel again (a second loss
+    // found meanwhile): reseed.lua's compare-and-set on the sentinel refuses it.
+    const node = (r as unknown as { nodes: LockNode[] }).nodes[0]!;
+    const run = node.run.bind(node);
+    node.run = (call: ScriptCall) =>
+      call.script === RESEED_SCRIPT ? env.direct[0]!.del(epochKey(prefix)).then(() => run(call)) : run(call);
+    // Nodes 2 and 3 hold the resource for someone else, so node 1's vote decides the round.
+    for (const i of [1, 2]) await env.direct[i]!.set(lockKey(prefix, 'y'), 'someone-else', 'PX', 10_000);
+    expect(await node1Vote(r)).toMatch(AGAINST);
+    await waitFor(
+      () => errors.some((e) => e.node === 1 && /did not apply: its sentinel changed/.test(e.error.message)),
+      2_000,
+      'the reason',
+    );
   });
 });
