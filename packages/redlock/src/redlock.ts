@@ -1,10 +1,9 @@
 import type { RedlockNodeTarget } from './client-detect';
-import { checkMarkClean, markCleanCall } from './epoch';
 import { epochKey, lockKeyPrefix, lockKeysOf, releaseChannel } from './keys';
-import { InvalidArgumentError, LockExpiredError, QuorumUnavailableError, setCleanupPending, type RedlockError } from './errors';
+import { InvalidArgumentError, LockExpiredError, setCleanupPending, type RedlockError } from './errors';
 import { Lock, type ExtendResult, type LockController, type LockState, type ReleaseResult } from './lock';
-import { explainNodeError } from './grant-verdict';
 import { LockNode } from './node';
+import { closedError } from './closed-error';
 import { checkNodeTargets } from './node-targets';
 import { RedlockEmitter } from './redlock-emitter';
 import { attemptAcquire, extendKeys, type ProtocolContext } from './protocol';
@@ -13,9 +12,9 @@ import { jitteredDelayMs, quorumSize } from './quorum';
 import { checkLeaseTtl, prepareAcquire, probesOf } from './request';
 import { checkDelay, checkRetryCount, resolveSettings, type RedlockSettings } from './settings';
 import { runUsing } from './using';
-import { markCleanOutcome, markCleanTimeout, MarkCleanTimeout, type MarkCleanOptions, type MarkCleanResult } from './mark-clean-outcome';
+import { markCleanOutcome, markCleanTimeout, type MarkCleanOptions, type MarkCleanResult } from './mark-clean-outcome';
+import { markNodeCleanVote } from './mark-clean-nodes';
 import { checkResources, checkToken } from './validate';
-import type { Vote } from './votes';
 import { ReleaseWaiters, type Waiter } from './waiters';
 
 /** Short naps after split votes in a row (no release seen since), before the normal jittered delays. */
@@ -149,7 +148,7 @@ export class Redlock extends RedlockEmitter implements LockController {
     const signal = options.signal;
     if (signal !== undefined && !(signal instanceof AbortSignal)) throw new InvalidArgumentError('signal', 'must be an AbortSignal');
     if (signal?.aborted) throw signal.reason;
-    if (this.closed) throw this.closedError(req.resources);
+    if (this.closed) throw closedError(this.nodes, req.resources);
 
     let attempts = 0;
     let retriesLeft = retryCount;
@@ -216,7 +215,7 @@ export class Redlock extends RedlockEmitter implements LockController {
         if (waiter.takeReleased()) splitNaps = 0;
         // quit() wakes every sleeper: settle at once.
         if (this.closed) {
-          lastError = this.closedError(req.resources);
+          lastError = closedError(this.nodes, req.resources);
           break;
         }
         // Woken early or napping: keep the rest of the delay for later, so the total wait stays
@@ -297,7 +296,7 @@ export class Redlock extends RedlockEmitter implements LockController {
     const names = checkResources(resources);
     checkToken(token);
     checkLeaseTtl(ttlMs, this.settings);
-    if (this.closed) throw this.closedError(names);
+    if (this.closed) throw closedError(this.nodes, names);
     const started = performance.now();
     const outcome = await extendKeys(this.ctx, names, lockKeysOf(this.settings.keyPrefix, names), token, ttlMs, null);
     if (this.listenerCount('extend') > 0) {
@@ -350,46 +349,9 @@ export class Redlock extends RedlockEmitter implements LockController {
    * either way, and the same whenever it applies).
    */
   async markNodesClean(options: MarkCleanOptions = {}): Promise<MarkCleanResult> {
-    const { keyPrefix, maxTtlMs } = this.settings;
     const timeoutMs = markCleanTimeout(options, this.settings.nodeTimeoutMs);
-    const votes: Vote[] = await Promise.all(
-      this.nodes.map(async (node): Promise<Vote> => {
-        let timer: NodeJS.Timeout | undefined;
-        try {
-          await Promise.race([
-            node
-              .whenBooted()
-              .then(() => {
-                const marked = node.run(markCleanCall({ keyPrefix, maxTtlMs, origin: 'clean' }));
-                // A mark-clean is the statement that nothing before it matters: the rollback
-                // detector's WATCH starts again after it (node.ts armAfterCheck).
-                node.armAfterCheck(probesOf(this.settings), marked);
-                return marked;
-              })
-              .then(checkMarkClean),
-            new Promise((_, reject) => {
-              timer = setTimeout(
-                () =>
-                  reject(
-                    new MarkCleanTimeout(
-                      `no answer to mark clean within ${timeoutMs} ms; it may still reach the node and apply there later`,
-                    ),
-                  ),
-                timeoutMs,
-              );
-            }),
-          ]);
-          return { node: node.number, label: node.label, vote: 'for', reason: 'ok' };
-        } catch (err) {
-          const error = explainNodeError(err instanceof Error ? err : new Error(String(err)));
-          this.emit('node-error', { node: node.number, label: node.label, error });
-          const reason = err instanceof MarkCleanTimeout ? 'timeout' : 'error';
-          return { node: node.number, label: node.label, vote: 'against', reason, detail: error.message };
-        } finally {
-          clearTimeout(timer);
-        }
-      }),
-    );
+    const onNodeError = (node: LockNode, error: Error) => this.emit('node-error', { node: node.number, label: node.label, error });
+    const votes = await Promise.all(this.nodes.map((node) => markNodeCleanVote(node, this.settings, timeoutMs, onNodeError)));
     return markCleanOutcome(votes, this.quorum);
   }
 
@@ -433,16 +395,5 @@ export class Redlock extends RedlockEmitter implements LockController {
     const state = this.states.get(lock);
     if (!state) throw new InvalidArgumentError('lock', 'was not granted by this Redlock');
     return state;
-  }
-
-  private closedError(resources: readonly string[]): QuorumUnavailableError {
-    const votes: Vote[] = this.nodes.map((n) => ({
-      node: n.number,
-      label: n.label,
-      vote: 'against',
-      reason: 'not-asked',
-      detail: 'quit() was called',
-    }));
-    return new QuorumUnavailableError('this Redlock was closed with quit()', votes, resources);
   }
 }
