@@ -38,7 +38,8 @@ export const MUTANTS: readonly Mutant[] = [
     description: 'clock drift not subtracted from the validity',
     patches: [
       { file: 'quorum.ts', find: 'return ttlMs * driftFactor + 2;', replace: 'return 0;' },
-      { file: 'protocol.ts', find: 'const drift = ttlMs * settings.driftFactor + 2;', replace: 'const drift = 0;', count: 2 },
+      { file: 'protocol.ts', find: 'const drift = ttlMs * settings.driftFactor + 2;', replace: 'const drift = 0;' },
+      { file: 'extend-round.ts', find: 'const drift = ttlMs * settings.driftFactor + 2;', replace: 'const drift = 0;' },
     ],
     nemeses: ['skew', 'skew'],
     cycles: 3,
@@ -80,7 +81,7 @@ export const MUTANTS: readonly Mutant[] = [
     description: 'an extension accepted on a minority of the nodes',
     patches: [
       {
-        file: 'protocol.ts',
+        file: 'extend-round.ts',
         find: 'if (round.forCount >= quorum && validity > 0 && !late) {',
         replace: 'if (round.forCount >= 1 && validity > 0 && !late) {',
       },
@@ -162,17 +163,17 @@ export const MUTANTS: readonly Mutant[] = [
     description: "an extend accepted after the lock's validity ended",
     patches: [
       {
-        file: 'protocol.ts',
+        file: 'extend-round.ts',
         find: '  if (validUntil !== null && validUntil <= t0) {',
         replace: '  if (validUntil !== null && validUntil <= t0 && ttlMs < 0) {',
       },
       {
-        file: 'protocol.ts',
+        file: 'extend-round.ts',
         find: '  const limit = validUntil === null ? horizon : Math.min(horizon, validUntil - t0);',
         replace: '  const limit = horizon;',
       },
       {
-        file: 'protocol.ts',
+        file: 'extend-round.ts',
         find: '  const late = validUntil !== null && now >= validUntil;',
         replace: '  const late = validUntil === null && now < 0;',
       },

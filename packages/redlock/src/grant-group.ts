@@ -59,19 +59,16 @@
  *   its own batch did.
  */
 import type { GrantPlan, NodeProbes } from './grant-plan';
-import { explainNodeError, fastProbe, judgeGrant, needsCheck, parseProbe, recordProbe, type GrantReply, type Probe } from './grant-verdict';
+import { explainNodeError, fastProbe, judgeGrant, needsCheck, parseProbe, recordProbe, type Probe } from './grant-verdict';
 import { checkClock } from './clock-check';
 import { reseedNode } from './reseed';
-import { QUARANTINE_CAUSES, type QuarantineCause } from './vocabulary';
 import { timeRead, type BatchGroup, type LockNode, type Reply, type TimedReply } from './node';
 import { deliver } from './outbound';
 import { isOne } from './resp';
+import { evidenceVote, failure, suspectOf, type Evidence } from './grant-evidence';
 
 /** The most commands a probe takes (the fast one: MULTI, proof, read, anchor, stats, TIME, EXEC); seal() returns the rest. */
 const FAST_PROBE_COMMANDS = 7;
-
-/** Evidence only this client has that the node's locks may be gone: a quarantine it must start (probe.lua ARGV[5]). */
-type Evidence = 'rollback' | 'clock-jump';
 
 export class GrantGroup implements BatchGroup {
   private readonly plans: GrantPlan[] = [];
@@ -275,27 +272,9 @@ export class GrantGroup implements BatchGroup {
       this.checkNow();
       return false;
     }
-    this.parsed = fastProbe(fields, time, this.suspectOf(fields, Number(anchor), String(stats)));
+    this.parsed = fastProbe(fields, time, suspectOf(this.watchedBefore, fields, Number(anchor), String(stats)));
     this.probe = fields;
     return true;
-  }
-
-  /**
-   * Why the fast read cannot vouch for itself (null: it can). Every fast read is read after the
-   * batch's SETs; what makes it worth anything is that nothing replaced the data between the check
-   * that reconciled it and now: the WATCH armed since then did not fire (watchedBefore), the anchor
-   * is still there, and no key was evicted and no RESETSTAT hid an eviction since that check
-   * (INFO stats against what the check recorded in the sentinel).
-   */
-  private suspectOf(fields: readonly unknown[], anchor: number, stats: string): string | null {
-    if (!this.watchedBefore) return 'unwatched';
-    if (anchor !== 1) return 'anchor';
-    const recordedEvicted = fields[5];
-    if (recordedEvicted !== null && recordedEvicted !== undefined && statNumber(stats, 'evicted_keys') !== Number(recordedEvicted))
-      return 'evicted';
-    const recordedProcessed = Number(fields[6] ?? 0);
-    if (statNumber(stats, 'total_commands_processed') < recordedProcessed) return 'resetstat';
-    return null;
   }
 
   /** Judge a probe: its clock first, then a check when it asks for one, then the members. */
@@ -400,30 +379,4 @@ export class GrantGroup implements BatchGroup {
       deliver(this.replies[i]!, null, judgeGrant(this.node, plan, this.grants[i], probe, timed ? this.time : null));
     }
   }
-}
-
-/**
- * The vote of a member judged on evidence: quarantined, until what the forced check wrote (or now),
- * for the cause the check recorded (an eviction it found itself comes before the evidence: the
- * WATCH also fires when the anchor is evicted), or the evidence's.
- */
-function evidenceVote(probe: Probe | null, evidence: Evidence): GrantReply {
-  const until = Number(probe?.until ?? 0);
-  const found = probe?.check?.cause;
-  const cause = found && (QUARANTINE_CAUSES as readonly string[]).includes(found) ? (found as QuarantineCause) : evidence;
-  return [2, Number.isFinite(until) && until > 0 ? until : Date.now(), cause, probe?.check?.started ?? false];
-}
-
-/** A counter of an INFO section (`name:<digits>`), or NaN. */
-function statNumber(info: string, name: string): number {
-  const at = info.indexOf(`\n${name}:`);
-  if (at < 0) return Number.NaN;
-  const from = at + name.length + 2;
-  let end = from;
-  while (end < info.length && info.charCodeAt(end) >= 48 && info.charCodeAt(end) <= 57) end++;
-  return Number(info.slice(from, end));
-}
-
-function failure(reply: unknown): Error | null {
-  return reply instanceof Error ? reply : null;
 }

@@ -1,7 +1,7 @@
 /**
- * The Redlock rounds: acquire (+ fence confirmation), extend and a failed attempt's cleanup, over
- * every node in parallel (a caller's release: release-round.ts). Framework-free and stateless: a
- * Redlock supplies the context.
+ * The Redlock rounds: acquire (+ fence confirmation) and a failed attempt's cleanup, over every
+ * node in parallel (a caller's release: release-round.ts; an extend: extend-round.ts). Framework-free
+ * and stateless: a Redlock supplies the context.
  *
  * Safety, in one place:
  * - Mutual exclusion. A grant needs SET NX on a quorum ⌊N/2⌋+1 of the configured N, within a
@@ -24,26 +24,17 @@
  *   fence register may have gone back, until the register is reseeded from the others (reseed.ts).
  */
 import type { QuarantineCause } from './epoch';
-import {
-  InvalidArgumentError,
-  LockContendedError,
-  LockExpiredError,
-  MaxTtlMismatchError,
-  QuorumUnavailableError,
-  type RedlockError,
-} from './errors';
+import { LockContendedError, LockExpiredError, MaxTtlMismatchError, QuorumUnavailableError, type RedlockError } from './errors';
 import { sendGrant } from './grant';
 import { grantPlan, type NodeProbes } from './grant-plan';
 import type { GrantReply } from './grant-verdict';
 import { startQuarantine } from './quarantine-start';
 import { startReseed } from './reseed';
 import { NodeStalledError, type LockNode } from './node';
-import { isOne, ScriptCall } from './resp';
 import { blockingSize, validityHorizonMs, validityMs } from './quorum';
 import { confirmFence } from './fence-round';
 import { Round, type ErrorSink } from './round';
 import { ReleaseCall } from './release-group';
-import { EXTEND_SCRIPT } from './scripts';
 import type { RedlockSettings } from './settings';
 import { lockValue, parseMetaText } from './value';
 import { newToken } from './token';
@@ -380,68 +371,4 @@ function onReleaseReply(round: Round, i: number, reply: unknown): void {
   const deleted = Number(reply);
   if (deleted > 0) round.accept(i, deleted);
   else round.reject(i, 'not-held');
-}
-
-export type ExtendOutcome =
-  { ok: true; validUntil: number; expiresAt: number; votes: readonly Vote[]; durationMs: number } | { ok: false; error: RedlockError };
-
-/**
- * Compare-and-pexpire on every node; success needs a quorum, within the current validity when
- * one is known (`validUntil`, monotonic ms), and a positive new validity counted from this
- * extend's own start. PEXPIRE GT never shortens a key, so a failed extend leaves the old validity
- * intact; and a quorum that still holds our token has held it without a gap (a token is only
- * ever set once), so no one else can have been granted the lock meanwhile.
- */
-export async function extendKeys(
-  ctx: ProtocolContext,
-  resources: readonly string[],
-  lockKeys: readonly string[],
-  token: string,
-  ttlMs: number,
-  validUntil: number | null,
-): Promise<ExtendOutcome> {
-  const { nodes, quorum, settings } = ctx;
-  const t0 = performance.now();
-  const wall0 = Date.now();
-  const what = resources.length === 1 ? JSON.stringify(resources[0]) : `${resources.length} resources`;
-  if (validUntil !== null && validUntil <= t0) {
-    return { ok: false, error: new LockExpiredError(`extend ${what}: the lock's validity has run out`, [], resources) };
-  }
-  const horizon = validityHorizonMs(ttlMs, settings.driftFactor);
-  if (horizon <= 0)
-    return { ok: false, error: new InvalidArgumentError('ttlMs', `is too short to leave any validity after drift, got ${ttlMs}`) };
-  const limit = validUntil === null ? horizon : Math.min(horizon, validUntil - t0);
-  const timeout = Math.min(settings.nodeTimeoutMs, limit);
-  const round = new Round(nodes, quorum, false, timeout, onExtendReply, ctx.onNodeError);
-  const args: (string | number)[] = lockKeys.slice();
-  args.push(token, ttlMs);
-  const call = new ScriptCall(EXTEND_SCRIPT, lockKeys.length, args);
-  for (let i = 0; i < nodes.length; i++) nodes[i]!.call(call, round.reply(i));
-  await round.done;
-  const now = performance.now();
-  const validity = validityMs(ttlMs, now - t0, settings.driftFactor);
-  const late = validUntil !== null && now >= validUntil;
-  const summary = summarizeVotes(round.votes);
-  if (round.forCount >= quorum && validity > 0 && !late) {
-    const drift = ttlMs * settings.driftFactor + 2;
-    return { ok: true, validUntil: t0 + ttlMs - drift, expiresAt: wall0 + ttlMs - drift, votes: round.votes, durationMs: now - t0 };
-  }
-  if (late || validity <= 0 || (round.timedOut && limit <= settings.nodeTimeoutMs)) {
-    return {
-      ok: false,
-      error: new LockExpiredError(`extend ${what}: validity ran out before a quorum extended it (${summary})`, round.votes, resources),
-    };
-  }
-  if (countReason(round.votes, 'lost') >= blockingSize(nodes.length)) {
-    return {
-      ok: false,
-      error: new LockExpiredError(`extend ${what}: the lock is no longer held on enough nodes (${summary})`, round.votes, resources),
-    };
-  }
-  return { ok: false, error: new QuorumUnavailableError(`extend ${what}: too few nodes could vote (${summary})`, round.votes, resources) };
-}
-
-function onExtendReply(round: Round, i: number, reply: unknown): void {
-  if (isOne(reply)) round.accept(i);
-  else round.reject(i, 'lost');
 }
