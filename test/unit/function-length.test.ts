@@ -3,14 +3,15 @@ import { readFileSync } from 'node:fs';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 
-// Issue 42: components are split by what they show (a sub-component per visible part, hooks for
-// state and effects, pure helpers in small files of their own). What holds it: no function of the
-// product over 150 lines, and no file of the console (app/, components/, lib/) over 400. The lock
-// core (packages/redlock/src) is held to the function bound only: its protocol files are longer
-// and are not the console's to split.
+// Components are split by what they show (a sub-component per visible part, hooks for state and
+// effects, pure helpers in small files of their own). What holds it: no function of the product
+// over 150 lines, and no file of the product (app/, components/, lib/, the lock core) over 400 but
+// one: the core's node.ts, one connection's state machine, which is to be split next (FILE_EXCEPTIONS).
 
 const MAX_FUNCTION_LINES = 150;
 const MAX_FILE_LINES = 400;
+/** Files allowed over the bound, with their length now: one that grows fails too. */
+const FILE_EXCEPTIONS: Readonly<Record<string, number>> = { 'packages/redlock/src/node.ts': 606 };
 
 /** Every function (declaration, arrow, expression, method, accessor, constructor) longer than `max` lines, as "file:line name (n lines)". */
 function longFunctions(file: string, source: string, max = MAX_FUNCTION_LINES): string[] {
@@ -45,18 +46,18 @@ const tracked = (...dirs: string[]) =>
     .split('\n')
     .filter((f) => /\.(ts|tsx)$/.test(f) && !f.endsWith('.d.ts'));
 
-describe('functions and files of the product are short enough to read (issue 42)', () => {
+describe('functions and files of the product are short enough to read', () => {
   it(`no function of the product is over ${MAX_FUNCTION_LINES} lines`, () => {
     const files = tracked('app', 'components', 'lib', 'packages/redlock/src');
     expect(files.length).toBeGreaterThan(200);
     expect(files.flatMap((f) => longFunctions(f, readFileSync(f, 'utf8')))).toEqual([]);
   });
 
-  it(`no file of the console is over ${MAX_FILE_LINES} lines`, () => {
-    const files = tracked('app', 'components', 'lib');
+  it(`no file of the product is over ${MAX_FILE_LINES} lines (but the listed exceptions, which may not grow)`, () => {
+    const files = tracked('app', 'components', 'lib', 'packages/redlock/src');
     const long = files
       .map((f) => ({ f, lines: readFileSync(f, 'utf8').split('\n').length - 1 }))
-      .filter(({ lines }) => lines > MAX_FILE_LINES)
+      .filter(({ f, lines }) => lines > (FILE_EXCEPTIONS[f] ?? MAX_FILE_LINES))
       .map(({ f, lines }) => `${f} (${lines} lines)`);
     expect(long).toEqual([]);
   });
