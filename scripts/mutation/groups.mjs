@@ -53,6 +53,7 @@ export const GROUPS = [
       'redlock-first-run',
       'redlock-value-rewrites',
       'redlock-faults',
+      'redlock-contract',
     ],
   },
   {
