@@ -54,6 +54,10 @@ export const GROUPS = [
       'redlock-value-rewrites',
       'redlock-faults',
       'redlock-contract',
+      'redlock-reseed-reads',
+      'redlock-fencing',
+      'redlock-core',
+      'redlock-batches',
     ],
   },
   {
