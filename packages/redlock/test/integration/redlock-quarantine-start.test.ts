@@ -59,15 +59,20 @@ async function markAllClean(prefix: string, maxTtlMs = MAX_TTL): Promise<void> {
   for (const d of env.direct) await markNodeClean(d, { keyPrefix: prefix, maxTtlMs });
 }
 
-/** Nodes 2, 3, 5 paused and node 4 out of memory for the duration of `body`, whatever happens. */
+/** Nodes 2, 3, 5 paused and node 4 out of memory (noeviction) for the duration of `body`, whatever happens. */
 async function withoutConfirmations(body: () => Promise<void>): Promise<void> {
-  const paused = [2, 3, 5];
-  for (const id of paused) await env.cluster.supervisor.pause(id);
-  await env.direct[3]!.config('SET', 'maxmemory', '1');
+  const paused: number[] = [];
+  const saved = (await env.direct[3]!.config('GET', 'maxmemory', 'maxmemory-policy')) as string[];
   try {
+    for (const id of [2, 3, 5]) {
+      paused.push(id);
+      await env.cluster.supervisor.pause(id);
+    }
+    await env.direct[3]!.config('SET', 'maxmemory-policy', 'noeviction');
+    await env.direct[3]!.config('SET', 'maxmemory', '1');
     await body();
   } finally {
-    await env.direct[3]!.config('SET', 'maxmemory', '0');
+    for (let i = 0; i + 1 < saved.length; i += 2) await env.direct[3]!.config('SET', saved[i]!, saved[i + 1]!);
     for (const id of paused) await env.cluster.supervisor.resume(id);
   }
 }
