@@ -4,6 +4,7 @@ import {
   legacyFenceKey,
   lockKey,
   markNodeClean,
+  readFenceRegister,
   RedlockError,
   Redlock,
   type AcquireOptions,
@@ -111,5 +112,25 @@ describe('the reseed counts only registers it read', () => {
       2_000,
       'the reason',
     );
+  });
+
+  it('the old fence key is a register too: written on another node after its last check, the reseed still reads it', async () => {
+    const prefix = uniquePrefix('reseed-legacy');
+    const { r } = await quarantineOverOnNode1(prefix);
+    // Node 2's old fence key is written (as by an older client) just before the reseed reads node 2:
+    // after node 2's probe of this round, so no probe has brought its register up to it.
+    const highest = 5e15; // above node 1's quarantine floor (its clock × 1000, ≈ 1.8e15), below 2^53
+    const node2 = (r as unknown as { nodes: LockNode[] }).nodes[1]!;
+    const runBatch = node2.runBatch.bind(node2);
+    let written = false;
+    node2.runBatch = (commands: readonly Buffer[]) => {
+      if (written || !commands[0]?.includes('HGET')) return runBatch(commands);
+      written = true;
+      return env.direct[1]!.set(legacyFenceKey(prefix), String(highest)).then(() => runBatch(commands));
+    };
+    // Unfenced: no fence round raises node 1's register, so what it holds is the reseed's doing.
+    await waitFor(async () => (await node1Vote(r, { fenced: false })) === 'ok', 5_000, 'node 1 reseeded');
+    expect(written).toBe(true);
+    expect(await readFenceRegister(env.direct[0]!, prefix)).toBeGreaterThanOrEqual(highest);
   });
 });
