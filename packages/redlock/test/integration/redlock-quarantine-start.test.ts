@@ -183,4 +183,31 @@ describe('starting a quarantine a fresh client could not start in its check', ()
     expect(errors.filter((e) => e.node === 1).map((e) => e.error.message)).toEqual([expect.stringMatching(/OOM/)]);
     expect(await readEpoch(env.direct[0]!, prefix)).toBeNull();
   });
+
+  it('a node whose check cannot report its other ceiling still stops the start through the read, once, even with another node agreeing', async () => {
+    const prefix = uniquePrefix('qconflict-read');
+    await markAllClean(prefix); // the cluster's ceiling: MAX_TTL
+    await markNodeClean(env.direct[4]!, { keyPrefix: prefix, maxTtlMs: 1_000 }); // node 5 records this client's
+    await env.direct[0]!.del(epochKey(prefix));
+    const r = freshClient(prefix, 1_000);
+    // Nodes 4 and 5 refuse scripts (ACL): their checks fail, so neither reports its ceiling to this
+    // client's cluster view; their plain reads (the ceiling read) still answer. Nodes 2 and 3 paused.
+    const noScripts = ['-eval', '-evalsha', '-eval_ro', '-evalsha_ro'];
+    const reads = await ceilingReads(3, prefix, async () => {
+      try {
+        for (const i of [3, 4]) await env.direct[i]!.call('ACL', 'SETUSER', 'default', ...noScripts);
+        for (const id of [2, 3]) await env.cluster.supervisor.pause(id);
+        await failedAttempt(r, 'a');
+        await failedAttempt(r, 'b');
+      } finally {
+        for (const id of [2, 3]) await env.cluster.supervisor.resume(id);
+        for (const i of [3, 4]) await env.direct[i]!.call('ACL', 'SETUSER', 'default', '+@all');
+      }
+    });
+    // Node 4's other ceiling stops it although node 5 agrees: a quarantine with this client's
+    // shorter ceiling would end while leases granted under the cluster's still stand.
+    expect(await readEpoch(env.direct[0]!, prefix)).toBeNull();
+    // And the conflict is remembered: the second attempt does not read again.
+    expect(reads).toBe(1);
+  });
 });
