@@ -44,21 +44,33 @@ test.describe('locks: a scan that takes a while', () => {
     await page.goto('about:blank');
     await control.act(3, { action: 'pause' });
     try {
-      await page.waitForTimeout(2_200);
-      await page.goto(`/locks?prefix=${encodeURIComponent(base)}`);
+      // The early page lasts about 1 s. On a loaded machine the page can render after the scan
+      // ended (seen in a clean-clone run beside a mutation run): then nothing about the early page
+      // was shown or hidden wrongly, only seen too late. Look again, up to three times; a page that
+      // is never early, or early and wrong, still fails.
       // Early: every row read directly on every node (node 3 does not answer: unknown), four of
       // five hold each token (held), totals not known yet.
-      await expect
-        .poll(() => matrixState(page), { timeout: 5_000, intervals: [50] })
-        .toEqual({
-          scan: 'scanning',
-          banner: true,
-          rows: resources,
-          states: ['held', 'held', 'held'],
-          node3: ['unknown', 'unknown', 'unknown'],
-          total: '…',
-          readAt: expect.stringContaining('scanning…'),
-        });
+      const earlyPage = {
+        scan: 'scanning',
+        banner: true,
+        rows: resources,
+        states: ['held', 'held', 'held'],
+        node3: ['unknown', 'unknown', 'unknown'],
+        total: '…',
+        readAt: expect.stringContaining('scanning…'),
+      };
+      for (let look = 1; ; look++) {
+        await page.goto('about:blank');
+        await page.waitForTimeout(2_200);
+        await page.goto(`/locks?prefix=${encodeURIComponent(base)}`);
+        try {
+          await expect.poll(() => matrixState(page), { timeout: 5_000, intervals: [50] }).toEqual(earlyPage);
+          break;
+        } catch (err) {
+          // Only a scan already over excuses a miss; anything else is the failure it looks like.
+          if (look === 3 || (await matrixState(page)).scan !== 'complete') throw err;
+        }
+      }
       // One theme only: the early page lasts about the 1 s the scan waits for node 3.
       await page.screenshot({ path: 'test-results/screens/locks-scanning-light.png', fullPage: true });
       // The scan gives up on node 3; the full first page replaces the early one by itself.
