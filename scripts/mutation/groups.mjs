@@ -58,6 +58,8 @@ export const GROUPS = [
       'redlock-fencing',
       'redlock-core',
       'redlock-batches',
+      'redlock-adversarial',
+      'redlock-proxies',
     ],
   },
   {
