@@ -5,13 +5,15 @@
  *
  * The worktree is copied once to a temporary sandbox (node_modules linked). Each mutant is applied
  * to the sandbox's copy of its script, the generated Lua module regenerated there
- * (scripts/gen-lua.mjs), and the script's own tests (TESTS below, on real redis-server) run with
- * --bail 1: a failing run kills the mutant, a passing one lets it survive, a run past the timeout is
- * a timeout (counted as killed, as StrykerJS does). An unmutated control run of each test set comes
- * first: a set that fails without a mutant stops the run (a mutant cannot be judged against it).
+ * (scripts/gen-lua.mjs), and the script's tests (lua-tests.ts, on real redis-server) run with
+ * --bail 1 in two stages (lua-stages.ts): the quick subset first, the full list only for a mutant
+ * that survived it. A failing run kills the mutant, a passing one lets it survive, a run past the
+ * timeout is a timeout (counted as killed, as StrykerJS does). An unmutated control run of both
+ * stages comes first: a script whose tests fail without a mutant is not judged (said on stderr and
+ * in the summary), as a mutant cannot be judged against them.
  *
  * Incremental: results are kept in reports/lua-mutants.json keyed by the mutant and a hash of every
- * script and of its test files, so a rerun tests only mutants whose script or tests changed.
+ * script and of both stages' test files and name patterns, so a rerun tests only mutants whose script or tests changed.
  * Summary: reports/lua-mutants.md (score per script, the survivors).
  */
 import { spawnSync } from 'node:child_process';
@@ -20,34 +22,13 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, 
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { applyMutant, mutantsOf, type LuaMutant } from './lua-operators';
+import { applyMutant, mutantsOf } from './lua-operators';
+import { control, judge, mutantKey, stageHashes, type Outcome, type Stage } from './lua-stages';
+import { FULL_NAME, LUA_TESTS } from './lua-tests';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const SCRIPTS = 'packages/redlock/src/scripts';
 const IT = 'packages/redlock/test/integration';
-
-/** Each script's tests, the quickest and most pointed first (a run stops at the first failure). */
-export const TESTS: Readonly<Record<string, readonly string[]>> = {
-  'acquire.lua': ['redlock-batches', 'redlock-core', 'redlock-contract'],
-  'release.lua': ['redlock-release', 'redlock-core', 'redlock-faults'],
-  'release-many.lua': ['redlock-batches', 'redlock-release', 'redlock-core'],
-  'extend.lua': ['redlock-value-rewrites', 'redlock-core', 'redlock-faults'],
-  'fence.lua': ['redlock-fencing', 'redlock-core'],
-  'fence-many.lua': ['redlock-batches', 'redlock-fencing', 'redlock-merged-calls'],
-  'probe.lua': [
-    'redlock-mutation-classes',
-    'redlock-quarantine',
-    'redlock-restarts',
-    'redlock-rollback',
-    'redlock-probe-races',
-    'redlock-fast-path',
-  ],
-  '_replacing.lua': ['redlock-rollback', 'redlock-restarts'],
-  'mark-clean.lua': ['redlock-quarantine', 'redlock-fencing', 'redlock-restarts'],
-  'reseed.lua': ['redlock-fencing', 'redlock-restarts', 'redlock-rollback'],
-  'adopt-restart.lua': ['redlock-restarts'],
-  'time.lua': ['redlock-core'],
-};
 
 interface Result {
   readonly file: string;
@@ -55,6 +36,8 @@ interface Result {
   readonly operator: string;
   readonly replacement: string;
   readonly status: 'killed' | 'survived' | 'timeout';
+  /** The stage that decided: 'quick' (killed by the quick subset) or 'full' (ran the full list). */
+  readonly stage?: Stage;
   readonly seconds: number;
   /** The first failing test's name, for a killed mutant. */
   readonly killedBy?: string;
@@ -94,16 +77,43 @@ function makeSandbox(): string {
   return dir;
 }
 
-function runTests(sandbox: string, tests: readonly string[], timeoutMs: number): { status: Result['status']; killedBy?: string } {
+function runTests(sandbox: string, tests: readonly string[], testName: string, timeoutMs: number): Outcome {
   const r = spawnSync(
     'nice',
-    ['-n', '15', 'npx', 'vitest', 'run', '-c', 'vitest.mutation.config.ts', '--bail', '1', '--maxWorkers', '1', ...tests.map(testPath)],
-    { cwd: sandbox, encoding: 'utf8', timeout: timeoutMs, killSignal: 'SIGKILL', env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0' } },
+    [
+      '-n',
+      '15',
+      'npx',
+      'vitest',
+      'run',
+      '-c',
+      'vitest.mutation.config.ts',
+      '--bail',
+      '1',
+      '--maxWorkers',
+      '1',
+      '-t',
+      testName,
+      ...tests.map(testPath),
+    ],
+    {
+      cwd: sandbox,
+      encoding: 'utf8',
+      timeout: timeoutMs,
+      killSignal: 'SIGKILL',
+      // The test list is on the command line; a MUTATION_TESTS/MUTATION_TEST_NAME left in the
+      // environment would narrow it again (vitest.mutation.config.ts).
+      env: { ...process.env, MUTATION_TESTS: '', MUTATION_TEST_NAME: '', NO_COLOR: '1', FORCE_COLOR: '0' },
+    },
   );
   writeFileSync(join(root, 'reports', 'lua-mutants-last.log'), `${r.stdout ?? ''}\n${r.stderr ?? ''}`);
   if (r.error || r.signal) return { status: 'timeout' };
-  if (r.status === 0) return { status: 'survived' };
   const plain = (r.stdout ?? '').replace(/\u001b\[[0-9;]*m/g, '');
+  if (r.status === 0) {
+    // A pattern or a file list that matched no test passes vacuously: refuse it.
+    if (!/Tests\s+\d+ passed/.test(plain)) throw new Error(`no test ran for ${tests.join(', ')} -t ${testName}:\n${plain.slice(-2000)}`);
+    return { status: 'survived' };
+  }
   const failed = /FAIL\s+(.+)/.exec(plain) ?? /×\s+(.+)/.exec(plain);
   return { status: 'killed', killedBy: failed?.[1]?.trim().slice(0, 160) };
 }
@@ -127,28 +137,29 @@ function main() {
   let ran = 0;
   try {
     for (const file of chosen) {
-      const tests = TESTS[file];
-      if (!tests) throw new Error(`no tests listed for ${file} in TESTS`);
+      const tests = LUA_TESTS[file];
+      if (!tests) throw new Error(`no tests listed for ${file} in LUA_TESTS (lua-tests.ts)`);
       const source = readFileSync(join(scriptsDir, file), 'utf8');
-      const testsHash = sha(tests.map((t) => readFileSync(join(root, testPath(t)), 'utf8')).join('\0'));
+      const stages = stageHashes(tests, (t) => readFileSync(join(root, testPath(t)), 'utf8'));
       const mutants = mutantsOf(file, source);
-      const keyOf = (m: LuaMutant) => sha([luaHash, testsHash, m.file, m.line, m.replacement].join('\0'));
-      const todo = mutants.filter((m) => !cache[keyOf(m)]);
+      const todo = mutants.filter((m) => !cache[mutantKey(luaHash, stages, m)]);
+      const runStage = (stage: Stage) =>
+        stage === 'quick'
+          ? runTests(sandbox, tests.quick, tests.quickName ?? FULL_NAME, timeoutMs)
+          : runTests(sandbox, tests.full, FULL_NAME, timeoutMs);
       if (todo.length > 0 && ran < limit) {
-        // Up to three tries: on a loaded machine a timing test may fail once without a mutant.
-        let control = runTests(sandbox, tests, timeoutMs);
-        for (let i = 0; i < 2 && control.status !== 'survived'; i++) control = runTests(sandbox, tests, timeoutMs);
-        if (control.status !== 'survived') {
+        const failed = control(runStage);
+        if (failed) {
           // Its mutants cannot be judged against tests that fail without them: say so, go on.
           console.error(
-            `${file}: control run failed unmutated three times (${control.status}: ${control.killedBy ?? ''}); its mutants are not judged`,
+            `${file}: the ${failed.stage} stage failed unmutated three times (${failed.outcome.status}: ${failed.outcome.killedBy ?? ''}); its mutants are not judged`,
           );
           unjudged.push(file);
           continue;
         }
       }
       for (const m of mutants) {
-        const key = keyOf(m);
+        const key = mutantKey(luaHash, stages, m);
         let result = cache[key];
         if (!result) {
           if (ran >= limit) continue;
@@ -157,7 +168,7 @@ function main() {
           writeFileSync(join(sandbox, SCRIPTS, file), applyMutant(source, m));
           const gen = spawnSync('node', ['scripts/gen-lua.mjs'], { cwd: sandbox, encoding: 'utf8' });
           if (gen.status !== 0) throw new Error(`gen-lua failed in the sandbox: ${gen.stderr}`);
-          const outcome = runTests(sandbox, tests, timeoutMs);
+          const outcome = judge(runStage);
           writeFileSync(join(sandbox, SCRIPTS, file), source);
           result = {
             file,
@@ -169,11 +180,14 @@ function main() {
           };
           cache[key] = result;
           writeFileSync(cacheFile, `${JSON.stringify(cache, null, 1)}\n`);
-          console.log(`${result.status.padEnd(8)} ${file}:${m.line} ${m.operator}  ${result.replacement}  (${result.seconds}s)`);
+          console.log(
+            `${result.status.padEnd(8)} ${file}:${m.line} ${m.operator}  ${result.replacement}  (${result.stage}, ${result.seconds}s)`,
+          );
         }
         results.push(result);
       }
-      spawnSync('node', ['scripts/gen-lua.mjs'], { cwd: sandbox });
+      const regen = spawnSync('node', ['scripts/gen-lua.mjs'], { cwd: sandbox, encoding: 'utf8' });
+      if (regen.status !== 0) throw new Error(`gen-lua failed in the sandbox: ${regen.stderr}`);
     }
   } finally {
     rmSync(sandbox, { recursive: true, force: true });

@@ -1,0 +1,89 @@
+/**
+ * Which core tests judge each Lua script's mutants (scripts/mutation/lua-mutants.ts), in two stages:
+ * - `quick`: the fastest test files that reach the script (optionally narrowed by `quickName`, a
+ *   vitest test-name pattern), run first with --bail 1; most mutants fail here in seconds;
+ * - `full`: every test file listed for the script, run only for a mutant that survived the quick
+ *   stage. A mutant that fails either stage is killed.
+ * Names are test files under packages/redlock/test/integration without `.test.ts`. Every `quick`
+ * file is in `full` too (test/unit/mutation-lua-tests.test.ts), so the full stage alone judges as
+ * much as both.
+ */
+
+export interface LuaTestSet {
+  readonly quick: readonly string[];
+  /** A test-name pattern for the quick stage (vitest -t): the fast tests of slow files. */
+  readonly quickName?: string;
+  readonly full: readonly string[];
+}
+
+/**
+ * Tests left out of every Lua mutant run: they fail unmutated on a loaded machine (the fencing
+ * stress test outruns its 60 s timeout at a load of 12–17, docs/mutation.md) and kill nothing the
+ * listed tests do not. A negative lookahead: vitest runs the tests whose full name matches.
+ */
+export const SLOW_UNDER_LOAD = ['many clients, one resource'] as const;
+export const FULL_NAME = `^(?!.*(?:${SLOW_UNDER_LOAD.join('|')}))`;
+
+/** The slow tests of redlock-restarts / redlock-rollback, left to the full stage. */
+const SLOW_CHECK_TESTS = [
+  'crash and restart from an older RDB',
+  'restart into an AOF',
+  'REPLICAOF a server loaded',
+  'SWAPDB into',
+  'an hour behind from the start',
+  ...SLOW_UNDER_LOAD,
+];
+const notSlow = `^(?!.*(?:${SLOW_CHECK_TESTS.join('|')}))`;
+
+export const LUA_TESTS: Readonly<Record<string, LuaTestSet>> = {
+  'acquire.lua': { quick: ['redlock-batches', 'redlock-core'], full: ['redlock-batches', 'redlock-core', 'redlock-contract'] },
+  'release.lua': { quick: ['redlock-release', 'redlock-core'], full: ['redlock-release', 'redlock-core', 'redlock-faults'] },
+  'release-many.lua': {
+    quick: ['redlock-merged-calls', 'redlock-batches'],
+    full: ['redlock-merged-calls', 'redlock-batches', 'redlock-release', 'redlock-release-mutants', 'redlock-core', 'redlock-waiters'],
+  },
+  'extend.lua': {
+    quick: ['redlock-value-rewrites', 'redlock-core'],
+    full: ['redlock-value-rewrites', 'redlock-core', 'redlock-faults', 'redlock-contract'],
+  },
+  'fence.lua': {
+    quick: ['redlock-value-rewrites', 'redlock-core', 'redlock-fast-path'],
+    full: ['redlock-value-rewrites', 'redlock-core', 'redlock-fast-path', 'redlock-fencing', 'redlock-fence-round', 'redlock-probe-races'],
+  },
+  'fence-many.lua': {
+    quick: ['redlock-merged-calls', 'redlock-value-rewrites', 'redlock-batches'],
+    full: ['redlock-merged-calls', 'redlock-value-rewrites', 'redlock-batches', 'redlock-fencing', 'redlock-core', 'redlock-fence-round'],
+  },
+  'probe.lua': {
+    quick: ['redlock-quarantine', 'redlock-core', 'redlock-fast-path', 'redlock-restarts', 'redlock-rollback'],
+    quickName: notSlow,
+    full: [
+      'redlock-quarantine',
+      'redlock-core',
+      'redlock-fast-path',
+      'redlock-restarts',
+      'redlock-rollback',
+      'redlock-mutation-classes',
+      'redlock-probe-races',
+      'redlock-first-run',
+      'redlock-quarantine-start',
+      'redlock-reseed-reads',
+      'redlock-fencing',
+    ],
+  },
+  '_replacing.lua': {
+    quick: ['redlock-rollback'],
+    quickName: notSlow,
+    full: ['redlock-rollback', 'redlock-restarts'],
+  },
+  'mark-clean.lua': {
+    quick: ['redlock-core', 'redlock-quarantine'],
+    full: ['redlock-core', 'redlock-quarantine', 'redlock-first-run', 'redlock-fencing', 'redlock-restarts', 'redlock-rollback'],
+  },
+  'reseed.lua': {
+    quick: ['redlock-reseed-reads'],
+    full: ['redlock-reseed-reads', 'redlock-fencing', 'redlock-rollback', 'redlock-restarts'],
+  },
+  'adopt-restart.lua': { quick: ['redlock-restarts'], quickName: notSlow, full: ['redlock-restarts'] },
+  'time.lua': { quick: ['redlock-core'], full: ['redlock-core'] },
+};
