@@ -61,7 +61,13 @@ export function judgeDefence(kind: TrialKind, e: DefenceEvidence): { defence: st
             : recorded
               ? 'quarantined (recorded; its votes timed out)'
               : null;
-      const voted = e.aVictimVotes.length > 0 && e.aVictimVotes.every((x) => x === 'u' || x === 'q');
+      // A vote the victim did not give in time (t) is not a vote for, and on a loaded machine a few
+      // of A's hundred attempts meet one: the defence is seen when every answer it did give refused
+      // (u or q) and those answers are most of A's attempts (a victim that only timed out showed
+      // nothing, and is judged by its sentinel above).
+      const refusals = e.aVictimVotes.filter((x) => x === 'u' || x === 'q').length;
+      const answeredOrLate = e.aVictimVotes.every((x) => x === 'u' || x === 'q' || x === 't');
+      const voted = answeredOrLate && refusals > 0 && refusals * 2 > e.aVictimVotes.length;
       return { defence, defended: defence !== null && (voted || recorded) };
     }
     case 'short-max-ttl': {

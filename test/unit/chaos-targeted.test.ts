@@ -39,7 +39,10 @@ describe('targeted trials: the defence the safe core owes', () => {
       });
       expect(judgeDefence(kind, evidence({ aVictimVotes: ['u', 'q'], bVictimVotes: ['u'] })).defended).toBe(true);
       expect(judgeDefence(kind, evidence({ aVictimVotes: ['u', 'f'], bVictimVotes: ['u'] }))).toEqual({ defence: null, defended: false });
+      // A few late answers among the refusals (a loaded machine) are no vote for; mostly late shows nothing.
+      expect(judgeDefence(kind, evidence({ aVictimVotes: ['u', 'u', 'u', 't'], bVictimVotes: ['u'] })).defended).toBe(true);
       expect(judgeDefence(kind, evidence({ aVictimVotes: ['u', 't'], bVictimVotes: ['u'] })).defended).toBe(false);
+      expect(judgeDefence(kind, evidence({ aVictimVotes: ['u', 'u', 'p'], bVictimVotes: ['u'] })).defended).toBe(false);
       expect(judgeDefence(kind, evidence({ aVictimVotes: ['u'], bVictimVotes: ['f'], bGranted: true })).defended).toBe(false);
     }
   });
