@@ -4,6 +4,7 @@ import { isPersistence, type Persistence } from '../cluster/persistence';
 import { ConfigError } from './errors';
 import { parseNodeUrls, type NodeEndpoint } from './node-urls';
 import { parseTrustProxy, type TrustProxy } from './trust-proxy';
+import { READING_MS } from '../scenarios/flow';
 
 /**
  * Every setting of redlock-console, read from the environment. Each entry documents its variable
@@ -48,6 +49,13 @@ export interface Config {
   sandbox: 'local' | 'off';
   /** REDLOCK_SANDBOX_PORT_BASE: first port of the sandbox's five proxies, its redis-servers 5 above. @default any free ports */
   sandboxPortBase: number | null;
+  /**
+   * REDLOCK_SCENARIO_READING_MS: a teaching scenario's pause between two steps at 1× (the speed
+   * buttons divide it), for the viewer to read the narration; 0 runs the steps back to back. Only
+   * the pacing: what a step waits for on the nodes (a lease, a quarantine) is waited for anyway.
+   * @default 1100
+   */
+  scenarioReadingMs: number;
 }
 
 export const CONFIG_DEFAULTS = Object.freeze({
@@ -60,6 +68,7 @@ export const CONFIG_DEFAULTS = Object.freeze({
   persistence: 'aof-always' as Persistence,
   keyPrefix: DEFAULT_SETTINGS.keyPrefix,
   maxTtlMs: 60_000,
+  scenarioReadingMs: READING_MS,
   logLevel: 'info',
 });
 
@@ -104,6 +113,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     logLevel: env.LOG_LEVEL?.trim() || CONFIG_DEFAULTS.logLevel,
     sandbox,
     sandboxPortBase: env.REDLOCK_SANDBOX_PORT_BASE?.trim() ? int(env, 'REDLOCK_SANDBOX_PORT_BASE', 0, 1, 65_535 - 9) : null,
+    scenarioReadingMs: int(env, 'REDLOCK_SCENARIO_READING_MS', CONFIG_DEFAULTS.scenarioReadingMs, 0, 60_000),
   };
 }
 

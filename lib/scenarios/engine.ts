@@ -17,6 +17,8 @@ export interface RunOptions {
   scenario: ScenarioDefinition;
   seed: number;
   speed: Speed;
+  /** The pause between two steps at 1× (REDLOCK_SCENARIO_READING_MS). @default READING_MS */
+  readingMs?: number;
   control: ClusterControl;
   /** The cluster's key prefix; the run uses `<basePrefix>demo:<runId>:` under it. */
   basePrefix: string;
@@ -68,7 +70,7 @@ export class ScenarioRun {
   private readonly inFlight: StepContext['inFlight'] = new Map();
 
   constructor(private readonly options: RunOptions) {
-    this.flow = new RunFlow(options.speed);
+    this.flow = new RunFlow(options.speed, options.readingMs);
     this.prefix = `${options.basePrefix}demo:${this.runId}:`;
     const built = options.scenario.build(createPrng(options.seed));
     // The first step says where the run runs, before anything else it says.

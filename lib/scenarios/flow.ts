@@ -1,6 +1,6 @@
 import type { Speed } from '../api/scenarios';
 
-/** Pause between two steps at 1× (scaled by speed), so a viewer can read the narration. */
+/** Pause between two steps at 1× (scaled by speed), so a viewer can read the narration (the default of REDLOCK_SCENARIO_READING_MS). */
 export const READING_MS = 1_100;
 
 export class Cancelled extends Error {
@@ -17,7 +17,11 @@ export class RunFlow {
   private stepCredits = 0;
   private waiters: Array<() => void> = [];
 
-  constructor(public speed: Speed) {}
+  /** `readingMs`: the pause between two steps at 1× (READING_MS unless configured). */
+  constructor(
+    public speed: Speed,
+    private readonly readingMs: number = READING_MS,
+  ) {}
 
   get signal(): AbortSignal {
     return this.abort.signal;
@@ -54,7 +58,7 @@ export class RunFlow {
   /** Between two steps: a reading pause when playing, a stop when paused (until play or step). */
   async boundary(first: boolean, onPaused: () => void): Promise<void> {
     if (!first && this.mode === 'play') {
-      const until = performance.now() + READING_MS / this.speed;
+      const until = performance.now() + this.readingMs / this.speed;
       while (this.mode === 'play' && performance.now() < until) {
         await Promise.race([this.sleep(until - performance.now()), this.nextChange()]);
       }

@@ -17,6 +17,8 @@ export interface Runtime {
   keyPrefix: string;
   maxTtlMs: number;
   driftFactor: number;
+  /** A teaching scenario's pause between two steps at 1× (REDLOCK_SCENARIO_READING_MS). */
+  scenarioReadingMs: number;
   /** Why the runtime is unconfigured, for the UI. */
   problem: string | null;
 }
@@ -50,10 +52,11 @@ export function createRuntime(env: Env): Runtime {
       keyPrefix: CONFIG_DEFAULTS.keyPrefix,
       maxTtlMs: CONFIG_DEFAULTS.maxTtlMs,
       driftFactor,
+      scenarioReadingMs: CONFIG_DEFAULTS.scenarioReadingMs,
       problem: (err as Error).message,
     };
   }
-  const { keyPrefix, maxTtlMs, nodes } = config;
+  const { keyPrefix, maxTtlMs, nodes, scenarioReadingMs } = config;
   if (nodes === null) {
     return {
       mode: 'unconfigured',
@@ -63,6 +66,7 @@ export function createRuntime(env: Env): Runtime {
       keyPrefix,
       maxTtlMs,
       driftFactor,
+      scenarioReadingMs,
       problem: 'No masters configured: start the console with `npm start` (local cluster) or set REDLOCK_NODES.',
     };
   }
@@ -75,6 +79,7 @@ export function createRuntime(env: Env): Runtime {
     keyPrefix,
     maxTtlMs,
     driftFactor,
+    scenarioReadingMs,
     problem: null,
   };
 }

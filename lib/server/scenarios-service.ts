@@ -94,6 +94,7 @@ async function begin(
     scenario,
     seed,
     speed: speed ?? 1,
+    readingMs: runtime.scenarioReadingMs,
     // The sandbox's channel only: runtime.control (the main masters) is never handed to a run.
     control: auditedControl(control, { actor, role }, () => via),
     main,

@@ -42,7 +42,8 @@ let api: ApiHarness;
 let app: Redlock;
 let direct: Redis[];
 beforeAll(async () => {
-  api = await startApi({ nodes: 5, persistence: 'aof-always', sandbox: true, maxTtlMs: 3_000 });
+  // No reading pause between steps: the runs' node actions are what this test is about, not their pacing.
+  api = await startApi({ nodes: 5, persistence: 'aof-always', sandbox: true, maxTtlMs: 3_000, scenarioReadingMs: 0 });
   // nodeTimeoutMs 1 s: a stall of this test process on a busy two-core host is not a scenario's
   // doing, yet at the default 100 ms it read as refused extends, and at 400 ms (load 15) as one
   // node stalled. A scenario acting on the main masters still shows: the slow-network scenario's

@@ -56,7 +56,14 @@ export interface ApiHarness {
  * runtime is a process-wide singleton (one harness per test file).
  */
 export async function startApi(
-  options: { nodes?: number; maxTtlMs?: number; persistence?: Persistence; sandbox?: boolean } = {},
+  options: {
+    nodes?: number;
+    maxTtlMs?: number;
+    persistence?: Persistence;
+    sandbox?: boolean;
+    /** REDLOCK_SCENARIO_READING_MS: a scenario's pause between steps (the console's default when unset). */
+    scenarioReadingMs?: number;
+  } = {},
 ): Promise<ApiHarness> {
   const cluster = await startTestCluster({
     nodes: options.nodes ?? 5,
@@ -69,6 +76,8 @@ export async function startApi(
   // Scenarios run on masters of their own or not at all (lib/cluster/sandbox.ts): started only when asked.
   const sandbox = options.sandbox ? await startScenarioSandbox({ dataDir, keyPrefix: 'rl:', maxTtlMs: options.maxTtlMs ?? 3_000 }) : null;
   for (const name of Object.values(SANDBOX_CONTROL_ENV)) delete process.env[name];
+  if (options.scenarioReadingMs === undefined) delete process.env.REDLOCK_SCENARIO_READING_MS;
+  else process.env.REDLOCK_SCENARIO_READING_MS = String(options.scenarioReadingMs);
   Object.assign(process.env, sandbox?.env ?? {}, {
     REDLOCK_NODES: cluster.urls.join(','),
     REDLOCK_MODE: 'sandbox',

@@ -1,4 +1,5 @@
 import fc from 'fast-check';
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig, parseNodeUrls, redact } from '../../lib/config';
 
@@ -72,7 +73,13 @@ describe('loadConfig', () => {
       keyPrefix: 'rl:',
       maxTtlMs: 60_000,
       adminUser: null,
+      scenarioReadingMs: 1_100,
     });
+  });
+
+  it('REDLOCK_SCENARIO_READING_MS sets the pause between scenario steps, 0 included', () => {
+    expect(loadConfig({ REDLOCK_SCENARIO_READING_MS: '0' }).scenarioReadingMs).toBe(0);
+    expect(loadConfig({ REDLOCK_SCENARIO_READING_MS: '2500' }).scenarioReadingMs).toBe(2_500);
   });
 
   it.each([
@@ -83,7 +90,20 @@ describe('loadConfig', () => {
     [{ REDLOCK_ADMIN_USER: 'root' }, /set both REDLOCK_ADMIN_USER and REDLOCK_ADMIN_PASSWORD/],
     [{ REDLOCK_ADMIN_USER: 'root', REDLOCK_ADMIN_PASSWORD: 'short' }, /at least 12 characters/],
     [{ REDLOCK_KEY_PREFIX: 'has space' }, /REDLOCK_KEY_PREFIX/],
+    [{ REDLOCK_SCENARIO_READING_MS: '-1' }, /REDLOCK_SCENARIO_READING_MS must be a whole number/],
+    [{ REDLOCK_SCENARIO_READING_MS: '60001' }, /REDLOCK_SCENARIO_READING_MS must be between 0 and 60000/],
   ])('%j → ConfigError', (env, message) => {
     expect(() => loadConfig(env)).toThrow(message);
+  });
+});
+
+describe("README's configuration table", () => {
+  it('documents every variable loadConfig reads', () => {
+    const source = readFileSync(new URL('../../lib/config/env.ts', import.meta.url), 'utf8');
+    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+    const read = new Set([...source.matchAll(/(?:env\.|int\(env, ')([A-Z][A-Z_]+)/g)].map((m) => m[1]!));
+    expect(read.size).toBeGreaterThan(10);
+    const documented = new Set([...readme.matchAll(/^\| `([A-Z][A-Z_]+)`(?:, `([A-Z][A-Z_]+)`)?/gm)].flatMap((m) => [m[1]!, m[2] ?? '']));
+    expect([...read].filter((name) => !documented.has(name))).toEqual([]);
   });
 });
