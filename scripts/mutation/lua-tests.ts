@@ -55,9 +55,10 @@ export const LUA_TESTS: Readonly<Record<string, LuaTestSet>> = {
     full: ['redlock-merged-calls', 'redlock-value-rewrites', 'redlock-batches', 'redlock-fencing', 'redlock-core', 'redlock-fence-round'],
   },
   'probe.lua': {
-    quick: ['redlock-quarantine', 'redlock-core', 'redlock-fast-path', 'redlock-restarts', 'redlock-rollback'],
+    quick: ['redlock-probe-mutants', 'redlock-quarantine', 'redlock-core', 'redlock-fast-path', 'redlock-restarts', 'redlock-rollback'],
     quickName: notSlow,
     full: [
+      'redlock-probe-mutants',
       'redlock-quarantine',
       'redlock-core',
       'redlock-fast-path',
