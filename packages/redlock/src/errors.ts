@@ -12,10 +12,17 @@ const BRAND = Symbol.for('@redlock-console/redlock.RedlockError');
 export type RedlockErrorName =
   'LockContendedError' | 'QuorumUnavailableError' | 'LockExpiredError' | 'InvalidArgumentError' | 'MaxTtlMismatchError';
 
+/**
+ * The `name` of the semaphore's own RedlockError class. Not (yet) in RedlockErrorName: the
+ * console's mappings typed over that union map the mutex's errors, and the semaphore has no route
+ * of its own yet; the first one adds it there, and each mapping then has to name it.
+ */
+export type SemaphoreErrorName = 'SemaphoreLimitMismatchError';
+
 export abstract class RedlockError extends Error {
   /** See isRedlockError. */
   readonly [BRAND] = true;
-  abstract override readonly name: RedlockErrorName;
+  abstract override readonly name: RedlockErrorName | SemaphoreErrorName;
   /** Per-node votes of the deciding round. */
   readonly votes: readonly Vote[];
   /** The resources of the request, when known. */
@@ -96,6 +103,24 @@ export class MaxTtlMismatchError extends RedlockError {
     super(message, votes, resources);
     this.recordedMaxTtlMs = recorded;
     this.clientMaxTtlMs = client;
+  }
+}
+
+/**
+ * A semaphore's live holder was granted its permit under another `limit` than this caller's: the
+ * clients of one semaphore disagree on how many slots it has, so together they could admit more
+ * holders than the smaller limit. A configuration error: not retried.
+ */
+export class SemaphoreLimitMismatchError extends RedlockError {
+  override readonly name = 'SemaphoreLimitMismatchError' as const;
+  /** The limit the holder recorded, and this caller's. */
+  readonly recordedLimit: number;
+  readonly clientLimit: number;
+
+  constructor(message: string, votes: readonly Vote[], resources: readonly string[], recorded: number, client: number) {
+    super(message, votes, resources);
+    this.recordedLimit = recorded;
+    this.clientLimit = client;
   }
 }
 

@@ -5,6 +5,9 @@
 export { Redlock, type AcquireOptions } from './redlock';
 export type { MarkCleanOptions, MarkCleanResult } from './mark-clean-outcome';
 export { Lock, type ReleaseResult, type ExtendResult } from './lock';
+/** The fenced semaphore: a permit is the grant of free slots, each a mutex (semaphore.ts). */
+export { Permit } from './permit';
+export type { SemaphoreOptions } from './semaphore';
 export { DEFAULT_SETTINGS, resolveSettings, type RedlockSettings } from './settings';
 export {
   RedlockError,
@@ -13,9 +16,10 @@ export {
   LockExpiredError,
   InvalidArgumentError,
   MaxTtlMismatchError,
+  SemaphoreLimitMismatchError,
   isRedlockError,
 } from './errors';
-export type { RedlockErrorName } from './errors';
+export type { RedlockErrorName, SemaphoreErrorName } from './errors';
 export type { Vote, VoteReason } from './votes';
 export type { RedlockEvents, NodeErrorEvent, QuarantineEvent, LockLostEvent, OperationEvent } from './events';
 export { quorumSize, blockingSize, driftMs, validityMs, validityHorizonMs, jitteredDelayMs } from './quorum';
@@ -30,7 +34,22 @@ export { nodeRedisClient, type NodeRedisClientLike } from './client-node-redis';
 export type { RedlockNodeTarget } from './client-detect';
 export { parseNodeUrl, type NodeAddress } from './node-url';
 /** The key layout: every key and channel the core uses on a node. */
-export { epochKey, escapeGlob, legacyFenceKey, lockKey, lockKeyPrefix, lockKeysOf, lockPattern, releaseChannel, resourceOf } from './keys';
+export {
+  epochKey,
+  escapeGlob,
+  legacyFenceKey,
+  lockKey,
+  lockKeyPrefix,
+  lockKeysOf,
+  lockPattern,
+  releaseChannel,
+  resourceOf,
+  semaphoreKeyPrefix,
+  semaphorePattern,
+  semaphoreSlotKey,
+  semaphoreSlotName,
+  semaphoreSlotOf,
+} from './keys';
 /** A lock key's value is `<token> <metadata JSON>`: read it with these. */
 export { lockValue, metaTextOf, parseMetaText, tokenOf } from './value';
 export {

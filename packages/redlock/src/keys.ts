@@ -6,6 +6,7 @@
  * | key | type | what |
  * |---|---|---|
  * | `<prefix>lock:<resource>` | string, PX ttl | a lock: `<token> <metadata JSON>` (value.ts) |
+ * | `<prefix>sem:<resource>:<slot>` | string, PX ttl | slot `<slot>` (0 ≤ slot < limit) of the semaphore `<resource>`: a lock's value, its metadata with the holder's `limit` (semaphore.ts) |
  * | `<prefix>epoch` | hash, no ttl | the epoch sentinel and the fence register (epoch.ts) |
  * | `<prefix>fence` | string | the fence register of older versions, folded into the hash by a check |
  * | `<prefix>anchor` | string `1`, no ttl | created once by a check, never written again: the key the core WATCHes (grant-group.ts) |
@@ -13,9 +14,16 @@
  *
  * Resource names are any well-formed string (validate.ts), so a lock key is the lock prefix and
  * the name, nothing escaped: a key that starts with the lock prefix names exactly one resource.
+ *
+ * A semaphore's slots live in a namespace of their own, `<prefix>sem:`, which no lock key starts
+ * with (`lock:` and `sem:` differ in their first character): no slot is ever a mutex, whatever the
+ * names. Within it a slot key ends in `:` and the slot's decimal index, which holds no `:`; so the
+ * last `:` of a slot key ends the semaphore's name, whatever that name holds (`:` included), and a
+ * slot key names exactly one (semaphore, slot): two semaphores never share a slot.
  */
 
 const LOCK_NAMESPACE = 'lock:';
+const SEMAPHORE_NAMESPACE = 'sem:';
 
 /** `<prefix>lock:`: every lock key starts with it. */
 export function lockKeyPrefix(keyPrefix: string): string {
@@ -44,6 +52,40 @@ export function lockPattern(keyPrefix: string, resourcePrefix = ''): string {
 export function resourceOf(keyPrefix: string, key: string): string | null {
   const head = keyPrefix + LOCK_NAMESPACE;
   return key.startsWith(head) ? key.slice(head.length) : null;
+}
+
+/** `<prefix>sem:`: every semaphore slot key starts with it (and no lock key does). */
+export function semaphoreKeyPrefix(keyPrefix: string): string {
+  return keyPrefix + SEMAPHORE_NAMESPACE;
+}
+
+/**
+ * `sem:<resource>:<slot>`: the name of a semaphore's slot where the core names a lock (a permit's
+ * `resources`, its events and errors, and the release channel's messages). The slot key is the
+ * key prefix and this name.
+ */
+export function semaphoreSlotName(resource: string, slot: number): string {
+  return `${SEMAPHORE_NAMESPACE}${resource}:${slot}`;
+}
+
+/** `<prefix>sem:<resource>:<slot>`. */
+export function semaphoreSlotKey(keyPrefix: string, resource: string, slot: number): string {
+  return `${keyPrefix}${SEMAPHORE_NAMESPACE}${resource}:${slot}`;
+}
+
+/** The SCAN MATCH glob of every semaphore slot key of this prefix. */
+export function semaphorePattern(keyPrefix: string): string {
+  return `${escapeGlob(keyPrefix + SEMAPHORE_NAMESPACE)}*`;
+}
+
+/** The semaphore and slot a slot key names, or null when `key` is not a slot key of this prefix. */
+export function semaphoreSlotOf(keyPrefix: string, key: string): { resource: string; slot: number } | null {
+  const head = keyPrefix + SEMAPHORE_NAMESPACE;
+  if (!key.startsWith(head)) return null;
+  const colon = key.lastIndexOf(':');
+  const digits = key.slice(colon + 1);
+  if (colon <= head.length || !/^(0|[1-9][0-9]{0,8})$/.test(digits)) return null;
+  return { resource: key.slice(head.length, colon), slot: Number(digits) };
 }
 
 /** `<prefix>epoch`: the epoch sentinel hash (the fence register is one of its fields). */

@@ -1,6 +1,7 @@
 import type { RedlockNodeTarget } from './client-detect';
 import { epochKey, lockKeyPrefix, lockKeysOf, releaseChannel } from './keys';
-import { InvalidArgumentError, LockExpiredError, setCleanupPending, type RedlockError } from './errors';
+import { acquireLoop, retryPlan, type AcquireHost, type AttemptSource } from './acquire-loop';
+import { InvalidArgumentError, LockExpiredError } from './errors';
 import { Lock, type ExtendResult, type LockController, type LockState, type ReleaseResult } from './lock';
 import { LockNode } from './node';
 import { closedError } from './closed-error';
@@ -9,17 +10,16 @@ import { RedlockEmitter } from './redlock-emitter';
 import { attemptAcquire, type ProtocolContext } from './protocol';
 import { extendKeys } from './extend-round';
 import { releaseKeys } from './release-round';
-import { jitteredDelayMs, quorumSize } from './quorum';
+import { Permit } from './permit';
+import { quorumSize } from './quorum';
 import { checkLeaseTtl, prepareAcquire, probesOf } from './request';
-import { checkDelay, checkRetryCount, resolveSettings, type RedlockSettings } from './settings';
+import { prepareSemaphore, SemaphoreAttempts, type SemaphoreOptions } from './semaphore';
+import { resolveSettings, type RedlockSettings } from './settings';
 import { runUsing } from './using';
 import { markCleanOutcome, markCleanTimeout, type MarkCleanOptions, type MarkCleanResult } from './mark-clean-outcome';
 import { markNodeCleanVote } from './mark-clean-nodes';
 import { checkResources, checkToken } from './validate';
-import { ReleaseWaiters, type Waiter } from './waiters';
-
-/** Short naps after split votes in a row (no release seen since), before the normal jittered delays. */
-const MAX_SPLIT_NAPS = 3;
+import { ReleaseWaiters } from './waiters';
 
 /** Options of one acquire() / using(). */
 export interface AcquireOptions {
@@ -60,6 +60,8 @@ export class Redlock extends RedlockEmitter implements LockController {
   private readonly nodes: readonly LockNode[];
   private readonly ctx: ProtocolContext;
   private readonly waiters: ReleaseWaiters;
+  /** What the acquire loop needs of this Redlock (acquire-loop.ts). */
+  private readonly host: AcquireHost;
   /** The `settled` of releases answered at a quorum whose other nodes have not all answered yet. */
   private readonly releasing = new Set<Promise<ReleaseResult>>();
   private readonly lockPrefix: string;
@@ -107,6 +109,16 @@ export class Redlock extends RedlockEmitter implements LockController {
     };
     probes.cluster.reseedFrom = this.ctx;
     this.waiters = new ReleaseWaiters(created, this.ctx.channel, this.settings.subscriberLingerMs, onNodeError);
+    this.host = {
+      waiters: this.waiters,
+      isClosed: () => this.closed,
+      closedError: (names) => closedError(this.nodes, names),
+      track: (lock, state) => this.states.set(lock, state),
+      releaseLock: (lock) => this.releaseLock(lock),
+      emitAcquire: (...args) => {
+        if (this.listenerCount('acquire') > 0) this.emitOutcome('acquire', ...args);
+      },
+    };
   }
 
   /** The key of `resource`'s lock: `<prefix>lock:<resource>`. */
@@ -139,98 +151,46 @@ export class Redlock extends RedlockEmitter implements LockController {
   async acquire(resources: string | string[], ttlMs: number, options: AcquireOptions = {}): Promise<Lock> {
     const started = performance.now();
     const req = prepareAcquire(this.settings, resources, ttlMs, options);
-    const retryCount = options.retryCount === undefined ? this.settings.retryCount : checkRetryCount('retryCount', options.retryCount);
-    const retryDelayMs = options.retryDelayMs === undefined ? this.settings.retryDelayMs : checkDelay('retryDelayMs', options.retryDelayMs);
-    const retryJitterMs =
-      options.retryJitterMs === undefined ? this.settings.retryJitterMs : checkDelay('retryJitterMs', options.retryJitterMs);
-    // Only when to stop retrying: an attempt is decided as ever, so this changes neither mutual
-    // exclusion nor fence order (a grant is still a quorum's, its validity still measured).
-    const deadline = options.maxWaitMs === undefined ? Infinity : started + checkDelay('maxWaitMs', options.maxWaitMs);
-    const signal = options.signal;
-    if (signal !== undefined && !(signal instanceof AbortSignal)) throw new InvalidArgumentError('signal', 'must be an AbortSignal');
-    if (signal?.aborted) throw signal.reason;
+    const plan = retryPlan(this.settings, options, started);
     if (this.closed) throw closedError(this.nodes, req.resources);
+    const ctx = this.ctx;
+    const source: AttemptSource<Lock> = {
+      resources: req.resources,
+      wakeOn: req.resources,
+      attempt: () => attemptAcquire(ctx, req),
+      grant: (outcome, state) => new Lock(this, req.resources, outcome.token, outcome.fence, outcome.votes, req.lockKeys, state),
+    };
+    return acquireLoop(this.host, source, plan, started);
+  }
 
-    let attempts = 0;
-    let retriesLeft = retryCount;
-    let sleepLeft = 0;
-    let waiter: Waiter | null = null;
-    let lastError: RedlockError | null = null;
-    let splitNaps = 0;
-    // Nodes where a failed attempt's keys may remain (RedlockError.cleanupPending).
-    let unanswered: boolean[] | null = null;
-    try {
-      for (;;) {
-        const seen = this.waiters.seq;
-        const attemptStart = performance.now();
-        const outcome = await attemptAcquire(this.ctx, req);
-        attempts++;
-        if (outcome.ok) {
-          const state: LockState = { validUntil: outcome.validUntil, expiresAt: outcome.expiresAt, extensions: 0, released: false };
-          const lock = new Lock(this, req.resources, outcome.token, outcome.fence, outcome.votes, req.lockKeys, state);
-          this.states.set(lock, state);
-          if (signal?.aborted) {
-            // Granted after the caller gave up: hand it back at once.
-            await this.releaseLock(lock);
-            throw signal.reason;
-          }
-          if (this.listenerCount('acquire') > 0)
-            this.emitOutcome('acquire', req.resources, true, started, outcome.votes, outcome.fence, attempts);
-          return lock;
-        }
-        lastError = outcome.error;
-        if (outcome.unanswered) {
-          unanswered ??= new Array<boolean>(outcome.unanswered.length).fill(false);
-          for (let i = 0; i < unanswered.length; i++) if (outcome.unanswered[i]) unanswered[i] = true;
-        }
-        if (signal?.aborted) throw signal.reason;
-        // A configuration error (this client's maxTtlMs is not the cluster's) is not worth a retry.
-        if (retryCount === 0 || this.closed || lastError.name === 'MaxTtlMismatchError') break;
-        if (performance.now() >= deadline) break;
-        waiter ??= this.waiters.register(req.resources, seen);
-        // A release was published while the attempt was under way: retry at once (free of charge).
-        if (waiter.takeAgain()) {
-          if (waiter.takeReleased()) splitNaps = 0;
-          continue;
-        }
-        if (sleepLeft <= 0) {
-          if (retriesLeft === 0) break;
-          retriesLeft--;
-          sleepLeft = jitteredDelayMs(retryDelayMs, retryJitterMs);
-        }
-        // A split vote (the refusing nodes are held by different tokens: waiters that collided,
-        // with nobody holding a quorum) will not be ended by a release: back off briefly at random,
-        // about one attempt long, instead of sleeping out the whole delay.
-        // At most MAX_SPLIT_NAPS of them in a row without a release in between: a split that
-        // persists is not waiters colliding but keys that are not going away (another library's
-        // lock, a crashed client's leftovers), and napping through the whole retry window would
-        // be a storm of attempts.
-        const sleepStart = performance.now();
-        const napping = outcome.split && splitNaps < MAX_SPLIT_NAPS;
-        if (napping) splitNaps++;
-        const wanted = napping ? Math.min(sleepLeft, 1 + Math.random() * Math.min(50, 2 * (sleepStart - attemptStart))) : sleepLeft;
-        const nap = Math.max(0, Math.min(wanted, deadline - sleepStart));
-        const woken = await waiter.sleep(nap, signal);
-        // A release woke us (not a subscription's catch-up): the keys in the way do go away, and
-        // colliding again with the other waiters it woke deserves short naps again.
-        if (waiter.takeReleased()) splitNaps = 0;
-        // quit() wakes every sleeper: settle at once.
-        if (this.closed) {
-          lastError = closedError(this.nodes, req.resources);
-          break;
-        }
-        // Woken early or napping: keep the rest of the delay for later, so the total wait stays
-        // bounded by the retry budget however many releases wake us. (A timer may fire a little
-        // before `nap` has passed on the monotonic clock: a full sleep uses up the delay.)
-        sleepLeft = !woken && nap === sleepLeft ? 0 : sleepLeft - (performance.now() - sleepStart);
-      }
-    } finally {
-      waiter?.unregister();
-    }
-    if (unanswered) setCleanupPending(lastError, unanswered);
-    if (this.listenerCount('acquire') > 0)
-      this.emitOutcome('acquire', req.resources, false, started, lastError.votes, null, attempts, lastError);
-    throw lastError;
+  /**
+   * Take `options.permits` (default 1) of the `limit` permits of the semaphore `resource` for
+   * `ttlMs`, all or nothing: each permit is one of `limit` slot mutexes (semaphore.ts argues why
+   * at most `limit` holders ever hold one within their validity). The same retries, `maxWaitMs`
+   * and `signal` as acquire(); a full semaphore waits for a release of any of its slots. Rejects
+   * with InvalidArgumentError before any traffic on bad input, SemaphoreLimitMismatchError when a
+   * holder uses another `limit`, or as acquire() does.
+   */
+  async acquireSemaphore(resource: string, limit: number, ttlMs: number, options: SemaphoreOptions = {}): Promise<Permit> {
+    const started = performance.now();
+    const sem = prepareSemaphore(this.ctx, resource, limit, ttlMs, options);
+    const plan = retryPlan(this.settings, options, started);
+    if (this.closed) throw closedError(this.nodes, [resource]);
+    return acquireLoop(this.host, new SemaphoreAttempts(this.ctx, this, sem), plan, started);
+  }
+
+  /** acquireSemaphore(), then run `routine(signal, permit)` as using() runs its routine: extended automatically, released at the end. */
+  async usingSemaphore<T>(
+    resource: string,
+    limit: number,
+    ttlMs: number,
+    routine: (signal: AbortSignal, permit: Permit) => Promise<T>,
+    options: SemaphoreOptions = {},
+  ): Promise<T> {
+    if (typeof routine !== 'function') throw new InvalidArgumentError('routine', 'must be a function');
+    const permit = await this.acquireSemaphore(resource, limit, ttlMs, options);
+    const host = { settings: this.settings, lockLost: (l: Lock, reason: Error) => this.reportLost(l, reason) };
+    return runUsing(host, permit, ttlMs, (signal) => routine(signal, permit), options.signal);
   }
 
   /**

@@ -19,6 +19,8 @@ export const LIMITS = Object.freeze({
   maxMetadataValueChars: 256,
   /** Characters of a token given to extendToken / releaseToken. */
   maxTokenChars: 256,
+  /** Permits (slots) of one semaphore: its `limit`. One acquire takes at most maxResources of them. */
+  maxSemaphoreLimit: 256,
 });
 
 /** Metadata fields the lock core writes itself; a caller may not set them. */

@@ -1,0 +1,146 @@
+/**
+ * Choosing a semaphore's slots (semaphore.ts): a random guess, or one read of every slot on every
+ * node. Only which slots an attempt asks for is decided here; whether it gets them is the mutex's
+ * acquire (protocol.ts), so nothing in this file bears on mutual exclusion or fence order. A read
+ * that is out of date by the time the grant runs costs a refused attempt, never a second holder.
+ */
+import { LockContendedError, QuorumUnavailableError, SemaphoreLimitMismatchError, type RedlockError } from './errors';
+import type { LockNode } from './node';
+import type { ProtocolContext } from './protocol';
+import { encodeCommand } from './resp';
+import { Round } from './round';
+import { metaTextOf, parseMetaText } from './value';
+import { summarizeVotes } from './votes';
+
+/** The metadata field a slot's holder records its semaphore's `limit` in. */
+export const LIMIT_FIELD = 'limit';
+
+/** `count` distinct slots out of `from`, uniformly at random, ascending. */
+export function pickSlots(from: readonly number[], count: number, random: () => number = Math.random): number[] {
+  const pool = from.slice();
+  for (let i = 0; i < count; i++) {
+    const j = i + Math.floor(random() * (pool.length - i));
+    [pool[i], pool[j]] = [pool[j]!, pool[i]!];
+  }
+  return pool.slice(0, count).sort((a, b) => a - b);
+}
+
+/** 0, 1, …, n − 1. */
+export function range(n: number): number[] {
+  return Array.from({ length: n }, (_, i) => i);
+}
+
+/**
+ * The mismatch a slot value shows: its holder recorded another limit than `limit` (or holds a slot
+ * at or beyond `limit`, which only a larger limit has), or null. Values without metadata (another
+ * library's, a bare token) show nothing.
+ */
+export function limitMismatch(value: string | null, slot: number, limit: number): number | null {
+  if (value === null) return null;
+  const recorded = parseMetaText(metaTextOf(value))?.[LIMIT_FIELD];
+  if (recorded !== undefined && recorded !== String(limit)) return Number(recorded);
+  if (slot >= limit) return recorded === undefined ? slot + 1 : Number(recorded);
+  return null;
+}
+
+/** What one read found: `slots` free on a quorum to ask for, or why not (an attempt's error). */
+export type SlotChoice = { ok: true; slots: number[] } | { ok: false; error: RedlockError };
+
+/**
+ * Read slots 0 … limit (one more than there are, to see a holder that counts more) on every node,
+ * one MGET per node within the node timeout, and choose `permits` slots free (no key) on at least
+ * a quorum, at random among those. Fails with SemaphoreLimitMismatchError when a live holder's
+ * limit is not `limit`, QuorumUnavailableError when fewer than a quorum answered, and
+ * LockContendedError when fewer than `permits` slots are free on a quorum (the semaphore is full).
+ * `keys` and `names`: the slots' keys and names, 0 … limit (the names are reported by the errors).
+ */
+export async function chooseFreeSlots(
+  ctx: ProtocolContext,
+  resource: string,
+  keys: readonly string[],
+  names: readonly string[],
+  limit: number,
+  permits: number,
+): Promise<SlotChoice> {
+  const { nodes, quorum } = ctx;
+  const free = new Array<number>(limit).fill(0);
+  const seen: { mismatch: number | null; slot: number; holder: Record<string, string> | null } = { mismatch: null, slot: -1, holder: null };
+  const round = new Round(
+    nodes,
+    nodes.length,
+    true,
+    ctx.settings.nodeTimeoutMs,
+    (r, i, reply) => {
+      const values = Array.isArray(reply) ? (reply[0] as unknown) : reply;
+      if (!Array.isArray(values) || values.length !== keys.length) {
+        r.reject(i, 'error', values instanceof Error ? values.message : `unexpected reply ${JSON.stringify(values)}`);
+        return;
+      }
+      let freeHere = 0;
+      for (let slot = 0; slot < values.length; slot++) {
+        const value = typeof values[slot] === 'string' ? (values[slot] as string) : null;
+        const found = seen.mismatch === null ? limitMismatch(value, slot, limit) : null;
+        if (found !== null) {
+          seen.mismatch = found;
+          seen.slot = slot;
+        }
+        if (slot >= limit) continue;
+        if (value === null) {
+          free[slot]!++;
+          freeHere++;
+        } else {
+          seen.holder ??= parseMetaText(metaTextOf(value));
+        }
+      }
+      // A node votes for when it could grant `permits` more slots, against (contended) when not.
+      if (freeHere >= permits) r.accept(i, freeHere);
+      else r.reject(i, 'contended', `${limit - freeHere} of ${limit} slots held here`);
+    },
+    ctx.onNodeError,
+  );
+  const read = encodeCommand(['MGET', ...keys]);
+  for (let i = 0; i < nodes.length; i++) (nodes[i] as LockNode).callBatch([read], round.reply(i));
+  await round.done;
+
+  const votes = round.votes;
+  const summary = summarizeVotes(votes);
+  const what = JSON.stringify(resource);
+  const { mismatch, holder } = seen;
+  const reported = names.slice(0, limit);
+  if (mismatch !== null) {
+    return {
+      ok: false,
+      error: new SemaphoreLimitMismatchError(
+        `acquire semaphore ${what}: the holder of slot ${seen.slot} was granted its permit with limit ${mismatch}, this client uses ${limit}: ` +
+          `every client of a semaphore must use the same limit (${summary})`,
+        votes,
+        reported,
+        mismatch,
+        limit,
+      ),
+    };
+  }
+  let answered = 0;
+  for (const v of votes) if (v.reason === 'ok' || v.reason === 'contended') answered++;
+  if (answered < quorum) {
+    return {
+      ok: false,
+      error: new QuorumUnavailableError(`acquire semaphore ${what}: too few nodes answered the slot read (${summary})`, votes, reported),
+    };
+  }
+  const candidates: number[] = [];
+  for (let slot = 0; slot < limit; slot++) if (free[slot]! >= quorum) candidates.push(slot);
+  if (candidates.length < permits) {
+    const owner = holder?.['owner'] ? ` (one holder: ${JSON.stringify(holder['owner'])})` : '';
+    return {
+      ok: false,
+      error: new LockContendedError(
+        `acquire semaphore ${what}: ${candidates.length} of ${limit} slots free on a quorum, ${permits} wanted${owner} (${summary})`,
+        votes,
+        reported,
+        holder,
+      ),
+    };
+  }
+  return { ok: true, slots: pickSlots(candidates, permits) };
+}

@@ -1,0 +1,168 @@
+import { Redis } from 'ioredis';
+import { describe, expect, it } from 'vitest';
+import {
+  ioredisClient,
+  LockContendedError,
+  Permit,
+  Redlock,
+  RedlockError,
+  tokenOf,
+  type RedlockClient,
+  type RedlockSettings,
+} from '@redlock-console/redlock';
+import { uniquePrefix, waitFor } from '@/test/support/cluster';
+import { redlockEnv } from '@/test/support/redlock-env';
+
+// The semaphore under the two things that break the usual Redlock semaphore and a mutex: the
+// arrival orders of docs/semaphores.md (no fault at all), and a node that restarts without
+// persistence while it holds a slot (the quarantine applies to slots as to any lock key).
+
+const env = redlockEnv();
+const { redlocks, unhandled } = env;
+const MAX_TTL = 3_000;
+
+function client(prefix: string, settings: Partial<RedlockSettings> = {}): Redlock {
+  const r = new Redlock(env.cluster.urls, { keyPrefix: prefix, maxTtlMs: MAX_TTL, retryCount: 0, nodeTimeoutMs: 1_000, ...settings });
+  redlocks.push(r);
+  return r;
+}
+
+/** The arrival orders of the design note's table: per client, the delay before its commands leave for each node. */
+const STEP = 150;
+const ORDERS: Record<'A' | 'B' | 'C', number[]> = {
+  // node:  1  2  3  4  5      (arrives first = 0, second = 1, third = 2)
+  A: [0, 0, 0, 2, 1],
+  B: [2, 2, 1, 0, 0],
+  C: [1, 1, 2, 1, 2],
+};
+
+/** An ioredis client whose commands leave `delayMs` late (in their order: equal delays keep it). */
+function delayedClient(url: string, delayMs: number, owned: Redis[]): RedlockClient {
+  const redis = new Redis(url, { maxRetriesPerRequest: 1 });
+  redis.on('error', () => undefined);
+  owned.push(redis);
+  const inner = ioredisClient(redis);
+  return {
+    kind: 'delayed',
+    label: inner.label,
+    target: inner.target,
+    isReady: () => inner.isReady(),
+    onReady: (listener) => inner.onReady(listener),
+    send: (commands) => void setTimeout(() => inner.send(commands), delayMs),
+    subscribe: (channel, handlers) => inner.subscribe(channel, handlers),
+  };
+}
+
+/** Per-node count of holders (the usual Redlock semaphore's admission, without expiry): admitted when fewer than `limit`. */
+const COUNT_ADMIT = `if redis.call('ZCARD', KEYS[1]) < tonumber(ARGV[1]) then redis.call('ZADD', KEYS[1], 0, ARGV[2]) return 1 end return 0`;
+
+describe("the design note's interleaving: limit 2, three clients, five nodes", () => {
+  it('negative control: a per-node count of holders admits all three on a majority each', async () => {
+    const prefix = uniquePrefix('count');
+    const admitted = await Promise.all(
+      (['A', 'B', 'C'] as const).map(async (name) => {
+        const votes = await Promise.all(
+          env.direct.map(async (c, n) => {
+            await new Promise((res) => setTimeout(res, ORDERS[name][n]! * STEP));
+            return c.eval(COUNT_ADMIT, 1, `${prefix}count`, 2, name);
+          }),
+        );
+        return votes.filter((v) => v === 1).length;
+      }),
+    );
+    // A on 1, 2, 3, 5; B on 3, 4, 5; C on 1, 2, 4: three holders of two permits.
+    expect(admitted).toEqual([4, 3, 3]);
+  });
+
+  it('the slot semaphore under the same arrival orders never has three holders', async () => {
+    const prefix = uniquePrefix('interleave');
+    const owned: Redis[] = [];
+    const make = (name: 'A' | 'B' | 'C') => {
+      const nodes = env.cluster.urls.map((url, n) => delayedClient(url, ORDERS[name][n]! * STEP, owned));
+      const r = new Redlock(nodes, { keyPrefix: prefix, retryCount: 0, nodeTimeoutMs: 4 * STEP + 2_000 });
+      redlocks.push(r);
+      return r;
+    };
+    const [a, b, c] = [make('A'), make('B'), make('C')];
+    try {
+      await a.markNodesClean();
+      let granted = 0;
+      for (let trial = 0; trial < 6; trial++) {
+        const outcomes = await Promise.all([a, b, c].map((r) => r.acquireSemaphore('s', 2, 10_000).catch((e: unknown) => e)));
+        const holders = outcomes.filter((o): o is Permit => o instanceof Permit);
+        for (const o of outcomes) if (!(o instanceof Permit)) expect(o).toBeInstanceOf(RedlockError);
+        expect(holders.length).toBeLessThanOrEqual(2);
+        expect(new Set(holders.map((p) => p.slot)).size).toBe(holders.length);
+        granted += holders.length;
+        await Promise.all(holders.map(async (p) => (await p.release()).settled));
+      }
+      expect(granted).toBeGreaterThan(0);
+    } finally {
+      await Promise.all([a, b, c].map((r) => r.quit()));
+      for (const r of owned) r.disconnect();
+    }
+  }, 60_000);
+});
+
+/**
+ * Acquire until node `index` answers something other than a connection error (our clients
+ * reconnect after a restart) or a late reply (a loaded machine may answer a first check late).
+ */
+async function acquireOnceAnswered(r: Redlock, index: number): Promise<unknown> {
+  let outcome: unknown = null;
+  await waitFor(
+    async () => {
+      outcome = await r.acquireSemaphore('sem', 1, 1_000).catch((e: unknown) => e);
+      return !(outcome instanceof RedlockError && /^(error|timeout|pending)$/.test(outcome.votes[index]?.reason ?? ''));
+    },
+    5_000,
+    `node ${index + 1} to answer`,
+  );
+  return outcome;
+}
+
+/** A holds the one slot of a 1-permit semaphore on nodes 1, 2 and 3 only; node 3 then restarts empty. */
+async function restartScenario(prefix: string): Promise<Permit> {
+  const a = client(prefix);
+  await a.markNodesClean();
+  await env.cluster.supervisor.partition(4);
+  await env.cluster.supervisor.partition(5);
+  const permitA = await a.acquireSemaphore('sem', 1, MAX_TTL);
+  // The proxies hold A's SETs to 4 and 5 and would deliver them on heal: drop them, as a real
+  // partition eventually does, so A holds exactly nodes 1, 2 and 3.
+  await env.cluster.supervisor.act(4, { action: 'reset' });
+  await env.cluster.supervisor.act(5, { action: 'reset' });
+  await env.cluster.supervisor.crash(3);
+  await env.cluster.supervisor.restart(3, { persistence: 'none' });
+  await env.cluster.supervisor.heal(4);
+  await env.cluster.supervisor.heal(5);
+  const held = await Promise.all(env.direct.map((c) => c.get(`${prefix}sem:sem:0`)));
+  expect(held.map((v) => v && tokenOf(v))).toEqual([permitA.token, permitA.token, null, null, null]);
+  return permitA;
+}
+
+describe('a node that restarts without persistence while it holds a slot', () => {
+  it('negative control, quarantine: false: B is granted the slot A still holds, two holders of one permit', async () => {
+    const prefix = uniquePrefix('sem-unsafe');
+    const permitA = await restartScenario(prefix);
+    const permitB = await acquireOnceAnswered(client(prefix, { quarantine: false }), 2);
+    expect(permitB).toBeInstanceOf(Permit);
+    expect(permitA.validityMs).toBeGreaterThan(0);
+    expect((permitB as Permit).validityMs).toBeGreaterThan(0);
+    expect((permitB as Permit).slot).toBe(permitA.slot);
+  });
+
+  it('default: B is refused (node 3 votes quarantined) while A holds the permit', async () => {
+    const prefix = uniquePrefix('sem-safe');
+    const permitA = await restartScenario(prefix);
+    const refused = await acquireOnceAnswered(client(prefix), 2);
+    expect(refused).toBeInstanceOf(LockContendedError);
+    expect((refused as LockContendedError).votes[2]).toMatchObject({ vote: 'against', reason: 'quarantined' });
+    expect(permitA.validityMs).toBeGreaterThan(0);
+    await permitA.release();
+  });
+
+  it('no unhandled rejections happened in this file', () => {
+    expect(unhandled).toEqual([]);
+  });
+});

@@ -1,0 +1,76 @@
+import { describe, expect, it } from 'vitest';
+import {
+  lockKey,
+  lockKeyPrefix,
+  resourceOf,
+  semaphoreKeyPrefix,
+  semaphorePattern,
+  semaphoreSlotKey,
+  semaphoreSlotName,
+  semaphoreSlotOf,
+} from '../../src';
+import { limitMismatch, pickSlots } from '../../src/semaphore-slots';
+
+// Resource names are arbitrary strings: a semaphore's slot keys must never be a mutex's key, nor
+// another semaphore's slot, whatever separators the names hold.
+const NAMES = ['a', 'a:1', 'a:1:2', '1', ':', '::', 'a:', ':a', 'lock:x', 'sem:x', 'sem:a:1', 'x:10', 'x:1', '0', 'é:ü', '*?[]\\'];
+
+describe('the semaphore key layout', () => {
+  it('slot keys are distinct across (semaphore, slot) pairs, and each parses back to its pair', () => {
+    const seen = new Map<string, string>();
+    for (const name of NAMES) {
+      for (const slot of [0, 1, 2, 10, 255]) {
+        const key = semaphoreSlotKey('rl:', name, slot);
+        const pair = JSON.stringify([name, slot]);
+        expect(seen.get(key), `${key} for ${pair}`).toBeUndefined();
+        seen.set(key, pair);
+        expect(semaphoreSlotOf('rl:', key)).toEqual({ resource: name, slot });
+        expect(key).toBe(`rl:${semaphoreSlotName(name, slot)}`);
+      }
+    }
+  });
+
+  it('no slot key is a lock key (of any resource name), and no lock key parses as a slot', () => {
+    for (const name of NAMES) {
+      for (const slot of [0, 3]) {
+        const key = semaphoreSlotKey('rl:', name, slot);
+        expect(key.startsWith(lockKeyPrefix('rl:'))).toBe(false);
+        expect(resourceOf('rl:', key)).toBeNull();
+        expect(key.startsWith(semaphoreKeyPrefix('rl:'))).toBe(true);
+      }
+      expect(semaphoreSlotOf('rl:', lockKey('rl:', name))).toBeNull();
+      expect(semaphoreSlotOf('rl:', lockKey('rl:', `sem:${name}:0`))).toBeNull();
+    }
+    // Not slot keys: no slot index, an empty name, another prefix.
+    for (const key of ['rl:sem:a', 'rl:sem::0', 'rl:sem:a:01', 'rl:sem:a:-1', 'rl:sem:a:1.5', 'other:sem:a:0']) {
+      expect(semaphoreSlotOf('rl:', key), key).toBeNull();
+    }
+    expect(semaphorePattern('r*:')).toBe('r\\*:sem:*');
+  });
+});
+
+describe('choosing slots', () => {
+  it('pickSlots takes distinct slots of those offered, ascending, each as likely', () => {
+    const counts = [0, 0, 0, 0];
+    for (let i = 0; i < 4_000; i++) {
+      const slots = pickSlots([0, 1, 2, 3], 2);
+      expect(slots).toHaveLength(2);
+      expect(slots[0]!).toBeLessThan(slots[1]!);
+      for (const s of slots) counts[s]!++;
+    }
+    for (const c of counts) expect(c).toBeGreaterThan(1_700);
+    expect(pickSlots([5, 7], 2)).toEqual([5, 7]);
+  });
+
+  it("limitMismatch reads a holder's recorded limit, and a held slot beyond the caller's limit", () => {
+    const value = (limit?: string) => `tok ${JSON.stringify(limit === undefined ? { owner: 'x' } : { owner: 'x', limit })}`;
+    expect(limitMismatch(null, 0, 3)).toBeNull();
+    expect(limitMismatch(value('3'), 0, 3)).toBeNull();
+    expect(limitMismatch(value('4'), 1, 3)).toBe(4);
+    expect(limitMismatch(value(), 1, 3)).toBeNull();
+    expect(limitMismatch('bare-token', 1, 3)).toBeNull();
+    // Slot 3 exists only for a limit of 4 or more.
+    expect(limitMismatch('bare-token', 3, 3)).toBe(4);
+    expect(limitMismatch(value('5'), 3, 3)).toBe(5);
+  });
+});
