@@ -74,6 +74,8 @@ export interface AttemptSource<L extends Lock> {
   readonly resources: readonly string[];
   /** The names whose release on the channel wakes this acquire while it waits. */
   readonly wakeOn: readonly string[];
+  /** Each wakeOn name's release is a place of its own (a semaphore's slots), not one lock's copies: waiters.ts. */
+  readonly wakeEach?: boolean;
   attempt(): Promise<AttemptOutcome>;
   /** The handle of the grant the last attempt won. */
   grant(outcome: Extract<AttemptOutcome, { ok: true }>, state: LockState): L;
@@ -127,7 +129,7 @@ export async function acquireLoop<L extends Lock>(
       // A configuration error (this client's maxTtlMs is not the cluster's) is not worth a retry.
       if (retryCount === 0 || host.isClosed() || NOT_RETRIED.has(lastError.name)) break;
       if (performance.now() >= deadline) break;
-      waiter ??= host.waiters.register(source.wakeOn, seen);
+      waiter ??= host.waiters.register(source.wakeOn, seen, source.wakeEach);
       // A release was published while the attempt was under way: retry at once (free of charge).
       if (waiter.takeAgain()) {
         if (waiter.takeReleased()) splitNaps = 0;

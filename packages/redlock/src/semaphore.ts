@@ -104,6 +104,7 @@ export class SemaphoreAttempts implements AttemptSource<Permit> {
   /** The slots' names the last attempt asked for (every slot's after a read that asked for none). */
   resources: readonly string[];
   readonly wakeOn: readonly string[];
+  readonly wakeEach = true;
   private readNext = false;
   private asked: { req: AcquireRequest; slots: number[] } | null = null;
 

@@ -21,6 +21,12 @@ import type { LockNode } from './node';
  * attempt on the next turn of the event loop, so the other nodes' copies of the same message,
  * read in the same turn, are absorbed. Misjudging costs an extra attempt or, at worst, one
  * retryDelayMs of sleep, never safety.
+ *
+ * A semaphore's waiter (`perName`) waits for any of its slots, and each slot's release is a place
+ * of its own: a message wakes the longest sleeper unless this waiter or another already took a
+ * message of that same slot (a copy from another node), so slots freed one after the other wake as
+ * many waiters; one trying is marked to try again at once, and a sleeper is still woken (the trying
+ * one may win another slot).
  */
 export class ReleaseWaiters {
   /** Messages received so far (any resource): lets an acquire notice a release it could have missed. */
@@ -54,8 +60,8 @@ export class ReleaseWaiters {
    * the subscriptions are not up yet, every waiter is woken once they are (a release between the
    * failed attempt and the SUBSCRIBE would otherwise be missed).
    */
-  register(resources: readonly string[], seenSeq: number): Waiter {
-    const waiter = new Waiter(resources, this);
+  register(resources: readonly string[], seenSeq: number, perName = false): Waiter {
+    const waiter = new Waiter(resources, this, perName);
     for (const resource of resources) {
       let set = this.byResource.get(resource);
       if (!set) this.byResource.set(resource, (set = new Set()));
@@ -105,6 +111,17 @@ export class ReleaseWaiters {
     if (!waiters) return;
     let longest: Waiter | null = null;
     for (const waiter of waiters) {
+      if (waiter.perName) {
+        // A copy of a message it already took (the release of one slot, published by each node).
+        if (waiter.wokenBy === resource || waiter.againBy === resource) return;
+        if (waiter.state === 'sleeping') longest ??= waiter;
+        else if (waiter.state === 'trying' && !waiter.again) {
+          waiter.again = true;
+          waiter.againBy = resource;
+          waiter.released = true;
+        }
+        continue;
+      }
       if (waiter.state === 'woken') return;
       if (waiter.state === 'trying') {
         waiter.again = true;
@@ -115,7 +132,7 @@ export class ReleaseWaiters {
       longest ??= waiter;
     }
     if (longest) longest.released = true;
-    longest?.wake();
+    longest?.wake(resource);
   }
 
   private open(): void {
@@ -170,20 +187,28 @@ export class Waiter {
   again = false;
   /** A release of its resource was published since the last takeReleased() (not a subscription's catch-up wake). */
   released = false;
+  /** perName: the name whose message woke it from its last sleep (null: none, or a catch-up wake). */
+  wokenBy: string | null = null;
+  /** perName: the name whose message marked `again` (null: none, or a catch-up). */
+  againBy: string | null = null;
   private wakeSleep: (() => void) | null = null;
 
   constructor(
     readonly resources: readonly string[],
     private readonly registry: ReleaseWaiters,
+    /** Each name's release is a place of its own (a semaphore's slots): see ReleaseWaiters. */
+    readonly perName = false,
   ) {}
 
-  wake(): void {
+  /** `by`: the name whose release woke it (null: a catch-up, or quit()). */
+  wake(by: string | null = null): void {
     if (this.state === 'trying') {
       this.again = true;
       return;
     }
     if (this.state === 'woken') return;
     this.state = 'woken';
+    this.wokenBy = by;
     const wakeSleep = this.wakeSleep;
     this.wakeSleep = null;
     if (wakeSleep) setImmediate(wakeSleep);
@@ -200,6 +225,7 @@ export class Waiter {
         return;
       }
       this.state = 'sleeping';
+      this.wokenBy = null;
       const finish = (woken: boolean) => {
         clearTimeout(timer);
         signal?.removeEventListener('abort', onAbort);
@@ -230,6 +256,7 @@ export class Waiter {
   takeAgain(): boolean {
     const again = this.again;
     this.again = false;
+    this.againBy = null;
     return again;
   }
 

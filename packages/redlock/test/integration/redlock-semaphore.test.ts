@@ -252,6 +252,24 @@ describe('a full semaphore waits like a held mutex', () => {
     await permit.release();
   });
 
+  it('two slots released one after the other wake two waiters of one Redlock, each well before its retry delay', async () => {
+    const [a, b] = await clients('wake-two', 2);
+    const first = await a!.acquireSemaphore('w2', 2, 10_000);
+    const second = await a!.acquireSemaphore('w2', 2, 10_000, { retryCount: 5, retryDelayMs: 20 });
+    const slow = { retryCount: 3, retryDelayMs: 10_000, retryJitterMs: 0 };
+    // Both wait in one Redlock (one process, one subscription): each freed slot must wake one of them.
+    const waiting = [b!.acquireSemaphore('w2', 2, 10_000, slow), b!.acquireSemaphore('w2', 2, 10_000, slow)];
+    await sleep(400);
+    const releasedAt = performance.now();
+    await Promise.all([first.release(), second.release()]);
+    const permits = await Promise.all(waiting);
+    const handoff = performance.now() - releasedAt;
+    console.log(`two slots released, two waiters granted in ${handoff.toFixed(1)} ms`);
+    expect(handoff).toBeLessThan(5_000);
+    expect(new Set(permits.map((p) => p.slot))).toEqual(new Set([0, 1]));
+    await Promise.all(permits.map((p) => p.release()));
+  });
+
   it('maxWaitMs bounds the wait (LockContendedError: the semaphore is full), and the signal aborts it', async () => {
     const [a, b] = await clients('bounded', 2);
     const held = await a!.acquireSemaphore('f', 1, 20_000);
