@@ -9,6 +9,7 @@ import { RELEASE_SCRIPT } from '../../src/scripts';
 import { ReleaseCall } from '../../src/release-group';
 import { lockValue } from '../../src/value';
 import { startTestCluster, type TestCluster } from '@/test/support/cluster';
+import { MonitorFeed } from '@/test/support/monitor';
 
 // What one node's connection carries when several operations share a batch (node.ts, grant-group.ts),
 // read back from a real redis-server with MONITOR: the order Redis ran the commands in.
@@ -41,16 +42,7 @@ async function ranInOrder(
   const node = new LockNode(0, url, 1_000, () => undefined);
   await node.whenBooted();
   prepare?.(node);
-  const monitor = await new Redis(url).monitor();
-  const ran: string[] = [];
-  monitor.on('monitor', (_time: string, args: string[], source: string) => {
-    if (source.startsWith('lua')) return;
-    const [name, ...rest] = args;
-    const upper = name!.toUpperCase();
-    if (upper === 'SET' || upper === 'HMGET' || upper === 'GET') ran.push(`${upper} ${rest[0]}`);
-    else if (upper === 'EVALSHA' || upper === 'EVAL') ran.push(`${upper} ${rest[2]}`);
-    else if (!['SCRIPT', 'INFO', 'QUIT'].includes(upper)) ran.push(upper);
-  });
+  const monitor = await MonitorFeed.open(url);
   const replies: unknown[] = [];
   let expected = 0;
   let answered = 0;
@@ -64,10 +56,25 @@ async function ranInOrder(
     };
   });
   await all;
-  // MONITOR reports on its own connection: give it a moment to catch up.
-  await new Promise((resolve) => setTimeout(resolve, 100));
-  monitor.disconnect();
+  // MONITOR reports on its own connection: drain it, then read what the node ran.
+  const echo = new Redis(url);
+  let echoSource = '';
+  try {
+    echoSource = await monitor.drain((marker) => echo.echo(marker));
+  } finally {
+    echo.disconnect();
+    monitor.close();
+  }
   await node.close();
+  const ran: string[] = [];
+  for (const { source, args } of monitor.commands) {
+    if (source.startsWith('lua') || source === echoSource) continue;
+    const [name, ...rest] = args;
+    const upper = name!.toUpperCase();
+    if (upper === 'SET' || upper === 'HMGET' || upper === 'GET') ran.push(`${upper} ${rest[0]}`);
+    else if (upper === 'EVALSHA' || upper === 'EVAL') ran.push(`${upper} ${rest[2]}`);
+    else if (!['SCRIPT', 'INFO', 'QUIT'].includes(upper)) ran.push(upper);
+  }
   return { ran, replies };
 }
 

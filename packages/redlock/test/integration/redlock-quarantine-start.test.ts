@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { epochKey, markNodeClean, readEpoch, Redlock, type NodeErrorEvent, type QuarantineEvent } from '@redlock-console/redlock';
 import type { LockNode } from '../../src/node';
 import { uniquePrefix, waitFor } from '@/test/support/cluster';
+import { MonitorFeed } from '@/test/support/monitor';
 import { redlockEnv } from '@/test/support/redlock-env';
 
 // quarantine-start.ts: a node answers without a sentinel (its data is gone) to a client that has
@@ -35,24 +36,16 @@ function nodeOf(r: Redlock, index: number): LockNode {
  * node `index` serves while `body` runs, through MONITOR on a connection of its own.
  */
 async function ceilingReads(index: number, prefix: string, body: () => Promise<void>): Promise<number> {
-  const monitor = await env.direct[index]!.monitor();
-  let reads = 0;
-  monitor.on('monitor', (_time: string, args: string[], source: string) => {
-    if (source !== 'lua' && args.join(' ') === `HMGET ${epochKey(prefix)} createdAt maxTtlMs`) reads++;
-  });
+  const monitor = await MonitorFeed.open(env.cluster.supervisor.directUrls()[index]!);
   try {
     await body();
-    // MONITOR reports commands in the order the node runs them: once it shows this marker, it has
-    // shown every command before it (a read whose reply ended `body` may not have reached us yet).
-    const marker = `end-of-${prefix}`;
-    let seen = false;
-    monitor.on('monitor', (_time: string, args: string[]) => (seen ||= args[1] === marker));
-    await env.direct[index]!.echo(marker);
-    await waitFor(() => seen, 5_000, 'the marker on MONITOR');
+    // A read whose reply ended `body` may not have reached the feed yet: drain it.
+    await monitor.drain((marker) => env.direct[index]!.echo(marker));
   } finally {
-    monitor.disconnect();
+    monitor.close();
   }
-  return reads;
+  const read = `HMGET ${epochKey(prefix)} createdAt maxTtlMs`;
+  return monitor.commands.filter((c) => c.source !== 'lua' && c.args.join(' ') === read).length;
 }
 
 async function markAllClean(prefix: string, maxTtlMs = MAX_TTL): Promise<void> {
