@@ -87,7 +87,7 @@ function runTests(sandbox: string, tests: readonly string[], testName: string, t
       'vitest',
       'run',
       '-c',
-      'vitest.mutation.config.ts',
+      'scripts/mutation/vitest.lua.config.ts',
       '--bail',
       '1',
       '--maxWorkers',
@@ -103,7 +103,7 @@ function runTests(sandbox: string, tests: readonly string[], testName: string, t
       killSignal: 'SIGKILL',
       // The test list is on the command line; a MUTATION_TESTS/MUTATION_TEST_NAME left in the
       // environment would narrow it again (vitest.mutation.config.ts).
-      env: { ...process.env, MUTATION_TESTS: '', MUTATION_TEST_NAME: '', NO_COLOR: '1', FORCE_COLOR: '0' },
+      env: { ...process.env, MUTATION_TESTS: '', MUTATION_TEST_NAME: '', LUA_TEST_ORDER: tests.join(','), NO_COLOR: '1', FORCE_COLOR: '0' },
     },
   );
   writeFileSync(join(root, 'reports', 'lua-mutants-last.log'), `${r.stdout ?? ''}\n${r.stderr ?? ''}`);

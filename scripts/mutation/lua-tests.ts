@@ -1,7 +1,9 @@
 /**
  * Which core tests judge each Lua script's mutants (scripts/mutation/lua-mutants.ts), in two stages:
  * - `quick`: the fastest test files that reach the script (optionally narrowed by `quickName`, a
- *   vitest test-name pattern), run first with --bail 1; most mutants fail here in seconds;
+ *   vitest test-name pattern), run first with --bail 1, in the order listed (vitest.lua.config.ts):
+ *   the script's own *-mutants test first (its code run directly on a real redis-server), so
+ *   that most mutants fail here in seconds;
  * - `full`: every test file listed for the script, run only for a mutant that survived the quick
  *   stage. A mutant that fails either stage is killed.
  * Names are test files under packages/redlock/test/integration without `.test.ts`. Every `quick`
@@ -39,20 +41,44 @@ export const LUA_TESTS: Readonly<Record<string, LuaTestSet>> = {
   'acquire.lua': { quick: ['redlock-batches', 'redlock-core'], full: ['redlock-batches', 'redlock-core', 'redlock-contract'] },
   'release.lua': { quick: ['redlock-release', 'redlock-core'], full: ['redlock-release', 'redlock-core', 'redlock-faults'] },
   'release-many.lua': {
-    quick: ['redlock-merged-calls', 'redlock-batches'],
-    full: ['redlock-merged-calls', 'redlock-batches', 'redlock-release', 'redlock-release-mutants', 'redlock-core', 'redlock-waiters'],
+    quick: ['redlock-release-many-mutants', 'redlock-merged-calls', 'redlock-batches'],
+    full: [
+      'redlock-release-many-mutants',
+      'redlock-merged-calls',
+      'redlock-batches',
+      'redlock-release',
+      'redlock-release-mutants',
+      'redlock-core',
+      'redlock-waiters',
+    ],
   },
   'extend.lua': {
-    quick: ['redlock-value-rewrites', 'redlock-core'],
-    full: ['redlock-value-rewrites', 'redlock-core', 'redlock-faults', 'redlock-contract'],
+    quick: ['redlock-extend-mutants', 'redlock-value-rewrites', 'redlock-core'],
+    full: ['redlock-extend-mutants', 'redlock-value-rewrites', 'redlock-core', 'redlock-faults', 'redlock-contract'],
   },
   'fence.lua': {
-    quick: ['redlock-value-rewrites', 'redlock-core', 'redlock-fast-path'],
-    full: ['redlock-value-rewrites', 'redlock-core', 'redlock-fast-path', 'redlock-fencing', 'redlock-fence-round', 'redlock-probe-races'],
+    quick: ['redlock-fence-mutants', 'redlock-value-rewrites', 'redlock-core', 'redlock-fast-path'],
+    full: [
+      'redlock-fence-mutants',
+      'redlock-value-rewrites',
+      'redlock-core',
+      'redlock-fast-path',
+      'redlock-fencing',
+      'redlock-fence-round',
+      'redlock-probe-races',
+    ],
   },
   'fence-many.lua': {
-    quick: ['redlock-merged-calls', 'redlock-value-rewrites', 'redlock-batches'],
-    full: ['redlock-merged-calls', 'redlock-value-rewrites', 'redlock-batches', 'redlock-fencing', 'redlock-core', 'redlock-fence-round'],
+    quick: ['redlock-fence-mutants', 'redlock-merged-calls', 'redlock-value-rewrites', 'redlock-batches'],
+    full: [
+      'redlock-fence-mutants',
+      'redlock-merged-calls',
+      'redlock-value-rewrites',
+      'redlock-batches',
+      'redlock-fencing',
+      'redlock-core',
+      'redlock-fence-round',
+    ],
   },
   'probe.lua': {
     quick: ['redlock-probe-mutants', 'redlock-quarantine', 'redlock-core', 'redlock-fast-path', 'redlock-restarts', 'redlock-rollback'],
@@ -73,18 +99,29 @@ export const LUA_TESTS: Readonly<Record<string, LuaTestSet>> = {
     ],
   },
   '_replacing.lua': {
-    quick: ['redlock-rollback'],
+    quick: ['redlock-mark-clean-mutants', 'redlock-adopt-restart-mutants', 'redlock-probe-mutants', 'redlock-rollback'],
     quickName: notSlow,
-    full: ['redlock-rollback', 'redlock-restarts'],
+    full: ['redlock-mark-clean-mutants', 'redlock-adopt-restart-mutants', 'redlock-probe-mutants', 'redlock-rollback', 'redlock-restarts'],
   },
   'mark-clean.lua': {
-    quick: ['redlock-core', 'redlock-quarantine'],
-    full: ['redlock-core', 'redlock-quarantine', 'redlock-first-run', 'redlock-fencing', 'redlock-restarts', 'redlock-rollback'],
+    quick: ['redlock-mark-clean-mutants', 'redlock-core', 'redlock-quarantine'],
+    full: [
+      'redlock-mark-clean-mutants',
+      'redlock-core',
+      'redlock-quarantine',
+      'redlock-first-run',
+      'redlock-fencing',
+      'redlock-restarts',
+      'redlock-rollback',
+    ],
   },
   'reseed.lua': {
-    quick: ['redlock-reseed-reads'],
-    full: ['redlock-reseed-reads', 'redlock-fencing', 'redlock-rollback', 'redlock-restarts'],
+    quick: ['redlock-reseed-mutants', 'redlock-reseed-reads'],
+    full: ['redlock-reseed-mutants', 'redlock-reseed-reads', 'redlock-fencing', 'redlock-rollback', 'redlock-restarts'],
   },
-  'adopt-restart.lua': { quick: ['redlock-restarts'], quickName: notSlow, full: ['redlock-restarts'] },
+  'adopt-restart.lua': {
+    quick: ['redlock-adopt-restart-mutants'],
+    full: ['redlock-adopt-restart-mutants', 'redlock-restarts'],
+  },
   'time.lua': { quick: ['redlock-core'], full: ['redlock-core'] },
 };
