@@ -14,6 +14,7 @@ import { Permit } from './permit';
 import { quorumSize } from './quorum';
 import { checkLeaseTtl, prepareAcquire, probesOf } from './request';
 import { prepareSemaphore, SemaphoreAttempts, type SemaphoreOptions } from './semaphore';
+import { SlotClaims } from './slot-claims';
 import { resolveSettings, type RedlockSettings } from './settings';
 import { runUsing } from './using';
 import { markCleanOutcome, markCleanTimeout, type MarkCleanOptions, type MarkCleanResult } from './mark-clean-outcome';
@@ -60,6 +61,8 @@ export class Redlock extends RedlockEmitter implements LockController {
   private readonly nodes: readonly LockNode[];
   private readonly ctx: ProtocolContext;
   private readonly waiters: ReleaseWaiters;
+  /** The semaphore slots this Redlock is asking for or holds (its own acquires prefer others). */
+  private readonly slotClaims = new SlotClaims();
   /** What the acquire loop needs of this Redlock (acquire-loop.ts). */
   private readonly host: AcquireHost;
   /** The `settled` of releases answered at a quorum whose other nodes have not all answered yet. */
@@ -176,7 +179,7 @@ export class Redlock extends RedlockEmitter implements LockController {
     const sem = prepareSemaphore(this.ctx, resource, limit, ttlMs, options);
     const plan = retryPlan(this.settings, options, started);
     if (this.closed) throw closedError(this.nodes, [resource]);
-    return acquireLoop(this.host, new SemaphoreAttempts(this.ctx, this, sem), plan, started);
+    return acquireLoop(this.host, new SemaphoreAttempts(this.ctx, this, sem, this.slotClaims), plan, started);
   }
 
   /** acquireSemaphore(), then run `routine(signal, permit)` as using() runs its routine: extended automatically, released at the end. */
@@ -245,6 +248,7 @@ export class Redlock extends RedlockEmitter implements LockController {
   async releaseLock(lock: Lock): Promise<ReleaseResult> {
     const state = this.stateOf(lock);
     state.released = true;
+    if (lock instanceof Permit) this.slotClaims.released(lock);
     return this.releaseInternal(lock.resources, lock.keys, lock.token, lock.fence);
   }
 

@@ -25,6 +25,17 @@ export function pickSlots(from: readonly number[], count: number, random: () => 
   return pool.slice(0, count).sort((a, b) => a - b);
 }
 
+/** `count` slots out of `from`, at random, those not in `avoid` first (ascending). */
+export function pickPreferring(from: readonly number[], avoid: ReadonlySet<number>, count: number): number[] {
+  const preferred = from.filter((s) => !avoid.has(s));
+  if (preferred.length >= count) return pickSlots(preferred, count);
+  const rest = pickSlots(
+    from.filter((s) => avoid.has(s)),
+    count - preferred.length,
+  );
+  return [...preferred, ...rest].sort((a, b) => a - b);
+}
+
 /** 0, 1, …, n − 1. */
 export function range(n: number): number[] {
   return Array.from({ length: n }, (_, i) => i);
@@ -43,13 +54,13 @@ export function limitMismatch(value: string | null, slot: number, limit: number)
   return null;
 }
 
-/** What one read found: `slots` free on a quorum to ask for, or why not (an attempt's error). */
-export type SlotChoice = { ok: true; slots: number[] } | { ok: false; error: RedlockError };
+/** What one read found: the slots free on a quorum (at least the permits wanted), or why not (an attempt's error). */
+export type SlotChoice = { ok: true; free: number[] } | { ok: false; error: RedlockError };
 
 /**
  * Read slots 0 … limit (one more than there are, to see a holder that counts more) on every node,
- * one MGET per node within the node timeout, and choose `permits` slots free (no key) on at least
- * a quorum, at random among those. Fails with SemaphoreLimitMismatchError when a live holder's
+ * one MGET per node within the node timeout, and find the slots free (no key) on at least a
+ * quorum, `permits` of them at least. Fails with SemaphoreLimitMismatchError when a live holder's
  * limit is not `limit`, QuorumUnavailableError when fewer than a quorum answered, and
  * LockContendedError when fewer than `permits` slots are free on a quorum (the semaphore is full).
  * `keys` and `names`: the slots' keys and names, 0 … limit (the names are reported by the errors).
@@ -142,5 +153,5 @@ export async function chooseFreeSlots(
       ),
     };
   }
-  return { ok: true, slots: pickSlots(candidates, permits) };
+  return { ok: true, free: candidates };
 }

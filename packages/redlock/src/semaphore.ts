@@ -32,7 +32,8 @@ import type { LockController, LockState } from './lock';
 import { Permit } from './permit';
 import { attemptAcquire, type AcquireRequest, type AttemptOutcome, type ProtocolContext } from './protocol';
 import { prepareAcquire } from './request';
-import { chooseFreeSlots, LIMIT_FIELD, pickSlots, range } from './semaphore-slots';
+import { chooseFreeSlots, LIMIT_FIELD, pickPreferring, range } from './semaphore-slots';
+import type { SlotClaims } from './slot-claims';
 import { describe } from './settings';
 import { LIMITS } from './vocabulary';
 
@@ -105,6 +106,7 @@ export class SemaphoreAttempts implements AttemptSource<Permit> {
   resources: readonly string[];
   readonly wakeOn: readonly string[];
   readonly wakeEach = true;
+  private readonly all: readonly number[];
   private readNext = false;
   private asked: { req: AcquireRequest; slots: number[] } | null = null;
 
@@ -112,24 +114,26 @@ export class SemaphoreAttempts implements AttemptSource<Permit> {
     private readonly ctx: ProtocolContext,
     private readonly controller: LockController,
     private readonly sem: SemaphoreRequest,
+    private readonly claims: SlotClaims,
   ) {
     this.wakeOn = sem.names.slice(0, sem.limit);
+    this.all = range(sem.limit);
     this.resources = this.wakeOn;
   }
 
   async attempt(): Promise<AttemptOutcome> {
     const { resource, limit, permits, keys, names } = this.sem;
-    let slots: number[];
+    let free = this.all;
     if (this.readNext) {
       const choice = await chooseFreeSlots(this.ctx, resource, keys, names, limit, permits);
       if (!choice.ok) {
         this.resources = this.wakeOn;
         return { ok: false, error: choice.error, split: false, unanswered: null };
       }
-      slots = choice.slots;
-    } else {
-      slots = pickSlots(range(limit), permits);
+      free = choice.free;
     }
+    // Slots this Redlock is not already asking for or holding first (slot-claims.ts).
+    const slots = pickPreferring(free, this.claims.busy(resource), permits);
     const req: AcquireRequest = {
       ...this.sem.base,
       resources: slots.map((i) => names[i]!),
@@ -137,8 +141,10 @@ export class SemaphoreAttempts implements AttemptSource<Permit> {
     };
     this.asked = { req, slots };
     this.resources = req.resources;
+    this.claims.claim(resource, slots);
     const outcome = await attemptAcquire(this.ctx, req);
-    if (outcome.ok) return outcome;
+    if (outcome.ok) return outcome; // grant() settles the claim
+    this.claims.settle(resource, slots, null);
     this.readNext = outcome.error.name === 'LockContendedError';
     const mismatch = holderMismatch(outcome.error, resource, limit);
     return mismatch ? { ...outcome, error: mismatch } : outcome;
@@ -147,11 +153,13 @@ export class SemaphoreAttempts implements AttemptSource<Permit> {
   grant(outcome: Extract<AttemptOutcome, { ok: true }>, state: LockState): Permit {
     const { req, slots } = this.asked!;
     const { resource, limit } = this.sem;
-    return new Permit(this.controller, req.resources, outcome.token, outcome.fence, outcome.votes, req.lockKeys, state, {
+    const permit = new Permit(this.controller, req.resources, outcome.token, outcome.fence, outcome.votes, req.lockKeys, state, {
       resource,
       limit,
       slots,
     });
+    this.claims.settle(resource, slots, permit);
+    return permit;
   }
 }
 

@@ -184,6 +184,21 @@ describe('never more than `limit` holders', () => {
     await Promise.all([two.release(), one.release()]);
   });
 
+  it("one Redlock's acquires ask first for slots it neither holds nor asks for: a second permit of two, at the first attempt, every time", async () => {
+    const [r] = await clients('own-slots', 1);
+    for (let i = 0; i < 12; i++) {
+      const first = await r!.acquireSemaphore('own', 2, 10_000);
+      // retryCount 0: one attempt, no read; a random guess would meet `first` half the time.
+      const second = await r!.acquireSemaphore('own', 2, 10_000);
+      expect(second.slot).toBe(1 - first.slot);
+      await Promise.all([first, second].map(async (p) => (await p.release()).settled));
+      // Concurrent acquires of one Redlock ask for different slots too.
+      const both = await Promise.all([r!.acquireSemaphore('own', 2, 10_000), r!.acquireSemaphore('own', 2, 10_000)]);
+      expect(both.map((p) => p.slot).sort()).toEqual([0, 1]);
+      await Promise.all(both.map(async (p) => (await p.release()).settled));
+    }
+  });
+
   it('fences are strictly increasing across the grants of each slot, and each is the one its slot key records', async () => {
     const all = await clients('fences', 3);
     const last = new Map<number, number>();

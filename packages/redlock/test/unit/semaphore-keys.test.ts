@@ -9,7 +9,9 @@ import {
   semaphoreSlotName,
   semaphoreSlotOf,
 } from '../../src';
-import { limitMismatch, pickSlots } from '../../src/semaphore-slots';
+import { Permit } from '../../src/permit';
+import { limitMismatch, pickPreferring, pickSlots } from '../../src/semaphore-slots';
+import { SlotClaims } from '../../src/slot-claims';
 
 // Resource names are arbitrary strings: a semaphore's slot keys must never be a mutex's key, nor
 // another semaphore's slot, whatever separators the names hold.
@@ -60,6 +62,36 @@ describe('choosing slots', () => {
     }
     for (const c of counts) expect(c).toBeGreaterThan(1_700);
     expect(pickSlots([5, 7], 2)).toEqual([5, 7]);
+  });
+
+  it('pickPreferring takes the slots to avoid only when the others are too few', () => {
+    for (let i = 0; i < 200; i++) {
+      expect(pickPreferring([0, 1, 2, 3], new Set([0, 2]), 2)).toEqual([1, 3]);
+      const three = pickPreferring([0, 1, 2, 3], new Set([0, 2]), 3);
+      expect(three).toHaveLength(3);
+      expect(three).toEqual(expect.arrayContaining([1, 3]));
+    }
+    expect(pickPreferring([4], new Set([4]), 1)).toEqual([4]);
+  });
+
+  it('SlotClaims: slots asked for or held by a valid permit are busy until settled or released', () => {
+    const claims = new SlotClaims();
+    const permit = (slots: number[], validityMs: number) => ({ resource: 's', slots, validityMs }) as unknown as Permit;
+    claims.claim('s', [1]);
+    claims.claim('s', [1, 2]);
+    expect([...claims.busy('s')].sort()).toEqual([1, 2]);
+    expect(claims.busy('other').size).toBe(0);
+    claims.settle('s', [1], null);
+    expect([...claims.busy('s')].sort()).toEqual([1, 2]);
+    const held = permit([1, 2], 1_000);
+    claims.settle('s', [1, 2], held);
+    expect([...claims.busy('s')].sort()).toEqual([1, 2]);
+    claims.released(held);
+    expect(claims.busy('s').size).toBe(0);
+    // A permit whose validity ran out without a release frees its slots too.
+    claims.claim('s', [0]);
+    claims.settle('s', [0], permit([0], 0));
+    expect(claims.busy('s').size).toBe(0);
   });
 
   it("limitMismatch reads a holder's recorded limit, and a held slot beyond the caller's limit", () => {

@@ -1,0 +1,57 @@
+import type { Permit } from './permit';
+
+/**
+ * The slots one Redlock is asking for or holding, per semaphore: its own acquires then ask for
+ * other slots first, instead of colliding with each other at random (two waiters woken by two
+ * freed slots would otherwise pick the same one half the time, and the loser sleep out its delay).
+ * Only a preference among the slots an attempt may ask for: nothing here bears on safety, which the
+ * slots' grants decide (semaphore.ts).
+ */
+export class SlotClaims {
+  private readonly bySemaphore = new Map<string, { trying: Map<number, number>; held: Set<Permit> }>();
+
+  /** The slots of `semaphore` this Redlock is asking for or holds (a permit still valid). */
+  busy(semaphore: string): Set<number> {
+    const entry = this.bySemaphore.get(semaphore);
+    const busy = new Set<number>();
+    if (!entry) return busy;
+    for (const slot of entry.trying.keys()) busy.add(slot);
+    for (const permit of entry.held) {
+      if (permit.validityMs > 0) for (const slot of permit.slots) busy.add(slot);
+      else entry.held.delete(permit);
+    }
+    this.dropIfEmpty(semaphore);
+    return busy;
+  }
+
+  /** An attempt asks for `slots`. */
+  claim(semaphore: string, slots: readonly number[]): void {
+    let entry = this.bySemaphore.get(semaphore);
+    if (!entry) this.bySemaphore.set(semaphore, (entry = { trying: new Map(), held: new Set() }));
+    for (const slot of slots) entry.trying.set(slot, (entry.trying.get(slot) ?? 0) + 1);
+  }
+
+  /** The attempt that asked for `slots` ended: granted as `permit`, or refused (null). */
+  settle(semaphore: string, slots: readonly number[], permit: Permit | null): void {
+    const entry = this.bySemaphore.get(semaphore);
+    if (!entry) return;
+    for (const slot of slots) {
+      const count = (entry.trying.get(slot) ?? 0) - 1;
+      if (count > 0) entry.trying.set(slot, count);
+      else entry.trying.delete(slot);
+    }
+    if (permit) entry.held.add(permit);
+    this.dropIfEmpty(semaphore);
+  }
+
+  /** `permit` was released. */
+  released(permit: Permit): void {
+    const entry = this.bySemaphore.get(permit.resource);
+    if (entry?.held.delete(permit)) this.dropIfEmpty(permit.resource);
+  }
+
+  private dropIfEmpty(semaphore: string): void {
+    const entry = this.bySemaphore.get(semaphore);
+    if (entry && entry.trying.size === 0 && entry.held.size === 0) this.bySemaphore.delete(semaphore);
+  }
+}
