@@ -142,7 +142,13 @@ export class SemaphoreAttempts implements AttemptSource<Permit> {
     this.asked = { req, slots };
     this.resources = req.resources;
     this.claims.claim(resource, slots);
-    const outcome = await attemptAcquire(this.ctx, req);
+    let outcome: AttemptOutcome;
+    try {
+      outcome = await attemptAcquire(this.ctx, req);
+    } catch (err) {
+      this.claims.settle(resource, slots, null);
+      throw err;
+    }
     if (outcome.ok) return outcome; // grant() settles the claim
     this.claims.settle(resource, slots, null);
     this.readNext = outcome.error.name === 'LockContendedError';
