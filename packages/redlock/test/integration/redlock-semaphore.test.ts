@@ -133,34 +133,48 @@ describe('a permit is a grant of one slot of the semaphore', () => {
 });
 
 describe('never more than `limit` holders', () => {
-  it('12 clients, limit 3, 4 rounds each: the holders within their validity never exceed 3, and no slot has two', async () => {
-    const limit = 3;
-    const all = await clients('crowd', 12);
-    let holders = 0;
-    let most = 0;
-    const bySlot = new Map<number, number>();
-    const problems: string[] = [];
-    await Promise.all(
-      all.map(async (r, k) => {
-        for (let round = 0; round < 4; round++) {
-          const permit = await r.acquireSemaphore('pool', limit, 10_000, { retryCount: 400, retryDelayMs: 100, retryJitterMs: 50 });
-          holders++;
-          most = Math.max(most, holders);
-          if (bySlot.has(permit.slot)) problems.push(`client ${k} got slot ${permit.slot} held by client ${bySlot.get(permit.slot)}`);
-          bySlot.set(permit.slot, k);
-          await sleep(5 + Math.random() * 20);
-          if (permit.validityMs <= 0) problems.push(`client ${k} outlived its validity`);
-          bySlot.delete(permit.slot);
-          holders--;
-          await permit.release();
-        }
-      }),
-    );
-    expect(problems).toEqual([]);
-    // Twelve clients for three permits: the semaphore was full, and never over.
-    expect(most).toBe(limit);
-    console.log(`48 grants of a 3-permit semaphore to 12 clients: at most ${most} holders at once`);
-  }, 120_000);
+  // Separate Redlocks (12 processes), and one Redlock with 12 acquires at once (a server): every
+  // third client takes 2 permits, so the permits held, not the holders, are what is counted.
+  for (const shared of [false, true]) {
+    it(`12 ${shared ? 'acquires in one Redlock' : 'clients'}, limit 3, 4 rounds each, some of 2 permits: never more than 3 permits held within their validity, no slot twice`, async () => {
+      const limit = 3;
+      const made = await clients(shared ? 'crowd-shared' : 'crowd', shared ? 1 : 12);
+      const all = shared ? Array<Redlock>(12).fill(made[0]!) : made;
+      let held = 0;
+      let most = 0;
+      const bySlot = new Map<number, number>();
+      const problems: string[] = [];
+      await Promise.all(
+        all.map(async (r, k) => {
+          const permits = k % 3 === 0 ? 2 : 1;
+          for (let round = 0; round < 4; round++) {
+            const permit = await r.acquireSemaphore('pool', limit, 10_000, {
+              permits,
+              retryCount: 400,
+              retryDelayMs: 100,
+              retryJitterMs: 50,
+            });
+            if (permit.slots.length !== permits) problems.push(`client ${k} asked for ${permits} permits, got ${permit.slots.length}`);
+            held += permit.slots.length;
+            most = Math.max(most, held);
+            for (const slot of permit.slots) {
+              if (bySlot.has(slot)) problems.push(`client ${k} got slot ${slot} held by client ${bySlot.get(slot)}`);
+              bySlot.set(slot, k);
+            }
+            await sleep(5 + Math.random() * 20);
+            if (permit.validityMs <= 0) problems.push(`client ${k} outlived its validity`);
+            for (const slot of permit.slots) bySlot.delete(slot);
+            held -= permit.slots.length;
+            await permit.release();
+          }
+        }),
+      );
+      expect(problems).toEqual([]);
+      // Twelve clients for three permits: the semaphore was full, and never over.
+      expect(most).toBe(limit);
+      console.log(`48 grants of a 3-permit semaphore (${shared ? 'one Redlock' : '12 Redlocks'}): at most ${most} permits held at once`);
+    }, 120_000);
+  }
 
   it('k of n, all or nothing: 2 permits that do not fit are refused and leave no slot held; 1 that fits is granted', async () => {
     const [a, b] = await clients('k-of-n', 2);
