@@ -116,7 +116,7 @@ export interface RedlockSettings {
    *   many connections wants (one write per node per turn instead of one per request; the console's
    *   HTTP lock service uses it). Costs one event-loop hop per round.
    * Only the moment and the number of writes change, never what is written, to which node, or in
-   * which order (see node.ts): mutual exclusion and fence order do not depend on it.
+   * which order (see node-wire.ts): mutual exclusion and fence order do not depend on it.
    * @default 'tick'
    */
   writeCoalescing: 'tick' | 'io';

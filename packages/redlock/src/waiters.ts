@@ -152,7 +152,7 @@ export class ReleaseWaiters {
   }
 
   /**
-   * Open `node`'s subscriber, one of `subscribers` (through the node's client: node.ts subscribe).
+   * Open `node`'s subscriber, one of `subscribers` (through the node's client: node-wire.ts subscribe).
    * It subscribes again after each reconnection; releases missed meanwhile are covered by the
    * waiters' delays. Each time it is (again) in place, every waiter is woken once.
    */
