@@ -35,6 +35,7 @@ import { prepareAcquire } from './request';
 import { chooseFreeSlots, LIMIT_FIELD, pickPreferring, range } from './semaphore-slots';
 import type { SlotClaims } from './slot-claims';
 import { describe } from './settings';
+import { checkResources } from './validate';
 import { LIMITS } from './vocabulary';
 
 /** Options of one acquireSemaphore() / usingSemaphore(): the acquire options, and how many permits. */
@@ -68,6 +69,13 @@ export function prepareSemaphore(
   if (typeof options !== 'object' || options === null)
     throw new InvalidArgumentError('options', `must be an object, got ${describe(options)}`);
   if (typeof resource !== 'string') throw new InvalidArgumentError('resource', `must be a string, got ${describe(resource)}`);
+  try {
+    checkResources(resource);
+  } catch (err) {
+    // The rule of a lock's name, reported under this call's own argument.
+    if (err instanceof InvalidArgumentError) throw new InvalidArgumentError('resource', err.message.slice(err.argument.length + 2));
+    throw err;
+  }
   const max = LIMITS.maxSemaphoreLimit;
   if (typeof limit !== 'number' || !Number.isInteger(limit) || limit < 1 || limit > max)
     throw new InvalidArgumentError('limit', `must be a whole number of permits from 1 to ${max}, got ${describe(limit)}`);

@@ -105,7 +105,9 @@ describe('a permit is a grant of one slot of the semaphore', () => {
     const [r] = await clients('invalid', 1);
     const bad: Array<[unknown, unknown, unknown, unknown, string]> = [
       [['a'], 2, 1_000, {}, 'resource'],
-      ['', 2, 1_000, {}, 'resources'],
+      ['', 2, 1_000, {}, 'resource'],
+      ['x'.repeat(513), 2, 1_000, {}, 'resource'],
+      ['\uD800', 2, 1_000, {}, 'resource'],
       ['s', 0, 1_000, {}, 'limit'],
       ['s', 1.5, 1_000, {}, 'limit'],
       ['s', 257, 1_000, {}, 'limit'],
