@@ -16,22 +16,32 @@ const DATE_TIME = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} UTC[+-]\d{2}:\d{2}$/;
 const HOLDER_LOCK = { resource: 'audit-holder', ttlMs: 4_500, metadata: { owner: 'billing-7', host: 'web-3' } };
 
 /** Run scenario 2 (minority failure) through the API, skip its predictions, cancel it once two nodes crashed; its run id. */
+/**
+ * Run scenario 2 step by step (paused from the start, one step at a time: however fast the steps
+ * run, nothing happens between two polls) and cancel it once its `crash-two` step is done, so the
+ * run took exactly two node actions of the crash kind.
+ */
 async function runMinorityFailure(page: Page): Promise<string> {
   const started = await postAsSession(page, '/api/scenarios/minority-failure/runs', { seed: 7, speed: 2 });
   expect(started.status(), await started.text()).toBe(200);
   const { runId } = ((await started.json()) as RunResponse).run!;
+  expect((await postAsSession(page, '/api/scenarios/runs/current/pause', {})).status()).toBe(200);
   let cancelled = false;
-  for (const deadline = Date.now() + 60_000; ;) {
-    const run = ((await (await page.request.get('/api/scenarios/runs/current')).json()) as RunResponse).run!;
-    if (run.status === 'done' || run.status === 'cancelled' || run.status === 'failed') break;
-    expect(Date.now(), `run still ${run.status}`).toBeLessThan(deadline);
-    if (run.status === 'predict') await postAsSession(page, '/api/scenarios/runs/current/predict', { choice: null });
-    if (!cancelled && run.steps.find((x) => x.id === 'crash-two')?.status === 'done') {
-      await postAsSession(page, '/api/scenarios/runs/current/cancel', {});
-      cancelled = true;
-    }
-    await page.waitForTimeout(150);
-  }
+  await expect
+    .poll(
+      async () => {
+        const run = ((await (await page.request.get('/api/scenarios/runs/current')).json()) as RunResponse).run!;
+        if (run.status === 'done' || run.status === 'cancelled' || run.status === 'failed') return run.status;
+        if (!cancelled && run.steps.find((x) => x.id === 'crash-two')?.status === 'done') {
+          await postAsSession(page, '/api/scenarios/runs/current/cancel', {});
+          cancelled = true;
+        } else if (run.status === 'predict') await postAsSession(page, '/api/scenarios/runs/current/predict', { choice: null });
+        else if (run.status === 'paused') await postAsSession(page, '/api/scenarios/runs/current/step', {});
+        return run.status;
+      },
+      { timeout: 60_000, intervals: [100] },
+    )
+    .toMatch(/^(done|cancelled|failed)$/);
   expect(cancelled).toBe(true);
   return runId;
 }
