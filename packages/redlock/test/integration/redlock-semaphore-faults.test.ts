@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import {
   ioredisClient,
   LockContendedError,
+  MaxTtlMismatchError,
   Permit,
   Redlock,
   RedlockError,
@@ -160,6 +161,42 @@ describe('a node that restarts without persistence while it holds a slot', () =>
     expect((refused as LockContendedError).votes[2]).toMatchObject({ vote: 'against', reason: 'quarantined' });
     expect(permitA.validityMs).toBeGreaterThan(0);
     await permitA.release();
+  });
+});
+
+describe("the mutex's other mechanisms apply to slots unchanged", () => {
+  it('the lease ceiling agreement applies: a client of another maxTtlMs gets MaxTtlMismatchError, not retried', async () => {
+    const prefix = uniquePrefix('sem-ceiling');
+    await client(prefix).markNodesClean(); // records the ceiling MAX_TTL
+    const other = client(prefix, { maxTtlMs: 2 * MAX_TTL });
+    const attempts: number[] = [];
+    other.on('acquire', (e) => attempts.push(e.attempts));
+    const refused = await other.acquireSemaphore('sem', 2, 1_000, { retryCount: 5, retryDelayMs: 200 }).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(MaxTtlMismatchError);
+    expect(refused).toMatchObject({ recordedMaxTtlMs: MAX_TTL, clientMaxTtlMs: 2 * MAX_TTL });
+    expect(attempts).toEqual([1]);
+  });
+
+  it('retries are bounded: a full semaphore ends in LockContendedError after retryCount sleeps', async () => {
+    const prefix = uniquePrefix('sem-retries');
+    const a = client(prefix);
+    await a.markNodesClean();
+    const held = await a.acquireSemaphore('sem', 1, MAX_TTL);
+    const b = client(prefix);
+    const attempts: number[] = [];
+    b.on('acquire', (e) => attempts.push(e.attempts));
+    const t0 = performance.now();
+    const refused = await b
+      .acquireSemaphore('sem', 1, 1_000, { retryCount: 3, retryDelayMs: 50, retryJitterMs: 0 })
+      .catch((e: unknown) => e);
+    const elapsed = performance.now() - t0;
+    expect(refused).toBeInstanceOf(LockContendedError);
+    // 1 + retryCount, and the free retries a wake-up gives (the subscriptions coming up wake every waiter once).
+    expect(attempts[0]).toBeGreaterThanOrEqual(4);
+    expect(attempts[0]).toBeLessThanOrEqual(6);
+    expect(elapsed).toBeGreaterThanOrEqual(145);
+    expect(elapsed).toBeLessThan(5_000);
+    await held.release();
   });
 
   it('no unhandled rejections happened in this file', () => {
