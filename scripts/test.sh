@@ -8,25 +8,44 @@ cd "$(dirname "$0")/.."
 
 TIMES=()
 STARTED=$SECONDS
+CPU_FILE=$(mktemp)
+# cpu_used FILE: the CPU seconds (user + system) of every child this shell has waited for so far,
+# from bash's `times` written to FILE by the caller in its own shell (its second line: children).
+cpu_used() {
+  awk 'NR == 2 { t = 0; for (i = 1; i <= 2; i++) { split($i, p, "m"); sub("s", "", p[2]); t += p[1] * 60 + p[2] } printf "%d", t + 0.5 }' "$1"
+}
+times >"$CPU_FILE"
+CPU_STARTED=$(cpu_used "$CPU_FILE")
 summary() {
   local status=$?
-  printf '\n\033[1m== tier times (wall)\033[0m\n'
+  times >"$CPU_FILE"
+  local cpu=$(($(cpu_used "$CPU_FILE") - CPU_STARTED)) wall=$((SECONDS - STARTED))
+  printf '\n\033[1m== tier times (wall, and CPU: user + system of the tier'"'"'s processes)\033[0m\n'
   for line in "${TIMES[@]}"; do printf '%s\n' "$line"; done
-  printf '%6ss  total%s\n' "$((SECONDS - STARTED))" "$([[ $status -eq 0 ]] || echo " (failed, exit $status)")"
+  printf '%6ss  %6s CPU-s  total%s\n' "$wall" "$cpu" "$([[ $status -eq 0 ]] || echo " (failed, exit $status)")"
+  # What the CPU alone needs on this machine's cores: no ordering of the tiers can beat it.
+  printf '        %s cores: at best %ss if every core were busy throughout\n' "$(nproc)" "$((cpu / $(nproc)))"
+  rm -f "$CPU_FILE"
 }
 trap summary EXIT
 
-# tier "name" command…: run one tier, print and record its wall time.
+# tier "name" command…: run one tier, print and record its wall and CPU time.
 tier() {
-  local name=$1 start=$SECONDS
+  local name=$1 start=$SECONDS cpu0
   shift
+  times >"$CPU_FILE"
+  cpu0=$(cpu_used "$CPU_FILE")
   printf '\n\033[1m== %s\033[0m\n' "$name"
-  if "$@"; then
-    TIMES+=("$(printf '%6ss  %s' "$((SECONDS - start))" "$name")")
-    printf '\033[2m   %s: %ss\033[0m\n' "$name" "$((SECONDS - start))"
+  local rc=0
+  "$@" || rc=$?
+  times >"$CPU_FILE"
+  local line
+  line=$(printf '%6ss  %6s CPU-s  %s' "$((SECONDS - start))" "$(($(cpu_used "$CPU_FILE") - cpu0))" "$name")
+  if ((rc == 0)); then
+    TIMES+=("$line")
+    printf '\033[2m   %s\033[0m\n' "$line"
   else
-    local rc=$?
-    TIMES+=("$(printf '%6ss  %s  FAILED' "$((SECONDS - start))" "$name")")
+    TIMES+=("$line  FAILED")
     exit "$rc"
   fi
 }
@@ -43,25 +62,29 @@ together() {
       s=$SECONDS
       set +e
       bash -c "$2" >"$dir/$i.out" 2>&1
-      echo "$? $((SECONDS - s))" >"$dir/$i.rc"
+      rc=$?
+      times >"$dir/$i.times"
+      echo "$rc $((SECONDS - s)) $(cpu_used "$dir/$i.times")" >"$dir/$i.rc"
     ) &
     shift 2
   done
   wait
   for i in "${!names[@]}"; do
-    read -r rc secs <"$dir/$i.rc"
+    read -r rc secs cpu <"$dir/$i.rc"
     printf '\n\033[1m== %s\033[0m (ran concurrently)\n' "${names[$i]}"
     cat "$dir/$i.out"
+    local line
+    line=$(printf '%6ss  %6s CPU-s  %s (concurrent)' "$secs" "$cpu" "${names[$i]}")
     if ((rc == 0)); then
-      TIMES+=("$(printf '%6ss  %s (concurrent)' "$secs" "${names[$i]}")")
-      printf '\033[2m   %s: %ss\033[0m\n' "${names[$i]}" "$secs"
+      TIMES+=("$line")
+      printf '\033[2m   %s\033[0m\n' "$line"
     else
-      TIMES+=("$(printf '%6ss  %s (concurrent)  FAILED' "$secs" "${names[$i]}")")
+      TIMES+=("$line  FAILED")
       failed=$rc
     fi
   done
   rm -rf "$dir"
-  TIMES+=("$(printf '%6ss  = wall time of the concurrent tiers above' "$((SECONDS - start))")")
+  TIMES+=("$(printf '%6ss  %6s        = wall time of the concurrent tiers above' "$((SECONDS - start))" '')")
   if ((failed != 0)); then exit "$failed"; fi
 }
 
