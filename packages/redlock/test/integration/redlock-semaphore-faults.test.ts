@@ -5,6 +5,7 @@ import {
   LockContendedError,
   MaxTtlMismatchError,
   Permit,
+  QuorumUnavailableError,
   Redlock,
   RedlockError,
   tokenOf,
@@ -175,6 +176,21 @@ describe("the mutex's other mechanisms apply to slots unchanged", () => {
     expect(refused).toBeInstanceOf(MaxTtlMismatchError);
     expect(refused).toMatchObject({ recordedMaxTtlMs: MAX_TTL, clientMaxTtlMs: 2 * MAX_TTL });
     expect(attempts).toEqual([1]);
+  });
+
+  it('nodes that may evict vote against (unsafe-eviction): with three of five, no permit', async () => {
+    const prefix = uniquePrefix('sem-evict');
+    const a = client(prefix);
+    await a.markNodesClean();
+    try {
+      for (const c of env.direct.slice(2)) await c.config('SET', 'maxmemory-policy', 'allkeys-lru');
+      const refused = await a.acquireSemaphore('sem', 2, 1_000).catch((e: unknown) => e);
+      expect(refused).toBeInstanceOf(QuorumUnavailableError);
+      for (const i of [2, 3, 4])
+        expect((refused as QuorumUnavailableError).votes[i]).toMatchObject({ vote: 'against', reason: 'unsafe-eviction' });
+    } finally {
+      for (const c of env.direct) await c.config('SET', 'maxmemory-policy', 'noeviction');
+    }
   });
 
   it('retries are bounded: a full semaphore ends in LockContendedError after retryCount sleeps', async () => {
