@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { epochKey, legacyFenceKey, markNodeClean, readFenceRegister, Redlock } from '@redlock-console/redlock';
 import { anchorKey } from '../../src/keys';
 import { PROBE_SCRIPT } from '../../src/scripts';
-import { uniquePrefix } from '@/test/support/cluster';
+import { uniquePrefix, waitFor } from '@/test/support/cluster';
 import { redlockEnv } from '@/test/support/redlock-env';
 
 // Survivors of the Lua mutants of probe.lua (scripts/mutation/lua-mutants.ts, docs/mutation.md),
@@ -186,6 +186,8 @@ describe('probe.lua, a check on one node', () => {
     expect((await check(prefix, { ceiling })).cause).toBe('');
     await d.hset(epochKey(prefix), 'runId', 'f'.repeat(40));
     const uptime = async () => Number(/uptime_in_seconds:(\d+)/.exec(await d.info('server'))![1]);
+    // An uptime of 3 s or more, so that "started (uptime − 1) s ago" is not "now" (as it is at 1 s).
+    await waitFor(async () => (await uptime()) >= 3, 10_000, 'an uptime of 3 s');
     const before = await uptime();
     const r = await check(prefix, { ceiling });
     const after = await uptime();
@@ -237,6 +239,10 @@ describe('probe.lua, the fast read', () => {
     const high = Number(await env.direct[0]!.hget(epochKey(prefix), 'fence')) + 5;
     await env.direct[0]!.set(legacyFenceKey(prefix), String(high));
     expect((await fast(prefix)).fence).toBe(high);
+    // The lowest register there is: an old-layout key of 1 and no register in the hash.
+    const low = uniquePrefix('probe-fast-legacy-1');
+    await env.direct[0]!.set(legacyFenceKey(low), '1');
+    expect((await fast(low)).fence).toBe(1);
     const none = await fast(uniquePrefix('probe-fast-none'));
     expect(none.createdAt).toBeNull();
     expect(none.fence).toBe(0);
