@@ -59,7 +59,7 @@ export type SlotChoice = { ok: true; free: number[] } | { ok: false; error: Redl
 
 /**
  * Read slots 0 … limit (one more than there are, to see a holder that counts more) on every node,
- * one MGET per node within the node timeout, and find the slots free (no key) on at least a
+ * one batch of GETs per node within the node timeout, and find the slots free (no key) on at least a
  * quorum, `permits` of them at least. Fails with SemaphoreLimitMismatchError when a live holder's
  * limit is not `limit`, QuorumUnavailableError when fewer than a quorum answered, and
  * LockContendedError when fewer than `permits` slots are free on a quorum (the semaphore is full).
@@ -82,9 +82,10 @@ export async function chooseFreeSlots(
     true,
     ctx.settings.nodeTimeoutMs,
     (r, i, reply) => {
-      const values = Array.isArray(reply) ? (reply[0] as unknown) : reply;
-      if (!Array.isArray(values) || values.length !== keys.length) {
-        r.reject(i, 'error', values instanceof Error ? values.message : `unexpected reply ${JSON.stringify(values)}`);
+      const values = Array.isArray(reply) ? (reply as unknown[]) : [reply];
+      const failed = values.find((v) => v instanceof Error) as Error | undefined;
+      if (failed || values.length !== keys.length) {
+        r.reject(i, 'error', failed ? failed.message : `unexpected reply ${JSON.stringify(values)}`);
         return;
       }
       let freeHere = 0;
@@ -109,8 +110,11 @@ export async function chooseFreeSlots(
     },
     ctx.onNodeError,
   );
-  const read = encodeCommand(['MGET', ...keys]);
-  for (let i = 0; i < nodes.length; i++) (nodes[i] as LockNode).callBatch([read], round.reply(i));
+  // One GET per slot in one batch, not one MGET: GET is a command the lock core's ACL user holds
+  // (README, ACL), MGET is not, and a refused read would leave a full semaphore's waiter unable to
+  // ever find a freed slot. The batch is sent together (one write), answered in order.
+  const reads = keys.map((key) => encodeCommand(['GET', key]));
+  for (let i = 0; i < nodes.length; i++) (nodes[i] as LockNode).callBatch(reads, round.reply(i));
   await round.done;
 
   const votes = round.votes;
