@@ -71,11 +71,13 @@ describe('extend.lua', () => {
     }
   });
 
-  it('a value whose metadata is not JSON is extended and left as it is', async () => {
-    const p = uniquePrefix('extend-garbage');
-    await d.set(`${p}lock:a`, 'tok not-json', 'PX', 1_000);
-    expect(await extend([`${p}lock:a`], 'tok', 60_000)).toBe(1);
-    expect(await d.get(`${p}lock:a`)).toBe('tok not-json');
-    expect(await d.pttl(`${p}lock:a`)).toBeGreaterThan(50_000);
+  it('a value whose metadata is not a JSON object (not JSON, a number) is extended and left as it is', async () => {
+    for (const value of ['tok not-json', 'tok 42']) {
+      const p = uniquePrefix('extend-garbage');
+      await d.set(`${p}lock:a`, value, 'PX', 1_000);
+      expect(await extend([`${p}lock:a`], 'tok', 60_000)).toBe(1);
+      expect(await d.get(`${p}lock:a`)).toBe(value);
+      expect(await d.pttl(`${p}lock:a`)).toBeGreaterThan(50_000);
+    }
   });
 });
