@@ -1,11 +1,13 @@
 import { Redlock } from '@redlock-console/redlock';
 import { MAX_TTL_MS, OUR_PREFIX } from '../harness/cluster';
-import { API_KEY, startConsole, stopConsole } from '../harness/console';
+import { API_KEY, consoleServerPid, startConsole, stopConsole } from '../harness/console';
 import { HttpConnection } from '../harness/http-client';
 import { pick, type BenchContext, type Workload } from '../harness/context';
 import { atLeast, atMost, row, type Section } from '../harness/report';
 import { figure, percentile, ratios } from '../harness/stats';
 import { sleep } from '../harness/util';
+import { pairLoops as loops } from '../harness/pair-loops';
+import { measureClientMatrix, type ClientMatrix } from './http-service-clients';
 
 /**
  * The HTTP lock service against the lock core it wraps, on the same five masters in the
@@ -19,31 +21,6 @@ import { sleep } from '../harness/util';
  */
 const LOOPS = 32;
 const TTL_MS = 10_000;
-
-interface LoopResult {
-  pairs: number;
-  failed: number;
-  /** Every pair's time (ms). */
-  times: number[];
-}
-
-async function loops(count: number, ms: number, pair: (loop: number) => Promise<boolean>): Promise<LoopResult> {
-  const until = performance.now() + ms;
-  const result: LoopResult = { pairs: 0, failed: 0, times: [] };
-  await Promise.all(
-    Array.from({ length: count }, async (_, i) => {
-      while (performance.now() < until) {
-        const t0 = performance.now();
-        const ok = await pair(i).catch(() => false);
-        if (ok) {
-          result.pairs++;
-          result.times.push(performance.now() - t0);
-        } else result.failed++;
-      }
-    }),
-  );
-  return result;
-}
 
 /** One keep-alive connection per loop (bench/harness/http-client.ts), as a pooled client would hold. */
 function connections(count: number, base: URL): HttpConnection[] {
@@ -89,6 +66,7 @@ export const httpService: Workload = {
     const p50 = new Map<Key, number[]>();
     const push = (map: Map<Key, number[]>, key: Key, value: number) => map.set(key, [...(map.get(key) ?? []), value]);
     let failed = 0;
+    let matrix: ClientMatrix;
     try {
       const warm = connections(LOOPS, base);
       await loops(LOOPS, 1_000, httpPair(warm, 'warm', true));
@@ -122,6 +100,7 @@ export const httpService: Workload = {
         ctx.log(`http-service: run ${run}/${options.runs} done`);
         await sleep(200);
       }
+      matrix = await measureClientMatrix(ctx, console_.base, consoleServerPid(console_), pick(options, 1_500, 3_000));
     } finally {
       await core.quit();
       await stopConsole(console_);
@@ -151,13 +130,16 @@ export const httpService: Workload = {
       method:
         `The built console on the bench's masters (REDLOCK_NODES) and the lock core in the bench process, on the same masters, taking turns: ` +
         `${LOOPS} loops and 1 loop of acquire + release for ${ms / 1_000} s each, fenced and not; HTTP with an API key over keep-alive ` +
-        `connections (one per loop, bench/harness/http-client.ts), every grant checked for a token and every release for released: true.`,
-      sections,
+        `connections (one per loop, bench/harness/http-client.ts), every grant checked for a token and every release for released: true. ` +
+        matrix.method,
+      sections: [...sections, ...matrix.sections],
       targets: [
         atLeast('9. HTTP lock service', `HTTP pairs/s ≥ 25 % of the core's at ${LOOPS} loops (fenced)`, fenced32, 0.25, '×'),
         atMost('9. HTTP lock service', 'a pair over HTTP within ~1 ms of the core at 1 loop (fenced, p50)', fenced1, 1.0, 'ms'),
+        ...matrix.targets,
       ],
-      notes: [],
+      notes: matrix.notes,
+      details: matrix.details,
     };
   },
 };
