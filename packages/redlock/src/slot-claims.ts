@@ -1,5 +1,14 @@
 import type { Permit } from './permit';
 
+/** Recorded semaphores each claim() looks at (SlotClaims.cursor). */
+const SWEEP_STEPS = 2;
+
+/** What is recorded of one semaphore: its slots being asked for (how many attempts ask each), its permits. */
+interface Entry {
+  trying: Map<number, number>;
+  held: Set<Permit>;
+}
+
 /**
  * The slots one Redlock is asking for or holding, per semaphore: its own acquires then ask for
  * other slots first, instead of colliding with each other at random (two waiters woken by two
@@ -8,7 +17,16 @@ import type { Permit } from './permit';
  * slots' grants decide (semaphore.ts).
  */
 export class SlotClaims {
-  private readonly bySemaphore = new Map<string, { trying: Map<number, number>; held: Set<Permit> }>();
+  private readonly bySemaphore = new Map<string, Entry>();
+  /**
+   * Where the sweep stands in bySemaphore. A permit left to expire unreleased (a rate limiter's
+   * use) is dropped when its own semaphore is next asked for (busy()); one that never is, by this
+   * sweep: each claim() looks at SWEEP_STEPS recorded semaphores, in turn, dropping their permits
+   * past validity and the semaphores left with nothing. A claim adds at most one semaphore and looks
+   * at two, so the sweep laps the map faster than it grows: a semaphore with nothing left goes
+   * within one lap, at O(1) per claim, where the map kept every name ever used.
+   */
+  private cursor: Iterator<[string, Entry]> | null = null;
 
   /** The slots of `semaphore` this Redlock is asking for or holds (a permit still valid). */
   busy(semaphore: string): Set<number> {
@@ -29,6 +47,22 @@ export class SlotClaims {
     let entry = this.bySemaphore.get(semaphore);
     if (!entry) this.bySemaphore.set(semaphore, (entry = { trying: new Map(), held: new Set() }));
     for (const slot of slots) entry.trying.set(slot, (entry.trying.get(slot) ?? 0) + 1);
+    this.sweep();
+  }
+
+  /** Look at the next SWEEP_STEPS semaphores (the one just claimed stays: it has a slot asked for). */
+  private sweep(): void {
+    for (let step = 0; step < SWEEP_STEPS; step++) {
+      this.cursor ??= this.bySemaphore.entries();
+      const next = this.cursor.next();
+      if (next.done) {
+        this.cursor = null;
+        continue;
+      }
+      const [semaphore, entry] = next.value;
+      for (const permit of entry.held) if (permit.validityMs <= 0) entry.held.delete(permit);
+      this.dropIfEmpty(semaphore);
+    }
   }
 
   /** The attempt that asked for `slots` ended: granted as `permit`, or refused (null). */

@@ -1,3 +1,5 @@
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
 import {
   InvalidArgumentError,
@@ -20,6 +22,8 @@ import { redlockEnv } from '@/test/support/redlock-env';
 const env = redlockEnv();
 const { redlocks, unhandled } = env;
 const sleep = (ms: number) => new Promise((res) => setTimeout(res, ms));
+// The memory test asks for a collection (runInNewContext('gc') after this flag).
+setFlagsFromString('--expose-gc');
 
 /** Node timeouts of 1 s: these tests are about who holds what, not latency, on a loaded machine. */
 function client(prefix: string, settings: Partial<RedlockSettings> = {}): Redlock {
@@ -323,6 +327,33 @@ describe('a full semaphore waits like a held mutex', () => {
     expect(await aborted).toMatchObject({ message: 'caller gave up' });
     expect(performance.now() - abortedAt).toBeLessThan(2_000);
     await held.release();
+  });
+});
+
+describe("a Redlock's memory of its own slots (slot-claims.ts)", () => {
+  it('keeps no permit past its validity: permits of many semaphores left to expire unreleased are collected', async () => {
+    const gc = runInNewContext('gc') as () => void;
+    const [r] = await clients('claims-leak', 1);
+    // A rate limiter's use: a permit per key (here 100 distinct semaphores), never released, left
+    // to expire. Nothing of the caller's keeps them: only what the Redlock keeps could.
+    const refs: WeakRef<Permit>[] = [];
+    let end = 0;
+    // In a function of its own, so that no variable of this test keeps the last permit.
+    const take = async (i: number) => {
+      const permit = await r!.acquireSemaphore(`tenant-${i}`, 2, 300, { fenced: false });
+      end = Math.max(end, performance.now() + permit.validityMs);
+      refs.push(new WeakRef(permit));
+    };
+    for (let i = 0; i < 100; i++) await take(i);
+    await waitFor(() => performance.now() > end + 5, 5_000, 'every permit past its validity');
+    // The Redlock goes on serving other semaphores.
+    for (let i = 0; i < 100; i++) await (await r!.acquireSemaphore(`other-${i}`, 2, 5_000, { fenced: false })).release();
+    await new Promise((res) => setImmediate(res));
+    gc();
+    await new Promise((res) => setImmediate(res));
+    gc();
+    const kept = refs.filter((ref) => ref.deref() !== undefined).length;
+    expect(kept, `${kept} of 100 expired permits still referenced`).toBe(0);
   });
 });
 
