@@ -139,5 +139,10 @@ describe('fence-many.lua', () => {
     await d.set(`${r}lock:a`, 't1', 'PX', 60_000);
     expect(await fenceMany(r, [{ token: 't1', fence: 5, keys: [`${r}lock:a`] }])).toEqual([1]);
     expect(await register(r)).toBe(5);
+    // The lowest fence there is (every voter's register 0): 1 is raised too.
+    const one = uniquePrefix('fence-many-one');
+    await d.set(`${one}lock:a`, 't1', 'PX', 60_000);
+    expect(await fenceMany(one, [{ token: 't1', fence: 1, keys: [`${one}lock:a`] }])).toEqual([1]);
+    expect(await register(one)).toBe(1);
   });
 });
