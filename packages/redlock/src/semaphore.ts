@@ -116,7 +116,7 @@ export class SemaphoreAttempts implements AttemptSource<Permit> {
   readonly wakeEach = true;
   private readonly all: readonly number[];
   private readNext = false;
-  private asked: { req: AcquireRequest; slots: number[] } | null = null;
+  private asked: { req: AcquireRequest; slots: readonly number[] } | null = null;
 
   constructor(
     private readonly ctx: ProtocolContext,
@@ -141,10 +141,11 @@ export class SemaphoreAttempts implements AttemptSource<Permit> {
       free = choice.free;
     }
     // Slots this Redlock is not already asking for or holding first (slot-claims.ts).
-    const slots = pickPreferring(free, this.claims.busy(resource), permits);
+    // Frozen, as a lock's resources are (validate.ts): the permit hands both to its holder.
+    const slots = Object.freeze(pickPreferring(free, this.claims.busy(resource), permits));
     const req: AcquireRequest = {
       ...this.sem.base,
-      resources: slots.map((i) => names[i]!),
+      resources: Object.freeze(slots.map((i) => names[i]!)),
       lockKeys: slots.map((i) => keys[i]!),
     };
     this.asked = { req, slots };

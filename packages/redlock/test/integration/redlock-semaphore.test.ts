@@ -105,6 +105,22 @@ describe('a permit is a grant of one slot of the semaphore', () => {
     await expect(permit.extend(1_000)).rejects.toBeInstanceOf(LockExpiredError);
   });
 
+  it("a permit's slots and names cannot be changed by its holder, as a lock's resources cannot", async () => {
+    const [r] = await clients('frozen', 1);
+    const lock = await r!.acquire('plain', 2_000);
+    const permit = await r!.acquireSemaphore('frozen', 3, 2_000, { permits: 2 });
+    expect(() => (lock.resources as string[]).push('x')).toThrow(TypeError);
+    // The slots are what this Redlock's own acquires avoid (slot-claims.ts) and what the holder
+    // passes to a fenced store; the names are what release publishes and the events name.
+    const slots = permit.slots.slice();
+    expect(() => (permit.slots as number[]).push(2)).toThrow(TypeError);
+    expect(() => ((permit.slots as number[])[0] = 9)).toThrow(TypeError);
+    expect(() => (permit.resources as string[]).pop()).toThrow(TypeError);
+    expect(permit.slots).toEqual(slots);
+    expect(permit.resources).toEqual(slots.map((s) => `sem:frozen:${s}`));
+    await Promise.all([lock.release(), permit.release()]);
+  });
+
   it('bad input is refused with InvalidArgumentError before any traffic', async () => {
     const [r] = await clients('invalid', 1);
     const bad: Array<[unknown, unknown, unknown, unknown, string]> = [
