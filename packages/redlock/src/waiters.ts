@@ -112,14 +112,19 @@ export class ReleaseWaiters {
     let longest: Waiter | null = null;
     for (const waiter of waiters) {
       if (waiter.perName) {
-        // A copy of a message it already took (the release of one slot, published by each node).
-        if (waiter.wokenBy === resource || waiter.againBy === resource) return;
-        if (waiter.state === 'sleeping') longest ??= waiter;
-        else if (waiter.state === 'trying' && !waiter.again) {
-          waiter.again = true;
-          waiter.againBy = resource;
-          waiter.released = true;
+        // A copy of a message it already took (the release of one slot, published by each node),
+        // or a new release of that slot: either way no other waiter is woken for it. While woken
+        // (the same turn as the first copy) it is absorbed. Once the woken waiter is trying, it
+        // may be a second release of the slot (freed, taken by another client, freed again while
+        // the attempt ran: the attempt saw it held), so the waiter tries once more at once, as a
+        // mutex's waiter does; absorbing it left the slot free while the waiter slept out its
+        // whole retry delay. At worst an extra attempt for a late copy.
+        if (waiter.wokenBy === resource || waiter.againBy === resource) {
+          if (waiter.state === 'trying') markAgain(waiter, resource);
+          return;
         }
+        if (waiter.state === 'sleeping') longest ??= waiter;
+        else if (waiter.state === 'trying') markAgain(waiter, resource);
         continue;
       }
       if (waiter.state === 'woken') return;
@@ -175,6 +180,14 @@ export class ReleaseWaiters {
     this.subscribed = false;
     if (subscribers) for (const sub of subscribers) sub.close();
   }
+}
+
+/** A perName waiter trying: try again at once if its attempt fails (the first message that asks it, per attempt). */
+function markAgain(waiter: Waiter, resource: string): void {
+  if (waiter.again) return;
+  waiter.again = true;
+  waiter.againBy = resource;
+  waiter.released = true;
 }
 
 /**

@@ -165,6 +165,88 @@ describe('a node that restarts without persistence while it holds a slot', () =>
   });
 });
 
+/**
+ * An ioredis client whose replies reach the lock core `delayMs` late (the commands run at once), and
+ * which counts the semaphore slot reads (GET <prefix>sem:…) answered by the node and delivered.
+ */
+function slowRepliesClient(url: string, delayMs: number, owned: Redis[], reads: { answered: number; delivered: number; inFlight: number }) {
+  const redis = new Redis(url, { maxRetriesPerRequest: 1 });
+  redis.on('error', () => undefined);
+  owned.push(redis);
+  const inner = ioredisClient(redis);
+  const client: RedlockClient = {
+    kind: 'slow-replies',
+    label: inner.label,
+    target: inner.target,
+    isReady: () => inner.isReady(),
+    onReady: (listener) => inner.onReady(listener),
+    send: (commands) => {
+      reads.inFlight += commands.length;
+      inner.send(
+        commands.map((c) => {
+          const read = c.args[0]!.toString() === 'GET' && c.args[1]!.toString().includes('sem:');
+          return {
+            args: c.args,
+            settle: (err: Error | null, value?: unknown) => {
+              if (read) reads.answered++;
+              setTimeout(() => {
+                reads.inFlight--;
+                if (read) reads.delivered++;
+                c.settle(err, value);
+              }, delayMs);
+            },
+          };
+        }),
+      );
+    },
+    subscribe: (channel, handlers) => inner.subscribe(channel, handlers),
+  };
+  return client;
+}
+
+describe("a full semaphore's waiter and a second release of the slot that woke it", () => {
+  it('a release of that slot while its attempt is under way makes it try again at once, not sleep out its retry delay', async () => {
+    const prefix = uniquePrefix('sem-rewake');
+    const owned: Redis[] = [];
+    const reads = { answered: 0, delivered: 0, inFlight: 0 };
+    // Leases that outlast the test's steps (A's permit must not expire on its own).
+    const maxTtlMs = 60_000;
+    const a = client(prefix, { maxTtlMs });
+    await a.markNodesClean();
+    const w = new Redlock(
+      env.cluster.urls.map((url) => slowRepliesClient(url, 1_000, owned, reads)),
+      { keyPrefix: prefix, maxTtlMs, nodeTimeoutMs: 4_000 },
+    );
+    redlocks.push(w);
+    try {
+      const held = await a.acquireSemaphore('s', 1, maxTtlMs);
+      const waiting = w.acquireSemaphore('s', 1, maxTtlMs, { fenced: false, retryCount: 2, retryDelayMs: 20_000, retryJitterMs: 0 });
+      // W's first attempt met A's slot; after its subscription came up it read the slots (full)
+      // and sleeps now.
+      await waitFor(() => reads.delivered >= 5 && reads.inFlight === 0, 15_000, 'W to read the slots and sleep');
+      // The slot is released and at once taken again (another client's short hold): W is woken
+      // by the message and reads the slots, which still hold A's key.
+      const answered = reads.answered;
+      for (const c of env.direct) await c.publish(`${prefix}released`, 'sem:s:0');
+      await waitFor(() => reads.answered >= answered + 5 * 2, 10_000, "W's read to be answered by every node");
+      // W's read is answered (full), its replies on their way: now the slot is released for real.
+      expect(reads.inFlight).toBeGreaterThan(0);
+      const releasedAt = performance.now();
+      await (
+        await held.release()
+      ).settled;
+      const permit = await waiting;
+      const handoff = performance.now() - releasedAt;
+      console.log(`a release during the woken waiter's attempt: granted ${handoff.toFixed(0)} ms after it (retry delay 20 s)`);
+      expect(handoff).toBeLessThan(12_000);
+      await permit.release();
+    } finally {
+      await w.quit();
+      for (const r of owned) r.disconnect();
+    }
+  }, 60_000);
+});
+
 describe("the mutex's other mechanisms apply to slots unchanged", () => {
   it('the lease ceiling agreement applies: a client of another maxTtlMs gets MaxTtlMismatchError, not retried', async () => {
     const prefix = uniquePrefix('sem-ceiling');
