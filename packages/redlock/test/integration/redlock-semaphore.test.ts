@@ -288,6 +288,28 @@ describe('every client must use the same limit', () => {
   });
 });
 
+describe('the limit mismatch the core does not prevent (README, Assumptions, item 11)', () => {
+  it("a client of a larger limit whose first guess is a slot past the others' limit is granted it: the next read of a client of the smaller limit reports it", async () => {
+    const [a, b, c] = await clients('mismatch-guess', 3);
+    // Two holders of a 2-permit semaphore, long granted.
+    const full = await a!.acquireSemaphore('g', 2, 10_000, { permits: 2 });
+    // B uses limit 3. Its first attempt reads nothing: a guess of slot 0 or 1 meets a holder of
+    // limit 2 (the mismatch, reported), a guess of slot 2 is granted: a third holder.
+    let third: Permit | null = null;
+    for (let i = 0; i < 40 && third === null; i++) {
+      const outcome = await b!.acquireSemaphore('g', 3, 10_000).catch((e: unknown) => e);
+      if (outcome instanceof Permit) third = outcome;
+      else expect(outcome).toMatchObject({ name: 'SemaphoreLimitMismatchError', recordedLimit: 2, clientLimit: 3 });
+    }
+    expect(third?.slot).toBe(2);
+    expect(full.validityMs).toBeGreaterThan(0);
+    // Caught afterwards, by the first read of a client of limit 2 (it reads slot `limit` too).
+    const refused = await c!.acquireSemaphore('g', 2, 10_000, { retryCount: 2, retryDelayMs: 20 }).catch((e: unknown) => e);
+    expect(refused).toMatchObject({ name: 'SemaphoreLimitMismatchError', recordedLimit: 3, clientLimit: 2 });
+    await Promise.all([full.release(), third!.release()]);
+  });
+});
+
 describe('a full semaphore waits like a held mutex', () => {
   it('a waiter is woken by the release of any slot, well before its retry delay', async () => {
     const [a, b] = await clients('wake', 2);
