@@ -165,6 +165,9 @@ describe('never more than `limit` holders', () => {
       let held = 0;
       let most = 0;
       const bySlot = new Map<number, number>();
+      // Each slot's holders follow one another (the previous one released before the next was
+      // granted): their fences must increase, under this concurrency as in sequence.
+      const lastFence = new Map<number, number>();
       const problems: string[] = [];
       await Promise.all(
         all.map(async (r, k) => {
@@ -182,6 +185,9 @@ describe('never more than `limit` holders', () => {
             for (const slot of permit.slots) {
               if (bySlot.has(slot)) problems.push(`client ${k} got slot ${slot} held by client ${bySlot.get(slot)}`);
               bySlot.set(slot, k);
+              if (!(permit.fence! > (lastFence.get(slot) ?? 0)))
+                problems.push(`slot ${slot}: fence ${permit.fence} after ${lastFence.get(slot)}`);
+              lastFence.set(slot, permit.fence!);
             }
             await sleep(5 + Math.random() * 20);
             if (permit.validityMs <= 0) problems.push(`client ${k} outlived its validity`);
