@@ -1,3 +1,4 @@
+import { redisCpuSeconds } from '../harness/cluster';
 import { API_KEY } from '../harness/console';
 import { startBareHttp, stopBareHttp } from '../harness/bare-http';
 import type { BenchContext } from '../harness/context';
@@ -41,6 +42,8 @@ interface Cell {
   p50: number[];
   serverCpu: number[];
   clientCpu: number[];
+  /** The five masters' CPU per pair (the lock service's cells only: its state lives there). */
+  mastersCpu: number[];
   failed: number;
 }
 
@@ -49,6 +52,8 @@ interface Driver {
   base: URL;
   headers: Record<string, string>;
   pid: number | null;
+  /** CPU seconds of the servers behind it (the lock service's masters), if any. */
+  backendCpu?: () => Promise<number>;
   prepare(posters: readonly Poster[]): Promise<string[]>;
   pair(posters: readonly Poster[], state: readonly string[], tag: string): (loop: number) => Promise<boolean>;
   finish(posters: readonly Poster[], state: readonly string[]): Promise<void>;
@@ -68,8 +73,9 @@ export function servicePair(posters: readonly Poster[], tag: string): (loop: num
   };
 }
 
-function httpDriver(base: string, pid: number | null): Driver {
+function httpDriver(base: string, pid: number | null, backendCpu?: () => Promise<number>): Driver {
   return {
+    ...(backendCpu ? { backendCpu } : {}),
     base: new URL(base),
     headers: AUTH,
     pid,
@@ -118,6 +124,7 @@ interface Measured {
   p50: number;
   serverCpu: number;
   clientCpu: number;
+  mastersCpu: number;
   failed: number;
 }
 
@@ -126,11 +133,13 @@ async function measureCell(driver: Driver, kind: Kind, count: number, ms: number
   const state = await driver.prepare(clients.posters);
   try {
     const pair = driver.pair(clients.posters, state, tag);
+    const backend0 = driver.backendCpu ? await driver.backendCpu() : null;
     const server0 = driver.pid === null ? null : processCpuSeconds(driver.pid);
     const client0 = process.cpuUsage();
     const r = await pairLoops(count, ms, pair);
     const client = process.cpuUsage(client0);
     const server1 = driver.pid === null ? null : processCpuSeconds(driver.pid);
+    const backend1 = driver.backendCpu ? await driver.backendCpu() : null;
     return {
       pairsPerSecond: (r.pairs / ms) * 1_000,
       p50: percentile(
@@ -139,6 +148,7 @@ async function measureCell(driver: Driver, kind: Kind, count: number, ms: number
       ),
       serverCpu: cpuMicrosPerPair(server0, server1, r.pairs),
       clientCpu: cpuMicrosPerPair(0, (client.user + client.system) / 1e6, r.pairs),
+      mastersCpu: cpuMicrosPerPair(backend0, backend1, r.pairs),
       failed: r.failed,
     };
   } finally {
@@ -171,12 +181,12 @@ export async function measureClientMatrix(
   const cellOf = (kind: Kind, count: number, target: Target) => {
     const key = `${kind}/${count}/${target}`;
     let cell = cells.get(key);
-    if (!cell) cells.set(key, (cell = { pairsPerSecond: [], p50: [], serverCpu: [], clientCpu: [], failed: 0 }));
+    if (!cell) cells.set(key, (cell = { pairsPerSecond: [], p50: [], serverCpu: [], clientCpu: [], mastersCpu: [], failed: 0 }));
     return cell;
   };
   try {
     const drivers: Partial<Record<Target, Driver>> = {
-      service: httpDriver(consoleBase, consolePid),
+      service: httpDriver(consoleBase, consolePid, () => redisCpuSeconds(ctx.cluster)),
       floor: httpDriver(floor.base, floor.child.pid ?? null),
     };
     await checkServiceExcludes(new URL(consoleBase));
@@ -212,6 +222,7 @@ export async function measureClientMatrix(
             cell.p50.push(m.p50);
             cell.serverCpu.push(m.serverCpu);
             cell.clientCpu.push(m.clientCpu);
+            cell.mastersCpu.push(m.mastersCpu);
             cell.failed += m.failed;
           }
         }
@@ -235,6 +246,7 @@ export async function measureClientMatrix(
         rows.push(row(`${label}: pairs/s`, 'pairs/s', figure(c.pairsPerSecond), failed));
         rows.push(row(`${label}: p50 per pair`, 'ms', figure(c.p50)));
         rows.push(row(`${label}: server CPU per pair`, 'µs', figure(c.serverCpu)));
+        if (target === 'service') rows.push(row(`${label}: the five masters' CPU per pair`, 'µs', figure(c.mastersCpu)));
         rows.push(row(`${label}: bench client CPU per pair`, 'µs', figure(c.clientCpu)));
       }
       const service = get(kind, count, 'service');
