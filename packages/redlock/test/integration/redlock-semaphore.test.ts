@@ -401,6 +401,34 @@ describe("a Redlock's memory of its own slots (slot-claims.ts)", () => {
   });
 });
 
+describe('waiters leave nothing behind', () => {
+  it('granted, aborted and timed-out waiters of a semaphore all unregister: the subscriptions close after subscriberLingerMs', async () => {
+    const [a, b] = await clients('no-leak', 2, { subscriberLingerMs: 50 });
+    const channel = `${b!.settings.keyPrefix}released`;
+    const subscribers = async () =>
+      (await Promise.all(env.direct.map(async (c) => Number(((await c.pubsub('NUMSUB', channel)) as unknown[])[1])))).reduce(
+        (x, y) => x + y,
+        0,
+      );
+    const held = await a!.acquireSemaphore('leak', 2, 10_000, { permits: 2 });
+    const slow = { retryCount: 50, retryDelayMs: 5_000, retryJitterMs: 0 };
+    const controller = new AbortController();
+    const granted = b!.acquireSemaphore('leak', 2, 10_000, slow);
+    const aborted = b!.acquireSemaphore('leak', 2, 10_000, { ...slow, signal: controller.signal }).catch((e: unknown) => e);
+    const timedOut = b!.acquireSemaphore('leak', 2, 10_000, { ...slow, permits: 2, maxWaitMs: 300 }).catch((e: unknown) => e);
+    // Waiting: B subscribed on the nodes.
+    await waitFor(async () => (await subscribers()) > 0, 5_000, "B's subscriptions");
+    expect(await timedOut).toBeInstanceOf(LockContendedError);
+    controller.abort(new Error('gave up'));
+    expect(await aborted).toMatchObject({ message: 'gave up' });
+    await held.release();
+    const permit = await granted;
+    await permit.release();
+    // No waiter left registered: the subscriptions close once the linger is over.
+    await waitFor(async () => (await subscribers()) === 0, 5_000, "B's subscriptions to close");
+  });
+});
+
 describe('usingSemaphore', () => {
   it('extends the permit while the routine runs, releases it after, and aborts the routine when the permit is lost', async () => {
     const [r] = await clients('using', 1, { automaticExtensionThresholdMs: 300 });
