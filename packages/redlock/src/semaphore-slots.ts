@@ -112,7 +112,9 @@ export async function chooseFreeSlots(
   );
   // One GET per slot in one batch, not one MGET: GET is a command the lock core's ACL user holds
   // (README, ACL), MGET is not, and a refused read would leave a full semaphore's waiter unable to
-  // ever find a freed slot. The batch is sent together (one write), answered in order.
+  // ever find a freed slot. The batch is sent together (one write), answered in order. Safety is
+  // unchanged: a read (MGET or GETs, atomic per node or not) only chooses which slots to ask for;
+  // the grant is the mutex's SET NX on a quorum, so mutual exclusion and fence order are as before.
   const reads = keys.map((key) => encodeCommand(['GET', key]));
   for (let i = 0; i < nodes.length; i++) (nodes[i] as LockNode).callBatch(reads, round.reply(i));
   await round.done;

@@ -24,7 +24,8 @@ export class SlotClaims {
    * sweep: each claim() looks at SWEEP_STEPS recorded semaphores, in turn, dropping their permits
    * past validity and the semaphores left with nothing. A claim adds at most one semaphore and looks
    * at two, so the sweep laps the map faster than it grows: a semaphore with nothing left goes
-   * within one lap, at O(1) per claim, where the map kept every name ever used.
+   * within one lap, at O(1) per claim, where the map kept every name ever used. Dropping a record
+   * changes only which slots this Redlock prefers to ask for, never what a grant needs (above).
    */
   private cursor: Iterator<[string, Entry]> | null = null;
 

@@ -118,7 +118,8 @@ export class ReleaseWaiters {
         // may be a second release of the slot (freed, taken by another client, freed again while
         // the attempt ran: the attempt saw it held), so the waiter tries once more at once, as a
         // mutex's waiter does; absorbing it left the slot free while the waiter slept out its
-        // whole retry delay. At worst an extra attempt for a late copy.
+        // whole retry delay. At worst an extra attempt for a late copy; never safety: when to try
+        // again changes no grant (each is decided by its votes alone), nor any fence.
         if (waiter.wokenBy === resource || waiter.againBy === resource) {
           if (waiter.state === 'trying') markAgain(waiter, resource);
           return;
