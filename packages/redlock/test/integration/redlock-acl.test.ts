@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isRedlockError, Redlock, type Lock, type RedlockSettings } from '@redlock-console/redlock';
 import { NO_PERSISTENCE, startRedisNodes, type RedisNode } from '@/test/support/redis-nodes';
+import { waitersAsleep } from '@/test/support/waiters';
 
 // The ACL the lock core needs (README "ACL"), on real redis-server: a user holding exactly the
 // documented commands, keys `~<prefix>*` and channel `&<prefix>released` runs every operation, and
@@ -131,7 +132,7 @@ describe('the lock core as an ACL user holding exactly the documented commands',
     // A waiter with a 20 s retry delay gets the lock at once: the release's PUBLISH on
     // &<prefix>released woke it (polling would take 20 s).
     const waiting = b.acquire('invoice', 5_000, { retryCount: 1, retryDelayMs: 20_000, retryJitterMs: 0 });
-    await new Promise((resolve) => setTimeout(resolve, 300)); // let it fail its first attempt and subscribe
+    await waitersAsleep(b); // failed its first attempt, subscribed, asleep
     const releasedAt = performance.now();
     const released = await (await first.release()).settled;
     expect(released).toMatchObject({ deleted: 3, complete: true });
@@ -142,6 +143,7 @@ describe('the lock core as an ACL user holding exactly the documented commands',
 
     // using(): automatic extension on a short lease.
     const extensions = await a.using('job', 1_000, async (signal, lock) => {
+      // work: the holder's work outlasts its 1 s lease
       await new Promise((resolve) => setTimeout(resolve, 1_500));
       expect(signal.aborted).toBe(false);
       return lock.extensions;
@@ -170,6 +172,7 @@ describe('an ACL user without &<prefix>released', () => {
     const first = await a.acquire('r', 10_000);
     await first.extend(10_000);
     const waiting = b.acquire('r', 5_000, { retryCount: 100, retryDelayMs: 200, retryJitterMs: 0 });
+    // pace: the waiter retries against the held lock a while
     await new Promise((resolve) => setTimeout(resolve, 300));
     const result = await first.release();
     expect(result.deleted).toBeGreaterThanOrEqual(2);

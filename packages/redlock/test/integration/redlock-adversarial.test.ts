@@ -162,7 +162,8 @@ describe('another client checking a restarted node first does not make it truste
     await touchNode3(client(prefix, { maxTtlMs: 200 }), 'other', 200);
     // Its check reconciled nothing: the sentinel still speaks for the process before the crash.
     expect(await readEpoch(nodes[2]!.client, prefix)).toEqual(before);
-    await sleep(300); // longer than the short client's ceiling
+    // pace: longer than the short client's ceiling
+    await sleep(300);
     const b = client(prefix);
     expectRefused(await attempt(b, 'res'), lockA);
     const epoch = await expectRestartQuarantine(prefix);
@@ -180,6 +181,7 @@ describe('another client checking a restarted node first does not make it truste
     const short = client(prefix, { maxTtlMs: 200 });
     const first = await short.acquire('other', 100).catch((e: unknown) => e);
     expect(first).toBeInstanceOf(RedlockError); // nodes 4 and 5 record 6000
+    // pace: past the short client's 200 ms ceiling
     await sleep(400);
     // Whatever it wrote, it must not be a 200 ms quarantine that lets it (or anyone) grant A's lock.
     const outcome = await short.acquire('res', 100).catch((e: unknown) => e);
@@ -339,6 +341,7 @@ describe('evictions between two checks', () => {
     const lockA = await holdOnMajority(a, 'res');
     await evictOn3(a.lockKey('res'));
     await touchNode3(client(prefix, { maxTtlMs: 200 }), 'o', 200);
+    // pace: past the short client's 200 ms ceiling
     await sleep(300);
     const b = client(prefix, { nodeCheckIntervalMs: 10 });
     expectRefused(await attempt(b, 'res'), lockA);
@@ -499,6 +502,7 @@ describe('liveness without any sentinel', () => {
     while (granted === null && Date.now() - t0 < maxTtlMs + 15_000) {
       last = await r.acquire(`res-${randomBytes(4).toString('hex')}`, 500).catch((e: unknown) => e);
       if (last instanceof Lock) granted = last;
+      // poll: until a grant
       else await sleep(50);
     }
     if (granted === null) throw new Error(`no grant in ${Date.now() - t0} ms: ${String(last)}`);
@@ -540,6 +544,7 @@ describe('liveness without any sentinel', () => {
       const outcome = await r.acquire(`res-${attempts}`, 500).catch((e: unknown) => e);
       expect(outcome).toBeInstanceOf(RedlockError);
       attempts++;
+      // pace: attempts spread over 2.5 s
       await sleep(5);
     }
     const elapsed = performance.now() - t0;
@@ -653,7 +658,9 @@ describe('the sticky proxy (test support) is a real proxy', () => {
       (v) => ({ v }),
       (e: Error) => ({ e: e.message }),
     );
-    await sleep(100);
+    // In flight: the server holds the BLPOP (blocked), so its reply is still owed when it dies.
+    const blockedClients = async () => Number(/blocked_clients:(\d+)/.exec(await node.client.info('clients'))?.[1] ?? 0);
+    await waitFor(async () => (await blockedClients()) === 1, 5_000, 'the BLPOP blocked on the server');
     await node.crash();
     await node.start();
     // The BLPOP's reply will never come: it fails, and the connection with it.
@@ -719,9 +726,11 @@ describe('stress: restarts from old snapshots, lost scripts and data, and other 
         const lock = await r.acquire(res, 200 + Math.floor(Math.random() * (MAX - 200))).catch(() => null);
         if (lock instanceof Lock) {
           const at = Date.now();
+          // work: the holder's work
           await sleep(Math.random() * 50);
           grants.push({ res, at, until: Math.min(Date.now(), at + lock.validityMs), fence: lock.fence! });
           await lock.release().catch(() => null);
+          // pace: a refused client tries again a moment later
         } else await sleep(20);
       }
     };
@@ -730,6 +739,7 @@ describe('stress: restarts from old snapshots, lost scripts and data, and other 
         const r = others[Math.floor(Math.random() * others.length)]!;
         const lock = await r.acquire(`r${Math.floor(Math.random() * 3)}`, 100).catch(() => null);
         if (lock instanceof Lock) await lock.release().catch(() => null);
+        // pace: meddlers' attempts spread over time
         await sleep(Math.random() * 30);
       }
     };
@@ -742,18 +752,21 @@ describe('stress: restarts from old snapshots, lost scripts and data, and other 
           if (what === 0) await n.client.save();
           else if (what === 1) {
             await n.crash();
+            // pace: down a random while before the restart
             await sleep(Math.random() * 200);
             await n.start();
           } else if (what === 2) await n.client.script('FLUSH');
           else if (what === 3) await n.client.flushall();
           else {
             await n.client.config('SET', 'maxmemory-policy', 'allkeys-lru');
+            // pace: evictions allowed for 100 ms
             await sleep(100);
             await n.client.config('SET', 'maxmemory-policy', 'noeviction');
           }
         } catch {
           // the node is down
         }
+        // pace: the nemesis strikes every 100–500 ms
         await sleep(100 + Math.random() * 400);
       }
       stop = true;

@@ -4,6 +4,7 @@ import { Cluster as Cluster6, Redis as Redis6 } from 'ioredis6';
 import { InvalidArgumentError, LockContendedError, readEpoch, Redlock, type RedlockSettings } from '@redlock-console/redlock';
 import { uniquePrefix } from '@/test/support/cluster';
 import { redlockEnv } from '@/test/support/redlock-env';
+import { waitersAsleep } from '@/test/support/waiters';
 
 // Clients a user passes in go through ioredis's public API only, so they may be of either major
 // (5: RESP2; 6: RESP3 by default) and configured as the user likes. Before, a client of ioredis 6
@@ -110,8 +111,8 @@ describe('the lock core on clients passed in', () => {
         const held = await r.acquire('q', 10_000);
         const started = performance.now();
         const waiting = r.acquire('q', 10_000);
-        // The waiter's subscription is in place once its first attempt was refused.
-        await new Promise((resolve) => setTimeout(resolve, 300));
+        // Refused, subscribed, and sleeping its 8 s delay: only the release's message can wake it.
+        await waitersAsleep(r);
         await held.release();
         const woken = await waiting;
         // Without the wake-up the second attempt would come 8 s after the first.

@@ -211,6 +211,7 @@ describe("the lock core's own connections (nodes given as URLs)", () => {
           (e: Error) => e.message,
         ),
       );
+      // pace: the 20 INCRs are sent before the reset
       await new Promise((r) => setTimeout(r, 50));
       proxy.setMode({ kind: 'reset' });
       expect(new Set(await Promise.all(inFlight))).toEqual(new Set(['Connection closed']));

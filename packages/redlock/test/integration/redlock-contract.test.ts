@@ -14,6 +14,7 @@ import { FaultProxy } from '@/lib/faults';
 import { uniquePrefix } from '@/test/support/cluster';
 import { NO_PERSISTENCE, startRedisNode } from '@/test/support/redis-nodes';
 import { redlockEnv } from '@/test/support/redlock-env';
+import { waitersAsleep } from '@/test/support/waiters';
 
 // What a user of a lock library relies on beyond mutual exclusion: an acquire a quorum
 // can grant is granted, a rejected acquire leaves nothing behind, and the error says whether the
@@ -52,12 +53,15 @@ describe("the lock core's contract", () => {
     const loops = Array.from({ length: 32 }, (_, k) => loop(k));
     // SIGSTOP one node at a time for 0.3 s, four times in about 3.5 s: four nodes always answer.
     for (let n = 0; n < 4; n++) {
+      // pace: a pause every ~0.8 s
       await sleep(500);
       const id = 1 + (n % 5);
       await env.cluster.supervisor.pause(id);
+      // pace: paused 0.3 s
       await sleep(300);
       await env.cluster.supervisor.resume(id);
     }
+    // pace: the loops run a while after the last resume
     await sleep(300);
     stop = true;
     await Promise.all(loops);
@@ -119,6 +123,7 @@ describe("the lock core's contract", () => {
       await env.cluster.supervisor.resume(5);
     }
     // Once node 5 runs its queue, the compare-and-deletes that followed each grant remove B's keys.
+    // poll: until node 5's key is gone
     for (let i = 0; i < 50 && (await env.direct[4]!.get(key)) !== null; i++) await sleep(20);
     expect(await env.direct[4]!.get(key)).toBeNull();
     await lockA.release();
@@ -219,6 +224,7 @@ describe("the lock core's contract", () => {
       expect(second).toBe(1); // the listener after the throwing one still ran
       const released = await (await lock.release()).settled;
       expect(released.deleted).toBe(5);
+      // absence: 20 ms for an uncaught exception that must not come
       await sleep(20);
       expect(uncaught).toEqual([]);
       expect(warnings.some((m) => m.includes('listener bug'))).toBe(true);
@@ -234,7 +240,7 @@ describe("the lock core's contract", () => {
     const b = new Redlock(env.cluster.urls, { keyPrefix: a.settings.keyPrefix, retryCount: 20, retryDelayMs: 2_000, retryJitterMs: 0 });
     redlocks.push(b);
     const waiting = b.acquire('res', 1_000).catch((e: unknown) => e);
-    await sleep(200); // B has failed its first attempt and sleeps its 2 s delay
+    await waitersAsleep(b); // B has failed its first attempt and sleeps its 2 s delay
     const t0 = performance.now();
     await b.quit();
     const outcome = await waiting;
@@ -279,6 +285,7 @@ describe("the lock core's contract", () => {
     const settledTraffic = async () => {
       let last = await trafficOf();
       for (;;) {
+        // poll: until the traffic counts stop moving
         await sleep(100);
         const now = await trafficOf();
         if (now.every((n, i) => n === last[i])) return now;

@@ -236,14 +236,14 @@ describe('Redlock on five real masters', () => {
     // Held on a majority: refused as a whole, nothing of the request remains anywhere.
     const other = await r.acquire('b', 2_000);
     await expect(r.acquire(['a', 'b'], 1_000)).rejects.toBeInstanceOf(LockContendedError);
-    await new Promise((res) => setTimeout(res, 50));
-    expect(await valuesOf(r, 'a')).toEqual([null, null, null, null, null]);
+    await waitFor(async () => (await valuesOf(r, 'a')).every((v) => v === null), 2_000, "the refused request's keys removed");
     await other.release();
   });
 
   it('extend: pushes the expiry on a majority, counts extensions in the metadata', async () => {
     const r = await redlock('extend');
     const lock = await r.acquire('e', 500);
+    // pace: the lease has run a while before the extend
     await new Promise((res) => setTimeout(res, 200));
     const same = await lock.extend(2_000);
     expect(same).toBe(lock);
@@ -265,8 +265,7 @@ describe('Redlock on five real masters', () => {
     const lost: unknown[] = [];
     r.on('lock-lost', (e) => lost.push(e.reason));
     const lock = await r.acquire('x', 100);
-    await new Promise((res) => setTimeout(res, 150));
-    expect(lock.validityMs).toBe(0);
+    await waitFor(() => lock.validityMs === 0 && lost.length > 0, 2_000, 'the lease to run out, and its lock-lost');
     const err = await lock.extend(1_000).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(LockExpiredError);
     expect((err as LockExpiredError).votes).toEqual([]);
@@ -297,7 +296,8 @@ describe('Redlock on five real masters', () => {
   it("a late release never deletes a newer holder's key", async () => {
     const r = await redlock('newer');
     const old = await r.acquire('shared', 100);
-    await new Promise((res) => setTimeout(res, 150)); // old's lease is over
+    // pace: old's lease is over (on the nodes too: their TTL counts from later)
+    await new Promise((res) => setTimeout(res, 150));
     const newer = await r.acquire('shared', 2_000);
     const result = await old.release();
     expect(result.deleted).toBe(0);
@@ -405,7 +405,7 @@ describe('Redlock on five real masters', () => {
   it('bad input is refused with InvalidArgumentError before any Redis traffic', async () => {
     const r = await redlock('invalid', { maxTtlMs: 10_000 });
     const lock = await r.acquire('ok', 5_000);
-    await new Promise((res) => setTimeout(res, 100)); // let every connection settle
+    await new Promise((res) => setTimeout(res, 100)); // pace: startup traffic (script loads, checks) ends, at no signal the API gives
     const commandCount = async () => {
       let total = 0;
       for (const c of env.direct) {

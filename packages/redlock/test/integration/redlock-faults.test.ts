@@ -73,6 +73,7 @@ describe('Redlock under faults (fault proxies and real process crashes)', () => 
     await waitFor(async () => (await leftovers(r)).length === 0, 1_000, 'cleanup on the reachable nodes');
     // The proxies held the SETs (and the releases sent after them) and deliver both, in order, on heal.
     for (const id of [3, 4, 5]) await env.cluster.supervisor.heal(id);
+    // absence: 300 ms for the healed proxies' held SETs and releases; no key may be left
     await sleep(300);
     expect(await leftovers(r)).toEqual([]);
     // The cleanup is awaited, but not for the nodes that let the grant round's whole deadline
@@ -155,6 +156,7 @@ describe('Redlock under faults (fault proxies and real process crashes)', () => 
     for (const id of [1, 2, 3]) await env.cluster.supervisor.heal(id);
     await env.cluster.supervisor.partition(5);
     await env.cluster.supervisor.partition(4);
+    // pace: the partitions are in place before the extend
     await sleep(100);
     const before = lock.validityMs;
     await lock.extend(10_000);
@@ -173,6 +175,7 @@ describe('Redlock under faults (fault proxies and real process crashes)', () => 
       seen = lock;
       for (let i = 0; lock.extensions < 2; i++) {
         expect(i).toBeLessThan(100); // 10 s: far past the two extensions due at 0.5 s and 1 s
+        // poll: until two extensions have run
         await sleep(100);
         expect(signal.aborted).toBe(false);
         expect(lock.validityMs).toBeGreaterThan(0);
@@ -194,6 +197,7 @@ describe('Redlock under faults (fault proxies and real process crashes)', () => 
     const lost: Error[] = [];
     r.on('lock-lost', (e) => lost.push(e.reason));
     const reason = await r.using('job', 4_000, async (signal) => {
+      // work: the holder works a while before the partition
       await sleep(50);
       for (const id of [1, 2, 3]) await env.cluster.supervisor.partition(id);
       await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
@@ -215,6 +219,7 @@ describe('Redlock under faults (fault proxies and real process crashes)', () => 
       await Promise.all(env.direct.map((c) => c.del(lock.keys[0]!)));
       await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
       // Past the lease too: the expiry timer must not report it again either.
+      // absence: 700 ms past the lease, in which the expiry timer must not report again
       await sleep(700);
       return signal.reason as Error;
     });

@@ -52,6 +52,7 @@ describe('fencing tokens', () => {
           holder = k;
           fences.push(lock.fence!);
           if (fences.length >= target) done = true;
+          // work: the holder's work
           await sleep(Math.random() * 2);
           holder = null;
           await lock.release();
@@ -64,10 +65,12 @@ describe('fencing tokens', () => {
           // ttl (availability, not safety), and a crashed node sits out maxTtlMs from its restart
           // (a crash is never trusted, even with aof-always): crash a node every ~600 ms, one at
           // a time, so that at most two are out at once.
+          // pace: a crash every ~600 ms, one at a time
           await sleep(600);
           if (done) break;
           const id = 1 + (crashes % 5);
           await cluster.supervisor.crash(id);
+          // pace: down a moment before the restart
           await sleep(30);
           await cluster.supervisor.restart(id, { persistence: 'aof-always' });
           crashes++;
@@ -99,6 +102,7 @@ describe('fencing tokens', () => {
       // so their registers are older than every fence issued below.
       const prefix = r.settings.keyPrefix;
       for (const i of [3, 4]) await markNodeClean(direct[i]!, { keyPrefix: prefix, maxTtlMs });
+      // pace: nodes 4 and 5 are marked clean a little before 1–3
       await sleep(20);
       for (const i of [0, 1, 2]) await markNodeClean(direct[i]!, { keyPrefix: prefix, maxTtlMs });
       // Grants while nodes 4 and 5 are cut off: only the registers of 1, 2 and 3 advance.

@@ -57,6 +57,7 @@ describe('the fast probe against a restart between its commands', () => {
     const fencesA: number[] = [];
     for (let i = 0; i < 2; i++) {
       slow(nodes[2]!, 300);
+      // pace: the slow node's delay is in place
       await sleep(3);
       const a = await r.acquire('res', 10_000);
       fencesA.push(a.fence!);
@@ -70,6 +71,7 @@ describe('the fast probe against a restart between its commands', () => {
     // before A's confirmations there: a fence not above A's.
     px.arm();
     slow(nodes[0]!, 300);
+    // pace: the slow node's delay is in place
     await sleep(3);
     const b = await r.acquire('res', 10_000);
     expect(px.switched()).toBe(1);
@@ -105,6 +107,7 @@ describe('the fence round after a slow grant round', () => {
       slow(nodes[2]!, 400);
       slow(nodes[3]!, 600);
       slow(nodes[4]!, 600);
+      // pace: the slow nodes' delays are in place
       await sleep(3);
       const lock = await r.acquire('res', 10_000);
       expect(stalled).toBe(true);

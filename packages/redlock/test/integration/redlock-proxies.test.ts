@@ -14,6 +14,7 @@ import {
 import { uniquePrefix, waitFor } from '@/test/support/cluster';
 import { NO_PERSISTENCE, startRedisNode, startRedisNodes, type RedisNode } from '@/test/support/redis-nodes';
 import { startTwemproxy, type Twemproxy } from '@/test/support/twemproxy';
+import { waitersAsleep } from '@/test/support/waiters';
 import { NodeConnection } from '../../src/connection';
 import type { LockNode } from '../../src/node';
 import { parseNodeUrl } from '../../src/node-url';
@@ -120,6 +121,7 @@ async function acquireOnceNode3Answers(c: Client, resource: string, ttl: number)
     const vote = outcome instanceof Lock || outcome instanceof RedlockError ? outcome.votes[PROXIED] : undefined;
     if ((vote?.reason !== 'error' && vote?.reason !== 'pending') || Date.now() > deadline) return outcome;
     if (outcome instanceof Lock) await outcome.release();
+    // poll: until the proxied node answers
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }
@@ -303,7 +305,7 @@ describe('a node behind twemproxy (nutcracker) votes', () => {
     await waitFor(() => waiters.size === 1, 5_000, "B's waiter");
     // No subscriber on the proxied node (twemproxy closes on INFO and SUBSCRIBE); the four direct ones.
     await waitFor(() => waiters.connections === 4, 5_000, "B's four subscribers");
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await waitersAsleep(b.redlock);
     await (
       await lockA.release()
     ).settled;

@@ -100,6 +100,7 @@ describe('quarantine after data loss (epoch sentinel)', () => {
     const events: QuarantineEvent[] = [];
     b.on('quarantine', (e) => events.push(e));
     // Found a while after A's grant, so the quarantine outlasts A's lease by at least that while.
+    // pace: found a while after A's grant, so the quarantine outlasts A's lease by that while
     await new Promise((res) => setTimeout(res, 500));
 
     const refused = await acquireOnceAnswered(b, 'res', 2);

@@ -110,6 +110,7 @@ describe('release', () => {
       const answered = await lock.release();
       expect(reasons(answered)[4]).toBe('pending');
       const quitting = a.quit();
+      // pace: QUIT is queued while node 5 is paused
       await new Promise((r) => setTimeout(r, 200));
       await env.cluster.supervisor.resume(5);
       await quitting;

@@ -134,6 +134,7 @@ describe('restarts that reload older data are quarantined (restart detection)', 
     const crashAt = Date.now();
     await nodes[2]!.crash();
     await nodes[2]!.start();
+    // pace: into the next second: the restarted process reads 1 s of uptime
     await new Promise((res) => setTimeout(res, 1_100 - (Date.now() % 1_000)));
     const b = client(prefix, { maxTtlMs: ceiling });
     await attempt(b, 'probe');
@@ -321,6 +322,7 @@ describe('one lease ceiling for the cluster', () => {
     expect(mismatch).toMatchObject({ recordedMaxTtlMs: MAX_TTL, clientMaxTtlMs: 500 });
     // It wrote no quarantine of 500 ms: the node has no sentinel until a client with the
     // cluster's ceiling finds the loss.
+    // absence: 600 ms, past a 500 ms quarantine it must not have written
     await new Promise((res) => setTimeout(res, 600));
     const b = client(prefix);
     const refused = await attempt(b, 'res');

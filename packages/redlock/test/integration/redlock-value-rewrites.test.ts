@@ -37,7 +37,7 @@ describe('lock value rewrites', () => {
 
   const eventsOn = async (key: string, count: number) => {
     await waitFor(async () => seen.filter((e) => e.key === key).length >= count, 5_000, `${count} events on ${key}`);
-    await new Promise((res) => setTimeout(res, 50)); // and no more
+    await new Promise((res) => setTimeout(res, 50)); // absence: 50 ms for an event that must not come
     return seen.filter((e) => e.key === key).map((e) => e.event);
   };
 

@@ -9,6 +9,7 @@ import {
 } from '@redlock-console/redlock';
 import { uniquePrefix, waitFor } from '@/test/support/cluster';
 import { redlockEnv } from '@/test/support/redlock-env';
+import { waitersAsleep } from '@/test/support/waiters';
 
 const env = redlockEnv();
 const { redlocks, unhandled } = env;
@@ -34,7 +35,7 @@ describe('waiters are woken by releases (pub/sub on <prefix>released)', () => {
     const held = await a.acquire('res', 10_000);
     const t0 = performance.now();
     const waiting = b.acquire('res', 5_000, { retryCount: 5, retryDelayMs: 2_000, retryJitterMs: 0 });
-    await sleep(300);
+    await waitersAsleep(b);
     const releasedAt = performance.now();
     await held.release();
     const lock = await waiting;
@@ -65,11 +66,12 @@ describe('waiters are woken by releases (pub/sub on <prefix>released)', () => {
       expect(holder).toBeNull();
       holder = k;
       order.push(k);
+      // work: the holder's work
       await sleep(5);
       holder = null;
       await lock.release();
     });
-    await sleep(200);
+    for (const c of clients) await waitersAsleep(c);
     const t0 = performance.now();
     await first.release();
     await Promise.all(runs);
@@ -95,7 +97,7 @@ describe('waiters are woken by releases (pub/sub on <prefix>released)', () => {
     const held = await a.acquire('res', 5_000);
     const controller = new AbortController();
     const waiting = b.acquire('res', 1_000, { retryCount: 50, retryDelayMs: 1_000, signal: controller.signal });
-    await sleep(100);
+    await waitersAsleep(b); // waiting when it is aborted
     const t0 = performance.now();
     controller.abort();
     const err = await waiting.catch((e: unknown) => e);
@@ -105,7 +107,7 @@ describe('waiters are woken by releases (pub/sub on <prefix>released)', () => {
     const custom = new Error('the HTTP client went away');
     const again = new AbortController();
     const second = b.acquire('res', 1_000, { retryCount: 50, retryDelayMs: 1_000, signal: again.signal });
-    await sleep(50);
+    await waitersAsleep(b);
     again.abort(custom);
     await expect(second).rejects.toBe(custom);
     // An already-aborted signal rejects before any traffic.
@@ -141,6 +143,7 @@ describe('waiters are woken by releases (pub/sub on <prefix>released)', () => {
     );
     // So as soon as one of nodes 1–3 frees up, the next attempt wins with nodes 4 and 5.
     const waiting = b.acquire('res', 5_000, { retryCount: 20, retryDelayMs: 30, retryJitterMs: 10 });
+    // pace: the waiter retries a few times before node 1 frees up
     await sleep(100);
     await env.direct[0]!.del(a.lockKey('res'));
     const lock = await waiting;

@@ -34,6 +34,7 @@ async function writesForTwoCallbacks(mode: 'tick' | 'io'): Promise<{ writes: num
   const node = new LockNode(0, url, 1_000, () => undefined, Infinity, mode);
   await node.whenBooted();
   // Let the connection's own start-up writes (SCRIPT LOAD) go first.
+  // pace: the connection's own start-up writes (SCRIPT LOAD) go first
   await new Promise((resolve) => setTimeout(resolve, 50));
   const write = vi.spyOn(NodeConnection.prototype, 'write');
   const release = (key: string) => node.run(new ScriptCall(RELEASE_SCRIPT, 1, [key, 'no-such-token', '', key]));

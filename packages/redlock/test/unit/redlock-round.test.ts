@@ -43,6 +43,7 @@ describe('Round: one deadline, early decisions', () => {
     expect(round.timedOut).toBe(false);
     expect(round.votes.map((v) => v.reason)).toEqual(['ok', 'pending', 'ok', 'pending', 'ok']);
     replies[1]!.resolve('no');
+    // absence: 5 ms in which the late reply must not change the vote
     await new Promise((r) => setTimeout(r, 5));
     expect(round.votes[1]!.reason).toBe('pending');
     expect(Object.isFrozen(round.votes)).toBe(true);
@@ -84,6 +85,7 @@ describe('Round: one deadline, early decisions', () => {
     replies.forEach((d, i) => feed(round, i, d.promise));
     replies[0]!.resolve('no');
     replies[1]!.resolve('yes');
+    // absence: 5 ms in which the round must not decide
     await new Promise((r) => setTimeout(r, 5));
     expect(round.decided).toBe(false);
     replies[2]!.resolve('no');
