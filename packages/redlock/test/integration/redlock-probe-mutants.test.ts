@@ -95,7 +95,7 @@ async function fast(prefix: string) {
     '0',
     '',
   )) as Array<string | null>;
-  return { createdAt: r[0], fence: Number(r[4] ?? 0), suspect: r[5], reseed: r[8] };
+  return { createdAt: r[0], quarantineUntil: r[1], runId: r[2], maxTtlMs: r[3], fence: Number(r[4] ?? 0), suspect: r[5], reseed: r[8] };
 }
 
 /** A prefix whose sentinel node 1's first check reconciled (the state of a healthy node). */
@@ -232,6 +232,21 @@ describe('probe.lua, the fast read', () => {
     expect((await fast(prefix)).suspect).toBe('replacing');
     await check(prefix);
     expect(await fast(prefix)).toMatchObject({ suspect: '', reseed: '1' });
+  });
+
+  it('reads the sentinel as it is: a running quarantine is reported with its own end, not its start', async () => {
+    const prefix = await reconciled('probe-fast-quarantine');
+    const q = await check(prefix, { forced: 'rollback' });
+    expect(q.quarantineUntil).toBeGreaterThan(q.nowMs);
+    const e = await env.direct[0]!.hgetall(epochKey(prefix));
+    expect(await fast(prefix)).toMatchObject({
+      createdAt: e.createdAt,
+      quarantineUntil: String(q.quarantineUntil),
+      runId: q.runIdNow,
+      maxTtlMs: String(MAX_TTL),
+      reseed: '1',
+    });
+    expect(e.createdAt).not.toBe(String(q.quarantineUntil));
   });
 
   it('reports the old-layout key when it is the higher register, and no sentinel as none', async () => {
