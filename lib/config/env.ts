@@ -31,6 +31,13 @@ export interface Config {
   keyPrefix: string;
   /** REDLOCK_MAX_TTL_MS: lease ceiling, also the quarantine length. @default 60000 */
   maxTtlMs: number;
+  /**
+   * REDLOCK_NODE_TIMEOUT_MS: how long the lock service waits for one master's answer in a round
+   * (the core's nodeTimeoutMs): masters in another zone or region need more than the default. Only
+   * latency and availability move with it: a grant's validity is still counted from before its first
+   * request. @default 100
+   */
+  nodeTimeoutMs: number;
   /** REDLOCK_ADMIN_USER / REDLOCK_ADMIN_PASSWORD: the operator login; generated on first run when unset. */
   adminUser: string | null;
   adminPassword: string | null;
@@ -68,6 +75,7 @@ export const CONFIG_DEFAULTS = Object.freeze({
   persistence: 'aof-always' as Persistence,
   keyPrefix: DEFAULT_SETTINGS.keyPrefix,
   maxTtlMs: 60_000,
+  nodeTimeoutMs: DEFAULT_SETTINGS.nodeTimeoutMs,
   scenarioReadingMs: READING_MS,
   logLevel: 'info',
 });
@@ -107,6 +115,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     persistence,
     keyPrefix,
     maxTtlMs: int(env, 'REDLOCK_MAX_TTL_MS', CONFIG_DEFAULTS.maxTtlMs, 100, 86_400_000),
+    nodeTimeoutMs: int(env, 'REDLOCK_NODE_TIMEOUT_MS', CONFIG_DEFAULTS.nodeTimeoutMs, 1, 60_000),
     adminUser,
     adminPassword,
     trustProxy: parseTrustProxy(env.REDLOCK_TRUST_PROXY),

@@ -26,6 +26,7 @@ export function lockCore(): Redlock {
     {
       keyPrefix: runtime.keyPrefix,
       maxTtlMs: runtime.maxTtlMs,
+      nodeTimeoutMs: runtime.nodeTimeoutMs,
       driftFactor: runtime.driftFactor,
       // A server: requests arrive on many connections, each read in its own callback. Writing at
       // the end of the I/O phase sends one write per node per event-loop turn, not one per request

@@ -16,6 +16,8 @@ export interface Runtime {
   control: ControlClient | null;
   keyPrefix: string;
   maxTtlMs: number;
+  /** The lock service's per-node round deadline (REDLOCK_NODE_TIMEOUT_MS). */
+  nodeTimeoutMs: number;
   driftFactor: number;
   /** A teaching scenario's pause between two steps at 1× (REDLOCK_SCENARIO_READING_MS). */
   scenarioReadingMs: number;
@@ -51,12 +53,13 @@ export function createRuntime(env: Env): Runtime {
       control: null,
       keyPrefix: CONFIG_DEFAULTS.keyPrefix,
       maxTtlMs: CONFIG_DEFAULTS.maxTtlMs,
+      nodeTimeoutMs: CONFIG_DEFAULTS.nodeTimeoutMs,
       driftFactor,
       scenarioReadingMs: CONFIG_DEFAULTS.scenarioReadingMs,
       problem: (err as Error).message,
     };
   }
-  const { keyPrefix, maxTtlMs, nodes, scenarioReadingMs } = config;
+  const { keyPrefix, maxTtlMs, nodeTimeoutMs, nodes, scenarioReadingMs } = config;
   if (nodes === null) {
     return {
       mode: 'unconfigured',
@@ -65,6 +68,7 @@ export function createRuntime(env: Env): Runtime {
       control: null,
       keyPrefix,
       maxTtlMs,
+      nodeTimeoutMs,
       driftFactor,
       scenarioReadingMs,
       problem: 'No masters configured: start the console with `npm start` (local cluster) or set REDLOCK_NODES.',
@@ -78,6 +82,7 @@ export function createRuntime(env: Env): Runtime {
     control,
     keyPrefix,
     maxTtlMs,
+    nodeTimeoutMs,
     driftFactor,
     scenarioReadingMs,
     problem: null,

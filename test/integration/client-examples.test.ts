@@ -12,7 +12,8 @@ import { API_KEY, startApi, startLockServiceServer, type ApiHarness, type LockSe
 let api: ApiHarness;
 let fast: LockServiceServer;
 beforeAll(async () => {
-  api = await startApi({ nodes: 3, maxTtlMs: 10_000 });
+  // Not a test of node timeouts: 1 s, so that a busy machine's stall is not a master that did not answer.
+  api = await startApi({ nodes: 3, maxTtlMs: 10_000, nodeTimeoutMs: 1_000 });
   fast = await startLockServiceServer();
 });
 afterAll(async () => {

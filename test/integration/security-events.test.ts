@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { USERS, startApi, type ApiHarness } from '../support/api';
 import { attachConsole, closeConsole, detachConsole } from '../support/console-process';
 
@@ -9,7 +9,8 @@ import { attachConsole, closeConsole, detachConsole } from '../support/console-p
 
 let api: ApiHarness;
 beforeAll(async () => {
-  api = await startApi({ nodes: 3 });
+  // Not a test of node timeouts: 1 s, so that a busy machine's stall is not a master that did not answer.
+  api = await startApi({ nodes: 3, nodeTimeoutMs: 1_000 });
 });
 afterAll(async () => {
   await api?.stop();
@@ -22,7 +23,11 @@ async function session(): Promise<Record<string, string>> {
 }
 
 /** Read the stream until it ends or `timeoutMs` passes; the text read and whether it ended. */
-async function readAll(body: ReadableStream<Uint8Array>, timeoutMs: number): Promise<{ text: string; ended: boolean }> {
+async function readAll(
+  body: ReadableStream<Uint8Array>,
+  timeoutMs: number,
+  onText: (text: string) => void = () => undefined,
+): Promise<{ text: string; ended: boolean }> {
   const reader = body.getReader();
   const decoder = new TextDecoder();
   let text = '';
@@ -37,6 +42,7 @@ async function readAll(body: ReadableStream<Uint8Array>, timeoutMs: number): Pro
     if (next === null) continue;
     if (next.done) return { text, ended: true };
     text += decoder.decode(next.value, { stream: true });
+    onText(text);
   }
 }
 
@@ -45,8 +51,9 @@ describe('event streams end with their session', () => {
     const s = await session();
     const res = await api.call('GET', '/api/events', { headers: s });
     expect(res.status).toBe(200);
-    const read = readAll(res.body!, 5_000);
-    await new Promise((r) => setTimeout(r, 100));
+    let sofar = '';
+    const read = readAll(res.body!, 5_000, (text) => (sofar = text));
+    await vi.waitFor(() => expect(sofar).toContain(': connected'), { timeout: 5_000 });
     const started = Date.now();
     expect((await api.call('POST', '/api/auth/logout', { body: {}, headers: s })).status).toBe(200);
     const { text, ended } = await read;

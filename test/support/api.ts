@@ -63,6 +63,8 @@ export async function startApi(
     sandbox?: boolean;
     /** REDLOCK_SCENARIO_READING_MS: a scenario's pause between steps (the console's default when unset). */
     scenarioReadingMs?: number;
+    /** REDLOCK_NODE_TIMEOUT_MS: the lock service's per-node deadline (the console's default when unset). */
+    nodeTimeoutMs?: number;
   } = {},
 ): Promise<ApiHarness> {
   const cluster = await startTestCluster({
@@ -78,6 +80,8 @@ export async function startApi(
   for (const name of Object.values(SANDBOX_CONTROL_ENV)) delete process.env[name];
   if (options.scenarioReadingMs === undefined) delete process.env.REDLOCK_SCENARIO_READING_MS;
   else process.env.REDLOCK_SCENARIO_READING_MS = String(options.scenarioReadingMs);
+  if (options.nodeTimeoutMs === undefined) delete process.env.REDLOCK_NODE_TIMEOUT_MS;
+  else process.env.REDLOCK_NODE_TIMEOUT_MS = String(options.nodeTimeoutMs);
   Object.assign(process.env, sandbox?.env ?? {}, {
     REDLOCK_NODES: cluster.urls.join(','),
     REDLOCK_MODE: 'sandbox',

@@ -74,7 +74,9 @@ describe('loadConfig', () => {
       maxTtlMs: 60_000,
       adminUser: null,
       scenarioReadingMs: 1_100,
+      nodeTimeoutMs: 100,
     });
+    expect(loadConfig({ REDLOCK_NODE_TIMEOUT_MS: '750' }).nodeTimeoutMs).toBe(750);
   });
 
   it('REDLOCK_SCENARIO_READING_MS sets the pause between scenario steps, 0 included', () => {
@@ -90,6 +92,7 @@ describe('loadConfig', () => {
     [{ REDLOCK_ADMIN_USER: 'root' }, /set both REDLOCK_ADMIN_USER and REDLOCK_ADMIN_PASSWORD/],
     [{ REDLOCK_ADMIN_USER: 'root', REDLOCK_ADMIN_PASSWORD: 'short' }, /at least 12 characters/],
     [{ REDLOCK_KEY_PREFIX: 'has space' }, /REDLOCK_KEY_PREFIX/],
+    [{ REDLOCK_NODE_TIMEOUT_MS: '0' }, /REDLOCK_NODE_TIMEOUT_MS must be between 1 and 60000/],
     [{ REDLOCK_SCENARIO_READING_MS: '-1' }, /REDLOCK_SCENARIO_READING_MS must be a whole number/],
     [{ REDLOCK_SCENARIO_READING_MS: '60001' }, /REDLOCK_SCENARIO_READING_MS must be between 0 and 60000/],
   ])('%j → ConfigError', (env, message) => {
