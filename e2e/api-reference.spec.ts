@@ -53,7 +53,9 @@ test.describe('the API reference page', () => {
   test('is found from the login page, from the console (g r, and the ? dialog), and leads back by the brand', async ({ page }) => {
     await page.goto('/login');
     await page.getByRole('link', { name: 'API reference' }).click();
-    await expect(page).toHaveURL(/\/api-reference$/);
+    // The reference is the heaviest page (the whole OpenAPI document rendered): on a loaded machine
+    // its navigation outlasted the 5 s default twice (the URL still /login), so 15 s for both.
+    await expect(page).toHaveURL(/\/api-reference$/, { timeout: 15_000 });
     await signIn(page);
     await page.setViewportSize({ width: 1440, height: 900 });
     await page.goto('/');
@@ -62,7 +64,7 @@ test.describe('the API reference page', () => {
     await page.keyboard.press('Escape');
     await page.keyboard.press('g');
     await page.keyboard.press('r');
-    await expect(page).toHaveURL(/\/api-reference$/);
+    await expect(page).toHaveURL(/\/api-reference$/, { timeout: 15_000 });
     await expect(page.getByRole('heading', { level: 1, name: 'redlock-console HTTP API' })).toBeVisible();
     await page
       .getByRole('navigation', { name: 'Console' })
