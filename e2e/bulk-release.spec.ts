@@ -129,6 +129,7 @@ test.describe('bulk force-release: one preview, one reason, one confirmation, a 
           data: { token, ttlMs: 4_000 },
         });
         extends_.push(res.status());
+        // work: the holder extends every 500 ms
         await new Promise((r) => setTimeout(r, 500));
       }
     })();

@@ -66,6 +66,7 @@ test.describe('live events', () => {
     const events = page.getByTestId('lock-events');
     await expect(events.locator('[data-type="lock.force-released"]')).toHaveCount(1, { timeout: 10_000 });
     // Past the masters' reports of the deletes (folded into the force-release for 3 s after it).
+    // absence: past the 3 s in which the masters' reports of the deletes are folded into the force-release, +1 s
     await page.waitForTimeout(4_000);
     await expect(events.locator('[data-type="lock.released"]')).toHaveCount(0);
     await expect(events.locator('li')).toHaveCount(1);

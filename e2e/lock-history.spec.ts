@@ -107,6 +107,7 @@ test.describe('lock history on the lock detail page', () => {
       let failure = '';
       const loop = (async () => {
         while (extending) {
+          // work: the holder extends every second
           await new Promise((r) => setTimeout(r, 1_000));
           if (extending)
             await lock.extend(4_000).catch((err: unknown) => {

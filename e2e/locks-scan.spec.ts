@@ -61,6 +61,7 @@ test.describe('locks: a scan that takes a while', () => {
       };
       for (let look = 1; ; look++) {
         await page.goto('about:blank');
+        // pace: any snapshot before the pause has ended and aged out (≤ 1 s + 1 s, see above)
         await page.waitForTimeout(2_200);
         await page.goto(`/locks?prefix=${encodeURIComponent(base)}`);
         try {

@@ -176,8 +176,9 @@ test.describe('locks: the quorum matrix', () => {
       await page.goto(`/locks?prefix=${encodeURIComponent(base)}`);
       await expect(row(page, long)).toBeVisible();
       const validity = row(page, short).getByTestId('lock-validity');
-      const first = Number.parseFloat((await validity.textContent())!);
-      await page.waitForTimeout(400);
+      const firstText = (await validity.textContent())!;
+      const first = Number.parseFloat(firstText);
+      await expect(validity).not.toHaveText(firstText, { timeout: 4_000 }); // it counts down in place (no reload)
       expect(Number.parseFloat((await validity.textContent())!)).toBeLessThan(first);
       // Below the 2 s threshold the row turns `expiring`, then it is gone without a reload.
       await expect(row(page, short)).toHaveAttribute('data-state', 'expiring', { timeout: 4_000 });
@@ -251,6 +252,7 @@ test.describe('locks: the quorum matrix', () => {
       // burst of someone else's CPU does not fail the run, while a screen that is slow every time does.
       const samples: number[] = [];
       for (let attempt = 0; attempt < 3; attempt++) {
+        // pace: past the server's 1 s snapshot reuse (see above)
         await page.waitForTimeout(1_100);
         await page.goto(`/locks?prefix=${encodeURIComponent(base)}`);
         await expect(page.getByTestId('lock-row').first()).toBeVisible({ timeout: 10_000 });
@@ -265,6 +267,7 @@ test.describe('locks: the quorum matrix', () => {
       await expect(page.getByTestId('locks-matched')).toHaveText('10,000');
       // Read from the live index (a node whose subscription another test broke is scanned once, then indexed again).
       await expect(async () => {
+        // pace: past the server's 1 s snapshot reuse
         await page.waitForTimeout(1_100);
         await page.getByRole('button', { name: 'Reload the list from the first page' }).click();
         await expect(page.getByTestId('locks-read-at')).toContainText(/live index, \d+ ms/, { timeout: 2_000 });

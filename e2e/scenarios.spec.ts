@@ -182,6 +182,7 @@ test.describe('teaching scenarios, from the UI, on the real sandbox nodes', () =
           data: { token, ttlMs: 4_000 },
         });
         if (res.status() !== 200) refused.push(`${res.status()} ${await res.text()}`);
+        // work: the app extends every 600 ms
         await new Promise((r) => setTimeout(r, 600));
       }
     })();

@@ -167,6 +167,7 @@ test.describe('the screenshot pass', () => {
         if (!run.run || ['done', 'cancelled', 'failed'].includes(run.run.status)) break;
         expect(Date.now(), `run still ${run.run.status}`).toBeLessThan(deadline);
         if (run.run.status === 'predict') await postAsSession(page, '/api/scenarios/runs/current/predict', { choice: null });
+        // poll: until the run ends
         await page.waitForTimeout(200);
       }
       await expect(page.getByTestId('scenario-player')).toHaveAttribute('data-status', /done|failed|cancelled/, { timeout: 30_000 });

@@ -23,6 +23,7 @@ async function healthy(url: string, child: ChildProcess, log: string): Promise<v
       () => false,
     );
     if (ok) return;
+    // poll: until the console is healthy
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
   const tail = readFileSync(log, 'utf8').split('\n').slice(-40).join('\n');

@@ -274,7 +274,14 @@ describe('live events', () => {
     const reader = res.body!.getReader();
     const decoder = new TextDecoder();
     let buffer = '';
-    await new Promise((r) => setTimeout(r, 500)); // let the hub subscribe on every node
+    // The stream says connected once the hub is subscribed on every node.
+    while (!/: connected \d+/.test(buffer)) {
+      const chunk = await Promise.race([
+        reader.read(),
+        new Promise<never>((_, reject) => setTimeout(() => reject(new Error('not connected within 5 s')), 5_000)),
+      ]);
+      buffer += decoder.decode(chunk.value);
+    }
     const other = new Redlock(api.cluster.urls, { retryCount: 0, maxTtlMs: api.maxTtlMs });
     try {
       const started = performance.now();
@@ -291,6 +298,7 @@ describe('live events', () => {
       expect(elapsed).toBeLessThan(500);
       // The extend lengthens each key's lease, then rewrites its value (the extension count), and
       // the fenced grant's second round wrote the fence into it: neither rewrite is a grant.
+      // pace: the extend comes a while after the grant, as a holder's would
       await new Promise((r) => setTimeout(r, 300));
       await lock.extend(8_000);
       await lock.release();
@@ -312,6 +320,7 @@ describe('live events', () => {
 
   it('a stream says connected only once the hub is subscribed: a grant right after it is never lost', async () => {
     // No other stream is open: this one starts the hub's sources (a subscription on every node).
+    // pace: the previous test's stream is cancelled: give its hub time to stop, so this one starts it
     await new Promise((r) => setTimeout(r, 100));
     const res = await api.call('GET', '/api/events', { as: 'viewer' });
     const reader = res.body!.getReader();

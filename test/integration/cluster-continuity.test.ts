@@ -207,6 +207,7 @@ describe('graceful stops lose nothing (supervisor continuity)', () => {
             (l) => l.release(),
             () => undefined,
           );
+          // pace: knocks spread over the restart
           await new Promise((res) => setTimeout(res, 1));
         }
       })();

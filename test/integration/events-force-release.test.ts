@@ -26,6 +26,7 @@ async function eventsDuring(resource: string, act: () => Promise<void>, settleMs
     // Connected: the hub is subscribed on every node.
     await expect.poll(() => buffer.includes('connected'), { timeout: 10_000 }).toBe(true);
     await act();
+    // absence: settleMs for events that must not come after the act
     await new Promise((r) => setTimeout(r, settleMs));
   } finally {
     await reader.cancel();

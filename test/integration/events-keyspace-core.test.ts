@@ -121,6 +121,7 @@ describe("live events from the lock core's writes", () => {
       ).settled;
       await vi.waitFor(() => expect(seen()).toHaveLength(log.length + 6), { timeout: 5_000 });
       // A moment for any extra event (a rewrite taken for a change would come with its own).
+      // absence: 150 ms for any extra event (a rewrite taken for a change would come with its own)
       await new Promise((r) => setTimeout(r, 150));
       const rest = seen().slice(log.length);
       expect(seen().slice(0, log.length)).toEqual(log);

@@ -65,6 +65,7 @@ async function startRedis(port?: number): Promise<RedisNode> {
       child.kill('SIGKILL');
       throw new Error(`redis-server on ${p} did not answer PING within 5 s`);
     }
+    // poll: until redis-server answers PING
     await sleep(20);
   }
   return {
@@ -226,12 +227,12 @@ describe('FaultProxy: blackhole', () => {
     const setupClosed = closedWithin(setup, 1_000);
     await setup.quit();
     await setupClosed;
-    await sleep(20); // let the proxy see both sides close
-    expect(proxy.stats().connections).toBe(0);
+    await until(() => proxy.stats().connections === 0, 2_000, 'the proxy still counts the closed connection');
 
     proxy.setMode({ kind: 'blackhole' });
     const client = makeClient(port, { commandTimeout: 4_000 });
     const get = track(client.connect().then(() => client.get(k)));
+    // absence: 300 ms in which the blackholed GET must not settle (its timeout is 4 s)
     await sleep(300);
     expect(get.settled()).toBe(false);
     expect(proxy.stats().connections).toBe(1);
@@ -408,9 +409,11 @@ describe('FaultProxy: upstream failures and lifecycle', () => {
     ] as const;
     for (let i = 0; i < 300; i++) {
       proxy.setMode(modes[i % modes.length]!);
+      // pace: mode changes spread over event-loop turns, so traffic meets each of them
       if (i % 3 === 0) await sleep(1);
     }
     proxy.setMode({ kind: 'pass' });
+    // pace: the worker runs a while under pass before it stops
     await sleep(50);
     stop = true;
     await worker;
@@ -452,6 +455,7 @@ describe('FaultProxy: upstream failures and lifecycle', () => {
       socket.on('error', () => {});
       await new Promise((resolve) => socket.once('connect', resolve));
       socket.write('PING\\r\\n');
+      // pace: the PING reaches the proxy and is held by its latency timer
       await new Promise((resolve) => setTimeout(resolve, 100));
       const held = process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length;
       await proxy.close();
@@ -498,6 +502,7 @@ describe('FaultProxy: upstream failures and lifecycle', () => {
     socket.write('*1\r\n$4\r\nPING\r\n');
     socket.resetAndDestroy();
     proxy.setMode({ kind: 'reset' });
+    // absence: 50 ms for an 'error' the proxy must not emit after a reset
     await sleep(50);
     expect(emitted).toEqual([]);
   });
@@ -556,6 +561,7 @@ async function until(condition: () => boolean, ms: number, what: string): Promis
   const deadline = performance.now() + ms;
   while (!condition()) {
     if (performance.now() > deadline) throw new Error(`${what} after ${ms} ms`);
+    // poll: until()'s interval
     await sleep(10);
   }
 }
@@ -620,6 +626,7 @@ async function upstreamScene(): Promise<UpstreamScene> {
   raw.send('INFO', 'server');
   await within(
     (async () => {
+      // poll: until the INFO reply arrives
       while (!raw.since().includes('run_id:')) await sleep(5);
     })(),
     1_000,
@@ -720,6 +727,7 @@ describe('FaultProxy: the upstream goes away under a connected client (blackhole
     const { successor } = await departUpstream(how, scene);
     const next = await successor;
     raw.send('INFO', 'server'); // held by the blackhole
+    // absence: 300 ms in which the close must not cross the partition
     await sleep(300);
     // By design not even the close crosses a partition.
     expect(clientClosed).toBe(false);
@@ -744,6 +752,7 @@ describe('FaultProxy: the upstream goes away under a connected client (blackhole
       const info = track(late.connect().then(() => late.info('server')));
       const { successor } = await departUpstream(how, scene);
       const next = await successor;
+      // absence: 100 ms in which the held INFO must not settle
       await sleep(100);
       expect(info.settled()).toBe(false);
       proxy.setMode({ kind: 'pass' });
@@ -765,6 +774,7 @@ describe('FaultProxy: the upstream goes away under a connected client (reset)', 
     const next = await successor;
     expect(proxy.stats().connections).toBe(0);
     proxy.setMode({ kind: 'pass' });
+    // absence: 50 ms in which nothing may be replayed to the closed client
     await sleep(50);
     expect(raw.since()).toBe('');
     expect(proxy.stats().connections).toBe(0);
@@ -790,6 +800,7 @@ describe('sticky proxy (test support)', () => {
     await node.stop('SIGKILL');
     const again = await startRedis(node.port);
     cleanups.push(() => again.stop('SIGKILL'));
+    // absence: 50 ms in which the proxy must not close the client's socket
     await sleep(50);
     expect(closes).toBe(0); // the proxy kept the client's socket open
 

@@ -19,6 +19,7 @@ async function liveHolder(resource: string, everyMs: number, atLeast: number) {
   let lostAt: number | null = null;
   const loop = (async () => {
     while (running) {
+      // work: the holder extends every everyMs
       await new Promise((r) => setTimeout(r, everyMs));
       if (!running) break;
       try {
@@ -29,6 +30,7 @@ async function liveHolder(resource: string, everyMs: number, atLeast: number) {
       }
     }
   })();
+  // poll: until it has extended atLeast times
   while (lock.extensions < atLeast) await new Promise((r) => setTimeout(r, 50));
   return {
     lock,

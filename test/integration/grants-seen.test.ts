@@ -44,6 +44,17 @@ describe('grants seen on the masters', () => {
     const { resetHistory, readHistory } = await import('../../lib/server/history');
     const { startGrantCounter } = await import('../../lib/server/grants-seen');
     resetHistory();
+    // Subscriptions to each master's keyevent channels (the hub's keyspace source): before, and once the counter's are in.
+    const keyevents = () =>
+      Promise.all(
+        admins.map(async (admin) => {
+          const channels = (await admin.call('PUBSUB', 'CHANNELS', '__keyevent@0__:*')) as string[];
+          if (channels.length === 0) return 0;
+          const counts = (await admin.call('PUBSUB', 'NUMSUB', ...channels)) as Array<string | number>;
+          return counts.filter((_, i) => i % 2 === 1).reduce<number>((s, n) => s + Number(n), 0);
+        }),
+      );
+    const subscribedBefore = await keyevents();
     stop = startGrantCounter();
     // The console turns them on (the masters are its own: sandbox mode).
     await vi.waitFor(
@@ -55,8 +66,8 @@ describe('grants seen on the masters', () => {
     const res0 = await api.call('GET', '/api/history', { as: 'viewer' });
     const grants0 = historyResponseSchema.parse(await res0.json()).grants;
     expect(grants0).toEqual({ counting: true, polledNodes: [], note: null });
-    // Subscribed once the hub's sources are ready: give them the time a first SUBSCRIBE may take.
-    await new Promise((r) => setTimeout(r, 500));
+    // Subscribed on every master: a grant from now on is seen.
+    await vi.waitFor(async () => expect((await keyevents()).every((n, i) => n > subscribedBefore[i]!)).toBe(true), { timeout: 10_000 });
 
     const locks = [];
     for (let i = 0; i < 5; i++) locks.push(await app.acquire(`grants-seen/${i}`, 10_000));

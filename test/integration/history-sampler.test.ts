@@ -26,6 +26,7 @@ describe('history sampler', () => {
     const deadline = Date.now() + 10_000;
     let fine = readHistory('1s');
     while (Date.now() < deadline && !(fine.some((b) => b.rttMs !== null) && fine.some((b) => b.locks !== null))) {
+      // poll: until both readings are in
       await new Promise((r) => setTimeout(r, 100));
       fine = readHistory('1s');
     }

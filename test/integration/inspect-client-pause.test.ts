@@ -67,6 +67,7 @@ describe("a CLIENT PAUSE WRITE (a failover) does not hold the inspector's reads"
           () => 'written',
           () => 'refused',
         );
+        // absence: 300 ms in which the paused write must not be answered
         const first = await Promise.race([write, new Promise((r) => setTimeout(r, 300, 'held'))]);
         expect(first).toBe('held');
       } finally {

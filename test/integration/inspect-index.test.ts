@@ -48,6 +48,7 @@ async function expectAgrees(index: LockIndex, keyPrefix: string): Promise<Indexe
   // randomChange() writes keys that live 30–130 ms: let them run out first, or one could expire
   // between the two readings (and the index, which ages TTLs from when it sent its read, drops a
   // key a round trip early where a scan still shows it at 0 ms).
+  // pace: randomChange()'s 30–130 ms keys run out first (see above)
   await new Promise((r) => setTimeout(r, 200));
   const indexed = await index.snapshot();
   const scanned = await snapshot(clients, { keyPrefix });
@@ -167,7 +168,7 @@ describe('the live lock index on real nodes', () => {
     const rand = prng(7);
     for (let round = 0; round < 6; round++) {
       for (let step = 0; step < 60; step++) await randomChange(rand, p, round * 100 + step);
-      if (round % 2 === 1) await new Promise((r) => setTimeout(r, 150)); // let the short TTLs run out
+      if (round % 2 === 1) await new Promise((r) => setTimeout(r, 150)); // pace: let the short TTLs run out
       const snap = await expectAgrees(index, p);
       expect(snap.nodes.every((n) => n.ok && n.indexed && n.rescan === null)).toBe(true);
       // Only the keys named by events were read again, not the 300+ base locks on each node.
@@ -219,6 +220,7 @@ describe('the live lock index on real nodes', () => {
     await Promise.all(clients.map((c) => c.client('PAUSE', 5_000, 'WRITE')));
     try {
       expect(Date.now() - t0).toBeLessThan(900); // paused before the TTL ran out: no event was published
+      // pace: past the key's TTL, with writes paused (so no expired event)
       await new Promise((r) => setTimeout(r, 1_200 - (Date.now() - t0)));
       expect(await clients[0]!.exists(`${p}lock:short`)).toBe(0); // logically gone…
       const snap = await index.snapshot();
@@ -254,6 +256,7 @@ describe('the live lock index on real nodes', () => {
     // The restarted node's notification setting is gone too: the index turns it on again (manageConfig).
     let snap = await index.snapshot();
     for (let i = 0; i < 40 && !snap.nodes[2]!.ok; i++) {
+      // poll: until the restarted node reads ok
       await new Promise((r) => setTimeout(r, 100));
       snap = await index.snapshot();
     }
@@ -350,6 +353,7 @@ describe('the live lock index on real nodes', () => {
     for (let delayMs = 0; delayMs < 12; delayMs++) {
       const other = new LockIndex(clients, { keyPrefix: p, manageConfig: true });
       const run = other.startSnapshot();
+      // pace: stops spread over the build's subscribing (0–11 ms)
       await new Promise((r) => setTimeout(r, delayMs));
       other.stop();
       await run.done.catch(() => undefined);
@@ -372,7 +376,8 @@ describe('the live lock index on real nodes', () => {
     try {
       const index = startIndex(p);
       const building = index.snapshot();
-      await new Promise((r) => setTimeout(r, 150)); // subscribed by now; the scan of 60,000 keys is not done
+      // pace: subscribed by now; the scan of 60,000 keys is not done (the kill must land mid-scan)
+      await new Promise((r) => setTimeout(r, 150));
       await clients[2]!.client('KILL', 'TYPE', 'pubsub');
       await patientClient(3).eval(many, 0, `${p}lock:k`, 60_000, 'tok-new'); // before the subscriber is back
       await building;

@@ -33,7 +33,7 @@ describe('the history of a lock taken by a client of the package', () => {
     expect(held.holds[0]!.grantedAt).toBeGreaterThanOrEqual(before - 1_000);
     expect(held.holds[0]!.grantedAt).toBeLessThanOrEqual(Date.now());
 
-    await new Promise((r) => setTimeout(r, 1_200)); // held a while
+    await new Promise((r) => setTimeout(r, 1_200)); // work: held a while
     const res = await env.api.call('POST', '/api/locks/pc-hist/force-release', {
       as: 'operator',
       body: { token: lock.token, reason: 'holder wedged', confirmLiveHolder: true },

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { lockHistoryResponseSchema, lockServiceLogResponseSchema, type LockHistoryResponse } from '../../lib/api/lock-history';
 import { lockGrantSchema } from '../../lib/api/locks';
 import { startApi, type ApiHarness } from '../support/api';
@@ -85,6 +85,7 @@ describe('the lock history', () => {
 
   it("a release after the lease ran out ended nothing: the hold expired, at its lease's end", async () => {
     const lock = await grant('history-late', 300);
+    // pace: past the lease (300 ms): the release must come after it ran out
     await new Promise((resolve) => setTimeout(resolve, 600));
     // The keys are gone by now (their TTL), so this release deletes nothing and is not recorded;
     // what is checked: the hold reads as expired at the end of its lease, not at the release.
@@ -106,9 +107,10 @@ describe('the lock history', () => {
   it('a lock nobody released is "expired" once its last lease ran out; "held" before', async () => {
     await grant('history-b', 1_500);
     expect((await history('history-b')).holds[0]).toMatchObject({ ended: 'held', endedAt: null });
-    await new Promise((resolve) => setTimeout(resolve, 1_700));
+    const grantedBy = Date.now();
+    await vi.waitFor(async () => expect((await history('history-b')).holds[0]!.ended).toBe('expired'), { timeout: 10_000, interval: 100 });
+    expect(Date.now() - grantedBy).toBeGreaterThanOrEqual(1_400); // not before its lease ran out
     const [hold] = (await history('history-b')).holds;
-    expect(hold!.ended).toBe('expired');
     expect(hold!.endedAt).toBeGreaterThan(hold!.grantedAt);
   });
 

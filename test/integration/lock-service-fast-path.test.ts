@@ -111,6 +111,7 @@ describe('waitMs: a long-poll acquire waits on the release wake-up, and ends wit
   it('a waiting acquire is granted right after the holder releases, long before its next retry would be due', async () => {
     const held = lockGrantSchema.parse((await post('/api/locks', { resource: 'fp-wait', ttlMs: 8_000 })).body);
     const waiting = post('/api/locks', { resource: 'fp-wait', ttlMs: 8_000, waitMs: 5_000 });
+    // pace: the acquire is in its wait when the release comes
     await new Promise((resolve) => setTimeout(resolve, 400));
     const releasedAt = performance.now();
     expect(releaseResponseSchema.parse((await post('/api/locks/fp-wait/release', { token: held.token })).body).released).toBe(true);
@@ -146,11 +147,14 @@ describe('waitMs: a long-poll acquire waits on the release wake-up, and ends wit
     });
     req.on('error', () => undefined);
     req.end(body);
+    // pace: the client goes away mid-wait
     await new Promise((resolve) => setTimeout(resolve, 300));
     req.destroy(); // the client goes away mid-wait
+    // pace: the server sees the client gone before the release
     await new Promise((resolve) => setTimeout(resolve, 200));
     await post('/api/locks/fp-gone/release', { token: held.token });
     // Had the wait gone on, the departed client's acquire would now hold the lock until its ttl.
+    // absence: 800 ms in which a departed client's acquire must not take the lock
     await new Promise((resolve) => setTimeout(resolve, 800));
     const free = await post('/api/locks', { resource: 'fp-gone', ttlMs: 1_000 });
     expect(free.status).toBe(200);

@@ -92,6 +92,7 @@ class Raw {
     while (!check()) {
       if (Date.now() > deadline)
         throw new Error(`timed out; answers so far: ${JSON.stringify(this.answers.map((a) => [a.status, a.body]))}`);
+      // poll: until()'s interval
       await new Promise((resolve) => setTimeout(resolve, 10));
     }
   }
@@ -128,6 +129,7 @@ describe('lean connections: plain lock-service requests answered on the socket',
     const text = post('/api/locks', { resource: 'lean-split', ttlMs: 5_000 });
     for (let i = 0; i < text.length; i += 7) {
       await raw.write(text.slice(i, i + 7));
+      // pace: a few bytes at a time
       await new Promise((resolve) => setTimeout(resolve, 2));
     }
     await raw.until(() => raw.answers.length === 1);
@@ -206,6 +208,7 @@ describe('lean connections: plain lock-service requests answered on the socket',
     // More bytes after the answer (the client keeps its side open): not a reason to read the
     // pipelined request either.
     await raw.write(post('/api/locks', { resource: 'lean-after-close-c', ttlMs: 8_000 }));
+    // absence: 200 ms in which the pipelined request must not be read
     await new Promise((resolve) => setTimeout(resolve, 200));
     raw.socket.end();
     await raw.until(() => raw.closed);
@@ -248,6 +251,7 @@ describe('a client that half-closes after its request', () => {
       // An obs-text header is valid HTTP that the lean reader leaves to Node's parser.
       await raw.write(post('/api/locks', { resource, ttlMs: 5_000, waitMs: 3_000 }, path === 'node' ? 'X-Note: caf\u00e9\r\n' : ''));
       raw.socket.end();
+      // pace: the acquire is in its wait when the release comes
       await new Promise((resolve) => setTimeout(resolve, 300));
       await api.call('POST', `/api/locks/${resource}/release`, { as: 'client', body: { token } });
       await raw.until(() => raw.answers.length === 1 || raw.closed, 5_000);
@@ -269,10 +273,13 @@ describe('a client that closes its socket while its acquire waits (a FIN too, bu
       const { token } = (await held.json()) as { token: string };
       const raw = new Raw(server.port);
       await raw.write(post('/api/locks', { resource, ttlMs: 8_000, waitMs: 4_000 }, path === 'node' ? 'X-Note: caf\u00e9\r\n' : ''));
+      // pace: the acquire is in its wait when the client goes
       await new Promise((resolve) => setTimeout(resolve, 200));
       raw.close();
+      // pace: the server sees the client gone before the release
       await new Promise((resolve) => setTimeout(resolve, 200));
       await api.call('POST', `/api/locks/${resource}/release`, { as: 'client', body: { token } });
+      // absence: 500 ms in which a departed client's acquire must not take the lock
       await new Promise((resolve) => setTimeout(resolve, 500));
       // Had the wait gone on, the departed client's acquire would hold the lock until its ttl.
       const free = await api.call('POST', '/api/locks', { as: 'client', body: { resource, ttlMs: 1_000 } });
@@ -294,6 +301,7 @@ describe('a client that half-closes after pipelining a lock request and another'
       post('/api/locks', { resource, ttlMs: 5_000, waitMs: 3_000 }) + 'GET /elsewhere HTTP/1.1\r\nHost: console.test\r\n\r\n',
     );
     raw.socket.end();
+    // pace: the acquire is in its wait when the release comes
     await new Promise((resolve) => setTimeout(resolve, 300));
     await api.call('POST', `/api/locks/${resource}/release`, { as: 'client', body: { token } });
     await raw.until(() => raw.answers.length === 2 && raw.closed, 5_000);
@@ -318,7 +326,7 @@ describe('lean connections: slow and idle clients (headers 700 ms, keep-alive 60
     const started = Date.now();
     for (let i = 0; i < text.length && !raw.closed; i += 1) {
       await raw.write(text[i]!);
-      await new Promise((resolve) => setTimeout(resolve, 150)); // each byte before the idle timeout
+      await new Promise((resolve) => setTimeout(resolve, 150)); // pace: each byte before the idle timeout
     }
     expect(raw.closed).toBe(true);
     expect(raw.answers).toEqual([]);

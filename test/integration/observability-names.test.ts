@@ -94,6 +94,7 @@ describe('the observability pack against a live /api/metrics', () => {
     };
     // The oldest lock, then a younger one; the young one is force-released by an operator.
     await grant('obs-oldest');
+    // pace: the oldest lock is 1.5 s older than the young one
     await new Promise((r) => setTimeout(r, 1_500));
     const young = await grant('obs-young');
     const released = await api.call('POST', '/api/locks/obs-young/force-release', {
@@ -130,6 +131,7 @@ describe('the observability pack against a live /api/metrics', () => {
     }
     await grant('obs-after-restart');
     // A scrape reads a lock snapshot at most 1 s old: let the one the first scrape made age out.
+    // pace: a scrape reads a lock snapshot at most 1 s old: let the first one age out
     await new Promise((r) => setTimeout(r, 1_100));
     const res = await api.call('GET', '/api/metrics', { headers: { authorization: `Bearer ${METRICS_TOKEN}` } });
     expect(res.status).toBe(200);

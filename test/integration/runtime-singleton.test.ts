@@ -26,6 +26,7 @@ describe('server runtime', () => {
     vi.resetModules(); // what next dev does to changed modules
     const second = (await import('../../lib/server/runtime')).getRuntime();
     expect(second).toBe(first);
+    // absence: 100 ms in which the second import must open no connection
     await new Promise((r) => setTimeout(r, 100));
     const after = Number(/connected_clients:(\d+)/.exec(await probe.info('clients'))![1]);
     expect(after).toBe(before);
@@ -51,6 +52,7 @@ describe('server runtime', () => {
       for (const a of admin) total += Number(/cmdstat_ping:calls=(\d+)/.exec(await a.info('commandstats'))?.[1] ?? 0);
       return total;
     };
+    // pace: past the readiness cache's period, so the next reading pings
     await new Promise((r) => setTimeout(r, READINESS_CACHE_MS + 50));
     const before = await pings();
     const answers = await Promise.all(Array.from({ length: 200 }, () => readiness()));
@@ -59,6 +61,7 @@ describe('server runtime', () => {
     await cluster.supervisor.crash(3);
     try {
       expect((await readiness()).up).toBe(3); // the reading of this period
+      // pace: past the readiness cache's period, so the crash is read
       await new Promise((r) => setTimeout(r, READINESS_CACHE_MS + 50));
       expect(await readiness()).toMatchObject({ ready: true, up: 2 });
     } finally {

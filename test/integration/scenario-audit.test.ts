@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { AuditResponse } from '../../lib/api/audit';
 import type { RunResponse } from '../../lib/api/scenarios';
 import { USERS, startApi, type ApiHarness } from '../support/api';
@@ -41,13 +41,22 @@ describe('node actions a scenario takes', () => {
         await api.call('POST', '/api/scenarios/runs/current/cancel', { as: 'operator', body: {} });
         cancelled = true;
       }
+      // poll: until the run ends
       await new Promise((r) => setTimeout(r, 100));
     }
     expect(cancelled).toBe(true);
-    // The entries are written without holding the run back: give the last ones a moment.
-    await new Promise((r) => setTimeout(r, 500));
-
-    const { entries } = (await (await api.call('GET', '/api/audit?action=node&limit=200', { as: 'viewer' })).json()) as AuditResponse;
+    // The entries are written without holding the run back: wait for the last ones (two crashes, two starts).
+    const audit = async () =>
+      ((await (await api.call('GET', '/api/audit?action=node&limit=200', { as: 'viewer' })).json()) as AuditResponse).entries;
+    let entries = await audit();
+    await vi.waitFor(
+      async () => {
+        entries = await audit();
+        const actions = entries.filter((e) => e.via?.runId === runId).map((e) => e.action);
+        expect(actions.filter((a) => a === 'node.crash' || a === 'node.start')).toHaveLength(4);
+      },
+      { timeout: 10_000, interval: 100 },
+    );
     const ofRun = entries.filter((e) => e.via?.runId === runId);
     const crashes = ofRun.filter((e) => e.action === 'node.crash');
     expect(crashes).toHaveLength(2);

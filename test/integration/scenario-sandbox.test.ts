@@ -75,6 +75,7 @@ async function runToEnd(id: ScenarioId): Promise<RunView> {
     if (['done', 'failed', 'cancelled'].includes(run.status)) return run;
     if (Date.now() > deadline) throw new Error(`scenario ${id} still ${run.status}`);
     if (run.status === 'predict') await api.call('POST', '/api/scenarios/runs/current/predict', { as: 'operator', body: { choice: null } });
+    // poll: until the run ends
     await new Promise((r) => setTimeout(r, 100));
   }
 }
@@ -117,6 +118,7 @@ describe('the teaching sandbox', () => {
               ),
             ),
           );
+          // work: the app's holders extend every 300 ms
           await new Promise((r) => setTimeout(r, 300));
         }
       })();
@@ -129,6 +131,7 @@ describe('the teaching sandbox', () => {
           } catch (err) {
             problems.push(`acquire newcomer: ${(err as Error).name} ${(err as Error).message}`);
           }
+          // pace: newcomers spread over the scenario
           await new Promise((r) => setTimeout(r, 250));
         }
       })();

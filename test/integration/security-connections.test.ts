@@ -84,6 +84,7 @@ class Peer {
     const deadline = performance.now() + ms;
     while (!check()) {
       if (performance.now() > deadline) throw new Error(`timed out; received ${JSON.stringify(this.text.slice(0, 300))}`);
+      // poll: until()'s interval
       await sleep(10);
     }
   }
@@ -128,6 +129,7 @@ describe('the connection rules, one at a time', () => {
       await peer.until(() => peer.statuses.length === 1);
       expect(peer.statuses).toEqual([200]);
       expect(peer.text.toLowerCase()).toContain('keep-alive: timeout=3');
+      // absence: 900 ms, past the short keep-alive the key must lift the connection out of
       await sleep(900);
       expect(peer.closed).toBe(false);
       peer.socket.destroy();
@@ -137,6 +139,7 @@ describe('the connection rules, one at a time', () => {
     const peer = new Peer(short.port);
     await peer.send('GET /elsewhere HTTP/1.1\r\nHost: console.test\r\n');
     for (let i = 0; i < 30 && !peer.closed; i++) {
+      // pace: a header line every 100 ms
       await sleep(100);
       if (!peer.closed) peer.socket.write(`X-${i}: 1\r\n`);
     }
@@ -151,6 +154,7 @@ describe('the connection rules, one at a time', () => {
       const head = acquire(API_KEY, 'rule-body', path === 'node' ? NODE_PATH : '');
       await peer.send(head.slice(0, head.length - 10)); // the body's last 10 bytes, one at a time
       for (let i = 0; i < 40 && !peer.closed; i++) {
+        // pace: a body byte every 100 ms
         await sleep(100);
         if (!peer.closed && i < 9) peer.socket.write(head[head.length - 10 + i]!);
       }
@@ -162,11 +166,14 @@ describe('the connection rules, one at a time', () => {
   it('caps: a 4th connection from one address closes its oldest idle anonymous one; with none idle, it is refused; the total cap likewise', async () => {
     const from = '127.0.0.40';
     const first = new Peer(short.port, from);
+    // pace: the first connection is the oldest
     await sleep(30);
     const others = [new Peer(short.port, from), new Peer(short.port, from)];
+    // pace: the fourth comes after the others
     await sleep(50);
     const fourth = new Peer(short.port, from);
     await first.until(() => first.closed, 1_000); // the oldest idle one made room
+    // absence: 50 ms in which no other connection may be closed
     await sleep(50);
     expect(others.some((p) => p.closed)).toBe(false);
     expect(fourth.closed).toBe(false);
@@ -181,6 +188,7 @@ describe('the connection rules, one at a time', () => {
     expect(holders.some((h) => h.closed)).toBe(false);
     // The total (6): three more anonymous from elsewhere fill it; the next evicts one of those, never a holder.
     const fill = [new Peer(short.port, '127.0.0.42'), new Peer(short.port, '127.0.0.43'), new Peer(short.port, '127.0.0.44')];
+    // pace: the fill is older than the newcomer
     await sleep(50);
     const newcomer = new Peer(short.port, '127.0.0.45');
     await newcomer.send(acquire(API_KEY, 'rule-cap-newcomer'));
@@ -305,7 +313,7 @@ describe('anonymous sockets cannot take the lock service down', () => {
       void server.connections().then((n) => (nodeMax = Math.max(nodeMax, n)));
     }, 50);
     try {
-      await sleep(6_000); // the caps are full by then: ~260 idle anonymous sockets a second, each kept 10 s
+      await sleep(6_000); // pace: the caps are full by then: ~260 idle anonymous sockets a second, each kept 10 s
       // This host's two cores are shared with whatever else runs on it: windows of the flood
       // running and paused (no new connection, no request, the ticks skipped, not made up later;
       // the sockets it holds stay) alternate, so both see the same background.

@@ -37,7 +37,12 @@ describe('a console killed during a force-release', () => {
     expect(granted.status, granted.body).toBe(200);
     const grant = JSON.parse(granted.body) as LockGrant;
     const operator = await signIn(first.url, 'operator');
-    await sleep(400); // the grant's history entry is written (batches of 200 ms)
+    // The grant's history entry is written (batches of 200 ms).
+    const holdsOf = async () => {
+      const res = await send(first.url, 'GET', '/api/locks/crash-1/history', { headers: operator.headers(first.url) });
+      return res.status === 200 ? (JSON.parse(res.body) as LockHistoryResponse).holds.length : 0;
+    };
+    await waitFor(async () => (await holdsOf()) === 1, 10_000, "the grant's history entry");
 
     await cc.cluster.supervisor.act(5, { action: 'latency', latencyMs: 5_000, jitterMs: 0 });
     const nodes = [1, 2, 3, 4].map((id) => cc.cluster.client(id));
@@ -52,6 +57,7 @@ describe('a console killed during a force-release', () => {
     // The first delete on any fast node, then 260 ms, then SIGKILL: the request is still in flight
     // (after its deletes it reads every node's state, and node 5 answers in 5 s; asserted below).
     await waitFor(async () => (await Promise.all(nodes.map((n) => n.exists(key)))).includes(0), 10_000, 'the first delete');
+    // pace: the request is still in flight when the console is killed
     await sleep(260);
     await first.kill('SIGKILL');
     expect((await release).status).toBe(0); // never answered
@@ -73,6 +79,7 @@ describe('a console killed during a force-release', () => {
     expect(entries[0]!.holder).toContain('billing-7');
 
     // After the lease would have ended: force-released, not expired.
+    // pace: past the lease's end (the clock must pass it)
     await sleep(Math.max(0, grant.expiresAt - Date.now() + 200));
     const history = await send(second.url, 'GET', '/api/locks/crash-1/history', { headers: viewer.headers(second.url) });
     expect(history.status, history.body).toBe(200);

@@ -137,9 +137,10 @@ describe('a login flood with a new username each time', () => {
       const failed: string[] = [];
       const tag = name.replace(/\W+/g, '-');
       const flooding = flood([...addresses], perSecond, FLOOD_MS, tag);
-      await sleep(1_000); // the flood is under way
+      await sleep(1_000); // pace: the flood is under way
       const [pairs, login] = await Promise.all([
         lockPairs(5_000, `flood-${tag}`, failed),
+        // pace: the operator signs in mid-flood
         sleep(2_500).then(operatorLogin, (err: unknown) => ({ error: String(err) })),
       ]);
       const { sent, statuses } = await flooding;
@@ -170,6 +171,7 @@ describe('a login flood with a new username each time', () => {
     // refused (429) before any password work; nothing else runs meanwhile but the console's own
     // background work, measured just before and taken off.
     const idle = { cpu: consoleCpuMs(), at: performance.now() };
+    // pace: 1 s of idle CPU, the background to take off
     await sleep(1_000);
     const idleRate = (consoleCpuMs() - idle.cpu) / (performance.now() - idle.at);
     const start = { cpu: consoleCpuMs(), at: performance.now() };

@@ -141,6 +141,7 @@ describe('the production image, assembled and run without Docker', () => {
       while (!/redlock-console is ready/.test(run.out())) {
         if (run.child.exitCode !== null) throw new Error(`exited early:\n${run.out()}`);
         if (Date.now() > deadline) throw new Error(`not ready in 60 s:\n${run.out()}`);
+        // poll: until the server logs that it is ready
         await new Promise((r) => setTimeout(r, 100));
       }
       const base = `http://127.0.0.1:${port}`;

@@ -91,6 +91,7 @@ export async function waitFor(predicate: () => boolean | Promise<boolean>, timeo
   const deadline = Date.now() + timeoutMs;
   while (!(await predicate())) {
     if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    // poll: waitFor's interval
     await new Promise((r) => setTimeout(r, 20));
   }
 }

@@ -38,6 +38,7 @@ async function ping(port: number, deadline: number): Promise<void> {
       if ((await probe.ping()) === 'PONG') return;
     } catch {
       if (Date.now() > deadline) throw new Error(`redis-server on ${port} did not start`);
+      // poll: until the node serves
       await new Promise((res) => setTimeout(res, 20));
     } finally {
       probe.disconnect();

@@ -162,6 +162,7 @@ export async function startTwemproxy(upstreamPort: number, timeoutMs = 5_000): P
         await stop();
         throw new Error(`nutcracker on ${port} did not serve within ${timeoutMs} ms (last reply ${JSON.stringify(reply)}); log:\n${text}`);
       }
+      // poll: until nutcracker serves
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
     lastFailure = log();

@@ -36,6 +36,7 @@ describe('the bench’s server CPU per pair', () => {
       let found: number | null = null;
       for (const deadline = Date.now() + 10_000; found === null && Date.now() < deadline;) {
         found = findDescendant(process.pid, marker);
+        // poll: until the child is found
         if (found === null) await new Promise((r) => setTimeout(r, 20));
       }
       expect(found).toBe(child.pid);
@@ -44,6 +45,7 @@ describe('the bench’s server CPU per pair', () => {
       let seconds = 0;
       for (const deadline = Date.now() + 10_000; seconds <= 0 && Date.now() < deadline;) {
         seconds = processCpuSeconds(child.pid!) ?? 0;
+        // poll: until its CPU seconds are positive
         if (seconds <= 0) await new Promise((r) => setTimeout(r, 50));
       }
       expect(seconds).toBeGreaterThan(0);

@@ -124,6 +124,7 @@ describe('docker-compose.yml', () => {
           break;
         } catch (err) {
           if (Date.now() > deadline) throw err;
+          // poll: until the node accepts a connection
           await new Promise((r) => setTimeout(r, 100));
         }
       }

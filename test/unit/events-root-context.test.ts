@@ -1,5 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { EventHub } from '@/lib/server/events/hub';
 import { captureRootContext } from '@/lib/server/root-context';
 
@@ -21,7 +21,7 @@ describe('the event sources', () => {
       return () => clearTimeout(timer);
     });
     const stop = request.run('GET /api/events #1', () => hub.subscribeEncoded(() => undefined));
-    await new Promise((resolve) => setTimeout(resolve, 30));
+    await vi.waitFor(() => expect(seen).toHaveLength(2)); // the source's start, then its timer
     expect(seen).toEqual([undefined, undefined]);
     stop();
   });

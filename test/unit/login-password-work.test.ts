@@ -20,6 +20,7 @@ function harness(limits = { concurrency: 1, perSecond: 1_000, queue: 3, trustedQ
         running++;
         most = Math.max(most, running);
         order.push(name);
+        // work: the password work
         await sleep(ms);
         running--;
         return name;
@@ -72,6 +73,7 @@ describe('the password-work budget', () => {
     const started = Date.now();
     const at: number[] = [];
     const strangers = Array.from({ length: 8 }, (_, i) => h.attempt(`s${i}`, 'other', 1).then((o) => (at.push(Date.now() - started), o)));
+    // pace: the strangers are queued before the operator comes
     await sleep(50);
     const operator = Date.now();
     expect(await h.attempt('operator', 'trusted', 1)).toBe('checked');
