@@ -223,7 +223,10 @@ describe('probe.lua, the fast read', () => {
     expect((await fast(prefix)).suspect).toBe('anchor');
     await d.set(anchorKey(prefix), '1');
     await d.hset(epochKey(prefix), 'evicted', '999999');
-    expect((await fast(prefix)).suspect).toBe('evicted');
+    const evictedRead = await fast(prefix);
+    expect(evictedRead.suspect).toBe('evicted');
+    // The register is the hash's `fence`, never another field of it (probe.lua:98).
+    expect(evictedRead.fence).toBe(Number(await d.hget(epochKey(prefix), 'fence')));
     await check(prefix); // records the real count (an eviction quarantine)
     await d.hset(epochKey(prefix), 'processed', '999999999999');
     expect((await fast(prefix)).suspect).toBe('resetstat');
