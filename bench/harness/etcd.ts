@@ -24,7 +24,8 @@ import { sleep } from './util';
  * stopped by the bench; locks through its v3 lock API over the HTTP gateway on session leases
  * (etcd-gateway.ts), with the same HTTP clients as the lock service's rows.
  */
-export const ETCD_BINARY = 'etcd';
+/** `etcd` on PATH (Debian's etcd-server), or BENCH_ETCD_BINARY (another build, or a missing one to see the skip). */
+export const ETCD_BINARY = process.env.BENCH_ETCD_BINARY?.trim() || 'etcd';
 /** A session lease outlives a row (the bench revokes it at the row's end); etcd's own sessions default to 60 s. */
 export const SESSION_TTL_S = 60;
 
