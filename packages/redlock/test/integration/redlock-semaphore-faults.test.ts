@@ -65,6 +65,7 @@ describe("the design note's interleaving: limit 2, three clients, five nodes", (
       (['A', 'B', 'C'] as const).map(async (name) => {
         const votes = await Promise.all(
           env.direct.map(async (c, n) => {
+            // pace: the order in which this node receives the clients' requests is the interleaving under test
             await new Promise((res) => setTimeout(res, ORDERS[name][n]! * STEP));
             return c.eval(COUNT_ADMIT, 1, `${prefix}count`, 2, name);
           }),

@@ -15,6 +15,7 @@ import {
 } from '@redlock-console/redlock';
 import { uniquePrefix, waitFor } from '@/test/support/cluster';
 import { redlockEnv } from '@/test/support/redlock-env';
+import { waitersAsleep } from '@/test/support/waiters';
 
 // The fenced semaphore on five real masters: a permit is a mutex grant of free slots
 // (src/semaphore.ts), so these tests look at what the slots hold and who holds them at once.
@@ -189,7 +190,7 @@ describe('never more than `limit` holders', () => {
                 problems.push(`slot ${slot}: fence ${permit.fence} after ${lastFence.get(slot)}`);
               lastFence.set(slot, permit.fence!);
             }
-            await sleep(5 + Math.random() * 20);
+            await sleep(5 + Math.random() * 20); // work: the holder uses its permit a while
             if (permit.validityMs <= 0) problems.push(`client ${k} outlived its validity`);
             for (const slot of permit.slots) bySlot.delete(slot);
             held -= permit.slots.length;
@@ -321,7 +322,7 @@ describe('a full semaphore waits like a held mutex', () => {
     const [a, b] = await clients('wake', 2);
     const held = await a!.acquireSemaphore('w', 2, 10_000, { permits: 2 });
     const waiting = b!.acquireSemaphore('w', 2, 10_000, { retryCount: 3, retryDelayMs: 5_000, retryJitterMs: 0 });
-    await sleep(300);
+    await waitersAsleep(b!, 1);
     const releasedAt = performance.now();
     await held.release();
     const permit = await waiting;
@@ -338,7 +339,7 @@ describe('a full semaphore waits like a held mutex', () => {
     const slow = { retryCount: 3, retryDelayMs: 10_000, retryJitterMs: 0 };
     // Both wait in one Redlock (one process, one subscription): each freed slot must wake one of them.
     const waiting = [b!.acquireSemaphore('w2', 2, 10_000, slow), b!.acquireSemaphore('w2', 2, 10_000, slow)];
-    await sleep(400);
+    await waitersAsleep(b!, 2);
     const releasedAt = performance.now();
     await Promise.all([first.release(), second.release()]);
     const permits = await Promise.all(waiting);
@@ -365,7 +366,7 @@ describe('a full semaphore waits like a held mutex', () => {
     const aborted = b!
       .acquireSemaphore('f', 1, 5_000, { retryCount: 1_000, retryDelayMs: 10_000, signal: controller.signal })
       .catch((e: unknown) => e);
-    await sleep(200);
+    await waitersAsleep(b!, 1);
     const abortedAt = performance.now();
     controller.abort(new Error('caller gave up'));
     expect(await aborted).toMatchObject({ message: 'caller gave up' });
@@ -433,7 +434,7 @@ describe('usingSemaphore', () => {
   it('extends the permit while the routine runs, releases it after, and aborts the routine when the permit is lost', async () => {
     const [r] = await clients('using', 1, { automaticExtensionThresholdMs: 300 });
     const kept = await r!.usingSemaphore('u', 2, 700, async (signal, permit) => {
-      await sleep(1_200);
+      await sleep(1_200); // work: the routine outlasts the 700 ms lease, so it must be extended
       expect(signal.aborted).toBe(false);
       return permit;
     });
