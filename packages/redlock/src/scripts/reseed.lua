@@ -14,11 +14,17 @@
 local epoch = KEYS[1]
 local e = redis.call('HMGET', epoch, 'createdAt', 'reseed', 'fence')
 if e[1] ~= ARGV[1] or e[2] ~= '1' then return {0, 'changed'} end
+-- The register is the highest of the hash's field, the old key and the floor, carried as the text
+-- it was read as (no float formatting of a 16-digit value). Never lower: a lower register would let a
+-- later grant's fence repeat one already issued (fence order, fence-round.ts).
 local register = tonumber(e[3] or '0') or 0
-local legacy = redis.call('GET', KEYS[2])
-if legacy then register = math.max(register, tonumber(legacy) or 0) end
-local floor = tonumber(ARGV[2]) or 0
 local text = e[3] or '0'
+local legacy = redis.call('GET', KEYS[2])
+if legacy and (tonumber(legacy) or 0) > register then
+  register = tonumber(legacy)
+  text = legacy
+end
+local floor = tonumber(ARGV[2]) or 0
 if floor > register then
   register = floor
   text = ARGV[2]

@@ -41,8 +41,13 @@ describe('reseed.lua', () => {
     const p = await pending('reseed-keep', '300');
     expect(await reseed(p, '1000', '250')).toEqual([1, '300']);
     expect(await d.hget(epochKey(p), 'fence')).toBe('300');
-    // (The old key above both the hash's register and the floor is not asserted: reseed.lua then
-    // writes the hash's lower value to both, docs/mutation.md, reported, not changed here.)
+    // The old key above both the hash's register and the floor: it is the register, written to
+    // both. (reseed.lua wrote the hash's lower value to both, the old key included: the register
+    // went down, and a later grant's fence could repeat one already issued.)
+    const o = await pending('reseed-legacy-high', '100', '400');
+    expect(await reseed(o, '1000', '250')).toEqual([1, '400']);
+    expect(await d.hget(epochKey(o), 'fence')).toBe('400');
+    expect(await d.get(legacyFenceKey(o))).toBe('400');
     const q = await pending('reseed-legacy-mid', '100', '200');
     expect(await reseed(q, '1000', '250')).toEqual([1, '250']);
     expect(await d.get(legacyFenceKey(q))).toBe('250');
