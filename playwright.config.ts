@@ -50,6 +50,10 @@ export const E2E_CONSOLE = {
     REDLOCK_SERVER_PORT_BASE: String(REDIS_PORT_BASE + 1_000),
     REDLOCK_PERSISTENCE: 'aof-always',
     REDLOCK_MAX_TTL_MS: String(E2E_MAX_TTL_MS),
+    // The lock service waits 1 s for a master, not the 100 ms default: no spec is about that deadline
+    // (test/integration/lock-service-node-timeout.test.ts is), and on a loaded machine 100 ms read
+    // a stalled console as masters that did not answer (503s in three specs of one run at load 10).
+    REDLOCK_NODE_TIMEOUT_MS: '1000',
     REDLOCK_ADMIN_USER: E2E_LOGIN.username,
     REDLOCK_ADMIN_PASSWORD: E2E_LOGIN.password,
     REDLOCK_VIEWER_USER: E2E_VIEWER.username,
