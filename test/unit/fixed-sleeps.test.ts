@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 
-// No fixed sleep in the tests where a condition can be awaited (issue 42). A sleep that waits for
+// No fixed sleep in the tests where a condition can be awaited. A sleep that waits for
 // something observable (a connection closed, a key gone, a subscriber registered, an event, a
 // process exited, a log line) waits on it instead (test/support/cluster.ts's waitFor, Playwright's
 // expect.poll / toPass). What is left carries its reason, first word of a comment on its line or the
