@@ -1,8 +1,9 @@
 import type { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { epochKey } from '@redlock-console/redlock';
 import { ADOPT_RESTART_SCRIPT } from '../../src/scripts';
-import { startTestCluster, uniquePrefix, type TestCluster } from '@/test/support/cluster';
+import { uniquePrefix } from '@/test/support/cluster';
+import { scriptNode } from '@/test/support/script-node';
 
 // adopt-restart.lua run directly on one real redis-server, the "old process" a made-up run_id in
 // the sentinel: the sentinel of the process a supervisor stopped gracefully moves to the running
@@ -10,15 +11,11 @@ import { startTestCluster, uniquePrefix, type TestCluster } from '@/test/support
 // the old process's quarantine; anything else is left alone. (Its only other test is the
 // console's cluster-continuity test, outside the lock core's.) Written for adopt-restart.lua's Lua
 // mutants (scripts/mutation/lua-mutants.ts, docs/mutation.md).
-let cluster: TestCluster;
 let d: Redis;
-beforeAll(async () => {
-  cluster = await startTestCluster({ nodes: 1 });
-  d = cluster.client(1);
-  await d.connect();
+scriptNode(async (client) => {
+  d = client;
   await d.swapdb(0, 1); // a data-replacing call, so that its count is not 0
 });
-afterAll(async () => cluster?.stop());
 
 const OLD = 'a'.repeat(40);
 const adopt = (p: string, stopped: string, untilMs = '0') =>

@@ -1,20 +1,15 @@
 import type { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { EXTEND_SCRIPT } from '../../src/scripts';
-import { startTestCluster, uniquePrefix, type TestCluster } from '@/test/support/cluster';
+import { uniquePrefix } from '@/test/support/cluster';
+import { scriptNode } from '@/test/support/script-node';
 
 // extend.lua run directly on one real redis-server: every key must hold the token or nothing is
 // extended; PEXPIRE GT lengthens and never shortens; the metadata counts the extension and records
 // the ttl, padded to the old length. Written for extend.lua's Lua mutants
 // (scripts/mutation/lua-mutants.ts, docs/mutation.md).
-let cluster: TestCluster;
 let d: Redis;
-beforeAll(async () => {
-  cluster = await startTestCluster({ nodes: 1 });
-  d = cluster.client(1);
-  await d.connect();
-});
-afterAll(async () => cluster?.stop());
+scriptNode((client) => void (d = client));
 
 const extend = (keys: string[], token: string, ttl: number) =>
   d.eval(EXTEND_SCRIPT.source, keys.length, ...keys, token, String(ttl)) as Promise<number>;

@@ -1,21 +1,16 @@
 import type { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { epochKey } from '@redlock-console/redlock';
 import { FENCE_MANY_SCRIPT, FENCE_SCRIPT } from '../../src/scripts';
-import { startTestCluster, uniquePrefix, type TestCluster } from '@/test/support/cluster';
+import { uniquePrefix } from '@/test/support/cluster';
+import { scriptNode } from '@/test/support/script-node';
 
 // fence.lua and fence-many.lua run directly on one real redis-server: the compare (every key holds
 // the token), the register raised and never lowered, the metadata rewrite (same token, same TTL,
 // padded to the old length), and nothing written for a member that lost a key. Written for the
 // Lua mutants of both scripts (scripts/mutation/lua-mutants.ts, docs/mutation.md).
-let cluster: TestCluster;
 let d: Redis;
-beforeAll(async () => {
-  cluster = await startTestCluster({ nodes: 1 });
-  d = cluster.client(1);
-  await d.connect();
-});
-afterAll(async () => cluster?.stop());
+scriptNode((client) => void (d = client));
 
 const fence = (keys: string[], token: string, f: number | string, meta = '') =>
   d.eval(FENCE_SCRIPT.source, keys.length, ...keys, token, String(f), meta) as Promise<number>;

@@ -1,9 +1,10 @@
 import type { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { epochKey, legacyFenceKey } from '@redlock-console/redlock';
 import { anchorKey } from '../../src/keys';
 import { MARK_CLEAN_SCRIPT } from '../../src/scripts';
-import { startTestCluster, uniquePrefix, type TestCluster } from '@/test/support/cluster';
+import { uniquePrefix } from '@/test/support/cluster';
+import { scriptNode } from '@/test/support/script-node';
 
 // mark-clean.lua run directly on one real redis-server: the clean sentinel it writes for the
 // running process (every field a later check compares: probe.lua), the register floored at
@@ -11,12 +12,9 @@ import { startTestCluster, uniquePrefix, type TestCluster } from '@/test/support
 // compare-and-set on what the caller saw. Also the count of data-replacing commands
 // (_replacing.lua) it records. Written for the Lua mutants of mark-clean.lua and _replacing.lua
 // (scripts/mutation/lua-mutants.ts, docs/mutation.md).
-let cluster: TestCluster;
 let d: Redis;
-beforeAll(async () => {
-  cluster = await startTestCluster({ nodes: 1 });
-  d = cluster.client(1);
-  await d.connect();
+scriptNode(async (client) => {
+  d = client;
   // Calls of two data-replacing commands, so that their count is not 0: SWAPDB there and back,
   // and a RESTORE of a key of no prefix the tests use.
   await d.swapdb(0, 1);
@@ -25,7 +23,6 @@ beforeAll(async () => {
   const dump = await d.dumpBuffer('mark-clean-dump');
   await d.restore('mark-clean-dump', 0, dump!, 'REPLACE');
 });
-afterAll(async () => cluster?.stop());
 
 const markClean = (p: string, options: { maxTtl?: number; origin?: string; seenRunId?: string; seenCreatedAt?: string } = {}) =>
   d.eval(

@@ -1,25 +1,22 @@
 import type { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { RELEASE_MANY_SCRIPT } from '../../src/scripts';
-import { startTestCluster, uniquePrefix, type TestCluster } from '@/test/support/cluster';
+import { uniquePrefix } from '@/test/support/cluster';
+import { scriptNode } from '@/test/support/script-node';
 
 // release-many.lua run directly on one real redis-server: per member, in order, the compare-and-
 // delete of release.lua, counted; a key held by anyone else is never touched; each deleted key is
 // published on the member's channel with its resource name (none for an empty channel). Written
 // for release-many.lua's Lua mutants (scripts/mutation/lua-mutants.ts, docs/mutation.md).
-let cluster: TestCluster;
 let d: Redis;
 let sub: Redis;
 const heard: Array<[string, string]> = [];
-beforeAll(async () => {
-  cluster = await startTestCluster({ nodes: 1 });
-  d = cluster.client(1);
+scriptNode(async (client, cluster) => {
+  d = client;
   sub = cluster.client(1);
-  await d.connect();
   await sub.connect();
   sub.on('message', (channel: string, message: string) => heard.push([channel, message]));
 });
-afterAll(async () => cluster?.stop());
 
 type Member = { token: string; channel: string; keys: Array<[string, string]> };
 const releaseMany = (members: Member[]) =>
@@ -63,7 +60,7 @@ describe('release-many.lua', () => {
     // A marker published after the script: every message of the script came before it.
     await d.publish(channel, 'end');
     const deadline = Date.now() + 10_000;
-    while (!heard.some(([, m]) => m === 'end') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    while (!heard.some(([, m]) => m === 'end') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20)); // poll: until the last message is heard
     expect(heard.filter(([c]) => c === channel).map(([, m]) => m)).toEqual(['a', 'b1', 'b3', 'end']);
   });
 });

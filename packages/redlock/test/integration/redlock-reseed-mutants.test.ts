@@ -1,21 +1,16 @@
 import type { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { epochKey, legacyFenceKey } from '@redlock-console/redlock';
 import { RESEED_SCRIPT } from '../../src/scripts';
-import { startTestCluster, uniquePrefix, type TestCluster } from '@/test/support/cluster';
+import { uniquePrefix } from '@/test/support/cluster';
+import { scriptNode } from '@/test/support/script-node';
 
 // reseed.lua run directly on one real redis-server: only for the quarantine it was started for
 // (createdAt) and only with a reseed pending; the register goes to max(register, old key, floor),
 // never lower; the old key is kept in step; the flag is cleared. Written for reseed.lua's Lua
 // mutants (scripts/mutation/lua-mutants.ts, docs/mutation.md).
-let cluster: TestCluster;
 let d: Redis;
-beforeAll(async () => {
-  cluster = await startTestCluster({ nodes: 1 });
-  d = cluster.client(1);
-  await d.connect();
-});
-afterAll(async () => cluster?.stop());
+scriptNode((client) => void (d = client));
 
 const reseed = (p: string, createdAt: string, floor: string) =>
   d.eval(RESEED_SCRIPT.source, 2, epochKey(p), legacyFenceKey(p), createdAt, floor) as Promise<[number, string]>;
