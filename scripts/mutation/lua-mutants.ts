@@ -1,7 +1,9 @@
 /**
  * Mutation testing of the lock core's Lua scripts.
  *
- *   node --import tsx scripts/mutation/lua-mutants.ts [--file probe.lua]… [--limit N] [--fresh]
+ *   node --import tsx scripts/mutation/lua-mutants.ts [--file probe.lua]… [--lines 1-80]… [--limit N] [--fresh]
+ *
+ * --lines keeps only the mutants on those lines of each chosen script (lua-select.ts).
  *
  * The worktree is copied once to a temporary sandbox (node_modules linked). Each mutant is applied
  * to the sandbox's copy of its script, the generated Lua module regenerated there
@@ -23,6 +25,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { applyMutant, mutantsOf } from './lua-operators';
+import { inRanges, parseLineRange, type LineRange } from './lua-select';
 import { control, judge, mutantKey, stageHashes, type Outcome, type Stage } from './lua-stages';
 import { FULL_NAME, LUA_TESTS } from './lua-tests';
 
@@ -46,21 +49,25 @@ interface Result {
 function args() {
   const a = process.argv.slice(2);
   const files: string[] = [];
+  const lines: LineRange[] = [];
   let limit = Infinity;
   let fresh = false;
   let timeoutMs = 600_000;
   for (let i = 0; i < a.length; i++) {
     if (a[i] === '--file') files.push(a[++i]!);
+    else if (a[i] === '--lines') lines.push(parseLineRange(a[++i] ?? ''));
     else if (a[i] === '--limit') limit = Number(a[++i]);
     else if (a[i] === '--timeout-ms') timeoutMs = Number(a[++i]);
     else if (a[i] === '--fresh') fresh = true;
     else if (a[i] === '--lua') continue;
     else {
-      console.error(`unknown argument ${a[i]}; usage: lua-mutants.ts [--file x.lua]… [--limit N] [--timeout-ms N] [--fresh]`);
+      console.error(
+        `unknown argument ${a[i]}; usage: lua-mutants.ts [--file x.lua]… [--lines FROM-TO]… [--limit N] [--timeout-ms N] [--fresh]`,
+      );
       process.exit(2);
     }
   }
-  return { files, limit, fresh, timeoutMs };
+  return { files, lines, limit, fresh, timeoutMs };
 }
 
 const sha = (s: string) => createHash('sha1').update(s).digest('hex');
@@ -119,7 +126,7 @@ function runTests(sandbox: string, tests: readonly string[], testName: string, t
 }
 
 function main() {
-  const { files, limit, fresh, timeoutMs } = args();
+  const { files, lines: lineRanges, limit, fresh, timeoutMs } = args();
   const cacheFile = join(root, 'reports', 'lua-mutants.json');
   mkdirSync(dirname(cacheFile), { recursive: true });
   const cache: Record<string, Result> =
@@ -141,7 +148,7 @@ function main() {
       if (!tests) throw new Error(`no tests listed for ${file} in LUA_TESTS (lua-tests.ts)`);
       const source = readFileSync(join(scriptsDir, file), 'utf8');
       const stages = stageHashes(tests, (t) => readFileSync(join(root, testPath(t)), 'utf8'));
-      const mutants = mutantsOf(file, source);
+      const mutants = mutantsOf(file, source).filter((m) => inRanges(m.line, lineRanges));
       const todo = mutants.filter((m) => !cache[mutantKey(luaHash, stages, m)]);
       const runStage = (stage: Stage) =>
         stage === 'quick'
@@ -196,7 +203,8 @@ function main() {
   const lines = [
     '# Lua mutants (scripts/mutation/lua-mutants.ts)',
     '',
-    `Run ${new Date().toISOString()}, ${ran} mutants tested now in ${minutes} min; the rest from reports/lua-mutants.json.`,
+    `Run ${new Date().toISOString()}, ${ran} mutants tested now in ${minutes} min; the rest from reports/lua-mutants.json.` +
+      (lineRanges.length > 0 ? ` Lines ${lineRanges.map((r) => `${r.from}-${r.to}`).join(', ')} only.` : ''),
     '',
   ];
   lines.push('| script | mutants | killed | timeout | survived | score |', '|---|---|---|---|---|---|');
