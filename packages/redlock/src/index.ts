@@ -8,6 +8,9 @@ export { Lock, type ReleaseResult, type ExtendResult } from './lock';
 /** The fenced semaphore: a permit is the grant of free slots, each a mutex (semaphore.ts). */
 export { Permit } from './permit';
 export type { SemaphoreOptions } from './semaphore';
+/** The read-write lock: a reader holds one of its reader slots, a writer all of them (rwlock.ts). */
+export { RwLock, type RwMode } from './rwlock-handle';
+export { DEFAULT_MAX_READERS, type RwLockOptions } from './rwlock';
 export { DEFAULT_SETTINGS, resolveSettings, type RedlockSettings } from './settings';
 export {
   RedlockError,
@@ -44,6 +47,13 @@ export {
   lockPattern,
   releaseChannel,
   resourceOf,
+  rwIntentKey,
+  rwIntentName,
+  rwKeyOf,
+  rwKeyPrefix,
+  rwPattern,
+  rwSlotKey,
+  rwSlotName,
   semaphoreKeyPrefix,
   semaphorePattern,
   semaphoreSlotKey,

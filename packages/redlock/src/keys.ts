@@ -7,6 +7,8 @@
  * |---|---|---|
  * | `<prefix>lock:<resource>` | string, PX ttl | a lock: `<token> <metadata JSON>` (value.ts) |
  * | `<prefix>sem:<resource>:<slot>` | string, PX ttl | slot `<slot>` (0 ≤ slot < limit) of the semaphore `<resource>`: a lock's value, its metadata with the holder's `limit` (semaphore.ts) |
+ * | `<prefix>rw:<resource>:<slot>` | string, PX ttl | reader slot `<slot>` (0 ≤ slot < maxReaders) of the read-write lock `<resource>`: a lock's value, held by one reader or, all of them at once, by the writer (rwlock.ts) |
+ * | `<prefix>rw:<resource>:intent` | string, PX ttl | a waiting writer's intent: a lock's value; new readers wait while it is on a quorum (rwlock.ts) |
  * | `<prefix>epoch` | hash, no ttl | the epoch sentinel and the fence register (epoch.ts) |
  * | `<prefix>fence` | string | the fence register of older versions, folded into the hash by a check |
  * | `<prefix>anchor` | string `1`, no ttl | created once by a check, never written again: the key the core WATCHes (grant-group.ts) |
@@ -20,10 +22,19 @@
  * names. Within it a slot key ends in `:` and the slot's decimal index, which holds no `:`; so the
  * last `:` of a slot key ends the semaphore's name, whatever that name holds (`:` included), and a
  * slot key names exactly one (semaphore, slot): two semaphores never share a slot.
+ *
+ * A read-write lock's keys live in a third namespace, `<prefix>rw:`, which neither a lock key nor
+ * a slot key starts with (`lock:`, `sem:` and `rw:` differ in their first character). Within
+ * it a key ends in `:` and either a slot's decimal index or `intent`, neither of which holds a `:`:
+ * the last `:` ends the lock's name, so a key names exactly one (lock, slot) or one lock's intent,
+ * and `intent` is no slot index.
  */
 
 const LOCK_NAMESPACE = 'lock:';
 const SEMAPHORE_NAMESPACE = 'sem:';
+const RW_NAMESPACE = 'rw:';
+/** The last part of a read-write lock's intent key (a slot's is its decimal index). */
+const RW_INTENT = 'intent';
 
 /** `<prefix>lock:`: every lock key starts with it. */
 export function lockKeyPrefix(keyPrefix: string): string {
@@ -86,6 +97,55 @@ export function semaphoreSlotOf(keyPrefix: string, key: string): { resource: str
   const digits = key.slice(colon + 1);
   if (colon <= head.length || !/^(0|[1-9][0-9]{0,8})$/.test(digits)) return null;
   return { resource: key.slice(head.length, colon), slot: Number(digits) };
+}
+
+/** `<prefix>rw:`: every key of a read-write lock starts with it (and no lock or slot key does). */
+export function rwKeyPrefix(keyPrefix: string): string {
+  return keyPrefix + RW_NAMESPACE;
+}
+
+/**
+ * `rw:<resource>:<slot>`: the name of a read-write lock's reader slot where the core names a lock
+ * (a read or write lock's `resources`, its events and errors, the release channel's messages).
+ * The slot key is the key prefix and this name.
+ */
+export function rwSlotName(resource: string, slot: number): string {
+  return `${RW_NAMESPACE}${resource}:${slot}`;
+}
+
+/** `<prefix>rw:<resource>:<slot>`. */
+export function rwSlotKey(keyPrefix: string, resource: string, slot: number): string {
+  return keyPrefix + rwSlotName(resource, slot);
+}
+
+/** `rw:<resource>:intent`: the name of a read-write lock's writer intent (its key is the key prefix and this name). */
+export function rwIntentName(resource: string): string {
+  return `${RW_NAMESPACE}${resource}:${RW_INTENT}`;
+}
+
+/** `<prefix>rw:<resource>:intent`. */
+export function rwIntentKey(keyPrefix: string, resource: string): string {
+  return keyPrefix + rwIntentName(resource);
+}
+
+/** The SCAN MATCH glob of every read-write lock key of this prefix. */
+export function rwPattern(keyPrefix: string): string {
+  return `${escapeGlob(keyPrefix + RW_NAMESPACE)}*`;
+}
+
+/**
+ * The read-write lock a key belongs to and what it is (a reader slot, or the intent: `slot` null),
+ * or null when `key` is not a read-write lock key of this prefix.
+ */
+export function rwKeyOf(keyPrefix: string, key: string): { resource: string; slot: number | null } | null {
+  const head = keyPrefix + RW_NAMESPACE;
+  if (!key.startsWith(head)) return null;
+  const colon = key.lastIndexOf(':');
+  const last = key.slice(colon + 1);
+  if (colon <= head.length) return null;
+  if (last === RW_INTENT) return { resource: key.slice(head.length, colon), slot: null };
+  if (!/^(0|[1-9][0-9]{0,8})$/.test(last)) return null;
+  return { resource: key.slice(head.length, colon), slot: Number(last) };
 }
 
 /** `<prefix>epoch`: the epoch sentinel hash (the fence register is one of its fields). */

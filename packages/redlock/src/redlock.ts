@@ -14,6 +14,8 @@ import { Permit } from './permit';
 import { quorumSize } from './quorum';
 import { checkLeaseTtl, prepareAcquire, probesOf } from './request';
 import { prepareSemaphore, SemaphoreAttempts, type SemaphoreOptions } from './semaphore';
+import { acquireRw, usingRw, type RwHost, type RwLockOptions } from './rwlock';
+import type { RwLock } from './rwlock-handle';
 import { SlotClaims } from './slot-claims';
 import { resolveSettings, type RedlockSettings } from './settings';
 import { runUsing } from './using';
@@ -65,6 +67,8 @@ export class Redlock extends RedlockEmitter implements LockController {
   private readonly slotClaims = new SlotClaims();
   /** What the acquire loop needs of this Redlock (acquire-loop.ts). */
   private readonly host: AcquireHost;
+  /** What a read-write lock needs of this Redlock (rwlock.ts), with its own reader slot claims. */
+  private readonly rw: RwHost;
   /** The `settled` of releases answered at a quorum whose other nodes have not all answered yet. */
   private readonly releasing = new Set<Promise<ReleaseResult>>();
   private readonly lockPrefix: string;
@@ -122,6 +126,7 @@ export class Redlock extends RedlockEmitter implements LockController {
         if (this.listenerCount('acquire') > 0) this.emitOutcome('acquire', ...args);
       },
     };
+    this.rw = { ctx: this.ctx, host: this.host, controller: this, claims: new SlotClaims(), lockLost: (l, r) => this.reportLost(l, r) };
   }
 
   /** The key of `resource`'s lock: `<prefix>lock:<resource>`. */
@@ -194,6 +199,36 @@ export class Redlock extends RedlockEmitter implements LockController {
     const permit = await this.acquireSemaphore(resource, limit, ttlMs, options);
     const host = { settings: this.settings, lockLost: (l: Lock, reason: Error) => this.reportLost(l, reason) };
     return runUsing(host, permit, ttlMs, (signal) => routine(signal, permit), options.signal);
+  }
+
+  /** A read lock of `resource`: one of `maxReaders` reader slots, shared with readers, never with a writer; waits while a writer waits (rwlock.ts). */
+  acquireRead(resource: string, ttlMs: number, options: RwLockOptions = {}): Promise<RwLock> {
+    return acquireRw(this.rw, 'read', resource, ttlMs, options);
+  }
+
+  /** The write lock of `resource`: every reader slot in one grant, fenced; readers and writers excluded (rwlock.ts). */
+  acquireWrite(resource: string, ttlMs: number, options: RwLockOptions = {}): Promise<RwLock> {
+    return acquireRw(this.rw, 'write', resource, ttlMs, options);
+  }
+
+  /** acquireRead(), then `routine(signal, lock)` as using() runs it. */
+  usingRead<T>(
+    resource: string,
+    ttlMs: number,
+    routine: (signal: AbortSignal, lock: RwLock) => Promise<T>,
+    options: RwLockOptions = {},
+  ): Promise<T> {
+    return usingRw(this.rw, 'read', resource, ttlMs, routine, options);
+  }
+
+  /** acquireWrite(), then `routine(signal, lock)` as using() runs it. */
+  usingWrite<T>(
+    resource: string,
+    ttlMs: number,
+    routine: (signal: AbortSignal, lock: RwLock) => Promise<T>,
+    options: RwLockOptions = {},
+  ): Promise<T> {
+    return usingRw(this.rw, 'write', resource, ttlMs, routine, options);
   }
 
   /**

@@ -1,4 +1,10 @@
-import type { Permit } from './permit';
+/** What is recorded of a grant of slots: a semaphore's permit, or a read-write lock's read lock (rwlock.ts keeps claims of its own). */
+export interface SlotHolder {
+  readonly resource: string;
+  readonly slots: readonly number[];
+  /** 0 once released or past validity: the record is dropped then. */
+  readonly validityMs: number;
+}
 
 /** Recorded semaphores each claim() looks at (SlotClaims.cursor). */
 const SWEEP_STEPS = 2;
@@ -6,7 +12,7 @@ const SWEEP_STEPS = 2;
 /** What is recorded of one semaphore: its slots being asked for (how many attempts ask each), its permits. */
 interface Entry {
   trying: Map<number, number>;
-  held: Set<Permit>;
+  held: Set<SlotHolder>;
 }
 
 /**
@@ -67,7 +73,7 @@ export class SlotClaims {
   }
 
   /** The attempt that asked for `slots` ended: granted as `permit`, or refused (null). */
-  settle(semaphore: string, slots: readonly number[], permit: Permit | null): void {
+  settle(semaphore: string, slots: readonly number[], permit: SlotHolder | null): void {
     const entry = this.bySemaphore.get(semaphore);
     if (!entry) return;
     for (const slot of slots) {
@@ -80,7 +86,7 @@ export class SlotClaims {
   }
 
   /** `permit` was released. */
-  released(permit: Permit): void {
+  released(permit: SlotHolder): void {
     const entry = this.bySemaphore.get(permit.resource);
     if (entry?.held.delete(permit)) this.dropIfEmpty(permit.resource);
   }
