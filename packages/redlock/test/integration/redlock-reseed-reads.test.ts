@@ -133,4 +133,71 @@ describe('the reseed counts only registers it read', () => {
     expect(written).toBe(true);
     expect(await readFenceRegister(env.direct[0]!, prefix)).toBeGreaterThanOrEqual(highest);
   });
+
+  it('two of the four other nodes refuse the read at once (a closed connection): no registers either, node 1 keeps voting against and says why', async () => {
+    const prefix = uniquePrefix('reseed-refused');
+    const { r, errors } = await quarantineOverOnNode1(prefix);
+    for (const i of [1, 2]) {
+      const node = (r as unknown as { nodes: LockNode[] }).nodes[i]!;
+      const runBatch = node.runBatch.bind(node);
+      node.runBatch = (commands: readonly Buffer[]) =>
+        commands[0]?.includes('HGET') ? Promise.reject(new Error('Connection is closed.')) : runBatch(commands);
+    }
+    // Nodes 2 and 3 hold the resource for someone else, so node 1's vote decides the round.
+    for (const i of [1, 2]) await env.direct[i]!.set(lockKey(prefix, 'y'), 'someone-else', 'PX', 10_000);
+    expect(await node1Vote(r)).toMatch(AGAINST);
+    await waitFor(
+      () => errors.some((e) => e.node === 1 && /owes a reseed.*2 of the 3 other nodes needed/.test(e.error.message)),
+      2_000,
+      'the reason',
+    );
+  });
+});
+
+// A client that meets the node for the first time once its quarantine is over judges it from a
+// check of its own (grant.ts, not the batched grant-group.ts, which reseeds before it judges): the
+// node votes against ("being raised", protocol.ts) and the reseed starts once that round is over.
+describe('the reseed a first contact starts', () => {
+  function freshClient(prefix: string): { r: Redlock; errors: NodeErrorEvent[] } {
+    const r = new Redlock(env.cluster.urls, { keyPrefix: prefix, maxTtlMs: MAX_TTL, retryCount: 0, nodeTimeoutMs: 500 });
+    env.redlocks.push(r);
+    const errors: NodeErrorEvent[] = [];
+    r.on('node-error', (e) => errors.push(e));
+    return { r, errors };
+  }
+
+  async function firstContact(r: Redlock): Promise<void> {
+    const outcome = await r.acquire('y', 1_000, { fenced: false }).catch((e: unknown) => e);
+    if (!(outcome instanceof RedlockError)) throw new Error(`expected a refusal, got ${String(outcome)}`);
+    expect(outcome.votes[0]).toMatchObject({ vote: 'against', reason: 'quarantined', detail: expect.stringMatching(/being raised/) });
+  }
+
+  it('raises the register without waiting for a later grant', async () => {
+    const prefix = uniquePrefix('reseed-first');
+    await quarantineOverOnNode1(prefix);
+    const highest = 5e15; // above node 1's quarantine floor (its clock × 1000, ≈ 1.8e15), below 2^53
+    await env.direct[1]!.hset(epochKey(prefix), 'fence', String(highest));
+    // Nodes 2 and 3 hold the resource for someone else: the attempt fails whatever node 1 says.
+    for (const i of [1, 2]) await env.direct[i]!.set(lockKey(prefix, 'y'), 'someone-else', 'PX', 10_000);
+    const { r } = freshClient(prefix);
+    await firstContact(r);
+    await waitFor(async () => (await readFenceRegister(env.direct[0]!, prefix)) >= highest, 5_000, "node 1's register raised");
+  });
+
+  it('a reseed it cannot complete is reported as a node error', async () => {
+    const prefix = uniquePrefix('reseed-first-err');
+    await quarantineOverOnNode1(prefix);
+    for (const i of [1, 2]) await env.direct[i]!.hset(legacyFenceKey(prefix), 'x', '1'); // their reads fail (WRONGTYPE)
+    try {
+      const { r, errors } = freshClient(prefix);
+      await firstContact(r);
+      await waitFor(
+        () => errors.some((e) => e.node === 1 && /owes a reseed.*2 of the 3 other nodes needed/.test(e.error.message)),
+        3_000,
+        'the reason',
+      );
+    } finally {
+      for (const i of [1, 2]) await env.direct[i]!.del(legacyFenceKey(prefix));
+    }
+  });
 });
