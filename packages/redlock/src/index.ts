@@ -10,7 +10,7 @@ export { Permit } from './permit';
 export type { SemaphoreOptions } from './semaphore';
 /** The read-write lock: a reader holds one of its reader slots, a writer all of them (rwlock.ts). */
 export { RwLock, type RwMode } from './rwlock-handle';
-export { DEFAULT_MAX_READERS, type RwLockOptions } from './rwlock';
+export { DEFAULT_MAX_READERS, type RwLockOptions, type RwRoutine } from './rwlock';
 export { DEFAULT_SETTINGS, resolveSettings, type RedlockSettings } from './settings';
 export {
   RedlockError,

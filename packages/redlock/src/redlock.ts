@@ -14,7 +14,7 @@ import { Permit } from './permit';
 import { quorumSize } from './quorum';
 import { checkLeaseTtl, prepareAcquire, probesOf } from './request';
 import { prepareSemaphore, SemaphoreAttempts, type SemaphoreOptions } from './semaphore';
-import { acquireRw, usingRw, type RwHost, type RwLockOptions } from './rwlock';
+import { acquireRw, usingRw, type RwHost, type RwLockOptions, type RwRoutine } from './rwlock';
 import type { RwLock } from './rwlock-handle';
 import { SlotClaims } from './slot-claims';
 import { resolveSettings, type RedlockSettings } from './settings';
@@ -212,22 +212,12 @@ export class Redlock extends RedlockEmitter implements LockController {
   }
 
   /** acquireRead(), then `routine(signal, lock)` as using() runs it. */
-  usingRead<T>(
-    resource: string,
-    ttlMs: number,
-    routine: (signal: AbortSignal, lock: RwLock) => Promise<T>,
-    options: RwLockOptions = {},
-  ): Promise<T> {
+  usingRead<T>(resource: string, ttlMs: number, routine: RwRoutine<T>, options: RwLockOptions = {}): Promise<T> {
     return usingRw(this.rw, 'read', resource, ttlMs, routine, options);
   }
 
   /** acquireWrite(), then `routine(signal, lock)` as using() runs it. */
-  usingWrite<T>(
-    resource: string,
-    ttlMs: number,
-    routine: (signal: AbortSignal, lock: RwLock) => Promise<T>,
-    options: RwLockOptions = {},
-  ): Promise<T> {
+  usingWrite<T>(resource: string, ttlMs: number, routine: RwRoutine<T>, options: RwLockOptions = {}): Promise<T> {
     return usingRw(this.rw, 'write', resource, ttlMs, routine, options);
   }
 

@@ -78,6 +78,9 @@ export interface RwLockOptions extends RetryOptions {
   metadata?: Record<string, string>;
 }
 
+/** The routine of usingRead() / usingWrite(): runs while the lock is held (and extended). */
+export type RwRoutine<T> = (signal: AbortSignal, lock: RwLock) => Promise<T>;
+
 /** What a read-write lock needs of the Redlock that serves it. */
 export interface RwHost {
   readonly ctx: ProtocolContext;
@@ -321,7 +324,7 @@ export async function usingRw<T>(
   mode: RwMode,
   resource: string,
   ttlMs: number,
-  routine: (signal: AbortSignal, lock: RwLock) => Promise<T>,
+  routine: RwRoutine<T>,
   options: RwLockOptions,
 ): Promise<T> {
   if (typeof routine !== 'function') throw new InvalidArgumentError('routine', 'must be a function');

@@ -218,24 +218,25 @@ describe('never a writer with a reader, nor two writers', () => {
 
 describe('writers are not starved', () => {
   it('a writer waiting behind a stream of overlapping readers is granted within a bounded wait; new readers wait behind its intent', async () => {
-    const [w, ...readers] = await clients('starve', 4);
-    const opts = { maxReaders: 4, retryCount: 10_000, retryDelayMs: 20, retryJitterMs: 10 };
+    const [w, ...readers] = await clients('starve', 7);
+    const opts = { maxReaders: 8, retryCount: 10_000, retryDelayMs: 20, retryJitterMs: 10 };
     let stop = false;
     let reads = 0;
     let readsDuringWrite = 0;
     let writing = false;
-    // Three readers, each holding 150 ms and coming back at once, staggered: never a moment with none.
+    // Six readers, each holding 300 ms and coming back at once, staggered by 50 ms: at every moment
+    // five of them or more hold, so the slots are never all free unless new readers stay away.
     const streams = readers.map(async (r, k) => {
       await sleep(k * 50); // pace: the stagger is the scenario
       while (!stop) {
         const lock = await r!.acquireRead('hot', 5_000, opts);
         reads++;
         if (writing) readsDuringWrite++;
-        await sleep(150); // work: the reader's hold
+        await sleep(300); // work: the reader's hold
         await lock.release();
       }
     });
-    await waitFor(() => reads >= 6, 10_000, 'the reader stream under way');
+    await waitFor(() => reads >= 12, 10_000, 'the reader stream under way');
     const t0 = performance.now();
     const lock = await w!.acquireWrite('hot', 5_000, { ...opts, maxWaitMs: 8_000 });
     writing = true;
@@ -245,9 +246,9 @@ describe('writers are not starved', () => {
     await lock.release();
     stop = true;
     await Promise.all(streams);
-    console.log(`writer granted after ${waited.toFixed(0)} ms behind a stream of readers holding 150 ms each`);
+    console.log(`writer granted after ${waited.toFixed(0)} ms behind a stream of six readers holding 300 ms each`);
     expect(readsDuringWrite).toBe(0);
-    // The readers that held when its intent landed leave within their 150 ms holds: well under a second on a quiet machine.
+    // The readers that held when its intent landed leave within their 300 ms holds: well under a second on a quiet machine.
     expect(waited).toBeLessThan(4_000);
     // The intent went with the grant.
     expect(await intentTokens(w!, 'hot')).toEqual([null, null, null, null, null]);

@@ -3,6 +3,13 @@ import {
   lockKey,
   lockKeyPrefix,
   resourceOf,
+  rwIntentKey,
+  rwIntentName,
+  rwKeyOf,
+  rwKeyPrefix,
+  rwPattern,
+  rwSlotKey,
+  rwSlotName,
   semaphoreKeyPrefix,
   semaphorePattern,
   semaphoreSlotKey,
@@ -48,6 +55,35 @@ describe('the semaphore key layout', () => {
       expect(semaphoreSlotOf('rl:', key), key).toBeNull();
     }
     expect(semaphorePattern('r*:')).toBe('r\\*:sem:*');
+  });
+});
+
+describe('the read-write lock key layout', () => {
+  it('slot and intent keys are distinct across (lock, slot | intent), each parses back, and none is a lock key or a semaphore slot', () => {
+    const seen = new Map<string, string>();
+    for (const name of [...NAMES, 'rw:x', 'x:intent', 'intent']) {
+      for (const part of [0, 1, 10, 63, null]) {
+        const key = part === null ? rwIntentKey('rl:', name) : rwSlotKey('rl:', name, part);
+        const pair = JSON.stringify([name, part]);
+        expect(seen.get(key), `${key} for ${pair}`).toBeUndefined();
+        seen.set(key, pair);
+        expect(rwKeyOf('rl:', key)).toEqual({ resource: name, slot: part });
+        expect(key).toBe(`rl:${part === null ? rwIntentName(name) : rwSlotName(name, part)}`);
+        expect(key.startsWith(rwKeyPrefix('rl:'))).toBe(true);
+        // Neither a mutex's key nor a semaphore's slot, whatever the name.
+        expect(resourceOf('rl:', key)).toBeNull();
+        expect(semaphoreSlotOf('rl:', key)).toBeNull();
+        expect(key.startsWith(semaphoreKeyPrefix('rl:'))).toBe(false);
+      }
+      // And no lock key or semaphore slot parses as a read-write lock's key.
+      expect(rwKeyOf('rl:', lockKey('rl:', name))).toBeNull();
+      expect(rwKeyOf('rl:', lockKey('rl:', `rw:${name}:0`))).toBeNull();
+      expect(rwKeyOf('rl:', semaphoreSlotKey('rl:', name, 0))).toBeNull();
+    }
+    for (const key of ['rl:rw:a', 'rl:rw::0', 'rl:rw::intent', 'rl:rw:a:01', 'rl:rw:a:-1', 'rl:rw:a:Intent', 'other:rw:a:0']) {
+      expect(rwKeyOf('rl:', key), key).toBeNull();
+    }
+    expect(rwPattern('r*:')).toBe('r\\*:rw:*');
   });
 });
 
