@@ -54,6 +54,29 @@ describe('reseed.lua', () => {
     expect(await d.hget(epochKey(s), 'fence')).toBe('0');
   });
 
+  it("an old key below the hash's register never lowers it, even with the floor between them", async () => {
+    // A `legacy or …` slip would take any existing old key as the register: 300 in the hash, 200 in
+    // the old key and a floor of 250 gave 250, below a fence already issued (fence order).
+    const p = await pending('reseed-legacy-below', '300', '200');
+    expect(await reseed(p, '1000', '250')).toEqual([1, '300']);
+    expect(await d.hget(epochKey(p), 'fence')).toBe('300');
+    expect(await d.get(legacyFenceKey(p))).toBe('300');
+  });
+
+  it('a value that is not a number (register, old key or floor) counts as 0 and is never written as the register', async () => {
+    // Nothing in the lock core writes one; a hand edit or another tool might. Such a value must not
+    // win over a number, nor stop the reseed with a script error.
+    const p = await pending('reseed-bad-register', 'x', '1');
+    expect(await reseed(p, '1000', '0')).toEqual([1, '1']);
+    expect(await d.hget(epochKey(p), 'fence')).toBe('1');
+    const q = await pending('reseed-bad-legacy', null, 'x');
+    expect(await reseed(q, '1000', '0')).toEqual([1, '0']);
+    expect(await d.get(legacyFenceKey(q))).toBe('0');
+    const r = await pending('reseed-bad-floor', null);
+    expect(await reseed(r, '1000', 'x')).toEqual([1, '0']);
+    expect(await d.hget(epochKey(r), 'fence')).toBe('0');
+  });
+
   it('another quarantine (createdAt), or no reseed pending: not applied, nothing written', async () => {
     const p = await pending('reseed-changed', '100');
     expect(await reseed(p, '999', '250')).toEqual([0, 'changed']);
