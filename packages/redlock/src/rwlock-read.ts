@@ -38,7 +38,7 @@ interface Seen {
 
 /**
  * Read slots 0 … maxReaders and the intent on every node, one batch of GETs per node within the
- * node timeout. Fails with SemaphoreLimitMismatchError when a live holder (or a writer's intent)
+ * node timeout, decided early (below). Fails with SemaphoreLimitMismatchError when a live holder (or a writer's intent)
  * recorded another maxReaders, QuorumUnavailableError when fewer than a quorum answered, and
  * LockContendedError when a writer's intent is on a quorum (a writer waits: new readers let it go
  * first) or no slot is free on a quorum (a writer holds them all, or maxReaders readers hold one each).
@@ -48,10 +48,14 @@ export async function readForReader(ctx: ProtocolContext, rw: RwReadKeys): Promi
   const { keys, maxReaders } = rw;
   const free = new Array<number>(maxReaders).fill(0);
   const seen: Seen = { mismatch: null, where: '', holder: null, intents: 0, writer: null };
+  // Decided at the quorum-th node that could grant a reader (no intent there, a slot free), or once
+  // that is out of reach (an intent on a quorum refuses on more than N − quorum nodes): every reader
+  // attempt reads, so a stalled node must not cost each of them the node timeout. The slots free on
+  // a quorum are then found among those voters.
   const round = new Round(
     nodes,
-    nodes.length,
-    true,
+    quorum,
+    false,
     ctx.settings.nodeTimeoutMs,
     (r, i, reply) => {
       const values = Array.isArray(reply) ? (reply as unknown[]) : [reply];

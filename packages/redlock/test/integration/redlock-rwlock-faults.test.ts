@@ -85,6 +85,28 @@ describe('a node that restarts without persistence while it holds a reader slot'
   }, 30_000);
 });
 
+describe('a stalled node', () => {
+  it('costs a reader nothing while a quorum answers: its read is decided without waiting out the node timeout', async () => {
+    const prefix = uniquePrefix('rw-stalled');
+    const a = client(prefix, { nodeTimeoutMs: 4_000 });
+    await a.markNodesClean();
+    await env.cluster.supervisor.partition(5);
+    try {
+      const t0 = performance.now();
+      const reader = await a.acquireRead('s', 2_000, { fenced: false });
+      const took = performance.now() - t0;
+      console.log(`a reader with node 5 stalled: granted in ${took.toFixed(0)} ms (node timeout 4 s)`);
+      expect(reader.votes[4]).toMatchObject({ reason: 'pending' });
+      expect(took).toBeLessThan(2_000);
+      await reader.release();
+    } finally {
+      // Drop what the proxy held for node 5 (the grant and its release), then let it through again.
+      await env.cluster.supervisor.act(5, { action: 'reset' });
+      await env.cluster.supervisor.heal(5);
+    }
+  }, 30_000);
+});
+
 describe("a failed attempt's keys are cleaned up on every node", () => {
   it('a writer refused on nodes 1-3 (a foreign key on one slot) leaves nothing on 4 and 5, where its grant landed', async () => {
     const prefix = uniquePrefix('rw-cleanup');
