@@ -60,6 +60,7 @@ export const GROUPS = [
       'redlock-batches',
       'redlock-adversarial',
       'redlock-proxies',
+      'redlock-grant-verdict',
     ],
   },
   {

@@ -76,6 +76,17 @@ describe("a node's answers become its vote", () => {
       await env.direct[0]!.call('ACL', 'SETUSER', 'default', '+@all');
     }
   });
+  it('a sentinel that records no lease ceiling (written by hand, or by an older client): ceiling-mismatch, saying it records none', async () => {
+    const prefix = uniquePrefix('verdict-no-ceiling');
+    await freshClient(prefix).markNodesClean();
+    await heldElsewhere(prefix, 'res');
+    await env.direct[0]!.hdel(epochKey(prefix), 'maxTtlMs');
+    const failure = await refusal(freshClient(prefix), 'res');
+    expect(failure.votes[0]).toMatchObject({
+      reason: 'ceiling-mismatch',
+      detail: expect.stringMatching(/^the node records maxTtlMs none, this client uses \d+$/),
+    });
+  });
 });
 
 describe('what a check tells about the cluster', () => {
