@@ -216,6 +216,26 @@ describe('never a writer with a reader, nor two writers', () => {
   });
 });
 
+describe('the maxReaders mismatch the core does not prevent (README, Assumptions, item 12)', () => {
+  it('a writer of a smaller maxReaders, granted at its first attempt, does not see a reader in a slot above its own: the next read of a client of the larger one reports it', async () => {
+    const [a, b] = await clients('mismatch-hole', 2);
+    // A's readers fill the 4 slots; the one in slot 3 stays, the others leave.
+    const fill = [];
+    for (let i = 0; i < 4; i++) fill.push(await a!.acquireRead('hole', 10_000, { maxReaders: 4 }));
+    const high = fill.find((l) => l.slots[0] === 3)!;
+    expect(high).toBeDefined();
+    await Promise.all(fill.filter((l) => l !== high).map(async (l) => (await l.release()).settled));
+    // B thinks the lock has 2 slots: its writer takes 0 and 1 and is granted beside A's reader.
+    const writer = await b!.acquireWrite('hole', 10_000, { maxReaders: 2 });
+    expect(writer.validityMs).toBeGreaterThan(0);
+    expect(high.validityMs).toBeGreaterThan(0);
+    // A client of 4 slots reads the writer's slots, which record 2.
+    const seen = await a!.acquireRead('hole', 10_000, { maxReaders: 4 }).catch((e: unknown) => e);
+    expect(seen).toMatchObject({ name: 'SemaphoreLimitMismatchError', recordedLimit: 2, clientLimit: 4 });
+    await Promise.all([writer.release(), high.release()]);
+  });
+});
+
 describe('writers are not starved', () => {
   it('a writer waiting behind a stream of overlapping readers is granted within a bounded wait; new readers wait behind its intent', async () => {
     const [w, ...readers] = await clients('starve', 7);
