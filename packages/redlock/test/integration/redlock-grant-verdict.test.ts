@@ -134,3 +134,75 @@ describe('what a check tells about the cluster', () => {
     expect(checks).toBe(0);
   });
 });
+
+/** Node `index`'s clock in ms (TIME). */
+async function nodeMs(index: number): Promise<number> {
+  const [sec, micro] = (await env.direct[index]!.time()) as [string | number, string | number];
+  return Number(sec) * 1000 + Math.floor(Number(micro) / 1000);
+}
+
+/** A quarantine written on node `index` by hand (as another client's check writes one): from `fromMs` to `untilMs`. */
+async function quarantineOn(prefix: string, index: number, fromMs: number, untilMs: number): Promise<void> {
+  await env.direct[index]!.hset(epochKey(prefix), 'createdAt', String(fromMs), 'quarantineUntil', String(untilMs));
+}
+
+// Whether a grant sends TIME before its SET (grant-verdict.ts epochVerdict): only while the node may
+// be quarantined, since "its quarantine is over" must be a statement about a moment before the SET.
+describe("when a grant asks a node's TIME", () => {
+  it('a node found without a sentinel is asked again: a quarantine already over when its sentinel reappears does not cost a vote', async () => {
+    const prefix = uniquePrefix('verdict-time-lost');
+    for (const d of env.direct) await markNodeClean(d, { keyPrefix: prefix, maxTtlMs: 3_000 });
+    await env.direct[0]!.del(epochKey(prefix)); // node 1 lost its data
+    // A client whose ceiling is no node's: it may start no quarantine, so its check of node 1 leaves
+    // it without a sentinel (a `lost` verdict).
+    const r = freshClient(prefix, { maxTtlMs: 1_000, nodeCheckIntervalMs: 60_000 });
+    await refusal(r, 'a');
+    // Node 1's sentinel comes back (another client's check) with a quarantine over by now.
+    await markNodeClean(env.direct[0]!, { keyPrefix: prefix, maxTtlMs: 1_000 });
+    const now = await nodeMs(0);
+    await quarantineOn(prefix, 0, now - 2_000, now - 1_000);
+    // The other nodes answer 300 ms late, so node 1's vote is in the round's votes.
+    for (const id of [2, 3, 4, 5]) await env.cluster.supervisor.act(id, { action: 'latency', latencyMs: 300, jitterMs: 0 });
+    try {
+      const failure = await refusal(r, 'b');
+      expect(failure.votes[0]).toMatchObject({ vote: 'for', reason: 'ok' });
+    } finally {
+      for (const id of [2, 3, 4, 5]) await env.cluster.supervisor.act(id, { action: 'heal' });
+    }
+  });
+
+  it('once a quarantine is seen over, the next grants send no TIME before their SET', async () => {
+    const prefix = uniquePrefix('verdict-time-over');
+    const r = freshClient(prefix, { nodeCheckIntervalMs: 60_000 });
+    await r.markNodesClean();
+    await (await r.acquire('warm', 1_000)).release();
+    await heldElsewhere(prefix, 'res'); // node 1's vote decides every attempt below
+    const now = await nodeMs(0);
+    await quarantineOn(prefix, 0, now, now + 300);
+    // Attempts until node 1 is seen with its quarantine over (it votes for, and the lock is granted).
+    let granted = false;
+    const deadline = performance.now() + 10_000;
+    while (!granted) {
+      if (performance.now() > deadline) throw new Error('node 1 still quarantined 10 s after its 300 ms quarantine');
+      const outcome = await r.acquire('res', 1_000, { fenced: false }).catch((e: unknown) => e);
+      if (outcome instanceof RedlockError) continue;
+      if (outcome instanceof Error) throw outcome;
+      granted = true;
+      await (outcome as Awaited<ReturnType<Redlock['acquire']>>).release();
+    }
+    // Then: node 1's commands for two more grants, in the order sent.
+    const node = nodeOf(r, 0);
+    const sent: string[] = [];
+    const sendReserved = node.sendReserved.bind(node);
+    node.sendReserved = (payload, reply) => {
+      sent.push(payload.toString('latin1'));
+      sendReserved(payload, reply);
+    };
+    for (let i = 0; i < 2; i++) await (await r.acquire('res', 1_000, { fenced: false })).release();
+    await settled(r, 0);
+    // TIME right before a SET is the verdict's TIME (the fast probe's own TIME comes after MULTI).
+    const timeBeforeSet = sent.filter((c, i) => /\r\nTIME\r\n$/.test(c) && /\r\nSET\r\n/.test(sent[i + 1] ?? '')).length;
+    expect(sent.filter((c) => /\r\nSET\r\n/.test(c))).toHaveLength(2);
+    expect(timeBeforeSet).toBe(0);
+  });
+});
