@@ -295,6 +295,27 @@ describe('writers are not starved', () => {
   });
 });
 
+describe("a writer's intent outlives no dead writer", () => {
+  it('a writer that dies while it waits (its Redlock closed: nothing withdraws the intent) holds readers back until its intent expires, one ttl', async () => {
+    const [a, b, c] = await clients('dead-writer', 3, { maxTtlMs: 30_000 });
+    const reader = await a!.acquireRead('d', 20_000, { maxReaders: 2 });
+    const dying = b!.acquireWrite('d', 1_500, { maxReaders: 2, retryCount: 100, retryDelayMs: 10_000 }).catch((e: unknown) => e);
+    await waitersAsleep(b!, 1);
+    expect((await intentTokens(b!, 'd')).filter((t) => t !== null).length).toBeGreaterThanOrEqual(3);
+    await b!.quit();
+    expect(await dying).toMatchObject({ name: 'QuorumUnavailableError' });
+    const diedAt = performance.now();
+    // The intent stands: a new reader is refused.
+    await expect(c!.acquireRead('d', 5_000, { maxReaders: 2 })).rejects.toThrow(/a writer waits/);
+    // It expires on its own: a reader waiting for it is granted within a ttl or so.
+    const next = await c!.acquireRead('d', 5_000, { maxReaders: 2, retryCount: 100, retryDelayMs: 100 });
+    const waited = performance.now() - diedAt;
+    console.log(`readers held back ${waited.toFixed(0)} ms by a dead writer's intent (its ttl 1.5 s)`);
+    expect(waited).toBeLessThan(5_000);
+    await Promise.all([next.release(), reader.release()]);
+  });
+});
+
 describe('waiting: wake-up, bounds, abort', () => {
   it("a waiting writer is woken by a reader's release, and a waiting reader by the writer's, well before their retry delays", async () => {
     const [a, b] = await clients('wake', 2);
