@@ -2,7 +2,7 @@ import type { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
 import { epochKey } from '@redlock-console/redlock';
 import { ADOPT_RESTART_SCRIPT } from '../../src/scripts';
-import { uniquePrefix } from '@/test/support/cluster';
+import { uniquePrefix, waitFor } from '@/test/support/cluster';
 import { scriptNode } from '@/test/support/script-node';
 
 // adopt-restart.lua run directly on one real redis-server, the "old process" a made-up run_id in
@@ -15,12 +15,31 @@ let d: Redis;
 scriptNode(async (client) => {
   d = client;
   await d.swapdb(0, 1); // a data-replacing call, so that its count is not 0
+  // Evictions, so that evicted_keys is not 0 (an adoption that recorded '0' would pass otherwise):
+  // volatile keys under memory pressure, then the policy put back and the fillers deleted.
+  await d.config('SET', 'maxmemory-policy', 'volatile-lru');
+  const used = Number(/used_memory:(\d+)/.exec(await d.info('memory'))![1]);
+  await d.config('SET', 'maxmemory', String(used + 256 * 1024));
+  for (let i = 0; i < 80 && Number(await info('stats', 'evicted_keys')) === 0; i++) {
+    const fill = d.pipeline();
+    for (let k = 0; k < 200; k++) fill.set(`filler:${i}:${k}`, 'x'.repeat(1_024), 'PX', 60_000);
+    await fill.exec().catch(() => undefined);
+  }
+  await d.config('SET', 'maxmemory', '0');
+  await d.config('SET', 'maxmemory-policy', 'noeviction');
+  await d.eval("for _, k in ipairs(redis.call('KEYS', 'filler:*')) do redis.call('DEL', k) end", 0);
 });
 
 const OLD = 'a'.repeat(40);
 const adopt = (p: string, stopped: string, untilMs = '0') =>
   d.eval(ADOPT_RESTART_SCRIPT.source, 1, epochKey(p), stopped, 'supervisor', untilMs) as Promise<[number, string]>;
 const info = async (section: string, field: string) => new RegExp(`${field}:([^\\r\\n]+)`).exec(await d.info(section))![1]!;
+/** The node's clock in ms, as the script reads it (TIME). */
+const nodeMs = async () => {
+  const [s, us] = await d.time();
+  return Number(s) * 1000 + Math.floor(Number(us) / 1000);
+};
+const uptime = async () => Number(await info('server', 'uptime_in_seconds'));
 
 describe('adopt-restart.lua', () => {
   it('the sentinel of the stopped process moves to the running one, with this process’s counters', async () => {
@@ -43,10 +62,14 @@ describe('adopt-restart.lua', () => {
       'b'.repeat(40),
     );
     const runId = await info('server', 'run_id');
-    const uptimeBefore = Number(await info('server', 'uptime_in_seconds'));
-    const now = Number((await d.time())[0]) * 1000;
+    // An uptime of 2 s or more, where the process start (now − (uptime − 1) s) differs from now.
+    await waitFor(async () => (await uptime()) >= 2, 10_000, 'an uptime of 2 s');
+    expect(Number(await info('stats', 'evicted_keys'))).toBeGreaterThan(0);
+    const uptimeBefore = await uptime();
+    const before = await nodeMs();
     expect(await adopt(p, OLD)).toEqual([1, runId]);
-    const uptimeAfter = Number(await info('server', 'uptime_in_seconds'));
+    const after = await nodeMs();
+    const uptimeAfter = await uptime();
     const e = await d.hgetall(epochKey(p));
     expect(e).toMatchObject({
       createdAt: '123',
@@ -60,9 +83,10 @@ describe('adopt-restart.lua', () => {
     });
     expect(Number(e.processed)).toBeLessThan(999999999);
     expect(Number(e.processed)).toBeGreaterThan(0);
+    // The script's now is between the two TIME reads, its uptime between the two INFO reads.
     const start = Number(e.serverStartedAt);
-    expect(start).toBeGreaterThanOrEqual(now - Math.max(0, uptimeAfter - 1) * 1000 - 1_000);
-    expect(start).toBeLessThanOrEqual(now + 1_000 - Math.max(0, uptimeBefore - 1) * 1000);
+    expect(start).toBeGreaterThanOrEqual(before - (uptimeAfter - 1) * 1000);
+    expect(start).toBeLessThanOrEqual(after - (uptimeBefore - 1) * 1000);
   });
 
   it('a restart quarantine a client started for exactly this restart: lifted to the old process’s quarantine, no reseed owed', async () => {
@@ -84,9 +108,13 @@ describe('adopt-restart.lua', () => {
       '1',
     );
     const until = String(Date.now() + 60_000);
+    const before = await nodeMs();
     const [ok] = await adopt(p, OLD, until);
+    const after = await nodeMs();
     expect(ok).toBe(1);
     const e = await d.hgetall(epochKey(p));
+    expect(Number(e.createdAt)).toBeGreaterThanOrEqual(before);
+    expect(Number(e.createdAt)).toBeLessThanOrEqual(after);
     expect(e.quarantineUntil).toBe(until);
     expect(e.cause).toBe('');
     expect(e.origin).toBe('supervisor');
@@ -107,6 +135,7 @@ describe('adopt-restart.lua', () => {
     expect(await adopt(uniquePrefix('adopt-none'), OLD)).toEqual([0, 'no-sentinel']);
     for (const [name, fields] of [
       ['other-stopped', { runId: 'c'.repeat(40) }],
+      ['no-run-id', {}],
       ['other-cause', { runId, prevRunId: OLD, cause: 'data-loss' }],
       ['other-prev', { runId, prevRunId: 'c'.repeat(40), cause: 'restart' }],
       ['not-running', { runId: 'c'.repeat(40), prevRunId: OLD, cause: 'restart' }],
