@@ -48,6 +48,8 @@ export const E2E_CONSOLE = {
     REDLOCK_DATA_DIR: process.env.E2E_DATA_DIR ?? '',
     REDLOCK_PORT_BASE: String(REDIS_PORT_BASE),
     REDLOCK_SERVER_PORT_BASE: String(REDIS_PORT_BASE + 1_000),
+    // The lock service's own port (its default, PORT + 1, is the next worker's console).
+    REDLOCK_SERVICE_PORT: String(REDIS_PORT_BASE + 2_000),
     REDLOCK_PERSISTENCE: 'aof-always',
     REDLOCK_MAX_TTL_MS: String(E2E_MAX_TTL_MS),
     // The lock service waits 1 s for a master, not the 100 ms default: no spec is about that deadline

@@ -30,6 +30,7 @@ import { quotaSettings } from '../lib/server/quotas/settings';
 import { createConsoleServer } from '../lib/server/http/front';
 import { stampPeersInServer } from '../lib/server/http/peer';
 import { lockCore } from '../lib/server/lock-core';
+import { lockServiceUpstream } from '../lib/server/lock-service/forward';
 import { flushLockHistory } from '../lib/server/lock-history';
 import { logger } from '../lib/server/logger';
 import { captureRootContext } from '../lib/server/root-context';
@@ -69,6 +70,9 @@ async function main(): Promise<void> {
   // server on the first request; edits to lib/server/lock-service take a restart.)
   const limits = connectionLimits();
   quotaSettings(process.env.REDLOCK_API_KEY_QUOTAS); // a bad setting stops the start here, in one line
+  // With a lock-service process (REDLOCK_LOCK_SERVICE_URL) the lock routes are forwarded to it, and
+  // this server has no lean reader of its own (lib/server/lock-service/forward.ts).
+  lockServiceUpstream(); // a bad URL stops the start here
   const { server, lean } = createConsoleServer(limits, (req, res, connection) => {
     stampPeer(req, res, connection);
     void handle(req, res).catch((err: unknown) => {
@@ -99,11 +103,11 @@ async function main(): Promise<void> {
     stopping = true;
     const closed = new Promise<void>((done) => server.close(() => done()));
     server.closeIdleConnections();
-    lean.closeIdle();
+    lean?.closeIdle();
     void Promise.race([closed, new Promise((done) => setTimeout(done, DRAIN_MS).unref())])
       .then(async () => {
         server.closeAllConnections();
-        lean.closeAll();
+        lean?.closeAll();
         const flush = () => Promise.race([flushLockHistory(), new Promise((done) => setTimeout(done, FLUSH_AT_STOP_MS).unref())]);
         await flush();
         await app.close().catch(() => undefined);

@@ -3,7 +3,8 @@
  *
  * This process is the supervisor: it runs the local masters and their fault proxies (unless
  * REDLOCK_NODES names external masters), serves the control channel on 127.0.0.1, and runs the
- * Next.js console as a child. Keeping the redis-server processes here, not in the Next.js server,
+ * Next.js console and the lock service (the data plane) as children. Keeping the redis-server
+ * processes here, not in the Next.js server,
  * means a `next dev` hot reload or a crashed route never orphans or restarts a node; the console
  * reaches the supervisor through the control channel (see lib/cluster/control-protocol.ts).
  */
@@ -21,13 +22,14 @@ import {
   type ScenarioSandbox,
 } from '../lib/cluster';
 import { ConfigError, ensureOperatorLogin, loadConfig, redact } from '../lib/config';
+import { lockServiceConfig } from '../lib/config/lock-service';
 import { connectionLimits } from '../lib/server/http/connection-limits';
 import { quotaSettings } from '../lib/server/quotas/settings';
 import { appRoot } from './support/app-root';
 import { ensureBuild } from './support/build-state';
 import { installProcessGuards } from './support/process-guards';
 import { describeFatal } from './support/fatal';
-import { nextBinary, spawnConsoleServer, waitForHealth } from './support/next-process';
+import { nextBinary, spawnConsoleServer, spawnLockService, waitForHealth } from './support/next-process';
 import { ensureSystemPackage, REDIS_SERVER } from './support/system-packages';
 
 const root = appRoot(import.meta.url);
@@ -40,6 +42,7 @@ let sandbox: ScenarioSandbox | null = null;
 /** The sandbox's start while it runs (a failure elsewhere waits for it, then stops it). */
 let sandboxPending: Promise<unknown> | null = null;
 let next: ReturnType<typeof spawnConsoleServer> | null = null;
+let service: ReturnType<typeof spawnLockService> | null = null;
 let stopping = false;
 
 async function main(): Promise<void> {
@@ -47,6 +50,7 @@ async function main(): Promise<void> {
   // The console server reads its connection caps and API-key quotas itself; a bad one stops here, in one line.
   connectionLimits(process.env);
   quotaSettings(process.env.REDLOCK_API_KEY_QUOTAS);
+  const serviceConfig = lockServiceConfig(process.env, config.port);
   const login = ensureOperatorLogin(config.dataDir, { user: config.adminUser, password: config.adminPassword });
   const env: Record<string, string> = {
     REDLOCK_DATA_DIR: config.dataDir,
@@ -125,6 +129,22 @@ async function main(): Promise<void> {
     log('scenarios are off: no teaching sandbox (REDLOCK_SANDBOX=off, the default with REDLOCK_NODES)');
   }
 
+  // The lock service (the data plane) first, on its own port: the console forwards the lock routes
+  // to it. With REDLOCK_LOCK_SERVICE_URL given (replicas behind a load balancer: docker-compose.yml)
+  // the console forwards there and no service process starts here.
+  const serviceHost = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
+  const serviceUrl = process.env.REDLOCK_LOCK_SERVICE_URL?.trim() || `http://${serviceHost}:${serviceConfig.port}`;
+  if (!process.env.REDLOCK_LOCK_SERVICE_URL?.trim()) {
+    const child = (service = spawnLockService({ cwd: root, port: serviceConfig.port, host: config.host, env }));
+    child.once('exit', (code, signal) => {
+      if (stopping) return;
+      log(`the lock service exited (${signal ?? `code ${code}`}); stopping the cluster`);
+      void guards.stop(code ?? 1);
+    });
+    await waitForHealth(serviceUrl, child, 60_000);
+  }
+  env.REDLOCK_LOCK_SERVICE_URL = serviceUrl;
+
   if (!dev) ensureBuild(root, nextBinary, log);
   next = spawnConsoleServer(dev ? 'dev' : 'start', { cwd: root, port: config.port, host: config.host, env });
   next.once('exit', (code, signal) => {
@@ -138,6 +158,7 @@ async function main(): Promise<void> {
   console.log('');
   console.log(`  redlock-console is ready${dev ? ' (dev)' : ''}`);
   console.log(`    console   ${url}`);
+  console.log(`    locks     ${serviceUrl}   (the lock service: POST /api/locks with an API key; the console forwards there too)`);
   // The password is printed once, when it is generated: start logs are often kept and shared.
   console.log(
     login.source === 'env'
@@ -158,14 +179,8 @@ const guards = installProcessGuards(
   {
     async shutdown() {
       stopping = true;
-      const child = next;
-      if (child && child.exitCode === null && child.signalCode === null) {
-        const exited = new Promise((r) => child.once('exit', r));
-        child.kill('SIGTERM');
-        const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
-        await exited;
-        clearTimeout(timer);
-      }
+      // The console and the lock service drain at once (each answers what is in flight), then the masters stop.
+      await Promise.all([terminate(next), terminate(service)]);
       await control?.close().catch(() => undefined);
       if (control) rmSync(join(loadConfig(process.env, root).dataDir, 'control.json'), { force: true });
       await supervisor?.shutdown().catch(() => undefined);
@@ -175,15 +190,27 @@ const guards = installProcessGuards(
       supervisor?.killAllSync();
       sandbox?.supervisor.killAllSync();
       next?.kill('SIGKILL');
+      service?.kill('SIGKILL');
     },
   },
   log,
 );
 
+/** SIGTERM a child server and wait for its exit (SIGKILL after 5 s: its drain is shorter). */
+async function terminate(child: ReturnType<typeof spawnConsoleServer> | null): Promise<void> {
+  if (!child || child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((r) => child.once('exit', r));
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
+  await exited;
+  clearTimeout(timer);
+}
+
 main().catch(async (err: unknown) => {
   console.error(describeFatal(err));
   stopping = true;
   next?.kill('SIGKILL');
+  service?.kill('SIGKILL');
   await control?.close().catch(() => undefined);
   await supervisor?.shutdown().catch(() => undefined);
   await sandboxPending;

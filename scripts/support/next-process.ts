@@ -35,12 +35,27 @@ export function spawnConsoleServer(
   });
 }
 
+/**
+ * Start the lock-service process (scripts/lock-service-server.ts: the data plane, no Next.js) as a
+ * child with the console's environment, on its own port.
+ */
+export function spawnLockService(options: { cwd: string; port: number; host: string; env: Record<string, string> }): ChildProcess {
+  const args = process.env.REDLOCK_SERVER_BUNDLE
+    ? ['dist/server/lock-service-server.mjs']
+    : ['--import', 'tsx', '--import', './scripts/support/server-only-hook.mjs', 'scripts/lock-service-server.ts'];
+  return spawn(process.execPath, args, {
+    cwd: options.cwd,
+    env: { ...process.env, ...options.env, NODE_ENV: 'production', PORT: String(options.port), HOST: options.host },
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
+}
+
 /** Poll GET /api/health until it answers 200, or the child exits, or the deadline passes. */
 export async function waitForHealth(url: string, child: ChildProcess, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     if (child.exitCode !== null || child.signalCode !== null)
-      throw new Error(`the console server exited (${child.exitCode ?? child.signalCode}) before it was ready`);
+      throw new Error(`the server at ${url} exited (${child.exitCode ?? child.signalCode}) before it was ready`);
     try {
       const res = await fetch(`${url}/api/health`, { signal: AbortSignal.timeout(2_000) });
       if (res.ok) return;
@@ -49,5 +64,5 @@ export async function waitForHealth(url: string, child: ChildProcess, timeoutMs:
     }
     await new Promise((r) => setTimeout(r, 200));
   }
-  throw new Error(`the console server did not answer ${url}/api/health within ${timeoutMs} ms`);
+  throw new Error(`the server at ${url} did not answer /api/health within ${timeoutMs} ms`);
 }

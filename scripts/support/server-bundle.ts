@@ -3,7 +3,8 @@
  * JavaScript that `node` runs without tsx (no TypeScript compiler at run time, no loader hooks).
  *
  *   dist/server/start.mjs           the supervisor (scripts/start.ts)
- *   dist/server/console-server.mjs  the HTTP server: lock-service fast path + Next.js
+ *   dist/server/console-server.mjs  the console's HTTP server: Next.js, the event stream, sign-in
+ *   dist/server/lock-service-server.mjs  the lock service (the data plane)
  *
  * Our own modules (lib/, the lock core's sources through tsconfig's paths) and the npm packages the
  * image does not ship are bundled in; the packages it ships (Next.js's trace) stay imports
@@ -18,7 +19,11 @@ import { join } from 'node:path';
 import { tracedPackages } from './image-files';
 
 export const SERVER_BUNDLE_DIR = join('dist', 'server');
-export const SERVER_BUNDLE_ENTRIES = { start: 'scripts/start.ts', 'console-server': 'scripts/console-server.ts' } as const;
+export const SERVER_BUNDLE_ENTRIES = {
+  start: 'scripts/start.ts',
+  'console-server': 'scripts/console-server.ts',
+  'lock-service-server': 'scripts/lock-service-server.ts',
+} as const;
 /** Replaced by "1" in the bundle (esbuild's define); undefined when the sources run. */
 export const SERVER_BUNDLE_FLAG = 'process.env.REDLOCK_SERVER_BUNDLE';
 

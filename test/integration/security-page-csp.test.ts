@@ -32,7 +32,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   front.server.closeAllConnections();
-  front.lean.closeAll();
+  front.lean?.closeAll();
   await new Promise((done) => front.server.close(done));
 });
 

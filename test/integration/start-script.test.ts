@@ -108,11 +108,13 @@ async function freePortRange(count: number): Promise<number> {
 }
 
 describe('npm start: the whole product, then Ctrl-C', () => {
-  it('runs the cluster and the console, prints URL and login, and stops everything on SIGINT', async () => {
+  it('runs the cluster, the lock service and the console, prints URLs and login, and stops everything on SIGINT', async () => {
     const port = await freePort();
+    const servicePort = await freePort();
     const run = runStart(
       {
         PORT: String(port),
+        REDLOCK_SERVICE_PORT: String(servicePort),
         REDLOCK_CLUSTER_SIZE: '3',
         REDLOCK_PORT_BASE: String(await freePortRange(3)),
         REDLOCK_SERVER_PORT_BASE: String(await freePortRange(3)),
@@ -123,6 +125,7 @@ describe('npm start: the whole product, then Ctrl-C', () => {
     );
     await run.matched;
     expect(run.out()).toContain(`console   http://127.0.0.1:${port}`);
+    expect(run.out()).toContain(`locks     http://127.0.0.1:${servicePort}`);
     const login = /login\s+(\S+) \/ (\S+)/.exec(run.out());
     expect(login?.[1]).toBe('operator');
     const stored = JSON.parse(readFileSync(join(run.dataDir, 'operator.json'), 'utf8')) as { password: string };
@@ -152,7 +155,8 @@ describe('npm start: the whole product, then Ctrl-C', () => {
       'three nodes up',
     );
 
-    // The lock service's fast path answers on the same port, with the API's headers (next.config.ts gives /api/nodes the same).
+    // The lock routes answer on the console's port too (forwarded to the lock service), with the
+    // API's headers (next.config.ts gives /api/nodes the same).
     const key = { authorization: 'Bearer start-test-key-0123456789abcdef', 'content-type': 'application/json' };
     const granted = await fetch(`http://127.0.0.1:${port}/api/locks`, {
       method: 'POST',
@@ -180,6 +184,14 @@ describe('npm start: the whole product, then Ctrl-C', () => {
       body: JSON.stringify({ token }),
     });
     expect(((await released.json()) as { released: boolean }).released).toBe(true);
+    // The lock service on its own port: the same masters and keys, and no console route.
+    const direct = await fetch(`http://127.0.0.1:${servicePort}/api/locks`, {
+      method: 'POST',
+      headers: key,
+      body: JSON.stringify({ resource: 'start-test', ttlMs: 5_000 }),
+    });
+    expect(direct.status, await direct.clone().text()).toBe(200);
+    expect((await fetch(`http://127.0.0.1:${servicePort}/api/nodes`, { headers: { cookie } })).status).toBe(404);
 
     // Errors thrown by a singleton the fast path's copy of lib/ created (here the runtime's control
     // client) are mapped by the Next.js routes' copy too: a node action that does not fit is a 409.
@@ -201,6 +213,7 @@ describe('npm start: the whole product, then Ctrl-C', () => {
     expect(await run.exited).toBe(0);
     await waitFor(() => pids.every((p) => !isAlive(p)), 5_000, 'nodes stopped');
     await expect(fetch(`http://127.0.0.1:${port}/api/health`)).rejects.toThrow();
+    await expect(fetch(`http://127.0.0.1:${servicePort}/api/health`)).rejects.toThrow();
     expect(existsSync(join(run.dataDir, 'control.json'))).toBe(false);
   }, 120_000);
 });
@@ -213,6 +226,7 @@ describe('npm start after a clean Ctrl-C', () => {
     while (Math.abs(portBase - serverPortBase) < 3) portBase = await freePortRange(3);
     const env = {
       PORT: String(await freePort()),
+      REDLOCK_SERVICE_PORT: String(await freePort()),
       REDLOCK_CLUSTER_SIZE: '3',
       REDLOCK_PORT_BASE: String(portBase),
       REDLOCK_SERVER_PORT_BASE: String(serverPortBase),

@@ -248,7 +248,7 @@ export async function startLockServiceServer(limits: Partial<ConnectionLimits> =
     },
     async close() {
       server.closeAllConnections();
-      lean.closeAll();
+      lean?.closeAll();
       await new Promise<void>((done) => server.close(() => done()));
     },
   };

@@ -1,6 +1,8 @@
 import 'server-only';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import { serveBeforeNext } from '../before-next';
+import { lockServiceUpstream } from '../lock-service/forward';
 import { installLeanConnections, REFUSED_STATUSES, type LeanConnections } from '../lock-service';
 import { ConnectionGuard, guardedConnection, type GuardedConnection } from './connection-guard';
 import type { ConnectionLimits } from './connection-limits';
@@ -26,13 +28,22 @@ import { FALLBACK_PAGE_CSP } from './security-headers';
  */
 export interface ConsoleServer {
   server: Server;
-  lean: LeanConnections;
+  /** The lean lock-service connections in front, or null when this server has none (`lean: false`). */
+  lean: LeanConnections | null;
   guard: ConnectionGuard;
 }
 
 export type NextHandler = (req: IncomingMessage, res: ServerResponse, connection: GuardedConnection | undefined) => void;
 
-export function createConsoleServer(limits: ConnectionLimits, handle: NextHandler): ConsoleServer {
+export interface FrontOptions {
+  /** The routes answered on Node's objects before `handle` (returns true when it answered). @default serveBeforeNext */
+  serveFirst?: (req: IncomingMessage, res: ServerResponse) => boolean;
+  /** Put the lean lock-service connections in front (only where this process answers the lock routes itself). @default true unless the lock routes are forwarded to a lock-service process (REDLOCK_LOCK_SERVICE_URL) */
+  lean?: boolean;
+}
+
+export function createConsoleServer(limits: ConnectionLimits, handle: NextHandler, options: FrontOptions = {}): ConsoleServer {
+  const serveFirst = options.serveFirst ?? serveBeforeNext;
   const guard = new ConnectionGuard(limits);
   const server = createServer(
     {
@@ -44,12 +55,30 @@ export function createConsoleServer(limits: ConnectionLimits, handle: NextHandle
     (req, res) => {
       const connection = guardedConnection(req.socket);
       if (connection) watch(connection, res);
-      if (serveBeforeNext(req, res)) return;
+      if (serveFirst(req, res)) return;
       handle(req, res, connection);
     },
   );
-  const lean = installLeanConnections(server, guard);
+  // Without the lean reader, the guard admits each connection before Node's parser sees it.
+  const lean = (options.lean ?? lockServiceUpstream() === null) ? installLeanConnections(server, guard) : admitThroughGuard(server, guard);
   return { server, lean, guard };
+}
+
+/** The connection guard in front of Node's own connection handling (no lean reader): a socket over a cap is refused before Node reads it. */
+function admitThroughGuard(server: Server, guard: ConnectionGuard): null {
+  const listeners = server.listeners('connection');
+  if (listeners.length !== 1) throw new Error(`expected Node's one connection listener on the HTTP server, found ${listeners.length}`);
+  const nodeConnection = listeners[0] as (socket: Socket) => void;
+  server.removeListener('connection', nodeConnection);
+  (server as Server & { httpAllowHalfOpen: boolean }).httpAllowHalfOpen = true;
+  server.on('connection', (socket: Socket) => {
+    const admitted = guard.admit(socket);
+    if (!admitted) return;
+    // Until its first request, the idle timeout of a connection nobody authenticated on (Node's server destroys it then).
+    socket.setTimeout(admitted.idleTimeoutMs);
+    nodeConnection.call(server, socket);
+  });
+  return null;
 }
 
 function watch(connection: GuardedConnection, res: ServerResponse): void {
