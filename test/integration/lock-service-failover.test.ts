@@ -1,0 +1,131 @@
+import { Agent } from 'node:http';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { lockKey } from '@redlock-console/redlock';
+import { API_KEY } from '../support/api';
+import { startTestCluster, uniquePrefix, waitFor, type TestCluster } from '../support/cluster';
+import { send } from '../support/console-server';
+import { startBalancer, type Balancer } from '../support/haproxy';
+import { serviceEnv, startLockServiceProcess, tempDataDir, type LockServiceProcess } from '../support/lock-service-process';
+
+/**
+ * Two lock-service replicas behind the real HAProxy configuration (deploy/haproxy/haproxy.cfg),
+ * clients contending for one resource through it, and one replica SIGKILLed under that load. The
+ * clients may see errors (a request in flight on the dead replica is a 502) and go on through the
+ * other replica; what must never happen: two clients that both believe they hold the lock at one
+ * moment, a fence that does not increase from one holder to the next, or a lock the dead replica
+ * granted that outlives its TTL.
+ */
+const TTL_MS = 2_000;
+const CLIENTS = 6;
+const auth = { authorization: `Bearer ${API_KEY}`, 'content-type': 'application/json' };
+
+let cluster: TestCluster;
+let data: ReturnType<typeof tempDataDir>;
+let keyPrefix: string;
+let services: LockServiceProcess[] = [];
+let balancer: Balancer;
+
+beforeAll(async () => {
+  keyPrefix = uniquePrefix('failover');
+  cluster = await startTestCluster({ nodes: 3, maxTtlMs: 5_000, keyPrefix });
+  data = tempDataDir();
+  const env = { ...serviceEnv(cluster, data.dir, 5_000), REDLOCK_KEY_PREFIX: keyPrefix, REDLOCK_TRUST_PROXY: '127.0.0.1' };
+  services = await Promise.all([startLockServiceProcess(env), startLockServiceProcess(env)]);
+  // No consoles here: their backend is down, the lock frontend is what is under test.
+  balancer = await startBalancer({
+    consoles: ['127.0.0.1:1', '127.0.0.1:2'],
+    lockServices: [`127.0.0.1:${services[0]!.port}`, `127.0.0.1:${services[1]!.port}`],
+  });
+}, 90_000);
+
+afterAll(async () => {
+  await balancer?.stop();
+  await Promise.all(services.map((s) => s.kill()));
+  await cluster?.stop();
+  data?.remove();
+});
+
+interface Held {
+  /** When the client had the grant in hand, and the last moment it may believe it holds it (performance.now()). */
+  from: number;
+  until: number;
+  fence: number;
+  client: number;
+}
+
+describe('a lock-service replica killed under load, behind HAProxy', () => {
+  it('never grants a lock twice, keeps fences increasing, and leaks nothing past its TTL', async () => {
+    const held: Held[] = [];
+    const errors = new Map<string, number>();
+    let stop = false;
+    let killedAt = Infinity;
+    const client = async (id: number) => {
+      const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+      while (!stop) {
+        const sent = performance.now();
+        try {
+          const res = await send(balancer.locksUrl, 'POST', '/api/locks', {
+            agent,
+            headers: auth,
+            body: { resource: 'failover', ttlMs: TTL_MS, waitMs: 1_000 },
+            timeoutMs: 10_000,
+          });
+          if (res.status !== 200) {
+            const code = res.status === 409 || res.status === 503 ? `${res.status}` : `${res.status} ${res.body.slice(0, 80)}`;
+            errors.set(code, (errors.get(code) ?? 0) + 1);
+            continue;
+          }
+          const grant = JSON.parse(res.body) as { token: string; fence: number; validityMs: number };
+          const from = performance.now();
+          // Hold a moment, then release; the client believes it holds until its release is sent or its validity ends.
+          await new Promise((r) => setTimeout(r, 5)); // work: the critical section
+          const until = Math.min(performance.now(), sent + grant.validityMs);
+          held.push({ from, until, fence: grant.fence, client: id });
+          await send(balancer.locksUrl, 'POST', '/api/locks/failover/release', {
+            agent,
+            headers: auth,
+            body: { token: grant.token },
+            timeoutMs: 10_000,
+          }).catch(() => undefined);
+        } catch (err) {
+          const code = (err as NodeJS.ErrnoException).code ?? (err as Error).message;
+          errors.set(code, (errors.get(code) ?? 0) + 1);
+        }
+      }
+      agent.destroy();
+    };
+    const running = Array.from({ length: CLIENTS }, (_, i) => client(i));
+    await waitFor(() => held.length >= 30, 30_000, '30 grants before the kill');
+    const beforeKill = held.length;
+    killedAt = performance.now();
+    await services[0]!.kill('SIGKILL');
+    await waitFor(() => held.length >= beforeKill + 30, 30_000, '30 grants after the kill');
+    stop = true;
+    await Promise.all(running);
+
+    // Mutual exclusion: sorted by when each was in hand, each ends before the next one begins.
+    const ordered = [...held].sort((a, b) => a.from - b.from);
+    for (let i = 1; i < ordered.length; i++) {
+      const [prev, next] = [ordered[i - 1]!, ordered[i]!];
+      expect(prev.until, `grant ${i} (client ${next.client}) began while client ${prev.client} held the lock`).toBeLessThanOrEqual(
+        next.from,
+      );
+      expect(next.fence, `fence of grant ${i}`).toBeGreaterThan(prev.fence);
+    }
+    expect(ordered.filter((h) => h.from > killedAt).length).toBeGreaterThanOrEqual(30);
+    console.info(
+      `failover: ${held.length} grants (${held.length - beforeKill} after the kill); refusals and errors: ${JSON.stringify([...errors])}`,
+    );
+    // What the clients saw: contention and errors, never a 500.
+    for (const code of errors.keys()) expect(code, `errors: ${JSON.stringify([...errors])}`).not.toMatch(/^500/);
+
+    // Nothing leaked: every copy of the lock key expires within the TTL (a grant the dead replica never answered included).
+    const key = lockKey(keyPrefix, 'failover');
+    for (let id = 1; id <= 3; id++) {
+      const node = cluster.client(id);
+      await node.connect();
+      const ttl = await node.pttl(key);
+      expect(ttl, `node ${id}`).toBeLessThanOrEqual(TTL_MS);
+    }
+  }, 90_000);
+});
