@@ -10,7 +10,7 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { BenchCluster } from './harness/cluster';
-import { consoleServerPid, startConsole, stopConsole } from './harness/console';
+import { lockServicePid, startConsole, stopConsole } from './harness/console';
 import { summariseProfile, type CpuProfile } from './harness/cpu-profile';
 import { CLIENT_KINDS, CLIENT_LABELS, openClientRow, type ClientKind } from './harness/http-clients';
 import { pairLoops } from './harness/pair-loops';
@@ -54,9 +54,9 @@ async function main(): Promise<void> {
       BENCH_CPU_PROFILE_DIR: profileDir,
     });
     try {
-      const pid = consoleServerPid(console_);
+      const pid = lockServicePid(console_);
       if (pid === null) throw new Error('the console server process was not found under /proc');
-      const base = new URL(console_.base);
+      const base = new URL(console_.service);
       const row = openClientRow(kind, base, AUTH, clients);
       try {
         await pairLoops(clients, 2_000, servicePair(row.posters, 'profile-warm'));

@@ -18,7 +18,10 @@ const ROOT = join(import.meta.dirname, '..', '..');
 
 export interface Console {
   child: ChildProcess;
+  /** The console (control plane): pages, event streams, sign-in; it forwards the lock routes. */
   base: string;
+  /** The lock service (data plane) the console's start runs beside it: the lock routes' own process. */
+  service: string;
   dataDir: string;
 }
 
@@ -40,6 +43,7 @@ export async function startConsole(
   const build = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/build.ts', '--if-stale'], { cwd: ROOT, stdio: 'ignore' });
   if (build.status !== 0) throw new Error('the console build failed: run `npm run build` to see why');
   const port = await freePort();
+  const servicePort = await freePort();
   const dataDir = mkdtempSync(join(tmpdir(), 'redlock-bench-console-'));
   const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/start.ts'], {
     cwd: ROOT,
@@ -48,6 +52,7 @@ export async function startConsole(
       ...process.env,
       NODE_ENV: 'production',
       PORT: String(port),
+      REDLOCK_SERVICE_PORT: String(servicePort),
       HOST: '127.0.0.1',
       REDLOCK_DATA_DIR: dataDir,
       REDLOCK_NODES: urls.join(','),
@@ -68,7 +73,7 @@ export async function startConsole(
       (r) => r.ok,
       () => false,
     );
-    if (ok) return { child, base, dataDir };
+    if (ok) return { child, base, service: `http://127.0.0.1:${servicePort}`, dataDir };
     await sleep(250);
   }
   child.kill('SIGKILL');
@@ -76,11 +81,11 @@ export async function startConsole(
 }
 
 /**
- * The pid of the console's HTTP server (scripts/console-server.ts, the lock service's process), a
- * child of the supervisor the bench starts; null where /proc does not say.
+ * The pid of the lock service's process (scripts/lock-service-server.ts), a child of the supervisor
+ * the bench starts; null where /proc does not say.
  */
-export function consoleServerPid(c: Console): number | null {
-  return c.child.pid === undefined ? null : findDescendant(c.child.pid, 'console-server');
+export function lockServicePid(c: Console): number | null {
+  return c.child.pid === undefined ? null : findDescendant(c.child.pid, 'lock-service-server');
 }
 
 export async function stopConsole(c: Console): Promise<void> {

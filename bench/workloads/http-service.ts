@@ -1,6 +1,6 @@
 import { Redlock } from '@redlock-console/redlock';
 import { MAX_TTL_MS, OUR_PREFIX } from '../harness/cluster';
-import { API_KEY, consoleServerPid, startConsole, stopConsole } from '../harness/console';
+import { API_KEY, lockServicePid, startConsole, stopConsole } from '../harness/console';
 import { HttpConnection } from '../harness/http-client';
 import { pick, type BenchContext, type Workload } from '../harness/context';
 import { atLeast, atMost, row, type Section } from '../harness/report';
@@ -11,8 +11,8 @@ import { measureClientMatrix, type ClientMatrix } from './http-service-clients';
 
 /**
  * The HTTP lock service against the lock core it wraps, on the same five masters in the
- * same run. The built console runs against the bench's masters (production server: the lock
- * service's fast path in scripts/console-server.ts); the core runs in this process. Each loop takes
+ * same run. `npm start` runs against the bench's masters, and the bench calls the lock service it
+ * starts (scripts/lock-service-server.ts, the data plane) on its own port; the core runs in this process. Each loop takes
  * a lock and releases it (API key over HTTP/1.1 keep-alive, one connection per loop), fenced (the
  * service's default) and not; the core and HTTP take turns in every run.
  *
@@ -58,7 +58,7 @@ export const httpService: Workload = {
     const ms = pick(options, 2_000, 4_000);
     await cluster.reset();
     const console_ = await startConsole(cluster.urls, ctx.log);
-    const base = new URL(console_.base);
+    const base = new URL(console_.service);
     const core = new Redlock([...cluster.urls], { keyPrefix: OUR_PREFIX, maxTtlMs: MAX_TTL_MS });
     await core.connect();
     type Key = `${'core' | 'http'}-${(typeof MODES)[number]['id']}-${1 | 32}`;
@@ -100,7 +100,7 @@ export const httpService: Workload = {
         ctx.log(`http-service: run ${run}/${options.runs} done`);
         await sleep(200);
       }
-      matrix = await measureClientMatrix(ctx, console_.base, consoleServerPid(console_), pick(options, 1_500, 3_000));
+      matrix = await measureClientMatrix(ctx, console_.service, lockServicePid(console_), pick(options, 1_500, 3_000));
     } finally {
       await core.quit();
       await stopConsole(console_);
@@ -128,7 +128,7 @@ export const httpService: Workload = {
       id: 'http-service',
       title: '9. The HTTP lock service against the core',
       method:
-        `The built console on the bench's masters (REDLOCK_NODES) and the lock core in the bench process, on the same masters, taking turns: ` +
+        `The lock-service process (scripts/lock-service-server.ts, started by npm start beside the console) on the bench's masters (REDLOCK_NODES) and the lock core in the bench process, on the same masters, taking turns: ` +
         `${LOOPS} loops and 1 loop of acquire + release for ${ms / 1_000} s each, fenced and not; HTTP with an API key over keep-alive ` +
         `connections (one per loop, bench/harness/http-client.ts), every grant checked for a token and every release for released: true. ` +
         matrix.method,
