@@ -110,7 +110,7 @@ describe('the production image, assembled and run without Docker', () => {
     for (const name of DEV_ONLY) expect(existsSync(join(app, 'node_modules', name)), name).toBe(false);
     expect(modules).toContain('next');
     const shipped = tracedPackages(root);
-    for (const file of ['start.mjs', 'console-server.mjs']) {
+    for (const file of ['start.mjs', 'console-server.mjs', 'lock-service-server.mjs']) {
       const code = readFileSync(join(app, 'dist', 'server', file), 'utf8');
       const imported = [...code.matchAll(/(?:^|\n)\s*import\s[^'"]*?["']([^'"]+)["']|\bimport\(\s*["']([^'"]+)["']\s*\)/g)].map(
         (m) => m[1] ?? m[2]!,
@@ -129,8 +129,10 @@ describe('the production image, assembled and run without Docker', () => {
   it('starts with plain node on external masters, serves the lock service and the pages with their headers, stops cleanly, and writes nothing in the image', async () => {
     const before = snapshot(app);
     const port = await freePort();
+    const servicePort = await freePort();
     const run = runImage({
       PORT: String(port),
+      REDLOCK_SERVICE_PORT: String(servicePort),
       REDLOCK_NODES: nodes.map((n) => n.url).join(','),
       REDLOCK_API_KEYS: `bundle=${KEY}`,
       REDLOCK_ADMIN_USER: 'operator',
@@ -158,6 +160,13 @@ describe('the production image, assembled and run without Docker', () => {
       expect(await nodes[0]!.client.exists('rl:lock:image-1')).toBe(1);
       const release = await fetch(`${base}/api/locks/image-1/release`, { method: 'POST', headers: auth, body: JSON.stringify({ token }) });
       expect(release.status).toBe(200);
+      // The lock service's own process (the bundle's lock-service-server.mjs) on its port.
+      const direct = await fetch(`http://127.0.0.1:${servicePort}/api/locks`, {
+        method: 'POST',
+        headers: auth,
+        body: JSON.stringify({ resource: 'image-2', ttlMs: 5_000 }),
+      });
+      expect(direct.status, await direct.clone().text()).toBe(200);
       for (const path of ['/login', '/api-reference']) {
         const page = await fetch(`${base}${path}`);
         expect(page.status, path).toBe(200);

@@ -8,6 +8,7 @@ import { parse } from 'yaml';
 import { freePort } from '../../lib/cluster/ports';
 import { parseNodeUrls } from '../../lib/config';
 import { hasNotifyFlags } from '../../lib/inspect/notifications';
+import { HAPROXY_CONFIG } from '../support/haproxy';
 import { findPromtool } from '../support/promtool';
 
 // No Docker engine runs here, so the file is checked for exactly what the product promises, and
@@ -26,7 +27,11 @@ interface Service {
   tmpfs?: string[];
   volumes?: string[];
   secrets?: string[];
+  stop_grace_period?: string;
+  networks?: Record<string, { ipv4_address?: string }>;
 }
+/** The balancer's fixed address on the compose network (the one trusted proxy). */
+const LB_ADDRESS = '172.28.0.10';
 const root = join(import.meta.dirname, '..', '..');
 const read = (path: string) => readFileSync(join(root, path), 'utf8');
 const text = read('docker-compose.yml');
@@ -67,6 +72,8 @@ describe('docker-compose.yml', () => {
       redis_password: { file: './secrets/redis-password' },
       api_key: { file: './secrets/api-key' },
       metrics_token: { file: './secrets/metrics-token' },
+      session_secret: { file: './secrets/session-secret' },
+      admin_password: { file: './secrets/admin-password' },
     });
     // No value of the file names a secret: no --requirepass, no password variable, no token.
     expect(text).not.toMatch(/requirepass|REDLOCK_REDIS_PASSWORD|REDISCLI_AUTH: |REDLOCK_NODES:|REDLOCK_API_KEYS:|REDLOCK_METRICS_TOKEN:/);
@@ -148,21 +155,41 @@ describe('docker-compose.yml', () => {
     }
   }, 30_000);
 
-  it('wires the console: the five masters, an API key and the metrics token from the secrets', () => {
-    const consoleService = compose.services.console!;
-    expect(consoleService.build).toBe('.');
-    expect(consoleService.secrets).toEqual(['redis_password', 'api_key', 'metrics_token']);
-    expect(consoleService.entrypoint).toEqual(['sh', '/etc/redlock/console-env.sh']);
-    expect(consoleService.command).toEqual(['node', 'dist/server/start.mjs']);
-    expect(mounts(consoleService).get('/etc/redlock/console-env.sh')).toEqual({ from: 'deploy/compose/console-env.sh', mode: 'ro' });
-    expect(consoleService.environment).toEqual({ HOST: '0.0.0.0', PORT: '3000' });
-    for (const [name] of masters) expect(consoleService.depends_on?.[name]?.condition).toBe('service_healthy');
+  it('runs two lock-service replicas and two consoles from the image, each with the masters, keys, session secret and operator password from the secrets', () => {
+    const apps = Object.entries(compose.services).filter(([, s]) => s.build);
+    expect(apps.map(([name]) => name).sort()).toEqual(['console-1', 'console-2', 'lock-service-1', 'lock-service-2']);
+    for (const [name, service] of apps) {
+      expect(service.secrets, name).toEqual(['redis_password', 'api_key', 'metrics_token', 'session_secret', 'admin_password']);
+      expect(service.entrypoint).toEqual(['sh', '/etc/redlock/console-env.sh']);
+      expect(mounts(service).get('/etc/redlock/console-env.sh')).toEqual({ from: 'deploy/compose/console-env.sh', mode: 'ro' });
+      expect(service.environment?.REDLOCK_INSTANCE, name).toBe(name);
+      expect(service.environment?.HOST).toBe('0.0.0.0');
+      // The balancer is the one proxy whose X-Forwarded-For is believed.
+      expect(service.environment?.REDLOCK_TRUST_PROXY).toBe(LB_ADDRESS);
+      for (const [master] of masters) expect(service.depends_on?.[master]?.condition).toBe('service_healthy');
+    }
+    for (const name of ['lock-service-1', 'lock-service-2']) {
+      const service = compose.services[name]!;
+      expect(service.command).toEqual(['node', 'dist/server/lock-service-server.mjs']);
+      expect(service.environment?.PORT).toBe('3001');
+      // Longer than the drain (REDLOCK_DRAIN_MS, 3.5 s): a stop lets the requests in flight finish.
+      expect(parseFloat(service.stop_grace_period ?? '0')).toBeGreaterThanOrEqual(5);
+    }
+    for (const name of ['console-1', 'console-2']) {
+      const service = compose.services[name]!;
+      expect(service.command).toEqual(['node', 'dist/server/start.mjs']);
+      expect(service.environment?.PORT).toBe('3000');
+      // The lock routes go to the lock service, through the balancer (never answered by a console).
+      expect(service.environment?.REDLOCK_LOCK_SERVICE_URL).toBe('http://lb:3001');
+    }
     // What the script exports, run with secrets like the ones secrets.sh writes.
     const secrets = join(tmp, 'run-secrets');
     spawnSync('mkdir', ['-p', secrets]);
     writeFileSync(join(secrets, 'redis_password'), 'f00d'.repeat(12));
     writeFileSync(join(secrets, 'api_key'), 'k3y0'.repeat(12));
     writeFileSync(join(secrets, 'metrics_token'), 't0k3'.repeat(12));
+    writeFileSync(join(secrets, 'session_secret'), '5e55'.repeat(12));
+    writeFileSync(join(secrets, 'admin_password'), 'ad41'.repeat(12));
     const script = join(tmp, 'console-env.sh');
     writeFileSync(script, consoleEnv.replaceAll('/run/secrets/', `${secrets}/`));
     const run = spawnSync('sh', [script, 'env'], { encoding: 'utf8' });
@@ -173,11 +200,40 @@ describe('docker-compose.yml', () => {
     expect(env.REDLOCK_NODES!.split(',').every((url) => url.startsWith(`redis://:${'f00d'.repeat(12)}@`))).toBe(true);
     expect(env.REDLOCK_API_KEYS).toBe(`compose=${'k3y0'.repeat(12)}`);
     expect(env.REDLOCK_METRICS_TOKEN).toBe('t0k3'.repeat(12));
+    expect(env.REDLOCK_SESSION_SECRET).toBe('5e55'.repeat(12));
+    expect(env.REDLOCK_ADMIN_PASSWORD).toBe('ad41'.repeat(12));
     // An empty secret stops the start with one line saying what to run.
     writeFileSync(join(secrets, 'api_key'), '');
     const empty = spawnSync('sh', [script, 'env'], { encoding: 'utf8' });
     expect(empty.status).not.toBe(0);
     expect(empty.stderr.trim()).toBe('the api_key secret is empty: run sh deploy/compose/secrets.sh');
+  });
+
+  it('puts HAProxy in front of both planes, on its fixed address, with every address its configuration reads, accepted by the real haproxy', () => {
+    const lb = compose.services.lb!;
+    expect(lb.image).toMatch(/^haproxy:\d+\.\d+\.\d+$/);
+    expect(mounts(lb).get('/usr/local/etc/haproxy/haproxy.cfg')).toEqual({ from: HAPROXY_CONFIG, mode: 'ro' });
+    expect(lb.networks?.default?.ipv4_address).toBe(LB_ADDRESS);
+    const config = read(HAPROXY_CONFIG);
+    const wanted = [...new Set([...config.matchAll(/"\$\{(\w+)\}"/g)].map((m) => m[1]!))].sort();
+    expect(Object.keys(lb.environment ?? {}).sort()).toEqual(wanted);
+    // Its servers are the replicas compose runs, on their ports.
+    expect(lb.environment).toMatchObject({
+      CONSOLE_1: 'console-1:3000',
+      CONSOLE_2: 'console-2:3000',
+      LOCK_SERVICE_1: 'lock-service-1:3001',
+      LOCK_SERVICE_2: 'lock-service-2:3001',
+    });
+    // The lock service is checked on readiness (a quorum, not draining), the consoles on liveness.
+    expect(config).toMatch(/backend lock_services[\s\S]*?option httpchk GET \/api\/ready/);
+    expect(config).toMatch(/backend consoles[\s\S]*?option httpchk GET \/api\/health/);
+    // The compose network's names do not resolve here: haproxy -c accepts them as servers resolved at run time.
+    const check = spawnSync('haproxy', ['-c', '-f', join(root, HAPROXY_CONFIG)], {
+      encoding: 'utf8',
+      env: { ...process.env, ...lb.environment },
+    });
+    expect(check.status, check.stdout + check.stderr).toBe(0);
+    expect(check.stdout + check.stderr).toMatch(/Configuration file is valid/);
   });
 
   it('runs a pinned Prometheus that scrapes the console with the metrics token and loads the alert rules', () => {
@@ -193,7 +249,13 @@ describe('docker-compose.yml', () => {
         job_name: 'redlock-console', // RedlockConsoleDown's job
         metrics_path: '/api/metrics',
         authorization: { credentials_file: '/run/secrets/metrics_token' },
-        static_configs: [{ targets: ['console:3000'] }],
+        static_configs: [{ targets: ['console-1:3000', 'console-2:3000'] }],
+      },
+      {
+        job_name: 'redlock-lock-service',
+        metrics_path: '/api/metrics',
+        authorization: { credentials_file: '/run/secrets/metrics_token' },
+        static_configs: [{ targets: ['lock-service-1:3001', 'lock-service-2:3001'] }],
       },
     ]);
     expect(prometheusYml.global.external_labels.runbook_base).toBe('${REDLOCK_RUNBOOK_BASE}');
@@ -210,16 +272,21 @@ describe('docker-compose.yml', () => {
       expect(service.image, name).toMatch(/^[\w./-]+:v?\d+\.\d+\.\d+(@sha256:[0-9a-f]{64})?$/);
     }
     expect(masters.map(([, s]) => s.ports)).toEqual([1, 2, 3, 4, 5].map((i) => [`127.0.0.1:638${i}:6379`]));
-    expect(compose.services.console!.ports).toEqual(['127.0.0.1:3000:3000']);
+    // The consoles and the lock service are reached through the balancer only.
+    expect(compose.services.lb!.ports).toEqual(['127.0.0.1:3000:3000', '127.0.0.1:3001:3001']);
+    for (const name of ['console-1', 'console-2', 'lock-service-1', 'lock-service-2'])
+      expect(compose.services[name]!.ports, name).toBeUndefined();
     expect(compose.services.prometheus!.ports).toEqual(['127.0.0.1:9090:9090']);
     for (const service of Object.values(compose.services)) for (const port of service.ports ?? []) expect(port).toMatch(/^127\.0\.0\.1:/);
   });
 
-  it('runs the console on a read-only root filesystem, writing only its data volume and /tmp', () => {
-    const consoleService = compose.services.console!;
-    expect(consoleService.read_only).toBe(true);
-    expect(consoleService.tmpfs).toEqual(['/tmp']);
-    expect(consoleService.volumes?.filter((v) => !v.startsWith('./'))).toEqual(['console-data:/data']);
+  it('runs the consoles and lock services on a read-only root filesystem, writing only their own data volume and /tmp', () => {
+    for (const name of ['console-1', 'console-2', 'lock-service-1', 'lock-service-2']) {
+      const service = compose.services[name]!;
+      expect(service.read_only, name).toBe(true);
+      expect(service.tmpfs).toEqual(['/tmp']);
+      expect(service.volumes?.filter((v) => !v.startsWith('./'))).toEqual(name.startsWith('console') ? [`${name}-data:/data`] : []);
+    }
   });
 });
 
@@ -228,10 +295,10 @@ describe('deploy/compose/secrets.sh', () => {
     const dir = join(tmp, 'secrets');
     const run = () => spawnSync('sh', [join(root, 'deploy/compose/secrets.sh'), dir], { encoding: 'utf8' });
     expect(run().status).toBe(0);
-    const names = ['redis-password', 'api-key', 'metrics-token'];
+    const names = ['redis-password', 'api-key', 'metrics-token', 'session-secret', 'admin-password'];
     const first = names.map((n) => readFileSync(join(dir, n), 'utf8'));
     for (const value of first) expect(value).toMatch(/^[0-9a-f]{48}$/);
-    expect(new Set(first).size).toBe(3);
+    expect(new Set(first).size).toBe(names.length);
     expect(statSync(dir).mode & 0o777).toBe(0o700);
     // Again: nothing changes (a restart keeps its keys).
     const again = run();
