@@ -53,6 +53,7 @@ export const OPERATION_OUTCOMES = [
     LockExpiredError: true,
     InvalidArgumentError: true,
     MaxTtlMismatchError: true,
+    SemaphoreLimitMismatchError: true,
   } satisfies Record<RedlockErrorName, true>),
 ] as readonly string[];
 /** How a force-release ended (force-release.ts): every node deleted, some, or none. */

@@ -5,6 +5,7 @@ import {
   LockExpiredError,
   MaxTtlMismatchError,
   QuorumUnavailableError,
+  SemaphoreLimitMismatchError,
   type RedlockError,
 } from '@redlock-console/redlock';
 import { API_ERROR_CODES } from '../../lib/api/common';
@@ -22,6 +23,7 @@ const EVERY_CORE_ERROR: RedlockError[] = [
   new LockExpiredError('expired', [], ['r']),
   new InvalidArgumentError('ttlMs', 'must be positive'),
   new MaxTtlMismatchError('ceiling 30000 recorded, 60000 here', [], ['r'], 30_000, 60_000),
+  new SemaphoreLimitMismatchError('a holder was granted with limit 3, this client uses 5', [], ['sem:r:0'], 3, 5),
 ];
 
 describe('the one map of errors to HTTP answers', () => {
@@ -35,6 +37,12 @@ describe('the one map of errors to HTTP answers', () => {
     const { status, body } = errorParts(EVERY_CORE_ERROR[4]);
     expect(status).toBe(503);
     expect(body.error).toMatchObject({ code: 'MAX_TTL_MISMATCH', message: 'ceiling 30000 recorded, 60000 here' });
+  });
+
+  it("a semaphore limit mismatch is the caller's to fix: 409 SEMAPHORE_LIMIT_MISMATCH naming both limits", () => {
+    const { status, body } = errorParts(EVERY_CORE_ERROR[5]);
+    expect(status).toBe(409);
+    expect(body.error).toMatchObject({ code: 'SEMAPHORE_LIMIT_MISMATCH', details: { recordedLimit: 3, clientLimit: 5 } });
   });
 
   it('a name that only looks like a key of the map (toString, constructor) is not mistaken for a core error', () => {

@@ -9,7 +9,8 @@ import type { HttpError } from './errors';
  * this mapper needs no import of the classes). Typed over the core's RedlockErrorName: a new error
  * class does not compile until it is mapped here. MaxTtlMismatchError is the console's own
  * configuration against the cluster's (its REDLOCK_MAX_TTL_MS is not the ceiling the masters
- * record): nothing the client can fix, so 503 with its own code.
+ * record): nothing the client can fix, so 503 with its own code. SemaphoreLimitMismatchError is
+ * the caller's limit against a live holder's: 409 with its own code (details.recordedLimit).
  */
 const LOCK_ERRORS: Record<RedlockErrorName, { status: number; code: ApiErrorCode }> = {
   LockContendedError: { status: 409, code: 'LOCK_CONTENDED' },
@@ -17,6 +18,9 @@ const LOCK_ERRORS: Record<RedlockErrorName, { status: number; code: ApiErrorCode
   LockExpiredError: { status: 409, code: 'LOCK_EXPIRED' },
   InvalidArgumentError: { status: 400, code: 'INVALID_ARGUMENT' },
   MaxTtlMismatchError: { status: 503, code: 'MAX_TTL_MISMATCH' },
+  // Clients of one semaphore (or read-write lock) disagree on its limit (maxReaders): the
+  // caller's request against a live holder's, which the caller can fix (use the same limit).
+  SemaphoreLimitMismatchError: { status: 409, code: 'SEMAPHORE_LIMIT_MISMATCH' },
 };
 
 function lockErrorOf(name: string | undefined): { status: number; code: ApiErrorCode } | undefined {
@@ -52,6 +56,9 @@ export function errorParts(err: unknown): ErrorParts {
     const details: Record<string, unknown> | undefined = votes === undefined ? undefined : { votes: votes.map((v) => ({ ...v })) };
     // A contended acquire names the holder by its metadata (owner, host, pid, acquiredAt…), never by token.
     if (details && holder !== undefined) details.holder = holder;
+    // A limit mismatch names the limit the holder recorded and the caller's (no holder identity).
+    const { recordedLimit, clientLimit } = err as { recordedLimit?: number; clientLimit?: number };
+    if (details && recordedLimit !== undefined) Object.assign(details, { recordedLimit, clientLimit });
     return { status: mapped.status, body: { error: { code: mapped.code, message: (err as Error).message, details } }, headers: {} };
   }
   logger().error({ err }, 'unhandled error in a route');

@@ -10,19 +10,24 @@ const BRAND = Symbol.for('@redlock-console/redlock.RedlockError');
 
 /** The `name` of every RedlockError class: a mapping typed `Record<RedlockErrorName, …>` must name each one. */
 export type RedlockErrorName =
-  'LockContendedError' | 'QuorumUnavailableError' | 'LockExpiredError' | 'InvalidArgumentError' | 'MaxTtlMismatchError';
+  | 'LockContendedError'
+  | 'QuorumUnavailableError'
+  | 'LockExpiredError'
+  | 'InvalidArgumentError'
+  | 'MaxTtlMismatchError'
+  | SemaphoreErrorName;
 
 /**
- * The `name` of the semaphore's own RedlockError class. Not (yet) in RedlockErrorName: the
- * console's mappings typed over that union map the mutex's errors, and the semaphore has no route
- * of its own yet; the first one adds it there, and each mapping then has to name it.
+ * The `name` of the semaphore's (and read-write lock's) own RedlockError class. Part of
+ * RedlockErrorName since the HTTP lock service answers semaphores: every mapping typed over that
+ * union (the console's error mapper, its metrics outcomes) names it.
  */
 export type SemaphoreErrorName = 'SemaphoreLimitMismatchError';
 
 export abstract class RedlockError extends Error {
   /** See isRedlockError. */
   readonly [BRAND] = true;
-  abstract override readonly name: RedlockErrorName | SemaphoreErrorName;
+  abstract override readonly name: RedlockErrorName;
   /** Per-node votes of the deciding round. */
   readonly votes: readonly Vote[];
   /** The resources of the request, when known. */

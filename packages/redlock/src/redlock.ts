@@ -17,6 +17,7 @@ import { prepareSemaphore, SemaphoreAttempts, type SemaphoreOptions } from './se
 import { acquireRw, usingRw, type RwHost, type RwLockOptions, type RwRoutine } from './rwlock';
 import type { RwLock } from './rwlock-handle';
 import { SlotClaims } from './slot-claims';
+import { slotTargets } from './slot-tokens';
 import { resolveSettings, type RedlockSettings } from './settings';
 import { runUsing } from './using';
 import { markCleanOutcome, markCleanTimeout, type MarkCleanOptions, type MarkCleanResult } from './mark-clean-outcome';
@@ -284,11 +285,49 @@ export class Redlock extends RedlockEmitter implements LockController {
    */
   async extendToken(resources: string | string[], token: string, ttlMs: number): Promise<ExtendResult> {
     const names = checkResources(resources);
+    return this.extendByToken(names, lockKeysOf(this.settings.keyPrefix, names), token, ttlMs);
+  }
+
+  /**
+   * Extend a semaphore permit known only by its token and slots (the HTTP lock service): the
+   * mutex's extendToken over the slots' keys (slot-tokens.ts argues why exclusion and fence order
+   * hold). Rejects with LockExpiredError when a quorum no longer holds the token on every slot named.
+   */
+  async extendPermitToken(resource: string, slots: readonly number[], token: string, ttlMs: number): Promise<ExtendResult> {
+    const target = slotTargets('semaphore', this.settings.keyPrefix, resource, slots);
+    return this.extendByToken(target.names, target.keys, token, ttlMs);
+  }
+
+  /** Release a semaphore permit known only by its token and slots (compare-and-delete: another holder's slot is never hit). */
+  async releasePermitToken(resource: string, slots: readonly number[], token: string): Promise<ReleaseResult> {
+    const target = slotTargets('semaphore', this.settings.keyPrefix, resource, slots);
+    checkToken(token);
+    return this.releaseInternal(target.names, target.keys, token, null);
+  }
+
+  /** Extend a read or write lock known only by its token and slots, as extendPermitToken (slot-tokens.ts). */
+  async extendRwToken(resource: string, slots: readonly number[], token: string, ttlMs: number): Promise<ExtendResult> {
+    const target = slotTargets('rwlock', this.settings.keyPrefix, resource, slots);
+    return this.extendByToken(target.names, target.keys, token, ttlMs);
+  }
+
+  /** Release a read or write lock known only by its token and slots (compare-and-delete). */
+  async releaseRwToken(resource: string, slots: readonly number[], token: string): Promise<ReleaseResult> {
+    const target = slotTargets('rwlock', this.settings.keyPrefix, resource, slots);
+    checkToken(token);
+    return this.releaseInternal(target.names, target.keys, token, null);
+  }
+
+  /**
+   * The extend of a lock known only by its token: with no client-side validity to check, the
+   * quorum itself is the proof (a quorum that still holds the token has held it without a gap).
+   */
+  private async extendByToken(names: readonly string[], keys: readonly string[], token: string, ttlMs: number): Promise<ExtendResult> {
     checkToken(token);
     checkLeaseTtl(ttlMs, this.settings);
     if (this.closed) throw closedError(this.nodes, names);
     const started = performance.now();
-    const outcome = await extendKeys(this.ctx, names, lockKeysOf(this.settings.keyPrefix, names), token, ttlMs, null);
+    const outcome = await extendKeys(this.ctx, names, keys, token, ttlMs, null);
     if (this.listenerCount('extend') > 0) {
       this.emitOutcome(
         'extend',
