@@ -29,13 +29,32 @@ export interface LockService {
 /** How long a stop waits for each write of the buffered lock history (a master down must not hold the exit). */
 const FLUSH_AT_STOP_MS = 400;
 
-export async function startLockService(options: { port: number; host: string; limits: ConnectionLimits }): Promise<LockService> {
+/**
+ * REDLOCK_LEAN_HTTP: `on` (the default) puts the lean reader in front; `off` lets Node's own parser
+ * read every request (a diagnostic, and the bench's A/B: the lean reader stays only while it pays
+ * for itself). Anything else stops the start with a message, never a silent default.
+ */
+export function leanHttpSetting(value: string | undefined): boolean {
+  const v = value?.trim().toLowerCase() ?? '';
+  if (v === '' || v === 'on') return true;
+  if (v === 'off') return false;
+  throw new Error(`REDLOCK_LEAN_HTTP takes on or off; got "${value}"`);
+}
+
+export async function startLockService(options: {
+  port: number;
+  host: string;
+  limits: ConnectionLimits;
+  /** The lean reader in front (default: REDLOCK_LEAN_HTTP, on unless it says off). */
+  lean?: boolean;
+}): Promise<LockService> {
+  const leanReader = options.lean ?? leanHttpSetting(process.env.REDLOCK_LEAN_HTTP);
   const state: ServiceState = { draining: false };
   // The core's connections open before the first request (a first acquire must not pay for them).
   lockCore();
   const { server, lean } = createConsoleServer(options.limits, (req, res) => serveServiceRoute(req, res, state), {
     serveFirst: serveIfLockService,
-    lean: true,
+    lean: leanReader,
   });
   await new Promise<void>((done, fail) => {
     server.once('error', fail);
