@@ -1,3 +1,4 @@
+import { hostname } from 'node:os';
 import { resolve } from 'node:path';
 import { DEFAULT_SETTINGS } from '@redlock-console/redlock';
 import { isPersistence, type Persistence } from '../cluster/persistence';
@@ -63,6 +64,13 @@ export interface Config {
    * @default 1100
    */
   scenarioReadingMs: number;
+  /**
+   * REDLOCK_INSTANCE: this process's name among the consoles on one set of masters: the `replica`
+   * label of every metric, the owner a lease names (one scenario run at a time, the sandbox
+   * supervisor's node actions), the console an event or a quota report came from. 1–64 letters,
+   * digits and `. : _ @ -`; must differ between the processes. @default <hostname>:<PORT>
+   */
+  instance: string;
 }
 
 export const CONFIG_DEFAULTS = Object.freeze({
@@ -104,8 +112,9 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
   const sandbox = env.REDLOCK_SANDBOX?.trim() || (nodes ? 'off' : 'local');
   if (sandbox !== 'local' && sandbox !== 'off') throw new ConfigError(`REDLOCK_SANDBOX must be local or off, got "${sandbox}"`);
   const portBase = int(env, 'REDLOCK_PORT_BASE', CONFIG_DEFAULTS.portBase, 1, 65_535 - clusterSize);
+  const port = int(env, 'PORT', CONFIG_DEFAULTS.port, 1, 65_535);
   return {
-    port: int(env, 'PORT', CONFIG_DEFAULTS.port, 1, 65_535),
+    port,
     host: env.HOST?.trim() || CONFIG_DEFAULTS.host,
     dataDir: resolve(cwd, env.REDLOCK_DATA_DIR?.trim() || CONFIG_DEFAULTS.dataDir),
     nodes,
@@ -123,7 +132,22 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     sandbox,
     sandboxPortBase: env.REDLOCK_SANDBOX_PORT_BASE?.trim() ? int(env, 'REDLOCK_SANDBOX_PORT_BASE', 0, 1, 65_535 - 9) : null,
     scenarioReadingMs: int(env, 'REDLOCK_SCENARIO_READING_MS', CONFIG_DEFAULTS.scenarioReadingMs, 0, 60_000),
+    instance: instanceOf(env, port),
   };
+}
+
+/** REDLOCK_INSTANCE, or `<hostname>:<PORT>` (two consoles on one host differ by port). */
+export function instanceOf(env: Env, port: number): string {
+  const raw = env.REDLOCK_INSTANCE?.trim();
+  const name = raw || `${hostname()}:${port}`.slice(0, 64);
+  if (!/^[\w.:@-]{1,64}$/.test(name)) {
+    throw new ConfigError(
+      raw
+        ? `REDLOCK_INSTANCE must be 1–64 letters, digits and . : _ @ -, got "${raw}"`
+        : `the host name "${hostname()}" cannot name this console: set REDLOCK_INSTANCE`,
+    );
+  }
+  return name;
 }
 
 function int(env: Env, name: string, fallback: number, min: number, max: number): number {

@@ -1,6 +1,7 @@
 import 'server-only';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { OperationEvent, RedlockErrorName } from '@redlock-console/redlock';
+import { instanceName } from './instance';
 
 export interface Metrics {
   registry: Registry;
@@ -72,6 +73,11 @@ function createMetrics(): Metrics {
 
 function registerMetrics(): Metrics {
   const registry = new Registry();
+  // Every series names the console process it came from (REDLOCK_INSTANCE): with several consoles
+  // on one set of masters, the dashboard and the alerts aggregate over it (max for the masters'
+  // state every console sees alike, sum for each console's own work). Not `instance`: Prometheus
+  // sets that target label itself, and a scraped one would be renamed `exported_instance`.
+  registry.setDefaultLabels({ replica: instanceName() });
   collectDefaultMetrics({ register: registry, prefix: DEFAULT_PREFIX });
   // Gauges named like counters break the exposition format's naming rule (promtool: "non-counter
   // metrics should not have _total suffix"); each is the sum of its labelled twin, which stays.

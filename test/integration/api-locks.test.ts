@@ -1,4 +1,5 @@
 import { spawnSync } from 'node:child_process';
+import { withoutReplica } from '../support/metrics-text';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -70,7 +71,9 @@ describe('lock service over HTTP', () => {
       // With a wait, an outage is still an outage (it read 409 "still held by another
       // client after waiting", without votes, and was missing from the metrics).
       const counted = async () => {
-        const text = await (await api.call('GET', '/api/metrics', { headers: { authorization: `Bearer ${METRICS_TOKEN}` } })).text();
+        const text = withoutReplica(
+          await (await api.call('GET', '/api/metrics', { headers: { authorization: `Bearer ${METRICS_TOKEN}` } })).text(),
+        );
         return Number(/redlock_operations_total\{operation="acquire",outcome="QuorumUnavailableError"\} (\d+)/.exec(text)?.[1] ?? 0);
       };
       const before = await counted();
@@ -120,7 +123,9 @@ describe('lock service over HTTP', () => {
       ['svc-list-1', lock.token],
       ['svc-list-2', again.token],
     ]);
-    const scrape = await (await api.call('GET', '/api/metrics', { headers: { authorization: `Bearer ${METRICS_TOKEN}` } })).text();
+    const scrape = withoutReplica(
+      await (await api.call('GET', '/api/metrics', { headers: { authorization: `Bearer ${METRICS_TOKEN}` } })).text(),
+    );
     expect(scrape).toMatch(/redlock_lock_list_read_seconds_count\{source="index"\} [1-9]/);
     expect(scrape).toMatch(/redlock_lock_index_rescans_total\{node="1",reason="first-build"\} 1\b/);
     expect(scrape).toMatch(/redlock_lock_index_reread_keys_total\{node="1"\} [1-9]/);

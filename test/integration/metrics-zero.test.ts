@@ -2,6 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { METRICS_TOKEN, startApi, type ApiHarness } from '../support/api';
 import { findPromtool } from '../support/promtool';
+import { withoutReplica } from '../support/metrics-text';
 
 /**
  * Counters whose label values are known in advance are in a fresh console's first
@@ -15,7 +16,7 @@ let first = '';
 const scrape = async () => {
   const res = await api.call('GET', '/api/metrics', { headers: { authorization: `Bearer ${METRICS_TOKEN}` } });
   expect(res.status).toBe(200);
-  return res.text();
+  return withoutReplica(await res.text());
 };
 /** The value of one sample (`name{labels}` exactly as exported), or undefined when absent. */
 const value = (text: string, series: string) => {
