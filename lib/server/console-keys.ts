@@ -24,6 +24,9 @@ import { getRuntime } from './runtime';
  * | `<p>console:lock-history:r:<h(resource)>:p:<h(principal)>` | stream | one resource's history by one principal (capped short, a week) |
  * | `<p>console:lock-history:r:<h(resource)>` | sorted set | that resource's streams, one per principal, by last write |
  * | `<p>console:lock-history:p:<h(principal)>:resources` | sorted set | that principal's resource streams by last write (its least recent dropped past its bound) |
+ * | `<p>console:lease:<name>` | string | a lease one console process holds among the replicas (`scenario-run`, `sandbox-supervisor`; console-lease.ts) |
+ * | `<p>console:quota-usage` | hash | each console process's API-key use, one field per process (quotas/shared-usage.ts) |
+ * | `<p>console:events` | pub/sub channel | the events a console publishes itself, for the other replicas' streams (events/replica-bus.ts) |
  */
 export interface ConsoleKeys {
   audit: string;
@@ -43,6 +46,12 @@ export interface ConsoleKeys {
   lockHistoryOf(principal: string, resource: string): string;
   /** One principal's resource streams, by last write. */
   lockHistoryResourcesOf(principal: string): string;
+  /** A lease among the console replicas (one scenario run at a time, the sandbox supervisor's owner). */
+  lease(name: 'scenario-run' | 'sandbox-supervisor'): string;
+  /** Every console process's API-key use (one field per process). */
+  quotaUsage: string;
+  /** The channel the consoles' own events cross between replicas on. */
+  events: string;
 }
 
 export function consoleKeys(prefix: string = getRuntime().keyPrefix): ConsoleKeys {
@@ -61,6 +70,9 @@ export function consoleKeys(prefix: string = getRuntime().keyPrefix): ConsoleKey
     lockHistoryOfResource: (resource) => `${c}lock-history:r:${digest(resource)}`,
     lockHistoryOf: (principal, resource) => `${c}lock-history:r:${digest(resource)}:p:${digest(principal)}`,
     lockHistoryResourcesOf: (principal) => `${c}lock-history:p:${digest(principal)}:resources`,
+    lease: (name) => `${c}lease:${name}`,
+    quotaUsage: `${c}quota-usage`,
+    events: `${c}events`,
   };
 }
 

@@ -14,6 +14,8 @@ import { ensureReady, parseInfo } from '../inspect';
 import { CAUSE_LABEL, markCleanWarningOf, shortRunId } from '../inspect/quarantine';
 import { getRuntime } from './runtime';
 import { atNode } from '../node-number';
+import { leaseHolder, takeLease, type HeldLease, type LeaseHolder } from './console-lease';
+import { instanceName } from './instance';
 
 /** What an audit entry keeps of a node before and after an action (also for the actions a scenario takes). */
 export function snapshotOf(status: NodeStatus): Record<string, unknown> {
@@ -28,10 +30,45 @@ function publicStatus(status: NodeStatus): PublicNodeStatus {
   return rest;
 }
 
+const OWNER_KEY = Symbol.for('redlock-console.supervisor-owner');
+type OwnerHolder = { [OWNER_KEY]?: Promise<HeldLease | LeaseHolder | null> };
+
+/**
+ * The sandbox supervisor is driven by one console at a time (the `sandbox-supervisor` lease,
+ * console-lease.ts): the first console that acts on a node takes it and keeps it while it runs
+ * (renewed; it passes on LEASE_TTL_MS after that console stops). Two consoles acting on one
+ * supervisor would each audit and reason about node states the other changed under it.
+ * Resolves to this console's lease, or the other owner, or null (no majority answered).
+ */
+function supervisorOwnership(): Promise<HeldLease | LeaseHolder | null> {
+  const holder = globalThis as OwnerHolder;
+  const pending = (holder[OWNER_KEY] ??= takeLease('sandbox-supervisor', 'drives the sandbox supervisor (node actions)', () => {
+    // Lost (the masters out of reach past the TTL, or taken over): ask again at the next action.
+    delete holder[OWNER_KEY];
+  }).then((taken) => ('held' in taken ? taken.held : taken.holder)));
+  // Another owner, or no answer: asked again next time (it may have stopped).
+  void pending.then((r) => (r === null || 'instance' in r ? delete holder[OWNER_KEY] : undefined));
+  return pending;
+}
+
+/** The 409 of a console that does not drive the supervisor, naming the one that does. */
+function notTheOwner(owner: LeaseHolder | null): HttpError {
+  return new HttpError(
+    409,
+    'NOT_SANDBOX',
+    owner
+      ? `node actions are run by console ${owner.instance}, which ${owner.what} (one console at a time, so that no two change node states under each other); act through that console — this one is ${instanceName()}`
+      : 'the masters did not answer which console drives the sandbox supervisor (a majority is needed); try again',
+  );
+}
+
 /** Run a process or network action on a sandbox node; audited with the node's state before and after. */
 export async function runNodeAction(principal: Principal, id: number, action: NodeAction): Promise<{ node: PublicNodeStatus }> {
   const runtime = getRuntime();
   if (!runtime.control) {
+    // Another console may drive a supervisor of these masters: name it rather than say "external".
+    const owner = runtime.mode === 'external' ? await leaseHolder('sandbox-supervisor').catch(() => null) : null;
+    if (owner) throw notTheOwner(owner);
     throw new HttpError(
       409,
       'NOT_SANDBOX',
@@ -40,6 +77,8 @@ export async function runNodeAction(principal: Principal, id: number, action: No
         : 'no masters are configured',
     );
   }
+  const ownership = await supervisorOwnership();
+  if (ownership === null || 'instance' in ownership) throw notTheOwner(ownership);
   if (id > runtime.endpoints.length) throw notFound(`there is no node ${id} (nodes are 1…${runtime.endpoints.length})`);
   const before = atNode(await runtime.control.nodes(), id);
   const { actor, role } = actorOf(principal);

@@ -6,19 +6,40 @@ import { recordAudit } from './audit';
 import { publishEvent } from './events';
 import { actorOf, type Principal } from './auth/principal';
 import { badRequest, conflict, HttpError, notFound } from './http/errors';
+import { takeLease, type HeldLease } from './console-lease';
 import { exhaustive } from '../exhaustive';
 import { getRuntime } from './runtime';
 import { auditedControl } from './scenario-audit';
 import { mainMasters, sandboxControl, sandboxProblem, whereSentence } from './scenario-sandbox';
 
 const KEY = Symbol.for('redlock-console.scenarios');
-type Holder = { [KEY]?: { current: ScenarioRun | null } };
+type State = { current: ScenarioRun | null; releasing: Promise<void> };
+type Holder = { [KEY]?: State };
 
 /** The one scenario run of this server (kept across dev reloads, like the runtime). */
-function state(): { current: ScenarioRun | null } {
+function state(): State {
   const holder = globalThis as Holder;
-  holder[KEY] ??= { current: null };
+  holder[KEY] ??= { current: null, releasing: Promise.resolve() };
   return holder[KEY];
+}
+
+/**
+ * One run at a time across every console on these masters: the `scenario-run` lease
+ * (console-lease.ts), taken before the run's first step and given back when it ends. A console
+ * whose lease is not renewed (the masters out of its reach past the lease's TTL) cancels its run:
+ * another console may start one then.
+ */
+async function runLease(what: string, cancel: (why: string) => void): Promise<HeldLease> {
+  // This console's last run gives its lease back first (a restart follows its own cancel).
+  await state().releasing;
+  const taken = await takeLease('scenario-run', what, cancel);
+  if ('held' in taken) return taken.held;
+  const holder = taken.holder;
+  throw conflict(
+    holder
+      ? `${holder.what} on console ${holder.instance} (since ${new Date(holder.since).toISOString()}); only one run at a time across the consoles on these masters — cancel it there first`
+      : 'the masters did not answer for the one-run-at-a-time lease (a majority is needed); try again',
+  );
 }
 
 /** Why runs cannot start here (no teaching sandbox), or null. */
@@ -87,10 +108,17 @@ async function begin(
     );
   }
   const { actor, role } = actorOf(principal);
+  let lost: (why: string) => void = () => undefined;
+  const lease = await runLease(`scenario ${scenario.number} (${scenario.title}) is running, started by ${actor},`, (why) => lost(why));
+  if (s.current?.active) {
+    // Another request of this console started one while the lease was being taken.
+    await lease.release();
+    throw conflict(`scenario ${s.current.view().number} is running on this console; only one run at a time — cancel it first`);
+  }
   // The run's node actions are audited as this user's, done by this scenario and run (the run id
   // is the run's own: known once it is built, before its first action).
   const via = { scenario: scenario.number, scenarioId: scenario.id, runId: '' };
-  const run = new ScenarioRun({
+  const run = newRun(lease, {
     scenario,
     seed,
     speed: speed ?? 1,
@@ -110,6 +138,11 @@ async function begin(
       }),
   });
   via.runId = run.runId;
+  lost = (why) => run.cancel(`cancelled: ${why}`);
+  s.releasing = run.finished.then(
+    () => lease.release(),
+    () => lease.release(),
+  );
   s.current = run;
   void recordAudit({
     actor,
@@ -120,6 +153,16 @@ async function begin(
     detail: JSON.stringify({ runId: run.runId, seed, speed: speed ?? 1, prefix: run.prefix, ...(restartOf ? { restartOf } : {}) }),
   });
   return run;
+}
+
+/** A run that could not be built gives its lease back at once. */
+function newRun(lease: HeldLease, options: ConstructorParameters<typeof ScenarioRun>[0]): ScenarioRun {
+  try {
+    return new ScenarioRun(options);
+  } catch (err) {
+    void lease.release();
+    throw err;
+  }
 }
 
 /** Start a run of scenario `id` (one at a time; sandbox only). Audited. */
