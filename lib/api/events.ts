@@ -28,7 +28,12 @@ export const liveEventSchema = z.object({
    */
   counts: z.record(z.string(), z.number().int().nonnegative()).optional(),
   resources: z.array(z.string()).optional(),
-  /** 'notifications' (keyspace events) or 'polling' (CONFIG refused) or 'service' (this console did it). */
+  /**
+   * Another console on the same masters did it (its REDLOCK_INSTANCE): a `service` event that
+   * crossed between the replicas. Absent on this console's own events and on the masters' reports.
+   */
+  instance: z.string().max(64).optional(),
+  /** 'notifications' (keyspace events) or 'polling' (CONFIG refused) or 'service' (a console did it: this one, or `instance`). */
   source: z.enum(['notifications', 'polling', 'service']),
 });
 export type LiveEvent = z.infer<typeof liveEventSchema>;

@@ -7,6 +7,7 @@ import { EventHub } from './hub';
 import { startKeyspaceSource } from './keyspace-source';
 import { startLockPollingSource } from './polling-source';
 import { startNodeSource } from './node-source';
+import { broadcastEvent, startReplicaSource } from './replica-bus';
 
 const KEY = Symbol.for('redlock-console.events');
 type Holder = { [KEY]?: EventHub };
@@ -18,8 +19,11 @@ export function getEventHub(): EventHub {
   return holder[KEY];
 }
 
+/** One of this console's own events: to its streams, and to the other consoles' (replica-bus.ts). */
 export function publishEvent(event: Omit<LiveEvent, 'at'> & { at?: number }): void {
-  getEventHub().publish({ at: Date.now(), ...event });
+  const full: LiveEvent = { at: Date.now(), ...event };
+  getEventHub().publish(full);
+  broadcastEvent(full);
 }
 
 /** A force-release of `resource` starts deleting: call the result when its deletes are done (EventHub.forceReleaseStarted). */
@@ -30,12 +34,17 @@ export function forceReleaseStarted(resource: string): () => void {
 function startSources(emit: (event: LiveEvent) => void, ready: () => void): () => void {
   const runtime = getRuntime();
   setPolledNodes([], {});
-  const stops: Array<() => void> = [startNodeSource(emit)];
+  // Ready when both subscriptions are in place: the masters' notifications and the other consoles' events.
+  let waiting = 2;
+  const oneReady = () => {
+    if (--waiting === 0) ready();
+  };
+  const stops: Array<() => void> = [startNodeSource(emit), startReplicaSource(runtime.clients, emit, oneReady)];
   let polled: { nodes: number[]; reasons: Record<number, string> } = { nodes: [], reasons: {} };
   let stopPolling: () => void = () => undefined;
   stops.push(
     startKeyspaceSource({
-      onReady: ready,
+      onReady: oneReady,
       clients: runtime.clients,
       keyPrefix: runtime.keyPrefix,
       manageConfig: runtime.mode === 'sandbox',
