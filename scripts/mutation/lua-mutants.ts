@@ -157,9 +157,11 @@ function main() {
       if (todo.length > 0 && ran < limit) {
         const failed = control(runStage);
         if (failed) {
-          // Its mutants cannot be judged against tests that fail without them: say so, go on.
+          // Its mutants cannot be judged against tests that fail without them: say so, keep the
+          // failing run's output (reports/lua-control-<script>.log), go on.
+          cpSync(join(root, 'reports', 'lua-mutants-last.log'), join(root, 'reports', `lua-control-${file}.log`));
           console.error(
-            `${file}: the ${failed.stage} stage failed unmutated three times (${failed.outcome.status}: ${failed.outcome.killedBy ?? ''}); its mutants are not judged`,
+            `${file}: the ${failed.stage} stage failed unmutated three times (${failed.outcome.status}: ${failed.outcome.killedBy ?? ''}); its mutants are not judged (output: reports/lua-control-${file}.log)`,
           );
           unjudged.push(file);
           continue;
