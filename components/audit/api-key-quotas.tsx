@@ -23,8 +23,8 @@ function refusals(k: ApiKeyUsage): string {
 
 /**
  * Each API key's use of the lock service against its quotas (REDLOCK_API_KEY_QUOTAS):
- * locks held, acquires waiting, the acquire rate, and the acquires refused with 429, as counted by
- * the console process that answered (each process of N counts its own).
+ * locks held, acquires waiting, the acquire rate, and the acquires refused with 429, summed over
+ * every console on the same masters (or this one's own when it could not read them: `scope`).
  */
 export function ApiKeyQuotas() {
   const { data, error, isPending } = useQuery(apiKeyUsageQuery());
@@ -37,7 +37,9 @@ export function ApiKeyQuotas() {
             API keys
           </h2>
           <p className={styles.subtitle}>
-            Each key&apos;s use of the lock service against its quotas in this console process; past one, its acquires get 429.
+            {data?.scope === 'process'
+              ? 'Each key’s use of the lock service in this console only (the masters did not answer for the other consoles’ use); past a quota, its acquires get 429.'
+              : 'Each key’s use of the lock service against its quotas, through every console on these masters; past one, its acquires get 429.'}
           </p>
         </div>
       </div>

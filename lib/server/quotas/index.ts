@@ -4,18 +4,33 @@ import { getAuth } from '../auth';
 import { metrics } from '../metrics';
 import { KeyQuotas, QUOTA_NAMES } from './key-quotas';
 import { quotaSettings } from './settings';
+import { SharedUsage } from './shared-usage';
 
 export { QUOTA_NAMES, type KeyUsage, type QuotaName } from './key-quotas';
 export { quotaSettings, QUOTA_DEFAULTS, type KeyQuota } from './settings';
 
 const KEY = Symbol.for('redlock-console.key-quotas');
+type Holder = { [KEY]?: { quotas: KeyQuotas; shared: SharedUsage } };
 
-/** The API keys' quotas of this console process (REDLOCK_API_KEY_QUOTAS, read once). */
+function shared(): { quotas: KeyQuotas; shared: SharedUsage } {
+  const holder = globalThis as Holder;
+  if (!holder[KEY]) {
+    const quotas = new KeyQuotas(quotaSettings(process.env.REDLOCK_API_KEY_QUOTAS), (key, quota) =>
+      metrics().apiKeyQuotaRefusals.inc({ key, quota }),
+    );
+    const sharing = new SharedUsage(quotas);
+    sharing.start();
+    holder[KEY] = { quotas, shared: sharing };
+  }
+  return holder[KEY];
+}
+
+/**
+ * The API keys' quotas (REDLOCK_API_KEY_QUOTAS, read once), shared with every console process on
+ * the same masters (shared-usage.ts): the first call starts the exchange.
+ */
 export function keyQuotas(): KeyQuotas {
-  const holder = globalThis as { [KEY]?: KeyQuotas };
-  return (holder[KEY] ??= new KeyQuotas(quotaSettings(process.env.REDLOCK_API_KEY_QUOTAS), (key, quota) =>
-    metrics().apiKeyQuotaRefusals.inc({ key, quota }),
-  ));
+  return shared().quotas;
 }
 
 /** For a Prometheus scrape: each API key's use now. */
@@ -28,13 +43,19 @@ export function refreshQuotaMetrics(): void {
   }
 }
 
-/** Every configured API key's use against its quotas (a key not used yet at zero), for GET /api/api-keys. */
+/**
+ * Every configured API key's use against its quotas (a key not used yet at zero), for GET
+ * /api/api-keys: every console's use as the masters have it now (`shared`), or this process's
+ * own when the masters were not read within REPORT_FRESH_MS (`process`).
+ */
 export async function apiKeyUsage(): Promise<ApiKeyUsageResponse> {
-  const quotas = keyQuotas();
-  const used = new Map(quotas.usage().map((u) => [u.key, u]));
+  const { quotas, shared: sharing } = shared();
+  await sharing.syncNow();
+  const scope = sharing.fresh ? 'shared' : 'process';
+  const used = new Map(quotas.usage(Date.now(), scope).map((u) => [u.key, u]));
   const names = [...new Set([...(await getAuth()).accounts.apiKeyNames(), ...used.keys()])].sort();
   return {
-    scope: 'process',
+    scope,
     keys: names.map((name) => {
       const use = used.get(name) ?? quotas.idle(name);
       return { name, held: use.held, waiting: use.waiting, quota: { ...use.quota }, refused: use.refused };

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { API_KEY_QUOTA_NAMES } from '../../api/api-keys';
 import { HttpError } from '../http/errors';
 import type { KeyQuota, QuotaSettings } from './settings';
@@ -15,6 +16,44 @@ export interface KeyUsage {
   refused: Record<QuotaName, number>;
 }
 
+/** What this process reports of one key to the other console processes (shared-usage.ts). */
+export interface KeyReport {
+  held: number;
+  /** When the last of those grants' leases ends (ms): they count until then, reported or not. */
+  heldUntil: number;
+  waiting: number;
+  /** Acquires admitted since this process started (the others take the difference from their buckets). */
+  admitted: number;
+  refused: Record<QuotaName, number>;
+}
+
+/**
+ * A release (`until` 0) or an extension of a token this process did not grant (another console
+ * did): reported, so that the console that counts the grant gives its room back or moves its end.
+ * The token's digest only: the masters never see a token through this.
+ */
+export interface ForeignChange {
+  token: string;
+  until: number;
+  at: number;
+}
+
+/** How long a foreign change is reported (the granting console reads it within a sync or two). */
+const FOREIGN_KEEP_MS = 5_000;
+const FOREIGN_MAX = 2_000;
+
+/** The digest a token is known by between the consoles. */
+export function tokenDigest(token: string): string {
+  return createHash('sha256').update(token).digest('base64url').slice(0, 22);
+}
+
+/** The other processes' use of one key, as last read from the masters. */
+export interface OthersUsage {
+  held: number;
+  waiting: number;
+  refused: Record<QuotaName, number>;
+}
+
 interface KeyState {
   quota: KeyQuota;
   /** Grants still counted: token → lease end (ms) and how many resources. */
@@ -26,23 +65,36 @@ interface KeyState {
   waiting: number;
   tokens: number;
   refilledAt: number;
+  admitted: number;
   refused: Record<QuotaName, number>;
 }
 
+const NO_REFUSALS = (): Record<QuotaName, number> => ({ 'locks-held': 0, 'acquire-rate': 0, waiting: 0 });
+const NOBODY_ELSE: OthersUsage = Object.freeze({ held: 0, waiting: 0, refused: NO_REFUSALS() });
+
 /**
- * Per API key quotas of the lock service, in this console process (N console processes behind a
- * balancer each allow the quota: set it to the share of one). An acquire is admitted or refused
- * whole before it touches the masters, nothing spent on a refusal: 429, `Retry-After`, and
- * `details: { quota, limit }`.
+ * Per API key quotas of the lock service, shared by the console processes on one set of masters.
+ * An acquire is admitted or refused whole before it touches the masters, nothing spent on a
+ * refusal: 429, `Retry-After`, and `details: { quota, limit }`.
  *
  * Locks held are counted from the grants this process made, by lease end: a client that never
  * releases gets its room back when the lease ends; a release or a force-release by token gives it
- * back at once, an extension moves the lease end. A grant made through another console process is
- * not counted here.
+ * back at once, an extension moves the lease end. The other processes' use comes from the masters
+ * (shared-usage.ts, `shareWith`): their locks held and acquires waiting count against the same
+ * quota, and their admitted acquires are taken from this process's bucket, so the quota is the
+ * sum's. The admission itself stays here, without a round trip per acquire: two processes can
+ * overshoot by what each admits within one sync of the other (SYNC_MS), never more.
  */
 export class KeyQuotas {
   private readonly keys = new Map<string, KeyState>();
   private readonly owners = new Map<string, string>();
+  private others = new Map<string, OthersUsage>();
+  /** Grants of this process by token digest (foreign changes name them so). */
+  private readonly byDigest = new Map<string, string>();
+  /** Releases and extensions done here of tokens granted elsewhere, by digest, for the report. */
+  private readonly foreign = new Map<string, ForeignChange>();
+  /** Called when this process's use changed (the sync sends it soon). */
+  onChange: () => void = () => undefined;
 
   constructor(
     private readonly settings: QuotaSettings,
@@ -56,9 +108,11 @@ export class KeyQuotas {
    */
   admit(key: string, resources: number, waits: boolean, now = Date.now()): { end: () => void } {
     const s = this.state(key, now);
-    if (waits && s.waiting >= s.quota.waiting) throw this.refuse(key, s, 'waiting', s.quota.waiting, 1, 'acquires waiting at once');
-    if (s.held + s.pending + resources > s.quota.held) this.prune(s, now);
-    if (s.held + s.pending + resources > s.quota.held) {
+    const others = this.others.get(key) ?? NOBODY_ELSE;
+    if (waits && s.waiting + others.waiting >= s.quota.waiting)
+      throw this.refuse(key, s, 'waiting', s.quota.waiting, 1, 'acquires waiting at once');
+    if (s.held + s.pending + others.held + resources > s.quota.held) this.prune(s, now);
+    if (s.held + s.pending + others.held + resources > s.quota.held) {
       const soonest = Math.min(...[...s.grants.values()].map((g) => g.until), now + 1_000);
       throw this.refuse(key, s, 'locks-held', s.quota.held, Math.ceil((soonest - now) / 1000), 'locks held at once');
     }
@@ -66,8 +120,10 @@ export class KeyQuotas {
     if (s.tokens < 1)
       throw this.refuse(key, s, 'acquire-rate', s.quota.rate, Math.ceil((1 - s.tokens) / s.quota.rate), 'acquires a second');
     s.tokens -= 1;
+    s.admitted++;
     s.pending += resources;
     if (waits) s.waiting++;
+    this.onChange();
     let ended = false;
     return {
       end: () => {
@@ -75,8 +131,36 @@ export class KeyQuotas {
         ended = true;
         s.pending -= resources;
         if (waits) s.waiting--;
+        this.onChange();
       },
     };
+  }
+
+  /**
+   * The other processes' use, as just read from the masters: `others` by key, and how many
+   * acquires each key had admitted elsewhere since the last reading (taken from this bucket).
+   */
+  shareWith(others: ReadonlyMap<string, OthersUsage>, admittedElsewhere: ReadonlyMap<string, number>, now = Date.now()): void {
+    this.others = new Map(others);
+    for (const [key, n] of admittedElsewhere) {
+      if (n <= 0) continue;
+      const s = this.state(key, now);
+      this.refill(s, now);
+      // Never below one burst's debt: a long-stale reading must not lock a key out for minutes.
+      s.tokens = Math.max(-s.quota.burst, s.tokens - n);
+    }
+  }
+
+  /** This process's own use of every key it has seen, for the other processes. */
+  report(now = Date.now()): Record<string, KeyReport> {
+    const out: Record<string, KeyReport> = {};
+    for (const [key, s] of this.keys) {
+      this.prune(s, now);
+      let heldUntil = 0;
+      for (const g of s.grants.values()) heldUntil = Math.max(heldUntil, g.until);
+      out[key] = { held: s.held + s.pending, heldUntil, waiting: s.waiting, admitted: s.admitted, refused: { ...s.refused } };
+    }
+    return out;
   }
 
   granted(key: string, token: string, resources: number, until: number): void {
@@ -85,11 +169,41 @@ export class KeyQuotas {
     s.grants.set(token, { until, n: resources });
     s.held += resources;
     this.owners.set(token, key);
+    this.byDigest.set(tokenDigest(token), token);
+    this.onChange();
   }
 
   extended(token: string, until: number): void {
     const grant = this.grantOf(token);
     if (grant) grant.until = until;
+    else this.noteForeign(token, until);
+  }
+
+  /** Releases and extensions (by another console) of the grants this one counts, as the others reported them. */
+  applyForeign(changes: Iterable<ForeignChange>): void {
+    for (const c of changes) {
+      const token = this.byDigest.get(c.token);
+      if (token === undefined) continue;
+      if (c.until === 0) this.released(token);
+      else {
+        const grant = this.grantOf(token);
+        if (grant && c.until > grant.until) grant.until = c.until;
+      }
+    }
+  }
+
+  /** What this process did to other consoles' grants lately (FOREIGN_KEEP_MS). */
+  foreignChanges(now = Date.now()): ForeignChange[] {
+    for (const [digest, c] of this.foreign) if (now - c.at > FOREIGN_KEEP_MS) this.foreign.delete(digest);
+    return [...this.foreign.values()];
+  }
+
+  private noteForeign(token: string, until: number): void {
+    const digest = tokenDigest(token);
+    this.foreign.delete(digest);
+    if (this.foreign.size >= FOREIGN_MAX) this.foreign.delete(this.foreign.keys().next().value!);
+    this.foreign.set(digest, { token: digest, until, at: Date.now() });
+    this.onChange();
   }
 
   /** A release or a force-release of `token`: its room comes back now. */
@@ -97,17 +211,36 @@ export class KeyQuotas {
     const key = this.owners.get(token);
     const s = key === undefined ? undefined : this.keys.get(key);
     const grant = s?.grants.get(token);
-    if (!s || !grant) return;
+    if (!s || !grant) {
+      if (key === undefined) this.noteForeign(token, 0);
+      return;
+    }
     s.grants.delete(token);
     s.held -= grant.n;
     this.owners.delete(token);
+    this.byDigest.delete(tokenDigest(token));
+    this.onChange();
   }
 
-  usage(now = Date.now()): KeyUsage[] {
-    return [...this.keys.entries()].map(([key, s]) => {
-      this.prune(s, now);
-      return { key, held: s.held, waiting: s.waiting, quota: s.quota, refused: { ...s.refused } };
+  /**
+   * Every key's use: this process's own (`scope: 'process'`, the metrics: each process reports its
+   * own, summed by the dashboard), or with the other processes' added (`'shared'`, GET /api/api-keys).
+   */
+  usage(now = Date.now(), scope: 'process' | 'shared' = 'process'): KeyUsage[] {
+    const names = scope === 'shared' ? new Set([...this.keys.keys(), ...this.others.keys()]) : new Set(this.keys.keys());
+    return [...names].map((key) => {
+      const s = this.keys.get(key);
+      if (s) this.prune(s, now);
+      const own = s ? { held: s.held, waiting: s.waiting, refused: s.refused } : { held: 0, waiting: 0, refused: NO_REFUSALS() };
+      const o = scope === 'shared' ? (this.others.get(key) ?? NOBODY_ELSE) : NOBODY_ELSE;
+      const refused = NO_REFUSALS();
+      for (const q of QUOTA_NAMES) refused[q] = own.refused[q] + o.refused[q];
+      return { key, held: own.held + o.held, waiting: own.waiting + o.waiting, quota: s?.quota ?? this.quotaOf(key), refused };
     });
+  }
+
+  private quotaOf(key: string): KeyQuota {
+    return this.settings.byKey.get(key) ?? this.settings.fallback;
   }
 
   /** A key not used yet: nothing held, its quota. */
@@ -116,8 +249,8 @@ export class KeyQuotas {
       key,
       held: 0,
       waiting: 0,
-      quota: this.settings.byKey.get(key) ?? this.settings.fallback,
-      refused: { 'locks-held': 0, 'acquire-rate': 0, waiting: 0 },
+      quota: this.quotaOf(key),
+      refused: NO_REFUSALS(),
     };
   }
 
@@ -138,7 +271,8 @@ export class KeyQuotas {
         waiting: 0,
         tokens: quota.burst,
         refilledAt: now,
-        refused: { 'locks-held': 0, 'acquire-rate': 0, waiting: 0 },
+        admitted: 0,
+        refused: NO_REFUSALS(),
       };
       this.keys.set(key, s);
     }
@@ -151,6 +285,7 @@ export class KeyQuotas {
       s.grants.delete(token);
       s.held -= grant.n;
       this.owners.delete(token);
+      this.byDigest.delete(tokenDigest(token));
     }
   }
 
@@ -161,6 +296,7 @@ export class KeyQuotas {
 
   private refuse(key: string, s: KeyState, quota: QuotaName, limit: number, waitS: number, what: string): HttpError {
     s.refused[quota]++;
+    this.onChange();
     this.onRefusal(key, quota);
     const retry = Math.max(1, waitS);
     return new HttpError(

@@ -1,0 +1,47 @@
+import { describe, expect, it } from 'vitest';
+import { KeyQuotas, tokenDigest } from '../../lib/server/quotas/key-quotas';
+import { quotaSettings } from '../../lib/server/quotas/settings';
+
+/**
+ * The quota arithmetic two console processes share (key-quotas.ts; the exchange over the masters
+ * is quotas/shared-usage.ts, tested with two real processes in replicas-state.test.ts): what one
+ * reports, the other counts against the same quota.
+ */
+const NONE = { 'locks-held': 0, 'acquire-rate': 0, waiting: 0 };
+
+describe('KeyQuotas shared between processes', () => {
+  it("counts the other processes' locks held and acquires waiting against the quota", () => {
+    const q = new KeyQuotas(quotaSettings('k:held=3,waiting=1'));
+    q.shareWith(new Map([['k', { held: 2, waiting: 1, refused: NONE }]]), new Map());
+    expect(() => q.admit('k', 2, false)).toThrow(/3 locks held/);
+    expect(() => q.admit('k', 1, true)).toThrow(/1 acquires waiting/);
+    q.admit('k', 1, false).end();
+    expect(q.usage(Date.now(), 'shared')[0]).toMatchObject({ key: 'k', held: 2, waiting: 1 });
+    expect(q.usage(Date.now(), 'process')[0]).toMatchObject({ key: 'k', held: 0, waiting: 0 });
+  });
+
+  it("takes the acquires the others admitted from this process's bucket", () => {
+    const q = new KeyQuotas(quotaSettings('k:rate=1,burst=3'));
+    q.admit('k', 1, false, 0).end();
+    q.shareWith(new Map(), new Map([['k', 2]]), 0);
+    expect(() => q.admit('k', 1, false, 0)).toThrow(/1 acquires a second/);
+  });
+
+  it('reports what it holds, and gives the room back when another process released or extended its grant', () => {
+    const a = new KeyQuotas(quotaSettings('k:held=5'));
+    const b = new KeyQuotas(quotaSettings('k:held=5'));
+    const now = Date.now();
+    a.admit('k', 2, false).end();
+    a.granted('k', 'tok-1', 2, now + 10_000);
+    expect(a.report(now).k).toMatchObject({ held: 2, heldUntil: now + 10_000, admitted: 1 });
+    // Extended, then released, through B (which never granted it): reported by digest, applied by A.
+    b.extended('tok-1', now + 20_000);
+    a.applyForeign(b.foreignChanges());
+    expect(a.report(now).k!.heldUntil).toBe(now + 20_000);
+    b.released('tok-1');
+    expect(b.foreignChanges().map((c) => c.token)).toEqual([tokenDigest('tok-1')]);
+    expect(JSON.stringify(b.foreignChanges())).not.toContain('tok-1');
+    a.applyForeign(b.foreignChanges());
+    expect(a.report(now).k!.held).toBe(0);
+  });
+});
