@@ -153,7 +153,7 @@ function main() {
       const runStage = (stage: Stage) =>
         stage === 'quick'
           ? runTests(sandbox, tests.quick, tests.quickName ?? FULL_NAME, timeoutMs)
-          : runTests(sandbox, tests.full, FULL_NAME, timeoutMs);
+          : runTests(sandbox, tests.full, tests.fullName ?? FULL_NAME, timeoutMs);
       if (todo.length > 0 && ran < limit) {
         const failed = control(runStage);
         if (failed) {

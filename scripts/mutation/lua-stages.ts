@@ -50,7 +50,7 @@ const sha = (s: string) => createHash('sha1').update(s).digest('hex');
  */
 export function stageHashes(set: LuaTestSet, read: (test: string) => string): { readonly quick: string; readonly full: string } {
   const of = (tests: readonly string[], name: string) => sha([name, ...tests.flatMap((t) => [t, read(t)])].join('\0'));
-  return { quick: of(set.quick, set.quickName ?? FULL_NAME), full: of(set.full, FULL_NAME) };
+  return { quick: of(set.quick, set.quickName ?? FULL_NAME), full: of(set.full, set.fullName ?? FULL_NAME) };
 }
 
 /** The cache key of one mutant's result. */

@@ -16,6 +16,8 @@ export interface LuaTestSet {
   /** A test-name pattern for the quick stage (vitest -t): the fast tests of slow files. */
   readonly quickName?: string;
   readonly full: readonly string[];
+  /** A test-name pattern for the full stage; FULL_NAME when not given. */
+  readonly fullName?: string;
 }
 
 /**
@@ -36,6 +38,15 @@ const SLOW_CHECK_TESTS = [
   ...SLOW_UNDER_LOAD,
 ];
 const notSlow = `^(?!.*(?:${SLOW_CHECK_TESTS.join('|')}))`;
+
+/**
+ * A redlock-core test whose 200 ms bound on a key's remaining ttl fails unmutated at a load of 15–18
+ * (three control runs of probe.lua in a row, 2026-11-29: pttl 1761 for > 1800). It tests acquire,
+ * not probe.lua, so probe.lua's stages leave it out; the other scripts' lists keep it (their
+ * cached results stand).
+ */
+const TTL_UNDER_LOAD = 'acquire sets the token on every node with the ttl';
+const without = (names: readonly string[]) => `^(?!.*(?:${names.join('|')}))`;
 
 export const LUA_TESTS: Readonly<Record<string, LuaTestSet>> = {
   'acquire.lua': { quick: ['redlock-batches', 'redlock-core'], full: ['redlock-batches', 'redlock-core', 'redlock-contract'] },
@@ -82,7 +93,8 @@ export const LUA_TESTS: Readonly<Record<string, LuaTestSet>> = {
   },
   'probe.lua': {
     quick: ['redlock-probe-mutants', 'redlock-quarantine', 'redlock-core', 'redlock-fast-path', 'redlock-restarts', 'redlock-rollback'],
-    quickName: notSlow,
+    quickName: without([...SLOW_CHECK_TESTS, TTL_UNDER_LOAD]),
+    fullName: without([...SLOW_UNDER_LOAD, TTL_UNDER_LOAD]),
     full: [
       'redlock-probe-mutants',
       'redlock-quarantine',
