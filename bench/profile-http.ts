@@ -1,16 +1,17 @@
 /**
- * Where a lock-service pair's time goes over HTTP: the console (built, production server) on five
- * local masters, N clients of one kind taking fenced acquire + release pairs, and a V8 CPU profile of
- * the console's HTTP server over exactly the measured window (cpu-profile-preload.mjs), summarised
- * by area (harness/cpu-profile.ts). Not part of npm test.
+ * Where a lock-service pair's time goes over HTTP: the lock service as its own process
+ * (scripts/lock-service-server.ts, production mode) on five local masters, N clients of one kind
+ * taking fenced acquire + release pairs, and a V8 CPU profile of that process over exactly the
+ * measured window (cpu-profile-preload.mjs), summarised by area (harness/cpu-profile.ts). Not part
+ * of npm test. `--lean off` starts it with REDLOCK_LEAN_HTTP=off (Node's parser reads every request).
  *
- *   node --import tsx bench/profile-http.ts [--clients 1] [--kind fetch|node-http|curl|lean] [--seconds 8]
+ *   node --import tsx bench/profile-http.ts [--clients 1] [--kind fetch|node-http|curl|lean] [--seconds 8] [--lean on|off]
  */
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { BenchCluster } from './harness/cluster';
-import { lockServicePid, startConsole, stopConsole } from './harness/console';
+import { serviceDataDir, startServiceProcess, stopServiceProcess } from './harness/lock-service';
 import { summariseProfile, type CpuProfile } from './harness/cpu-profile';
 import { CLIENT_KINDS, CLIENT_LABELS, openClientRow, type ClientKind } from './harness/http-clients';
 import { pairLoops } from './harness/pair-loops';
@@ -28,6 +29,8 @@ function option(name: string, fallback: string): string {
 const clients = Number(option('clients', '1'));
 const kind = option('kind', 'fetch') as ClientKind;
 const seconds = Number(option('seconds', '8'));
+const leanReader = option('lean', 'on');
+if (leanReader !== 'on' && leanReader !== 'off') throw new Error('--lean takes on or off');
 if (!CLIENT_KINDS.includes(kind)) throw new Error(`--kind takes ${CLIENT_KINDS.join(', ')}`);
 if (!(clients >= 1 && clients <= 256) || !(seconds > 0 && seconds <= 120)) throw new Error('--clients 1…256, --seconds 1…120');
 const log = (line: string) => console.error(`[profile ${new Date().toISOString().slice(11, 19)}] ${line}`);
@@ -48,15 +51,17 @@ async function main(): Promise<void> {
   const cluster = await BenchCluster.start(SCRATCH_DIR);
   const profileDir = mkdtempSync(join(SCRATCH_DIR, 'profile-'));
   const preload = pathToFileURL(join(import.meta.dirname, 'harness', 'cpu-profile-preload.mjs')).href;
+  const data = serviceDataDir();
   try {
-    const console_ = await startConsole(cluster.urls, log, {
+    log(`starting the lock service (lean reader ${leanReader})`);
+    const service = await startServiceProcess(cluster.urls, data.dir, {
       NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --import=${preload}`.trim(),
       BENCH_CPU_PROFILE_DIR: profileDir,
+      REDLOCK_LEAN_HTTP: leanReader,
     });
     try {
-      const pid = lockServicePid(console_);
-      if (pid === null) throw new Error('the console server process was not found under /proc');
-      const base = new URL(console_.service);
+      const pid = service.pid;
+      const base = new URL(service.base);
       const row = openClientRow(kind, base, AUTH, clients);
       try {
         await pairLoops(clients, 2_000, servicePair(row.posters, 'profile-warm'));
@@ -75,7 +80,9 @@ async function main(): Promise<void> {
         const cpuPerPair = cpuMicrosPerPair(cpu0, cpu1, r.pairs);
         const busyUs = summary.areas.filter((a) => !a.area.startsWith('idle')).reduce((s, a) => s + a.us, 0);
         const perPair = (us: number) => (us / Math.max(1, r.pairs)).toFixed(0);
-        console.log(`${CLIENT_LABELS[kind]}, ${clients} client(s), ${seconds} s, fenced pairs: ${r.pairs} (${r.failed} failed)`);
+        console.log(
+          `${CLIENT_LABELS[kind]}, ${clients} client(s), lean reader ${leanReader}, ${seconds} s, fenced pairs: ${r.pairs} (${r.failed} failed)`,
+        );
         console.log(
           `pairs/s ${((r.pairs / seconds) | 0).toString()}, p50 per pair ${p50.toFixed(2)} ms, server CPU per pair (/proc) ${cpuPerPair.toFixed(0)} µs`,
         );
@@ -93,10 +100,11 @@ async function main(): Promise<void> {
         row.close();
       }
     } finally {
-      await stopConsole(console_);
+      await stopServiceProcess(service);
     }
   } finally {
     await cluster.stop();
+    data.remove();
   }
 }
 

@@ -4,7 +4,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from '../../lib/cluster';
 import { MAX_TTL_MS, OUR_PREFIX } from './cluster';
-import { findDescendant } from './process-cpu';
 import { sleep } from './util';
 
 /**
@@ -29,7 +28,7 @@ export interface Console {
  * The bench's API key may make far more acquires a second than the default quota (2,000): the
  * quota is still checked on every acquire (its cost is measured), it just never refuses one.
  */
-const BENCH_QUOTA = 'bench:rate=1000000,burst=2000000';
+export const BENCH_QUOTA = 'bench:rate=1000000,burst=2000000';
 
 /** `extraEnv`: more environment for the console (e.g. NODE_OPTIONS with --cpu-prof for a profile). */
 export async function startConsole(
@@ -78,14 +77,6 @@ export async function startConsole(
   }
   child.kill('SIGKILL');
   throw new Error('the console did not answer /api/health within 300 s');
-}
-
-/**
- * The pid of the lock service's process (scripts/lock-service-server.ts), a child of the supervisor
- * the bench starts; null where /proc does not say.
- */
-export function lockServicePid(c: Console): number | null {
-  return c.child.pid === undefined ? null : findDescendant(c.child.pid, 'lock-service-server');
 }
 
 export async function stopConsole(c: Console): Promise<void> {

@@ -15,19 +15,25 @@ import { describeError, sleep } from '../harness/util';
  * The lock service with the HTTP clients programs use (fetch, node:http keep-alive, curl-like: a
  * connection per request), at 1 and 32 clients, against two peers with the same client in the same
  * run: etcd's own lock API (one member, v3 lock/unlock over its HTTP gateway on session leases) and
- * Node's bare-HTTP floor (two fixed-body requests on a bare node:http server: bare-http.ts). Per
- * cell: pairs/s, p50 per pair, the server process's CPU per pair (/proc/<pid>/stat over the cell)
- * and the bench client's. The targets and the servers take turns in a new random order in every
- * cell, so load moving on the shared machine biases none of them.
+ * Node's bare-HTTP floor (two fixed-body requests on a bare node:http server: bare-http.ts). The
+ * lock service three ways: one process with the lean reader (the default), one with
+ * REDLOCK_LEAN_HTTP=off (Node's parser reads every request: the A/B issue 43 asks for), and two
+ * processes at 32 clients, the clients split evenly across their two ports (no balancer: its CPU
+ * would be neither's, and HAProxy's own cost is not the service's), their CPU summed. Per cell:
+ * pairs/s, p50 per pair, the server processes' CPU per pair (/proc/<pid>/stat over the cell) and
+ * the bench client's. The targets take turns in a new random order in every cell, so load moving
+ * on the shared machine biases none of them.
  */
 export const KINDS = ['fetch', 'node-http', 'curl'] as const;
 export const COUNTS = [1, 32] as const;
-export const TARGETS = ['service', 'etcd', 'floor'] as const;
+export const TARGETS = ['service', 'service-plain', 'service-x2', 'etcd', 'floor'] as const;
 type Kind = (typeof KINDS)[number];
 type Target = (typeof TARGETS)[number];
 
 export const TARGET_LABELS: Readonly<Record<Target, string>> = {
   service: 'lock service',
+  'service-plain': 'lock service, lean reader off',
+  'service-x2': 'two lock-service processes',
   etcd: 'etcd lock API',
   floor: 'bare node:http floor',
 };
@@ -47,11 +53,16 @@ interface Cell {
   failed: number;
 }
 
-/** How a target is driven: its address, its server process, a row's setup and teardown, one pair. */
+/** Targets measured at one client count only (two processes need clients to split). */
+const ONLY_AT: Partial<Record<Target, number>> = { 'service-x2': 32 };
+const SERVICE_TARGETS: readonly Target[] = ['service', 'service-plain', 'service-x2'];
+
+/** How a target is driven: its addresses (clients split evenly across them), its server processes, a row's setup and teardown, one pair. */
 interface Driver {
-  base: URL;
+  bases: URL[];
   headers: Record<string, string>;
-  pid: number | null;
+  /** The server processes whose CPU is summed per cell; empty when /proc does not say. */
+  pids: number[];
   /** CPU seconds of the servers behind it (the lock service's masters), if any. */
   backendCpu?: () => Promise<number>;
   prepare(posters: readonly Poster[]): Promise<string[]>;
@@ -73,12 +84,12 @@ export function servicePair(posters: readonly Poster[], tag: string): (loop: num
   };
 }
 
-function httpDriver(base: string, pid: number | null, backendCpu?: () => Promise<number>): Driver {
+function httpDriver(bases: readonly string[], pids: readonly (number | null)[], backendCpu?: () => Promise<number>): Driver {
   return {
     ...(backendCpu ? { backendCpu } : {}),
-    base: new URL(base),
+    bases: bases.map((b) => new URL(b)),
     headers: AUTH,
-    pid,
+    pids: pids.every((p) => p !== null) ? (pids as number[]) : [],
     prepare: () => Promise.resolve([]),
     pair: (posters, _state, tag) => servicePair(posters, tag),
     finish: () => Promise.resolve(),
@@ -87,9 +98,9 @@ function httpDriver(base: string, pid: number | null, backendCpu?: () => Promise
 
 function etcdDriver(m: EtcdMember): Driver {
   return {
-    base: m.base,
+    bases: [m.base],
     headers: {},
-    pid: m.child.pid ?? null,
+    pids: m.child.pid === undefined ? [] : [m.child.pid],
     prepare: (posters) => Promise.all(posters.map((p) => grantLease(p))),
     pair: (posters, leases, tag) => (loop) => etcdPair(posters[loop]!, `kind-${tag}-${loop}`, leases[loop]!),
     finish: async (posters, leases) => {
@@ -128,17 +139,36 @@ interface Measured {
   failed: number;
 }
 
+/** CPU seconds of all `pids` summed, null when one is gone (or there are none). */
+function cpuOf(pids: readonly number[]): number | null {
+  let total = 0;
+  for (const pid of pids) {
+    const s = processCpuSeconds(pid);
+    if (s === null) return null;
+    total += s;
+  }
+  return pids.length > 0 ? total : null;
+}
+
+/** `count` clients of one kind split evenly across the driver's addresses (loop i on address i mod n). */
+function openClients(driver: Driver, kind: Kind, count: number): ClientRow {
+  const n = Math.min(driver.bases.length, count);
+  const rows = driver.bases.slice(0, n).map((base, i) => openClientRow(kind, base, driver.headers, Math.ceil((count - i) / n)));
+  const posters = Array.from({ length: count }, (_, loop) => rows[loop % n]!.posters[Math.floor(loop / n)]!);
+  return { posters, close: () => rows.forEach((r) => r.close()) };
+}
+
 async function measureCell(driver: Driver, kind: Kind, count: number, ms: number, tag: string): Promise<Measured> {
-  const clients: ClientRow = openClientRow(kind, driver.base, driver.headers, count);
+  const clients: ClientRow = openClients(driver, kind, count);
   const state = await driver.prepare(clients.posters);
   try {
     const pair = driver.pair(clients.posters, state, tag);
     const backend0 = driver.backendCpu ? await driver.backendCpu() : null;
-    const server0 = driver.pid === null ? null : processCpuSeconds(driver.pid);
+    const server0 = cpuOf(driver.pids);
     const client0 = process.cpuUsage();
     const r = await pairLoops(count, ms, pair);
     const client = process.cpuUsage(client0);
-    const server1 = driver.pid === null ? null : processCpuSeconds(driver.pid);
+    const server1 = cpuOf(driver.pids);
     const backend1 = driver.backendCpu ? await driver.backendCpu() : null;
     return {
       pairsPerSecond: (r.pairs / ms) * 1_000,
@@ -165,11 +195,19 @@ export interface ClientMatrix {
   method: string;
 }
 
-/** The client-kind rows, on the console already running at `consoleBase` (its server process `consolePid`). */
+/** A lock-service process: its address and pid (null where /proc does not say). */
+export interface ServiceEndpoint {
+  base: string;
+  pid: number | null;
+}
+
+/**
+ * The client-kind rows, on the lock-service processes already running: `lean` (the default),
+ * `plain` (REDLOCK_LEAN_HTTP=off) and `second` (a second lean one: with `lean`, the two-process rows).
+ */
 export async function measureClientMatrix(
   ctx: BenchContext,
-  consoleBase: string,
-  consolePid: number | null,
+  services: { lean: ServiceEndpoint; plain: ServiceEndpoint; second: ServiceEndpoint },
   ms: number,
 ): Promise<ClientMatrix> {
   const notes: string[] = [];
@@ -187,11 +225,15 @@ export async function measureClientMatrix(
     return cell;
   };
   try {
+    const masters = () => redisCpuSeconds(ctx.cluster);
+    const { lean, plain, second } = services;
     const drivers: Partial<Record<Target, Driver>> = {
-      service: httpDriver(consoleBase, consolePid, () => redisCpuSeconds(ctx.cluster)),
-      floor: httpDriver(floor.base, floor.child.pid ?? null),
+      service: httpDriver([lean.base], [lean.pid], masters),
+      'service-plain': httpDriver([plain.base], [plain.pid], masters),
+      'service-x2': httpDriver([lean.base, second.base], [lean.pid, second.pid], masters),
+      floor: httpDriver([floor.base], [floor.child.pid ?? null]),
     };
-    await checkServiceExcludes(new URL(consoleBase));
+    for (const s of [lean, plain, second]) await checkServiceExcludes(new URL(s.base));
     if ('missing' in version) notes.push(`etcd rows skipped: ${version.missing}`);
     else {
       try {
@@ -203,22 +245,23 @@ export async function measureClientMatrix(
         notes.push(`etcd rows skipped: ${describeError(err)}`);
       }
     }
-    if (consolePid === null) notes.push('the console server process was not found under /proc: no server CPU rows for the lock service');
+    if ([lean, plain, second].some((s) => s.pid === null))
+      notes.push('a lock-service process was not found under /proc: no server CPU rows for it');
     const present = TARGETS.filter((t) => drivers[t]);
     for (const target of present)
       for (const kind of KINDS) await measureCell(drivers[target]!, kind, 32, 300, `warm-${kind}`).catch(() => undefined);
     for (let run = 1; run <= ctx.options.runs; run++) {
-      // Each server's CPU with no client at all (the console's background work: the lock index,
-      // the history flush, node probes): a pair's CPU at one client carries its share of it.
-      const rest0 = present.map((t) => processCpuSeconds(drivers[t]!.pid ?? -1));
+      // Each server's CPU with no client at all (background work: the lock index, the history
+      // flush, node probes): a pair's CPU at one client carries its share of it.
+      const rest0 = present.map((t) => cpuOf(drivers[t]!.pids));
       await sleep(REST_MS);
       present.forEach((t, i) => {
-        const after = processCpuSeconds(drivers[t]!.pid ?? -1);
+        const after = cpuOf(drivers[t]!.pids);
         atRest.get(t)!.push(rest0[i] === null || after === null ? Number.NaN : ((after - rest0[i]!) * 1e3) / (REST_MS / 1e3));
       });
       for (const kind of KINDS) {
         for (const count of COUNTS) {
-          for (const target of shuffled(present)) {
+          for (const target of shuffled(present.filter((t) => (ONLY_AT[t] ?? count) === count))) {
             const m = await measureCell(drivers[target]!, kind, count, ms, `${kind}-${count}-${run}`);
             const cell = cellOf(kind, count, target);
             cell.pairsPerSecond.push(m.pairsPerSecond);
@@ -242,21 +285,39 @@ export async function measureClientMatrix(
   for (const kind of KINDS) {
     for (const count of COUNTS) {
       const rows: Row[] = [];
-      for (const target of TARGETS) {
+      for (const target of TARGETS.filter((t) => (ONLY_AT[t] ?? count) === count)) {
         const c = get(kind, count, target);
         const failed = c.failed > 0 ? `${c.failed} pairs failed` : undefined;
         const label = TARGET_LABELS[target];
         rows.push(row(`${label}: pairs/s`, 'pairs/s', figure(c.pairsPerSecond), failed));
         rows.push(row(`${label}: p50 per pair`, 'ms', figure(c.p50)));
         rows.push(row(`${label}: server CPU per pair`, 'µs', figure(c.serverCpu)));
-        if (target === 'service') rows.push(row(`${label}: the five masters' CPU per pair`, 'µs', figure(c.mastersCpu)));
+        if (SERVICE_TARGETS.includes(target)) rows.push(row(`${label}: the five masters' CPU per pair`, 'µs', figure(c.mastersCpu)));
         rows.push(row(`${label}: bench client CPU per pair`, 'µs', figure(c.clientCpu)));
       }
       const service = get(kind, count, 'service');
       const cpuRatio = figure(ratios(service.serverCpu, get(kind, count, 'floor').serverCpu));
       const etcdRate = figure(ratios(service.pairsPerSecond, get(kind, count, 'etcd').pairsPerSecond));
       const etcdP50 = figure(ratios(service.p50, get(kind, count, 'etcd').p50));
+      const plain = get(kind, count, 'service-plain');
       rows.push(row('lock service / floor: server CPU per pair', '×', cpuRatio));
+      rows.push(
+        row('lean reader off / floor: server CPU per pair', '×', figure(ratios(plain.serverCpu, get(kind, count, 'floor').serverCpu))),
+      );
+      rows.push(row('lean reader off / on: server CPU per pair', '×', figure(ratios(plain.serverCpu, service.serverCpu))));
+      rows.push(row('lean reader off / on: pairs/s', '×', figure(ratios(plain.pairsPerSecond, service.pairsPerSecond))));
+      if (ONLY_AT['service-x2'] === count) {
+        const two = get(kind, count, 'service-x2');
+        rows.push(
+          row(
+            'two processes / floor: server CPU per pair (both pids)',
+            '×',
+            figure(ratios(two.serverCpu, get(kind, count, 'floor').serverCpu)),
+          ),
+        );
+        rows.push(row('two processes / one: server CPU per pair', '×', figure(ratios(two.serverCpu, service.serverCpu))));
+        rows.push(row('two processes / one: pairs/s', '×', figure(ratios(two.pairsPerSecond, service.pairsPerSecond))));
+      }
       rows.push(row('lock service / etcd: pairs/s', '×', etcdRate));
       rows.push(row('lock service / etcd: p50 per pair', '×', etcdP50));
       sections.push({ title: `${CLIENT_LABELS[kind]}, ${count} client${count === 1 ? '' : 's'}, fenced acquire + release`, rows });
@@ -281,10 +342,12 @@ export async function measureClientMatrix(
     details: { clientKinds: Object.fromEntries(cells), atRest: Object.fromEntries(atRest) },
     method:
       `Then, with the clients programs use (fetch, node:http with a keep-alive Agent, curl-like: a new connection per request), ` +
-      `1 and 32 clients, ${ms / 1_000} s per cell, fenced acquire + release against the lock service, ${etcdLine} ` +
+      `1 and 32 clients, ${ms / 1_000} s per cell, fenced acquire + release against the lock service (one process with the lean reader, ` +
+      `one with REDLOCK_LEAN_HTTP=off, and at 32 clients two lean processes with the clients split evenly across their ports, ` +
+      `no balancer between: HAProxy's CPU is not the service's and would take the same two cores), ${etcdLine} ` +
       `(one member on 127.0.0.1, v3 lock/unlock over its HTTP gateway on a session lease per client) and Node's bare-HTTP floor ` +
       `(a node:http server answering a fixed body: the same two requests per pair), in a new random order per cell; server CPU ` +
-      `per pair from /proc/<pid>/stat of the serving process over the cell (the console's HTTP server, etcd, the floor's server). ` +
+      `per pair from /proc/<pid>/stat of the serving processes over the cell (the lock-service process, or both summed; etcd; the floor's server). ` +
       `Before measuring, each must exclude: a second acquire of a held name is refused (the service) or waits (etcd).`,
   };
 }

@@ -1,6 +1,7 @@
 import { Redlock } from '@redlock-console/redlock';
 import { MAX_TTL_MS, OUR_PREFIX } from '../harness/cluster';
-import { API_KEY, lockServicePid, startConsole, stopConsole } from '../harness/console';
+import { API_KEY } from '../harness/console';
+import { serviceDataDir, startServiceProcess, stopServiceProcess, type ServiceProcess } from '../harness/lock-service';
 import { HttpConnection } from '../harness/http-client';
 import { pick, type BenchContext, type Workload } from '../harness/context';
 import { atLeast, atMost, row, type Section } from '../harness/report';
@@ -11,8 +12,10 @@ import { measureClientMatrix, type ClientMatrix } from './http-service-clients';
 
 /**
  * The HTTP lock service against the lock core it wraps, on the same five masters in the
- * same run. `npm start` runs against the bench's masters, and the bench calls the lock service it
- * starts (scripts/lock-service-server.ts, the data plane) on its own port; the core runs in this process. Each loop takes
+ * same run. The bench starts the lock service as its own process (scripts/lock-service-server.ts,
+ * the data plane `npm start` runs beside the console), three of them on the bench's masters: the
+ * default (lean reader), one with REDLOCK_LEAN_HTTP=off and a second lean one for the two-process
+ * rows; the core runs in this process. Each loop takes
  * a lock and releases it (API key over HTTP/1.1 keep-alive, one connection per loop), fenced (the
  * service's default) and not; the core and HTTP take turns in every run.
  *
@@ -57,8 +60,25 @@ export const httpService: Workload = {
     const { cluster, options } = ctx;
     const ms = pick(options, 2_000, 4_000);
     await cluster.reset();
-    const console_ = await startConsole(cluster.urls, ctx.log);
-    const base = new URL(console_.service);
+    const data = serviceDataDir();
+    const started: ServiceProcess[] = [];
+    const start = async (env: Record<string, string> = {}) => {
+      const s = await startServiceProcess(cluster.urls, data.dir, env);
+      started.push(s);
+      return s;
+    };
+    let lean: ServiceProcess;
+    let plain: ServiceProcess;
+    let second: ServiceProcess;
+    try {
+      ctx.log('http-service: starting three lock-service processes (lean, REDLOCK_LEAN_HTTP=off, a second lean one)');
+      [lean, plain, second] = [await start(), await start({ REDLOCK_LEAN_HTTP: 'off' }), await start()];
+    } catch (err) {
+      await Promise.all(started.map(stopServiceProcess));
+      data.remove();
+      throw err;
+    }
+    const base = new URL(lean.base);
     const core = new Redlock([...cluster.urls], { keyPrefix: OUR_PREFIX, maxTtlMs: MAX_TTL_MS });
     await core.connect();
     type Key = `${'core' | 'http'}-${(typeof MODES)[number]['id']}-${1 | 32}`;
@@ -100,10 +120,11 @@ export const httpService: Workload = {
         ctx.log(`http-service: run ${run}/${options.runs} done`);
         await sleep(200);
       }
-      matrix = await measureClientMatrix(ctx, console_.service, lockServicePid(console_), pick(options, 1_500, 3_000));
+      matrix = await measureClientMatrix(ctx, { lean, plain, second }, pick(options, 1_500, 3_000));
     } finally {
       await core.quit();
-      await stopConsole(console_);
+      await Promise.all(started.map(stopServiceProcess));
+      data.remove();
     }
     const get = (map: Map<Key, number[]>, key: Key) => map.get(key) ?? [];
     const diff = (a: number[], b: number[]) => a.map((x, i) => x - (b[i] ?? 0));
@@ -128,7 +149,7 @@ export const httpService: Workload = {
       id: 'http-service',
       title: '9. The HTTP lock service against the core',
       method:
-        `The lock-service process (scripts/lock-service-server.ts, started by npm start beside the console) on the bench's masters (REDLOCK_NODES) and the lock core in the bench process, on the same masters, taking turns: ` +
+        `The lock-service process (scripts/lock-service-server.ts as npm start runs it beside the console, started by the bench on its masters: REDLOCK_NODES) and the lock core in the bench process, on the same masters, taking turns: ` +
         `${LOOPS} loops and 1 loop of acquire + release for ${ms / 1_000} s each, fenced and not; HTTP with an API key over keep-alive ` +
         `connections (one per loop, bench/harness/http-client.ts), every grant checked for a token and every release for released: true. ` +
         matrix.method,
