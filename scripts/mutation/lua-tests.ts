@@ -47,6 +47,12 @@ const notSlow = `^(?!.*(?:${SLOW_CHECK_TESTS.join('|')}))`;
  */
 const TTL_UNDER_LOAD = 'acquire sets the token on every node with the ttl';
 const without = (names: readonly string[]) => `^(?!.*(?:${names.join('|')}))`;
+/**
+ * redlock-first-run's first test (an acquire right after markNodesClean()) met node timeouts
+ * unmutated at a load of 18 (0 for, 3 timeout; mark-clean.lua's control three times in a row,
+ * 2026-11-29). mark-clean.lua's own test runs the script directly; its full stage leaves that one out.
+ */
+const FIRST_RUN_UNDER_LOAD = 'an acquire before markNodesClean';
 
 export const LUA_TESTS: Readonly<Record<string, LuaTestSet>> = {
   'acquire.lua': { quick: ['redlock-batches', 'redlock-core'], full: ['redlock-batches', 'redlock-core', 'redlock-contract'] },
@@ -117,6 +123,7 @@ export const LUA_TESTS: Readonly<Record<string, LuaTestSet>> = {
   },
   'mark-clean.lua': {
     quick: ['redlock-mark-clean-mutants', 'redlock-core', 'redlock-quarantine'],
+    fullName: without([...SLOW_UNDER_LOAD, FIRST_RUN_UNDER_LOAD]),
     full: [
       'redlock-mark-clean-mutants',
       'redlock-core',
