@@ -145,10 +145,10 @@ export const lockErrorDetailsSchema = z.object({
 export type LockErrorDetails = z.infer<typeof lockErrorDetailsSchema>;
 
 // The core's limits (the core checks them again): a request it would refuse is a 400 here, with the field named.
-const metadataSchema = z
+export const metadataSchema = z
   .record(z.string().min(1).max(LIMITS.maxMetadataKeyChars), z.string().max(LIMITS.maxMetadataValueChars))
   .refine((m) => Object.keys(m).length <= LIMITS.maxMetadataFields, `at most ${LIMITS.maxMetadataFields} metadata fields`);
-const ttlSchema = z.number().int('must be a whole number of milliseconds').positive('must be positive');
+export const ttlSchema = z.number().int('must be a whole number of milliseconds').positive('must be positive');
 
 /** POST /api/locks */
 export const acquireBodySchema = z

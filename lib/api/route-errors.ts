@@ -63,6 +63,37 @@ export const OPERATION_ERRORS: Readonly<Record<string, Partial<Record<ErrorStatu
   },
   // A release answers what every node did (200, released: false included); only bad input fails.
   'POST /api/locks/{resource}/release': { 400: { codes: ['INVALID_ARGUMENT'] } },
+  // Semaphores and read-write locks: the mutex's errors, and a limit (maxReaders) another holder does not share.
+  'POST /api/semaphores': {
+    400: { codes: ['INVALID_ARGUMENT'] },
+    409: { codes: ['LOCK_CONTENDED', 'SEMAPHORE_LIMIT_MISMATCH'] },
+    429: { codes: ['TOO_MANY_REQUESTS'] },
+    503: { codes: ['QUORUM_UNAVAILABLE', 'MAX_TTL_MISMATCH'] },
+  },
+  'POST /api/semaphores/{resource}/extend': {
+    400: { codes: ['INVALID_ARGUMENT'] },
+    409: { codes: ['LOCK_EXPIRED'] },
+    503: { codes: ['QUORUM_UNAVAILABLE', 'MAX_TTL_MISMATCH'] },
+  },
+  'POST /api/semaphores/{resource}/release': { 400: { codes: ['INVALID_ARGUMENT'] } },
+  'POST /api/rwlocks/{resource}/read': {
+    400: { codes: ['INVALID_ARGUMENT'] },
+    409: { codes: ['LOCK_CONTENDED', 'SEMAPHORE_LIMIT_MISMATCH'] },
+    429: { codes: ['TOO_MANY_REQUESTS'] },
+    503: { codes: ['QUORUM_UNAVAILABLE', 'MAX_TTL_MISMATCH'] },
+  },
+  'POST /api/rwlocks/{resource}/write': {
+    400: { codes: ['INVALID_ARGUMENT'] },
+    409: { codes: ['LOCK_CONTENDED', 'SEMAPHORE_LIMIT_MISMATCH'] },
+    429: { codes: ['TOO_MANY_REQUESTS'] },
+    503: { codes: ['QUORUM_UNAVAILABLE', 'MAX_TTL_MISMATCH'] },
+  },
+  'POST /api/rwlocks/{resource}/extend': {
+    400: { codes: ['INVALID_ARGUMENT'] },
+    409: { codes: ['LOCK_EXPIRED'] },
+    503: { codes: ['QUORUM_UNAVAILABLE', 'MAX_TTL_MISMATCH'] },
+  },
+  'POST /api/rwlocks/{resource}/release': { 400: { codes: ['INVALID_ARGUMENT'] } },
   // Written ahead: without the audit entry on a majority, nothing is deleted (force-release.ts).
   // A live holder without `confirmLiveHolder` is refused 409 before anything is written.
   'POST /api/locks/{resource}/force-release': { 409: { codes: ['CONFLICT'] }, 503: { codes: ['UNAVAILABLE'] } },

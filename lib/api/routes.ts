@@ -23,6 +23,15 @@ import {
   releaseResponseSchema,
   resourceParamsSchema,
 } from './locks';
+import { rwAcquireBodySchema, rwExtendBodySchema, rwGrantSchema, rwReleaseBodySchema } from './rwlocks';
+import {
+  permitSchema,
+  semaphoreAcquireBodySchema,
+  slotsExtendBodySchema,
+  slotsExtendResponseSchema,
+  slotsReleaseBodySchema,
+  slotsReleaseResponseSchema,
+} from './semaphores';
 import { nodeActionResponseSchema, nodeActionSchema } from './node-actions';
 import { markCleanBodySchema, markCleanResponseSchema, nodeIdParamsSchema, nodesResponseSchema } from './nodes';
 import {
@@ -45,7 +54,7 @@ export type Access = 'anyone' | 'viewer' | 'operator' | 'client or operator' | '
 /** The groups of the API reference, each with what it is for (the OpenAPI document's tags). */
 export const API_TAGS = {
   'lock service':
-    'Take, extend and release locks over HTTP, from programs in any language: an API key (Authorization: Bearer) or an operator session.',
+    'Take, extend and release locks, semaphore permits and read-write locks over HTTP, from programs in any language: an API key (Authorization: Bearer) or an operator session.',
   locks: 'What every master holds: the lock list across nodes, one lock in detail, its history, and token-safe force-release.',
   nodes: 'The masters: health, clock offset, quarantine, and the actions an operator may take on the local sandbox nodes.',
   auth: 'Signing in and out of the console; sessions live on the masters, so a logout holds across restarts and console processes.',
@@ -203,6 +212,81 @@ export const API_ROUTES: readonly ApiRoute[] = Object.freeze([
     params: resourceParamsSchema,
     body: releaseBodySchema,
     response: releaseResponseSchema,
+  },
+  {
+    method: 'POST',
+    path: '/api/semaphores',
+    tag: 'lock service',
+    access: 'client or operator',
+    summary: 'Acquire permits of a fenced semaphore (at most `limit` holders); waitMs waits for a release',
+    description:
+      "200 with the permit: its token and slots (keep both to extend and release) and a fence per slot; 409 LOCK_CONTENDED when fewer than `permits` slots are free; 409 SEMAPHORE_LIMIT_MISMATCH when a holder was granted under another limit; 503 QUORUM_UNAVAILABLE without a quorum; 429 TOO_MANY_REQUESTS past the API key's quota (a permit of k slots counts k locks held).",
+    body: semaphoreAcquireBodySchema,
+    response: permitSchema,
+  },
+  {
+    method: 'POST',
+    path: '/api/semaphores/{resource}/extend',
+    tag: 'lock service',
+    access: 'client or operator',
+    summary: 'Extend a permit by its token and slots',
+    params: resourceParamsSchema,
+    body: slotsExtendBodySchema,
+    response: slotsExtendResponseSchema,
+  },
+  {
+    method: 'POST',
+    path: '/api/semaphores/{resource}/release',
+    tag: 'lock service',
+    access: 'client or operator',
+    summary: 'Release a permit by its token and slots (compare-and-delete on every master)',
+    params: resourceParamsSchema,
+    body: slotsReleaseBodySchema,
+    response: slotsReleaseResponseSchema,
+  },
+  {
+    method: 'POST',
+    path: '/api/rwlocks/{resource}/read',
+    tag: 'lock service',
+    access: 'client or operator',
+    summary: 'Acquire a read lock (one of maxReaders reader slots); waits while a writer waits',
+    description:
+      '200 with the grant: its token and slot (keep both to extend and release); 409 LOCK_CONTENDED while a writer holds or waits, or every reader slot is taken; 409 SEMAPHORE_LIMIT_MISMATCH when a holder uses another maxReaders; 503 QUORUM_UNAVAILABLE without a quorum; 429 TOO_MANY_REQUESTS past the quota.',
+    params: resourceParamsSchema,
+    body: rwAcquireBodySchema,
+    response: rwGrantSchema,
+  },
+  {
+    method: 'POST',
+    path: '/api/rwlocks/{resource}/write',
+    tag: 'lock service',
+    access: 'client or operator',
+    summary: 'Acquire the write lock (every reader slot at once, fenced); new readers wait while it waits',
+    description:
+      '200 with the grant: its token, slots and fence (strictly increasing across writers); 409 LOCK_CONTENDED while readers or a writer hold; 409 SEMAPHORE_LIMIT_MISMATCH when a holder uses another maxReaders; 503 QUORUM_UNAVAILABLE without a quorum; 429 TOO_MANY_REQUESTS past the quota.',
+    params: resourceParamsSchema,
+    body: rwAcquireBodySchema,
+    response: rwGrantSchema,
+  },
+  {
+    method: 'POST',
+    path: '/api/rwlocks/{resource}/extend',
+    tag: 'lock service',
+    access: 'client or operator',
+    summary: 'Extend a read or write lock by its token and slots',
+    params: resourceParamsSchema,
+    body: rwExtendBodySchema,
+    response: slotsExtendResponseSchema,
+  },
+  {
+    method: 'POST',
+    path: '/api/rwlocks/{resource}/release',
+    tag: 'lock service',
+    access: 'client or operator',
+    summary: 'Release a read or write lock by its token and slots (compare-and-delete on every master)',
+    params: resourceParamsSchema,
+    body: rwReleaseBodySchema,
+    response: slotsReleaseResponseSchema,
   },
   {
     method: 'POST',

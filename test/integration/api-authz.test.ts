@@ -17,6 +17,8 @@ import {
   releaseResponseSchema,
 } from '../../lib/api/locks';
 import { nodeActionResponseSchema } from '../../lib/api/node-actions';
+import { rwGrantSchema } from '../../lib/api/rwlocks';
+import { permitSchema, slotsReleaseResponseSchema } from '../../lib/api/semaphores';
 import { markCleanResponseSchema, nodesResponseSchema } from '../../lib/api/nodes';
 import { runResponseSchema, scenarioListSchema } from '../../lib/api/scenarios';
 import type { Permission } from '../../lib/server/auth/principal';
@@ -131,6 +133,60 @@ const ROUTES: Array<{
     permission: 'lock',
     body: () => ({ token: 'not-held' }),
     reply: releaseResponseSchema,
+  },
+  {
+    method: 'POST',
+    pattern: '/api/semaphores',
+    path: () => '/api/semaphores',
+    permission: 'lock',
+    body: (who) => ({ resource: `authz-sem-${who}`, limit: 4, ttlMs: 2_000 }),
+    reply: permitSchema,
+  },
+  {
+    method: 'POST',
+    pattern: '/api/semaphores/[resource]/extend',
+    path: () => '/api/semaphores/authz-x/extend',
+    permission: 'lock',
+    body: () => ({ token: 'not-held', slots: [0], ttlMs: 1_000 }),
+  },
+  {
+    method: 'POST',
+    pattern: '/api/semaphores/[resource]/release',
+    path: () => '/api/semaphores/authz-x/release',
+    permission: 'lock',
+    body: () => ({ token: 'not-held', slots: [0] }),
+    reply: slotsReleaseResponseSchema,
+  },
+  {
+    method: 'POST',
+    pattern: '/api/rwlocks/[resource]/read',
+    path: () => '/api/rwlocks/authz-read/read',
+    permission: 'lock',
+    body: () => ({ ttlMs: 2_000 }),
+    reply: rwGrantSchema,
+  },
+  {
+    method: 'POST',
+    pattern: '/api/rwlocks/[resource]/write',
+    path: (who) => `/api/rwlocks/authz-write-${who}/write`,
+    permission: 'lock',
+    body: () => ({ ttlMs: 2_000 }),
+    reply: rwGrantSchema,
+  },
+  {
+    method: 'POST',
+    pattern: '/api/rwlocks/[resource]/extend',
+    path: () => '/api/rwlocks/authz-x/extend',
+    permission: 'lock',
+    body: () => ({ token: 'not-held', slots: [0], ttlMs: 1_000 }),
+  },
+  {
+    method: 'POST',
+    pattern: '/api/rwlocks/[resource]/release',
+    path: () => '/api/rwlocks/authz-x/release',
+    permission: 'lock',
+    body: () => ({ token: 'not-held', slots: [0] }),
+    reply: slotsReleaseResponseSchema,
   },
   {
     method: 'POST',
@@ -252,6 +308,8 @@ describe('authorization matrix: every route × every role', () => {
   it('names the lib/api schema of every JSON answer (the routes without one answer a stream, text, or only errors here)', () => {
     expect(ROUTES.filter((r) => !r.reply).map((r) => `${r.method} ${r.pattern}`)).toEqual([
       'POST /api/locks/[resource]/extend', // a token nobody holds: 409, checked against apiErrorSchema
+      'POST /api/semaphores/[resource]/extend', // likewise
+      'POST /api/rwlocks/[resource]/extend', // likewise
       'GET /api/events', // text/event-stream: each event is lib/api/events.ts liveEventSchema
       'GET /api/metrics', // the Prometheus text format (promtool checks it, api-locks.test.ts)
       'POST /api/scenarios/[id]/runs', // an unknown scenario: 400

@@ -52,6 +52,27 @@ describe('routing: only the three lock-service POSTs, everything else to Next.js
     expect(matchLockService('GET', '/api/locks/x/release')).toEqual({ kind: 'wrong-method', method: 'GET' });
   });
 
+  it("matches the semaphore's and the read-write lock's routes the same way, and nothing else under their roots", () => {
+    expect(matchLockService('POST', '/api/semaphores')).toEqual({ kind: 'semaphore-acquire' });
+    expect(matchLockService('POST', '/api/semaphores/a%2Fb/extend?x=1')).toEqual({ kind: 'semaphore-extend', resource: 'a/b' });
+    expect(matchLockService('POST', '/api/semaphores/s/release')).toEqual({ kind: 'semaphore-release', resource: 's' });
+    for (const mode of ['read', 'write', 'extend', 'release'])
+      expect(matchLockService('POST', `/api/rwlocks/doc/${mode}`)).toEqual({ kind: `rw-${mode}`, resource: 'doc' });
+    expect(matchLockService('POST', '/api/rwlocks/%E0%A4%A/read')).toMatchObject({ kind: 'bad-path' });
+    expect(matchLockService('GET', '/api/rwlocks/doc/read')).toEqual({ kind: 'wrong-method', method: 'GET' });
+    for (const [method, url] of [
+      ['GET', '/api/semaphores'],
+      ['POST', '/api/rwlocks'],
+      ['POST', '/api/rwlocks/doc'],
+      ['POST', '/api/rwlocks/doc/force-release'],
+      ['POST', '/api/semaphores/s/read'],
+      ['POST', '/api/semaphoress'],
+      ['POST', '/api/rwlocks//read'],
+    ] as const) {
+      expect(matchLockService(method, url), `${method} ${url}`).toBeNull();
+    }
+  });
+
   it('another method on extend or release is a 405 naming POST (OPTIONS: 204), as Next.js answered it', async () => {
     const get = await fast.send('GET', '/api/locks/x/release', asClient);
     expect(get.status).toBe(405);

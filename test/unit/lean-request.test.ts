@@ -27,6 +27,19 @@ describe('readLeanRequest', () => {
     expect(readLeanRequest(request([...plain, 'Connection: close']))).toMatchObject({ kind: 'request', close: true });
   });
 
+  it("reads the semaphore's and the read-write lock's routes too (the lock service answers them on the lean path)", () => {
+    expect(readLeanRequest(request(plain, body, 'POST /api/semaphores HTTP/1.1'))).toMatchObject({
+      kind: 'request',
+      route: { kind: 'semaphore-acquire' },
+    });
+    expect(readLeanRequest(request(plain, body, 'POST /api/rwlocks/doc/write HTTP/1.1'))).toMatchObject({
+      kind: 'request',
+      route: { kind: 'rw-write', resource: 'doc' },
+    });
+    expect(readLeanRequest(Buffer.from('POST /api/semaphorX')).kind).toBe('foreign');
+    expect(readLeanRequest(Buffer.from('POST /api/rwlocks/doc/bogus HTTP/1.1\r\nHost: x\r\n\r\n')).kind).toBe('foreign');
+  });
+
   it('leaves the bytes after the request alone (the next pipelined request)', () => {
     const one = request(plain);
     const read = readLeanRequest(Buffer.concat([one, Buffer.from('GET / HTTP/1.1\r\n')]));

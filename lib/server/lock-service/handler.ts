@@ -7,6 +7,9 @@ import { errorParts } from '../http/error-response';
 import { badRequest } from '../http/errors';
 import { authorize, checkSessionCsrf, parseInput } from '../http/request-checks';
 import { acquireLock, extendLock, releaseLock } from './operations';
+import { semaphoreAcquireBodySchema, slotsExtendBodySchema, slotsReleaseBodySchema } from '../../api/semaphores';
+import { rwAcquireBodySchema } from '../../api/rwlocks';
+import { acquirePermit, acquireRwLock, extendSlots, releaseSlots } from './slot-operations';
 import { API_SECURITY_HEADERS, headerReader, hstsFor, readJsonBody, sendJson } from '../http/node-io';
 import { guardedConnection } from '../http/connection-guard';
 import { probeDeparture } from './departure-probe';
@@ -35,7 +38,7 @@ export interface LockServiceAnswer {
 }
 
 /**
- * The lock service: acquire, extend and release answered before Next.js (scripts/console-server.ts
+ * The lock service: acquire, extend and release of locks, semaphore permits and read-write locks, answered before Next.js (scripts/console-server.ts
  * routes them here, through the lean connection or Node's request). The same checks in the same
  * order as every Next.js route (lib/server/http/route.ts): authenticate (API key, or a session and
  * its CSRF proof), authorize (`lock`), the path, then the body against the zod schemas of lib/api,
@@ -58,23 +61,57 @@ export async function answerLockService(call: LockServiceCall): Promise<LockServ
     authenticated = true;
     if (route.kind === 'bad-path') throw badRequest(route.message);
     const params =
-      route.kind === 'acquire' ? null : (parseInput(resourceParamsSchema, { resource: route.resource }, 'path') as { resource: string });
+      'resource' in route ? (parseInput(resourceParamsSchema, { resource: route.resource }, 'path') as { resource: string }) : null;
     const raw = await call.body();
     bodyRead = true;
     let result: unknown;
-    if (route.kind === 'acquire') {
-      const body = parseInput(acquireBodySchema, raw, 'body') as z.infer<typeof acquireBodySchema>;
-      // Only an acquire can wait (waitMs): its signal ends the wait when the client goes away.
-      signal = call.gone();
-      result = await acquireLock(principal, { ...body, resources: body.resources ?? [body.resource!] }, signal);
-    } else if (route.kind === 'extend') {
-      result = await extendLock(principal, params!.resource, parseInput(extendBodySchema, raw, 'body') as z.infer<typeof extendBodySchema>);
-    } else {
-      result = await releaseLock(
-        principal,
-        params!.resource,
-        parseInput(releaseBodySchema, raw, 'body') as z.infer<typeof releaseBodySchema>,
-      );
+    switch (route.kind) {
+      case 'acquire': {
+        const body = parseInput(acquireBodySchema, raw, 'body') as z.infer<typeof acquireBodySchema>;
+        // Only an acquire can wait (waitMs): its signal ends the wait when the client goes away.
+        signal = call.gone();
+        result = await acquireLock(principal, { ...body, resources: body.resources ?? [body.resource!] }, signal);
+        break;
+      }
+      case 'extend':
+        result = await extendLock(
+          principal,
+          params!.resource,
+          parseInput(extendBodySchema, raw, 'body') as z.infer<typeof extendBodySchema>,
+        );
+        break;
+      case 'release':
+        result = await releaseLock(
+          principal,
+          params!.resource,
+          parseInput(releaseBodySchema, raw, 'body') as z.infer<typeof releaseBodySchema>,
+        );
+        break;
+      case 'semaphore-acquire': {
+        const body = parseInput(semaphoreAcquireBodySchema, raw, 'body') as z.infer<typeof semaphoreAcquireBodySchema>;
+        signal = call.gone();
+        result = await acquirePermit(principal, body, signal);
+        break;
+      }
+      case 'rw-read':
+      case 'rw-write': {
+        const body = parseInput(rwAcquireBodySchema, raw, 'body') as z.infer<typeof rwAcquireBodySchema>;
+        signal = call.gone();
+        result = await acquireRwLock(principal, params!.resource, route.kind === 'rw-read' ? 'read' : 'write', body, signal);
+        break;
+      }
+      case 'semaphore-extend':
+      case 'rw-extend': {
+        const body = parseInput(slotsExtendBodySchema, raw, 'body') as z.infer<typeof slotsExtendBodySchema>;
+        result = await extendSlots(principal, route.kind === 'rw-extend' ? 'rwlock' : 'semaphore', params!.resource, body);
+        break;
+      }
+      case 'semaphore-release':
+      case 'rw-release': {
+        const body = parseInput(slotsReleaseBodySchema, raw, 'body') as z.infer<typeof slotsReleaseBodySchema>;
+        result = await releaseSlots(principal, route.kind === 'rw-release' ? 'rwlock' : 'semaphore', params!.resource, body);
+        break;
+      }
     }
     return { status: 200, body: result, headers: {}, bodyRead, authenticated };
   } catch (err) {

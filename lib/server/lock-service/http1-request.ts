@@ -44,7 +44,8 @@ export type ReadResult = { kind: 'incomplete'; needed: number } | { kind: 'forei
 
 const INCOMPLETE: ReadResult = Object.freeze({ kind: 'incomplete', needed: 0 });
 const FOREIGN: ReadResult = Object.freeze({ kind: 'foreign' });
-const PREFIX = Buffer.from('POST /api/locks', 'latin1');
+/** The request line of every lock-service route starts with one of these (routes.ts): anything else is foreign from its first bytes. */
+const PREFIXES = ['POST /api/locks', 'POST /api/semaphores', 'POST /api/rwlocks'].map((p) => Buffer.from(p, 'latin1'));
 const VERSION = ' HTTP/1.1';
 const CRLF_CRLF = Buffer.from('\r\n\r\n', 'latin1');
 
@@ -62,8 +63,7 @@ const TARGET = /^[\x21-\x7e]+$/;
 /** Read the request at the start of `buf` (see above); `incomplete` until all of it is there. */
 export function readLeanRequest(buf: Buffer): ReadResult {
   // Decide on the first bytes whether this can be ours at all, without waiting for the whole head.
-  const prefix = Math.min(buf.length, PREFIX.length);
-  if (buf.compare(PREFIX, 0, prefix, 0, prefix) !== 0) return FOREIGN;
+  if (!PREFIXES.some((p) => buf.compare(p, 0, Math.min(buf.length, p.length), 0, Math.min(buf.length, p.length)) === 0)) return FOREIGN;
   const headEnd = buf.indexOf(CRLF_CRLF, 0);
   if (headEnd < 0) return buf.length > MAX_HEAD_BYTES ? FOREIGN : INCOMPLETE;
   if (headEnd > MAX_HEAD_BYTES) return FOREIGN;

@@ -79,13 +79,21 @@ export async function acquireLock(principal: Principal, input: AcquireInput, sig
 }
 
 /**
- * A refused acquire names its holder (owner, host, pid…: the metadata of someone else's lock).
+ * A refused acquire names its holder (owner, host, pid…: the metadata of someone else's lock, a
+ * semaphore slot's or a read-write lock's).
  * Only principals that may read the locks anyway (console sessions) get it; an API key gets the
  * refusal and its votes without who holds the lock.
  */
 export function withoutHolder(err: unknown): unknown {
   if (!isError<LockContendedError>(err, 'LockContendedError') || err.holder === null) return err;
-  const message = err.message.replace(/ held by another client "(?:[^"\\]|\\.)*"/, ' held by another client');
+  let message = err.message.replace(/ held by another client "(?:[^"\\]|\\.)*"/, ' held by another client');
+  // A semaphore's or read-write lock's refusal names its holder in its own words (semaphore-slots.ts,
+  // rwlock-read.ts): ` (one holder: "<owner>")`, a writer's ` ("<owner>")`; any other mention is masked.
+  const owner = err.holder.owner;
+  if (owner) {
+    const quoted = JSON.stringify(owner);
+    message = message.replace(` (one holder: ${quoted})`, '').replace(` (${quoted})`, '').split(quoted).join('"…"');
+  }
   return new LockContendedError(message, err.votes, err.resources, null);
 }
 
