@@ -46,6 +46,33 @@ describe('the console with a lock-service process', () => {
     expect(((await released.json()) as { released: boolean }).released).toBe(true);
   });
 
+  it('forwards the semaphore and read-write lock routes too: the service holds the permit and the writer against its own clients', async () => {
+    const before = await serviceAcquires();
+    const res = await api.call('POST', '/api/semaphores', { as: 'client', body: { resource: 'fw-sem', limit: 1, ttlMs: 3_000 } });
+    expect(res.status, await res.clone().text()).toBe(200);
+    const permit = (await res.json()) as { token: string; slots: number[] };
+    expect(await serviceAcquires()).toBe(before + 1);
+    const direct = await send(service.url, 'POST', '/api/semaphores', {
+      headers: key,
+      body: { resource: 'fw-sem', limit: 1, ttlMs: 3_000 },
+    });
+    expect(direct.status).toBe(409);
+    const released = await api.call('POST', '/api/semaphores/fw-sem/release', {
+      as: 'client',
+      body: { token: permit.token, slots: permit.slots },
+    });
+    expect(((await released.json()) as { released: boolean }).released).toBe(true);
+
+    const writer = await api.call('POST', '/api/rwlocks/fw-rw/write', { as: 'client', body: { ttlMs: 3_000 } });
+    expect(writer.status, await writer.clone().text()).toBe(200);
+    const grant = (await writer.json()) as { token: string; slots: number[] };
+    expect(await serviceAcquires()).toBe(before + 2);
+    const reader = await send(service.url, 'POST', '/api/rwlocks/fw-rw/read', { headers: key, body: { ttlMs: 3_000 } });
+    expect(reader.status).toBe(409);
+    const done = await api.call('POST', '/api/rwlocks/fw-rw/release', { as: 'client', body: { token: grant.token, slots: grant.slots } });
+    expect(((await done.json()) as { released: boolean }).released).toBe(true);
+  });
+
   it("forwards an operator's playground acquire with its session and CSRF proof, and refuses it without the proof", async () => {
     const ok = await api.call('POST', '/api/locks', { as: 'operator', body: { resource: 'fw-2', ttlMs: 2_000 } });
     expect(ok.status, await ok.clone().text()).toBe(200);
