@@ -142,6 +142,8 @@ function main() {
   const results: Result[] = [];
   const unjudged: string[] = [];
   let ran = 0;
+  // Mutants with no cached result that --limit left untested, by script.
+  const untested = new Map<string, number>();
   try {
     for (const file of chosen) {
       const tests = LUA_TESTS[file];
@@ -171,7 +173,10 @@ function main() {
         const key = mutantKey(luaHash, stages, m);
         let result = cache[key];
         if (!result) {
-          if (ran >= limit) continue;
+          if (ran >= limit) {
+            untested.set(file, (untested.get(file) ?? 0) + 1);
+            continue;
+          }
           ran++;
           const t0 = Date.now();
           writeFileSync(join(sandbox, SCRIPTS, file), applyMutant(source, m));
@@ -219,6 +224,11 @@ function main() {
     lines.push(`| ${file} | ${of.length} | ${k} | ${t} | ${s} | ${(((k + t) / of.length) * 100).toFixed(1)} % |`);
   }
   if (unjudged.length > 0) lines.push('', `Not judged (their tests failed unmutated): ${unjudged.join(', ')}.`);
+  if (untested.size > 0)
+    lines.push(
+      '',
+      `Not tested (no cached result, over --limit): ${[...untested].map(([f, n]) => `${f} ${n}`).join(', ')}; ${[...untested.values()].reduce((a, b) => a + b, 0)} in all.`,
+    );
   lines.push('', '## Survivors', '');
   for (const r of results.filter((x) => x.status === 'survived')) lines.push(`- ${r.file}:${r.line} ${r.operator}: \`${r.replacement}\``);
   writeFileSync(join(root, 'reports', 'lua-mutants.md'), `${lines.join('\n')}\n`);
