@@ -46,6 +46,7 @@ describe("a fresh console's /api/metrics", () => {
       'LockExpiredError',
       'InvalidArgumentError',
       'MaxTtlMismatchError',
+      'SemaphoreLimitMismatchError',
     ];
     for (const operation of ['acquire', 'extend', 'release'])
       for (const outcome of outcomes)
