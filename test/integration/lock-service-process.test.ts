@@ -55,7 +55,11 @@ describe('the lock-service process', () => {
     for (const path of ['/api/locks', '/api/nodes', '/', '/api/audit']) {
       const other = await send(service.url, 'GET', path, { headers: auth });
       expect(other.status, path).toBe(404);
-      expect(JSON.parse(other.body).error.message).toMatch(/not a lock-service route/);
+      const message = JSON.parse(other.body).error.message as string;
+      expect(message).toMatch(/not a lock-service route/);
+      // It names every route the service does answer.
+      for (const answered of ['POST /api/locks,', 'POST /api/semaphores', 'POST /api/rwlocks/[resource]/write'])
+        expect(message).toContain(answered);
     }
     const forced = await send(service.url, 'POST', '/api/force-release', { headers: auth, body: {} });
     expect(forced.status).toBe(404);

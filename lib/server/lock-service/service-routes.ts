@@ -9,6 +9,7 @@ import { authorize } from '../http/request-checks';
 import { metrics } from '../metrics';
 import { refreshQuotaMetrics } from '../quotas';
 import { readiness } from '../readiness';
+import { LOCK_SERVICE_ROUTES } from './routes';
 
 /**
  * What the lock-service process answers besides the three lock routes (lock-service/routes.ts), at
@@ -18,6 +19,8 @@ import { readiness } from '../readiness';
  *   GET /api/ready     readiness: a quorum of masters answers PING and the process is not draining
  *                      (503 otherwise: a load balancer stops sending it new requests)
  *   GET /api/metrics   Prometheus text (the `metrics` permission, as the console's)
+ *
+ * (The lock routes themselves, mutex, semaphore and read-write lock: LOCK_SERVICE_ROUTES.)
  *
  * Anything else is 404 with a message naming the console: the inspection, force-release and every
  * other operator route is the control plane's, never answered here.
@@ -62,7 +65,7 @@ async function answer(req: IncomingMessage, res: ServerResponse, state: ServiceS
     return void res.end(req.method === 'HEAD' ? undefined : text);
   }
   throw notFound(
-    `${req.method ?? ''} ${path.slice(0, 120)} is not a lock-service route: this process answers POST /api/locks, ` +
-      'POST /api/locks/{resource}/extend and /release, and GET /api/health, /api/ready, /api/metrics; the console answers the rest',
+    `${req.method ?? ''} ${path.slice(0, 120)} is not a lock-service route: this process answers ` +
+      `${LOCK_SERVICE_ROUTES.map((r) => `${r.method} ${r.pattern}`).join(', ')} and GET /api/health, /api/ready, /api/metrics; the console answers the rest`,
   );
 }
