@@ -27,7 +27,7 @@ let a: ConsoleProcess;
 let b: ConsoleProcess;
 let operator: ProcessSession;
 beforeAll(async () => {
-  cc = await startConsoleCluster({ nodes: 3, maxTtlMs: 3_000 });
+  cc = await startConsoleCluster({ nodes: 3, maxTtlMs: 10_000 });
   // A master's answer may take a while on a busy two-core host: 1 s, not 100 ms.
   a = await cc.start({ REDLOCK_INSTANCE: 'console-a', REDLOCK_NODE_TIMEOUT_MS: '1000' });
   b = await cc.start({ REDLOCK_INSTANCE: 'console-b', REDLOCK_NODE_TIMEOUT_MS: '1000' });
@@ -69,12 +69,17 @@ async function openStream(c: ConsoleProcess, session: ProcessSession): Promise<{
 }
 
 describe("one console's event stream shows what was done through the other", () => {
-  it('a force-release through A reaches the stream of B, naming A', async () => {
+  it("a force-release through A reaches the stream of B, naming A, and A's own stream once", async () => {
     const streamB = await openStream(b, await signIn(b.url, 'viewer'));
+    const streamA = await openStream(a, await signIn(a.url, 'viewer'));
     try {
-      const taken = await send(a.url, 'POST', '/api/locks', { headers: CLIENT_AUTH, body: { resource: 'rep-ev-1', ttlMs: 2_500 } });
+      const taken = await send(a.url, 'POST', '/api/locks', { headers: CLIENT_AUTH, body: { resource: 'rep-ev-1', ttlMs: 8_000 } });
       expect(taken.status, taken.body).toBe(200);
       const { token } = JSON.parse(taken.body) as LockGrant;
+      // The masters' own report of the grant reaches B by itself (notifications or polling), not from A.
+      await waitFor(() => streamB.events.some((e) => e.type === 'lock.granted' && e.resource === 'rep-ev-1'), 10_000, 'the grant on B');
+      expect(streamB.events.find((e) => e.type === 'lock.granted')!.source).not.toBe('service');
+      expect(streamB.events.find((e) => e.type === 'lock.granted')!.instance).toBeUndefined();
       const forced = await send(a.url, 'POST', '/api/locks/rep-ev-1/force-release', {
         headers: { ...operator.headers(a.url), 'content-type': 'application/json' },
         body: { token, reason: 'replica events', confirmLiveHolder: true },
@@ -87,12 +92,16 @@ describe("one console's event stream shows what was done through the other", () 
       );
       const event = streamB.events.find((e) => e.type === 'lock.force-released')!;
       expect(event).toMatchObject({ source: 'service', instance: 'console-a', detail: 'op' });
-      // The masters' own report of the grant reaches B by itself (notifications or polling), not from A.
-      await waitFor(() => streamB.events.some((e) => e.type === 'lock.granted' && e.resource === 'rep-ev-1'), 10_000, 'the grant on B');
-      expect(streamB.events.find((e) => e.type === 'lock.granted')!.source).not.toBe('service');
-      expect(streamB.events.find((e) => e.type === 'lock.granted')!.instance).toBeUndefined();
+      // A's own stream: its event as its own (no instance), and not again off the masters' channel.
+      await waitFor(() => streamA.events.some((e) => e.type === 'lock.force-released'), 10_000, "the force-release on A's stream");
+      // absence: 1.5 s (six batch windows) for a second copy that must not come back from the channel
+      await new Promise((r) => setTimeout(r, 1_500));
+      const own = streamA.events.filter((e) => e.type === 'lock.force-released' && e.resource === 'rep-ev-1');
+      expect(own).toHaveLength(1);
+      expect(own[0]!.instance).toBeUndefined();
     } finally {
       streamB.close();
+      streamA.close();
     }
   });
 
