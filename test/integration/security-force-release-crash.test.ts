@@ -14,7 +14,9 @@ import { CLIENT_AUTH, send, signIn, startConsoleCluster, type ConsoleCluster } f
  * reason, who) is on a majority of the masters before the first delete: after the crash it is
  * there, marked incomplete, and the history says the hold was force-released.
  *
- * A real console process (scripts/console-server.ts with the built app), killed for real.
+ * A real console process (scripts/console-server.ts with the built app), killed for real, with a
+ * second console on the same masters running all along (two consoles, as docker-compose.yml runs
+ * them): the entry is there, incomplete, on the one that survives, with no restart needed.
  */
 
 let cc: ConsoleCluster;
@@ -28,8 +30,8 @@ afterAll(async () => {
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe('a console killed during a force-release', () => {
-  it('leaves an incomplete audit entry written before the first delete, and the history says force-released', async () => {
-    const first = await cc.start();
+  it('leaves an incomplete audit entry written before the first delete, seen by the other console, and the history says force-released', async () => {
+    const [first, second] = await Promise.all([cc.start(), cc.start()]);
     const granted = await send(first.url, 'POST', '/api/locks', {
       headers: CLIENT_AUTH,
       body: { resource: 'crash-1', ttlMs: 2_500, metadata: { owner: 'billing-7' } },
@@ -68,7 +70,7 @@ describe('a console killed during a force-release', () => {
     );
     await cc.cluster.supervisor.act(5, { action: 'heal' });
 
-    const second = await cc.start();
+    // The console that stayed up reads the entry from the masters.
     const viewer = await signIn(second.url, 'viewer');
     const audit = await send(second.url, 'GET', '/api/audit?action=lock.force-release', { headers: viewer.headers(second.url) });
     expect(audit.status, audit.body).toBe(200);
