@@ -159,6 +159,29 @@ describe('two consoles on one set of masters', () => {
     expect(await sequence(b)).toEqual(expectedHistory);
   });
 
+  it("with the masters out of reach (partitioned from both consoles), the quotas open to each console's own share: answers, never a 500", async () => {
+    const operator = await signIn(b.url, 'operator');
+    for (const id of [1, 2, 3]) await cc.cluster.supervisor.act(id, { action: 'partition' });
+    try {
+      const usage = await send(b.url, 'GET', '/api/api-keys', { headers: operator.headers(b.url) });
+      expect(usage.status, usage.body).toBe(200);
+      // The exchange has not read the masters for 3 s: each console says it counts only its own.
+      await waitFor(
+        async () =>
+          apiKeyUsageResponseSchema.parse(
+            JSON.parse((await send(b.url, 'GET', '/api/api-keys', { headers: operator.headers(b.url) })).body),
+          ).scope === 'process',
+        15_000,
+        'scope: process',
+      );
+      // No lock can be granted anyway: the acquire is admitted by the quota and fails at the masters (503).
+      const acquire = await send(b.url, 'POST', '/api/locks', { headers: QUOTA_AUTH, body: { resource: 'rep-q-down', ttlMs: 5_000 } });
+      expect(acquire.status, acquire.body).toBe(503);
+    } finally {
+      for (const id of [1, 2, 3]) await cc.cluster.supervisor.act(id, { action: 'heal' });
+    }
+  });
+
   it('metrics carry the console they came from (the replica label)', async () => {
     const token = { authorization: `Bearer ${METRICS_TOKEN}` };
     for (const [c, name] of [
