@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { epochKey, legacyFenceKey } from '@redlock-console/redlock';
 import { anchorKey } from '../../src/keys';
 import { MARK_CLEAN_SCRIPT } from '../../src/scripts';
-import { uniquePrefix } from '@/test/support/cluster';
+import { uniquePrefix, waitFor } from '@/test/support/cluster';
 import { scriptNode } from '@/test/support/script-node';
 
 // mark-clean.lua run directly on one real redis-server: the clean sentinel it writes for the
@@ -22,6 +22,19 @@ scriptNode(async (client) => {
   await d.set('mark-clean-dump', 'x');
   const dump = await d.dumpBuffer('mark-clean-dump');
   await d.restore('mark-clean-dump', 0, dump!, 'REPLACE');
+  // Evictions, so that evicted_keys is not 0 (a mark-clean that recorded '0' would pass otherwise):
+  // volatile keys under memory pressure, then the policy put back and the fillers deleted.
+  await d.config('SET', 'maxmemory-policy', 'volatile-lru');
+  const used = Number(/used_memory:(\d+)/.exec(await d.info('memory'))![1]);
+  await d.config('SET', 'maxmemory', String(used + 256 * 1024));
+  for (let i = 0; i < 80 && Number(await info('stats', 'evicted_keys')) === 0; i++) {
+    const fill = d.pipeline();
+    for (let k = 0; k < 200; k++) fill.set(`filler:${i}:${k}`, 'x'.repeat(1_024), 'PX', 60_000);
+    await fill.exec().catch(() => undefined);
+  }
+  await d.config('SET', 'maxmemory', '0');
+  await d.config('SET', 'maxmemory-policy', 'noeviction');
+  await d.eval("for _, k in ipairs(redis.call('KEYS', 'filler:*')) do redis.call('DEL', k) end", 0);
 });
 
 const markClean = (p: string, options: { maxTtl?: number; origin?: string; seenRunId?: string; seenCreatedAt?: string } = {}) =>
@@ -38,6 +51,35 @@ const markClean = (p: string, options: { maxTtl?: number; origin?: string; seenR
   ) as Promise<Array<number | string>>;
 
 const info = async (section: string, field: string) => new RegExp(`${field}:([^\\r\\n]+)`).exec(await d.info(section))![1]!;
+/**
+ * mark-clean.lua run between two reads of the node's clock (TIME, in ms as the script computes it)
+ * and uptime, in one MULTI so that nothing runs in between: the script's now is in [before, after],
+ * most often the same ms, and its uptime in [uptimeBefore, uptimeAfter].
+ */
+async function markCleanTimed(p: string) {
+  const r = (await d
+    .multi()
+    .info('server')
+    .time()
+    .eval(MARK_CLEAN_SCRIPT.source, 3, epochKey(p), legacyFenceKey(p), anchorKey(p), '5000', 'clean', '', '')
+    .time()
+    .info('server')
+    .exec())!;
+  const value = (i: number): unknown => {
+    const [err, v] = r[i]!;
+    if (err) throw err;
+    return v;
+  };
+  const ms = (i: number) => {
+    const [sec, us] = value(i) as [string, string];
+    return Number(sec) * 1000 + Math.floor(Number(us) / 1000);
+  };
+  const up = (i: number) => Number(/uptime_in_seconds:(\d+)/.exec(value(i) as string)![1]);
+  return { reply: value(2) as Array<number | string>, before: ms(1), after: ms(3), uptimeBefore: up(0), uptimeAfter: up(4) };
+}
+/** Tries of a timed mark-clean: an arithmetic slip of 1 ms shows in a good part of them (the same ms before and at the call). */
+const TRIES = 30;
+
 async function replacingCount(): Promise<number> {
   const stats = await d.info('commandstats');
   let n = 0;
@@ -80,6 +122,27 @@ describe('mark-clean.lua', () => {
     expect(await d.exists(legacyFenceKey(p))).toBe(0);
   });
 
+  it('records the node’s clock, its evicted keys and the process start to the ms (now − (uptime − 1) s)', async () => {
+    // An uptime of 2 s or more, where the process start differs from now, and evictions.
+    await waitFor(async () => Number(await info('server', 'uptime_in_seconds')) >= 2, 10_000, 'an uptime of 2 s');
+    expect(Number(await info('stats', 'evicted_keys'))).toBeGreaterThan(0);
+    for (let i = 0; i < TRIES; i++) {
+      const p = uniquePrefix('mark-clean-timed');
+      const t = await markCleanTimed(p);
+      const [ok, now, register] = t.reply;
+      expect(ok).toBe(1);
+      expect(Number(now)).toBeGreaterThanOrEqual(t.before);
+      expect(Number(now)).toBeLessThanOrEqual(t.after);
+      expect(Number(register)).toBe(Number(now) * 1000);
+      const e = await d.hgetall(epochKey(p));
+      expect(e.createdAt).toBe(String(now));
+      expect(e.evicted).toBe(await info('stats', 'evicted_keys'));
+      const start = Number(e.serverStartedAt);
+      expect(start).toBeGreaterThanOrEqual(t.before - (t.uptimeAfter - 1) * 1000);
+      expect(start).toBeLessThanOrEqual(t.after - (t.uptimeBefore - 1) * 1000);
+    }
+  });
+
   it('keeps a register above the floor (the hash’s or the old key’s) and the old key in step; keeps a recorded ceiling', async () => {
     const p = uniquePrefix('mark-clean-high');
     const high = String(Date.now() * 1000 + 10_000_000_000);
@@ -117,6 +180,11 @@ describe('mark-clean.lua', () => {
     await d.hset(epochKey(p), 'runId', other);
     expect(await markClean(p, { seenRunId: other })).toEqual([0, createdAt2, other]);
     expect(await markClean(p, { seenRunId: runId })).toEqual([0, createdAt2, other]);
+    // The running process's sentinel, its createdAt not given: the runId alone is compared.
+    const r = uniquePrefix('mark-clean-cas-run-only');
+    await d.hset(epochKey(r), 'createdAt', '5', 'runId', runId);
+    expect((await markClean(r, { seenRunId: runId }))[0]).toBe(1);
+    expect(await d.hget(epochKey(r), 'createdAt')).not.toBe('5');
     // No sentinel, but the caller saw one.
     const q = uniquePrefix('mark-clean-cas-gone');
     expect(await markClean(q, { seenRunId: runId })).toEqual([0, '', '']);
