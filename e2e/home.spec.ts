@@ -54,11 +54,13 @@ test.describe('home page: the nodes at a glance', () => {
     await expect(page.getByTestId('cluster-banner')).toContainText('Locks can be granted');
     try {
       for (const id of [1, 2, 3]) await control.act(id, { action: 'partition' });
-      await expect(page.getByTestId('cluster-banner')).toContainText('Locks cannot be granted', { timeout: 5_000 });
+      // A read of three blackholed masters waits out their command timeouts: on a loaded machine the
+      // first reading after the cut can come 5 s late (seen: "read 5.7 s ago · stale", still grantable).
+      await expect(page.getByTestId('cluster-banner')).toContainText('Locks cannot be granted', { timeout: 15_000 });
       await expect(page.getByTestId('node-state-1')).toHaveText('partitioned');
     } finally {
       for (const id of [1, 2, 3]) await control.act(id, { action: 'heal' });
     }
-    await expect(page.getByTestId('cluster-banner')).toContainText('Locks can be granted', { timeout: 5_000 });
+    await expect(page.getByTestId('cluster-banner')).toContainText('Locks can be granted', { timeout: 15_000 });
   });
 });
