@@ -6,7 +6,7 @@ import { recordAudit } from './audit';
 import { publishEvent } from './events';
 import { actorOf, type Principal } from './auth/principal';
 import { badRequest, conflict, HttpError, notFound } from './http/errors';
-import { takeLease, type HeldLease } from './console-lease';
+import { leaseHolder, takeLease, type HeldLease, type LeaseHolder } from './console-lease';
 import { exhaustive } from '../exhaustive';
 import { getRuntime } from './runtime';
 import { auditedControl } from './scenario-audit';
@@ -34,10 +34,9 @@ async function runLease(what: string, cancel: (why: string) => void): Promise<He
   await state().releasing;
   const taken = await takeLease('scenario-run', what, cancel);
   if ('held' in taken) return taken.held;
-  const holder = taken.holder;
   throw conflict(
-    holder
-      ? `${holder.what} on console ${holder.instance} (since ${new Date(holder.since).toISOString()}); only one run at a time across the consoles on these masters — cancel it there first`
+    taken.holder
+      ? runningElsewhere(taken.holder)
       : 'the masters did not answer for the one-run-at-a-time lease (a majority is needed); try again',
   );
 }
@@ -56,10 +55,20 @@ async function sandboxNodes() {
   );
 }
 
+/** A run another console holds the lease for, in words (the 409 and the catalog's unavailable state say it alike). */
+function runningElsewhere(holder: LeaseHolder): string {
+  return `${holder.what} on console ${holder.instance} (since ${new Date(holder.since).toISOString()}); only one run at a time across the consoles on these masters — cancel it there first`;
+}
+
 export async function listScenarios(): Promise<ScenarioList> {
-  const problem = unavailable();
-  const nodes = problem === null ? await sandboxNodes() : null;
   const current = state().current;
+  let problem = unavailable();
+  // Another console's run: the catalog says so, and its start buttons are off (the screen's unavailable state).
+  if (problem === null && !current?.active) {
+    const holder = await leaseHolder('scenario-run').catch(() => null);
+    if (holder) problem = runningElsewhere(holder);
+  }
+  const nodes = problem === null ? await sandboxNodes() : null;
   return {
     scenarios: SCENARIOS.map((s) => ({
       id: s.id,

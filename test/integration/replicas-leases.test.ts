@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiErrorSchema } from '../../lib/api/common';
+import { scenarioListSchema } from '../../lib/api/scenarios';
 import { startScenarioSandbox, type ScenarioSandbox } from '../../lib/cluster';
 import { waitFor } from '../support/cluster';
 import {
@@ -69,6 +70,12 @@ describe('what one console at a time may do', () => {
     const error = apiErrorSchema.parse(JSON.parse(refused.body)).error;
     expect(error.message).toContain('console console-a');
     expect(error.message).toContain('only one run at a time');
+    // B's catalog says so before anyone clicks: the screen's unavailable state (start buttons off, the reason shown).
+    const list = await send(b.url, 'GET', '/api/scenarios', { headers: opB.headers(b.url) });
+    expect(list.status, list.body).toBe(200);
+    const catalog = scenarioListSchema.parse(JSON.parse(list.body));
+    expect(catalog.available).toBe(false);
+    expect(catalog.problem).toContain('console console-a');
     // Cancelled on A: the lease is given back when its run has ended, and B may start one.
     expect((await post(a, opA, '/api/scenarios/runs/current/cancel', {})).status).toBe(200);
     let next = refused;
