@@ -65,6 +65,8 @@ export async function listScenarios(): Promise<ScenarioList> {
   let problem = unavailable();
   // Another console's run: the catalog says so, and its start buttons are off (the screen's unavailable state).
   if (problem === null && !current?.active) {
+    // This console's own run that just ended gives its lease back first (not "running elsewhere").
+    await state().releasing;
     const holder = await leaseHolder('scenario-run').catch(() => null);
     if (holder) problem = runningElsewhere(holder);
   }
