@@ -168,6 +168,8 @@ describe('mark-clean.lua', () => {
     const [, , r2] = await markClean(q);
     expect(String(r2)).toBe(high);
     expect(await d.hget(epochKey(q), 'fence')).toBe(high);
+    // The anchor is created beside an old key too (the check is on the anchor, not on the old key).
+    expect(await d.get(anchorKey(q))).toBe('1');
     const s = uniquePrefix('mark-clean-legacy-low');
     await d.set(legacyFenceKey(s), '5');
     const [, now, r3] = await markClean(s);
