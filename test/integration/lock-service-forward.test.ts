@@ -1,5 +1,6 @@
+import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { API_KEY, METRICS_TOKEN, startApi, type ApiHarness } from '../support/api';
+import { API_KEY, METRICS_TOKEN, startApi, startLockServiceServer, type ApiHarness, type LockServiceServer } from '../support/api';
 import { send } from '../support/console-server';
 import { startLockServiceProcess, type LockServiceProcess } from '../support/lock-service-process';
 
@@ -11,6 +12,9 @@ import { startLockServiceProcess, type LockServiceProcess } from '../support/loc
  */
 let api: ApiHarness;
 let service: LockServiceProcess;
+/** The console's front (lib/server/http/front.ts) forwarding to the service, with a short anonymous idle timeout. */
+let front: LockServiceServer;
+const ANONYMOUS_IDLE_MS = 300;
 const key = { authorization: `Bearer ${API_KEY}`, 'content-type': 'application/json' };
 
 beforeAll(async () => {
@@ -19,9 +23,11 @@ beforeAll(async () => {
   const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => name.startsWith('REDLOCK_'))) as Record<string, string>;
   service = await startLockServiceProcess(env);
   process.env.REDLOCK_LOCK_SERVICE_URL = service.url;
+  front = await startLockServiceServer({ anonymousIdleMs: ANONYMOUS_IDLE_MS });
 }, 90_000);
 
 afterAll(async () => {
+  await front?.close();
   delete process.env.REDLOCK_LOCK_SERVICE_URL;
   await service?.kill();
   await api?.stop();
@@ -82,6 +88,37 @@ describe('the console with a lock-service process', () => {
       headers: { 'x-csrf-token': 'wrong' },
     });
     expect(noProof.status).toBe(403);
+  });
+
+  it("waits out a forwarded acquire's waitMs on a new connection, past the anonymous idle timeout", async () => {
+    const held = await send(service.url, 'POST', '/api/locks', { headers: key, body: { resource: 'fw-idle', ttlMs: 1_000 } });
+    expect(held.status, held.body).toBe(200);
+    const started = performance.now();
+    // The first request of a fresh connection: granted when the holder's lease ends (~1 s), not cut at 300 ms.
+    const waited = await send(`http://127.0.0.1:${front.port}`, 'POST', '/api/locks', {
+      headers: key,
+      body: { resource: 'fw-idle', ttlMs: 1_000, waitMs: 4_000 },
+    });
+    expect(waited.status, waited.body).toBe(200);
+    expect(performance.now() - started).toBeGreaterThan(ANONYMOUS_IDLE_MS);
+  });
+
+  it("ends the service's wait when the client goes away mid-acquire: nothing is granted to nobody", async () => {
+    const held = await send(service.url, 'POST', '/api/locks', { headers: key, body: { resource: 'fw-gone', ttlMs: 1_500 } });
+    expect(held.status, held.body).toBe(200);
+    const body = JSON.stringify({ resource: 'fw-gone', ttlMs: 3_000, waitMs: 6_000 });
+    const socket = connect(front.port, '127.0.0.1');
+    socket.on('error', () => undefined);
+    await new Promise((r) => socket.once('connect', r));
+    socket.write(
+      `POST /api/locks HTTP/1.1\r\nhost: console.test\r\nauthorization: Bearer ${API_KEY}\r\ncontent-type: application/json\r\ncontent-length: ${body.length}\r\n\r\n${body}`,
+    );
+    await new Promise((r) => setTimeout(r, 300)); // pace: the forwarded acquire is waiting at the service
+    socket.destroy();
+    // absence: past the holder's lease (1.5 s), a waiter still waiting would have been granted by now
+    await new Promise((r) => setTimeout(r, 2_500));
+    const after = await send(service.url, 'POST', '/api/locks', { headers: key, body: { resource: 'fw-gone', ttlMs: 1_000 } });
+    expect(after.status, after.body).toBe(200);
   });
 
   it('answers 503 naming the service when the service is gone, never 500', async () => {

@@ -74,7 +74,8 @@ function admitThroughGuard(server: Server, guard: ConnectionGuard): null {
   server.on('connection', (socket: Socket) => {
     const admitted = guard.admit(socket);
     if (!admitted) return;
-    // Until its first request, the idle timeout of a connection nobody authenticated on (Node's server destroys it then).
+    // Until its first request, the idle timeout of a connection nobody authenticated on (Node's
+    // server destroys it then); each request clears it (`watch`), and each answer sets it again.
     socket.setTimeout(admitted.idleTimeoutMs);
     nodeConnection.call(server, socket);
   });
@@ -83,6 +84,10 @@ function admitThroughGuard(server: Server, guard: ConnectionGuard): null {
 
 function watch(connection: GuardedConnection, res: ServerResponse): void {
   connection.begin();
+  // An answer in progress (an event stream, an acquire waiting for its waitMs) is never cut by an
+  // idle timeout: Node's headers and request timeouts bound the request, and the idle timeout
+  // starts again after the answer (below, and Node's keep-alive timeout).
+  connection.socket.setTimeout(0);
   const writeHead = res.writeHead as (this: ServerResponse, ...args: unknown[]) => ServerResponse;
   // Every head goes through writeHead (an implicit one too): a refused answer closes the connection.
   res.writeHead = function (this: ServerResponse, ...args: unknown[]): ServerResponse {
