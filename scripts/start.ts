@@ -43,6 +43,8 @@ let sandbox: ScenarioSandbox | null = null;
 let sandboxPending: Promise<unknown> | null = null;
 let next: ReturnType<typeof spawnConsoleServer> | null = null;
 let service: ReturnType<typeof spawnLockService> | null = null;
+/** How often a lock service that dies is started again within a minute before `npm start` gives up. */
+const RESTARTS_PER_MINUTE = 3;
 let stopping = false;
 
 async function main(): Promise<void> {
@@ -135,13 +137,33 @@ async function main(): Promise<void> {
   const serviceHost = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
   const serviceUrl = process.env.REDLOCK_LOCK_SERVICE_URL?.trim() || `http://${serviceHost}:${serviceConfig.port}`;
   if (!process.env.REDLOCK_LOCK_SERVICE_URL?.trim()) {
-    const child = (service = spawnLockService({ cwd: root, port: serviceConfig.port, host: config.host, env }));
-    child.once('exit', (code, signal) => {
-      if (stopping) return;
-      log(`the lock service exited (${signal ?? `code ${code}`}); stopping the cluster`);
-      void guards.stop(code ?? 1);
-    });
-    await waitForHealth(serviceUrl, child, 60_000);
+    // It keeps no state of its own: one that dies is started again (the console meanwhile answers
+    // the lock routes 503), up to RESTARTS_PER_MINUTE; past that, something is wrong and all stops.
+    const restarts: number[] = [];
+    const run = (): ReturnType<typeof spawnLockService> => {
+      const child = (service = spawnLockService({
+        cwd: root,
+        port: serviceConfig.port,
+        host: config.host,
+        env: { ...env, REDLOCK_DRAIN_MS: String(serviceConfig.drainMs) },
+      }));
+      child.once('exit', (code, signal) => {
+        if (stopping) return;
+        const now = Date.now();
+        while (restarts.length && now - restarts[0]! > 60_000) restarts.shift();
+        if (restarts.length >= RESTARTS_PER_MINUTE) {
+          log(
+            `the lock service exited (${signal ?? `code ${code}`}) ${RESTARTS_PER_MINUTE + 1} times within a minute; stopping the cluster`,
+          );
+          return void guards.stop(code ?? 1);
+        }
+        restarts.push(now);
+        log(`the lock service exited (${signal ?? `code ${code}`}); starting it again`);
+        run();
+      });
+      return child;
+    };
+    await waitForHealth(serviceUrl, run(), 60_000);
   }
   env.REDLOCK_LOCK_SERVICE_URL = serviceUrl;
 
@@ -179,8 +201,11 @@ const guards = installProcessGuards(
   {
     async shutdown() {
       stopping = true;
-      // The console and the lock service drain at once (each answers what is in flight), then the masters stop.
-      await Promise.all([terminate(next), terminate(service)]);
+      // The console first (its forwarded requests are answered by the service meanwhile), then the
+      // lock service (its own clients' requests in flight), each given its drain; then the masters.
+      const drainMs = lockServiceConfig(process.env, 3_000).drainMs;
+      await terminate(next, 5_000);
+      await terminate(service, drainMs + 1_500);
       await control?.close().catch(() => undefined);
       if (control) rmSync(join(loadConfig(process.env, root).dataDir, 'control.json'), { force: true });
       await supervisor?.shutdown().catch(() => undefined);
@@ -196,12 +221,12 @@ const guards = installProcessGuards(
   log,
 );
 
-/** SIGTERM a child server and wait for its exit (SIGKILL after 5 s: its drain is shorter). */
-async function terminate(child: ReturnType<typeof spawnConsoleServer> | null): Promise<void> {
+/** SIGTERM a child server and wait for its exit (SIGKILL after `killAfterMs`: longer than its drain). */
+async function terminate(child: ReturnType<typeof spawnConsoleServer> | null, killAfterMs: number): Promise<void> {
   if (!child || child.exitCode !== null || child.signalCode !== null) return;
   const exited = new Promise((r) => child.once('exit', r));
   child.kill('SIGTERM');
-  const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
+  const timer = setTimeout(() => child.kill('SIGKILL'), killAfterMs);
   await exited;
   clearTimeout(timer);
 }

@@ -7,6 +7,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { Redis } from 'ioredis';
 import { ControlClient, freePort, isPortFree } from '../../lib/cluster';
 import { readEpoch, Redlock, serverRunId } from '@redlock-console/redlock';
+import { findDescendant } from '../../bench/harness/process-cpu';
 import { isAlive, waitFor } from '../support/cluster';
 
 const roots: string[] = [];
@@ -192,6 +193,20 @@ describe('npm start: the whole product, then Ctrl-C', () => {
     });
     expect(direct.status, await direct.clone().text()).toBe(200);
     expect((await fetch(`http://127.0.0.1:${servicePort}/api/nodes`, { headers: { cookie } })).status).toBe(404);
+    // A lock service that dies is started again (it keeps no state of its own); the console stays up.
+    const servicePid = findDescendant(run.child.pid!, 'lock-service-server');
+    expect(servicePid).not.toBeNull();
+    process.kill(servicePid!, 'SIGKILL');
+    await waitFor(
+      async () => {
+        const again = findDescendant(run.child.pid!, 'lock-service-server');
+        if (again === null || again === servicePid) return false;
+        return (await fetch(`http://127.0.0.1:${servicePort}/api/health`).catch(() => null))?.ok === true;
+      },
+      30_000,
+      'the lock service started again',
+    );
+    expect(run.out()).toMatch(/the lock service exited \(SIGKILL\); starting it again/);
 
     // Errors thrown by a singleton the fast path's copy of lib/ created (here the runtime's control
     // client) are mapped by the Next.js routes' copy too: a node action that does not fit is a 409.

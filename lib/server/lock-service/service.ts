@@ -1,5 +1,5 @@
 import 'server-only';
-import type { Server } from 'node:http';
+import type { Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createConsoleServer } from '../http/front';
 import type { ConnectionLimits } from '../http/connection-limits';
@@ -50,12 +50,21 @@ export async function startLockService(options: {
 }): Promise<LockService> {
   const leanReader = options.lean ?? leanHttpSetting(process.env.REDLOCK_LEAN_HTTP);
   const state: ServiceState = { draining: false };
+  /** The answers Node's parser is writing now (a drain makes each close its connection). */
+  const answering = new Set<ServerResponse>();
   // The core's connections open before the first request (a first acquire must not pay for them).
   lockCore();
-  const { server, lean } = createConsoleServer(options.limits, (req, res) => serveServiceRoute(req, res, state), {
-    serveFirst: serveIfLockService,
-    lean: leanReader,
-  });
+  const { server, lean } = createConsoleServer(
+    options.limits,
+    (req, res) => serveServiceRoute(req, res, state),
+    {
+      serveFirst: (req, res) => {
+        closeAfterwardWhileDraining(res, state, answering);
+        return serveIfLockService(req, res);
+      },
+      lean: leanReader,
+    },
+  );
   await new Promise<void>((done, fail) => {
     server.once('error', fail);
     server.listen(options.port, options.host, () => {
@@ -72,13 +81,18 @@ export async function startLockService(options: {
     stop(drainMs) {
       stopped ??= (async () => {
         state.draining = true;
+        for (const res of answering) res.shouldKeepAlive = false;
         const closed = new Promise<void>((done) => server.close(() => done()));
         server.closeIdleConnections();
         lean?.closeIdle();
+        // Connections Node's parser reads that are busy now close after their answer (closeAfterwardWhileDraining).
         await Promise.race([closed, new Promise((done) => setTimeout(done, drainMs).unref())]);
+        const flush = () => Promise.race([flushLockHistory(), new Promise((done) => setTimeout(done, FLUSH_AT_STOP_MS).unref())]);
+        await flush();
         server.closeAllConnections();
         lean?.closeAll();
-        await Promise.race([flushLockHistory(), new Promise((done) => setTimeout(done, FLUSH_AT_STOP_MS).unref())]);
+        // Handlers cut off by the close may have recorded entries since: write those too.
+        await flush();
         await lockCore()
           .quit()
           .catch(() => undefined);
@@ -86,4 +100,15 @@ export async function startLockService(options: {
       return stopped;
     },
   };
+}
+
+/**
+ * While the service drains, an answer on a connection Node's parser reads says `Connection: close`
+ * and the connection closes after it: no new request is taken on a kept-alive connection once
+ * SIGTERM came (the lean connections do the same: closeIdle).
+ */
+function closeAfterwardWhileDraining(res: ServerResponse, state: ServiceState, answering: Set<ServerResponse>): void {
+  if (state.draining) res.shouldKeepAlive = false;
+  answering.add(res);
+  res.once('close', () => answering.delete(res));
 }
