@@ -17,7 +17,7 @@ import { describeError, sleep } from '../harness/util';
  * run: etcd's own lock API (one member, v3 lock/unlock over its HTTP gateway on session leases) and
  * Node's bare-HTTP floor (two fixed-body requests on a bare node:http server: bare-http.ts). The
  * lock service three ways: one process with the lean reader (the default), one with
- * REDLOCK_LEAN_HTTP=off (Node's parser reads every request: the A/B issue 43 asks for), and two
+ * REDLOCK_LEAN_HTTP=off (Node's parser reads every request: the A/B of whether the lean reader pays for itself), and two
  * processes at 32 clients, the clients split evenly across their two ports (no balancer: its CPU
  * would be neither's, and HAProxy's own cost is not the service's), their CPU summed. Per cell:
  * pairs/s, p50 per pair, the server processes' CPU per pair (/proc/<pid>/stat over the cell) and

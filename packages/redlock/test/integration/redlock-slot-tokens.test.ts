@@ -9,6 +9,7 @@ import {
 } from '@redlock-console/redlock';
 import { uniquePrefix } from '@/test/support/cluster';
 import { redlockEnv } from '@/test/support/redlock-env';
+import { waitersAsleep } from '@/test/support/waiters';
 
 // A permit and a read or write lock known only by their token and slots (the HTTP lock service
 // keeps no handle): extendPermitToken / releasePermitToken / extendRwToken / releaseRwToken on
@@ -86,8 +87,8 @@ describe('a semaphore permit by token and slots', () => {
     const [a, b] = await pair('permit-wake');
     const held = await a.acquireSemaphore('one', 1, 20_000);
     const waiting = b.acquireSemaphore('one', 1, 2_000, { retryCount: 1_000, retryDelayMs: 5_000, retryJitterMs: 0, maxWaitMs: 15_000 });
-    // Let the waiter make its first, refused, attempt and go to sleep (5 s between attempts).
-    await new Promise((r) => setTimeout(r, 300));
+    // The waiter made its first, refused, attempt and sleeps (5 s between attempts): only the release's message wakes it.
+    await waitersAsleep(b, 1);
     const started = performance.now();
     await a.releasePermitToken('one', [0], held.token);
     const granted = await waiting;
@@ -121,6 +122,7 @@ describe('a read or write lock by token and slots', () => {
     const extended = await a.extendRwToken('doc', reader.slots, reader.token, 6_000);
     expect(extended.resources).toEqual([`rw:doc:${reader.slots[0]}`]);
     // Past the reader's own ttl (1.5 s) the writer is still refused: the extend by token held.
+    // absence: 2 s, past the reader's first 1.5 s lease (nothing may free the slots in that window)
     await new Promise((r) => setTimeout(r, 2_000));
     await expect(a.acquireWrite('doc', 1_000, { maxReaders: 4 })).rejects.toBeInstanceOf(LockContendedError);
     // A wrong token deletes nothing, the intent key is no slot and is never named.
