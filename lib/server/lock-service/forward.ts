@@ -56,7 +56,9 @@ export function lockServiceUpstream(env: NodeJS.ProcessEnv = process.env): { ups
   }
   if (upstream.protocol !== 'http:') throw new Error(`REDLOCK_LOCK_SERVICE_URL must be an http:// URL, got ${raw}`);
   if (upstream.username || upstream.password || upstream.search || upstream.hash || (upstream.pathname !== '/' && upstream.pathname !== ''))
-    throw new Error(`REDLOCK_LOCK_SERVICE_URL is a lock service's origin (http://host:port), with no path, query or credentials; got ${raw}`);
+    throw new Error(
+      `REDLOCK_LOCK_SERVICE_URL is a lock service's origin (http://host:port), with no path, query or credentials; got ${raw}`,
+    );
   cached = { raw, upstream, agent: new Agent({ keepAlive: true, maxSockets: 128, timeout: FREE_SOCKET_MS }) };
   return cached;
 }
@@ -109,7 +111,9 @@ function forward(req: IncomingMessage, res: ServerResponse, upstream: URL, agent
       answer.pipe(res);
     },
   );
-  out.setTimeout(FORWARD_TIMEOUT_MS, () => out.destroy(Object.assign(new Error(`no answer within ${FORWARD_TIMEOUT_MS} ms`), { code: 'ETIMEDOUT' })));
+  out.setTimeout(FORWARD_TIMEOUT_MS, () =>
+    out.destroy(Object.assign(new Error(`no answer within ${FORWARD_TIMEOUT_MS} ms`), { code: 'ETIMEDOUT' })),
+  );
   out.on('error', (err: NodeJS.ErrnoException) => {
     stopProbe();
     if (res.headersSent || res.destroyed) return void res.destroy();

@@ -54,17 +54,13 @@ export async function startLockService(options: {
   const answering = new Set<ServerResponse>();
   // The core's connections open before the first request (a first acquire must not pay for them).
   lockCore();
-  const { server, lean } = createConsoleServer(
-    options.limits,
-    (req, res) => serveServiceRoute(req, res, state),
-    {
-      serveFirst: (req, res) => {
-        closeAfterwardWhileDraining(res, state, answering);
-        return serveIfLockService(req, res);
-      },
-      lean: leanReader,
+  const { server, lean } = createConsoleServer(options.limits, (req, res) => serveServiceRoute(req, res, state), {
+    serveFirst: (req, res) => {
+      closeAfterwardWhileDraining(res, state, answering);
+      return serveIfLockService(req, res);
     },
-  );
+    lean: leanReader,
+  });
   await new Promise<void>((done, fail) => {
     server.once('error', fail);
     server.listen(options.port, options.host, () => {
