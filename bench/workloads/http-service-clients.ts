@@ -262,7 +262,7 @@ export async function measureClientMatrix(
       for (const kind of KINDS) {
         for (const count of COUNTS) {
           for (const target of shuffled(present.filter((t) => (ONLY_AT[t] ?? count) === count))) {
-            const m = await measureCell(drivers[target]!, kind, count, ms, `${kind}-${count}-${run}`);
+            const m = await measureCell(drivers[target]!, kind, count, ms, `${target}-${kind}-${count}-${run}`);
             const cell = cellOf(kind, count, target);
             cell.pairsPerSecond.push(m.pairsPerSecond);
             cell.p50.push(m.p50);
