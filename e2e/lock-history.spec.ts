@@ -102,7 +102,8 @@ test.describe('lock history on the lock detail page', () => {
   }) => {
     const resource = `e2e-history-pkg-${Date.now()}`;
     const urls = (await sandbox().nodes()).sort((a, b) => a.id - b.id).map((n) => n.url);
-    const client = new Redlock(urls, { retryCount: 2, maxTtlMs: E2E_MAX_TTL_MS });
+    // A 1 s node deadline, not the core's 100 ms default: on a loaded machine an extend read "0 for, 5 timeout".
+    const client = new Redlock(urls, { retryCount: 2, maxTtlMs: E2E_MAX_TTL_MS, nodeTimeoutMs: 1_000 });
     try {
       const lock = await client.acquire(resource, 4_000, { metadata: { owner: 'inventory-sync@pod-7' } });
       let extending = true;
