@@ -1,6 +1,7 @@
 import 'server-only';
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
+import { quorumSize } from '@redlock-console/redlock';
 import { liveEventSchema, type LiveEvent } from '../../api/events';
 import { consoleKeys } from '../console-keys';
 import { instanceName, processKey } from '../instance';
@@ -52,7 +53,7 @@ export function startReplicaSource(clients: readonly Redis[], emit: (event: Live
   const channel = consoleKeys().events;
   const self = processKey();
   const seen = new Set<string>();
-  const needed = Math.floor(clients.length / 2) + 1;
+  const needed = quorumSize(clients.length);
   let subscribed = 0;
   let settled = 0;
   let readySent = false;

@@ -15,6 +15,28 @@ import { probesOf } from './request';
 import type { RedlockSettings } from './settings';
 import type { Vote } from './votes';
 
+/**
+ * Redlock.markNodesClean(), in full:
+ *
+ * Write the clean epoch sentinel on every reachable node ("these hold no lost locks"), ending
+ * any quarantine, and raise each fence register to the now × 1000 floor. Call it once on brand-new
+ * masters (they have no sentinel and would otherwise sit out a data-loss quarantine of maxTtlMs).
+ *
+ * Resolves with each node's vote (`for`: marked; `against`: why not, e.g. NOPERM for an ACL user
+ * without INFO or TIME) when at least a quorum was marked; `complete` is false when some node was
+ * not (each also reported as 'node-error'). Rejects with QuorumUnavailableError, naming every node
+ * that refused and why, when fewer than a quorum were marked: the cluster cannot grant then, and
+ * resolving would let a caller take a refusal for an initialised cluster.
+ * Safety: unchanged by how the outcome is reported. A node is marked by mark-clean.lua alone (one
+ * atomic script that also raises the fence register to the now × 1000 floor), exactly as before;
+ * a node that refused keeps its sentinel state (absent: it votes against, quarantined), so neither
+ * mutual exclusion nor the fence order can depend on whether this promise resolves or rejects.
+ * `timeoutMs` (default max(nodeTimeoutMs, 5 s)) bounds the wait for each node, its connection
+ * included: a one-time administrative call, so the default favours an answer over a quick refusal
+ * on a busy host; a node that answers later may still be marked (the statement is the caller's
+ * either way, and the same whenever it applies).
+ */
+
 export function markNodeCleanVote(
   node: LockNode,
   settings: Readonly<RedlockSettings>,

@@ -17,7 +17,7 @@ import { prepareSemaphore, SemaphoreAttempts, type SemaphoreOptions } from './se
 import { acquireRw, usingRw, type RwHost, type RwLockOptions, type RwRoutine } from './rwlock';
 import type { RwLock } from './rwlock-handle';
 import { SlotClaims } from './slot-claims';
-import { slotTargets } from './slot-tokens';
+import { slotTargets, type SlotKind } from './slot-tokens';
 import { resolveSettings, type RedlockSettings } from './settings';
 import { runUsing } from './using';
 import { markCleanOutcome, markCleanTimeout, type MarkCleanOptions, type MarkCleanResult } from './mark-clean-outcome';
@@ -278,77 +278,59 @@ export class Redlock extends RedlockEmitter implements LockController {
     return this.releaseInternal(lock.resources, lock.keys, lock.token, lock.fence);
   }
 
-  /**
-   * Extend a lock known only by its token (the console's stateless HTTP lock service): the same
-   * compare-and-pexpire on every node, success on a quorum. With no client-side validity to check,
-   * the quorum itself is the proof: a quorum that still holds the token has held it without a gap.
-   */
+  /** Extend a lock known only by its token (the stateless HTTP lock service): compare-and-pexpire on every node, success on a quorum. */
   async extendToken(resources: string | string[], token: string, ttlMs: number): Promise<ExtendResult> {
     const names = checkResources(resources);
     return this.extendByToken(names, lockKeysOf(this.settings.keyPrefix, names), token, ttlMs);
   }
 
   /**
-   * Extend a semaphore permit known only by its token and slots (the HTTP lock service): the
-   * mutex's extendToken over the slots' keys (slot-tokens.ts argues why exclusion and fence order
-   * hold). Rejects with LockExpiredError when a quorum no longer holds the token on every slot named.
+   * Extend or release a semaphore permit (…PermitToken) or a read or write lock (…RwToken) known
+   * only by its token and slots (the HTTP lock service): the mutex's by-token rounds over the slots'
+   * keys (slot-tokens.ts argues why exclusion and fence order hold). An extend rejects with
+   * LockExpiredError when a quorum no longer holds the token on every slot named; a release is a
+   * compare-and-delete (another holder's slot is never hit).
    */
   async extendPermitToken(resource: string, slots: readonly number[], token: string, ttlMs: number): Promise<ExtendResult> {
-    const target = slotTargets('semaphore', this.settings.keyPrefix, resource, slots);
-    return this.extendByToken(target.names, target.keys, token, ttlMs);
+    return this.extendSlots('semaphore', resource, slots, token, ttlMs);
   }
-
-  /** Release a semaphore permit known only by its token and slots (compare-and-delete: another holder's slot is never hit). */
   async releasePermitToken(resource: string, slots: readonly number[], token: string): Promise<ReleaseResult> {
-    const target = slotTargets('semaphore', this.settings.keyPrefix, resource, slots);
-    checkToken(token);
-    return this.releaseInternal(target.names, target.keys, token, null);
+    return this.releaseSlots('semaphore', resource, slots, token);
   }
-
-  /** Extend a read or write lock known only by its token and slots, as extendPermitToken (slot-tokens.ts). */
   async extendRwToken(resource: string, slots: readonly number[], token: string, ttlMs: number): Promise<ExtendResult> {
-    const target = slotTargets('rwlock', this.settings.keyPrefix, resource, slots);
+    return this.extendSlots('rwlock', resource, slots, token, ttlMs);
+  }
+  async releaseRwToken(resource: string, slots: readonly number[], token: string): Promise<ReleaseResult> {
+    return this.releaseSlots('rwlock', resource, slots, token);
+  }
+  private async extendSlots(
+    kind: SlotKind,
+    resource: string,
+    slots: readonly number[],
+    token: string,
+    ttlMs: number,
+  ): Promise<ExtendResult> {
+    const target = slotTargets(kind, this.settings.keyPrefix, resource, slots);
     return this.extendByToken(target.names, target.keys, token, ttlMs);
   }
-
-  /** Release a read or write lock known only by its token and slots (compare-and-delete). */
-  async releaseRwToken(resource: string, slots: readonly number[], token: string): Promise<ReleaseResult> {
-    const target = slotTargets('rwlock', this.settings.keyPrefix, resource, slots);
+  private async releaseSlots(kind: SlotKind, resource: string, slots: readonly number[], token: string): Promise<ReleaseResult> {
+    const target = slotTargets(kind, this.settings.keyPrefix, resource, slots);
     checkToken(token);
     return this.releaseInternal(target.names, target.keys, token, null);
   }
 
-  /**
-   * The extend of a lock known only by its token: with no client-side validity to check, the
-   * quorum itself is the proof (a quorum that still holds the token has held it without a gap).
-   */
+  /** With no client-side validity to check, the quorum itself is the proof: a quorum that still holds the token has held it without a gap. */
   private async extendByToken(names: readonly string[], keys: readonly string[], token: string, ttlMs: number): Promise<ExtendResult> {
     checkToken(token);
     checkLeaseTtl(ttlMs, this.settings);
     if (this.closed) throw closedError(this.nodes, names);
     const started = performance.now();
     const outcome = await extendKeys(this.ctx, names, keys, token, ttlMs, null);
-    if (this.listenerCount('extend') > 0) {
-      this.emitOutcome(
-        'extend',
-        names,
-        outcome.ok,
-        started,
-        outcome.ok ? outcome.votes : outcome.error.votes,
-        null,
-        1,
-        outcome.ok ? undefined : outcome.error,
-      );
-    }
+    const [votes, error] = outcome.ok ? [outcome.votes, undefined] : [outcome.error.votes, outcome.error];
+    if (this.listenerCount('extend') > 0) this.emitOutcome('extend', names, outcome.ok, started, votes, null, 1, error);
     if (!outcome.ok) throw outcome.error;
-    return {
-      resources: names,
-      token,
-      votes: outcome.votes,
-      validityMs: Math.max(0, Math.floor(outcome.validUntil - performance.now())),
-      expiresAt: outcome.expiresAt,
-      durationMs: outcome.durationMs,
-    };
+    const validityMs = Math.max(0, Math.floor(outcome.validUntil - performance.now()));
+    return { resources: names, token, votes: outcome.votes, validityMs, expiresAt: outcome.expiresAt, durationMs: outcome.durationMs };
   }
 
   /** Release a lock known only by its token (compare-and-delete: a newer holder is never hit). */
@@ -359,23 +341,10 @@ export class Redlock extends RedlockEmitter implements LockController {
   }
 
   /**
-   * Write the clean epoch sentinel on every reachable node ("these hold no lost locks"), ending
-   * any quarantine, and raise each fence register to the now × 1000 floor. Call it once on brand-new
-   * masters (they have no sentinel and would otherwise sit out a data-loss quarantine of maxTtlMs).
-   *
-   * Resolves with each node's vote (`for`: marked; `against`: why not, e.g. NOPERM for an ACL user
-   * without INFO or TIME) when at least a quorum was marked; `complete` is false when some node was
-   * not (each also reported as 'node-error'). Rejects with QuorumUnavailableError, naming every node
-   * that refused and why, when fewer than a quorum were marked: the cluster cannot grant then, and
-   * resolving would let a caller take a refusal for an initialised cluster.
-   * Safety: unchanged by how the outcome is reported. A node is marked by mark-clean.lua alone (one
-   * atomic script that also raises the fence register to the now × 1000 floor), exactly as before;
-   * a node that refused keeps its sentinel state (absent: it votes against, quarantined), so neither
-   * mutual exclusion nor the fence order can depend on whether this promise resolves or rejects.
-   * `timeoutMs` (default max(nodeTimeoutMs, 5 s)) bounds the wait for each node, its connection
-   * included: a one-time administrative call, so the default favours an answer over a quick refusal
-   * on a busy host; a node that answers later may still be marked (the statement is the caller's
-   * either way, and the same whenever it applies).
+   * Write the clean epoch sentinel on every reachable node ("these hold no lost locks"), ending any
+   * quarantine, and raise each fence register to the now × 1000 floor: once, on brand-new masters.
+   * Resolves with each node's vote when at least a quorum was marked, else rejects with
+   * QuorumUnavailableError. What it promises and why safety does not depend on it: mark-clean-nodes.ts.
    */
   async markNodesClean(options: MarkCleanOptions = {}): Promise<MarkCleanResult> {
     const timeoutMs = markCleanTimeout(options, this.settings.nodeTimeoutMs);
