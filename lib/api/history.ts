@@ -21,7 +21,7 @@ export const historyQuerySchema = z.strictObject({
 export const historyBucketSchema = z.object({
   /** Start of the bucket (epoch ms). */
   t: z.number(),
-  /** Acquires through this console's own lock core (they carry the latencies below). */
+  /** Acquires through this console: its own lock core's, or forwarded to the lock service (they carry the latencies below). */
   acquireOk: z.number(),
   acquireFailed: z.number(),
   /**

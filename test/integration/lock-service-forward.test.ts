@@ -48,6 +48,9 @@ describe('the console with a lock-service process', () => {
     expect(await serviceAcquires()).toBe(before + 1);
     const direct = await send(service.url, 'POST', '/api/locks', { headers: key, body: { resource: 'fw-1', ttlMs: 3_000 } });
     expect(direct.status).toBe(409);
+    // The console's own charts count the acquire it forwarded (its core never saw it).
+    const history = (await (await api.call('GET', '/api/history', { as: 'viewer' })).json()) as { buckets: Array<{ acquireOk: number }> };
+    expect(history.buckets.reduce((sum, b) => sum + b.acquireOk, 0)).toBeGreaterThanOrEqual(1);
     const released = await api.call('POST', '/api/locks/fw-1/release', { as: 'client', body: { token: grant.token } });
     expect(((await released.json()) as { released: boolean }).released).toBe(true);
   });

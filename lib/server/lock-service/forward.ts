@@ -2,6 +2,7 @@ import 'server-only';
 import { Agent, request, type IncomingMessage, type ServerResponse } from 'node:http';
 import { guardedConnection } from '../http/connection-guard';
 import { sendJson } from '../http/node-io';
+import { recordSample } from '../history';
 import { logger } from '../logger';
 import { probeDeparture } from './departure-probe';
 import { matchLockService } from './routes';
@@ -66,15 +67,19 @@ export function lockServiceUpstream(env: NodeJS.ProcessEnv = process.env): { ups
 /** Forward the request when it is a lock route and a lock service is configured (returns true); false otherwise. */
 export function forwardIfLockService(req: IncomingMessage, res: ServerResponse): boolean {
   const target = lockServiceUpstream();
-  if (!target || !matchLockService(req.method, req.url)) return false;
+  const route = target ? matchLockService(req.method, req.url) : null;
+  if (!target || !route) return false;
   if (req.headers[FORWARDED_MARK] !== undefined) {
     const message = `this console forwards the lock routes to ${target.upstream.origin}, which sent this request back: REDLOCK_LOCK_SERVICE_URL names a console, not a lock service`;
     sendJson(req, res, 508, { error: { code: 'UNAVAILABLE', message } }, { connection: 'close' });
     return true;
   }
-  forward(req, res, target.upstream, target.agent);
+  forward(req, res, target.upstream, target.agent, route.kind === 'acquire');
   return true;
 }
+
+/** What the core's acquire event would have said, from the service's answer (the Overview's latency chart reads these samples). */
+const ACQUIRE_OUTCOMES: Readonly<Record<number, string>> = { 200: 'ok', 409: 'LockContendedError', 503: 'QuorumUnavailableError' };
 
 function forwardedHeaders(req: IncomingMessage): Record<string, string | string[]> {
   const named = new Set(
@@ -92,12 +97,16 @@ function forwardedHeaders(req: IncomingMessage): Record<string, string | string[
   return headers;
 }
 
-function forward(req: IncomingMessage, res: ServerResponse, upstream: URL, agent: Agent): void {
+function forward(req: IncomingMessage, res: ServerResponse, upstream: URL, agent: Agent, acquire: boolean): void {
+  const started = performance.now();
   const out = request(
     { host: upstream.hostname, port: upstream.port || 80, method: req.method, path: req.url, headers: forwardedHeaders(req), agent },
     (answer) => {
       stopProbe();
       const status = answer.statusCode ?? 502;
+      // The console's own charts (acquire latency, outcomes) see the acquires it forwarded, as they saw its own core's.
+      const outcome = acquire ? ACQUIRE_OUTCOMES[status] : undefined;
+      if (outcome) recordSample({ kind: 'acquire', ok: status === 200, durationMs: performance.now() - started, outcome });
       // The service authenticated this client (its checks come first): the connection is no longer anonymous.
       if ((status >= 200 && status < 300) || status === 409) guardedConnection(req.socket)?.markAuthenticated();
       const head: string[] = [];
