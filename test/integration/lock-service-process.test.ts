@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { API_KEY, METRICS_TOKEN } from '../support/api';
-import { startTestCluster, uniquePrefix, type TestCluster } from '../support/cluster';
+import { releaseChannel } from '@redlock-console/redlock';
+import { startTestCluster, uniquePrefix, waitFor, type TestCluster } from '../support/cluster';
 import { send } from '../support/console-server';
 import { serviceEnv, startLockServiceProcess, tempDataDir, type LockServiceProcess } from '../support/lock-service-process';
 
@@ -82,8 +83,12 @@ describe('the lock-service process', () => {
     expect(held.status, held.body).toBe(200);
     // A second acquire waits for the first lease to run out (about 1.5 s), across the SIGTERM.
     const waiting = send(drained.url, 'POST', '/api/locks', { headers: auth, body: { resource: 'drain-1', ttlMs: 1_000, waitMs: 6_000 } });
-    // The waiter is in: its first attempt was refused before the signal (the lease is still held).
-    await new Promise((r) => setTimeout(r, 300)); // pace: the waiting request reaches the server before the signal
+    // The waiter is in: its first attempt was refused and it listens for the release (this fresh
+    // process's core subscribes to the release channel only when an acquire first waits).
+    const node = cluster.client(1);
+    await node.connect();
+    const channel = releaseChannel(env.REDLOCK_KEY_PREFIX!);
+    await waitFor(async () => Number(((await node.pubsub('NUMSUB', channel)) as [string, number])[1]) > 0, 10_000, 'the waiter subscribed');
     const exit = drained.kill('SIGTERM');
     const answered = await waiting;
     expect(answered.status, answered.body).toBe(200);
