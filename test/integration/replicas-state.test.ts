@@ -92,7 +92,9 @@ describe('two consoles on one set of masters', () => {
       body: { resources: ['rep-q1', 'rep-q2'], ttlMs: 20_000 },
     });
     expect(taken.status, taken.body).toBe(200);
-    // B learns A's use from the masters within a sync (250 ms); GET /api/api-keys reads them first.
+    // A writes its use to the masters after its answer (within SYNC_GAP_MS of the grant, later on a
+    // busy host), and GET /api/api-keys on B reads them first: B sees it within a few syncs.
+    await waitFor(async () => (await usageOn(b)).held === QUOTA_HELD, 5_000, "B to see A's grant");
     expect(await usageOn(b)).toEqual({ scope: 'shared', held: QUOTA_HELD });
     const refused = await send(b.url, 'POST', '/api/locks', { headers: QUOTA_AUTH, body: { resource: 'rep-q3', ttlMs: 5_000 } });
     expect(refused.status, refused.body).toBe(429);
