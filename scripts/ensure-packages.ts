@@ -1,6 +1,6 @@
 /** `npm test` step: make sure the Debian packages the tests need are there (installs them as root). */
 import { describeFatal } from './support/fatal';
-import { CHROMIUM, CURL, ensureSystemPackage, NUTCRACKER, PROMTOOL, PYTHON3, REDIS_SERVER } from './support/system-packages';
+import { CHROMIUM, CURL, ensureSystemPackage, HAPROXY, NUTCRACKER, PROMTOOL, PYTHON3, REDIS_SERVER } from './support/system-packages';
 
 const known = {
   'redis-server': REDIS_SERVER,
@@ -9,6 +9,7 @@ const known = {
   curl: CURL,
   python3: PYTHON3,
   nutcracker: NUTCRACKER,
+  haproxy: HAPROXY,
 } as const;
 try {
   for (const name of process.argv.slice(2)) {

@@ -89,8 +89,8 @@ together() {
 }
 
 tier "generated Lua module is current" node scripts/gen-lua.mjs --check
-tier "system packages (redis-server, chromium, promtool, curl, python3, nutcracker)" \
-  node --import tsx scripts/ensure-packages.ts redis-server chromium promtool curl python3 nutcracker
+tier "system packages (redis-server, chromium, promtool, curl, python3, nutcracker, haproxy)" \
+  node --import tsx scripts/ensure-packages.ts redis-server chromium promtool curl python3 nutcracker haproxy
 # Typecheck, lint and format keep caches under node_modules/.cache (content-keyed, so a checkout's new
 # mtimes do not void them): on a clean clone they are empty and save nothing; in the developer loop
 # only the files changed since the last run are read again.

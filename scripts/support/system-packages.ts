@@ -51,6 +51,14 @@ export const NUTCRACKER: SystemPackage = {
   hint: 'nutcracker (twemproxy) puts a lock node behind a real proxy in the tests: run `sudo apt-get install nutcracker`',
 };
 
+export const HAPROXY: SystemPackage = {
+  binary: 'haproxy',
+  debianPackage: 'haproxy',
+  // Debian installs it to /usr/sbin, often not on a user's PATH.
+  paths: ['/usr/sbin/haproxy', '/usr/bin/haproxy', '/usr/local/sbin/haproxy'],
+  hint: "haproxy runs docker-compose.yml's load balancer config in front of two lock services in the tests: run `sudo apt-get install haproxy`",
+};
+
 export const PYTHON3: SystemPackage = {
   binary: 'python3',
   debianPackage: 'python3',
@@ -58,7 +66,8 @@ export const PYTHON3: SystemPackage = {
   hint: 'python3 runs the Python client example (examples/lock.py) in the tests: run `sudo apt-get install python3`',
 };
 
-function which(pkg: SystemPackage): string | null {
+/** The package's binary: one of its known paths, or on PATH; null when it is not installed. */
+export function which(pkg: SystemPackage): string | null {
   const dirs = (process.env.PATH ?? '')
     .split(':')
     .filter(Boolean)

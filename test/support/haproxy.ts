@@ -1,11 +1,12 @@
 import { spawn } from 'node:child_process';
 import { freePort } from '../../lib/cluster';
+import { HAPROXY, which } from '../../scripts/support/system-packages';
 import { waitFor } from './cluster';
 
 /**
  * The real load balancer of docker-compose.yml: Debian's haproxy running deploy/haproxy/haproxy.cfg
  * itself (not a copy), its addresses given through the environment as compose gives them, on
- * 127.0.0.1. `.ci/run` installs the package.
+ * 127.0.0.1. `npm test` installs the package as root (scripts/ensure-packages.ts), as `.ci/run` does.
  */
 export interface Balancer {
   /** The console frontend (CONSOLE_BIND). */
@@ -18,6 +19,13 @@ export interface Balancer {
 
 export const HAPROXY_CONFIG = 'deploy/haproxy/haproxy.cfg';
 
+/** Debian's haproxy (in /usr/sbin, often off a user's PATH), or an error that says how to get it. */
+function haproxyBinary(): string {
+  const found = which(HAPROXY);
+  if (!found) throw new Error(HAPROXY.hint);
+  return found;
+}
+
 export async function startBalancer(servers: { consoles: [string, string]; lockServices: [string, string] }): Promise<Balancer> {
   const [consolePort, locksPort] = [await freePort(), await freePort()];
   const env = {
@@ -28,7 +36,10 @@ export async function startBalancer(servers: { consoles: [string, string]; lockS
     LOCK_SERVICE_1: servers.lockServices[0],
     LOCK_SERVICE_2: servers.lockServices[1],
   };
-  const child = spawn('haproxy', ['-db', '-f', HAPROXY_CONFIG], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(haproxyBinary(), ['-db', '-f', HAPROXY_CONFIG], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
   child.stdout.on('data', (d: Buffer) => (out += d.toString()));
   child.stderr.on('data', (d: Buffer) => (out += d.toString()));

@@ -10,6 +10,7 @@ import { parseNodeUrls } from '../../lib/config';
 import { hasNotifyFlags } from '../../lib/inspect/notifications';
 import { HAPROXY_CONFIG } from '../support/haproxy';
 import { findPromtool } from '../support/promtool';
+import { HAPROXY, which } from '../../scripts/support/system-packages';
 
 // No Docker engine runs here, so the file is checked for exactly what the product promises, and
 // the pieces it mounts are run for real: the masters' redis.conf on redis-server, the secrets
@@ -228,7 +229,7 @@ describe('docker-compose.yml', () => {
     expect(config).toMatch(/backend lock_services[\s\S]*?option httpchk GET \/api\/ready/);
     expect(config).toMatch(/backend consoles[\s\S]*?option httpchk GET \/api\/health/);
     // The compose network's names do not resolve here: haproxy -c accepts them as servers resolved at run time.
-    const check = spawnSync('haproxy', ['-c', '-f', join(root, HAPROXY_CONFIG)], {
+    const check = spawnSync(which(HAPROXY) ?? 'haproxy', ['-c', '-f', join(root, HAPROXY_CONFIG)], {
       encoding: 'utf8',
       env: { ...process.env, ...lb.environment },
     });
