@@ -10,10 +10,13 @@ import styles from './nodes.module.css';
 export function NodeActionButtons({
   node,
   sandbox,
+  drivenBy,
   onAction,
 }: {
   node: NodeView;
   sandbox: boolean;
+  /** Another console that drives the supervisor's actions (this one's would be refused), or null. */
+  drivenBy: string | null;
   onAction: (kind: ActionKind | 'mark-clean') => void;
 }) {
   const allowed = canAct(node);
@@ -37,7 +40,14 @@ export function NodeActionButtons({
   };
   return (
     <div className={styles.actions} data-testid={`node-actions-${node.id}`}>
-      {sandbox ? (
+      {sandbox && drivenBy !== null ? (
+        <div className={styles.group} role="group" aria-label={`Process and network actions for node ${node.id}`}>
+          <span className={styles.groupLabel}>Process · Network</span>
+          <span className={styles.actionsNote} data-testid={`node-actions-elsewhere-${node.id}`}>
+            run through console {drivenBy}
+          </span>
+        </div>
+      ) : sandbox ? (
         <>
           <div className={styles.group} role="group" aria-label={`Process actions for node ${node.id}`}>
             <span className={styles.groupLabel}>Process</span>

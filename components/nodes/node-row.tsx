@@ -12,6 +12,7 @@ export function NodeRow({
   skew,
   operator,
   sandbox,
+  drivenBy,
   counts,
   holdersState,
   onAction,
@@ -20,6 +21,7 @@ export function NodeRow({
   skew: number;
   operator: boolean;
   sandbox: boolean;
+  drivenBy: string | null;
   counts: { holds: number; critical: number } | null;
   holdersState: 'loading' | 'error' | 'ready';
   onAction: (kind: ActionKind | 'mark-clean') => void;
@@ -43,7 +45,7 @@ export function NodeRow({
         <NodeFacts node={node} />
         <NodeLocks node={node} counts={counts} holdersState={holdersState} />
       </div>
-      {operator ? <NodeActionButtons node={node} sandbox={sandbox} onAction={onAction} /> : null}
+      {operator ? <NodeActionButtons node={node} sandbox={sandbox} drivenBy={drivenBy} onAction={onAction} /> : null}
     </article>
   );
 }

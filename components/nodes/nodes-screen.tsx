@@ -39,6 +39,8 @@ export function NodesScreen() {
   }, []);
 
   const data = nodes.data;
+  // Another console drives the supervisor: its actions would be refused here (409), so none are offered.
+  const drivenBy = sandbox && data?.actionsBy && !data.actionsBy.self ? data.actionsBy.instance : null;
   const skew = data ? skewMs(data.readAt, nodes.dataUpdatedAt) : 0;
   const counts = useMemo(() => {
     if (!data || !holders.data) return null;
@@ -90,6 +92,18 @@ export function NodesScreen() {
           </div>
         </div>
       ) : null}
+      {operator && drivenBy !== null ? (
+        <div className={`callout ${styles.notice} ${styles.callInfo}`} data-testid="driven-elsewhere-notice" role="note">
+          <span className={styles.noticeIcon} aria-hidden="true">
+            i
+          </span>
+          <div>
+            <strong>Node actions run through console {drivenBy}.</strong>One console at a time drives the sandbox&apos;s processes and
+            network, so that no two change node states under each other; open that console to crash, restart or partition a node. Marking a
+            quarantined node clean works here.
+          </div>
+        </div>
+      ) : null}
 
       {nodes.isPending ? (
         <div className={styles.list} aria-busy="true" data-loading-state="loading">
@@ -124,6 +138,7 @@ export function NodesScreen() {
               skew={skew}
               operator={operator}
               sandbox={sandbox}
+              drivenBy={drivenBy}
               counts={counts?.get(node.id) ?? null}
               holdersState={holders.isPending ? 'loading' : holders.error && !holders.data ? 'error' : 'ready'}
               onAction={(kind) => setOpen({ kind, node: node.id })}

@@ -83,8 +83,23 @@ export const clusterVerdictSchema = z.object({
   reasons: z.array(z.string()),
 });
 
+/**
+ * Which console drives the sandbox supervisor's node actions (one at a time across the consoles on
+ * these masters: the first that acts takes the lease and keeps it while it runs). `self`: this
+ * console; otherwise its process and network actions are refused with 409 naming that one.
+ */
+export const actionsBySchema = z.object({
+  instance: z.string(),
+  what: z.string(),
+  since: z.number(),
+  self: z.boolean(),
+});
+export type ActionsBy = z.infer<typeof actionsBySchema>;
+
 export const nodesResponseSchema = z.object({
   mode: z.enum(['sandbox', 'external', 'unconfigured']),
+  /** Sandbox only: the console that drives the node actions; null when none does yet (the first to act will) or not a sandbox. */
+  actionsBy: actionsBySchema.nullable(),
   readAt: z.number(),
   quorum: z.number().int(),
   maxTtlMs: z.number(),

@@ -1,6 +1,7 @@
 import 'server-only';
 import type { Redis } from 'ioredis';
 import type { NodeAction } from '../api/node-actions';
+import type { ActionsBy } from '../api/nodes';
 import type { NodeStatus } from '../cluster/supervisor';
 import type { SeenSentinel } from '@redlock-console/redlock';
 import { markNodeClean, parseEpoch, SentinelChangedError } from '@redlock-console/redlock';
@@ -49,6 +50,16 @@ function supervisorOwnership(): Promise<HeldLease | LeaseHolder | null> {
   // Another owner, or no answer: asked again next time (it may have stopped).
   void pending.then((r) => (r === null || 'instance' in r ? delete holder[OWNER_KEY] : undefined));
   return pending;
+}
+
+/**
+ * Who drives the supervisor now, as a majority of the masters say, for the Nodes screen (null: no
+ * console yet, no majority answered, or no supervisor here). Read, never taken: only an action takes it.
+ */
+export async function supervisorDriver(): Promise<ActionsBy | null> {
+  if (!getRuntime().control) return null;
+  const holder = await leaseHolder('sandbox-supervisor').catch(() => null);
+  return holder ? { ...holder, self: holder.instance === instanceName() } : null;
 }
 
 /** The 409 of a console that does not drive the supervisor, naming the one that does. */

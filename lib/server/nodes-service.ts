@@ -5,6 +5,7 @@ import { formatFaultMode } from '../faults';
 import { clusterHealth, clusterVerdict, driftAllowanceMs } from '../inspect';
 import { recordSample } from './history';
 import { metrics, REFUSAL_REASONS } from './metrics';
+import { supervisorDriver } from './node-actions-service';
 import { getRuntime } from './runtime';
 import { nodeNumber } from '../node-number';
 
@@ -25,6 +26,7 @@ export async function listNodes(): Promise<NodesResponse> {
   if (runtime.mode === 'unconfigured') {
     return {
       mode: 'unconfigured',
+      actionsBy: null,
       readAt,
       quorum: 0,
       maxTtlMs: runtime.maxTtlMs,
@@ -33,7 +35,7 @@ export async function listNodes(): Promise<NodesResponse> {
       problem: runtime.problem,
     };
   }
-  const [statuses, healths] = await Promise.all([
+  const [statuses, healths, actionsBy] = await Promise.all([
     runtime.control?.nodes().catch(() => null) ?? Promise.resolve(null),
     clusterHealth(runtime.clients, {
       keyPrefix: runtime.keyPrefix,
@@ -41,6 +43,7 @@ export async function listNodes(): Promise<NodesResponse> {
       quarantineEnabled: true,
       driftFactor: runtime.driftFactor,
     }),
+    supervisorDriver(),
   ]);
   const nodes: NodeView[] = runtime.endpoints.map((endpoint, i) => {
     const status: NodeStatus | undefined = statuses?.[i];
@@ -98,5 +101,5 @@ export async function listNodes(): Promise<NodesResponse> {
   m.clusterUsable.set(verdict.usable);
   m.clusterCanGrant.set(verdict.canGrant ? 1 : 0);
   recordSample({ kind: 'nodes', rttMs: nodes.map((n) => n.rttMs) });
-  return { mode: runtime.mode, readAt, quorum: verdict.quorum, maxTtlMs: runtime.maxTtlMs, verdict, nodes, problem: null };
+  return { mode: runtime.mode, actionsBy, readAt, quorum: verdict.quorum, maxTtlMs: runtime.maxTtlMs, verdict, nodes, problem: null };
 }

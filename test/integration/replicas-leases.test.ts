@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiErrorSchema } from '../../lib/api/common';
+import { nodesResponseSchema } from '../../lib/api/nodes';
 import { scenarioListSchema } from '../../lib/api/scenarios';
 import { startScenarioSandbox, type ScenarioSandbox } from '../../lib/cluster';
 import { waitFor } from '../support/cluster';
@@ -60,6 +61,14 @@ describe('what one console at a time may do', () => {
     expect(error.message).toContain('console console-a');
     // The owner keeps it: its next action is not refused.
     expect((await post(a, opA, '/api/nodes/2/actions', { action: 'heal' })).status).toBe(200);
+    // Each console's Nodes screen is told who drives the actions, so the other offers none.
+    const drivenBy = async (c: ConsoleProcess, s: ProcessSession) => {
+      const res = await send(c.url, 'GET', '/api/nodes', { headers: s.headers(c.url) });
+      expect(res.status, res.body).toBe(200);
+      return nodesResponseSchema.parse(JSON.parse(res.body)).actionsBy;
+    };
+    expect(await drivenBy(a, opA)).toMatchObject({ instance: 'console-a', self: true });
+    expect(await drivenBy(b, opB)).toMatchObject({ instance: 'console-a', self: false });
   });
 
   it('one scenario run at a time across the consoles: the other refuses with 409 naming where it runs, until it ends', async () => {
