@@ -24,6 +24,7 @@ import {
   resourceParamsSchema,
 } from './locks';
 import { SLOT_ROUTES } from './slot-routes';
+import { SLOT_LOCK_ROUTES } from './slot-lock-routes';
 import { nodeActionResponseSchema, nodeActionSchema } from './node-actions';
 import { markCleanBodySchema, markCleanResponseSchema, nodeIdParamsSchema, nodesResponseSchema } from './nodes';
 import {
@@ -225,6 +226,7 @@ export const API_ROUTES: readonly ApiRoute[] = Object.freeze([
     body: bulkForceReleaseBodySchema,
     response: bulkForceReleaseResponseSchema,
   },
+  ...SLOT_LOCK_ROUTES,
   {
     method: 'GET',
     path: '/api/lock-history',

@@ -91,3 +91,16 @@ export {
 export { LockIndex, type IndexedSnapshot, type IndexedSnapshotNode, type LockIndexOptions, type RescanReason } from './lock-index';
 /** Keyspace notifications the index and the live events need. */
 export { ensureNotifications, hasNotifyFlags, NOTIFY_FLAGS } from './notifications';
+/** Semaphores and read-write locks: their slot keys grouped per lock, judged per key as a lock is (pure). */
+export {
+  groupSlotLocks,
+  slotKeyOf,
+  summarise,
+  SLOT_KINDS,
+  type SlotHolder,
+  type SlotKind,
+  type SlotLock,
+  type SlotRow,
+} from './slot-locks';
+/** Semaphores and read-write locks read from every master: a bounded scan of their namespace, or one lock's keys directly. */
+export { readSlotLock, scanSlotLocks, slotKeysOf, type SlotReading, type SlotReadNode, type SlotReadOptions } from './slot-read';

@@ -25,6 +25,11 @@ export interface ScanOptions {
    * keys too (node-redlock: the bare resource name, with the token as value).
    */
   pattern?: string;
+  /**
+   * Keys under this prefix are in our layout (`<token> <metadata JSON>`) and are split. @default
+   * `<keyPrefix>lock:`; a semaphore's or read-write lock's scan passes its own namespace (keys.ts).
+   */
+  splitPrefix?: string;
   /** SCAN COUNT hint per batch (one Lua call each). @default 2000 */
   count?: number;
   /**
@@ -101,7 +106,7 @@ export async function scanNode(client: Redis, node: number, options: ScanOptions
   const started = performance.now();
   const batchTimeoutMs = options.batchTimeoutMs ?? SCAN_DEFAULTS.batchTimeoutMs;
   const maxKeys = options.maxKeys ?? SCAN_DEFAULTS.maxKeys;
-  const lockPrefix = lockKeyPrefix(options.keyPrefix);
+  const lockPrefix = options.splitPrefix ?? lockKeyPrefix(options.keyPrefix);
   const args: (string | number)[] = [
     '0',
     options.pattern ?? lockPattern(options.keyPrefix),

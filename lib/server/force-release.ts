@@ -39,7 +39,7 @@ const HOLDER_FIELDS = ['principal', 'owner', 'host', 'pid', 'purpose'] as const;
  * no value can read as more fields (`owner: "x principal=client:billing"` made the holder
  * text name another principal).
  */
-function namedBy(meta: Readonly<Record<string, string>>): string | null {
+export function namedBy(meta: Readonly<Record<string, string>>): string | null {
   const fields = HOLDER_FIELDS.filter((k) => meta[k]).map((k) => `${k}=${holderValue(meta[k]!)}`);
   return fields.length > 0 ? fields.join(' ') : null;
 }

@@ -24,6 +24,7 @@ import { runResponseSchema, scenarioListSchema } from '../../lib/api/scenarios';
 import type { Permission } from '../../lib/server/auth/principal';
 import { lockHistoryResponseSchema, lockServiceLogResponseSchema } from '../../lib/api/lock-history';
 import { openApiDocumentSchema } from '../../lib/api/openapi';
+import { slotLockDetailResponseSchema, slotLockListResponseSchema } from '../../lib/api/slot-locks';
 import { AUTH_ROUTES } from '../../lib/server/auth-routes/routes';
 import { EVENT_STREAM_ROUTES } from '../../lib/server/events/stream-route';
 import { LOCK_SERVICE_ROUTES } from '../../lib/server/lock-service/routes';
@@ -189,6 +190,27 @@ const ROUTES: Array<{
     reply: slotsReleaseResponseSchema,
   },
   {
+    method: 'GET',
+    pattern: '/api/slot-locks',
+    path: () => '/api/slot-locks',
+    permission: 'read',
+    reply: slotLockListResponseSchema,
+  },
+  {
+    method: 'GET',
+    pattern: '/api/slot-locks/[kind]/[resource]',
+    path: () => '/api/slot-locks/semaphore/authz-x',
+    permission: 'read',
+    reply: slotLockDetailResponseSchema,
+  },
+  {
+    method: 'POST',
+    pattern: '/api/slot-locks/[kind]/[resource]/force-release',
+    path: () => '/api/slot-locks/semaphore/authz-x/force-release',
+    permission: 'operate',
+    body: () => ({ token: 'not-held', slot: 0, reason: 'authz matrix' }),
+  },
+  {
     method: 'POST',
     pattern: '/api/locks/[resource]/force-release',
     path: () => '/api/locks/authz-x/force-release',
@@ -310,6 +332,7 @@ describe('authorization matrix: every route × every role', () => {
       'POST /api/locks/[resource]/extend', // a token nobody holds: 409, checked against apiErrorSchema
       'POST /api/semaphores/[resource]/extend', // likewise
       'POST /api/rwlocks/[resource]/extend', // likewise
+      'POST /api/slot-locks/[kind]/[resource]/force-release', // a token nobody holds: 409 before anything is written
       'GET /api/events', // text/event-stream: each event is lib/api/events.ts liveEventSchema
       'GET /api/metrics', // the Prometheus text format (promtool checks it, api-locks.test.ts)
       'POST /api/scenarios/[id]/runs', // an unknown scenario: 400
