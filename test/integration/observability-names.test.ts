@@ -81,6 +81,8 @@ function value(text: string, series: string): number | undefined {
 describe('the observability pack against a live /api/metrics', () => {
   let api: ApiHarness;
   let scrape = '';
+  /** The scrape as exported, the replica label included (scrape drops it for value()). */
+  let rawScrape = '';
   let noSentinel = '';
 
   beforeAll(async () => {
@@ -136,7 +138,8 @@ describe('the observability pack against a live /api/metrics', () => {
     await new Promise((r) => setTimeout(r, 1_100));
     const res = await api.call('GET', '/api/metrics', { headers: { authorization: `Bearer ${METRICS_TOKEN}` } });
     expect(res.status).toBe(200);
-    scrape = withoutReplica(await res.text());
+    rawScrape = await res.text();
+    scrape = withoutReplica(rawScrape);
   }, 60_000);
   afterAll(async () => {
     await api?.stop();
@@ -185,7 +188,7 @@ describe('the observability pack against a live /api/metrics', () => {
   });
 
   it('knows every metric name and label the dashboard and the alert rules query', () => {
-    const exported = samples(scrape);
+    const exported = samples(rawScrape);
     const missing: string[] = [];
     let checked = 0;
     for (const { where, expr } of expressions()) {
@@ -241,5 +244,17 @@ describe('deploy/grafana/redlock.json', () => {
     ])
       expect(exprs).toContain(metric);
     expect(exprs).toMatch(/histogram_quantile\(0\.99, sum by \(le, outcome\)/);
+  });
+
+  it("picks replicas (consoles and lock services) by the replica label every series carries, and shows each one's share", () => {
+    const variable = dashboard.templating.list.find((v) => v.name === 'replica');
+    expect(variable).toMatchObject({ type: 'query', includeAll: true, multi: true, definition: 'label_values(replica)' });
+    // Every selector of every panel is narrowed by it (a panel that ignores it would show all replicas under a pick).
+    for (const p of dashboard.panels)
+      for (const t of p.targets!)
+        for (const { metric, labels } of usedIn(t.expr)) expect(labels, `${p.title} ${t.refId} ${metric}`).toContain('replica');
+    expect(dashboard.panels.flatMap((p) => p.targets!.map((t) => t.expr))).toContainEqual(
+      expect.stringMatching(/sum by \(replica, operation\) \(rate\(redlock_operations_total\{replica=~"\$replica"\}/),
+    );
   });
 });
