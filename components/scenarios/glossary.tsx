@@ -138,6 +138,24 @@ export const GLOSSARY: readonly GlossaryEntry[] = [
     definition:
       'A copy of a node’s whole dataset written at one moment (Redis’s default persistence, taken at its save points). A node restarted from one comes back with the data of that moment: every later write, lock keys included, is gone.',
   },
+  {
+    term: 'semaphore',
+    forms: 'semaphores?',
+    definition:
+      'A lock that up to N clients may hold at once (N permits). This library builds one of N permits as N locks, its slots: neither the Redis distlock page nor the debate covers semaphores (docs/semaphores.md explains why counting holders on each node is unsafe).',
+  },
+  {
+    term: 'permit',
+    forms: 'permits?',
+    definition:
+      'One of the N places of a semaphore. Taking a permit is taking one free slot, granted by a majority of the nodes like any lock; the permit ends as a lock does (release, or its validity runs out).',
+  },
+  {
+    term: 'slot',
+    forms: 'slots?',
+    definition:
+      'One of a semaphore’s N locks, each with a key of its own on every node (sem:<name>:<i>). A slot has at most one holder, as a mutex does, so a semaphore has at most N holders — as long as no node forgets a slot it granted.',
+  },
 ];
 
 const PATTERN = new RegExp(`\\b(?:${GLOSSARY.map((e) => `(${e.forms})`).join('|')})\\b`, 'gi');

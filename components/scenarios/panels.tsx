@@ -15,10 +15,32 @@ function Client({ name }: { name: string }) {
   );
 }
 
-/** The mutual-exclusion checker: over what clients believe, per resource. */
+type CheckedResource = RunView['checker']['resources'][number];
+
+/** 'at most one holder', 'at most 2 holders (2 permits)'; when broken, how many held at once. */
+function holdersText(r: CheckedResource): string {
+  const limit = r.limit ?? 1;
+  if (limit === 1) return r.ok ? 'at most one holder' : 'two holders';
+  const most = Math.max(...r.overlaps.map((o) => o.clients.length));
+  return r.ok ? `at most ${limit} holders (${limit} permits)` : `${most} holders of ${limit} permits`;
+}
+
+function overlapWhy(o: CheckedResource['overlaps'][number], limit: number): string {
+  if (limit === 1)
+    return o.bothValid
+      ? "Both were inside their validity: the protocol's own guarantee broke."
+      : 'One of them was past its validity (it could not tell): only fencing protects the data.';
+  return o.bothValid
+    ? `More than ${limit} were inside their validity at once: the protocol's own guarantee broke.`
+    : `Some were past their validity (they could not tell): at most ${limit} were within it.`;
+}
+
+/** The mutual-exclusion checker: over what clients believe, per resource (a semaphore: against its permits). */
 export function CheckerPanel({ run }: { run: RunView }) {
   const { checker } = run;
   const violations = checker.resources.reduce((n, r) => n + r.overlaps.length, 0);
+  // A semaphore among the resources: the checker counts holders against its permits.
+  const permits = checker.resources.some((r) => (r.limit ?? 1) > 1);
   return (
     <section
       className={`${styles.panel} ${checker.ok ? styles.checkerOk : styles.checkerBad}`}
@@ -34,8 +56,12 @@ export function CheckerPanel({ run }: { run: RunView }) {
       </div>
       <p className={styles.verdict}>
         {checker.ok
-          ? 'No two clients have believed they hold the same resource at the same time.'
-          : 'Two clients believed they held the same resource at the same time.'}
+          ? permits
+            ? 'No resource has had more holders at once than it allows (one for a lock, its permits for a semaphore).'
+            : 'No two clients have believed they hold the same resource at the same time.'
+          : permits
+            ? 'More clients believed they held a resource at once than it allows.'
+            : 'Two clients believed they held the same resource at the same time.'}
       </p>
       <ul className={styles.checkList}>
         {checker.resources.map((r) => (
@@ -48,17 +74,25 @@ export function CheckerPanel({ run }: { run: RunView }) {
             <div className={styles.checkRow}>
               <span className={r.ok ? styles.dotOk : styles.dotBad} aria-hidden="true" />
               <code className={styles.resourceName}>{r.resource}</code>
-              <span className="muted small">{r.ok ? 'at most one holder' : 'two holders'}</span>
+              <span className="muted small">{holdersText(r)}</span>
             </div>
             {r.overlaps.map((o) => (
-              <div key={o.from} className={styles.overlapLine} data-testid="overlap" data-both-valid={o.bothValid}>
-                <Client name={o.clients[0]} /> + <Client name={o.clients[1]} /> from {fmtSeconds(o.from)} to {fmtSeconds(o.to)}
+              <div
+                key={o.from}
+                className={styles.overlapLine}
+                data-testid="overlap"
+                data-both-valid={o.bothValid}
+                data-clients={o.clients.join(' ')}
+              >
+                {o.clients.map((c, i) => (
+                  <span key={c}>
+                    {i > 0 && ' + '}
+                    <Client name={c} />
+                  </span>
+                ))}{' '}
+                from {fmtSeconds(o.from)} to {fmtSeconds(o.to)}
                 <strong> ({fmtSeconds(o.to - o.from)})</strong>
-                <div className={styles.overlapWhy}>
-                  {o.bothValid
-                    ? "Both were inside their validity: the protocol's own guarantee broke."
-                    : 'One of them was past its validity (it could not tell): only fencing protects the data.'}
-                </div>
+                <div className={styles.overlapWhy}>{overlapWhy(o, r.limit ?? 1)}</div>
               </div>
             ))}
           </li>

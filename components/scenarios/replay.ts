@@ -34,6 +34,7 @@ export function runAt(run: RunView, t: number): RunView {
       beliefs,
       t,
       run.resources.map((r) => r.name),
+      Object.fromEntries(run.resources.flatMap((r) => (r.limit === undefined ? [] : [[r.name, r.limit]]))),
     ),
   };
 }

@@ -10,13 +10,23 @@ export function NodeKeys({ run, now, layout, scale }: { run: RunView; now: numbe
   const { x, w, lane } = scale;
   const multi = run.resources.length > 1;
   const resIndex = (r: string) => run.resources.findIndex((x2) => x2.name === r) + 1;
+  // A semaphore's slot key: the semaphore and the slot it is (the view names its slots' keys).
+  const slotOf = (r: string) => {
+    for (const x2 of run.resources) {
+      const slot = x2.slots?.indexOf(r) ?? -1;
+      if (slot >= 0) return { resource: x2.name, slot };
+    }
+    return null;
+  };
   return (
     <>
       {layout.bars.map((b) => {
         const l = lane('node', String(b.node))!;
         const y = l.y + NODE_PAD + b.row * ROW_H;
         const color = clientColor(b.client);
-        const label = `${b.client}${multi ? `·${resIndex(b.resource)}` : ''}`;
+        const slot = slotOf(b.resource);
+        const label = slot ? `${b.client} · slot ${slot.slot}` : `${b.client}${multi ? `·${resIndex(b.resource)}` : ''}`;
+        const what = slot ? `slot ${slot.slot} of ${slot.resource}` : b.resource;
         return (
           <g key={`k-${b.node}-${b.resource}-${b.from}`} data-testid="node-key" data-node={b.node} data-client={b.client}>
             {b.fuseTo !== null && (
@@ -33,7 +43,7 @@ export function NodeKeys({ run, now, layout, scale }: { run: RunView; now: numbe
               />
             )}
             <rect x={x(b.from)} y={y + 1} width={w(b.from, b.to)} height={ROW_H - 4} rx={3} fill={color}>
-              <title>{`node ${b.node} holds ${b.client}'s key on ${b.resource} · ${b.fuseTo !== null ? `expires in ${fmtSeconds(b.expiresAt - now)}` : b.cut ? 'deleted before its expiry' : 'expired'}`}</title>
+              <title>{`node ${b.node} holds ${b.client}'s key on ${what} · ${b.fuseTo !== null ? `expires in ${fmtSeconds(b.expiresAt - now)}` : b.cut ? 'deleted before its expiry' : 'expired'}`}</title>
             </rect>
             {b.cut && <rect x={x(b.to) - 1} y={y - 1} width={2} height={ROW_H} className={styles.cut} />}
             {x(b.to) - x(b.from) > textWidth(label) && (

@@ -20,6 +20,7 @@ export const SCENARIO_IDS = [
   'delayed-write',
   'efficiency-vs-correctness',
   'restored-from-backup',
+  'semaphore-restart',
 ] as const;
 export const scenarioIdSchema = z.enum(SCENARIO_IDS);
 export type ScenarioId = z.infer<typeof scenarioIdSchema>;
@@ -208,7 +209,8 @@ export type TimelineView = z.infer<typeof timelineSchema>;
 
 export const overlapSchema = z.object({
   resource: z.string(),
-  clients: z.tuple([z.string(), z.string()]),
+  /** Two clients for a lock; for a semaphore, the `limit` + 1 or more that believed at once. */
+  clients: z.array(z.string()).min(2),
   from: z.number(),
   to: z.number(),
   /** Still going on now. */
@@ -220,7 +222,16 @@ export type Overlap = z.infer<typeof overlapSchema>;
 
 export const checkerSchema = z.object({
   ok: z.boolean(),
-  resources: z.array(z.object({ resource: z.string(), ok: z.boolean(), holders: z.number().int(), overlaps: z.array(overlapSchema) })),
+  resources: z.array(
+    z.object({
+      resource: z.string(),
+      ok: z.boolean(),
+      holders: z.number().int(),
+      /** Holders allowed at once: 1 for a lock, the number of permits for a semaphore. */
+      limit: z.number().int().optional(),
+      overlaps: z.array(overlapSchema),
+    }),
+  ),
 });
 export type CheckerView = z.infer<typeof checkerSchema>;
 
@@ -258,7 +269,14 @@ export const runViewSchema = z.object({
   nodes: z.array(z.object({ id: z.number().int(), label: z.string() })),
   /** Where the run runs, as its first step says it (the teaching sandbox's masters); null in a bare engine run. */
   where: z.string().nullable(),
-  resources: z.array(z.object({ name: z.string(), description: z.string() })),
+  /**
+   * `limit`: a semaphore of that many permits (the checker allows that many holders at once), and
+   * `slots` the names its slots' keys carry on the timeline (`timeline.keys[].resource`), slot i at
+   * index i; both absent for a lock.
+   */
+  resources: z.array(
+    z.object({ name: z.string(), description: z.string(), limit: z.number().int().optional(), slots: z.array(z.string()).optional() }),
+  ),
   quorum: z.number().int(),
   ttlMs: z.number().int(),
   maxTtlMs: z.number().int(),

@@ -15,6 +15,8 @@ export interface StepContext {
   prefix: string;
   maxTtlMs: number;
   lockKey(resource: string): string;
+  /** The number of permits of a semaphore resource of the run; undefined for a lock. */
+  limitOf(resource: string): number | undefined;
   /** Sleep `ms` of real time (abortable). */
   sleep(ms: number): Promise<void>;
   /** Sleep `ms` scaled by the run's speed (a scripted wait for the viewer, never a lease). */

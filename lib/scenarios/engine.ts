@@ -9,7 +9,7 @@ import { createPrng } from './prng';
 import { RunRecord } from './record';
 import { Sampler } from './sampler';
 import { buildView } from './view';
-import type { ScenarioDefinition, ScenarioScript, Step } from './script';
+import { limitsOf, type ScenarioDefinition, type ScenarioScript, type Step } from './script';
 import type { MainMasters } from './separation';
 import { runStep } from './steps';
 
@@ -91,6 +91,7 @@ export class ScenarioRun {
     this.record = new RunRecord(
       steps,
       this.script.resources.map((r) => r.name),
+      limitsOf(this.script),
     );
     this.record.pausedAt = (client, at) => this.clients.get(client)?.pausedAt(at) ?? false;
     this.finished = this.run();
@@ -167,13 +168,7 @@ export class ScenarioRun {
           new ScenarioClient(spec, this.cluster.addresses, { keyPrefix: this.prefix, maxTtlMs: this.script.maxTtlMs }),
         );
       }
-      sampler = new Sampler(
-        this.cluster,
-        this.record,
-        this.prefix,
-        this.script.resources.map((r) => r.name),
-        this.now,
-      );
+      sampler = new Sampler(this.cluster, this.record, this.prefix, this.script.resources, this.now);
       this.sampler = sampler;
       sampler.start();
       await sampler.refreshStates();
@@ -246,6 +241,7 @@ export class ScenarioRun {
       prefix: this.prefix,
       maxTtlMs: this.script.maxTtlMs,
       lockKey: (r) => lockKey(this.prefix, r),
+      limitOf: (r) => this.script.resources.find((x) => x.name === r)?.limit,
       sleep: (ms) => this.flow.sleep(ms),
       sleepScaled: (ms) => this.flow.sleep(ms / this.flow.speed),
       background: this.background,

@@ -20,6 +20,8 @@ export interface BeliefRecord {
   validUntil: number;
   to: number | null;
   fence: number | null;
+  /** A semaphore permit's slot (its fence is ordered among that slot's grants only); absent for a lock. */
+  slot?: number;
   stale: boolean;
   ended: 'open' | 'released' | 'expired' | 'abandoned';
 }
@@ -48,9 +50,11 @@ export class RunRecord {
   /** Was `client` paused at run time `t`? (Set by the run: a paused client keeps believing.) */
   pausedAt: (client: string, t: number) => boolean = () => false;
 
+  /** `limits`: a semaphore's number of permits, by resource (the checker allows that many holders). */
   constructor(
     readonly steps: StepView[],
     private readonly resources: readonly string[],
+    private readonly limits: Readonly<Record<string, number>> = {},
   ) {}
 
   sample(s: NodeSample): void {
@@ -133,7 +137,7 @@ export class RunRecord {
 
   checker(now: number): CheckerResult {
     this.settle(now);
-    return checkMutualExclusion(this.beliefs, now, this.resources);
+    return checkMutualExclusion(this.beliefs, now, this.resources, this.limits);
   }
 
   timeline(now: number): TimelineView {

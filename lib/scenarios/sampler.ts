@@ -1,12 +1,27 @@
-import { epochKey, lockKey } from '@redlock-console/redlock';
+import { epochKey, lockKey, semaphoreSlotKey, semaphoreSlotName } from '@redlock-console/redlock';
 import { laneState, type ScenarioCluster } from './cluster';
 import type { RunRecord } from './record';
+import type { ScenarioScript } from './script';
 
 const SAMPLE_EVERY_MS = 120;
 const STATES_EVERY_MS = 300;
 
 /**
- * Reads every node about every 120 ms (the lock key of each resource, its TTL and holder, and the
+ * The keys a run's resources live in, by the name their readings carry: a lock's key by its name,
+ * a semaphore's slot keys by the slot's name (`sem:<resource>:<slot>`, keys.ts), so each slot is
+ * its own row of keys on the timeline.
+ */
+export function keysToRead(prefix: string, resources: ScenarioScript['resources']): Map<string, string> {
+  const keys = new Map<string, string>();
+  for (const r of resources) {
+    if (r.limit === undefined) keys.set(r.name, lockKey(prefix, r.name));
+    else for (let i = 0; i < r.limit; i++) keys.set(semaphoreSlotName(r.name, i), semaphoreSlotKey(prefix, r.name, i));
+  }
+  return keys;
+}
+
+/**
+ * Reads every node about every 120 ms (the lock key of each resource or its slots' keys, TTL and holder, and the
  * quarantine the run's sentinel records, straight from the redis-server), and the supervisor's view of each node every 300 ms, into the record.
  * One read per node in flight at a time, so a paused or slow node never piles reads up.
  */
@@ -14,14 +29,18 @@ export class Sampler {
   private timers: NodeJS.Timeout[] = [];
   private frozen = false;
   private readonly inFlight = new Set<number>();
+  /** Key by reading name (keysToRead). */
+  private readonly keys: Map<string, string>;
 
   constructor(
     private readonly cluster: ScenarioCluster,
     private readonly record: RunRecord,
     private readonly prefix: string,
-    private readonly resources: readonly string[],
+    resources: ScenarioScript['resources'],
     private readonly now: () => number,
-  ) {}
+  ) {
+    this.keys = keysToRead(prefix, resources);
+  }
 
   start(): void {
     this.timers.push(setInterval(() => this.sampleKeys(), SAMPLE_EVERY_MS));
@@ -77,6 +96,6 @@ export class Sampler {
   }
 
   private read(node: number) {
-    return this.cluster.read(node, this.now, (r) => lockKey(this.prefix, r), this.resources, epochKey(this.prefix));
+    return this.cluster.read(node, this.now, (r) => this.keys.get(r)!, [...this.keys.keys()], epochKey(this.prefix));
   }
 }

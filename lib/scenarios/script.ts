@@ -178,7 +178,12 @@ export type StepOf<K extends StepKind> = Extract<Step, { do: K }>;
 
 export interface ScenarioScript {
   clients: readonly ClientSpec[];
-  resources: ReadonlyArray<{ name: string; description: string }>;
+  /**
+   * The resources the clients lock. One with `limit` is a semaphore of that many permits: an
+   * `acquire` of it takes one permit (a free slot, each slot a mutex), the sampler reads its slots'
+   * keys, and the checker allows `limit` holders at once.
+   */
+  resources: ReadonlyArray<{ name: string; description: string; limit?: number }>;
   /** The lease ceiling of the run's prefix (quarantine length). */
   maxTtlMs: number;
   /** The main ttl of the scenario (for the header). */
@@ -198,6 +203,13 @@ export interface ScenarioDefinition {
   tags: readonly string[];
   /** The script for a seed: every choice (which nodes fail, who is near which node) comes from `rng`. */
   build(rng: Prng): ScenarioScript;
+}
+
+/** The semaphores of a script: their number of permits, by resource name. */
+export function limitsOf(script: Pick<ScenarioScript, 'resources'>): Record<string, number> {
+  const limits: Record<string, number> = {};
+  for (const r of script.resources) if (r.limit !== undefined) limits[r.name] = r.limit;
+  return limits;
 }
 
 /** Helpers for the catalog. */

@@ -4,6 +4,7 @@
  * lease); the writes to the stores are in step-writes.ts, the nodes' steps in step-nodes.ts and the
  * measurements in step-measures.ts.
  */
+import { Permit, type AcquireOptions, type Lock } from '@redlock-console/redlock';
 import type { Outcome } from '../api/scenarios';
 import type { ScenarioClient } from './clients';
 import { lockId, type StepContext } from './context';
@@ -50,20 +51,36 @@ function triesOf(c: ScenarioClient): number {
  * the same resource in this run (the fence went down, or a tie), or null. Fences are named whole:
  * cut to their last digits, a lower fence can read as the higher one.
  */
-export function fenceWentDown(ctx: Pick<StepContext, 'record'>, client: string, resource: string, fence: number | null): string | null {
+export function fenceWentDown(
+  ctx: Pick<StepContext, 'record'>,
+  client: string,
+  resource: string,
+  fence: number | null,
+  slot?: number,
+): string | null {
   if (fence === null) return null;
-  const before = ctx.record.beliefs.filter((b) => b.resource === resource && b.client !== client && b.fence !== null).at(-1);
+  // A semaphore's fences are ordered per slot only (docs/semaphores.md): compare within the slot.
+  const before = ctx.record.beliefs
+    .filter((b) => b.resource === resource && b.slot === slot && b.client !== client && b.fence !== null)
+    .at(-1);
   if (!before || before.fence === null || fence > before.fence) return null;
   return fence === before.fence
     ? `${client}'s fence ${fence} is the same number ${before.client} was granted: the fence did not go up, so it no longer names one holder.`
     : `${client}'s fence ${fence} is below ${before.client}'s ${before.fence}, granted earlier: the fence went down, so a store that checks fences would take ${before.client}'s writes over ${client}'s.`;
 }
 
+/** The client's lock of `resource`, or one permit of it when the run declares it a semaphore of `limit` permits. */
+function acquireLockOrPermit(ctx: StepContext, c: ScenarioClient, call: AcquireCall, options: AcquireOptions): Promise<Lock> {
+  const limit = ctx.limitOf(call.resource);
+  if (limit === undefined) return c.redlock.acquire(call.resource, call.ttlMs, options);
+  return c.redlock.acquireSemaphore(call.resource, limit, call.ttlMs, options);
+}
+
 /** One acquire by one client, recorded as an attempt; a grant starts a belief. Never throws but on abort. */
 export async function acquireOnce(
   ctx: StepContext,
   call: AcquireCall,
-): Promise<{ outcome: Outcome; attempt: AttemptRecord; fenceNote: string | null }> {
+): Promise<{ outcome: Outcome; attempt: AttemptRecord; fenceNote: string | null; slot?: number }> {
   const c = ctx.client(call.who);
   const retry = call.retry ?? NO_RETRY;
   const attempt: AttemptRecord = {
@@ -82,7 +99,7 @@ export async function acquireOnce(
   ctx.record.attempts.push(attempt);
   c.lastAcquire = null;
   try {
-    const lock = await c.redlock.acquire(call.resource, call.ttlMs, {
+    const lock = await acquireLockOrPermit(ctx, c, call, {
       fenced: call.fenced ?? true,
       retryCount: retry.count,
       retryDelayMs: retry.delayMs,
@@ -92,7 +109,8 @@ export async function acquireOnce(
     });
     const t = ctx.now();
     const validity = lock.validityMs;
-    const fenceNote = fenceWentDown(ctx, c.name, call.resource, lock.fence);
+    const slot = lock instanceof Permit ? lock.slot : undefined;
+    const fenceNote = fenceWentDown(ctx, c.name, call.resource, lock.fence, slot);
     Object.assign(attempt, {
       to: t,
       outcome: 'granted',
@@ -108,17 +126,18 @@ export async function acquireOnce(
       validUntil: t + validity,
       to: null,
       fence: lock.fence,
+      ...(slot === undefined ? {} : { slot }),
       stale: false,
       ended: 'open',
     });
     ctx.locks.set(lockId(c.name, call.resource), lock);
     ctx.record.say(
       t,
-      `${c.name} acquired ${call.resource}: ${voteSummary(attempt.votes)}; validity ${seconds(validity)}${lock.fence !== null ? `, fence ${lock.fence}` : ''}`,
+      `${c.name} acquired ${call.resource}${slot === undefined ? '' : ` (slot ${slot})`}: ${voteSummary(attempt.votes)}; validity ${seconds(validity)}${lock.fence !== null ? `, fence ${lock.fence}` : ''}`,
       'ok',
     );
     if (fenceNote) ctx.record.say(t, fenceNote, 'bad');
-    return { outcome: 'granted', attempt, fenceNote };
+    return { outcome: 'granted', attempt, fenceNote, slot };
   } catch (err) {
     const outcome = outcomeOf(err);
     const votes = (err as { votes?: Parameters<typeof voteViews>[0] }).votes ?? [];
@@ -224,7 +243,7 @@ async function probe(ctx: StepContext, step: StepOf<'probe'>): Promise<string> {
 
 async function acquire(ctx: StepContext, step: StepOf<'acquire'>): Promise<string> {
   if (step.waitForNodes) await ctx.client(step.who).ready(step.waitForNodes, 15_000, ctx.signal);
-  const run = acquireOnce(ctx, step).then(({ outcome, attempt, fenceNote }) => {
+  const run = acquireOnce(ctx, step).then(({ outcome, attempt, fenceNote, slot }) => {
     if (step.reveals) {
       const checked =
         step.revealBy === 'overlap' ? ctx.record.checker(ctx.now() + 1).resources.find((r) => r.resource === step.resource) : null;
@@ -239,7 +258,7 @@ async function acquire(ctx: StepContext, step: StepOf<'acquire'>): Promise<strin
           : outcome;
       ctx.reveal(step.reveals, actual, step.explain?.[actual]);
     }
-    return `${outcome === 'granted' ? 'granted' : outcome}: ${voteSummary(attempt.votes)}${attempt.validityMs !== null ? `, validity ${seconds(attempt.validityMs)}` : ''}${attempt.fence !== null ? `, fence ${attempt.fence}` : ''}${fenceNote ? `. ${fenceNote}` : ''}`;
+    return `${outcome === 'granted' ? 'granted' : outcome}${slot === undefined ? '' : ` slot ${slot}`}: ${voteSummary(attempt.votes)}${attempt.validityMs !== null ? `, validity ${seconds(attempt.validityMs)}` : ''}${attempt.fence !== null ? `, fence ${attempt.fence}` : ''}${fenceNote ? `. ${fenceNote}` : ''}`;
   });
   if (step.background) {
     ctx.background.set(step.who, run);

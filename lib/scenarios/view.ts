@@ -1,4 +1,4 @@
-import { quorumSize } from '@redlock-console/redlock';
+import { quorumSize, semaphoreSlotName } from '@redlock-console/redlock';
 import type { RunStatus, RunView, Speed } from '../api/scenarios';
 import type { NodeAddress } from './clients';
 import type { RunRecord } from './record';
@@ -60,7 +60,9 @@ export function buildView(src: ViewSource, now: number): RunView {
     clients: script.clients.map(clientView),
     nodes: src.nodes.map((a) => ({ id: a.id, label: a.label })),
     where: src.where,
-    resources: script.resources.map((r) => ({ ...r })),
+    resources: script.resources.map((r) =>
+      r.limit === undefined ? { ...r } : { ...r, slots: Array.from({ length: r.limit }, (_, i) => semaphoreSlotName(r.name, i)) },
+    ),
     quorum: quorumSize(src.nodes.length),
     ttlMs: script.ttlMs,
     maxTtlMs: script.maxTtlMs,

@@ -36,6 +36,9 @@ const JARGON: readonly string[] = [
   'AOF',
   'snapshot',
   'contended',
+  'semaphore',
+  'permit',
+  'slot',
 ];
 
 const wordRe = (word: string) => new RegExp(`\\b${word.replace(/[-]/g, '\\-')}\\b`, 'i');

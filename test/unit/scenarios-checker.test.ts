@@ -15,7 +15,7 @@ describe('mutual-exclusion checker (over what clients believe)', () => {
   it('one holder after another is fine, touching ends included', () => {
     const result = checkMutualExclusion([belief('A', 0, 1_000), belief('B', 1_000, 2_000)], 3_000);
     expect(result.ok).toBe(true);
-    expect(result.resources).toEqual([{ resource: 'r', ok: true, holders: 0, overlaps: [] }]);
+    expect(result.resources).toEqual([{ resource: 'r', ok: true, holders: 0, limit: 1, overlaps: [] }]);
   });
 
   it('two clients at once: red, with the overlap and whether both were inside their validity', () => {
@@ -64,6 +64,71 @@ describe('mutual-exclusion checker (over what clients believe)', () => {
         expect(result.ok).toBe(!expected);
         for (const o of result.resources[0]?.overlaps ?? []) expect(o.to).toBeGreaterThan(o.from);
       }),
+    );
+  });
+});
+
+describe('a semaphore of `limit` permits: more than `limit` holders at once is the violation', () => {
+  const limits = { r: 2 };
+
+  it('two holders of two permits are fine; a third at once is red, one finding per stretch with the same holders', () => {
+    const two = checkMutualExclusion([belief('A', 0, 3_000), belief('B', 500, 4_000)], 5_000, ['r'], limits);
+    expect(two.resources).toEqual([{ resource: 'r', ok: true, holders: 0, limit: 2, overlaps: [] }]);
+    const three = checkMutualExclusion(
+      [belief('A', 0, 3_000, 2_900), belief('B', 500, 4_000, 3_900), belief('C', 1_000, 5_000, 4_900), belief('D', 3_500, 6_000)],
+      7_000,
+      ['r'],
+      limits,
+    );
+    expect(three.ok).toBe(false);
+    // A, B and C from C's grant to A's end; then B, C and D once D comes (A gone, still three).
+    expect(three.resources[0]!.overlaps).toEqual([
+      { resource: 'r', clients: ['A', 'B', 'C'], from: 1_000, to: 3_000, open: false, bothValid: true },
+      { resource: 'r', clients: ['B', 'C', 'D'], from: 3_500, to: 4_000, open: false, bothValid: true },
+    ]);
+    // Two holders at once, checked as a lock (no limit given): red.
+    expect(checkMutualExclusion([belief('A', 0, 3_000), belief('B', 500, 4_000)], 5_000).ok).toBe(false);
+  });
+
+  it('a third holder past its validity is reported, but not as the protocol breaking; open beliefs run to now', () => {
+    const stale = checkMutualExclusion(
+      [belief('A', 0, 3_000, 1_000), belief('B', 500, 4_000), belief('C', 2_000, 4_000)],
+      5_000,
+      ['r'],
+      limits,
+    );
+    expect(stale.resources[0]!.overlaps).toEqual([
+      { resource: 'r', clients: ['A', 'B', 'C'], from: 2_000, to: 3_000, open: false, bothValid: false },
+    ]);
+    const open = checkMutualExclusion(
+      [belief('A', 0, null, 9_000), belief('B', 0, null, 9_000), belief('C', 700, null, 9_000)],
+      1_200,
+      ['r'],
+      limits,
+    );
+    expect(open.resources[0]).toMatchObject({ holders: 3, overlaps: [{ clients: ['A', 'B', 'C'], from: 700, to: 1_200, open: true }] });
+  });
+
+  it('property: red exactly when at some moment more than `limit` different clients believe', () => {
+    const interval = fc.tuple(fc.integer({ min: 0, max: 1_000 }), fc.integer({ min: 1, max: 1_000 }));
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 3 }),
+        fc.array(fc.tuple(fc.constantFrom('A', 'B', 'C', 'D', 'E'), interval), { maxLength: 8 }),
+        (limit, items) => {
+          const beliefs = items.map(([client, [from, len]]) => belief(client, from, from + len));
+          const result = checkMutualExclusion(beliefs, 10_000, ['r'], { r: limit });
+          // Over-holding can only start at a belief's start: count the clients there.
+          const expected = beliefs.some(
+            (b) => new Set(beliefs.filter((x) => x.from <= b.from && x.to! > b.from).map((x) => x.client)).size > limit,
+          );
+          expect(result.ok).toBe(!expected);
+          for (const o of result.resources[0]!.overlaps) {
+            expect(o.to).toBeGreaterThan(o.from);
+            expect(o.clients.length).toBeGreaterThan(limit);
+          }
+        },
+      ),
     );
   });
 });

@@ -8,9 +8,9 @@ import { createPrng, SCENARIOS, type Step } from '@/lib/scenarios';
  * run's lease ceiling) fails here, not in front of a class.
  */
 describe('scenario scripts', () => {
-  it('the catalog has the twelve scenarios of the API, numbered 1–12 in order', () => {
+  it('the catalog has the thirteen scenarios of the API, numbered 1–13 in order', () => {
     expect(SCENARIOS.map((s) => s.id)).toEqual([...SCENARIO_IDS]);
-    expect(SCENARIOS.map((s) => s.number)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]);
+    expect(SCENARIOS.map((s) => s.number)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13]);
   });
 
   for (const scenario of SCENARIOS) {
@@ -270,6 +270,56 @@ describe('scenario scripts', () => {
       expect(script.simulated.join(' ')).toMatch(/SWAPDB/);
     }
     expect(restored.size, 'the seed picks the node that is restored').toBeGreaterThan(2);
+  });
+
+  it('13 semaphore-restart: 2-permit semaphores; B takes a permit on all five, A the other on a bare majority with node c, c restarts empty right before C (quarantine off) then F (on) asks', () => {
+    const scenario = SCENARIOS.find((s) => s.id === 'semaphore-restart')!;
+    const crashed = new Set<number>();
+    for (let seed = 0; seed < 50; seed++) {
+      const script = scenario.build(createPrng(seed));
+      const steps = script.steps;
+      const at = (id: string) => steps.findIndex((s) => s.id === id);
+      const step = <K extends Step['do']>(id: string, kind: K) => {
+        const found = steps[at(id)];
+        expect(found?.do, id).toBe(kind);
+        return found as Extract<Step, { do: K }>;
+      };
+      expect(script.resources.map((r) => [r.name, r.limit])).toEqual([
+        ['quarantine-off/pool', 2],
+        ['quarantine-on/pool', 2],
+      ]);
+      for (const name of ['A', 'B', 'C']) expect(script.clients.find((c) => c.name === name)).toMatchObject({ quarantine: false });
+      for (const name of ['D', 'E', 'F']) expect(script.clients.find((c) => c.name === name)!.quarantine).not.toBe(false);
+      const c = step('off-crash', 'node').nodes[0]!;
+      crashed.add(c);
+      for (const [tag, full, bare, asker] of [
+        ['off', 'B', 'A', 'C'],
+        ['on', 'E', 'D', 'F'],
+      ] as const) {
+        const cut = step(`${tag}-partition`, 'node').nodes;
+        expect(cut).toHaveLength(2);
+        expect(cut).not.toContain(c);
+        // The full permit is taken on every node, then the bare one while two nodes are cut off (so on c and two others).
+        expect(step(`${tag}-full-acquires`, 'acquire').who).toBe(full);
+        expect(at(`${tag}-full-acquires`)).toBe(at(`${tag}-partition`) - 1);
+        expect(step(`${tag}-bare-acquires`, 'acquire').who).toBe(bare);
+        expect(at(`${tag}-bare-acquires`)).toBe(at(`${tag}-partition`) + 1);
+        expect(step(`${tag}-crash`, 'node')).toMatchObject({ action: { action: 'crash' }, nodes: [c] });
+        expect(step(`${tag}-restart`, 'node')).toMatchObject({ action: { action: 'start', persistence: 'none' }, nodes: [c] });
+        const asks = step(`${tag}-asker-asks`, 'acquire');
+        expect(asks).toMatchObject({ who: asker, reveals: `p-${tag}`, revealBy: 'granted', waitForNodes: [c, ...cut] });
+        expect(at(`${tag}-restart`)).toBe(at(`${tag}-asker-asks`) - 1);
+        expect(at(`p-${tag}`)).toBeLessThan(at(`${tag}-full-acquires`));
+        // From the first grant to the ask nothing may pause: the permits' leases are running.
+        for (let i = at(`${tag}-full-acquires`); i <= at(`${tag}-asker-asks`); i++) {
+          expect(steps[i]!.chain, steps[i]!.id).toBe(true);
+          expect(steps[i]!.do).not.toBe('predict');
+        }
+      }
+      expect(at('off-c-releases')).toBeLessThan(at('clean-2'));
+      expect(step('on-f-waits', 'acquire')).toMatchObject({ who: 'F', resource: 'quarantine-on/pool' });
+    }
+    expect(crashed.size, 'the seed picks the node that restarts').toBeGreaterThan(2);
   });
 
   it('the PRNG is deterministic and uniform enough', () => {

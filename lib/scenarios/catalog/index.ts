@@ -9,10 +9,11 @@ import { quorumScenario } from './quorum';
 import { restartFromSnapshotScenario } from './restart-from-snapshot';
 import { restartWithoutPersistenceScenario } from './restart-without-persistence';
 import { restoredFromBackupScenario } from './restored-from-backup';
+import { semaphoreRestartScenario } from './semaphore-restart';
 import { slowNetworkScenario } from './slow-network';
 import { splitVoteScenario } from './split-vote';
 
-/** The twelve teaching scenarios, in order. */
+/** The thirteen teaching scenarios, in order. */
 export const SCENARIOS: readonly ScenarioDefinition[] = Object.freeze([
   quorumScenario,
   minorityFailureScenario,
@@ -26,6 +27,7 @@ export const SCENARIOS: readonly ScenarioDefinition[] = Object.freeze([
   delayedWriteScenario,
   efficiencyVsCorrectnessScenario,
   restoredFromBackupScenario,
+  semaphoreRestartScenario,
 ]);
 
 export function scenarioById(id: string): ScenarioDefinition | undefined {
