@@ -96,6 +96,11 @@ export const GROUPS = [
       'redlock-batches',
       'redlock-merged-calls',
       'redlock-write-coalescing',
+      // Added once the group's survivors were examined (docs/mutation.md): the NOSCRIPT replay and
+      // the clock checks, the error paths of a check or a read, the reseed before judging.
+      'redlock-grant-replay',
+      'redlock-grant-verdict',
+      'redlock-reseed-reads',
     ],
   },
   {

@@ -1,10 +1,11 @@
 /**
- * npm run mutation [-- --ts | --lua] [--group NAME]… [--file x.lua]… [--limit N]
+ * npm run mutation [-- --ts | --lua] [--group NAME]… [--only path.ts]… [--file x.lua]… [--limit N]
  *
  * Mutation testing of the lock core (docs/mutation.md): StrykerJS over the safety-path
  * TypeScript files, group by group (groups.mjs: each group's files with the core test files that
  * exercise them), then the Lua mutants of our own (lua-mutants.ts). --ts or --lua runs one of the
- * two; --group runs the named groups only. Both are incremental: a rerun after a small change
+ * two; --group runs the named groups only; --only mutates only the named files of those groups (with
+ * the group's tests and an incremental file of its own, e.g. --only packages/redlock/src/grant.ts). Both are incremental: a rerun after a small change
  * tests only what changed. Reports: reports/mutation/<group>/mutation.html. Not part of `npm test`.
  */
 import { spawnSync } from 'node:child_process';
@@ -12,14 +13,27 @@ import { cpSync, existsSync, mkdirSync } from 'node:fs';
 import { GROUPS } from './groups.mjs';
 
 const argv = process.argv.slice(2);
+if (argv.includes('--help')) {
+  console.log(
+    'npm run mutation [-- --ts | --lua] [--group NAME]… [--only path.ts]… [--file x.lua]… [--limit N]\n' +
+      `groups: ${GROUPS.map((g) => `${g.name} (${g.files.join(', ')})`).join('; ')}`,
+  );
+  process.exit(0);
+}
 const only = argv.includes('--ts') ? 'ts' : argv.includes('--lua') ? 'lua' : 'both';
 const named = argv.flatMap((a, i) => (argv[i - 1] === '--group' ? [a] : []));
+const onlyFiles = argv.flatMap((a, i) => (argv[i - 1] === '--only' ? [a] : []));
+const ungrouped = onlyFiles.filter((f) => !GROUPS.some((g) => g.files.includes(f)));
+if (ungrouped.length > 0) {
+  console.error(`--only names no safety file of a group: ${ungrouped.join(', ')}`);
+  process.exit(2);
+}
 const unknown = named.filter((n) => !GROUPS.some((g) => g.name === n));
 if (unknown.length > 0) {
   console.error(`unknown group(s) ${unknown.join(', ')}; groups: ${GROUPS.map((g) => g.name).join(', ')}`);
   process.exit(2);
 }
-const luaArgs = argv.filter((a, i) => !['--ts', '--lua', '--group'].includes(a) && argv[i - 1] !== '--group');
+const luaArgs = argv.filter((a, i) => !['--ts', '--lua', '--group', '--only'].includes(a) && !['--group', '--only'].includes(argv[i - 1]!));
 // The fencing stress test outruns its timeout unmutated on a loaded machine; it kills nothing the
 // others do not (docs/mutation.md).
 const testName = process.env.MUTATION_TEST_NAME ?? '^(?!.*many clients, one resource)';
@@ -34,17 +48,22 @@ function run(command: string, args: readonly string[], env: Record<string, strin
 let status = 0;
 if (only !== 'lua') {
   for (const group of GROUPS.filter((g) => named.length === 0 || named.includes(g.name))) {
+    const files = onlyFiles.length === 0 ? group.files : group.files.filter((f) => onlyFiles.includes(f));
+    if (files.length === 0) continue;
+    // A narrowed run keeps results of its own: the group's file holds every file's mutants.
+    const incremental =
+      files === group.files ? group.name : `${group.name}-${files.map((f) => f.replace(/^.*\//, '').replace(/\.ts$/, '')).join('-')}`;
     const code = run(
       'npx',
-      ['stryker', 'run', '--mutate', group.files.join(','), '--incrementalFile', `reports/stryker-incremental-${group.name}.json`],
+      ['stryker', 'run', '--mutate', files.join(','), '--incrementalFile', `reports/stryker-incremental-${incremental}.json`],
       {
         MUTATION_TESTS: group.tests.join(','),
         MUTATION_TEST_NAME: testName,
       },
     );
     if (existsSync('reports/mutation/mutation.json')) {
-      mkdirSync(`reports/mutation/${group.name}`, { recursive: true });
-      for (const f of ['mutation.html', 'mutation.json']) cpSync(`reports/mutation/${f}`, `reports/mutation/${group.name}/${f}`);
+      mkdirSync(`reports/mutation/${incremental}`, { recursive: true });
+      for (const f of ['mutation.html', 'mutation.json']) cpSync(`reports/mutation/${f}`, `reports/mutation/${incremental}/${f}`);
     }
     status ||= code;
   }
