@@ -1,7 +1,7 @@
 import { Agent } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { lockKey } from '@redlock-console/redlock';
-import { API_KEY } from '../support/api';
+import { API_KEY, METRICS_TOKEN } from '../support/api';
 import { startTestCluster, uniquePrefix, waitFor, type TestCluster } from '../support/cluster';
 import { send } from '../support/console-server';
 import { startBalancer, type Balancer } from '../support/haproxy';
@@ -53,6 +53,44 @@ interface Held {
   fence: number;
   client: number;
 }
+
+/** Acquires waiting now on every replica, for the test client's key, from each one's metrics. */
+async function waitingOnReplicas(): Promise<number> {
+  let total = 0;
+  for (const s of services) {
+    const res = await send(`http://127.0.0.1:${s.port}`, 'GET', '/api/metrics', { headers: { authorization: `Bearer ${METRICS_TOKEN}` } });
+    const line = res.body.split('\n').find((l) => l.startsWith('redlock_api_key_acquires_waiting{') && l.includes('key="test-client"'));
+    total += line ? Number(line.slice(line.lastIndexOf(' ') + 1)) : 0;
+  }
+  return total;
+}
+
+describe('a client that leaves a waiting acquire, behind HAProxy', () => {
+  it('is seen to leave by the replica (option abortonclose): its acquire stops and nobody is granted the lock for it', async () => {
+    const held = await send(balancer.locksUrl, 'POST', '/api/locks', { headers: auth, body: { resource: 'departed', ttlMs: 5_000 } });
+    expect(held.status, held.body).toBe(200);
+    const { token } = JSON.parse(held.body) as { token: string };
+    // A second client waits for it through the balancer, then gives up (its socket closed).
+    const leaving = new AbortController();
+    const waiting = send(balancer.locksUrl, 'POST', '/api/locks', {
+      headers: auth,
+      body: { resource: 'departed', ttlMs: 5_000, waitMs: 4_900 },
+      signal: leaving.signal,
+    }).catch(() => 'left');
+    await waitFor(async () => (await waitingOnReplicas()) === 1, 10_000, 'the acquire waiting on a replica');
+    const left = performance.now();
+    leaving.abort();
+    expect(await waiting).toBe('left');
+    // Without abortonclose HAProxy keeps the replica's side open: the acquire waits on (4.9 s, the
+    // holder's lease is 5 s) and, once the lock is released, is granted a lock nobody will use.
+    await waitFor(async () => (await waitingOnReplicas()) === 0, 3_000, 'the replica to see the client leave');
+    console.info(`the replica saw the client leave after ${Math.round(performance.now() - left)} ms`);
+    const released = await send(balancer.locksUrl, 'POST', '/api/locks/departed/release', { headers: auth, body: { token } });
+    expect(JSON.parse(released.body)).toMatchObject({ released: true });
+    const next = await send(balancer.locksUrl, 'POST', '/api/locks', { headers: auth, body: { resource: 'departed', ttlMs: 2_000 } });
+    expect(next.status, next.body).toBe(200);
+  }, 30_000);
+});
 
 describe('a lock-service replica killed under load, behind HAProxy', () => {
   it('never grants a lock twice, keeps fences increasing, and leaks nothing past its TTL', async () => {

@@ -125,7 +125,15 @@ export function send(
   url: string,
   method: string,
   path: string,
-  options: { headers?: Record<string, string>; body?: unknown; localAddress?: string; agent?: Agent; timeoutMs?: number } = {},
+  options: {
+    headers?: Record<string, string>;
+    body?: unknown;
+    localAddress?: string;
+    agent?: Agent;
+    timeoutMs?: number;
+    /** Aborting it closes the socket (a client that leaves). */
+    signal?: AbortSignal;
+  } = {},
 ): Promise<HttpAnswer> {
   const target = new URL(path, url);
   const payload = options.body === undefined ? undefined : JSON.stringify(options.body);
@@ -138,6 +146,7 @@ export function send(
         method,
         agent: options.agent,
         localAddress: options.localAddress,
+        signal: options.signal,
         headers: {
           ...(payload === undefined ? {} : { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(payload)) }),
           ...options.headers,
