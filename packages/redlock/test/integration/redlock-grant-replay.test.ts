@@ -26,12 +26,13 @@ afterEach(async () => {
   nodes = [];
 });
 
-async function startNodes(): Promise<void> {
+/** Five redis-servers; node `clockOn + 1`'s wall clock moves with `clock`. */
+async function startNodes(clockOn: number): Promise<void> {
   clock = shiftedClock();
   nodes = await startRedisNodes(
     () => NO_PERSISTENCE,
     5,
-    (i) => (i === 2 ? clock.env : {}),
+    (i) => (i === clockOn ? clock.env : {}),
   );
 }
 
@@ -49,9 +50,9 @@ function nodeOf(r: Redlock, index: number): LockNode {
   return (r as unknown as { nodes: LockNode[] }).nodes[index]!;
 }
 
-/** A holds `res` on nodes 1–3 (when asked); B is warm: it checked every node, its next probes are fast ones. */
-async function setUp(name: string, settings: Partial<RedlockSettings> = {}) {
-  await startNodes();
+/** Nodes started (node `clockOn + 1`'s clock movable); A holds `res` on nodes 1–3 (when asked); B is warm: it checked every node, its next probes are fast ones. */
+async function setUp(name: string, settings: Partial<RedlockSettings> = {}, clockOn = 2) {
+  await startNodes(clockOn);
   const prefix = uniquePrefix(name);
   const a = client(prefix);
   const b = client(prefix, settings);
@@ -231,6 +232,44 @@ describe("a first contact's grant (a batch of its own, grant.ts sendAlone)", () 
     const outcome = await attempt(fresh, 'res');
     const votes = votesOf(outcome);
     expect(outcome).not.toBeInstanceOf(Lock);
+    expect(votes[0], JSON.stringify(votes)).toMatchObject({ vote: 'against', reason: 'error' });
+    expect(votes[0]!.detail, JSON.stringify(votes)).toMatch(/^unexpected reply to the probe/);
+  });
+});
+
+describe('a check the batch needs that fails (grant-group.ts): the members it judges vote error with the node’s words', () => {
+  /** B warm; nodes 2 and 3 refuse `res` (a foreign key), so node 1's own vote is in the outcome; node 1 then refuses EVAL. */
+  async function refusingScripts(name: string, clockOn = 2) {
+    const { b, prefix } = await setUp(name, {}, clockOn);
+    for (const i of [1, 2]) await nodes[i]!.client.set(b.lockKey('res'), 'foreign', 'PX', 30_000);
+    await nodes[0]!.client.call('ACL', 'SETUSER', 'default', '-eval', '-evalsha', '-eval_ro', '-evalsha_ro');
+    return { b, prefix };
+  }
+
+  it('the check after a failed proof (SCRIPT FLUSH) is refused: an error vote, not a vote judged without a probe', async () => {
+    const { b } = await refusingScripts('check-refused');
+    await nodes[0]!.client.script('FLUSH');
+    const votes = votesOf(await attempt(b, 'res'));
+    expect(votes[0], JSON.stringify(votes)).toMatchObject({ vote: 'against', reason: 'error' });
+    expect(votes[0]!.detail, JSON.stringify(votes)).toMatch(/NOPERM/);
+  });
+
+  it('the check that starts a clock-jump quarantine is refused: an error vote', async () => {
+    const { b } = await refusingScripts('forced-refused', 0);
+    clock.set(10_000);
+    const votes = votesOf(await attempt(b, 'res'));
+    expect(votes[0], JSON.stringify(votes)).toMatchObject({ vote: 'against', reason: 'error' });
+    expect(votes[0]!.detail, JSON.stringify(votes)).toMatch(/NOPERM/);
+  });
+
+  it('the check that starts a clock-jump quarantine answers a reply of another shape: an error vote saying so', async () => {
+    const { b } = await setUp('forced-shape', {}, 0);
+    for (const i of [1, 2]) await nodes[i]!.client.set(b.lockKey('res'), 'foreign', 'PX', 30_000);
+    const node = nodeOf(b, 0);
+    const runCheck = node.runCheck.bind(node);
+    node.runCheck = (...args) => runCheck(...args).then((checked) => ({ ...checked, reply: ['another', 'shape'] }));
+    clock.set(10_000);
+    const votes = votesOf(await attempt(b, 'res'));
     expect(votes[0], JSON.stringify(votes)).toMatchObject({ vote: 'against', reason: 'error' });
     expect(votes[0]!.detail, JSON.stringify(votes)).toMatch(/^unexpected reply to the probe/);
   });
