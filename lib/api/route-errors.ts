@@ -54,7 +54,8 @@ export const OPERATION_ERRORS: Readonly<Record<string, Partial<Record<ErrorStatu
     400: { codes: ['INVALID_ARGUMENT'] },
     409: { codes: ['LOCK_CONTENDED'] },
     429: { codes: ['TOO_MANY_REQUESTS'] },
-    503: { codes: ['QUORUM_UNAVAILABLE', 'MAX_TTL_MISMATCH'] },
+    // UNAVAILABLE: a lock-service replica shutting down stopped the waiting acquire (replica-stopping.ts).
+    503: { codes: ['QUORUM_UNAVAILABLE', 'MAX_TTL_MISMATCH', 'UNAVAILABLE'] },
   },
   'POST /api/locks/{resource}/extend': {
     400: { codes: ['INVALID_ARGUMENT'] },
@@ -68,7 +69,8 @@ export const OPERATION_ERRORS: Readonly<Record<string, Partial<Record<ErrorStatu
     400: { codes: ['INVALID_ARGUMENT'] },
     409: { codes: ['LOCK_CONTENDED', 'SEMAPHORE_LIMIT_MISMATCH'] },
     429: { codes: ['TOO_MANY_REQUESTS'] },
-    503: { codes: ['QUORUM_UNAVAILABLE', 'MAX_TTL_MISMATCH'] },
+    // UNAVAILABLE: a lock-service replica shutting down stopped the waiting acquire (replica-stopping.ts).
+    503: { codes: ['QUORUM_UNAVAILABLE', 'MAX_TTL_MISMATCH', 'UNAVAILABLE'] },
   },
   'POST /api/semaphores/{resource}/extend': {
     400: { codes: ['INVALID_ARGUMENT'] },
@@ -80,13 +82,15 @@ export const OPERATION_ERRORS: Readonly<Record<string, Partial<Record<ErrorStatu
     400: { codes: ['INVALID_ARGUMENT'] },
     409: { codes: ['LOCK_CONTENDED', 'SEMAPHORE_LIMIT_MISMATCH'] },
     429: { codes: ['TOO_MANY_REQUESTS'] },
-    503: { codes: ['QUORUM_UNAVAILABLE', 'MAX_TTL_MISMATCH'] },
+    // UNAVAILABLE: a lock-service replica shutting down stopped the waiting acquire (replica-stopping.ts).
+    503: { codes: ['QUORUM_UNAVAILABLE', 'MAX_TTL_MISMATCH', 'UNAVAILABLE'] },
   },
   'POST /api/rwlocks/{resource}/write': {
     400: { codes: ['INVALID_ARGUMENT'] },
     409: { codes: ['LOCK_CONTENDED', 'SEMAPHORE_LIMIT_MISMATCH'] },
     429: { codes: ['TOO_MANY_REQUESTS'] },
-    503: { codes: ['QUORUM_UNAVAILABLE', 'MAX_TTL_MISMATCH'] },
+    // UNAVAILABLE: a lock-service replica shutting down stopped the waiting acquire (replica-stopping.ts).
+    503: { codes: ['QUORUM_UNAVAILABLE', 'MAX_TTL_MISMATCH', 'UNAVAILABLE'] },
   },
   'POST /api/rwlocks/{resource}/extend': {
     400: { codes: ['INVALID_ARGUMENT'] },

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { API_KEY, METRICS_TOKEN } from '../support/api';
-import { releaseChannel } from '@redlock-console/redlock';
+import { lockKey, releaseChannel, tokenOf } from '@redlock-console/redlock';
 import { startTestCluster, uniquePrefix, waitFor, type TestCluster } from '../support/cluster';
 import { send } from '../support/console-server';
 import { serviceEnv, startLockServiceProcess, tempDataDir, type LockServiceProcess } from '../support/lock-service-process';
@@ -94,5 +94,32 @@ describe('the lock-service process', () => {
     expect(answered.status, answered.body).toBe(200);
     await expect(send(drained.url, 'GET', '/api/health')).rejects.toThrow(/ECONNREFUSED/);
     expect(await exit).toEqual({ code: 143, signal: null });
+  }, 30_000);
+
+  it('an acquire still waiting when the drain ends is answered 503 with Retry-After, not reset, and takes no lock', async () => {
+    const drained = await startLockServiceProcess({ ...env, REDLOCK_DRAIN_MS: '300' });
+    const held = await send(drained.url, 'POST', '/api/locks', { headers: auth, body: { resource: 'drain-2', ttlMs: 5_000 } });
+    expect(held.status, held.body).toBe(200);
+    const { token } = JSON.parse(held.body) as { token: string };
+    // It waits for a lease that outlasts the drain (5 s against 0.3 s).
+    const waiting = send(drained.url, 'POST', '/api/locks', { headers: auth, body: { resource: 'drain-2', ttlMs: 1_000, waitMs: 4_500 } });
+    const node = cluster.client(1);
+    await node.connect();
+    const channel = releaseChannel(env.REDLOCK_KEY_PREFIX!);
+    await waitFor(async () => Number(((await node.pubsub('NUMSUB', channel)) as [string, number])[1]) > 0, 10_000, 'the waiter subscribed');
+    const exit = drained.kill('SIGTERM');
+    const answered = await waiting;
+    expect(answered.status, answered.body).toBe(503);
+    expect(answered.headers['retry-after']).toBe('1');
+    expect(JSON.parse(answered.body)).toMatchObject({ error: { code: 'UNAVAILABLE', message: expect.stringMatching(/shutting down/) } });
+    expect(await exit).toEqual({ code: 143, signal: null });
+    // The first holder's lock is untouched on every master: the stopped acquire took nothing.
+    const key = lockKey(env.REDLOCK_KEY_PREFIX!, 'drain-2');
+    for (const id of [1, 2, 3]) {
+      const c = cluster.client(id);
+      await c.connect();
+      expect(tokenOf((await c.get(key)) ?? ''), `master ${id}`).toBe(token);
+      c.disconnect();
+    }
   }, 30_000);
 });

@@ -14,6 +14,7 @@ import { API_SECURITY_HEADERS, headerReader, hstsFor, readJsonBody, sendJson } f
 import { guardedConnection } from '../http/connection-guard';
 import { probeDeparture } from './departure-probe';
 import type { LockServiceRoute } from './routes';
+import { replicaStopping, stoppedByDrain } from './replica-stopping';
 
 /** One lock-service request, whichever connection it came on (Node's HTTP server or the lean one). */
 export interface LockServiceCall {
@@ -47,13 +48,21 @@ export interface LockServiceAnswer {
  *
  * A client that goes away while its acquire waits (`waitMs`) aborts the wait: the core stops
  * retrying, and a grant that lands anyway is released by the core (acquire's abort contract).
- * Returns null when there is nobody left to answer.
+ * Returns null when there is nobody left to answer. The end of a drain aborts it the same way and
+ * is answered 503 (replica-stopping.ts).
  */
 export async function answerLockService(call: LockServiceCall): Promise<LockServiceAnswer | null> {
   const { route } = call;
   let bodyRead = false;
   let authenticated = false;
   let signal: AbortSignal | null = null;
+  let gone: AbortSignal | null = null;
+  /** The signal an acquire waits on: its client leaving, or this replica's drain ending. */
+  const waitSignal = () => {
+    gone = call.gone();
+    signal = AbortSignal.any([gone, replicaStopping()]);
+    return signal;
+  };
   try {
     const principal = await authenticate({ headers: call.headers });
     authorize(principal, 'lock');
@@ -69,8 +78,7 @@ export async function answerLockService(call: LockServiceCall): Promise<LockServ
       case 'acquire': {
         const body = parseInput(acquireBodySchema, raw, 'body') as z.infer<typeof acquireBodySchema>;
         // Only an acquire can wait (waitMs): its signal ends the wait when the client goes away.
-        signal = call.gone();
-        result = await acquireLock(principal, { ...body, resources: body.resources ?? [body.resource!] }, signal);
+        result = await acquireLock(principal, { ...body, resources: body.resources ?? [body.resource!] }, waitSignal());
         break;
       }
       case 'extend':
@@ -89,15 +97,13 @@ export async function answerLockService(call: LockServiceCall): Promise<LockServ
         break;
       case 'semaphore-acquire': {
         const body = parseInput(semaphoreAcquireBodySchema, raw, 'body') as z.infer<typeof semaphoreAcquireBodySchema>;
-        signal = call.gone();
-        result = await acquirePermit(principal, body, signal);
+        result = await acquirePermit(principal, body, waitSignal());
         break;
       }
       case 'rw-read':
       case 'rw-write': {
         const body = parseInput(rwAcquireBodySchema, raw, 'body') as z.infer<typeof rwAcquireBodySchema>;
-        signal = call.gone();
-        result = await acquireRwLock(principal, params!.resource, route.kind === 'rw-read' ? 'read' : 'write', body, signal);
+        result = await acquireRwLock(principal, params!.resource, route.kind === 'rw-read' ? 'read' : 'write', body, waitSignal());
         break;
       }
       case 'semaphore-extend':
@@ -116,7 +122,11 @@ export async function answerLockService(call: LockServiceCall): Promise<LockServ
     return { status: 200, body: result, headers: {}, bodyRead, authenticated };
   } catch (err) {
     // Nobody to answer (the client went away): nothing to send, nothing to log.
-    if (signal?.aborted) return null;
+    if ((gone as AbortSignal | null)?.aborted) return null;
+    if ((signal as AbortSignal | null)?.aborted) {
+      const parts = errorParts(stoppedByDrain());
+      return { ...parts, headers: { ...parts.headers, 'retry-after': '1', connection: 'close' }, bodyRead, authenticated };
+    }
     return { ...errorParts(err), bodyRead, authenticated };
   }
 }

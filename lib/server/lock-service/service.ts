@@ -8,6 +8,7 @@ import { flushLockHistory } from '../lock-history';
 import { logger } from '../logger';
 import { serveIfLockService } from './index';
 import { serveServiceRoute, type ServiceState } from './service-routes';
+import { stopWaitingAcquires } from './replica-stopping';
 
 /**
  * The lock service as a program of its own (the data plane: scripts/lock-service-server.ts runs
@@ -22,10 +23,12 @@ export interface LockService {
   server: Server;
   port: number;
   state: ServiceState;
-  /** Drain and stop: readiness 503 at once, no new connections, requests in flight answered (up to `drainMs`), the lock history written, the core's connections closed. */
+  /** Drain and stop: readiness 503 at once, no new connections, requests in flight answered (up to `drainMs`; acquires still waiting then get a 503), the lock history written, the core's connections closed. */
   stop(drainMs: number): Promise<void>;
 }
 
+/** How long the acquires stopped at the drain's end get to write their 503 (their abort releases what they took first). */
+const STOPPED_ANSWERS_MS = 1_000;
 /** How long a stop waits for each write of the buffered lock history (a master down must not hold the exit). */
 const FLUSH_AT_STOP_MS = 400;
 
@@ -82,7 +85,11 @@ export async function startLockService(options: {
         server.closeIdleConnections();
         lean?.closeIdle();
         // Connections Node's parser reads that are busy now close after their answer (closeAfterwardWhileDraining).
-        await Promise.race([closed, new Promise((done) => setTimeout(done, drainMs).unref())]);
+        const within = (ms: number) => Promise.race([closed, new Promise((done) => setTimeout(done, ms).unref())]);
+        await within(drainMs);
+        // Acquires still waiting are stopped and answered 503 (replica-stopping.ts), not reset.
+        stopWaitingAcquires();
+        await within(STOPPED_ANSWERS_MS);
         const flush = () => Promise.race([flushLockHistory(), new Promise((done) => setTimeout(done, FLUSH_AT_STOP_MS).unref())]);
         await flush();
         server.closeAllConnections();
