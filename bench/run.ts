@@ -15,6 +15,7 @@ import { scanner } from './workloads/scanner';
 import { throughput } from './workloads/throughput';
 import { eventStreams } from './workloads/event-streams';
 import { httpService } from './workloads/http-service';
+import { semaphore } from './workloads/semaphore';
 
 export const BENCH_DIR = dirname(fileURLToPath(import.meta.url));
 /** The committed result of the latest full run. */
@@ -32,6 +33,7 @@ export const WORKLOADS: readonly Workload[] = [
   scanner,
   eventStreams,
   httpService,
+  semaphore,
 ];
 
 export interface RunOptions {
