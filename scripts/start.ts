@@ -22,7 +22,7 @@ import {
   type ScenarioSandbox,
 } from '../lib/cluster';
 import { ConfigError, ensureOperatorLogin, loadConfig, redact } from '../lib/config';
-import { lockServiceConfig } from '../lib/config/lock-service';
+import { lockServiceConfig, trustForOwnService } from '../lib/config/lock-service';
 import { connectionLimits } from '../lib/server/http/connection-limits';
 import { quotaSettings } from '../lib/server/quotas/settings';
 import { appRoot } from './support/app-root';
@@ -145,7 +145,11 @@ async function main(): Promise<void> {
         cwd: root,
         port: serviceConfig.port,
         host: config.host,
-        env: { ...env, REDLOCK_DRAIN_MS: String(serviceConfig.drainMs) },
+        env: {
+          ...env,
+          REDLOCK_DRAIN_MS: String(serviceConfig.drainMs),
+          REDLOCK_TRUST_PROXY: trustForOwnService(process.env.REDLOCK_TRUST_PROXY, serviceHost),
+        },
       }));
       child.once('exit', (code, signal) => {
         if (stopping) return;

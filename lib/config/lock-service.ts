@@ -1,4 +1,6 @@
+import { isIP } from 'node:net';
 import { ConfigError } from './errors';
+import { parseTrustProxy } from './trust-proxy';
 
 /**
  * The lock-service process's settings (scripts/lock-service-server.ts; `npm start` runs one):
@@ -28,4 +30,21 @@ function whole(env: Record<string, string | undefined>, name: string, fallback: 
   const value = Number(raw);
   if (value < min || value > max) throw new ConfigError(`${name} must be between ${min} and ${max}, got ${value}`);
   return value;
+}
+
+/**
+ * REDLOCK_TRUST_PROXY for the lock service `npm start` runs beside its console: the console's own
+ * list (when it is one) and the addresses the console reaches the service from (loopback, and the
+ * service's host when it is an address). Every request the console forwards comes from there, so
+ * without it the service's per-peer connection cap (REDLOCK_MAX_CONNECTIONS_PER_PEER, 256) would
+ * be one cap shared by every client of the console; a trusted proxy counts against the total only
+ * (connection-limits.ts), and its X-Forwarded-For, which the console appends the client to, is
+ * believed. A hop count for the console becomes this list: the service sees one more hop, and an
+ * address list is what exempts a peer. Trusted this way, a local process that connects to the
+ * service directly can claim any client address; the service uses it for nothing but the guard.
+ */
+export function trustForOwnService(consoleTrust: string | undefined, serviceHost: string): string {
+  const own = parseTrustProxy(consoleTrust);
+  const local = ['127.0.0.1', '::1', ...(isIP(serviceHost) ? [serviceHost] : [])];
+  return [...(own.kind === 'cidrs' ? [own.text] : []), ...local].join(',');
 }
