@@ -77,18 +77,25 @@ describe('the lock-service process', () => {
     expect(scraped.body).toMatch(/redlock_operations_total\{[^}]*operation="acquire"[^}]*outcome="ok"[^}]*\} [1-9]/);
   });
 
-  it('drains on SIGTERM: a waiting acquire is answered, new connections are refused, exit 143', async () => {
-    const drained = await startLockServiceProcess({ ...env, REDLOCK_DRAIN_MS: '8000' });
-    const held = await send(drained.url, 'POST', '/api/locks', { headers: auth, body: { resource: 'drain-1', ttlMs: 1_500 } });
+  /** A lock held for `holdMs` on `svc`, and a second acquire waiting for it (`waitMs`), in once it listens for the release. */
+  async function holdAndWait(svc: LockServiceProcess, resource: string, holdMs: number, waitMs: number) {
+    const held = await send(svc.url, 'POST', '/api/locks', { headers: auth, body: { resource, ttlMs: holdMs } });
     expect(held.status, held.body).toBe(200);
-    // A second acquire waits for the first lease to run out (about 1.5 s), across the SIGTERM.
-    const waiting = send(drained.url, 'POST', '/api/locks', { headers: auth, body: { resource: 'drain-1', ttlMs: 1_000, waitMs: 6_000 } });
-    // The waiter is in: its first attempt was refused and it listens for the release (this fresh
+    const waiting = send(svc.url, 'POST', '/api/locks', { headers: auth, body: { resource, ttlMs: 1_000, waitMs } });
+    // The waiter is in: its first attempt was refused and it listens for the release (a fresh
     // process's core subscribes to the release channel only when an acquire first waits).
     const node = cluster.client(1);
     await node.connect();
     const channel = releaseChannel(env.REDLOCK_KEY_PREFIX!);
     await waitFor(async () => Number(((await node.pubsub('NUMSUB', channel)) as [string, number])[1]) > 0, 10_000, 'the waiter subscribed');
+    node.disconnect();
+    return { token: (JSON.parse(held.body) as { token: string }).token, waiting };
+  }
+
+  it('drains on SIGTERM: a waiting acquire is answered, new connections are refused, exit 143', async () => {
+    const drained = await startLockServiceProcess({ ...env, REDLOCK_DRAIN_MS: '8000' });
+    // A second acquire waits for the first lease to run out (about 1.5 s), across the SIGTERM.
+    const { waiting } = await holdAndWait(drained, 'drain-1', 1_500, 6_000);
     const exit = drained.kill('SIGTERM');
     const answered = await waiting;
     expect(answered.status, answered.body).toBe(200);
@@ -98,15 +105,8 @@ describe('the lock-service process', () => {
 
   it('an acquire still waiting when the drain ends is answered 503 with Retry-After, not reset, and takes no lock', async () => {
     const drained = await startLockServiceProcess({ ...env, REDLOCK_DRAIN_MS: '300' });
-    const held = await send(drained.url, 'POST', '/api/locks', { headers: auth, body: { resource: 'drain-2', ttlMs: 5_000 } });
-    expect(held.status, held.body).toBe(200);
-    const { token } = JSON.parse(held.body) as { token: string };
     // It waits for a lease that outlasts the drain (5 s against 0.3 s).
-    const waiting = send(drained.url, 'POST', '/api/locks', { headers: auth, body: { resource: 'drain-2', ttlMs: 1_000, waitMs: 4_500 } });
-    const node = cluster.client(1);
-    await node.connect();
-    const channel = releaseChannel(env.REDLOCK_KEY_PREFIX!);
-    await waitFor(async () => Number(((await node.pubsub('NUMSUB', channel)) as [string, number])[1]) > 0, 10_000, 'the waiter subscribed');
+    const { token, waiting } = await holdAndWait(drained, 'drain-2', 5_000, 4_500);
     const exit = drained.kill('SIGTERM');
     const answered = await waiting;
     expect(answered.status, answered.body).toBe(503);
