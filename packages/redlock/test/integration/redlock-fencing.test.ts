@@ -22,6 +22,24 @@ function directClients(cluster: TestCluster): Redis[] {
   });
 }
 
+/**
+ * An acquire that must be granted, asked again (up to 10 times) when its only refusals were late or
+ * failed answers: with two nodes cut off, one reachable node answering after nodeTimeoutMs on a
+ * loaded machine leaves two votes of five ("2 for, 3 timeout"). Any other refusal (quarantined,
+ * held) is thrown at once: it is what the test is about.
+ */
+async function grantThroughLoad(r: Redlock, resource: string, ttlMs: number) {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await r.acquire(resource, ttlMs);
+    } catch (err) {
+      const late =
+        err instanceof QuorumUnavailableError && err.votes.every((v) => v.vote === 'for' || /^(timeout|pending|error)$/.test(v.reason));
+      if (!late || attempt >= 10) throw err;
+    }
+  }
+}
+
 function expectStrictlyIncreasing(fences: number[]): void {
   for (let i = 1; i < fences.length; i++) {
     if (!(fences[i]! > fences[i - 1]!)) throw new Error(`fence ${i} (${fences[i]}) is not above fence ${i - 1} (${fences[i - 1]})`);
@@ -110,7 +128,7 @@ describe('fencing tokens', () => {
       await cluster.supervisor.partition(5);
       const before: number[] = [];
       for (let i = 0; i < 30; i++) {
-        const lock = await r.acquire('resource', 1_500);
+        const lock = await grantThroughLoad(r, 'resource', 1_500);
         before.push(lock.fence!);
         await lock.release();
       }
@@ -179,7 +197,7 @@ describe('fencing tokens', () => {
       await cluster.supervisor.partition(1);
       const after: number[] = [];
       for (let i = 0; i < 5; i++) {
-        const lock = await r.acquire('resource', 1_500);
+        const lock = await grantThroughLoad(r, 'resource', 1_500);
         expect(lock.fence).toBeGreaterThan(highest);
         after.push(lock.fence!);
         await lock.release();
