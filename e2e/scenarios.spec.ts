@@ -139,15 +139,16 @@ test.describe('teaching scenarios, from the UI, on the real sandbox nodes', () =
     await signIn(page);
   });
 
-  test('the catalog lists the twelve scenarios, each with a Run button', async ({ page }) => {
+  test('the catalog lists the thirteen scenarios, each with a Run button', async ({ page }) => {
     await page.goto('/scenarios');
-    await expect(page.locator('[data-testid^="scenario-card-"]')).toHaveCount(12);
-    await expect(page.getByRole('button', { name: /^Run scenario/ })).toHaveCount(12);
+    await expect(page.locator('[data-testid^="scenario-card-"]')).toHaveCount(13);
+    await expect(page.getByRole('button', { name: /^Run scenario/ })).toHaveCount(13);
     await expect(page.getByRole('button', { name: /^Run scenario/ }).first()).toBeEnabled();
     await expect(page.getByTestId('scenario-card-restart-from-snapshot')).toContainText('Restart from an old snapshot');
     await expect(page.getByTestId('scenario-card-delayed-write')).toContainText('Delayed after the grant');
     await expect(page.getByTestId('scenario-card-efficiency-vs-correctness')).toContainText('Do you need Redlock?');
     await expect(page.getByTestId('scenario-card-restored-from-backup')).toContainText('Restored from a backup while running');
+    await expect(page.getByTestId('scenario-card-semaphore-restart')).toContainText('Semaphore: a permit given twice');
     await expectAxeClean(page);
     await screens(page, 'scenarios-catalog');
   });
@@ -614,6 +615,58 @@ test.describe('teaching scenarios, from the UI, on the real sandbox nodes', () =
         spare.disconnect();
       }
     }
+  });
+
+  test("13 semaphore restart: quarantine off → node c's empty slot votes twice, three holders of two permits (red); on → refused, green", async ({
+    page,
+  }) => {
+    const { prefix } = await runFromUi(page, 'semaphore-restart', 13, { 'p-off': 'granted', 'p-on': 'refused' });
+    for (const name of ['A', 'B', 'C'])
+      await expect(page.locator(`[data-testid="cast-client"][data-client="${name}"]`)).toHaveAttribute('data-unsafe', 'true');
+    await expect(page.locator('[data-testid="cast-client"][data-client="F"]')).toHaveAttribute('data-unsafe', 'false');
+    // Phase 1: B on all five, A on a bare majority; node c restarts empty and C gets A's slot.
+    for (const id of ['off-full-acquires', 'off-bare-acquires', 'off-asker-asks'])
+      await expect(outcome(page, id)).toHaveAttribute('data-outcome', 'granted');
+    const off = page.getByTestId('checker-resource-quarantine-off/pool');
+    await expect(off).toHaveAttribute('data-state', 'violation');
+    await expect(off).toContainText('3 holders of 2 permits');
+    await expect(off.getByTestId('overlap').first()).toHaveAttribute('data-clients', 'B A C');
+    await expect(off.getByTestId('overlap').first()).toHaveAttribute('data-both-valid', 'true');
+    await expect(
+      page.locator('[data-testid="checker-lane"][data-resource="quarantine-off/pool"] [data-testid="timeline-overlap"]'),
+    ).toHaveCount(1);
+    // The node lanes show the slots' keys, each bar naming its slot: C's key sits in the slot A holds.
+    await expect(
+      page
+        .getByTestId('timeline')
+        .locator('[data-testid="node-key"][data-client="C"]')
+        .filter({ hasText: /holds C's key on slot \d of quarantine-off\/pool/ })
+        .first(),
+    ).toBeAttached();
+    // Phase 2: the restarted node is quarantined; F is refused, then granted once a permit has expired.
+    await expect(outcome(page, 'on-asker-asks')).toHaveAttribute('data-outcome', /^(LockContendedError|QuorumUnavailableError)$/);
+    await expect(page.getByTestId('timeline').locator('[data-testid="node-quarantine"]')).toHaveCount(1);
+    await expect(outcome(page, 'on-f-waits')).toHaveAttribute('data-outcome', 'granted');
+    const on = page.getByTestId('checker-resource-quarantine-on/pool');
+    await expect(on).toHaveAttribute('data-state', 'ok');
+    await expect(on).toContainText('at most 2 holders (2 permits)');
+    await expect(page.locator('[data-testid="checker-lane"][data-resource="quarantine-on/pool"]')).toContainText(
+      'at most 2 holders at a time',
+    );
+    await expect(page.getByTestId('prediction-p-off')).toHaveAttribute('data-state', 'right');
+    await expect(page.getByTestId('prediction-p-on')).toHaveAttribute('data-state', 'right');
+    await expect(page.getByTestId('prediction-p-on')).toContainText('does F get a permit?');
+    await expectAxeClean(page);
+    await page.getByTestId('timeline').scrollIntoViewIfNeeded();
+    await page.getByTestId('timeline').screenshot({ path: 'test-results/screens/scenario-13-timeline.png' });
+    await screens(page, 'scenario-13-semaphore-restart');
+    for (const width of [1280, 320]) {
+      await page.setViewportSize({ width, height: width === 320 ? 800 : 900 });
+      await screens(page, `scenario-13-semaphore-restart-${width}`);
+      expect(await page.evaluate(() => document.documentElement.scrollWidth), `${width} px`).toBeLessThanOrEqual(width);
+    }
+    await page.setViewportSize({ width: 1440, height: 900 });
+    await expectClusterRestored(page, prefix);
   });
 
   test('controls: space pauses at a step boundary, → steps one step, r restarts with the same seed; one run at a time (409)', async ({
