@@ -35,6 +35,7 @@ const FAULTING: ScenarioId[] = [
   'restart-from-snapshot',
   'efficiency-vs-correctness',
   'restored-from-backup',
+  'semaphore-restart',
 ];
 const HELD = 12;
 
