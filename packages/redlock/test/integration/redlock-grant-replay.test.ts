@@ -209,6 +209,15 @@ describe('with nodeChecks off (the UNSAFE negative control: only a missing senti
 });
 
 describe("a first contact's grant (a batch of its own, grant.ts sendAlone)", () => {
+  it('with the quarantine off (the UNSAFE setting) and no fence: no probe is read, and the votes count', async () => {
+    const { prefix } = await setUp('first-contact-no-probe');
+    const fresh = client(prefix, { quarantine: false });
+    const outcome = await attempt(fresh, 'np', 2_000, false);
+    expect(outcome, String(outcome)).toBeInstanceOf(Lock);
+    expect(votesOf(outcome).filter((v) => v.vote === 'for').length).toBeGreaterThanOrEqual(3);
+    await (outcome as Lock).release();
+  });
+
   it('a grant the node refuses (WRONGTYPE): that node votes error with its words, not as held by a holder', async () => {
     const { a, prefix } = await setUp('first-contact-wrongtype');
     // Node 1's lock key is a hash: SET … NX GET fails there. Nodes 2 and 3 refuse (a foreign key),
