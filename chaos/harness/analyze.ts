@@ -1,8 +1,10 @@
 import { checkFencing, type FencingResult } from './check-fencing';
 import { checkHygiene, type HygieneResult } from './check-hygiene';
 import { checkOverlap, type OverlapResult } from './check-overlap';
+import { analyzeSlots, type SlotAnalysis } from './check-slots';
 import type { NemesisEvent, PhaseHistory } from './history';
 import { indexLocks } from './locks';
+import { isSlotRegister } from './slot-names';
 import { acquireStats, type AcquireStats } from './stats';
 
 export interface PhaseAnalysis {
@@ -11,6 +13,8 @@ export interface PhaseAnalysis {
   fencing: FencingResult;
   hygiene: HygieneResult;
   writes: { accepted: number; rejected: number };
+  /** The semaphore and read-write lock checkers (chaos/harness/check-slots.ts). */
+  slots: SlotAnalysis;
   /** Safety violations: everything a safe configuration must keep at zero. */
   violations: number;
   /** Which checkers found something. */
@@ -36,8 +40,21 @@ export function faultWindows(nemesis: readonly NemesisEvent[], end: number): Arr
 export function analyzePhase(history: PhaseHistory, options: { toleranceMs: number; end: number }): PhaseAnalysis {
   const { locks, failures } = indexLocks(history.events);
   const overlap = checkOverlap(locks.values());
-  const fencing = checkFencing(locks, history.register);
+  const fencing = checkFencing(
+    locks,
+    history.register.filter((r) => !isSlotRegister(r.resource)),
+  );
   const hygiene = checkHygiene(locks.values(), history.nemesis, history.leakedKeys, options.toleranceMs, failures, history.liveKeys);
+  const slots = analyzeSlots(
+    {
+      events: history.events,
+      register: history.register,
+      nemesis: history.nemesis,
+      leakedKeys: history.leakedSlotKeys ?? [],
+      liveKeys: history.liveSlotKeys,
+    },
+    options.toleranceMs,
+  );
   const acquisitions = acquireStats(locks.values(), failures, faultWindows(history.nemesis, options.end));
   let accepted = 0;
   for (const w of history.register) if (w.accepted) accepted++;
@@ -48,13 +65,15 @@ export function analyzePhase(history: PhaseHistory, options: { toleranceMs: numb
   if (fencingViolations > 0) caughtBy.push('fencing');
   const hygieneViolations = hygiene.leakedKeys + hygiene.foreignDeletes + hygiene.expiredGrants + hygiene.lateExtends + hygiene.leftovers;
   if (hygieneViolations > 0) caughtBy.push('hygiene');
+  caughtBy.push(...slots.caughtBy);
   return {
     acquisitions,
     overlap,
     fencing,
     hygiene,
     writes: { accepted, rejected: history.register.length - accepted },
-    violations: overlap.overlaps + fencingViolations + hygieneViolations,
+    slots,
+    violations: overlap.overlaps + fencingViolations + hygieneViolations + slots.violations,
     caughtBy,
   };
 }

@@ -20,7 +20,7 @@ interface Granted {
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Run one scripted trial with clients A and B on a fresh prefix, then check its history. */
-async function trial(
+export async function trial(
   run: RunContext,
   id: string,
   settings: ClientSettings,

@@ -13,9 +13,12 @@
  *   else turns it off); the restart-rdb-late trial on a build whose restart quarantine is a quarter
  *   of the ceiling; and evict-flip, the policy switched there and back at run time, which runs here
  *   only (see docs/chaos.md), with its safe twin.
+ * - slots (controls-slots.ts): the restart scenario on a semaphore and a read-write lock, where the
+ *   capacity and the writer-with-a-reader checkers must find B's grants beside A's, with its safe twin.
  */
 import type { ControlOutcome } from './controls-outcome';
 import { pauseTrial, restartTrial } from './controls-scripted';
+import { slotControls } from './controls-slots';
 import { runTargetedControl, TARGETED_CONTROLS } from './controls-targeted';
 import type { CoreBuild, RunContext } from './run-context';
 
@@ -39,6 +42,8 @@ export const CONTROL_NAMES: readonly string[] = [
   'restart-quarantine',
   'pause-holder-unfenced',
   'pause-holder-fenced',
+  'slots-no-quarantine',
+  'slots-quarantine',
   ...TARGETED_CONTROLS.map((c) => c.name),
 ];
 
@@ -128,6 +133,8 @@ export async function runControls(
           },
     );
   }
+
+  for (const outcome of await slotControls(run, core, seeds, 3, wanted)) add(outcome);
 
   for (const control of TARGETED_CONTROLS) {
     if (!wanted(control.name)) continue;

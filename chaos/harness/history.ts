@@ -5,6 +5,9 @@
  * origin, as a JS number (exact: a run lasts far less than 2^53 ns ≈ 104 days).
  */
 
+/** What a slot loop or a scripted step takes: semaphore permits, a read lock or a write lock. */
+export type SlotKind = 'sem' | 'read' | 'write';
+
 /** Nanoseconds since the run's origin on CLOCK_MONOTONIC. */
 export type Ns = number;
 
@@ -17,6 +20,22 @@ export type VoteString = string;
 
 export type ClientEvent =
   | { e: 'acquire-invoke'; lock: string; client: number; resource: string; fenced: boolean; t: Ns }
+  /**
+   * A semaphore or read-write lock acquire (chaos/workers/slot-loop.ts): `kind` sem (`permits` of
+   * `limit`), read or write (`limit` is maxReaders) on the object `name`. Its ok, fail, extend, write
+   * and release events are the mutex's, by its lock id; its acquire-ok carries the slots granted.
+   */
+  | {
+      e: 'slot-acquire-invoke';
+      lock: string;
+      client: number;
+      kind: SlotKind;
+      name: string;
+      limit: number;
+      permits: number;
+      fenced: boolean;
+      t: Ns;
+    }
   /**
    * `validUntil`: the validity end the client computed at the grant (t + lock.validityMs).
    * `validityAtReturnMs`: lock.expiresAt − Date.now() right after acquire() returned (may be < 0).
@@ -31,6 +50,8 @@ export type ClientEvent =
       votes: VoteString;
       validityAtReturnMs: number;
       decided?: Ns;
+      /** The slots of a semaphore permit or read-write lock (absent for a mutex). */
+      slots?: number[];
     }
   /**
    * `leftovers`: nodes that answered the rejected acquire yet held one of its keys right after the
@@ -83,6 +104,10 @@ export interface PhaseHistory {
   leakedKeys: readonly LeakedKey[];
   /** Lock keys on the nodes at quiescence, before the leases ran out (absent: not scanned). */
   liveKeys?: readonly LiveKey[];
+  /** Semaphore slot and read-write lock keys still on a node after quiescence + ttl (absent: not scanned). */
+  leakedSlotKeys?: readonly LeakedKey[];
+  /** Semaphore slot and read-write lock keys at quiescence (absent: not scanned). */
+  liveSlotKeys?: readonly LiveKey[];
 }
 
 /** The holder-metadata field in which every chaos acquire writes its lock id (so a key names its acquire). */

@@ -23,13 +23,35 @@ export interface Mutant {
   nemeses: readonly NemesisName[];
   /** Fault cycles per attempt. */
   cycles: number;
+  /** The loops its phases run: all (default), or the semaphore and read-write lock loops alone. */
+  loops?: 'all' | 'slots';
+  /**
+   * Checkers of which one must find it for it to count as caught (default: any). A mutant aimed at
+   * the slot checkers names them, so that another checker catching it proves nothing about them.
+   */
+  expect?: readonly string[];
 }
+
+/** The quorum ⌊N/2⌋ instead of ⌊N/2⌋+1 (quorum-floor and its slot-loop twin). */
+const QUORUM_FLOOR: SourcePatch = {
+  file: 'quorum.ts',
+  find: 'return Math.floor(nodeCount / 2) + 1;',
+  replace: 'return Math.floor(nodeCount / 2);',
+};
+/** A failed attempt's keys left, every node reported answered (no-cleanup and its slot-loop twin). */
+const NO_CLEANUP: SourcePatch = {
+  file: 'protocol.ts',
+  find: '  const cleanup = await releaseEverywhere(ctx, req.lockKeys, token, req.resources);',
+  replace: "  const cleanup = { votes: round.votes.map((v) => ({ ...v, reason: 'ok' as const })) };",
+};
+/** What the slot checkers (check-slots.ts) report as. */
+const SLOT_SAFETY = ['capacity', 'rw-exclusion', 'slot-overlap', 'slot-fencing'] as const;
 
 export const MUTANTS: readonly Mutant[] = [
   {
     name: 'quorum-floor',
     description: 'quorum ⌊N/2⌋ instead of ⌊N/2⌋+1',
-    patches: [{ file: 'quorum.ts', find: 'return Math.floor(nodeCount / 2) + 1;', replace: 'return Math.floor(nodeCount / 2);' }],
+    patches: [QUORUM_FLOOR],
     nemeses: ['ring-partition', 'none'],
     cycles: 4,
   },
@@ -186,13 +208,7 @@ export const MUTANTS: readonly Mutant[] = [
     // having answered it (a core that forgot the release knows of nothing pending).
     name: 'no-cleanup',
     description: 'a failed attempt does not release its partial keys',
-    patches: [
-      {
-        file: 'protocol.ts',
-        find: '  const cleanup = await releaseEverywhere(ctx, req.lockKeys, token, req.resources);',
-        replace: "  const cleanup = { votes: round.votes.map((v) => ({ ...v, reason: 'ok' as const })) };",
-      },
-    ],
+    patches: [NO_CLEANUP],
     // A failed attempt with a partial grant needs a split vote, rare without faults: 2 cycles per
     // trial left both trials of one loaded CI run without one (the mutant uncaught), so 8.
     nemeses: ['none', 'none'],
@@ -247,6 +263,71 @@ export const MUTANTS: readonly Mutant[] = [
     ],
     nemeses: ['fence-stall', 'fence-stall'],
     cycles: 2,
+  },
+  // The slot loops alone (no lock loop runs), each caught only by a slot checker.
+  {
+    // Every client of the build counts limit + 1 slots (and records that limit, so they agree):
+    // each slot is still a mutex, so only the holder count can see it.
+    name: 'semaphore-extra-slot',
+    description: 'a semaphore of n permits hands out n + 1 slots',
+    patches: [
+      {
+        file: 'semaphore.ts',
+        find: '  const slots = range(limit + 1);',
+        replace: '  limit = limit + 1;\n  const slots = range(limit + 1);',
+      },
+    ],
+    nemeses: ['none', 'none'],
+    cycles: 6,
+    loops: 'slots',
+    expect: ['capacity'],
+  },
+  {
+    // A writer's grant leaves the last reader slot out: a reader there holds beside the writer, and
+    // no slot has two holders.
+    name: 'writer-skips-slot',
+    description: 'a writer takes every reader slot but the last',
+    patches: [
+      {
+        file: 'rwlock.ts',
+        find: 'this.slots = Object.freeze(range(rw.maxReaders));',
+        replace: 'this.slots = Object.freeze(range(rw.maxReaders - 1));',
+      },
+      {
+        file: 'rwlock.ts',
+        find: 'this.resources = Object.freeze(rw.names.slice(0, rw.maxReaders));',
+        replace: 'this.resources = Object.freeze(rw.names.slice(0, rw.maxReaders - 1));',
+      },
+      {
+        file: 'rwlock.ts',
+        find: 'lockKeys: rw.keys.slice(0, rw.maxReaders) };',
+        replace: 'lockKeys: rw.keys.slice(0, rw.maxReaders - 1) };',
+      },
+    ],
+    nemeses: ['none', 'none'],
+    cycles: 4,
+    loops: 'slots',
+    expect: ['rw-exclusion'],
+  },
+  {
+    name: 'quorum-floor-slots',
+    description: 'quorum ⌊N/2⌋ instead of ⌊N/2⌋+1, against the semaphores and read-write locks',
+    patches: [QUORUM_FLOOR],
+    nemeses: ['ring-partition', 'ring-partition'],
+    cycles: 4,
+    loops: 'slots',
+    expect: SLOT_SAFETY,
+  },
+  {
+    name: 'no-cleanup-slots',
+    description: "a failed attempt does not release its partial keys, against the semaphores' and read-write locks' slots",
+    patches: [NO_CLEANUP],
+    // While a majority is blackholed every attempt is refused for unavailability with its keys on
+    // the two nodes that voted for it, which no cleanup takes back (a split vote without faults is rare).
+    nemeses: ['blackhole-majority', 'blackhole-majority'],
+    cycles: 5,
+    loops: 'slots',
+    expect: ['slot-hygiene'],
   },
 ];
 

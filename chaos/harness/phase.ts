@@ -34,6 +34,8 @@ export interface PhaseSpec {
   minCycles: number;
   seed: number;
   settings?: Partial<ClientSettings>;
+  /** Which loops the clients run: the lock loops and the slot loops (default), or the slot loops alone (a mutant aimed at them). */
+  loops?: 'all' | 'slots';
 }
 
 export interface PhaseOutcome {
@@ -198,8 +200,10 @@ function startLoops(run: RunContext, spec: PhaseSpec, keyPrefix: string, rng: Rn
       fenced,
       resources,
       longResources: [`${kind}:long`],
-      loops: profile.loopsPerClient,
-      longLoops: profile.longLoopsPerClient,
+      loops: spec.loops === 'slots' ? 0 : profile.loopsPerClient,
+      longLoops: spec.loops === 'slots' ? 0 : profile.longLoopsPerClient,
+      slotLoops: spec.loops === 'slots' ? profile.loopsPerClient + profile.longLoopsPerClient : profile.slotLoopsPerClient,
+      slotObjects: profile.slotObjects,
       seed: rng.fork(i),
       holds,
       maxMs: spec.maxMs + 5_000,
@@ -274,14 +278,19 @@ async function collectHistory(
   const nemesis = NEMESES[spec.nemesis];
   const ttl = run.profile.ttlMs;
   const liveKeys = await scanLiveKeys(run, [keyPrefix, ...trials.map((t) => t.prefix)]);
+  const liveSlotKeys = await scanLiveKeys(run, [keyPrefix], 'slots');
   await sleep(ttl + 300 + (nemesis.settleMs ?? 0));
   const leakedKeys = await scanLeakedKeys(run, keyPrefix);
+  const leakedSlotKeys = await scanLeakedKeys(run, keyPrefix, 'slots');
   const commandStats = await readCommandStats(run);
   const registerPath = join(run.workDir, `${spec.id}.register.jsonl`);
   await run.workers.register.dump(registerPath);
   await nemesis.teardown?.(ctx);
   const events = [...logs, ...trials.flatMap((t) => t.logs)].flatMap((path) => readJsonLines<ClientEvent>(path));
   const register = readJsonLines<RegisterRecord>(registerPath);
-  const analysis = analyzePhase({ events, register, nemesis: nemesisLog, leakedKeys, liveKeys }, { toleranceMs: ttl / 2, end: now(run) });
+  const analysis = analyzePhase(
+    { events, register, nemesis: nemesisLog, leakedKeys, liveKeys, leakedSlotKeys, liveSlotKeys },
+    { toleranceMs: ttl / 2, end: now(run) },
+  );
   return { analysis, commandStats };
 }

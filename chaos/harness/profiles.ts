@@ -1,4 +1,4 @@
-import type { HoldMix } from './worker-protocol';
+import type { HoldMix, SlotObjects } from './worker-protocol';
 
 /** Sizes and timings of a chaos run. */
 export interface ChaosProfile {
@@ -21,6 +21,12 @@ export interface ChaosProfile {
   /** Hot loops (short holds) and long loops (long, extended and abandoned holds) per client. */
   loopsPerClient: number;
   longLoopsPerClient: number;
+  /**
+   * Semaphore / read-write lock loops per client (chaos/workers/slot-loop.ts), beside the lock loops
+   * in every phase, and the objects they share: every client takes every one of them.
+   */
+  slotLoopsPerClient: number;
+  slotObjects: SlotObjects;
   /** Hot resources of the fenced / unfenced clients; each kind also has one resource for the long loops. */
   fencedResources: number;
   unfencedResources: number;
@@ -50,6 +56,14 @@ const BASE = {
   fencedClients: 3,
   loopsPerClient: 2,
   longLoopsPerClient: 1,
+  slotLoopsPerClient: 1,
+  slotObjects: {
+    semaphores: [
+      { name: 's2', limit: 2 },
+      { name: 's3', limit: 3 },
+    ],
+    rwlocks: [{ name: 'w3', maxReaders: 3 }],
+  },
   fencedResources: 8,
   unfencedResources: 6,
   retryCount: 40,

@@ -13,6 +13,35 @@ function failureClasses(n: NemesisReport): string {
   return entries.length ? entries.map(([k, v]) => `${k.replace(/Error$/, '')} ${v}`).join(', ') : '—';
 }
 
+/** The semaphores' and read-write locks' figures per nemesis (none in reports of older runs). */
+function slotSection(r: ChaosReport): string[] {
+  const rows = r.nemeses.filter((n) => n.slots);
+  if (rows.length === 0) return [];
+  const lines = [
+    '',
+    '## Semaphores and read-write locks',
+    '',
+    'Taken beside the locks in every phase (chaos/harness/check-slots.ts): more permits held at once than the limit, ' +
+      'a writer with a reader or another writer, two holders of one slot, fences out of order per slot, and the hygiene ' +
+      'of their keys.',
+    '',
+    '| nemesis | permits / reads / writes granted | refused by class | over the limit | writer with another holder | slot overlaps | slot fence violations | refused by fence | hygiene | p50 / p99 acquire ms |',
+    '|---|--:|---|--:|--:|--:|--:|--:|--:|--:|',
+  ];
+  for (const n of rows) {
+    const x = n.slots!;
+    const refused = Object.entries(x.failuresByClass)
+      .sort((a, b) => b[1] - a[1])
+      .map(([k, v]) => `${k.replace(/Error$/, '')} ${v}`)
+      .join(', ');
+    lines.push(
+      `| ${n.nemesis} | ${num(x.permits)} / ${num(x.reads)} / ${num(x.writes)} | ${refused || '—'} | ${x.capacity} | ${x.rwExclusion} | ` +
+        `${x.slotOverlaps} | ${x.slotFenceViolations} | ${x.rejectedFenced} | ${x.hygiene} | ${num(x.p50Ms, 1)} / ${num(x.p99Ms, 1)} |`,
+    );
+  }
+  return lines;
+}
+
 /** The report as Markdown: what the console shows, for a terminal or a pull request. */
 export function renderMarkdown(r: ChaosReport): string {
   const s = r.settings;
@@ -47,6 +76,7 @@ export function renderMarkdown(r: ChaosReport): string {
     lines.push(
       `- **${n.nemesis}**: ${n.title}; ${n.cycles} cycles in ${duration(n.durationMs)}${n.faults[0] ? `, e.g. ${n.faults[0]}` : ''}.`,
     );
+  lines.push(...slotSection(r));
   const live = r.nemeses.filter((n) => n.liveness);
   if (live.length) {
     lines.push(

@@ -1,3 +1,4 @@
+import { slotExamples, type SlotAnalysis } from './check-slots';
 import type { ControlOutcome } from './controls';
 import { judgeLiveness, livenessFailure } from './liveness';
 import { NEMESES } from './nemeses';
@@ -66,8 +67,30 @@ export function nemesisReport(outcome: PhaseOutcome): NemesisReport {
     shortfall: outcome.shortfall,
     clientErrors: outcome.clientErrors.length,
     targeted,
+    slots: slotSummary(a.slots),
     liveness: null,
     passed: a.violations === 0 && defended,
+  };
+}
+
+/** The report's figures of the slot checkers. */
+export function slotSummary(s: SlotAnalysis): NonNullable<NemesisReport['slots']> {
+  const f = s.fencing;
+  const h = s.hygiene;
+  return {
+    permits: s.grants.sem,
+    reads: s.grants.read,
+    writes: s.grants.write,
+    failures: s.failures,
+    failuresByClass: s.failuresByClass,
+    p50Ms: s.p50Ms,
+    p99Ms: s.p99Ms,
+    capacity: s.capacity.violations,
+    rwExclusion: s.rwExclusion.violations,
+    slotOverlaps: s.slotOverlap.overlaps,
+    slotFenceViolations: f.grantOrderViolations + f.registerViolations + f.duplicateFences + f.staleAcceptedFenced,
+    rejectedFenced: f.rejectedFenced,
+    hygiene: h.leakedKeys + h.foreignDeletes + h.expiredGrants + h.lateExtends + h.leftovers,
   };
 }
 
@@ -76,7 +99,7 @@ export function examplesOf(outcome: PhaseOutcome): string[] {
   const overlaps = a.overlap.examples.map(
     (e) => `overlap on ${e.resource}: ${e.first} and ${e.second} held it together for ${e.overlapMs.toFixed(1)} ms`,
   );
-  return [...overlaps, ...a.fencing.examples, ...a.hygiene.examples].slice(0, 10);
+  return [...overlaps, ...a.fencing.examples, ...a.hygiene.examples, ...slotExamples(a.slots)].slice(0, 10);
 }
 
 export function mutantAttempt(outcome: PhaseOutcome): MutantAttempt {

@@ -1,7 +1,15 @@
 import { readFileSync } from 'node:fs';
 import type { Redis } from 'ioredis';
 import type { ClusterSupervisor } from '../../lib/cluster';
-import { lockKeyPrefix, lockPattern, markNodeClean } from '@redlock-console/redlock';
+import {
+  lockKeyPrefix,
+  lockPattern,
+  markNodeClean,
+  rwKeyPrefix,
+  rwPattern,
+  semaphoreKeyPrefix,
+  semaphorePattern,
+} from '@redlock-console/redlock';
 import { parseJsonLines } from './event-log';
 import type { LeakedKey, LiveKey, NemesisAction, NemesisEvent } from './history';
 import { nowNs } from './history';
@@ -76,15 +84,27 @@ export async function readCommandStats(run: RunContext): Promise<Record<string, 
   return Promise.all(run.direct.map(async (c) => parseCommandStats(await c.info('commandstats'))));
 }
 
-/** Every lock key of these prefixes on every node, with its value (a key gone between the scan and the read is skipped). */
-export async function scanLiveKeys(run: RunContext, keyPrefixes: readonly string[]): Promise<LiveKey[]> {
+/** The keys a scan reads: the mutex's lock keys, or the semaphores' slots and the read-write locks' keys. */
+export type KeySpace = 'locks' | 'slots';
+
+const PATTERNS: Record<KeySpace, (keyPrefix: string) => string[]> = {
+  locks: (p) => [lockPattern(p)],
+  slots: (p) => [semaphorePattern(p), rwPattern(p)],
+};
+const HEADS: Record<KeySpace, (keyPrefix: string) => string[]> = {
+  locks: (p) => [lockKeyPrefix(p)],
+  slots: (p) => [semaphoreKeyPrefix(p), rwKeyPrefix(p)],
+};
+
+/** Every key of `space` of these prefixes on every node, with its value (a key gone between the scan and the read is skipped). */
+export async function scanLiveKeys(run: RunContext, keyPrefixes: readonly string[], space: KeySpace = 'locks'): Promise<LiveKey[]> {
   const live: LiveKey[] = [];
   await Promise.all(
     run.direct.flatMap((c, node) =>
-      keyPrefixes.map(async (keyPrefix) => {
+      keyPrefixes.flatMap(PATTERNS[space]).map(async (pattern) => {
         let cursor = '0';
         do {
-          const [next, keys] = await c.scan(cursor, 'MATCH', lockPattern(keyPrefix), 'COUNT', 1000);
+          const [next, keys] = await c.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
           cursor = next;
           const values = keys.length ? await c.mget(keys) : [];
           keys.forEach((key, i) => {
@@ -98,9 +118,10 @@ export async function scanLiveKeys(run: RunContext, keyPrefixes: readonly string
   return live;
 }
 
-/** Lock keys of `keyPrefix` still alive on any node (the epoch and fence keys have no TTL by design). */
-export async function scanLeakedKeys(run: RunContext, keyPrefix: string): Promise<LeakedKey[]> {
+/** Keys of `space` of `keyPrefix` still alive on any node (the epoch and fence keys have no TTL by design). */
+export async function scanLeakedKeys(run: RunContext, keyPrefix: string, space: KeySpace = 'locks'): Promise<LeakedKey[]> {
   const leaked: LeakedKey[] = [];
+  const heads = HEADS[space](keyPrefix);
   await Promise.all(
     run.direct.map(async (c, node) => {
       let cursor = '0';
@@ -108,7 +129,7 @@ export async function scanLeakedKeys(run: RunContext, keyPrefix: string): Promis
         const [next, keys] = await c.scan(cursor, 'MATCH', `${keyPrefix}*`, 'COUNT', 1000);
         cursor = next;
         for (const key of keys) {
-          if (!key.startsWith(lockKeyPrefix(keyPrefix))) continue;
+          if (!heads.some((head) => key.startsWith(head))) continue;
           const pttlMs = await c.pttl(key);
           if (pttlMs !== -2) leaked.push({ node, key, pttlMs });
         }

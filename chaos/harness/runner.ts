@@ -65,18 +65,27 @@ async function runMutant(run: RunContext, build: CoreBuild, name: string, seed: 
       maxMs: run.profile.mutantPhaseMs,
       minCycles: mutant.cycles,
       seed: seed + attempt * 7,
+      loops: mutant.loops,
     });
     const quorum = NEMESES[nemesis].keepsQuorum;
     const a = outcome.analysis.acquisitions;
     const live = quorum ? judgeLiveness({ ...a, durationMs: outcome.durationMs }, null, quorum) : null;
-    const checkers = live && !live.passed ? [...outcome.analysis.caughtBy, 'liveness'] : outcome.analysis.caughtBy;
+    const found = live && !live.passed ? [...outcome.analysis.caughtBy, 'liveness'] : outcome.analysis.caughtBy;
+    // A mutant aimed at some checkers counts as caught by them only.
+    const checkers = mutant.expect ? found.filter((c) => mutant.expect!.includes(c)) : found;
     const tried = mutantAttempt(outcome);
     report.attempts.push({
       ...tried,
       checkers,
       examples: live && !live.passed ? [livenessFailure(nemesis, live), ...tried.examples].slice(0, 3) : tried.examples,
     });
-    run.log(`mutant ${name} × ${nemesis}: ${outcome.analysis.violations} violation(s) ${checkers.join(', ')}`);
+    const g = outcome.analysis.slots.grants;
+    run.log(
+      `mutant ${name} × ${nemesis}: ${outcome.analysis.violations} violation(s) ${found.join(', ')}` +
+        (mutant.loops === 'slots'
+          ? ` (slots: ${g.sem} permits, ${g.read} reads, ${g.write} writes granted, ${outcome.analysis.slots.failures} refused)`
+          : ''),
+    );
     if (checkers.length > 0) {
       report.caught = true;
       report.caughtBy = { nemesis, checkers };
@@ -117,7 +126,8 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
         const a = outcome.analysis;
         log(
           `nemesis ${nemesis}: ${a.acquisitions.successes} acquisitions in ${(outcome.durationMs / 1000).toFixed(1)} s, ` +
-            `${a.violations} violation(s)${a.caughtBy.length ? ` (${a.caughtBy.join(', ')})` : ''}`,
+            `${a.violations} violation(s)${a.caughtBy.length ? ` (${a.caughtBy.join(', ')})` : ''}; ` +
+            `slots: ${a.slots.grants.sem} permits, ${a.slots.grants.read} reads, ${a.slots.grants.write} writes granted, ${a.slots.failures} refused, p50/p99 ${a.slots.p50Ms?.toFixed(0)}/${a.slots.p99Ms?.toFixed(0)} ms`,
         );
       }
       if (options.controls !== false) {

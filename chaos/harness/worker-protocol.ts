@@ -2,7 +2,7 @@
  * Messages between the chaos runner and its worker processes (Node IPC, JSON). Client processes
  * run lock loops or answer scripted steps; the register process keeps the fenced register.
  */
-import type { Ns } from './history';
+import type { Ns, SlotKind } from './history';
 
 /** Lock-core settings a client process uses (a subset of RedlockSettings). */
 export interface ClientSettings {
@@ -40,6 +40,14 @@ export interface HoldMix {
   lateExtendShare: number;
 }
 
+/** The semaphores and read-write locks the slot loops share (chaos/workers/slot-loop.ts). */
+export interface SlotObjects {
+  /** Semaphores: `limit` permits each (≥ 2), taken 1 or 2 at a time. */
+  semaphores: ReadonlyArray<{ name: string; limit: number }>;
+  /** Read-write locks: at most `maxReaders` readers, or one writer. */
+  rwlocks: ReadonlyArray<{ name: string; maxReaders: number }>;
+}
+
 export interface LoopConfig {
   phase: string;
   /** Absolute path of the lock core's index.ts (the real one or a mutant build). */
@@ -54,6 +62,9 @@ export interface LoopConfig {
   longResources: string[];
   loops: number;
   longLoops: number;
+  /** Semaphore / read-write lock loops (0: none) and what they lock. */
+  slotLoops: number;
+  slotObjects: SlotObjects;
   seed: number;
   holds: HoldMix;
   /** The loops stop by themselves after this long, even if no stop message comes. */
@@ -70,6 +81,17 @@ export type RpcOp =
   /** `tag` names the session's locks (`<tag>.<client>.<n>`): unique in a phase, whose history may hold several sessions. */
   | { op: 'open'; corePath: string; urls: string[]; settings: ClientSettings; registerPort: number; logPath: string; tag: string }
   | { op: 'acquire'; resource: string; ttlMs: number; fenced: boolean; retryCount: number }
+  /** A semaphore permit (`permits` slots) or a read / write lock, held under the key `<kind>:<name>` for write and release. */
+  | {
+      op: 'acquire-slots';
+      kind: SlotKind;
+      name: string;
+      limit: number;
+      permits: number;
+      ttlMs: number;
+      fenced: boolean;
+      retryCount: number;
+    }
   | { op: 'write'; resource: string }
   | { op: 'release'; resource: string }
   | { op: 'close' };

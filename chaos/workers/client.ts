@@ -11,6 +11,7 @@ import type { ClientSettings, ClientToRunner, LoopConfig, RpcOp, RunnerToClient 
 import type * as Core from '@redlock-console/redlock';
 import { LeftoverReader } from './leftovers';
 import { errorClass, failure, runLockLoop, write } from './lock-loop';
+import { acquireSlots, releaseSlots, runSlotLoop, writeSlots, type SlotHeld, type SlotRequest } from './slot-loop';
 
 /** argv: <client index> <run origin (hrtime ns)> <lock core to preload>. */
 const client = Number(process.argv[2]);
@@ -87,6 +88,7 @@ async function runLoops(config: LoopConfig): Promise<void> {
     };
     const loops = Array.from({ length: config.loops }, (_, i) => runLockLoop(ctx, i, false));
     for (let i = 0; i < config.longLoops; i++) loops.push(runLockLoop(ctx, config.loops + i, true));
+    for (let i = 0; i < config.slotLoops; i++) loops.push(runSlotLoop(ctx, config.loops + config.longLoops + i));
     await Promise.all(loops);
   } finally {
     clearInterval(progress);
@@ -107,6 +109,9 @@ interface Session {
   leftovers: LeftoverReader;
   log: EventLog;
   locks: Map<string, { lock: Core.Lock; id: string }>;
+  /** Slot grants, by `<kind>:<name>`. */
+  slots: Map<string, { held: SlotHeld; req: SlotRequest }>;
+  keyPrefix: string;
   seq: number;
 }
 let session: Session | null = null;
@@ -124,6 +129,8 @@ async function rpc(op: RpcOp): Promise<unknown> {
       leftovers: new LeftoverReader(op.urls),
       log: new EventLog(op.logPath),
       locks: new Map(),
+      slots: new Map(),
+      keyPrefix: op.settings.keyPrefix,
       seq: 0,
     };
     return null;
@@ -167,12 +174,31 @@ async function rpc(op: RpcOp): Promise<unknown> {
         };
       }
     }
+    case 'acquire-slots': {
+      const id = `${s.tag}.${client}.${s.seq++}`;
+      const { op: _op, ...spec } = op;
+      const req: SlotRequest = { ...spec, retryDelayMs: 20, retryJitterMs: 10 };
+      const held = await acquireSlots({ ...s, client, origin, decisions }, req, id);
+      if (!held) return { granted: false };
+      s.slots.set(`${op.kind}:${op.name}`, { held, req });
+      return { granted: true, fence: held.lock.fence, slots: held.slots, votes: encodeVotes(held.lock.votes) };
+    }
     case 'write': {
+      const slot = s.slots.get(op.resource);
+      if (slot) {
+        await writeSlots({ register: s.register, log: s.log, origin }, slot.held, slot.req);
+        return { accepted: true };
+      }
       const held = s.locks.get(op.resource);
       if (!held) throw new Error(`no lock held on ${op.resource}`);
       return { accepted: await write({ register: s.register, log: s.log, origin }, op.resource, held.lock, held.id) };
     }
     case 'release': {
+      const slot = s.slots.get(op.resource);
+      if (slot) {
+        s.slots.delete(op.resource);
+        return { released: true, votes: await releaseSlots({ log: s.log, origin }, slot.held) };
+      }
       const held = s.locks.get(op.resource);
       if (!held) return { released: false };
       s.locks.delete(op.resource);

@@ -75,6 +75,29 @@ export const nemesisReportSchema = z.object({
     })
     .nullable()
     .optional(),
+  /**
+   * The semaphores and read-write locks taken beside the locks (chaos/harness/check-slots.ts): grants
+   * by kind, refusals, and what each of their checkers found (counted in `violations` too). Absent in
+   * reports of older runs.
+   */
+  slots: z
+    .object({
+      permits: z.number().int(),
+      reads: z.number().int(),
+      writes: z.number().int(),
+      failures: z.number().int(),
+      failuresByClass: z.record(z.string(), z.number().int()),
+      p50Ms: z.number().nullable(),
+      p99Ms: z.number().nullable(),
+      capacity: z.number().int(),
+      rwExclusion: z.number().int(),
+      slotOverlaps: z.number().int(),
+      slotFenceViolations: z.number().int(),
+      rejectedFenced: z.number().int(),
+      hygiene: z.number().int(),
+    })
+    .nullable()
+    .optional(),
   passed: z.boolean(),
 });
 
