@@ -16,6 +16,7 @@ import { criticalCounts } from './blast-radius';
 import { MarkCleanDialog } from './mark-clean-dialog';
 import { clusterTone } from './node-state';
 import { NodeRow } from './node-row';
+import { NodesNotices } from './nodes-notices';
 import styles from './nodes.module.css';
 
 type Open = { kind: ActionKind; node: number } | { kind: 'mark-clean'; node: number } | null;
@@ -69,41 +70,7 @@ export function NodesScreen() {
         </div>
       </div>
 
-      {me.data && !operator ? (
-        <div className={`callout ${styles.notice} ${styles.callInfo}`} data-testid="viewer-notice" role="note">
-          <span className={styles.noticeIcon} aria-hidden="true">
-            i
-          </span>
-          <div>
-            <strong>You are signed in as a {me.data.role}.</strong>You can watch every node here; crashing, partitioning or marking nodes
-            clean needs the operator role (the server refuses it anyway).
-          </div>
-        </div>
-      ) : null}
-      {me.data && !sandbox ? (
-        <div className={`callout callout-warn ${styles.notice}`} data-testid="external-notice" role="note">
-          <span className={`${styles.noticeIcon} ${styles.noticeIconWarn}`} aria-hidden="true">
-            !
-          </span>
-          <div>
-            <strong>External masters: process and network actions are unavailable.</strong>This console does not own these Redis processes
-            or their network, so it will not crash, stop, restart, pause, partition or slow them. Marking a quarantined node clean still
-            works: it only writes the node&apos;s epoch sentinel.
-          </div>
-        </div>
-      ) : null}
-      {operator && drivenBy !== null ? (
-        <div className={`callout ${styles.notice} ${styles.callInfo}`} data-testid="driven-elsewhere-notice" role="note">
-          <span className={styles.noticeIcon} aria-hidden="true">
-            i
-          </span>
-          <div>
-            <strong>Node actions run through console {drivenBy}.</strong>One console at a time drives the sandbox&apos;s processes and
-            network, so that no two change node states under each other; open that console to crash, restart or partition a node. Marking a
-            quarantined node clean works here.
-          </div>
-        </div>
-      ) : null}
+      <NodesNotices role={me.data?.role ?? null} sandbox={sandbox} drivenBy={drivenBy} />
 
       {nodes.isPending ? (
         <div className={styles.list} aria-busy="true" data-loading-state="loading">

@@ -2,6 +2,7 @@ import { renderToStaticMarkup } from 'react-dom/server';
 import { describe, expect, it } from 'vitest';
 import type { NodeView } from '../../lib/api/nodes';
 import { NodeActionButtons } from '../../components/nodes/node-action-buttons';
+import { NodesNotices } from '../../components/nodes/nodes-notices';
 
 /**
  * Two consoles on one teaching sandbox: one drives the supervisor's node actions at a time
@@ -24,5 +25,13 @@ describe("a node's process and network actions on a console that does not drive 
     expect(html).not.toMatch(/data-testid="node-action-2-(crash|stop|restart|partition|pause|heal|latency)/);
     expect(html).toContain('data-testid="node-actions-elsewhere-2"');
     expect(html).toContain('run through console console-a');
+  });
+
+  it('the screen says which console runs them, to an operator only', () => {
+    const html = renderToStaticMarkup(<NodesNotices role="operator" sandbox drivenBy="console-a" />);
+    expect(html).toContain('data-testid="driven-elsewhere-notice"');
+    expect(html).toContain('Node actions run through console console-a.');
+    expect(renderToStaticMarkup(<NodesNotices role="operator" sandbox drivenBy={null} />)).not.toContain('driven-elsewhere');
+    expect(renderToStaticMarkup(<NodesNotices role="viewer" sandbox drivenBy="console-a" />)).not.toContain('driven-elsewhere');
   });
 });
