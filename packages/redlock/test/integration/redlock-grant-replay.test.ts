@@ -284,3 +284,30 @@ describe('a check the batch needs that fails (grant-group.ts): the members it ju
     expect(votes[0]!.detail, JSON.stringify(votes)).toMatch(/^unexpected reply to the probe/);
   });
 });
+
+describe('one batch whose TIME is written after some of its grants (grant-group.ts decide)', () => {
+  it('a grant written before the TIME is judged without it: a quarantine that TIME finds over still costs that grant the vote', async () => {
+    const { b, prefix } = await setUp('time-order');
+    // Node 1's sentinel records a quarantine long over (until just after its createdAt) that B has
+    // never seen over; nodes 4 and 5 refuse both resources, so node 1's votes are in both outcomes.
+    const createdAt = Number(await nodes[0]!.client.hget(`${prefix}epoch`, 'createdAt'));
+    await nodes[0]!.client.hset(`${prefix}epoch`, 'quarantineUntil', String(createdAt + 1));
+    for (const i of [3, 4]) for (const r of ['t1', 't2']) await nodes[i]!.client.set(b.lockKey(r), 'foreign', 'PX', 30_000);
+    // B asks for no TIME when t1's SET is written; right after it (the same batch), as when another
+    // grant's evidence started a quarantine in between, it does: TIME goes out before t2's SET.
+    const node = nodeOf(b, 0);
+    expect(node.quarantine.wantTime).toBe(false);
+    const sendReserved = node.sendReserved.bind(node);
+    let sent = 0;
+    node.sendReserved = (payload, reply) => {
+      sendReserved(payload, reply);
+      if (sent++ === 0) node.quarantine.wantTime = true;
+    };
+    const [t1, t2] = await Promise.all([attempt(b, 't1', 2_000, false), attempt(b, 't2', 2_000, false)]);
+    // t1's SET ran before the TIME: nothing says the quarantine was over when it ran.
+    expect(votesOf(t1)[0], JSON.stringify(votesOf(t1))).toMatchObject({ vote: 'against', reason: 'quarantined' });
+    expect(votesOf(t2)[0], JSON.stringify(votesOf(t2))).toMatchObject({ vote: 'for' });
+    expect(t2).toBeInstanceOf(Lock);
+    await (t2 as Lock).release();
+  });
+});
