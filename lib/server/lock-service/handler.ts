@@ -14,7 +14,7 @@ import { API_SECURITY_HEADERS, headerReader, hstsFor, readJsonBody, sendJson } f
 import { guardedConnection } from '../http/connection-guard';
 import { probeDeparture } from './departure-probe';
 import type { LockServiceRoute } from './routes';
-import { replicaStopping, stoppedByDrain } from './replica-stopping';
+import { acquireWait, stoppedByDrain, type AcquireWait } from './replica-stopping';
 
 /** One lock-service request, whichever connection it came on (Node's HTTP server or the lean one). */
 export interface LockServiceCall {
@@ -55,13 +55,11 @@ export async function answerLockService(call: LockServiceCall): Promise<LockServ
   const { route } = call;
   let bodyRead = false;
   let authenticated = false;
-  let signal: AbortSignal | null = null;
-  let gone: AbortSignal | null = null;
+  let wait: AcquireWait | null = null;
   /** The signal an acquire waits on: its client leaving, or this replica's drain ending. */
   const waitSignal = () => {
-    gone = call.gone();
-    signal = AbortSignal.any([gone, replicaStopping()]);
-    return signal;
+    wait = acquireWait(call.gone());
+    return wait.signal;
   };
   try {
     const principal = await authenticate({ headers: call.headers });
@@ -121,13 +119,16 @@ export async function answerLockService(call: LockServiceCall): Promise<LockServ
     }
     return { status: 200, body: result, headers: {}, bodyRead, authenticated };
   } catch (err) {
-    // Nobody to answer (the client went away): nothing to send, nothing to log.
-    if ((gone as AbortSignal | null)?.aborted) return null;
-    if ((signal as AbortSignal | null)?.aborted) {
+    const waited = wait as AcquireWait | null;
+    if (waited?.stoppedByDrain()) {
       const parts = errorParts(stoppedByDrain());
       return { ...parts, headers: { ...parts.headers, 'retry-after': '1', connection: 'close' }, bodyRead, authenticated };
     }
+    // Nobody to answer (the client went away): nothing to send, nothing to log.
+    if (waited?.signal.aborted) return null;
     return { ...errorParts(err), bodyRead, authenticated };
+  } finally {
+    (wait as AcquireWait | null)?.done();
   }
 }
 

@@ -8,7 +8,8 @@ import { flushLockHistory } from '../lock-history';
 import { logger } from '../logger';
 import { serveIfLockService } from './index';
 import { serveServiceRoute, type ServiceState } from './service-routes';
-import { stopWaitingAcquires } from './replica-stopping';
+import { acquiresSettled, stopWaitingAcquires } from './replica-stopping';
+import { getRuntime } from '../runtime';
 
 /**
  * The lock service as a program of its own (the data plane: scripts/lock-service-server.ts runs
@@ -27,7 +28,7 @@ export interface LockService {
   stop(drainMs: number): Promise<void>;
 }
 
-/** How long the acquires stopped at the drain's end get to write their 503 (their abort releases what they took first). */
+/** How long the answers of the acquires stopped at the drain's end get to be written (and the least time they get to settle). */
 const STOPPED_ANSWERS_MS = 1_000;
 /** How long a stop waits for each write of the buffered lock history (a master down must not hold the exit). */
 const FLUSH_AT_STOP_MS = 400;
@@ -87,8 +88,11 @@ export async function startLockService(options: {
         // Connections Node's parser reads that are busy now close after their answer (closeAfterwardWhileDraining).
         const within = (ms: number) => Promise.race([closed, new Promise((done) => setTimeout(done, ms).unref())]);
         await within(drainMs);
-        // Acquires still waiting are stopped and answered 503 (replica-stopping.ts), not reset.
+        // Acquires still waiting are stopped and answered 503 (replica-stopping.ts), not reset. The
+        // core's connections stay open until they have settled: a grant that lands after the stop
+        // is released first, which can take a node timeout or two.
         stopWaitingAcquires();
+        await acquiresSettled(Math.max(STOPPED_ANSWERS_MS, 2 * getRuntime().nodeTimeoutMs + 500));
         await within(STOPPED_ANSWERS_MS);
         const flush = () => Promise.race([flushLockHistory(), new Promise((done) => setTimeout(done, FLUSH_AT_STOP_MS).unref())]);
         await flush();
