@@ -52,6 +52,16 @@ const TTL_MS = 10_000;
 const MAX_ERRORS = 100;
 /** Pairs per peer before the next takes its turn at c=1, so a load spike hits them all. */
 const BLOCK = 50;
+/** The most a warm-up may take (a peer slower than its pair count allows is measured as it is). */
+const WARM_CAP_MS = 5_000;
+/** c=64 slices: measured ms, slices per peer and run, warm-up pairs before each (see slice()). */
+const rateOptions = (options: BenchContext['options']) => ({
+  sliceMs: pick(options, 500, 1_000),
+  slices: pick(options, 2, 3),
+  warmPairs: pick(options, 1_500, 3_000),
+});
+/** c=1: pairs per peer again after the run's GC, unmeasured (see slice()). */
+const REWARM_PAIRS = 500;
 
 interface Tally {
   pairs: number;
@@ -62,14 +72,14 @@ interface Tally {
 }
 const newTally = (): Tally => ({ pairs: 0, ms: 0, clientCpuUs: 0, redisCpuS: 0, errors: 0 });
 
-/** `CONCURRENCY` workers, `shape.perSemaphore` to a semaphore, each acquiring and releasing until `end`. */
-async function loop(peer: SemClient, shape: Shape, end: number, tag: string): Promise<{ pairs: number; errors: number }> {
+/** `CONCURRENCY` workers, `shape.perSemaphore` to a semaphore, each acquiring and releasing until `end` (or `most` pairs in all). */
+async function loop(peer: SemClient, shape: Shape, end: number, tag: string, most = Infinity): Promise<{ pairs: number; errors: number }> {
   let pairs = 0;
   let errors = 0;
   const worker = async (w: number) => {
     const resource = peer.perWorker ? `${tag}-${shape.id}-w${w}` : `${tag}-${shape.id}-s${Math.floor(w / shape.perSemaphore)}`;
     let failed = 0;
-    while (performance.now() < end && failed < MAX_ERRORS) {
+    while (performance.now() < end && failed < MAX_ERRORS && pairs < most) {
       try {
         const held = await peer.acquire(resource, shape.limit, shape.permits, TTL_MS);
         await held.release();
@@ -84,10 +94,17 @@ async function loop(peer: SemClient, shape: Shape, end: number, tag: string): Pr
   return { pairs, errors };
 }
 
-/** One slice, as throughput.ts's: a full GC, `warmMs` unmeasured, then `ms` measured with the CPU of this process and the masters. */
-async function slice(peer: SemClient, cluster: BenchCluster, shape: Shape, ms: number, warmMs: number, tag: string, into: Tally) {
+/**
+ * One slice, as throughput.ts's: a full GC (each peer pays for its own garbage), `warmPairs` pairs
+ * unmeasured, then `ms` measured with the CPU of this process and the masters. The warm-up is
+ * counted in pairs, not milliseconds: the collection throws away optimized code, V8 optimizes again
+ * after so many calls, and on a loaded machine a fixed 250 ms held too few of them (at load 17, our
+ * fenced semaphore measured 280–550 µs of client CPU per pair after a GC and 250 ms, 66–117 µs after
+ * a GC and 3,000 pairs, 60–110 µs with no GC; redis-semaphore 157–187, 90–127 and 108–153).
+ */
+async function slice(peer: SemClient, cluster: BenchCluster, shape: Shape, ms: number, warmPairs: number, tag: string, into: Tally) {
   collectGarbage();
-  await loop(peer, shape, performance.now() + warmMs, `${tag}-warm`);
+  await loop(peer, shape, performance.now() + WARM_CAP_MS, `${tag}-warm`, warmPairs);
   const cpu0 = process.cpuUsage();
   const redis0 = await redisCpuSeconds(cluster);
   const t0 = performance.now();
@@ -124,17 +141,15 @@ const at = (runs: Runs, key: string) => runs.get(key) ?? [];
 /** c=64: per run and shape, every peer's slices in a new random order each round. */
 async function measureRates(ctx: BenchContext, peers: Record<SemPeerId, SemClient>, runs: Runs, loads: string[]): Promise<void> {
   const { cluster, options } = ctx;
-  const sliceMs = pick(options, 300, 500);
-  const slices = pick(options, 3, 5);
-  const warmMs = pick(options, 150, 250);
+  const { sliceMs, slices, warmPairs } = rateOptions(options);
   for (const shape of SHAPES)
-    for (const id of variantsOf(shape, RATE_VARIANTS)) await slice(peers[id], cluster, shape, sliceMs, warmMs, 'warm', newTally());
+    for (const id of variantsOf(shape, RATE_VARIANTS)) await slice(peers[id], cluster, shape, sliceMs, warmPairs, 'warm', newTally());
   for (let run = 1; run <= options.runs; run++) {
     for (const shape of SHAPES) {
       const variants = variantsOf(shape, RATE_VARIANTS);
       const tallies = new Map(variants.map((id) => [id, newTally()]));
       for (let s = 0; s < slices; s++) {
-        for (const id of shuffled(variants)) await slice(peers[id], cluster, shape, sliceMs, warmMs, `r${run}s${s}`, tallies.get(id)!);
+        for (const id of shuffled(variants)) await slice(peers[id], cluster, shape, sliceMs, warmPairs, `r${run}s${s}`, tallies.get(id)!);
       }
       for (const [id, t] of tallies) {
         const k = `${shape.id}:${id}`;
@@ -160,8 +175,8 @@ async function measureLatency(ctx: BenchContext, peers: Record<SemPeerId, SemCli
       const cpu = new Map(LATENCY_VARIANTS.map((id) => [id, { us: 0 }]));
       const errors = new Map(LATENCY_VARIANTS.map((id) => [id, { n: 0 }]));
       collectGarbage();
-      // The collection costs the peers their optimized code (slice() in throughput.ts): compiled again, unmeasured.
-      for (const id of LATENCY_VARIANTS) await block(peers[id], shape, 100, new Samples(), { n: 0 });
+      // The collection costs the peers their optimized code (slice()): compiled again, unmeasured.
+      for (const id of LATENCY_VARIANTS) await block(peers[id], shape, REWARM_PAIRS, new Samples(), { n: 0 });
       for (let done = 0; done < pairs; done += BLOCK) {
         for (const id of shuffled(LATENCY_VARIANTS))
           await block(peers[id], shape, Math.min(BLOCK, pairs - done), samples.get(id)!, errors.get(id)!, cpu.get(id)!);
@@ -266,14 +281,17 @@ export const semaphore: Workload = {
     }
     const targets: TargetCheck[] = [];
     const sections = [...rateSections(runs, targets), ...latencySections(runs, targets)];
+    const rate = rateOptions(options);
     return {
       id: 'semaphore',
       title: '10. Semaphore: ours (slot mutexes, fenced) against redis-semaphore',
       method:
         `c=${CONCURRENCY}: ${CONCURRENCY} workers, each acquiring and releasing permits of a semaphore it shares with others of them ` +
-        `(ttl ${TTL_MS} ms), per shape; each run gives each peer ${pick(options, 3, 5)} slices of ${pick(options, 300, 500)} ms in a new ` +
-        'random order each round, each after a full GC and an unmeasured warm-up (as the throughput workload). c=1: one caller on one ' +
-        `semaphore, peers taking turns in blocks of ${BLOCK} pairs; p50 / p99 of acquire start to release end. Every peer is first ` +
+        `(ttl ${TTL_MS} ms), per shape; each run gives each peer ${rate.slices} slices of ${rate.sliceMs} ms in a new random order ` +
+        `each round, each after a full GC and ${rate.warmPairs} unmeasured pairs (a warm-up counted in pairs, not ms: slice() in ` +
+        `bench/workloads/semaphore.ts). c=1: one caller on one semaphore, ${REWARM_PAIRS} pairs again after each run's GC, ` +
+        'then ' +
+        `peers taking turns in blocks of ${BLOCK} pairs; p50 / p99 of acquire start to release end. Every peer is first ` +
         'checked to hold its permits live on a quorum of the masters and to leave nothing after release.',
       sections,
       targets,
