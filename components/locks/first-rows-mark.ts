@@ -12,3 +12,10 @@ export function useFirstRowsMark(rowCount: number) {
     }
   }, [rowCount]);
 }
+
+/** Calls `call` once `settled` is true (again if `call` changes): the matrix's first page has answered. */
+export function useSettledCall(settled: boolean, call: (() => void) | undefined) {
+  useEffect(() => {
+    if (settled) call?.();
+  }, [settled, call]);
+}

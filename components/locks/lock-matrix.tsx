@@ -1,7 +1,7 @@
 'use client';
 
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { useCallback, useEffect, useRef, useState, type CSSProperties } from 'react';
+import { useCallback, useEffect, useRef, useState, type CSSProperties, type ReactNode } from 'react';
 import { queryKeys } from '@/lib/client/queries';
 import { meQuery } from '@/lib/client/session';
 import { useNow } from './countdown';
@@ -22,12 +22,16 @@ import { SnapshotNotice, UnreadableNodes } from './matrix-notices';
 import { MatrixRows } from './matrix-rows';
 import { LocksTitle } from './locks-title';
 import { useExpiryRefresh } from './use-expiry-refresh';
-import { useFirstRowsMark } from './first-rows-mark';
+import { useFirstRowsMark, useSettledCall } from './first-rows-mark';
 import { useMatrixCursor } from './use-matrix-cursor';
 import controls from './lock-list-controls.module.css';
 import styles from './lock-matrix.module.css';
 
-export function LockMatrix() {
+/**
+ * `kindFilter`: the Locks screen's filter by kind, shown under the title; `onSettled`: called once
+ * the first page has answered (locks-screen.tsx starts its other reads then, not before).
+ */
+export function LockMatrix({ kindFilter, onSettled }: { kindFilter?: ReactNode; onSettled?: () => void } = {}) {
   const queryClient = useQueryClient();
   const { data: me } = useQuery(meQuery());
   const [bulk, setBulk] = useState<PickedLock[] | null>(null);
@@ -77,6 +81,7 @@ export function LockMatrix() {
   };
 
   const loadState = pagesQuery.isPending ? 'loading' : pagesQuery.isError && !pages ? 'error' : 'ready';
+  useSettledCall(loadState !== 'loading', onSettled);
   const isOperator = me?.role === 'operator';
   // Operators pick locks for a bulk force-release; only keys in the lock core's layout can be released.
   const selectable = isOperator && ownLayout;
@@ -84,6 +89,7 @@ export function LockMatrix() {
   return (
     <section ref={sectionRef} className={`${controls.screen} page-wide`} aria-labelledby="locks-title">
       <LocksTitle latest={latest} now={now} onRefresh={refresh} />
+      {kindFilter}
 
       <LockFilters
         phone={phone}

@@ -86,6 +86,9 @@ export function useMatrixOptions() {
   );
   useEffect(() => {
     const q = new URLSearchParams();
+    // The kind filter's choice (kind-filter.tsx) is kept: the matrix shows one of the kinds.
+    const kind = new URLSearchParams(window.location.search).get('kind');
+    if (kind) q.set('kind', kind);
     if (filters.search) q.set('search', filters.search);
     if (filters.prefix) q.set('prefix', filters.prefix);
     if (filters.state) q.set('state', filters.state);

@@ -1,12 +1,12 @@
 import { LIMITS } from '@redlock-console/redlock/vocabulary';
 import { z } from 'zod';
-import { SLOT_KINDS } from '../inspect/slot-locks';
+import { SLOT_KINDS, type SlotKind } from '../inspect/slot-locks';
 import { resourceSchema } from './common';
 import { forceReleaseNodeSchema, lockTokenSchema, lockViewSchema, snapshotNodeSchema } from './locks';
 
 /** The console's admin view of semaphores and read-write locks (GET /api/slot-locks…, their force-release). */
 
-export { SLOT_KINDS };
+export { SLOT_KINDS, type SlotKind };
 export const slotKindSchema = z.enum(SLOT_KINDS);
 
 /** GET /api/slot-locks?kind=&search= */

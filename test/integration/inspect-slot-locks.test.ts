@@ -107,6 +107,17 @@ describe('semaphores and read-write locks in the console', () => {
     expect(detail.lock!.rows.at(-1)).toMatchObject({ slot: null, view: { majorityToken: 'intent-token' } });
   });
 
+  it('shares one scan per kind between readers: a second listing right after the first is the same read', async () => {
+    const first = await ok<SlotLockListResponse>(await api.call('GET', '/api/slot-locks?kind=semaphore', { as: 'viewer' }));
+    await plant(semaphoreSlotKey(prefix, 'late', 0), 'late-token {"limit":"1"}', [1, 2, 3]);
+    const second = await ok<SlotLockListResponse>(await api.call('GET', '/api/slot-locks?kind=semaphore', { as: 'operator' }));
+    expect(second.readAt).toBe(first.readAt);
+    expect(second.items.some((i) => i.resource === 'late')).toBe(false);
+    // The detail reads the keys directly: it sees the new permit at once.
+    const detail = await ok<SlotLockDetailResponse>(await api.call('GET', '/api/slot-locks/semaphore/late', { as: 'viewer' }));
+    expect(detail.lock).toMatchObject({ held: 1, limit: 1 });
+  });
+
   it('searches by name and refuses an unknown kind or a bad name with a 400', async () => {
     const found = await ok<SlotLockListResponse>(await api.call('GET', '/api/slot-locks?search=EXPO', { as: 'viewer' }));
     expect(found.items.map((i) => i.resource)).toEqual(['exports']);

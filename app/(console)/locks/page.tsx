@@ -1,12 +1,12 @@
 import { Suspense } from 'react';
-import { LockMatrix } from '@/components/locks/lock-matrix';
+import { LocksScreen } from '@/components/locks/locks-screen';
 
 export const metadata = { title: 'Locks' };
 
 export default function LocksPage() {
   return (
     <Suspense>
-      <LockMatrix />
+      <LocksScreen />
     </Suspense>
   );
 }

@@ -1,0 +1,142 @@
+'use client';
+
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { useState, type FormEvent } from 'react';
+import type { SlotHolderView, SlotKind } from '@/lib/api/slot-locks';
+import { useModalDialog } from '../ui/use-modal-dialog';
+import { ReleaseConfirmFields, reasonIsOk } from './release-confirm-fields';
+import { ReleaseDialogHead } from './release-dialog-head';
+import { releaseErrorText } from './release-error';
+import { forceReleaseSlot, slotQueryKeys } from './slot-queries';
+import { TokenChip } from './token-chip';
+import styles from './force-release-dialog.module.css';
+
+/** What is released: one permit's slot, a reader's slot, or every slot of the writer. */
+export interface SlotTarget {
+  kind: SlotKind;
+  resource: string;
+  holder: SlotHolderView;
+  /** The slot named (a semaphore's permit); null: every slot of the holder (a read-write lock's reader or writer). */
+  slot: number | null;
+}
+
+function targetText(t: SlotTarget): string {
+  if (t.slot !== null) return `slot ${t.slot} of this permit`;
+  if (t.holder.role === 'writer') return `the writer (slots ${t.holder.slots.join(', ')})`;
+  return `this reader (slot ${t.holder.slots.join(', ')})`;
+}
+
+/**
+ * Force-release of one permit's slot or one read-write lock holder: the token the operator saw
+ * (never re-read), a reason for the audit log, the name typed to confirm, then each slot's per-node
+ * outcome. The server deletes only keys that still hold this token on those slots.
+ */
+export function SlotReleaseDialog({ target, onClose }: { target: SlotTarget; onClose: () => void }) {
+  const ref = useModalDialog<HTMLDialogElement>();
+  const queryClient = useQueryClient();
+  const [reason, setReason] = useState('');
+  const [typed, setTyped] = useState('');
+  const release = useMutation({
+    mutationFn: () =>
+      forceReleaseSlot(target.kind, target.resource, {
+        token: target.holder.token,
+        reason: reason.trim(),
+        ...(target.slot !== null ? { slot: target.slot } : {}),
+      }),
+    onSettled: () => void queryClient.invalidateQueries({ queryKey: slotQueryKeys.all }),
+  });
+  const result = release.data;
+  const canConfirm = reasonIsOk(reason) && typed === target.resource && !release.isPending && !result;
+  const close = () => {
+    if (!release.isPending) ref.current?.close();
+  };
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    if (canConfirm) release.mutate();
+  };
+  return (
+    <dialog
+      ref={ref}
+      className={`dialog ${styles.dialog}`}
+      aria-labelledby="slot-release-title"
+      data-testid="slot-release-dialog"
+      onClose={onClose}
+      onCancel={(e) => {
+        if (release.isPending) e.preventDefault();
+      }}
+    >
+      <ReleaseDialogHead
+        titleId="slot-release-title"
+        title={
+          <>
+            {result ? 'Force-release done' : 'Force-release'} <code className={styles.resource}>{target.resource}</code>
+          </>
+        }
+        lede="Compare-and-delete on every node: only the keys of these slots that still hold the token below are deleted, so no other holder is hit."
+        onClose={close}
+        busy={release.isPending}
+      />
+      {!result && (
+        <form onSubmit={submit} className={styles.body}>
+          <p>
+            1 · Releasing <strong>{targetText(target)}</strong>, held by <TokenChip token={target.holder.token} variant="majority" full />
+          </p>
+          <ReleaseConfirmFields
+            reason={reason}
+            onReasonChange={setReason}
+            reasonGoesTo="the audit log"
+            placeholder="e.g. worker died holding its permit (INC-2317)"
+            prompt={
+              <>
+                Type <code>{target.resource}</code> to confirm
+              </>
+            }
+            expects="name"
+            typed={typed}
+            onTypedChange={setTyped}
+            typedOk={typed === target.resource}
+            disabled={release.isPending}
+          />
+          {release.isError && (
+            <p className="callout callout-bad" role="alert">
+              {releaseErrorText(release.error)}
+            </p>
+          )}
+          <div className="dialog-actions">
+            <button type="button" className="button" onClick={close} disabled={release.isPending}>
+              Cancel
+            </button>
+            <button type="submit" className={`button ${styles.danger}`} disabled={!canConfirm} data-testid="slot-release-confirm">
+              {release.isPending ? 'Releasing…' : 'Force-release'}
+            </button>
+          </div>
+        </form>
+      )}
+      {result && (
+        <div className={styles.body} data-testid="slot-release-result" data-deleted={result.deleted}>
+          <p role="status">
+            Deleted on {result.deleted} key{result.deleted === 1 ? '' : 's'} across the nodes. Audit entry <code>{result.auditId}</code>.
+          </p>
+          <ul>
+            {result.results.map((r) => (
+              <li key={r.slot}>
+                slot {r.slot}:{' '}
+                {r.nodes.map((n) => (
+                  <span key={n.node} data-outcome={n.outcome}>
+                    node {n.node} {n.outcome}
+                    {n.node === r.nodes.at(-1)?.node ? '' : ', '}
+                  </span>
+                ))}
+              </li>
+            ))}
+          </ul>
+          <div className="dialog-actions">
+            <button type="button" className="button" onClick={close}>
+              Done
+            </button>
+          </div>
+        </div>
+      )}
+    </dialog>
+  );
+}
