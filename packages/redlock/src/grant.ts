@@ -128,12 +128,27 @@ function sendAlone(node: LockNode, plan: GrantPlan, grant: Buffer, reply: Reply)
       (checked) => {
         probe = checked.reply;
         // The first reading of this connection's clock check (clock-check.ts): its baseline. A jump
-        // against an earlier reading (a grant sent again after NOSCRIPT) counts the node out now;
-        // the next probe's check starts the quarantine.
+        // against an earlier reading (a grant sent again after NOSCRIPT) counts the node out now,
+        // and starts its clock-jump quarantine here, as GrantGroup.force does on the fast path: the
+        // check forgets its readings when it reports a jump, so a later check would take the jumped
+        // clock for its baseline and see nothing. Safety: a clock that ran ahead may have expired a
+        // holder's key early on this node; quarantined, the node gives no vote for a maxTtl, longer
+        // than any lease granted before the jump, so no such key's absence elects a second holder.
+        // The quarantine only takes votes away, so fence order is the mutex's (its end reseeds the
+        // register, reseed.ts). The vote waits for the check that starts it, as force()'s does.
         const t = Array.isArray(checked.reply) && checked.reply.length === 13 ? timeReplyMs(checked.reply[9], checked.reply[10]) : null;
         if (t !== null && plan.probes.detect === '2' && checkClock(node, t, checked.sentAt, checked.readAt, plan.probes.driftFactor) > 0) {
-          probe = new Error("the node's clock jumped beyond the drift allowance");
           node.checks.runId = null;
+          node.quarantine.wantTime = true;
+          const jumped = new Error("the node's clock jumped beyond the drift allowance");
+          void node
+            .runCheck(plan.probes, false, plan.probes.checkForced('clock-jump'))
+            .catch(() => undefined)
+            .then(() => {
+              probe = jumped;
+              settle();
+            });
+          return;
         }
         settle();
       },

@@ -154,6 +154,26 @@ describe('a multi-resource grant on a node that lost its script cache (SCRIPT FL
     expect(votes[2]!.detail, JSON.stringify(votes)).toMatch(/clock jumped/);
     expect(lockA.validityMs).toBeGreaterThan(0);
   });
+
+  it('whose clock jumps before the replay: the node is quarantined too, so the next try does not count it while A holds', async () => {
+    // The replay's check counts the node out and forgets its readings (clock-check.ts); without a
+    // quarantine started there and then, the next try's check takes the jumped clock as its new
+    // baseline, node 3 (A's key expired by its clock) votes for B, and B is granted beside A.
+    const { a, b, prefix } = await setUp('replay-clock-next');
+    const lockA = await holdOnMajority(a, 'res', nodes, 5_000);
+    await nodes[2]!.client.script('FLUSH');
+    beforeReplay(b, 2, () => clock.set(10_000));
+    const first = await attempt(b, ['res', 'other']);
+    expect(votesOf(first)[2]!.detail, JSON.stringify(votesOf(first))).toMatch(/clock jumped/);
+    expect((await readEpoch(nodes[2]!.client, prefix))?.cause).toBe('clock-jump');
+    const next = await attempt(b, 'res');
+    if (next instanceof Lock) {
+      throw new Error(
+        `two holders on the next try: B was granted (votes ${JSON.stringify(next.votes)}) while A holds (${lockA.validityMs} ms left)`,
+      );
+    }
+    expect(votesOf(next)[2], JSON.stringify(votesOf(next))).toMatchObject({ vote: 'against' });
+  });
 });
 
 describe('a clock jump that only the check a suspicious fast read asks for sees', () => {
