@@ -30,6 +30,7 @@ import { lockIndex } from './lock-index-service';
 import { getRuntime } from './runtime';
 import { inRootContext } from './root-context';
 import { PATTERN_SCAN_MAX_KEYS, ScanBudget } from './scan-budget';
+import { refreshSlotMetrics } from './slot-inspect-service';
 
 /** A first page re-reads the nodes when its snapshot is older than this (counted from scan completion). */
 const SNAPSHOT_MAX_AGE_MS = 1_000;
@@ -127,6 +128,8 @@ function recordRead(snap: Snapshot): void {
  * event loop for at most 12 ms, where keeping a view per lock stalled it for 200–360 ms.
  */
 export async function refreshLockMetrics(): Promise<void> {
+  // Semaphores and read-write locks, counted by kind (slot-inspect-service.ts); best effort.
+  const slots = refreshSlotMetrics().catch(() => undefined);
   const { lockList } = await cachedSnapshot(undefined, false, 'console').done;
   const held: { state: LockState; meta: Record<string, string> | null }[] = [];
   for (let i = 0; i < lockList.length; i++) {
@@ -134,6 +137,7 @@ export async function refreshLockMetrics(): Promise<void> {
     if (state === 'held' || state === 'expiring') held.push({ state, meta: lockList.metaAt ? lockList.metaAt(i) : lockList.at(i).meta });
   }
   metrics().oldestLockAge.set(oldestLockAgeMs(held, Date.now()) / 1000);
+  await slots;
 }
 
 export interface LockListQuery {

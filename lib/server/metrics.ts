@@ -13,6 +13,8 @@ export interface Metrics {
   apiKeyAcquiresWaiting: Gauge<'key'>;
   locks: Gauge<'state'>;
   locksFlagged: Gauge<'flag'>;
+  slotLocks: Gauge<'kind'>;
+  slotHolders: Gauge<'kind'>;
   oldestLockAge: Gauge;
   nodeUp: Gauge<'node'>;
   nodeRtt: Gauge<'node'>;
@@ -133,6 +135,18 @@ function registerMetrics(): Metrics {
       name: 'redlock_locks_flagged',
       help: 'Locks whatever their state with a key above the lease ceiling (flag="over_ceiling") or without a TTL (flag="no_ttl"), in the latest snapshot',
       labelNames: ['flag'],
+      registers: [registry],
+    }),
+    slotLocks: new Gauge({
+      name: 'redlock_slot_locks',
+      help: 'Semaphores (kind="semaphore") and read-write locks (kind="rwlock") with a key on some master, in the latest listing',
+      labelNames: ['kind'],
+      registers: [registry],
+    }),
+    slotHolders: new Gauge({
+      name: 'redlock_slot_holders',
+      help: 'Permits (kind="semaphore"), readers and writers (kind="rwlock") held on a quorum of the masters, in the latest listing; waiting writers not counted',
+      labelNames: ['kind'],
       registers: [registry],
     }),
     oldestLockAge: new Gauge({

@@ -1,6 +1,7 @@
 import 'server-only';
 import type { SlotLockDetailResponse, SlotLockListResponse } from '../api/slot-locks';
 import { quorumSize, readSlotLock, scanSlotLocks, SLOT_KINDS, type SlotKind, type SlotReading, type SlotReadOptions } from '../inspect';
+import { metrics } from './metrics';
 import { getRuntime } from './runtime';
 import { inRootContext } from './root-context';
 import { PATTERN_SCAN_MAX_KEYS } from './scan-budget';
@@ -95,4 +96,21 @@ export async function getSlotLock(kind: SlotKind, resource: string): Promise<Slo
     lock: read.locks[0] ?? null,
     nodes: read.nodes.map((n) => ({ node: n.node, ok: n.ok, error: n.error, keys: n.keys, durationMs: n.durationMs })),
   };
+}
+
+/**
+ * For a Prometheus scrape: how many semaphores and read-write locks there are and how many holders
+ * they have on a quorum, by kind (counts only: one series per lock would be unbounded), from the
+ * shared listing (no scan of its own when one is young enough).
+ */
+export async function refreshSlotMetrics(): Promise<void> {
+  const scans = await Promise.all(SLOT_KINDS.map(cachedScan));
+  const m = metrics();
+  for (const scan of scans) {
+    m.slotLocks.set({ kind: scan.kind }, scan.locks.length);
+    m.slotHolders.set(
+      { kind: scan.kind },
+      scan.locks.reduce((sum, lock) => sum + lock.holders.length, 0),
+    );
+  }
 }

@@ -4,7 +4,8 @@ import type { RwGrantView } from '../../lib/api/rwlocks';
 import type { PermitView } from '../../lib/api/semaphores';
 import type { SlotLockDetailResponse, SlotLockListResponse } from '../../lib/api/slot-locks';
 import { CONFIG_DEFAULTS } from '../../lib/config/env';
-import { API_KEY, startApi, type ApiHarness } from '../support/api';
+import { API_KEY, METRICS_TOKEN, startApi, type ApiHarness } from '../support/api';
+import { withoutReplica } from '../support/metrics-text';
 
 /**
  * The console's view of semaphores and read-write locks (GET /api/slot-locks, …/{kind}/{resource}),
@@ -116,6 +117,22 @@ describe('semaphores and read-write locks in the console', () => {
     // The detail reads the keys directly: it sees the new permit at once.
     const detail = await ok<SlotLockDetailResponse>(await api.call('GET', '/api/slot-locks/semaphore/late', { as: 'viewer' }));
     expect(detail.lock).toMatchObject({ held: 1, limit: 1 });
+  });
+
+  it('the metrics count semaphores, read-write locks and their holders on a quorum by kind (no series per lock)', async () => {
+    const scrape = async () =>
+      withoutReplica(await (await api.call('GET', '/api/metrics', { headers: { authorization: `Bearer ${METRICS_TOKEN}` } })).text());
+    const value = (text: string, name: string, kind: string) =>
+      Number(new RegExp(`^${name}\\{kind="${kind}"\\} (\\S+)$`, 'm').exec(text)?.[1]);
+    const list = await ok<SlotLockListResponse>(await api.call('GET', '/api/slot-locks', { as: 'viewer' }));
+    const text = await scrape();
+    for (const kind of ['semaphore', 'rwlock'] as const) {
+      const items = list.items.filter((i) => i.kind === kind);
+      expect(value(text, 'redlock_slot_locks', kind)).toBe(items.length);
+      expect(value(text, 'redlock_slot_holders', kind)).toBe(items.reduce((sum, i) => sum + i.holders.length, 0));
+    }
+    expect(value(text, 'redlock_slot_holders', 'semaphore')).toBeGreaterThanOrEqual(2); // exports' two permits at least
+    expect(text).not.toMatch(/redlock_slot_\w+\{[^}]*resource=/);
   });
 
   it('searches by name and refuses an unknown kind or a bad name with a 400', async () => {
