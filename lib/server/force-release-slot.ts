@@ -75,10 +75,7 @@ function targetSlots(
     throw badRequest('name the permit\'s slot ("slot"): a semaphore is force-released one slot at a time');
   const slots = body.slot === undefined ? [...held.keys()] : held.has(body.slot) ? [body.slot] : [];
   if (slots.length === 0) {
-    const where =
-      body.slot === undefined
-        ? `any slot of ${kind === 'semaphore' ? 'semaphore' : 'read-write lock'} "${read.locks[0]?.resource ?? ''}"`
-        : `slot ${body.slot}`;
+    const where = body.slot === undefined ? 'any slot' : `slot ${body.slot}`;
     const intent = lock?.rows.some((r) => r.slot === null && r.view.cells.some((c) => c.token === body.token));
     throw conflict(
       intent
@@ -158,7 +155,8 @@ export async function forceReleaseSlot(
   const release =
     kind === 'semaphore' ? core.releasePermitToken(resource, slots, body.token) : core.releaseRwToken(resource, slots, body.token);
   const result = await (await release).settled.finally(() => done.forEach((end) => end()));
-  if (result.deleted > 0) keyQuotas().released(body.token);
+  // The slots released (a permit of k slots keeps the others): their room only.
+  if (result.deleted > 0) keyQuotas().released(body.token, slots.length);
   const after = await readLock(kind, resource);
   const results = before.map(({ slot, states }) => {
     const now = statesOf(after, slot);

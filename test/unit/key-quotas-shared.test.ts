@@ -44,4 +44,34 @@ describe('KeyQuotas shared between processes', () => {
     a.applyForeign(b.foreignChanges());
     expect(a.report(now).k!.held).toBe(0);
   });
+
+  it("a release of some of a grant's resources through another process gives back those only, once, however often it is read", () => {
+    const a = new KeyQuotas(quotaSettings('k:held=5'));
+    const b = new KeyQuotas(quotaSettings('k:held=5'));
+    const now = Date.now();
+    a.admit('k', 3, false).end();
+    a.granted('k', 'tok-3', 3, now + 10_000);
+    // One slot of the three released through B, then another: B's report counts both.
+    b.released('tok-3', 1);
+    a.applyForeign(b.foreignChanges());
+    a.applyForeign(b.foreignChanges()); // read again at the next sync: nothing more comes back
+    expect(a.report(now).k!.held).toBe(2);
+    b.released('tok-3', 1);
+    expect(b.foreignChanges()).toMatchObject([{ token: tokenDigest('tok-3'), until: 0, released: 2 }]);
+    a.applyForeign(b.foreignChanges());
+    expect(a.report(now).k!.held).toBe(1);
+    // The rest released whole: the grant is gone.
+    b.released('tok-3');
+    a.applyForeign(b.foreignChanges());
+    expect(a.report(now).k!.held).toBe(0);
+  });
+
+  it('a local release of some of the resources keeps the rest counted', () => {
+    const q = new KeyQuotas(quotaSettings('k:held=3'));
+    q.admit('k', 3, false).end();
+    q.granted('k', 'tok', 3, Date.now() + 10_000);
+    q.released('tok', 1);
+    expect(() => q.admit('k', 2, false)).toThrow(/3 locks held/);
+    q.admit('k', 1, false).end();
+  });
 });

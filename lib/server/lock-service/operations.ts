@@ -145,7 +145,8 @@ export async function releaseLock(
   const result = await (await (await readyLockCore()).releaseToken(resourcesFor(resource, body.resources), body.token)).settled;
   // A release of a token nobody holds changed nothing: no entry (a client's retries or a typo).
   if (result.deleted > 0) {
-    keyQuotas().released(body.token);
+    // The resources named (some of a multi-resource lock's, or all): their room only.
+    keyQuotas().released(body.token, resourcesFor(resource, body.resources).length);
     recordLockHistory({
       event: 'released',
       resources: [...result.resources],

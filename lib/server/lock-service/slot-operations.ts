@@ -190,7 +190,8 @@ export async function releaseSlots(
   const result = await first.settled;
   // A release of a token nobody holds changed nothing: no entry.
   if (result.deleted > 0) {
-    keyQuotas().released(body.token);
+    // The slots named (some of a permit's, or all): their room only.
+    keyQuotas().released(body.token, body.slots.length);
     const { actor, role } = actorOf(principal);
     recordLockHistory({
       event: 'released',

@@ -36,6 +36,12 @@ export interface ForeignChange {
   token: string;
   until: number;
   at: number;
+  /**
+   * A release of some of the grant's resources (a multi-resource lock's subset, some of a permit's
+   * slots): how many, counted over every such release of the token here (the granting console
+   * gives back what it has not yet). Absent: the whole grant.
+   */
+  released?: number;
 }
 
 /** How long a foreign change is reported (the granting console reads it within a sync or two). */
@@ -93,6 +99,8 @@ export class KeyQuotas {
   private readonly byDigest = new Map<string, string>();
   /** Releases and extensions done here of tokens granted elsewhere, by digest, for the report. */
   private readonly foreign = new Map<string, ForeignChange>();
+  /** Partial releases reported by the others and given back here, by digest (a report is read again every sync). */
+  private readonly foreignApplied = new Map<string, number>();
   /** Called when this process's use changed (the sync sends it soon). */
   onChange: () => void = () => undefined;
 
@@ -184,8 +192,13 @@ export class KeyQuotas {
     for (const c of changes) {
       const token = this.byDigest.get(c.token);
       if (token === undefined) continue;
-      if (c.until === 0) this.released(token);
-      else {
+      if (c.until === 0 && c.released === undefined) this.released(token);
+      else if (c.until === 0) {
+        // Cumulative: give back only what this report adds to the ones already applied.
+        const more = c.released! - (this.foreignApplied.get(c.token) ?? 0);
+        this.foreignApplied.set(c.token, c.released!);
+        if (more > 0) this.released(token, more);
+      } else {
         const grant = this.grantOf(token);
         if (grant && c.until > grant.until) grant.until = c.until;
       }
@@ -198,27 +211,38 @@ export class KeyQuotas {
     return [...this.foreign.values()];
   }
 
-  private noteForeign(token: string, until: number): void {
+  private noteForeign(token: string, until: number, released?: number): void {
     const digest = tokenDigest(token);
+    const before = this.foreign.get(digest);
     this.foreign.delete(digest);
     if (this.foreign.size >= FOREIGN_MAX) this.foreign.delete(this.foreign.keys().next().value!);
-    this.foreign.set(digest, { token: digest, until, at: Date.now() });
+    const change: ForeignChange = { token: digest, until, at: Date.now() };
+    if (until === 0 && released !== undefined && !(before?.until === 0 && before.released === undefined))
+      change.released = (before?.until === 0 ? (before.released ?? 0) : 0) + released;
+    this.foreign.set(digest, change);
     this.onChange();
   }
 
-  /** A release or a force-release of `token`: its room comes back now. */
-  released(token: string): void {
+  /**
+   * A release or a force-release of `token`: its room comes back now, all of it, or `count`
+   * resources of it when only some of the grant's resources (slots) were released.
+   */
+  released(token: string, count?: number): void {
     const key = this.owners.get(token);
     const s = key === undefined ? undefined : this.keys.get(key);
     const grant = s?.grants.get(token);
     if (!s || !grant) {
-      if (key === undefined) this.noteForeign(token, 0);
+      if (key === undefined) this.noteForeign(token, 0, count);
       return;
     }
-    s.grants.delete(token);
-    s.held -= grant.n;
-    this.owners.delete(token);
-    this.byDigest.delete(tokenDigest(token));
+    const back = count === undefined ? grant.n : Math.min(count, grant.n);
+    grant.n -= back;
+    s.held -= back;
+    if (grant.n <= 0) {
+      s.grants.delete(token);
+      this.owners.delete(token);
+      this.byDigest.delete(tokenDigest(token));
+    }
     this.onChange();
   }
 

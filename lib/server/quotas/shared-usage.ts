@@ -158,7 +158,10 @@ function parseReport(raw: string): Report | null {
     if (typeof r.at !== 'number' || typeof r.keys !== 'object' || r.keys === null) return null;
     if (
       r.foreign !== undefined &&
-      (!Array.isArray(r.foreign) || !r.foreign.every((f) => typeof f.token === 'string' && Number.isFinite(f.until)))
+      (!Array.isArray(r.foreign) ||
+        !r.foreign.every(
+          (f) => typeof f.token === 'string' && Number.isFinite(f.until) && (f.released === undefined || Number.isFinite(f.released)),
+        ))
     )
       return null;
     for (const k of Object.values(r.keys)) {
