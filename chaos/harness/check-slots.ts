@@ -17,7 +17,7 @@
  *   the core promises no order there.
  * - **slot-hygiene**: the mutex's hygiene checker over the grants (no slot or intent key left after
  *   quiescence + ttl, no grant without validity, no late extend, no key of another deleted, nothing
- *   of a released grant left, nothing of a rejected acquire's last attempt left where it answered).
+ *   of a released grant left, nothing of a rejected acquire left where it answered).
  */
 import { checkFencing, type FencingResult } from './check-fencing';
 import { checkHygiene, type HygieneResult } from './check-hygiene';
@@ -106,14 +106,21 @@ export function checkRwExclusion(grants: readonly SlotGrant[]): SlotCheckResult 
 }
 
 /**
- * Keys read at quiescence that belong to a grant's own slots (the acquire's id is in every attempt's
- * keys: a key on another slot is an earlier attempt's, which that attempt's cleanup answers for).
+ * The keys read at quiescence that can tell something of the acquire whose id they carry: a grant's
+ * own slots (a key of an earlier, refused attempt of it on another slot answers to that attempt's
+ * cleanup, which the grant does not report), and any slot of a refused acquire's object (its
+ * `cleanupPending` names the nodes of every attempt: the core's retry loop, acquire-loop.ts). Not a
+ * writer's intent key: the intent is withdrawn on its own, outside the acquire's cleanup.
  */
-function ownSlotKeys(live: readonly LiveKey[], grants: ReadonlyMap<string, SlotGrant>): LiveKey[] {
+function judgedKeys(live: readonly LiveKey[], grants: ReadonlyMap<string, SlotGrant>, refused: ReadonlyMap<string, string>): LiveKey[] {
   return live.filter((k) => {
-    // A grant's object (`sem:<name>`, `rw:<name>`) is its slot keys' name without the slot.
-    const g = grants.get(attemptOf(k.value) ?? '');
-    return g !== undefined && g.slots.some((slot) => k.key.endsWith(`${g.resource}:${slot}`));
+    const id = attemptOf(k.value) ?? '';
+    const g = grants.get(id);
+    // An object (`sem:<name>`, `rw:<name>`) is its slot keys' name without the slot.
+    if (g) return g.slots.some((slot) => k.key.endsWith(`${g.resource}:${slot}`));
+    const object = refused.get(id);
+    const colon = k.key.lastIndexOf(':');
+    return object !== undefined && /^\d+$/.test(k.key.slice(colon + 1)) && k.key.slice(0, colon).endsWith(object);
   });
 }
 
@@ -139,14 +146,9 @@ export function analyzeSlots(history: SlotHistory, toleranceMs: number): SlotAna
     history.register.filter((r) => isSlotRegister(r.resource)),
   );
   const byId = new Map(grants.map((g) => [g.lock, g]));
-  const hygiene = checkHygiene(
-    grants,
-    history.nemesis,
-    history.leakedKeys,
-    toleranceMs,
-    failures,
-    ownSlotKeys(history.liveKeys ?? [], byId),
-  );
+  const refused = new Map(failures.map((f) => [f.lock, f.resource]));
+  const judged = judgedKeys(history.liveKeys ?? [], byId, refused);
+  const hygiene = checkHygiene(grants, history.nemesis, history.leakedKeys, toleranceMs, failures, judged);
   const fencingViolations =
     fencing.grantOrderViolations + fencing.registerViolations + fencing.duplicateFences + fencing.staleAcceptedFenced;
   const hygieneViolations = hygiene.leakedKeys + hygiene.foreignDeletes + hygiene.expiredGrants + hygiene.lateExtends + hygiene.leftovers;

@@ -23,12 +23,7 @@ export interface SlotIndex {
   failures: AcquireFailure[];
 }
 
-/**
- * Fold the slot acquires of `events` (those with a `slot-acquire-invoke`) into grants and failures.
- * A failure keeps only the leftovers read right after it, not its `cleanupPending`: the keys read at
- * quiescence carry the acquire's id, which every attempt of it wrote, on slots other than its last
- * attempt's too, so a key of an earlier attempt would be taken for a leftover of the last.
- */
+/** Fold the slot acquires of `events` (those with a `slot-acquire-invoke`) into grants and failures. */
 export function indexSlotGrants(events: readonly ClientEvent[]): SlotIndex {
   const invokes = new Map<string, Extract<ClientEvent, { e: 'slot-acquire-invoke' }>>();
   const slotsOf = new Map<string, number[]>();
@@ -48,10 +43,7 @@ export function indexSlotGrants(events: readonly ClientEvent[]): SlotIndex {
     }
     if (ev.e === 'write' || !invokes.has(ev.lock)) continue;
     if (ev.e === 'acquire-ok') slotsOf.set(ev.lock, ev.slots ?? []);
-    if (ev.e === 'acquire-fail') {
-      const { pending: _pending, ...failure } = ev;
-      mine.push(failure);
-    } else mine.push(ev);
+    mine.push(ev);
   }
   const { locks, failures } = indexLocks(mine);
   const grants: SlotGrant[] = [];

@@ -72,7 +72,7 @@ export async function acquireSlots(ctx: SlotLogContext, req: SlotRequest, id: st
           : ctx.redlock.acquireWrite(name, req.ttlMs, { ...options, maxReaders: limit });
     lock = await pending;
   } catch (err) {
-    ctx.log.push(await slotFailure(ctx, id, err, now(), req.retryCount === 0));
+    ctx.log.push(await slotFailure(ctx, id, err, now()));
     return null;
   }
   const ok = now();
@@ -98,21 +98,16 @@ export async function acquireSlots(ctx: SlotLogContext, req: SlotRequest, id: st
 }
 
 /**
- * The log event of a rejected slot acquire of one attempt, with the keys it asked for (the error's
- * `resources`) read at once on every node that answered it. Only of one attempt: the attempts of one
- * acquire ask for different slots, and the error's `cleanupPending` answers for its last attempt
- * only, so a key an earlier attempt left where its own cleanup was pending would look like a leftover.
+ * The log event of a rejected slot acquire, with the keys its last attempt asked for (the error's
+ * `resources`) read at once on every node not in its `cleanupPending`. That is every node where no
+ * attempt of the acquire may have left a key (the core's retry loop, acquire-loop.ts, names the
+ * nodes of every attempt), so a key with this acquire's id there is a leftover whichever attempt
+ * wrote it.
  */
-async function slotFailure(
-  ctx: SlotLogContext,
-  id: string,
-  err: unknown,
-  t: number,
-  oneAttempt: boolean,
-): Promise<Extract<ClientEvent, { e: 'acquire-fail' }>> {
+async function slotFailure(ctx: SlotLogContext, id: string, err: unknown, t: number): Promise<Extract<ClientEvent, { e: 'acquire-fail' }>> {
   const pending = cleanupPendingOf(err);
   const names = (err as { resources?: unknown } | null)?.resources;
-  if (!oneAttempt || pending === null || !Array.isArray(names)) return { e: 'acquire-fail', lock: id, t, error: errorClass(err) };
+  if (pending === null || !Array.isArray(names)) return { e: 'acquire-fail', lock: id, t, error: errorClass(err) };
   const leftovers = new Set<number>();
   let unread = 0;
   for (const slotName of names as string[]) {
@@ -120,7 +115,15 @@ async function slotFailure(
     for (const n of read.leftovers) leftovers.add(n);
     unread += read.unread;
   }
-  return { e: 'acquire-fail', lock: id, t, error: errorClass(err), leftovers: [...leftovers].sort((a, b) => a - b), unread };
+  return {
+    e: 'acquire-fail',
+    lock: id,
+    t,
+    error: errorClass(err),
+    leftovers: [...leftovers].sort((a, b) => a - b),
+    unread,
+    pending: [...pending],
+  };
 }
 
 /** One write per slot held, each to that slot's register with the grant's fence. */
@@ -150,7 +153,7 @@ export async function releaseSlots(ctx: { log: EventLog; origin: bigint }, held:
 /** The next thing a loop takes: a semaphore's permits (1, or 2 at once), a read lock or a write lock. */
 function nextRequest(config: LoopConfig, rng: Rng): SlotRequest {
   const { semaphores, rwlocks } = config.slotObjects;
-  // A quarter of the acquires make one attempt (a try-lock): refusals, whose leftovers are read.
+  // A quarter of the acquires make one attempt (a try-lock): refusals, and their cleanup, under every nemesis.
   const once = rng.next() < 0.25;
   const base = { ...config.settings, ttlMs: config.ttlMs, fenced: config.fenced, ...(once ? { retryCount: 0 } : {}) };
   const roll = rng.next();

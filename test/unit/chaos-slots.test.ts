@@ -177,18 +177,22 @@ describe('slot hygiene', () => {
     expect(analyze([grant], [], [{ node: 0, key: 'p:sem:s2:0', value: value('a') }]).hygiene.leftovers).toBe(0);
   });
 
-  it("a rejected acquire's leftovers read right after it count; its cleanupPending is not used at quiescence", () => {
-    const events: ClientEvent[] = [
-      { e: 'slot-acquire-invoke', lock: 'x', client: 0, kind: 'sem', name: 's2', limit: 2, permits: 1, fenced: true, t: 0 },
-      { e: 'acquire-fail', lock: 'x', t: MS, error: 'LockContendedError', leftovers: [2], unread: 0, pending: [] },
+  it("a rejected acquire's key on a node outside its cleanupPending is a leftover, read at once or at quiescence; its intent key is not", () => {
+    const refused = (pending: number[], leftovers: number[] = []): ClientEvent[] => [
+      { e: 'slot-acquire-invoke', lock: 'x', client: 0, kind: 'write', name: 'w3', limit: 3, permits: 1, fenced: true, t: 0 },
+      { e: 'acquire-fail', lock: 'x', t: MS, error: 'LockContendedError', leftovers, unread: 0, pending },
     ];
-    const a = analyzeSlots(
-      { events, register: [], nemesis: [], leakedKeys: [], liveKeys: [{ node: 3, key: 'p:sem:s2:0', value: value('x') }] },
-      200,
+    const at = (events: ClientEvent[], live: LiveKey[]) =>
+      analyzeSlots({ events, register: [], nemesis: [], leakedKeys: [], liveKeys: live }, 200).hygiene;
+    expect(at(refused([], [2]), []).examples[0]).toMatch(
+      /x on rw:w3 was rejected \(LockContendedError\) and left its key on node\(s\) 3, which answered it$/,
     );
-    expect(a.hygiene.leftovers).toBe(1);
-    expect(a.hygiene.examples[0]).toMatch(/left its key on node\(s\) 3, which answered it$/);
-    expect(a.failuresByClass).toEqual({ LockContendedError: 1 });
+    // Any slot of its object (its attempts asked for different ones), on a node it answered.
+    const slotKey = { node: 3, key: 'p:rw:w3:1', value: value('x') };
+    expect(at(refused([]), [slotKey]).examples[0]).toMatch(/node\(s\) 4, which answered it \(found at quiescence\)$/);
+    expect(at(refused([3]), [slotKey]).leftovers).toBe(0);
+    expect(at(refused([]), [{ ...slotKey, key: 'p:rw:w3:intent' }]).leftovers).toBe(0);
+    expect(at(refused([]), [{ ...slotKey, key: 'p:sem:w3:1' }]).leftovers).toBe(0);
   });
 
   it('leaves the mutex checkers to the mutex events', () => {
