@@ -148,7 +148,7 @@ async function main(): Promise<void> {
         env: {
           ...env,
           REDLOCK_DRAIN_MS: String(serviceConfig.drainMs),
-          REDLOCK_TRUST_PROXY: trustForOwnService(process.env.REDLOCK_TRUST_PROXY, serviceHost),
+          REDLOCK_TRUST_PROXY: trustForOwnService(serviceHost),
         },
       }));
       child.once('exit', (code, signal) => {

@@ -1,6 +1,5 @@
 import { isIP } from 'node:net';
 import { ConfigError } from './errors';
-import { parseTrustProxy } from './trust-proxy';
 
 /**
  * The lock-service process's settings (scripts/lock-service-server.ts; `npm start` runs one):
@@ -33,18 +32,17 @@ function whole(env: Record<string, string | undefined>, name: string, fallback: 
 }
 
 /**
- * REDLOCK_TRUST_PROXY for the lock service `npm start` runs beside its console: the console's own
- * list (when it is one) and the addresses the console reaches the service from (loopback, and the
- * service's host when it is an address). Every request the console forwards comes from there, so
- * without it the service's per-peer connection cap (REDLOCK_MAX_CONNECTIONS_PER_PEER, 256) would
- * be one cap shared by every client of the console; a trusted proxy counts against the total only
- * (connection-limits.ts), and its X-Forwarded-For, which the console appends the client to, is
- * believed. A hop count for the console becomes this list: the service sees one more hop, and an
- * address list is what exempts a peer. Trusted this way, a local process that connects to the
- * service directly can claim any client address; the service uses it for nothing but the guard.
+ * REDLOCK_TRUST_PROXY for the lock service `npm start` runs beside its console: the addresses the
+ * console reaches the service from (loopback, and the service's host when it is an address), and
+ * nothing else. Every request the console forwards comes from there, so without it the service's
+ * per-peer connection cap (REDLOCK_MAX_CONNECTIONS_PER_PEER, 256) would be one cap shared by every
+ * client of the console; a trusted proxy counts against the total only (connection-limits.ts), and
+ * its X-Forwarded-For, to which the console appends the client, is believed. Not the console's own
+ * list: its proxies (often a whole private network) do not reach the service through the console,
+ * and a host in such a range that connected to the service's port directly would escape the
+ * per-peer cap (found in review). A local process that connects to the service directly can claim
+ * any client address: the service uses it for nothing but that cap.
  */
-export function trustForOwnService(consoleTrust: string | undefined, serviceHost: string): string {
-  const own = parseTrustProxy(consoleTrust);
-  const local = ['127.0.0.1', '::1', ...(isIP(serviceHost) ? [serviceHost] : [])];
-  return [...(own.kind === 'cidrs' ? [own.text] : []), ...local].join(',');
+export function trustForOwnService(serviceHost: string): string {
+  return ['127.0.0.1', '::1', ...(isIP(serviceHost) && !['127.0.0.1', '::1'].includes(serviceHost) ? [serviceHost] : [])].join(',');
 }
