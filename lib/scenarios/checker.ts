@@ -88,8 +88,9 @@ function pairsOf(resource: string, mine: readonly Belief[], now: number): Overla
 }
 
 /**
- * A semaphore of `limit` permits: each stretch of time in which more than `limit` clients believed
- * at once, one finding per stretch with the same clients (a change of who believes starts another).
+ * A semaphore of `limit` permits: each stretch of time in which more than `limit` permits were
+ * believed held at once (a client holding two counts twice), one finding per stretch with the same
+ * holders (a change of who believes starts another).
  */
 function excessOf(resource: string, mine: readonly Belief[], limit: number, now: number): OverlapFinding[] {
   const end = (b: Belief) => Math.min(b.to ?? now, now);
@@ -99,10 +100,11 @@ function excessOf(resource: string, mine: readonly Belief[], limit: number, now:
     const from = cuts[i]!;
     const to = cuts[i + 1]!;
     const during = mine.filter((b) => b.from <= from && end(b) >= to);
-    const clients = [...new Set(during.map((b) => b.client))];
+    // Permits, not clients: a client that believes it holds two permits counts twice (it is named twice).
+    const clients = during.map((b) => b.client);
     if (clients.length <= limit) continue;
     // Validity only ends within a stretch: the count at its start is the most there were.
-    const valid = new Set(during.filter((b) => b.validUntil > from).map((b) => b.client)).size > limit;
+    const valid = during.filter((b) => b.validUntil > from).length > limit;
     const open = during.some((b) => b.to === null) && to === now;
     const last = out.at(-1);
     if (last && last.to === from && last.clients.join() === clients.join()) {
