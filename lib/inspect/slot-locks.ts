@@ -13,6 +13,7 @@
  */
 import { rwKeyOf, semaphoreSlotOf } from '@redlock-console/redlock';
 import { quorumView, type LockCell, type QuorumOptions, type QuorumView } from './quorum-view';
+import { nodeNumber } from '../node-number';
 
 /** The kinds of lock made of slots; the mutex is the third kind the console lists. */
 export const SLOT_KINDS = Object.freeze(['semaphore', 'rwlock'] as const);
@@ -135,8 +136,8 @@ export function groupSlotLocks(
     if (!at) continue;
     const cells = readings.map((reading, i): LockCell => {
       const found = reading?.get(key);
-      if (found) return { node: i + 1, known: true, present: true, ...found };
-      return { node: i + 1, known: reading !== null, present: false, token: null, pttlMs: null, meta: null };
+      if (found) return { node: nodeNumber(i), known: true, present: true, ...found };
+      return { node: nodeNumber(i), known: reading !== null, present: false, token: null, pttlMs: null, meta: null };
     });
     const rows = rowsOf.get(at.resource) ?? [];
     rows.push({ slot: at.slot, view: quorumView(at.resource, key, cells, options) });

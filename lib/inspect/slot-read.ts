@@ -10,6 +10,7 @@ import {
 } from '@redlock-console/redlock';
 import { LIMITS } from '@redlock-console/redlock/vocabulary';
 import { elapsedMs, ensureReady, errorMessage, withTimeout } from './connection';
+import { nodeNumber } from '../node-number';
 import { parseMeta } from './meta';
 import type { LockCell, QuorumOptions } from './quorum-view';
 import { READ_KEYS } from './read-keys';
@@ -75,7 +76,7 @@ export async function scanSlotLocks(clients: readonly Redis[], kind: SlotKind, o
   const { pattern, prefix } = namespaceOf(kind, options.keyPrefix);
   const scans = await Promise.all(
     clients.map((client, i) =>
-      scanNode(client, i + 1, {
+      scanNode(client, nodeNumber(i), {
         keyPrefix: options.keyPrefix,
         pattern,
         splitPrefix: prefix,
@@ -134,7 +135,7 @@ export async function readSlotLock(
   const args = [namespaceOf(kind, options.keyPrefix).prefix, SCAN_DEFAULTS.maxValueBytes];
   const results = await Promise.all(
     clients.map(async (client, i) => {
-      const node = i + 1;
+      const node = nodeNumber(i);
       const t0 = performance.now();
       try {
         const read = async () => {

@@ -15,7 +15,7 @@ const ROUTE_FILES = import.meta.glob<Record<string, Handler>>('../../app/api/**/
 const LIMIT = 64 * 1024;
 const CHUNK = 64 * 1024;
 /** Path parameters every route accepts, so that the body is what gets checked. */
-const PARAMS = { resource: 'body-limit', id: '1', action: 'pause' };
+const PARAMS = { resource: 'body-limit', id: '1', action: 'pause', kind: 'semaphore' };
 
 let api: ApiHarness;
 let fast: LockServiceServer;
