@@ -84,11 +84,12 @@ test.describe('semaphores and read-write locks in the console', () => {
       await expect(rwRow.getByTestId('slot-notes')).toContainText('writer waiting (migrator)');
       await saveScreens(page, 'locks-all-kinds');
 
-      // The filter by kind: semaphores alone (kept in the address), then RW locks alone.
+      // The filter by kind, from the keyboard: semaphores alone (kept in the address), then RW locks alone.
       await page
         .getByTestId('kind-filter')
         .getByRole('button', { name: /^Semaphores/ })
-        .click();
+        .focus();
+      await page.keyboard.press('Enter');
       await expect(page).toHaveURL(/[?&]kind=semaphore/);
       await expect(page.getByTestId('lock-matrix')).toHaveCount(0);
       await expect(semRow).toBeVisible();
@@ -113,7 +114,8 @@ test.describe('semaphores and read-write locks in the console', () => {
 
       // The semaphore's detail: a row per slot, a column per node, each cell the token there.
       await page.goto(`/locks?kind=semaphore`);
-      await semRow.getByRole('link', { name: sem }).click();
+      await semRow.getByRole('link', { name: sem }).focus();
+      await page.keyboard.press('Enter');
       const detail = page.getByTestId('slot-lock-detail');
       await expect(detail).toHaveAttribute('data-loading-state', 'ready');
       await expect(detail.getByTestId('slot-held')).toHaveText('3/3 permits');
