@@ -73,6 +73,24 @@ function createMetrics(): Metrics {
   return metrics;
 }
 
+/** Semaphores and read-write locks by kind, and their holders on a quorum (lib/server/slot-inspect-service.ts). */
+function slotGauges(registry: Registry): Pick<Metrics, 'slotLocks' | 'slotHolders'> {
+  return {
+    slotLocks: new Gauge({
+      name: 'redlock_slot_locks',
+      help: 'Semaphores (kind="semaphore") and read-write locks (kind="rwlock") with a key on some master, in the latest listing',
+      labelNames: ['kind'],
+      registers: [registry],
+    }),
+    slotHolders: new Gauge({
+      name: 'redlock_slot_holders',
+      help: 'Permits (kind="semaphore"), readers and writers (kind="rwlock") held on a quorum of the masters, in the latest listing; waiting writers not counted',
+      labelNames: ['kind'],
+      registers: [registry],
+    }),
+  };
+}
+
 function registerMetrics(): Metrics {
   const registry = new Registry();
   // Every series names the console process it came from (REDLOCK_INSTANCE): with several consoles
@@ -137,18 +155,7 @@ function registerMetrics(): Metrics {
       labelNames: ['flag'],
       registers: [registry],
     }),
-    slotLocks: new Gauge({
-      name: 'redlock_slot_locks',
-      help: 'Semaphores (kind="semaphore") and read-write locks (kind="rwlock") with a key on some master, in the latest listing',
-      labelNames: ['kind'],
-      registers: [registry],
-    }),
-    slotHolders: new Gauge({
-      name: 'redlock_slot_holders',
-      help: 'Permits (kind="semaphore"), readers and writers (kind="rwlock") held on a quorum of the masters, in the latest listing; waiting writers not counted',
-      labelNames: ['kind'],
-      registers: [registry],
-    }),
+    ...slotGauges(registry),
     oldestLockAge: new Gauge({
       name: 'redlock_lock_oldest_age_seconds',
       help: "Age of the oldest held or expiring lock, from its holder metadata's acquiredAt (extensions keep it); 0 when no such lock has metadata",
