@@ -21,6 +21,9 @@ export const slotQueryKeys = {
   all: ['slot-locks'] as const,
   list: (kind: SlotKind | null, search: string) => ['slot-locks', 'list', kind ?? 'all', search] as const,
   one: (kind: SlotKind, resource: string) => ['slot-locks', 'one', kind, resource] as const,
+  /** A force-release's dry run for one holder (its liveness and what each node would do). */
+  dryRun: (kind: SlotKind, resource: string, token: string, slot: number | null) =>
+    ['slot-locks', 'one', kind, resource, 'dry-run', token, slot ?? 'all'] as const,
 };
 
 const enc = encodeURIComponent;

@@ -1,9 +1,10 @@
 'use client';
 
-import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import type { SlotHolderView, SlotKind } from '@/lib/api/slot-locks';
 import { useModalDialog } from '../ui/use-modal-dialog';
+import { HolderPulse } from './holder-pulse';
 import { ReleaseConfirmFields, reasonIsOk } from './release-confirm-fields';
 import { ReleaseDialogHead } from './release-dialog-head';
 import { releaseErrorText } from './release-error';
@@ -36,17 +37,29 @@ export function SlotReleaseDialog({ target, onClose }: { target: SlotTarget; onC
   const queryClient = useQueryClient();
   const [reason, setReason] = useState('');
   const [typed, setTyped] = useState('');
+  const [liveConfirmed, setLiveConfirmed] = useState(false);
+  const slot = target.slot !== null ? { slot: target.slot } : {};
+  // The holder's liveness first (a dry run: nothing written): a live holder needs the extra confirmation.
+  const preview = useQuery({
+    queryKey: slotQueryKeys.dryRun(target.kind, target.resource, target.holder.token, target.slot),
+    queryFn: () => forceReleaseSlot(target.kind, target.resource, { token: target.holder.token, reason: 'dry run', dryRun: true, ...slot }),
+    staleTime: Infinity,
+    retry: false,
+  });
+  const alive = preview.data?.liveness.pulse === 'alive';
   const release = useMutation({
     mutationFn: () =>
       forceReleaseSlot(target.kind, target.resource, {
         token: target.holder.token,
         reason: reason.trim(),
-        ...(target.slot !== null ? { slot: target.slot } : {}),
+        ...slot,
+        ...(alive && liveConfirmed ? { confirmLiveHolder: true as const } : {}),
       }),
     onSettled: () => void queryClient.invalidateQueries({ queryKey: slotQueryKeys.all }),
   });
   const result = release.data;
-  const canConfirm = reasonIsOk(reason) && typed === target.resource && !release.isPending && !result;
+  const canConfirm =
+    reasonIsOk(reason) && typed === target.resource && !!preview.data && (!alive || liveConfirmed) && !release.isPending && !result;
   const close = () => {
     if (!release.isPending) ref.current?.close();
   };
@@ -81,6 +94,19 @@ export function SlotReleaseDialog({ target, onClose }: { target: SlotTarget; onC
           <p>
             1 · Releasing <strong>{targetText(target)}</strong>, held by <TokenChip token={target.holder.token} variant="majority" full />
           </p>
+          {preview.data && (
+            <HolderPulse
+              liveness={preview.data.liveness}
+              confirmed={liveConfirmed}
+              onConfirm={setLiveConfirmed}
+              disabled={release.isPending}
+            />
+          )}
+          {preview.isError && (
+            <p className="callout callout-bad" role="alert">
+              {releaseErrorText(preview.error)}
+            </p>
+          )}
           <ReleaseConfirmFields
             reason={reason}
             onReasonChange={setReason}

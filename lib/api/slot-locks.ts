@@ -2,7 +2,7 @@ import { LIMITS } from '@redlock-console/redlock/vocabulary';
 import { z } from 'zod';
 import { SLOT_KINDS, type SlotKind } from '../inspect/slot-locks';
 import { resourceSchema } from './common';
-import { forceReleaseNodeSchema, lockTokenSchema, lockViewSchema, snapshotNodeSchema } from './locks';
+import { forceReleaseNodeSchema, holderLivenessSchema, lockTokenSchema, lockViewSchema, snapshotNodeSchema } from './locks';
 
 /** The console's admin view of semaphores and read-write locks (GET /api/slot-locks…, their force-release). */
 
@@ -84,6 +84,10 @@ export const slotForceReleaseBodySchema = z.strictObject({
     .max(LIMITS.maxSemaphoreLimit - 1)
     .optional(),
   reason: z.string().trim().min(3, 'say why (at least 3 characters)').max(500),
+  /** Report what each node would do, write and delete nothing (no audit entry). */
+  dryRun: z.boolean().optional(),
+  /** As the mutex's force-release: a holder that is alive (extending now) is released only with it, else 409. */
+  confirmLiveHolder: z.literal(true).optional(),
 });
 export type SlotForceReleaseBody = z.infer<typeof slotForceReleaseBodySchema>;
 
@@ -94,8 +98,12 @@ export const slotForceReleaseResponseSchema = z.object({
   /** The slots released (the token's, as read before the release). */
   slots: z.array(z.number().int()),
   deleted: z.number().int(),
-  /** Per slot, each node's outcome. */
+  dryRun: z.boolean(),
+  /** Per slot, each node's outcome (`would-delete` in a dry run). */
   results: z.array(z.object({ slot: z.number().int(), nodes: z.array(forceReleaseNodeSchema) })),
-  auditId: z.string(),
+  /** Null for a dry run. */
+  auditId: z.string().nullable(),
+  /** The holder of the token as read before the release (lib/inspect/holder-liveness.ts). */
+  liveness: holderLivenessSchema,
 });
 export type SlotForceReleaseResponse = z.infer<typeof slotForceReleaseResponseSchema>;

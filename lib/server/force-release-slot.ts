@@ -1,14 +1,13 @@
 import 'server-only';
 import { randomUUID } from 'node:crypto';
 import { rwSlotName, semaphoreSlotName } from '@redlock-console/redlock';
-import { UNKNOWN_HOLDER } from '../api/audit';
 import type { SlotForceReleaseBody, SlotForceReleaseResponse } from '../api/slot-locks';
-import { readSlotLock, type LockCell, type SlotKind, type SlotLock, type SlotReading } from '../inspect';
+import { holderLiveness, readSlotLock, type LockCell, type SlotKind, type SlotLock, type SlotReading } from '../inspect';
 import { nodeNumber } from '../node-number';
 import { actorOf, type Principal } from './auth/principal';
 import { beginAudit, completeAudit } from './audit';
 import { forceReleaseStarted, publishEvent } from './events';
-import { namedBy } from './force-release';
+import { holderNamed, liveHolderRefused } from './force-release';
 import { badRequest, conflict, unavailable } from './http/errors';
 import { FORCE_RELEASE_INCOMPLETE, holderClaims, recordLockHistory, tokenFingerprint, writeLockHistoryNow } from './lock-history';
 import { readyLockCore } from './lock-core';
@@ -68,7 +67,7 @@ function targetSlots(
   kind: SlotKind,
   read: SlotReading,
   body: SlotForceReleaseBody,
-): { slots: number[]; meta: Record<string, string> | null } {
+): { slots: number[]; meta: Record<string, string> | null; cells: LockCell[] } {
   const lock = read.locks[0];
   const held = tokenSlots(lock, body.token);
   if (kind === 'semaphore' && body.slot === undefined)
@@ -83,8 +82,9 @@ function targetSlots(
         : `that token is not on ${where} on any node now (released, expired, or another holder's): nothing was written`,
     );
   }
-  const meta = slots.flatMap((s) => held.get(s) ?? []).find((c) => c.meta)?.meta ?? null;
-  return { slots, meta };
+  const cells = slots.flatMap((s) => held.get(s) ?? []);
+  const meta = cells.find((c) => c.meta)?.meta ?? null;
+  return { slots, meta, cells };
 }
 
 function outcomeOf(before: NodeState, after: NodeState, token: string): Outcome {
@@ -107,8 +107,13 @@ export async function forceReleaseSlot(
   body: SlotForceReleaseBody,
 ): Promise<SlotForceReleaseResponse> {
   const seen = await readLock(kind, resource);
-  const { slots, meta } = targetSlots(kind, seen, body);
+  const { slots, meta, cells } = targetSlots(kind, seen, body);
   const names = slots.map((s) => slotName(kind, resource, s));
+  const liveness = holderLiveness(cells, body.token, seen.readAt);
+  if (body.dryRun) return dryRunOf(kind, resource, body.token, seen, slots, liveness);
+  // As the mutex's: a live holder goes on as if it held its slots until its next extend or check;
+  // released only when the operator said it saw that. Refused before anything is written.
+  if (liveness.pulse === 'alive' && body.confirmLiveHolder !== true) throw liveHolderRefused(liveness);
   const { actor, role } = actorOf(principal);
   const fingerprint = tokenFingerprint(body.token);
   const claims = holderClaims(meta ?? {});
@@ -135,7 +140,7 @@ export async function forceReleaseSlot(
       outcome: 'incomplete',
       before: before.flatMap(({ slot, states }) => states.map((state, i) => ({ slot, node: nodeNumber(i), ...state }))),
       detail,
-      holder: (meta && namedBy(meta)) ?? UNKNOWN_HOLDER,
+      holder: await holderNamed(meta, names[0]!, body.token),
     }),
     writeLockHistoryNow({
       ...history,
@@ -186,5 +191,33 @@ export async function forceReleaseSlot(
     const nodes = results[i]!.nodes.filter((n) => n.outcome === 'deleted').map((n) => n.node);
     publishEvent({ type: 'lock.force-released', resource: name, nodes, detail: actor, source: 'service' });
   }
-  return { kind, resource, token: body.token, slots, deleted, results, auditId: entry.id };
+  return { kind, resource, token: body.token, slots, deleted, dryRun: false, results, auditId: entry.id, liveness };
+}
+
+/** What each node would do: the token's slots, each node's key now; nothing written, no audit entry. */
+function dryRunOf(
+  kind: SlotKind,
+  resource: string,
+  token: string,
+  seen: SlotReading,
+  slots: number[],
+  liveness: ReturnType<typeof holderLiveness>,
+): SlotForceReleaseResponse {
+  const results = slots.map((slot) => ({
+    slot,
+    nodes: statesOf(seen, slot).map((state, i) => ({
+      node: nodeNumber(i),
+      before: state,
+      after: null,
+      error: state ? null : 'unreachable',
+      outcome: !state
+        ? ('unreachable' as const)
+        : state.token === null
+          ? ('absent' as const)
+          : state.token === token
+            ? ('would-delete' as const)
+            : ('other-holder' as const),
+    })),
+  }));
+  return { kind, resource, token, slots, deleted: 0, dryRun: true, results, auditId: null, liveness };
 }

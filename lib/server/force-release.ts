@@ -55,7 +55,16 @@ function holderValue(value: string): string {
  * key written without metadata; else UNKNOWN_HOLDER. Never throws: the history is best effort.
  */
 async function holderOf(detail: LockDetail, resource: string, token: string): Promise<string> {
-  const meta = detail.view?.cells.find((c) => c.token === token && c.meta)?.meta;
+  return holderNamed(detail.view?.cells.find((c) => c.token === token && c.meta)?.meta ?? null, resource, token);
+}
+
+/**
+ * The holder as the audit log names it: from the metadata of `token`'s keys, marked as their own
+ * claim; else from the grant of `token` in the lock history of `historyResource` (what the lock
+ * service authenticated); else UNKNOWN_HOLDER. For the mutex's force-release and the slots' alike.
+ */
+export async function holderNamed(meta: Readonly<Record<string, string>> | null, historyResource: string, token: string): Promise<string> {
+  const resource = historyResource;
   const fromKeys = meta ? namedBy(meta) : null;
   // Said so: a client writing to the masters directly can put any principal in its key's metadata;
   // only the lock history's grant is what the lock service itself authenticated.
@@ -210,7 +219,7 @@ export async function forceRelease(
   return { resource, token: input.token, dryRun: false, deleted: result.deleted, nodes, auditId: entry.id, liveness };
 }
 
-function liveHolderRefused(liveness: HolderLiveness) {
+export function liveHolderRefused(liveness: HolderLiveness) {
   const seconds = (ms: number | null) => (ms === null ? '?' : `${(ms / 1000).toFixed(1)} s`);
   return conflict(
     `the holder is alive: it extended ${seconds(liveness.sinceLastMs)} ago, every ~${seconds(liveness.everyMs)}, ` +
