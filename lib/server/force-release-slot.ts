@@ -72,6 +72,10 @@ function targetSlots(
   const held = tokenSlots(lock, body.token);
   if (kind === 'semaphore' && body.slot === undefined)
     throw badRequest('name the permit\'s slot ("slot"): a semaphore is force-released one slot at a time');
+  // A read-write lock's writer holds every slot with one token: released whole, never in part
+  // (a writer left on some slots would still shut readers out while it believes nothing changed).
+  if (kind === 'rwlock' && body.slot !== undefined && held.size > 1)
+    throw badRequest('that token is the writer, which holds every slot: it is released whole; send no "slot"');
   const slots = body.slot === undefined ? [...held.keys()] : held.has(body.slot) ? [body.slot] : [];
   if (slots.length === 0) {
     const where = body.slot === undefined ? 'any slot' : `slot ${body.slot}`;

@@ -130,6 +130,10 @@ describe('force-release of a permit or a read-write lock holder', () => {
     expect(await holds(rwSlotKey(prefix, 'catalog', r2.slots[0]!), r2.token)).toBeGreaterThanOrEqual(2);
 
     const w = await rw('schema', 'write');
+    // The writer is released whole: one of its slots named is refused, nothing deleted.
+    const part = await forceRelease('rwlock', 'schema', { token: w.token, slot: 1 });
+    expect(part.status, await part.clone().text()).toBe(400);
+    for (const slot of [0, 1, 2]) expect(await holds(rwSlotKey(prefix, 'schema', slot), w.token)).toBeGreaterThanOrEqual(2);
     const released = await ok<SlotForceReleaseResponse>(await forceRelease('rwlock', 'schema', { token: w.token }));
     expect(released.slots).toEqual([0, 1, 2]);
     for (const slot of [0, 1, 2]) expect(await tokens(rwSlotKey(prefix, 'schema', slot))).toEqual([null, null, null]);
