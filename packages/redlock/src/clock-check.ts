@@ -66,19 +66,48 @@ export function timeReplyMs(seconds: unknown, micros: unknown): number | null {
  * Hold one reading of `node`'s TIME (ms) against the previous ones and remember it. Returns the
  * excess in ms when the node's clock jumped or drifted beyond the allowance (and forgets the
  * references: after the quarantine the node's clock as it is now is the new baseline), else 0.
+ *
+ * A jump seen stays seen until a check that starts its quarantine has answered (`jumpPending`,
+ * cleared by clockJumpRecorded): every reading before that counts the node out too. Without it,
+ * a probe already on the wire when the jump was seen (another batch, another replay) came back
+ * to no reference at all (they were just forgotten) and to a sentinel with no quarantine yet
+ * (the check that writes it goes out after it, on the same connection), and voted for: a second
+ * holder beside one whose key the jumped clock expired early (found in review). Commands on one
+ * connection run in order, so every probe sent after that check reads the quarantine, and every
+ * one sent before it is answered before it, while the mark stands.
  */
 export function checkClock(node: LockNode, nodeMs: number, sentAt: number, readAt: number, driftFactor: number): number {
-  const reading: ClockReading = { lo: nodeMs - readAt, hi: nodeMs - sentAt, at: sentAt };
   const clock = node.clock;
+  if (clock.jumpPending) return PENDING_JUMP_MS;
+  const reading: ClockReading = { lo: nodeMs - readAt, hi: nodeMs - sentAt, at: sentAt };
   let excess = 0;
   if (clock.last !== null) excess = Math.max(excess, clockExcessMs(clock.last, reading, readAt, driftFactor));
   if (clock.base !== null) excess = Math.max(excess, clockExcessMs(clock.base, reading, readAt, driftFactor));
   if (excess > 0) {
     clock.last = null;
     clock.base = null;
+    clock.jumpPending = true;
     return excess;
   }
   clock.last = reading;
   if (clock.base === null || readAt - clock.base.at > RATE_WINDOW_MS) clock.base = reading;
   return 0;
+}
+
+/** What checkClock returns while a jump it saw has no quarantine on the node yet (any excess counts the node out). */
+const PENDING_JUMP_MS = 1;
+
+/**
+ * Does this reading count the node out for its clock: a jump or drift seen now, or one seen before
+ * whose quarantine is not on the node yet (checkClock). A reading without TIME (null) counts it out
+ * only in the second case.
+ */
+export function clockCountsOut(node: LockNode, nodeMs: number | null, sentAt: number, readAt: number, driftFactor: number): boolean {
+  if (nodeMs === null) return node.clock.jumpPending;
+  return checkClock(node, nodeMs, sentAt, readAt, driftFactor) > 0;
+}
+
+/** A check that starts a clock-jump quarantine on `node` has answered: the quarantine is there now. */
+export function clockJumpRecorded(node: LockNode): void {
+  node.clock.jumpPending = false;
 }

@@ -60,7 +60,7 @@
  */
 import type { GrantPlan, NodeProbes } from './grant-plan';
 import { explainNodeError, fastProbe, judgeGrant, needsCheck, parseProbe, recordProbe, type Probe } from './grant-verdict';
-import { checkClock } from './clock-check';
+import { clockCountsOut, clockJumpRecorded } from './clock-check';
 import { reseedNode } from './reseed';
 import { timeRead, type BatchGroup, type LockNode, type Reply, type TimedReply } from './node';
 import { deliver } from './outbound';
@@ -327,8 +327,8 @@ export class GrantGroup implements BatchGroup {
 
   /** Does this probe's TIME show the node's clock off our monotonic clock beyond the drift allowance (clock-check.ts)? */
   private clockJumped(probe: Probe): boolean {
-    if (probe.timeMs === null || this.probes.detect !== '2') return false;
-    return checkClock(this.node, probe.timeMs, this.sentAt, this.readAt, this.probes.driftFactor) > 0;
+    if (this.probes.detect !== '2') return false;
+    return clockCountsOut(this.node, probe.timeMs, this.sentAt, this.readAt, this.probes.driftFactor);
   }
 
   /**
@@ -342,6 +342,8 @@ export class GrantGroup implements BatchGroup {
         let parsed: Probe | null = null;
         try {
           parsed = parseProbe(checked.reply);
+          // The quarantine is on the node now: readings from here on may take its clock as the new baseline.
+          if (evidence === 'clock-jump') clockJumpRecorded(this.node);
         } catch (err) {
           this.probe = err as Error;
         }

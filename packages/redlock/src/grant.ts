@@ -39,7 +39,7 @@ import { GrantGroup } from './grant-group';
 import type { GrantPlan } from './grant-plan';
 import { explainNodeError, judgeGrant, parseProbe, recordProbe, type Probe } from './grant-verdict';
 import { timeRead, type BatchReplies, type LockNode, type Reply } from './node';
-import { checkClock, timeReplyMs } from './clock-check';
+import { clockCountsOut, clockJumpRecorded, timeReplyMs } from './clock-check';
 
 /** Send the plan to one node; `reply` gets its GrantReply, or the error the node failed with. */
 export function sendGrant(node: LockNode, plan: GrantPlan, reply: Reply): void {
@@ -137,12 +137,16 @@ function sendAlone(node: LockNode, plan: GrantPlan, grant: Buffer, reply: Reply)
         // The quarantine only takes votes away, so fence order is the mutex's (its end reseeds the
         // register, reseed.ts). The vote waits for the check that starts it, as force()'s does.
         const t = Array.isArray(checked.reply) && checked.reply.length === 13 ? timeReplyMs(checked.reply[9], checked.reply[10]) : null;
-        if (t !== null && plan.probes.detect === '2' && checkClock(node, t, checked.sentAt, checked.readAt, plan.probes.driftFactor) > 0) {
+        if (plan.probes.detect === '2' && clockCountsOut(node, t, checked.sentAt, checked.readAt, plan.probes.driftFactor)) {
           node.checks.runId = null;
           node.quarantine.wantTime = true;
           const jumped = new Error("the node's clock jumped beyond the drift allowance");
           void node
             .runCheck(plan.probes, false, plan.probes.checkForced('clock-jump'))
+            .then((forced) => {
+              parseProbe(forced.reply); // a reply of another shape: the quarantine is not known to be there
+              clockJumpRecorded(node);
+            })
             .catch(() => undefined)
             .then(() => {
               probe = jumped;

@@ -108,8 +108,12 @@ export class LockNode extends NodeWire {
     return this.connection?.proxySafe === true;
   }
 
-  /** The clock check's references for this node (clock-check.ts); reset on a new connection. */
-  readonly clock: { last: ClockReading | null; base: ClockReading | null } = { last: null, base: null };
+  /** The clock check's references for this node (clock-check.ts), reset on a new connection; a jump seen stays pending across it until its quarantine is written. */
+  readonly clock: { last: ClockReading | null; base: ClockReading | null; jumpPending: boolean } = {
+    last: null,
+    base: null,
+    jumpPending: false,
+  };
 
   private readonly onConnectionError: (node: LockNode, err: Error) => void;
 

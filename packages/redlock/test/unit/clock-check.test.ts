@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { allowedDriftMs, checkClock, clockExcessMs, RATE_WINDOW_MS } from '../../src/clock-check';
+import { allowedDriftMs, checkClock, clockCountsOut, clockExcessMs, clockJumpRecorded, RATE_WINDOW_MS } from '../../src/clock-check';
 import type { LockNode } from '../../src/node';
 
 // The clock check's arithmetic (clock-check.ts); what a real redis-server whose clock is moved does
 // is in redlock-rollback.test.ts.
 
-const node = () => ({ clock: { last: null, base: null } }) as unknown as LockNode;
+const node = () => ({ clock: { last: null, base: null, jumpPending: false } }) as unknown as LockNode;
 
 describe('the clock check (src/clock-check.ts)', () => {
   it('allows the validity its own drift: driftFactor × elapsed + 2 ms', () => {
@@ -31,10 +31,25 @@ describe('the clock check (src/clock-check.ts)', () => {
     // 100 ms later our time, 150 ms later the node's: 50 ms more than the allowance (3 ms) allows.
     const excess = checkClock(n, 5_150, 100, 101, 0.01);
     expect(excess).toBeGreaterThan(40);
-    expect(n.clock).toEqual({ last: null, base: null });
-    // Back by an hour.
-    checkClock(n, 10_000, 200, 201, 0.01);
+    expect(n.clock).toEqual({ last: null, base: null, jumpPending: true });
+    // The quarantine is written (its check answered): the next reading is the new baseline. Back by an hour.
+    clockJumpRecorded(n);
+    expect(checkClock(n, 10_000, 200, 201, 0.01)).toBe(0);
     expect(checkClock(n, 10_000 - 3_600_000 + 100, 300, 301, 0.01)).toBeGreaterThan(3_500_000);
+  });
+
+  it('a jump seen stays seen until its quarantine is written: every reading meanwhile counts the node out, one without TIME too', () => {
+    const n = node();
+    expect(checkClock(n, 5_000, 0, 1, 0.01)).toBe(0);
+    expect(checkClock(n, 15_000, 100, 101, 0.01)).toBeGreaterThan(9_000);
+    // A probe that was on the wire before the check that writes the quarantine: no reference left,
+    // and a clock that looks steady from here, yet it counts the node out.
+    expect(checkClock(n, 15_100, 200, 201, 0.01)).toBeGreaterThan(0);
+    expect(clockCountsOut(n, 15_200, 300, 301, 0.01)).toBe(true);
+    expect(clockCountsOut(n, null, 300, 301, 0.01)).toBe(true);
+    clockJumpRecorded(n);
+    expect(clockCountsOut(n, null, 400, 401, 0.01)).toBe(false);
+    expect(clockCountsOut(n, 15_400, 400, 401, 0.01)).toBe(false);
   });
 
   it('a step smaller than the round trip cannot be told from the round trip: not flagged (no false alarm)', () => {

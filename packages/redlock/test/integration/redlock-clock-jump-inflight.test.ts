@@ -1,0 +1,170 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { Lock, readEpoch, Redlock, RedlockError } from '@redlock-console/redlock';
+import type { LockNode } from '../../src/node';
+import { uniquePrefix } from '@/test/support/cluster';
+import { holdOnMajority, markCleanLevel } from '@/test/support/majority';
+import { NO_PERSISTENCE, startRedisNodes, type RedisNode } from '@/test/support/redis-nodes';
+import { shiftedClock, type ShiftedClock } from '@/test/support/clock-shim';
+
+/**
+ * A node's clock jumps while several of one client's probes are on the wire to it. The first reading
+ * that sees the jump starts the node's clock-jump quarantine with a check written after them; the
+ * clock check forgets its references at that moment. Each probe already on the wire (another batch
+ * on the fast path, another replay after NOSCRIPT) must still count the node out: it reads a
+ * sentinel with no quarantine yet, and a clock with no reference to compare. Until that check has
+ * answered, the jump stays pending (clock-check.ts) and every reading counts the node out. Without
+ * it node 3, on which A's key expired early by the jumped clock, voted for B beside A (found in review:
+ * red in 3 of 3 runs on both paths).
+ */
+const MAX_TTL = 6_000;
+let nodes: RedisNode[] = [];
+let clock: ShiftedClock;
+const redlocks: Redlock[] = [];
+
+afterEach(async () => {
+  await Promise.all(redlocks.splice(0).map((r) => r.quit()));
+  await Promise.all(nodes.map((n) => n.stop()));
+  nodes = [];
+});
+
+function client(prefix: string): Redlock {
+  const r = new Redlock(
+    nodes.map((n) => n.url),
+    { keyPrefix: prefix, maxTtlMs: MAX_TTL, retryCount: 0, nodeTimeoutMs: 2_000, nodeCheckIntervalMs: 60_000 },
+  );
+  r.on('node-error', () => undefined);
+  redlocks.push(r);
+  return r;
+}
+
+function nodeOf(r: Redlock, index: number): LockNode {
+  return (r as unknown as { nodes: LockNode[] }).nodes[index]!;
+}
+
+async function attempt(r: Redlock, resources: string | string[]): Promise<Lock | Error> {
+  return r.acquire(resources, 2_000, { fenced: true }).catch((e: Error) => e);
+}
+
+function votesOf(outcome: Lock | Error): unknown {
+  return outcome instanceof Lock ? outcome.votes : (outcome as RedlockError).votes;
+}
+
+describe("probes on the wire when a node's clock jump is seen (grant.ts sendAlone, grant-group.ts force)", () => {
+  it('control: a single replay is counted out (the committed fix)', async () => {
+    clock = shiftedClock();
+    nodes = await startRedisNodes(
+      () => NO_PERSISTENCE,
+      5,
+      (i) => (i === 2 ? clock.env : {}),
+    );
+    const prefix = uniquePrefix('r2-replay-one');
+    const a = client(prefix);
+    const b = client(prefix);
+    await markCleanLevel(a, prefix, nodes);
+    await (
+      await (await b.acquire(['warm-1', 'warm-2'], 2_000)).release()
+    ).settled;
+    const lockA = await holdOnMajority(a, 'res', nodes, 5_000);
+    await nodes[2]!.client.script('FLUSH');
+    const node = nodeOf(b, 2);
+    const callBatch = node.callBatch.bind(node);
+    let replays = 0;
+    node.callBatch = (commands, reply) => {
+      if (replays++ === 0) clock.set(10_000);
+      callBatch(commands, reply);
+    };
+    const second = await attempt(b, ['res', 'other']);
+    expect(second instanceof Lock, `B granted beside A: ${JSON.stringify(votesOf(second))}`).toBe(false);
+    expect(lockA.validityMs).toBeGreaterThan(0);
+  });
+
+  it("the second replay, written before the first one's forced check, counts the node out too", async () => {
+    clock = shiftedClock();
+    nodes = await startRedisNodes(
+      () => NO_PERSISTENCE,
+      5,
+      (i) => (i === 2 ? clock.env : {}),
+    );
+    const prefix = uniquePrefix('r2-replay-two');
+    const a = client(prefix);
+    const b = client(prefix);
+    await markCleanLevel(a, prefix, nodes);
+    await (
+      await (await b.acquire(['warm-1', 'warm-2'], 2_000)).release()
+    ).settled;
+    const lockA = await holdOnMajority(a, 'res', nodes, 5_000);
+    await nodes[2]!.client.script('FLUSH');
+    const node = nodeOf(b, 2);
+    const callBatch = node.callBatch.bind(node);
+    let replays = 0;
+    node.callBatch = (commands, reply) => {
+      if (replays++ === 0) clock.set(10_000);
+      callBatch(commands, reply);
+    };
+    // One batch on node 3: both grants meet NOSCRIPT, both are replayed, in this order.
+    const [first, second] = await Promise.all([attempt(b, ['x', 'y']), attempt(b, ['res', 'other'])]);
+    expect(replays).toBe(2);
+    if (first instanceof Lock) await first.release();
+    if (second instanceof Lock) {
+      throw new Error(`two holders: B was granted (votes ${JSON.stringify(second.votes)}) while A holds (${lockA.validityMs} ms left)`);
+    }
+  });
+
+  it("on the fast path, a batch written before the first batch's forced check counts the node out too", async () => {
+    // GrantGroup.force (grant-group.ts) starts the quarantine with a check written after whatever
+    // the node was sent before it; a second batch already on the wire reads the jumped TIME against
+    // no reading at all (checkClock forgot them) and a sentinel with no quarantine yet: it votes for.
+    clock = shiftedClock();
+    nodes = await startRedisNodes(
+      () => NO_PERSISTENCE,
+      5,
+      (i) => (i === 2 ? clock.env : {}),
+    );
+    const prefix = uniquePrefix('r2-group-two');
+    const a = client(prefix);
+    const b = client(prefix);
+    await markCleanLevel(a, prefix, nodes);
+    await (
+      await (await b.acquire('warm', 2_000)).release()
+    ).settled;
+    const lockA = await holdOnMajority(a, 'res', nodes, 5_000);
+    clock.set(10_000);
+    const first = attempt(b, 'x');
+    // The first batch is written on process.nextTick; the second one in the same turn of the loop,
+    // before the first one's replies are read.
+    await new Promise((r) => setImmediate(r));
+    const second = await attempt(b, 'res');
+    const one = await first;
+    if (one instanceof Lock) await one.release();
+    // The first batch did see the jump and started the quarantine: too late for the second.
+    const cause = (await readEpoch(nodes[2]!.client, prefix))?.cause;
+    if (second instanceof Lock) {
+      throw new Error(
+        `two holders: B was granted (votes ${JSON.stringify(second.votes)}) while A holds (${lockA.validityMs} ms left); quarantine cause ${cause}`,
+      );
+    }
+  });
+
+  it('control for the fast path: the same two acquires one after the other, the second is counted out', async () => {
+    clock = shiftedClock();
+    nodes = await startRedisNodes(
+      () => NO_PERSISTENCE,
+      5,
+      (i) => (i === 2 ? clock.env : {}),
+    );
+    const prefix = uniquePrefix('r2-group-seq');
+    const a = client(prefix);
+    const b = client(prefix);
+    await markCleanLevel(a, prefix, nodes);
+    await (
+      await (await b.acquire('warm', 2_000)).release()
+    ).settled;
+    const lockA = await holdOnMajority(a, 'res', nodes, 5_000);
+    clock.set(10_000);
+    const one = await attempt(b, 'x');
+    if (one instanceof Lock) await (await one.release()).settled;
+    const second = await attempt(b, 'res');
+    expect(second instanceof Lock, `B granted beside A: ${JSON.stringify(votesOf(second))}`).toBe(false);
+    expect(lockA.validityMs).toBeGreaterThan(0);
+  });
+});
