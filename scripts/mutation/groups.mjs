@@ -101,6 +101,8 @@ export const GROUPS = [
       'redlock-grant-replay',
       'redlock-grant-verdict',
       'redlock-reseed-reads',
+      // A clock jump seen while other probes are on the wire (clock-check.ts jumpPending).
+      'redlock-clock-jump-inflight',
     ],
   },
   {
