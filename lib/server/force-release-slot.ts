@@ -164,8 +164,8 @@ export async function forceReleaseSlot(
   const release =
     kind === 'semaphore' ? core.releasePermitToken(resource, slots, body.token) : core.releaseRwToken(resource, slots, body.token);
   const result = await (await release).settled.finally(() => done.forEach((end) => end()));
-  // The slots released (a permit of k slots keeps the others): their room only.
-  if (result.deleted > 0) keyQuotas().released(body.token, slots.length);
+  // The slots released, by name (a permit of k slots keeps the others): their share of the room only.
+  if (result.deleted > 0) keyQuotas().released(body.token, names);
   const after = await readLock(kind, resource);
   const results = before.map(({ slot, states }) => {
     const now = statesOf(after, slot);

@@ -170,8 +170,8 @@ export async function forceRelease(
   const deleting = forceReleaseStarted(resource);
   const result = await (async () => (await (await readyLockCore()).releaseToken([resource], input.token)).settled)().finally(deleting);
   // The holder's API key gets its room back (quotas/key-quotas.ts).
-  // One resource of the grant (a multi-resource lock keeps the others): one resource's room.
-  if (result.deleted > 0) keyQuotas().released(input.token, 1);
+  // This resource of the grant (a multi-resource lock keeps the others): its room only.
+  if (result.deleted > 0) keyQuotas().released(input.token, [resource]);
   const after = statesOf(await readDetail(resource));
   const nodes = result.votes.map((vote, i): ForceReleaseResponse['nodes'][number] => {
     const outcome =

@@ -90,4 +90,20 @@ describe("an API key's held quota (3) and a permit of 3 slots", () => {
     const release = await api.call('POST', '/api/locks/q-m1/release', { as: 'client', body: { token, resources: ['q-m1', 'q-m3'] } });
     expect(release.status, await release.text()).toBe(200);
   });
+
+  it('a release naming resources the lock never held, or one given back before, gives back only what it held', async () => {
+    const lock = (resources: string[]) => api.call('POST', '/api/locks', { as: 'client', body: { resources, ttlMs: 20_000 } });
+    const release = (path: string, body: unknown) => api.call('POST', `/api/locks/${path}/release`, { as: 'client', body });
+    const first = await lock(['e-1', 'e-2', 'e-3']);
+    const { token } = JSON.parse(await first.text()) as { token: string };
+    expect(first.status).toBe(200);
+    expect((await release('e-1', { token, resources: ['e-1', 'never-a', 'never-b'] })).status).toBe(200);
+    expect((await release('e-1', { token, resources: ['e-1', 'never-c'] })).status).toBe(200);
+    const again = await lock(['e-4', 'e-5']);
+    const text = await again.text();
+    const second = again.status === 200 ? (JSON.parse(text) as { token: string }) : null;
+    expect((await release('e-2', { token, resources: ['e-2', 'e-3'] })).status).toBe(200);
+    if (second) await (await release('e-4', { token: second.token, resources: ['e-4', 'e-5'] })).text();
+    expect(again.status, text).toBe(429);
+  });
 });

@@ -50,28 +50,44 @@ describe('KeyQuotas shared between processes', () => {
     const b = new KeyQuotas(quotaSettings('k:held=5'));
     const now = Date.now();
     a.admit('k', 3, false).end();
-    a.granted('k', 'tok-3', 3, now + 10_000);
-    // One slot of the three released through B, then another: B's report counts both.
-    b.released('tok-3', 1);
+    a.granted('k', 'tok-3', 3, now + 10_000, ['s:0', 's:1', 's:2']);
+    // One slot of the three released through B, then another: B's report names both.
+    b.released('tok-3', ['s:0']);
     a.applyForeign(b.foreignChanges());
     a.applyForeign(b.foreignChanges()); // read again at the next sync: nothing more comes back
     expect(a.report(now).k!.held).toBe(2);
-    b.released('tok-3', 1);
-    expect(b.foreignChanges()).toMatchObject([{ token: tokenDigest('tok-3'), until: 0, released: 2 }]);
+    // An extension through B in between keeps the names it released.
+    b.extended('tok-3', now + 20_000);
+    b.released('tok-3', ['s:1', 'never-held']);
+    expect(b.foreignChanges()).toMatchObject([
+      { token: tokenDigest('tok-3'), until: now + 20_000, released: ['s:0', 's:1', 'never-held'] },
+    ]);
     a.applyForeign(b.foreignChanges());
-    expect(a.report(now).k!.held).toBe(1);
-    // The rest released whole: the grant is gone.
-    b.released('tok-3');
+    expect(a.report(now).k!).toMatchObject({ held: 1, heldUntil: now + 20_000 });
+    // The report of those is dropped after a while (FOREIGN_KEEP_MS); a later partial release still counts.
+    b.foreignChanges(Date.now() + 60_000);
+    expect(b.foreignChanges(Date.now() + 60_000)).toEqual([]);
+    b.released('tok-3', ['s:2']);
     a.applyForeign(b.foreignChanges());
     expect(a.report(now).k!.held).toBe(0);
   });
 
-  it('a local release of some of the resources keeps the rest counted', () => {
+  it('a local release gives back only the names the grant still holds; a grant of one hold over many names keeps it to the last', () => {
     const q = new KeyQuotas(quotaSettings('k:held=3'));
     q.admit('k', 3, false).end();
-    q.granted('k', 'tok', 3, Date.now() + 10_000);
-    q.released('tok', 1);
+    q.granted('k', 'tok', 3, Date.now() + 10_000, ['a', 'b', 'c']);
+    q.released('tok', ['a', 'never', 'a']);
+    expect(() => q.admit('k', 2, false)).toThrow(/3 locks held/);
+    q.released('tok', ['a']); // given back before: nothing more
     expect(() => q.admit('k', 2, false)).toThrow(/3 locks held/);
     q.admit('k', 1, false).end();
+    // A writer: one hold over three slots.
+    const w = new KeyQuotas(quotaSettings('k:held=1'));
+    w.admit('k', 1, false).end();
+    w.granted('k', 'writer', 1, Date.now() + 10_000, ['rw:x:0', 'rw:x:1', 'rw:x:2']);
+    w.released('writer', ['rw:x:0', 'rw:x:1']);
+    expect(() => w.admit('k', 1, false)).toThrow(/1 locks held|1 lock held/);
+    w.released('writer', ['rw:x:2']);
+    w.admit('k', 1, false).end();
   });
 });

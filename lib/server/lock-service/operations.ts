@@ -50,7 +50,7 @@ export async function acquireLock(principal: Principal, input: AcquireInput, sig
     })
     .then((granted) => {
       // Counted as held before the ticket's reservation ends (below): no moment without either.
-      if (quotaKey !== null) keyQuotas().granted(quotaKey, granted.token, granted.resources.length, granted.expiresAt);
+      if (quotaKey !== null) keyQuotas().granted(quotaKey, granted.token, granted.resources.length, granted.expiresAt, granted.resources);
       return granted;
     })
     .catch((err: unknown) => {
@@ -145,8 +145,8 @@ export async function releaseLock(
   const result = await (await (await readyLockCore()).releaseToken(resourcesFor(resource, body.resources), body.token)).settled;
   // A release of a token nobody holds changed nothing: no entry (a client's retries or a typo).
   if (result.deleted > 0) {
-    // The resources named (some of a multi-resource lock's, or all): their room only.
-    keyQuotas().released(body.token, resourcesFor(resource, body.resources).length);
+    // The resources named (some of a multi-resource lock's, or all): those it held give their room back.
+    keyQuotas().released(body.token, resourcesFor(resource, body.resources));
     recordLockHistory({
       event: 'released',
       resources: [...result.resources],

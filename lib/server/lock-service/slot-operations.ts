@@ -48,7 +48,7 @@ async function admitted<L extends Lock>(
   };
   return take(metadata, wait)
     .then((granted) => {
-      if (quotaKey !== null) keyQuotas().granted(quotaKey, granted.token, holds, granted.expiresAt);
+      if (quotaKey !== null) keyQuotas().granted(quotaKey, granted.token, holds, granted.expiresAt, granted.resources);
       return granted;
     })
     .catch((err: unknown) => {
@@ -190,8 +190,8 @@ export async function releaseSlots(
   const result = await first.settled;
   // A release of a token nobody holds changed nothing: no entry.
   if (result.deleted > 0) {
-    // The slots named (some of a permit's, or all): their room only.
-    keyQuotas().released(body.token, body.slots.length);
+    // The slots released (some of a permit's, or all), by name: their share of the room only.
+    keyQuotas().released(body.token, [...result.resources]);
     const { actor, role } = actorOf(principal);
     recordLockHistory({
       event: 'released',

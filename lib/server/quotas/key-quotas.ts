@@ -34,14 +34,15 @@ export interface KeyReport {
  */
 export interface ForeignChange {
   token: string;
+  /** A new lease end (an extension), or 0: with no `released`, the whole grant was released. */
   until: number;
   at: number;
   /**
    * A release of some of the grant's resources (a multi-resource lock's subset, some of a permit's
-   * slots): how many, counted over every such release of the token here (the granting console
-   * gives back what it has not yet). Absent: the whole grant.
+   * slots): their names, every such release of the token here so far. The granting console gives
+   * back those it still counts (a name given back once is gone from its grant: read again, nothing).
    */
-  released?: number;
+  released?: string[];
 }
 
 /** How long a foreign change is reported (the granting console reads it within a sync or two). */
@@ -60,10 +61,23 @@ export interface OthersUsage {
   refused: Record<QuotaName, number>;
 }
 
+interface Grant {
+  until: number;
+  /** Holds counted now. */
+  n: number;
+  /** Holds at the grant, and the names it was granted over (null: not known, only a count). */
+  n0: number;
+  names: Set<string> | null;
+  total: number;
+}
+
+/** The most resource names a foreign partial release carries (a grant has at most a few hundred). */
+const FOREIGN_NAMES_MAX = 512;
+
 interface KeyState {
   quota: KeyQuota;
-  /** Grants still counted: token → lease end (ms) and how many resources. */
-  grants: Map<string, { until: number; n: number }>;
+  /** Grants still counted: token → lease end (ms), how many holds, and the resource names still held. */
+  grants: Map<string, Grant>;
   /** Resources of the grants above (pruned lazily: a grant whose lease ended still counts until a check needs the room). */
   held: number;
   /** Resources of acquires admitted and not yet ended (so concurrent acquires cannot overshoot). */
@@ -99,8 +113,6 @@ export class KeyQuotas {
   private readonly byDigest = new Map<string, string>();
   /** Releases and extensions done here of tokens granted elsewhere, by digest, for the report. */
   private readonly foreign = new Map<string, ForeignChange>();
-  /** Partial releases reported by the others and given back here, by digest (a report is read again every sync). */
-  private readonly foreignApplied = new Map<string, number>();
   /** Called when this process's use changed (the sync sends it soon). */
   onChange: () => void = () => undefined;
 
@@ -171,11 +183,16 @@ export class KeyQuotas {
     return out;
   }
 
-  granted(key: string, token: string, resources: number, until: number): void {
+  /**
+   * A grant of `holds` holds (a lock's resources, a permit's slots; a read-write lock counts one)
+   * over `names` (its resources or slot names), counted until its lease ends or it is released.
+   */
+  granted(key: string, token: string, holds: number, until: number, names?: readonly string[]): void {
     const s = this.state(key, Date.now());
     if (s.grants.has(token)) return;
-    s.grants.set(token, { until, n: resources });
-    s.held += resources;
+    const set = names ? new Set(names) : null;
+    s.grants.set(token, { until, n: holds, n0: holds, names: set, total: set?.size ?? holds });
+    s.held += holds;
     this.owners.set(token, key);
     this.byDigest.set(tokenDigest(token), token);
     this.onChange();
@@ -184,7 +201,7 @@ export class KeyQuotas {
   extended(token: string, until: number): void {
     const grant = this.grantOf(token);
     if (grant) grant.until = until;
-    else this.noteForeign(token, until);
+    else this.noteForeign(token, { until });
   }
 
   /** Releases and extensions (by another console) of the grants this one counts, as the others reported them. */
@@ -192,16 +209,10 @@ export class KeyQuotas {
     for (const c of changes) {
       const token = this.byDigest.get(c.token);
       if (token === undefined) continue;
-      if (c.until === 0 && c.released === undefined) this.released(token);
-      else if (c.until === 0) {
-        // Cumulative: give back only what this report adds to the ones already applied.
-        const more = c.released! - (this.foreignApplied.get(c.token) ?? 0);
-        this.foreignApplied.set(c.token, c.released!);
-        if (more > 0) this.released(token, more);
-      } else {
-        const grant = this.grantOf(token);
-        if (grant && c.until > grant.until) grant.until = c.until;
-      }
+      if (c.released) this.released(token, c.released);
+      else if (c.until === 0) this.released(token);
+      const grant = c.until > 0 ? this.grantOf(token) : undefined;
+      if (grant && c.until > grant.until) grant.until = c.until;
     }
   }
 
@@ -211,34 +222,60 @@ export class KeyQuotas {
     return [...this.foreign.values()];
   }
 
-  private noteForeign(token: string, until: number, released?: number): void {
+  /**
+   * Note a change here to a grant another console counts: an extension (`until`), the whole grant
+   * released (`until` 0 and no names), or some of its resources released (`names`, added to those
+   * noted before; a later extension keeps them).
+   */
+  private noteForeign(token: string, change: { until: number; names?: readonly string[] }): void {
     const digest = tokenDigest(token);
     const before = this.foreign.get(digest);
+    const at = Date.now();
+    let next: ForeignChange;
+    if ((before?.until === 0 && before.released === undefined) || (change.until === 0 && change.names === undefined)) {
+      next = { token: digest, until: 0, at }; // the whole grant released (then nothing more to say)
+    } else {
+      const names = [...new Set([...(before?.released ?? []), ...(change.names ?? [])])].slice(0, FOREIGN_NAMES_MAX);
+      // A partial release keeps the last extension noted; an extension keeps the names released.
+      next = {
+        token: digest,
+        until: change.names ? (before?.until ?? 0) : change.until,
+        at,
+        ...(names.length > 0 ? { released: names } : {}),
+      };
+    }
     this.foreign.delete(digest);
     if (this.foreign.size >= FOREIGN_MAX) this.foreign.delete(this.foreign.keys().next().value!);
-    const change: ForeignChange = { token: digest, until, at: Date.now() };
-    if (until === 0 && released !== undefined && !(before?.until === 0 && before.released === undefined))
-      change.released = (before?.until === 0 ? (before.released ?? 0) : 0) + released;
-    this.foreign.set(digest, change);
+    this.foreign.set(digest, next);
     this.onChange();
   }
 
   /**
-   * A release or a force-release of `token`: its room comes back now, all of it, or `count`
-   * resources of it when only some of the grant's resources (slots) were released.
+   * A release or a force-release of `token`: its room comes back now, all of it, or, when `names`
+   * says which of its resources (slots) were released, the share of the holds they were: a name
+   * the grant does not hold (never, or given back before) gives nothing back, and a grant counted
+   * as one hold over several names (a read-write lock's writer) keeps it until its last name goes.
    */
-  released(token: string, count?: number): void {
+  released(token: string, names?: readonly string[]): void {
     const key = this.owners.get(token);
     const s = key === undefined ? undefined : this.keys.get(key);
     const grant = s?.grants.get(token);
     if (!s || !grant) {
-      if (key === undefined) this.noteForeign(token, 0, count);
+      if (key === undefined) this.noteForeign(token, { until: 0, names });
       return;
     }
-    const back = count === undefined ? grant.n : Math.min(count, grant.n);
-    grant.n -= back;
-    s.held -= back;
-    if (grant.n <= 0) {
+    let keep = 0;
+    if (names !== undefined) {
+      if (grant.names) {
+        let gone = 0;
+        for (const name of new Set(names)) if (grant.names.delete(name)) gone++;
+        if (gone === 0) return;
+        keep = Math.ceil((grant.n0 * grant.names.size) / grant.total);
+      } else keep = Math.max(0, grant.n - new Set(names).size);
+    }
+    s.held -= grant.n - keep;
+    grant.n = keep;
+    if (keep === 0) {
       s.grants.delete(token);
       this.owners.delete(token);
       this.byDigest.delete(tokenDigest(token));

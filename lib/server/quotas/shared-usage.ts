@@ -160,7 +160,10 @@ function parseReport(raw: string): Report | null {
       r.foreign !== undefined &&
       (!Array.isArray(r.foreign) ||
         !r.foreign.every(
-          (f) => typeof f.token === 'string' && Number.isFinite(f.until) && (f.released === undefined || Number.isFinite(f.released)),
+          (f) =>
+            typeof f.token === 'string' &&
+            Number.isFinite(f.until) &&
+            (f.released === undefined || (Array.isArray(f.released) && f.released.every((n) => typeof n === 'string'))),
         ))
     )
       return null;
