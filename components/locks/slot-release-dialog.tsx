@@ -43,7 +43,8 @@ export function SlotReleaseDialog({ target, onClose }: { target: SlotTarget; onC
   const preview = useQuery({
     queryKey: slotQueryKeys.dryRun(target.kind, target.resource, target.holder.token, target.slot),
     queryFn: () => forceReleaseSlot(target.kind, target.resource, { token: target.holder.token, reason: 'dry run', dryRun: true, ...slot }),
-    staleTime: Infinity,
+    // Read afresh each time the dialog opens: a holder's pulse changes by the second.
+    gcTime: 0,
     retry: false,
   });
   const alive = preview.data?.liveness.pulse === 'alive';
