@@ -49,61 +49,52 @@ function votesOf(outcome: Lock | Error): unknown {
   return outcome instanceof Lock ? outcome.votes : (outcome as RedlockError).votes;
 }
 
-describe("probes on the wire when a node's clock jump is seen (grant.ts sendAlone, grant-group.ts force)", () => {
-  it('control: a single replay is counted out (the committed fix)', async () => {
-    clock = shiftedClock();
-    nodes = await startRedisNodes(
-      () => NO_PERSISTENCE,
-      5,
-      (i) => (i === 2 ? clock.env : {}),
-    );
-    const prefix = uniquePrefix('r2-replay-one');
-    const a = client(prefix);
-    const b = client(prefix);
-    await markCleanLevel(a, prefix, nodes);
-    await (
-      await (await b.acquire(['warm-1', 'warm-2'], 2_000)).release()
-    ).settled;
-    const lockA = await holdOnMajority(a, 'res', nodes, 5_000);
+/**
+ * Five nodes, node 3's clock movable; B warm on every node, A holding `res` on nodes 1–3. With
+ * `replay`, node 3 loses its script cache and its clock jumps 10 s as B's first replay is written
+ * (`replays()` counts them); else the test moves the clock itself.
+ */
+async function scene(name: string, warm: string | string[], replay: boolean) {
+  clock = shiftedClock();
+  nodes = await startRedisNodes(
+    () => NO_PERSISTENCE,
+    5,
+    (i) => (i === 2 ? clock.env : {}),
+  );
+  const prefix = uniquePrefix(name);
+  const a = client(prefix);
+  const b = client(prefix);
+  await markCleanLevel(a, prefix, nodes);
+  await (
+    await (await b.acquire(warm, 2_000)).release()
+  ).settled;
+  const lockA = await holdOnMajority(a, 'res', nodes, 5_000);
+  let count = 0;
+  if (replay) {
     await nodes[2]!.client.script('FLUSH');
     const node = nodeOf(b, 2);
     const callBatch = node.callBatch.bind(node);
-    let replays = 0;
     node.callBatch = (commands, reply) => {
-      if (replays++ === 0) clock.set(10_000);
+      if (count++ === 0) clock.set(10_000);
       callBatch(commands, reply);
     };
+  }
+  return { a, b, prefix, lockA, replays: () => count };
+}
+
+describe("probes on the wire when a node's clock jump is seen (grant.ts sendAlone, grant-group.ts force)", () => {
+  it('control: a single replay is counted out (the committed fix)', async () => {
+    const { b, lockA } = await scene('r2-replay-one', ['warm-1', 'warm-2'], true);
     const second = await attempt(b, ['res', 'other']);
     expect(second instanceof Lock, `B granted beside A: ${JSON.stringify(votesOf(second))}`).toBe(false);
     expect(lockA.validityMs).toBeGreaterThan(0);
   });
 
   it("the second replay, written before the first one's forced check, counts the node out too", async () => {
-    clock = shiftedClock();
-    nodes = await startRedisNodes(
-      () => NO_PERSISTENCE,
-      5,
-      (i) => (i === 2 ? clock.env : {}),
-    );
-    const prefix = uniquePrefix('r2-replay-two');
-    const a = client(prefix);
-    const b = client(prefix);
-    await markCleanLevel(a, prefix, nodes);
-    await (
-      await (await b.acquire(['warm-1', 'warm-2'], 2_000)).release()
-    ).settled;
-    const lockA = await holdOnMajority(a, 'res', nodes, 5_000);
-    await nodes[2]!.client.script('FLUSH');
-    const node = nodeOf(b, 2);
-    const callBatch = node.callBatch.bind(node);
-    let replays = 0;
-    node.callBatch = (commands, reply) => {
-      if (replays++ === 0) clock.set(10_000);
-      callBatch(commands, reply);
-    };
+    const { b, lockA, replays } = await scene('r2-replay-two', ['warm-1', 'warm-2'], true);
     // One batch on node 3: both grants meet NOSCRIPT, both are replayed, in this order.
     const [first, second] = await Promise.all([attempt(b, ['x', 'y']), attempt(b, ['res', 'other'])]);
-    expect(replays).toBe(2);
+    expect(replays()).toBe(2);
     if (first instanceof Lock) await first.release();
     if (second instanceof Lock) {
       throw new Error(`two holders: B was granted (votes ${JSON.stringify(second.votes)}) while A holds (${lockA.validityMs} ms left)`);
@@ -114,20 +105,7 @@ describe("probes on the wire when a node's clock jump is seen (grant.ts sendAlon
     // GrantGroup.force (grant-group.ts) starts the quarantine with a check written after whatever
     // the node was sent before it; a second batch already on the wire reads the jumped TIME against
     // no reading at all (checkClock forgot them) and a sentinel with no quarantine yet: it votes for.
-    clock = shiftedClock();
-    nodes = await startRedisNodes(
-      () => NO_PERSISTENCE,
-      5,
-      (i) => (i === 2 ? clock.env : {}),
-    );
-    const prefix = uniquePrefix('r2-group-two');
-    const a = client(prefix);
-    const b = client(prefix);
-    await markCleanLevel(a, prefix, nodes);
-    await (
-      await (await b.acquire('warm', 2_000)).release()
-    ).settled;
-    const lockA = await holdOnMajority(a, 'res', nodes, 5_000);
+    const { b, prefix, lockA } = await scene('r2-group-two', 'warm', false);
     clock.set(10_000);
     const first = attempt(b, 'x');
     // The first batch is written on process.nextTick; the second one in the same turn of the loop,
@@ -146,20 +124,7 @@ describe("probes on the wire when a node's clock jump is seen (grant.ts sendAlon
   });
 
   it('control for the fast path: the same two acquires one after the other, the second is counted out', async () => {
-    clock = shiftedClock();
-    nodes = await startRedisNodes(
-      () => NO_PERSISTENCE,
-      5,
-      (i) => (i === 2 ? clock.env : {}),
-    );
-    const prefix = uniquePrefix('r2-group-seq');
-    const a = client(prefix);
-    const b = client(prefix);
-    await markCleanLevel(a, prefix, nodes);
-    await (
-      await (await b.acquire('warm', 2_000)).release()
-    ).settled;
-    const lockA = await holdOnMajority(a, 'res', nodes, 5_000);
+    const { b, lockA } = await scene('r2-group-seq', 'warm', false);
     clock.set(10_000);
     const one = await attempt(b, 'x');
     if (one instanceof Lock) await (await one.release()).settled;
