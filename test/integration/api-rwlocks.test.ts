@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tokenOf } from '@redlock-console/redlock';
 import type { RwGrantView } from '../../lib/api/rwlocks';
 import type { SlotsExtendResponse, SlotsReleaseResponse } from '../../lib/api/semaphores';
-import { API_KEY, startApi, type ApiHarness } from '../support/api';
+import { API_KEY, startApi, type ApiHarness, okJson as ok } from '../support/api';
 
 /**
  * The read-write lock over HTTP (POST /api/rwlocks/{resource}/read, /write, /extend, /release),
@@ -23,12 +23,6 @@ afterAll(async () => {
 
 type ErrorBody = { error: { code: string; message: string; details?: Record<string, unknown> } };
 type As = 'client' | 'operator' | 'viewer' | 'anonymous';
-
-async function ok<T>(res: Response): Promise<T> {
-  const text = await res.text();
-  expect(res.status, text).toBe(200);
-  return JSON.parse(text) as T;
-}
 
 async function failed(res: Response, status: number, code: string): Promise<ErrorBody> {
   const text = await res.text();

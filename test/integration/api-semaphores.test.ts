@@ -3,7 +3,7 @@ import { tokenOf } from '@redlock-console/redlock';
 import type { LockHistoryResponse } from '../../lib/api/lock-history';
 import type { PermitView, SlotsExtendResponse, SlotsReleaseResponse } from '../../lib/api/semaphores';
 import { withoutReplica } from '../support/metrics-text';
-import { API_KEY, METRICS_TOKEN, startApi, type ApiHarness } from '../support/api';
+import { API_KEY, METRICS_TOKEN, startApi, type ApiHarness, okJson as ok } from '../support/api';
 
 /**
  * The fenced semaphore over HTTP (POST /api/semaphores, …/{resource}/extend, …/release), answered
@@ -24,12 +24,6 @@ afterAll(async () => {
 });
 
 type ErrorBody = { error: { code: string; message: string; details?: Record<string, unknown> } };
-
-async function ok<T>(res: Response): Promise<T> {
-  const text = await res.text();
-  expect(res.status, text).toBe(200);
-  return JSON.parse(text) as T;
-}
 
 async function failed(res: Response, status: number, code: string): Promise<ErrorBody> {
   const text = await res.text();

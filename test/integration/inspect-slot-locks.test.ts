@@ -4,7 +4,7 @@ import type { RwGrantView } from '../../lib/api/rwlocks';
 import type { PermitView } from '../../lib/api/semaphores';
 import type { SlotLockDetailResponse, SlotLockListResponse } from '../../lib/api/slot-locks';
 import { CONFIG_DEFAULTS } from '../../lib/config/env';
-import { API_KEY, METRICS_TOKEN, startApi, type ApiHarness } from '../support/api';
+import { API_KEY, METRICS_TOKEN, startApi, type ApiHarness, okJson as ok } from '../support/api';
 import { withoutReplica } from '../support/metrics-text';
 
 /**
@@ -22,12 +22,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await api?.stop();
 });
-
-async function ok<T>(res: Response): Promise<T> {
-  const text = await res.text();
-  expect(res.status, text).toBe(200);
-  return JSON.parse(text) as T;
-}
 
 const permit = async (resource: string, limit: number, permits = 1) =>
   ok<PermitView>(

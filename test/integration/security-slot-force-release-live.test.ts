@@ -4,7 +4,7 @@ import type { AuditResponse } from '../../lib/api/audit';
 import type { PermitView } from '../../lib/api/semaphores';
 import { slotForceReleaseResponseSchema } from '../../lib/api/slot-locks';
 import { CONFIG_DEFAULTS } from '../../lib/config/env';
-import { startApi, type ApiHarness } from '../support/api';
+import { startApi, type ApiHarness, okJson as ok } from '../support/api';
 import { waitFor } from '../support/cluster';
 
 /**
@@ -23,12 +23,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await api?.stop();
 });
-
-async function ok<T>(res: Response): Promise<T> {
-  const text = await res.text();
-  expect(res.status, text).toBe(200);
-  return JSON.parse(text) as T;
-}
 
 async function keysHolding(key: string, token: string): Promise<number> {
   const values = await Promise.all(

@@ -6,7 +6,7 @@ import type { RwGrantView } from '../../lib/api/rwlocks';
 import type { PermitView } from '../../lib/api/semaphores';
 import type { SlotForceReleaseResponse } from '../../lib/api/slot-locks';
 import { CONFIG_DEFAULTS } from '../../lib/config/env';
-import { API_KEY, startApi, type ApiHarness } from '../support/api';
+import { API_KEY, startApi, type ApiHarness, okJson as ok } from '../support/api';
 
 /**
  * Force-release of one semaphore permit's slot or one read-write lock holder
@@ -24,12 +24,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await api?.stop();
 });
-
-async function ok<T>(res: Response): Promise<T> {
-  const text = await res.text();
-  expect(res.status, text).toBe(200);
-  return JSON.parse(text) as T;
-}
 
 const permit = async (resource: string, permits = 1) =>
   ok<PermitView>(

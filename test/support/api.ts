@@ -272,3 +272,10 @@ function simulatePeer(req: IncomingMessage): void {
   if (!peer) throw new Error(`not a peer stamp of this process: ${stamp}`);
   Object.defineProperty(req.socket, 'remoteAddress', { value: peer.address ?? undefined, configurable: true });
 }
+
+/** A response the test expects to be 200: its JSON body (the status and body in the failure otherwise). */
+export async function okJson<T>(res: Response): Promise<T> {
+  const text = await res.text();
+  if (res.status !== 200) throw new Error(`expected 200, got ${res.status}: ${text}`);
+  return JSON.parse(text) as T;
+}
