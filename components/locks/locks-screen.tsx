@@ -30,7 +30,8 @@ export function LocksScreen() {
     );
   }
   return (
-    <div className={controls.screen} data-testid="locks-by-kind" data-kind={kind}>
+    // page-wide on this outer box: the page widens only for a direct child that says so (globals.css).
+    <div className={`${controls.screen} page-wide`} data-testid="locks-by-kind" data-kind={kind}>
       <LockMatrix kindFilter={filter} onSettled={onSettled} />
       {kind === 'all' && slotsOn && (
         <div className="page-wide">
