@@ -64,13 +64,12 @@ async function holderOf(detail: LockDetail, resource: string, token: string): Pr
  * service authenticated); else UNKNOWN_HOLDER. For the mutex's force-release and the slots' alike.
  */
 export async function holderNamed(meta: Readonly<Record<string, string>> | null, historyResource: string, token: string): Promise<string> {
-  const resource = historyResource;
   const fromKeys = meta ? namedBy(meta) : null;
   // Said so: a client writing to the masters directly can put any principal in its key's metadata;
   // only the lock history's grant is what the lock service itself authenticated.
   if (fromKeys) return `${fromKeys} (as the key's metadata says)`;
   const fingerprint = tokenFingerprint(token);
-  const hold = await readLockHistory(resource, 16)
+  const hold = await readLockHistory(historyResource, 16)
     .then((h) => h.holds.find((x) => x.token === fingerprint && x.grantSeen))
     .catch(() => undefined);
   if (hold) return namedBy({ ...hold.metadata, principal: hold.principal ?? '' }) ?? UNKNOWN_HOLDER;
