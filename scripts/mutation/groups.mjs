@@ -24,9 +24,10 @@ export const GROUPS = [
   },
   {
     name: 'fence',
-    files: [`${P}/fence-round.ts`, `${P}/fence-group.ts`],
+    files: [`${P}/fence-round.ts`, `${P}/fence-group.ts`, `${P}/fence-ahead.ts`],
     tests: [
       'redlock-fencing',
+      'redlock-fence-ahead',
       'redlock-fence-round',
       'redlock-probe-races',
       'redlock-batches',

@@ -10,6 +10,7 @@ export const SAFETY_TS = [
   'packages/redlock/src/reseed.ts', // fence: the register reseed after a quarantine
   'packages/redlock/src/fence-round.ts', // fence
   'packages/redlock/src/fence-group.ts', // fence
+  'packages/redlock/src/fence-ahead.ts', // fence: a fence proposed with the grant
   'packages/redlock/src/quorum.ts', // validity
   'packages/redlock/src/release-round.ts', // release, cleanup
   'packages/redlock/src/release-group.ts', // release, cleanup

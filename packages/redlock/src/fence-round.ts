@@ -52,7 +52,9 @@ export type FenceOutcome = { ok: true; fence: number; votes: readonly Vote[] } |
 
 /**
  * Confirm `fence` on a quorum. `voted`: the grant round (decided with a quorum for); `grantMs`: how
- * long it took; `remainingMs`: the validity horizon left.
+ * long it took; `remainingMs`: the validity horizon left; `floor`: a fence proposed ahead that did
+ * not stand (fence-ahead.ts), taken when above max + 1 (any fence above the voters' registers keeps
+ * the argument above; this one keeps the metadata the grant wrote true).
  */
 export async function confirmFence(
   ctx: ProtocolContext,
@@ -62,11 +64,12 @@ export async function confirmFence(
   voted: Round,
   remainingMs: number,
   grantMs: number,
+  floor = 0,
 ): Promise<FenceOutcome> {
   const { nodes, settings } = ctx;
   let max = 0;
   for (let i = 0; i < nodes.length; i++) if (voted.votes[i]!.vote === 'for' && voted.values[i]! > max) max = voted.values[i]!;
-  const fence = max + 1;
+  const fence = Math.max(max + 1, floor);
   if (remainingMs <= 0) return { ok: false, expired: true, votes: voted.votes };
   const call = new FenceCall(req.probes.epochKey, req.lockKeys, token, fence, `${metaHead},"fence":"${fence}"}`);
   const timeout = Math.min(settings.nodeTimeoutMs, remainingMs);

@@ -57,6 +57,8 @@
  *   that TIME vote for.
  * - A failed read fails every member that needs it (each votes `error`), as a failed command of
  *   its own batch did.
+ * - Fences proposed ahead are raised last, in one call after the probe, so the probe reads the
+ *   registers before they rise (fence-ahead.ts argues the rest).
  */
 import type { GrantPlan, NodeProbes } from './grant-plan';
 import { explainNodeError, fastProbe, judgeGrant, needsCheck, parseProbe, recordProbe, type Probe } from './grant-verdict';
@@ -66,6 +68,8 @@ import { timeRead, type BatchGroup, type LockNode, type Reply, type TimedReply }
 import { deliver } from './outbound';
 import { isOne } from './resp';
 import { evidenceVote, failure, suspectOf, type Evidence } from './grant-evidence';
+import { sendRaises } from './fence-ahead';
+import type { FenceCall } from './fence-group';
 
 /** The most commands a probe takes (the fast one: MULTI, proof, read, anchor, stats, TIME, EXEC); seal() returns the rest. */
 const FAST_PROBE_COMMANDS = 7;
@@ -98,6 +102,9 @@ export class GrantGroup implements BatchGroup {
   private waiting = 0;
   private sealed = false;
   private decided = false;
+  /** The members' fences proposed ahead, raised in one call after the probe (fence-ahead.ts), and its reply. */
+  private readonly aheads: FenceCall[] = [];
+  private raised: unknown = null;
 
   constructor(
     private readonly node: LockNode,
@@ -118,9 +125,11 @@ export class GrantGroup implements BatchGroup {
     const node = this.node;
     const wantTime = plan.quarantine && this.timeFrom < 0 && node.quarantine.wantTime;
     const newProbe = (plan.quarantine || plan.fenced) && !this.probeWanted;
+    const newAhead = plan.ahead !== null && this.aheads.length === 0;
     // The reads it is the first to need are reserved with it, so maxPendingPerNode holds exactly.
-    if (!node.reserve(1 + Number(wantTime) + (newProbe ? FAST_PROBE_COMMANDS : 0), reply)) return;
+    if (!node.reserve(1 + Number(wantTime) + (newProbe ? FAST_PROBE_COMMANDS : 0) + Number(newAhead), reply)) return;
     if (newProbe) this.probeWanted = true;
+    if (plan.ahead !== null) this.aheads.push(plan.ahead.call);
     if (plan.quarantine) this.judging = true;
     if (wantTime) {
       this.timeFrom = this.plans.length;
@@ -141,6 +150,7 @@ export class GrantGroup implements BatchGroup {
   seal(): void {
     this.sealed = true;
     if (!this.probeWanted) return;
+    if (this.aheads.length > 0) this.waiting++;
     const node = this.node;
     const probes = this.probes;
     const checking = this.judging && node.checkDue(probes.checkIntervalMs);
@@ -163,6 +173,7 @@ export class GrantGroup implements BatchGroup {
         this.arrive((this.probe = err ?? value));
       });
       if (checking) node.armAfterCheck(probes);
+      sendRaises(node, this.aheads, (err, value) => this.arrive((this.raised = err ?? value)));
       return;
     }
     // The fast probe: the proof, the read and the evidence in one transaction (the header says why).
@@ -180,6 +191,7 @@ export class GrantGroup implements BatchGroup {
       this.arrive((parts[FAST_PROBE_COMMANDS - 1] = err ?? value));
     });
     node.armAfterTransaction(probes, () => this.anchorSeen);
+    sendRaises(node, this.aheads, (err, value) => this.arrive((this.raised = err ?? value)));
   }
 
   /** A check, sent now (after every command of the group), standing in for the probe. */
@@ -365,8 +377,12 @@ export class GrantGroup implements BatchGroup {
     // that its end is seen at once (grant-verdict.ts epochVerdict).
     if (evidence !== null) this.node.quarantine.wantTime = true;
     const probeFailed = failure(this.probe);
+    // One reply per member with a fence ahead, in order (fence-many.lua); an error confirms none.
+    const raised = Array.isArray(this.raised) ? (this.raised as unknown[]) : null;
+    let k = 0;
     for (let i = 0; i < this.plans.length; i++) {
       const plan = this.plans[i]!;
+      if (plan.ahead !== null && isOne(raised?.[k++])) plan.ahead.confirmed[this.node.index] = true;
       const timed = this.timeFrom >= 0 && i >= this.timeFrom;
       const needsProbe = plan.quarantine || plan.fenced;
       const failed = failure(this.grants[i]) ?? (needsProbe ? probeFailed : null) ?? (plan.quarantine && timed ? failure(this.time) : null);

@@ -7,6 +7,7 @@ import { EPOCH_FIELDS } from './epoch';
 import { encodeCommand, ScriptCall } from './resp';
 import { ACQUIRE_SCRIPT, PROBE_SCRIPT, TIME_SCRIPT, type LuaScript } from './scripts';
 import type { ReseedContext } from './reseed';
+import type { FenceAhead } from './fence-ahead';
 
 /** The sentinel's fields a probe reads, in the order of its reply (scripts/probe.lua FIELDS). */
 export const PROBE_FIELDS = [
@@ -45,6 +46,8 @@ export interface ClusterView {
   ceilingConflict: boolean;
   /** The Redlock's nodes and round deadline, for the reseed of a node's register from the others (reseed.ts). */
   reseedFrom: ReseedContext | null;
+  /** The highest fence register this client has read or fence it has proposed (fence-ahead.ts); 0: none yet. */
+  fenceHigh: number;
 }
 
 /** The commands every attempt of one Redlock sends the same way, encoded once. */
@@ -129,6 +132,7 @@ export function nodeProbes(
     nodeCount,
     runIds: new Map(),
     reseedFrom: null,
+    fenceHigh: 0,
   };
   const script = probeScript(epochKey, detect, maxTtlMs);
   const anchor = options.anchorKey ?? `${epochKey.replace(/epoch$/, '')}anchor`;
@@ -183,6 +187,8 @@ export interface GrantPlan {
    * failed attempt names these nodes in cleanupPending (protocol.ts). Null until one happens.
    */
   replayedOn: boolean[] | null;
+  /** The fence proposed ahead (fence-ahead.ts): each node raises its register in this batch, after the probe. */
+  readonly ahead: FenceAhead | null;
 }
 
 /** `value` is what every lock key gets: `<token> <metadata>` (value.ts). */
@@ -190,18 +196,20 @@ export function grantPlan(
   lockKeys: readonly string[],
   value: string,
   ttlMs: number,
-  options: { quarantine: boolean; fenced: boolean; probes: NodeProbes },
+  options: { quarantine: boolean; fenced: boolean; probes: NodeProbes; ahead?: FenceAhead | null },
 ): GrantPlan {
+  const ahead = options.ahead ?? null;
   if (lockKeys.length === 1) {
     return {
       lockKeys,
       scriptCall: null,
       ttlMs,
       ...options,
+      ahead,
       grant: encodeCommand(['SET', lockKeys[0]!, value, 'NX', 'GET', 'PX', ttlMs]),
       replayedOn: null,
     };
   }
   const call = new ScriptCall(ACQUIRE_SCRIPT, lockKeys.length, [...lockKeys, value, ttlMs]);
-  return { lockKeys, scriptCall: call, ttlMs, ...options, grant: call.evalshaPayload(), replayedOn: null };
+  return { lockKeys, scriptCall: call, ttlMs, ...options, ahead, grant: call.evalshaPayload(), replayedOn: null };
 }

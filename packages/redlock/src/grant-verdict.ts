@@ -156,6 +156,10 @@ export function recordProbe(node: LockNode, probes: NodeProbes, probe: Probe): v
       cluster.ceilingConflict = true;
     }
   }
+  // The base of this client's next fence proposal (fence-ahead.ts): only a guess, which the grant
+  // checks against the registers its own voters read, so any register read may raise it.
+  const register = Number(probe.fence);
+  if (register > cluster.fenceHigh) cluster.fenceHigh = register;
 }
 
 /** null: the node may vote; its quarantineUntil: quarantined; 'lost': no sentinel. */

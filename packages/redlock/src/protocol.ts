@@ -14,7 +14,7 @@
  *   or never answered included (their SET may have landed or may still land: commands on one
  *   connection run in order, so our release there runs after our SET). Release and extend are
  *   compare-and-delete/-pexpire of our token, so they can never touch a newer holder's key.
- * - Fence monotonicity: see fence-round.ts.
+ * - Fence monotonicity: see fence-round.ts, and fence-ahead.ts for a fence proposed with the grant.
  * - Quarantine: see grant.ts and scripts/probe.lua. A node that lost its data, restarted (it may
  *   have loaded an older snapshot), had its data replaced or rolled back in place (grant-group.ts:
  *   the WATCH of the anchor, the count of data-replacing commands), evicted keys, or whose clock
@@ -33,6 +33,8 @@ import { startReseed } from './reseed';
 import { NodeStalledError, type LockNode } from './node';
 import { blockingSize, validityHorizonMs, validityMs } from './quorum';
 import { confirmFence } from './fence-round';
+import { aheadFence, FenceAhead, proposeFence, rewriteElsewhere } from './fence-ahead';
+import { FenceCall } from './fence-group';
 import { Round, type ErrorSink } from './round';
 import { ReleaseCall } from './release-group';
 import type { RedlockSettings } from './settings';
@@ -83,11 +85,11 @@ export async function attemptAcquire(ctx: ProtocolContext, req: AcquireRequest):
   const timeout = Math.min(settings.nodeTimeoutMs, horizon);
 
   const metaHead = `${req.metaHead},"acquiredAt":"${wall0}"`;
-  const plan = grantPlan(req.lockKeys, lockValue(token, `${metaHead}}`), ttlMs, {
-    quarantine: settings.quarantine,
-    fenced: req.fenced,
-    probes: req.probes,
-  });
+  // A fence proposed ahead is raised with the grant (fence-ahead.ts); the value names it already.
+  const proposed = req.fenced && settings.fenceAhead ? proposeFence(req.probes.cluster) : null;
+  const ahead = proposed === null ? null : new FenceAhead(proposed, req.probes.epochKey, req.lockKeys, token);
+  const value = lockValue(token, proposed === null ? `${metaHead}}` : `${metaHead},"fence":"${proposed}"}`);
+  const plan = grantPlan(req.lockKeys, value, ttlMs, { quarantine: settings.quarantine, fenced: req.fenced, probes: req.probes, ahead });
   const round = new Round(
     nodes,
     quorum,
@@ -104,12 +106,21 @@ export async function attemptAcquire(ctx: ProtocolContext, req: AcquireRequest):
   let fence: number | null = null;
   let expired = round.timedOut && horizon <= settings.nodeTimeoutMs;
   if (round.forCount >= quorum) {
-    if (req.fenced) {
+    if (req.fenced) fence = aheadFence(round, ahead, quorum);
+    if (req.fenced && fence === null) {
       const grantMs = performance.now() - t0;
-      const confirmed = await confirmFence(ctx, req, token, metaHead, round, horizon - grantMs, grantMs);
+      const confirmed = await confirmFence(ctx, req, token, metaHead, round, horizon - grantMs, grantMs, proposed ?? 0);
       votes = confirmed.votes;
       fence = confirmed.ok ? confirmed.fence : null;
       if (!confirmed.ok) expired = confirmed.expired;
+      if (fence !== null && fence > req.probes.cluster.fenceHigh) req.probes.cluster.fenceHigh = fence;
+      if (fence !== null && ahead !== null)
+        rewriteElsewhere(
+          nodes,
+          round.votes,
+          votes,
+          new FenceCall(req.probes.epochKey, req.lockKeys, token, fence, `${metaHead},"fence":"${fence}"}`),
+        );
     }
     const validity = validityMs(ttlMs, performance.now() - t0, settings.driftFactor);
     if ((!req.fenced || fence !== null) && validity > 0) {

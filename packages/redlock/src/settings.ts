@@ -120,6 +120,14 @@ export interface RedlockSettings {
    * @default 'tick'
    */
   writeCoalescing: 'tick' | 'io';
+  /**
+   * Fenced acquires propose their fence with the grant (fence-ahead.ts): one round trip instead of
+   * two when this client's view of the fence registers is current (no other client granted in
+   * between); otherwise the fence round runs as with `false`. Either way a fence is strictly above
+   * every earlier grant's of the resource. `false`: always the fence round after the grant.
+   * @default true
+   */
+  fenceAhead: boolean;
 }
 
 export const DEFAULT_SETTINGS: Readonly<RedlockSettings> = Object.freeze({
@@ -138,6 +146,7 @@ export const DEFAULT_SETTINGS: Readonly<RedlockSettings> = Object.freeze({
   maxPendingPerNode: 4096,
   subscriberLingerMs: 1_000,
   writeCoalescing: 'tick',
+  fenceAhead: true,
 });
 
 /** Longest ttl / maxTtlMs accepted: one day. */
@@ -203,5 +212,7 @@ export function resolveSettings(partial: Partial<RedlockSettings> = {}): Readonl
   integerIn('settings.subscriberLingerMs', s.subscriberLingerMs, 0, 3_600_000);
   if (s.writeCoalescing !== 'tick' && s.writeCoalescing !== 'io')
     throw new InvalidArgumentError('settings.writeCoalescing', `must be 'tick' or 'io', got ${describe(s.writeCoalescing)}`);
+  if (typeof s.fenceAhead !== 'boolean')
+    throw new InvalidArgumentError('settings.fenceAhead', `must be a boolean, got ${describe(s.fenceAhead)}`);
   return Object.freeze(s);
 }

@@ -62,7 +62,8 @@ async function commandCalls(client: Redis): Promise<Map<string, number>> {
 
 describe('the fence round', () => {
   it('asks only the early voters when they all confirm: a fenced grant on five healthy nodes confirms on three', async () => {
-    const r = await redlock('fence-quorum', { nodeTimeoutMs: 1_000 });
+    // The fence round is under test: no fence proposed with the grant (fence-ahead.ts).
+    const r = await redlock('fence-quorum', { nodeTimeoutMs: 1_000, fenceAhead: false });
     const counts: number[] = [];
     for (let i = 0; i < 15; i++) {
       const lock = await r.acquire(`res-${i}`, 5_000);
@@ -77,7 +78,7 @@ describe('the fence round', () => {
   });
 
   it('an early voter that never answers its fence: the pending nodes are asked at the hedge, and the first attempt is granted long before nodeTimeoutMs', async () => {
-    const r = await redlock('fence-stall', { nodeTimeoutMs: 3_000 });
+    const r = await redlock('fence-stall', { nodeTimeoutMs: 3_000, fenceAhead: false });
     let stalled: LockNode | null = null;
     interceptFences(r, (node) => {
       if (stalled !== null) return true;
@@ -99,7 +100,7 @@ describe('the fence round', () => {
   });
 
   it('an early voter refusing its fence (the key gone there): the pending nodes are asked at once, not at the hedge', async () => {
-    const r = await redlock('fence-refused', { nodeTimeoutMs: 3_000 });
+    const r = await redlock('fence-refused', { nodeTimeoutMs: 3_000, fenceAhead: false });
     let fences = 0;
     let askedOnRefusal = -1;
     interceptFences(r, (_node, reply) => {

@@ -90,7 +90,8 @@ describe('the fence round after a slow grant round', () => {
         nodes.map((n) => n.url),
         // The default deadline is 100 ms and this was ~40/60 ms: a loaded machine (another test
         // file, a mutation run) added enough to lose node 3's vote. Ten times both keeps the ratio.
-        { keyPrefix: uniquePrefix('hedge'), retryCount: 0, nodeTimeoutMs: 1_000 },
+        // The fence round's hedge is under test: no fence proposed with the grant (fence-ahead.ts).
+        { keyPrefix: uniquePrefix('hedge'), retryCount: 0, nodeTimeoutMs: 1_000, fenceAhead: false },
       );
       cleanups.push(() => r.quit());
       await r.markNodesClean();

@@ -1,0 +1,128 @@
+/**
+ * A fence proposed ahead: a fenced acquire in the grant's own round trip, where it took two.
+ *
+ * The fence round (fence-round.ts) reads the registers of the voters after their SETs, then
+ * raises them to max + 1 while the keys are there: a second round trip after the grant. A client
+ * can instead propose a fence `p` it expects to be above them (below: how it guesses) with the
+ * grant, and have each node raise its register to p in the same batch, after the probe that reads it
+ * (grant-group.ts sends the raise last, as fence-many.lua with no metadata rewrite: register =
+ * max(register, p) when every lock key of the attempt holds its token, reply 1; else 0, nothing
+ * written). The grant's value carries `"fence":"p"` in its metadata already.
+ *
+ * When p stands (aheadFence): let S be the nodes that voted for at the early decision, whose
+ * raise answered 1 and whose register as judged (read after our SET: the probe's, a check's or a
+ * reseed's) is below p. p is the fence when S is a quorum. Why fences still strictly increase in
+ * grant order (fence-round.ts's argument, with S for the voters V and for the confirmations C):
+ * - Above every earlier grant A of the resource. A's fence F was confirmed on a quorum C_A while
+ *   A's key was there. S is a quorum, so it shares a node x with C_A; our SET on x ran when A's key
+ *   was gone, so after A's confirmation there, and the register read after our SET is ≥ F. x is
+ *   in S, so p > that read ≥ F. A read taken after our own raise is ≥ p and keeps x out of S, so
+ *   only a read from before the raise can admit a node.
+ * - Below every later grant B. Each node of S raised its register to ≥ p while our key was there
+ *   (the raise checks it in the same script), and S is a quorum: exactly what C must be for B's
+ *   argument. Registers never decrease (a node whose register may have gone back is quarantined
+ *   and reseeded before its votes count again: grant.ts, reseed.ts), so B's read on the node it
+ *   shares with S is ≥ p, and B's fence is above it.
+ * Otherwise the fence round runs as before, its fence max(read registers of the voters) + 1 (or
+ * p when larger): the raises already made only grew registers, which every argument allows. The
+ * fence round rewrites the metadata on the nodes it asks; the other nodes our key may be on (a late
+ * voter, a quarantined one) get the same confirmation without waiting for it (rewriteElsewhere),
+ * so that no key keeps a proposal that may be another grant's fence (for a moment it may: the
+ * metadata is shown, never trusted). Mutual exclusion is untouched: the raise writes only the
+ * register, and only where our key is (it never creates, deletes or extends a lock key).
+ *
+ * A raise reaching a node that lost its data before our SET writes the register into a sentinel
+ * hash that has no createdAt: that is still "no sentinel" to every reader (parseEpoch, probe.lua),
+ * so the node is quarantined as before, and its register starts at p, not below.
+ *
+ * p = max(the highest register or fence this client has seen + 1, now in µs), one more than
+ * the last for each attempt, so that the attempts of one client batched on a node rise in the order
+ * they were written. The registers follow the same hybrid clock (a mark-clean and a quarantine's
+ * check floor a register at the node's now in µs: mark-clean.lua, probe.lua; the fences proposed
+ * ahead are clock readings too), so a client whose clock is not behind the others'
+ * proposes above the fences they were granted before, without having read them: the proposal stands
+ * across clients, not only for one client's own grants in a row. The clock only makes the guess
+ * good; whether it stands is decided by the registers alone (above), so a clock that is behind
+ * costs the fence round, and one that is ahead makes the fences larger and, until the others'
+ * clocks pass the registers it raised, costs them the fence round. Above 2^52 no
+ * proposal is made (a fence must stay an exact integer in Lua's doubles and JavaScript's numbers).
+ * ClusterView.fenceHigh is raised by every probe (grant-verdict.ts recordProbe) and fence issued.
+ */
+import { FenceCall, mergeFences } from './fence-group';
+import type { ClusterView } from './grant-plan';
+import type { LockNode } from './node';
+import { ignoreReply, type Reply } from './node-wire';
+import type { Round } from './round';
+import type { Vote } from './votes';
+
+/** One attempt's fence proposed ahead: the raise each node gets, and which nodes confirmed it. */
+export class FenceAhead {
+  readonly call: FenceCall;
+  /** Per node index: its raise answered 1 (every lock key held our token when the register was raised). */
+  readonly confirmed: boolean[] = [];
+
+  constructor(
+    readonly fence: number,
+    epochKey: string,
+    lockKeys: readonly string[],
+    token: string,
+  ) {
+    this.call = new FenceCall(epochKey, lockKeys, token, fence, '');
+  }
+}
+
+/** The highest fence proposed ahead: 2^52, well inside the integers a double holds exactly. */
+const MAX_PROPOSAL = 2 ** 52;
+
+/** The fence to propose for the next attempt (and reserve it), or null (header). */
+export function proposeFence(cluster: Pick<ClusterView, 'fenceHigh'>, nowMs = performance.timeOrigin + performance.now()): number | null {
+  // The clock in µs (the registers' unit): two grants a fraction of a millisecond apart still rise.
+  const proposal = Math.max(cluster.fenceHigh + 1, Math.floor(nowMs * 1000));
+  if (!(proposal <= MAX_PROPOSAL)) return null;
+  cluster.fenceHigh = proposal;
+  return proposal;
+}
+
+/**
+ * The fence of a grant decided with a quorum for: the proposal when it stands (header), else null
+ * (the fence round must run).
+ */
+export function aheadFence(round: Round, ahead: FenceAhead | null, quorum: number): number | null {
+  if (ahead === null) return null;
+  let standing = 0;
+  for (let i = 0; i < round.votes.length; i++) {
+    if (round.votes[i]!.vote === 'for' && ahead.confirmed[i] === true && round.values[i]! < ahead.fence) standing++;
+  }
+  return standing >= quorum ? ahead.fence : null;
+}
+
+/**
+ * Raise the fences proposed ahead by the members of one grant batch, in one fence-many.lua call
+ * (a command reserved with the first of them: grant-group.ts sends it right after the probe).
+ */
+export function sendRaises(node: LockNode, calls: readonly FenceCall[], reply: Reply): void {
+  if (calls.length === 0) return;
+  const call = mergeFences(calls);
+  node.sendReserved(call.evalshaPayload(), (err, value) => {
+    // A process without the script (a restart, SCRIPT FLUSH): these raises count as unconfirmed
+    // (the fence round runs), and the same call goes again with its EVAL fall back, not waited for,
+    // so that the script is there for the next grants (a fence round of one confirmation per node
+    // sends fence.lua, never this one). Run later, it only grows registers where the keys still
+    // hold their tokens, as any confirmation does.
+    if (err && err.message.startsWith('NOSCRIPT')) node.call(call, ignoreReply);
+    reply(err, value);
+  });
+}
+
+/**
+ * After a proposal that did not stand and a fence round that confirmed `call`'s fence: the nodes
+ * the round did not confirm, where our key may be (all but those held by another), get the same
+ * confirmation, not waited for. It writes only where every key still holds our token (fence-many.lua):
+ * the metadata's fence, and the register raised to it, as any confirmation does.
+ */
+export function rewriteElsewhere(nodes: readonly LockNode[], grant: readonly Vote[], fenceRound: readonly Vote[], call: FenceCall): void {
+  for (let i = 0; i < nodes.length; i++) {
+    if (fenceRound[i]!.vote === 'for' || grant[i]!.reason === 'contended') continue;
+    nodes[i]!.callMerged(call.epochKey, mergeFences, call, ignoreReply);
+  }
+}

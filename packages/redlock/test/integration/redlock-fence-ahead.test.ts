@@ -1,0 +1,226 @@
+import { createServer, connect, type Server, type Socket } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Redlock } from '@redlock-console/redlock';
+import { FENCE_MANY_SCRIPT, FENCE_SCRIPT } from '../../src/scripts';
+import { uniquePrefix, waitFor } from '@/test/support/cluster';
+import { NO_PERSISTENCE, startRedisNodes, type RedisNode } from '@/test/support/redis-nodes';
+
+// A fence proposed ahead (packages/redlock/src/fence-ahead.ts): a warm client's fenced acquire
+// raises the registers with its grant, in one round trip, and takes its proposal only when a
+// quorum of voters read registers below it and confirmed the raise; otherwise the fence round runs.
+
+/** A TCP proxy in front of a node that records what the client writes, chunk by chunk. */
+interface ChunkProxy {
+  readonly url: string;
+  readonly chunks: string[];
+  close(): Promise<void>;
+}
+
+async function chunkProxy(port: number): Promise<ChunkProxy> {
+  const chunks: string[] = [];
+  const sockets = new Set<Socket>();
+  const server: Server = createServer((c) => {
+    c.setNoDelay(true);
+    const u = connect(port, '127.0.0.1');
+    u.setNoDelay(true);
+    sockets.add(c).add(u);
+    c.on('data', (d) => {
+      chunks.push(d.toString('latin1'));
+      u.write(d);
+    });
+    u.pipe(c);
+    const drop = () => {
+      c.destroy();
+      u.destroy();
+    };
+    c.on('error', drop).on('close', drop);
+    u.on('error', drop).on('close', drop);
+  });
+  await new Promise<void>((res) => server.listen(0, '127.0.0.1', () => res()));
+  return {
+    url: `redis://127.0.0.1:${(server.address() as { port: number }).port}`,
+    chunks,
+    close: () =>
+      new Promise<void>((res) => {
+        for (const s of sockets) s.destroy();
+        server.close(() => res());
+      }),
+  };
+}
+
+let nodes: RedisNode[] = [];
+let proxies: ChunkProxy[] = [];
+
+beforeAll(async () => {
+  nodes = await startRedisNodes(() => NO_PERSISTENCE);
+  proxies = await Promise.all(nodes.map((n) => chunkProxy(n.port)));
+});
+afterAll(async () => {
+  await Promise.all(proxies.map((p) => p.close()));
+  await Promise.all(nodes.map((n) => n.stop()));
+});
+
+async function pidOf(node: RedisNode): Promise<number> {
+  return Number(/process_id:(\d+)/.exec(await node.client.info('server'))![1]);
+}
+
+/** Run `fn` while these nodes (0-based) are stopped (SIGSTOP): the others vote. */
+async function stoppedWhile<T>(pids: readonly number[], stopped: readonly number[], fn: () => Promise<T>): Promise<T> {
+  for (const i of stopped) process.kill(pids[i]!, 'SIGSTOP');
+  try {
+    return await fn();
+  } finally {
+    for (const i of stopped) process.kill(pids[i]!, 'SIGCONT');
+  }
+}
+
+describe('a fence proposed ahead', () => {
+  it("a warm client's fenced acquire raises the registers in the grant's own write: no second round trip, the fence in every key's metadata", async () => {
+    const prefix = uniquePrefix('ahead');
+    const r = new Redlock(
+      proxies.map((p) => p.url),
+      { keyPrefix: prefix, maxTtlMs: 10_000 },
+    );
+    try {
+      await r.markNodesClean();
+      // Cold: this client has read no register yet, so this fence comes from the fence round.
+      const first = await r.acquire(`${prefix}warm`, 5_000);
+      await first.release();
+      for (const p of proxies) p.chunks.length = 0;
+
+      const resource = `${prefix}hot`;
+      const lock = await r.acquire(resource, 5_000);
+      expect(lock.fence).toBeGreaterThan(first.fence!);
+      const shas = [FENCE_MANY_SCRIPT.sha, FENCE_SCRIPT.sha];
+      for (const [n, proxy] of proxies.entries()) {
+        // Written when acquire() resolved: the grant's chunk carries the raise, and nothing after it does.
+        const grantAt = proxy.chunks.findIndex((c) => c.includes(`${prefix}lock:${resource}`) && /\r\nSET\r\n/.test(c));
+        expect(grantAt, `node ${n + 1}: the grant`).toBeGreaterThanOrEqual(0);
+        expect(proxy.chunks[grantAt]!.includes(FENCE_MANY_SCRIPT.sha), `node ${n + 1}: the raise in the grant's write`).toBe(true);
+        const later = proxy.chunks.slice(grantAt + 1).filter((c) => shas.some((sha) => c.includes(sha)));
+        expect(later, `node ${n + 1}: no fence round`).toEqual([]);
+      }
+      for (const node of nodes) {
+        expect(await node.client.get(`${prefix}lock:${resource}`)).toContain(`"fence":"${lock.fence}"`);
+        expect(Number(await node.client.hget(`${prefix}epoch`, 'fence'))).toBeGreaterThanOrEqual(lock.fence!);
+      }
+      await lock.release();
+    } finally {
+      await r.quit();
+    }
+  });
+
+  it("a proposal at or below a register another client raised does not stand: the fence round gives a fence above that client's", async () => {
+    const prefix = uniquePrefix('ahead-stale');
+    const urls = nodes.map((n) => n.url);
+    const x = new Redlock(urls, { keyPrefix: prefix, maxTtlMs: 10_000 });
+    // Y always runs the fence round (configured so, or an older client): its fence is confirmed on
+    // the voters only, and no register elsewhere is raised to it.
+    const y = new Redlock(urls, { keyPrefix: prefix, maxTtlMs: 10_000, fenceAhead: false });
+    const resource = `${prefix}shared`;
+    const pids = await Promise.all(nodes.map(pidOf));
+    const whileStopped = <T>(stopped: number[], fn: () => Promise<T>) => stoppedWhile(pids, stopped, fn);
+    const keys = () => Promise.all(nodes.map((n) => n.client.get(`${prefix}lock:${resource}`)));
+    try {
+      await x.markNodesClean();
+      const warm = await whileStopped([0, 1], () => x.acquire(`${prefix}x-warm`, 5_000));
+      await warm.release();
+      // Nodes 1 and 2 ran X's queued grant, its probe (X reads their registers) and its release.
+      const warmGone = async () =>
+        (await Promise.all(nodes.map((n) => n.client.exists(`${prefix}lock:${prefix}x-warm`)))).every((e) => e === 0);
+      await waitFor(warmGone, 5_000, "X's warm lock released everywhere");
+      // Registers as a client whose clock runs a minute ahead leaves them on nodes 1–3 (its
+      // proposals follow its clock: fence-ahead.ts); X's clock is not behind, X's proposals are not.
+      const ahead = (Date.now() + 60_000) * 1000;
+      await Promise.all([0, 1, 2].map((i) => nodes[i]!.client.hset(`${prefix}epoch`, 'fence', String(ahead))));
+      // Y takes the resource on nodes 1–3 (4 and 5 stopped): its fence, confirmed there, is above
+      // X's next proposal; nodes 4 and 5 keep registers below it.
+      const yFence = await whileStopped([3, 4], async () => {
+        const held = await y.acquire(resource, 5_000);
+        await held.release();
+        return held.fence!;
+      });
+      // Nodes 4 and 5 ran Y's queued grant and release once resumed.
+      await waitFor(async () => (await keys()).every((v) => v === null), 5_000, "Y's keys gone");
+      expect(yFence).toBeGreaterThan(warm.fence!);
+
+      // X proposes below Y's fence, its votes taken on nodes 3–5: node 3 read a register above the
+      // proposal, nodes 4 and 5 below it. Two voters stand behind it, one short of a quorum: the
+      // fence round runs.
+      const lock = await whileStopped([0, 1], () => x.acquire(resource, 5_000));
+      expect(lock.votes.map((v) => (v.vote === 'for' ? 'for' : v.reason))).toEqual(['pending', 'pending', 'for', 'for', 'for']);
+      expect(lock.fence).toBeGreaterThan(yFence);
+      // The key on every node names X's fence, not the proposal (Y's fence here): the nodes the
+      // fence round did not ask get the rewrite too, not waited for by acquire().
+      await waitFor(async () => (await keys()).every((v) => v?.includes(`"fence":"${lock.fence}"`)), 5_000, "X's fence in every key");
+      await lock.release();
+    } finally {
+      for (const pid of pids) process.kill(pid, 'SIGCONT');
+      await Promise.all([x.quit(), y.quit()]);
+    }
+  });
+
+  it('a voter whose raise was not confirmed (its script cache flushed) does not stand behind the proposal: the next grant still gets a higher fence', async () => {
+    const prefix = uniquePrefix('ahead-noscript');
+    const urls = nodes.map((n) => n.url);
+    const x = new Redlock(urls, { keyPrefix: prefix, maxTtlMs: 10_000 });
+    // Z runs the fence round: its fence comes from the registers alone, not from its clock.
+    const z = new Redlock(urls, { keyPrefix: prefix, maxTtlMs: 10_000, fenceAhead: false });
+    const resource = `${prefix}flushed`;
+    const pids = await Promise.all(nodes.map(pidOf));
+    // Every vote below is taken on nodes 3–5 (nodes 1 and 2 stopped), so each client reads the same registers.
+    const onThreeToFive = <T>(fn: () => Promise<T>) => stoppedWhile(pids, [0, 1], fn);
+    try {
+      await x.markNodesClean();
+      const warm = await onThreeToFive(() => x.acquire(`${prefix}x-warm`, 5_000));
+      await warm.release();
+      // The raise of X's next proposal answers NOSCRIPT on every node: no register is raised by it.
+      await Promise.all(nodes.map((n) => n.client.script('FLUSH')));
+      const held = await onThreeToFive(() => x.acquire(resource, 5_000));
+      await held.release();
+      expect(held.fence).toBeGreaterThan(warm.fence!);
+      // Z, another client, reads the registers X's grant left on the same three nodes.
+      const next = await onThreeToFive(() => z.acquire(resource, 5_000));
+      expect(next.fence).toBeGreaterThan(held.fence!);
+      await next.release();
+    } finally {
+      for (const pid of pids) process.kill(pid, 'SIGCONT');
+      await Promise.all([x.quit(), z.quit()]);
+    }
+  });
+
+  it('after a script-cache flush the proposals stand again: the raise that met NOSCRIPT loads its script for the next grants', async () => {
+    const prefix = uniquePrefix('ahead-reload');
+    const r = new Redlock(
+      proxies.map((p) => p.url),
+      { keyPrefix: prefix, maxTtlMs: 10_000 },
+    );
+    /** Did this acquire's fence come with its grant (no fence script written after the grant's chunk, on any node)? */
+    const aheadStood = async (resource: string) => {
+      for (const p of proxies) p.chunks.length = 0;
+      const lock = await r.acquire(resource, 5_000);
+      await lock.release();
+      return proxies.every((p) => {
+        const grantAt = p.chunks.findIndex((c) => c.includes(`${prefix}lock:${resource}`) && /\r\nSET\r\n/.test(c));
+        return !p.chunks.slice(grantAt + 1, -1).some((c) => c.includes(FENCE_MANY_SCRIPT.sha) || c.includes(FENCE_SCRIPT.sha));
+      });
+    };
+    try {
+      await r.markNodesClean();
+      await (await r.acquire(`${prefix}warm`, 5_000)).release();
+      expect(await aheadStood(`${prefix}before`)).toBe(true);
+      await Promise.all(nodes.map((n) => n.client.script('FLUSH')));
+      // The first grant after the flush: its raises answer NOSCRIPT, its fence comes from the fence round.
+      await (await r.acquire(`${prefix}flushed`, 5_000)).release();
+      await waitFor(
+        async () =>
+          (await Promise.all(nodes.map((n) => n.client.script('EXISTS', FENCE_MANY_SCRIPT.sha)))).every((e) => (e as number[])[0] === 1),
+        5_000,
+        'fence-many.lua loaded again on every node',
+      );
+      expect(await aheadStood(`${prefix}after`)).toBe(true);
+    } finally {
+      await r.quit();
+    }
+  });
+});
