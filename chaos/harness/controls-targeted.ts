@@ -103,8 +103,8 @@ export const TARGETED_CONTROLS: readonly TargetedControl[] = [
     nemesis: 'lose-majority',
     kind: 'lose-majority',
     negative: true,
-    setting: 'quarantine: false',
-    settings: { quarantine: false },
+    setting: 'quarantine: false, fences from the registers (fenceAhead: false)',
+    settings: { quarantine: false, fenceAhead: false },
   },
   {
     name: 'fence-stall-single-confirmation',

@@ -44,6 +44,17 @@ const NO_CLEANUP: SourcePatch = {
   find: '  const cleanup = await releaseEverywhere(ctx, req.lockKeys, token, req.resources);',
   replace: "  const cleanup = { votes: round.votes.map((v) => ({ ...v, reason: 'ok' as const })) };",
 };
+/**
+ * No fence proposed with the grant (fence-ahead.ts): every fence comes from the fence round. For the
+ * mutants of the fence round and the registers: a proposal from the workers' clocks (one machine,
+ * one clock) stands above a register that went wrong, so the fault would show only by the clock's
+ * luck. The proposal's own checks are pinned by redlock-fence-ahead.test.ts.
+ */
+const NO_PROPOSAL: SourcePatch = {
+  file: 'fence-ahead.ts',
+  find: '  if (!(proposal <= MAX_PROPOSAL)) return null;',
+  replace: '  if (proposal) return null;',
+};
 /** What the slot checkers (check-slots.ts) report as. */
 const SLOT_SAFETY = ['capacity', 'rw-exclusion', 'slot-overlap', 'slot-fencing'] as const;
 
@@ -174,6 +185,7 @@ export const MUTANTS: readonly Mutant[] = [
         find: '    if (!this.judging || !probe.reseed ||',
         replace: '    if (true || !this.judging || !probe.reseed ||',
       },
+      NO_PROPOSAL,
     ],
     nemeses: ['lose-majority', 'lose-majority'],
     cycles: 2,
@@ -245,7 +257,10 @@ export const MUTANTS: readonly Mutant[] = [
   {
     name: 'fence-no-increment',
     description: 'fence = max(registers) without +1',
-    patches: [{ file: 'fence-round.ts', find: '  const fence = max + 1;', replace: '  const fence = max;' }],
+    patches: [
+      { file: 'fence-round.ts', find: '  const fence = Math.max(max + 1, floor);', replace: '  const fence = Math.max(max, floor);' },
+      NO_PROPOSAL,
+    ],
     nemeses: ['none', 'none'],
     cycles: 2,
   },
@@ -260,6 +275,7 @@ export const MUTANTS: readonly Mutant[] = [
         find: '  if (round.forCount >= ctx.quorum) return { ok: true, fence, votes: round.votes };',
         replace: '  if (round.forCount >= 1) return { ok: true, fence, votes: round.votes };',
       },
+      NO_PROPOSAL,
     ],
     nemeses: ['fence-stall', 'fence-stall'],
     cycles: 2,

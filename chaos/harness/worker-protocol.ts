@@ -19,6 +19,12 @@ export interface ClientSettings {
    * the negative controls, which show what the checks prevent.
    */
   nodeChecks: boolean;
+  /**
+   * Fences proposed with the grant (RedlockSettings.fenceAhead; the core's default, true, when
+   * absent): false in the controls that show a register going back, which a fence proposed from
+   * the workers' one clock would stand above by the clock's luck.
+   */
+  fenceAhead?: boolean;
 }
 
 /**

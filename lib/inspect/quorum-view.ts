@@ -222,16 +222,17 @@ export function classify(resource: string, key: string, sorted: LockCell[], opti
     state = tokens >= 2 ? 'split' : 'partial';
   }
 
-  // The majority token's metadata, from a node whose copy carries the fence when one does: the
-  // fence round writes it only on the nodes that confirmed (a quorum, not every voter).
+  // The majority token's metadata, from the node whose copy carries the highest fence: the fence
+  // round writes it only on the nodes that confirmed (a quorum, not every voter), and after a fence
+  // proposed with the grant that did not stand (packages/redlock/src/fence-ahead.ts) the other
+  // copies name the proposal for a moment, always below the fence issued.
   let meta: Record<string, string> | null = null;
   let majorityMeta = false;
   for (const cell of sorted) {
     if (!cell.known || !cell.present || cell.meta === null) continue;
     if (majorityToken === null || cell.token === majorityToken) {
-      if (!majorityMeta || (meta?.fence === undefined && cell.meta.fence !== undefined)) meta = cell.meta;
+      if (!majorityMeta || fenceOf(cell.meta) > fenceOf(meta)) meta = cell.meta;
       majorityMeta = true;
-      if (meta?.fence !== undefined) break;
       continue;
     }
     if (!majorityMeta) meta ??= cell.meta; // a minority holder's, unless a majority holder's turns up
@@ -261,4 +262,10 @@ export function classify(resource: string, key: string, sorted: LockCell[], opti
 export function inNodeOrder(cells: readonly LockCell[]): boolean {
   for (let i = 1; i < cells.length; i++) if (cells[i - 1]!.node > cells[i]!.node) return false;
   return true;
+}
+
+/** A copy's fence as a number, −1 when it names none (so that any fence outranks none). */
+function fenceOf(meta: Record<string, string> | null): number {
+  const n = meta?.fence === undefined || meta.fence === '' ? NaN : Number(meta.fence);
+  return Number.isFinite(n) ? n : -1;
 }

@@ -170,6 +170,17 @@ describe('quorum view classification', () => {
     expect(w.fence).toBeNull();
   });
 
+  it("takes the highest fence among the majority's copies: a proposal that did not stand is below the fence issued, on the nodes the fence round did not ask", () => {
+    const v = view([
+      present(1, 'A', 9_000, { owner: 'o', fence: '1795977437713002' }),
+      present(2, 'A', 9_000, { owner: 'o', fence: '1795977437713002' }),
+      present(3, 'A', 9_000, { owner: 'o', fence: '1795977437713190' }),
+      present(4, 'A', 9_000, { owner: 'o', fence: '1795977437713190' }),
+      present(5, 'A', 9_000, { owner: 'o', fence: '1795977437713190' }),
+    ]);
+    expect(v.fence).toBe(1795977437713190);
+  });
+
   it('lists cells in node order whatever order they came in', () => {
     const v = view([absent(3), present(1, 'A', 9_000), present(2, 'A', 9_000)]);
     expect(v.cells.map((c) => c.node)).toEqual([1, 2, 3]);
