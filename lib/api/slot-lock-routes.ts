@@ -1,4 +1,5 @@
 import type { ApiRoute } from './routes';
+import { slotHistoryQuerySchema, slotHistoryResponseSchema } from './slot-history';
 import {
   slotForceReleaseBodySchema,
   slotForceReleaseResponseSchema,
@@ -27,6 +28,17 @@ export const SLOT_LOCK_ROUTES: readonly ApiRoute[] = [
     summary: "One semaphore or read-write lock read from every master: each slot's token, fence, holder and TTL per node",
     params: slotLockParamsSchema,
     response: slotLockDetailResponseSchema,
+  },
+  {
+    method: 'GET',
+    path: '/api/slot-locks/{kind}/{resource}/history',
+    tag: 'locks',
+    access: 'viewer',
+    summary: "The lock history of some of its slots, merged, newest first: each hold's slots, who held it, its fence, how it ended",
+    description: 'At most 16 slots a request (`slots=0,1,2`); a slot is a lock of its own in the history, under its slot name.',
+    params: slotLockParamsSchema,
+    query: slotHistoryQuerySchema,
+    response: slotHistoryResponseSchema,
   },
   {
     method: 'POST',

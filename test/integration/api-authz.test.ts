@@ -24,6 +24,7 @@ import { runResponseSchema, scenarioListSchema } from '../../lib/api/scenarios';
 import type { Permission } from '../../lib/server/auth/principal';
 import { lockHistoryResponseSchema, lockServiceLogResponseSchema } from '../../lib/api/lock-history';
 import { openApiDocumentSchema } from '../../lib/api/openapi';
+import { slotHistoryResponseSchema } from '../../lib/api/slot-history';
 import { slotLockDetailResponseSchema, slotLockListResponseSchema } from '../../lib/api/slot-locks';
 import { AUTH_ROUTES } from '../../lib/server/auth-routes/routes';
 import { EVENT_STREAM_ROUTES } from '../../lib/server/events/stream-route';
@@ -202,6 +203,13 @@ const ROUTES: Array<{
     path: () => '/api/slot-locks/semaphore/authz-x',
     permission: 'read',
     reply: slotLockDetailResponseSchema,
+  },
+  {
+    method: 'GET',
+    pattern: '/api/slot-locks/[kind]/[resource]/history',
+    path: () => '/api/slot-locks/semaphore/authz-x/history?slots=0,1',
+    permission: 'read',
+    reply: slotHistoryResponseSchema,
   },
   {
     method: 'POST',
