@@ -35,18 +35,20 @@
  * hash that has no createdAt: that is still "no sentinel" to every reader (parseEpoch, probe.lua),
  * so the node is quarantined as before, and its register starts at p, not below.
  *
- * p = max(the highest register or fence this client has seen + 1, now in µs), one more than
- * the last for each attempt, so that the attempts of one client batched on a node rise in the order
- * they were written. The registers follow the same hybrid clock (a mark-clean and a quarantine's
- * check floor a register at the node's now in µs: mark-clean.lua, probe.lua; the fences proposed
- * ahead are clock readings too), so a client whose clock is not behind the others'
- * proposes above the fences they were granted before, without having read them: the proposal stands
- * across clients, not only for one client's own grants in a row. The clock only makes the guess
- * good; whether it stands is decided by the registers alone (above), so a clock that is behind
- * costs the fence round, and one that is ahead makes the fences larger and, until the others'
- * clocks pass the registers it raised, costs them the fence round. Above 2^52 no
- * proposal is made (a fence must stay an exact integer in Lua's doubles and JavaScript's numbers).
- * ClusterView.fenceHigh is raised by every probe (grant-verdict.ts recordProbe) and fence issued.
+ * p = max(the highest register or fence this client has seen, moved on by the µs elapsed on its
+ * monotonic clock since it saw it, + 1; its wall clock in µs), and above the last proposal, so
+ * that the attempts of one client batched on a node rise in the order they were written. The
+ * registers follow the same hybrid clock (a mark-clean and a quarantine's check floor a register at
+ * the node's now in µs: mark-clean.lua, probe.lua; the fences proposed ahead are clock readings
+ * too), so a client whose clock is not behind the others' proposes above the fences they were
+ * granted before, without having read them; and one whose clock is behind (a host a few ms off, or
+ * a peer a minute ahead that raised the registers) adopts, from the first register it reads, the
+ * clock of whoever raised it, moving it on at its own clock's rate. The clock only makes the guess
+ * good; whether it stands is decided by the registers alone (above), so a wrong clock costs a fence
+ * round until a register read corrects the guess, and one far ahead makes the fences larger. Above
+ * 2^52 no proposal is made (a fence must stay an exact integer in Lua's doubles and JavaScript's
+ * numbers). ClusterView.fenceHigh is raised by every probe (grant-verdict.ts recordProbe, through
+ * noteRegister) and every fence issued.
  */
 import { FenceCall, mergeFences } from './fence-group';
 import type { ClusterView } from './grant-plan';
@@ -74,12 +76,30 @@ export class FenceAhead {
 /** The highest fence proposed ahead: 2^52, well inside the integers a double holds exactly. */
 const MAX_PROPOSAL = 2 ** 52;
 
+/** The highest register seen, moved on by the µs since it was seen (`monoMs`: performance.now()). */
+function projected(cluster: Pick<ClusterView, 'fenceHigh' | 'fenceHighAt'>, monoMs: number): number {
+  return cluster.fenceHigh + Math.max(0, Math.floor((monoMs - cluster.fenceHighAt) * 1000));
+}
+
+/** A register read or a fence issued: the base of the next proposal when it is above the projection. */
+export function noteRegister(cluster: Pick<ClusterView, 'fenceHigh' | 'fenceHighAt'>, value: number, monoMs = performance.now()): void {
+  if (value > projected(cluster, monoMs)) {
+    cluster.fenceHigh = value;
+    cluster.fenceHighAt = monoMs;
+  }
+}
+
 /** The fence to propose for the next attempt (and reserve it), or null (header). */
-export function proposeFence(cluster: Pick<ClusterView, 'fenceHigh'>, nowMs = performance.timeOrigin + performance.now()): number | null {
-  // The clock in µs (the registers' unit): two grants a fraction of a millisecond apart still rise.
-  const proposal = Math.max(cluster.fenceHigh + 1, Math.floor(nowMs * 1000));
+export function proposeFence(
+  cluster: Pick<ClusterView, 'fenceHigh' | 'fenceHighAt'>,
+  monoMs = performance.now(),
+  wallMs = performance.timeOrigin + monoMs,
+): number | null {
+  // The wall clock in µs (the registers' unit): two grants a fraction of a millisecond apart still rise.
+  const proposal = Math.max(projected(cluster, monoMs) + 1, Math.floor(wallMs * 1000));
   if (!(proposal <= MAX_PROPOSAL)) return null;
   cluster.fenceHigh = proposal;
+  cluster.fenceHighAt = monoMs;
   return proposal;
 }
 

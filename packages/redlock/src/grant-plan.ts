@@ -48,6 +48,8 @@ export interface ClusterView {
   reseedFrom: ReseedContext | null;
   /** The highest fence register this client has read or fence it has proposed (fence-ahead.ts); 0: none yet. */
   fenceHigh: number;
+  /** When fenceHigh was set (performance.now(), ms): a proposal moves it on by the µs since. */
+  fenceHighAt: number;
 }
 
 /** The commands every attempt of one Redlock sends the same way, encoded once. */
@@ -133,6 +135,7 @@ export function nodeProbes(
     runIds: new Map(),
     reseedFrom: null,
     fenceHigh: 0,
+    fenceHighAt: 0,
   };
   const script = probeScript(epochKey, detect, maxTtlMs);
   const anchor = options.anchorKey ?? `${epochKey.replace(/epoch$/, '')}anchor`;

@@ -9,6 +9,7 @@ import type { LockNode } from './node';
 import { isZero } from './resp';
 import { metaTextOf, tokenOf } from './value';
 import { timeReplyMs } from './clock-check';
+import { noteRegister } from './fence-ahead';
 
 /**
  * A node's answer, in one shape for every kind of grant:
@@ -159,7 +160,7 @@ export function recordProbe(node: LockNode, probes: NodeProbes, probe: Probe): v
   // The base of this client's next fence proposal (fence-ahead.ts): only a guess, which the grant
   // checks against the registers its own voters read, so any register read may raise it.
   const register = Number(probe.fence);
-  if (register > cluster.fenceHigh) cluster.fenceHigh = register;
+  if (register > cluster.fenceHigh) noteRegister(cluster, register);
 }
 
 /** null: the node may vote; its quarantineUntil: quarantined; 'lost': no sentinel. */

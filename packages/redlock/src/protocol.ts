@@ -33,7 +33,7 @@ import { startReseed } from './reseed';
 import { NodeStalledError, type LockNode } from './node';
 import { blockingSize, validityHorizonMs, validityMs } from './quorum';
 import { confirmFence } from './fence-round';
-import { aheadFence, FenceAhead, proposeFence, rewriteElsewhere } from './fence-ahead';
+import { aheadFence, FenceAhead, noteRegister, proposeFence, rewriteElsewhere } from './fence-ahead';
 import { FenceCall } from './fence-group';
 import { Round, type ErrorSink } from './round';
 import { ReleaseCall } from './release-group';
@@ -113,7 +113,7 @@ export async function attemptAcquire(ctx: ProtocolContext, req: AcquireRequest):
       votes = confirmed.votes;
       fence = confirmed.ok ? confirmed.fence : null;
       if (!confirmed.ok) expired = confirmed.expired;
-      if (fence !== null && fence > req.probes.cluster.fenceHigh) req.probes.cluster.fenceHigh = fence;
+      if (fence !== null) noteRegister(req.probes.cluster, fence);
       if (fence !== null && ahead !== null)
         rewriteElsewhere(
           nodes,

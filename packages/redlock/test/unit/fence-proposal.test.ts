@@ -1,0 +1,47 @@
+import { describe, expect, it } from 'vitest';
+import { noteRegister, proposeFence } from '../../src/fence-ahead';
+
+// The guess behind a fence proposed with the grant (fence-ahead.ts): only its quality is at stake
+// here (whether a proposal stands is decided by the registers the voters read, tested on real
+// redis-server in redlock-fence-ahead.test.ts), so these are the rules of the guess itself.
+
+const fresh = () => ({ fenceHigh: 0, fenceHighAt: 0 });
+const WALL = 1_795_977_437_713; // ms
+
+describe('the fence a client proposes', () => {
+  it("follows the client's wall clock in µs while no register read is ahead of it", () => {
+    const c = fresh();
+    expect(proposeFence(c, 10, WALL)).toBe(WALL * 1000);
+    // A second attempt in the same µs is still above the first.
+    expect(proposeFence(c, 10, WALL)).toBe(WALL * 1000 + 1);
+    // 1 ms later: the last proposal moved on by 1,000 µs, + 1 (the wall clock is not ahead of it).
+    expect(proposeFence(c, 11, WALL + 1)).toBe((WALL + 1) * 1000 + 2);
+    // A wall clock that moved further than the monotonic one (a step forward) leads.
+    expect(proposeFence(c, 12, WALL + 50)).toBe((WALL + 50) * 1000);
+  });
+
+  it('adopts a register read ahead of its clock (a peer whose clock runs ahead raised it) and moves it on by the µs elapsed since the read', () => {
+    const c = fresh();
+    const ahead = (WALL + 60_000) * 1000;
+    noteRegister(c, ahead, 100);
+    // 2.5 ms later on the monotonic clock: the register read, moved on by 2,500 µs, + 1.
+    expect(proposeFence(c, 102.5, WALL + 2.5)).toBe(ahead + 2_500 + 1);
+  });
+
+  it('ignores a read below what it already expects the registers to be by now', () => {
+    const c = fresh();
+    noteRegister(c, 5_000_000, 0);
+    noteRegister(c, 5_000_500, 1); // the projection is 5,001,000 by now: this read is older news
+    expect(c).toEqual({ fenceHigh: 5_000_000, fenceHighAt: 0 });
+    noteRegister(c, 5_002_000, 1);
+    expect(c).toEqual({ fenceHigh: 5_002_000, fenceHighAt: 1 });
+  });
+
+  it('makes no proposal above 2^52 (a fence must stay an exact integer)', () => {
+    const c = fresh();
+    noteRegister(c, 2 ** 52, 0);
+    expect(proposeFence(c, 0, WALL)).toBeNull();
+    expect(proposeFence(fresh(), 0, 2 ** 52 / 1000 + 1)).toBeNull();
+    expect(proposeFence(fresh(), 0, Number.NaN)).toBeNull();
+  });
+});
