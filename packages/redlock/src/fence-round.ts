@@ -71,6 +71,9 @@ export async function confirmFence(
   for (let i = 0; i < nodes.length; i++) if (voted.votes[i]!.vote === 'for' && voted.values[i]! > max) max = voted.values[i]!;
   const fence = Math.max(max + 1, floor);
   if (remainingMs <= 0) return { ok: false, expired: true, votes: voted.votes };
+  // A register at 2^53 or beyond (written by hand, or floored by a clock centuries ahead): max + 1
+  // is no longer an exact integer above it, and a fence must never repeat. Refused, saying why.
+  if (!Number.isSafeInteger(fence)) return { ok: false, expired: false, votes: voted.votes.map(beyondExact) };
   const call = new FenceCall(req.probes.epochKey, req.lockKeys, token, fence, `${metaHead},"fence":"${fence}"}`);
   const timeout = Math.min(settings.nodeTimeoutMs, remainingMs);
   // No hedge when no node is pending (the deadline alone); never later than half the deadline, so
@@ -155,4 +158,10 @@ function askPending(r: Round): void {
  */
 function sendFence(round: FenceRound, i: number): void {
   round.nodes[i]!.callMerged(round.call.epochKey, mergeFences, round.call, round.reply(i));
+}
+
+/** A voter's vote when its register leaves no exact fence above it (the others' stay as they were). */
+function beyondExact(vote: Vote): Vote {
+  if (vote.vote !== 'for') return vote;
+  return { ...vote, vote: 'against', reason: 'error', detail: 'fence register at 2^53 or beyond: no exact integer fence above it' };
 }

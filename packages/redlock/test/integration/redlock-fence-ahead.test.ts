@@ -1,6 +1,6 @@
 import { createServer, connect, type Server, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Redlock } from '@redlock-console/redlock';
+import { QuorumUnavailableError, Redlock } from '@redlock-console/redlock';
 import { FENCE_MANY_SCRIPT, FENCE_SCRIPT } from '../../src/scripts';
 import { uniquePrefix, waitFor } from '@/test/support/cluster';
 import { NO_PERSISTENCE, startRedisNodes, type RedisNode } from '@/test/support/redis-nodes';
@@ -221,6 +221,33 @@ describe('a fence proposed ahead', () => {
       expect(await aheadStood(`${prefix}after`)).toBe(true);
     } finally {
       await r.quit();
+    }
+  });
+
+  it('registers at 2^53: a fenced acquire is refused, saying why, where max + 1 would repeat a fence; unfenced locks still work', async () => {
+    const prefix = uniquePrefix('ahead-2p53');
+    const urls = nodes.map((n) => n.url);
+    try {
+      for (const fenceAhead of [true, false]) {
+        const r = new Redlock(urls, { keyPrefix: `${prefix}${String(fenceAhead)}:`, maxTtlMs: 10_000, retryCount: 0, fenceAhead });
+        try {
+          await r.markNodesClean();
+          await Promise.all(nodes.map((n) => n.client.hset(`${r.settings.keyPrefix}epoch`, 'fence', String(2 ** 53))));
+          for (let i = 0; i < 2; i++) {
+            const refused = await r.acquire('res', 5_000).catch((e: unknown) => e);
+            expect(refused, `fenceAhead ${String(fenceAhead)}, attempt ${i + 1}`).toBeInstanceOf(QuorumUnavailableError);
+            const details = (refused as QuorumUnavailableError).votes.map((v) => v.detail ?? '');
+            expect(details.filter((d) => d.includes('2^53')).length).toBeGreaterThanOrEqual(3);
+          }
+          const unfenced = await r.acquire('res', 5_000, { fenced: false });
+          expect(unfenced.fence).toBeNull();
+          await unfenced.release();
+        } finally {
+          await r.quit();
+        }
+      }
+    } finally {
+      await Promise.all(nodes.map((n) => n.client.del(`${prefix}true:epoch`, `${prefix}false:epoch`)));
     }
   });
 });
