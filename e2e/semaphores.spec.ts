@@ -3,6 +3,7 @@ import type { Page } from '@playwright/test';
 import { expectAxeClean } from './support/axe';
 import { signIn } from './support/login';
 import { saveScreens } from './support/screens';
+import { AS_CLIENT, postAsSession } from './support/ops';
 import { deleteRawKeys, nodeClients, randomToken, seedRawKeys } from './support/seed-locks';
 import { expect, test } from './support/test';
 
@@ -164,5 +165,69 @@ test.describe('semaphores and read-write locks in the console', () => {
     } finally {
       await deleteRawKeys(keys.map((k) => k.key));
     }
+  });
+  test('the History section: a permit released, another force-released, each with its slot; keyboard, axe-clean, 320 px', async ({
+    page,
+  }) => {
+    test.slow(); // screenshots in both themes at three widths, on a busy machine
+    const sem = `e2e-semh-${unique()}`;
+    await signIn(page);
+    const take = async (owner: string) => {
+      const res = await page.request.post('/api/semaphores', {
+        headers: AS_CLIENT,
+        data: { resource: sem, limit: 3, ttlMs: 5_000, metadata: { owner } },
+      });
+      expect(res.status()).toBe(200);
+      return (await res.json()) as { token: string; slots: number[]; fence: number | null };
+    };
+    // Permit A through the lock service, released by its holder; permit B force-released by the operator.
+    const a = await take('e2e-history-a');
+    const released = await page.request.post(`/api/semaphores/${sem}/release`, {
+      headers: AS_CLIENT,
+      data: { token: a.token, slots: a.slots },
+    });
+    expect(((await released.json()) as { released: boolean }).released).toBe(true);
+    const b = await take('e2e-history-b');
+    const forced = await postAsSession(page, `/api/slot-locks/semaphore/${sem}/force-release`, {
+      token: b.token,
+      slot: b.slots[0],
+      reason: 'e2e: the history shows this',
+    });
+    expect(forced.status()).toBe(200);
+
+    await page.setViewportSize({ width: 1280, height: 900 });
+    await page.goto(`/locks/${sem}?kind=semaphore`);
+    const history = page.getByTestId('slot-history');
+    await expect(history).toHaveAttribute('data-loading-state', 'ready');
+    const row = (ended: string) => history.locator(`[data-testid="history-hold"][data-ended="${ended}"]`);
+    await expect(row('released').getByTestId('slot-history-slots')).toHaveAttribute('data-slots', a.slots.join(','));
+    await expect(row('released')).toContainText(`slot ${a.slots[0]}`);
+    await expect(row('released')).toContainText('client:e2e-client');
+    await expect(row('released')).toContainText('e2e-history-a');
+    await expect(row('force-released').getByTestId('slot-history-slots')).toHaveAttribute('data-slots', b.slots.join(','));
+    await expect(row('force-released')).toContainText(`slot ${b.slots[0]}`);
+    await expect(row('force-released')).toContainText('e2e-history-b');
+    if (b.fence !== null) await expect(row('force-released')).toContainText(String(b.fence));
+    // Newest first: the force-released permit above the released one.
+    await expect(history.getByTestId('history-hold').first()).toHaveAttribute('data-ended', 'force-released');
+    await expectAxeClean(page);
+    await saveScreens(page, 'semaphore-history');
+
+    // No key is left, so the limit is unknown: the pages of a 256-slot semaphore, from the keyboard.
+    const picker = history.getByLabel('Slots', { exact: true });
+    await picker.focus();
+    await page.keyboard.press('ArrowDown');
+    await expect(picker).toHaveValue('page-1');
+    await expect(history).toContainText('Nothing recorded on slots 16–31');
+    await page.keyboard.press('ArrowUp');
+    await expect(row('released')).toBeVisible();
+
+    for (const width of [390, 320]) {
+      await page.setViewportSize({ width, height: 800 });
+      await expect(row('force-released')).toBeVisible();
+      await expectNoSidewaysScroll(page);
+      await saveScreens(page, `semaphore-history-${width}`);
+    }
+    await expectAxeClean(page);
   });
 });

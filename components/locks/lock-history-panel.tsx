@@ -19,6 +19,49 @@ const GRANT_TIME: Record<Exclude<LockHold['grantTime'], 'recorded'>, string> = {
   'first-seen': 'granted earlier: when is not known',
 };
 
+/** When a hold was granted (and where that time comes from): the first cell of a history row. */
+export function GrantedCell({ hold }: { hold: LockHold }) {
+  return (
+    <td className={styles.eventTime} data-label="Granted" data-testid="history-granted" data-grant-time={hold.grantTime}>
+      {hold.grantTime === 'first-seen' ? 'first seen ' : ''}
+      {formatDateTime(hold.grantedAt)}
+      {hold.grantTime !== 'recorded' && <span className={styles.nodeLabel}>{GRANT_TIME[hold.grantTime]}</span>}
+    </td>
+  );
+}
+
+/** A history row's cells after the grant: who, what it claimed, fence, how long, how it ended (the slot history shares them; `data-label` names each cell where a table stacks into cards). */
+export function HoldCells({ hold }: { hold: LockHold }) {
+  const ended = ENDED[hold.ended];
+  return (
+    <>
+      <td data-label="Authenticated as">
+        {hold.principal !== null ? (
+          <strong>{hold.principal}</strong>
+        ) : (
+          <span className="muted" title="Taken by a client of the masters outside the lock service, or before the history's window">
+            not authenticated: taken outside the lock service
+          </span>
+        )}
+        <span className={styles.nodeLabel}>token {hold.token}…</span>
+      </td>
+      <td data-label="Claims to be">{hold.metadata.owner ?? <span className="muted">—</span>}</td>
+      <td className={styles.eventTime} data-label="Fence">
+        {hold.fence ?? '—'}
+      </td>
+      <td data-label="Held for">
+        {hold.endedAt === null
+          ? 'still held'
+          : `${hold.grantTime === 'first-seen' ? 'at least ' : ''}${formatDurationMs(hold.endedAt - hold.grantedAt)}`}
+        {hold.extensions > 0 ? <span className={styles.nodeLabel}>{hold.extensions} extend(s)</span> : null}
+      </td>
+      <td data-label="Ended">
+        <span className={`${styles.pill} ${styles[`pill-${ended.tone}`]}`}>{ended.label}</span>
+      </td>
+    </>
+  );
+}
+
 /**
  * Who held this resource, when, for how long, through which key, and how each hold ended (issue
  * 19): the lock history kept on the masters. "Who" is the principal the console authenticated;
@@ -65,42 +108,12 @@ export function LockHistoryPanel({ resource }: { resource: string }) {
               </tr>
             </thead>
             <tbody>
-              {data.holds.map((hold) => {
-                const ended = ENDED[hold.ended];
-                return (
-                  <tr key={hold.token} data-testid="history-hold" data-ended={hold.ended}>
-                    <td className={styles.eventTime} data-testid="history-granted" data-grant-time={hold.grantTime}>
-                      {hold.grantTime === 'first-seen' ? 'first seen ' : ''}
-                      {formatDateTime(hold.grantedAt)}
-                      {hold.grantTime !== 'recorded' && <span className={styles.nodeLabel}>{GRANT_TIME[hold.grantTime]}</span>}
-                    </td>
-                    <td>
-                      {hold.principal !== null ? (
-                        <strong>{hold.principal}</strong>
-                      ) : (
-                        <span
-                          className="muted"
-                          title="Taken by a client of the masters outside the lock service, or before the history's window"
-                        >
-                          not authenticated: taken outside the lock service
-                        </span>
-                      )}
-                      <span className={styles.nodeLabel}>token {hold.token}…</span>
-                    </td>
-                    <td>{hold.metadata.owner ?? <span className="muted">—</span>}</td>
-                    <td className={styles.eventTime}>{hold.fence ?? '—'}</td>
-                    <td>
-                      {hold.endedAt === null
-                        ? 'still held'
-                        : `${hold.grantTime === 'first-seen' ? 'at least ' : ''}${formatDurationMs(hold.endedAt - hold.grantedAt)}`}
-                      {hold.extensions > 0 ? <span className={styles.nodeLabel}>{hold.extensions} extend(s)</span> : null}
-                    </td>
-                    <td>
-                      <span className={`${styles.pill} ${styles[`pill-${ended.tone}`]}`}>{ended.label}</span>
-                    </td>
-                  </tr>
-                );
-              })}
+              {data.holds.map((hold) => (
+                <tr key={hold.token} data-testid="history-hold" data-ended={hold.ended}>
+                  <GrantedCell hold={hold} />
+                  <HoldCells hold={hold} />
+                </tr>
+              ))}
             </tbody>
           </table>
         </div>

@@ -8,6 +8,7 @@ import { meQuery } from '@/lib/client/session';
 import { CopyButton } from '../ui/copy-button';
 import { useCountdowns } from './countdown';
 import { formatClock, formatTtl } from './format';
+import { SlotHistory } from './slot-history';
 import { KindBadge, SlotNotes, heldText, holderName } from './slot-lock-summary';
 import { SlotMatrix } from './slot-matrix';
 import { slotLockQuery } from './slot-queries';
@@ -84,7 +85,7 @@ function Holders({ lock, isOperator, onRelease }: { lock: SlotLockView; isOperat
   );
 }
 
-/** One semaphore or read-write lock: what it holds, its holders (force-release for operators), and its slot × node matrix. */
+/** One semaphore or read-write lock: what it holds, its holders (force-release for operators), its slot × node matrix and its slots' history. */
 export function SlotLockDetail({ kind, resource }: { kind: SlotKind; resource: string }) {
   const { data: me } = useQuery(meQuery());
   const { data, error, isPending, dataUpdatedAt } = useQuery(slotLockQuery(kind, resource));
@@ -137,6 +138,7 @@ export function SlotLockDetail({ kind, resource }: { kind: SlotKind; resource: s
           </section>
         </>
       )}
+      <SlotHistory kind={kind} resource={resource} lock={lock} />
       {target && <SlotReleaseDialog target={target} onClose={() => setTarget(null)} />}
     </div>
   );
