@@ -9,7 +9,7 @@ import type { ClientEvent, NemesisEvent, RegisterRecord } from './history';
 import type { NemesisName } from './nemeses';
 import type { EvictionPolicy } from './node-ops';
 import { now, readJsonLines, recorder, type CoreBuild, type RunContext } from './run-context';
-import { runTrial, TRIAL_DEFENCES, type TrialKind, type TrialResult, type TrialSpec } from './targeted';
+import { runTrial, TRIAL_DEFENCES, UNARMED_RETRIES, type TrialKind, type TrialResult, type TrialSpec } from './targeted';
 import { isLossKind, LOSS_VARIANTS } from './targeted-loss';
 import type { ClientSettings } from './worker-protocol';
 
@@ -179,8 +179,7 @@ export const TARGETED_CONTROLS: readonly TargetedControl[] = [
   },
 ];
 
-/** Seeds tried after one whose danger was not in place, before the trial counts as it is. */
-export const UNARMED_RETRIES = 2;
+export { UNARMED_RETRIES };
 
 /**
  * Run a control's trial on `seed`; a trial whose danger was not in place proves nothing either way

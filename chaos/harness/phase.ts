@@ -21,7 +21,7 @@ import {
   type RunContext,
 } from './run-context';
 import { commandCost, type CommandCost } from './stats';
-import { runTrial, type TrialResult } from './targeted';
+import { runTrial, UNARMED_RETRIES, type TrialResult } from './targeted';
 import type { ClientSettings, LoopConfig } from './worker-protocol';
 
 export interface PhaseSpec {
@@ -160,15 +160,23 @@ function nemesisContext(
     trial: async (kind, options = {}) => {
       // A prefix of its own (under the phase's, fresh) and the phase's core; the trial's sessions
       // run in client processes 0–2 beside their lock loops, and their logs join the phase's history.
-      const result = await runTrial(run, {
-        kind,
-        id: `${spec.id}.t${ctx.cycle}`,
-        core: spec.core,
-        seed: rng.fork(1_000 + ctx.cycle),
-        settings: spec.settings,
-        record,
-        ...options,
-      });
+      // A trial whose danger was not in place (A not granted on exactly the majority, on a loaded
+      // machine) proves nothing: it runs again, at most UNARMED_RETRIES times. Every run's history
+      // stays in the phase's, so a violation in one is never retried away.
+      let result: TrialResult;
+      for (let k = 0; ; k++) {
+        result = await runTrial(run, {
+          kind,
+          id: `${spec.id}.t${ctx.cycle}${k === 0 ? '' : `r${k}`}`,
+          core: spec.core,
+          seed: rng.fork(1_000 + ctx.cycle + k * 10_000),
+          settings: spec.settings,
+          record,
+          ...options,
+        });
+        if (result.armed || result.defended || k === UNARMED_RETRIES) break;
+        run.log(`  [${spec.id}] trial ${ctx.cycle}: the danger was not in place (${result.detail}); again on another seed`);
+      }
       trials.push(result);
       run.log(
         `  [${spec.id}] trial ${ctx.cycle}: ${result.defended ? 'defended' : 'NOT defended'} (${result.defence ?? 'no defence seen'}); ${result.detail}`,
