@@ -2,8 +2,10 @@ import 'server-only';
 import { rwSlotName, semaphoreSlotName } from '@redlock-console/redlock';
 import type { LockHistoryEntry, LockHold } from '../api/lock-history';
 import type { SlotHistoryResponse, SlotHold } from '../api/slot-history';
-import type { SlotKind } from '../api/slot-locks';
-import { readLockHistory } from './lock-history';
+import type { SlotKind, SlotLockDetailResponse } from '../api/slot-locks';
+import { holdsOf, readLockHistory, tokenFingerprint } from './lock-history';
+import type { CurrentHold } from './lock-history/reader';
+import { getSlotLock } from './slot-inspect-service';
 
 /** Holds read per slot before the merge: a slot's whole history (the reader keeps 32 entries per principal). */
 const PER_SLOT = 32;
@@ -34,12 +36,15 @@ export async function readSlotHistory(
   limit: number,
   now = Date.now(),
 ): Promise<SlotHistoryResponse> {
-  const reads = await Promise.all(
-    slots.map(async (slot) => ({ slot, read: await readLockHistory(slotName(kind, resource, slot), PER_SLOT, now) })),
-  );
+  const [reads, keys] = await Promise.all([
+    Promise.all(slots.map(async (slot) => ({ slot, read: await readLockHistory(slotName(kind, resource, slot), PER_SLOT, now) }))),
+    slotKeys(kind, resource),
+  ]);
   const rows = new Map<string, SlotHold>();
   for (const { slot, read } of reads) {
-    for (const hold of read.holds) {
+    // The holds on the slot's keys now, whoever took them (a client of the package has no history):
+    // the reader's own "held now" reads the mutex key of the slot's name, which is not the slot.
+    for (const hold of holdsOf(read.entries, now, currentHolds(keys, slot))) {
       const entries = read.entries.filter((e) => e.token === hold.token);
       if (!isSlotHold(kind, hold, entries)) continue;
       const key = `${hold.token} ${hold.ended} ${hold.endedAt}`;
@@ -48,6 +53,8 @@ export async function readSlotHistory(
       else rows.set(key, { ...hold, slots: [slot], role: roleOf(kind, entries) });
     }
   }
+  // A reader holds one slot: a hold over several is the writer, whatever took it.
+  for (const row of rows.values()) if (kind === 'rwlock' && row.slots.length > 1) row.role = 'writer';
   return {
     kind,
     resource,
@@ -58,13 +65,33 @@ export async function readSlotHistory(
   };
 }
 
+/** The slot lock's keys read on every master now; null when they could not be read (the history stands without them). */
+async function slotKeys(kind: SlotKind, resource: string): Promise<SlotLockDetailResponse | null> {
+  try {
+    return await getSlotLock(kind, resource);
+  } catch {
+    return null;
+  }
+}
+
+/** The holds on `slot`'s key now: one per token on a node that could be read, with the holder's metadata. */
+function currentHolds(keys: SlotLockDetailResponse | null, slot: number): CurrentHold[] {
+  const byToken = new Map<string, CurrentHold>();
+  if (!keys?.lock) return [];
+  for (const cell of keys.lock.rows.find((r) => r.slot === slot)?.view.cells ?? []) {
+    if (!cell.known || !cell.present || cell.token === null || byToken.has(cell.token)) continue;
+    byToken.set(cell.token, { token: tokenFingerprint(cell.token), meta: cell.meta ?? {}, seenAt: keys.readAt });
+  }
+  return [...byToken.values()];
+}
+
 /**
  * Whether a hold in a slot's history is the slot's: its grant is the lock service's grant of this
- * kind, or (its grant not in the history) entries of the slot's stream name it. A hold with no
- * entry at all is what the reader found on the mutex key of the slot's name.
+ * kind, or its grant is not in the history (taken outside the lock service, or pushed out): then
+ * the slot's entries or its keys name it.
  */
 function isSlotHold(kind: SlotKind, hold: LockHold, entries: readonly LockHistoryEntry[]): boolean {
-  if (!hold.grantSeen) return entries.length > 0;
+  if (!hold.grantSeen) return true;
   const grant = entries.find((e) => e.event === 'granted');
   return grant !== undefined && SLOT_GRANT[kind].some((p) => grant.detail.startsWith(p));
 }

@@ -1,9 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { semaphoreSlotName } from '@redlock-console/redlock';
+import { lockValue, rwSlotKey, semaphoreSlotKey, semaphoreSlotName } from '@redlock-console/redlock';
+import type { LockHistoryResponse } from '../../lib/api/lock-history';
 import type { LockGrant } from '../../lib/api/locks';
 import type { RwGrantView } from '../../lib/api/rwlocks';
 import type { PermitView } from '../../lib/api/semaphores';
 import { slotHistoryResponseSchema, type SlotHistoryResponse } from '../../lib/api/slot-history';
+import { CONFIG_DEFAULTS } from '../../lib/config/env';
 import { API_KEY, startApi, type ApiHarness, okJson as ok } from '../support/api';
 
 /**
@@ -35,7 +37,7 @@ const release = async (root: 'semaphores' | 'rwlocks', resource: string, g: { to
 const history = (kind: string, resource: string, query: string, as: 'viewer' | 'operator' | 'client' | 'anonymous' = 'viewer') =>
   api.call('GET', `/api/slot-locks/${kind}/${encodeURIComponent(resource)}/history?${query}`, { as });
 
-/** The history once `ready` holds (the writer flushes every 200 ms). */
+/** The history once `ready` holds (the writer flushes every 200 ms: a hold on the keys can be there before its grant). */
 async function historyWhen(kind: string, resource: string, query: string, ready: (h: SlotHistoryResponse) => boolean) {
   let last: SlotHistoryResponse | null = null;
   await expect
@@ -59,7 +61,7 @@ describe('the history of a slot lock', () => {
       }),
     );
     const c = await permit('batch', 2);
-    const h = await historyWhen('semaphore', 'batch', 'slots=0,1,2', (r) => r.holds.length === 3);
+    const h = await historyWhen('semaphore', 'batch', 'slots=0,1,2', (r) => r.holds.length === 3 && r.holds.every((x) => x.grantSeen));
     expect(h).toMatchObject({ kind: 'semaphore', resource: 'batch', slots: [0, 1, 2], nodesRead: 3, nodesFailed: 0 });
     expect(h.holds.map((x) => ({ slots: x.slots, role: x.role, ended: x.ended, principal: x.principal, owner: x.metadata.owner }))).toEqual(
       [
@@ -92,17 +94,47 @@ describe('the history of a slot lock', () => {
     ]);
   });
 
+  it('shows a hold taken outside the lock service from the slot keys, while held: unauthenticated, its own grant time', async () => {
+    const prefix = CONFIG_DEFAULTS.keyPrefix;
+    const acquiredAt = Date.now() - 5_000;
+    const meta = (extra: Record<string, string>) =>
+      JSON.stringify({ owner: 'pkg-client', acquiredAt: String(acquiredAt), fence: '7', ...extra });
+    const write = async (key: string, value: string) => {
+      for (const id of [1, 2, 3]) {
+        const c = api.cluster.client(id);
+        if (c.status === 'wait') await c.connect();
+        await c.set(key, value, 'PX', 20_000);
+      }
+    };
+    await write(semaphoreSlotKey(prefix, 'pkg', 1), lockValue('pkg-token-1', meta({ limit: '3' })));
+    for (const slot of [0, 1, 2])
+      await write(rwSlotKey(prefix, 'pkg-rw', slot), lockValue('pkg-writer', meta({ limit: '3', rw: 'write' })));
+    const sem = await ok<SlotHistoryResponse>(await history('semaphore', 'pkg', 'slots=0,1,2'));
+    expect(sem.holds).toEqual([
+      expect.objectContaining({
+        slots: [1],
+        role: 'permit',
+        ended: 'held',
+        principal: null,
+        grantTime: 'holder-clock',
+        grantedAt: acquiredAt,
+        fence: 7,
+      }),
+    ]);
+    expect(sem.holds[0]!.metadata.owner).toBe('pkg-client');
+    const rwh = await ok<SlotHistoryResponse>(await history('rwlock', 'pkg-rw', 'slots=0,1,2'));
+    expect(rwh.holds.map((h) => ({ slots: h.slots, role: h.role, ended: h.ended }))).toEqual([
+      { slots: [0, 1, 2], role: 'writer', ended: 'held' },
+    ]);
+  });
+
   it('keeps out a mutex that has a slot’s name', async () => {
     const name = semaphoreSlotName('shared', 0);
     const lock = await ok<LockGrant>(await api.call('POST', '/api/locks', { as: 'client', body: { resource: name, ttlMs: 20_000 } }));
-    // The mutex is in its own history under that name…
-    await expect
-      .poll(
-        async () =>
-          (await ok<{ holds: unknown[] }>(await api.call('GET', `/api/locks/${encodeURIComponent(name)}/history`, { as: 'viewer' }))).holds
-            .length,
-      )
-      .toBe(1);
+    // The mutex's grant is in its own history under that name (the stream a slot's history reads)…
+    const own = async () =>
+      (await ok<LockHistoryResponse>(await api.call('GET', `/api/locks/${encodeURIComponent(name)}/history`, { as: 'viewer' }))).holds;
+    await expect.poll(async () => (await own()).map((x) => x.grantSeen)).toEqual([true]);
     // …and not in the semaphore's slot 0, held now or not.
     const h = await ok<SlotHistoryResponse>(await history('semaphore', 'shared', 'slots=0'));
     expect(h.holds).toEqual([]);
