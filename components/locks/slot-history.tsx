@@ -62,7 +62,7 @@ function SlotCell({ hold }: { hold: SlotHold }) {
 function HistoryTable({ holds }: { holds: SlotHold[] }) {
   return (
     <div className={detail.historyScroll} role="region" aria-label="History of the slots' holds" tabIndex={0}>
-      <table className={`table table-stack ${detail.nodeTable}`}>
+      <table className={`table table-stack ${detail.nodeTable} ${styles.table}`}>
         <thead>
           <tr>
             <th scope="col">Granted</th>
