@@ -1,4 +1,5 @@
 import { request as httpRequest, type IncomingMessage } from 'node:http';
+import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AUTH_ROUTES } from '../../lib/server/auth-routes/routes';
 import { LOCK_SERVICE_ROUTES } from '../../lib/server/lock-service/routes';
@@ -198,6 +199,44 @@ describe('body limits on the routes answered before Next.js (lock service, sign-
       expect(res.written, path).toBeLessThan(32 * 1024 * 1024);
       expect(process.memoryUsage().rss - before, path).toBeLessThan(24 * 1024 * 1024);
     }
+  });
+
+  it('the 413 reaches a client that reads only after it has sent 4 MB more: the server reads and drops them (a lingering close), no reset wipes the answer', async () => {
+    // A client that does not read while it writes (as a simple one does): the answer waits in its
+    // socket while the server, past the limit, closes. Closed with those bytes unread, the server's
+    // kernel resets the connection and the client's drops the answer it had not read.
+    const answer = await new Promise<string>((resolve) => {
+      const socket = connect(fast.port, '127.0.0.1');
+      socket.pause();
+      let text = '';
+      let settled = false;
+      const end = (why: string) => {
+        if (settled) return;
+        settled = true;
+        socket.destroy();
+        resolve(text.split('\r\n')[0] || why);
+      };
+      socket.on('error', (err: NodeJS.ErrnoException) => end(`error ${err.code ?? err.message} before any answer`));
+      socket.on('data', (d: Buffer) => {
+        text += d.toString('latin1');
+        if (text.includes('\r\n\r\n')) end('');
+      });
+      socket.on('end', () => end('closed before any answer'));
+      socket.write(
+        'POST /api/auth/login HTTP/1.1\r\nHost: console.test\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n',
+      );
+      const chunk = Buffer.concat([Buffer.from(`${CHUNK.toString(16)}\r\n`), Buffer.alloc(CHUNK, 0x20), Buffer.from('\r\n')]);
+      let sent = 0;
+      const pump = () => {
+        while (!settled && sent < 4 * 1024 * 1024) {
+          sent += CHUNK;
+          if (!socket.write(chunk)) return void socket.once('drain', pump);
+        }
+        if (!settled) socket.resume(); // all sent: now read
+      };
+      pump();
+    });
+    expect(answer).toMatch(/^HTTP\/1\.1 413 /);
   });
 
   it('a declared Content-Length over the limit is refused at once: the answer comes while the body is still unsent', async () => {

@@ -1,5 +1,6 @@
 import 'server-only';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import type { HeaderReader } from '../auth';
 import { bodyTooLarge, checkBodyHeaders, MAX_BODY_BYTES, parseJsonBody } from './request-checks';
 import { API_CSP, HSTS, STATIC_SECURITY_HEADERS } from './security-headers';
@@ -108,6 +109,37 @@ export function sendJson(
     if (typeof value === 'string') headers.push(name, value);
     else for (const one of value) headers.push(name, one);
   }
+  if (extra['connection'] === 'close' && !req.complete) lingerOnClose(req);
   res.writeHead(status, headers);
   res.end(text);
+}
+
+/** How long, and for how many more bytes, a connection closed under a client still sending keeps reading. */
+const LINGER_MS = 2_000;
+const LINGER_BYTES = 8 * 1024 * 1024;
+
+/**
+ * A lingering close (as nginx's `lingering_close`) for an answer that closes the connection while
+ * the client is still sending its body (a 413 part-way through a chunked body). Closing a socket
+ * with unread bytes makes the kernel send a reset, and a reset makes the client's kernel drop what
+ * the client had not read yet: the answer itself (an e2e run saw a 413 vanish so). So the socket
+ * only ends (its FIN after the answer), and what the client still sends is read and dropped, for at
+ * most LINGER_MS and LINGER_BYTES more, before it is destroyed. Node closes a `connection: close`
+ * answer's socket through destroySoon, replaced here for this socket alone.
+ */
+function lingerOnClose(req: IncomingMessage): void {
+  const socket = req.socket as Socket;
+  socket.destroySoon = () => {
+    socket.end();
+    let dropped = 0;
+    const timer = setTimeout(() => socket.destroy(), LINGER_MS);
+    timer.unref();
+    socket.once('close', () => clearTimeout(timer));
+    socket.on('data', (chunk: Buffer) => {
+      dropped += chunk.byteLength;
+      if (dropped > LINGER_BYTES) socket.destroy();
+    });
+    req.resume();
+    socket.resume();
+  };
 }
