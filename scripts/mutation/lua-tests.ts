@@ -98,11 +98,20 @@ export const LUA_TESTS: Readonly<Record<string, LuaTestSet>> = {
     ],
   },
   'probe.lua': {
-    quick: ['redlock-probe-mutants', 'redlock-quarantine', 'redlock-core', 'redlock-fast-path', 'redlock-restarts', 'redlock-rollback'],
+    quick: [
+      'redlock-probe-mutants',
+      'redlock-probe-check-mutants',
+      'redlock-quarantine',
+      'redlock-core',
+      'redlock-fast-path',
+      'redlock-restarts',
+      'redlock-rollback',
+    ],
     quickName: without([...SLOW_CHECK_TESTS, TTL_UNDER_LOAD]),
     fullName: without([...SLOW_UNDER_LOAD, TTL_UNDER_LOAD]),
     full: [
       'redlock-probe-mutants',
+      'redlock-probe-check-mutants',
       'redlock-quarantine',
       'redlock-core',
       'redlock-fast-path',
