@@ -46,11 +46,11 @@ async function warm(b: Redlock): Promise<void> {
   ).settled;
 }
 
-/** A holds `res` on nodes 1–3; B is warm. */
-async function setUp(name: string, settings: Partial<RedlockSettings> = {}) {
+/** A holds `res` on nodes 1–3; B is warm. `maxTtlMs`: the ceiling every client of the prefix uses. */
+async function setUp(name: string, settings: Partial<RedlockSettings> = {}, maxTtlMs = MAX_TTL) {
   const prefix = uniquePrefix(name);
-  const a = client(prefix);
-  const b = client(prefix, settings);
+  const a = client(prefix, { maxTtlMs });
+  const b = client(prefix, { maxTtlMs, ...settings });
   await markCleanLevel(a, prefix, nodes);
   await warm(b);
   return { prefix, a, b };
@@ -86,14 +86,17 @@ async function backupOf(node: RedisNode): Promise<string> {
 describe('a node whose data goes back in time within one process', () => {
   it('restored in place: REPLICAOF a server loaded from an older backup of itself, then REPLICAOF NO ONE', async () => {
     nodes = await startRedisNodes(() => NO_PERSISTENCE);
-    const { a, b, prefix } = await setUp('restore-replicaof');
+    // A lease of 14.5 s (a ceiling of 15 s): the sync below happens within it. With 5.5 s, a loaded
+    // clean-clone run saw A's validity end during the sync, and B's grant was then no overlap.
+    const ceiling = 15_000;
+    const { a, b, prefix } = await setUp('restore-replicaof', {}, ceiling);
     const backup = await backupOf(nodes[2]!);
     // The backup server: a redis-server started from node 3's older dump (before A's lease starts:
     // on a loaded machine its start and the sync outlasted A's 5.5 s, and B's grant was no overlap).
     const side = await startRedisNode([...NO_PERSISTENCE, '--dir', backup, '--dbfilename', 'dump.rdb']);
     cleanups.push(() => side.stop());
     expect(await side.client.hget(`${prefix}epoch`, 'createdAt')).not.toBeNull();
-    const lockA = await holdOnMajority(a, 'res', nodes, 5_500);
+    const lockA = await holdOnMajority(a, 'res', nodes, ceiling - 500);
     const n3 = nodes[2]!.client;
     await n3.replicaof('127.0.0.1', side.port);
     await waitFor(async () => /master_link_status:up/.test(await n3.info('replication')), 10_000, 'node 3 to sync');
@@ -102,7 +105,7 @@ describe('a node whose data goes back in time within one process', () => {
     expect(await n3.get(a.lockKey('res'))).toBeNull();
     expectRefused(await attempt(b), lockA, /back in time|replication sync/);
     // A client with no memory of node 3 is refused too: the quarantine is on the node.
-    expectRefused(await attempt(client(prefix)), lockA, /.*/);
+    expectRefused(await attempt(client(prefix, { maxTtlMs: ceiling })), lockA, /.*/);
   });
 
   it('DEBUG RELOAD NOSAVE of an older dump: the same process, run_id and replication id', async () => {
