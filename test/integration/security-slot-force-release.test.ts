@@ -1,12 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { rwIntentKey, rwSlotKey, semaphoreSlotKey, tokenOf } from '@redlock-console/redlock';
 import type { AuditResponse } from '../../lib/api/audit';
 import type { LockHistoryResponse } from '../../lib/api/lock-history';
-import type { RwGrantView } from '../../lib/api/rwlocks';
-import type { PermitView } from '../../lib/api/semaphores';
 import type { SlotForceReleaseResponse } from '../../lib/api/slot-locks';
 import { CONFIG_DEFAULTS } from '../../lib/config/env';
-import { API_KEY, startApi, type ApiHarness, okJson as ok } from '../support/api';
+import { okJson as ok } from '../support/api';
+import { slotLockApi } from '../support/slot-lock-api';
 
 /**
  * Force-release of one semaphore permit's slot or one read-write lock holder
@@ -15,38 +14,23 @@ import { API_KEY, startApi, type ApiHarness, okJson as ok } from '../support/api
  * named are deleted, and a wrong token, a token of another slot, a waiting writer's intent, a
  * viewer or a request without CSRF is refused with a 4xx before anything is written.
  */
-let api: ApiHarness;
+const env = slotLockApi();
+const { permit, rw } = env;
 const prefix = CONFIG_DEFAULTS.keyPrefix;
-beforeAll(async () => {
-  api = await startApi({ nodes: 3, maxTtlMs: 30_000 });
-  process.env.REDLOCK_API_KEYS = `test-client=${API_KEY}`;
-});
-afterAll(async () => {
-  await api?.stop();
-});
-
-const permit = async (resource: string, permits = 1) =>
-  ok<PermitView>(
-    await api.call('POST', '/api/semaphores', {
-      as: 'client',
-      body: { resource, limit: 3, permits, ttlMs: 20_000, metadata: { owner: 'etl' } },
-    }),
-  );
-const rw = async (resource: string, mode: 'read' | 'write') =>
-  ok<RwGrantView>(await api.call('POST', `/api/rwlocks/${resource}/${mode}`, { as: 'client', body: { ttlMs: 20_000, maxReaders: 3 } }));
 const forceRelease = (
   kind: string,
   resource: string,
   body: Record<string, unknown>,
   as: 'operator' | 'viewer' | 'client' = 'operator',
   headers?: Record<string, string>,
-) => api.call('POST', `/api/slot-locks/${kind}/${resource}/force-release`, { as, body: { reason: 'stuck batch job', ...body }, headers });
+) =>
+  env.api.call('POST', `/api/slot-locks/${kind}/${resource}/force-release`, { as, body: { reason: 'stuck batch job', ...body }, headers });
 
 /** The token each node holds at `key` (null where absent). */
 async function tokens(key: string): Promise<Array<string | null>> {
   return Promise.all(
     [1, 2, 3].map(async (id) => {
-      const c = api.cluster.client(id);
+      const c = env.api.cluster.client(id);
       if (c.status === 'wait') await c.connect();
       const value = await c.get(key);
       return value === null ? null : tokenOf(value);
@@ -56,7 +40,7 @@ async function tokens(key: string): Promise<Array<string | null>> {
 const holds = async (key: string, token: string) => (await tokens(key)).filter((t) => t === token).length;
 
 async function audited(target: string): Promise<AuditResponse['entries']> {
-  const res = await ok<AuditResponse>(await api.call('GET', '/api/audit?action=lock.force-release&format=json', { as: 'operator' }));
+  const res = await ok<AuditResponse>(await env.api.call('GET', '/api/audit?action=lock.force-release&format=json', { as: 'operator' }));
   return res.entries.filter((e) => e.target === target);
 }
 
@@ -80,7 +64,7 @@ describe('force-release of a permit or a read-write lock holder', () => {
       .poll(
         async () => {
           const history = await ok<LockHistoryResponse>(
-            await api.call('GET', `/api/locks/${encodeURIComponent(`sem:batch:${slot}`)}/history`, { as: 'operator' }),
+            await env.api.call('GET', `/api/locks/${encodeURIComponent(`sem:batch:${slot}`)}/history`, { as: 'operator' }),
           );
           return history.entries.filter((e) => e.event === 'force-released').map((e) => e.principal);
         },
@@ -134,7 +118,7 @@ describe('force-release of a permit or a read-write lock holder', () => {
 
     // A reader's token named with another reader's slot is another slot's token.
     expect((await forceRelease('rwlock', 'catalog', { token: r2.token, slot: r1.slots[0] })).status).toBe(409);
-    const c = api.cluster.client(1);
+    const c = env.api.cluster.client(1);
     if (c.status === 'wait') await c.connect();
     await c.set(rwIntentKey(prefix, 'catalog'), 'intent-token {"rw":"intent"}', 'PX', 20_000);
     const intent = await forceRelease('rwlock', 'catalog', { token: 'intent-token' });

@@ -1,12 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { lockValue, rwSlotKey, semaphoreSlotKey, semaphoreSlotName } from '@redlock-console/redlock';
 import type { LockHistoryResponse } from '../../lib/api/lock-history';
 import type { LockGrant } from '../../lib/api/locks';
-import type { RwGrantView } from '../../lib/api/rwlocks';
-import type { PermitView } from '../../lib/api/semaphores';
 import { slotHistoryResponseSchema, type SlotHistoryResponse } from '../../lib/api/slot-history';
 import { CONFIG_DEFAULTS } from '../../lib/config/env';
-import { API_KEY, startApi, type ApiHarness, okJson as ok } from '../support/api';
+import { okJson as ok } from '../support/api';
+import { slotLockApi } from '../support/slot-lock-api';
 
 /**
  * GET /api/slot-locks/{kind}/{resource}/history on three real masters: the lock history of some
@@ -14,28 +13,12 @@ import { API_KEY, startApi, type ApiHarness, okJson as ok } from '../support/api
  * under its slot name), newest first, each hold with its slots and role. Viewers read it; bad
  * input is a 400 naming what is wrong, and at most 16 slots are read a request.
  */
-let api: ApiHarness;
-beforeAll(async () => {
-  api = await startApi({ nodes: 3, maxTtlMs: 30_000 });
-  process.env.REDLOCK_API_KEYS = `test-client=${API_KEY}`;
-});
-afterAll(async () => {
-  await api?.stop();
-});
-
-const permit = async (resource: string, permits = 1) =>
-  ok<PermitView>(
-    await api.call('POST', '/api/semaphores', {
-      as: 'client',
-      body: { resource, limit: 3, permits, ttlMs: 20_000, metadata: { owner: 'etl' } },
-    }),
-  );
-const rw = async (resource: string, mode: 'read' | 'write') =>
-  ok<RwGrantView>(await api.call('POST', `/api/rwlocks/${resource}/${mode}`, { as: 'client', body: { ttlMs: 20_000, maxReaders: 3 } }));
+const env = slotLockApi();
+const { permit, rw } = env;
 const release = async (root: 'semaphores' | 'rwlocks', resource: string, g: { token: string; slots: number[] }) =>
-  ok(await api.call('POST', `/api/${root}/${resource}/release`, { as: 'client', body: { token: g.token, slots: g.slots } }));
+  ok(await env.api.call('POST', `/api/${root}/${resource}/release`, { as: 'client', body: { token: g.token, slots: g.slots } }));
 const history = (kind: string, resource: string, query: string, as: 'viewer' | 'operator' | 'client' | 'anonymous' = 'viewer') =>
-  api.call('GET', `/api/slot-locks/${kind}/${encodeURIComponent(resource)}/history?${query}`, { as });
+  env.api.call('GET', `/api/slot-locks/${kind}/${encodeURIComponent(resource)}/history?${query}`, { as });
 
 /** The history once `ready` holds (the writer flushes every 200 ms: a hold on the keys can be there before its grant). */
 async function historyWhen(kind: string, resource: string, query: string, ready: (h: SlotHistoryResponse) => boolean) {
@@ -55,7 +38,7 @@ describe('the history of a slot lock', () => {
     await release('semaphores', 'batch', a);
     const b = await permit('batch');
     await ok(
-      await api.call('POST', '/api/slot-locks/semaphore/batch/force-release', {
+      await env.api.call('POST', '/api/slot-locks/semaphore/batch/force-release', {
         as: 'operator',
         body: { token: b.token, slot: b.slots[0], reason: 'stuck batch job' },
       }),
@@ -101,7 +84,7 @@ describe('the history of a slot lock', () => {
       JSON.stringify({ owner: 'pkg-client', acquiredAt: String(acquiredAt), fence: '7', ...extra });
     const write = async (key: string, value: string) => {
       for (const id of [1, 2, 3]) {
-        const c = api.cluster.client(id);
+        const c = env.api.cluster.client(id);
         if (c.status === 'wait') await c.connect();
         await c.set(key, value, 'PX', 20_000);
       }
@@ -130,15 +113,15 @@ describe('the history of a slot lock', () => {
 
   it('keeps out a mutex that has a slot’s name', async () => {
     const name = semaphoreSlotName('shared', 0);
-    const lock = await ok<LockGrant>(await api.call('POST', '/api/locks', { as: 'client', body: { resource: name, ttlMs: 20_000 } }));
+    const lock = await ok<LockGrant>(await env.api.call('POST', '/api/locks', { as: 'client', body: { resource: name, ttlMs: 20_000 } }));
     // The mutex's grant is in its own history under that name (the stream a slot's history reads)…
     const own = async () =>
-      (await ok<LockHistoryResponse>(await api.call('GET', `/api/locks/${encodeURIComponent(name)}/history`, { as: 'viewer' }))).holds;
+      (await ok<LockHistoryResponse>(await env.api.call('GET', `/api/locks/${encodeURIComponent(name)}/history`, { as: 'viewer' }))).holds;
     await expect.poll(async () => (await own()).map((x) => x.grantSeen)).toEqual([true]);
     // …and not in the semaphore's slot 0, held now or not.
     const h = await ok<SlotHistoryResponse>(await history('semaphore', 'shared', 'slots=0'));
     expect(h.holds).toEqual([]);
-    await ok(await api.call('POST', `/api/locks/${encodeURIComponent(name)}/release`, { as: 'client', body: { token: lock.token } }));
+    await ok(await env.api.call('POST', `/api/locks/${encodeURIComponent(name)}/release`, { as: 'client', body: { token: lock.token } }));
   });
 
   it('is read by viewers and operators only: an API key and an anonymous caller are refused', async () => {
