@@ -2,8 +2,8 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { epochKey, legacyFenceKey, markNodeClean } from '@redlock-console/redlock';
 import { anchorKey } from '../../src/keys';
-import { PROBE_SCRIPT } from '../../src/scripts';
 import { startTestCluster, uniquePrefix, waitFor, type TestCluster } from '@/test/support/cluster';
+import { probeNowMs, runProbe } from '../support/probe';
 
 // probe.lua's check (ARGV[1] '1') run directly on real redis-servers: its decision (which cause,
 // until when) and what it writes, for the Lua mutants of its lines 128–211
@@ -46,25 +46,14 @@ interface Options {
 }
 
 async function check(d: Redis, prefix: string, options: Options = {}) {
-  const r = (await d.eval(
-    PROBE_SCRIPT.source,
-    3,
-    epochKey(prefix),
-    legacyFenceKey(prefix),
-    anchorKey(prefix),
-    '1',
-    String(options.ceiling ?? CEILING),
-    options.detect ?? '2',
-    options.mayStart === false ? '0' : '1',
-    options.forced ?? '',
-  )) as Array<string | number | null>;
+  const r = await runProbe(d, prefix, 'check', { ...options, ceiling: options.ceiling ?? CEILING });
   return {
     reply: r,
     quarantineUntil: Number(r[1] ?? 0),
     fence: Number(r[4] ?? 0),
     started: r[7],
     cause: r[8],
-    nowMs: Number(r[9]) * 1000 + Math.floor(Number(r[10]) / 1000),
+    nowMs: probeNowMs(r),
   };
 }
 

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { epochKey, legacyFenceKey, markNodeClean, readFenceRegister, Redlock } from '@redlock-console/redlock';
 import { anchorKey } from '../../src/keys';
-import { PROBE_SCRIPT } from '../../src/scripts';
 import { uniquePrefix, waitFor } from '@/test/support/cluster';
 import { redlockEnv } from '@/test/support/redlock-env';
+import { probeNowMs, runProbe } from '../support/probe';
 
 // Survivors of the Lua mutants of probe.lua (scripts/mutation/lua-mutants.ts, docs/mutation.md),
 // killed here on real redis-server: what a check (a client's first contact with a node) does
@@ -56,19 +56,7 @@ interface CheckReply {
 }
 
 async function check(prefix: string, options: { ceiling?: number; detect?: string; mayStart?: boolean; forced?: string } = {}) {
-  const d = env.direct[0]!;
-  const r = (await d.eval(
-    PROBE_SCRIPT.source,
-    3,
-    epochKey(prefix),
-    legacyFenceKey(prefix),
-    anchorKey(prefix),
-    '1',
-    String(options.ceiling ?? MAX_TTL),
-    options.detect ?? '2',
-    options.mayStart === false ? '0' : '1',
-    options.forced ?? '',
-  )) as Array<string | number | null>;
+  const r = await runProbe(env.direct[0]!, prefix, 'check', { ...options, ceiling: options.ceiling ?? MAX_TTL });
   return {
     createdAt: (r[0] as string | null) ?? null,
     quarantineUntil: Number(r[1] ?? 0),
@@ -76,25 +64,14 @@ async function check(prefix: string, options: { ceiling?: number; detect?: strin
     runIdNow: String(r[5]),
     started: Number(r[7]),
     cause: String(r[8]),
-    nowMs: Number(r[9]) * 1000 + Math.floor(Number(r[10]) / 1000),
+    nowMs: probeNowMs(r),
     anchor: Number(r[11]),
     reseed: String(r[12]),
   } satisfies CheckReply;
 }
 
 async function fast(prefix: string) {
-  const r = (await env.direct[0]!.eval(
-    PROBE_SCRIPT.source,
-    3,
-    epochKey(prefix),
-    legacyFenceKey(prefix),
-    anchorKey(prefix),
-    '0',
-    String(MAX_TTL),
-    '2',
-    '0',
-    '',
-  )) as Array<string | null>;
+  const r = (await runProbe(env.direct[0]!, prefix, 'fast', { ceiling: MAX_TTL, mayStart: false })) as Array<string | null>;
   return { createdAt: r[0], quarantineUntil: r[1], runId: r[2], maxTtlMs: r[3], fence: Number(r[4] ?? 0), suspect: r[5], reseed: r[8] };
 }
 
