@@ -14,37 +14,28 @@
  * stages comes first: a script whose tests fail without a mutant is not judged (said on stderr and
  * in the summary), as a mutant cannot be judged against them.
  *
- * Incremental: results are kept in reports/lua-mutants.json keyed by the mutant and a hash of every
- * script and of both stages' test files and name patterns, so a rerun tests only mutants whose script or tests changed.
+ * Incremental (lua-cache.ts): results are kept in reports/lua-mutants.json by mutant, each with what
+ * it was judged against. A rerun keeps a killed mutant's result while every script and the test
+ * file that killed it are unchanged (and still listed), and tests a survivor again when anything its
+ * stages run changed; older entries: lua-migrate.ts.
  * Summary: reports/lua-mutants.md (score per script, the survivors).
  */
 import { spawnSync } from 'node:child_process';
-import { createHash } from 'node:crypto';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { applyMutant, mutantsOf } from './lua-operators';
 import { inRanges, parseLineRange, type LineRange } from './lua-select';
-import { control, judge, mutantKey, stageHashes, type Outcome, type Stage } from './lua-stages';
+import { luaHashOf, mutantId, parseKiller, provenance, reusable, type CachedResult, type Current } from './lua-cache';
+import { control, judge, type Outcome, type Stage } from './lua-stages';
 import { FULL_NAME, LUA_TESTS } from './lua-tests';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const SCRIPTS = 'packages/redlock/src/scripts';
 const IT = 'packages/redlock/test/integration';
 
-interface Result {
-  readonly file: string;
-  readonly line: number;
-  readonly operator: string;
-  readonly replacement: string;
-  readonly status: 'killed' | 'survived' | 'timeout';
-  /** The stage that decided: 'quick' (killed by the quick subset) or 'full' (ran the full list). */
-  readonly stage?: Stage;
-  readonly seconds: number;
-  /** The first failing test's name, for a killed mutant. */
-  readonly killedBy?: string;
-}
+type Result = CachedResult;
 
 function args() {
   const a = process.argv.slice(2);
@@ -70,7 +61,6 @@ function args() {
   return { files, lines, limit, fresh, timeoutMs };
 }
 
-const sha = (s: string) => createHash('sha1').update(s).digest('hex');
 const testPath = (name: string) => `${IT}/${name}.test.ts`;
 
 function makeSandbox(): string {
@@ -121,8 +111,9 @@ function runTests(sandbox: string, tests: readonly string[], testName: string, t
     if (!/Tests\s+\d+ passed/.test(plain)) throw new Error(`no test ran for ${tests.join(', ')} -t ${testName}:\n${plain.slice(-2000)}`);
     return { status: 'survived' };
   }
-  const failed = /FAIL\s+(.+)/.exec(plain) ?? /×\s+(.+)/.exec(plain);
-  return { status: 'killed', killedBy: failed?.[1]?.trim().slice(0, 160) };
+  const killer = parseKiller(`${plain}\n${r.stderr ?? ''}`);
+  const failed = killer?.name ?? /×\s+(.+)/.exec(plain)?.[1];
+  return { status: 'killed', killedBy: failed?.trim().slice(0, 160), ...(killer ? { killer } : {}) };
 }
 
 function main() {
@@ -135,7 +126,9 @@ function main() {
   const allScripts = readdirSync(scriptsDir)
     .filter((f) => f.endsWith('.lua'))
     .sort();
-  const luaHash = sha(allScripts.map((f) => readFileSync(join(scriptsDir, f), 'utf8')).join('\0'));
+  const luaHash = luaHashOf(allScripts, (f) => readFileSync(join(scriptsDir, f), 'utf8'));
+  const testSources = new Map<string, string>();
+  const readTest = (t: string) => testSources.get(t) ?? testSources.set(t, readFileSync(join(root, testPath(t)), 'utf8')).get(t)!;
   const chosen = files.length > 0 ? files : allScripts;
   const sandbox = makeSandbox();
   const started = Date.now();
@@ -149,9 +142,9 @@ function main() {
       const tests = LUA_TESTS[file];
       if (!tests) throw new Error(`no tests listed for ${file} in LUA_TESTS (lua-tests.ts)`);
       const source = readFileSync(join(scriptsDir, file), 'utf8');
-      const stages = stageHashes(tests, (t) => readFileSync(join(root, testPath(t)), 'utf8'));
+      const now: Current = { luaHash, set: tests, read: readTest };
       const mutants = mutantsOf(file, source).filter((m) => inRanges(m.line, lineRanges));
-      const todo = mutants.filter((m) => !cache[mutantKey(luaHash, stages, m)]);
+      const todo = mutants.filter((m) => !reusable(cache[mutantId(m)], now));
       const runStage = (stage: Stage) =>
         stage === 'quick'
           ? runTests(sandbox, tests.quick, tests.quickName ?? FULL_NAME, timeoutMs)
@@ -170,8 +163,8 @@ function main() {
         }
       }
       for (const m of mutants) {
-        const key = mutantKey(luaHash, stages, m);
-        let result = cache[key];
+        const key = mutantId(m);
+        let result = reusable(cache[key], now) ? cache[key] : undefined;
         if (!result) {
           if (ran >= limit) {
             untested.set(file, (untested.get(file) ?? 0) + 1);
@@ -184,13 +177,15 @@ function main() {
           if (gen.status !== 0) throw new Error(`gen-lua failed in the sandbox: ${gen.stderr}`);
           const outcome = judge(runStage);
           writeFileSync(join(sandbox, SCRIPTS, file), source);
+          const { killer: _killer, ...rest } = outcome;
           result = {
             file,
             line: m.line,
             operator: m.operator,
             replacement: m.replacement.trim(),
-            ...outcome,
+            ...rest,
             seconds: Math.round((Date.now() - t0) / 1000),
+            ...provenance(outcome, now),
           };
           cache[key] = result;
           writeFileSync(cacheFile, `${JSON.stringify(cache, null, 1)}\n`);

@@ -16,6 +16,8 @@ export interface Outcome {
   readonly status: 'killed' | 'survived' | 'timeout';
   /** The first failing test's name, for a killed mutant. */
   readonly killedBy?: string;
+  /** The test file that failed first (and the test's full name when the output gave it), for a killed mutant. */
+  readonly killer?: { readonly test: string; readonly name?: string };
 }
 
 /** Runs one stage's tests against the sandbox as it is now. */
@@ -46,14 +48,14 @@ const sha = (s: string) => createHash('sha1').update(s).digest('hex');
 
 /**
  * A hash of what each stage runs: its test files' names and contents and its name pattern. A
- * mutant's cached result stands only while both are unchanged (and every script, lua-mutants.ts).
+ * surviving mutant's cached result stands only while both are unchanged (lua-cache.ts).
  */
 export function stageHashes(set: LuaTestSet, read: (test: string) => string): { readonly quick: string; readonly full: string } {
   const of = (tests: readonly string[], name: string) => sha([name, ...tests.flatMap((t) => [t, read(t)])].join('\0'));
   return { quick: of(set.quick, set.quickName ?? FULL_NAME), full: of(set.full, set.fullName ?? FULL_NAME) };
 }
 
-/** The cache key of one mutant's result. */
+/** The older cache key of one mutant's result (every entry written before lua-cache.ts; lua-migrate.ts reads them). */
 export function mutantKey(
   luaHash: string,
   stages: { readonly quick: string; readonly full: string },
