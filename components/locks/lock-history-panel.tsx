@@ -19,10 +19,40 @@ const GRANT_TIME: Record<Exclude<LockHold['grantTime'], 'recorded'>, string> = {
   'first-seen': 'granted earlier: when is not known',
 };
 
+/**
+ * A history table's columns, in order: each is the head's text and its cells' `data-label` (the
+ * cell's name where a table stacks into cards), so that head and cells cannot drift apart. A table
+ * may put columns of its own after `granted` (the slot history's Slot): `HistoryHead` `after`.
+ */
+const COLUMN = {
+  granted: 'Granted',
+  principal: 'Authenticated as',
+  owner: 'Claims to be',
+  fence: 'Fence',
+  heldFor: 'Held for',
+  ended: 'Ended',
+} as const;
+
+/** A history table's head: Granted, the columns a table adds after it (`after`), then those of `HoldCells`. */
+export function HistoryHead({ after = [] }: { after?: readonly string[] }) {
+  const [granted, ...hold] = Object.values(COLUMN);
+  return (
+    <thead>
+      <tr>
+        {[granted, ...after, ...hold].map((name) => (
+          <th key={name} scope="col">
+            {name}
+          </th>
+        ))}
+      </tr>
+    </thead>
+  );
+}
+
 /** When a hold was granted (and where that time comes from): the first cell of a history row. */
 export function GrantedCell({ hold }: { hold: LockHold }) {
   return (
-    <td className={styles.eventTime} data-label="Granted" data-testid="history-granted" data-grant-time={hold.grantTime}>
+    <td className={styles.eventTime} data-label={COLUMN.granted} data-testid="history-granted" data-grant-time={hold.grantTime}>
       {hold.grantTime === 'first-seen' ? 'first seen ' : ''}
       {formatDateTime(hold.grantedAt)}
       {hold.grantTime !== 'recorded' && <span className={styles.nodeLabel}>{GRANT_TIME[hold.grantTime]}</span>}
@@ -35,7 +65,7 @@ export function HoldCells({ hold }: { hold: LockHold }) {
   const ended = ENDED[hold.ended];
   return (
     <>
-      <td data-label="Authenticated as">
+      <td data-label={COLUMN.principal}>
         {hold.principal !== null ? (
           <strong>{hold.principal}</strong>
         ) : (
@@ -45,17 +75,17 @@ export function HoldCells({ hold }: { hold: LockHold }) {
         )}
         <span className={styles.nodeLabel}>token {hold.token}…</span>
       </td>
-      <td data-label="Claims to be">{hold.metadata.owner ?? <span className="muted">—</span>}</td>
-      <td className={styles.eventTime} data-label="Fence">
+      <td data-label={COLUMN.owner}>{hold.metadata.owner ?? <span className="muted">—</span>}</td>
+      <td className={styles.eventTime} data-label={COLUMN.fence}>
         {hold.fence ?? '—'}
       </td>
-      <td data-label="Held for">
+      <td data-label={COLUMN.heldFor}>
         {hold.endedAt === null
           ? 'still held'
           : `${hold.grantTime === 'first-seen' ? 'at least ' : ''}${formatDurationMs(hold.endedAt - hold.grantedAt)}`}
         {hold.extensions > 0 ? <span className={styles.nodeLabel}>{hold.extensions} extend(s)</span> : null}
       </td>
-      <td data-label="Ended">
+      <td data-label={COLUMN.ended}>
         <span className={`${styles.pill} ${styles[`pill-${ended.tone}`]}`}>{ended.label}</span>
       </td>
     </>
@@ -63,8 +93,8 @@ export function HoldCells({ hold }: { hold: LockHold }) {
 }
 
 /**
- * Who held this resource, when, for how long, through which key, and how each hold ended (issue
- * 19): the lock history kept on the masters. "Who" is the principal the console authenticated;
+ * Who held this resource, when, for how long, through which key, and how each hold ended: the
+ * lock history kept on the masters. "Who" is the principal the console authenticated;
  * what the client said of itself (its `owner`) is shown apart, since a client chooses it.
  */
 export function LockHistoryPanel({ resource }: { resource: string }) {
@@ -97,16 +127,7 @@ export function LockHistoryPanel({ resource }: { resource: string }) {
       ) : (
         <div className={styles.historyScroll} role="region" aria-label="History of the holds" tabIndex={0}>
           <table className={`table ${styles.nodeTable}`}>
-            <thead>
-              <tr>
-                <th scope="col">Granted</th>
-                <th scope="col">Authenticated as</th>
-                <th scope="col">Claims to be</th>
-                <th scope="col">Fence</th>
-                <th scope="col">Held for</th>
-                <th scope="col">Ended</th>
-              </tr>
-            </thead>
+            <HistoryHead />
             <tbody>
               {data.holds.map((hold) => (
                 <tr key={hold.token} data-testid="history-hold" data-ended={hold.ended}>

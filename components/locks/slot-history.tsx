@@ -5,7 +5,7 @@ import { useId, useState } from 'react';
 import { LIMITS } from '@redlock-console/redlock/vocabulary';
 import { SLOT_HISTORY_MAX_SLOTS, type SlotHold } from '@/lib/api/slot-history';
 import type { SlotKind, SlotLockView } from '@/lib/api/slot-locks';
-import { GrantedCell, HoldCells } from './lock-history-panel';
+import { GrantedCell, HistoryHead, HoldCells } from './lock-history-panel';
 import { slotHistoryQuery } from './slot-history-query';
 import detail from './lock-detail.module.css';
 import cards from './slot-locks.module.css';
@@ -48,11 +48,14 @@ function choicesOf(kind: SlotKind, lock: SlotLockView | null): Choice[] {
   return [{ value: 'held', label: `held now (slot${held.length > 1 ? 's' : ''} ${held.join(', ')})`, slots: held }, ...pages];
 }
 
+/** The column the slot history adds after the grant time: its head's text and its cells' `data-label`. */
+const SLOT_COLUMN = 'Slot';
+
 /** Which slot(s) a row is about, and the holder's role. */
 function SlotCell({ hold }: { hold: SlotHold }) {
   const list = `slot${hold.slots.length > 1 ? 's' : ''} ${hold.slots.join(', ')}`;
   return (
-    <td data-label="Slot" data-testid="slot-history-slots" data-slots={hold.slots.join(',')} data-role={hold.role}>
+    <td data-label={SLOT_COLUMN} data-testid="slot-history-slots" data-slots={hold.slots.join(',')} data-role={hold.role}>
       <strong>{hold.role === 'writer' ? 'writer' : list}</strong>
       <span className={detail.nodeLabel}>{hold.role === 'writer' ? `every slot (${list} read)` : hold.role}</span>
     </td>
@@ -63,17 +66,7 @@ function HistoryTable({ holds }: { holds: SlotHold[] }) {
   return (
     <div className={detail.historyScroll} role="region" aria-label="History of the slots' holds" tabIndex={0}>
       <table className={`table table-stack ${detail.nodeTable} ${styles.table}`}>
-        <thead>
-          <tr>
-            <th scope="col">Granted</th>
-            <th scope="col">Slot</th>
-            <th scope="col">Authenticated as</th>
-            <th scope="col">Claims to be</th>
-            <th scope="col">Fence</th>
-            <th scope="col">Held for</th>
-            <th scope="col">Ended</th>
-          </tr>
-        </thead>
+        <HistoryHead after={[SLOT_COLUMN]} />
         <tbody>
           {holds.map((hold) => (
             <tr key={`${hold.token}:${hold.slots.join(',')}`} data-testid="history-hold" data-ended={hold.ended}>
