@@ -5,12 +5,14 @@
  * TypeScript files, group by group (groups.mjs: each group's files with the core test files that
  * exercise them), then the Lua mutants of our own (lua-mutants.ts). --ts or --lua runs one of the
  * two; --group runs the named groups only; --only mutates only the named files of those groups (with
- * the group's tests and an incremental file of its own, e.g. --only packages/redlock/src/grant.ts). Both are incremental: a rerun after a small change
- * tests only what changed. Reports: reports/mutation/<group>/mutation.html. Not part of `npm test`.
+ * the group's tests and an incremental file of its own, e.g. --only packages/redlock/src/grant.ts; a
+ * whole group with no incremental file yet is seeded from those, stryker-seed.ts). Both are
+ * incremental: a rerun after a small change tests only what changed. Reports: reports/mutation/<group>/mutation.html. Not part of `npm test`.
  */
 import { spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync } from 'node:fs';
 import { GROUPS } from './groups.mjs';
+import { seedGroupFile } from './stryker-seed';
 
 const argv = process.argv.slice(2);
 if (argv.includes('--help')) {
@@ -53,14 +55,19 @@ if (only !== 'lua') {
     // A narrowed run keeps results of its own: the group's file holds every file's mutants.
     const incremental =
       files === group.files ? group.name : `${group.name}-${files.map((f) => f.replace(/^.*\//, '').replace(/\.ts$/, '')).join('-')}`;
-    const code = run(
-      'npx',
-      ['stryker', 'run', '--mutate', files.join(','), '--incrementalFile', `reports/stryker-incremental-${incremental}.json`],
-      {
-        MUTATION_TESTS: group.tests.join(','),
-        MUTATION_TEST_NAME: testName,
-      },
-    );
+    const incrementalFile = `reports/stryker-incremental-${incremental}.json`;
+    if (files === group.files) {
+      // A whole group with no results of its own yet starts from its files' narrower runs (stryker-seed.ts).
+      const seeded = seedGroupFile(incrementalFile, group.files);
+      if (seeded.from.length > 0)
+        console.log(
+          `${incrementalFile}: seeded from ${seeded.from.join(', ')} (${seeded.dropped} mutants left out: a test file they name differs)`,
+        );
+    }
+    const code = run('npx', ['stryker', 'run', '--mutate', files.join(','), '--incrementalFile', incrementalFile], {
+      MUTATION_TESTS: group.tests.join(','),
+      MUTATION_TEST_NAME: testName,
+    });
     if (existsSync('reports/mutation/mutation.json')) {
       mkdirSync(`reports/mutation/${incremental}`, { recursive: true });
       for (const f of ['mutation.html', 'mutation.json']) cpSync(`reports/mutation/${f}`, `reports/mutation/${incremental}/${f}`);
