@@ -1,11 +1,9 @@
 import { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunView } from '@/lib/api/scenarios';
-import { scenarioById, ScenarioRun, type ClusterControl } from '@/lib/scenarios';
+import { describe, expect, it } from 'vitest';
 import { backUp, dropBackup, restoreInPlace } from '@/lib/scenarios/backup';
-import { ScenarioCluster } from '@/lib/scenarios/cluster';
 import { readEpoch } from '@redlock-console/redlock';
-import { startTestCluster, uniquePrefix, type TestCluster } from '../support/cluster';
+import { uniquePrefix } from '../support/cluster';
+import { scenarioNodes } from '../support/scenario-nodes';
 
 /**
  * Scenario 12 on five real redis-servers: the backup and its restore in place (SWAPDB
@@ -14,25 +12,12 @@ import { startTestCluster, uniquePrefix, type TestCluster } from '../support/clu
  * holds.
  */
 
-let cluster: TestCluster;
-let control: ClusterControl;
-let scenario: ScenarioCluster;
-
-beforeAll(async () => {
-  cluster = await startTestCluster({ nodes: 5, persistence: 'aof-always' });
-  const supervisor = cluster.supervisor;
-  control = { nodes: async () => supervisor.nodes(), act: (id, action) => supervisor.act(id, action) };
-  scenario = await ScenarioCluster.open(control);
-  await scenario.whenReadable(5_000);
-});
-afterAll(async () => {
-  scenario?.close();
-  await cluster?.stop();
-});
+const env = scenarioNodes();
+const { runToEnd } = env;
 
 /** A connection to node `node`'s spare database (database 1). */
 async function spareOf(node: number): Promise<Redis> {
-  const spare = new Redis(scenario.addresses[node - 1]!.directUrl, { db: 1, lazyConnect: true, maxRetriesPerRequest: 1 });
+  const spare = new Redis(env.scenario.addresses[node - 1]!.directUrl, { db: 1, lazyConnect: true, maxRetriesPerRequest: 1 });
   await spare.connect();
   return spare;
 }
@@ -50,7 +35,7 @@ describe('a backup restored in place (SWAPDB with the spare database)', () => {
   it("takes the run's keys back to the backup and leaves every other key, with its TTL, as it is now", async () => {
     const run = uniquePrefix('scn-backup');
     const other = uniquePrefix('scn-other');
-    const node = scenario.directClient(2);
+    const node = env.scenario.directClient(2);
     await node.set(`${run}epoch`, 'old');
     await node.set(`${run}anchor`, '1');
     await node.set(`${other}kept`, 'before', 'PX', 60_000);
@@ -80,7 +65,7 @@ describe('a backup restored in place (SWAPDB with the spare database)', () => {
 
   it("never writes over a spare database holding someone else's keys, nor restores without a backup", async () => {
     const run = uniquePrefix('scn-backup-busy');
-    const node = scenario.directClient(4);
+    const node = env.scenario.directClient(4);
     await expect(restoreInPlace(node, run)).rejects.toThrow(/no backup/);
     const spare = await spareOf(4);
     try {
@@ -103,28 +88,6 @@ describe('a backup restored in place (SWAPDB with the spare database)', () => {
     await node.del(`${run}epoch`);
   });
 });
-
-async function runToEnd(id: string, seed: number, cancelAfter?: string): Promise<RunView> {
-  const run = new ScenarioRun({
-    scenario: scenarioById(id)!,
-    seed,
-    speed: 2,
-    control,
-    basePrefix: uniquePrefix('scn-run'),
-    startedBy: 'test',
-  });
-  const answer = setInterval(() => {
-    const view = run.view();
-    if (cancelAfter && view.steps.find((s) => s.id === cancelAfter)?.status === 'done') run.cancel();
-    else if (view.pendingPrediction) run.predict(null);
-  }, 50);
-  try {
-    await run.finished;
-  } finally {
-    clearInterval(answer);
-  }
-  return run.view();
-}
 
 describe('12 restored from a backup while running, end to end', () => {
   it('node checks on: B refused, node c quarantined for a rollback, B granted above A afterwards; off: C granted while A holds, fence not above', async () => {
@@ -177,7 +140,7 @@ describe('12 restored from a backup while running, end to end', () => {
     // Put back: nothing of the run left, in the live database or the spare one; node c never restarted.
     expect(view.restore).toMatchObject({ done: true, error: null });
     for (let id = 1; id <= 5; id++) {
-      expect(await scenario.directClient(id).keys(`${view.prefix}*`)).toEqual([]);
+      expect(await env.scenario.directClient(id).keys(`${view.prefix}*`)).toEqual([]);
       expect(await spareKeys(id)).toEqual([]);
     }
   }, 90_000);
@@ -187,10 +150,10 @@ describe('12 restored from a backup while running, end to end', () => {
     expect(view.status).toBe('cancelled');
     expect(view.restore).toMatchObject({ done: true, error: null });
     for (let id = 1; id <= 5; id++) {
-      expect(await scenario.directClient(id).keys(`${view.prefix}*`)).toEqual([]);
+      expect(await env.scenario.directClient(id).keys(`${view.prefix}*`)).toEqual([]);
       expect(await spareKeys(id)).toEqual([]);
     }
     // Its sentinel went with the rest of the run's keys.
-    expect(await readEpoch(scenario.directClient(1), view.prefix)).toBeNull();
+    expect(await readEpoch(env.scenario.directClient(1), view.prefix)).toBeNull();
   }, 60_000);
 });

@@ -1,8 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runViewSchema, type RunView } from '@/lib/api/scenarios';
-import { scenarioById, ScenarioRun, type ClusterControl } from '@/lib/scenarios';
-import { ScenarioCluster } from '@/lib/scenarios/cluster';
-import { startTestCluster, uniquePrefix, type TestCluster } from '../support/cluster';
+import { describe, expect, it } from 'vitest';
+import { runViewSchema } from '@/lib/api/scenarios';
+import { scenarioNodes } from '../support/scenario-nodes';
 
 /**
  * Scenario 13 on five real redis-servers behind their fault proxies: a semaphore of two permits,
@@ -13,46 +11,12 @@ import { startTestCluster, uniquePrefix, type TestCluster } from '../support/clu
  * green (E and F together are two holders of two permits, not a violation).
  */
 
-let cluster: TestCluster;
-let control: ClusterControl;
-let scenario: ScenarioCluster;
-
-beforeAll(async () => {
-  cluster = await startTestCluster({ nodes: 5, persistence: 'aof-always' });
-  const supervisor = cluster.supervisor;
-  control = { nodes: async () => supervisor.nodes(), act: (id, action) => supervisor.act(id, action) };
-  scenario = await ScenarioCluster.open(control);
-  await scenario.whenReadable(5_000);
-});
-afterAll(async () => {
-  scenario?.close();
-  await cluster?.stop();
-});
-
-/** Run the scenario to its end at 2×, skipping every prediction (the outcome never depends on it). */
-async function runToEnd(seed: number): Promise<RunView> {
-  const run = new ScenarioRun({
-    scenario: scenarioById('semaphore-restart')!,
-    seed,
-    speed: 2,
-    control,
-    basePrefix: uniquePrefix('scn-run'),
-    startedBy: 'test',
-  });
-  const answer = setInterval(() => {
-    if (run.view().pendingPrediction) run.predict(null);
-  }, 50);
-  try {
-    await run.finished;
-  } finally {
-    clearInterval(answer);
-  }
-  return run.view();
-}
+const env = scenarioNodes();
+const { runToEnd } = env;
 
 describe('13 semaphore: a node restarted without persistence, end to end', () => {
   it("quarantine off: node c's empty copy of A's slot votes for C, three holders of two permits (red); on: F refused until a permit has expired, green", async () => {
-    const view = await runToEnd(13);
+    const view = await runToEnd('semaphore-restart', 13);
     expect(view.error).toBeNull();
     expect(view.status).toBe('done');
     // The view with three holders in one finding is still a valid answer of the API.
@@ -127,8 +91,8 @@ describe('13 semaphore: a node restarted without persistence, end to end', () =>
 
     // Put back: every node up on aof-always, nothing left under the run's prefix.
     expect(view.restore).toMatchObject({ done: true, error: null });
-    const statuses = await control.nodes();
+    const statuses = await env.control.nodes();
     expect(statuses.map((n) => `${n.state}/${n.persistence}`)).toEqual(Array(5).fill('up/aof-always'));
-    for (let id = 1; id <= 5; id++) expect(await scenario.directClient(id).keys(`${view.prefix}*`)).toEqual([]);
+    for (let id = 1; id <= 5; id++) expect(await env.scenario.directClient(id).keys(`${view.prefix}*`)).toEqual([]);
   }, 120_000);
 });

@@ -1,10 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunView } from '@/lib/api/scenarios';
-import { scenarioById, ScenarioRun, type ClusterControl } from '@/lib/scenarios';
-import { ScenarioCluster } from '@/lib/scenarios/cluster';
+import { describe, expect, it } from 'vitest';
 import { ALL_SCRIPTS, PROBE_SCRIPT } from '@redlock-console/redlock/internals';
 import { markNodeClean, nodeTimeMs } from '@redlock-console/redlock';
-import { startTestCluster, uniquePrefix, type TestCluster } from '../support/cluster';
+import { uniquePrefix } from '../support/cluster';
+import { scenarioNodes } from '../support/scenario-nodes';
 
 /**
  * The scenario engine on real nodes: its direct reads (token and holder from the lock value, the
@@ -12,26 +10,13 @@ import { startTestCluster, uniquePrefix, type TestCluster } from '../support/clu
  * end to end on five real redis-servers behind their fault proxies.
  */
 
-let cluster: TestCluster;
-let control: ClusterControl;
-let scenario: ScenarioCluster;
-
-beforeAll(async () => {
-  cluster = await startTestCluster({ nodes: 5, persistence: 'aof-always' });
-  const supervisor = cluster.supervisor;
-  control = { nodes: async () => supervisor.nodes(), act: (id, action) => supervisor.act(id, action) };
-  scenario = await ScenarioCluster.open(control);
-  await scenario.whenReadable(5_000);
-});
-afterAll(async () => {
-  scenario?.close();
-  await cluster?.stop();
-});
+const env = scenarioNodes();
+const { runToEnd } = env;
 
 describe('ScenarioCluster on real nodes', () => {
   it("reads each lock key's token, with the client named in the metadata after it", async () => {
     const p = uniquePrefix('scn-read');
-    const node1 = scenario.directClient(1);
+    const node1 = env.scenario.directClient(1);
     await node1.set(`${p}lock:a`, `tok-a ${JSON.stringify({ client: 'alice', owner: 'x' })}`, 'PX', 20_000);
     // A bare token (no metadata) next to a key of the old layout, which is never read.
     await node1.set(`${p}lock:b`, 'tok-b', 'PX', 20_000);
@@ -40,7 +25,7 @@ describe('ScenarioCluster on real nodes', () => {
     await node1.set(`${p}lock:c`, 'tok-c {"client": "cut', 'PX', 20_000);
     await node1.set(`${p}lock:d`, `tok-d ${JSON.stringify({ owner: 'y', client: 7 })}`, 'PX', 20_000);
 
-    const sample = await scenario.read(
+    const sample = await env.scenario.read(
       1,
       () => 0,
       (r) => `${p}lock:${r}`,
@@ -56,7 +41,7 @@ describe('ScenarioCluster on real nodes', () => {
     expect(sample.keys.every((k) => k.pttl > 15_000)).toBe(true);
     expect(
       (
-        await scenario.read(
+        await env.scenario.read(
           2,
           () => 0,
           (r) => `${p}lock:${r}`,
@@ -65,7 +50,7 @@ describe('ScenarioCluster on real nodes', () => {
       ).keys,
     ).toEqual([]);
     expect(
-      await scenario.read(
+      await env.scenario.read(
         2,
         () => 0,
         (r) => `${p}lock:${r}`,
@@ -76,72 +61,51 @@ describe('ScenarioCluster on real nodes', () => {
 
   it("with the sentinel key, a reading says whether the node sits out a quarantine and until when (run time, by the node's clock)", async () => {
     const p = uniquePrefix('scn-quarantine');
-    const node1 = scenario.directClient(1);
+    const node1 = env.scenario.directClient(1);
     const key = (r: string) => `${p}lock:${r}`;
     // No sentinel: nothing running (a missing sentinel is the lock core's to judge, not a quarantine yet).
-    expect((await scenario.read(1, () => 1_000, key, ['a'], `${p}epoch`)).quarantine).toBeNull();
+    expect((await env.scenario.read(1, () => 1_000, key, ['a'], `${p}epoch`)).quarantine).toBeNull();
     await markNodeClean(node1, { keyPrefix: p, maxTtlMs: 4_000 });
-    expect((await scenario.read(1, () => 1_000, key, ['a'], `${p}epoch`)).quarantine).toBeNull();
+    expect((await env.scenario.read(1, () => 1_000, key, ['a'], `${p}epoch`)).quarantine).toBeNull();
     const until = (await nodeTimeMs(node1)) + 3_000;
     await node1.hset(`${p}epoch`, 'quarantineUntil', String(until), 'cause', 'restart');
-    const reading = await scenario.read(1, () => 1_000, key, ['a'], `${p}epoch`);
+    const reading = await env.scenario.read(1, () => 1_000, key, ['a'], `${p}epoch`);
     expect(reading.quarantine?.cause).toBe('restart');
     expect(reading.quarantine!.until).toBeGreaterThan(1_000 + 2_800);
     expect(reading.quarantine!.until).toBeLessThanOrEqual(1_000 + 3_000);
     // Without the sentinel key the reading does not look (undefined: not read).
-    expect((await scenario.read(1, () => 1_000, key, ['a'])).quarantine).toBeUndefined();
+    expect((await env.scenario.read(1, () => 1_000, key, ['a'])).quarantine).toBeUndefined();
   });
 
   it('the drift step shortens the lock key, value untouched, only while the token holds', async () => {
     const p = uniquePrefix('scn-drift');
-    const node2 = scenario.directClient(2);
+    const node2 = env.scenario.directClient(2);
     const value = `tok-r ${JSON.stringify({ client: 'bob' })}`;
     await node2.set(`${p}lock:r`, value, 'PX', 20_000);
-    const { before, after } = await scenario.shortenTtl(2, `${p}lock:r`, 'tok-r', 100);
+    const { before, after } = await env.scenario.shortenTtl(2, `${p}lock:r`, 'tok-r', 100);
     expect(before).toBeGreaterThan(19_000);
     expect(after).toBe(Math.floor(before / 2));
     expect(await node2.pttl(`${p}lock:r`)).toBeLessThanOrEqual(after);
     expect(await node2.get(`${p}lock:r`)).toBe(value);
     // Another token, or a token the value merely starts with, does not hold the key.
-    expect(await scenario.shortenTtl(2, `${p}lock:r`, 'tok-other', 100)).toEqual({ before: -1, after: -1 });
-    expect(await scenario.shortenTtl(2, `${p}lock:r`, 'tok', 100)).toEqual({ before: -1, after: -1 });
+    expect(await env.scenario.shortenTtl(2, `${p}lock:r`, 'tok-other', 100)).toEqual({ before: -1, after: -1 });
+    expect(await env.scenario.shortenTtl(2, `${p}lock:r`, 'tok', 100)).toEqual({ before: -1, after: -1 });
     expect(await node2.pttl(`${p}lock:r`)).toBeGreaterThan(after / 2);
     // A bare token holds the key too.
     await node2.set(`${p}lock:bare`, 'tok-bare', 'PX', 20_000);
-    expect((await scenario.shortenTtl(2, `${p}lock:bare`, 'tok-bare', 100)).after).toBeLessThan(10_001);
-    expect(await scenario.shortenTtl(2, `${p}lock:missing`, 'tok-bare', 100)).toEqual({ before: -1, after: -1 });
+    expect((await env.scenario.shortenTtl(2, `${p}lock:bare`, 'tok-bare', 100)).after).toBeLessThan(10_001);
+    expect(await env.scenario.shortenTtl(2, `${p}lock:missing`, 'tok-bare', 100)).toEqual({ before: -1, after: -1 });
   });
 
   it("warming up a restarted node loads the lock core's scripts but never the probe, so a successful fast probe still proves a check ran there", async () => {
-    const node3 = scenario.directClient(3);
+    const node3 = env.scenario.directClient(3);
     await node3.script('FLUSH');
-    await scenario.warmUp([3]);
+    await env.scenario.warmUp([3]);
     const others = ALL_SCRIPTS.filter((s) => s !== PROBE_SCRIPT);
     expect(await node3.script('EXISTS', ...others.map((s) => s.sha))).toEqual(others.map(() => 1));
     expect(await node3.script('EXISTS', PROBE_SCRIPT.sha)).toEqual([0]);
   });
 });
-
-/** Run a scenario to its end at 2×, skipping every prediction (the outcome never depends on it). */
-async function runToEnd(id: string, seed: number): Promise<RunView> {
-  const run = new ScenarioRun({
-    scenario: scenarioById(id)!,
-    seed,
-    speed: 2,
-    control,
-    basePrefix: uniquePrefix('scn-run'),
-    startedBy: 'test',
-  });
-  const answer = setInterval(() => {
-    if (run.view().pendingPrediction) run.predict(null);
-  }, 50);
-  try {
-    await run.finished;
-  } finally {
-    clearInterval(answer);
-  }
-  return run.view();
-}
 
 describe('scenarios end to end on five real nodes', () => {
   it("9 restart from an old snapshot: detection off gives B the lock A holds (two holders, B's fence not above A's); detection on refuses C until node c sat out its restart", async () => {
@@ -216,14 +180,14 @@ describe('scenarios end to end on five real nodes', () => {
     // Put back: every node up on aof-always, nothing left under the run's prefix.
     expect(view.restore).toMatchObject({ done: true, error: null });
     expect(view.restore!.actions).toContain(`restarted node ${c} with aof-always (was rdb)`);
-    const statuses = await control.nodes();
+    const statuses = await env.control.nodes();
     expect(statuses.map((n) => `${n.state}/${n.persistence}`)).toEqual(Array(5).fill('up/aof-always'));
-    for (let id = 1; id <= 5; id++) expect(await scenario.directClient(id).keys(`${view.prefix}*`)).toEqual([]);
+    for (let id = 1; id <= 5; id++) expect(await env.scenario.directClient(id).keys(`${view.prefix}*`)).toEqual([]);
     // Nor in node c's snapshot: restarted into rdb again, it loads no key of the run.
-    await control.act(c, { action: 'restart', persistence: 'rdb' });
-    await scenario.whenReadable(5_000);
-    expect(await scenario.directClient(c).keys(`${view.prefix}*`)).toEqual([]);
-    await control.act(c, { action: 'restart', persistence: 'aof-always' });
+    await env.control.act(c, { action: 'restart', persistence: 'rdb' });
+    await env.scenario.whenReadable(5_000);
+    expect(await env.scenario.directClient(c).keys(`${view.prefix}*`)).toEqual([]);
+    await env.control.act(c, { action: 'restart', persistence: 'aof-always' });
   }, 120_000);
 
   it("10 delayed after the grant: A's write keeps the fence A held when it sent it, lands after B's, and only the fenced store refuses it; nobody believed at once", async () => {
@@ -251,7 +215,7 @@ describe('scenarios end to end on five real nodes', () => {
       ['p-fenced', 'yes'],
     ]);
     expect(view.restore).toMatchObject({ done: true, error: null });
-    for (let id = 1; id <= 5; id++) expect(await scenario.directClient(id).keys(`${view.prefix}*`)).toEqual([]);
+    for (let id = 1; id <= 5; id++) expect(await env.scenario.directClient(id).keys(`${view.prefix}*`)).toEqual([]);
   }, 60_000);
 
   it('11 do you need Redlock: the single-instance client votes on node 1 only (named node 1), both costs are measured; node 1 down refuses it and not Redlock', async () => {
@@ -275,8 +239,8 @@ describe('scenarios end to end on five real nodes', () => {
       ['p-redlock', 'granted'],
     ]);
     expect(view.restore).toMatchObject({ done: true, error: null });
-    const statuses = await control.nodes();
+    const statuses = await env.control.nodes();
     expect(statuses.map((n) => n.state)).toEqual(Array(5).fill('up'));
-    for (let id = 1; id <= 5; id++) expect(await scenario.directClient(id).keys(`${view.prefix}*`)).toEqual([]);
+    for (let id = 1; id <= 5; id++) expect(await env.scenario.directClient(id).keys(`${view.prefix}*`)).toEqual([]);
   }, 60_000);
 });
