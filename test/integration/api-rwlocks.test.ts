@@ -1,57 +1,29 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { tokenOf } from '@redlock-console/redlock';
+import { describe, expect, it } from 'vitest';
+import { rwSlotKey } from '@redlock-console/redlock';
 import type { RwGrantView } from '../../lib/api/rwlocks';
 import type { SlotsExtendResponse, SlotsReleaseResponse } from '../../lib/api/semaphores';
-import { API_KEY, startApi, type ApiHarness, okJson as ok } from '../support/api';
+import { CONFIG_DEFAULTS } from '../../lib/config/env';
+import { refusedJson as failed, okJson as ok } from '../support/api';
+import { QUOTA_KEY, slotLockApi } from '../support/slot-lock-api';
 
 /**
  * The read-write lock over HTTP (POST /api/rwlocks/{resource}/read, /write, /extend, /release),
  * answered by the lock service with the mutex's contract: API keys and quotas, the same checks in
  * the same order, errors through the one mapper, the holder hidden from API keys, lock history.
  */
-const QUOTA_KEY = 'quota-key-0123456789abcdef01234567';
-
-let api: ApiHarness;
-beforeAll(async () => {
-  api = await startApi({ nodes: 3, maxTtlMs: 30_000 });
-  process.env.REDLOCK_API_KEYS = `test-client=${API_KEY},quota=${QUOTA_KEY}`;
-  process.env.REDLOCK_API_KEY_QUOTAS = 'quota:held=1';
-});
-afterAll(async () => {
-  await api?.stop();
-});
-
-type ErrorBody = { error: { code: string; message: string; details?: Record<string, unknown> } };
+const env = slotLockApi({ quotaHeld: 1 });
 type As = 'client' | 'operator' | 'viewer' | 'anonymous';
 
-async function failed(res: Response, status: number, code: string): Promise<ErrorBody> {
-  const text = await res.text();
-  expect(res.status, text).toBe(status);
-  const body = JSON.parse(text) as ErrorBody;
-  expect(body.error.code).toBe(code);
-  expect(body.error.message.length).toBeGreaterThan(0);
-  return body;
-}
-
 const take = (resource: string, mode: 'read' | 'write', body: Record<string, unknown> = {}, as: As = 'client') =>
-  api.call('POST', `/api/rwlocks/${encodeURIComponent(resource)}/${mode}`, { as, body: { ttlMs: 10_000, maxReaders: 4, ...body } });
+  env.api.call('POST', `/api/rwlocks/${encodeURIComponent(resource)}/${mode}`, { as, body: { ttlMs: 10_000, maxReaders: 4, ...body } });
 const release = (resource: string, grant: { token: string; slots: number[] }) =>
-  api.call('POST', `/api/rwlocks/${encodeURIComponent(resource)}/release`, {
+  env.api.call('POST', `/api/rwlocks/${encodeURIComponent(resource)}/release`, {
     as: 'client',
     body: { token: grant.token, slots: grant.slots },
   });
 
 /** The token each node's reader slot key holds (null where absent). */
-async function slotTokens(resource: string, slot: number): Promise<Array<string | null>> {
-  return Promise.all(
-    [1, 2, 3].map(async (id) => {
-      const c = api.cluster.client(id);
-      if (c.status === 'wait') await c.connect();
-      const value = await c.get(`rl:rw:${resource}:${slot}`);
-      return value === null ? null : tokenOf(value);
-    }),
-  );
-}
+const slotTokens = (resource: string, slot: number) => env.tokensAt(rwSlotKey(CONFIG_DEFAULTS.keyPrefix, resource, slot));
 
 describe('read-write locks over HTTP', () => {
   it('two readers hold together; extend and release by token and slots; then a writer gets every slot with a higher fence', async () => {
@@ -65,7 +37,7 @@ describe('read-write locks over HTTP', () => {
     expect((await slotTokens('doc', a.slots[0]!)).filter((t) => t === a.token).length).toBeGreaterThanOrEqual(2);
 
     const extended = await ok<SlotsExtendResponse>(
-      await api.call('POST', '/api/rwlocks/doc/extend', { as: 'client', body: { token: a.token, slots: a.slots, ttlMs: 25_000 } }),
+      await env.api.call('POST', '/api/rwlocks/doc/extend', { as: 'client', body: { token: a.token, slots: a.slots, ttlMs: 25_000 } }),
     );
     expect(extended.validityMs).toBeGreaterThan(20_000);
     // A writer is refused while readers hold.
@@ -106,7 +78,7 @@ describe('read-write locks over HTTP', () => {
       ['/api/rwlocks/x/release', { token: 't', slots: [64] }, 'INVALID_ARGUMENT'], // past the most reader slots
     ];
     for (const [path, body, code] of bad) {
-      const answer = await failed(await api.call('POST', path, { as: 'client', body }), 400, code);
+      const answer = await failed(await env.api.call('POST', path, { as: 'client', body }), 400, code);
       expect(answer.error.message, `${path} ${JSON.stringify(body)}`).toMatch(/\w/);
     }
   });
@@ -114,17 +86,21 @@ describe('read-write locks over HTTP', () => {
   it('no key is 401, a viewer 403, a quota refusal 429, and nothing is taken for them', async () => {
     await failed(await take('auth', 'read', {}, 'anonymous'), 401, 'UNAUTHORIZED');
     await failed(await take('auth', 'write', {}, 'viewer'), 403, 'FORBIDDEN');
-    await failed(await api.call('POST', '/api/rwlocks/auth/release', { as: 'viewer', body: { token: 't', slots: [0] } }), 403, 'FORBIDDEN');
+    await failed(
+      await env.api.call('POST', '/api/rwlocks/auth/release', { as: 'viewer', body: { token: 't', slots: [0] } }),
+      403,
+      'FORBIDDEN',
+    );
     for (const slot of [0, 1, 2, 3]) expect(await slotTokens('auth', slot)).toEqual([null, null, null]);
 
     const asQuota = (mode: 'read' | 'write') =>
-      api.call('POST', `/api/rwlocks/quota/${mode}`, { headers: { authorization: `Bearer ${QUOTA_KEY}` }, body: { ttlMs: 10_000 } });
+      env.api.call('POST', `/api/rwlocks/quota/${mode}`, { headers: { authorization: `Bearer ${QUOTA_KEY}` }, body: { ttlMs: 10_000 } });
     const held = await ok<RwGrantView>(await asQuota('read'));
     const res = await asQuota('read');
     expect(Number(res.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
     expect((await failed(res, 429, 'TOO_MANY_REQUESTS')).error.details).toMatchObject({ quota: 'locks-held' });
     await ok(
-      await api.call('POST', '/api/rwlocks/quota/release', {
+      await env.api.call('POST', '/api/rwlocks/quota/release', {
         headers: { authorization: `Bearer ${QUOTA_KEY}` },
         body: { token: held.token, slots: held.slots },
       }),
@@ -134,14 +110,14 @@ describe('read-write locks over HTTP', () => {
   it('a release by a wrong token deletes nothing: the writer keeps every slot and readers stay out', async () => {
     const writer = await ok<RwGrantView>(await take('kept', 'write'));
     const wrong = await ok<SlotsReleaseResponse>(
-      await api.call('POST', '/api/rwlocks/kept/release', { as: 'client', body: { token: 'not-the-writer', slots: writer.slots } }),
+      await env.api.call('POST', '/api/rwlocks/kept/release', { as: 'client', body: { token: 'not-the-writer', slots: writer.slots } }),
     );
     expect(wrong).toMatchObject({ released: false, deleted: 0 });
     for (const slot of writer.slots)
       expect((await slotTokens('kept', slot)).filter((t) => t === writer.token).length).toBeGreaterThanOrEqual(2);
     await failed(await take('kept', 'read', { ttlMs: 1_000 }), 409, 'LOCK_CONTENDED');
     await failed(
-      await api.call('POST', '/api/rwlocks/kept/extend', { as: 'client', body: { token: 'not-the-writer', slots: [0], ttlMs: 5_000 } }),
+      await env.api.call('POST', '/api/rwlocks/kept/extend', { as: 'client', body: { token: 'not-the-writer', slots: [0], ttlMs: 5_000 } }),
       409,
       'LOCK_EXPIRED',
     );

@@ -1,53 +1,24 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { tokenOf } from '@redlock-console/redlock';
+import { describe, expect, it } from 'vitest';
+import { semaphoreSlotKey } from '@redlock-console/redlock';
 import type { LockHistoryResponse } from '../../lib/api/lock-history';
 import type { PermitView, SlotsExtendResponse, SlotsReleaseResponse } from '../../lib/api/semaphores';
 import { withoutReplica } from '../support/metrics-text';
-import { API_KEY, METRICS_TOKEN, startApi, type ApiHarness, okJson as ok } from '../support/api';
+import { CONFIG_DEFAULTS } from '../../lib/config/env';
+import { METRICS_TOKEN, refusedJson as failed, okJson as ok } from '../support/api';
+import { QUOTA_KEY, slotLockApi } from '../support/slot-lock-api';
 
 /**
  * The fenced semaphore over HTTP (POST /api/semaphores, …/{resource}/extend, …/release), answered
  * by the lock service with the mutex's contract: API keys and quotas, the same checks in the same
  * order, errors through the one mapper, the holder hidden from API keys, lock history entries.
  */
-const QUOTA_KEY = 'quota-key-0123456789abcdef01234567';
-
-let api: ApiHarness;
-beforeAll(async () => {
-  api = await startApi({ nodes: 3, maxTtlMs: 30_000 });
-  // Read on first use, after the harness set its own environment (as security-key-quotas.test.ts does).
-  process.env.REDLOCK_API_KEYS = `test-client=${API_KEY},quota=${QUOTA_KEY}`;
-  process.env.REDLOCK_API_KEY_QUOTAS = 'quota:held=2';
-});
-afterAll(async () => {
-  await api?.stop();
-});
-
-type ErrorBody = { error: { code: string; message: string; details?: Record<string, unknown> } };
-
-async function failed(res: Response, status: number, code: string): Promise<ErrorBody> {
-  const text = await res.text();
-  expect(res.status, text).toBe(status);
-  const body = JSON.parse(text) as ErrorBody;
-  expect(body.error.code).toBe(code);
-  expect(body.error.message.length).toBeGreaterThan(0);
-  return body;
-}
+const env = slotLockApi({ quotaHeld: 2 });
 
 const acquire = (body: Record<string, unknown>, as: 'client' | 'operator' | 'viewer' | 'anonymous' = 'client') =>
-  api.call('POST', '/api/semaphores', { as, body: { ttlMs: 10_000, ...body } });
+  env.api.call('POST', '/api/semaphores', { as, body: { ttlMs: 10_000, ...body } });
 
 /** The token each node's slot key holds (null where absent). */
-async function slotTokens(resource: string, slot: number): Promise<Array<string | null>> {
-  return Promise.all(
-    [1, 2, 3].map(async (id) => {
-      const c = api.cluster.client(id);
-      if (c.status === 'wait') await c.connect();
-      const value = await c.get(`rl:sem:${resource}:${slot}`);
-      return value === null ? null : tokenOf(value);
-    }),
-  );
-}
+const slotTokens = (resource: string, slot: number) => env.tokensAt(semaphoreSlotKey(CONFIG_DEFAULTS.keyPrefix, resource, slot));
 
 describe('semaphores over HTTP', () => {
   it('acquire answers a permit with its slots and a fence per slot; extend and release by token and slots; history has each', async () => {
@@ -62,7 +33,7 @@ describe('semaphores over HTTP', () => {
       expect((await slotTokens('jobs', slot)).filter((t) => t === permit.token).length).toBeGreaterThanOrEqual(2);
 
     const extended = await ok<SlotsExtendResponse>(
-      await api.call('POST', '/api/semaphores/jobs/extend', {
+      await env.api.call('POST', '/api/semaphores/jobs/extend', {
         as: 'client',
         body: { token: permit.token, slots: permit.slots, ttlMs: 25_000 },
       }),
@@ -71,7 +42,7 @@ describe('semaphores over HTTP', () => {
     expect(extended.validityMs).toBeGreaterThan(20_000);
 
     const released = await ok<SlotsReleaseResponse>(
-      await api.call('POST', '/api/semaphores/jobs/release', { as: 'client', body: { token: permit.token, slots: permit.slots } }),
+      await env.api.call('POST', '/api/semaphores/jobs/release', { as: 'client', body: { token: permit.token, slots: permit.slots } }),
     );
     expect(released).toMatchObject({ resource: 'jobs', released: true, deleted: 3, complete: true });
     for (const slot of permit.slots) expect(await slotTokens('jobs', slot)).toEqual([null, null, null]);
@@ -82,7 +53,7 @@ describe('semaphores over HTTP', () => {
       .poll(
         async () => {
           const history = (await (
-            await api.call('GET', `/api/locks/${slotName}/history`, { as: 'operator' })
+            await env.api.call('GET', `/api/locks/${slotName}/history`, { as: 'operator' })
           ).json()) as LockHistoryResponse;
           return history.entries.map((e) => `${e.event} ${e.principal}`).sort();
         },
@@ -103,13 +74,13 @@ describe('semaphores over HTTP', () => {
     const seen = await failed(await acquire({ resource: 'one', limit: 1 }, 'operator'), 409, 'LOCK_CONTENDED');
     expect(seen.error.details?.holder).toMatchObject({ owner: 'batch-7' });
     expect(JSON.stringify(seen)).not.toContain(held.token);
-    await ok(await api.call('POST', '/api/semaphores/one/release', { as: 'client', body: { token: held.token, slots: held.slots } }));
+    await ok(await env.api.call('POST', '/api/semaphores/one/release', { as: 'client', body: { token: held.token, slots: held.slots } }));
   });
 
   it('a limit another holder does not share: 409 SEMAPHORE_LIMIT_MISMATCH naming both, counted in the metrics', async () => {
     const count = async () => {
       const text = withoutReplica(
-        await (await api.call('GET', '/api/metrics', { headers: { authorization: `Bearer ${METRICS_TOKEN}` } })).text(),
+        await (await env.api.call('GET', '/api/metrics', { headers: { authorization: `Bearer ${METRICS_TOKEN}` } })).text(),
       );
       return Number(/redlock_operations_total\{operation="acquire",outcome="SemaphoreLimitMismatchError"\} (\d+)/.exec(text)?.[1] ?? NaN);
     };
@@ -119,7 +90,7 @@ describe('semaphores over HTTP', () => {
     const body = await failed(await acquire({ resource: 'mixed', limit: 3, permits: 3 }), 409, 'SEMAPHORE_LIMIT_MISMATCH');
     expect(body.error.details).toMatchObject({ recordedLimit: 2, clientLimit: 3 });
     expect(await count()).toBe(before + 1);
-    await ok(await api.call('POST', '/api/semaphores/mixed/release', { as: 'client', body: { token: held.token, slots: held.slots } }));
+    await ok(await env.api.call('POST', '/api/semaphores/mixed/release', { as: 'client', body: { token: held.token, slots: held.slots } }));
   });
 
   it('bad input is a 400 with a message naming the field, before any master is asked', async () => {
@@ -138,20 +109,20 @@ describe('semaphores over HTTP', () => {
       ['/api/semaphores/s/release', { slots: [0] }, 'BAD_REQUEST'],
     ];
     for (const [path, body, code] of bad) {
-      const res = await api.call('POST', path, { as: 'client', body });
+      const res = await env.api.call('POST', path, { as: 'client', body });
       const answer = await failed(res, 400, code);
       expect(answer.error.message, `${path} ${JSON.stringify(body)}`).toMatch(/\w/);
     }
-    const badPath = await api.call('POST', '/api/semaphores/%E0%A4%A/release', { as: 'client', body: { token: 't', slots: [0] } });
+    const badPath = await env.api.call('POST', '/api/semaphores/%E0%A4%A/release', { as: 'client', body: { token: 't', slots: [0] } });
     expect(badPath.status).toBe(400);
   });
 
   it('no key is 401, a viewer 403, a quota refusal 429 with Retry-After, and nothing is taken for them', async () => {
     await failed(await acquire({ resource: 'auth', limit: 1 }, 'anonymous'), 401, 'UNAUTHORIZED');
-    await failed(await api.call('POST', '/api/semaphores/auth/release', { body: { token: 't', slots: [0] } }), 401, 'UNAUTHORIZED');
+    await failed(await env.api.call('POST', '/api/semaphores/auth/release', { body: { token: 't', slots: [0] } }), 401, 'UNAUTHORIZED');
     await failed(await acquire({ resource: 'auth', limit: 1 }, 'viewer'), 403, 'FORBIDDEN');
     await failed(
-      await api.call('POST', '/api/semaphores/auth/extend', { as: 'viewer', body: { token: 't', slots: [0], ttlMs: 1_000 } }),
+      await env.api.call('POST', '/api/semaphores/auth/extend', { as: 'viewer', body: { token: 't', slots: [0], ttlMs: 1_000 } }),
       403,
       'FORBIDDEN',
     );
@@ -159,7 +130,7 @@ describe('semaphores over HTTP', () => {
 
     // The quota key may hold 2 locks: a permit of 2 slots fills it, a third slot is refused whole.
     const asQuota = (body: Record<string, unknown>) =>
-      api.call('POST', '/api/semaphores', { headers: { authorization: `Bearer ${QUOTA_KEY}` }, body: { ttlMs: 10_000, ...body } });
+      env.api.call('POST', '/api/semaphores', { headers: { authorization: `Bearer ${QUOTA_KEY}` }, body: { ttlMs: 10_000, ...body } });
     const two = await ok<PermitView>(await asQuota({ resource: 'quota', limit: 5, permits: 2 }));
     const res = await asQuota({ resource: 'quota', limit: 5 });
     expect(Number(res.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
@@ -167,13 +138,13 @@ describe('semaphores over HTTP', () => {
     expect(refused.error.details).toMatchObject({ quota: 'locks-held' });
     // A release by token gives the room back.
     await ok(
-      await api.call('POST', '/api/semaphores/quota/release', {
+      await env.api.call('POST', '/api/semaphores/quota/release', {
         headers: { authorization: `Bearer ${QUOTA_KEY}` },
         body: { token: two.token, slots: two.slots },
       }),
     );
     const again = await ok<PermitView>(await asQuota({ resource: 'quota', limit: 5 }));
-    await api.call('POST', '/api/semaphores/quota/release', {
+    await env.api.call('POST', '/api/semaphores/quota/release', {
       headers: { authorization: `Bearer ${QUOTA_KEY}` },
       body: { token: again.token, slots: again.slots },
     });
@@ -183,17 +154,17 @@ describe('semaphores over HTTP', () => {
     const mine = await ok<PermitView>(await acquire({ resource: 'pair', limit: 2 }));
     const theirs = await ok<PermitView>(await acquire({ resource: 'pair', limit: 2 }));
     const wrong = await ok<SlotsReleaseResponse>(
-      await api.call('POST', '/api/semaphores/pair/release', { as: 'client', body: { token: mine.token, slots: theirs.slots } }),
+      await env.api.call('POST', '/api/semaphores/pair/release', { as: 'client', body: { token: mine.token, slots: theirs.slots } }),
     );
     expect(wrong).toMatchObject({ released: false, deleted: 0 });
     const unknown = await ok<SlotsReleaseResponse>(
-      await api.call('POST', '/api/semaphores/pair/release', { as: 'client', body: { token: 'nobody-holds-this', slots: [0, 1] } }),
+      await env.api.call('POST', '/api/semaphores/pair/release', { as: 'client', body: { token: 'nobody-holds-this', slots: [0, 1] } }),
     );
     expect(unknown).toMatchObject({ released: false, deleted: 0 });
     expect((await slotTokens('pair', theirs.slots[0]!)).filter((t) => t === theirs.token).length).toBeGreaterThanOrEqual(2);
     expect((await slotTokens('pair', mine.slots[0]!)).filter((t) => t === mine.token).length).toBeGreaterThanOrEqual(2);
     await failed(
-      await api.call('POST', '/api/semaphores/pair/extend', {
+      await env.api.call('POST', '/api/semaphores/pair/extend', {
         as: 'client',
         body: { token: mine.token, slots: theirs.slots, ttlMs: 5_000 },
       }),
@@ -201,6 +172,6 @@ describe('semaphores over HTTP', () => {
       'LOCK_EXPIRED',
     );
     for (const p of [mine, theirs])
-      await ok(await api.call('POST', '/api/semaphores/pair/release', { as: 'client', body: { token: p.token, slots: p.slots } }));
+      await ok(await env.api.call('POST', '/api/semaphores/pair/release', { as: 'client', body: { token: p.token, slots: p.slots } }));
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { rwIntentKey, rwSlotKey, semaphoreSlotKey, tokenOf } from '@redlock-console/redlock';
+import { rwIntentKey, rwSlotKey, semaphoreSlotKey } from '@redlock-console/redlock';
 import type { AuditResponse } from '../../lib/api/audit';
 import type { LockHistoryResponse } from '../../lib/api/lock-history';
 import type { SlotForceReleaseResponse } from '../../lib/api/slot-locks';
@@ -26,17 +26,7 @@ const forceRelease = (
 ) =>
   env.api.call('POST', `/api/slot-locks/${kind}/${resource}/force-release`, { as, body: { reason: 'stuck batch job', ...body }, headers });
 
-/** The token each node holds at `key` (null where absent). */
-async function tokens(key: string): Promise<Array<string | null>> {
-  return Promise.all(
-    [1, 2, 3].map(async (id) => {
-      const c = env.api.cluster.client(id);
-      if (c.status === 'wait') await c.connect();
-      const value = await c.get(key);
-      return value === null ? null : tokenOf(value);
-    }),
-  );
-}
+const tokens = env.tokensAt;
 const holds = async (key: string, token: string) => (await tokens(key)).filter((t) => t === token).length;
 
 async function audited(target: string): Promise<AuditResponse['entries']> {

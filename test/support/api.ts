@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { expect } from 'vitest';
 import {
   ensureSecretFile,
   SANDBOX_CONTROL_ENV,
@@ -278,4 +279,17 @@ export async function okJson<T>(res: Response): Promise<T> {
   const text = await res.text();
   if (res.status !== 200) throw new Error(`expected 200, got ${res.status}: ${text}`);
   return JSON.parse(text) as T;
+}
+
+/** An error answer of the API, with the details a test reads (the holder, the quota, the limits). */
+export type RefusedBody = { error: { code: string; message: string; details?: Record<string, unknown> } };
+
+/** A response the test expects to be refused with `status` and error `code`, saying why: its body. */
+export async function refusedJson(res: Response, status: number, code: string): Promise<RefusedBody> {
+  const text = await res.text();
+  expect(res.status, text).toBe(status);
+  const body = JSON.parse(text) as RefusedBody;
+  expect(body.error.code).toBe(code);
+  expect(body.error.message.length).toBeGreaterThan(0);
+  return body;
 }

@@ -1,27 +1,38 @@
 import { afterAll, beforeAll } from 'vitest';
+import { tokenOf } from '@redlock-console/redlock';
 import type { RwGrantView } from '../../lib/api/rwlocks';
 import type { PermitView } from '../../lib/api/semaphores';
 import { API_KEY, startApi, type ApiHarness, okJson as ok } from './api';
 
+/** A second API key, `quota`, for a test of the per-key quota (the other tests' grants do not count against it). */
+export const QUOTA_KEY = 'quota-key-0123456789abcdef01234567';
+
 /**
- * The console's API on three masters (maxTtlMs 30 s) with one API key, `test-client`, for the
- * whole test file (registers its own beforeAll / afterAll; read `api` inside tests), and the two
- * grants the tests of semaphores' and read-write locks' slots start from, taken through the lock
- * service as that key: a permit of a semaphore of 3 (owner `etl`) and a read or write grant of a
- * read-write lock of 3 readers, each for 20 s.
+ * The console's API on three masters (maxTtlMs 30 s) with the API key `test-client` (and, given
+ * `quotaHeld`, the key `quota` that may hold that many locks), for the whole test file (registers
+ * its own beforeAll / afterAll; read `api` inside tests); the two grants the tests of semaphores'
+ * and read-write locks' slots start from, taken through the lock service as `test-client`: a
+ * permit of a semaphore of 3 (owner `etl`) and a read or write grant of a read-write lock of 3
+ * readers, each for 20 s; and what each master holds at a key.
  */
 export interface SlotLockApi {
   readonly api: ApiHarness;
   permit(resource: string, permits?: number): Promise<PermitView>;
   rw(resource: string, mode: 'read' | 'write'): Promise<RwGrantView>;
+  /** The token each of the three masters holds at `key` (null where absent). */
+  tokensAt(key: string): Promise<Array<string | null>>;
 }
 
-export function slotLockApi(): SlotLockApi {
+export function slotLockApi(options: { quotaHeld?: number } = {}): SlotLockApi {
   let api: ApiHarness | undefined;
   beforeAll(async () => {
     api = await startApi({ nodes: 3, maxTtlMs: 30_000 });
     // Read on first use, after the harness set its own environment.
-    process.env.REDLOCK_API_KEYS = `test-client=${API_KEY}`;
+    if (options.quotaHeld === undefined) process.env.REDLOCK_API_KEYS = `test-client=${API_KEY}`;
+    else {
+      process.env.REDLOCK_API_KEYS = `test-client=${API_KEY},quota=${QUOTA_KEY}`;
+      process.env.REDLOCK_API_KEY_QUOTAS = `quota:held=${options.quotaHeld}`;
+    }
   });
   afterAll(async () => {
     await api?.stop();
@@ -44,6 +55,15 @@ export function slotLockApi(): SlotLockApi {
     rw: async (resource, mode) =>
       ok<RwGrantView>(
         await started().call('POST', `/api/rwlocks/${resource}/${mode}`, { as: 'client', body: { ttlMs: 20_000, maxReaders: 3 } }),
+      ),
+    tokensAt: (key) =>
+      Promise.all(
+        [1, 2, 3].map(async (id) => {
+          const c = started().cluster.client(id);
+          if (c.status === 'wait') await c.connect();
+          const value = await c.get(key);
+          return value === null ? null : tokenOf(value);
+        }),
       ),
   };
 }
