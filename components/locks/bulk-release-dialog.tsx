@@ -7,7 +7,7 @@ import { BulkReleaseResults } from './bulk-release-results';
 import type { PickedLock } from './lock-selection';
 import { ReleaseConfirmFields, reasonIsOk } from './release-confirm-fields';
 import { ReleaseDialogHead } from './release-dialog-head';
-import { releaseErrorText } from './release-error';
+import { ReleaseFormFoot } from './release-form-foot';
 import { useBulkRelease } from './use-bulk-release';
 import styles from './force-release-dialog.module.css';
 
@@ -79,19 +79,14 @@ export function BulkReleaseDialog({ locks, onClose, onDone }: { locks: PickedLoc
           {live.length > 0 && (
             <BulkLiveHolders live={live} confirmed={liveConfirmed} onConfirm={setLiveConfirmed} disabled={release.isPending} />
           )}
-          {release.isError && (
-            <p className="callout callout-bad" role="alert">
-              {releaseErrorText(release.error)}
-            </p>
-          )}
-          <div className="dialog-actions">
-            <button type="button" className="button" onClick={close} disabled={release.isPending}>
-              Cancel
-            </button>
-            <button type="submit" className={`button ${styles.danger}`} disabled={!canConfirm} data-testid="bulk-release-confirm">
-              {release.isPending ? 'Releasing…' : `Force-release ${items.length} token${items.length === 1 ? '' : 's'}`}
-            </button>
-          </div>
+          <ReleaseFormFoot
+            failed={release.isError ? release.error : null}
+            busy={release.isPending}
+            canConfirm={canConfirm}
+            onCancel={close}
+            confirmLabel={`Force-release ${items.length} token${items.length === 1 ? '' : 's'}`}
+            confirmTestId="bulk-release-confirm"
+          />
         </form>
       )}
       {result && (

@@ -5,7 +5,7 @@ import { useModalDialog } from '../ui/use-modal-dialog';
 import { ForceReleasePreview, ForceReleaseResult, ReleaseSteps } from './force-release-parts';
 import { ReleaseConfirmFields, reasonIsOk } from './release-confirm-fields';
 import { ReleaseDialogHead } from './release-dialog-head';
-import { releaseErrorText } from './release-error';
+import { ReleaseFormFoot } from './release-form-foot';
 import { SeenTokenPicker, type SeenToken } from './seen-token-picker';
 import { useForceRelease } from './use-force-release';
 import styles from './force-release-dialog.module.css';
@@ -119,20 +119,14 @@ export function ForceReleaseDialog({
             disabled={release.isPending}
           />
 
-          {release.isError && (
-            <p className="callout callout-bad" role="alert">
-              {releaseErrorText(release.error)}
-            </p>
-          )}
-
-          <div className="dialog-actions">
-            <button type="button" className="button" onClick={close} disabled={release.isPending}>
-              Cancel
-            </button>
-            <button type="submit" className={`button ${styles.danger}`} disabled={!canConfirm} data-testid="force-release-confirm">
-              {release.isPending ? 'Releasing…' : `Force-release on ${wouldDelete} node${wouldDelete === 1 ? '' : 's'}`}
-            </button>
-          </div>
+          <ReleaseFormFoot
+            failed={release.isError ? release.error : null}
+            busy={release.isPending}
+            canConfirm={canConfirm}
+            onCancel={close}
+            confirmLabel={`Force-release on ${wouldDelete} node${wouldDelete === 1 ? '' : 's'}`}
+            confirmTestId="force-release-confirm"
+          />
         </form>
       )}
 

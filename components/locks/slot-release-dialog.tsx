@@ -8,6 +8,7 @@ import { HolderPulse } from './holder-pulse';
 import { ReleaseConfirmFields, reasonIsOk } from './release-confirm-fields';
 import { ReleaseDialogHead } from './release-dialog-head';
 import { releaseErrorText } from './release-error';
+import { ReleaseFormFoot } from './release-form-foot';
 import { forceReleaseSlot, slotQueryKeys } from './slot-queries';
 import { TokenChip } from './token-chip';
 import styles from './force-release-dialog.module.css';
@@ -124,19 +125,14 @@ export function SlotReleaseDialog({ target, onClose }: { target: SlotTarget; onC
             typedOk={typed === target.resource}
             disabled={release.isPending}
           />
-          {release.isError && (
-            <p className="callout callout-bad" role="alert">
-              {releaseErrorText(release.error)}
-            </p>
-          )}
-          <div className="dialog-actions">
-            <button type="button" className="button" onClick={close} disabled={release.isPending}>
-              Cancel
-            </button>
-            <button type="submit" className={`button ${styles.danger}`} disabled={!canConfirm} data-testid="slot-release-confirm">
-              {release.isPending ? 'Releasing…' : 'Force-release'}
-            </button>
-          </div>
+          <ReleaseFormFoot
+            failed={release.isError ? release.error : null}
+            busy={release.isPending}
+            canConfirm={canConfirm}
+            onCancel={close}
+            confirmLabel="Force-release"
+            confirmTestId="slot-release-confirm"
+          />
         </form>
       )}
       {result && (
