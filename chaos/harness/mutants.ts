@@ -46,9 +46,9 @@ const NO_CLEANUP: SourcePatch = {
 };
 /**
  * No fence proposed with the grant (fence-ahead.ts): every fence comes from the fence round. For the
- * mutants of the fence round and the registers: a proposal from the workers' clocks (one machine,
- * one clock) stands above a register that went wrong, so the fault would show only by the clock's
- * luck. The proposal's own checks are pinned by redlock-fence-ahead.test.ts.
+ * mutants of the fence round and the registers: a proposal from the nodes' clock (all workers read
+ * the same one) stands above a register that went wrong, so the fault would show only by the
+ * clock's luck. The proposal's own checks are pinned by redlock-fence-ahead.test.ts.
  */
 const NO_PROPOSAL: SourcePatch = {
   file: 'fence-ahead.ts',

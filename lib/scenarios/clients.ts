@@ -65,7 +65,7 @@ export class ScenarioClient {
       retryCount: 0,
       subscriberLingerMs: 200,
       // Fences from the registers (the fence round), as the scenarios teach them: a fence proposed
-      // from the client's clock (fence-ahead.ts) can stay above a register that went back, by the
+      // from the nodes' clock (fence-ahead.ts) can stay above a register that went back, by the
       // clock's luck, and hide what scenarios 9 and 12 show.
       fenceAhead: false,
     });

@@ -36,17 +36,23 @@
  * so the node is quarantined as before, and its register starts at p, not below.
  *
  * p = max(the highest register or fence this client has seen, moved on by the µs elapsed on its
- * monotonic clock since it saw it, + 1; its wall clock in µs), and above the last proposal, so
- * that the attempts of one client batched on a node rise in the order they were written. The
- * registers follow the same hybrid clock (a mark-clean and a quarantine's check floor a register at
- * the node's now in µs: mark-clean.lua, probe.lua; the fences proposed ahead are clock readings
- * too), so a client whose clock is not behind the others' proposes above the fences they were
- * granted before, without having read them; and one whose clock is behind (a host a few ms off, or
- * a peer a minute ahead that raised the registers) adopts, from the first register it reads, the
- * clock of whoever raised it, moving it on at its own clock's rate. The clock only makes the guess
- * good; whether it stands is decided by the registers alone (above), so a wrong clock costs a fence
- * round until a register read corrects the guess, and one far ahead makes the fences larger. Above
- * 2^52 no proposal is made (a fence must stay an exact integer in Lua's doubles and JavaScript's
+ * monotonic clock since it saw it, + 1; the nodes' time now in µs), and above the last proposal,
+ * so that the attempts of one client batched on a node rise in the order they were written. The
+ * nodes' time is the (lower) median, over the nodes, of the TIME each last answered in a probe
+ * (clock-check.ts keeps it against our monotonic clock; a node whose jump is not yet quarantined is
+ * left out), moved on by our monotonic clock: no client's own wall clock is read. The registers
+ * follow the same clock (a mark-clean and a quarantine's check floor a register at the node's now
+ * in µs: mark-clean.lua, probe.lua; the fences proposed ahead are readings of it too), so every
+ * client proposes from one shared clock, above the fences the others were granted before, without
+ * having read them: a client whose host clock is a minute off proposes what the others do (it used
+ * to raise the registers a minute ahead, after which the others fell back to the fence round about
+ * every other time). The median keeps a minority of nodes with wrong clocks out of it. With fewer
+ * than a quorum of nodes read since they connected (a client's first acquire) no proposal is made:
+ * the fence round runs. A register ahead of that clock all the same (an older client, a register set
+ * by hand) is adopted from the first read of it and moved on at our clock's rate. The clock only
+ * makes the guess good; whether it stands is decided by the registers alone (above), so a wrong
+ * guess costs a fence round, and one far ahead makes the fences larger. Above 2^52 no proposal is
+ * made (a fence must stay an exact integer in Lua's doubles and JavaScript's
  * numbers). ClusterView.fenceHigh is raised by every probe (grant-verdict.ts recordProbe, through
  * noteRegister) and every fence issued.
  */
@@ -89,14 +95,31 @@ export function noteRegister(cluster: Pick<ClusterView, 'fenceHigh' | 'fenceHigh
   }
 }
 
-/** The fence to propose for the next attempt (and reserve it), or null (header). */
+/**
+ * The nodes' wall clock now, as an offset (ms) from our monotonic clock: the lower median over the
+ * nodes of the middle of their last TIME reading's interval (clock-check.ts: off by at most half
+ * that probe's round trip), or null when fewer than `quorum` nodes have a reading (header).
+ */
+export function nodesClockOffset(nodes: readonly Pick<LockNode, 'clock'>[], quorum: number): number | null {
+  const offsets: number[] = [];
+  for (const node of nodes) {
+    const last = node.clock.last;
+    if (last !== null && !node.clock.jumpPending) offsets.push((last.lo + last.hi) / 2);
+  }
+  if (offsets.length < quorum) return null;
+  offsets.sort((a, b) => a - b);
+  return offsets[(offsets.length - 1) >> 1]!;
+}
+
+/** The fence to propose for the next attempt (and reserve it), or null (header): `offsetMs` from nodesClockOffset. */
 export function proposeFence(
   cluster: Pick<ClusterView, 'fenceHigh' | 'fenceHighAt'>,
+  offsetMs: number | null,
   monoMs = performance.now(),
-  wallMs = performance.timeOrigin + monoMs,
 ): number | null {
-  // The wall clock in µs (the registers' unit): two grants a fraction of a millisecond apart still rise.
-  const proposal = Math.max(projected(cluster, monoMs) + 1, Math.floor(wallMs * 1000));
+  if (offsetMs === null) return null;
+  // The nodes' clock in µs (the registers' unit): two grants a fraction of a millisecond apart still rise.
+  const proposal = Math.max(projected(cluster, monoMs) + 1, Math.floor((monoMs + offsetMs) * 1000));
   if (!(proposal <= MAX_PROPOSAL)) return null;
   cluster.fenceHigh = proposal;
   cluster.fenceHighAt = monoMs;

@@ -33,7 +33,7 @@ import { startReseed } from './reseed';
 import { NodeStalledError, type LockNode } from './node';
 import { blockingSize, validityHorizonMs, validityMs } from './quorum';
 import { confirmFence } from './fence-round';
-import { aheadFence, FenceAhead, noteRegister, proposeFence, rewriteElsewhere } from './fence-ahead';
+import { aheadFence, FenceAhead, nodesClockOffset, noteRegister, proposeFence, rewriteElsewhere } from './fence-ahead';
 import { FenceCall } from './fence-group';
 import { Round, type ErrorSink } from './round';
 import { ReleaseCall } from './release-group';
@@ -86,7 +86,7 @@ export async function attemptAcquire(ctx: ProtocolContext, req: AcquireRequest):
 
   const metaHead = `${req.metaHead},"acquiredAt":"${wall0}"`;
   // A fence proposed ahead is raised with the grant (fence-ahead.ts); the value names it already.
-  const proposed = req.fenced && settings.fenceAhead ? proposeFence(req.probes.cluster) : null;
+  const proposed = req.fenced && settings.fenceAhead ? proposeFence(req.probes.cluster, nodesClockOffset(nodes, quorum)) : null;
   const ahead = proposed === null ? null : new FenceAhead(proposed, req.probes.epochKey, req.lockKeys, token);
   const value = lockValue(token, proposed === null ? `${metaHead}}` : `${metaHead},"fence":"${proposed}"}`);
   const plan = grantPlan(req.lockKeys, value, ttlMs, { quarantine: settings.quarantine, fenced: req.fenced, probes: req.probes, ahead });
