@@ -1,7 +1,7 @@
 import type { UseQueryResult } from '@tanstack/react-query';
 import Link from 'next/link';
 import type { BulkForceReleaseResponse, ForceReleaseResponse } from '@/lib/api/locks';
-import { releaseErrorText } from './release-error';
+import { DryRunHead } from './release-error';
 import { TokenChip } from './token-chip';
 import styles from './force-release-dialog.module.css';
 
@@ -46,25 +46,20 @@ export function BulkReleaseResults({
       data-testid="bulk-release-preview"
       data-loading-state={preview.isFetching ? 'loading' : preview.isError ? 'error' : 'ready'}
     >
-      <div className={styles.previewHead}>
-        <h3 id="bulk-preview-title">{result ? 'Result, lock by lock' : '1 · Dry run: what each lock will do'}</h3>
-        {!result && (
-          <button type="button" className="button button-ghost small" onClick={() => void preview.refetch()} disabled={preview.isFetching}>
-            {preview.isFetching ? 'Checking…' : 'Check again'}
-          </button>
-        )}
-      </div>
-      {preview.isError ? (
-        <p className="callout callout-bad" role="alert">
-          {releaseErrorText(preview.error)}
-        </p>
-      ) : !shown ? (
-        <div className={styles.outcomesLoading} aria-busy="true">
-          Asking every node…
-        </div>
-      ) : (
-        <ItemTable results={shown.results} released={!!result} />
-      )}
+      <DryRunHead
+        titleId="bulk-preview-title"
+        title={result ? 'Result, lock by lock' : '1 · Dry run: what each lock will do'}
+        preview={preview}
+        recheck={!result}
+      />
+      {!preview.isError &&
+        (shown ? (
+          <ItemTable results={shown.results} released={!!result} />
+        ) : (
+          <div className={styles.outcomesLoading} aria-busy="true">
+            Asking every node…
+          </div>
+        ))}
       {preview.data && !result && (
         <p className={`${styles.verdict} ${willDelete === 0 ? styles.verdictWarn : ''}`} data-testid="bulk-release-verdict">
           {willDelete === 0

@@ -3,7 +3,7 @@ import Link from 'next/link';
 import type { ForceReleaseResponse } from '@/lib/api/locks';
 import { HolderPulse } from './holder-pulse';
 import { NodeOutcomes } from './node-outcomes';
-import { releaseErrorText } from './release-error';
+import { DryRunHead } from './release-error';
 import styles from './force-release-dialog.module.css';
 
 /** Where the force-release stands: Preview, Reason, Confirm, Result (the current step marked for assistive tech). */
@@ -48,24 +48,8 @@ export function ForceReleasePreview({
       data-testid="force-release-preview"
       data-loading-state={preview.isFetching ? 'loading' : preview.isError ? 'error' : 'ready'}
     >
-      <div className={styles.previewHead}>
-        <h3 id="preview-title">1 · Dry run: what each node will do</h3>
-        <button
-          type="button"
-          className="button button-ghost small"
-          onClick={() => void preview.refetch()}
-          disabled={preview.isFetching || busy}
-        >
-          {preview.isFetching ? 'Checking…' : 'Check again'}
-        </button>
-      </div>
-      {preview.isError ? (
-        <p className="callout callout-bad" role="alert">
-          {releaseErrorText(preview.error)}
-        </p>
-      ) : (
-        <NodeOutcomes nodes={preview.data?.nodes ?? null} labels={labels} token={token} />
-      )}
+      <DryRunHead titleId="preview-title" title="1 · Dry run: what each node will do" preview={preview} busy={busy} />
+      {!preview.isError && <NodeOutcomes nodes={preview.data?.nodes ?? null} labels={labels} token={token} />}
       {preview.data?.liveness && wouldDelete > 0 && (
         <HolderPulse liveness={preview.data.liveness} confirmed={liveConfirmed} onConfirm={onLiveConfirm} disabled={busy} />
       )}

@@ -1,4 +1,4 @@
-import { releaseErrorText } from './release-error';
+import { ReleaseErrorCallout } from './release-error';
 import styles from './force-release-dialog.module.css';
 
 /**
@@ -24,11 +24,7 @@ export function ReleaseFormFoot({
 }) {
   return (
     <>
-      {failed !== null && (
-        <p className="callout callout-bad" role="alert">
-          {releaseErrorText(failed)}
-        </p>
-      )}
+      {failed !== null && <ReleaseErrorCallout error={failed} />}
       <div className="dialog-actions">
         <button type="button" className="button" onClick={onCancel} disabled={busy}>
           Cancel

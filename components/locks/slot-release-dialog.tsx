@@ -7,7 +7,7 @@ import { useModalDialog } from '../ui/use-modal-dialog';
 import { HolderPulse } from './holder-pulse';
 import { ReleaseConfirmFields, reasonIsOk } from './release-confirm-fields';
 import { ReleaseDialogHead } from './release-dialog-head';
-import { releaseErrorText } from './release-error';
+import { ReleaseErrorCallout } from './release-error';
 import { ReleaseFormFoot } from './release-form-foot';
 import { forceReleaseSlot, slotQueryKeys } from './slot-queries';
 import { TokenChip } from './token-chip';
@@ -104,11 +104,7 @@ export function SlotReleaseDialog({ target, onClose }: { target: SlotTarget; onC
               disabled={release.isPending}
             />
           )}
-          {preview.isError && (
-            <p className="callout callout-bad" role="alert">
-              {releaseErrorText(preview.error)}
-            </p>
-          )}
+          {preview.isError && <ReleaseErrorCallout error={preview.error} />}
           <ReleaseConfirmFields
             reason={reason}
             onReasonChange={setReason}
