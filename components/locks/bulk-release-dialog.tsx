@@ -1,12 +1,11 @@
 'use client';
 
-import { useState, type FormEvent } from 'react';
-import { useModalDialog } from '../ui/use-modal-dialog';
+import { useState } from 'react';
 import { BulkLiveHolders } from './bulk-live-holders';
 import { BulkReleaseResults } from './bulk-release-results';
 import type { PickedLock } from './lock-selection';
 import { ReleaseConfirmFields, reasonIsOk } from './release-confirm-fields';
-import { ReleaseDialogHead } from './release-dialog-head';
+import { ReleaseDialogFrame, useReleaseDialog } from './release-dialog-frame';
 import { ReleaseFormFoot } from './release-form-foot';
 import { useBulkRelease } from './use-bulk-release';
 import styles from './force-release-dialog.module.css';
@@ -18,7 +17,6 @@ import styles from './force-release-dialog.module.css';
  * re-read: a lock that changed hands since is left alone (compare-and-delete on the server).
  */
 export function BulkReleaseDialog({ locks, onClose, onDone }: { locks: PickedLock[]; onClose: () => void; onDone?: () => void }) {
-  const ref = useModalDialog<HTMLDialogElement>();
   const [reason, setReason] = useState('');
   const [typed, setTyped] = useState('');
   // Live holders in the batch: the operator says they saw them, or the server refuses the batch 409.
@@ -30,32 +28,19 @@ export function BulkReleaseDialog({ locks, onClose, onDone }: { locks: PickedLoc
   const typedOk = typed.trim() === String(items.length);
   const canConfirm =
     !!preview.data && willDelete > 0 && reasonOk && typedOk && (live.length === 0 || liveConfirmed) && !release.isPending && !result;
-  const close = () => {
-    if (!release.isPending) ref.current?.close();
-  };
-  const submit = (e: FormEvent) => {
-    e.preventDefault();
-    if (canConfirm) release.mutate();
-  };
   const noun = `${items.length} token${items.length === 1 ? '' : 's'} of ${locks.length} lock${locks.length === 1 ? '' : 's'}`;
 
+  const { ref, close, submit } = useReleaseDialog({ busy: release.isPending, canConfirm, onConfirm: () => release.mutate() });
   return (
-    <dialog
-      ref={ref}
-      className={`dialog ${styles.dialog}`}
-      aria-labelledby="bulk-release-title"
-      data-testid="bulk-release-dialog"
+    <ReleaseDialogFrame
+      dialogRef={ref}
+      busy={release.isPending}
+      close={close}
+      id="bulk-release"
+      title={result ? 'Force-release done' : `Force-release ${noun}`}
+      lede="Compare-and-delete on every node, lock by lock: only keys that still hold the token you saw are deleted, so a newer holder is never hit. One reason for all; each lock gets its own audit entry."
       onClose={onClose}
-      onCancel={(e) => release.isPending && e.preventDefault()}
     >
-      <ReleaseDialogHead
-        titleId="bulk-release-title"
-        title={result ? 'Force-release done' : `Force-release ${noun}`}
-        lede="Compare-and-delete on every node, lock by lock: only keys that still hold the token you saw are deleted, so a newer holder is never hit. One reason for all; each lock gets its own audit entry."
-        onClose={close}
-        busy={release.isPending}
-      />
-
       <BulkReleaseResults preview={preview} result={result} willDelete={willDelete} itemCount={items.length} />
 
       {!result && (
@@ -96,6 +81,6 @@ export function BulkReleaseDialog({ locks, onClose, onDone }: { locks: PickedLoc
           </button>
         </div>
       )}
-    </dialog>
+    </ReleaseDialogFrame>
   );
 }

@@ -1,10 +1,9 @@
 'use client';
 
-import { useState, type FormEvent } from 'react';
-import { useModalDialog } from '../ui/use-modal-dialog';
+import { useState } from 'react';
 import { ForceReleasePreview, ForceReleaseResult, ReleaseSteps } from './force-release-parts';
 import { ReleaseConfirmFields, reasonIsOk } from './release-confirm-fields';
-import { ReleaseDialogHead } from './release-dialog-head';
+import { ReleaseDialogFrame, ResourceReleaseTitle, useReleaseDialog } from './release-dialog-frame';
 import { ReleaseFormFoot } from './release-form-foot';
 import { SeenTokenPicker, type SeenToken } from './seen-token-picker';
 import { useForceRelease } from './use-force-release';
@@ -31,7 +30,6 @@ export function ForceReleaseDialog({
   labels: Map<number, string>;
   onClose: () => void;
 }) {
-  const ref = useModalDialog<HTMLDialogElement>();
   const [token, setToken] = useState(initialToken);
   const [reason, setReason] = useState('');
   const [typed, setTyped] = useState('');
@@ -44,38 +42,17 @@ export function ForceReleaseDialog({
   const canConfirm =
     !!preview.data && wouldDelete > 0 && reasonOk && typedOk && (!holderAlive || liveConfirmed) && !release.isPending && !result;
 
-  const close = () => {
-    if (release.isPending) return;
-    ref.current?.close();
-  };
-  const submit = (e: FormEvent) => {
-    e.preventDefault();
-    if (canConfirm) release.mutate();
-  };
-
+  const { ref, close, submit } = useReleaseDialog({ busy: release.isPending, canConfirm, onConfirm: () => release.mutate() });
   return (
-    <dialog
-      ref={ref}
-      className={`dialog ${styles.dialog}`}
-      aria-labelledby="force-release-title"
-      data-testid="force-release-dialog"
+    <ReleaseDialogFrame
+      dialogRef={ref}
+      busy={release.isPending}
+      close={close}
+      id="force-release"
+      title={<ResourceReleaseTitle resource={resource} done={!!result} />}
+      lede="Compare-and-delete on every node: only keys that still hold the token below are deleted, so a newer holder is never hit."
       onClose={onClose}
-      onCancel={(e) => {
-        if (release.isPending) e.preventDefault();
-      }}
     >
-      <ReleaseDialogHead
-        titleId="force-release-title"
-        title={
-          <>
-            {result ? 'Force-release done' : 'Force-release'} <code className={styles.resource}>{resource}</code>
-          </>
-        }
-        lede="Compare-and-delete on every node: only keys that still hold the token below are deleted, so a newer holder is never hit."
-        onClose={close}
-        busy={release.isPending}
-      />
-
       <ReleaseSteps step={result ? 4 : !preview.data ? 0 : !reasonOk ? 1 : 2} />
 
       {!result && (
@@ -131,6 +108,6 @@ export function ForceReleaseDialog({
       )}
 
       {result && <ForceReleaseResult result={result} labels={labels} token={token} onDone={close} />}
-    </dialog>
+    </ReleaseDialogFrame>
   );
 }

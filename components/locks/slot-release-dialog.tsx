@@ -1,12 +1,11 @@
 'use client';
 
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useState, type FormEvent } from 'react';
+import { useState } from 'react';
 import type { SlotHolderView, SlotKind } from '@/lib/api/slot-locks';
-import { useModalDialog } from '../ui/use-modal-dialog';
 import { HolderPulse } from './holder-pulse';
 import { ReleaseConfirmFields, reasonIsOk } from './release-confirm-fields';
-import { ReleaseDialogHead } from './release-dialog-head';
+import { ReleaseDialogFrame, ResourceReleaseTitle, useReleaseDialog } from './release-dialog-frame';
 import { ReleaseErrorCallout } from './release-error';
 import { ReleaseFormFoot } from './release-form-foot';
 import { forceReleaseSlot, slotQueryKeys } from './slot-queries';
@@ -34,7 +33,6 @@ function targetText(t: SlotTarget): string {
  * outcome. The server deletes only keys that still hold this token on those slots.
  */
 export function SlotReleaseDialog({ target, onClose }: { target: SlotTarget; onClose: () => void }) {
-  const ref = useModalDialog<HTMLDialogElement>();
   const queryClient = useQueryClient();
   const [reason, setReason] = useState('');
   const [typed, setTyped] = useState('');
@@ -62,35 +60,17 @@ export function SlotReleaseDialog({ target, onClose }: { target: SlotTarget; onC
   const result = release.data;
   const canConfirm =
     reasonIsOk(reason) && typed === target.resource && !!preview.data && (!alive || liveConfirmed) && !release.isPending && !result;
-  const close = () => {
-    if (!release.isPending) ref.current?.close();
-  };
-  const submit = (e: FormEvent) => {
-    e.preventDefault();
-    if (canConfirm) release.mutate();
-  };
+  const { ref, close, submit } = useReleaseDialog({ busy: release.isPending, canConfirm, onConfirm: () => release.mutate() });
   return (
-    <dialog
-      ref={ref}
-      className={`dialog ${styles.dialog}`}
-      aria-labelledby="slot-release-title"
-      data-testid="slot-release-dialog"
+    <ReleaseDialogFrame
+      dialogRef={ref}
+      busy={release.isPending}
+      close={close}
+      id="slot-release"
+      title={<ResourceReleaseTitle resource={target.resource} done={!!result} />}
+      lede="Compare-and-delete on every node: only the keys of these slots that still hold the token below are deleted, so no other holder is hit."
       onClose={onClose}
-      onCancel={(e) => {
-        if (release.isPending) e.preventDefault();
-      }}
     >
-      <ReleaseDialogHead
-        titleId="slot-release-title"
-        title={
-          <>
-            {result ? 'Force-release done' : 'Force-release'} <code className={styles.resource}>{target.resource}</code>
-          </>
-        }
-        lede="Compare-and-delete on every node: only the keys of these slots that still hold the token below are deleted, so no other holder is hit."
-        onClose={close}
-        busy={release.isPending}
-      />
       {!result && (
         <form onSubmit={submit} className={styles.body}>
           <p>
@@ -156,6 +136,6 @@ export function SlotReleaseDialog({ target, onClose }: { target: SlotTarget; onC
           </div>
         </div>
       )}
-    </dialog>
+    </ReleaseDialogFrame>
   );
 }
