@@ -1,3 +1,4 @@
+import type { Locator, Page } from '@playwright/test';
 import { expectAxeClean } from './support/axe';
 import { signIn } from './support/login';
 import { Redlock } from '@redlock-console/redlock';
@@ -6,6 +7,37 @@ import { AS_CLIENT, postAsSession } from './support/ops';
 import { sandbox } from './support/sandbox';
 import { saveScreens } from './support/screens';
 import { expect, test } from './support/test';
+
+/**
+ * The history table at a phone's width: nothing scrolls sideways (the page, or the panel's own
+ * region), each row is a card whose cells stand one under another, each led by its column's name
+ * (the cell's data-label), and it is still a table to a screen reader: its column heads and rows.
+ */
+async function expectStackedCards(page: Page, panel: Locator): Promise<void> {
+  const doc = await page.evaluate(() => ({ scroll: document.documentElement.scrollWidth, client: document.documentElement.clientWidth }));
+  expect(doc.scroll, 'the page scrolls sideways').toBeLessThanOrEqual(doc.client);
+  const region = panel.getByRole('region', { name: 'History of the holds' });
+  const inner = await region.evaluate((el) => ({ scroll: el.scrollWidth, client: el.clientWidth }));
+  expect(inner.scroll, 'the history scrolls sideways inside its region').toBeLessThanOrEqual(inner.client + 1);
+  const cells = await panel
+    .getByTestId('history-hold')
+    .first()
+    .locator('td')
+    .evaluateAll((tds) =>
+      tds.map((td) => ({
+        label: getComputedStyle(td, '::before').content,
+        top: td.getBoundingClientRect().top,
+        bottom: td.getBoundingClientRect().bottom,
+      })),
+    );
+  expect(cells.map((c) => c.label)).toEqual(['"Granted"', '"Authenticated as"', '"Claims to be"', '"Fence"', '"Held for"', '"Ended"']);
+  for (let i = 1; i < cells.length; i++)
+    expect(cells[i]!.top, `cell ${i} stands under cell ${i - 1}`).toBeGreaterThanOrEqual(cells[i - 1]!.bottom - 1);
+  const table = region.getByRole('table');
+  await expect(table.getByRole('columnheader')).toHaveCount(6);
+  await expect(table.getByRole('row')).toHaveCount(3);
+  await expect(table.getByRole('cell')).toHaveCount(12);
+}
 
 /**
  * "Who held invoice-42 at 03:12?" — the lock detail page shows each hold of the
@@ -37,18 +69,19 @@ test.describe('lock history on the lock detail page', () => {
     await expect(holds.nth(1)).toContainText('client:e2e-client');
     await expect(holds.nth(1)).toContainText('operator'); // what it claimed, shown apart
     await expect(panel).not.toContainText(token);
+    await page.setViewportSize({ width: 1280, height: 900 });
     await panel.scrollIntoViewIfNeeded();
+    await expect(panel.getByRole('columnheader', { name: 'Granted' })).toBeVisible(); // a table's head row
     await saveScreens(page, 'lock-history');
     await expectAxeClean(page);
 
-    // On a phone the table scrolls inside its own region, never wider than the card. (The page's
-    // own width at 390 px is the top bar's concern: it still has a minimum width.)
-    await page.setViewportSize({ width: 390, height: 844 });
+    // On a phone the rows stack into cards (as the semaphore's History does): no sideways scroll,
+    // neither of the page nor inside the panel, and each cell led by its column's name.
+    await page.setViewportSize({ width: 320, height: 800 });
     await expect(holds).toHaveCount(2);
-    const region = panel.getByRole('region', { name: 'History of the holds' });
-    const [regionBox, panelBox] = [await region.boundingBox(), await panel.boundingBox()];
-    expect(regionBox!.width).toBeLessThanOrEqual(panelBox!.width);
-    await saveScreens(page, 'lock-history-phone');
+    await expectStackedCards(page, panel);
+    await saveScreens(page, 'lock-history-320');
+    await expectAxeClean(page);
   });
 
   test("the Audit screen's lock-service view narrows to one API key and links each resource to its history", async ({ page }) => {

@@ -1,6 +1,7 @@
 'use client';
 
 import { useQuery } from '@tanstack/react-query';
+import type { ReactNode } from 'react';
 import type { LockHold } from '@/lib/api/lock-history';
 import { lockHistoryQuery } from '@/lib/client/queries';
 import { formatDateTime, formatDurationMs } from '../ui/format';
@@ -34,7 +35,7 @@ const COLUMN = {
 } as const;
 
 /** A history table's head: Granted, the columns a table adds after it (`after`), then those of `HoldCells`. */
-export function HistoryHead({ after = [] }: { after?: readonly string[] }) {
+function HistoryHead({ after = [] }: { after?: readonly string[] }) {
   const [granted, ...hold] = Object.values(COLUMN);
   return (
     <thead>
@@ -46,6 +47,34 @@ export function HistoryHead({ after = [] }: { after?: readonly string[] }) {
         ))}
       </tr>
     </thead>
+  );
+}
+
+/**
+ * A history table in its frame, the mutex's and the slot history's: a real table at every width
+ * (its head row stays for screen readers), whose rows stack into cards below 900 px, each cell led
+ * by its `data-label` (`.table-stack`, app/globals.css, owns the stacking); wider than its card at
+ * a desktop width, it scrolls inside its own region (`label` names it), never the page.
+ */
+export function HistoryTable({
+  label,
+  after,
+  className = '',
+  children,
+}: {
+  label: string;
+  after?: readonly string[];
+  className?: string;
+  /** The rows: `GrantedCell`, the `after` columns' cells, then `HoldCells`. */
+  children: ReactNode;
+}) {
+  return (
+    <div className={styles.historyScroll} role="region" aria-label={label} tabIndex={0}>
+      <table className={`table table-stack ${styles.nodeTable} ${className}`}>
+        <HistoryHead after={after} />
+        <tbody>{children}</tbody>
+      </table>
+    </div>
   );
 }
 
@@ -125,19 +154,14 @@ export function LockHistoryPanel({ resource }: { resource: string }) {
           Nothing recorded: the history keeps a resource&apos;s last 32 entries for a week, and the 2,000 resources written most recently.
         </p>
       ) : (
-        <div className={styles.historyScroll} role="region" aria-label="History of the holds" tabIndex={0}>
-          <table className={`table ${styles.nodeTable}`}>
-            <HistoryHead />
-            <tbody>
-              {data.holds.map((hold) => (
-                <tr key={hold.token} data-testid="history-hold" data-ended={hold.ended}>
-                  <GrantedCell hold={hold} />
-                  <HoldCells hold={hold} />
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <HistoryTable label="History of the holds">
+          {data.holds.map((hold) => (
+            <tr key={hold.token} data-testid="history-hold" data-ended={hold.ended}>
+              <GrantedCell hold={hold} />
+              <HoldCells hold={hold} />
+            </tr>
+          ))}
+        </HistoryTable>
       )}
     </section>
   );

@@ -5,7 +5,7 @@ import { useId, useState } from 'react';
 import { LIMITS } from '@redlock-console/redlock/vocabulary';
 import { SLOT_HISTORY_MAX_SLOTS, type SlotHold } from '@/lib/api/slot-history';
 import type { SlotKind, SlotLockView } from '@/lib/api/slot-locks';
-import { GrantedCell, HistoryHead, HoldCells } from './lock-history-panel';
+import { GrantedCell, HistoryTable, HoldCells } from './lock-history-panel';
 import { slotHistoryQuery } from './slot-history-query';
 import detail from './lock-detail.module.css';
 import cards from './slot-locks.module.css';
@@ -62,22 +62,17 @@ function SlotCell({ hold }: { hold: SlotHold }) {
   );
 }
 
-function HistoryTable({ holds }: { holds: SlotHold[] }) {
+function SlotHistoryTable({ holds }: { holds: SlotHold[] }) {
   return (
-    <div className={detail.historyScroll} role="region" aria-label="History of the slots' holds" tabIndex={0}>
-      <table className={`table table-stack ${detail.nodeTable} ${styles.table}`}>
-        <HistoryHead after={[SLOT_COLUMN]} />
-        <tbody>
-          {holds.map((hold) => (
-            <tr key={`${hold.token}:${hold.slots.join(',')}`} data-testid="history-hold" data-ended={hold.ended}>
-              <GrantedCell hold={hold} />
-              <SlotCell hold={hold} />
-              <HoldCells hold={hold} />
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+    <HistoryTable label="History of the slots' holds" after={[SLOT_COLUMN]} className={styles.table}>
+      {holds.map((hold) => (
+        <tr key={`${hold.token}:${hold.slots.join(',')}`} data-testid="history-hold" data-ended={hold.ended}>
+          <GrantedCell hold={hold} />
+          <SlotCell hold={hold} />
+          <HoldCells hold={hold} />
+        </tr>
+      ))}
+    </HistoryTable>
   );
 }
 
@@ -120,7 +115,7 @@ export function SlotHistory({ kind, resource, lock }: { kind: SlotKind; resource
       ) : data.holds.length === 0 ? (
         <p className={detail.emptyNote}>Nothing recorded on {choice.label}: the history keeps a slot&apos;s last 32 entries for a week.</p>
       ) : (
-        <HistoryTable holds={data.holds} />
+        <SlotHistoryTable holds={data.holds} />
       )}
       <p className={`muted ${styles.note}`}>
         {data ? `Read from ${data.nodesRead} of ${data.nodesRead + data.nodesFailed} masters. ` : ''}
