@@ -29,6 +29,17 @@ export const USERS = {
 export const API_KEY = 'client-key-0123456789abcdef0123';
 export const METRICS_TOKEN = 'metrics-token-0123456789abcdef';
 
+/** Who may sign in and call, as the console's environment names them: the test users and the API client's key. */
+export function credentialsEnv(): Record<string, string> {
+  return {
+    REDLOCK_ADMIN_USER: USERS.operator.username,
+    REDLOCK_ADMIN_PASSWORD: USERS.operator.password,
+    REDLOCK_VIEWER_USER: USERS.viewer.username,
+    REDLOCK_VIEWER_PASSWORD: USERS.viewer.password,
+    REDLOCK_API_KEYS: `test-client=${API_KEY}`,
+  };
+}
+
 export type Who = 'anonymous' | 'viewer' | 'operator' | 'client';
 
 type Handler = (req: Request, ctx: { params: Promise<Record<string, string>> }) => Promise<Response>;
@@ -90,11 +101,7 @@ export async function startApi(
     REDLOCK_CONTROL_SECRET_FILE: secretFile,
     REDLOCK_DATA_DIR: dataDir,
     REDLOCK_MAX_TTL_MS: String(options.maxTtlMs ?? 3_000),
-    REDLOCK_ADMIN_USER: USERS.operator.username,
-    REDLOCK_ADMIN_PASSWORD: USERS.operator.password,
-    REDLOCK_VIEWER_USER: USERS.viewer.username,
-    REDLOCK_VIEWER_PASSWORD: USERS.viewer.password,
-    REDLOCK_API_KEYS: `test-client=${API_KEY}`,
+    ...credentialsEnv(),
     REDLOCK_METRICS_TOKEN: METRICS_TOKEN,
     LOG_LEVEL: 'silent',
   });

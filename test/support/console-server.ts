@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { ensureSecretFile, freePort, startControlServer, type ControlServer } from '../../lib/cluster';
 import { isBuildCurrent } from '../../scripts/support/build-state';
 import { waitForHealth } from '../../scripts/support/next-process';
-import { API_KEY, USERS } from './api';
+import { API_KEY, credentialsEnv, USERS } from './api';
 import { startTestCluster, type TestCluster } from './cluster';
 
 /**
@@ -55,11 +55,7 @@ export async function startConsoleCluster(options: { nodes?: number; maxTtlMs?: 
     REDLOCK_CONTROL_SECRET_FILE: secretFile,
     REDLOCK_DATA_DIR: dataDir,
     REDLOCK_MAX_TTL_MS: String(maxTtlMs),
-    REDLOCK_ADMIN_USER: USERS.operator.username,
-    REDLOCK_ADMIN_PASSWORD: USERS.operator.password,
-    REDLOCK_VIEWER_USER: USERS.viewer.username,
-    REDLOCK_VIEWER_PASSWORD: USERS.viewer.password,
-    REDLOCK_API_KEYS: `test-client=${API_KEY}`,
+    ...credentialsEnv(),
     LOG_LEVEL: 'warn',
     NEXT_TELEMETRY_DISABLED: '1',
   };

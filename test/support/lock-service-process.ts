@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from '../../lib/cluster';
 import { waitForHealth } from '../../scripts/support/next-process';
-import { API_KEY, METRICS_TOKEN, USERS } from './api';
+import { credentialsEnv, METRICS_TOKEN } from './api';
 import type { TestCluster } from './cluster';
 
 /** A lock-service process (scripts/lock-service-server.ts) as it runs in production. */
@@ -28,11 +28,7 @@ export function serviceEnv(cluster: TestCluster, dataDir: string, maxTtlMs: numb
     REDLOCK_DATA_DIR: dataDir,
     REDLOCK_MAX_TTL_MS: String(maxTtlMs),
     REDLOCK_NODE_TIMEOUT_MS: '1000',
-    REDLOCK_ADMIN_USER: USERS.operator.username,
-    REDLOCK_ADMIN_PASSWORD: USERS.operator.password,
-    REDLOCK_VIEWER_USER: USERS.viewer.username,
-    REDLOCK_VIEWER_PASSWORD: USERS.viewer.password,
-    REDLOCK_API_KEYS: `test-client=${API_KEY}`,
+    ...credentialsEnv(),
     REDLOCK_METRICS_TOKEN: METRICS_TOKEN,
     LOG_LEVEL: 'warn',
   };
