@@ -1,13 +1,13 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { request as httpRequest, Agent } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ensureSecretFile, freePort, startControlServer, type ControlServer } from '../../lib/cluster';
+import { ensureSecretFile, startControlServer, type ControlServer } from '../../lib/cluster';
 import { isBuildCurrent } from '../../scripts/support/build-state';
-import { waitForHealth } from '../../scripts/support/next-process';
 import { API_KEY, credentialsEnv, USERS } from './api';
 import { startTestCluster, type TestCluster } from './cluster';
+import { startServerScript } from './server-process';
 
 /**
  * The console as it runs in production, as a real process: scripts/console-server.ts (the lean
@@ -63,39 +63,18 @@ export async function startConsoleCluster(options: { nodes?: number; maxTtlMs?: 
     cluster,
     dataDir,
     async start(env = {}, nodeArgs = []) {
-      const port = await freePort();
-      const child = spawn(
-        process.execPath,
-        [...nodeArgs, '--import', 'tsx', '--import', './scripts/support/server-only-hook.mjs', 'scripts/console-server.ts'],
-        {
-          cwd: root,
-          env: { ...process.env, ...baseEnv, ...env, NODE_ENV: 'production', PORT: String(port), HOST: '127.0.0.1' },
-          stdio: ['ignore', 'pipe', 'pipe'],
-        },
-      );
-      let out = '';
-      child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
-      child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
-      const exited = new Promise<void>((done) => child.once('exit', () => done()));
-      const url = `http://127.0.0.1:${port}`;
+      const server = await startServerScript('scripts/console-server.ts', { ...baseEnv, ...env }, { cwd: root, nodeArgs });
       const proc: ConsoleProcess = {
-        url,
-        port,
-        child,
-        output: () => out,
+        url: server.url,
+        port: server.port,
+        child: server.child,
+        output: server.output,
         async kill(signal = 'SIGKILL') {
-          if (child.exitCode === null && child.signalCode === null) child.kill(signal);
-          await exited;
+          await server.kill(signal);
           running.delete(proc);
         },
       };
       running.add(proc);
-      try {
-        await waitForHealth(url, child, 60_000);
-      } catch (err) {
-        await proc.kill();
-        throw new Error(`${(err as Error).message}\n${out}`);
-      }
       return proc;
     },
     async stop() {
