@@ -1,4 +1,3 @@
-import type { Locator, Page } from '@playwright/test';
 import { expectAxeClean } from './support/axe';
 import { signIn } from './support/login';
 import { Redlock } from '@redlock-console/redlock';
@@ -6,38 +5,8 @@ import { E2E_MAX_TTL_MS } from '../playwright.config';
 import { AS_CLIENT, postAsSession } from './support/ops';
 import { sandbox } from './support/sandbox';
 import { saveScreens } from './support/screens';
+import { expectStackedCards } from './support/stacked-table';
 import { expect, test } from './support/test';
-
-/**
- * The history table at a phone's width: nothing scrolls sideways (the page, or the panel's own
- * region), each row is a card whose cells stand one under another, each led by its column's name
- * (the cell's data-label), and it is still a table to a screen reader: its column heads and rows.
- */
-async function expectStackedCards(page: Page, panel: Locator): Promise<void> {
-  const doc = await page.evaluate(() => ({ scroll: document.documentElement.scrollWidth, client: document.documentElement.clientWidth }));
-  expect(doc.scroll, 'the page scrolls sideways').toBeLessThanOrEqual(doc.client);
-  const region = panel.getByRole('region', { name: 'History of the holds' });
-  const inner = await region.evaluate((el) => ({ scroll: el.scrollWidth, client: el.clientWidth }));
-  expect(inner.scroll, 'the history scrolls sideways inside its region').toBeLessThanOrEqual(inner.client + 1);
-  const cells = await panel
-    .getByTestId('history-hold')
-    .first()
-    .locator('td')
-    .evaluateAll((tds) =>
-      tds.map((td) => ({
-        label: getComputedStyle(td, '::before').content,
-        top: td.getBoundingClientRect().top,
-        bottom: td.getBoundingClientRect().bottom,
-      })),
-    );
-  expect(cells.map((c) => c.label)).toEqual(['"Granted"', '"Authenticated as"', '"Claims to be"', '"Fence"', '"Held for"', '"Ended"']);
-  for (let i = 1; i < cells.length; i++)
-    expect(cells[i]!.top, `cell ${i} stands under cell ${i - 1}`).toBeGreaterThanOrEqual(cells[i - 1]!.bottom - 1);
-  const table = region.getByRole('table');
-  await expect(table.getByRole('columnheader')).toHaveCount(6);
-  await expect(table.getByRole('row')).toHaveCount(3);
-  await expect(table.getByRole('cell')).toHaveCount(12);
-}
 
 /**
  * "Who held invoice-42 at 03:12?" — the lock detail page shows each hold of the
@@ -79,7 +48,8 @@ test.describe('lock history on the lock detail page', () => {
     // neither of the page nor inside the panel, and each cell led by its column's name.
     await page.setViewportSize({ width: 320, height: 800 });
     await expect(holds).toHaveCount(2);
-    await expectStackedCards(page, panel);
+    const region = panel.getByRole('region', { name: 'History of the holds' });
+    await expectStackedCards(page, region, ['Granted', 'Authenticated as', 'Claims to be', 'Fence', 'Held for', 'Ended'], 2);
     await saveScreens(page, 'lock-history-320');
     await expectAxeClean(page);
   });
