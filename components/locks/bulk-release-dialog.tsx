@@ -5,10 +5,9 @@ import { BulkLiveHolders } from './bulk-live-holders';
 import { BulkReleaseResults } from './bulk-release-results';
 import type { PickedLock } from './lock-selection';
 import { ReleaseConfirmFields, reasonIsOk } from './release-confirm-fields';
-import { ReleaseDialogFrame, useReleaseDialog } from './release-dialog-frame';
-import { ReleaseFormFoot } from './release-form-foot';
+import { ReleaseDialogFrame, ReleaseDoneButton } from './release-dialog-frame';
+import { ReleaseForm } from './release-form';
 import { useBulkRelease } from './use-bulk-release';
-import styles from './force-release-dialog.module.css';
 
 /**
  * Force-release several locks in one flow: a dry run of every (lock, token) the operator picked,
@@ -30,21 +29,22 @@ export function BulkReleaseDialog({ locks, onClose, onDone }: { locks: PickedLoc
     !!preview.data && willDelete > 0 && reasonOk && typedOk && (live.length === 0 || liveConfirmed) && !release.isPending && !result;
   const noun = `${items.length} token${items.length === 1 ? '' : 's'} of ${locks.length} lock${locks.length === 1 ? '' : 's'}`;
 
-  const { ref, close, submit } = useReleaseDialog({ busy: release.isPending, canConfirm, onConfirm: () => release.mutate() });
   return (
     <ReleaseDialogFrame
-      dialogRef={ref}
-      busy={release.isPending}
-      close={close}
       id="bulk-release"
       title={result ? 'Force-release done' : `Force-release ${noun}`}
       lede="Compare-and-delete on every node, lock by lock: only keys that still hold the token you saw are deleted, so a newer holder is never hit. One reason for all; each lock gets its own audit entry."
+      release={release}
+      canConfirm={canConfirm}
       onClose={onClose}
     >
       <BulkReleaseResults preview={preview} result={result} willDelete={willDelete} itemCount={items.length} />
 
       {!result && (
-        <form onSubmit={submit} className={styles.body}>
+        <ReleaseForm
+          confirmLabel={`Force-release ${items.length} token${items.length === 1 ? '' : 's'}`}
+          confirmTestId="bulk-release-confirm"
+        >
           <ReleaseConfirmFields
             reason={reason}
             onReasonChange={setReason}
@@ -64,21 +64,11 @@ export function BulkReleaseDialog({ locks, onClose, onDone }: { locks: PickedLoc
           {live.length > 0 && (
             <BulkLiveHolders live={live} confirmed={liveConfirmed} onConfirm={setLiveConfirmed} disabled={release.isPending} />
           )}
-          <ReleaseFormFoot
-            failed={release.isError ? release.error : null}
-            busy={release.isPending}
-            canConfirm={canConfirm}
-            onCancel={close}
-            confirmLabel={`Force-release ${items.length} token${items.length === 1 ? '' : 's'}`}
-            confirmTestId="bulk-release-confirm"
-          />
-        </form>
+        </ReleaseForm>
       )}
       {result && (
         <div className="dialog-actions">
-          <button type="button" className="button button-primary" onClick={close} autoFocus>
-            Done
-          </button>
+          <ReleaseDoneButton primary />
         </div>
       )}
     </ReleaseDialogFrame>

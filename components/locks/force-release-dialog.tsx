@@ -3,11 +3,10 @@
 import { useState } from 'react';
 import { ForceReleasePreview, ForceReleaseResult, ReleaseSteps } from './force-release-parts';
 import { ReleaseConfirmFields, reasonIsOk } from './release-confirm-fields';
-import { ReleaseDialogFrame, ResourceReleaseTitle, useReleaseDialog } from './release-dialog-frame';
-import { ReleaseFormFoot } from './release-form-foot';
+import { ReleaseDialogFrame, ResourceReleaseTitle } from './release-dialog-frame';
+import { ReleaseForm } from './release-form';
 import { SeenTokenPicker, type SeenToken } from './seen-token-picker';
 import { useForceRelease } from './use-force-release';
-import styles from './force-release-dialog.module.css';
 
 /**
  * Force-release in four steps: a dry run of what each node will do with the token the operator
@@ -42,21 +41,22 @@ export function ForceReleaseDialog({
   const canConfirm =
     !!preview.data && wouldDelete > 0 && reasonOk && typedOk && (!holderAlive || liveConfirmed) && !release.isPending && !result;
 
-  const { ref, close, submit } = useReleaseDialog({ busy: release.isPending, canConfirm, onConfirm: () => release.mutate() });
   return (
     <ReleaseDialogFrame
-      dialogRef={ref}
-      busy={release.isPending}
-      close={close}
       id="force-release"
       title={<ResourceReleaseTitle resource={resource} done={!!result} />}
       lede="Compare-and-delete on every node: only keys that still hold the token below are deleted, so a newer holder is never hit."
+      release={release}
+      canConfirm={canConfirm}
       onClose={onClose}
     >
       <ReleaseSteps step={result ? 4 : !preview.data ? 0 : !reasonOk ? 1 : 2} />
 
       {!result && (
-        <form onSubmit={submit} className={styles.body}>
+        <ReleaseForm
+          confirmLabel={`Force-release on ${wouldDelete} node${wouldDelete === 1 ? '' : 's'}`}
+          confirmTestId="force-release-confirm"
+        >
           <SeenTokenPicker
             tokens={tokens}
             token={token}
@@ -95,19 +95,10 @@ export function ForceReleaseDialog({
             typedOk={typedOk}
             disabled={release.isPending}
           />
-
-          <ReleaseFormFoot
-            failed={release.isError ? release.error : null}
-            busy={release.isPending}
-            canConfirm={canConfirm}
-            onCancel={close}
-            confirmLabel={`Force-release on ${wouldDelete} node${wouldDelete === 1 ? '' : 's'}`}
-            confirmTestId="force-release-confirm"
-          />
-        </form>
+        </ReleaseForm>
       )}
 
-      {result && <ForceReleaseResult result={result} labels={labels} token={token} onDone={close} />}
+      {result && <ForceReleaseResult result={result} labels={labels} token={token} />}
     </ReleaseDialogFrame>
   );
 }

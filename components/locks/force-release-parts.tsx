@@ -3,6 +3,7 @@ import Link from 'next/link';
 import type { ForceReleaseResponse } from '@/lib/api/locks';
 import { HolderPulse } from './holder-pulse';
 import { NodeOutcomes } from './node-outcomes';
+import { ReleaseDoneButton } from './release-dialog-frame';
 import { DryRunHead } from './release-error';
 import styles from './force-release-dialog.module.css';
 
@@ -70,12 +71,10 @@ export function ForceReleaseResult({
   result,
   labels,
   token,
-  onDone,
 }: {
   result: ForceReleaseResponse;
   labels: Map<number, string>;
   token: string;
-  onDone: () => void;
 }) {
   return (
     <div className={styles.body} data-testid="force-release-result">
@@ -94,9 +93,7 @@ export function ForceReleaseResult({
         <Link className="button" href="/locks">
           Back to the matrix
         </Link>
-        <button type="button" className="button button-primary" onClick={onDone} autoFocus>
-          Done
-        </button>
+        <ReleaseDoneButton primary />
       </div>
     </div>
   );

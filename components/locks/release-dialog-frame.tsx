@@ -1,74 +1,77 @@
 'use client';
 
-import type { FormEvent, ReactNode, RefObject } from 'react';
+import { createContext, useContext, type FormEvent, type ReactNode } from 'react';
 import { useModalDialog } from '../ui/use-modal-dialog';
 import styles from './force-release-dialog.module.css';
 
-/** A force-release dialog's element (for `ReleaseDialogFrame`) and the two handlers its body uses. */
-export interface ReleaseDialog {
-  ref: RefObject<HTMLDialogElement | null>;
+/** The release a dialog runs: react-query's mutation, as far as the frame needs it. */
+export interface ReleaseRun {
+  isPending: boolean;
+  isError: boolean;
+  error: unknown;
+  mutate: () => void;
+}
+
+/** What the parts of a release dialog's body share (`useReleaseDialog`): where the release stands, and how to confirm or leave. */
+export interface ReleaseDialogState {
+  /** The release runs: nothing closes the dialog. */
+  busy: boolean;
+  canConfirm: boolean;
+  /** The release's error, or null when it has not failed. */
+  failed: unknown;
   /** Close the dialog; does nothing while the release runs. */
   close: () => void;
-  /** The form's submit handler: confirms only when `canConfirm`. */
+  /** The form's submit handler: starts the release only when `canConfirm`. */
   submit: (e: FormEvent) => void;
 }
 
-/**
- * A force-release dialog (the single, the bulk and the slot dialog's), opened as a modal while
- * mounted. While the release runs (`busy`) nothing closes it, neither Escape, the close button nor
- * Cancel: a release under way cannot be cancelled.
- */
-export function useReleaseDialog({
-  busy,
-  canConfirm,
-  onConfirm,
-}: {
-  busy: boolean;
-  canConfirm: boolean;
-  onConfirm: () => void;
-}): ReleaseDialog {
-  const ref = useModalDialog<HTMLDialogElement>();
-  return {
-    ref,
-    close: () => {
-      if (!busy) ref.current?.close();
-    },
-    submit: (e: FormEvent) => {
-      e.preventDefault();
-      if (canConfirm) onConfirm();
-    },
-  };
+const ReleaseDialogContext = createContext<ReleaseDialogState | null>(null);
+
+/** The release dialog this part is in (ReleaseForm, ReleaseDoneButton, a result's own Done). */
+export function useReleaseDialog(): ReleaseDialogState {
+  const state = useContext(ReleaseDialogContext);
+  if (!state) throw new Error('useReleaseDialog outside a ReleaseDialogFrame');
+  return state;
 }
 
 /**
- * A force-release dialog's frame: the modal `<dialog>` labelled by its title, and the head (the
- * title, what compare-and-delete means here, the close button). The body (steps, form, result)
- * is the dialog's own: `children`. `dialogRef`, `busy` and `close` are `useReleaseDialog`'s.
+ * A force-release dialog's frame (the single, the bulk and the slot dialog's): the modal
+ * `<dialog>` (opened while mounted) labelled by its title, the head (the title, what
+ * compare-and-delete means here, the close button), and for the body (`children`: steps, form,
+ * result) the release's state, close and submit. While the release runs nothing closes it,
+ * neither Escape, the close button nor Cancel: a release under way cannot be cancelled.
  */
 export function ReleaseDialogFrame({
-  dialogRef,
-  busy,
-  close,
   id,
   title,
   lede,
+  release,
+  canConfirm,
   onClose,
   children,
 }: {
-  dialogRef: ReleaseDialog['ref'];
-  busy: boolean;
-  close: () => void;
   /** Names the parts: the title's id is `${id}-title`, the dialog's test id `${id}-dialog`. */
   id: string;
   title: ReactNode;
   lede: ReactNode;
+  release: ReleaseRun;
+  canConfirm: boolean;
   /** Called once the dialog has closed. */
   onClose: () => void;
   children: ReactNode;
 }) {
+  const ref = useModalDialog<HTMLDialogElement>();
+  const busy = release.isPending;
+  const close = () => {
+    if (!busy) ref.current?.close();
+  };
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    if (canConfirm) release.mutate();
+  };
   return (
     <dialog
-      ref={dialogRef}
+      ref={ref}
       className={`dialog ${styles.dialog}`}
       aria-labelledby={`${id}-title`}
       data-testid={`${id}-dialog`}
@@ -86,7 +89,9 @@ export function ReleaseDialogFrame({
           ✕
         </button>
       </div>
-      {children}
+      <ReleaseDialogContext value={{ busy, canConfirm, failed: release.isError ? release.error : null, close, submit }}>
+        {children}
+      </ReleaseDialogContext>
     </dialog>
   );
 }
@@ -97,5 +102,15 @@ export function ResourceReleaseTitle({ resource, done }: { resource: string; don
     <>
       {done ? 'Force-release done' : 'Force-release'} <code className={styles.resource}>{resource}</code>
     </>
+  );
+}
+
+/** Done, once released: closes the dialog (`primary`: the button to press, focused). */
+export function ReleaseDoneButton({ primary = false }: { primary?: boolean }) {
+  const { close } = useReleaseDialog();
+  return (
+    <button type="button" className={primary ? 'button button-primary' : 'button'} onClick={close} autoFocus={primary}>
+      Done
+    </button>
   );
 }

@@ -5,9 +5,9 @@ import { useState } from 'react';
 import type { SlotHolderView, SlotKind } from '@/lib/api/slot-locks';
 import { HolderPulse } from './holder-pulse';
 import { ReleaseConfirmFields, reasonIsOk } from './release-confirm-fields';
-import { ReleaseDialogFrame, ResourceReleaseTitle, useReleaseDialog } from './release-dialog-frame';
+import { ReleaseDialogFrame, ReleaseDoneButton, ResourceReleaseTitle } from './release-dialog-frame';
 import { ReleaseErrorCallout } from './release-error';
-import { ReleaseFormFoot } from './release-form-foot';
+import { ReleaseForm } from './release-form';
 import { forceReleaseSlot, slotQueryKeys } from './slot-queries';
 import { TokenChip } from './token-chip';
 import styles from './force-release-dialog.module.css';
@@ -60,19 +60,17 @@ export function SlotReleaseDialog({ target, onClose }: { target: SlotTarget; onC
   const result = release.data;
   const canConfirm =
     reasonIsOk(reason) && typed === target.resource && !!preview.data && (!alive || liveConfirmed) && !release.isPending && !result;
-  const { ref, close, submit } = useReleaseDialog({ busy: release.isPending, canConfirm, onConfirm: () => release.mutate() });
   return (
     <ReleaseDialogFrame
-      dialogRef={ref}
-      busy={release.isPending}
-      close={close}
       id="slot-release"
       title={<ResourceReleaseTitle resource={target.resource} done={!!result} />}
       lede="Compare-and-delete on every node: only the keys of these slots that still hold the token below are deleted, so no other holder is hit."
+      release={release}
+      canConfirm={canConfirm}
       onClose={onClose}
     >
       {!result && (
-        <form onSubmit={submit} className={styles.body}>
+        <ReleaseForm confirmLabel="Force-release" confirmTestId="slot-release-confirm">
           <p>
             1 · Releasing <strong>{targetText(target)}</strong>, held by <TokenChip token={target.holder.token} variant="majority" full />
           </p>
@@ -101,15 +99,7 @@ export function SlotReleaseDialog({ target, onClose }: { target: SlotTarget; onC
             typedOk={typed === target.resource}
             disabled={release.isPending}
           />
-          <ReleaseFormFoot
-            failed={release.isError ? release.error : null}
-            busy={release.isPending}
-            canConfirm={canConfirm}
-            onCancel={close}
-            confirmLabel="Force-release"
-            confirmTestId="slot-release-confirm"
-          />
-        </form>
+        </ReleaseForm>
       )}
       {result && (
         <div className={styles.body} data-testid="slot-release-result" data-deleted={result.deleted}>
@@ -130,9 +120,7 @@ export function SlotReleaseDialog({ target, onClose }: { target: SlotTarget; onC
             ))}
           </ul>
           <div className="dialog-actions">
-            <button type="button" className="button" onClick={close}>
-              Done
-            </button>
+            <ReleaseDoneButton />
           </div>
         </div>
       )}
