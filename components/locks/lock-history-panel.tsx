@@ -23,7 +23,7 @@ const GRANT_TIME: Record<Exclude<LockHold['grantTime'], 'recorded'>, string> = {
 /**
  * A history table's columns, in order: each is the head's text and its cells' `data-label` (the
  * cell's name where a table stacks into cards), so that head and cells cannot drift apart. A table
- * may put columns of its own after `granted` (the slot history's Slot): `HistoryHead` `after`.
+ * may put columns of its own after `granted` (the slot history's Slot): `HistoryTable`'s `after`.
  */
 const COLUMN = {
   granted: 'Granted',
