@@ -104,6 +104,8 @@ export const GROUPS = [
       'redlock-reseed-reads',
       // A clock jump seen while other probes are on the wire (clock-check.ts jumpPending).
       'redlock-clock-jump-inflight',
+      // The fence proposed with the grant and raised in its batch (fence-ahead.ts sendRaises).
+      'redlock-fence-ahead',
     ],
   },
   {

@@ -10,7 +10,7 @@
  * incremental: a rerun after a small change tests only what changed. Reports: reports/mutation/<group>/mutation.html. Not part of `npm test`.
  */
 import { spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, statSync } from 'node:fs';
 import { GROUPS } from './groups.mjs';
 import { seedGroupFile } from './stryker-seed';
 
@@ -64,11 +64,13 @@ if (only !== 'lua') {
           `${incrementalFile}: seeded from ${seeded.from.join(', ')} (${seeded.dropped} mutants left out: a test file they name differs)`,
         );
     }
+    const startedAt = Date.now();
     const code = run('npx', ['stryker', 'run', '--mutate', files.join(','), '--incrementalFile', incrementalFile], {
       MUTATION_TESTS: group.tests.join(','),
       MUTATION_TEST_NAME: testName,
     });
-    if (existsSync('reports/mutation/mutation.json')) {
+    // Only this run's report: a run stopped in its dry run leaves the previous one in place.
+    if (existsSync('reports/mutation/mutation.json') && statSync('reports/mutation/mutation.json').mtimeMs >= startedAt) {
       mkdirSync(`reports/mutation/${incremental}`, { recursive: true });
       for (const f of ['mutation.html', 'mutation.json']) cpSync(`reports/mutation/${f}`, `reports/mutation/${incremental}/${f}`);
     }
