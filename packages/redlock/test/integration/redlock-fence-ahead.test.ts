@@ -311,4 +311,27 @@ describe('a fence proposed ahead', () => {
       await Promise.all(nodes.map((n) => n.client.del(`${prefix}true:epoch`, `${prefix}false:epoch`)));
     }
   });
+
+  it('the raise a batch of grants carries is counted in flight once and given back: every node is back to 0 commands pending', async () => {
+    // grant-group.ts reserves the raise with the batch's first member that proposes a fence, so
+    // maxPendingPerNode holds exactly: counting it for none, or once per member, leaves each
+    // node's count off for good (below 0, or above it) once the batch is answered.
+    const prefix = uniquePrefix('ahead-pending');
+    const r = new Redlock(
+      proxies.map((p) => p.url),
+      { keyPrefix: prefix, maxTtlMs: 10_000 },
+    );
+    const pending = () => (r as unknown as { nodes: Array<{ pending: number }> }).nodes.map((n) => n.pending);
+    try {
+      await r.markNodesClean();
+      // Warm: the acquires below propose their fences and raise them in their grants' batch.
+      await (await r.acquire(`${prefix}warm`, 5_000)).release();
+      const locks = await Promise.all([0, 1, 2, 3, 4, 5].map((i) => r.acquire(`${prefix}r${i}`, 5_000)));
+      expect(locks.every((lock) => typeof lock.fence === 'number')).toBe(true);
+      await Promise.all((await Promise.all(locks.map((lock) => lock.release()))).map((released) => released.settled));
+      await waitFor(() => pending().every((n) => n === 0), 5_000, `every node back to 0 pending (${pending().join(', ')})`);
+    } finally {
+      await r.quit();
+    }
+  });
 });
