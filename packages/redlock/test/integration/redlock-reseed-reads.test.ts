@@ -134,6 +134,34 @@ describe('the reseed counts only registers it read', () => {
     expect(await readFenceRegister(env.direct[0]!, prefix)).toBeGreaterThanOrEqual(highest);
   });
 
+  it('a fenced grant with the reseeded node in its quorum is above the fence it lost: the node is judged by the register the reseed left', async () => {
+    const prefix = uniquePrefix('reseed-fence');
+    const { r } = await quarantineOverOnNode1(prefix);
+    // A fence F was confirmed on nodes 1–3; node 1 lost it with its data. Nodes 2 and 3 now hold the
+    // resource for someone else, so the grant's quorum is nodes 1, 4 and 5, and only node 1's
+    // register (as the reseed left it, from nodes 2 and 3) shows F.
+    const lost = 5e15; // above every clock-derived register and proposal (≈ 1.8e15), below 2^53
+    for (const i of [1, 2]) {
+      await env.direct[i]!.hset(epochKey(prefix), 'fence', String(lost));
+      await env.direct[i]!.set(lockKey(prefix, 'y'), 'someone-else', 'PX', 10_000);
+    }
+    let granted = 0;
+    await waitFor(
+      async () => {
+        const lock = await r.acquire('y', 1_000).catch(() => null);
+        if (lock === null) return false;
+        granted++;
+        await lock.release();
+        expect(lock.votes.map((v) => v.reason)).toEqual(['ok', 'contended', 'contended', 'ok', 'ok']);
+        expect(lock.fence).toBeGreaterThan(lost);
+        return true;
+      },
+      5_000,
+      'a grant with node 1 reseeded',
+    );
+    expect(granted).toBe(1);
+  });
+
   it('two of the four other nodes refuse the read at once (a closed connection): no registers either, node 1 keeps voting against and says why', async () => {
     const prefix = uniquePrefix('reseed-refused');
     const { r, errors } = await quarantineOverOnNode1(prefix);
