@@ -11,11 +11,7 @@ import { BenchCluster } from './harness/cluster';
 import { pairLoops } from './harness/pair-loops';
 import { closeSemaphorePeers, createSemaphorePeers, type SemPeerId } from './harness/semaphore-peers';
 import { SCRATCH_DIR } from './run';
-
-function arg(name: string, fallback: string): string {
-  const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 ? (process.argv[i + 1] ?? fallback) : fallback;
-}
+import { argValue, runScript } from './harness/util';
 
 type Stats = Map<string, { calls: number; usec: number }>;
 
@@ -34,9 +30,9 @@ async function commandStats(cluster: BenchCluster): Promise<Stats> {
 }
 
 async function main(): Promise<void> {
-  const clients = Number(arg('clients', '1'));
-  const seconds = Number(arg('seconds', '3'));
-  const ids = arg('peers', 'ours-fenced,ours,rs-noap').split(',') as SemPeerId[];
+  const clients = Number(argValue('clients', '1'));
+  const seconds = Number(argValue('seconds', '3'));
+  const ids = argValue('peers', 'ours-fenced,ours,rs-noap').split(',') as SemPeerId[];
   const cluster = await BenchCluster.start(SCRATCH_DIR);
   const peers = createSemaphorePeers(cluster.urls);
   try {
@@ -67,10 +63,4 @@ async function main(): Promise<void> {
   }
 }
 
-main().then(
-  () => process.exit(0),
-  (err: unknown) => {
-    console.error(err);
-    process.exit(1);
-  },
-);
+runScript(main);

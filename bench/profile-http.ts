@@ -17,19 +17,14 @@ import { CLIENT_KINDS, CLIENT_LABELS, openClientRow, type ClientKind } from './h
 import { pairLoops } from './harness/pair-loops';
 import { cpuMicrosPerPair, processCpuSeconds } from './harness/process-cpu';
 import { percentile } from './harness/stats';
-import { sleep } from './harness/util';
 import { SCRATCH_DIR } from './run';
 import { AUTH, servicePair } from './workloads/http-service-clients';
+import { argValue, runScript, sleep } from './harness/util';
 
-function option(name: string, fallback: string): string {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 && process.argv[i + 1] ? process.argv[i + 1]! : fallback;
-}
-
-const clients = Number(option('clients', '1'));
-const kind = option('kind', 'fetch') as ClientKind;
-const seconds = Number(option('seconds', '8'));
-const leanReader = option('lean', 'on');
+const clients = Number(argValue('clients', '1'));
+const kind = argValue('kind', 'fetch') as ClientKind;
+const seconds = Number(argValue('seconds', '8'));
+const leanReader = argValue('lean', 'on');
 if (leanReader !== 'on' && leanReader !== 'off') throw new Error('--lean takes on or off');
 if (!CLIENT_KINDS.includes(kind)) throw new Error(`--kind takes ${CLIENT_KINDS.join(', ')}`);
 if (!(clients >= 1 && clients <= 256) || !(seconds > 0 && seconds <= 120)) throw new Error('--clients 1…256, --seconds 1…120');
@@ -108,10 +103,4 @@ async function main(): Promise<void> {
   }
 }
 
-main().then(
-  () => process.exit(0),
-  (err: unknown) => {
-    console.error(err);
-    process.exit(1);
-  },
-);
+runScript(main);

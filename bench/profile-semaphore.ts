@@ -15,18 +15,14 @@ import { pairLoops } from './harness/pair-loops';
 import { closeSemaphorePeers, createSemaphorePeers, type SemPeerId } from './harness/semaphore-peers';
 import { percentile } from './harness/stats';
 import { SCRATCH_DIR } from './run';
+import { argValue, runScript } from './harness/util';
 
-function arg(name: string, fallback: string): string {
-  const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 ? (process.argv[i + 1] ?? fallback) : fallback;
-}
-
-const peerId = arg('peer', 'ours-fenced');
-const clients = Number(arg('clients', '64'));
-const limit = Number(arg('limit', '4'));
-const permits = Number(arg('permits', '1'));
-const per = Number(arg('per', '4'));
-const seconds = Number(arg('seconds', '5'));
+const peerId = argValue('peer', 'ours-fenced');
+const clients = Number(argValue('clients', '64'));
+const limit = Number(argValue('limit', '4'));
+const permits = Number(argValue('permits', '1'));
+const per = Number(argValue('per', '4'));
+const seconds = Number(argValue('seconds', '5'));
 
 async function main(): Promise<void> {
   const cluster = await BenchCluster.start(SCRATCH_DIR);
@@ -75,10 +71,4 @@ async function main(): Promise<void> {
   }
 }
 
-main().then(
-  () => process.exit(0),
-  (err: unknown) => {
-    console.error(err);
-    process.exit(1);
-  },
-);
+runScript(main);

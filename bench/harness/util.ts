@@ -67,3 +67,20 @@ export function describeError(err: unknown): string {
   if (err instanceof Error) return `${err.name}: ${err.message.split('\n')[0]}`;
   return String(err);
 }
+
+/** The value after `--<name>` on the command line, or `fallback` (the profile scripts' options). */
+export function argValue(name: string, fallback: string): string {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 ? (process.argv[i + 1] ?? fallback) : fallback;
+}
+
+/** Run a script's `main` and exit: 0, or 1 with the error printed. */
+export function runScript(main: () => Promise<void>): void {
+  main().then(
+    () => process.exit(0),
+    (err: unknown) => {
+      console.error(err);
+      process.exit(1);
+    },
+  );
+}
