@@ -698,7 +698,9 @@ test.describe('teaching scenarios, from the UI, on the real sandbox nodes', () =
     const done = () => page.getByTestId('steps').locator('[data-status="done"]').count();
     const before = await done();
     await page.keyboard.press('ArrowRight');
-    await expect(page.getByTestId('predict-prompt')).toBeVisible();
+    // The step may first run the 0.5× reading pause (2.2 s): more than half the default 5 s,
+    // which a loaded clean-clone run once outlasted. The same 10 s as the waits around it.
+    await expect(page.getByTestId('predict-prompt')).toBeVisible({ timeout: 10_000 });
     await page.getByTestId('predict-choice-LockContendedError').click();
     await expect(player).toHaveAttribute('data-status', 'paused', { timeout: 10_000 });
     expect(await done()).toBe(before + 4); // the prediction, A acquires, B is refused, B starts waiting
