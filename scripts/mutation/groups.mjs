@@ -106,6 +106,8 @@ export const GROUPS = [
       'redlock-clock-jump-inflight',
       // The fence proposed with the grant and raised in its batch (fence-ahead.ts sendRaises).
       'redlock-fence-ahead',
+      // A batch's shared reads: which members a probe serves, its check and WATCH, a failed TIME or read.
+      'redlock-grant-group-paths',
     ],
   },
   {
