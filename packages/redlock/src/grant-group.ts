@@ -77,16 +77,16 @@ const FAST_PROBE_COMMANDS = 7;
 export class GrantGroup implements BatchGroup {
   private readonly plans: GrantPlan[] = [];
   private readonly replies: Reply[] = [];
-  /** Each member's grant reply, or the Error it failed with. */
+  /** Each member's grant reply, or the Error it failed with. */ // Stryker disable next-line ArrayDeclaration: decide() reads grants[i] only for i < plans.length, each written by member i's reply before settle()
   private readonly grants: unknown[] = [];
   /** The first member whose SET was written after TIME; −1 while no TIME was sent. */
   private timeFrom = -1;
   private probeWanted = false;
   /** The fast probe's replies (MULTI, proof, read, anchor, stats, TIME, EXEC) until settle() judges them. */
   private parts: unknown[] | null = null;
-  /** Was the connection's WATCH armed on the anchor when the fast transaction's EXEC ran? */
+  /** Was the connection's WATCH armed on the anchor when the fast transaction's EXEC ran? */ // Stryker disable next-line BooleanLiteral: read only in takeTransaction(), after the EXEC's reply set it
   private watchedBefore = false;
-  /** Did the fast transaction find the anchor (so the WATCH sent after it is trusted)? */
+  /** Did the fast transaction find the anchor (so the WATCH sent after it is trusted)? */ // Stryker disable next-line BooleanLiteral: read only by the WATCH's reply, which comes after the EXEC's reply that sets it
   private anchorSeen = false;
   /** Some member judges the sentinel (not only reads the register). */
   private judging = false;
@@ -99,7 +99,7 @@ export class GrantGroup implements BatchGroup {
   private sentAt = 0;
   private readAt = 0;
   /** Replies still to come (the members' and the reads'). */
-  private waiting = 0;
+  private waiting = 0; // Stryker disable next-line BooleanLiteral: no reply comes before seal(): flush() seals every group before it writes the batch
   private sealed = false;
   private decided = false;
   /** The members' fences proposed ahead, raised in one call after the probe (fence-ahead.ts), and its reply. */
@@ -168,7 +168,7 @@ export class GrantGroup implements BatchGroup {
           this.checkNow();
           this.arrive(undefined);
           return;
-        }
+        } // Stryker disable next-line LogicalOperator: with checking false the node cannot WATCH, and no WATCH reads what noteCheckAnchor writes
         if (checking && !err) node.noteCheckAnchor(value);
         this.arrive((this.probe = err ?? value));
       });
