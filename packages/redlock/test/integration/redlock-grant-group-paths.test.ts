@@ -203,6 +203,19 @@ describe('a read failing inside the fast transaction (grant-group.ts takeTransac
     expect(votesOf(outcome)[0]!.detail, JSON.stringify(votesOf(outcome))).toMatch(/WRONGTYPE/);
     expect(votesOf(outcome)[0]!.detail, JSON.stringify(votesOf(outcome))).not.toMatch(/script/);
   });
+
+  it('a node that refuses MULTI while quarantined: the check sent instead decides, and the node votes quarantined, never judged without a probe', async () => {
+    const { b, prefix } = await setUp('paths-multi-refused');
+    await needNodeOne(b, ['m']);
+    // Node 1 is quarantined for another minute (its sentinel says so), then refuses MULTI (as a
+    // proxy that cannot run transactions): B's fast transaction fails at its first command.
+    const [sec] = await nodes[0]!.client.time();
+    await nodes[0]!.client.hset(`${prefix}epoch`, 'quarantineUntil', String(Number(sec) * 1000 + 60_000));
+    await nodes[0]!.client.call('ACL', 'SETUSER', 'default', '-multi');
+    const outcome = await attempt(b, 'm', false);
+    expect(votesOf(outcome)[0], JSON.stringify(votesOf(outcome))).toMatchObject({ vote: 'against', reason: 'quarantined' });
+    expect(nodeOf(b, 0).probeByProof).toBe(false);
+  });
 });
 
 describe('a batch whose TIME read fails (grant-group.ts decide)', () => {
