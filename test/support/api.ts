@@ -75,7 +75,13 @@ export async function startApi(
     sandbox?: boolean;
     /** REDLOCK_SCENARIO_READING_MS: a scenario's pause between steps (the console's default when unset). */
     scenarioReadingMs?: number;
-    /** REDLOCK_NODE_TIMEOUT_MS: the lock service's per-node deadline (the console's default when unset). */
+    /**
+     * REDLOCK_NODE_TIMEOUT_MS: the lock service's per-node deadline. 1 s unless a test says
+     * otherwise, as in e2e (playwright.config.ts): with the console's 100 ms default a busy two-core
+     * host (a clean-clone run at load 9) read a stalled test process as masters that did not
+     * answer, and three files' acquires and reads answered 503. No test here is about that
+     * deadline but the ones that set it (lock-service-node-timeout.test.ts).
+     */
     nodeTimeoutMs?: number;
   } = {},
 ): Promise<ApiHarness> {
@@ -92,8 +98,7 @@ export async function startApi(
   for (const name of Object.values(SANDBOX_CONTROL_ENV)) delete process.env[name];
   if (options.scenarioReadingMs === undefined) delete process.env.REDLOCK_SCENARIO_READING_MS;
   else process.env.REDLOCK_SCENARIO_READING_MS = String(options.scenarioReadingMs);
-  if (options.nodeTimeoutMs === undefined) delete process.env.REDLOCK_NODE_TIMEOUT_MS;
-  else process.env.REDLOCK_NODE_TIMEOUT_MS = String(options.nodeTimeoutMs);
+  process.env.REDLOCK_NODE_TIMEOUT_MS = String(options.nodeTimeoutMs ?? 1_000);
   Object.assign(process.env, sandbox?.env ?? {}, {
     REDLOCK_NODES: cluster.urls.join(','),
     REDLOCK_MODE: 'sandbox',
