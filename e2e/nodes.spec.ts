@@ -2,13 +2,40 @@ import type { Locator, Page } from '@playwright/test';
 import { expect, test } from './support/test';
 import { expectAxeClean } from './support/axe';
 import { signIn } from './support/login';
-import { acquire as acquireRaw, postAsSession, restoreNode } from './support/ops';
+import { acquire as acquireRaw, AS_CLIENT, postAsSession, restoreNode } from './support/ops';
 import { sandbox } from './support/sandbox';
 import { saveScreens } from './support/screens';
 
 async function acquire(page: Page, resource: string): Promise<void> {
   const res = await acquireRaw(page, resource);
   expect(res.status(), await res.text()).toBe(200);
+}
+
+/**
+ * Take a lock and keep it, as a live client does: extended every second until the returned stop.
+ * The sandbox's leases last at most 5 s, and the Nodes screen reads its holders every 3 s, a read
+ * taking 2 s while two nodes are cut off (it waits for them): a lock taken once could expire
+ * before a read saw it. In a fresh console a read came too late for the 5 s wait 5 times in 6,
+ * with lib/server loaded once or not.
+ */
+async function holdLock(page: Page, resource: string): Promise<() => Promise<void>> {
+  const res = await acquireRaw(page, resource);
+  expect(res.status(), await res.text()).toBe(200);
+  const { token } = (await res.json()) as { token: string };
+  let stopped = false;
+  const loop = (async () => {
+    while (!stopped) {
+      // pace: a client's extend every second, well inside the 5 s lease
+      await new Promise((r) => setTimeout(r, 1_000));
+      if (stopped) break;
+      const url = `/api/locks/${encodeURIComponent(resource)}/extend`;
+      await page.request.post(url, { headers: AS_CLIENT, data: { token, ttlMs: 5_000 } }).catch(() => undefined);
+    }
+  })();
+  return async () => {
+    stopped = true;
+    await loop;
+  };
 }
 
 /** Save one element (a node card, a dialog) in both themes under test-results/screens/. */
@@ -90,13 +117,16 @@ test.describe('nodes: operator actions with their blast radius', () => {
     await signIn(page);
     const control = sandbox();
     const resource = `e2e-blast-${Date.now()}`;
+    let release: () => Promise<void> = async () => undefined;
     try {
       // With nodes 4 and 5 cut off, a lock granted now lives on exactly a quorum: 1, 2 and 3.
       for (const id of [4, 5]) await control.act(id, { action: 'partition' });
       await page.goto('/nodes');
       await expect(page.getByTestId('node-row-4')).toHaveAttribute('data-state', 'partitioned');
-      await acquire(page, resource);
-      await expect(page.getByTestId('node-locks-1')).toContainText(/deciding vote for [1-9]/);
+      release = await holdLock(page, resource);
+      // The next holders read starts up to 3 s from now and takes up to 2 s (it waits for the
+      // nodes cut off): past the 5 s default, and the lock is kept meanwhile.
+      await expect(page.getByTestId('node-locks-1')).toContainText(/deciding vote for [1-9]/, { timeout: 10_000 });
       await page.getByRole('button', { name: 'Partition node 1' }).click();
       const dialog = page.getByTestId('action-dialog');
       const radius = dialog.getByTestId('blast-radius');
@@ -117,6 +147,7 @@ test.describe('nodes: operator actions with their blast radius', () => {
       await dialog.getByRole('button', { name: 'Heal node 4', exact: true }).click();
       await expect(page.getByTestId('node-row-4')).toHaveAttribute('data-state', 'up', { timeout: 5_000 });
     } finally {
+      await release();
       for (const id of [4, 5]) await control.act(id, { action: 'heal' });
     }
   });
