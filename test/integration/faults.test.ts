@@ -308,13 +308,20 @@ describe('FaultProxy: latency', () => {
 
   it('keeps jittered round trips within [base, base + jitter]', async () => {
     const { proxy, port } = await makeProxy();
+    const direct = makeClient(redis.port);
     const client = makeClient(port);
-    await client.connect();
+    await Promise.all([direct.connect(), client.connect()]);
     proxy.setMode({ kind: 'latency', upMs: 20, upJitterMs: 40, downMs: 20, downJitterMs: 40 });
     const samples: number[] = [];
-    for (let i = 0; i < 8; i++) samples.push(await rtt(client));
+    const directs: number[] = [];
+    for (let i = 0; i < 8; i++) {
+      samples.push(await rtt(client));
+      directs.push(await rtt(direct));
+    }
     expect(Math.min(...samples)).toBeGreaterThanOrEqual(39);
-    expect(Math.max(...samples)).toBeLessThan(120 + 60);
+    // At most base + jitter (120), with 60 ms for the machine, and on a loaded one what a direct
+    // round trip took beside them (a clean-clone run at load 10 saw 189 ms).
+    expect(Math.max(...samples)).toBeLessThan(120 + 60 + Math.max(...directs));
   });
 
   it('draws jitter from the injected random source', async () => {

@@ -21,7 +21,9 @@ async function redlock(
   settings: Partial<RedlockSettings> = {},
   urls: readonly string[] = env.cluster.urls,
 ): Promise<Redlock> {
-  const r = new Redlock([...urls], { keyPrefix: uniquePrefix(name), retryCount: 0, ...settings });
+  // 1 s per node unless a test says otherwise: no test here is about that deadline, and at a load of
+  // 10 the default 100 ms read a stalled test process as nodes that did not answer (timeout votes).
+  const r = new Redlock([...urls], { keyPrefix: uniquePrefix(name), retryCount: 0, nodeTimeoutMs: 1_000, ...settings });
   redlocks.push(r);
   await r.markNodesClean();
   await r.connect();
