@@ -1,3 +1,4 @@
+import { fileURLToPath } from 'node:url';
 import type { NextConfig } from 'next';
 import { API_CSP, HSTS, STATIC_SECURITY_HEADERS } from './lib/server/http/security-headers';
 
@@ -12,6 +13,17 @@ const nextConfig: NextConfig = {
   // ioredis, redis-parser and pino are server-only Node libraries: keep them out of the bundler.
   serverExternalPackages: ['ioredis', 'redis-parser', 'pino', 'prom-client'],
   typedRoutes: false,
+  // lib/server exists once in the console's process: Next.js's server build holds, for each of its
+  // modules, a shim that imports the copy the console's server loaded (scripts/support/node-copy-loader.mjs).
+  turbopack: {
+    rules: {
+      '*.ts': {
+        condition: { all: [{ path: /(^|\/)lib\/server\// }, { not: 'browser' }] },
+        loaders: [fileURLToPath(new URL('./scripts/support/node-copy-loader.mjs', import.meta.url))],
+        as: '*.js',
+      },
+    },
+  },
   // `npm test` runs `tsc --noEmit` over the whole repository (tests included); checking again in
   // every build would only double the time of `npm start`'s first build.
   typescript: { ignoreBuildErrors: true },

@@ -38,6 +38,11 @@ import { appRoot } from './support/app-root';
 import { applyBuiltNextConfig } from './support/built-config';
 
 const root = appRoot(import.meta.url);
+// Where Next.js's shims of lib/server import this process's copy of each module from
+// (scripts/support/node-copy-loader.mjs): the sources (through tsx), or the bundle's modules.
+process.env.REDLOCK_SERVER_MODULES = process.env.REDLOCK_SERVER_BUNDLE
+  ? `${new URL('./', import.meta.url).href}*.mjs`
+  : `${new URL('../', import.meta.url).href}*.ts`;
 const dev = process.argv.includes('--dev');
 const port = Number(process.env.PORT ?? 3000);
 const host = process.env.HOST ?? '127.0.0.1';
@@ -67,7 +72,8 @@ async function main(): Promise<void> {
   // plain lock-service requests read and answered on the socket itself, the first other request
   // hands the connection to Node's parser; the routes answered before Next.js, then Next.js
   // (lib/server/http/front.ts). (In --dev, Next.js attaches its hot-reload socket handler to this
-  // server on the first request; edits to lib/server/lock-service take a restart.)
+  // server on the first request; edits to lib/server take a restart: Next.js's shims import this
+  // process's copy, which it does not reload.)
   const limits = connectionLimits();
   quotaSettings(process.env.REDLOCK_API_KEY_QUOTAS); // a bad setting stops the start here, in one line
   // With a lock-service process (REDLOCK_LOCK_SERVICE_URL) the lock routes are forwarded to it, and

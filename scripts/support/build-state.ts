@@ -4,7 +4,15 @@ import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync 
 import { join, relative } from 'node:path';
 
 const SOURCE_DIRS = ['app', 'components', 'lib', 'packages/redlock/src', 'public'];
-const SOURCE_FILES = ['package-lock.json', 'next.config.ts', 'tsconfig.json', 'postcss.config.mjs', 'proxy.ts', 'instrumentation.ts'];
+const SOURCE_FILES = [
+  'package-lock.json',
+  'next.config.ts',
+  'scripts/support/node-copy-loader.mjs',
+  'tsconfig.json',
+  'postcss.config.mjs',
+  'proxy.ts',
+  'instrumentation.ts',
+];
 const STAMP = 'redlock-source-hash';
 const distDir = () => process.env.NEXT_DIST_DIR || '.next';
 
@@ -45,7 +53,12 @@ export function ensureBuild(root: string, nextBin: () => string, log: (line: str
   const result = spawnSync(process.execPath, [nextBin(), 'build'], {
     cwd: root,
     stdio: 'inherit',
-    env: { ...process.env, NEXT_TELEMETRY_DISABLED: '1' },
+    // Collecting page data evaluates the route modules: their lib/server shims import the sources.
+    env: {
+      ...process.env,
+      NEXT_TELEMETRY_DISABLED: '1',
+      NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --import tsx --import ./scripts/support/server-only-hook.mjs`.trim(),
+    },
   });
   if (result.status !== 0) throw new Error(`next build failed (exit ${result.status ?? result.signal})`);
   writeFileSync(join(root, distDir(), STAMP), hash);

@@ -5,11 +5,11 @@
  * runs them. Nothing else reaches the image: no sources, no TypeScript, no tsx, no dev tools.
  *
  * - node_modules: the packages the server needs and nothing else, as Next.js's build traced them
- *   (`output: 'standalone'` → .next/standalone/node_modules): next, react, the server-external
- *   packages (ioredis, pino, prom-client, redis-parser). The server bundle imports only those
- *   (scripts/support/server-bundle.ts bundles everything else in).
+ *   (`output: 'standalone'` → .next/standalone/node_modules): next, react and what they need.
+ *   The server bundle imports only those (scripts/support/server-bundle.ts bundles everything
+ *   else in: lib/server's packages too, since Next.js's build holds only shims of lib/server).
  * - .next: the build, without its caches, traces and the standalone copy.
- * - dist/server: the two server processes as plain JavaScript.
+ * - dist/server: the server processes and lib/server's modules as plain JavaScript.
  * - chaos/reference: the chaos report the console shows before a run of its own.
  */
 import { cpSync, existsSync, mkdirSync, readdirSync } from 'node:fs';

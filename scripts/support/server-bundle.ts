@@ -5,6 +5,8 @@
  *   dist/server/start.mjs           the supervisor (scripts/start.ts)
  *   dist/server/console-server.mjs  the console's HTTP server: Next.js, the event stream, sign-in
  *   dist/server/lock-service-server.mjs  the lock service (the data plane)
+ *   dist/server/lib/server/**.mjs   each module of lib/server, which Next.js's shims import
+ *   dist/server/chunks/             the code those share (each module's code is in one file only)
  *
  * Our own modules (lib/, the lock core's sources through tsconfig's paths) and the npm packages the
  * image does not ship are bundled in; the packages it ships (Next.js's trace) stay imports
@@ -14,6 +16,7 @@
  * bundled console server and expects the Next.js build to be there already.
  */
 import { build, type Plugin } from 'esbuild';
+import { readdirSync, rmSync } from 'node:fs';
 import { isBuiltin } from 'node:module';
 import { join } from 'node:path';
 import { tracedPackages } from './image-files';
@@ -52,11 +55,30 @@ function externals(shipped: ReadonlySet<string>): Plugin {
   };
 }
 
+/**
+ * Every module of lib/server as an entry of its own (dist/server/lib/server/….mjs): Next.js's
+ * shims import them (scripts/support/node-copy-loader.mjs), the console's server imports the same
+ * code through the shared chunks (esbuild's splitting), so each module is evaluated once.
+ */
+export function serverModuleEntries(root: string): Record<string, string> {
+  const entries: Record<string, string> = {};
+  for (const file of readdirSync(join(root, 'lib', 'server'), { recursive: true, encoding: 'utf8' })) {
+    if (!file.endsWith('.ts') || file.endsWith('.test.ts')) continue;
+    const path = join('lib', 'server', file).split('\\').join('/');
+    entries[path.replace(/\.ts$/, '')] = path;
+  }
+  return entries;
+}
+
 export async function bundleServer(root: string): Promise<string[]> {
   const shipped = tracedPackages(root);
+  // The chunks' names change with their contents: no chunk of an earlier bundle may stay behind.
+  rmSync(join(root, SERVER_BUNDLE_DIR), { recursive: true, force: true });
   const result = await build({
     absWorkingDir: root,
-    entryPoints: SERVER_BUNDLE_ENTRIES,
+    entryPoints: { ...SERVER_BUNDLE_ENTRIES, ...serverModuleEntries(root) },
+    splitting: true,
+    chunkNames: 'chunks/[name]-[hash]',
     outdir: SERVER_BUNDLE_DIR,
     outExtension: { '.js': '.mjs' },
     bundle: true,
