@@ -28,6 +28,8 @@ export const GROUPS = [
     tests: [
       'redlock-fencing',
       'redlock-fence-ahead',
+      // The proposal's own rules without timing (fence-ahead.ts nodesClockOffset, proposeFence, aheadFence).
+      'fence-proposal',
       'redlock-fence-round',
       'redlock-probe-races',
       'redlock-batches',
