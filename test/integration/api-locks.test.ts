@@ -77,7 +77,7 @@ describe('lock service over HTTP', () => {
         return Number(/redlock_operations_total\{operation="acquire",outcome="QuorumUnavailableError"\} (\d+)/.exec(text)?.[1] ?? 0);
       };
       const before = await counted();
-      const waited = await api.call('POST', '/api/locks', { as: 'client', body: { resource: 'svc-b', ttlMs: 2_000, waitMs: 400 } });
+      const waited = await api.call('POST', '/api/locks', { as: 'client', body: { resource: 'svc-b', ttlMs: 2_000, waitMs: 2_500 } });
       const waitedBody = (await waited.json()) as { error: { code: string; details: { votes: unknown[] } } };
       expect(waited.status, JSON.stringify(waitedBody)).toBe(503);
       expect(waitedBody.error.code).toBe('QUORUM_UNAVAILABLE');

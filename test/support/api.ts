@@ -79,8 +79,9 @@ export async function startApi(
      * REDLOCK_NODE_TIMEOUT_MS: the lock service's per-node deadline. 1 s unless a test says
      * otherwise, as in e2e (playwright.config.ts): with the console's 100 ms default a busy two-core
      * host (a clean-clone run at load 9) read a stalled test process as masters that did not
-     * answer, and three files' acquires and reads answered 503. No test here is about that
-     * deadline but the ones that set it (lock-service-node-timeout.test.ts).
+     * answer, and three files' acquires and reads answered 503. The tests about that deadline
+     * set it (lock-service-node-timeout.test.ts; security-connections.test.ts counts the 503s a
+     * stalled event loop makes at 100 ms).
      */
     nodeTimeoutMs?: number;
   } = {},

@@ -188,9 +188,15 @@ describe('a batch whose probe is a check (grant-group.ts seal)', () => {
   it("a warm client's batch of fenced grants: every member's proposal is confirmed by the one raise, none needs the fence round", async () => {
     const { b } = await setUp('paths-batch-ahead');
     const fenceCalls = fenceRoundsOf(b);
+    const multis = ALL.map(() => 0);
+    onWrite(b, (i, payload) => {
+      if (payload.toString('latin1').includes('\r\nMULTI\r\n')) multis[i]!++;
+    });
     const locks = await Promise.all(['b1', 'b2', 'b3'].map((r) => b.acquire(r, 2_000)));
     expect(locks.map((lock) => typeof lock.fence)).toEqual(['number', 'number', 'number']);
     expect(fenceCalls.calls).toBe(0);
+    // One fast probe per node: the three grants went in one batch, and one raise confirmed them.
+    expect(multis).toEqual([1, 1, 1, 1, 1]);
     await Promise.all(locks.map((lock) => lock.release()));
   });
 
@@ -243,12 +249,16 @@ describe('a batch whose TIME read fails (grant-group.ts decide)', () => {
     // before t2's SET, and its reply comes back as an error.
     const sendReserved = node.sendReserved.bind(node);
     let sent = 0;
+    let second = '';
     node.sendReserved = (payload, reply) => {
       const k = sent++;
+      if (k === 1) second = payload.toString('latin1');
       sendReserved(payload, k === 1 ? (_err, _value) => reply(new Error('ERR the TIME read failed'), undefined) : reply);
       if (k === 0) node.quarantine.wantTime = true;
     };
     const [t1, t2] = await Promise.all([attempt(b, 't1', false), attempt(b, 't2', false)]);
+    // The failed reply is TIME's (a plain TIME on these nodes), not t2's own SET's.
+    expect(second).toBe('*1\r\n$4\r\nTIME\r\n');
     expect(votesOf(t1)[0], JSON.stringify(votesOf(t1))).toMatchObject({ vote: 'for' });
     expect(votesOf(t2)[0], JSON.stringify(votesOf(t2))).toMatchObject({ vote: 'against', reason: 'error' });
     expect(votesOf(t2)[0]!.detail, JSON.stringify(votesOf(t2))).toMatch(/TIME read failed/);
