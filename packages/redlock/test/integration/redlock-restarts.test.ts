@@ -51,8 +51,9 @@ function client(prefix: string, settings: Partial<RedlockSettings> = {}): Redloc
 
 /**
  * B's attempt, once node 3 answers at all: a restarted node refuses connections for a moment, and on
- * a loaded machine B's first contact (a full check) can answer after the node timeout (a timeout
- * or pending vote): asked again until node 3's own vote is in.
+ * a loaded machine B's first contact (a full check) can answer after the node timeout or after the
+ * round was decided without it (a timeout or pending vote, in a refusal or a grant): asked again
+ * until node 3's own vote is in.
  */
 const markClean = (a: Redlock, prefix: string) => markCleanLevel(a, prefix, nodes);
 const holdOnMajority = (a: Redlock, resource: string) => holdOnMajorityOf(a, resource, nodes, MAX_TTL);
@@ -62,7 +63,12 @@ async function attempt(b: Redlock, resource: string): Promise<Lock | Error> {
   await waitFor(
     async () => {
       outcome = await b.acquire(resource, 1_000).catch((e: Error) => e);
-      return !(outcome instanceof RedlockError && /^(error|timeout|pending)$/.test(outcome.votes[2]?.reason ?? ''));
+      // A grant too can be decided before node 3 answers (four other nodes are a quorum): its
+      // check may then not have written yet. Given back, and asked again.
+      const votes = outcome instanceof Lock || outcome instanceof RedlockError ? outcome.votes : [];
+      const answered = !/^(error|timeout|pending)$/.test(votes[2]?.reason ?? '');
+      if (!answered && outcome instanceof Lock) await outcome.release().catch(() => undefined);
+      return answered;
     },
     5_000,
     'node 3 to answer',
