@@ -37,13 +37,18 @@ function valueExports(source, file) {
     if (has(st, ts.SyntaxKind.DefaultKeyword)) names.push('default');
     else if (ts.isFunctionDeclaration(st) || ts.isClassDeclaration(st) || ts.isEnumDeclaration(st)) names.push(st.name.text);
     else if (ts.isVariableStatement(st)) {
+      // The shim copies each value once, at import: a binding the module reassigns would go stale.
+      if (!(st.declarationList.flags & ts.NodeFlags.Const))
+        throw new Error(`${file}: only \`export const\` can be shimmed (a let or var may change)`);
       for (const d of st.declarationList.declarations) {
         if (!ts.isIdentifier(d.name)) throw new Error(`${file}: a destructured export cannot be shimmed`);
         names.push(d.name.text);
       }
-    }
+    } else if (ts.isModuleDeclaration(st) || ts.isImportEqualsDeclaration(st))
+      throw new Error(`${file}: an exported namespace cannot be shimmed`);
   }
-  return names;
+  // An overloaded function exports its name once per signature.
+  return [...new Set(names)];
 }
 
 export default function nodeCopyLoader(source) {
