@@ -1,10 +1,10 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { Lock, readEpoch, Redlock, RedlockError } from '@redlock-console/redlock';
-import type { LockNode } from '../../src/node';
 import { uniquePrefix } from '@/test/support/cluster';
 import { holdOnMajority, markCleanLevel } from '@/test/support/majority';
 import { NO_PERSISTENCE, startRedisNodes, type RedisNode } from '@/test/support/redis-nodes';
 import { shiftedClock, type ShiftedClock } from '@/test/support/clock-shim';
+import { nodeOf } from '../support/lock-node';
 
 /**
  * A node's clock jumps while several of one client's probes are on the wire to it. The first reading
@@ -35,10 +35,6 @@ function client(prefix: string): Redlock {
   r.on('node-error', () => undefined);
   redlocks.push(r);
   return r;
-}
-
-function nodeOf(r: Redlock, index: number): LockNode {
-  return (r as unknown as { nodes: LockNode[] }).nodes[index]!;
 }
 
 async function attempt(r: Redlock, resources: string | string[]): Promise<Lock | Error> {

@@ -1,11 +1,11 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { Lock, readEpoch, Redlock, RedlockError, type RedlockSettings } from '@redlock-console/redlock';
 import { FenceCall } from '../../src/fence-group';
-import type { LockNode } from '../../src/node';
 import { uniquePrefix, waitFor } from '@/test/support/cluster';
 import { markCleanLevel } from '@/test/support/majority';
 import { NO_PERSISTENCE, startRedisNodes, type RedisNode } from '@/test/support/redis-nodes';
 import { shiftedClock, type ShiftedClock } from '@/test/support/clock-shim';
+import { nodeOf } from '../support/lock-node';
 
 // What one node's batch of grants does with its shared reads (packages/redlock/src/grant-group.ts),
 // on the paths mutation testing left open (docs/mutation.md, eighth session): which members a
@@ -32,10 +32,6 @@ function client(prefix: string, settings: Partial<RedlockSettings> = {}): Redloc
   r.on('node-error', () => undefined);
   redlocks.push(r);
   return r;
-}
-
-function nodeOf(r: Redlock, index: number): LockNode {
-  return (r as unknown as { nodes: LockNode[] }).nodes[index]!;
 }
 
 const ALL = [0, 1, 2, 3, 4];

@@ -1,12 +1,12 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { Lock, LockContendedError, readEpoch, Redlock, RedlockError, type RedlockSettings } from '@redlock-console/redlock';
-import type { LockNode } from '../../src/node';
 import { anchorKey } from '../../src/keys';
 import { encodeCommand } from '../../src/resp';
 import { uniquePrefix } from '@/test/support/cluster';
 import { holdOnMajority, markCleanLevel } from '@/test/support/majority';
 import { NO_PERSISTENCE, startRedisNodes, type RedisNode } from '@/test/support/redis-nodes';
 import { shiftedClock, type ShiftedClock } from '@/test/support/clock-shim';
+import { nodeOf } from '../support/lock-node';
 
 // The paths of a grant that mutation testing found no test reaching (docs/mutation.md, group
 // `grant`): a multi-resource grant sent again with the script's source after the node lost its
@@ -44,10 +44,6 @@ function client(prefix: string, settings: Partial<RedlockSettings> = {}): Redloc
   r.on('node-error', () => undefined);
   redlocks.push(r);
   return r;
-}
-
-function nodeOf(r: Redlock, index: number): LockNode {
-  return (r as unknown as { nodes: LockNode[] }).nodes[index]!;
 }
 
 /** Nodes started (node `clockOn + 1`'s clock movable); A holds `res` on nodes 1–3 (when asked); B is warm: it checked every node, its next probes are fast ones. */

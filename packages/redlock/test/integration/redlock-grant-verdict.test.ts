@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { epochKey, lockKey, markNodeClean, readEpoch, Redlock, RedlockError, type QuarantineEvent } from '@redlock-console/redlock';
-import type { LockNode } from '../../src/node';
 import { encodeCommand } from '../../src/resp';
 import { uniquePrefix } from '@/test/support/cluster';
 import { redlockEnv } from '@/test/support/redlock-env';
+import { nodeOf } from '../support/lock-node';
 
 // grant-verdict.ts: how one node's answers (the probe after the SET, the TIME before it, the grant)
 // become its vote, and what a check tells the client about the cluster. Found unkilled by mutation
@@ -16,10 +16,6 @@ function freshClient(prefix: string, options: { maxTtlMs?: number; nodeCheckInte
   const r = new Redlock(env.cluster.urls, { keyPrefix: prefix, retryCount: 0, nodeTimeoutMs: 2_000, ...options });
   env.redlocks.push(r);
   return r;
-}
-
-function nodeOf(r: Redlock, index: number): LockNode {
-  return (r as unknown as { nodes: LockNode[] }).nodes[index]!;
 }
 
 /** Nodes 2 and 3 hold `resource` for someone else: node 1's vote then decides the round, and is in it. */

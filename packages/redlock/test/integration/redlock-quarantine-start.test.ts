@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { epochKey, markNodeClean, readEpoch, Redlock, type NodeErrorEvent, type QuarantineEvent } from '@redlock-console/redlock';
-import type { LockNode } from '../../src/node';
 import { uniquePrefix, waitFor } from '@/test/support/cluster';
 import { MonitorFeed } from '@/test/support/monitor';
 import { redlockEnv } from '@/test/support/redlock-env';
+import { nodeOf } from '../support/lock-node';
 
 // quarantine-start.ts: a node answers without a sentinel (its data is gone) to a client that has
 // not yet seen any node confirm its lease ceiling, so the grant's own check could not start the
@@ -25,10 +25,6 @@ function freshClient(prefix: string, maxTtlMs = MAX_TTL): Redlock {
   const r = new Redlock(env.cluster.urls, { keyPrefix: prefix, maxTtlMs, retryCount: 0, nodeTimeoutMs: NODE_TIMEOUT });
   env.redlocks.push(r);
   return r;
-}
-
-function nodeOf(r: Redlock, index: number): LockNode {
-  return (r as unknown as { nodes: LockNode[] }).nodes[index]!;
 }
 
 /**
