@@ -168,7 +168,7 @@ export class GrantGroup implements BatchGroup {
           this.checkNow();
           this.arrive(undefined);
           return;
-        } // Stryker disable next-line LogicalOperator: with checking false the node cannot WATCH, and no WATCH reads what noteCheckAnchor writes
+        } // Stryker disable next-line LogicalOperator: a fast read noted (checking false) is never read (no armAfterCheck for it, which resets it first), an error notes false where null stood: only true is trusted
         if (checking && !err) node.noteCheckAnchor(value);
         this.arrive((this.probe = err ?? value));
       });
