@@ -1,7 +1,9 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { expect, it } from 'vitest';
 import { isBuildCurrent } from '../../scripts/support/build-state';
+import { CLIENT_AUTH, send, signIn, startConsoleCluster } from '../support/console-server';
 
 // The console's process holds one copy of lib/server: the one its server (scripts/console-server.ts)
 // loads. Next.js's server build must hold none of its own, only the shims that import that copy
@@ -36,3 +38,29 @@ it('Next.js’s server build holds no module of lib/server, only the shims that 
   // The route handlers' imports of lib/server are there, as shims (the check above is not vacuous).
   expect(shims.some((s) => s.endsWith('lib/server/http/route.ts.js'))).toBe(true);
 });
+
+it('a console process makes each of its process-wide keys once: the routes on Node’s objects, Next.js’s route handlers and pages, and its instrumentation share one copy', async () => {
+  const counter = fileURLToPath(new URL('../support/count-console-keys.mjs', import.meta.url));
+  const cc = await startConsoleCluster({ nodes: 3 });
+  try {
+    const proc = await cc.start({}, ['--import', counter]);
+    // Sign-in is answered on Node's objects (scripts/console-server.ts); the rest by Next.js.
+    const operator = await signIn(proc.url, 'operator');
+    for (const path of ['/api/nodes', '/api/locks', '/api/audit', '/']) {
+      const res = await send(proc.url, 'GET', path, { headers: operator.headers(proc.url) });
+      expect(res.status, `${path}: ${res.body.slice(0, 200)}`).toBe(200);
+    }
+    expect(
+      (await send(proc.url, 'POST', '/api/locks', { headers: CLIENT_AUTH, body: { resource: 'one-copy', ttlMs: 1_000 } })).status,
+    ).toBe(200);
+    await proc.kill('SIGTERM');
+    const line = /CONSOLE-KEYS (\{.*\})/.exec(proc.output())?.[1];
+    expect(line, proc.output().slice(-2_000)).toBeDefined();
+    const counts = JSON.parse(line!) as Record<string, number>;
+    expect(Object.keys(counts).length).toBeGreaterThan(5);
+    expect(counts['redlock-console.runtime']).toBe(1);
+    expect(Object.entries(counts).filter(([, n]) => n !== 1)).toEqual([]);
+  } finally {
+    await cc.stop();
+  }
+}, 120_000);
