@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { connect, createServer, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { Redis } from 'ioredis';
 import {
   Lock,
@@ -15,14 +15,14 @@ import {
   RedlockError,
   SentinelChangedError,
   type EpochSentinel,
-  type RedlockSettings,
 } from '@redlock-console/redlock';
 import { ALL_SCRIPTS } from '../../src/scripts';
 import { freePort } from '@/lib/cluster/ports';
 import { uniquePrefix, waitFor } from '@/test/support/cluster';
 import { holdOnMajority as holdOnMajorityOf, markCleanLevel } from '@/test/support/majority';
-import { DEFAULT_RDB, NO_PERSISTENCE, startRedisNode, startRedisNodes, type RedisNode } from '@/test/support/redis-nodes';
+import { DEFAULT_RDB, NO_PERSISTENCE, startRedisNode, type RedisNode } from '@/test/support/redis-nodes';
 import { startStickyProxy, type StickyProxy } from '@/test/support/sticky-proxy';
+import { testBed } from '../support/test-bed';
 
 // A hostile review of the restart detection (ab53dbf) found sequences, on real redis-server, in
 // which the core gave two holders at once, a later grant a lower fence, or no grant ever. Each test
@@ -39,35 +39,15 @@ import { startStickyProxy, type StickyProxy } from '@/test/support/sticky-proxy'
 /** The cluster's lease ceiling in these tests: room for a loaded machine between a loss and B's attempt. */
 const MAX_TTL = 6_000;
 let nodes: RedisNode[] = [];
-const redlocks: Redlock[] = [];
-const cleanups: Array<() => Promise<void> | void> = [];
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-afterEach(async () => {
-  await Promise.all(redlocks.splice(0).map((r) => r.quit()));
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-  await Promise.all(nodes.map((n) => n.stop()));
-  nodes = [];
-});
-
-function client(prefix: string, settings: Partial<RedlockSettings> = {}, targets?: Array<string | Redis>): Redlock {
-  const r = new Redlock(targets ?? nodes.map((n) => n.url), {
-    keyPrefix: prefix,
-    maxTtlMs: MAX_TTL,
-    retryCount: 0,
-    nodeTimeoutMs: 2_000,
-    ...settings,
-  });
-  r.on('node-error', () => undefined);
-  redlocks.push(r);
-  return r;
-}
+const bed = testBed({ maxTtlMs: MAX_TTL, retryCount: 0, nodeTimeoutMs: 2_000 }, { quietNodeErrors: true });
+const client = bed.client;
 
 /** Direct ioredis clients to the nodes (node `i` through `proxies[i]` when given), closed after the test. */
 function directClients(proxies: Record<number, number> = {}): Redis[] {
   const clients = nodes.map((n, i) => new Redis(proxies[i] ?? n.port, '127.0.0.1', { maxRetriesPerRequest: 0, retryStrategy: () => 50 }));
   for (const c of clients) c.on('error', () => undefined);
-  cleanups.push(() => clients.forEach((c) => c.disconnect()));
+  bed.onCleanup(() => clients.forEach((c) => c.disconnect()));
   return clients;
 }
 
@@ -132,7 +112,7 @@ const markClean = (a: Redlock, prefix: string) => markCleanLevel(a, prefix, node
 const holdOnMajority = (a: Redlock, resource: string, ttl = MAX_TTL) => holdOnMajorityOf(a, resource, nodes, ttl);
 
 async function rdbRestartUnderA(prefix: string, beforeLock?: () => Promise<void>): Promise<{ a: Redlock; lockA: Lock }> {
-  nodes = await startRedisNodes(() => DEFAULT_RDB);
+  nodes = await bed.start(() => DEFAULT_RDB);
   const a = client(prefix);
   await markClean(a, prefix);
   await (await a.acquire('res', MAX_TTL)).release();
@@ -175,7 +155,7 @@ describe('another client checking a restarted node first does not make it truste
   });
 
   it("a client with a shorter maxTtlMs finds a majority without sentinels (three nodes lost their data) while two record the ceiling: it quarantines nothing with its own ceiling and is never granted A's lock", async () => {
-    nodes = await startRedisNodes(() => NO_PERSISTENCE);
+    nodes = await bed.start(() => NO_PERSISTENCE);
     const prefix = uniquePrefix('short-majority');
     const a = client(prefix);
     await markClean(a, prefix);
@@ -224,7 +204,7 @@ describe("a fast probe that succeeds proves a check of this client's kind ran in
     let closes = 0;
     const { lockA } = await rdbRestartUnderA(prefix, async () => {
       proxy = await startStickyProxy(nodes[2]!.port);
-      cleanups.push(() => proxy!.close());
+      bed.onCleanup(() => proxy!.close());
       const clients = directClients({ 2: proxy.port });
       clients[2]!.on('close', () => closes++);
       b = client(prefix, nodeCheckIntervalMs === undefined ? {} : { nodeCheckIntervalMs }, clients);
@@ -302,7 +282,7 @@ describe('evictions between two checks', () => {
   }
 
   it("CONFIG RESETSTAT (monitoring tools run it) after the eviction of A's key: B is refused", async () => {
-    nodes = await startRedisNodes(() => NO_PERSISTENCE);
+    nodes = await bed.start(() => NO_PERSISTENCE);
     const prefix = uniquePrefix('resetstat');
     const a = client(prefix, { nodeCheckIntervalMs: 10 });
     await markClean(a, prefix);
@@ -316,7 +296,7 @@ describe('evictions between two checks', () => {
   });
 
   it('evicted_keys that fell since the last check (more evictions, then CONFIG RESETSTAT): B is refused', async () => {
-    nodes = await startRedisNodes(() => NO_PERSISTENCE);
+    nodes = await bed.start(() => NO_PERSISTENCE);
     const prefix = uniquePrefix('evicted-fell');
     const a = client(prefix, { nodeCheckIntervalMs: 10 });
     await markClean(a, prefix);
@@ -338,7 +318,7 @@ describe('evictions between two checks', () => {
   });
 
   it('a client with a shorter maxTtlMs checks the evicting node first: B is refused for the recorded ceiling', async () => {
-    nodes = await startRedisNodes(() => NO_PERSISTENCE);
+    nodes = await bed.start(() => NO_PERSISTENCE);
     const prefix = uniquePrefix('evict-short');
     const a = client(prefix, { nodeCheckIntervalMs: 10 });
     await markClean(a, prefix);
@@ -359,7 +339,7 @@ describe('a dataset replaced by replication', () => {
   const uptimeMs = async (c: Redis) => Number(/uptime_in_seconds:(\d+)/.exec(await c.info('server'))![1]) * 1000;
 
   it('node 3 REPLICAOF node 4 and back (REPLICAOF NO ONE), its process up longer than the ceiling: quarantined from now for the ceiling', async () => {
-    nodes = await startRedisNodes(() => NO_PERSISTENCE);
+    nodes = await bed.start(() => NO_PERSISTENCE);
     const prefix = uniquePrefix('replicaof');
     const a = client(prefix);
     await markClean(a, prefix);
@@ -385,7 +365,7 @@ describe('a dataset replaced by replication', () => {
   });
 
   it("failover to a replica promoted behind node 3's address (a proxy repointed): quarantined from now for the ceiling", async () => {
-    nodes = await startRedisNodes(() => NO_PERSISTENCE);
+    nodes = await bed.start(() => NO_PERSISTENCE);
     const prefix = uniquePrefix('promote');
     // The replica of node 3: a redis-server of its own, replicating node 3.
     const port = await freePort();
@@ -411,7 +391,7 @@ describe('a dataset replaced by replication', () => {
     );
     const r = new Redis(port, '127.0.0.1', { maxRetriesPerRequest: 50, retryStrategy: () => 50 });
     r.on('error', () => undefined);
-    cleanups.push(() => {
+    bed.onCleanup(() => {
       r.disconnect();
       replica.kill('SIGCONT');
       replica.kill('SIGKILL');
@@ -435,7 +415,7 @@ describe('a dataset replaced by replication', () => {
     });
     await new Promise<void>((res) => server.listen(0, '127.0.0.1', () => res()));
     const proxyPort = (server.address() as { port: number }).port;
-    cleanups.push(
+    bed.onCleanup(
       () =>
         new Promise<void>((res) => {
           for (const s of sockets) s.destroy();
@@ -495,7 +475,7 @@ describe('mark-clean as a compare-and-set', () => {
 
 describe('liveness without any sentinel', () => {
   it('no sentinel on any node and one of five down: the cluster quarantines itself and grants again after about maxTtlMs', async () => {
-    nodes = await startRedisNodes(() => NO_PERSISTENCE);
+    nodes = await bed.start(() => NO_PERSISTENCE);
     await nodes[4]!.crash(); // node 5 stays down
     const prefix = uniquePrefix('live');
     const maxTtlMs = 1_000;
@@ -524,7 +504,7 @@ describe('liveness without any sentinel', () => {
   });
 
   it('a node without a sentinel that the client may not quarantine is checked at most once per nodeCheckIntervalMs, not on every grant', async () => {
-    nodes = await startRedisNodes(() => NO_PERSISTENCE);
+    nodes = await bed.start(() => NO_PERSISTENCE);
     // Two nodes answer, neither with a sentinel, and three are down: no quorum has confirmed any
     // ceiling, so no quarantine may start; every attempt still reaches nodes 1 and 2.
     for (const i of [2, 3, 4]) await nodes[i]!.crash();
@@ -611,7 +591,7 @@ describe('a rolling upgrade: clients of the old layout (register in <prefix>fenc
   }
 
   it('an upgrade from the <prefix>fence layout: once the old clients stop, every new fence is above every old one', async () => {
-    nodes = await startRedisNodes(() => NO_PERSISTENCE, 3);
+    nodes = await bed.start(() => NO_PERSISTENCE, 3);
     const prefix = uniquePrefix('legacy');
     // The old layout had no sentinel: the cluster as the old clients left it.
     const old: number[] = [];
@@ -644,9 +624,9 @@ describe('a rolling upgrade: clients of the old layout (register in <prefix>fenc
 describe('the sticky proxy (test support) is a real proxy', () => {
   it('a request in flight when the upstream dies closes the client connection: later replies never answer earlier commands', async () => {
     const node = await startRedisNode(NO_PERSISTENCE);
-    cleanups.push(() => node.stop());
+    bed.onCleanup(() => node.stop());
     const proxy = await startStickyProxy(node.port);
-    cleanups.push(() => proxy.close());
+    bed.onCleanup(() => proxy.close());
     // A client that never sends a command twice: what the proxy does is all the test sees.
     const c = new Redis(proxy.port, '127.0.0.1', {
       maxRetriesPerRequest: 0,
@@ -654,7 +634,7 @@ describe('the sticky proxy (test support) is a real proxy', () => {
       retryStrategy: () => 50,
     });
     c.on('error', () => undefined);
-    cleanups.push(() => c.disconnect());
+    bed.onCleanup(() => c.disconnect());
     let closes = 0;
     c.on('close', () => closes++);
     expect(await c.ping()).toBe('PONG');
@@ -677,12 +657,12 @@ describe('the sticky proxy (test support) is a real proxy', () => {
 
   it('an idle connection is still moved to the restarted server on its next bytes, and a pipeline after it pairs up', async () => {
     const node = await startRedisNode(NO_PERSISTENCE);
-    cleanups.push(() => node.stop());
+    bed.onCleanup(() => node.stop());
     const proxy = await startStickyProxy(node.port);
-    cleanups.push(() => proxy.close());
+    bed.onCleanup(() => proxy.close());
     const c = new Redis(proxy.port, '127.0.0.1', { maxRetriesPerRequest: 0, retryStrategy: () => 50 });
     c.on('error', () => undefined);
-    cleanups.push(() => c.disconnect());
+    bed.onCleanup(() => c.disconnect());
     let closes = 0;
     c.on('close', () => closes++);
     // Replies of every shape, in one pipeline split across TCP writes.
@@ -700,9 +680,9 @@ describe('the sticky proxy (test support) is a real proxy', () => {
 
 describe('stress: restarts from old snapshots, lost scripts and data, and other clients touching the nodes', () => {
   it('no two holders at once and no later grant with a lower fence, two of five nodes behind sticky proxies', async () => {
-    nodes = await startRedisNodes(() => DEFAULT_RDB);
+    nodes = await bed.start(() => DEFAULT_RDB);
     const proxies = [await startStickyProxy(nodes[1]!.port), await startStickyProxy(nodes[3]!.port)];
-    cleanups.push(() => Promise.all(proxies.map((p) => p.close())).then(() => undefined));
+    bed.onCleanup(() => Promise.all(proxies.map((p) => p.close())).then(() => undefined));
     const prefix = uniquePrefix('stress');
     const MAX = 800;
     const safe = () =>

@@ -1,10 +1,11 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { Lock, readEpoch, Redlock, RedlockError } from '@redlock-console/redlock';
 import { uniquePrefix } from '@/test/support/cluster';
 import { holdOnMajority, markCleanLevel } from '@/test/support/majority';
-import { NO_PERSISTENCE, startRedisNodes, type RedisNode } from '@/test/support/redis-nodes';
+import { NO_PERSISTENCE, type RedisNode } from '@/test/support/redis-nodes';
 import { shiftedClock, type ShiftedClock } from '@/test/support/clock-shim';
 import { nodeOf } from '../support/lock-node';
+import { testBed } from '../support/test-bed';
 
 /**
  * A node's clock jumps while several of one client's probes are on the wire to it. The first reading
@@ -19,23 +20,8 @@ import { nodeOf } from '../support/lock-node';
 const MAX_TTL = 6_000;
 let nodes: RedisNode[] = [];
 let clock: ShiftedClock;
-const redlocks: Redlock[] = [];
-
-afterEach(async () => {
-  await Promise.all(redlocks.splice(0).map((r) => r.quit()));
-  await Promise.all(nodes.map((n) => n.stop()));
-  nodes = [];
-});
-
-function client(prefix: string): Redlock {
-  const r = new Redlock(
-    nodes.map((n) => n.url),
-    { keyPrefix: prefix, maxTtlMs: MAX_TTL, retryCount: 0, nodeTimeoutMs: 2_000, nodeCheckIntervalMs: 60_000 },
-  );
-  r.on('node-error', () => undefined);
-  redlocks.push(r);
-  return r;
-}
+const bed = testBed({ maxTtlMs: MAX_TTL, retryCount: 0, nodeTimeoutMs: 2_000, nodeCheckIntervalMs: 60_000 }, { quietNodeErrors: true });
+const client = bed.client;
 
 async function attempt(r: Redlock, resources: string | string[]): Promise<Lock | Error> {
   return r.acquire(resources, 2_000, { fenced: true }).catch((e: Error) => e);
@@ -52,7 +38,7 @@ function votesOf(outcome: Lock | Error): unknown {
  */
 async function scene(name: string, warm: string | string[], replay: boolean) {
   clock = shiftedClock();
-  nodes = await startRedisNodes(
+  nodes = await bed.start(
     () => NO_PERSISTENCE,
     5,
     (i) => (i === 2 ? clock.env : {}),

@@ -1,11 +1,12 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { Lock, readEpoch, Redlock, RedlockError, type RedlockSettings } from '@redlock-console/redlock';
 import { FenceCall } from '../../src/fence-group';
 import { uniquePrefix, waitFor } from '@/test/support/cluster';
 import { markCleanLevel } from '@/test/support/majority';
-import { NO_PERSISTENCE, startRedisNodes, type RedisNode } from '@/test/support/redis-nodes';
+import { NO_PERSISTENCE, type RedisNode } from '@/test/support/redis-nodes';
 import { shiftedClock, type ShiftedClock } from '@/test/support/clock-shim';
 import { nodeOf } from '../support/lock-node';
+import { testBed } from '../support/test-bed';
 
 // What one node's batch of grants does with its shared reads (packages/redlock/src/grant-group.ts),
 // on the paths mutation testing left open (docs/mutation.md, eighth session): which members a
@@ -16,23 +17,8 @@ import { nodeOf } from '../support/lock-node';
 const MAX_TTL = 6_000;
 let nodes: RedisNode[] = [];
 let clock: ShiftedClock;
-const redlocks: Redlock[] = [];
-
-afterEach(async () => {
-  await Promise.all(redlocks.splice(0).map((r) => r.quit()));
-  await Promise.all(nodes.map((n) => n.stop()));
-  nodes = [];
-});
-
-function client(prefix: string, settings: Partial<RedlockSettings> = {}): Redlock {
-  const r = new Redlock(
-    nodes.map((n) => n.url),
-    { keyPrefix: prefix, maxTtlMs: MAX_TTL, retryCount: 0, nodeTimeoutMs: 2_000, nodeCheckIntervalMs: 60_000, ...settings },
-  );
-  r.on('node-error', () => undefined);
-  redlocks.push(r);
-  return r;
-}
+const bed = testBed({ maxTtlMs: MAX_TTL, retryCount: 0, nodeTimeoutMs: 2_000, nodeCheckIntervalMs: 60_000 }, { quietNodeErrors: true });
+const client = bed.client;
 
 const ALL = [0, 1, 2, 3, 4];
 
@@ -44,7 +30,7 @@ async function checksDue(r: Redlock): Promise<void> {
 /** Five nodes (node 1's clock movable), marked clean by A; B (with `settings`) is warm: it checked every node. */
 async function setUp(name: string, settings: Partial<RedlockSettings> = {}) {
   clock = shiftedClock();
-  nodes = await startRedisNodes(
+  nodes = await bed.start(
     () => NO_PERSISTENCE,
     5,
     (i) => (i === 0 ? clock.env : {}),

@@ -1,12 +1,13 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { Lock, LockContendedError, readEpoch, Redlock, RedlockError, type RedlockSettings } from '@redlock-console/redlock';
 import { anchorKey } from '../../src/keys';
 import { encodeCommand } from '../../src/resp';
 import { uniquePrefix } from '@/test/support/cluster';
 import { holdOnMajority, markCleanLevel } from '@/test/support/majority';
-import { NO_PERSISTENCE, startRedisNodes, type RedisNode } from '@/test/support/redis-nodes';
+import { NO_PERSISTENCE, type RedisNode } from '@/test/support/redis-nodes';
 import { shiftedClock, type ShiftedClock } from '@/test/support/clock-shim';
 import { nodeOf } from '../support/lock-node';
+import { testBed } from '../support/test-bed';
 
 // The paths of a grant that mutation testing found no test reaching (docs/mutation.md, group
 // `grant`): a multi-resource grant sent again with the script's source after the node lost its
@@ -18,32 +19,17 @@ import { nodeOf } from '../support/lock-node';
 const MAX_TTL = 6_000;
 let nodes: RedisNode[] = [];
 let clock: ShiftedClock;
-const redlocks: Redlock[] = [];
-
-afterEach(async () => {
-  await Promise.all(redlocks.splice(0).map((r) => r.quit()));
-  await Promise.all(nodes.map((n) => n.stop()));
-  nodes = [];
-});
+const bed = testBed({ maxTtlMs: MAX_TTL, retryCount: 0, nodeTimeoutMs: 2_000, nodeCheckIntervalMs: 60_000 }, { quietNodeErrors: true });
+const client = bed.client;
 
 /** Five redis-servers; node `clockOn + 1`'s wall clock moves with `clock`. */
 async function startNodes(clockOn: number): Promise<void> {
   clock = shiftedClock();
-  nodes = await startRedisNodes(
+  nodes = await bed.start(
     () => NO_PERSISTENCE,
     5,
     (i) => (i === clockOn ? clock.env : {}),
   );
-}
-
-function client(prefix: string, settings: Partial<RedlockSettings> = {}): Redlock {
-  const r = new Redlock(
-    nodes.map((n) => n.url),
-    { keyPrefix: prefix, maxTtlMs: MAX_TTL, retryCount: 0, nodeTimeoutMs: 2_000, nodeCheckIntervalMs: 60_000, ...settings },
-  );
-  r.on('node-error', () => undefined);
-  redlocks.push(r);
-  return r;
 }
 
 /** Nodes started (node `clockOn + 1`'s clock movable); A holds `res` on nodes 1–3 (when asked); B is warm: it checked every node, its next probes are fast ones. */

@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   LockContendedError,
   QuorumUnavailableError,
@@ -10,7 +10,8 @@ import {
 } from '@redlock-console/redlock';
 import { uniquePrefix, waitFor } from '@/test/support/cluster';
 import { holdOnMajority as holdOnMajorityOf, markCleanLevel } from '@/test/support/majority';
-import { DEFAULT_RDB, NO_PERSISTENCE, startRedisNodes, type RedisNode } from '@/test/support/redis-nodes';
+import { DEFAULT_RDB, NO_PERSISTENCE, type RedisNode } from '@/test/support/redis-nodes';
+import { testBed } from '../support/test-bed';
 
 // Two classes of broken build that the chaos CI profile let through, each caught here by
 // what a holder sees, not by one field of the sentinel, so that the slip is caught wherever it is made
@@ -26,19 +27,9 @@ import { DEFAULT_RDB, NO_PERSISTENCE, startRedisNodes, type RedisNode } from '@/
 // it on a loaded machine (at 4 s a StrykerJS dry run at load 6 ran past it).
 const MAX_TTL = 8_000;
 let nodes: RedisNode[] = [];
-const redlocks: Redlock[] = [];
-
-afterEach(async () => {
-  await Promise.all(redlocks.splice(0).map((r) => r.quit()));
-  await Promise.all(nodes.map((n) => n.stop()));
-  nodes = [];
-});
-
-function client(urls: readonly string[], prefix: string, settings: Partial<RedlockSettings> = {}): Redlock {
-  const r = new Redlock([...urls], { keyPrefix: prefix, maxTtlMs: MAX_TTL, retryCount: 0, nodeTimeoutMs: 1_000, ...settings });
-  redlocks.push(r);
-  return r;
-}
+const bed = testBed({ maxTtlMs: MAX_TTL, retryCount: 0, nodeTimeoutMs: 1_000 });
+const client = (urls: readonly string[], prefix: string, settings: Partial<RedlockSettings> = {}) =>
+  bed.client(prefix, settings, [...urls]);
 
 /** One node's own vote through a one-node Redlock (quorum 1); 'ok' when it granted. */
 async function voteOf(one: Redlock, resource: string): Promise<string> {
@@ -50,7 +41,7 @@ async function voteOf(one: Redlock, resource: string): Promise<string> {
 
 describe('two mutation classes the chaos profile missed, caught by what a client sees', () => {
   it('a restart quarantine lasts the whole lease ceiling: the restarted node votes quarantined until crash + maxTtlMs at least', async () => {
-    nodes = await startRedisNodes(() => DEFAULT_RDB);
+    nodes = await bed.start(() => DEFAULT_RDB);
     const prefix = uniquePrefix('restart-ceiling');
     const urls = nodes.map((n) => n.url);
     const a = client(urls, prefix);
@@ -83,7 +74,7 @@ describe('two mutation classes the chaos profile missed, caught by what a client
   });
 
   it('keys evicted between two checks quarantine the node for a warm client too (its fast probe), and the evicted lock is not granted again', async () => {
-    nodes = await startRedisNodes(() => NO_PERSISTENCE);
+    nodes = await bed.start(() => NO_PERSISTENCE);
     const prefix = uniquePrefix('evicted-fast');
     const urls = nodes.map((n) => n.url);
     const a = client(urls, prefix);

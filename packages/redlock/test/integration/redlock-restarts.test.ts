@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   Lock,
   LockContendedError,
@@ -8,13 +8,13 @@ import {
   RedlockError,
   readFenceRegister,
   Redlock,
-  type RedlockSettings,
 } from '@redlock-console/redlock';
 import { uniquePrefix, waitFor } from '@/test/support/cluster';
 import { Redis } from 'ioredis';
 import { holdOnMajority as holdOnMajorityOf, markCleanLevel } from '@/test/support/majority';
-import { AOF_ALWAYS, DEFAULT_RDB, NO_PERSISTENCE, startRedisNodes, type RedisNode } from '@/test/support/redis-nodes';
+import { AOF_ALWAYS, DEFAULT_RDB, NO_PERSISTENCE, type RedisNode } from '@/test/support/redis-nodes';
 import { startStickyProxy, type StickyProxy } from '@/test/support/sticky-proxy';
+import { testBed } from '../support/test-bed';
 
 // The losses a real Redis has that leave the epoch sentinel in place: a restart from an
 // older RDB snapshot (Redis's default persistence), a restart into an AOF older than a period run
@@ -30,24 +30,8 @@ const MAX_TTL = 6_000;
 /** These tests are about what a restart leaves behind, not latency: a reply late on a loaded machine is not a vote lost. */
 const NODE_TIMEOUT = 1_000;
 let nodes: RedisNode[] = [];
-const redlocks: Redlock[] = [];
-const cleanups: Array<() => Promise<void> | void> = [];
-
-afterEach(async () => {
-  await Promise.all(redlocks.splice(0).map((r) => r.quit()));
-  for (const cleanup of cleanups.splice(0)) await cleanup();
-  await Promise.all(nodes.map((n) => n.stop()));
-  nodes = [];
-});
-
-function client(prefix: string, settings: Partial<RedlockSettings> = {}): Redlock {
-  const r = new Redlock(
-    nodes.map((n) => n.url),
-    { keyPrefix: prefix, maxTtlMs: MAX_TTL, retryCount: 0, nodeTimeoutMs: NODE_TIMEOUT, ...settings },
-  );
-  redlocks.push(r);
-  return r;
-}
+const bed = testBed({ maxTtlMs: MAX_TTL, retryCount: 0, nodeTimeoutMs: NODE_TIMEOUT });
+const client = bed.client;
 
 /**
  * B's attempt, once node 3 answers at all: a restarted node refuses connections for a moment, and on
@@ -88,7 +72,7 @@ function expectRefusedBy(outcome: Lock | Error, node: number, reason: string): v
 
 describe('restarts that reload older data are quarantined (restart detection)', () => {
   it("a crash and restart from an older RDB snapshot (default persistence): B is refused while A holds, and later fences exceed A's", async () => {
-    nodes = await startRedisNodes(() => DEFAULT_RDB);
+    nodes = await bed.start(() => DEFAULT_RDB);
     const prefix = uniquePrefix('rdb');
     const a = client(prefix);
     await markClean(a, prefix);
@@ -124,7 +108,7 @@ describe('restarts that reload older data are quarantined (restart detection)', 
   });
 
   it('the restart quarantine never ends before crash + maxTtlMs, though INFO counts uptime in whole seconds', async () => {
-    nodes = await startRedisNodes(() => DEFAULT_RDB);
+    nodes = await bed.start(() => DEFAULT_RDB);
     const prefix = uniquePrefix('uptime');
     // A ceiling far above the crash-to-probe time on a loaded machine: a probe later than the
     // process start + ceiling rightly finds nothing to quarantine (probe.lua), which a 3 s ceiling
@@ -151,7 +135,7 @@ describe('restarts that reload older data are quarantined (restart detection)', 
   });
 
   it('a restart into an AOF written before a period without persistence: the grants of that period are not forgotten', async () => {
-    nodes = await startRedisNodes(() => AOF_ALWAYS);
+    nodes = await bed.start(() => AOF_ALWAYS);
     const prefix = uniquePrefix('aof');
     const a = client(prefix, { maxTtlMs: 2_000 });
     await a.markNodesClean();
@@ -195,7 +179,7 @@ describe('restarts that reload older data are quarantined (restart detection)', 
   });
 
   it("negative control, nodeChecks: false: the RDB restart gives B the lock A holds, with a fence not above A's", async () => {
-    nodes = await startRedisNodes(() => DEFAULT_RDB);
+    nodes = await bed.start(() => DEFAULT_RDB);
     const prefix = uniquePrefix('rdb-unsafe');
     const a = client(prefix);
     await markClean(a, prefix);
@@ -222,18 +206,18 @@ describe('restart detection does not rely on the connection dropping', () => {
    * never closes: no reconnect, no 'ready' event tells B anything.
    */
   async function behindStickyProxy(nodeChecks: boolean) {
-    nodes = await startRedisNodes(() => DEFAULT_RDB);
+    nodes = await bed.start(() => DEFAULT_RDB);
     const proxy: StickyProxy = await startStickyProxy(nodes[2]!.port);
-    cleanups.push(() => proxy.close());
+    bed.onCleanup(() => proxy.close());
     const prefix = uniquePrefix(nodeChecks ? 'sticky' : 'sticky-unsafe');
     const a = client(prefix);
     await markClean(a, prefix);
     const clients = nodes.map((n, i) => new Redis(i === 2 ? proxy.port : n.port, '127.0.0.1', { maxRetriesPerRequest: 0 }));
-    cleanups.push(() => clients.forEach((c) => c.disconnect()));
+    bed.onCleanup(() => clients.forEach((c) => c.disconnect()));
     let closes = 0;
     clients[2]!.on('close', () => closes++);
     const b = new Redlock(clients, { keyPrefix: prefix, maxTtlMs: MAX_TTL, retryCount: 0, nodeTimeoutMs: NODE_TIMEOUT, nodeChecks });
-    redlocks.push(b);
+    bed.track(b);
     // B has checked every node (it knows node 3's process) before anything happens.
     await (await b.acquire('warm', 500)).release();
     await nodes[2]!.client.save();
@@ -264,7 +248,7 @@ describe('restart detection does not rely on the connection dropping', () => {
 describe('eviction', () => {
   it('a node whose maxmemory-policy can evict votes against (unsafe-eviction); with three such nodes no quorum', async () => {
     const policies = [null, null, 'volatile-lru', 'allkeys-random', 'volatile-ttl'];
-    nodes = await startRedisNodes((i) =>
+    nodes = await bed.start((i) =>
       policies[i] ? [...NO_PERSISTENCE, '--maxmemory', '64mb', '--maxmemory-policy', policies[i]!] : NO_PERSISTENCE,
     );
     const prefix = uniquePrefix('evict');
@@ -286,7 +270,7 @@ describe('eviction', () => {
   });
 
   it('keys evicted between two checks (a CONFIG SET there and back) start a quarantine: a held lock key evicted is not granted again', async () => {
-    nodes = await startRedisNodes(() => NO_PERSISTENCE);
+    nodes = await bed.start(() => NO_PERSISTENCE);
     const prefix = uniquePrefix('evicted');
     const a = client(prefix, { nodeCheckIntervalMs: 10 });
     await a.markNodesClean();
@@ -317,7 +301,7 @@ describe('eviction', () => {
 
 describe('one lease ceiling for the cluster', () => {
   it("a client with a shorter maxTtlMs gets MaxTtlMismatchError, and never starts a quarantine shorter than the cluster's", async () => {
-    nodes = await startRedisNodes(() => NO_PERSISTENCE);
+    nodes = await bed.start(() => NO_PERSISTENCE);
     const prefix = uniquePrefix('ceiling');
     const a = client(prefix);
     await a.markNodesClean();

@@ -1,12 +1,13 @@
 import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { Lock, LockContendedError, markNodeClean, readEpoch, Redlock, RedlockError, type RedlockSettings } from '@redlock-console/redlock';
 import { uniquePrefix, waitFor } from '@/test/support/cluster';
 import { holdOnMajority, markCleanLevel } from '@/test/support/majority';
-import { NO_PERSISTENCE, startRedisNode, startRedisNodes, type RedisNode } from '@/test/support/redis-nodes';
+import { NO_PERSISTENCE, startRedisNode, type RedisNode } from '@/test/support/redis-nodes';
 import { shiftedClock, type ShiftedClock } from '@/test/support/clock-shim';
+import { testBed } from '../support/test-bed';
 
 // A node's lock data must never go back in time unnoticed, whatever moved it, and a node's clock
 // must not move beyond the drift allowance unnoticed. Each case is a review's attack on real
@@ -18,25 +19,8 @@ import { shiftedClock, type ShiftedClock } from '@/test/support/clock-shim';
 
 const MAX_TTL = 6_000;
 let nodes: RedisNode[] = [];
-const redlocks: Redlock[] = [];
-const cleanups: Array<() => Promise<void> | void> = [];
-
-afterEach(async () => {
-  await Promise.all(redlocks.splice(0).map((r) => r.quit()));
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-  await Promise.all(nodes.map((n) => n.stop()));
-  nodes = [];
-});
-
-function client(prefix: string, settings: Partial<RedlockSettings> = {}): Redlock {
-  const r = new Redlock(
-    nodes.map((n) => n.url),
-    { keyPrefix: prefix, maxTtlMs: MAX_TTL, retryCount: 0, nodeTimeoutMs: 2_000, nodeCheckIntervalMs: 60_000, ...settings },
-  );
-  r.on('node-error', () => undefined);
-  redlocks.push(r);
-  return r;
-}
+const bed = testBed({ maxTtlMs: MAX_TTL, retryCount: 0, nodeTimeoutMs: 2_000, nodeCheckIntervalMs: 60_000 }, { quietNodeErrors: true });
+const client = bed.client;
 
 /** B, warm: it has checked every node (a grant and release of its own), so its next probes are fast ones. */
 async function warm(b: Redlock): Promise<void> {
@@ -79,13 +63,13 @@ async function backupOf(node: RedisNode): Promise<string> {
   await node.client.save();
   const dir = mkdtempSync(join(tmpdir(), 'redlock-backup-'));
   copyFileSync(join(node.dir, 'dump.rdb'), join(dir, 'dump.rdb'));
-  cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+  bed.onCleanup(() => rmSync(dir, { recursive: true, force: true }));
   return dir;
 }
 
 describe('a node whose data goes back in time within one process', () => {
   it('restored in place: REPLICAOF a server loaded from an older backup of itself, then REPLICAOF NO ONE', async () => {
-    nodes = await startRedisNodes(() => NO_PERSISTENCE);
+    nodes = await bed.start(() => NO_PERSISTENCE);
     // A lease of 14.5 s (a ceiling of 15 s): the sync below happens within it. With 5.5 s, a loaded
     // clean-clone run saw A's validity end during the sync, and B's grant was then no overlap.
     const ceiling = 15_000;
@@ -94,7 +78,7 @@ describe('a node whose data goes back in time within one process', () => {
     // The backup server: a redis-server started from node 3's older dump (before A's lease starts:
     // on a loaded machine its start and the sync outlasted A's 5.5 s, and B's grant was no overlap).
     const side = await startRedisNode([...NO_PERSISTENCE, '--dir', backup, '--dbfilename', 'dump.rdb']);
-    cleanups.push(() => side.stop());
+    bed.onCleanup(() => side.stop());
     expect(await side.client.hget(`${prefix}epoch`, 'createdAt')).not.toBeNull();
     const lockA = await holdOnMajority(a, 'res', nodes, ceiling - 500);
     const n3 = nodes[2]!.client;
@@ -109,7 +93,7 @@ describe('a node whose data goes back in time within one process', () => {
   });
 
   it('DEBUG RELOAD NOSAVE of an older dump: the same process, run_id and replication id', async () => {
-    nodes = await startRedisNodes((i) => (i === 2 ? [...NO_PERSISTENCE, '--enable-debug-command', 'yes'] : NO_PERSISTENCE));
+    nodes = await bed.start((i) => (i === 2 ? [...NO_PERSISTENCE, '--enable-debug-command', 'yes'] : NO_PERSISTENCE));
     const { a, b, prefix } = await setUp('debug-reload');
     await nodes[2]!.client.save();
     const lockA = await holdOnMajority(a, 'res', nodes, 5_500);
@@ -121,7 +105,7 @@ describe('a node whose data goes back in time within one process', () => {
   });
 
   it('DEBUG RELOAD seen by a client that never knew the node: the process counts its data-replacing commands', async () => {
-    nodes = await startRedisNodes((i) => (i === 2 ? [...NO_PERSISTENCE, '--enable-debug-command', 'yes'] : NO_PERSISTENCE));
+    nodes = await bed.start((i) => (i === 2 ? [...NO_PERSISTENCE, '--enable-debug-command', 'yes'] : NO_PERSISTENCE));
     const { a, prefix } = await setUp('debug-reload-fresh');
     await nodes[2]!.client.save();
     const lockA = await holdOnMajority(a, 'res', nodes, 5_500);
@@ -133,7 +117,7 @@ describe('a node whose data goes back in time within one process', () => {
   });
 
   it('a backup taken right after markNodesClean, before any check: the count of data-replacing commands is recorded by the mark-clean', async () => {
-    nodes = await startRedisNodes((i) => (i === 2 ? [...NO_PERSISTENCE, '--enable-debug-command', 'yes'] : NO_PERSISTENCE));
+    nodes = await bed.start((i) => (i === 2 ? [...NO_PERSISTENCE, '--enable-debug-command', 'yes'] : NO_PERSISTENCE));
     const prefix = uniquePrefix('backup-after-mark');
     const a = client(prefix);
     await markCleanLevel(a, prefix, nodes);
@@ -145,11 +129,11 @@ describe('a node whose data goes back in time within one process', () => {
   });
 
   it('SWAPDB into a database holding a second deployment with the same prefix and a lower register', async () => {
-    nodes = await startRedisNodes(() => NO_PERSISTENCE);
+    nodes = await bed.start(() => NO_PERSISTENCE);
     const { a, b, prefix } = await setUp('swapdb');
     // The other deployment: same prefix, database 1 of node 3, its register far below ours.
     const other = nodes[2]!.client.duplicate({ db: 1 });
-    cleanups.push(() => other.disconnect());
+    bed.onCleanup(() => other.disconnect());
     await markNodeClean(other, { keyPrefix: prefix, maxTtlMs: MAX_TTL });
     await other.hset(`${prefix}epoch`, 'fence', '5');
     const lockA = await holdOnMajority(a, 'res', nodes, 5_500);
@@ -174,7 +158,7 @@ describe('a node whose data goes back in time within one process', () => {
 
 describe('a node that evicts keys between two checks', () => {
   it('maxmemory-policy allkeys-lru and a tiny maxmemory, filled, set back: the next grant sees evicted_keys grow', async () => {
-    nodes = await startRedisNodes(() => NO_PERSISTENCE);
+    nodes = await bed.start(() => NO_PERSISTENCE);
     const { a, b } = await setUp('evict-window');
     const lockA = await holdOnMajority(a, 'res', nodes, 5_500);
     const n3 = nodes[2]!.client;
@@ -198,7 +182,7 @@ describe('a node whose clock jumps', () => {
   let clock: ShiftedClock;
   async function clockNodes(): Promise<void> {
     clock = shiftedClock();
-    nodes = await startRedisNodes(
+    nodes = await bed.start(
       () => NO_PERSISTENCE,
       5,
       (i) => (i === 2 ? clock.env : {}),
