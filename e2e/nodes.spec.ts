@@ -16,26 +16,35 @@ async function acquire(page: Page, resource: string): Promise<void> {
  * The sandbox's leases last at most 5 s, and the Nodes screen reads its holders every 3 s, a read
  * taking 2 s while two nodes are cut off (it waits for them): a lock taken once could expire
  * before a read saw it. In a fresh console a read came too late for the 5 s wait 5 times in 6,
- * with lib/server loaded once or not.
+ * with lib/server loaded once or not. An extend that is not answered 200 is kept in `failures`
+ * (status and body, or the request's error), which the test asserts empty once the lock has served.
  */
-async function holdLock(page: Page, resource: string): Promise<() => Promise<void>> {
+async function holdLock(page: Page, resource: string): Promise<{ stop: () => Promise<void>; failures: string[] }> {
   const res = await acquireRaw(page, resource);
   expect(res.status(), await res.text()).toBe(200);
   const { token } = (await res.json()) as { token: string };
   let stopped = false;
+  const failures: string[] = [];
   const loop = (async () => {
     while (!stopped) {
       // pace: a client's extend every second, well inside the 5 s lease
       await new Promise((r) => setTimeout(r, 1_000));
       if (stopped) break;
       const url = `/api/locks/${encodeURIComponent(resource)}/extend`;
-      await page.request.post(url, { headers: AS_CLIENT, data: { token, ttlMs: 5_000 } }).catch(() => undefined);
+      const answer = await page.request
+        .post(url, { headers: AS_CLIENT, data: { token, ttlMs: 5_000 } })
+        .then(async (r) => (r.status() === 200 ? null : `${r.status()} ${await r.text()}`))
+        .catch((e: unknown) => (stopped ? null : String(e)));
+      if (answer === null) continue;
+      failures.push(answer);
+      break; // a lock an extend lost is not held again by the next one
     }
   })();
-  return async () => {
+  const stop = async () => {
     stopped = true;
     await loop;
   };
+  return { stop, failures };
 }
 
 /** Save one element (a node card, a dialog) in both themes under test-results/screens/. */
@@ -123,16 +132,20 @@ test.describe('nodes: operator actions with their blast radius', () => {
     await signIn(page);
     const control = sandbox();
     const resource = `e2e-blast-${Date.now()}`;
-    let release: () => Promise<void> = async () => undefined;
+    let hold: Awaited<ReturnType<typeof holdLock>> | null = null;
     try {
       // With nodes 4 and 5 cut off, a lock granted now lives on exactly a quorum: 1, 2 and 3.
       for (const id of [4, 5]) await control.act(id, { action: 'partition' });
       await page.goto('/nodes');
       await expect(page.getByTestId('node-row-4')).toHaveAttribute('data-state', 'partitioned');
-      release = await holdLock(page, resource);
+      hold = await holdLock(page, resource);
       // The next holders read starts up to 3 s from now and takes up to 2 s (it waits for the
       // nodes cut off): past the 5 s default, and the lock is kept meanwhile.
-      await expect(page.getByTestId('node-locks-1')).toContainText(/deciding vote for [1-9]/, { timeout: 10_000 });
+      // A lost lock fails here as what it is (an extend refused), not as a count of 0.
+      await expect(async () => {
+        expect(hold!.failures, 'every extend of the held lock was answered 200').toEqual([]);
+        await expect(page.getByTestId('node-locks-1')).toContainText(/deciding vote for [1-9]/, { timeout: 1_000 });
+      }).toPass({ timeout: 10_000 });
       await page.getByRole('button', { name: 'Partition node 1' }).click();
       const dialog = page.getByTestId('action-dialog');
       const radius = dialog.getByTestId('blast-radius');
@@ -140,6 +153,7 @@ test.describe('nodes: operator actions with their blast radius', () => {
       await expect(dialog.getByTestId('blast-radius-locks')).toContainText(resource);
       await expect(dialog.getByTestId('blast-radius-summary')).toContainText(/would lose (its|their) majority/);
       await expect(dialog).toContainText('New locks cannot be granted');
+      expect(hold.failures, 'every extend of the held lock was answered 200').toEqual([]);
       await saveScreens(page, 'nodes-blast-radius');
       await dialog.getByRole('button', { name: 'Cancel' }).click();
       await expect(dialog).toBeHidden();
@@ -153,7 +167,7 @@ test.describe('nodes: operator actions with their blast radius', () => {
       await dialog.getByRole('button', { name: 'Heal node 4', exact: true }).click();
       await expect(page.getByTestId('node-row-4')).toHaveAttribute('data-state', 'up', { timeout: 5_000 });
     } finally {
-      await release();
+      await hold?.stop();
       for (const id of [4, 5]) await control.act(id, { action: 'heal' });
     }
   });
