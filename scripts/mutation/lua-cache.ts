@@ -3,17 +3,22 @@
  * its rule is tested without redis-server (test/unit/mutation-lua-cache.test.ts).
  *
  * The rule, as StrykerJS's incremental mode has it for TypeScript:
- * - every result stands only while every Lua script is unchanged (`luaHash`);
+ * - a result stands only while the MUTATED script is unchanged, with the snippets it includes
+ *   (`--@include _x.lua`, expanded as scripts/gen-lua.mjs does: `scriptHash`); a change to another
+ *   script re-tests none of its mutants, as a change to another source file re-tests none in
+ *   StrykerJS (docs/mutation.md: why, and the limit);
  * - a KILLED mutant keeps its result while the test file that killed it is unchanged, is still in
  *   one of the script's two lists, and (when its name is known) the test is still selected by
  *   that stage's name pattern: that file alone kills it again, whatever else changed;
  * - a mutant that SURVIVED or TIMED OUT is tested again as soon as anything its stages run changed
  *   (a test file's name or content in either list, or a name pattern): a new or changed test may
  *   kill it.
- * Entries keyed by a hash of the stages (the older form, `mutantKey`) are read through
- * `migrateOld` (lua-migrate.ts), which recomputes their keys at the commit that wrote them.
+ * Older entries: keyed by a hash of the stages (`mutantKey`), read through `migrateOld`; judged
+ * against the hash of every script (`luaHash`), read through `upgradeToScriptHash` (both from
+ * lua-migrate.ts, which finds the commit that had those scripts).
  */
 import { createHash } from 'node:crypto';
+import { renameSync, writeFileSync } from 'node:fs';
 import { mutantKey, stageHashes, type Stage } from './lua-stages';
 import { FULL_NAME, type LuaTestSet } from './lua-tests';
 
@@ -37,7 +42,9 @@ export interface CachedResult {
   readonly seconds: number;
   /** The first failing test, as the output named it, for a killed mutant. */
   readonly killedBy?: string;
-  /** The hash of every Lua script when the mutant was tested (absent in the older entries). */
+  /** The mutated script's hash, its includes expanded (scriptHashOf), when the mutant was tested. */
+  readonly scriptHash?: string;
+  /** Older entries: the hash of every Lua script when the mutant was tested (upgradeToScriptHash reads it). */
   readonly luaHash?: string;
   /** What both stages ran (stageHashes) when the mutant was tested. */
   readonly stages?: { readonly quick: string; readonly full: string };
@@ -51,18 +58,48 @@ export interface Mutant {
   readonly replacement: string;
 }
 
-/** What a rerun has now: the scripts' hash, the script's test lists, and the test files' contents. */
+/** What a rerun has now: the script whose mutants it judges, the scripts, its test lists, and the test files' contents. */
 export interface Current {
-  readonly luaHash: string;
+  /** The mutated script (a file name of packages/redlock/src/scripts). */
+  readonly script: string;
+  /** A script's source by file name (the mutated one and the snippets it includes). */
+  readonly readScript: (script: string) => string;
   readonly set: LuaTestSet;
   readonly read: (test: string) => string;
 }
 
 export const sha = (s: string) => createHash('sha1').update(s).digest('hex');
 
-/** The hash of every Lua script (names sorted): a change to any of them re-tests every mutant. */
+/** The hash of every Lua script (names sorted), the older entries' key (`luaHash`): only the migration reads it now. */
 export function luaHashOf(scripts: readonly string[], read: (script: string) => string): string {
   return sha([...scripts].sort().map(read).join('\0'));
+}
+
+/** A line that includes a snippet, as scripts/gen-lua.mjs expands it (a file whose name starts with `_`). */
+const INCLUDE = /^--@include (_[\w-]+\.lua)\n/gm;
+
+/**
+ * A script as Redis runs it: its `--@include _x.lua` lines replaced by those snippets, recursively
+ * (scripts/gen-lua.mjs expands them the same way into the generated module; a unit test holds the two
+ * equal).
+ */
+export function expandScript(script: string, read: (script: string) => string, seen: readonly string[] = []): string {
+  if (seen.includes(script)) throw new Error(`include cycle at ${script}`);
+  return read(script).replace(INCLUDE, (_, snippet: string) => expandScript(snippet, read, [...seen, script]));
+}
+
+/**
+ * The hash a mutant's result is judged against: its script with every snippet it includes. A
+ * mutant of probe.lua is tested again when _replacing.lua changes (it runs inside probe.lua); a
+ * mutant of _replacing.lua when _replacing.lua changes, not when a script including it does.
+ */
+export function scriptHashOf(script: string, read: (script: string) => string): string {
+  return sha(expandScript(script, read));
+}
+
+/** What a result of `now.script` is judged against: that script with its includes (the rule above). */
+export function judgedAgainst(now: Current): string {
+  return scriptHashOf(now.script, now.readScript);
 }
 
 /** The cache key of a mutant, the same whatever the scripts or tests are (the entry says what it was judged against). */
@@ -81,7 +118,7 @@ function stillRuns(set: LuaTestSet, test: string, name: string | undefined): boo
 
 /** Whether a cached entry stands for a rerun now (the rule above). */
 export function reusable(entry: CachedResult | undefined, now: Current): boolean {
-  if (!entry || entry.luaHash !== now.luaHash) return false;
+  if (!entry || entry.scriptHash === undefined || entry.scriptHash !== judgedAgainst(now)) return false;
   if (entry.status === 'killed') {
     const k = entry.killer;
     return k !== undefined && stillRuns(now.set, k.test, k.name) && sha(now.read(k.test)) === k.hash;
@@ -94,10 +131,43 @@ export function reusable(entry: CachedResult | undefined, now: Current): boolean
 export function provenance(
   outcome: { readonly status: CachedResult['status']; readonly killer?: { readonly test: string; readonly name?: string } },
   now: Current,
-): Pick<CachedResult, 'luaHash' | 'stages' | 'killer'> {
+): Pick<CachedResult, 'scriptHash' | 'stages' | 'killer'> {
   const stages = stageHashes(now.set, now.read);
   const k = outcome.status === 'killed' ? outcome.killer : undefined;
-  return { luaHash: now.luaHash, stages, ...(k ? { killer: { ...k, hash: sha(now.read(k.test)) } } : {}) };
+  return { scriptHash: judgedAgainst(now), stages, ...(k ? { killer: { ...k, hash: sha(now.read(k.test)) } } : {}) };
+}
+
+/**
+ * A script's mutants in order: one whose cached result stands (`reusable`) is taken from the cache,
+ * any other is tested (`test`; undefined: left untested, over --limit) and the cache saved at once
+ * (`save`), so a run stopped midway keeps every result it finished.
+ */
+export function judgeMutants<M extends Mutant>(
+  mutants: readonly M[],
+  cache: Record<string, CachedResult>,
+  now: Current,
+  test: (m: M) => CachedResult | undefined,
+  save: (cache: Readonly<Record<string, CachedResult>>) => void,
+): CachedResult[] {
+  const results: CachedResult[] = [];
+  for (const m of mutants) {
+    const key = mutantId(m);
+    const cached = cache[key];
+    const result = cached && reusable(cached, now) ? cached : test(m);
+    if (!result) continue;
+    if (result !== cached) {
+      cache[key] = result;
+      save(cache);
+    }
+    results.push(result);
+  }
+  return results;
+}
+
+/** Writes the cache whole or not at all (a temporary file renamed over it): a run killed while writing leaves the last one. */
+export function saveCache(file: string, cache: Readonly<Record<string, CachedResult>>): void {
+  writeFileSync(`${file}.tmp`, `${JSON.stringify(cache, null, 1)}\n`);
+  renameSync(`${file}.tmp`, file);
 }
 
 const IT_PATH = /packages\/redlock\/test\/integration\/([\w.-]+)\.test\.ts/;
@@ -172,4 +242,27 @@ export function migrateOld(
     }
   }
   return { cache: out, migrated, killers };
+}
+
+/**
+ * Gives each entry judged against every script's hash (`luaHash`, no `scriptHash`) the hash of its
+ * own script at the commit whose scripts had that `luaHash` (`scriptsAt`: a reader of that
+ * commit's scripts, undefined when no commit had them). Such an entry stands again while its own
+ * script is unchanged, whatever happened to the others. Entries of no known commit are left as
+ * they are (never reused). Returns the new cache and how many were upgraded.
+ */
+export function upgradeToScriptHash(
+  cache: Readonly<Record<string, CachedResult>>,
+  scriptsAt: (luaHash: string) => ((script: string) => string) | undefined,
+): { readonly cache: Record<string, CachedResult>; readonly upgraded: number } {
+  const out: Record<string, CachedResult> = { ...cache };
+  let upgraded = 0;
+  for (const [key, entry] of Object.entries(cache)) {
+    if (entry.scriptHash !== undefined || entry.luaHash === undefined) continue;
+    const read = scriptsAt(entry.luaHash);
+    if (!read) continue;
+    out[key] = { ...entry, scriptHash: scriptHashOf(entry.file, read) };
+    upgraded++;
+  }
+  return { cache: out, upgraded };
 }

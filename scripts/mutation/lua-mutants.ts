@@ -15,9 +15,10 @@
  * in the summary), as a mutant cannot be judged against them.
  *
  * Incremental (lua-cache.ts): results are kept in reports/lua-mutants.json by mutant, each with what
- * it was judged against. A rerun keeps a killed mutant's result while every script and the test
- * file that killed it are unchanged (and still listed), and tests a survivor again when anything its
- * stages run changed; older entries: lua-migrate.ts.
+ * it was judged against, saved after each mutant. A rerun keeps a killed mutant's result while its
+ * script (with the snippets it includes) and the test file that killed it are unchanged (and still
+ * listed), and tests a survivor again when its script or anything its stages run changed; older
+ * entries: lua-migrate.ts.
  * Summary: reports/lua-mutants.md (score per script, the survivors).
  */
 import { spawnSync } from 'node:child_process';
@@ -27,7 +28,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { applyMutant, mutantsOf } from './lua-operators';
 import { inRanges, parseLineRange, type LineRange } from './lua-select';
-import { luaHashOf, mutantId, parseKiller, provenance, reusable, type CachedResult, type Current } from './lua-cache';
+import { judgeMutants, parseKiller, provenance, reusable, saveCache, mutantId, type CachedResult, type Current } from './lua-cache';
 import { control, judge, type Outcome, type Stage } from './lua-stages';
 import { FULL_NAME, LUA_TESTS } from './lua-tests';
 
@@ -126,7 +127,8 @@ function main() {
   const allScripts = readdirSync(scriptsDir)
     .filter((f) => f.endsWith('.lua'))
     .sort();
-  const luaHash = luaHashOf(allScripts, (f) => readFileSync(join(scriptsDir, f), 'utf8'));
+  const scriptSources = new Map<string, string>();
+  const readScript = (f: string) => scriptSources.get(f) ?? scriptSources.set(f, readFileSync(join(scriptsDir, f), 'utf8')).get(f)!;
   const testSources = new Map<string, string>();
   const readTest = (t: string) => testSources.get(t) ?? testSources.set(t, readFileSync(join(root, testPath(t)), 'utf8')).get(t)!;
   const chosen = files.length > 0 ? files : allScripts;
@@ -142,7 +144,7 @@ function main() {
       const tests = LUA_TESTS[file];
       if (!tests) throw new Error(`no tests listed for ${file} in LUA_TESTS (lua-tests.ts)`);
       const source = readFileSync(join(scriptsDir, file), 'utf8');
-      const now: Current = { luaHash, set: tests, read: readTest };
+      const now: Current = { script: file, readScript, set: tests, read: readTest };
       const mutants = mutantsOf(file, source).filter((m) => inRanges(m.line, lineRanges));
       const todo = mutants.filter((m) => !reusable(cache[mutantId(m)], now));
       const runStage = (stage: Stage) =>
@@ -162,39 +164,35 @@ function main() {
           continue;
         }
       }
-      for (const m of mutants) {
-        const key = mutantId(m);
-        let result = reusable(cache[key], now) ? cache[key] : undefined;
-        if (!result) {
-          if (ran >= limit) {
-            untested.set(file, (untested.get(file) ?? 0) + 1);
-            continue;
-          }
-          ran++;
-          const t0 = Date.now();
-          writeFileSync(join(sandbox, SCRIPTS, file), applyMutant(source, m));
-          const gen = spawnSync('node', ['scripts/gen-lua.mjs'], { cwd: sandbox, encoding: 'utf8' });
-          if (gen.status !== 0) throw new Error(`gen-lua failed in the sandbox: ${gen.stderr}`);
-          const outcome = judge(runStage);
-          writeFileSync(join(sandbox, SCRIPTS, file), source);
-          const { killer: _killer, ...rest } = outcome;
-          result = {
-            file,
-            line: m.line,
-            operator: m.operator,
-            replacement: m.replacement.trim(),
-            ...rest,
-            seconds: Math.round((Date.now() - t0) / 1000),
-            ...provenance(outcome, now),
-          };
-          cache[key] = result;
-          writeFileSync(cacheFile, `${JSON.stringify(cache, null, 1)}\n`);
-          console.log(
-            `${result.status.padEnd(8)} ${file}:${m.line} ${m.operator}  ${result.replacement}  (${result.stage}, ${result.seconds}s)`,
-          );
+      const test = (m: (typeof mutants)[number]): Result | undefined => {
+        if (ran >= limit) {
+          untested.set(file, (untested.get(file) ?? 0) + 1);
+          return undefined;
         }
-        results.push(result);
-      }
+        ran++;
+        const t0 = Date.now();
+        writeFileSync(join(sandbox, SCRIPTS, file), applyMutant(source, m));
+        const gen = spawnSync('node', ['scripts/gen-lua.mjs'], { cwd: sandbox, encoding: 'utf8' });
+        if (gen.status !== 0) throw new Error(`gen-lua failed in the sandbox: ${gen.stderr}`);
+        const outcome = judge(runStage);
+        writeFileSync(join(sandbox, SCRIPTS, file), source);
+        const { killer: _killer, ...rest } = outcome;
+        const result: Result = {
+          file,
+          line: m.line,
+          operator: m.operator,
+          replacement: m.replacement.trim(),
+          ...rest,
+          seconds: Math.round((Date.now() - t0) / 1000),
+          ...provenance(outcome, now),
+        };
+        console.log(
+          `${result.status.padEnd(8)} ${file}:${m.line} ${m.operator}  ${result.replacement}  (${result.stage}, ${result.seconds}s)`,
+        );
+        return result;
+      };
+      // Each result is saved as soon as it is known (judgeMutants): a stopped run keeps them.
+      results.push(...judgeMutants(mutants, cache, now, test, (c) => saveCache(cacheFile, c)));
       const regen = spawnSync('node', ['scripts/gen-lua.mjs'], { cwd: sandbox, encoding: 'utf8' });
       if (regen.status !== 0) throw new Error(`gen-lua failed in the sandbox: ${regen.stderr}`);
     }

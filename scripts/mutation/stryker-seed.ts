@@ -1,9 +1,9 @@
 /**
  * A group's StrykerJS incremental file seeded from the narrower runs of its files (run.ts --only
  * keeps each in reports/stryker-incremental-<group>-<file>.json), so that a whole run reuses them:
- * when a group has no incremental file of its own, the reports whose mutated files all belong to
- * the group are merged into one (newest first) and StrykerJS's incremental mode judges what still
- * stands, as for any older report of its own.
+ * when a group has no incremental file of its own, or a narrower run is newer than it, the reports
+ * whose mutated files all belong to the group (and the group's own) are merged into one (newest
+ * first) and StrykerJS's incremental mode judges what still stands, as for any older report of its own.
  *
  * A report's test and mutant ids are unique only within it, so they are renumbered; a test is the
  * same across two reports when its file's source is the same and its name is. A test file whose
@@ -87,24 +87,33 @@ export function mergeReports(newestFirst: readonly IncrementalReport[]): { reado
 
 /**
  * Writes `target` (a group's incremental file) from the other reports/stryker-incremental-*.json
- * whose mutated files are all among `files`, when `target` does not exist yet. Returns the reports
- * used (none: nothing written).
+ * whose mutated files are all among `files`, when `target` does not exist yet, or when one of those
+ * reports is newer than it (a narrower --only run after the group's last run: `target` is merged
+ * with them, newest first, so each file's newest results win). Returns the reports used (none:
+ * nothing written).
  */
 export function seedGroupFile(
   target: string,
   files: readonly string[],
   dir = 'reports',
 ): { readonly from: string[]; readonly dropped: number } {
-  if (existsSync(target) || !existsSync(dir)) return { from: [], dropped: 0 };
+  if (!existsSync(dir)) return { from: [], dropped: 0 };
+  const read = (path: string) => ({
+    path,
+    mtime: statSync(path).mtimeMs,
+    report: JSON.parse(readFileSync(path, 'utf8')) as IncrementalReport,
+  });
   const candidates = readdirSync(dir)
     .filter((f) => /^stryker-incremental-.+\.json$/.test(f))
     .map((f) => join(dir, f))
     .filter((p) => resolve(p) !== resolve(target))
-    .map((path) => ({ path, mtime: statSync(path).mtimeMs, report: JSON.parse(readFileSync(path, 'utf8')) as IncrementalReport }))
-    .filter((c) => Object.keys(c.report.files).length > 0 && Object.keys(c.report.files).every((f) => files.includes(f)))
-    .sort((a, b) => b.mtime - a.mtime);
-  if (candidates.length === 0) return { from: [], dropped: 0 };
-  const { report, dropped } = mergeReports(candidates.map((c) => c.report));
+    .map(read)
+    .filter((c) => Object.keys(c.report.files).length > 0 && Object.keys(c.report.files).every((f) => files.includes(f)));
+  const own = existsSync(target) ? read(target) : undefined;
+  if (own && !candidates.some((c) => c.mtime > own.mtime)) return { from: [], dropped: 0 };
+  const merged = [...candidates, ...(own && Object.keys(own.report.files).length > 0 ? [own] : [])].sort((a, b) => b.mtime - a.mtime);
+  if (merged.length === 0) return { from: [], dropped: 0 };
+  const { report, dropped } = mergeReports(merged.map((c) => c.report));
   writeFileSync(target, JSON.stringify(report));
-  return { from: candidates.map((c) => c.path), dropped };
+  return { from: merged.map((c) => c.path), dropped };
 }

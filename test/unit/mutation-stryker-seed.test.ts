@@ -94,4 +94,29 @@ describe("a group's incremental file seeded from its files' runs", () => {
     expect(readFileSync(target, 'utf8')).toBe('{"files":{}}');
     expect(existsSync(join(dir, 'stryker-incremental-fence.json'))).toBe(false);
   });
+
+  it("a narrower run newer than the group's own file is merged into it, its file's results winning; an older one is not", () => {
+    dir = mkdtempSync(join(tmpdir(), 'seed-'));
+    const write = (name: string, r: IncrementalReport, mtime: number) => {
+      writeFileSync(join(dir, name), JSON.stringify(r));
+      utimesSync(join(dir, name), mtime, mtime);
+    };
+    const target = join(dir, 'stryker-incremental-grant.json');
+    // The group's own run: grant.ts's mutants and grant-group.ts's, the latter survived.
+    const group = mergeReports([report(groupTs, 'v1', [{ id: '0', status: 'Survived', coveredBy: ['0'] }]), older]).report;
+    write('stryker-incremental-grant.json', group, 2_000);
+    write('stryker-incremental-grant-grant.json', older, 1_000);
+    expect(seedGroupFile(target, [grantTs, groupTs], dir).from).toEqual([]);
+    // Then grant-group.ts alone, with a test that kills its mutant.
+    write('stryker-incremental-grant-grant-group.json', newer, 3_000);
+    const seeded = seedGroupFile(target, [grantTs, groupTs], dir);
+    expect(seeded.from.map((p) => p.replace(/^.*\//, ''))).toEqual([
+      'stryker-incremental-grant-grant-group.json',
+      'stryker-incremental-grant.json',
+      'stryker-incremental-grant-grant.json',
+    ]);
+    const merged = JSON.parse(readFileSync(target, 'utf8')) as IncrementalReport;
+    expect(merged.files[groupTs]!.mutants).toEqual([expect.objectContaining({ status: 'Killed' })]);
+    expect(merged.files[grantTs]!.mutants).toHaveLength(2);
+  });
 });
