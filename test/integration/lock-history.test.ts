@@ -134,7 +134,7 @@ describe('the lock history', () => {
       const lock = await grant('history-d', 5_000);
       await api.call('POST', '/api/locks/history-d/release', { as: 'client', body: { token: lock.token } });
       await history('history-d'); // flushed
-      restartConsole();
+      await restartConsole();
       const h = await history('history-d');
       expect(h.nodesFailed).toBe(1);
       expect(h.holds).toHaveLength(1);

@@ -3,11 +3,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Redlock, type Lock } from '@redlock-console/redlock';
 import type { NodeAction } from '@/lib/api/node-actions';
 import type { RunResponse, RunView, ScenarioId, ScenarioList } from '@/lib/api/scenarios';
-import type { NodeStatus } from '@/lib/cluster';
+import { SANDBOX_CONTROL_ENV, type NodeStatus } from '@/lib/cluster';
 import { FaultProxy } from '@/lib/faults';
 import { scenarioById, ScenarioRun } from '@/lib/scenarios';
 import { runIdOf } from '@/lib/scenarios/separation';
 import { startApi, type ApiHarness } from '../support/api';
+import { restartConsole } from '../support/console-process';
 
 /**
  * Scenarios crashed, paused and slowed the masters that hold applications' locks (during
@@ -176,12 +177,11 @@ describe('the teaching sandbox', () => {
     'a sandbox channel that leads to the main masters is refused before any node action, and the console says why',
     { timeout: 60_000 },
     async () => {
-      const key = Symbol.for('redlock-console.scenario-sandbox');
-      const g = globalThis as unknown as Record<symbol, unknown>;
-      const real = g[key];
-      const { ControlClient } = await import('@/lib/cluster');
-      const secret = (await import('node:fs')).readFileSync(process.env.REDLOCK_CONTROL_SECRET_FILE!, 'utf8').trim();
-      g[key] = { control: new ControlClient(process.env.REDLOCK_CONTROL_URL!, secret) };
+      // A console started with its sandbox channel pointed at the main masters' supervisor.
+      const sandboxEnv = { url: process.env[SANDBOX_CONTROL_ENV.url], secretFile: process.env[SANDBOX_CONTROL_ENV.secretFile] };
+      process.env[SANDBOX_CONTROL_ENV.url] = process.env.REDLOCK_CONTROL_URL;
+      process.env[SANDBOX_CONTROL_ENV.secretFile] = process.env.REDLOCK_CONTROL_SECRET_FILE;
+      await restartConsole();
       const before = await mainState();
       try {
         const res = await api.call('POST', '/api/scenarios/minority-failure/runs', { as: 'operator', body: { seed: 1, speed: 2 } });
@@ -193,7 +193,9 @@ describe('the teaching sandbox', () => {
         );
         expect(await mainState()).toEqual(before);
       } finally {
-        g[key] = real;
+        process.env[SANDBOX_CONTROL_ENV.url] = sandboxEnv.url;
+        process.env[SANDBOX_CONTROL_ENV.secretFile] = sandboxEnv.secretFile;
+        await restartConsole();
       }
     },
   );

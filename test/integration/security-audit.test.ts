@@ -19,10 +19,10 @@ beforeAll(async () => {
 afterAll(async () => {
   await api?.stop();
 });
-beforeEach(() => {
+beforeEach(async () => {
   prefix = uniquePrefix('audit');
   process.env.REDLOCK_KEY_PREFIX = prefix;
-  restartConsole();
+  await restartConsole();
 });
 
 function attempt(peer: string, credentials: { username: string; password: string }) {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { USERS, startApi, type ApiHarness } from '../support/api';
-import { attachConsole, closeConsole, detachConsole } from '../support/console-process';
+import { closeConsole, detachConsole, restartConsole } from '../support/console-process';
 
 /**
  * Event streams kept delivering after their session
@@ -67,16 +67,16 @@ describe('event streams end with their session', () => {
     const s = await session();
     const res = await api.call('GET', '/api/events', { headers: s }); // served by process A
     const read = readAll(res.body!, 15_000);
-    const a = detachConsole();
+    const a = await detachConsole();
     expect((await api.call('POST', '/api/auth/logout', { body: {}, headers: s })).status).toBe(200); // process B
     const started = Date.now();
     const { text, ended } = await read;
     expect(ended).toBe(true);
     expect(text).toContain('event: session-ended');
     expect(Date.now() - started).toBeLessThan(10_000);
-    const b = detachConsole();
-    attachConsole(a);
-    closeConsole(b);
+    // A and B stop; the next test's console is a fresh one, whose modules a test's own import gets.
+    await closeConsole(a);
+    await restartConsole();
   });
 });
 

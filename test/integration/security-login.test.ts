@@ -18,11 +18,11 @@ beforeAll(async () => {
 afterAll(async () => {
   await api?.stop();
 });
-beforeEach(() => {
+beforeEach(async () => {
   // Each test starts from a clean slate: its own keys on the masters, a fresh console.
   process.env.REDLOCK_KEY_PREFIX = uniquePrefix('login');
   delete process.env.REDLOCK_TRUST_PROXY;
-  restartConsole();
+  await restartConsole();
 });
 
 const WRONG = { username: USERS.operator.username, password: 'not-the-password' };
@@ -103,14 +103,14 @@ describe('login limits', () => {
 
   it('the limit is shared by every console process and survives a restart', async () => {
     for (let i = 0; i < 3; i++) expect((await attempt('203.0.113.44', WRONG)).status).toBe(401);
-    const a = detachConsole(); // a second process, B
+    const a = await detachConsole(); // a second process, B
     for (let i = 0; i < 2; i++) expect((await attempt('203.0.113.44', WRONG)).status).toBe(401);
     expect((await attempt('203.0.113.44', WRONG)).status).toBe(429); // B counts A's failures
-    const b = detachConsole();
-    attachConsole(a);
+    const b = await detachConsole();
+    await attachConsole(a);
     expect((await attempt('203.0.113.44', WRONG)).status).toBe(429); // and A counts B's
-    closeConsole(b);
-    restartConsole();
+    await closeConsole(b);
+    await restartConsole();
     expect((await attempt('203.0.113.44', USERS.operator)).status).toBe(429);
   });
 

@@ -40,7 +40,7 @@ describe('sessions are revoked for good', () => {
     expect(await logout(s)).toBe(200);
     expect(await me(s)).toBe(401);
 
-    restartConsole(); // a fresh console: same masters, same data dir (same signing secret), nothing in memory
+    await restartConsole(); // a fresh console: same masters, same data dir (same signing secret), nothing in memory
     expect(await me(s)).toBe(401);
     const force = await api.call('POST', '/api/locks/anything/force-release', {
       body: { token: 'seen-token', reason: 'replayed cookie', dryRun: true },
@@ -49,21 +49,21 @@ describe('sessions are revoked for good', () => {
     expect(force.status).toBe(401);
     // …while a session that was never revoked survives the restart.
     const live = await login();
-    restartConsole();
+    await restartConsole();
     expect(await me(live)).toBe(200);
   });
 
   it('a logout in one console process is a logout in the other', async () => {
-    const a = detachConsole(); // process A keeps running, process B starts
+    const a = await detachConsole(); // process A keeps running, process B starts
     const s = await login(); // signed in through B
-    const b = detachConsole();
-    attachConsole(a);
+    const b = await detachConsole();
+    await attachConsole(a);
     expect(await me(s)).toBe(200); // A accepts B's session
     expect(await logout(s)).toBe(200); // and logs it out
-    const a2 = detachConsole();
-    attachConsole(b);
+    const a2 = await detachConsole();
+    await attachConsole(b);
     expect(await me(s)).toBe(401); // B refuses it
-    closeConsole(a2);
+    await closeConsole(a2);
   });
 
   it('"sign out everywhere" ends every session of the user, in every process, but not other users\'', async () => {
@@ -73,7 +73,7 @@ describe('sessions are revoked for good', () => {
     expect(await logout(first, { everywhere: true })).toBe(200);
     expect(await me(second)).toBe(401);
     expect(await me(viewer)).toBe(200);
-    restartConsole();
+    await restartConsole();
     expect(await me(second)).toBe(401);
     const again = await login(); // signing in afterwards works at once
     expect(await me(again)).toBe(200);
@@ -84,11 +84,11 @@ describe('sessions are revoked for good', () => {
     const old = process.env.REDLOCK_VIEWER_PASSWORD;
     try {
       process.env.REDLOCK_VIEWER_PASSWORD = 'a-new-viewer-password';
-      restartConsole();
+      await restartConsole();
       expect(await me(viewer)).toBe(401);
     } finally {
       process.env.REDLOCK_VIEWER_PASSWORD = old;
-      restartConsole();
+      await restartConsole();
     }
     expect(await me(viewer)).toBe(200); // the same password again: the same stamp
   });

@@ -21,6 +21,7 @@ import type { Persistence } from '../../lib/cluster/persistence';
 import type { GuardStats } from '../../lib/server/http/connection-guard';
 import type { ConnectionLimits } from '../../lib/server/http/connection-limits';
 import { startTestCluster, type TestCluster } from './cluster';
+import { closeConsoles, currentConsole, startConsoles } from './console-process';
 
 export const USERS = {
   operator: { username: 'op', password: 'operator-password-1' },
@@ -112,8 +113,9 @@ export async function startApi(
     LOG_LEVEL: 'silent',
   });
   const sessions = new Map<Who, { cookie: string; csrf: string }>();
-  let fast: Promise<LockServiceServer> | null = null;
-  const lockService = () => (fast ??= startLockServiceServer());
+  // One console at a time answers (test/support/console-process.ts: restarts and second consoles).
+  startConsoles({ startFront: () => startLockServiceServer(), routes: ROUTE_FILES });
+  const lockService = () => currentConsole().frontServer<LockServiceServer>();
 
   async function session(who: 'viewer' | 'operator') {
     const existing = sessions.get(who);
@@ -159,9 +161,7 @@ export async function startApi(
       return res;
     },
     async stop() {
-      if (fast) await fast.then((f) => f.close());
-      const { getRuntime } = await import('../../lib/server/runtime');
-      for (const c of getRuntime().clients) c.disconnect();
+      await closeConsoles();
       await control.close();
       await sandbox?.close();
       await cluster.stop();
@@ -177,7 +177,7 @@ export function routePatterns(): string[] {
 
 async function resolve(pathname: string, method: string): Promise<{ handler: Handler; params: Record<string, string> }> {
   const segments = pathname.split('/').filter(Boolean);
-  for (const [file, load] of Object.entries(ROUTE_FILES)) {
+  for (const file of Object.keys(ROUTE_FILES)) {
     const pattern = file
       .replace('../../app', '')
       .replace(/\/route\.ts$/, '')
@@ -199,7 +199,7 @@ async function resolve(pathname: string, method: string): Promise<{ handler: Han
     });
     if (!ok) continue;
     if (Object.values(params).includes('\u0000undecodable')) return { handler: async () => new Response(null, { status: 404 }), params };
-    const mod = await load();
+    const mod = await currentConsole<Record<string, Handler>>().route(file);
     const handler = mod[method];
     if (!handler) return { handler: async () => new Response(null, { status: 405 }), params };
     return { handler, params };
