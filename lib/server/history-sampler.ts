@@ -7,8 +7,7 @@ import { getRuntime } from './runtime';
 
 /** How often the charts get a reading when no screen asks: node RTTs and lock counts. */
 export const SAMPLE_EVERY_MS = 5_000;
-const KEY = Symbol.for('redlock-console.history-sampler');
-type Holder = { [KEY]?: NodeJS.Timeout };
+let sampling: NodeJS.Timeout | undefined;
 
 /**
  * Keep the charts' history filled while nobody looks: every SAMPLE_EVERY_MS, read the nodes and
@@ -18,8 +17,7 @@ type Holder = { [KEY]?: NodeJS.Timeout };
  * crash.
  */
 export function startHistorySampler(everyMs = SAMPLE_EVERY_MS): () => void {
-  const holder = globalThis as Holder;
-  if (holder[KEY]) return () => stopHistorySampler();
+  if (sampling) return () => stopHistorySampler();
   let busy = false;
   const tick = async () => {
     if (busy) return;
@@ -37,12 +35,11 @@ export function startHistorySampler(everyMs = SAMPLE_EVERY_MS): () => void {
   };
   const timer = setInterval(() => void tick(), everyMs);
   timer.unref();
-  holder[KEY] = timer;
+  sampling = timer;
   return () => stopHistorySampler();
 }
 
 export function stopHistorySampler(): void {
-  const holder = globalThis as Holder;
-  if (holder[KEY]) clearInterval(holder[KEY]);
-  delete holder[KEY];
+  if (sampling) clearInterval(sampling);
+  sampling = undefined;
 }

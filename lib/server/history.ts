@@ -33,14 +33,12 @@ interface Bucket {
 
 /** Latencies kept per bucket for its percentiles (a reservoir would be fairer; the first N are plenty for a chart). */
 const MAX_DURATIONS_PER_BUCKET = 2_000;
-const KEY = Symbol.for('redlock-console.history');
 type Tiers = Record<HistoryResolution, Bucket[]> & { lastSample: { nodes: number; locks: number }; countingGrants: boolean };
-type Holder = { [KEY]?: Tiers };
+let kept: Tiers | undefined;
 
 function tiers(): Tiers {
-  const holder = globalThis as Holder;
-  holder[KEY] ??= { '1s': [], '1m': [], lastSample: { nodes: 0, locks: 0 }, countingGrants: false };
-  return holder[KEY];
+  kept ??= { '1s': [], '1m': [], lastSample: { nodes: 0, locks: 0 }, countingGrants: false };
+  return kept;
 }
 
 function current(resolution: HistoryResolution, now: number): Bucket {
@@ -114,5 +112,5 @@ export function readHistory(resolution: HistoryResolution = '1s', sinceMs?: numb
 
 /** Forget everything (tests). */
 export function resetHistory(): void {
-  delete (globalThis as Holder)[KEY];
+  kept = undefined;
 }

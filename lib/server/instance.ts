@@ -21,16 +21,13 @@ export function instanceName(): string {
   return name;
 }
 
-const KEY = Symbol.for('redlock-console.process-key');
+let key: string | undefined;
 
 /**
  * This process among the others, whatever their names: the instance name and a random part. Two
  * processes given the same name (a lock-service process beside a console on one PORT, a copy
- * started twice) must still not take each other's quota reports or events for their own. Kept on
- * globalThis: both copies of lib/ in one console process must agree on it, or the process would
- * take its own events, published by one copy, for another console's.
+ * started twice) must still not take each other's quota reports or events for their own.
  */
 export function processKey(): string {
-  const holder = globalThis as { [KEY]?: string };
-  return (holder[KEY] ??= `${instanceName()}#${randomUUID().slice(0, 8)}`);
+  return (key ??= `${instanceName()}#${randomUUID().slice(0, 8)}`);
 }

@@ -7,9 +7,7 @@ import { metrics, outcomeOf } from './metrics';
 import { recordSample } from './history';
 import { getRuntime } from './runtime';
 
-const KEY = Symbol.for('redlock-console.redlock');
-type Holder = { [KEY]?: Redlock; [READY]?: Promise<void> };
-const READY = Symbol.for('redlock-console.redlock.ready');
+let core: { redlock: Redlock; ready: Promise<void> } | undefined;
 
 /**
  * The lock core as the console's lock service uses it: its own connections to the masters (through
@@ -18,8 +16,7 @@ const READY = Symbol.for('redlock-console.redlock.ready');
  * Its outcome events feed the Prometheus metrics and the rolling history behind the charts.
  */
 export function lockCore(): Redlock {
-  const holder = globalThis as Holder;
-  if (holder[KEY]) return holder[KEY];
+  if (core) return core.redlock;
   const runtime = getRuntime();
   const redlock = new Redlock(
     runtime.endpoints.map((e) => e.url),
@@ -56,8 +53,7 @@ export function lockCore(): Redlock {
     });
   });
   redlock.on('node-error', (event) => logger().debug({ node: event.node, err: event.error.message }, 'lock core node error'));
-  holder[KEY] = redlock;
-  holder[READY] = redlock.connect();
+  core = { redlock, ready: redlock.connect() };
   return redlock;
 }
 
@@ -65,6 +61,6 @@ export function lockCore(): Redlock {
  * spend its per-node deadline on connection setup. */
 export async function readyLockCore(): Promise<Redlock> {
   const redlock = lockCore();
-  await (globalThis as Holder)[READY];
+  await core?.ready;
   return redlock;
 }

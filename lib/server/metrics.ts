@@ -33,16 +33,14 @@ export interface Metrics {
   indexRereadKeys: Counter<'node'>;
 }
 
-const KEY = Symbol.for('redlock-console.metrics');
 /** Prefix of prom-client's default process metrics. */
 const DEFAULT_PREFIX = 'redlock_console_';
-type Holder = { [KEY]?: Metrics };
+let made: Metrics | undefined;
 
-/** The server's Prometheus registry (prom-client), one per process, kept across dev reloads. */
+/** The server's Prometheus registry (prom-client), one per process. */
 export function metrics(): Metrics {
-  const holder = globalThis as Holder;
-  holder[KEY] ??= createMetrics();
-  return holder[KEY];
+  made ??= createMetrics();
+  return made;
 }
 
 /** The lock operations redlock_operations_total counts (lock-core.ts). */

@@ -1,7 +1,6 @@
 import { AsyncResource } from 'node:async_hooks';
 
-const KEY = Symbol.for('redlock-console.root-context');
-type Holder = { [KEY]?: AsyncResource };
+let root: AsyncResource | undefined;
 
 /**
  * Long-lived work (the live events' Redis subscriptions, their timers) must not run inside the
@@ -16,10 +15,9 @@ type Holder = { [KEY]?: AsyncResource };
  * `inRootContext` runs a function there. Without a captured root (tests, tools), it runs in place.
  */
 export function captureRootContext(): void {
-  (globalThis as Holder)[KEY] ??= new AsyncResource('redlock-console.root');
+  root ??= new AsyncResource('redlock-console.root');
 }
 
 export function inRootContext<T>(fn: () => T): T {
-  const root = (globalThis as Holder)[KEY];
   return root ? root.runInAsyncScope(fn) : fn();
 }

@@ -25,17 +25,16 @@ export interface Runtime {
   problem: string | null;
 }
 
-const KEY = Symbol.for('redlock-console.runtime');
-type Holder = { [KEY]?: Runtime };
+let runtime: Runtime | undefined;
 
 /**
- * The server's one set of Redis connections and supervisor handle, kept on globalThis so that a
- * `next dev` hot reload reuses them instead of leaking a new set per reload.
+ * The server's one set of Redis connections and supervisor handle. One per process: the console's
+ * process evaluates lib/server once, and a `next dev` hot reload evaluates only Next.js's shims of
+ * it again (scripts/support/node-copy-loader.mjs), which import this same module.
  */
 export function getRuntime(): Runtime {
-  const holder = globalThis as Holder;
-  holder[KEY] ??= createRuntime(process.env);
-  return holder[KEY];
+  runtime ??= createRuntime(process.env);
+  return runtime;
 }
 
 /** The runtime for an environment (exported for tests; the server uses getRuntime). */

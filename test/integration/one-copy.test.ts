@@ -3,6 +3,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect, it } from 'vitest';
 import { isBuildCurrent } from '../../scripts/support/build-state';
+import type { HistoryResponse } from '../../lib/api/history';
+import { METRICS_TOKEN } from '../support/api';
 import { CLIENT_AUTH, send, signIn, startConsoleCluster } from '../support/console-server';
 
 // The console's process holds one copy of lib/server: the one its server (scripts/console-server.ts)
@@ -39,12 +41,12 @@ it('Next.js’s server build holds no module of lib/server, only the shims that 
   expect(shims.some((s) => s.endsWith('lib/server/http/route.ts.js'))).toBe(true);
 });
 
-it('a console process makes each of its process-wide keys once: the routes on Node’s objects, Next.js’s route handlers and pages, and its instrumentation share one copy', async () => {
-  const counter = fileURLToPath(new URL('../support/count-console-keys.mjs', import.meta.url));
+it('a console process loads each module of lib/server once, and its routes on Node’s objects, Next.js’s route handlers and its instrumentation share their state', async () => {
+  const counter = fileURLToPath(new URL('../support/count-server-modules.mjs', import.meta.url));
   const cc = await startConsoleCluster({ nodes: 3 });
   try {
-    const proc = await cc.start({}, ['--import', counter]);
-    // Sign-in is answered on Node's objects (scripts/console-server.ts); the rest by Next.js.
+    const proc = await cc.start({ REDLOCK_METRICS_TOKEN: METRICS_TOKEN }, ['--import', counter]);
+    // Sign-in and the lock routes are answered on Node's objects (scripts/console-server.ts); the rest by Next.js.
     const operator = await signIn(proc.url, 'operator');
     for (const path of ['/api/nodes', '/api/locks', '/api/audit', '/']) {
       const res = await send(proc.url, 'GET', path, { headers: operator.headers(proc.url) });
@@ -53,12 +55,19 @@ it('a console process makes each of its process-wide keys once: the routes on No
     expect(
       (await send(proc.url, 'POST', '/api/locks', { headers: CLIENT_AUTH, body: { resource: 'one-copy', ttlMs: 1_000 } })).status,
     ).toBe(200);
+    // The acquire, counted by the lock core of the server's copy, in the registry Next.js's /api/metrics reads.
+    const scrape = await send(proc.url, 'GET', '/api/metrics', { headers: { authorization: `Bearer ${METRICS_TOKEN}` } });
+    expect(scrape.status).toBe(200);
+    expect(scrape.body).toMatch(/^redlock_operations_total\{(?=[^}]*operation="acquire")(?=[^}]*outcome="ok")[^}]*\} 1$/m);
+    // The grant counter the instrumentation hook started, seen by Next.js's /api/history.
+    const history = await send(proc.url, 'GET', '/api/history', { headers: operator.headers(proc.url) });
+    expect((JSON.parse(history.body) as HistoryResponse).grants.counting).toBe(true);
     await proc.kill('SIGTERM');
-    const line = /CONSOLE-KEYS (\{.*\})/.exec(proc.output())?.[1];
+    const line = /SERVER-MODULES (\{.*\})/.exec(proc.output())?.[1];
     expect(line, proc.output().slice(-2_000)).toBeDefined();
     const counts = JSON.parse(line!) as Record<string, number>;
-    expect(Object.keys(counts).length).toBeGreaterThan(5);
-    expect(counts['redlock-console.runtime']).toBe(1);
+    // Modules only Next.js's routes import came from Node's loader too.
+    expect(Object.keys(counts)).toEqual(expect.arrayContaining(['lib/server/runtime', 'lib/server/inspect-service', 'lib/server/audit']));
     expect(Object.entries(counts).filter(([, n]) => n !== 1)).toEqual([]);
   } finally {
     await cc.stop();
