@@ -184,13 +184,11 @@ export async function recordFailedLogin(input: { address: string; username: stri
 
 const REFUSALS_FLUSH_MS = 1_000;
 const REFUSALS_MAX_ADDRESSES = 10_000;
-const REFUSALS = Symbol.for('redlock-console.failed-login-refusals');
 type RefusalBuffer = { pending: Map<string, Map<string, number>>; timer: NodeJS.Timeout | null };
+const buffered: RefusalBuffer = { pending: new Map(), timer: null };
 
 function refusals(): RefusalBuffer {
-  const holder = globalThis as { [REFUSALS]?: RefusalBuffer };
-  holder[REFUSALS] ??= { pending: new Map(), timer: null };
-  return holder[REFUSALS];
+  return buffered;
 }
 
 /** Write the refusals counted so far (readAudit does, first). */

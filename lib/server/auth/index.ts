@@ -23,17 +23,15 @@ export interface Auth {
   fingerprintKey: Buffer;
 }
 
-const KEY = Symbol.for('redlock-console.auth');
-type Holder = { [KEY]?: Promise<Auth> };
+let auth: Promise<Auth> | undefined;
 
-/** The one auth context of this server process (kept across dev reloads like the runtime). */
+/** The one auth context of this server process (made again by the next call if making it failed). */
 export function getAuth(): Promise<Auth> {
-  const holder = globalThis as Holder;
-  holder[KEY] ??= createAuth(process.env).catch((err: unknown) => {
-    delete holder[KEY];
+  auth ??= createAuth(process.env).catch((err: unknown) => {
+    auth = undefined;
     throw err;
   });
-  return holder[KEY];
+  return auth;
 }
 
 async function createAuth(env: Record<string, string | undefined>): Promise<Auth> {

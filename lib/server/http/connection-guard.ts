@@ -72,7 +72,8 @@ export interface GuardStats {
   evicted: number;
 }
 
-const GUARDED = Symbol.for('redlock-console.guarded-connection');
+/** The guard's record of each socket it admitted (gone with the socket). */
+const guarded = new WeakMap<Socket, GuardedConnection>();
 /** How often, at most, a cap being reached is logged. */
 const LOG_EVERY_MS = 10_000;
 
@@ -109,7 +110,7 @@ export class ConnectionGuard {
     if (!peer.exempt && peer.open >= this.limits.maxPerPeer && !this.evictFrom(peer.idle)) return this.refuse(socket, address, peer);
     if (this.open >= this.limits.maxConnections && !this.evictFrom(this.idle)) return this.refuse(socket, address, peer);
     const connection = new GuardedConnection(socket, address, this);
-    (socket as Socket & { [GUARDED]?: GuardedConnection })[GUARDED] = connection;
+    guarded.set(socket, connection);
     this.open++;
     peer.open++;
     this.counters.maxOpen = Math.max(this.counters.maxOpen, this.open);
@@ -181,5 +182,5 @@ export class ConnectionGuard {
 
 /** The guard's record of a socket it admitted (undefined for one it did not see). */
 export function guardedConnection(socket: Socket | null | undefined): GuardedConnection | undefined {
-  return (socket as (Socket & { [GUARDED]?: GuardedConnection }) | null | undefined)?.[GUARDED];
+  return socket ? guarded.get(socket) : undefined;
 }

@@ -18,13 +18,10 @@ import { authenticatedOnClaim, claimConnection, type Claimable } from './connect
  */
 export const PEER_HEADER = 'x-redlock-peer';
 
-const KEY = Symbol.for('redlock-console.peer-stamp');
-type Holder = { [KEY]?: { secret: string; installed: boolean } };
+const stamping = { secret: randomBytes(18).toString('base64url'), installed: false };
 
 function state(): { secret: string; installed: boolean } {
-  const holder = globalThis as Holder;
-  holder[KEY] ??= { secret: randomBytes(18).toString('base64url'), installed: false };
-  return holder[KEY];
+  return stamping;
 }
 
 /**

@@ -9,20 +9,18 @@ import { SharedUsage } from './shared-usage';
 export { QUOTA_NAMES, type KeyUsage, type QuotaName } from './key-quotas';
 export { quotaSettings, QUOTA_DEFAULTS, type KeyQuota } from './settings';
 
-const KEY = Symbol.for('redlock-console.key-quotas');
-type Holder = { [KEY]?: { quotas: KeyQuotas; shared: SharedUsage } };
+let made: { quotas: KeyQuotas; shared: SharedUsage } | undefined;
 
 function shared(): { quotas: KeyQuotas; shared: SharedUsage } {
-  const holder = globalThis as Holder;
-  if (!holder[KEY]) {
+  if (!made) {
     const quotas = new KeyQuotas(quotaSettings(process.env.REDLOCK_API_KEY_QUOTAS), (key, quota) =>
       metrics().apiKeyQuotaRefusals.inc({ key, quota }),
     );
     const sharing = new SharedUsage(quotas);
     sharing.start();
-    holder[KEY] = { quotas, shared: sharing };
+    made = { quotas, shared: sharing };
   }
-  return holder[KEY];
+  return made;
 }
 
 /**
