@@ -26,15 +26,13 @@ import { setCountingGrants, recordSample } from './history';
  * (probe.lua) look for commands that replace data (DEBUG, SWAPDB, RESTORE, FLUSHALL, REPLICAOF…),
  * evictions and restarts; CONFIG SET is none of them (test/integration/grants-seen.test.ts).
  */
-const KEY = Symbol.for('redlock-console.grants-seen');
-type Holder = { [KEY]?: { stop: () => void } };
+let counter: { stop: () => void } | undefined;
 
 /** A grant of one resource reported by both ways (a node polled, another notifying) within this window is one grant. */
 export const CROSS_SOURCE_MS = 1_500;
 
 export function startGrantCounter(): () => void {
-  const holder = globalThis as Holder;
-  if (holder[KEY]) return holder[KEY].stop;
+  if (counter) return counter.stop;
   const last = new Map<string, { at: number; source: LiveEvent['source'] }>();
   let sweepAt = Date.now();
   const unsubscribe = getEventHub().subscribe((event) => {
@@ -52,15 +50,15 @@ export function startGrantCounter(): () => void {
   const stop = () => {
     unsubscribe();
     setCountingGrants(false);
-    delete holder[KEY];
+    counter = undefined;
   };
-  holder[KEY] = { stop };
+  counter = { stop };
   return stop;
 }
 
 /** How grants are counted right now, for GET /api/history. */
 export function grantCounting(): GrantCounting {
-  const counting = (globalThis as Holder)[KEY] !== undefined;
+  const counting = counter !== undefined;
   const polled = polledNodes();
   const nodes = polled.nodes;
   const note =

@@ -36,8 +36,7 @@ import { refreshSlotMetrics } from './slot-inspect-service';
 const SNAPSHOT_MAX_AGE_MS = 1_000;
 /** Later pages (with a cursor) may use an older snapshot: the cursor is a resource name, stable across scans. */
 const CURSOR_SNAPSHOT_MAX_AGE_MS = 5_000;
-const KEY = Symbol.for('redlock-console.snapshots');
-type Holder = { [KEY]?: Map<string, { at: number | null; run: SnapshotRun }> };
+const snapshots = new Map<string, { at: number | null; run: SnapshotRun }>();
 
 /**
  * A snapshot of every node per scan pattern, shared by concurrent requests and reused for up to
@@ -45,9 +44,7 @@ type Holder = { [KEY]?: Map<string, { at: number | null; run: SnapshotRun }> };
  * default pattern's snapshots come from the live lock index (a full scan only the first time).
  */
 function cachedSnapshot(pattern: string | undefined, fresh: boolean, who: string, maxAgeMs = SNAPSHOT_MAX_AGE_MS): SnapshotRun {
-  const holder = globalThis as Holder;
-  holder[KEY] ??= new Map();
-  const cache = holder[KEY];
+  const cache = snapshots;
   const runtime = getRuntime();
   const key = pattern ?? '';
   const hit = cache.get(key);
@@ -96,11 +93,10 @@ function cachedSnapshot(pattern: string | undefined, fresh: boolean, who: string
 
 const recorded = new WeakSet<SnapshotRun>();
 
-const BUDGET = Symbol.for('redlock-console.scan-budget');
-/** One budget per console process (lib/ may be loaded twice: the bundle's copy and Next.js's). */
+/** One budget per console process. */
+let budget: ScanBudget | undefined;
 function scanBudget(): ScanBudget {
-  const holder = globalThis as { [BUDGET]?: ScanBudget };
-  return (holder[BUDGET] ??= new ScanBudget());
+  return (budget ??= new ScanBudget());
 }
 
 type ReadNode = SnapshotNode & Partial<Pick<IndexedSnapshotNode, 'indexed' | 'reread' | 'rescan'>>;

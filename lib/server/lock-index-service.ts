@@ -4,8 +4,7 @@ import { getRuntime, type Runtime } from './runtime';
 
 /** An index nobody asked for a snapshot this long stops (its subscriptions and memory go); the next request rebuilds it. */
 const IDLE_STOP_MS = 10 * 60_000;
-const KEY = Symbol.for('redlock-console.lock-index');
-type Holder = { [KEY]?: { index: LockIndex; runtime: Runtime; timer: NodeJS.Timeout | null } };
+let live: { index: LockIndex; runtime: Runtime; timer: NodeJS.Timeout | null } | undefined;
 
 /**
  * The console's live lock index (lib/inspect/lock-index.ts) over the runtime's nodes, made on
@@ -16,9 +15,8 @@ type Holder = { [KEY]?: { index: LockIndex; runtime: Runtime; timer: NodeJS.Time
 export function lockIndex(): LockIndex | null {
   const runtime = getRuntime();
   if (runtime.clients.length === 0) return null;
-  const holder = globalThis as Holder;
-  if (holder[KEY] && holder[KEY].runtime !== runtime) resetLockIndex();
-  let entry = holder[KEY];
+  if (live && live.runtime !== runtime) resetLockIndex();
+  let entry = live;
   if (!entry) {
     entry = {
       index: new LockIndex(runtime.clients, {
@@ -31,12 +29,12 @@ export function lockIndex(): LockIndex | null {
       runtime,
       timer: null,
     };
-    holder[KEY] = entry;
+    live = entry;
   }
   const current = entry;
   if (current.timer) clearTimeout(current.timer);
   current.timer = setTimeout(() => {
-    if (holder[KEY] === current) resetLockIndex();
+    if (live === current) resetLockIndex();
   }, IDLE_STOP_MS);
   current.timer.unref();
   return current.index;
@@ -44,10 +42,9 @@ export function lockIndex(): LockIndex | null {
 
 /** Stop and drop the index (the next request builds a new one): after a runtime change, and for the bench's cold start. */
 export function resetLockIndex(): void {
-  const holder = globalThis as Holder;
-  const entry = holder[KEY];
+  const entry = live;
   if (!entry) return;
-  holder[KEY] = undefined;
+  live = undefined;
   if (entry.timer) clearTimeout(entry.timer);
   entry.index.stop();
 }

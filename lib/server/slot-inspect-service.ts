@@ -20,9 +20,8 @@ import { PATTERN_SCAN_MAX_KEYS } from './scan-budget';
 const MIN_AGE_MS = 1_000;
 /** A scan is reused for this many times its own duration (at least MIN_AGE_MS). */
 const REUSE_FACTOR = 10;
-const KEY = Symbol.for('redlock-console.slot-scans');
 type Entry = { at: number | null; maxAgeMs: number; done: Promise<SlotReading> };
-type Holder = { [KEY]?: Map<SlotKind, Entry> };
+const scans = new Map<SlotKind, Entry>();
 
 function readOptions(): SlotReadOptions {
   const runtime = getRuntime();
@@ -37,8 +36,7 @@ function readOptions(): SlotReadOptions {
 
 /** The kind's latest scan, shared while it runs and for REUSE_FACTOR times its duration after (at least MIN_AGE_MS). */
 function cachedScan(kind: SlotKind): Promise<SlotReading> {
-  const holder = globalThis as Holder;
-  const cache = (holder[KEY] ??= new Map());
+  const cache = scans;
   const hit = cache.get(kind);
   if (hit && (hit.at === null || Date.now() - hit.at < hit.maxAgeMs)) return hit.done;
   const entry: Entry = {

@@ -9,14 +9,12 @@ import { startLockPollingSource } from './polling-source';
 import { startNodeSource } from './node-source';
 import { broadcastEvent, startReplicaSource } from './replica-bus';
 
-const KEY = Symbol.for('redlock-console.events');
-type Holder = { [KEY]?: EventHub };
+let hub: EventHub | undefined;
 
-/** The server's one event hub (kept across dev reloads). Services publish on it directly. */
+/** The server's one event hub. Services publish on it directly. */
 export function getEventHub(): EventHub {
-  const holder = globalThis as Holder;
-  holder[KEY] ??= new EventHub((emit, ready) => startSources(emit, ready));
-  return holder[KEY];
+  hub ??= new EventHub((emit, ready) => startSources(emit, ready));
+  return hub;
 }
 
 /** One of this console's own events: to its streams, and to the other consoles' (replica-bus.ts). */

@@ -5,14 +5,13 @@ import 'server-only';
  * ours to turn on, or SUBSCRIBE refused), and why: set when the sources start (index.ts), read by
  * whatever must say how complete its events are (grants-seen.ts, for the activity chart).
  */
-const KEY = Symbol.for('redlock-console.events-polled-nodes');
 export type PolledNodes = { nodes: number[]; reasons: Record<number, string> };
-type Holder = { [KEY]?: PolledNodes };
+let polled: PolledNodes = { nodes: [], reasons: {} };
 
 export function setPolledNodes(nodes: number[], reasons: Record<number, string>): void {
-  (globalThis as Holder)[KEY] = { nodes: [...nodes].sort((a, b) => a - b), reasons: { ...reasons } };
+  polled = { nodes: [...nodes].sort((a, b) => a - b), reasons: { ...reasons } };
 }
 
 export function polledNodes(): PolledNodes {
-  return (globalThis as Holder)[KEY] ?? { nodes: [], reasons: {} };
+  return polled;
 }
