@@ -31,8 +31,7 @@ function publicStatus(status: NodeStatus): PublicNodeStatus {
   return rest;
 }
 
-const OWNER_KEY = Symbol.for('redlock-console.supervisor-owner');
-type OwnerHolder = { [OWNER_KEY]?: Promise<HeldLease | LeaseHolder | null> };
+let ownership: Promise<HeldLease | LeaseHolder | null> | undefined;
 
 /**
  * The sandbox supervisor is driven by one console at a time (the `sandbox-supervisor` lease,
@@ -42,13 +41,14 @@ type OwnerHolder = { [OWNER_KEY]?: Promise<HeldLease | LeaseHolder | null> };
  * Resolves to this console's lease, or the other owner, or null (no majority answered).
  */
 function supervisorOwnership(): Promise<HeldLease | LeaseHolder | null> {
-  const holder = globalThis as OwnerHolder;
-  const pending = (holder[OWNER_KEY] ??= takeLease('sandbox-supervisor', 'drives the sandbox supervisor (node actions)', () => {
+  const pending = (ownership ??= takeLease('sandbox-supervisor', 'drives the sandbox supervisor (node actions)', () => {
     // Lost (the masters out of reach past the TTL, or taken over): ask again at the next action.
-    delete holder[OWNER_KEY];
+    ownership = undefined;
   }).then((taken) => ('held' in taken ? taken.held : taken.holder)));
   // Another owner, or no answer: asked again next time (it may have stopped).
-  void pending.then((r) => (r === null || 'instance' in r ? delete holder[OWNER_KEY] : undefined));
+  void pending.then((r) => {
+    if (r === null || 'instance' in r) ownership = undefined;
+  });
   return pending;
 }
 

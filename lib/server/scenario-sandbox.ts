@@ -9,15 +9,13 @@ import { getRuntime, type Runtime } from './runtime';
 /**
  * The teaching sandbox as the console sees it: the control channel of the masters started for the
  * scenarios (lib/cluster/sandbox.ts), never the main one (runtime.control), which holds
- * applications' locks. Kept on globalThis like the runtime.
+ * applications' locks. Read from the environment once, like the runtime.
  */
-const KEY = Symbol.for('redlock-console.scenario-sandbox');
-type Holder = { [KEY]?: { control: ControlClient | null } };
+let sandbox: { control: ControlClient | null } | undefined;
 
 export function sandboxControl(): ControlClient | null {
-  const holder = globalThis as Holder;
-  holder[KEY] ??= { control: ControlClient.sandboxFromEnv(process.env) };
-  return holder[KEY].control;
+  sandbox ??= { control: ControlClient.sandboxFromEnv(process.env) };
+  return sandbox.control;
 }
 
 /** Why scenarios are off here, in words for the console; null when the sandbox is there. */

@@ -12,15 +12,12 @@ import { getRuntime } from './runtime';
 import { auditedControl } from './scenario-audit';
 import { mainMasters, sandboxControl, sandboxProblem, whereSentence } from './scenario-sandbox';
 
-const KEY = Symbol.for('redlock-console.scenarios');
 type State = { current: ScenarioRun | null; releasing: Promise<void> };
-type Holder = { [KEY]?: State };
+const run: State = { current: null, releasing: Promise.resolve() };
 
-/** The one scenario run of this server (kept across dev reloads, like the runtime). */
+/** The one scenario run of this server. */
 function state(): State {
-  const holder = globalThis as Holder;
-  holder[KEY] ??= { current: null, releasing: Promise.resolve() };
-  return holder[KEY];
+  return run;
 }
 
 /**

@@ -80,14 +80,11 @@ interface WriterState {
   turn: number;
 }
 
-const KEY = Symbol.for('redlock-console.lock-history');
-type Holder = { [KEY]?: WriterState };
+const writer: WriterState = { buffer: [], timer: null, seq: 0, origin: randomBytes(4).toString('hex'), chains: [], turn: 0 };
 
-/** One buffer per process, on globalThis: the fast path's and Next.js's copies of this module share it. */
+/** One buffer per process: the lock service's routes and Next.js's route handlers import this one module. */
 function state(): WriterState {
-  const holder = globalThis as Holder;
-  holder[KEY] ??= { buffer: [], timer: null, seq: 0, origin: randomBytes(4).toString('hex'), chains: [], turn: 0 };
-  return holder[KEY];
+  return writer;
 }
 
 /** A token's fingerprint in the history: enough to link a grant to its release, nothing to act with. */
