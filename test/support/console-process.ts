@@ -32,8 +32,6 @@ export class InProcessConsole<Route = unknown> {
   private frozen = false;
   private used = false;
   closed = false;
-  /** Its process-wide singletons while they live on globalThis (taken off while another console is current). */
-  legacy: Map<symbol, unknown> = new Map();
 
   constructor(private readonly parts: ConsoleParts<Route>) {
     this.runtime = import('../../lib/server/runtime');
@@ -71,26 +69,8 @@ export class InProcessConsole<Route = unknown> {
     if (this.closed) return;
     this.closed = true;
     if (this.front) await (await this.front).close();
-    const detached = this.legacy.get(Symbol.for('redlock-console.runtime')) as { clients: Redis[] } | undefined;
-    if (detached) for (const c of detached.clients) c.disconnect();
-    else if (this.used) for (const c of (await this.runtime).getRuntime().clients) c.disconnect();
+    if (this.used) for (const c of (await this.runtime).getRuntime().clients) c.disconnect();
   }
-}
-
-/** The singletons lib/server still keeps on globalThis, under `Symbol.for('redlock-console.*')`: taken off, and put back. */
-function takeKeys(): Map<symbol, unknown> {
-  const g = globalThis as unknown as Record<symbol, unknown>;
-  const state = new Map<symbol, unknown>();
-  for (const key of Object.getOwnPropertySymbols(g).filter((k) => Symbol.keyFor(k)?.startsWith('redlock-console.'))) {
-    state.set(key, g[key]);
-    delete g[key];
-  }
-  return state;
-}
-
-function putKeys(state: Map<symbol, unknown>): void {
-  const g = globalThis as unknown as Record<symbol, unknown>;
-  for (const [key, value] of state) g[key] = value;
 }
 
 let parts: ConsoleParts<unknown> | null = null;
@@ -122,7 +102,6 @@ export function currentConsole<Route>(): InProcessConsole<Route> {
 export async function detachConsole(): Promise<InProcessConsole> {
   const before = currentConsole();
   await before.freeze();
-  before.legacy = takeKeys();
   current = fresh();
   return before;
 }
@@ -131,9 +110,6 @@ export async function detachConsole(): Promise<InProcessConsole> {
 export async function attachConsole(console: InProcessConsole): Promise<void> {
   if (console.closed) throw new Error('that console was closed');
   const replaced = currentConsole();
-  replaced.legacy = takeKeys();
-  putKeys(console.legacy);
-  console.legacy = new Map();
   current = console;
   await closeConsole(replaced);
 }
@@ -147,7 +123,6 @@ export async function closeConsole(console: InProcessConsole): Promise<void> {
 /** Stop the current console and start a fresh one against the same masters and data dir. */
 export async function restartConsole(): Promise<void> {
   const before = currentConsole();
-  before.legacy = takeKeys();
   current = fresh();
   await closeConsole(before);
 }
