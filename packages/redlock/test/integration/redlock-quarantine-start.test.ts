@@ -151,6 +151,29 @@ describe('starting a quarantine a fresh client could not start in its check', ()
     for (const i of [0, 1, 2]) expect((await readEpoch(env.direct[i]!, prefix))?.maxTtlMs).toBe(MAX_TTL);
   });
 
+  it('nodes that stop answering after the client connected: the ceiling read gives up on them after the node timeout, and the quarantine starts', async () => {
+    const prefix = uniquePrefix('qconnected');
+    await markAllClean(prefix);
+    for (const i of [0, 1, 2]) await env.direct[i]!.del(epochKey(prefix)); // nodes 1–3 lost their data
+    const r = freshClient(prefix);
+    const quarantines: QuarantineEvent[] = [];
+    r.on('quarantine', (e) => quarantines.push(e));
+    // Connected to every node first: a node paused now keeps its socket open and silent, so no
+    // connect timeout fails the read sent to it (as it does for a node paused before the client
+    // connected, the case above); only the read's own node timeout gives up on it. Without that
+    // timeout the start would wait for nodes 4 and 5 until they answer again, and nodes 1–3 stay
+    // out of every quorum meanwhile (on the safe side, but for as long as any node hangs).
+    await r.connect();
+    for (const id of [4, 5]) await env.cluster.supervisor.pause(id);
+    try {
+      await expect(r.acquire('a', 1_000)).rejects.toThrow();
+      await waitFor(() => [1, 2, 3].every((n) => quarantines.some((q) => q.node === n && q.discovered)), 5_000, 'nodes 1–3 quarantined');
+    } finally {
+      for (const id of [4, 5]) await env.cluster.supervisor.resume(id);
+    }
+    for (const i of [0, 1, 2]) expect((await readEpoch(env.direct[i]!, prefix))?.maxTtlMs).toBe(MAX_TTL);
+  });
+
   it('a start that fails on the node (its write refused) is reported as a node error, not dropped', async () => {
     const prefix = uniquePrefix('qfail');
     await markAllClean(prefix);
