@@ -15,6 +15,7 @@ import type { LockNode } from '../../src/node';
 import type { ScriptCall } from '../../src/resp';
 import { RESEED_SCRIPT } from '../../src/scripts';
 import { uniquePrefix, waitFor } from '@/test/support/cluster';
+import { MonitorFeed } from '@/test/support/monitor';
 import { redlockEnv } from '@/test/support/redlock-env';
 
 // reseed.ts: after a quarantine for a data loss, a node's fence register is raised to the maximum
@@ -179,6 +180,38 @@ describe('the reseed counts only registers it read', () => {
       2_000,
       'the reason',
     );
+  });
+});
+
+// reseed.ts reseedNode: the grants that meet a node while its reseed is under way wait for that
+// one, so the other nodes' registers are read once per reseed, not once per grant batch. (Two at
+// once would still be safe: reseed.lua only ever raises the register, so each leaves it at or above
+// the registers it read; what sharing saves is the reads and the writes.)
+describe('one reseed of a node at a time', () => {
+  it('a grant that meets the node while its reseed is under way shares it: each other node is read once', async () => {
+    const prefix = uniquePrefix('reseed-shared');
+    const { r } = await quarantineOverOnNode1(prefix);
+    const read = `HGET ${epochKey(prefix)} fence`;
+    const feed = await MonitorFeed.open(env.cluster.supervisor.directUrls()[1]!);
+    const reads = () => feed.commands.filter((c) => c.source !== 'lua' && c.args.join(' ') === read).length;
+    try {
+      // Node 5 answers nothing: the reseed waits the node timeout for its read (nodes 2–4 are
+      // enough), long enough for a second grant batch to meet node 1 meanwhile.
+      await env.cluster.supervisor.pause(5);
+      try {
+        const first = r.acquire('p', 1_000).catch((e: unknown) => e);
+        await waitFor(() => reads() === 1, 2_000, "the reseed's read on node 2");
+        const second = r.acquire('q', 1_000).catch((e: unknown) => e);
+        await Promise.all([first, second]);
+      } finally {
+        await env.cluster.supervisor.resume(5);
+      }
+      await waitFor(async () => (await node1Vote(r)) === 'ok', 5_000, 'node 1 reseeded');
+      await feed.drain((marker) => env.direct[1]!.echo(marker));
+      expect(reads()).toBe(1);
+    } finally {
+      feed.close();
+    }
   });
 });
 
