@@ -1,6 +1,6 @@
 import { createServer, connect, type Server, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { QuorumUnavailableError, Redlock } from '@redlock-console/redlock';
+import { lockKey, QuorumUnavailableError, Redlock } from '@redlock-console/redlock';
 import { FenceCall } from '../../src/fence-group';
 import type { LockNode } from '../../src/node';
 import { FENCE_MANY_SCRIPT, FENCE_SCRIPT } from '../../src/scripts';
@@ -309,6 +309,35 @@ describe('a fence proposed ahead', () => {
       }
     } finally {
       await Promise.all(nodes.map((n) => n.client.del(`${prefix}true:epoch`, `${prefix}false:epoch`)));
+    }
+  });
+
+  it('registers at 2^53: only the voters for are turned into the refusal; a node held by another keeps its own vote', async () => {
+    // fence-round.ts beyondExact: the reason "no exact fence above it" belongs to the voters whose
+    // register would have made the fence; a node that voted against said something else, and the
+    // error the caller gets must keep it (here: the key is held there by someone else).
+    const prefix = uniquePrefix('ahead-2p53-votes');
+    const r = new Redlock(
+      nodes.map((n) => n.url),
+      { keyPrefix: prefix, maxTtlMs: 10_000, retryCount: 0, fenceAhead: false },
+    );
+    try {
+      await r.markNodesClean();
+      await Promise.all(nodes.map((n) => n.client.hset(`${prefix}epoch`, 'fence', String(2 ** 53))));
+      await nodes[0]!.client.set(lockKey(prefix, 'res'), 'someone-else', 'PX', 10_000);
+      const refused = await r.acquire('res', 5_000).catch((e: unknown) => e);
+      expect(refused).toBeInstanceOf(QuorumUnavailableError);
+      const votes = (refused as QuorumUnavailableError).votes;
+      // The three voters for that decided the grant say why it is refused; node 1 keeps its own
+      // vote (contended, or pending when the decision came before its answer), as does any node
+      // still pending at that decision.
+      const beyond = votes.filter((v) => (v.detail ?? '').includes('2^53'));
+      expect(beyond.length).toBeGreaterThanOrEqual(3);
+      expect(beyond).not.toContain(votes[0]);
+      for (const v of votes) if (!beyond.includes(v)) expect(['contended', 'pending']).toContain(v.reason);
+    } finally {
+      await r.quit();
+      await Promise.all(nodes.map((n) => n.client.del(`${prefix}epoch`, lockKey(prefix, 'res'))));
     }
   });
 
