@@ -3,10 +3,9 @@ import type { LogoutResponse, Me } from '../api/auth';
 import { getAuth, type HeaderReader } from './auth';
 import type { Principal } from './auth/principal';
 import { DEVICE_COOKIE, deviceCookie } from './auth/devices';
-import type { PasswordWorkBusy } from './auth/password-work';
+import { PasswordWorkBusy } from './auth/password-work';
 import { readCookie, sessionCookie } from './auth/sessions';
 import { recordAudit, recordFailedLogin } from './audit';
-import { isError } from './http/error-response';
 import { HttpError, tooMany, unauthorized } from './http/errors';
 import { getRuntime } from './runtime';
 
@@ -68,8 +67,7 @@ export async function login(req: AuthRequest, username: string, password: string
   try {
     user = await auth.passwordWork.run(lane, () => auth.accounts.verifyLogin(username, password));
   } catch (err) {
-    // By name: the auth context may have been made by Next.js's copy of lib/ (error-response.ts, isError).
-    if (!isError<PasswordWorkBusy>(err, 'PasswordWorkBusy')) throw err;
+    if (!(err instanceof PasswordWorkBusy)) throw err;
     await auth.throttle.refund(attempt, reservation);
     await recordFailedLogin({ address, username, kind: 'refused' });
     throw tooMany(`the console is busy checking other logins; try again in ${err.retryAfterS} s`, err.retryAfterS);

@@ -23,7 +23,6 @@ import {
 import { lockKeyPrefix } from '@redlock-console/redlock';
 import { getAuth } from './auth';
 import { badRequest } from './http/errors';
-import { isError } from './http/error-response';
 import { recordSample } from './history';
 import { metrics, oldestLockAgeMs } from './metrics';
 import { lockIndex } from './lock-index-service';
@@ -190,7 +189,7 @@ export async function listLocks(query: LockListQuery, access: ValueAccess = 'raw
       ? pageLocks({ lockList: keyMatches(snap.lockList, query.search!) }, { ...pageQuery, search: undefined })
       : pageLocks(snap, pageQuery);
   } catch (err) {
-    if (isError<InvalidCursorError>(err, 'InvalidCursorError')) throw badRequest(err.message);
+    if (err instanceof InvalidCursorError) throw badRequest(err.message);
     throw err;
   }
   return {

@@ -7,7 +7,7 @@ let name: string | undefined;
 /**
  * This console process's name among the replicas on one set of masters (REDLOCK_INSTANCE, else
  * `<hostname>:<PORT>`): the metrics' `replica` label, a lease's owner, an event's or a quota
- * report's origin. Read once; both copies of lib/ read the same environment, so agree.
+ * report's origin. Read once.
  */
 export function instanceName(): string {
   if (name !== undefined) return name;

@@ -10,7 +10,6 @@ import type { Principal } from './auth/principal';
 import { actorOf } from './auth/principal';
 import { recordAudit } from './audit';
 import { HttpError, notFound } from './http/errors';
-import { isError } from './http/error-response';
 import { ensureReady, parseInfo } from '../inspect';
 import { CAUSE_LABEL, markCleanWarningOf, shortRunId } from '../inspect/quarantine';
 import { getRuntime } from './runtime';
@@ -188,7 +187,7 @@ export async function markClean(
       seen,
     });
   } catch (err) {
-    if (!isError<SentinelChangedError>(err, 'SentinelChangedError')) throw err;
+    if (!(err instanceof SentinelChangedError)) throw err;
     const message = await refusalMessage(client, runtime.keyPrefix, id, seen, err.message);
     await recordAudit({
       actor,

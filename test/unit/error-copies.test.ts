@@ -1,33 +1,36 @@
 import { describe, expect, it } from 'vitest';
 import { LockContendedError } from '@redlock-console/redlock';
+import { NodeActionError } from '../../lib/cluster/errors';
 import { errorParts } from '../../lib/server/http/error-response';
+import { notFound } from '../../lib/server/http/errors';
 import { withoutHolder } from '../../lib/server/lock-service/operations';
 
 /**
- * The console's server loads lib/ and the lock core twice (its own bundle for the lock service's
- * fast path, Next.js's copy for the other routes): an error made by one copy is not `instanceof`
- * the other copy's class. Everything that tests an error's class tests its name.
+ * The console's process loads lib/server once (Next.js's route handlers import the server's own
+ * modules: scripts/support/node-copy-loader.mjs; test/integration/one-copy.test.ts), so the
+ * server tells errors apart by class. An error that merely carries a class's name is not that
+ * class: a bug, answered 500 and logged, never a 4xx it did not earn.
  */
-class OtherCopyLockContendedError extends Error {
-  override readonly name = 'LockContendedError';
-  constructor(
-    message: string,
-    readonly votes: ReadonlyArray<{ node: number }>,
-    readonly resources: readonly string[],
-    readonly holder: Readonly<Record<string, string>> | null,
-  ) {
-    super(message);
-  }
-}
+describe('errors by class', () => {
+  it("a lock core's refusal loses its holder's name for a principal that may not read locks", () => {
+    const err = new LockContendedError('acquire "a": held by another client "billing-7"', [{ node: 1 }] as never, ['a'], {
+      owner: 'billing-7',
+    });
+    const redacted = withoutHolder(err) as { message: string; holder: unknown };
+    expect(redacted.message).not.toContain('billing-7');
+    expect(redacted.holder).toBeNull();
+    expect(errorParts(redacted).status).toBe(409);
+  });
 
-describe('errors from the other copy of the code', () => {
-  it("a refusal from either copy loses its holder's name for a principal that may not read locks", () => {
-    for (const Make of [LockContendedError, OtherCopyLockContendedError]) {
-      const err = new Make('acquire "a": held by another client "billing-7"', [{ node: 1 }] as never, ['a'], { owner: 'billing-7' });
-      const redacted = withoutHolder(err) as { message: string; holder: unknown };
-      expect(redacted.message, Make.name).not.toContain('billing-7');
-      expect(redacted.holder, Make.name).toBeNull();
-      expect(errorParts(redacted).status).toBe(409);
+  it("the route errors are mapped by their class; an error named like one is a 500 that says nothing of the name's status", () => {
+    expect(errorParts(notFound('no such lock')).status).toBe(404);
+    expect(errorParts(new NodeActionError('node 2 is not paused', 'BAD_STATE')).status).toBe(409);
+    const namedLikeHttp = Object.assign(new Error('no such lock'), { name: 'HttpError', status: 404, code: 'NOT_FOUND' });
+    const namedLikeNode = Object.assign(new Error('node 2 is not paused'), { name: 'NodeActionError', code: 'BAD_STATE' });
+    for (const err of [namedLikeHttp, namedLikeNode]) {
+      const parts = errorParts(err);
+      expect(parts.status, err.name).toBe(500);
+      expect(parts.body.error.code).toBe('INTERNAL');
     }
   });
 });

@@ -1,5 +1,5 @@
 import 'server-only';
-import type { Redis } from 'ioredis';
+import { ReplyError, type Redis } from 'ioredis';
 import { NodeConnection, type NodeAddress } from '@redlock-console/redlock/internals';
 import type { LiveEvent } from '../../api/events';
 import { ensureNotifications, ensureReady } from '../../inspect';
@@ -124,7 +124,7 @@ export function startKeyspaceSource(options: KeyspaceSourceOptions): () => void 
       if (err instanceof SubscribeFailure) throw err;
       // The node's own error reply (NOPERM for CONFIG, …) is its answer; anything else (a
       // timeout, a connection not up yet) is a busy or restarting node, tried again.
-      const refused = err instanceof Error && err.name === 'ReplyError';
+      const refused = err instanceof ReplyError;
       throw new SubscribeFailure(err instanceof Error ? err.message : String(err), refused);
     }
     if (stopped) return;

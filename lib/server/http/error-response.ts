@@ -1,13 +1,14 @@
 import type { RedlockErrorName } from '@redlock-console/redlock';
 import type { ApiErrorBody, ApiErrorCode } from '../../api/common';
-import { nodeActionAnswer, type NodeActionError } from '../../cluster/errors';
+import { nodeActionAnswer, NodeActionError } from '../../cluster/errors';
 import { logger } from '../logger';
-import type { HttpError } from './errors';
+import { HttpError } from './errors';
 
 /**
- * Lock-core errors by their literal names (@redlock-console/redlock errors.ts: matched by name, so
- * this mapper needs no import of the classes). Typed over the core's RedlockErrorName: a new error
- * class does not compile until it is mapped here. MaxTtlMismatchError is the console's own
+ * Lock-core errors by their literal names (@redlock-console/redlock errors.ts: the package fixes
+ * each class's name for its users, whose process may hold two copies of it, its ESM and CJS
+ * builds; so this mapper needs no import of the classes). Typed over the core's RedlockErrorName:
+ * a new error class does not compile until it is mapped here. MaxTtlMismatchError is the console's own
  * configuration against the cluster's (its REDLOCK_MAX_TTL_MS is not the ceiling the masters
  * record): nothing the client can fix, so 503 with its own code. SemaphoreLimitMismatchError is
  * the caller's limit against a live holder's: 409 with its own code (details.recordedLimit).
@@ -36,16 +37,15 @@ export interface ErrorParts {
 
 /** The one error mapper of every route: 4xx for what the client can fix, 503 for quorum, 500 only for bugs. */
 export function errorParts(err: unknown): ErrorParts {
-  // By name, never instanceof: the console's server loads lib/ twice (its own copy for the lock
-  // service's fast path, Next.js's bundled copy for the other routes), and a singleton made by one
-  // copy (the runtime's control client, the auth context) throws that copy's classes in the other.
-  if (isError<HttpError>(err, 'HttpError') && typeof err.status === 'number')
+  // By class: the console's process loads lib/ once (Next.js's route handlers import the server's
+  // modules: scripts/support/node-copy-loader.mjs), so every HttpError is this module's HttpError.
+  if (err instanceof HttpError)
     return {
       status: err.status,
       body: { error: { code: err.code, message: err.message, details: err.details } },
       headers: err.headers ?? {},
     };
-  if (isError<NodeActionError>(err, 'NodeActionError')) {
+  if (err instanceof NodeActionError) {
     return { ...nodeActionAnswer(err), headers: {} };
   }
   const name = (err as { name?: string } | null)?.name;
@@ -63,14 +63,6 @@ export function errorParts(err: unknown): ErrorParts {
   }
   logger().error({ err }, 'unhandled error in a route');
   return { status: 500, body: { error: { code: 'INTERNAL', message: 'internal error (logged on the server)' } }, headers: {} };
-}
-
-/**
- * `err` is an error of this name, from either copy of lib/ (see errorParts): the console's one
- * test of an error's class. `instanceof` would miss the other copy's classes.
- */
-export function isError<E extends Error>(err: unknown, name: E['name']): err is E {
-  return err instanceof Error && err.name === name;
 }
 
 export function errorResponse(err: unknown): Response {

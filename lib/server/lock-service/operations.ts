@@ -3,7 +3,6 @@ import type { ExtendResponse, LockGrant, ReleaseResponse, VoteView } from '../..
 import { LockContendedError, type Vote } from '@redlock-console/redlock';
 import { actorOf, allows, type Principal } from '../auth/principal';
 import { badRequest } from '../http/errors';
-import { isError } from '../http/error-response';
 import { readyLockCore } from '../lock-core';
 import { recordLockHistory, tokenFingerprint } from '../lock-history';
 import { keyQuotas } from '../quotas';
@@ -85,7 +84,7 @@ export async function acquireLock(principal: Principal, input: AcquireInput, sig
  * refusal and its votes without who holds the lock.
  */
 export function withoutHolder(err: unknown): unknown {
-  if (!isError<LockContendedError>(err, 'LockContendedError') || err.holder === null) return err;
+  if (!(err instanceof LockContendedError) || err.holder === null) return err;
   let message = err.message.replace(/ held by another client "(?:[^"\\]|\\.)*"/, ' held by another client');
   // A semaphore's or read-write lock's refusal names its holder in its own words (semaphore-slots.ts,
   // rwlock-read.ts): ` (one holder: "<owner>")`, a writer's ` ("<owner>")`; any other mention is masked.
