@@ -1,4 +1,4 @@
-import type { RedlockErrorName } from '@redlock-console/redlock';
+import { isRedlockError, type RedlockErrorName } from '@redlock-console/redlock';
 import type { ApiErrorBody, ApiErrorCode } from '../../api/common';
 import { nodeActionAnswer, NodeActionError } from '../../cluster/errors';
 import { logger } from '../logger';
@@ -7,7 +7,7 @@ import { HttpError } from './errors';
 /**
  * Lock-core errors by their literal names (@redlock-console/redlock errors.ts: the package fixes
  * each class's name for its users, whose process may hold two copies of it, its ESM and CJS
- * builds; so this mapper needs no import of the classes). Typed over the core's RedlockErrorName:
+ * builds; so this mapper needs no import of the classes, only their brand). Typed over the core's RedlockErrorName:
  * a new error class does not compile until it is mapped here. MaxTtlMismatchError is the console's own
  * configuration against the cluster's (its REDLOCK_MAX_TTL_MS is not the ceiling the masters
  * record): nothing the client can fix, so 503 with its own code. SemaphoreLimitMismatchError is
@@ -24,8 +24,15 @@ const LOCK_ERRORS: Record<RedlockErrorName, { status: number; code: ApiErrorCode
   SemaphoreLimitMismatchError: { status: 409, code: 'SEMAPHORE_LIMIT_MISMATCH' },
 };
 
-function lockErrorOf(name: string | undefined): { status: number; code: ApiErrorCode } | undefined {
-  return name !== undefined && Object.hasOwn(LOCK_ERRORS, name) ? LOCK_ERRORS[name as RedlockErrorName] : undefined;
+/**
+ * A lock core's error, from this copy of the package or another: its brand (isRedlockError), then
+ * the name the package fixes. An error that only carries one of those names is not one (a 500).
+ * withoutHolder (lock-service/operations.ts) recognises a refusal by the same rule, so that the
+ * holder is hidden from every refusal this mapper would answer with it.
+ */
+export function lockErrorOf(err: unknown): { status: number; code: ApiErrorCode } | undefined {
+  if (!isRedlockError(err) || !Object.hasOwn(LOCK_ERRORS, err.name)) return undefined;
+  return LOCK_ERRORS[err.name as RedlockErrorName];
 }
 
 /** An error answer before it becomes a Response: what both the Next.js routes and the lock service's fast path send. */
@@ -48,8 +55,7 @@ export function errorParts(err: unknown): ErrorParts {
   if (err instanceof NodeActionError) {
     return { ...nodeActionAnswer(err), headers: {} };
   }
-  const name = (err as { name?: string } | null)?.name;
-  const mapped = lockErrorOf(name);
+  const mapped = lockErrorOf(err);
   if (mapped) {
     const { votes, holder } = err as { votes?: ReadonlyArray<{ node: number }>; holder?: Readonly<Record<string, string>> | null };
     // Nodes are numbered from 1, in the core's votes as everywhere in the API.

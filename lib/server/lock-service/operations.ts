@@ -2,6 +2,7 @@ import 'server-only';
 import type { ExtendResponse, LockGrant, ReleaseResponse, VoteView } from '../../api/locks';
 import { LockContendedError, type Vote } from '@redlock-console/redlock';
 import { actorOf, allows, type Principal } from '../auth/principal';
+import { lockErrorOf } from '../http/error-response';
 import { badRequest } from '../http/errors';
 import { readyLockCore } from '../lock-core';
 import { recordLockHistory, tokenFingerprint } from '../lock-history';
@@ -84,16 +85,20 @@ export async function acquireLock(principal: Principal, input: AcquireInput, sig
  * refusal and its votes without who holds the lock.
  */
 export function withoutHolder(err: unknown): unknown {
-  if (!(err instanceof LockContendedError) || err.holder === null) return err;
-  let message = err.message.replace(/ held by another client "(?:[^"\\]|\\.)*"/, ' held by another client');
+  // As errorParts recognises it (brand and name, from either copy of the core): a refusal the
+  // mapper answers with its holder is never let through unredacted.
+  if (lockErrorOf(err)?.code !== 'LOCK_CONTENDED') return err;
+  const refusal = err as LockContendedError;
+  if (refusal.holder === null || refusal.holder === undefined) return err;
+  let message = refusal.message.replace(/ held by another client "(?:[^"\\]|\\.)*"/, ' held by another client');
   // A semaphore's or read-write lock's refusal names its holder in its own words (semaphore-slots.ts,
   // rwlock-read.ts): ` (one holder: "<owner>")`, a writer's ` ("<owner>")`; any other mention is masked.
-  const owner = err.holder.owner;
+  const owner = refusal.holder.owner;
   if (owner) {
     const quoted = JSON.stringify(owner);
     message = message.replace(` (one holder: ${quoted})`, '').replace(` (${quoted})`, '').split(quoted).join('"…"');
   }
-  return new LockContendedError(message, err.votes, err.resources, null);
+  return new LockContendedError(message, refusal.votes, refusal.resources, null);
 }
 
 function resourcesFor(pathResource: string, bodyResources: string[] | undefined): string[] {
