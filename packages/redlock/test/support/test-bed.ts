@@ -9,7 +9,10 @@ import { startRedisNodes, type RedisNode } from '@/test/support/redis-nodes';
  * `onCleanup` (latest first: a proxy before the node behind it), then the nodes stop.
  */
 export interface TestBed {
-  /** Start this test's redis-servers (startRedisNodes' arguments), stopped after it; clients default to them. */
+  /**
+   * Start this test's redis-servers (startRedisNodes' arguments), stopped after it; clients default
+   * to the latest set. The test keeps the returned array as its `nodes`: the bed owns their teardown.
+   */
   start(...args: Parameters<typeof startRedisNodes>): Promise<RedisNode[]>;
   /** A Redlock with the file's settings and `settings` over them, on `targets` (default: every node's URL). */
   client(prefix: string, settings?: Partial<RedlockSettings>, targets?: Array<string | Redis>): Redlock;
@@ -27,10 +30,13 @@ export interface TestBed {
 export function testBed(defaults: Partial<RedlockSettings>, options: { quietNodeErrors?: boolean } = {}): TestBed {
   const redlocks: Redlock[] = [];
   const undos: Array<() => Promise<unknown> | unknown> = [];
+  /** The latest nodes started (clients default to them); `started`: every node started in this test, stopped after it. */
   let nodes: RedisNode[] = [];
+  const started: RedisNode[] = [];
   const bed: TestBed = {
     async start(...args) {
       nodes = await startRedisNodes(...args);
+      started.push(...nodes);
       return nodes;
     },
     client(prefix, settings = {}, targets) {
@@ -47,10 +53,13 @@ export function testBed(defaults: Partial<RedlockSettings>, options: { quietNode
     },
   };
   afterEach(async () => {
-    await Promise.all(redlocks.splice(0).map((r) => r.quit()));
-    for (const undo of undos.splice(0).reverse()) await undo();
-    await Promise.all(nodes.map((n) => n.stop()));
+    // Each step runs even when one before it failed; the first failure is thrown at the end.
+    const failures: unknown[] = [];
+    await Promise.all(redlocks.splice(0).map((r) => r.quit().catch((e: unknown) => failures.push(e))));
+    for (const undo of undos.splice(0).reverse()) await (async () => undo())().catch((e: unknown) => failures.push(e));
+    await Promise.all(started.splice(0).map((n) => n.stop().catch((e: unknown) => failures.push(e))));
     nodes = [];
+    if (failures.length > 0) throw failures[0];
   });
   return bed;
 }
