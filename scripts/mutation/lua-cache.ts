@@ -5,8 +5,9 @@
  * The rule, as StrykerJS's incremental mode has it for TypeScript:
  * - a result stands only while the MUTATED script is unchanged, with the snippets it includes
  *   (`--@include _x.lua`, expanded as scripts/gen-lua.mjs does: `scriptHash`); a change to another
- *   script re-tests none of its mutants, as a change to another source file re-tests none in
- *   StrykerJS (docs/mutation.md: why, and the limit);
+ *   script re-tests none of its mutants. StrykerJS would re-test a mutant whose killing test no
+ *   longer covers it after such a change (per-test coverage); this cache has no coverage, so its
+ *   limit is wider: run with --fresh after one (docs/mutation.md);
  * - a KILLED mutant keeps its result while the test file that killed it is unchanged, is still in
  *   one of the script's two lists, and (when its name is known) the test is still selected by
  *   that stage's name pattern: that file alone kills it again, whatever else changed;
