@@ -123,16 +123,24 @@ function main() {
   mkdirSync(dirname(cacheFile), { recursive: true });
   const cache: Record<string, Result> =
     !fresh && existsSync(cacheFile) ? (JSON.parse(readFileSync(cacheFile, 'utf8')) as Record<string, Result>) : {};
-  const scriptsDir = join(root, SCRIPTS);
+  const sandbox = makeSandbox();
+  // The run tests the sandbox, copied once above: every hash a result is judged against is taken
+  // from it, now, before any mutant is written into it. An edit to the working tree meanwhile is
+  // not what ran, and a result must not be recorded against it.
+  const scriptsDir = join(sandbox, SCRIPTS);
   const allScripts = readdirSync(scriptsDir)
     .filter((f) => f.endsWith('.lua'))
     .sort();
-  const scriptSources = new Map<string, string>();
-  const readScript = (f: string) => scriptSources.get(f) ?? scriptSources.set(f, readFileSync(join(scriptsDir, f), 'utf8')).get(f)!;
-  const testSources = new Map<string, string>();
-  const readTest = (t: string) => testSources.get(t) ?? testSources.set(t, readFileSync(join(root, testPath(t)), 'utf8')).get(t)!;
+  const scriptSources = new Map(allScripts.map((f) => [f, readFileSync(join(scriptsDir, f), 'utf8')]));
+  const readScript = (f: string) => {
+    const source = scriptSources.get(f);
+    if (source === undefined) throw new Error(`no script ${f} in ${SCRIPTS}`);
+    return source;
+  };
   const chosen = files.length > 0 ? files : allScripts;
-  const sandbox = makeSandbox();
+  const listed = new Set(chosen.flatMap((f) => [...(LUA_TESTS[f]?.quick ?? []), ...(LUA_TESTS[f]?.full ?? [])]));
+  const testSources = new Map([...listed].map((t) => [t, readFileSync(join(sandbox, testPath(t)), 'utf8')]));
+  const readTest = (t: string) => testSources.get(t) ?? readFileSync(join(sandbox, testPath(t)), 'utf8');
   const started = Date.now();
   const results: Result[] = [];
   const unjudged: string[] = [];
@@ -143,7 +151,7 @@ function main() {
     for (const file of chosen) {
       const tests = LUA_TESTS[file];
       if (!tests) throw new Error(`no tests listed for ${file} in LUA_TESTS (lua-tests.ts)`);
-      const source = readFileSync(join(scriptsDir, file), 'utf8');
+      const source = readScript(file);
       const now: Current = { script: file, readScript, set: tests, read: readTest };
       const mutants = mutantsOf(file, source).filter((m) => inRanges(m.line, lineRanges));
       const todo = mutants.filter((m) => !reusable(cache[mutantId(m)], now));
