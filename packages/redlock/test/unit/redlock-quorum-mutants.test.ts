@@ -16,4 +16,10 @@ describe('jittered delay, exactly', () => {
     expect(jitteredDelayMs(200, 100, () => -0.5)).toBe(100);
     expect(jitteredDelayMs(200, 100, () => -1e-9)).toBe(100);
   });
+
+  it('a draw of 1 or more from a broken random source is treated as 0 too, not as the top of the range', () => {
+    // `r < 1` for [0, 1): a draw of exactly 1 read as a unit would give high + 1, clamped to high.
+    expect(jitteredDelayMs(200, 100, () => 1)).toBe(100);
+    expect(jitteredDelayMs(200, 100, () => 1.5)).toBe(100);
+  });
 });
