@@ -23,11 +23,11 @@
  * old (a clock running fast or slow by more than driftFactor: over a minute at the default 1 % that
  * is 600 ms, which a step check between probes a second apart cannot add up).
  *
- * What it cannot see: a jump while this client has no reading of the node (it just connected: a
- * fresh client's first reading is its baseline; see the README's assumptions), and a jump smaller
- * than the allowance plus the round trip. The quarantine it starts lasts the ceiling on the node's
- * own clock, which after a forward jump of J still covers every lock the node held (each ends by
- * the jump's real time + ttl ≤ node time + ceiling).
+ * What it cannot see: a jump while this client has no reading of the node (a fresh client's first
+ * reading is its baseline; see the README's assumptions; a reconnection keeps the readings, node.ts
+ * connectionReady), and a jump smaller than the allowance plus the round trip. The quarantine it
+ * starts lasts the ceiling on the node's own clock, which after a forward jump of J still covers
+ * every lock the node held (each ends by the jump's real time + ttl ≤ node time + ceiling).
  */
 import type { LockNode } from './node';
 

@@ -108,7 +108,7 @@ export class LockNode extends NodeWire {
     return this.connection?.proxySafe === true;
   }
 
-  /** The clock check's references for this node (clock-check.ts), reset on a new connection; a jump seen stays pending across it until its quarantine is written. */
+  /** The clock check's references for this node (clock-check.ts), kept across reconnections (connectionReady); a jump seen stays pending until its quarantine is written. */
   readonly clock: { last: ClockReading | null; base: ClockReading | null; jumpPending: boolean } = {
     last: null,
     base: null,
@@ -140,8 +140,16 @@ export class LockNode extends NodeWire {
     this.checks.runId = null;
     this.probeByProof = this.canWatch;
     this.watch = 'none';
-    this.clock.last = null;
-    this.clock.base = null;
+    // The clock check's readings are kept (clock-check.ts). Each is the node's wall clock against
+    // this process's monotonic clock, and neither moves with a TCP connection: dropping them here
+    // took the first reading after any network blip for a new baseline, so a jump during the blip
+    // (which expires a holder's key early on that node) went unseen and elected a second holder
+    // (redlock-rollback.test.ts, "while B's connection to node 3 was down"). A new connection that
+    // reaches another process (a restart, a failover behind a proxy) may read another clock: a
+    // difference beyond the allowance then counts the node out and forces a check, which finds the
+    // new process and quarantines it for that cause first (probe.lua: restart, replaced), so no vote
+    // is gained and none is owed; the quarantine only takes votes away, and fences keep the mutex's
+    // order (the forced check raises the register to its floor, as any quarantine does).
     super.connectionReady();
   }
 

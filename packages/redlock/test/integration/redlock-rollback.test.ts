@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { Lock, LockContendedError, markNodeClean, readEpoch, Redlock, RedlockError, type RedlockSettings } from '@redlock-console/redlock';
 import { uniquePrefix, waitFor } from '@/test/support/cluster';
 import { holdOnMajority, markCleanLevel } from '@/test/support/majority';
-import { NO_PERSISTENCE, startRedisNode, type RedisNode } from '@/test/support/redis-nodes';
+import { DEFAULT_RDB, NO_PERSISTENCE, startRedisNode, type RedisNode } from '@/test/support/redis-nodes';
 import { shiftedClock, type ShiftedClock } from '@/test/support/clock-shim';
 import { nodeOf } from '../support/lock-node';
 import { testBed } from '../support/test-bed';
@@ -40,6 +40,11 @@ async function warm(b: Redlock): Promise<void> {
     10_000,
     'B to have read every node',
   );
+}
+
+/** Until `r`'s connection to node `index` is up again, a new one since `before` (its readySince then). */
+async function reconnected(r: Redlock, index: number, before: number): Promise<void> {
+  await waitFor(() => nodeOf(r, index).ready && nodeOf(r, index).readySince > before, 10_000, `a new connection to node ${index + 1}`);
 }
 
 /** A holds `res` on nodes 1–3; B is warm. `maxTtlMs`: the ceiling every client of the prefix uses. */
@@ -212,6 +217,56 @@ describe('a node whose clock jumps', () => {
     expect((await readEpoch(nodes[2]!.client, prefix))?.cause).toBe('clock-jump');
   });
 
+  it("forward by 10 s while B's connection to node 3 was down: B's readings from before the reconnect still count", async () => {
+    await clockNodes();
+    const { a, b, prefix } = await setUp('clock-reconnect', { nodeCheckIntervalMs: 60_000 });
+    const lockA = await holdOnMajority(a, 'res', nodes, 5_000);
+    const n3 = nodes[2]!.client;
+    // A network blip: every client connection of node 3 but the test's own is dropped; B reconnects.
+    const before = nodeOf(b, 2).readySince;
+    await n3.call('CLIENT', 'KILL', 'TYPE', 'normal', 'SKIPME', 'yes');
+    await reconnected(b, 2, before);
+    clock.set(10_000);
+    await waitFor(async () => (await n3.exists(a.lockKey('res'))) === 0, 3_000, "A's key to expire on node 3");
+    // B's monotonic clock and node 3's wall clock did not change with the TCP connection: the jump
+    // is measured against the readings B took before it, not taken for a new baseline.
+    expectRefused(await attempt(b), lockA, /clock/);
+    expect((await readEpoch(n3, prefix))?.cause).toBe('clock-jump');
+  });
+
+  it('a crash, a restart from an older snapshot, then the clock 10 s ahead: the restart quarantine runs from the jump, not from the process start', async () => {
+    clock = shiftedClock();
+    nodes = await bed.start(
+      () => DEFAULT_RDB,
+      5,
+      (i) => (i === 2 ? clock.env : {}),
+    );
+    const { a, b, prefix } = await setUp('clock-restart');
+    // The snapshot node 3 comes back with: its sentinel, from before A's lease.
+    await nodes[2]!.client.save();
+    const lockA = await holdOnMajority(a, 'res', nodes, 5_500);
+    const before = nodeOf(b, 2).readySince;
+    await nodes[2]!.crash();
+    await nodes[2]!.start();
+    await reconnected(b, 2, before);
+    // INFO's uptime counts on the wall clock: after the jump the process reads as started 10 s
+    // earlier, and a quarantine until that start + the ceiling (6 s) would be over already. B read
+    // node 3's clock before the crash: its first reading of the new process shows the jump.
+    clock.set(10_000);
+    const n3 = nodes[2]!.client;
+    expectRefused(await attempt(b), lockA, /restart|clock|quarantine/);
+    // The check that finds the restart quarantines it until start + ceiling; the jump B measured then
+    // starts a clock-jump quarantine from now (the later cause is the one recorded).
+    const epoch = (await readEpoch(n3, prefix))!;
+    expect(epoch.cause).toBe('clock-jump');
+    // On the node's clock, a full ceiling from now: every lease A was granted before the jump ends
+    // by then, whatever the jump moved.
+    const nodeNow = (await n3.time()).map(Number)[0]! * 1_000;
+    expect(epoch.quarantineUntil).toBeGreaterThan(nodeNow + MAX_TTL - 1_500);
+    // And for a client that never read node 3 before: the quarantine is on the node.
+    expectRefused(await attempt(client(prefix)), lockA, /.*/);
+  });
+
   it('backward by an hour: refused as well (it would move the fence floor and every quarantine on that node)', async () => {
     await clockNodes();
     const { b, prefix } = await setUp('clock-backward');
@@ -241,8 +296,10 @@ describe('a node whose clock jumps', () => {
       (l) => l.release(),
       () => null,
     );
+    // The grant may be decided by nodes 1, 2, 4 and 5 before node 3's check (the one that writes the
+    // quarantine) has answered: wait for it rather than read once.
+    await waitFor(async () => (await readEpoch(nodes[2]!.client, prefix))?.cause === 'data-loss', 5_000, "node 3's data-loss quarantine");
     const epoch = await readEpoch(nodes[2]!.client, prefix);
-    expect(epoch?.cause).toBe('data-loss');
     expect(epoch!.fence).toBeLessThan(lockA.fence!);
     // Once the quarantine is over, a grant that counts node 3 (nodes 1 and 2 refuse it) must get a
     // fence above A's: node 3's register first comes up to the other nodes' (a reseed).
