@@ -1,7 +1,7 @@
 /**
  * Mutation testing of the lock core's Lua scripts.
  *
- *   node --import tsx scripts/mutation/lua-mutants.ts [--file probe.lua]… [--lines 1-80]… [--limit N] [--fresh]
+ *   node --import tsx scripts/mutation/lua-mutants.ts [--file probe.lua]… [--lines 1-80]… [--limit N] [--fresh] [--recheck-equivalents]
  *
  * --lines keeps only the mutants on those lines of each chosen script (lua-select.ts).
  *
@@ -19,6 +19,9 @@
  * script (with the snippets it includes) and the test file that killed it are unchanged (and still
  * listed), and tests a survivor again when its script or anything its stages run changed; older
  * entries: lua-migrate.ts.
+ * Mutants shown equivalent (lua-equivalents.ts, its list in scripts/mutation/lua-equivalents.json)
+ * are not tested while their script is the one argued about; they are counted apart, out of the
+ * score, and a stale entry is named in the summary.
  * Summary: reports/lua-mutants.md (score per script, the survivors).
  */
 import { spawnSync } from 'node:child_process';
@@ -29,6 +32,7 @@ import { fileURLToPath } from 'node:url';
 import { applyMutant, mutantsOf } from './lua-operators';
 import { inRanges, parseLineRange, type LineRange } from './lua-select';
 import { judgeMutants, parseKiller, provenance, reusable, saveCache, mutantId, type CachedResult, type Current } from './lua-cache';
+import { EQUIVALENTS_PATH, loadEquivalents, splitEquivalents, type Equivalent } from './lua-equivalents';
 import { control, judge, type Outcome, type Stage } from './lua-stages';
 import { FULL_NAME, LUA_TESTS } from './lua-tests';
 
@@ -44,6 +48,7 @@ function args() {
   const lines: LineRange[] = [];
   let limit = Infinity;
   let fresh = false;
+  let recheck = false;
   let timeoutMs = 600_000;
   for (let i = 0; i < a.length; i++) {
     if (a[i] === '--file') files.push(a[++i]!);
@@ -51,15 +56,16 @@ function args() {
     else if (a[i] === '--limit') limit = Number(a[++i]);
     else if (a[i] === '--timeout-ms') timeoutMs = Number(a[++i]);
     else if (a[i] === '--fresh') fresh = true;
+    else if (a[i] === '--recheck-equivalents') recheck = true;
     else if (a[i] === '--lua') continue;
     else {
       console.error(
-        `unknown argument ${a[i]}; usage: lua-mutants.ts [--file x.lua]… [--lines FROM-TO]… [--limit N] [--timeout-ms N] [--fresh]`,
+        `unknown argument ${a[i]}; usage: lua-mutants.ts [--file x.lua]… [--lines FROM-TO]… [--limit N] [--timeout-ms N] [--fresh] [--recheck-equivalents]`,
       );
       process.exit(2);
     }
   }
-  return { files, lines, limit, fresh, timeoutMs };
+  return { files, lines, limit, fresh, recheck, timeoutMs };
 }
 
 const testPath = (name: string) => `${IT}/${name}.test.ts`;
@@ -118,7 +124,8 @@ function runTests(sandbox: string, tests: readonly string[], testName: string, t
 }
 
 function main() {
-  const { files, lines: lineRanges, limit, fresh, timeoutMs } = args();
+  const { files, lines: lineRanges, limit, fresh, recheck, timeoutMs } = args();
+  const equivalents = recheck ? [] : loadEquivalents(join(root, EQUIVALENTS_PATH));
   const cacheFile = join(root, 'reports', 'lua-mutants.json');
   mkdirSync(dirname(cacheFile), { recursive: true });
   const cache: Record<string, Result> =
@@ -143,6 +150,9 @@ function main() {
   const readTest = (t: string) => testSources.get(t) ?? readFileSync(join(sandbox, testPath(t)), 'utf8');
   const started = Date.now();
   const results: Result[] = [];
+  // Equivalent mutants not tested (their entry stands), and entries that no longer do.
+  const skipped: Equivalent[] = [];
+  const stale: Equivalent[] = [];
   const unjudged: string[] = [];
   let ran = 0;
   // Mutants with no cached result that --limit left untested, by script.
@@ -153,7 +163,10 @@ function main() {
       if (!tests) throw new Error(`no tests listed for ${file} in LUA_TESTS (lua-tests.ts)`);
       const source = readScript(file);
       const now: Current = { script: file, readScript, set: tests, read: readTest };
-      const mutants = mutantsOf(file, source).filter((m) => inRanges(m.line, lineRanges));
+      const split = splitEquivalents(equivalents, mutantsOf(file, source), now);
+      stale.push(...split.stale);
+      skipped.push(...split.skipped.filter((e) => inRanges(e.line, lineRanges)));
+      const mutants = split.judged.filter((m) => inRanges(m.line, lineRanges));
       const todo = mutants.filter((m) => !reusable(cache[mutantId(m)], now));
       const runStage = (stage: Stage) =>
         stage === 'quick'
@@ -215,15 +228,26 @@ function main() {
       (lineRanges.length > 0 ? ` Lines ${lineRanges.map((r) => `${r.from}-${r.to}`).join(', ')} only.` : ''),
     '',
   ];
-  lines.push('| script | mutants | killed | timeout | survived | score |', '|---|---|---|---|---|---|');
+  lines.push(
+    '| script | mutants | equivalent (not tested) | killed | timeout | survived | score (of the others) |',
+    '|---|---|---|---|---|---|---|',
+  );
   for (const file of chosen) {
     const of = results.filter((r) => r.file === file);
-    if (of.length === 0) continue;
+    const eq = skipped.filter((e) => e.file === file).length;
+    if (of.length + eq === 0) continue;
     const k = of.filter((r) => r.status === 'killed').length;
     const t = of.filter((r) => r.status === 'timeout').length;
     const s = of.filter((r) => r.status === 'survived').length;
-    lines.push(`| ${file} | ${of.length} | ${k} | ${t} | ${s} | ${(((k + t) / of.length) * 100).toFixed(1)} % |`);
+    const score = of.length > 0 ? `${(((k + t) / of.length) * 100).toFixed(1)} %` : '–';
+    lines.push(`| ${file} | ${of.length + eq} | ${eq} | ${k} | ${t} | ${s} | ${score} |`);
   }
+  if (stale.length > 0)
+    lines.push(
+      '',
+      `Stale in ${EQUIVALENTS_PATH} (the script changed or the mutant is gone: tested again; examine and update or remove): ` +
+        stale.map((e) => `${e.file}:${e.line} \`${e.replacement}\``).join(', '),
+    );
   if (unjudged.length > 0) lines.push('', `Not judged (their tests failed unmutated): ${unjudged.join(', ')}.`);
   if (untested.size > 0)
     lines.push(
