@@ -1,0 +1,170 @@
+import { describe, expect, it } from 'vitest';
+import { Lock, LockContendedError, readEpoch, Redlock, RedlockError, type RedlockSettings } from '@redlock-console/redlock';
+import { uniquePrefix, waitFor } from '@/test/support/cluster';
+import { holdOnMajority, markCleanLevel } from '@/test/support/majority';
+import { DEFAULT_RDB, NO_PERSISTENCE, type RedisNode } from '@/test/support/redis-nodes';
+import { shiftedClock, type ShiftedClock } from '@/test/support/clock-shim';
+import { startTwemproxy } from '@/test/support/twemproxy';
+import { nodeOf } from '../support/lock-node';
+import { testBed } from '../support/test-bed';
+
+// A hostile review of the clock check (clock-check.ts) after a reconnection dropped its readings
+// (redlock-rollback.test.ts, "while B's connection to node 3 was down"): attacks it withstands, each
+// on a path no other test takes. A holds `res` on exactly nodes 1–3 of 5; node 3's wall clock is
+// moved (test/support/clock-shim.ts) so that A's key there expires early; B, a client with readings
+// of node 3, must be refused while A holds, node 3 voting `quarantined`. Mutual exclusion is the
+// property under attack; fence order is not (a clock-jump quarantine only takes votes away and
+// raises the register to its floor, probe.lua).
+
+const MAX_TTL = 6_000;
+let nodes: RedisNode[] = [];
+let clock: ShiftedClock;
+const bed = testBed({ maxTtlMs: MAX_TTL, retryCount: 0, nodeTimeoutMs: 2_000, nodeCheckIntervalMs: 60_000 }, { quietNodeErrors: true });
+
+interface Scene {
+  /** The ceiling every client of the prefix uses. */
+  ceiling?: number;
+  persistence?: readonly string[];
+  /** Node 3 reached only through twemproxy (nutcracker), which keeps a client's socket across an upstream restart. */
+  proxied?: boolean;
+}
+
+/** Until `r` has read every node's clock: a jump before a client's first reading of a node is its baseline. */
+async function warm(r: Redlock): Promise<void> {
+  await waitFor(
+    async () => {
+      const lock = await r.acquire('warm-up', 2_000).catch(() => null);
+      if (lock) await (await lock.release()).settled;
+      return nodes.every((_, i) => nodeOf(r, i).clock.last !== null);
+    },
+    10_000,
+    'every node read',
+  );
+}
+
+/** Five nodes, node 3's clock movable; A and B warm on one prefix, B with `settingsB`. */
+async function scene(name: string, settingsB: Partial<RedlockSettings> = {}, s: Scene = {}) {
+  const ceiling = s.ceiling ?? MAX_TTL;
+  clock = shiftedClock();
+  nodes = await bed.start(
+    () => s.persistence ?? NO_PERSISTENCE,
+    5,
+    (i) => (i === 2 ? clock.env : {}),
+  );
+  const targets = nodes.map((n) => n.url);
+  if (s.proxied) {
+    const proxy = await startTwemproxy(nodes[2]!.port);
+    bed.onCleanup(() => proxy.stop());
+    targets[2] = proxy.url;
+  }
+  const prefix = uniquePrefix(name);
+  const a = bed.client(prefix, { maxTtlMs: ceiling }, targets);
+  const b = bed.client(prefix, { maxTtlMs: ceiling, ...settingsB }, targets);
+  await markCleanLevel(a, prefix, nodes);
+  await warm(a);
+  await warm(b);
+  return { prefix, a, b };
+}
+
+/** One acquire of `res` by `r`, again while node 3 votes `error` or `pending` (its upstream reconnecting). */
+async function attempt(r: Redlock, resource = 'res'): Promise<Lock | Error> {
+  let outcome: Lock | Error = new Error('not tried');
+  await waitFor(
+    async () => {
+      outcome = await r.acquire(resource, 2_000).catch((e: Error) => e);
+      const vote = outcome instanceof Lock || outcome instanceof RedlockError ? outcome.votes[2] : undefined;
+      if (vote?.reason !== 'error' && vote?.reason !== 'pending') return true;
+      if (outcome instanceof Lock) await outcome.release();
+      return false;
+    },
+    5_000,
+    'node 3 to answer',
+  );
+  return outcome;
+}
+
+/** B was refused while A holds, node 3 voting `quarantined` for `cause`. */
+function expectRefused(outcome: Lock | Error, lockA: Lock, cause: RegExp): void {
+  if (outcome instanceof Lock) {
+    throw new Error(`two holders: B was granted (votes ${JSON.stringify(outcome.votes)}) while A holds (${lockA.validityMs} ms left)`);
+  }
+  expect(outcome).toBeInstanceOf(LockContendedError);
+  const votes = (outcome as RedlockError).votes;
+  expect(votes[2], JSON.stringify(votes)).toMatchObject({ vote: 'against', reason: 'quarantined' });
+  expect(votes[2]!.detail ?? '', JSON.stringify(votes)).toMatch(cause);
+  expect(lockA.validityMs).toBeGreaterThan(0);
+}
+
+async function keyGone(a: Redlock, n: RedisNode): Promise<void> {
+  await waitFor(async () => (await n.client.exists(a.lockKey('res'))) === 0, 3_000, "A's key to expire on node 3");
+}
+
+/** Node 3's wall clock (ms), as its TIME reads it. */
+async function nodeMs(n: RedisNode): Promise<number> {
+  const [s, us] = (await n.client.time()).map(Number);
+  return s! * 1_000 + us! / 1_000;
+}
+
+describe('attacks on the clock check that it withstands', () => {
+  it('a second jump during a clock-jump quarantine, read by a probe in between: a new quarantine from the second jump', async () => {
+    // The first quarantine lasts the ceiling on node 3's clock; a second step forward shortens it
+    // in real time by as much, so the second step must be seen as well (against the baseline B
+    // took after the first quarantine was written).
+    const ceiling = 15_000;
+    const { a, b, prefix } = await scene('second-jump', {}, { ceiling });
+    const lockA = await holdOnMajority(a, 'res', nodes, ceiling - 500);
+    const n3 = nodes[2]!;
+    clock.set(20_000);
+    await keyGone(a, n3);
+    expectRefused(await attempt(b), lockA, /clock/);
+    const first = (await readEpoch(n3.client, prefix))!;
+    expect(first.cause).toBe('clock-jump');
+    // B's next probe of node 3 (quarantined: against) is its new baseline.
+    const other = await attempt(b, 'other');
+    const votes = other instanceof Lock || other instanceof RedlockError ? other.votes : [];
+    expect(votes[2], JSON.stringify(votes)).toMatchObject({ vote: 'against', reason: 'quarantined' });
+    if (other instanceof Lock) await (await other.release()).settled;
+    expect(nodeOf(b, 2).clock.last).not.toBeNull();
+    clock.set(25_000);
+    expectRefused(await attempt(b), lockA, /clock/);
+    const second = (await readEpoch(n3.client, prefix))!;
+    expect(second.quarantineUntil).toBeGreaterThan(first.quarantineUntil + 4_000);
+    // After the first quarantine's end on node 3's clock (5 s early in real time), A still holds: refused.
+    await waitFor(async () => (await nodeMs(n3)) > first.quarantineUntil + 50, ceiling, 'the end of the first quarantine');
+    expectRefused(await attempt(b), lockA, /clock/);
+  }, 60_000);
+
+  it('B idle for 25 s with the default driftFactor (an allowance of 252 ms), then node 3 forward by 10 s: refused', async () => {
+    // The allowance grows with the time since B's last reading (1 % of it): after 25 s, 252 ms.
+    const { a, b, prefix } = await scene('idle-25s');
+    const since = nodeOf(b, 2).clock.last!.at;
+    await waitFor(() => performance.now() - since > 25_000, 35_000, 'B idle for 25 s');
+    const lockA = await holdOnMajority(a, 'res', nodes, 5_000);
+    clock.set(10_000);
+    await keyGone(a, nodes[2]!);
+    expectRefused(await attempt(b), lockA, /clock/);
+    expect((await readEpoch(nodes[2]!.client, prefix))?.cause).toBe('clock-jump');
+  }, 60_000);
+
+  it("behind twemproxy: the upstream crashes, restarts from an older snapshot and its clock goes 10 s ahead, B's socket to the proxy open throughout", async () => {
+    const { a, b, prefix } = await scene('proxy-restart-jump', {}, { persistence: DEFAULT_RDB, proxied: true });
+    const n3 = nodes[2]!;
+    expect(nodeOf(b, 2).proxySafe).toBe(true);
+    // The snapshot the upstream comes back with: its sentinel, from before A's lease.
+    await n3.client.save();
+    const lockA = await holdOnMajority(a, 'res', nodes, 5_500);
+    const socket = nodeOf(b, 2).readySince;
+    await n3.crash();
+    await n3.start();
+    clock.set(10_000);
+    expect(await n3.client.get(a.lockKey('res'))).toBeNull();
+    // The upstream's uptime counts on its wall clock: it reads as started 10 s early, and a restart
+    // quarantine until that start + the ceiling (6 s) is over already. B's readings of the old
+    // process, through the same socket, show the jump.
+    expectRefused(await attempt(b), lockA, /clock|restart|quarantine/);
+    expect(nodeOf(b, 2).readySince).toBe(socket);
+    const epoch = (await readEpoch(n3.client, prefix))!;
+    expect(epoch.cause).toBe('clock-jump');
+    expect(epoch.quarantineUntil).toBeGreaterThan((await nodeMs(n3)) + MAX_TTL - 1_500);
+  }, 60_000);
+});
