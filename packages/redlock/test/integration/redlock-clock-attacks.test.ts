@@ -27,6 +27,8 @@ interface Scene {
   persistence?: readonly string[];
   /** Node 3 reached only through twemproxy (nutcracker), which keeps a client's socket across an upstream restart. */
   proxied?: boolean;
+  /** Node 3's clock off real time by this much from its start. */
+  offsetMs?: number;
 }
 
 /** Until `r` has read every node's clock: a jump before a client's first reading of a node is its baseline. */
@@ -46,6 +48,7 @@ async function warm(r: Redlock): Promise<void> {
 async function scene(name: string, settingsB: Partial<RedlockSettings> = {}, s: Scene = {}) {
   const ceiling = s.ceiling ?? MAX_TTL;
   clock = shiftedClock();
+  clock.set(s.offsetMs ?? 0);
   nodes = await bed.start(
     () => s.persistence ?? NO_PERSISTENCE,
     5,
@@ -166,5 +169,58 @@ describe('attacks on the clock check that it withstands', () => {
     const epoch = (await readEpoch(n3.client, prefix))!;
     expect(epoch.cause).toBe('clock-jump');
     expect(epoch.quarantineUntil).toBeGreaterThan((await nodeMs(n3)) + MAX_TTL - 1_500);
+  }, 60_000);
+
+  it('a step back during a data-loss quarantine on a clock an hour behind: the clock-jump quarantine keeps the longer end and the reseed owed', async () => {
+    // The clock-jump cause writes a new sentinel (createdAt) and sets no reseed of its own: it must
+    // neither shorten the data-loss quarantine (probe.lua keeps the latest end) nor drop the reseed
+    // that quarantine owes, or node 3 would vote with a register floored from its clock, an hour
+    // below the fences issued (reseed.ts).
+    const { a, b, prefix } = await scene('reseed-step-back', {}, { offsetMs: -3_600_000 });
+    const n3 = nodes[2]!;
+    const lockA = await holdOnMajority(a, 'res', nodes, 1_000);
+    await lockA.release();
+    for (const i of [3, 4]) await nodes[i]!.client.hset(`${prefix}epoch`, 'fence', String(lockA.fence! - 10));
+    await n3.client.flushall();
+    await b.acquire('other', 1_000, { fenced: false }).then(
+      (l) => l.release(),
+      () => null,
+    );
+    await waitFor(async () => (await readEpoch(n3.client, prefix))?.cause === 'data-loss', 5_000, "node 3's data-loss quarantine");
+    const loss = (await readEpoch(n3.client, prefix))!;
+    // Ten seconds further back: B's next probe sees the step.
+    clock.set(-3_610_000);
+    await waitFor(
+      async () => {
+        await b.acquire('other', 1_000, { fenced: false }).then(
+          (l) => l.release(),
+          () => null,
+        );
+        return (await readEpoch(n3.client, prefix))?.cause === 'clock-jump';
+      },
+      5_000,
+      "node 3's clock-jump quarantine",
+    );
+    const jump = (await readEpoch(n3.client, prefix))!;
+    expect(jump.quarantineUntil).toBe(loss.quarantineUntil);
+    expect(await n3.client.hget(`${prefix}epoch`, 'reseed')).toBe('1');
+    expect(jump.fence).toBeLessThan(lockA.fence!);
+    await waitFor(async () => (await nodeMs(n3)) > jump.quarantineUntil + 50, 30_000, "the end of node 3's quarantine");
+    // Nodes 1 and 2 refuse: a grant must count node 3, and its fence must be above A's. A fresh client:
+    // B's own guess of the next fence (fence-ahead.ts) already knows nodes 1 and 2's registers.
+    const c = bed.client(prefix);
+    for (const i of [0, 1]) await nodes[i]!.client.set(c.lockKey('after'), 'foreign', 'PX', 30_000);
+    const granted: Lock[] = [];
+    await waitFor(
+      async () => {
+        const outcome = await c.acquire('after', 1_000).catch(() => null);
+        if (outcome) granted.push(outcome);
+        return granted.length > 0;
+      },
+      5_000,
+      'B to be granted with node 3',
+    );
+    expect(granted[0]!.votes[2]).toMatchObject({ vote: 'for' });
+    expect(granted[0]!.fence!).toBeGreaterThan(lockA.fence!);
   }, 60_000);
 });
