@@ -42,14 +42,24 @@ export interface ClockReading {
 /** How old the rate reference may get before the current reading replaces it. */
 export const RATE_WINDOW_MS = 60_000;
 
-/** The drift a node's clock may show over `elapsedMs` (quorum.ts: ttl × driftFactor + 2 ms). */
-export function allowedDriftMs(elapsedMs: number, driftFactor: number): number {
-  return elapsedMs * driftFactor + 2;
+/**
+ * The drift a node's clock may show over `elapsedMs` (quorum.ts: ttl × driftFactor + 2 ms), the
+ * elapsed time counted up to `ceilingMs` (the lease ceiling, maxTtlMs). Why the cap: a lease is
+ * safe while its node's clock moves no more than driftFactor × ttl + 2 ms beyond ours within it, and
+ * ttl ≤ the ceiling; uncapped, the allowance between two readings far apart (a client idle for
+ * minutes) grew past any lease's budget, and a step inside one lease went unseen (150 s idle at the
+ * default 1 %: a 1.25 s step expired a 1 s lease early, redlock-clock-holes). Capped, a step larger
+ * than driftFactor × ceiling + 2 ms is always seen by a client with a reading of the node; what the
+ * cap costs is liveness only: a clock drifting steadily faster than driftFactor × ceiling over the
+ * gap is counted out too (a quarantine, votes taken away, fences untouched).
+ */
+export function allowedDriftMs(elapsedMs: number, driftFactor: number, ceilingMs = Infinity): number {
+  return Math.min(elapsedMs, ceilingMs) * driftFactor + 2;
 }
 
 /** How far apart two readings surely are beyond their drift allowance (ms); ≤ 0 when they agree. */
-export function clockExcessMs(ref: ClockReading, now: ClockReading, readAt: number, driftFactor: number): number {
-  const allowed = allowedDriftMs(readAt - ref.at, driftFactor);
+export function clockExcessMs(ref: ClockReading, now: ClockReading, readAt: number, driftFactor: number, ceilingMs = Infinity): number {
+  const allowed = allowedDriftMs(readAt - ref.at, driftFactor, ceilingMs);
   // Forward: even the lowest offset now is above the highest then; backward: the reverse.
   return Math.max(now.lo - ref.hi, ref.lo - now.hi) - allowed;
 }
@@ -64,35 +74,54 @@ export function timeReplyMs(seconds: unknown, micros: unknown): number | null {
 
 /**
  * Hold one reading of `node`'s TIME (ms) against the previous ones and remember it. Returns the
- * excess in ms when the node's clock jumped or drifted beyond the allowance (and forgets the
- * references: after the quarantine the node's clock as it is now is the new baseline), else 0.
+ * excess in ms when the node's clock jumped or drifted beyond the allowance (and takes this very
+ * reading for both references: the node's clock as it is now is the baseline the quarantine's end
+ * and any later step are measured against), else 0.
  *
  * A jump seen stays seen until a check that starts its quarantine has answered (`jumpPending`,
  * cleared by clockJumpRecorded): every reading before that counts the node out too. Without it,
  * a probe already on the wire when the jump was seen (another batch, another replay) came back
- * to no reference at all (they were just forgotten) and to a sentinel with no quarantine yet
+ * to references it agreed with (the jumped reading) and to a sentinel with no quarantine yet
  * (the check that writes it goes out after it, on the same connection), and voted for: a second
  * holder beside one whose key the jumped clock expired early (found in review). Commands on one
  * connection run in order, so every probe sent after that check reads the quarantine, and every
  * one sent before it is answered before it, while the mark stands.
  */
-export function checkClock(node: LockNode, nodeMs: number, sentAt: number, readAt: number, driftFactor: number): number {
+export function checkClock(node: LockNode, nodeMs: number, sentAt: number, readAt: number, allowance: Allowance): number {
   const clock = node.clock;
   if (clock.jumpPending) return PENDING_JUMP_MS;
+  const { driftFactor, maxTtlMs } = allowance;
   const reading: ClockReading = { lo: nodeMs - readAt, hi: nodeMs - sentAt, at: sentAt };
   let excess = 0;
-  if (clock.last !== null) excess = Math.max(excess, clockExcessMs(clock.last, reading, readAt, driftFactor));
-  if (clock.base !== null) excess = Math.max(excess, clockExcessMs(clock.base, reading, readAt, driftFactor));
+  if (clock.last !== null) excess = Math.max(excess, clockExcessMs(clock.last, reading, readAt, driftFactor, maxTtlMs));
+  if (clock.base !== null) excess = Math.max(excess, clockExcessMs(clock.base, reading, readAt, driftFactor, maxTtlMs));
   if (excess > 0) {
-    clock.last = null;
-    clock.base = null;
+    // The reading that shows the jump is the node's clock as it is now: the new baseline at once.
+    // Forgetting the references here took the first reading after the quarantine was written for
+    // the baseline, so a second step in between went unseen and the quarantine, counted on the
+    // node's clock, ended early by that step (redlock-clock-holes: +20 s then +5 s; a restart on a
+    // clock 10 s behind, then put right).
+    clock.last = reading;
+    clock.base = reading;
     clock.jumpPending = true;
     return excess;
   }
-  clock.last = reading;
-  if (clock.base === null || readAt - clock.base.at > RATE_WINDOW_MS) clock.base = reading;
+  // A reading is only as sharp as its round trip: one wider than the reference it would replace
+  // (a slow reply, a stalled node), even once that reference is widened by the drift allowed since,
+  // would hide any step up to its width from the next check. The sharper one is kept.
+  const last = clock.last;
+  if (last === null || width(reading) <= width(last) + allowedDriftMs(readAt - last.at, driftFactor, maxTtlMs)) clock.last = reading;
+  if (clock.base === null || readAt - clock.base.at > RATE_WINDOW_MS) clock.base = clock.last;
   return 0;
 }
+
+/** What the clock check allows a node's clock: the drift rate and the lease ceiling the elapsed time is capped at (allowedDriftMs). */
+export interface Allowance {
+  readonly driftFactor: number;
+  readonly maxTtlMs: number;
+}
+
+const width = (r: ClockReading) => r.hi - r.lo;
 
 /** What checkClock returns while a jump it saw has no quarantine on the node yet (any excess counts the node out). */
 const PENDING_JUMP_MS = 1;
@@ -102,9 +131,9 @@ const PENDING_JUMP_MS = 1;
  * whose quarantine is not on the node yet (checkClock). A reading without TIME (null) counts it out
  * only in the second case.
  */
-export function clockCountsOut(node: LockNode, nodeMs: number | null, sentAt: number, readAt: number, driftFactor: number): boolean {
+export function clockCountsOut(node: LockNode, nodeMs: number | null, sentAt: number, readAt: number, allowance: Allowance): boolean {
   if (nodeMs === null) return node.clock.jumpPending;
-  return checkClock(node, nodeMs, sentAt, readAt, driftFactor) > 0;
+  return checkClock(node, nodeMs, sentAt, readAt, allowance) > 0;
 }
 
 /** A check that starts a clock-jump quarantine on `node` has answered: the quarantine is there now. */

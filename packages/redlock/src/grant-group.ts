@@ -340,7 +340,7 @@ export class GrantGroup implements BatchGroup {
   /** Does this probe's TIME show the node's clock off our monotonic clock beyond the drift allowance (clock-check.ts)? */
   private clockJumped(probe: Probe): boolean {
     if (this.probes.detect !== '2') return false;
-    return clockCountsOut(this.node, probe.timeMs, this.sentAt, this.readAt, this.probes.driftFactor);
+    return clockCountsOut(this.node, probe.timeMs, this.sentAt, this.readAt, this.probes);
   }
 
   /**

@@ -130,14 +130,14 @@ function sendAlone(node: LockNode, plan: GrantPlan, grant: Buffer, reply: Reply)
         // The first reading of this connection's clock check (clock-check.ts): its baseline. A jump
         // against an earlier reading (a grant sent again after NOSCRIPT) counts the node out now,
         // and starts its clock-jump quarantine here, as GrantGroup.force does on the fast path: the
-        // check forgets its readings when it reports a jump, so a later check would take the jumped
-        // clock for its baseline and see nothing. Safety: a clock that ran ahead may have expired a
+        // check takes the jumped reading for its baseline when it reports a jump, so a later check
+        // would see nothing. Safety: a clock that ran ahead may have expired a
         // holder's key early on this node; quarantined, the node gives no vote for a maxTtl, longer
         // than any lease granted before the jump, so no such key's absence elects a second holder.
         // The quarantine only takes votes away, so fence order is the mutex's (its end reseeds the
         // register, reseed.ts). The vote waits for the check that starts it, as force()'s does.
         const t = Array.isArray(checked.reply) && checked.reply.length === 13 ? timeReplyMs(checked.reply[9], checked.reply[10]) : null;
-        if (plan.probes.detect === '2' && clockCountsOut(node, t, checked.sentAt, checked.readAt, plan.probes.driftFactor)) {
+        if (plan.probes.detect === '2' && clockCountsOut(node, t, checked.sentAt, checked.readAt, plan.probes)) {
           node.checks.runId = null;
           node.quarantine.wantTime = true;
           const jumped = new Error("the node's clock jumped beyond the drift allowance");
