@@ -17,15 +17,21 @@
  * node's offset may move by at most driftFactor × elapsed + 2 ms (the validity's own allowance);
  * the check flags a jump only when even the most favourable ends of the two intervals are further
  * apart than that. A slow round trip widens the intervals: it can hide a jump smaller than itself,
- * never invent one (no false alarm from a loaded machine, a paused client or a slow node).
+ * never invent one (no false alarm from a loaded machine or a slow node). A client whose own
+ * monotonic clock stops (a suspended VM or laptop) sees every node jump forward by the pause: that
+ * breaks the assumption the check rests on (the README's), and it costs a clock-jump quarantine
+ * written on each node it reads, for every client (maxTtlMs).
  *
  * Two references: the previous reading (a step between two probes) and one up to RATE_WINDOW_MS
  * old (a clock running fast or slow by more than driftFactor: over a minute at the default 1 % that
- * is 600 ms, which a step check between probes a second apart cannot add up).
+ * is 600 ms, which a step check between probes a second apart cannot add up). The step reference's
+ * allowance stops growing at the lease ceiling, the rate reference's at the larger of the ceiling
+ * and its window (allowedDriftMs).
  *
  * What it cannot see: a jump while this client has no reading of the node (a fresh client's first
  * reading is its baseline; see the README's assumptions; a reconnection keeps the readings, node.ts
- * connectionReady), and a jump smaller than the allowance plus the round trip. The quarantine it
+ * connectionReady), and a jump smaller than the allowance plus the round trips of the two readings
+ * compared. The quarantine it
  * starts lasts the ceiling on the node's own clock, which after a forward jump of J still covers
  * every lock the node held (each ends by the jump's real time + ttl ≤ node time + ceiling).
  */
@@ -48,10 +54,14 @@ export const RATE_WINDOW_MS = 60_000;
  * safe while its node's clock moves no more than driftFactor × ttl + 2 ms beyond ours within it, and
  * ttl ≤ the ceiling; uncapped, the allowance between two readings far apart (a client idle for
  * minutes) grew past any lease's budget, and a step inside one lease went unseen (150 s idle at the
- * default 1 %: a 1.25 s step expired a 1 s lease early, redlock-clock-holes). Capped, a step larger
- * than driftFactor × ceiling + 2 ms is always seen by a client with a reading of the node; what the
- * cap costs is liveness only: a clock drifting steadily faster than driftFactor × ceiling over the
- * gap is counted out too (a quarantine, votes taken away, fences untouched).
+ * default 1 %: a 1.25 s step expired a 1 s lease early; redlock-clock-steps). Capped, a step larger
+ * than driftFactor × ceiling + 2 ms plus the widths of the two readings is seen by a client with a
+ * reading of the node. That does not make every lease safe: a lease shorter than the ceiling has a
+ * smaller budget, and a step between the two is still missed after a gap longer than the ceiling
+ * (the README's assumptions). What the cap costs is liveness only: a clock drifting steadily, relative
+ * to ours, by more than driftFactor × ceiling over a gap longer than the ceiling is counted out too
+ * (at the defaults, 20 ppm over 9 hours without a reading): a quarantine, votes taken away, fences
+ * untouched.
  */
 export function allowedDriftMs(elapsedMs: number, driftFactor: number, ceilingMs = Infinity): number {
   return Math.min(elapsedMs, ceilingMs) * driftFactor + 2;
@@ -94,7 +104,10 @@ export function checkClock(node: LockNode, nodeMs: number, sentAt: number, readA
   const reading: ClockReading = { lo: nodeMs - readAt, hi: nodeMs - sentAt, at: sentAt };
   let excess = 0;
   if (clock.last !== null) excess = Math.max(excess, clockExcessMs(clock.last, reading, readAt, driftFactor, maxTtlMs));
-  if (clock.base !== null) excess = Math.max(excess, clockExcessMs(clock.base, reading, readAt, driftFactor, maxTtlMs));
+  // The rate reference measures a steady drift over its window: capped no lower than the window, a
+  // short ceiling does not turn a clock slewing well within driftFactor (NTP, 500 ppm) into jumps.
+  if (clock.base !== null)
+    excess = Math.max(excess, clockExcessMs(clock.base, reading, readAt, driftFactor, Math.max(maxTtlMs, RATE_WINDOW_MS)));
   if (excess > 0) {
     // The reading that shows the jump is the node's clock as it is now: the new baseline at once.
     // Forgetting the references here took the first reading after the quarantine was written for
@@ -106,13 +119,21 @@ export function checkClock(node: LockNode, nodeMs: number, sentAt: number, readA
     clock.jumpPending = true;
     return excess;
   }
-  // A reading is only as sharp as its round trip: one wider than the reference it would replace
-  // (a slow reply, a stalled node), even once that reference is widened by the drift allowed since,
-  // would hide any step up to its width from the next check. The sharper one is kept.
-  const last = clock.last;
-  if (last === null || width(reading) <= width(last) + allowedDriftMs(readAt - last.at, driftFactor, maxTtlMs)) clock.last = reading;
+  remember(clock, reading, readAt, allowance);
   if (clock.base === null || readAt - clock.base.at > RATE_WINDOW_MS) clock.base = clock.last;
   return 0;
+}
+
+/**
+ * Keep `reading` as the step reference unless the current one is sharper. A reading is only as
+ * sharp as its round trip: one wider than the reference it would replace (a slow reply, a stalled
+ * node), even once that reference is widened by the drift allowed since, would hide any step up to
+ * its width from the next check.
+ */
+function remember(clock: LockNode['clock'], reading: ClockReading, readAt: number, allowance: Allowance): void {
+  const last = clock.last;
+  if (last === null || width(reading) <= width(last) + allowedDriftMs(readAt - last.at, allowance.driftFactor, allowance.maxTtlMs))
+    clock.last = reading;
 }
 
 /** What the clock check allows a node's clock: the drift rate and the lease ceiling the elapsed time is capped at (allowedDriftMs). */
@@ -136,7 +157,20 @@ export function clockCountsOut(node: LockNode, nodeMs: number | null, sentAt: nu
   return checkClock(node, nodeMs, sentAt, readAt, allowance) > 0;
 }
 
-/** A check that starts a clock-jump quarantine on `node` has answered: the quarantine is there now. */
-export function clockJumpRecorded(node: LockNode): void {
+/**
+ * A check that starts a clock-jump quarantine on `node` has answered: the quarantine is there now,
+ * counted from that check's TIME (`at`: the node's ms, read between sentAt and readAt). That reading
+ * becomes the reference when it is sharper than the one that showed the jump: a jump seen by a slow
+ * probe (a reading seconds wide) left a reference that hid a second step up to its width, and the
+ * quarantine, counted on the node's clock, ended early by it (two holders; redlock-clock-steps).
+ */
+export function clockJumpRecorded(
+  node: LockNode,
+  at?: { nodeMs: number | null; sentAt: number; readAt: number },
+  allowance?: Allowance,
+): void {
   node.clock.jumpPending = false;
+  if (!at || at.nodeMs === null || !allowance) return;
+  remember(node.clock, { lo: at.nodeMs - at.readAt, hi: at.nodeMs - at.sentAt, at: at.sentAt }, at.readAt, allowance);
+  node.clock.base = node.clock.last;
 }

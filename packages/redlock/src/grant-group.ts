@@ -354,8 +354,9 @@ export class GrantGroup implements BatchGroup {
         let parsed: Probe | null = null;
         try {
           parsed = parseProbe(checked.reply);
-          // The quarantine is on the node now: readings from here on may take its clock as the new baseline.
-          if (evidence === 'clock-jump') clockJumpRecorded(this.node);
+          // The quarantine is on the node now, counted from this check's TIME: the reference for later readings.
+          if (evidence === 'clock-jump')
+            clockJumpRecorded(this.node, { nodeMs: parsed.timeMs, sentAt: checked.sentAt, readAt: checked.readAt }, this.probes);
         } catch (err) {
           this.probe = err as Error;
         }

@@ -144,8 +144,9 @@ function sendAlone(node: LockNode, plan: GrantPlan, grant: Buffer, reply: Reply)
           void node
             .runCheck(plan.probes, false, plan.probes.checkForced('clock-jump'))
             .then((forced) => {
-              parseProbe(forced.reply); // a reply of another shape: the quarantine is not known to be there
-              clockJumpRecorded(node);
+              // A reply of another shape throws: the quarantine is not known to be there.
+              const recorded = parseProbe(forced.reply);
+              clockJumpRecorded(node, { nodeMs: recorded.timeMs, sentAt: forced.sentAt, readAt: forced.readAt }, plan.probes);
             })
             .catch(() => undefined)
             .then(() => {

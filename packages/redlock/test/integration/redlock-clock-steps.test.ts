@@ -1,3 +1,4 @@
+import net from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { Lock, LockContendedError, readEpoch, Redlock, RedlockError, type RedlockSettings } from '@redlock-console/redlock';
 import { uniquePrefix, waitFor } from '@/test/support/cluster';
@@ -93,6 +94,35 @@ async function idle(b: Redlock, ms: number): Promise<void> {
   await waitFor(() => performance.now() - since > ms, ms + 10_000, `B idle for ${ms} ms`);
 }
 
+/** A TCP proxy to `port` whose client-to-server bytes can be held and let go: a probe delayed on its way. */
+function holdingProxy(port: number) {
+  let held = false;
+  const queues: Array<{ buf: Buffer[]; up: net.Socket }> = [];
+  const server = net.createServer((c) => {
+    const up = net.connect(port, '127.0.0.1');
+    const q = { buf: [] as Buffer[], up };
+    queues.push(q);
+    c.on('data', (d) => (held ? q.buf.push(d) : up.write(d)));
+    up.on('data', (d) => c.write(d));
+    for (const [from, to] of [
+      [c, up],
+      [up, c],
+    ] as const) {
+      from.on('error', () => to.destroy());
+      from.on('close', () => to.destroy());
+    }
+  });
+  return {
+    listen: () => new Promise<number>((r) => server.listen(0, '127.0.0.1', () => r((server.address() as net.AddressInfo).port))),
+    hold: () => (held = true),
+    release: () => {
+      held = false;
+      for (const q of queues) for (const b of q.buf.splice(0)) q.up.write(b);
+    },
+    close: () => server.close(),
+  };
+}
+
 describe('steps of a node clock the clock check sees', () => {
   it('a second jump forward before B’s first probe after the first jump’s quarantine was written: the quarantine ends early', async () => {
     const ceiling = MAX_TTL;
@@ -162,4 +192,48 @@ describe('steps of a node clock the clock check sees', () => {
     await keyGone(a, nodes[2]!);
     expectRefused(await attempt(b, 'res', 500), lockA);
   });
+
+  it('a jump seen by a probe held 4 s on its way, then +3 s once the quarantine is written: the check that wrote it is the reference, not the wide reading', async () => {
+    // Found in review: the wide reading that showed the jump became B's baseline and hid the second
+    // step, and the quarantine, counted on node 3's clock, ended 3 s early (two holders).
+    clock = shiftedClock();
+    nodes = await bed.start(
+      () => NO_PERSISTENCE,
+      5,
+      (i) => (i === 2 ? clock.env : {}),
+    );
+    const proxy = holdingProxy(Number(new URL(nodes[2]!.url).port));
+    const port = await proxy.listen();
+    bed.onCleanup(() => proxy.close());
+    const prefix = uniquePrefix('clock-held-probe');
+    const a = client(prefix);
+    const b = client(
+      prefix,
+      {},
+      nodes.map((n, i) => (i === 2 ? `redis://127.0.0.1:${port}` : n.url)),
+    );
+    await markCleanLevel(a, prefix, nodes);
+    await warm(b);
+    // B's next probe of node 3 is written now and held on the way.
+    proxy.hold();
+    const during = b.acquire('other', 2_000).catch((e: Error) => e);
+    // pace: the time B's probe spends on the way (the width of the reading that will show the jump)
+    await new Promise((r) => setTimeout(r, 4_000));
+    const lockA = await holdOnMajority(a, 'res', nodes, MAX_TTL - 500);
+    const n3 = nodes[2]!;
+    clock.set(20_000);
+    await keyGone(a, n3);
+    proxy.release();
+    const d = await during;
+    if (d instanceof Lock) await d.release();
+    await waitFor(
+      async () => !nodeOf(b, 2).clock.jumpPending && (await readEpoch(n3.client, prefix))?.cause === 'clock-jump',
+      5_000,
+      "node 3's clock-jump quarantine",
+    );
+    const until = (await readEpoch(n3.client, prefix))!.quarantineUntil;
+    clock.set(23_000);
+    await waitFor(async () => (await n3.client.time()).map(Number)[0]! * 1_000 > until + 50, MAX_TTL, 'the end of the quarantine');
+    expectRefused(await b.acquire('res', 500).catch((e: Error) => e), lockA);
+  }, 60_000);
 });

@@ -74,6 +74,30 @@ describe('the clock check (src/clock-check.ts)', () => {
     expect(checkClock(n, 5_000 + 68_000 + 5_000, 68_000, 68_001, A)).toBeGreaterThan(4_000);
   });
 
+  it('the check that writes a clock-jump quarantine is the reference after it when it is sharper than the reading that showed the jump', () => {
+    const n = node();
+    expect(checkClock(n, 5_000, 0, 1, A)).toBe(0);
+    // A probe 4 s on the way (sent at 1,000, read at 5,000) shows +20 s: a reference 4 s wide.
+    expect(checkClock(n, 5_000 + 20_000 + 1_000, 1_000, 5_000, A)).toBeGreaterThan(15_000);
+    // The forced check, sharp, is what the quarantine is counted from.
+    clockJumpRecorded(n, { nodeMs: 5_000 + 20_000 + 5_100, sentAt: 5_100, readAt: 5_101 }, A);
+    expect(n.clock.last).toEqual({ lo: 25_000 - 1, hi: 25_000, at: 5_100 });
+    // +3 s more: inside the wide reading's width, beyond the sharp one's allowance.
+    expect(checkClock(n, 5_000 + 23_000 + 6_000, 6_000, 6_001, A)).toBeGreaterThan(2_900);
+    // A forced check wider than the jumped reading does not replace it.
+    const m = node();
+    expect(checkClock(m, 5_000, 0, 1, A)).toBe(0);
+    expect(checkClock(m, 25_100, 100, 101, A)).toBeGreaterThan(19_000);
+    clockJumpRecorded(m, { nodeMs: 25_200 + 2_000, sentAt: 200, readAt: 4_200 }, A);
+    expect(m.clock.last).toEqual({ lo: 25_100 - 101, hi: 25_100 - 100, at: 100 });
+  });
+
+  it('a short ceiling does not shrink the rate reference: a clock slewed at 500 ppm (NTP) is not flagged with maxTtlMs 1 s', () => {
+    const n = node();
+    const short = { driftFactor: 0.01, maxTtlMs: 1_000 };
+    for (let i = 0; i <= 90; i++) expect(checkClock(n, 1_000_000 + i * 1_000.5, i * 1_000, i * 1_000 + 1, short)).toBe(0);
+  });
+
   it('a jump seen stays seen until its quarantine is written: every reading meanwhile counts the node out, one without TIME too', () => {
     const n = node();
     expect(checkClock(n, 5_000, 0, 1, A)).toBe(0);
