@@ -50,8 +50,11 @@ export function judgeDefence(kind: TrialKind, e: DefenceEvidence): { defence: st
       // On a loaded machine the victim under memory pressure may answer A only after the round's
       // deadline (every vote a timeout): then the defence is the eviction quarantine its sentinel
       // records, provided it never voted for.
+      // allkeys-random may evict the sentinel itself (one key among A's): its check then finds no
+      // sentinel and records a data-loss quarantine, the same defence under another name.
       const all = [...e.aVictimVotes, ...e.bVictimVotes];
-      const recorded = !all.includes('f') && s?.cause === 'eviction';
+      const cause = s?.cause === 'eviction' || (kind === 'evict-allkeys-random' && s?.cause === 'data-loss');
+      const recorded = !all.includes('f') && cause;
       const defence = all.includes('f')
         ? null
         : all.includes('u')

@@ -45,6 +45,13 @@ describe('targeted trials: the defence the safe core owes', () => {
       expect(judgeDefence(kind, evidence({ aVictimVotes: ['u', 'u', 'p'], bVictimVotes: ['u'] })).defended).toBe(false);
       expect(judgeDefence(kind, evidence({ aVictimVotes: ['u'], bVictimVotes: ['f'], bGranted: true })).defended).toBe(false);
     }
+    // Every vote late (a loaded machine): the sentinel shows the defence. allkeys-random may have
+    // evicted the sentinel itself, found as a data loss (seen in a CI-profile run at a load of 12).
+    const late = { aVictimVotes: ['t', 't'], bVictimVotes: ['p'], bGranted: true };
+    expect(judgeDefence('evict-allkeys-random', evidence({ ...late, sentinel: sentinel('data-loss') })).defended).toBe(true);
+    expect(judgeDefence('evict-allkeys-random', evidence({ ...late, sentinel: sentinel('eviction') })).defended).toBe(true);
+    expect(judgeDefence('evict-volatile-lru', evidence({ ...late, sentinel: sentinel('data-loss') })).defended).toBe(false);
+    expect(judgeDefence('evict-allkeys-random', evidence({ ...late, sentinel: null })).defended).toBe(false);
   });
 
   it('a policy switched there and back: B refused by the victim, quarantined for its evictions', () => {
