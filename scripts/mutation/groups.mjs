@@ -110,6 +110,23 @@ export const GROUPS = [
       'redlock-fence-ahead',
       // A batch's shared reads: which members a probe serves, its check and WATCH, a failed TIME or read.
       'redlock-grant-group-paths',
+      // The clock check's callers: a jump seen on first contact or in a batch, the forced check's reading.
+      'redlock-clock-steps',
+      'redlock-clock-attacks',
+    ],
+  },
+  {
+    // The clock check's arithmetic and references, and the attacks a hostile review made on it.
+    name: 'clock',
+    files: [`${P}/clock-check.ts`],
+    tests: [
+      'clock-check',
+      'redlock-clock-steps',
+      'redlock-clock-attacks',
+      'redlock-clock-jump-inflight',
+      'redlock-rollback',
+      'redlock-grant-replay',
+      'redlock-fence-ahead',
     ],
   },
   {

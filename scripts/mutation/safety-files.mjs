@@ -15,4 +15,5 @@ export const SAFETY_TS = [
   'packages/redlock/src/release-round.ts', // release, cleanup
   'packages/redlock/src/release-group.ts', // release, cleanup
   'packages/redlock/src/lock.ts', // extend, validity
+  'packages/redlock/src/clock-check.ts', // probe/validity: a node's clock held to the drift the validity allows
 ];
