@@ -8,11 +8,13 @@
  * survivor then, at 30–165 s each) only costs time. An entry stands while the mutated script, with
  * the snippets it includes, is the one the argument was made about (`scriptHash`, as lua-cache.ts
  * judges results): once the script changes the argument may no longer hold, the mutant is tested
- * again, and the run lists the entry as stale, to be examined again or removed.
+ * again, and the run lists the entry as stale, to be examined again or removed. An argument that
+ * reaches outside the script (a TypeScript caller's arguments, another script's writes) names those
+ * files in `dependsOn` with their hashes: a change to one makes the entry stale too.
  * `--recheck-equivalents` ignores the list (tests every mutant as any other).
  */
 import { readFileSync } from 'node:fs';
-import { judgedAgainst, mutantId, type Current, type Mutant } from './lua-cache';
+import { judgedAgainst, mutantId, sha, type Current, type Mutant } from './lua-cache';
 
 export interface Equivalent {
   readonly file: string;
@@ -23,7 +25,12 @@ export interface Equivalent {
   readonly scriptHash: string;
   /** Why no input tells the mutant from the script. */
   readonly why: string;
+  /** Files outside the script the argument rests on (repository paths) and their sha1 when it was made. */
+  readonly dependsOn?: Readonly<Record<string, string>>;
 }
+
+/** Reads a repository file (for `dependsOn`); the runner reads its sandbox copy. */
+export type ReadFile = (path: string) => string;
 
 export const EQUIVALENTS_PATH = 'scripts/mutation/lua-equivalents.json';
 
@@ -42,8 +49,15 @@ export function parseEquivalents(text: string): Equivalent[] {
       typeof o.scriptHash === 'string' &&
       /^[0-9a-f]{40}$/.test(o.scriptHash) &&
       typeof o.why === 'string' &&
-      o.why.trim().length >= 10;
-    if (!ok) throw new Error(`${EQUIVALENTS_PATH}: entry ${i} needs file, line, replacement, scriptHash (sha1) and a why`);
+      o.why.trim().length >= 10 &&
+      (o.dependsOn === undefined ||
+        (typeof o.dependsOn === 'object' &&
+          o.dependsOn !== null &&
+          Object.values(o.dependsOn).every((h) => typeof h === 'string' && /^[0-9a-f]{40}$/.test(h))));
+    if (!ok)
+      throw new Error(
+        `${EQUIVALENTS_PATH}: entry ${i} needs file, line, replacement, scriptHash (sha1), a why, and dependsOn of sha1s if any`,
+      );
     return o as unknown as Equivalent;
   });
 }
@@ -54,18 +68,29 @@ export function loadEquivalents(path: string): Equivalent[] {
 
 const idOf = (e: Equivalent) => mutantId({ file: e.file, line: e.line, replacement: e.replacement });
 
-/** The entry that stands for mutant `m` of `now.script`: same mutant, same script (with includes) as when it was argued. */
-export function standingEquivalent(list: readonly Equivalent[], m: Mutant, now: Current): Equivalent | undefined {
-  const id = mutantId(m);
-  const hash = judgedAgainst(now);
-  return list.find((e) => e.file === now.script && e.scriptHash === hash && idOf(e) === id);
+/** Does every file the argument rests on still read as it did (a missing file does not)? */
+function dependenciesHold(e: Equivalent, readFile: ReadFile): boolean {
+  return Object.entries(e.dependsOn ?? {}).every(([path, hash]) => {
+    try {
+      return sha(readFile(path)) === hash;
+    } catch {
+      return false;
+    }
+  });
 }
 
-/** The entries of `now.script` that no longer stand: the script changed, or no mutant of it is that one any more. */
-export function staleEquivalents(list: readonly Equivalent[], mutants: readonly Mutant[], now: Current): Equivalent[] {
+/** The entry that stands for mutant `m` of `now.script`: same mutant, same script (with includes) and dependencies as when it was argued. */
+export function standingEquivalent(list: readonly Equivalent[], m: Mutant, now: Current, readFile: ReadFile): Equivalent | undefined {
+  const id = mutantId(m);
+  const hash = judgedAgainst(now);
+  return list.find((e) => e.file === now.script && e.scriptHash === hash && idOf(e) === id && dependenciesHold(e, readFile));
+}
+
+/** The entries of `now.script` that no longer stand: the script or a dependency changed, or no mutant of it is that one any more. */
+export function staleEquivalents(list: readonly Equivalent[], mutants: readonly Mutant[], now: Current, readFile: ReadFile): Equivalent[] {
   const ids = new Set(mutants.map(mutantId));
   const hash = judgedAgainst(now);
-  return list.filter((e) => e.file === now.script && (e.scriptHash !== hash || !ids.has(idOf(e))));
+  return list.filter((e) => e.file === now.script && (e.scriptHash !== hash || !ids.has(idOf(e)) || !dependenciesHold(e, readFile)));
 }
 
 /** A script's mutants split: those to judge (test or take from the cache), the equivalents not tested, and the stale entries. */
@@ -73,13 +98,14 @@ export function splitEquivalents<M extends Mutant>(
   list: readonly Equivalent[],
   mutants: readonly M[],
   now: Current,
+  readFile: ReadFile,
 ): { readonly judged: M[]; readonly skipped: Equivalent[]; readonly stale: Equivalent[] } {
   const judged: M[] = [];
   const skipped: Equivalent[] = [];
   for (const m of mutants) {
-    const eq = standingEquivalent(list, m, now);
+    const eq = standingEquivalent(list, m, now, readFile);
     if (eq) skipped.push(eq);
     else judged.push(m);
   }
-  return { judged, skipped, stale: staleEquivalents(list, mutants, now) };
+  return { judged, skipped, stale: staleEquivalents(list, mutants, now, readFile) };
 }

@@ -163,7 +163,7 @@ function main() {
       if (!tests) throw new Error(`no tests listed for ${file} in LUA_TESTS (lua-tests.ts)`);
       const source = readScript(file);
       const now: Current = { script: file, readScript, set: tests, read: readTest };
-      const split = splitEquivalents(equivalents, mutantsOf(file, source), now);
+      const split = splitEquivalents(equivalents, mutantsOf(file, source), now, (path) => readFileSync(join(sandbox, path), 'utf8'));
       stale.push(...split.stale);
       skipped.push(...split.skipped.filter((e) => inRanges(e.line, lineRanges)));
       const mutants = split.judged.filter((m) => inRanges(m.line, lineRanges));

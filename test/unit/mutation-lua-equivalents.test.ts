@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { mutantId, scriptHashOf, type Current } from '../../scripts/mutation/lua-cache';
+import { mutantId, scriptHashOf, sha, type Current } from '../../scripts/mutation/lua-cache';
 import {
   EQUIVALENTS_PATH,
   loadEquivalents,
@@ -31,6 +31,15 @@ const now = (edits: Record<string, string> = {}): Current => ({
   set: { quick: ['x-mutants'], full: ['x-mutants'] },
   read: () => '',
 });
+const files: Record<string, string> = { 'src/caller.ts': 'export const start = 1;\n' };
+const readFile =
+  (edits: Record<string, string> = {}) =>
+  (p: string) => {
+    const text = { ...files, ...edits }[p];
+    if (text === undefined) throw new Error(`no ${p}`);
+    return text;
+  };
+const rf = readFile();
 const sub0 = { file: 'x.lua', line: 1, replacement: '  local s = string.sub(ARGV[1], 0, 3)' };
 const entry = (over: Partial<Equivalent> = {}): Equivalent => ({
   file: 'x.lua',
@@ -43,28 +52,42 @@ const entry = (over: Partial<Equivalent> = {}): Equivalent => ({
 
 describe('lua-equivalents: which mutants are not tested again', () => {
   it('an entry stands for its mutant while the script (with what it includes) is unchanged', () => {
-    expect(standingEquivalent([entry()], sub0, now())).toEqual(entry());
+    expect(standingEquivalent([entry()], sub0, now(), rf)).toEqual(entry());
     // Another mutant of the same line is tested.
-    expect(standingEquivalent([entry()], { ...sub0, replacement: 'local s = string.sub(ARGV[1], 2, 3)' }, now())).toBeUndefined();
+    expect(standingEquivalent([entry()], { ...sub0, replacement: 'local s = string.sub(ARGV[1], 2, 3)' }, now(), rf)).toBeUndefined();
     // The script changed, or the snippet it includes: the argument may not hold, the mutant is tested.
-    expect(standingEquivalent([entry()], sub0, now({ 'x.lua': `${scripts['x.lua']}-- more\n` }))).toBeUndefined();
-    expect(standingEquivalent([entry()], sub0, now({ '_shared.lua': 'local n = 2\n' }))).toBeUndefined();
+    expect(standingEquivalent([entry()], sub0, now({ 'x.lua': `${scripts['x.lua']}-- more\n` }), rf)).toBeUndefined();
+    expect(standingEquivalent([entry()], sub0, now({ '_shared.lua': 'local n = 2\n' }), rf)).toBeUndefined();
     // An entry of another script never stands for this one's mutant.
-    expect(standingEquivalent([entry({ file: 'y.lua' })], sub0, now())).toBeUndefined();
+    expect(standingEquivalent([entry({ file: 'y.lua' })], sub0, now(), rf)).toBeUndefined();
   });
 
   it('splitEquivalents keeps the others to judge and names the entries that no longer stand', () => {
     const other = { file: 'x.lua', line: 3, replacement: 'return nil' };
-    const kept = splitEquivalents([entry()], [sub0, other], now());
+    const kept = splitEquivalents([entry()], [sub0, other], now(), rf);
     expect(kept.judged).toEqual([other]);
     expect(kept.skipped).toEqual([entry()]);
     expect(kept.stale).toEqual([]);
-    const changed = splitEquivalents([entry()], [sub0, other], now({ '_shared.lua': 'local n = 2\n' }));
+    const changed = splitEquivalents([entry()], [sub0, other], now({ '_shared.lua': 'local n = 2\n' }), rf);
     expect(changed.judged).toEqual([sub0, other]);
     expect(changed.skipped).toEqual([]);
     expect(changed.stale).toEqual([entry()]);
     // A mutant the operators no longer write (its line moved): stale too.
-    expect(staleEquivalents([entry({ line: 2 })], [sub0], now())).toEqual([entry({ line: 2 })]);
+    expect(staleEquivalents([entry({ line: 2 })], [sub0], now(), rf)).toEqual([entry({ line: 2 })]);
+  });
+
+  it('an argument that rests on a file outside the script stands only while that file reads as it did', () => {
+    const dep = entry({ dependsOn: { 'src/caller.ts': sha(files['src/caller.ts']!) } });
+    expect(standingEquivalent([dep], sub0, now(), rf)).toEqual(dep);
+    const changed = readFile({ 'src/caller.ts': 'export const start = 0;\n' });
+    expect(standingEquivalent([dep], sub0, now(), changed)).toBeUndefined();
+    expect(staleEquivalents([dep], [sub0], now(), changed)).toEqual([dep]);
+    // A file gone: no longer stands either.
+    const gone = (p: string) => {
+      throw new Error(`no ${p}`);
+    };
+    expect(standingEquivalent([dep], sub0, now(), gone)).toBeUndefined();
+    expect(() => parseEquivalents(JSON.stringify([{ ...dep, dependsOn: { 'src/caller.ts': 'x' } }]))).toThrow(/entry 0/);
   });
 
   it('a malformed entry is an error, not a mutant silently skipped or tested', () => {
@@ -84,7 +107,10 @@ describe('lua-equivalents: which mutants are not tested again', () => {
     for (const file of new Set(list.map((e) => e.file))) {
       const current: Current = { script: file, readScript, set: LUA_TESTS[file]!, read: () => '' };
       // A script changed since its entries were argued: examine them again, then update or remove them.
-      expect(staleEquivalents(list, mutantsOf(file, readScript(file)), current), file).toEqual([]);
+      expect(
+        staleEquivalents(list, mutantsOf(file, readScript(file)), current, (p) => readFileSync(join(root, p), 'utf8')),
+        file,
+      ).toEqual([]);
     }
     // One entry per mutant.
     const ids = list.map((e) => mutantId(e));
