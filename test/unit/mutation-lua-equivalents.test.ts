@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { mutantId, scriptHashOf, sha, type Current } from '../../scripts/mutation/lua-cache';
@@ -106,12 +106,17 @@ describe('lua-equivalents: which mutants are not tested again', () => {
     expect(list.length).toBeGreaterThan(0);
     for (const file of new Set(list.map((e) => e.file))) {
       const current: Current = { script: file, readScript, set: LUA_TESTS[file]!, read: () => '' };
-      // A script changed since its entries were argued: examine them again, then update or remove them.
+      // A script changed since its entries were argued: examine them again, then update or remove
+      // them. (A changed file an argument depends on is not held here: the runner names the entry
+      // stale and tests its mutant again, so an edit to a caller does not fail this test.)
+      const scriptOnly = list.map((e) => ({ ...e, dependsOn: undefined }));
       expect(
-        staleEquivalents(list, mutantsOf(file, readScript(file)), current, (p) => readFileSync(join(root, p), 'utf8')),
+        staleEquivalents(scriptOnly, mutantsOf(file, readScript(file)), current, () => ''),
         file,
       ).toEqual([]);
     }
+    // Every file an argument depends on exists.
+    for (const path of new Set(list.flatMap((e) => Object.keys(e.dependsOn ?? {})))) expect(existsSync(join(root, path)), path).toBe(true);
     // One entry per mutant.
     const ids = list.map((e) => mutantId(e));
     expect(new Set(ids).size).toBe(ids.length);
