@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { allowedDriftMs, checkClock, clockCountsOut, clockExcessMs, clockJumpRecorded, RATE_WINDOW_MS } from '../../src/clock-check';
+import {
+  allowedDriftMs,
+  checkClock,
+  clockCountsOut,
+  clockExcessMs,
+  clockJumpRecorded,
+  RATE_WINDOW_MS,
+  timeReplyMs,
+} from '../../src/clock-check';
 import type { LockNode } from '../../src/node';
 
 // The clock check's arithmetic (clock-check.ts); what a real redis-server whose clock is moved does
@@ -130,12 +138,34 @@ describe('the clock check (src/clock-check.ts)', () => {
     expect(flagged).toBeGreaterThan(0);
     const slow = node();
     let caught = -1;
+    // Our monotonic clock far from 0, as in a process that has run for a while.
+    const t0 = 500_000;
     for (let i = 1; i <= RATE_WINDOW_MS / 1_000 && caught < 0; i++) {
       // 1.1 % fast: 11 ms more per second, within each step's allowance (1 % of 1,000 ms + 2 ms =
       // 12 ms); against the older reference the excess grows by 1 ms a second past the 2 ms.
-      if (checkClock(slow, 1_000_000 + i * 1_011, i * 1_000, i * 1_000, A) > 0) caught = i;
+      if (checkClock(slow, 1_000_000 + i * 1_011, t0 + i * 1_000, t0 + i * 1_000, A) > 0) caught = i;
     }
     expect(caught).toBeGreaterThan(1);
+  });
+
+  it('the rate reference moves on once a window old: a clock 0.9 % fast (within the 1 %) is never flagged, however long', () => {
+    const n = node();
+    // Against a reference 150 s old, 0.9 % is 1,350 ms, past the 602 ms a 60 s ceiling allows.
+    for (let i = 0; i <= 150; i++) expect(checkClock(n, 1_000_000 + i * 1_009, 500_000 + i * 1_000, 500_000 + i * 1_000, A)).toBe(0);
+  });
+
+  it('a reading wider than the reference widened by the drift allowed since (not by more) does not replace it', () => {
+    const n = node();
+    expect(checkClock(n, 5_000, 400_000, 400_001, A)).toBe(0);
+    // 30 s later: the sharp reference widened by 1 % of 30 s + 2 ms is 303 ms; a 400 ms wide reading.
+    expect(checkClock(n, 5_000 + 30_000 + 200, 430_000, 430_400, A)).toBe(0);
+    expect(n.clock.last).toEqual({ lo: 5_000 - 400_001, hi: 5_000 - 400_000, at: 400_000 });
+  });
+
+  it('a TIME reply that is not two numbers is no reading (null), either part', () => {
+    expect(timeReplyMs('1700000000', '250000')).toBe(1_700_000_000_250);
+    expect(timeReplyMs('x', '250000')).toBeNull();
+    expect(timeReplyMs('1700000000', 'y')).toBeNull();
   });
 
   it('clockExcessMs measures the surest gap between two readings', () => {
