@@ -355,8 +355,7 @@ export class GrantGroup implements BatchGroup {
         try {
           parsed = parseProbe(checked.reply);
           // The quarantine is on the node now, counted from this check's TIME: the reference for later readings.
-          if (evidence === 'clock-jump')
-            clockJumpRecorded(this.node, { nodeMs: parsed.timeMs, sentAt: checked.sentAt, readAt: checked.readAt }, this.probes);
+          if (evidence === 'clock-jump') clockJumpRecorded(this.node, { ...checked, nodeMs: parsed.timeMs }, this.probes);
         } catch (err) {
           this.probe = err as Error;
         }
