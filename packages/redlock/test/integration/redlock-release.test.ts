@@ -168,6 +168,10 @@ describe('an ACL user without the released channel', () => {
     expect(settled.complete).toBe(true);
     const next = await waiting;
     expect(next.token).not.toBe(lock.token);
-    expect((await next.release()).deleted).toBeGreaterThanOrEqual(3);
+    // The early answer comes at a quorum of "deleted" or "not held" answers, and may hold a single
+    // delete (seen once in a clean-clone run): what B held is judged once the release settles.
+    const released = await (await next.release()).settled;
+    expect(released.deleted).toBeGreaterThanOrEqual(3);
+    expect(released.complete).toBe(true);
   });
 });
