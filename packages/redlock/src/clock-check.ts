@@ -112,7 +112,7 @@ export function checkClock(node: LockNode, nodeMs: number, sentAt: number, readA
     // The reading that shows the jump is the node's clock as it is now: the new baseline at once.
     // Forgetting the references here took the first reading after the quarantine was written for
     // the baseline, so a second step in between went unseen and the quarantine, counted on the
-    // node's clock, ended early by that step (redlock-clock-holes: +20 s then +5 s; a restart on a
+    // node's clock, ended early by that step (redlock-clock-steps: +20 s then +5 s; a restart on a
     // clock 10 s behind, then put right).
     clock.last = reading;
     clock.base = reading;
