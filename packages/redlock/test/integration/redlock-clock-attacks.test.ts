@@ -1,11 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { Lock, LockContendedError, readEpoch, Redlock, RedlockError, type RedlockSettings } from '@redlock-console/redlock';
+import { Lock, LockContendedError, readEpoch, RedlockError, type RedlockSettings } from '@redlock-console/redlock';
 import { uniquePrefix, waitFor } from '@/test/support/cluster';
 import { holdOnMajority, markCleanLevel } from '@/test/support/majority';
 import { DEFAULT_RDB, NO_PERSISTENCE, type RedisNode } from '@/test/support/redis-nodes';
 import { shiftedClock, type ShiftedClock } from '@/test/support/clock-shim';
 import { startTwemproxy } from '@/test/support/twemproxy';
 import { nodeOf } from '../support/lock-node';
+import { attemptAnswered, keyGone, warmClocks } from '../support/clock-scene';
 import { testBed } from '../support/test-bed';
 
 // A hostile review of the clock check (clock-check.ts) after a reconnection dropped its readings
@@ -31,19 +32,6 @@ interface Scene {
   offsetMs?: number;
 }
 
-/** Until `r` has read every node's clock: a jump before a client's first reading of a node is its baseline. */
-async function warm(r: Redlock): Promise<void> {
-  await waitFor(
-    async () => {
-      const lock = await r.acquire('warm-up', 2_000).catch(() => null);
-      if (lock) await (await lock.release()).settled;
-      return nodes.every((_, i) => nodeOf(r, i).clock.last !== null);
-    },
-    10_000,
-    'every node read',
-  );
-}
-
 /** Five nodes, node 3's clock movable; A and B warm on one prefix, B with `settingsB`. */
 async function scene(name: string, settingsB: Partial<RedlockSettings> = {}, s: Scene = {}) {
   const ceiling = s.ceiling ?? MAX_TTL;
@@ -64,26 +52,9 @@ async function scene(name: string, settingsB: Partial<RedlockSettings> = {}, s: 
   const a = bed.client(prefix, { maxTtlMs: ceiling }, targets);
   const b = bed.client(prefix, { maxTtlMs: ceiling, ...settingsB }, targets);
   await markCleanLevel(a, prefix, nodes);
-  await warm(a);
-  await warm(b);
+  await warmClocks(a, nodes);
+  await warmClocks(b, nodes);
   return { prefix, a, b };
-}
-
-/** One acquire of `res` by `r`, again while node 3 votes `error` or `pending` (its upstream reconnecting). */
-async function attempt(r: Redlock, resource = 'res'): Promise<Lock | Error> {
-  let outcome: Lock | Error = new Error('not tried');
-  await waitFor(
-    async () => {
-      outcome = await r.acquire(resource, 2_000).catch((e: Error) => e);
-      const vote = outcome instanceof Lock || outcome instanceof RedlockError ? outcome.votes[2] : undefined;
-      if (vote?.reason !== 'error' && vote?.reason !== 'pending') return true;
-      if (outcome instanceof Lock) await outcome.release();
-      return false;
-    },
-    5_000,
-    'node 3 to answer',
-  );
-  return outcome;
 }
 
 /** B was refused while A holds, node 3 voting `quarantined` for `cause`. */
@@ -96,10 +67,6 @@ function expectRefused(outcome: Lock | Error, lockA: Lock, cause: RegExp): void 
   expect(votes[2], JSON.stringify(votes)).toMatchObject({ vote: 'against', reason: 'quarantined' });
   expect(votes[2]!.detail ?? '', JSON.stringify(votes)).toMatch(cause);
   expect(lockA.validityMs).toBeGreaterThan(0);
-}
-
-async function keyGone(a: Redlock, n: RedisNode): Promise<void> {
-  await waitFor(async () => (await n.client.exists(a.lockKey('res'))) === 0, 3_000, "A's key to expire on node 3");
 }
 
 /** Node 3's wall clock (ms), as its TIME reads it. */
@@ -119,22 +86,22 @@ describe('attacks on the clock check that it withstands', () => {
     const n3 = nodes[2]!;
     clock.set(20_000);
     await keyGone(a, n3);
-    expectRefused(await attempt(b), lockA, /clock/);
+    expectRefused(await attemptAnswered(b), lockA, /clock/);
     const first = (await readEpoch(n3.client, prefix))!;
     expect(first.cause).toBe('clock-jump');
     // B's next probe of node 3 (quarantined: against) is its new baseline.
-    const other = await attempt(b, 'other');
+    const other = await attemptAnswered(b, 'other');
     const votes = other instanceof Lock || other instanceof RedlockError ? other.votes : [];
     expect(votes[2], JSON.stringify(votes)).toMatchObject({ vote: 'against', reason: 'quarantined' });
     if (other instanceof Lock) await (await other.release()).settled;
     expect(nodeOf(b, 2).clock.last).not.toBeNull();
     clock.set(25_000);
-    expectRefused(await attempt(b), lockA, /clock/);
+    expectRefused(await attemptAnswered(b), lockA, /clock/);
     const second = (await readEpoch(n3.client, prefix))!;
     expect(second.quarantineUntil).toBeGreaterThan(first.quarantineUntil + 4_000);
     // After the first quarantine's end on node 3's clock (5 s early in real time), A still holds: refused.
     await waitFor(async () => (await nodeMs(n3)) > first.quarantineUntil + 50, ceiling, 'the end of the first quarantine');
-    expectRefused(await attempt(b), lockA, /clock/);
+    expectRefused(await attemptAnswered(b), lockA, /clock/);
   }, 60_000);
 
   it('B idle for 25 s with the default driftFactor (an allowance of 252 ms), then node 3 forward by 10 s: refused', async () => {
@@ -145,7 +112,7 @@ describe('attacks on the clock check that it withstands', () => {
     const lockA = await holdOnMajority(a, 'res', nodes, 5_000);
     clock.set(10_000);
     await keyGone(a, nodes[2]!);
-    expectRefused(await attempt(b), lockA, /clock/);
+    expectRefused(await attemptAnswered(b), lockA, /clock/);
     expect((await readEpoch(nodes[2]!.client, prefix))?.cause).toBe('clock-jump');
   }, 60_000);
 
@@ -164,7 +131,7 @@ describe('attacks on the clock check that it withstands', () => {
     // The upstream's uptime counts on its wall clock: it reads as started 10 s early, and a restart
     // quarantine until that start + the ceiling (6 s) is over already. B's readings of the old
     // process, through the same socket, show the jump.
-    expectRefused(await attempt(b), lockA, /clock|restart|quarantine/);
+    expectRefused(await attemptAnswered(b), lockA, /clock|restart|quarantine/);
     expect(nodeOf(b, 2).readySince).toBe(socket);
     const epoch = (await readEpoch(n3.client, prefix))!;
     expect(epoch.cause).toBe('clock-jump');

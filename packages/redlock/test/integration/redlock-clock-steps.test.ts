@@ -6,6 +6,7 @@ import { holdOnMajority, markCleanLevel } from '@/test/support/majority';
 import { DEFAULT_RDB, NO_PERSISTENCE, type RedisNode } from '@/test/support/redis-nodes';
 import { shiftedClock, type ShiftedClock } from '@/test/support/clock-shim';
 import { nodeOf } from '../support/lock-node';
+import { attemptAnswered, keyGone, nodeClockPast, warmClocks } from '../support/clock-scene';
 import { testBed } from '../support/test-bed';
 
 // Steps of a node's clock the clock check (clock-check.ts) once let through, found by a hostile
@@ -21,21 +22,6 @@ let clock: ShiftedClock;
 const bed = testBed({ maxTtlMs: MAX_TTL, retryCount: 0, nodeTimeoutMs: 2_000, nodeCheckIntervalMs: 60_000 }, { quietNodeErrors: true });
 const client = bed.client;
 
-/** Until B has read every node's clock (a jump before B's first reading is its baseline). */
-async function warm(b: Redlock): Promise<void> {
-  await waitFor(
-    async () => {
-      const lock = await b.acquire('warm-up', 2_000);
-      await (
-        await lock.release()
-      ).settled;
-      return nodes.every((_, i) => nodeOf(b, i).clock.last !== null);
-    },
-    10_000,
-    'B to have read every node',
-  );
-}
-
 /** Five nodes (node 3's clock movable), A and B on one prefix with `ceiling`, B warm with `settingsB`. */
 async function scene(name: string, settingsB: Partial<RedlockSettings> = {}, ceiling = MAX_TTL, persistence = NO_PERSISTENCE) {
   clock = shiftedClock();
@@ -48,25 +34,8 @@ async function scene(name: string, settingsB: Partial<RedlockSettings> = {}, cei
   const a = client(prefix, { maxTtlMs: ceiling });
   const b = client(prefix, { maxTtlMs: ceiling, ...settingsB });
   await markCleanLevel(a, prefix, nodes);
-  await warm(b);
+  await warmClocks(b, nodes);
   return { prefix, a, b };
-}
-
-/** One acquire by `r`, again while node 3 votes `error` or `pending` (it may be reconnecting). */
-async function attempt(r: Redlock, resource = 'res', ttl = 2_000): Promise<Lock | Error> {
-  let outcome: Lock | Error = new Error('not tried');
-  await waitFor(
-    async () => {
-      outcome = await r.acquire(resource, ttl).catch((e: Error) => e);
-      const vote = outcome instanceof Lock || outcome instanceof RedlockError ? outcome.votes[2] : undefined;
-      if (vote?.reason !== 'error' && vote?.reason !== 'pending') return true;
-      if (outcome instanceof Lock) await outcome.release();
-      return false;
-    },
-    5_000,
-    'node 3 to answer',
-  );
-  return outcome;
 }
 
 /** B was refused while A holds, node 3 voting against. */
@@ -82,10 +51,6 @@ function expectRefused(outcome: Lock | Error, lockA: Lock, context = ''): void {
     reason: 'quarantined',
   });
   expect(lockA.validityMs).toBeGreaterThan(0);
-}
-
-async function keyGone(a: Redlock, n: RedisNode): Promise<void> {
-  await waitFor(async () => (await n.client.exists(a.lockKey('res'))) === 0, 3_000, "A's key to expire on node 3");
 }
 
 /** Until `ms` of B's monotonic clock have passed since its last reading of node 3. */
@@ -131,14 +96,14 @@ describe('steps of a node clock the clock check sees', () => {
     const n3 = nodes[2]!;
     clock.set(20_000);
     await keyGone(a, n3);
-    expectRefused(await attempt(b), lockA);
+    expectRefused(await attemptAnswered(b), lockA);
     const until = (await readEpoch(n3.client, prefix))!.quarantineUntil;
     // The quarantine is written. Before the fix B had forgotten its readings here, and its next one
     // became its baseline: the step below went unseen (clock-check.ts keeps the jumped reading).
     expect(nodeOf(b, 2).clock.jumpPending).toBe(false);
     clock.set(25_000);
-    await waitFor(async () => (await n3.client.time()).map(Number)[0]! * 1_000 > until + 50, ceiling, 'the end of the quarantine');
-    expectRefused(await attempt(b), lockA, `; node 3's sentinel: ${JSON.stringify(await readEpoch(n3.client, prefix))}`);
+    await nodeClockPast(n3, until + 50, ceiling);
+    expectRefused(await attemptAnswered(b), lockA, `; node 3's sentinel: ${JSON.stringify(await readEpoch(n3.client, prefix))}`);
   }, 60_000);
 
   it('a second jump during a clock-jump quarantine, after a slow probe gave B a wide baseline: the quarantine ends early', async () => {
@@ -148,7 +113,7 @@ describe('steps of a node clock the clock check sees', () => {
     const n3 = nodes[2]!;
     clock.set(20_000);
     await keyGone(a, n3);
-    expectRefused(await attempt(b), lockA);
+    expectRefused(await attemptAnswered(b), lockA);
     const until = (await readEpoch(n3.client, prefix))!.quarantineUntil;
     // Node 3 stops for 6 s while B's next probe is on the wire: its reading, B's new baseline, is 6 s wide.
     const pid = Number(/process_id:(\d+)/.exec(await n3.client.info('server'))![1]);
@@ -160,8 +125,8 @@ describe('steps of a node clock the clock check sees', () => {
     await during;
     // A second step of 5 s, inside that width: the quarantine (on node 3's clock) ends 5 s early.
     clock.set(25_000);
-    await waitFor(async () => (await n3.client.time()).map(Number)[0]! * 1_000 > until + 50, ceiling, 'the end of the quarantine');
-    expectRefused(await attempt(b), lockA);
+    await nodeClockPast(n3, until + 50, ceiling);
+    expectRefused(await attemptAnswered(b), lockA);
   }, 60_000);
 
   it('the same restart with the clock 10 s behind, seen by B, then the clock put right before B’s next probe: the correction is its new baseline', async () => {
@@ -173,13 +138,13 @@ describe('steps of a node clock the clock check sees', () => {
     clock.set(-10_000);
     await n3.start();
     // B meets the new process while its clock is behind: the restart and the step back are both found.
-    expectRefused(await attempt(b), lockA);
+    expectRefused(await attemptAnswered(b), lockA);
     expect((await readEpoch(n3.client, prefix))?.cause).toBe('clock-jump');
     // B keeps the reading that showed the step back: the correction below is a step against it.
     expect(nodeOf(b, 2).clock.last).not.toBeNull();
     // NTP steps the clock right: the quarantine, written on the clock 10 s behind, is over at once.
     clock.set(0);
-    expectRefused(await attempt(b), lockA, `; node 3's sentinel: ${JSON.stringify(await readEpoch(n3.client, prefix))}`);
+    expectRefused(await attemptAnswered(b), lockA, `; node 3's sentinel: ${JSON.stringify(await readEpoch(n3.client, prefix))}`);
   });
 
   it('B (driftFactor 0.45) idle for 6 s, then node 3 forward by 2 s during a 1.5 s lease: the allowance stops at the ceiling (2 s)', async () => {
@@ -190,7 +155,7 @@ describe('steps of a node clock the clock check sees', () => {
     const lockA = await holdOnMajority(a, 'res', nodes, 1_500);
     clock.set(2_000);
     await keyGone(a, nodes[2]!);
-    expectRefused(await attempt(b, 'res', 500), lockA);
+    expectRefused(await attemptAnswered(b, 'res', 500), lockA);
   });
 
   it('a jump seen by a probe held 4 s on its way, then +3 s once the quarantine is written: the check that wrote it is the reference, not the wide reading', async () => {
@@ -213,7 +178,7 @@ describe('steps of a node clock the clock check sees', () => {
       nodes.map((n, i) => (i === 2 ? `redis://127.0.0.1:${port}` : n.url)),
     );
     await markCleanLevel(a, prefix, nodes);
-    await warm(b);
+    await warmClocks(b, nodes);
     // B's next probe of node 3 is written now and held on the way.
     proxy.hold();
     const during = b.acquire('other', 2_000).catch((e: Error) => e);
@@ -233,7 +198,7 @@ describe('steps of a node clock the clock check sees', () => {
     );
     const until = (await readEpoch(n3.client, prefix))!.quarantineUntil;
     clock.set(23_000);
-    await waitFor(async () => (await n3.client.time()).map(Number)[0]! * 1_000 > until + 50, MAX_TTL, 'the end of the quarantine');
+    await nodeClockPast(n3, until + 50, MAX_TTL);
     expectRefused(await b.acquire('res', 500).catch((e: Error) => e), lockA);
   }, 60_000);
 });

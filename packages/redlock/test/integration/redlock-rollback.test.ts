@@ -8,6 +8,7 @@ import { holdOnMajority, markCleanLevel } from '@/test/support/majority';
 import { DEFAULT_RDB, NO_PERSISTENCE, startRedisNode, type RedisNode } from '@/test/support/redis-nodes';
 import { shiftedClock, type ShiftedClock } from '@/test/support/clock-shim';
 import { nodeOf } from '../support/lock-node';
+import { warmClocks } from '../support/clock-scene';
 import { testBed } from '../support/test-bed';
 
 // A node's lock data must never go back in time unnoticed, whatever moved it, and a node's clock
@@ -23,25 +24,6 @@ let nodes: RedisNode[] = [];
 const bed = testBed({ maxTtlMs: MAX_TTL, retryCount: 0, nodeTimeoutMs: 2_000, nodeCheckIntervalMs: 60_000 }, { quietNodeErrors: true });
 const client = bed.client;
 
-/** B, warm: it has read every node (grants and releases of its own), so its next probes are fast ones. */
-async function warm(b: Redlock): Promise<void> {
-  // Until every node was read by B (its sentinel and its clock): on a loaded machine a node's first
-  // reply can come after the grant was decided, or after the node timeout, and a jump before B's
-  // first reading of a node is its baseline, not a jump (clock-check.ts; the README's assumptions):
-  // the clock cases would then test nothing.
-  await waitFor(
-    async () => {
-      const lock = await b.acquire('warm-up', 2_000);
-      await (
-        await lock.release()
-      ).settled;
-      return nodes.every((_, i) => nodeOf(b, i).clock.last !== null);
-    },
-    10_000,
-    'B to have read every node',
-  );
-}
-
 /** Until `r`'s connection to node `index` is up again, a new one since `before` (its readySince then). */
 async function reconnected(r: Redlock, index: number, before: number): Promise<void> {
   await waitFor(() => nodeOf(r, index).ready && nodeOf(r, index).readySince > before, 10_000, `a new connection to node ${index + 1}`);
@@ -53,7 +35,7 @@ async function setUp(name: string, settings: Partial<RedlockSettings> = {}, maxT
   const a = client(prefix, { maxTtlMs });
   const b = client(prefix, { maxTtlMs, ...settings });
   await markCleanLevel(a, prefix, nodes);
-  await warm(b);
+  await warmClocks(b, nodes);
   return { prefix, a, b };
 }
 
