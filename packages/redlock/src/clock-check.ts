@@ -31,9 +31,9 @@
  * What it cannot see: a jump while this client has no reading of the node (a fresh client's first
  * reading is its baseline; see the README's assumptions; a reconnection keeps the readings, node.ts
  * connectionReady), and a jump smaller than the allowance plus the round trips of the two readings
- * compared. The quarantine it
- * starts lasts the ceiling on the node's own clock, which after a forward jump of J still covers
- * every lock the node held (each ends by the jump's real time + ttl ≤ node time + ceiling).
+ * compared. The quarantine it starts lasts the ceiling on the node's own clock, which after a
+ * forward jump of J still covers every lock the node held (each ends by the jump's real time + ttl
+ * ≤ node time + ceiling).
  */
 import type { LockNode } from './node';
 

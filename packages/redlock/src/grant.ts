@@ -131,8 +131,8 @@ function sendAlone(node: LockNode, plan: GrantPlan, grant: Buffer, reply: Reply)
         // against an earlier reading (a grant sent again after NOSCRIPT) counts the node out now,
         // and starts its clock-jump quarantine here, as GrantGroup.force does on the fast path: the
         // check takes the jumped reading for its baseline when it reports a jump, so a later check
-        // would see nothing. Safety: a clock that ran ahead may have expired a
-        // holder's key early on this node; quarantined, the node gives no vote for a maxTtl, longer
+        // would see nothing. Safety: a clock that ran ahead may have expired a holder's key early
+        // on this node; quarantined, the node gives no vote for a maxTtl, longer
         // than any lease granted before the jump, so no such key's absence elects a second holder.
         // The quarantine only takes votes away, so fence order is the mutex's (its end reseeds the
         // register, reseed.ts). The vote waits for the check that starts it, as force()'s does.
